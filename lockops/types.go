@@ -1,0 +1,65 @@
+package lockops
+
+// Kind is what a lock node asks for.
+type Kind int
+
+const (
+	// KindOther is a child that is not a lock node (no sequence suffix, or
+	// a name no recipe recognises); shown, never queued.
+	KindOther Kind = iota
+	KindMutex
+	KindRead
+	KindWrite
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindMutex:
+		return "mutex"
+	case KindRead:
+		return "read"
+	case KindWrite:
+		return "write"
+	}
+	return "other"
+}
+
+// Recipe is the client library whose naming a lock node follows.
+type Recipe int
+
+const (
+	RecipeUnknown Recipe = iota
+	RecipeCurator        // Curator InterProcessMutex and InterProcessReadWriteLock
+	RecipeKazoo          // Kazoo Lock, WriteLock, ReadLock
+	RecipeGoZK           // go-zookeeper zk.Lock
+	RecipePlain          // lock-0000000007, x-<anything>-0000000007
+)
+
+func (r Recipe) String() string {
+	switch r {
+	case RecipeCurator:
+		return "curator"
+	case RecipeKazoo:
+		return "kazoo"
+	case RecipeGoZK:
+		return "gozk"
+	case RecipePlain:
+		return "plain"
+	}
+	return "unknown"
+}
+
+// Role is whether a lock node holds or waits.
+type Role int
+
+const (
+	RoleWaiting Role = iota
+	RoleHolder
+)
+
+func (r Role) String() string {
+	if r == RoleHolder {
+		return "holder"
+	}
+	return "waiting"
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what zklock's tests, benchmarks and demo need: a Java runtime,
+# ZooKeeper, tmux, Kazoo (for /usr/bin/python3) and Apache Curator.
+# On Debian/Ubuntu it uses apt-get (through sudo when not root); elsewhere it
+# prints what to install and fails.
+set -euo pipefail
+
+need=()
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-query >/dev/null 2>&1; then
+  missing=0
+  command -v java >/dev/null 2>&1 || { echo "deps: install a Java runtime (17+)"; missing=1; }
+  [ -n "${ZOOKEEPER_HOME:-}" ] || command -v zkServer.sh >/dev/null 2>&1 || {
+    echo "deps: install Apache ZooKeeper 3.6+ (Homebrew: brew install zookeeper) or set ZOOKEEPER_HOME"; missing=1; }
+  command -v tmux >/dev/null 2>&1 || { echo "deps: install tmux"; missing=1; }
+  echo "deps: interop tests also need Apache Curator 5 jars and Python Kazoo; see README.md"
+  exit "$missing"
+fi
+
+for p in default-jre-headless zookeeper tmux python3-kazoo libcurator-recipes-java libslf4j-java; do
+  have_pkg "$p" || need+=("$p")
+done
+# javac compiles the small Curator driver used by interop tests and benchmarks.
+command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
+
+if [ ${#need[@]} -eq 0 ]; then
+  echo "deps: all present"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "deps: installing ${need[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+echo "deps: installed ${need[*]}"

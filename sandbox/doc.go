@@ -1,0 +1,34 @@
+// Package sandbox starts real ZooKeeper servers on this machine for zklock's
+// tests, benchmarks and `zklock demo`: a standalone server or an ensemble,
+// each member a child JVM on free 127.0.0.1 ports with its own temporary
+// directory (data dir, myid, generated zoo.cfg, log file), four-letter words
+// enabled and the AdminServer off.
+//
+// What lives here:
+//
+//   - find.go: Find locates Java and ZooKeeper ($ZOOKEEPER_HOME, Debian's
+//     /usr/share/java, Homebrew, zkServer.sh on $PATH) and says what to
+//     install when either is missing.
+//   - cluster.go: Options, Start, and the Cluster (Leader, WaitReady,
+//     LogTail, Close).
+//   - member.go: one server's life: Stop (SIGTERM, then SIGKILL), Kill,
+//     Pause and Resume (SIGSTOP, SIGCONT), Restart on the same ports and
+//     data.
+//   - spawn.go, procattr_*.go: why a server cannot outlive the process that
+//     started it, even one killed with SIGKILL (Linux: Pdeathsig, forked from
+//     one thread that never exits).
+//   - fourletter.go: FourLetter, the raw four-letter-word exchange, bounded
+//     by a context.
+//   - proxy.go: Proxy, a loopback TCP proxy that cuts and restores a
+//     client's link without touching the server.
+//   - testing.go: StartT and ConnectT for tests, in the manner of
+//     net/http/httptest.
+//
+// Every wait is bounded by a context and by Options.StartTimeout; a member
+// that dies at start is reported with its last log lines, never waited on.
+// Nothing here is mocked: if ZooKeeper or Java is absent, Start fails and
+// says to run `make deps`.
+//
+// sandbox must not import any other zklock package: lockops, zkview, the
+// benchmarks and the demo all build on it.
+package sandbox

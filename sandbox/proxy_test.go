@@ -1,0 +1,100 @@
+package sandbox
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"testing"
+	"time"
+)
+
+// echoServer answers every line with the same line.
+func echoServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				io.Copy(c, c)
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// roundTrip sends a line through c and expects it back within a second.
+func roundTrip(c net.Conn, line string) error {
+	c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := io.WriteString(c, line+"\n"); err != nil {
+		return err
+	}
+	got, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if got != line+"\n" {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestProxy(t *testing.T) {
+	p, err := NewProxy(echoServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+
+	live := dial(t, p.Addr())
+	if err := roundTrip(live, "hello"); err != nil {
+		t.Fatalf("through the proxy: %v", err)
+	}
+
+	p.Cut()
+	if err := roundTrip(live, "after cut"); err == nil {
+		t.Error("a live link survived Cut")
+	}
+	refused := dial(t, p.Addr()) // the kernel accepts; the proxy closes at once
+	if err := roundTrip(refused, "while cut"); err == nil {
+		t.Error("a new link got through while cut")
+	}
+
+	p.Restore()
+	again := dial(t, p.Addr())
+	if err := roundTrip(again, "restored"); err != nil {
+		t.Fatalf("after Restore: %v", err)
+	}
+
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := roundTrip(again, "after close"); err == nil {
+		t.Error("a link survived Close")
+	}
+	if c, err := net.DialTimeout("tcp", p.Addr(), time.Second); err == nil {
+		c.Close()
+		t.Error("proxy still listening after Close")
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("second Close = %v", err)
+	}
+}

@@ -1,0 +1,83 @@
+package sandbox
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// StartT starts a cluster for a test or benchmark and closes it when the
+// test ends. When ZooKeeper or Java is missing, or the cluster does not
+// start, the test fails (it does not skip: a test that needs a server and
+// silently skips tests nothing) with the error, which names what to
+// install or carries the servers' last log lines. A test that fails later
+// gets the last 60 log lines of every member in its output.
+func StartT(t testing.TB, opts Options) *Cluster {
+	t.Helper()
+	c, err := Start(t.Context(), opts)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("ZooKeeper logs:\n%s", c.LogTail(60))
+		}
+		if err := c.Close(); err != nil {
+			t.Errorf("close sandbox: %v", err)
+		}
+	})
+	return c
+}
+
+// connectWait bounds how long ConnectT waits for a session: a local server
+// grants one in milliseconds, an ensemble mid-election in a few seconds.
+const connectWait = 20 * time.Second
+
+// ConnectT connects a go-zookeeper client to servers, waits until it has a
+// session, and closes it when the test ends (before the cluster, since
+// cleanups run last-in first-out). The client's logger is silenced: its
+// reconnect chatter would drown the test output.
+func ConnectT(t testing.TB, servers []string, sessionTimeout time.Duration) *zk.Conn {
+	t.Helper()
+	return ConnectCallbackT(t, servers, sessionTimeout, nil)
+}
+
+// ConnectCallbackT is ConnectT with a callback that sees every event of the
+// connection, state changes included, on the client's own goroutine: it
+// must not block. go-zookeeper's event channel drops events when nobody
+// reads it; the callback never misses one.
+func ConnectCallbackT(t testing.TB, servers []string, sessionTimeout time.Duration, cb zk.EventCallback) *zk.Conn {
+	t.Helper()
+	hasSession := make(chan struct{}, 1)
+	conn, _, err := zk.Connect(servers, sessionTimeout,
+		zk.WithLogger(nopLogger{}),
+		zk.WithEventCallback(func(ev zk.Event) {
+			if cb != nil {
+				cb(ev)
+			}
+			if ev.Type == zk.EventSession && ev.State == zk.StateHasSession {
+				select {
+				case hasSession <- struct{}{}:
+				default:
+				}
+			}
+		}))
+	if err != nil {
+		t.Fatalf("sandbox: connect %v: %v", servers, err)
+	}
+	t.Cleanup(conn.Close)
+	ctx, cancel := context.WithTimeout(t.Context(), connectWait)
+	defer cancel()
+	select {
+	case <-hasSession:
+	case <-ctx.Done():
+		t.Fatalf("sandbox: no session with %v after %v (state %v)", servers, connectWait, conn.State())
+	}
+	return conn
+}
+
+type nopLogger struct{}
+
+func (nopLogger) Printf(string, ...any) {}

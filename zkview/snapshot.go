@@ -1,0 +1,232 @@
+package zkview
+
+import (
+	"time"
+
+	"zklock/lockops"
+)
+
+// ConnState is the monitor's connection to the ensemble.
+type ConnState int
+
+const (
+	StateConnecting ConnState = iota
+	StateConnected
+	// StateDisconnected: the session may still live; the model is kept and
+	// marked stale since Conn.Since.
+	StateDisconnected
+	// StateExpired: the session is gone; a new one is being made and the
+	// model will be fully re-synced.
+	StateExpired
+	StateClosed
+)
+
+func (s ConnState) String() string {
+	switch s {
+	case StateConnected:
+		return "connected"
+	case StateDisconnected:
+		return "disconnected"
+	case StateExpired:
+		return "expired"
+	case StateClosed:
+		return "closed"
+	}
+	return "connecting"
+}
+
+// Conn describes the monitor's own connection.
+type Conn struct {
+	State     ConnState
+	Since     time.Time // when State began
+	SessionID int64
+	Server    string   // member currently connected to, "" when none
+	Ensemble  []string // the configured server list
+	Context   string   // named context, "" when none
+}
+
+// PathState says whether a watched lock parent could be read.
+type PathState int
+
+const (
+	PathPending PathState = iota // not read yet
+	PathPresent
+	PathAbsent // does not exist; watched until it appears
+	PathNoAuth // exists but the operator's credentials cannot read it
+	PathError
+)
+
+func (p PathState) String() string {
+	switch p {
+	case PathPresent:
+		return "present"
+	case PathAbsent:
+		return "absent"
+	case PathNoAuth:
+		return "noauth"
+	case PathError:
+		return "error"
+	}
+	return "pending"
+}
+
+// LinkStatus says what the servers confirm about a waiter's watch.
+type LinkStatus int
+
+const (
+	// LinkNone: the node waits on nothing (a holder).
+	LinkNone LinkStatus = iota
+	// LinkInferred: the servers do not tell (four-letter words off, or not
+	// polled yet); the link is what the node's recipe predicts.
+	LinkInferred
+	// LinkVerified: the node's session has a data watch on Watches.
+	LinkVerified
+	// LinkMissing: the servers tell, and the node's session has no watch on
+	// the node its recipe waits on: a waiter that will never wake.
+	LinkMissing
+)
+
+func (l LinkStatus) String() string {
+	switch l {
+	case LinkInferred:
+		return "inferred"
+	case LinkVerified:
+		return "verified"
+	case LinkMissing:
+		return "missing"
+	}
+	return "none"
+}
+
+// Warning codes, as `ls --json` prints them.
+const (
+	WarnSplitHolders = "split-holders"
+	WarnDeadlock     = "deadlock"
+	WarnMixedRecipes = "mixed-recipes"
+	WarnMissingWatch = "missing-watch"
+	WarnHerd         = "herd"
+	WarnStale        = "stale"
+)
+
+// Warning is a problem found on one queue.
+type Warning struct {
+	Code    string
+	Message string   // one line, already sanitized
+	Nodes   []string // node names concerned
+}
+
+// Node is one lock node of a queue, in sequence order.
+type Node struct {
+	Name     string // raw znode name; sanitize before display
+	Seq      int32
+	Kind     lockops.Kind
+	Recipe   lockops.Recipe
+	Role     lockops.Role // by sequence order
+	Believes lockops.Role // by the node's own recipe
+	Watches  string       // node it waits on by its own recipe, "" for a holder
+	Link     LinkStatus
+	Herd     bool // more watches on this node than the recipes predict
+
+	Session int64  // ephemeralOwner, 0 for a persistent node
+	Client  string // ip:port from `cons`, "" when the servers do not tell
+	Data    []byte // first bytes of the node's data (raw; sanitize to show)
+	DataLen int32  // full data length
+	Ctime   time.Time
+	Mtime   time.Time
+	Version int32
+
+	// Since is when the node took its current role, as the monitor saw it:
+	// hold start for a holder, creation for a waiter. SinceExact is false
+	// when the monitor did not see the transition (Since is then a lower
+	// bound: the first time the monitor saw it in this role).
+	Since      time.Time
+	SinceExact bool
+}
+
+// Handoff is one release -> next holder transition the monitor saw.
+type Handoff struct {
+	Path     string
+	From, To string    // node names; From is "" when unknown
+	At       time.Time // when the monitor saw the new holder
+	Gap      time.Duration
+}
+
+// DepthSample is the queue length at a moment.
+type DepthSample struct {
+	At    time.Time
+	Depth int
+}
+
+// Queue is one watched lock parent.
+type Queue struct {
+	Path     string
+	State    PathState
+	Err      string // when State is PathError or PathNoAuth
+	Nodes    []Node // sequence order
+	Other    []string
+	Warnings []Warning
+	Handoffs []Handoff     // most recent last, bounded
+	Depth    []DepthSample // most recent last, bounded
+}
+
+// Snapshot is an immutable view of every watched queue. Consumers must not
+// modify it; zkview never does once published.
+type Snapshot struct {
+	At     time.Time
+	Conn   Conn
+	Queues []Queue // sorted by path
+	// ServerView is true when the four-letter words answered: Client and
+	// Link come from the servers; otherwise links are inferred.
+	ServerView   bool
+	ServerViewAt time.Time
+	Stale        bool // disconnected: data may be out of date since Conn.Since
+}
+
+// EventKind classifies what changed.
+type EventKind int
+
+const (
+	EventCreated EventKind = iota
+	EventDeleted
+	EventHandoff
+	EventConn
+	EventPath // a parent appeared, vanished, or became unreadable
+	EventWarning
+	EventInfo
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case EventCreated:
+		return "created"
+	case EventDeleted:
+		return "deleted"
+	case EventHandoff:
+		return "handoff"
+	case EventConn:
+		return "conn"
+	case EventPath:
+		return "path"
+	case EventWarning:
+		return "warning"
+	}
+	return "info"
+}
+
+// Event is one typed change, for the console's event log and narration.
+type Event struct {
+	At   time.Time
+	Kind EventKind
+	Path string
+	Node string
+	Text string // one line, already sanitized
+}
+
+// Update is what a consumer receives: the latest snapshot and the events
+// since its previous update (bounded; the oldest are dropped first when a
+// consumer falls behind, and Dropped says how many).
+type Update struct {
+	Snapshot *Snapshot
+	Events   []Event
+	Dropped  int
+}
