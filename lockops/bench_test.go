@@ -1,0 +1,224 @@
+package lockops
+
+import (
+	"bufio"
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// packetsReceived is the server's zk_packets_received (mntr): requests
+// and pings from every client, so benchmarks read it with only their own
+// sessions open.
+func packetsReceived(tb testing.TB) int64 {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := fourLetter(ctx, testServers(tb)[0], "mntr")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == "zk_packets_received" {
+			n, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return n
+		}
+	}
+	tb.Fatalf("no zk_packets_received in mntr: %q", out)
+	return 0
+}
+
+// locker is what the benchmarks drive: this package's Lock, or
+// go-zookeeper's zk.Lock for comparison.
+type locker interface {
+	lock(ctx context.Context) error
+	unlock(ctx context.Context) error
+}
+
+type ours struct{ l *Lock }
+
+func (o ours) lock(ctx context.Context) error   { return o.l.Acquire(ctx) }
+func (o ours) unlock(ctx context.Context) error { return o.l.Release(ctx) }
+
+type gozk struct{ l *zk.Lock }
+
+func (g gozk) lock(context.Context) error   { return g.l.Lock() }
+func (g gozk) unlock(context.Context) error { return g.l.Unlock() }
+
+func newOurs(tb testing.TB, p string) locker { return ours{NewLock(connect(tb), p)} }
+
+func newGoZK(tb testing.TB, p string) locker {
+	s := connect(tb)
+	if err := NewLock(s, p).makeParents(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	return gozk{zk.NewLock(s.Conn(), s.Abs(p), zk.WorldACL(zk.PermAll))}
+}
+
+// runContended has n contenders, each in its own session, take the lock
+// b.N times in all, and reports acquisitions per second, the handoff
+// (one holder's end of critical section to the next one's start) p50, and
+// requests per acquisition.
+func runContended(b *testing.B, n int, mk func(testing.TB, string) locker) {
+	warmServer(b)
+	p := lockPath(b)
+	ctx := context.Background()
+	ls := make([]locker, n)
+	for i := range ls {
+		ls[i] = mk(b, p)
+		if err := ls[i].lock(ctx); err != nil { // warm up: parents, style
+			b.Fatal(err)
+		}
+		if err := ls[i].unlock(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var (
+		remaining atomic.Int64
+		mu        sync.Mutex
+		spans     [][2]time.Time
+		wg        sync.WaitGroup
+		failed    atomic.Value
+	)
+	remaining.Store(int64(b.N))
+	before := packetsReceived(b)
+	cpu0 := processCPU()
+	b.ResetTimer()
+	start := time.Now()
+	for _, l := range ls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for remaining.Add(-1) >= 0 {
+				if err := l.lock(ctx); err != nil {
+					failed.Store(err)
+					return
+				}
+				in := time.Now()
+				out := time.Now()
+				mu.Lock()
+				spans = append(spans, [2]time.Time{in, out})
+				mu.Unlock()
+				if err := l.unlock(ctx); err != nil {
+					failed.Store(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	el := time.Since(start)
+	b.StopTimer()
+	cpu := processCPU() - cpu0
+	if err, _ := failed.Load().(error); err != nil {
+		b.Fatal(err)
+	}
+	after := packetsReceived(b)
+	slices.SortFunc(spans, func(x, y [2]time.Time) int { return x[0].Compare(y[0]) })
+	var gaps []time.Duration
+	for k := 1; k < len(spans); k++ {
+		gaps = append(gaps, spans[k][0].Sub(spans[k-1][1]))
+	}
+	slices.Sort(gaps)
+	if len(gaps) > 0 {
+		b.ReportMetric(float64(gaps[len(gaps)/2].Microseconds())/1000, "handoff-p50-ms")
+	}
+	b.ReportMetric(float64(b.N)/el.Seconds(), "acq/s")
+	b.ReportMetric(float64(after-before)/float64(b.N), "req/acq")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "client-cpu-us/acq")
+	if _, ok := ls[0].(ours); ok {
+		var sc int64
+		for _, l := range ls {
+			sc += l.(ours).l.shortcuts.Load()
+		}
+		b.ReportMetric(float64(sc)/float64(b.N), "shortcut/acq")
+	}
+}
+
+// processCPU is this process's user+system CPU time: the clients' cost,
+// which on a small machine competes with the server's.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func BenchmarkUncontended(b *testing.B)     { runContended(b, 1, newOurs) }
+func BenchmarkContended8(b *testing.B)      { runContended(b, 8, newOurs) }
+func BenchmarkContended32(b *testing.B)     { runContended(b, 32, newOurs) }
+func BenchmarkGoZKUncontended(b *testing.B) { runContended(b, 1, newGoZK) }
+func BenchmarkGoZKContended8(b *testing.B)  { runContended(b, 8, newGoZK) }
+func BenchmarkGoZKContended32(b *testing.B) { runContended(b, 32, newGoZK) }
+
+// BenchmarkDeleteWakeFloor is the floor for a handoff: one session
+// deletes a node, another is woken by its watch. Reports the p50 from the
+// delete call to the wake.
+func BenchmarkDeleteWakeFloor(b *testing.B) {
+	warmServer(b)
+	a, w := connect(b), connect(b)
+	p := lockPath(b)
+	if err := NewLock(a, p).makeParents(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	abs := a.Abs(p)
+	lat := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		n, err := a.Conn().Create(abs+"/n-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _, ch, err := w.Conn().GetW(n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if err := a.Conn().Delete(n, -1); err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := waitEvent(context.Background(), nil, ch); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "delete-wake-p50-ms")
+}
+
+// warmServer runs the requests of a few thousand acquisitions through the
+// shared server once, so that whichever benchmark runs first does not pay
+// for the JVM's warm-up.
+var warmOnce sync.Once
+
+func warmServer(b *testing.B) {
+	warmOnce.Do(func() {
+		s := connect(b)
+		p := lockPath(b)
+		if err := NewLock(s, p).makeParents(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		abs := s.Abs(p)
+		for range 5000 {
+			n, err := s.Conn().Create(abs+"/warm-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, _, _ = s.Conn().Children(abs)
+			_, _, _ = s.Conn().Get(n)
+			_ = s.Conn().Delete(n, -1)
+		}
+	})
+}

@@ -1,0 +1,60 @@
+package lockops
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"zklock/sandbox"
+)
+
+// The package's integration tests share one standalone ZooKeeper, started
+// by the first test that needs it (the pure ordering tests never do) and
+// stopped by TestMain. Its 100 ms tick allows session timeouts down to
+// 200 ms, so tests of expiry take a second, not a minute.
+var shared struct {
+	once sync.Once
+	c    *sandbox.Cluster
+	err  error
+}
+
+func testCluster(t testing.TB) *sandbox.Cluster {
+	t.Helper()
+	shared.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		shared.c, shared.err = sandbox.Start(ctx, sandbox.Options{Members: 1, TickTime: 100 * time.Millisecond})
+	})
+	if shared.err != nil {
+		t.Fatalf("lockops tests need a real ZooKeeper (make deps, or apt-get install zookeeper default-jre-headless): %v", shared.err)
+	}
+	return shared.c
+}
+
+func testServers(t testing.TB) []string { return testCluster(t).Servers() }
+
+func fourLetter(ctx context.Context, addr, cmd string) (string, error) {
+	return sandbox.FourLetter(ctx, addr, cmd)
+}
+
+// newTestProxy puts a proxy in front of the shared server, closed at the
+// end of the test.
+func newTestProxy(t testing.TB) *sandbox.Proxy {
+	t.Helper()
+	p, err := sandbox.NewProxy(testServers(t)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.c != nil {
+		shared.c.Close()
+	}
+	os.Exit(code)
+}

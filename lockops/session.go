@@ -1,0 +1,586 @@
+package lockops
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// DefaultSessionTimeout is what Connect asks the ensemble for. Ten seconds
+// (Kazoo's default) frees the lock of a crashed holder within ten seconds
+// yet rides out a GC pause or a leader election on a healthy ensemble. The
+// server clamps it to [2, 20] x its tickTime.
+const DefaultSessionTimeout = 10 * time.Second
+
+var (
+	// ErrUnreachable: no member of the ensemble gave a session before the
+	// caller's context ended.
+	ErrUnreachable = errors.New("lockops: ensemble unreachable")
+	// ErrSessionClosed: the Session was closed by its owner.
+	ErrSessionClosed = errors.New("lockops: session closed")
+	// ErrSessionExpired: the ZooKeeper session ended (the server expired
+	// it, or the link was down for longer than the session timeout), and
+	// every ephemeral node it owned is gone or about to go.
+	ErrSessionExpired = errors.New("lockops: session expired")
+)
+
+// ConnState is the Session's view of its link and session.
+type ConnState int
+
+const (
+	// StateConnecting: no session yet (before the first one).
+	StateConnecting ConnState = iota
+	// StateConnected: linked to a member with a live session.
+	StateConnected
+	// StateSuspended: the link is down; the session may still live on the
+	// server, so ephemeral nodes and watches may survive a reconnect.
+	StateSuspended
+	// StateExpired: the session is gone (the server said so), or is
+	// presumed gone: no reply for nine tenths of the session timeout, so
+	// the server may have expired it by now (see leaseMeter). go-zookeeper then makes a new session by
+	// itself; Generation tells them apart. A presumed expiry can be
+	// followed by the same session coming back (StateConnected, same
+	// Generation) if the server had not expired it after all.
+	StateExpired
+	// StateClosed: Close was called.
+	StateClosed
+)
+
+func (c ConnState) String() string {
+	switch c {
+	case StateConnecting:
+		return "connecting"
+	case StateConnected:
+		return "connected"
+	case StateSuspended:
+		return "suspended"
+	case StateExpired:
+		return "expired"
+	case StateClosed:
+		return "closed"
+	}
+	return "unknown"
+}
+
+type sessionConfig struct {
+	timeout  time.Duration
+	chroot   string
+	authUser string
+	authPass string
+	auth     bool
+	dialer   zk.Dialer
+	logger   zk.Logger
+}
+
+// SessionOption configures Connect.
+type SessionOption func(*sessionConfig)
+
+// WithSessionTimeout sets the session timeout asked of the ensemble.
+func WithSessionTimeout(d time.Duration) SessionOption {
+	return func(c *sessionConfig) { c.timeout = d }
+}
+
+// WithChroot roots every path of the Session under p. go-zookeeper has no
+// chroot of its own, so Session.Abs and Session.Rel apply it; everything in
+// this package passes user paths through Abs.
+func WithChroot(p string) SessionOption {
+	return func(c *sessionConfig) { c.chroot = p }
+}
+
+// WithDigestAuth adds digest credentials right after the session is made.
+// go-zookeeper re-sends them on every reconnect and on every new session.
+func WithDigestAuth(user, password string) SessionOption {
+	return func(c *sessionConfig) { c.authUser, c.authPass, c.auth = user, password, true }
+}
+
+// WithDialer replaces the TCP dialer (tests cut links with it).
+func WithDialer(d zk.Dialer) SessionOption {
+	return func(c *sessionConfig) { c.dialer = d }
+}
+
+// WithLogger receives go-zookeeper's log lines. By default they are
+// discarded: the console draws on the terminal and must not be scribbled on.
+func WithLogger(l zk.Logger) SessionOption {
+	return func(c *sessionConfig) { c.logger = l }
+}
+
+type discardLogger struct{}
+
+func (discardLogger) Printf(string, ...any) {}
+
+// Session owns one go-zookeeper connection. It is the only consumer of the
+// connection's events and turns them into a ConnState that waiters read
+// after Changed() closes, so no change is ever dropped (go-zookeeper's own
+// event channel drops events when nobody reads it fast enough).
+type Session struct {
+	conn    *zk.Conn
+	servers []string
+	cfg     sessionConfig
+	loopEnd chan struct{} // closed when go-zookeeper's event channel closes
+
+	mu       sync.Mutex
+	state    ConnState
+	id       int64
+	gen      uint64
+	changed  chan struct{}
+	leaseT   *time.Timer // checks the lease (leaseMeter) at its deadline
+	lease    *leaseMeter
+	hints    map[string]joinAs
+	closeErr error
+}
+
+// Connect dials the ensemble and waits for a session, bounded by ctx. When
+// ctx ends first it closes the connection and returns an error wrapping
+// ErrUnreachable (and ctx.Err()) that names the servers.
+func Connect(ctx context.Context, servers []string, opts ...SessionOption) (*Session, error) {
+	cfg := sessionConfig{timeout: DefaultSessionTimeout, logger: discardLogger{}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if len(servers) == 0 {
+		return nil, fmt.Errorf("lockops: connect: empty server list")
+	}
+	if cfg.chroot != "" {
+		if err := validPath(cfg.chroot); err != nil {
+			return nil, fmt.Errorf("lockops: chroot: %w", err)
+		}
+		if cfg.chroot == "/" {
+			cfg.chroot = ""
+		}
+	}
+	s := &Session{
+		servers: append([]string(nil), servers...),
+		cfg:     cfg,
+		changed: make(chan struct{}),
+		loopEnd: make(chan struct{}),
+		hints:   map[string]joinAs{},
+		lease:   newLeaseMeter(),
+	}
+	dialer := cfg.dialer
+	if dialer == nil {
+		dialer = net.DialTimeout
+	}
+	// Hold mu across zk.Connect: its loop may call onEvent before Connect
+	// returns, and onEvent needs s.conn.
+	s.mu.Lock()
+	conn, events, err := zk.Connect(servers, cfg.timeout,
+		zk.WithLogger(cfg.logger), zk.WithLogInfo(false),
+		zk.WithEventCallback(s.onEvent), zk.WithDialer(s.lease.dialer(dialer)))
+	if err != nil {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("lockops: connect %s: %w", strings.Join(servers, ","), err)
+	}
+	s.conn = conn
+	s.leaseT = time.AfterFunc(s.cfg.timeout/10, s.checkLease)
+	s.mu.Unlock()
+	go func() {
+		// Drained only so that go-zookeeper never blocks on it; state comes
+		// from the callback, which sees every event.
+		for range events {
+		}
+		s.setClosed()
+		close(s.loopEnd)
+	}()
+
+	if _, err := s.waitConnected(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("lockops: connect %s: %w (%w)", strings.Join(servers, ","), ErrUnreachable, err)
+	}
+	if cfg.auth {
+		cred := []byte(cfg.authUser + ":" + cfg.authPass)
+		if _, err := do(ctx, func() (struct{}, error) { return struct{}{}, conn.AddAuth("digest", cred) }); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("lockops: digest auth as %q: %w", cfg.authUser, err)
+		}
+	}
+	return s, nil
+}
+
+// onEvent runs on go-zookeeper's goroutines for every event; it must not
+// block, so it only records the state and wakes waiters.
+func (s *Session) onEvent(ev zk.Event) {
+	if ev.Type != zk.EventSession {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == StateClosed {
+		return
+	}
+	switch ev.State {
+	case zk.StateHasSession:
+		if id := s.conn.SessionID(); id != s.id {
+			s.id = id
+			s.gen++
+		}
+		s.setLocked(StateConnected)
+	case zk.StateExpired:
+		s.setLocked(StateExpired)
+	case zk.StateDisconnected, zk.StateConnecting, zk.StateConnected:
+		// zk.StateConnected is TCP only, not yet a session.
+		if s.state == StateConnected {
+			s.setLocked(StateSuspended)
+		}
+	}
+}
+
+// checkLease runs at the lease's deadline (see leaseMeter) and declares
+// the session expired if no reply renewed it meanwhile: the server may
+// have expired it by now. go-zookeeper learns of expiry only when it
+// reconnects, and notices a silent link two thirds of a timeout late; by
+// then the server may have deleted our ephemeral nodes and let another
+// client take the lock: a holder must stop believing it holds first.
+func (s *Session) checkLease() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == StateClosed {
+		return
+	}
+	next := time.Until(s.lease.deadline(s.cfg.timeout))
+	if next <= 0 && (s.state == StateConnected || s.state == StateSuspended) {
+		s.setLocked(StateExpired)
+	}
+	// Idle states (no session yet, expired) wait for a new session, whose
+	// connect response renews the lease: look again a little later.
+	s.leaseT.Reset(max(next, s.timeoutLocked()/10))
+}
+
+func (s *Session) setLocked(st ConnState) {
+	if s.state == st {
+		return
+	}
+	s.state = st
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+func (s *Session) setClosed() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.leaseT != nil {
+		s.leaseT.Stop()
+	}
+	s.setLocked(StateClosed)
+}
+
+// Conn is the underlying connection, for callers that need raw requests.
+// Paths given to it are absolute (use Abs).
+func (s *Session) Conn() *zk.Conn { return s.conn }
+
+// ID is the current session id (0 before the first session).
+func (s *Session) ID() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.id
+}
+
+// Generation counts sessions: 1 for the first, +1 each time go-zookeeper
+// replaces an expired session. A lock taken in one generation is lost in
+// the next.
+func (s *Session) Generation() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen
+}
+
+// State is the current ConnState.
+func (s *Session) State() ConnState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+// snapshot returns state, generation and the channel closed at the next
+// change, read together so that no change falls between them.
+func (s *Session) snapshot() (ConnState, uint64, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state, s.gen, s.changed
+}
+
+// Changed is closed at the next state change; read State() after it. It is
+// a broadcast: any number of goroutines may wait on it.
+func (s *Session) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
+
+// Server is the member currently (or last) connected to.
+func (s *Session) Server() string { return s.conn.Server() }
+
+// Servers is the server list given to Connect.
+func (s *Session) Servers() []string { return append([]string(nil), s.servers...) }
+
+// Timeout is the session timeout the server granted (asked for, before
+// the first session).
+func (s *Session) Timeout() time.Duration { return s.timeoutLocked() }
+
+// timeoutLocked needs no lock (atomic); named so that it may be called
+// with s.mu held.
+func (s *Session) timeoutLocked() time.Duration {
+	if t := s.lease.negotiated.Load(); t > 0 {
+		return time.Duration(t)
+	}
+	return s.cfg.timeout
+}
+
+// Abs turns a path as the user sees it into the server's path (chroot
+// applied).
+func (s *Session) Abs(p string) string {
+	if s.cfg.chroot == "" {
+		return p
+	}
+	if p == "/" {
+		return s.cfg.chroot
+	}
+	return s.cfg.chroot + p
+}
+
+// Rel is the inverse of Abs; a path outside the chroot is returned as is.
+func (s *Session) Rel(p string) string {
+	c := s.cfg.chroot
+	if c == "" {
+		return p
+	}
+	if p == c {
+		return "/"
+	}
+	if strings.HasPrefix(p, c+"/") {
+		return p[len(c):]
+	}
+	return p
+}
+
+// Close ends the session (its ephemeral nodes go at once) and waits a
+// little for go-zookeeper's goroutines to stop.
+func (s *Session) Close() {
+	s.setClosed()
+	s.conn.Close()
+	select {
+	case <-s.loopEnd:
+	case <-time.After(2 * time.Second):
+	}
+}
+
+// waitConnected blocks until the session is connected and returns its
+// generation.
+func (s *Session) waitConnected(ctx context.Context) (uint64, error) {
+	for {
+		st, gen, ch := s.snapshot()
+		switch st {
+		case StateConnected:
+			return gen, nil
+		case StateClosed:
+			return 0, ErrSessionClosed
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-ch:
+		}
+	}
+}
+
+// joinHint remembers how to join a lock parent's queue as last seen, so
+// that a Lock's next create needs no extra listing.
+func (s *Session) joinHint(abs string) (joinAs, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.hints[abs]
+	return j, ok
+}
+
+func (s *Session) setJoinHint(abs string, j joinAs) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hints[abs] = j
+}
+
+// do runs one go-zookeeper request bounded by ctx. go-zookeeper has no
+// context: a request made while the link is down waits for the reconnect.
+// When ctx ends first the request goes on in its goroutine and its result is
+// dropped, so only idempotent requests (or ones whose result is handled
+// otherwise, see createNode) go through here.
+func do[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	if ctx.Done() == nil {
+		return f()
+	}
+	var zero T
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
+}
+
+// connLoss reports errors after which a request's outcome is unknown or it
+// was never sent: retry once the link is back.
+func connLoss(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
+		errors.Is(err, zk.ErrSessionMoved) || errors.Is(err, io.EOF) ||
+		errors.Is(err, os.ErrDeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne)
+}
+
+// retry runs an idempotent request, waiting for the link after each loss.
+func retry[T any](ctx context.Context, s *Session, f func() (T, error)) (T, error) {
+	for {
+		v, err := do(ctx, f)
+		if !connLoss(err) {
+			if errors.Is(err, zk.ErrClosing) {
+				err = ErrSessionClosed
+			}
+			return v, err
+		}
+		if _, werr := s.waitConnected(ctx); werr != nil {
+			return v, werr
+		}
+	}
+}
+
+func validPath(p string) error {
+	if p == "" || p[0] != '/' || (len(p) > 1 && strings.HasSuffix(p, "/")) || path.Clean(p) != p {
+		return fmt.Errorf("invalid path %q (absolute, no trailing slash, no . or ..)", p)
+	}
+	return nil
+}
+
+// The lease: how long the server surely keeps the session alive.
+//
+// The server expires a session one session timeout after it last heard
+// from the client (a request or a ping), rounded up to its tick. A client
+// holding a lock must stop believing it holds before that, or two clients
+// hold at once. go-zookeeper tells neither when it last heard from the
+// server nor the timeout the server negotiated, only learns of expiry when
+// it reconnects, and notices a silent link two thirds of a timeout late:
+// timing from its Disconnected event is unsafe. So the Session reads both
+// off the wire: every connection it dials is wrapped, the connect response
+// gives the negotiated timeout, and the arrival of every reply (a packet
+// that is not a watch notification: the server touched the session when
+// it got the request) renews the lease. With no reply for nine tenths of
+// the timeout (pings go every third of it, so only a dead or silent link
+// or a stalled server gets there) the session is presumed expired, link
+// down or not; the last tenth covers the reply's trip and the server's
+// processing.
+
+// leaseMeter records, for one Session, the last reply's arrival and the
+// negotiated timeout.
+type leaseMeter struct {
+	epoch      time.Time    // monotonic base for lastReply
+	lastReply  atomic.Int64 // ns since epoch
+	negotiated atomic.Int64 // ns; 0 until the first connect response
+}
+
+func newLeaseMeter() *leaseMeter {
+	m := &leaseMeter{epoch: time.Now()}
+	m.lastReply.Store(0)
+	return m
+}
+
+func (m *leaseMeter) touch() { m.lastReply.Store(int64(time.Since(m.epoch))) }
+
+// deadline is when the server may expire the session, less a margin,
+// given the timeout asked for when none was negotiated yet.
+func (m *leaseMeter) deadline(asked time.Duration) time.Time {
+	t := time.Duration(m.negotiated.Load())
+	if t == 0 {
+		t = asked
+	}
+	return m.epoch.Add(time.Duration(m.lastReply.Load())).Add(t - t/10)
+}
+
+// dialer wraps d so that every connection reports to the meter.
+func (m *leaseMeter) dialer(d zk.Dialer) zk.Dialer {
+	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		c, err := d(network, addr, timeout)
+		if err != nil {
+			return nil, err
+		}
+		return &meteredConn{Conn: c, m: m, connect: true}, nil
+	}
+}
+
+// meteredConn follows the packet framing of what it reads (a 4-byte
+// length, then the body) without changing a byte. go-zookeeper reads a
+// connection from one goroutine at a time, so the parser needs no lock.
+type meteredConn struct {
+	net.Conn
+	m       *leaseMeter
+	connect bool     // the next packet is the connect response
+	hdr     [12]byte // the start of the current packet
+	hn      int      // bytes of hdr filled
+	skip    int      // bytes of the current packet's body still to pass
+}
+
+func (c *meteredConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.scan(b[:n])
+	return n, err
+}
+
+func (c *meteredConn) scan(p []byte) {
+	for len(p) > 0 {
+		if c.skip > 0 {
+			k := min(c.skip, len(p))
+			c.skip -= k
+			p = p[k:]
+			continue
+		}
+		// Connect response: length, protocol version, timeout (ms).
+		// Reply: length, xid (-1 for a watch notification).
+		need := 8
+		if c.connect {
+			need = 12
+		}
+		k := copy(c.hdr[c.hn:need], p)
+		c.hn += k
+		p = p[k:]
+		if c.hn < need {
+			return
+		}
+		length := int(binary.BigEndian.Uint32(c.hdr[0:4]))
+		if c.connect {
+			c.connect = false
+			ms := int32(binary.BigEndian.Uint32(c.hdr[8:12]))
+			if ms > 0 {
+				c.m.negotiated.Store(int64(time.Duration(ms) * time.Millisecond))
+			}
+			c.m.touch()
+		} else if xid := int32(binary.BigEndian.Uint32(c.hdr[4:8])); xid != -1 {
+			c.m.touch()
+		}
+		c.skip = max(length-(need-4), 0)
+		c.hn = 0
+	}
+}

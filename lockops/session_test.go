@@ -1,0 +1,124 @@
+package lockops
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// waitState waits (bounded) until the Session reaches want.
+func waitState(t testing.TB, s *Session, want ConnState, d time.Duration) {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		st, _, ch := s.snapshot()
+		if st == want {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			t.Fatalf("session state %s after %v, want %s", s.State(), d, want)
+		}
+	}
+}
+
+func TestConnectUnreachable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := Connect(ctx, []string{"127.0.0.1:1"})
+	if !errors.Is(err, ErrUnreachable) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Connect to a closed port: %v, want ErrUnreachable and DeadlineExceeded", err)
+	}
+	if !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Errorf("error does not name the server: %v", err)
+	}
+	if el := time.Since(start); el > 4*time.Second {
+		t.Errorf("Connect took %v past a 1.5 s deadline", el)
+	}
+}
+
+func TestSessionStatesThroughProxy(t *testing.T) {
+	px := newTestProxy(t)
+	ctx := tctx(t, 30*time.Second)
+	// A short cut: suspended, then the same session back. (go-zookeeper
+	// waits a second before it redials a lone server, hence 4 s.)
+	s, err := Connect(ctx, []string{px.Addr()}, WithSessionTimeout(4*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	id, gen := s.ID(), s.Generation()
+	if id == 0 || gen != 1 || s.State() != StateConnected {
+		t.Fatalf("after Connect: id 0x%x gen %d state %s", id, gen, s.State())
+	}
+	if s.Timeout() != 4*time.Second {
+		t.Errorf("negotiated timeout %v, want 4s", s.Timeout())
+	}
+	ch := s.Changed()
+	px.Cut()
+	waitClosed(t, ch, 3*time.Second, "Changed after a cut")
+	waitState(t, s, StateSuspended, 3*time.Second)
+	px.Restore()
+	waitState(t, s, StateConnected, 5*time.Second)
+	if s.ID() != id || s.Generation() != gen {
+		t.Fatalf("after a short cut: id 0x%x gen %d, want the same session", s.ID(), s.Generation())
+	}
+	s.Close()
+	if s.State() != StateClosed {
+		t.Fatalf("after Close: %s", s.State())
+	}
+
+	// A cut past the session timeout: expired (presumed while down), then
+	// a new session.
+	s, err = Connect(ctx, []string{px.Addr()}, WithSessionTimeout(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	id, gen = s.ID(), s.Generation()
+	px.Cut()
+	waitState(t, s, StateSuspended, 3*time.Second)
+	waitState(t, s, StateExpired, 3*time.Second)
+	time.Sleep(500 * time.Millisecond) // let the server expire it too (tick 100 ms), so it is not reused
+	px.Restore()
+	waitState(t, s, StateConnected, 10*time.Second)
+	if s.ID() == id || s.Generation() != gen+1 {
+		t.Fatalf("after a long cut: id 0x%x gen %d, want a new session, generation %d", s.ID(), s.Generation(), gen+1)
+	}
+}
+
+func TestDigestAuthSurvivesReconnect(t *testing.T) {
+	px := newTestProxy(t)
+	ctx := tctx(t, 20*time.Second)
+	p := lockPath(t)
+	s, err := Connect(ctx, []string{px.Addr()}, WithSessionTimeout(4*time.Second), WithDigestAuth("alice", "secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	acl := zk.DigestACL(zk.PermAll, "alice", "secret")
+	if err := NewLock(s, p, WithACL(acl)).makeParents(ctx); err != nil {
+		t.Fatal(err)
+	}
+	anon := connect(t)
+	if _, _, err := anon.Conn().Get(p); !errors.Is(err, zk.ErrNoAuth) {
+		t.Fatalf("anonymous read of a digest-only node: %v, want ErrNoAuth", err)
+	}
+	px.Cut()
+	waitState(t, s, StateSuspended, 3*time.Second)
+	px.Restore()
+	waitState(t, s, StateConnected, 5*time.Second)
+	l := NewLock(s, p, WithACL(acl))
+	if err := l.Acquire(ctx); err != nil {
+		t.Fatalf("acquire after reconnect (credentials re-sent?): %v", err)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

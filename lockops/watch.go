@@ -1,0 +1,321 @@
+package lockops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// sessionWake is what waitEvent returns as "which" when the Session's
+// state changed rather than a watch firing.
+const sessionWake = -1
+
+// watch is one armed data watch on a node: go-zookeeper's one-shot
+// channel, the node it is on and the node's data when it was armed.
+type watch struct {
+	name string
+	ch   <-chan zk.Event
+	data []byte
+}
+
+func (w watch) armed() bool { return w.ch != nil }
+
+// armWatch sets a data watch on the node at abs with GetW. GetW, unlike
+// ExistsW, sets no watch when the node is already gone (Curator does the
+// same): an existence watch on a vanished lock node would never fire and
+// would sit on the server for the session's life. gone reports that case.
+// A waiter retries across link losses (bounded by ctx); a holder tries
+// once (once), since it must get back to watching the session's state.
+func armWatch(ctx context.Context, s *Session, abs, name string, once bool) (w watch, gone bool, err error) {
+	type got struct {
+		data []byte
+		ch   <-chan zk.Event
+	}
+	get := func() (got, error) {
+		data, _, ch, err := s.conn.GetW(abs)
+		return got{data, ch}, err
+	}
+	var g got
+	if once {
+		g, err = do(ctx, get)
+	} else {
+		g, err = retry(ctx, s, get)
+	}
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return watch{}, true, nil
+	case err != nil:
+		return watch{}, false, fmt.Errorf("watch %s: %w", abs, err)
+	}
+	return watch{name: name, ch: g.ch, data: g.data}, false, nil
+}
+
+// waitEvent is the one place that waits on a go-zookeeper watch channel.
+// It returns when ctx ends (err is ctx.Err()), when the Session's state
+// changes (which is sessionWake: read the state again), or when one of at
+// most two watches fires (which is its index). Two because a waiter
+// watches its predecessor and at most one node more; a nil channel is
+// never ready, so absent watches are simply nil.
+func waitEvent(ctx context.Context, sessChanged <-chan struct{}, watches ...<-chan zk.Event) (which int, ev zk.Event, err error) {
+	var a, b <-chan zk.Event
+	switch len(watches) {
+	case 0:
+	case 1:
+		a = watches[0]
+	case 2:
+		a, b = watches[0], watches[1]
+	default:
+		return sessionWake, zk.Event{}, fmt.Errorf("lockops: waitEvent: %d watches, at most 2 by design", len(watches))
+	}
+	var ok bool
+	select {
+	case <-ctx.Done():
+		return sessionWake, zk.Event{}, ctx.Err()
+	case <-sessChanged:
+		return sessionWake, zk.Event{}, nil
+	case ev, ok = <-a:
+		which = 0
+	case ev, ok = <-b:
+		which = 1
+	}
+	if !ok {
+		// go-zookeeper always sends before it closes; a bare close means
+		// the watch is gone all the same.
+		ev = zk.Event{Type: zk.EventNotWatching}
+	}
+	return which, ev, nil
+}
+
+// fired reports, without waiting, whether a watch has already fired.
+// go-zookeeper delivers watch events in the server's order, so after one
+// watch fires, every event the server sent before it is already buffered in
+// its channel (each channel holds one): this is how a waiter that wakes on
+// its predecessor's deletion learns that its own node went first.
+func fired(ch <-chan zk.Event) (zk.Event, bool) {
+	if ch == nil {
+		return zk.Event{}, false
+	}
+	select {
+	case ev, ok := <-ch:
+		if !ok {
+			ev = zk.Event{Type: zk.EventNotWatching}
+		}
+		return ev, true
+	default:
+		return zk.Event{}, false
+	}
+}
+
+// predecessorWithout is the node that would precede own once gone is
+// deleted, by the ordering function: "" means own would hold.
+func predecessorWithout(children []string, gone, own string) string {
+	rest := make([]string, 0, len(children))
+	for _, c := range children {
+		if c != gone {
+			rest = append(rest, c)
+		}
+	}
+	q := Order(rest)
+	if i := q.Index(own); i >= 0 {
+		return q.Entries[i].Predecessor
+	}
+	return ""
+}
+
+// queue waits until the own node holds.
+//
+// The waiter watches its predecessor P (Order's Predecessor). If P was the
+// only node in the way when listed ("P is head": by Order, deleting P
+// leaves own without predecessor), P's deletion means own holds, without
+// listing again: ZooKeeper never gives a later node a lower sequence, and
+// deletions cannot add a predecessor. Otherwise the waiter also watches PP,
+// the node that would precede it once P is gone; when PP goes it lists
+// again while P still holds (off the critical path), so that by the time P
+// goes, P is known to be head. Deleting P when P is not known to be head
+// means: list again. Never more than two predecessor watches, none of which
+// grows with the queue.
+//
+// The shortcut would be fooled by one thing: the own node deleted by
+// someone else (say an operator's force-release) while waiting. So before
+// relying on it, the waiter arms a watch on its own node; go-zookeeper
+// delivers events in the server's order, so when P's deletion arrives, an
+// earlier deletion of the own node is already in its channel.
+func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (tenure, bool, error) {
+	var wp, wpp, own watch
+	first := true
+	for {
+		children, err := l.list(ctx, c.gen)
+		if err != nil {
+			return tenure{}, false, err
+		}
+		q := Order(children)
+		if first {
+			first = false
+			if err := l.checkJoin(q, children, c.node, join); err != nil {
+				return tenure{}, false, err
+			}
+		}
+		for _, ch := range children {
+			if ch != c.node && ownName(ch, c.prefix) {
+				// An earlier try of this very create that succeeded after
+				// all: ours, and in the way.
+				go l.s.deleteOwned(l.abs+"/"+ch, c.gen)
+			}
+		}
+		i := q.Index(c.node)
+		if i < 0 {
+			if l.s.Generation() != c.gen {
+				return tenure{}, false, errSessionGone
+			}
+			return tenure{}, false, fmt.Errorf("%w (while waiting)", ErrNodeDeleted)
+		}
+		e := q.Entries[i]
+		if e.Predecessor == "" {
+			return tenure{created: c, own: own}, true, nil
+		}
+		if !wait {
+			return tenure{}, false, nil
+		}
+		pName := e.Predecessor
+		ppName := predecessorWithout(children, pName, c.node)
+		pHead := ppName == ""
+
+		// Keep the watches still wanted; the others are on deleted nodes.
+		pool := []watch{wp, wpp}
+		take := func(name string) watch {
+			for k, w := range pool {
+				if w.armed() && w.name == name {
+					pool[k] = watch{}
+					return w
+				}
+			}
+			return watch{}
+		}
+		wp = take(pName)
+		wpp = watch{}
+		if !pHead {
+			wpp = take(ppName)
+		}
+
+		var gone bool
+		if !wp.armed() {
+			if wp, gone, err = armWatch(ctx, l.s, l.abs+"/"+pName, pName, false); err != nil {
+				return tenure{}, false, err
+			}
+			if gone {
+				continue
+			}
+		}
+		if pHead && !own.armed() {
+			if own, gone, err = armWatch(ctx, l.s, c.abs, c.node, false); err != nil {
+				return tenure{}, false, err
+			}
+			if gone {
+				continue
+			}
+		}
+		if !pHead && !wpp.armed() {
+			if wpp, gone, err = armWatch(ctx, l.s, l.abs+"/"+ppName, ppName, false); err != nil {
+				return tenure{}, false, err
+			}
+			if gone {
+				continue
+			}
+		}
+		queued := Progress{State: LockQueued, Node: c.node, Position: i + 1, Watching: pName}
+		l.report(queued)
+
+		held, t, err := l.waitTurn(ctx, c, &wp, &wpp, &own, pHead, queued)
+		if err != nil || held {
+			return t, held, err
+		}
+	}
+}
+
+// waitTurn waits on the watches set by queue until it holds by the
+// shortcut (held) or must list again (not held, nil error).
+func (l *Lock) waitTurn(ctx context.Context, c created, wp, wpp, own *watch, pHead bool, queued Progress) (held bool, t tenure, err error) {
+	suspended := false
+	for {
+		st, gen, sch := l.s.snapshot()
+		if gen != c.gen {
+			return false, tenure{}, errSessionGone
+		}
+		switch st {
+		case StateClosed:
+			return false, tenure{}, ErrSessionClosed
+		case StateSuspended, StateExpired:
+			if !suspended {
+				suspended = true
+				p := queued
+				p.State = LockSuspended
+				l.report(p)
+			}
+		case StateConnected:
+			if suspended {
+				// Same session: the watches were re-set by go-zookeeper, and
+				// the server fires those whose node changed meanwhile.
+				suspended = false
+				l.report(queued)
+			}
+		}
+		second := wpp.ch
+		if pHead {
+			second = own.ch
+		}
+		which, ev, err := waitEvent(ctx, sch, wp.ch, second)
+		if err != nil {
+			return false, tenure{}, err
+		}
+		switch {
+		case which == sessionWake:
+			continue
+		case which == 0 && ev.Type == zk.EventNodeDeleted:
+			*wp = watch{}
+			if !pHead {
+				return false, tenure{}, nil
+			}
+			if oev, ok := fired(own.ch); ok {
+				*own = watch{}
+				if oev.Type == zk.EventNodeDeleted || oev.Type == zk.EventNotWatching {
+					return false, tenure{}, nil // the list tells what happened
+				}
+				// A data change on the own node: the hold re-arms at once.
+				l.shortcuts.Add(1)
+				return true, tenure{created: c, armNow: true}, nil
+			}
+			l.shortcuts.Add(1)
+			return true, tenure{created: c, own: *own}, nil
+		case ev.Type == zk.EventNotWatching:
+			// The session ended or the Session closed: the list (after
+			// waiting for the link) tells which.
+			*wp, *wpp, *own = watch{}, watch{}, watch{}
+			return false, tenure{}, nil
+		case which == 1 && ev.Type == zk.EventNodeDeleted:
+			// PP went (list again while P still holds), or the own node did
+			// (the list reports it).
+			*wpp, *own = watch{}, watch{}
+			return false, tenure{}, nil
+		default:
+			// A data change: a data watch is one-shot, so re-arm it. A node
+			// found gone meanwhile is handled by listing again.
+			w := wp
+			if which == 1 {
+				w = wpp
+				if pHead {
+					w = own
+				}
+			}
+			nw, gone, err := armWatch(ctx, l.s, l.abs+"/"+w.name, w.name, false)
+			if err != nil {
+				return false, tenure{}, err
+			}
+			*w = nw
+			if gone {
+				return false, tenure{}, nil
+			}
+		}
+	}
+}
