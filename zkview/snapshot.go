@@ -124,8 +124,12 @@ type Node struct {
 	Role     lockops.Role // by sequence order
 	Believes lockops.Role // by the node's own recipe
 	Watches  string       // node it waits on by its own recipe, "" for a holder
-	Link     LinkStatus
-	Herd     bool // more watches on this node than the recipes predict
+	// Predecessor is what a correct recipe waits on (sequence order): the
+	// lock node just before, or for a read node the nearest mutex or write
+	// node before; "" for a holder by sequence order.
+	Predecessor string
+	Link        LinkStatus
+	Herd        bool // more watches on this node than the recipes predict
 
 	Session int64  // ephemeralOwner, 0 for a persistent node
 	Client  string // ip:port from `cons`, "" when the servers do not tell
@@ -166,7 +170,10 @@ type Queue struct {
 	Other    []string
 	Warnings []Warning
 	Handoffs []Handoff     // most recent last, bounded
-	Depth    []DepthSample // most recent last, bounded
+	Depth    []DepthSample // most recent last, bounded; one per second
+	// ListedAt is when the listing behind Nodes was asked for: every node
+	// shown existed then (zero before the first listing).
+	ListedAt time.Time
 }
 
 // Snapshot is an immutable view of every watched queue. Consumers must not
@@ -180,6 +187,12 @@ type Snapshot struct {
 	ServerView   bool
 	ServerViewAt time.Time
 	Stale        bool // disconnected: data may be out of date since Conn.Since
+	// ServerViewNote says why the server view is off or partial (a member
+	// refuses the four-letter words, or did not answer); "" when whole.
+	ServerViewNote string
+	// DiscoveryCapped: discovery under the roots stopped at a bound
+	// (MaxParents lock parents, or the watched-node limit).
+	DiscoveryCapped bool
 }
 
 // EventKind classifies what changed.

@@ -1,0 +1,431 @@
+package zkview
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"zklock/lockops"
+)
+
+// rebuildLocked builds a new Snapshot when anything changed, rebuilding
+// only the queues that changed (all of them after a change of connection
+// or server view). It reports whether it built one.
+func (w *Watcher) rebuildLocked() bool {
+	if !w.dirty {
+		return false
+	}
+	now := w.cfg.Now()
+	sv := w.usableServerView(now)
+	stale := w.conn.State == StateDisconnected || w.conn.State == StateExpired
+	queues := make([]Queue, 0, len(w.sortedPaths))
+	for _, p := range w.sortedPaths {
+		qm := w.queues[p]
+		if qm.dirty || w.allDirty || !qm.hasBuilt {
+			nq := buildQueue(qm, sv, stale, w.conn.Since)
+			w.warningEventsLocked(qm, nq, now)
+			qm.built, qm.hasBuilt, qm.dirty = nq, true, false
+		}
+		queues = append(queues, qm.built)
+	}
+	snap := &Snapshot{
+		At:              now,
+		Conn:            w.conn,
+		Queues:          queues,
+		Stale:           stale,
+		ServerViewNote:  w.svNote,
+		DiscoveryCapped: w.capped,
+	}
+	snap.Conn.Ensemble = slices.Clone(w.conn.Ensemble)
+	if sv != nil {
+		snap.ServerView, snap.ServerViewAt = true, sv.at
+	}
+	w.snap = snap
+	w.dirty, w.allDirty = false, false
+	return true
+}
+
+// usableServerView is the last poll's answer while it is recent enough to
+// judge by; nil when the servers do not tell.
+func (w *Watcher) usableServerView(now time.Time) *serverView {
+	sv := w.sv
+	if sv == nil || !sv.ok || now.Sub(sv.at) > 3*w.cfg.ServerViewEvery+fourLetterTimeout {
+		return nil
+	}
+	return sv
+}
+
+// warningEventsLocked tells which warnings a rebuild raised and cleared.
+func (w *Watcher) warningEventsLocked(qm *queueModel, nq Queue, now time.Time) {
+	var old []Warning
+	if qm.hasBuilt {
+		old = qm.built.Warnings
+	}
+	key := func(x Warning) string { return x.Code + "\x00" + strings.Join(x.Nodes, "\x00") }
+	had := map[string]bool{}
+	for _, x := range old {
+		had[key(x)] = true
+	}
+	has := map[string]bool{}
+	for _, x := range nq.Warnings {
+		has[key(x)] = true
+		if !had[key(x)] && x.Code != WarnStale {
+			w.emitLocked(Event{At: now, Kind: EventWarning, Path: nq.Path, Node: first(x.Nodes),
+				Text: fmt.Sprintf("%s: %s", x.Code, x.Message)})
+		}
+	}
+	for _, x := range old {
+		if !has[key(x)] && x.Code != WarnStale {
+			w.emitLocked(Event{At: now, Kind: EventWarning, Path: nq.Path, Node: first(x.Nodes),
+				Text: fmt.Sprintf("%s cleared on %s", x.Code, SanitizeString(nq.Path, 0))})
+		}
+	}
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+// buildQueue turns a queue's model into its immutable Queue, judging the
+// links and warnings with the server view when there is one.
+func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time) Queue {
+	q := Queue{
+		Path:     qm.path,
+		State:    qm.state,
+		Err:      qm.err,
+		Other:    slices.Clone(qm.order.Other),
+		Handoffs: slices.Clone(qm.handoffs),
+		Depth:    slices.Clone(qm.depth),
+		ListedAt: qm.listedAt,
+	}
+	aq := believed(qm, sv)
+	entries := aq.Entries
+	q.Nodes = make([]Node, len(entries))
+	for i, e := range entries {
+		n := Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role,
+			Believes: e.Believes, Watches: e.Watches, Predecessor: e.Predecessor}
+		if r := qm.nodes[e.Name]; r != nil {
+			n.Session, n.Data, n.DataLen = r.session, r.data, r.dataLen
+			n.Ctime, n.Mtime, n.Version = r.ctime, r.mtime, r.version
+			n.Since, n.SinceExact = r.since, r.exact
+			n.Link = judgeLink(qm, e, r, sv)
+			if sv != nil {
+				n.Client = sv.clients[r.session]
+			}
+		}
+		q.Nodes[i] = n
+	}
+
+	if names := aq.SplitHolders(); names != nil {
+		q.Warnings = append(q.Warnings, splitWarning(q.Nodes, names))
+	}
+	if cycle, real := deadlock(qm, aq, sv); cycle != nil {
+		how := "the servers' watches"
+		if !real {
+			how = "the recipes' rules (the servers do not tell)"
+		}
+		q.Warnings = append(q.Warnings, Warning{Code: WarnDeadlock, Nodes: cycle,
+			Message: fmt.Sprintf("watch cycle by %s: %s → %s: each waits for the next to go, forever", how,
+				listNames(cycle, " → ", 6), short(cycle[0]))})
+	}
+	var missing []string
+	for _, n := range q.Nodes {
+		if n.Link == LinkMissing {
+			missing = append(missing, n.Name)
+		}
+	}
+	if missing != nil {
+		q.Warnings = append(q.Warnings, Warning{Code: WarnMissingWatch, Nodes: missing,
+			Message: fmt.Sprintf("%d waiting nodes have no server watch on the node their recipe waits on (they will never wake): %s",
+				len(missing), listNames(missing, ", ", 3))})
+	}
+	if sv != nil {
+		if herd, msg := herds(qm, aq, sv, q.Nodes); herd != nil {
+			q.Warnings = append(q.Warnings, Warning{Code: WarnHerd, Nodes: herd, Message: msg})
+		}
+	}
+	if groups := qm.order.MixedRecipes(); groups != nil {
+		var all []string
+		parts := make([]string, len(groups))
+		for i, g := range groups {
+			all = append(all, g.Nodes...)
+			parts[i] = fmt.Sprintf("%s (%d): %s", g.Name, len(g.Nodes), listNames(g.Nodes, ", ", 3))
+		}
+		slices.SortFunc(all, func(a, b string) int { return seqCompare(qm.order, a, b) })
+		q.Warnings = append(q.Warnings, Warning{Code: WarnMixedRecipes, Nodes: all,
+			Message: "recipes that cannot see each other share this parent: " + strings.Join(parts, "; ")})
+	}
+	if stale && qm.seen {
+		q.Warnings = append(q.Warnings, Warning{Code: WarnStale,
+			Message: fmt.Sprintf("disconnected since %s: the queue may have changed", staleSince.Format("15:04:05"))})
+	}
+	return q
+}
+
+// believed is the queue as its clients believe it: the replay on the
+// current list, with the monitor's history (a node seen believing it
+// holds keeps holding) and, for a node of the first listing that holds by
+// sequence order yet would wait by its replay, the servers' evidence: it
+// waits only if its session watches the node it would wait on; without
+// the servers it is taken to have got the lock on an earlier list (the
+// only way such a node arises in a working queue: Kazoo 2.8's readers
+// with a writer queued behind them).
+func believed(qm *queueModel, sv *serverView) lockops.Queue {
+	aq := lockops.Queue{Entries: slices.Clone(qm.order.Entries), Other: qm.order.Other}
+	for i := range aq.Entries {
+		e := &aq.Entries[i]
+		r := qm.nodes[e.Name]
+		if r == nil {
+			continue
+		}
+		e.Believes, e.Watches = r.believes, r.watches
+		if !r.holdUnknown || r.believedHolder || e.Believes == lockops.RoleHolder {
+			continue
+		}
+		if sv != nil && sv.known[r.session] {
+			mine := sv.watches[r.session]
+			if (e.Watches != "" && mine[join(qm.abs, e.Watches)]) || (e.Predecessor != "" && mine[join(qm.abs, e.Predecessor)]) {
+				continue // it waits, and the servers show on what
+			}
+		}
+		e.Believes, e.Watches = lockops.RoleHolder, ""
+	}
+	return aq
+}
+
+// seqCompare orders two names by their position in the queue.
+func seqCompare(q lockops.Queue, a, b string) int { return q.Index(a) - q.Index(b) }
+
+func splitWarning(nodes []Node, names []string) Warning {
+	byName := make(map[string]Node, len(nodes))
+	for _, n := range nodes {
+		byName[n.Name] = n
+	}
+	parts := make([]string, 0, len(names))
+	for i, name := range names {
+		if i == 4 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(names)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", short(name), byName[name].Recipe))
+	}
+	return Warning{Code: WarnSplitHolders, Nodes: names,
+		Message: fmt.Sprintf("%d nodes believe they hold this lock at once: %s", len(names), strings.Join(parts, ", "))}
+}
+
+// listNames joins at most max names, sanitized, with a count of the rest.
+func listNames(names []string, sep string, max int) string {
+	parts := make([]string, 0, min(len(names), max)+1)
+	for i, n := range names {
+		if i == max {
+			parts = append(parts, fmt.Sprintf("and %d more", len(names)-max))
+			break
+		}
+		parts = append(parts, short(n))
+	}
+	return strings.Join(parts, sep)
+}
+
+// judgeLink says what the servers confirm about e's wait: its session
+// must hold a data watch on the node its recipe waits on (or on its
+// sequence-order predecessor, which wakes it as well). Missing is only
+// said when the servers know the session, the queue was quiet and the
+// watch target unchanged for missingGrace before the poll began (a client
+// needs a few round trips to set a new watch).
+func judgeLink(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) LinkStatus {
+	if e.Believes == lockops.RoleHolder || e.Watches == "" {
+		return LinkNone
+	}
+	if sv == nil || r.session == 0 || !sv.known[r.session] {
+		return LinkInferred
+	}
+	mine := sv.watches[r.session]
+	if mine[join(qm.abs, e.Watches)] || (e.Predecessor != "" && mine[join(qm.abs, e.Predecessor)]) {
+		return LinkVerified
+	}
+	settledBy := sv.start.Add(-missingGrace)
+	if r.watchesSince.Before(settledBy) && qm.eventAt.Before(settledBy) {
+		return LinkMissing
+	}
+	return LinkInferred
+}
+
+// herds finds nodes watched by more sessions than the recipes present
+// predict: a session is expected on X when it owns X, owns a node that
+// waits on X by its recipe or by sequence order, or owns a node one
+// further along (lockops waits on its predecessor and may watch one node
+// more). Several Curator readers on the first write node are expected:
+// their recipe says so. Children watches on the parent would be a herd
+// too, but `wchc` does not list them (FACTS.md): not judged.
+func herds(qm *queueModel, aq lockops.Queue, sv *serverView, nodes []Node) ([]string, string) {
+	waitsOn := map[string][]string{} // node -> nodes that wait on it
+	for _, e := range aq.Entries {
+		if e.Watches != "" {
+			waitsOn[e.Watches] = append(waitsOn[e.Watches], e.Name)
+		}
+		if e.Predecessor != "" && e.Predecessor != e.Watches {
+			waitsOn[e.Predecessor] = append(waitsOn[e.Predecessor], e.Name)
+		}
+	}
+	owner := func(name string) int64 {
+		if r := qm.nodes[name]; r != nil {
+			return r.session
+		}
+		return 0
+	}
+	var herd []string
+	var worst string
+	for i := range nodes {
+		x := nodes[i].Name
+		watchers := sv.watchers[join(qm.abs, x)]
+		if len(watchers) <= herdExtra {
+			continue
+		}
+		expected := map[int64]bool{owner(x): true}
+		for _, y := range waitsOn[x] {
+			expected[owner(y)] = true
+			for _, z := range waitsOn[y] {
+				expected[owner(z)] = true
+			}
+		}
+		extra := 0
+		for _, s := range watchers {
+			if !expected[s] {
+				extra++
+			}
+		}
+		if extra > herdExtra {
+			nodes[i].Herd = true
+			herd = append(herd, x)
+			if worst == "" {
+				worst = fmt.Sprintf("%s is watched by %d sessions, %d more than its recipes predict", short(x), len(watchers), extra)
+			}
+		}
+	}
+	if herd == nil {
+		return nil, ""
+	}
+	msg := worst + ": each change wakes them all"
+	if len(herd) > 1 {
+		msg = fmt.Sprintf("%d nodes watched by more sessions than predicted; %s", len(herd), msg)
+	}
+	return herd, msg
+}
+
+// deadlock looks for a cycle of waits: waiting node A's session watches
+// node B, whose session waits on ... A. With the server view the edges
+// are the real watches (a session's watch is attributed to its waiting
+// nodes whose recipe waits on that node, else to all its waiting nodes
+// in this queue); without, the recipes' predicted ones. It returns the
+// cycle's nodes in wait order and whether the edges were real.
+func deadlock(qm *queueModel, aq lockops.Queue, sv *serverView) ([]string, bool) {
+	entries := aq.Entries
+	index := make(map[string]int, len(entries))
+	for i, e := range entries {
+		index[e.Name] = i
+	}
+	edges := make([][]int, len(entries))
+	if sv == nil {
+		for i, e := range entries {
+			if e.Believes == lockops.RoleWaiting && e.Watches != "" {
+				if j, ok := index[e.Watches]; ok && j != i {
+					edges[i] = append(edges[i], j)
+				}
+			}
+		}
+	} else {
+		waiting := map[int64][]int{} // session -> its waiting nodes here
+		for i, e := range entries {
+			if r := qm.nodes[e.Name]; r != nil && r.session != 0 && e.Believes == lockops.RoleWaiting {
+				waiting[r.session] = append(waiting[r.session], i)
+			}
+		}
+		prefix := join(qm.abs, "")
+		for s, mine := range waiting {
+			for p := range sv.watches[s] {
+				if !strings.HasPrefix(p, prefix) {
+					continue
+				}
+				b, ok := index[p[len(prefix):]]
+				if !ok {
+					continue
+				}
+				var by []int
+				for _, a := range mine {
+					if entries[a].Watches == entries[b].Name || entries[a].Predecessor == entries[b].Name {
+						by = append(by, a)
+					}
+				}
+				if by == nil {
+					by = mine
+				}
+				for _, a := range by {
+					if a != b {
+						edges[a] = append(edges[a], b)
+					}
+				}
+			}
+		}
+	}
+	cycle := findCycle(edges)
+	if cycle == nil {
+		return nil, sv != nil
+	}
+	names := make([]string, len(cycle))
+	for i, c := range cycle {
+		names[i] = entries[c].Name
+	}
+	return names, sv != nil
+}
+
+// findCycle returns one cycle of the graph (vertices in edge order,
+// starting from the lowest), or nil. Iterative depth-first search: a
+// 10,000-node queue must not grow the stack.
+func findCycle(edges [][]int) []int {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make([]uint8, len(edges))
+	parent := make([]int, len(edges))
+	type frame struct{ v, next int }
+	for start := range edges {
+		if color[start] != white || len(edges[start]) == 0 {
+			continue
+		}
+		stack := []frame{{start, 0}}
+		color[start] = grey
+		parent[start] = -1
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if top.next == len(edges[top.v]) {
+				color[top.v] = black
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			u := edges[top.v][top.next]
+			top.next++
+			switch color[u] {
+			case white:
+				color[u], parent[u] = grey, top.v
+				stack = append(stack, frame{u, 0})
+			case grey:
+				// u ... top.v -> u is a cycle.
+				cycle := []int{top.v}
+				for v := top.v; v != u; {
+					v = parent[v]
+					cycle = append(cycle, v)
+				}
+				slices.Reverse(cycle)
+				lo := slices.Index(cycle, slices.Min(cycle))
+				return append(cycle[lo:], cycle[:lo]...)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,257 @@
+package zkview
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"zklock/lockops"
+)
+
+// churnClient takes and releases a lock in the classic recipe with raw
+// go-zookeeper calls until ctx ends, recording each node's creation and
+// the moment its delete returned.
+func churnClient(ctx context.Context, c *zk.Conn, parent string, rec *churnRecord) error {
+	for ctx.Err() == nil {
+		p, err := c.Create(parent+"/lock-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+		if err != nil {
+			return err
+		}
+		name := p[strings.LastIndexByte(p, '/')+1:]
+		rec.created(name)
+		for {
+			kids, _, err := c.Children(parent)
+			if err != nil {
+				return err
+			}
+			q := lockops.Order(kids)
+			i := q.Index(name)
+			if i < 0 {
+				return errors.New("own node vanished")
+			}
+			pred := q.Entries[i].Predecessor
+			if pred == "" {
+				break
+			}
+			ok, _, ch, err := c.ExistsW(parent + "/" + pred)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			select {
+			case <-ch:
+			case <-ctx.Done():
+			}
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		if d := time.Duration(rand.IntN(3000)) * time.Microsecond; d > 0 && ctx.Err() == nil {
+			t := time.NewTimer(d) // the hold
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+			}
+			t.Stop()
+		}
+		if err := c.Delete(p, -1); err != nil {
+			return err
+		}
+		rec.deleted(name)
+	}
+	return nil
+}
+
+type churnRecord struct {
+	mu   sync.Mutex
+	made map[string]bool
+	dels map[string]time.Time // when the delete returned
+}
+
+func (r *churnRecord) created(n string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.made[n] = true
+}
+
+func (r *churnRecord) deletedAt(n string) (time.Time, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t, ok := r.dels[n]
+	return t, ok
+}
+
+func (r *churnRecord) deleted(n string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.dels[n] = time.Now()
+}
+
+// TestChurn: 20 clients take and release one lock for several seconds.
+// Every snapshot shows only nodes that existed when its listing was
+// asked for, no node comes back once a snapshot dropped it, and the model
+// ends equal to a fresh listing.
+func TestChurn(t *testing.T) {
+	const clients = 20
+	churnFor := 10 * time.Second
+	if testing.Short() {
+		churnFor = 3 * time.Second
+	}
+	c := testCluster(t)
+	p := testPath(t)
+	raw := rawConn(t, c.Servers())
+	mkdirs(t, raw, p)
+	mon := session(t, c.Servers())
+	w := watch(t, mon, Config{Paths: []string{p}})
+	waitFor(t, w, 10*time.Second, "present", func(s *Snapshot) bool {
+		q := queueOf(s, p)
+		return q != nil && q.State == PathPresent
+	})
+
+	rec := &churnRecord{made: map[string]bool{}, dels: map[string]time.Time{}}
+	ctx, cancel := context.WithTimeout(context.Background(), churnFor)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for range clients {
+		cc := rawConn(t, c.Servers())
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := churnClient(ctx, cc, p, rec); err != nil && ctx.Err() == nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("client: %v", err)
+	}
+
+	kids, _, err := raw.Children(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(kids)
+	final := waitFor(t, w, 10*time.Second, "model equal to a fresh listing", func(s *Snapshot) bool {
+		got := names(queueOf(s, p))
+		sort.Strings(got)
+		return slices.Equal(got, kids)
+	})
+	_ = final
+
+	tw := w
+	tw.mu.Lock()
+	updates := slices.Clone(tw.updates)
+	tw.mu.Unlock()
+	if len(updates) < 10 {
+		t.Fatalf("only %d updates in %v of churn", len(updates), churnFor)
+	}
+	gone := map[string]bool{} // shown once, then dropped
+	shown := map[string]bool{}
+	handoffs := 0
+	for i, u := range updates {
+		handoffs += countKind(u.Events, EventHandoff)
+		q := queueOf(u.Snapshot, p)
+		if q == nil {
+			continue
+		}
+		now := map[string]bool{}
+		for _, n := range q.Nodes {
+			now[n.Name] = true
+			if gone[n.Name] {
+				t.Errorf("update %d shows %s again after dropping it", i, n.Name)
+			}
+			if !rec.made[n.Name] {
+				t.Errorf("update %d shows %s, which no client made", i, n.Name)
+			}
+			if d, ok := rec.deletedAt(n.Name); ok && d.Before(q.ListedAt) {
+				t.Errorf("update %d shows %s, deleted %v before its listing was asked for", i, n.Name, q.ListedAt.Sub(d))
+			}
+		}
+		for n := range shown {
+			if !now[n] {
+				gone[n] = true
+			}
+		}
+		shown = now
+		// In a mutex queue exactly the first node holds.
+		for j, n := range q.Nodes {
+			if (j == 0) != (n.Role == lockops.RoleHolder) {
+				t.Errorf("update %d: node %d %s role %v", i, j, n.Name, n.Role)
+			}
+		}
+	}
+	t.Logf("%d nodes made, %d updates, %d handoff events", len(rec.made), len(updates), handoffs)
+}
+
+func countKind(evs []Event, k EventKind) int {
+	n := 0
+	for _, e := range evs {
+		if e.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// TestSlowConsumer: a consumer that does not read for a while then gets
+// one Update with the newest snapshot and the most recent events, the
+// rest counted as dropped.
+func TestSlowConsumer(t *testing.T) {
+	c := testCluster(t)
+	p := testPath(t)
+	raw := rawConn(t, c.Servers())
+	mkdirs(t, raw, p)
+	mon := session(t, c.Servers())
+	w, err := Watch(context.Background(), mon, Config{Paths: []string{p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	// Thousands of events while nobody reads: one create and one delete
+	// per listing at most, since the writer waits for each to be seen.
+	var last string
+	for i := range 700 {
+		n := createSeq(t, raw, p, "lock-", nil)
+		if i > 0 {
+			if err := raw.Delete(p+"/"+last, -1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		last = n
+		if i%50 == 0 {
+			eventually(t, 10*time.Second, "seen", func() bool { return slices.Contains(names(queueOf(w.Snapshot(), p)), n) })
+		}
+	}
+	eventually(t, 10*time.Second, "last seen", func() bool {
+		q := queueOf(w.Snapshot(), p)
+		return q != nil && slices.Equal(names(q), []string{last})
+	})
+	var u Update
+	select {
+	case u = <-w.Updates():
+	case <-time.After(10 * time.Second):
+		t.Fatal("no update")
+	}
+	if q := queueOf(u.Snapshot, p); q == nil || !slices.Equal(names(q), []string{last}) {
+		t.Errorf("first update read late is not the newest: %v", names(q))
+	}
+	if len(u.Events) > maxPendingEvents || u.Dropped == 0 {
+		t.Errorf("%d events, %d dropped: want at most %d and some dropped", len(u.Events), u.Dropped, maxPendingEvents)
+	}
+	if ev := u.Events[len(u.Events)-1]; ev.At.Before(u.Events[0].At) {
+		t.Errorf("events out of order")
+	}
+}

@@ -1,0 +1,152 @@
+package zkview
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+)
+
+// Defaults for Config's zero fields.
+const (
+	// DefaultDataBytes keeps enough of a node's data for an identity
+	// ("user@host pid N note", Curator's IP address) without holding a
+	// megabyte per node for a client that stores a blob there.
+	DefaultDataBytes = 256
+	// DefaultServerViewEvery: `cons` and `wchc` cost the server ~35 ms and
+	// ~10 ms of CPU with 10,000 sessions (FACTS.md); every 10 s keeps that
+	// under half a percent of one core.
+	DefaultServerViewEvery = 10 * time.Second
+	// DefaultMaxDepth bounds discovery below a root: /locks/<service>/<lock>
+	// is two levels, and four leaves room for a tenant or region level.
+	DefaultMaxDepth = 4
+	// DefaultMaxParents bounds the lock parents watched at once (explicit
+	// and discovered): 1,000 parents of 10 nodes load in about half a
+	// second (FACTS.md).
+	DefaultMaxParents = 1000
+)
+
+// Bounds that are not worth a knob.
+const (
+	// maxInFlight bounds requests on the one connection: go-zookeeper
+	// pipelines concurrent calls and the gain stops past ~8-64 (FACTS.md).
+	maxInFlight = 64
+	// maxDiscoveryNodes bounds the intermediate nodes watched under the
+	// roots, so a root of "/" on a big ensemble cannot take every node.
+	maxDiscoveryNodes = 10000
+	// maxPendingEvents bounds the events waiting for a slow consumer; the
+	// oldest are dropped first and counted in Update.Dropped.
+	maxPendingEvents = 1024
+	// maxEventsPerListing: a listing that adds or removes more nodes than
+	// this (a first load, a mass expiry) is told as one summary event.
+	maxEventsPerListing = 32
+	// maxHandoffs and depthSamples bound each queue's history.
+	maxHandoffs  = 64
+	depthSamples = 300 // one per second: five minutes
+	// minPublish spaces snapshots: a queue that changes a thousand times a
+	// second is redrawn at most 40 times a second. Big models are spaced
+	// more (ten times the cost of a build), up to maxPublish.
+	minPublish = 25 * time.Millisecond
+	maxPublish = 250 * time.Millisecond
+	// hugeQueue: a parent with more children than this re-lists no sooner
+	// than relistPerChild x children after its previous listing (a
+	// 10,000-child listing is ~190 KB): bursts of changes merge into one
+	// listing.
+	hugeQueue      = 1000
+	relistPerChild = 2 * time.Microsecond
+	// retryEvery re-tries a path whose read failed for a reason other than
+	// a lost link (the link's return triggers its own retry).
+	retryEvery = 5 * time.Second
+	// noAuthRetry re-reads a NoAuth path now and then: an ACL change fires
+	// no watch.
+	noAuthRetry = 30 * time.Second
+	// fourLetterTimeout bounds one four-letter word to one member.
+	fourLetterTimeout = 5 * time.Second
+	// missingGrace: a waiter is only judged to have no watch once its
+	// watch target has been the same for this long before the poll began;
+	// a client needs a few round trips to set the watch after a change.
+	missingGrace = time.Second
+	// herdExtra is how many sessions beyond the recipes' prediction may
+	// watch one node before it is a herd: one stray watcher (a tool, an
+	// operator's probe) is not a herd, several are.
+	herdExtra = 1
+)
+
+// Config says what to watch. The zero value of each field takes the
+// default documented on it.
+type Config struct {
+	// Paths are lock parents, watched even while absent.
+	Paths []string
+	// Roots are searched for lock parents: nodes with at least one child
+	// that lockops.ParseName accepts, down to MaxDepth levels below the
+	// root, at most MaxParents in all. Discovery is kept current.
+	Roots      []string
+	MaxDepth   int // DefaultMaxDepth
+	MaxParents int // DefaultMaxParents
+	// DataBytes is how much of each node's data is kept (DefaultDataBytes).
+	DataBytes int
+	// ServerView asks every member's four-letter words (`cons`, `wchc`)
+	// who each session is and which watches really exist; off by default
+	// because most ensembles do not allow them.
+	ServerView bool
+	// ServerViewEvery spaces the polls (DefaultServerViewEvery). Never on
+	// the hot path: a change to a queue costs no four-letter word.
+	ServerViewEvery time.Duration
+	// Members are the addresses asked; default Session.Servers().
+	Members []string
+	// Context is the named context, reported in Snapshot.Conn.
+	Context string
+	// Now is the clock (time.Now); tests and golden views fix it.
+	Now func() time.Time
+}
+
+// ErrConfig: the configuration cannot be watched (a bad path, nothing to
+// watch).
+var ErrConfig = errors.New("zkview: bad config")
+
+// withDefaults validates c and fills its zero fields.
+func (c Config) withDefaults() (Config, error) {
+	if len(c.Paths) == 0 && len(c.Roots) == 0 {
+		return c, fmt.Errorf("%w: no path or root to watch", ErrConfig)
+	}
+	for _, list := range [][]string{c.Paths, c.Roots} {
+		for _, p := range list {
+			if err := validPath(p); err != nil {
+				return c, fmt.Errorf("%w: %w", ErrConfig, err)
+			}
+		}
+	}
+	if c.MaxDepth <= 0 {
+		c.MaxDepth = DefaultMaxDepth
+	}
+	if c.MaxParents <= 0 {
+		c.MaxParents = DefaultMaxParents
+	}
+	if c.DataBytes <= 0 {
+		c.DataBytes = DefaultDataBytes
+	}
+	if c.ServerViewEvery <= 0 {
+		c.ServerViewEvery = DefaultServerViewEvery
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c, nil
+}
+
+func validPath(p string) error {
+	if p == "" || p[0] != '/' || (len(p) > 1 && strings.HasSuffix(p, "/")) || path.Clean(p) != p {
+		return fmt.Errorf("invalid path %q (absolute, no trailing slash, no . or ..)", SanitizeString(p, 80))
+	}
+	return nil
+}
+
+// join is path.Join for a parent and one child name, without Clean's
+// rewriting of odd names.
+func join(parent, name string) string {
+	if parent == "/" {
+		return "/" + name
+	}
+	return parent + "/" + name
+}

@@ -1,0 +1,326 @@
+package zkview
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"zklock/lockops"
+)
+
+// JSONPath is one lock parent in `zklock ls --json`. The output is a JSON
+// array with one object per path, sorted by path:
+//
+//	[
+//	  {
+//	    "path": "/locks/job",          the lock parent
+//	    "exists": true,                false when the path does not exist
+//	                                   (also while it was never read)
+//	    "warnings": [                  [] when healthy
+//	      {
+//	        "code": "split-holders",   split-holders | deadlock | mixed-recipes |
+//	                                   missing-watch | herd | stale
+//	        "message": "...",          one line, sanitized
+//	        "nodes": ["..."]           the nodes concerned, in sequence order
+//	                                   (deadlock: in wait order); [] for stale
+//	      }
+//	    ],
+//	    "queue": [                     lock nodes in sequence order (the
+//	                                   parsed 32-bit sequence, wrap-aware)
+//	      {
+//	        "node": "_c_...-lock-0000000007",  the child's name
+//	        "seq": 7,                  the sequence ZooKeeper appended (may be
+//	                                   negative after the counter wraps)
+//	        "kind": "mutex",           mutex | read | write
+//	        "recipe": "curator",       curator | kazoo | gozk | plain
+//	        "role": "holder",          holder | waiting: by sequence order
+//	        "session": "0x1000a...",   the node's ephemeralOwner ("0x0": a
+//	                                   persistent node; "" when unread)
+//	        "client": "10.0.0.7:4711", ip:port of that session, "" when the
+//	                                   servers do not tell (four-letter words)
+//	        "watches": "...",          the node it waits on by its own recipe's
+//	                                   rule; "" when it believes it holds
+//	        "watch_verified": true,    true: its session has that watch on the
+//	                                   servers; false: it has not (a waiter
+//	                                   that will never wake); null for a
+//	                                   holder, or when the servers do not tell
+//	        "believes": "holder",      holder | waiting: by its own recipe
+//	                                   (differs from role only in a split queue)
+//	        "data": "user@host pid 42",  the first bytes of its data as
+//	                                   sanitized text ("…" when cut)
+//	        "ctime": "2026-11-23T00:53:54.123Z"  creation, RFC 3339, UTC
+//	      }
+//	    ],
+//	    "other": ["leases"]            children that are not lock nodes
+//	  }
+//	]
+//
+// Every string read from ZooKeeper (path, node, watches, data, other)
+// went through SanitizeString: control characters, escape sequences and
+// invalid UTF-8 appear escaped (`\x1b`), never raw.
+type JSONPath struct {
+	Path     string        `json:"path"`
+	Exists   bool          `json:"exists"`
+	Warnings []JSONWarning `json:"warnings"`
+	Queue    []JSONNode    `json:"queue"`
+	Other    []string      `json:"other"`
+}
+
+// JSONWarning is one warning of a JSONPath.
+type JSONWarning struct {
+	Code    string   `json:"code"`
+	Message string   `json:"message"`
+	Nodes   []string `json:"nodes"`
+}
+
+// JSONNode is one lock node of a JSONPath's queue.
+type JSONNode struct {
+	Node          string `json:"node"`
+	Seq           int32  `json:"seq"`
+	Kind          string `json:"kind"`
+	Recipe        string `json:"recipe"`
+	Role          string `json:"role"`
+	Session       string `json:"session"`
+	Client        string `json:"client"`
+	Watches       string `json:"watches"`
+	WatchVerified *bool  `json:"watch_verified"`
+	Believes      string `json:"believes"`
+	Data          string `json:"data"`
+	Ctime         string `json:"ctime"`
+}
+
+// rfc3339Milli is RFC 3339 with ZooKeeper's millisecond precision.
+const rfc3339Milli = "2006-01-02T15:04:05.000Z07:00"
+
+// ToJSON turns a snapshot into `ls --json`'s value (see JSONPath).
+func ToJSON(snap *Snapshot) []JSONPath {
+	out := make([]JSONPath, 0, len(snap.Queues))
+	for _, q := range snap.Queues {
+		p := JSONPath{
+			Path:     SanitizeString(q.Path, 0),
+			Exists:   q.State == PathPresent || q.State == PathNoAuth,
+			Warnings: make([]JSONWarning, 0, len(q.Warnings)),
+			Queue:    make([]JSONNode, 0, len(q.Nodes)),
+			Other:    make([]string, 0, len(q.Other)),
+		}
+		for _, w := range q.Warnings {
+			jw := JSONWarning{Code: w.Code, Message: SanitizeString(w.Message, 0), Nodes: make([]string, 0, len(w.Nodes))}
+			for _, n := range w.Nodes {
+				jw.Nodes = append(jw.Nodes, SanitizeString(n, 0))
+			}
+			p.Warnings = append(p.Warnings, jw)
+		}
+		for _, n := range q.Nodes {
+			jn := JSONNode{
+				Node:     SanitizeString(n.Name, 0),
+				Seq:      n.Seq,
+				Kind:     n.Kind.String(),
+				Recipe:   n.Recipe.String(),
+				Role:     n.Role.String(),
+				Client:   SanitizeString(n.Client, 0),
+				Watches:  SanitizeString(n.Watches, 0),
+				Believes: n.Believes.String(),
+				Data:     dataText(n, 0),
+			}
+			if !n.Ctime.IsZero() {
+				jn.Session = fmt.Sprintf("0x%x", n.Session)
+				jn.Ctime = n.Ctime.UTC().Format(rfc3339Milli)
+			}
+			switch n.Link {
+			case LinkVerified:
+				jn.WatchVerified = new(bool)
+				*jn.WatchVerified = true
+			case LinkMissing:
+				jn.WatchVerified = new(bool)
+			}
+			p.Queue = append(p.Queue, jn)
+		}
+		for _, o := range q.Other {
+			p.Other = append(p.Other, SanitizeString(o, 0))
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// WriteJSON writes `ls --json` (see JSONPath for the schema).
+func WriteJSON(w io.Writer, snap *Snapshot) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(ToJSON(snap)); err != nil {
+		return fmt.Errorf("zkview: write json: %w", err)
+	}
+	return nil
+}
+
+// dataText is a node's data as sanitized text, "…" when only its first
+// bytes were kept; max > 0 cuts it to max cells.
+func dataText(n Node, max int) string {
+	d := n.Data
+	cut := int(n.DataLen) > len(d)
+	if cut {
+		// Do not show the half of a character the cut made: a start byte
+		// near the end whose rune is incomplete.
+		for k := 1; k < utf8.UTFMax && k <= len(d); k++ {
+			if c := d[len(d)-k]; c >= 0xc0 {
+				if !utf8.FullRune(d[len(d)-k:]) {
+					d = d[:len(d)-k]
+				}
+				break
+			}
+		}
+	}
+	s := Sanitize(d, 0)
+	if cut {
+		s += "…"
+	}
+	if max > 0 {
+		s = SanitizeString(s, max)
+	}
+	return s
+}
+
+// CheckCode is `ls --check`'s exit code: 2 when any queue has a
+// split-holders, deadlock or missing-watch warning, else 0.
+func CheckCode(snap *Snapshot) int {
+	for _, q := range snap.Queues {
+		for _, w := range q.Warnings {
+			switch w.Code {
+			case WarnSplitHolders, WarnDeadlock, WarnMissingWatch:
+				return 2
+			}
+		}
+	}
+	return 0
+}
+
+// WriteText writes `ls`: per path a heading, its warnings, and a table of
+// its queue in sequence order. Every text read from ZooKeeper is
+// sanitized.
+func WriteText(w io.Writer, snap *Snapshot) error {
+	var b strings.Builder
+	switch {
+	case snap.ServerView:
+		fmt.Fprintf(&b, "server view: cons/wchc at %s", snap.ServerViewAt.Format("15:04:05"))
+		if snap.ServerViewNote != "" {
+			fmt.Fprintf(&b, " (%s)", SanitizeString(snap.ServerViewNote, 0))
+		}
+		b.WriteString("\n")
+	case snap.ServerViewNote != "":
+		fmt.Fprintf(&b, "server view: off: %s\n", SanitizeString(snap.ServerViewNote, 0))
+	}
+	if snap.Stale {
+		fmt.Fprintf(&b, "STALE: %s since %s\n", snap.Conn.State, snap.Conn.Since.Format("15:04:05"))
+	}
+	if snap.DiscoveryCapped {
+		b.WriteString("discovery stopped at its bound: more lock parents may exist\n")
+	}
+	for i, q := range snap.Queues {
+		if i > 0 || b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		writeQueueText(&b, q, snap.At)
+	}
+	if len(snap.Queues) == 0 {
+		b.WriteString("no lock parents\n")
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("zkview: write text: %w", err)
+	}
+	return nil
+}
+
+func writeQueueText(b *strings.Builder, q Queue, now time.Time) {
+	path := SanitizeString(q.Path, 0)
+	switch q.State {
+	case PathAbsent:
+		fmt.Fprintf(b, "%s: does not exist\n", path)
+		return
+	case PathNoAuth:
+		fmt.Fprintf(b, "%s: no permission to list (%s)\n", path, SanitizeString(q.Err, 0))
+		return
+	case PathError:
+		fmt.Fprintf(b, "%s: error: %s\n", path, SanitizeString(q.Err, 0))
+		return
+	case PathPending:
+		fmt.Fprintf(b, "%s: not read yet\n", path)
+		return
+	}
+	holders := 0
+	for _, n := range q.Nodes {
+		if n.Role == lockops.RoleHolder {
+			holders++
+		}
+	}
+	fmt.Fprintf(b, "%s: %d lock nodes, %d holding, %d waiting\n", path, len(q.Nodes), holders, len(q.Nodes)-holders)
+	for _, w := range q.Warnings {
+		fmt.Fprintf(b, "  WARNING %s: %s\n", w.Code, SanitizeString(w.Message, 0))
+	}
+	if len(q.Nodes) > 0 {
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  #\tSEQ\tROLE\tKIND\tRECIPE\tSESSION\tCLIENT\tWAITS ON\tAGE\tDATA\tNODE")
+		for i, n := range q.Nodes {
+			role := n.Role.String()
+			if n.Believes != n.Role {
+				role += " (believes " + n.Believes.String() + ")"
+			}
+			waits := "-"
+			if n.Watches != "" {
+				waits = shortNode(n.Watches) + " " + n.Link.String()
+			}
+			if n.Herd {
+				waits += " HERD"
+			}
+			session, client := "-", "-"
+			if !n.Ctime.IsZero() {
+				session = fmt.Sprintf("0x%x", n.Session)
+			}
+			if n.Client != "" {
+				client = SanitizeString(n.Client, 0)
+			}
+			data := dataText(n, 32)
+			if data == "" {
+				data = "-"
+			}
+			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, n.Seq, role, n.Kind, n.Recipe,
+				session, client, waits, age(n, now), data, SanitizeString(n.Name, 0))
+		}
+		tw.Flush()
+	}
+	if len(q.Other) > 0 {
+		others := make([]string, len(q.Other))
+		for i, o := range q.Other {
+			others[i] = SanitizeString(o, 0)
+		}
+		fmt.Fprintf(b, "  other children: %s\n", strings.Join(others, ", "))
+	}
+}
+
+// shortNode names a watched node by its sequence when it is a lock node.
+func shortNode(name string) string {
+	if n, ok := lockops.ParseName(name); ok {
+		return fmt.Sprintf("#%d", n.Seq)
+	}
+	return SanitizeString(name, 24)
+}
+
+// age is "held 1.2s" ("held ≥1.2s" when the monitor did not see the hold
+// begin) or "waits 3.0s".
+func age(n Node, now time.Time) string {
+	if n.Since.IsZero() {
+		return "-"
+	}
+	d := fmtGap(now.Sub(n.Since))
+	if n.Role == lockops.RoleHolder {
+		if !n.SinceExact {
+			return "held ≥" + d
+		}
+		return "held " + d
+	}
+	return "waits " + d
+}

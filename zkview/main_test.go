@@ -1,0 +1,217 @@
+package zkview
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"zklock/lockops"
+	"zklock/sandbox"
+)
+
+// The integration tests share one standalone ZooKeeper (100 ms tick, so
+// sessions may be as short as 200 ms), started by the first test that
+// needs it and stopped by TestMain. The fault tests start their own
+// ensemble.
+var shared struct {
+	once sync.Once
+	c    *sandbox.Cluster
+	err  error
+}
+
+const installHint = "zkview tests need a real ZooKeeper and Java (make deps, or apt-get install zookeeper default-jre-headless)"
+
+func testCluster(t testing.TB) *sandbox.Cluster {
+	t.Helper()
+	shared.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		shared.c, shared.err = sandbox.Start(ctx, sandbox.Options{Members: 1, TickTime: 100 * time.Millisecond})
+	})
+	if shared.err != nil {
+		t.Fatalf("%s: %v", installHint, shared.err)
+	}
+	return shared.c
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.c != nil {
+		shared.c.Close()
+	}
+	os.Exit(code)
+}
+
+var pathSeq atomic.Int64
+
+// testPath is a fresh lock parent path for one test.
+func testPath(t testing.TB) string {
+	name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
+	return fmt.Sprintf("/zkview/%s-%d", name, pathSeq.Add(1))
+}
+
+// session connects a lockops Session, closed at the end of the test.
+func session(t testing.TB, servers []string, opts ...lockops.SessionOption) *lockops.Session {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	opts = append([]lockops.SessionOption{lockops.WithSessionTimeout(4 * time.Second)}, opts...)
+	s, err := lockops.Connect(ctx, servers, opts...)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// rawConn is a plain go-zookeeper client (a "bad client" or a recipe
+// written by hand).
+func rawConn(t testing.TB, servers []string) *zk.Conn {
+	t.Helper()
+	return sandbox.ConnectT(t, servers, 4*time.Second)
+}
+
+// mkdirs creates p and its parents as persistent nodes.
+func mkdirs(t testing.TB, c *zk.Conn, p string) {
+	t.Helper()
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	cur := ""
+	for _, part := range parts {
+		cur += "/" + part
+		_, err := c.Create(cur, nil, 0, zk.WorldACL(zk.PermAll))
+		if err != nil && err != zk.ErrNodeExists {
+			t.Fatalf("create %s: %v", cur, err)
+		}
+	}
+}
+
+// createSeq creates an ephemeral sequential child named prefix+seq.
+func createSeq(t testing.TB, c *zk.Conn, parent, prefix string, data []byte) string {
+	t.Helper()
+	p, err := c.Create(parent+"/"+prefix, data, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+	if err != nil {
+		t.Fatalf("create %s/%s: %v", parent, prefix, err)
+	}
+	return p[strings.LastIndexByte(p, '/')+1:]
+}
+
+// watcher starts a Watcher, closed at the end of the test, and a reader
+// that keeps its Updates drained (collecting every update for the tests
+// that check them).
+type testWatcher struct {
+	*Watcher
+	mu      sync.Mutex
+	updates []Update
+	done    chan struct{}
+}
+
+func watch(t testing.TB, s *lockops.Session, cfg Config) *testWatcher {
+	t.Helper()
+	w, err := Watch(context.Background(), s, cfg)
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	tw := &testWatcher{Watcher: w, done: make(chan struct{})}
+	go func() {
+		defer close(tw.done)
+		for u := range w.Updates() {
+			tw.mu.Lock()
+			tw.updates = append(tw.updates, u)
+			tw.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		w.Close()
+		<-tw.done
+	})
+	return tw
+}
+
+// events returns every event received so far.
+func (tw *testWatcher) events() []Event {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	var evs []Event
+	for _, u := range tw.updates {
+		evs = append(evs, u.Events...)
+	}
+	return evs
+}
+
+// waitFor polls the Watcher's snapshot until cond holds, failing the test
+// after timeout with desc and the last snapshot.
+func waitFor(t testing.TB, w *testWatcher, timeout time.Duration, desc string, cond func(*Snapshot) bool) *Snapshot {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		s := w.Snapshot()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			var b strings.Builder
+			_ = WriteText(&b, s)
+			t.Fatalf("timed out after %v waiting for %s; last snapshot (conn %v):\n%s", timeout, desc, s.Conn.State, b.String())
+		}
+		<-tick.C
+	}
+}
+
+// eventually waits for cond with a deadline.
+func eventually(t testing.TB, timeout time.Duration, desc string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, desc)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func queueOf(s *Snapshot, p string) *Queue {
+	for i := range s.Queues {
+		if s.Queues[i].Path == p {
+			return &s.Queues[i]
+		}
+	}
+	return nil
+}
+
+func names(q *Queue) []string {
+	if q == nil {
+		return nil
+	}
+	out := make([]string, len(q.Nodes))
+	for i, n := range q.Nodes {
+		out[i] = n.Name
+	}
+	return out
+}
+
+func hasWarning(q *Queue, code string) *Warning {
+	if q == nil {
+		return nil
+	}
+	for i := range q.Warnings {
+		if q.Warnings[i].Code == code {
+			return &q.Warnings[i]
+		}
+	}
+	return nil
+}
+
+func tctx(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}

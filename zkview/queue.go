@@ -1,0 +1,393 @@
+package zkview
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"zklock/lockops"
+)
+
+// nodeRec is what the model knows of one lock node: its stat and data,
+// read once, and what the monitor saw of its roles.
+type nodeRec struct {
+	fetched bool // stat and data read (false: the Get failed, read again later)
+	session int64
+	data    []byte
+	dataLen int32
+	ctime   time.Time
+	mtime   time.Time
+	version int32
+
+	firstSeen time.Time
+	role      lockops.Role
+	believes  lockops.Role
+	// believedHolder: the replay said holder at a listing the monitor
+	// read. A client that took its lock does not look again until it lets
+	// go, so it keeps believing it holds whatever a replay on a later list
+	// says (Kazoo 2.8's readers, asked again once a writer queued behind
+	// them, would wait on it; they do not ask again).
+	believedHolder bool
+	// holdUnknown: first seen in the queue's first listing as a holder by
+	// sequence order that its recipe's replay would make wait; whether it
+	// took the lock on an earlier list or really waits is decided by the
+	// servers' watches (see believed).
+	holdUnknown  bool
+	since        time.Time
+	exact        bool
+	watches      string
+	watchesSince time.Time // when watches took its value, as the monitor saw
+}
+
+// queueModel is one lock parent. Guarded by Watcher.mu; changed only by
+// its path's goroutine (apply, setState) and read by the builder.
+type queueModel struct {
+	path, abs string
+	state     PathState
+	err       string
+	seen      bool // listed, or seen absent: later nodes are new ones
+	kids      []string
+	order     lockops.Queue
+	nodes     map[string]*nodeRec // the lock nodes of order
+	listedAt  time.Time           // when the current listing was asked for
+	eventAt   time.Time           // when its watch last fired
+	handoffs  []Handoff
+	depth     []DepthSample
+
+	built    Queue // the last immutable Queue handed out
+	hasBuilt bool
+	dirty    bool
+}
+
+func newQueueModel(p, abs string) *queueModel {
+	return &queueModel{path: p, abs: abs, nodes: map[string]*nodeRec{}, dirty: true}
+}
+
+// needFetch names the lock nodes of kids whose stat and data are unknown.
+func (q *queueModel) needFetch(kids []string) []string {
+	var need []string
+	for _, k := range kids {
+		if r, ok := q.nodes[k]; ok && r.fetched {
+			continue
+		}
+		if _, ok := lockops.ParseName(k); ok {
+			need = append(need, k)
+		}
+	}
+	return need
+}
+
+// setState records that the parent could not be listed. Absent and NoAuth
+// empty the queue: nothing in it can be known.
+func (q *queueModel) setState(w *Watcher, st PathState, msg string, now time.Time) {
+	if q.state == st && q.err == msg {
+		return
+	}
+	prev := q.state
+	q.state, q.err = st, msg
+	q.dirty = true
+	if st == PathAbsent || st == PathNoAuth {
+		if st == PathAbsent {
+			q.seen = true
+		}
+		q.kids, q.order, q.nodes = nil, lockops.Queue{}, map[string]*nodeRec{}
+		q.sampleDepth(now, 0)
+	}
+	ev := Event{At: now, Kind: EventPath, Path: q.path}
+	name := SanitizeString(q.path, 0)
+	switch st {
+	case PathAbsent:
+		if prev == PathPresent {
+			ev.Text = fmt.Sprintf("%s was deleted: watching until it appears again", name)
+		} else {
+			ev.Text = fmt.Sprintf("%s does not exist: watching until it appears", name)
+		}
+	case PathNoAuth:
+		ev.Text = fmt.Sprintf("%s: no permission to list it (%s)", name, SanitizeString(msg, 200))
+	case PathError:
+		ev.Text = fmt.Sprintf("%s: %s", name, SanitizeString(msg, 200))
+	default:
+		return
+	}
+	w.emitLocked(ev)
+}
+
+// apply merges one listing: kids as listed (issued when asked for, done
+// when read and the new nodes fetched; evAt when the event that asked for
+// it came) and the new nodes' reads.
+func (q *queueModel) apply(w *Watcher, kids []string, got []fetched, issued, done, evAt time.Time) {
+	gotBy := make(map[string]fetched, len(got))
+	for _, f := range got {
+		gotBy[f.name] = f
+	}
+	cur := kids
+	if len(got) > 0 {
+		cur = make([]string, 0, len(kids))
+		for _, k := range kids {
+			if !gotBy[k].gone {
+				cur = append(cur, k)
+			}
+		}
+	}
+	initial := !q.seen
+	if q.state != PathPresent && !initial {
+		w.emitLocked(Event{At: done, Kind: EventPath, Path: q.path,
+			Text: fmt.Sprintf("%s appeared", SanitizeString(q.path, 0))})
+	}
+
+	prev := q.order
+	order := lockops.Order(cur)
+	inNew := make(map[string]bool, len(order.Entries))
+	for _, e := range order.Entries {
+		inNew[e.Name] = true
+	}
+	var departed []lockops.Entry
+	for _, e := range prev.Entries {
+		if !inNew[e.Name] {
+			departed = append(departed, e)
+		}
+	}
+	prevByName := make(map[string]lockops.Entry, len(prev.Entries))
+	for _, e := range prev.Entries {
+		prevByName[e.Name] = e
+	}
+
+	var created []lockops.Entry
+	var handoffs []Handoff
+	nodes := make(map[string]*nodeRec, len(order.Entries))
+	for _, e := range order.Entries {
+		r, existed := q.nodes[e.Name]
+		f := gotBy[e.Name]
+		switch {
+		case existed && !r.fetched && f.rec != nil:
+			r.fetched, r.session, r.data, r.dataLen = true, f.rec.session, f.rec.data, f.rec.dataLen
+			r.ctime, r.mtime, r.version = f.rec.ctime, f.rec.mtime, f.rec.version
+			if r.role == lockops.RoleWaiting {
+				r.since, r.exact = r.ctime, true
+			}
+		case !existed:
+			if f.rec != nil {
+				r = f.rec
+			} else {
+				r = &nodeRec{}
+			}
+			r.firstSeen = done
+		}
+		nodes[e.Name] = r
+
+		switch {
+		case !existed && initial:
+			// Seen for the first time in a queue seen for the first time:
+			// a holder has held at least since now.
+			r.since, r.exact = done, false
+			if e.Role == lockops.RoleWaiting && r.fetched {
+				r.since, r.exact = r.ctime, true
+			}
+		case !existed:
+			created = append(created, e)
+			r.since, r.exact = done, r.fetched
+			if r.fetched && r.ctime.Before(done) {
+				r.since = r.ctime
+			}
+			if e.Role == lockops.RoleHolder {
+				if from := releasedBefore(e, prevByName, departed); from != "" {
+					// Its predecessor went between two listings: the hold
+					// began when the release was told.
+					r.since, r.exact = evAt, true
+					handoffs = append(handoffs, Handoff{Path: q.path, From: from, To: e.Name, At: done, Gap: done.Sub(evAt)})
+				}
+			}
+		case r.role != e.Role:
+			if e.Role == lockops.RoleHolder {
+				r.since, r.exact = evAt, true
+				handoffs = append(handoffs, Handoff{Path: q.path, From: releasedBefore(e, prevByName, departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
+			} else {
+				r.since, r.exact = done, false
+			}
+		}
+		r.role = e.Role
+		believes, watches := r.believe(e, initial && !existed)
+		r.believes = believes
+		if !existed || r.watches != watches {
+			r.watches, r.watchesSince = watches, done
+		}
+	}
+	for i := range created {
+		r := nodes[created[i].Name]
+		created[i].Believes, created[i].Watches = r.believes, r.watches
+	}
+
+	if !initial {
+		q.emitChanges(w, done, created, departed, prev, handoffs)
+	} else {
+		holder := "no holder"
+		if h := order.Holders(); len(h) > 0 {
+			holder = "held by " + SanitizeString(h[0].Name, 60)
+			if len(h) > 1 {
+				holder += fmt.Sprintf(" and %d more", len(h)-1)
+			}
+		}
+		w.emitLocked(Event{At: done, Kind: EventInfo, Path: q.path,
+			Text: fmt.Sprintf("listed %s: %d lock nodes, %s", SanitizeString(q.path, 0), len(order.Entries), holder)})
+	}
+	for _, h := range handoffs {
+		q.handoffs = append(q.handoffs, h)
+	}
+	if over := len(q.handoffs) - maxHandoffs; over > 0 {
+		q.handoffs = append([]Handoff(nil), q.handoffs[over:]...)
+	}
+
+	q.kids, q.order, q.nodes = cur, order, nodes
+	q.listedAt, q.seen = issued, true
+	q.state, q.err = PathPresent, ""
+	q.sampleDepth(done, len(order.Entries))
+	q.dirty = true
+}
+
+// believe is what e's own client believes, given what the monitor saw of
+// it: the replay on this list (Entry.Believes, Entry.Watches), except
+// that a node once seen believing it holds keeps holding. first: the node
+// is in the queue's first listing, with no history.
+func (r *nodeRec) believe(e lockops.Entry, first bool) (lockops.Role, string) {
+	if e.Believes == lockops.RoleHolder {
+		r.believedHolder, r.holdUnknown = true, false
+	} else if first && e.Role == lockops.RoleHolder {
+		r.holdUnknown = true
+	}
+	if r.believedHolder {
+		return lockops.RoleHolder, ""
+	}
+	return e.Believes, e.Watches
+}
+
+// releasedBefore names the node whose release let e hold: its predecessor
+// in the previous listing when that one is gone, else the last holder
+// that left; "" when none left (e holds without a release).
+func releasedBefore(e lockops.Entry, prevByName map[string]lockops.Entry, departed []lockops.Entry) string {
+	if p, ok := prevByName[e.Name]; ok && p.Predecessor != "" {
+		for _, d := range departed {
+			if d.Name == p.Predecessor {
+				return d.Name
+			}
+		}
+	}
+	from := ""
+	for _, d := range departed {
+		if d.Role == lockops.RoleHolder || d.Name == e.Predecessor {
+			from = d.Name
+		}
+	}
+	if from == "" {
+		// A new node holding at first sight after its predecessor left:
+		// the last departed node before it in sequence order.
+		for _, d := range departed {
+			if lockops.SeqLess(d.Seq, e.Seq) {
+				from = d.Name
+			}
+		}
+	}
+	return from
+}
+
+// emitChanges tells what one listing changed, node by node while that
+// stays readable, as a summary beyond maxEventsPerListing.
+func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []lockops.Entry, prev lockops.Queue, handoffs []Handoff) {
+	if len(created)+len(departed) > maxEventsPerListing {
+		w.emitLocked(Event{At: at, Kind: EventInfo, Path: q.path,
+			Text: fmt.Sprintf("%s: %d nodes created, %d deleted", SanitizeString(q.path, 0), len(created), len(departed))})
+	} else {
+		for _, d := range departed {
+			w.emitLocked(Event{At: at, Kind: EventDeleted, Path: q.path, Node: d.Name, Text: q.deletedText(d, prev, at)})
+		}
+	}
+	for _, h := range handoffs {
+		text := fmt.Sprintf("%s holds", short(h.To))
+		if h.From != "" {
+			text = fmt.Sprintf("%s released → %s holds after %s", short(h.From), short(h.To), fmtGap(h.Gap))
+		}
+		w.emitLocked(Event{At: at, Kind: EventHandoff, Path: q.path, Node: h.To, Text: text})
+	}
+	if len(created)+len(departed) > maxEventsPerListing {
+		return
+	}
+	for _, e := range created {
+		var text string
+		switch {
+		case e.Role == lockops.RoleHolder:
+			text = fmt.Sprintf("%s created (%s %s): holds", short(e.Name), e.Recipe, e.Kind)
+		case e.Watches != "":
+			text = fmt.Sprintf("%s created (%s %s): waits, watching %s", short(e.Name), e.Recipe, e.Kind, short(e.Watches))
+		default:
+			text = fmt.Sprintf("%s created (%s %s): waits", short(e.Name), e.Recipe, e.Kind)
+		}
+		w.emitLocked(Event{At: at, Kind: EventCreated, Path: q.path, Node: e.Name, Text: text})
+	}
+}
+
+func (q *queueModel) deletedText(d lockops.Entry, prev lockops.Queue, at time.Time) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s deleted", short(d.Name))
+	if r, ok := q.nodes[d.Name]; ok {
+		if d.Role == lockops.RoleHolder {
+			bound := ""
+			if !r.exact {
+				bound = "at least "
+			}
+			fmt.Fprintf(&b, " (held %s%s)", bound, fmtGap(at.Sub(r.since)))
+		} else {
+			fmt.Fprintf(&b, " (waited %s)", fmtGap(at.Sub(r.since)))
+		}
+	}
+	var watchers []string
+	for _, e := range prev.Entries {
+		if e.Watches == d.Name {
+			watchers = append(watchers, short(e.Name))
+		}
+	}
+	if len(watchers) > 0 {
+		fmt.Fprintf(&b, "; wakes %s", strings.Join(watchers, ", "))
+	}
+	return b.String()
+}
+
+// sampleDepth keeps the largest depth of each second.
+func (q *queueModel) sampleDepth(at time.Time, depth int) {
+	sec := at.Truncate(time.Second)
+	if n := len(q.depth); n > 0 && q.depth[n-1].At.Equal(sec) {
+		q.depth[n-1].Depth = max(q.depth[n-1].Depth, depth)
+		return
+	}
+	q.depth = append(q.depth, DepthSample{At: sec, Depth: depth})
+	if over := len(q.depth) - depthSamples; over > 0 {
+		q.depth = append([]DepthSample(nil), q.depth[over:]...)
+	}
+}
+
+// short is a node name for an event or warning line: sanitized, and cut
+// beyond 64 cells (every recipe's own names are shorter: Curator's are 55
+// characters), keeping the tail, where the sequence is.
+func short(name string) string {
+	s := SanitizeString(name, 0)
+	const max = 64
+	if len([]rune(s)) <= max {
+		return s
+	}
+	r := []rune(s)
+	return "…" + string(r[len(r)-(max-1):])
+}
+
+// fmtGap prints a duration for a person: 3.2ms, 1.4s, 2m3s.
+func fmtGap(d time.Duration) string {
+	switch {
+	case d < 0:
+		d = 0
+		fallthrough
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000)
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Truncate(time.Second).String()
+}

@@ -1,0 +1,296 @@
+package zkview
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"zklock/lockops"
+)
+
+// step is one lock request in a scripted queue.
+type step struct {
+	peer   *peerProc
+	client int
+	kind   string
+	holds  bool // the client gets the lock at once
+}
+
+// queueUp runs steps in order on path, each once the previous one's node
+// is in the watcher's model, and returns the node of each step.
+func queueUp(t *testing.T, w *testWatcher, path string, steps []step) []string {
+	t.Helper()
+	for i, s := range steps {
+		id := stepID(path, i)
+		s.peer.acquire(s.client, id, path, s.kind)
+		if s.holds {
+			s.peer.wait("acquired "+id, 30*time.Second)
+		}
+		waitFor(t, w, 30*time.Second, fmt.Sprintf("node %d on %s", i, path), func(snap *Snapshot) bool {
+			q := queueOf(snap, path)
+			return q != nil && len(q.Nodes) == i+1 && q.Nodes[i].Session == s.peer.sessions[s.client]
+		})
+	}
+	q := queueOf(w.Snapshot(), path)
+	return names(q)
+}
+
+// stepID names step i of queueUp on path for the peer.
+func stepID(path string, i int) string {
+	return fmt.Sprintf("%s-%d", strings.NewReplacer("/", "_").Replace(path), i)
+}
+
+// TestRealClientQueues: queues built by real Curator and Kazoo clients
+// (mutex and read/write) and by lockops: order, holders, kinds, owners
+// and each waiter's watch equal ZooKeeper's truth (ephemeralOwner, wchc).
+func TestRealClientQueues(t *testing.T) {
+	c := testCluster(t)
+	base := testPath(t)
+	paths := map[string]string{
+		"curator-mutex": base + "/curator-mutex",
+		"curator-rw":    base + "/curator-rw",
+		"kazoo-mutex":   base + "/kazoo-mutex",
+		"kazoo-rw":      base + "/kazoo-rw",
+		"lockops":       base + "/lockops",
+	}
+	raw := rawConn(t, c.Servers())
+	for _, p := range paths {
+		mkdirs(t, raw, p)
+	}
+	cur := startPeers(t, "curator", c.Servers(), 7)
+	kaz := startPeers(t, "kazoo", c.Servers(), 7)
+	mon := session(t, c.Servers())
+	all := slices.Sorted(func(yield func(string) bool) {
+		for _, p := range paths {
+			if !yield(p) {
+				return
+			}
+		}
+	})
+	w := watch(t, mon, Config{Paths: all, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
+
+	type want struct {
+		kind  lockops.Kind
+		holds bool
+	}
+	expect := map[string][]want{}
+	run := func(key string, steps []step, kinds []lockops.Kind) {
+		queueUp(t, w, paths[key], steps)
+		for i, s := range steps {
+			expect[key] = append(expect[key], want{kinds[i], s.holds})
+		}
+	}
+	M, R, W := lockops.KindMutex, lockops.KindRead, lockops.KindWrite
+	run("curator-mutex", []step{{cur, 0, "mutex", true}, {cur, 1, "mutex", false}, {cur, 2, "mutex", false}}, []lockops.Kind{M, M, M})
+	run("curator-rw", []step{{cur, 3, "write", true}, {cur, 4, "read", false}, {cur, 5, "read", false}, {cur, 6, "write", false}}, []lockops.Kind{W, R, R, W})
+	run("kazoo-mutex", []step{{kaz, 0, "mutex", true}, {kaz, 1, "mutex", false}, {kaz, 2, "mutex", false}}, []lockops.Kind{M, M, M})
+	run("kazoo-rw", []step{{kaz, 3, "read", true}, {kaz, 4, "read", true}, {kaz, 5, "write", false}, {kaz, 6, "read", false}}, []lockops.Kind{R, R, W, R})
+
+	ctx := tctx(t, 60*time.Second)
+	for i := range 3 {
+		l := lockops.NewLock(session(t, c.Servers()), paths["lockops"])
+		if i == 0 {
+			if err := l.Acquire(ctx); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			go func() { _ = l.Acquire(ctx) }()
+		}
+		eventually(t, 10*time.Second, "lockops node", func() bool { return l.Node() != "" })
+		expect["lockops"] = append(expect["lockops"], want{M, i == 0})
+	}
+
+	snap := waitFor(t, w, 30*time.Second, "every waiter verified by the servers", func(s *Snapshot) bool {
+		if !s.ServerView {
+			return false
+		}
+		for key, p := range paths {
+			q := queueOf(s, p)
+			if q == nil || len(q.Nodes) != len(expect[key]) {
+				return false
+			}
+			for _, n := range q.Nodes {
+				if n.Watches != "" && n.Link != LinkVerified {
+					return false
+				}
+			}
+		}
+		return true
+	})
+	watches := serverWatches(t, c.Servers())
+	for key, p := range paths {
+		q := queueOf(snap, p)
+		if len(q.Warnings) != 0 {
+			t.Errorf("%s: single-recipe queue has warnings %+v", key, q.Warnings)
+		}
+		kids, _, err := raw.Children(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := names(q); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(kids))) {
+			t.Errorf("%s: model %v, server %v", key, got, kids)
+		}
+		for i, n := range q.Nodes {
+			if i > 0 && !lockops.SeqLess(q.Nodes[i-1].Seq, n.Seq) {
+				t.Errorf("%s: %s before %s", key, q.Nodes[i-1].Name, n.Name)
+			}
+			_, st, err := raw.Get(p + "/" + n.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n.Session != st.EphemeralOwner {
+				t.Errorf("%s %s: session 0x%x, ephemeralOwner 0x%x", key, n.Name, n.Session, st.EphemeralOwner)
+			}
+			e := expect[key][i]
+			if n.Kind != e.kind || (n.Role == lockops.RoleHolder) != e.holds || n.Believes != n.Role {
+				t.Errorf("%s %s: kind %v role %v believes %v, want kind %v holds %v", key, n.Name, n.Kind, n.Role, n.Believes, e.kind, e.holds)
+			}
+			// What the session really watches under the parent is exactly
+			// what the model says it waits on.
+			var real []string
+			for _, wp := range watches[n.Session] {
+				if strings.HasPrefix(wp, p+"/") {
+					real = append(real, strings.TrimPrefix(wp, p+"/"))
+				}
+			}
+			var model []string
+			if n.Watches != "" {
+				model = []string{n.Watches}
+			}
+			if key == "lockops" {
+				// lockops may watch one node more (see its doc): the
+				// predecessor must be among them.
+				if n.Watches != "" && !slices.Contains(real, n.Watches) {
+					t.Errorf("%s %s: wchc %v lacks %s", key, n.Name, real, n.Watches)
+				}
+				continue
+			}
+			sort.Strings(real)
+			if !slices.Equal(real, model) {
+				t.Errorf("%s %s: model watches %v, wchc says %v", key, n.Name, model, real)
+			}
+		}
+	}
+	var js strings.Builder
+	if err := WriteJSON(&js, snap); err != nil {
+		t.Fatal(err)
+	}
+	if CheckCode(snap) != 0 {
+		t.Errorf("check code %d for healthy queues:\n%s", CheckCode(snap), js.String())
+	}
+
+	// A fresh look without history (`zklock ls`), with and without the
+	// server view: Kazoo's holding readers, which their replay on today's
+	// list would make wait on the writer queued behind them, still hold.
+	for _, sview := range []bool{true, false} {
+		fresh, err := Load(ctx, mon, Config{Paths: all, ServerView: sview})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for key, p := range paths {
+			q := queueOf(fresh, p)
+			if len(q.Warnings) != 0 {
+				t.Errorf("Load (server view %v) %s: warnings %+v", sview, key, q.Warnings)
+			}
+			for i, n := range q.Nodes {
+				if (n.Believes == lockops.RoleHolder) != expect[key][i].holds {
+					t.Errorf("Load (server view %v) %s %s: believes %v", sview, key, n.Name, n.Believes)
+				}
+			}
+		}
+		if CheckCode(fresh) != 0 {
+			t.Errorf("Load (server view %v): check code %d", sview, CheckCode(fresh))
+		}
+	}
+}
+
+// TestSplitHolders: stock Curator and stock Kazoo on one parent both hold:
+// split-holders names both nodes, and `ls --check` exits 2.
+func TestSplitHolders(t *testing.T) {
+	c := testCluster(t)
+	p := testPath(t)
+	mkdirs(t, rawConn(t, c.Servers()), p)
+	cur := startPeers(t, "curator", c.Servers(), 1)
+	kaz := startPeers(t, "kazoo", c.Servers(), 1)
+	cur.acquire(0, "c", p, "mutex")
+	cur.wait("acquired c", 30*time.Second)
+	kaz.acquire(0, "k", p, "mutex")
+	kaz.wait("acquired k", 30*time.Second)
+
+	snap, err := Load(tctx(t, 20*time.Second), session(t, c.Servers()), Config{Paths: []string{p}, ServerView: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := queueOf(snap, p)
+	if q == nil || len(q.Nodes) != 2 {
+		t.Fatalf("queue %+v", q)
+	}
+	split := hasWarning(q, WarnSplitHolders)
+	if split == nil || !slices.Equal(split.Nodes, names(q)) {
+		t.Fatalf("split-holders %+v, want both of %v", split, names(q))
+	}
+	if q.Nodes[0].Recipe != lockops.RecipeCurator || q.Nodes[1].Recipe != lockops.RecipeKazoo ||
+		q.Nodes[1].Role != lockops.RoleWaiting || q.Nodes[1].Believes != lockops.RoleHolder {
+		t.Errorf("nodes %+v", q.Nodes)
+	}
+	if hasWarning(q, WarnMixedRecipes) == nil {
+		t.Errorf("no mixed-recipes warning: %+v", q.Warnings)
+	}
+	if CheckCode(snap) != 2 {
+		t.Errorf("check code %d, want 2", CheckCode(snap))
+	}
+}
+
+// TestKazooDeadlock: Kazoo 2.8's read lock rule deadlocks W1 R1 W2 once
+// W1 goes; the servers' watches show the cycle, flagged deadlock naming
+// R1 and W2.
+func TestKazooDeadlock(t *testing.T) {
+	c := testCluster(t)
+	p := testPath(t)
+	mkdirs(t, rawConn(t, c.Servers()), p)
+	kaz := startPeers(t, "kazoo", c.Servers(), 3)
+	mon := session(t, c.Servers())
+	w := watch(t, mon, Config{Paths: []string{p}, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
+	nodes := queueUp(t, w, p, []step{{kaz, 0, "write", true}, {kaz, 1, "read", false}, {kaz, 2, "write", false}})
+	w1, r1, w2 := nodes[0], nodes[1], nodes[2]
+	// Before the release: a chain, no cycle (R1 really waits on W1).
+	waitFor(t, w, 15*time.Second, "chain verified", func(s *Snapshot) bool {
+		q := queueOf(s, p)
+		return s.ServerView && q.Nodes[1].Link == LinkVerified && q.Nodes[2].Link == LinkVerified
+	})
+	if d := hasWarning(queueOf(w.Snapshot(), p), WarnDeadlock); d != nil {
+		t.Errorf("deadlock before W1 released: %+v", d)
+	}
+	kaz.release(stepID(p, 0))
+	snap := waitFor(t, w, 20*time.Second, "deadlock", func(s *Snapshot) bool {
+		q := queueOf(s, p)
+		return q != nil && len(q.Nodes) == 2 && hasWarning(q, WarnDeadlock) != nil
+	})
+	q := queueOf(snap, p)
+	d := hasWarning(q, WarnDeadlock)
+	if !slices.Equal(d.Nodes, []string{r1, w2}) {
+		t.Errorf("deadlock names %v, want [%s %s] (W1 was %s)", d.Nodes, r1, w2, w1)
+	}
+	if CheckCode(snap) != 2 {
+		t.Errorf("check code %d, want 2", CheckCode(snap))
+	}
+	if kaz.acquired(stepID(p, 1)) || kaz.acquired(stepID(p, 2)) {
+		t.Errorf("a deadlocked client got the lock")
+	}
+	// A fresh look (no history) sees the same cycle in the servers' watches.
+	fresh, err := Load(tctx(t, 20*time.Second), mon, Config{Paths: []string{p}, ServerView: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := hasWarning(queueOf(fresh, p), WarnDeadlock); d == nil || !slices.Equal(d.Nodes, []string{r1, w2}) {
+		t.Errorf("Load: deadlock %+v", d)
+	}
+	// The real watches: R1's session on W2, W2's session on R1.
+	watches := serverWatches(t, c.Servers())
+	if !slices.Contains(watches[q.Nodes[0].Session], p+"/"+w2) || !slices.Contains(watches[q.Nodes[1].Session], p+"/"+r1) {
+		t.Errorf("wchc does not show the cycle: %v", watches)
+	}
+}

@@ -1,0 +1,206 @@
+package zkview
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"zklock/lockops"
+	"zklock/sandbox"
+)
+
+func TestParseCons(t *testing.T) {
+	out := ` /127.0.0.1:38920[1](queued=0,recved=10,sent=10,sid=0x100009311fa0000,lop=PING,est=1795395636133,to=4000,lcxid=0x8,lzxid=0x4,lresp=9646945,llat=0,minlat=0,avglat=1,maxlat=6)
+ /127.0.0.1:38934[0](queued=0,recved=1,sent=0)
+ /[0:0:0:0:0:0:0:1]:41000[1](queued=0,recved=3,sent=3,sid=0x2,lop=PING)
+ /0:0:0:0:0:0:0:1:41001[1](queued=0,recved=3,sent=3,sid=0x3,lop=PING)
+ host.example/10.0.0.7:4711[1](queued=0,sid=0xff,lop=PING)
+ /[fe80:0:0:0:0:0:0:1%eth0]:5[1](queued=0,sid=0x4)
+garbage line
+`
+	got := parseCons(out)
+	want := map[int64]string{
+		0x100009311fa0000: "127.0.0.1:38920",
+		2:                 "[::1]:41000",
+		3:                 "[::1]:41001",
+		0xff:              "10.0.0.7:4711",
+		4:                 "[fe80::1%eth0]:5",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("parseCons = %v, want %v", got, want)
+	}
+}
+
+func TestParseWchc(t *testing.T) {
+	out := "0x100009311fa0000\n\t/t/a/x-0000000000\n\t/t/a/x-0000000001\n\n0x2\n\t/zookeeper/config\n"
+	got := parseWchc(out)
+	if !slices.Equal(got[0x100009311fa0000], []string{"/t/a/x-0000000000", "/t/a/x-0000000001"}) || len(got[2]) != 1 {
+		t.Errorf("parseWchc = %v", got)
+	}
+}
+
+func TestFindCycle(t *testing.T) {
+	tests := []struct {
+		edges [][]int
+		want  []int
+	}{
+		{[][]int{{1}, {2}, nil}, nil},
+		{[][]int{nil, {2}, {1}}, []int{1, 2}},
+		{[][]int{{1}, {2}, {3}, {1}}, []int{1, 2, 3}},
+		{[][]int{{1, 2}, nil, {1}}, nil},
+	}
+	for _, tt := range tests {
+		if got := findCycle(tt.edges); !slices.Equal(got, tt.want) {
+			t.Errorf("findCycle(%v) = %v, want %v", tt.edges, got, tt.want)
+		}
+	}
+}
+
+// serverWatches asks the member for wchc and returns session -> paths.
+func serverWatches(t testing.TB, addrs []string) map[int64][]string {
+	t.Helper()
+	all := map[int64][]string{}
+	for _, a := range addrs {
+		out, err := sandbox.FourLetter(context.Background(), a, "wchc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for s, ps := range parseWchc(out) {
+			all[s] = append(all[s], ps...)
+		}
+	}
+	return all
+}
+
+// TestChainVerifiedHerdMissing: a healthy queue of lockops Locks is all
+// verified and its clients known; then bad clients (four sessions
+// watching the holder, a waiter with no watch) raise herd and
+// missing-watch, and `ls --check` exits 2.
+func TestChainVerifiedHerdMissing(t *testing.T) {
+	c := testCluster(t)
+	p := testPath(t)
+	ctx := tctx(t, 40*time.Second)
+	var locks []*lockops.Lock
+	for i := range 4 {
+		l := lockops.NewLock(session(t, c.Servers()), p)
+		if i == 0 {
+			if err := l.Acquire(ctx); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			go func() { _ = l.Acquire(ctx) }()
+		}
+		eventually(t, 10*time.Second, "queued", func() bool { return l.Node() != "" })
+		locks = append(locks, l)
+	}
+	mon := session(t, c.Servers())
+	w := watch(t, mon, Config{Paths: []string{p}, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
+	snap := waitFor(t, w, 15*time.Second, "every waiter verified", func(s *Snapshot) bool {
+		q := queueOf(s, p)
+		if !s.ServerView || q == nil || len(q.Nodes) != 4 {
+			return false
+		}
+		for _, n := range q.Nodes[1:] {
+			if n.Link != LinkVerified {
+				return false
+			}
+		}
+		return true
+	})
+	q := queueOf(snap, p)
+	cons, err := sandbox.FourLetter(ctx, c.Servers()[0], "cons")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients := parseCons(cons)
+	real := serverWatches(t, c.Servers())
+	for _, n := range q.Nodes {
+		if n.Client == "" || n.Client != clients[n.Session] {
+			t.Errorf("%s: client %q, cons says %q", n.Name, n.Client, clients[n.Session])
+		}
+		if n.Watches != "" && !slices.Contains(real[n.Session], p+"/"+n.Watches) {
+			t.Errorf("%s watches %s, but wchc for 0x%x says %v", n.Name, n.Watches, n.Session, real[n.Session])
+		}
+	}
+	if len(q.Warnings) != 0 || CheckCode(snap) != 0 {
+		t.Errorf("healthy queue: warnings %+v, check %d", q.Warnings, CheckCode(snap))
+	}
+
+	// Bad clients: four sessions watch the holder; a plain waiter sets no
+	// watch at all.
+	holder := q.Nodes[0].Name
+	for range 4 {
+		bad := rawConn(t, c.Servers())
+		if _, _, _, err := bad.GetW(p + "/" + holder); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lazy := rawConn(t, c.Servers())
+	stuck := createSeq(t, lazy, p, "lock-", nil)
+	// missingGrace must pass before a poll may call the link missing.
+	snap = waitFor(t, w, 15*time.Second, "herd and missing-watch", func(s *Snapshot) bool {
+		q := queueOf(s, p)
+		return hasWarning(q, WarnHerd) != nil && hasWarning(q, WarnMissingWatch) != nil
+	})
+	q = queueOf(snap, p)
+	if h := hasWarning(q, WarnHerd); !slices.Equal(h.Nodes, []string{holder}) {
+		t.Errorf("herd names %v, want the holder %s", h.Nodes, holder)
+	}
+	if m := hasWarning(q, WarnMissingWatch); !slices.Equal(m.Nodes, []string{stuck}) {
+		t.Errorf("missing-watch names %v, want %s", m.Nodes, stuck)
+	}
+	if CheckCode(snap) != 2 {
+		t.Errorf("check code %d, want 2", CheckCode(snap))
+	}
+	var js strings.Builder
+	if err := WriteJSON(&js, snap); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"watch_verified": false`) || !strings.Contains(js.String(), `"watch_verified": true`) {
+		t.Errorf("json lacks verified/missing links:\n%s", js.String())
+	}
+	for _, l := range locks {
+		_ = l.Release(ctx)
+	}
+}
+
+// TestServerViewRefused: a member that refuses the four-letter words
+// leaves the links inferred and says so; nothing breaks.
+func TestServerViewRefused(t *testing.T) {
+	c := sandbox.StartT(t, sandbox.Options{Members: 1, TickTime: 100 * time.Millisecond,
+		ExtraConfig: []string{"4lw.commands.whitelist=srvr,ruok"}})
+	p := testPath(t)
+	ctx := tctx(t, 30*time.Second)
+	var locks []*lockops.Lock
+	for i := range 2 {
+		l := lockops.NewLock(session(t, c.Servers()), p)
+		if i == 0 {
+			if err := l.Acquire(ctx); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			go func() { _ = l.Acquire(ctx) }()
+		}
+		eventually(t, 10*time.Second, "queued", func() bool { return l.Node() != "" })
+		locks = append(locks, l)
+	}
+	snap, err := Load(ctx, session(t, c.Servers()), Config{Paths: []string{p}, ServerView: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.ServerView || !strings.Contains(snap.ServerViewNote, "not allowed") {
+		t.Errorf("server view %v, note %q", snap.ServerView, snap.ServerViewNote)
+	}
+	q := queueOf(snap, p)
+	if q == nil || len(q.Nodes) != 2 || q.Nodes[1].Link != LinkInferred || q.Nodes[1].Client != "" {
+		t.Fatalf("queue %+v", q)
+	}
+	var b strings.Builder
+	_ = WriteText(&b, snap)
+	if !strings.Contains(b.String(), "server view: off") {
+		t.Errorf("text does not say the server view is off:\n%s", b.String())
+	}
+}

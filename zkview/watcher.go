@@ -1,0 +1,451 @@
+package zkview
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"zklock/lockops"
+)
+
+// ErrClosed: the Watcher was closed.
+var ErrClosed = errors.New("zkview: watcher closed")
+
+// Watcher keeps the live model of the configured lock parents. It owns
+// every watch it sets on the Session's connection; the Session stays the
+// caller's (Close does not close it).
+//
+// How it works, and what it costs:
+//
+//   - One goroutine per watched path holds the path's one children watch
+//     (ChildrenW), re-armed by the listing that follows each event. A
+//     change costs the re-list plus one Get per new node (its stat and
+//     first DataBytes bytes, fetched once, never again); a removed node
+//     drops out by diff. Events that fire while a listing is in flight
+//     are answered by the next listing, which the one-shot watch makes
+//     the only one; a parent of more than hugeQueue children re-lists no
+//     sooner than relistPerChild per child after its previous listing.
+//   - Requests share one pool of maxInFlight slots, so a first load of a
+//     thousand parents pipelines over the one connection.
+//   - A missing path is watched with ExistsW until it appears; a parent
+//     deleted while watched goes back to absent; NoAuth says so.
+//   - After every reconnect every path re-lists: go-zookeeper re-sets the
+//     watches, and the listing covers whatever changed in the gap. After
+//     an expiry the old watches are gone; each path sets a new one.
+//   - Snapshots are immutable and built at most every minPublish (more
+//     for big models); Updates never holds more than one pending Update.
+type Watcher struct {
+	s   *lockops.Session
+	zc  *zk.Conn
+	cfg Config
+	// oneShot: read every path once and set no watch (Load); go-zookeeper
+	// cannot remove a watch, so a one-off read must not leave any behind.
+	oneShot bool
+	ctx     context.Context
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
+	sem     chan struct{}
+
+	updates   chan Update
+	kick      chan struct{} // the model changed: publish
+	refresh   chan struct{} // poll the servers now
+	closeOnce sync.Once
+
+	mu          sync.Mutex
+	paths       map[string]*pathWatch
+	queues      map[string]*queueModel
+	sortedPaths []string // queue paths, sorted
+	discovered  int      // intermediate nodes watched for discovery
+	capped      bool     // discovery stopped at a bound
+	conn        Conn
+	gen         uint64
+	resync      chan struct{} // closed when the session (re)connects
+	sv          *serverView
+	svNote      string
+	pending     []Event
+	dropped     int
+	snap        *Snapshot
+	buildCost   time.Duration // how long the last snapshot took to build
+	dirty       bool          // something changed since snap was built
+	allDirty    bool          // every queue must be rebuilt (conn, server view)
+	initPending int
+	initDone    chan struct{} // closed once every path was read once
+	initClosed  bool
+	svDone      chan struct{} // closed after the first server poll
+}
+
+// Watch starts watching cfg's paths and roots over s and returns at once;
+// the first snapshot with data follows on Updates as soon as the first
+// listings arrive. ctx bounds the Watcher's life as Close does.
+func Watch(ctx context.Context, s *lockops.Session, cfg Config) (*Watcher, error) {
+	return start(ctx, s, cfg, false)
+}
+
+// start is Watch; oneShot reads every path once, without watches (Load).
+func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*Watcher, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return nil, fmt.Errorf("%w: no session", ErrConfig)
+	}
+	if len(cfg.Members) == 0 {
+		cfg.Members = s.Servers()
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	w := &Watcher{
+		s:       s,
+		zc:      s.Conn(),
+		oneShot: oneShot,
+		cfg:     cfg,
+		ctx:     wctx,
+		stop:    cancel,
+		sem:     make(chan struct{}, maxInFlight),
+		// Unbuffered: the pump keeps the one pending Update and merges into
+		// it until the consumer takes it, so what the consumer takes is
+		// always the newest snapshot.
+		updates:  make(chan Update),
+		kick:     make(chan struct{}, 1),
+		refresh:  make(chan struct{}, 1),
+		paths:    map[string]*pathWatch{},
+		queues:   map[string]*queueModel{},
+		resync:   make(chan struct{}),
+		initDone: make(chan struct{}),
+		svDone:   make(chan struct{}),
+	}
+	w.conn = Conn{State: StateConnecting, Since: cfg.Now(), Ensemble: s.Servers(), Context: cfg.Context}
+	w.snap = &Snapshot{At: cfg.Now(), Conn: w.conn}
+	w.readConnState()
+
+	w.mu.Lock()
+	for _, p := range cfg.Paths {
+		w.addPathLocked(p, pathFlags{explicit: true})
+	}
+	for _, r := range cfg.Roots {
+		w.addPathLocked(r, pathFlags{root: true, discover: true})
+	}
+	w.dirty = true
+	w.mu.Unlock()
+
+	w.wg.Add(2)
+	go w.runConn()
+	go w.runPump()
+	if cfg.ServerView {
+		w.wg.Add(1)
+		go w.runServerView()
+	} else {
+		close(w.svDone)
+	}
+	w.kickPublish()
+	return w, nil
+}
+
+// Updates delivers the latest snapshot with the events since the previous
+// Update. A consumer that falls behind gets one Update holding the newest
+// snapshot and the most recent events (at most maxPendingEvents; Dropped
+// counts the rest): there is never a backlog. Closed by Close.
+func (w *Watcher) Updates() <-chan Update { return w.updates }
+
+// Snapshot is the current model (built now if anything changed since the
+// last one).
+func (w *Watcher) Snapshot() *Snapshot {
+	w.mu.Lock()
+	rebuilt := w.rebuildLocked()
+	snap := w.snap
+	w.mu.Unlock()
+	if rebuilt {
+		w.kickPublish() // the events of the rebuild still go out on Updates
+	}
+	return snap
+}
+
+// Refresh asks for a server-view poll now (no-op without ServerView).
+func (w *Watcher) Refresh() {
+	select {
+	case w.refresh <- struct{}{}:
+	default:
+	}
+}
+
+// Close stops every goroutine, lets go of the watches (go-zookeeper keeps
+// the registrations until they fire; the server's are dropped with the
+// session) and closes Updates. It does not close the Session.
+func (w *Watcher) Close() {
+	w.closeOnce.Do(func() {
+		w.stop()
+		w.wg.Wait()
+		w.mu.Lock()
+		w.conn.State, w.conn.Since = StateClosed, w.cfg.Now()
+		w.mu.Unlock()
+		close(w.updates)
+	})
+}
+
+// Load reads one snapshot of cfg's paths and roots (discovery included,
+// and one server-view poll when cfg.ServerView), for `zklock ls`.
+func Load(ctx context.Context, s *lockops.Session, cfg Config) (*Snapshot, error) {
+	w, err := start(ctx, s, cfg, true)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	for _, ch := range []chan struct{}{w.initDone, w.svDone} {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("zkview: load: %w", ctx.Err())
+		}
+	}
+	return w.Snapshot(), nil
+}
+
+// ready is closed once every path was read once (Load waits on it).
+func (w *Watcher) ready() <-chan struct{} { return w.initDone }
+
+// kickPublish tells the pump that something changed.
+func (w *Watcher) kickPublish() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// markDirtyLocked records a change; the pump publishes it.
+func (w *Watcher) markDirtyLocked() { w.dirty = true }
+
+// emitLocked queues an event for the next Update, dropping the oldest
+// beyond maxPendingEvents.
+func (w *Watcher) emitLocked(ev Event) {
+	if ev.At.IsZero() {
+		ev.At = w.cfg.Now()
+	}
+	w.pending = append(w.pending, ev)
+	if over := len(w.pending) - maxPendingEvents; over > 0 {
+		w.pending = slices.Delete(w.pending, 0, over)
+		w.dropped += over
+	}
+	w.dirty = true
+}
+
+// runPump builds snapshots when the model changed, at most every
+// publishInterval, and hands them to the consumer, merging into the one
+// pending Update while the consumer is busy.
+func (w *Watcher) runPump() {
+	defer w.wg.Done()
+	var (
+		cur    *Update
+		timer  *time.Timer
+		timerC <-chan time.Time
+		last   time.Time
+	)
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	build := func() {
+		last = time.Now()
+		u, ok := w.takeUpdate()
+		if !ok {
+			return
+		}
+		if cur == nil {
+			cur = &u
+			return
+		}
+		cur.Snapshot = u.Snapshot
+		cur.Events = append(cur.Events, u.Events...)
+		cur.Dropped += u.Dropped
+		if over := len(cur.Events) - maxPendingEvents; over > 0 {
+			cur.Events = slices.Delete(cur.Events, 0, over)
+			cur.Dropped += over
+		}
+	}
+	for {
+		var out chan<- Update
+		if cur != nil {
+			out = w.updates
+		}
+		var next Update
+		if cur != nil {
+			next = *cur
+		}
+		select {
+		case <-w.ctx.Done():
+			return
+		case <-w.kick:
+			if timerC != nil {
+				continue // already scheduled
+			}
+			if wait := time.Until(last.Add(w.publishInterval())); wait > 0 {
+				timer = time.NewTimer(wait)
+				timerC = timer.C
+				continue
+			}
+			build()
+		case <-timerC:
+			timerC = nil
+			build()
+		case out <- next:
+			cur = nil
+		}
+	}
+}
+
+// publishInterval spaces snapshots by ten times the cost of the last
+// build, so building them never takes more than a tenth of a core, within
+// [minPublish, maxPublish].
+func (w *Watcher) publishInterval() time.Duration {
+	w.mu.Lock()
+	cost := w.buildCost
+	w.mu.Unlock()
+	return min(max(minPublish, 10*cost), maxPublish)
+}
+
+// takeUpdate rebuilds the snapshot if needed and takes the pending events.
+func (w *Watcher) takeUpdate() (Update, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	start := time.Now()
+	rebuilt := w.rebuildLocked()
+	if rebuilt {
+		w.buildCost = time.Since(start)
+	}
+	if !rebuilt && len(w.pending) == 0 && w.dropped == 0 {
+		return Update{}, false
+	}
+	u := Update{Snapshot: w.snap, Events: w.pending, Dropped: w.dropped}
+	w.pending, w.dropped = nil, 0
+	return u, true
+}
+
+// resyncCh is closed at the next (re)connection.
+func (w *Watcher) resyncCh() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.resync
+}
+
+// runConn follows the Session's state.
+func (w *Watcher) runConn() {
+	defer w.wg.Done()
+	for {
+		ch := w.s.Changed()
+		w.readConnState()
+		select {
+		case <-ch:
+		case <-w.ctx.Done():
+			return
+		}
+	}
+}
+
+// readConnState maps the Session's state onto Conn and, on every
+// (re)connection, wakes every path to re-list.
+func (w *Watcher) readConnState() {
+	st, gen, id := w.s.State(), w.s.Generation(), w.s.ID()
+	now := w.cfg.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var to ConnState
+	switch st {
+	case lockops.StateConnected:
+		to = StateConnected
+	case lockops.StateSuspended:
+		to = StateDisconnected
+	case lockops.StateExpired:
+		to = StateExpired
+	case lockops.StateClosed:
+		to = StateClosed
+	default:
+		to = StateConnecting
+	}
+	prev := w.conn
+	if to == prev.State && id == prev.SessionID {
+		return
+	}
+	w.conn.State, w.conn.Since, w.conn.SessionID = to, now, id
+	w.conn.Server = ""
+	if to == StateConnected {
+		w.conn.Server = w.s.Server()
+	}
+	w.allDirty = true
+	w.markDirtyLocked()
+	ev := Event{At: now, Kind: EventConn}
+	switch to {
+	case StateConnected:
+		switch {
+		case w.gen == 0:
+			ev.Text = fmt.Sprintf("connected to %s, session 0x%x", SanitizeString(w.conn.Server, 80), id)
+		case gen != w.gen:
+			ev.Text = fmt.Sprintf("new session 0x%x on %s: re-reading every path (the old session expired)", id, SanitizeString(w.conn.Server, 80))
+			// A full re-sync: every node's stat and data are read again
+			// with its parent's next listing (a revoke may have changed
+			// them while no watch was set).
+			for _, qm := range w.queues {
+				for _, r := range qm.nodes {
+					r.fetched = false
+				}
+			}
+		default:
+			ev.Text = fmt.Sprintf("reconnected to %s, session 0x%x: re-listing every path", SanitizeString(w.conn.Server, 80), id)
+		}
+		w.gen = gen
+		if prev.State != StateConnected {
+			close(w.resync)
+			w.resync = make(chan struct{})
+		}
+	case StateDisconnected:
+		ev.Text = "disconnected: the model is stale until the link is back"
+	case StateExpired:
+		ev.Text = fmt.Sprintf("session 0x%x expired: a new one is being made", prev.SessionID)
+		w.conn.SessionID = prev.SessionID
+	case StateClosed:
+		ev.Text = "session closed"
+	default:
+		ev.Text = "connecting"
+	}
+	w.emitLocked(ev)
+	w.kickPublish()
+}
+
+// call runs one request through the in-flight pool, bounded by ctx.
+// go-zookeeper has no context: a request abandoned on cancel finishes in
+// its goroutine and its result is dropped (every request here is a read).
+func call[T any](ctx context.Context, w *Watcher, f func() (T, error)) (T, error) {
+	var zero T
+	select {
+	case w.sem <- struct{}{}:
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		defer func() { <-w.sem }()
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
+}
+
+// connLoss: the request's outcome is unknown or it was never sent; the
+// path re-reads once the link is back.
+func connLoss(err error) bool {
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
+		errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrSessionMoved)
+}
