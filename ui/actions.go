@@ -1,0 +1,147 @@
+package ui
+
+import (
+	"context"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"zklock/lockops"
+)
+
+// take starts acquiring the selected lock, asking read or write first on a
+// read/write queue.
+func (m Model) take() (tea.Model, tea.Cmd) {
+	row := m.list.current()
+	if row == nil {
+		return m, nil
+	}
+	if q := findQueue(m.snap, row.path); q != nil {
+		for i := range q.Nodes {
+			if k := q.Nodes[i].Kind; k == lockops.KindRead || k == lockops.KindWrite {
+				m.dialog = &takeDialog{path: row.path}
+				return m, nil
+			}
+		}
+	}
+	return m, m.run(intent{kind: intentTake, path: row.path, lockKind: lockops.KindMutex})
+}
+
+// release gives up the operator's lock on the selected path, or the only
+// lock they have when the selection is elsewhere.
+func (m Model) release() (tea.Model, tea.Cmd) {
+	path := ""
+	if row := m.list.current(); row != nil {
+		if _, ok := m.own[row.path]; ok {
+			path = row.path
+		}
+	}
+	if path == "" && len(m.own) == 1 {
+		for p := range m.own {
+			path = p
+		}
+	}
+	if path == "" {
+		m.notice = notice{text: "select the lock to release (you have several)", failed: true}
+		return m, nil
+	}
+	m.notice = notice{text: "releasing " + cleanLeft(path, 50) + "…"}
+	b := m.opts.Backend
+	return m, m.call("release", path, "", func(ctx context.Context) error { return b.Release(ctx, path) })
+}
+
+// askRevoke asks before asking the selected holder to let go.
+func (m *Model) askRevoke() {
+	n := m.queue.node()
+	if n == nil {
+		return
+	}
+	ref := m.queue.ref(n.Name)
+	client := clean(n.Client, 40)
+	if client == "" {
+		client = "unknown client"
+	}
+	m.dialog = &confirmDialog{
+		title: "REVOKE " + ref,
+		body: []string{
+			"Ask holder " + ref + " (session " + session(n.Session) + ", " + client + ") to release " + cleanLeft(m.queue.path, 50) + "?",
+			"This writes __REVOKE__ into its node (Curator's revocation protocol). Only a holder that listens for revocation lets go; others ignore it and keep the lock.",
+		},
+		yes: "revoke",
+		on:  intent{kind: intentRevoke, path: m.queue.path, node: n.Name},
+	}
+}
+
+// askForce opens the typed confirmation for deleting the selected node.
+func (m *Model) askForce() {
+	if n := m.queue.node(); n != nil {
+		m.dialog = newForceDialog(m.queue.path, n, m.now)
+	}
+}
+
+// quit leaves at once, or asks first when the operator holds or waits for
+// a lock (Run releases them on the way out).
+func (m Model) quit() (tea.Model, tea.Cmd) {
+	var active []string
+	for _, o := range m.OwnLocks() {
+		if m.ownActive(o.Path) {
+			active = append(active, cleanLeft(o.Path, 40))
+		}
+	}
+	if len(active) == 0 {
+		return m, tea.Quit
+	}
+	what := "the lock on " + active[0]
+	if len(active) > 1 {
+		what = "locks on " + strings.Join(active, ", ")
+	}
+	m.dialog = &confirmDialog{
+		title: "QUIT",
+		body:  []string{"You hold or wait for " + what + ".", "Quitting releases it first; jobs waiting for it will proceed."},
+		yes:   "release and quit",
+		on:    intent{kind: intentQuit},
+		loud:  true,
+	}
+	return m, nil
+}
+
+// run turns a dialog's intent into a command.
+func (m *Model) run(it intent) tea.Cmd {
+	b := m.opts.Backend
+	switch it.kind {
+	case intentQuit:
+		return tea.Quit
+	case intentTake:
+		if b == nil {
+			return nil
+		}
+		m.notice = notice{text: "taking " + cleanLeft(it.path, 50) + " (" + it.lockKind.String() + ")…"}
+		return m.call("take", it.path, "", func(ctx context.Context) error { return b.Take(ctx, it.path, it.lockKind) })
+	case intentRevoke:
+		if b == nil {
+			return nil
+		}
+		m.notice = notice{text: "revoking " + nodeRef(it.node) + "…"}
+		return m.call("revoke", it.path, it.node, func(ctx context.Context) error { return b.Revoke(ctx, it.path, it.node) })
+	case intentForce:
+		if b == nil {
+			return nil
+		}
+		m.notice = notice{text: "force-releasing " + nodeRef(it.node) + "…"}
+		return m.call("force-release", it.path, it.node, func(ctx context.Context) error {
+			return b.ForceRelease(ctx, it.path, it.node, it.session)
+		})
+	}
+	return nil
+}
+
+// call runs one Backend call as a command, bounded by actionTimeout, and
+// reports its outcome as an actionMsg.
+func (m *Model) call(verb, path, node string, fn func(context.Context) error) tea.Cmd {
+	parent := m.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(parent, actionTimeout)
+		defer cancel()
+		return actionMsg{verb: verb, path: path, node: node, err: fn(ctx)}
+	}
+}

@@ -1,0 +1,99 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"zklock/lockops"
+	"zklock/zkview"
+)
+
+// bigQueue is a Curator mutex queue of n nodes: one holder, n-1 waiters
+// each watching its predecessor.
+func bigQueue(path string, n int) zkview.Queue {
+	q := zkview.Queue{Path: path, State: zkview.PathPresent, Nodes: make([]zkview.Node, n)}
+	prev := ""
+	for i := range q.Nodes {
+		name := curatorName(fmt.Sprintf("%08x-5d4e-4f60-8a7b-1c2d3e4f5a6b", i), int32(i))
+		role := lockops.RoleWaiting
+		if i == 0 {
+			role = lockops.RoleHolder
+		}
+		nd := node(name, int32(i), lockops.KindMutex, lockops.RecipeCurator, role, 0x10000a3f2c0000+int64(i),
+			fmt.Sprintf("10.0.%d.%d:5%04d", i/256%256, i%256, i%10000), fmt.Sprintf("worker-%d", i), time.Duration(n-i)*time.Second)
+		if i > 0 {
+			nd = waits(nd, prev, zkview.LinkVerified)
+		}
+		q.Nodes[i] = nd
+		prev = name
+	}
+	return q
+}
+
+func bigModel(b testing.TB, n int) Model {
+	snap := fleet()
+	snap.Queues = append(snap.Queues, bigQueue("/locks/huge", n))
+	m := newTest("dark", 160, 48)
+	m = step(m, updateMsg{zkview.Update{Snapshot: snap}})
+	m = selectPath(m, "/locks/huge")
+	m, _ = press(m, "tab")
+	return m
+}
+
+// BenchmarkView10k draws a 10,000-node queue at 160x48, the cursor moving
+// one node per frame (what holding j does).
+func BenchmarkView10k(b *testing.B) {
+	m := bigModel(b, 10000)
+	for range 5000 {
+		m.queue.move(1, 40)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		m, _ = press(m, "down")
+		_ = m.View()
+	}
+}
+
+// BenchmarkUpdate10k takes in a new snapshot of a 10,000-node queue.
+func BenchmarkUpdate10k(b *testing.B) {
+	m := bigModel(b, 10000)
+	snap := fleet()
+	snap.Queues = append(snap.Queues, bigQueue("/locks/huge", 10000))
+	b.ReportAllocs()
+	for b.Loop() {
+		m = step(m, updateMsg{zkview.Update{Snapshot: snap}})
+	}
+}
+
+func TestBigQueueScrolls(t *testing.T) {
+	m := bigModel(t, 10000)
+	m, _ = press(m, "G")
+	if m.queue.cursor != 9999 {
+		t.Fatalf("G: cursor %d", m.queue.cursor)
+	}
+	view := ansi.Strip(m.View())
+	checkFrame(t, view, 160, 48)
+	for _, want := range []string{"10000 9999", "of 10000", "└─▶ watches #9998 ✓ verified"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("end of big queue lacks %q:\n%s", want, view)
+		}
+	}
+	m, _ = press(m, "g")
+	if m.queue.cursor != 0 || m.queue.top != 0 {
+		t.Fatalf("g: cursor %d top %d", m.queue.cursor, m.queue.top)
+	}
+	// View's cost does not grow with the queue: time a frame.
+	start := time.Now()
+	for range 20 {
+		m, _ = press(m, "pgdown")
+		_ = m.View()
+	}
+	if per := time.Since(start) / 20; per > 100*time.Millisecond {
+		t.Errorf("a frame of a 10,000-node queue took %v", per)
+	}
+}

@@ -1,0 +1,121 @@
+package ui
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"zklock/themes"
+	"zklock/zkview"
+)
+
+// logCapacity bounds the event log: enough for a long incident on a busy
+// ensemble, small enough that the ring never matters for memory.
+const logCapacity = 2000
+
+// logKind says who an entry is from, which picks its style.
+type logKind int
+
+const (
+	logZK     logKind = iota // an event from zkview
+	logYou                   // the operator's own action or lock
+	logFailed                // an action that failed
+)
+
+type logEntry struct {
+	at   time.Time
+	kind logKind
+	ev   zkview.EventKind
+	path string // sanitized
+	text string // sanitized
+}
+
+// eventLog is the bottom pane: the newest events last, in a fixed ring.
+type eventLog struct {
+	ring  []logEntry
+	start int // index of the oldest entry once the ring is full
+	// back is how many entries the view is scrolled up from the newest;
+	// 0 follows new events as they come.
+	back int
+}
+
+func (l *eventLog) add(e logEntry) {
+	if len(l.ring) < logCapacity {
+		l.ring = append(l.ring, e)
+	} else {
+		l.ring[l.start] = e
+		l.start = (l.start + 1) % logCapacity
+	}
+	if l.back > 0 {
+		// Keep the operator's place while they read back.
+		l.back = min(l.back+1, len(l.ring)-1)
+	}
+}
+
+func (l *eventLog) addEvent(e zkview.Event) {
+	l.add(logEntry{at: e.At, kind: logZK, ev: e.Kind, path: clean(e.Path, 0), text: clean(e.Text, 0)})
+}
+
+// at returns the i-th entry, oldest first.
+func (l *eventLog) at(i int) *logEntry {
+	return &l.ring[(l.start+i)%len(l.ring)]
+}
+
+// scroll moves the view by delta entries: negative towards older ones.
+func (l *eventLog) scroll(delta, rows int) {
+	l.back = min(max(l.back-delta, 0), max(len(l.ring)-rows, 0))
+}
+
+// view draws the newest entries that fit in h lines of w cells.
+func (l *eventLog) view(st *themes.Styles, w, h int) (foot string, lines []string) {
+	n := len(l.ring)
+	if n == 0 {
+		return "", []string{st.Muted.Render(fit(" No events yet.", w))}
+	}
+	end := n - l.back
+	first := max(end-h, 0)
+	lines = make([]string, 0, h)
+	for i := first; i < end; i++ {
+		e := l.at(i)
+		label, style := l.label(st, e)
+		const headW = 8 + 1 + 8 + 1 // time, kind
+		rest := e.path
+		if e.text != "" {
+			if rest != "" {
+				rest += "  "
+			}
+			rest += e.text
+		}
+		lines = append(lines, st.Muted.Render(clock(e.at)+" ")+style.Render(fit(label, 8))+" "+
+			st.Text.Render(clean(rest, max(w-headW, 1))))
+	}
+	if l.back > 0 {
+		foot = st.Muted.Render(fmt.Sprintf("%d newer below", l.back))
+	}
+	return foot, lines
+}
+
+func (l *eventLog) label(st *themes.Styles, e *logEntry) (string, lipgloss.Style) {
+	switch e.kind {
+	case logYou:
+		return "you", st.Own
+	case logFailed:
+		return "failed", st.Danger
+	}
+	switch e.ev {
+	case zkview.EventHandoff:
+		return "handoff", st.Holder
+	case zkview.EventCreated:
+		return "created", st.Waiter
+	case zkview.EventDeleted:
+		return "deleted", st.Muted
+	case zkview.EventConn:
+		return "conn", st.Warning
+	case zkview.EventWarning:
+		return "warning", st.Danger
+	case zkview.EventPath:
+		return "path", st.Title
+	}
+	return "info", st.Text
+}

@@ -1,0 +1,99 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"zklock/themes"
+	"zklock/zkview"
+)
+
+// headerView is the top bar: which ensemble, whose session, and whether
+// what is on screen can be trusted (connected, or stale since when).
+func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, w int, now time.Time) string {
+	if title == "" {
+		title = "zklock"
+	}
+	var conn zkview.Conn
+	if snap != nil {
+		conn = snap.Conn
+	}
+	type part struct {
+		text  string // safe, unstyled
+		style lipgloss.Style
+		right bool
+		flex  bool
+	}
+	titleP := part{text: " " + clean(title, 24) + " ", style: st.Header.Bold(true)}
+	stateP := part{style: st.Verified}
+	switch {
+	case snap == nil || conn.State == zkview.StateConnecting:
+		stateP.text, stateP.style = "◌ connecting…", st.Warning
+	case conn.State == zkview.StateConnected:
+		stateP.text = "● connected"
+		if conn.Server != "" {
+			stateP.text += " to " + clean(conn.Server, 40)
+		}
+	case conn.State == zkview.StateDisconnected:
+		stateP.text = " ✗ DISCONNECTED since " + clock(conn.Since) + " (" + since(now, conn.Since) + "): data is STALE "
+		stateP.style = st.Lost
+	case conn.State == zkview.StateExpired:
+		stateP.text, stateP.style = " ✗ SESSION EXPIRED: re-syncing ", st.Lost
+	default:
+		stateP.text, stateP.style = "○ "+conn.State.String(), st.Muted
+	}
+	// Which cluster this is matters most at 3 a.m.: the context name is
+	// kept before the session; the server list shrinks first.
+	ctxP := part{text: clean(conn.Context, 24), style: st.Header.Bold(true)}
+	ensP := part{text: clean(strings.Join(conn.Ensemble, ","), 0), style: st.Header, flex: true}
+	sessP := part{text: "session " + session(conn.SessionID), style: st.Header}
+	watchP := part{text: "watches inferred (4lw off)", style: st.Header, right: true}
+	if snap != nil && snap.ServerView {
+		watchP.text = "watches verified " + clock(snap.ServerViewAt)
+	}
+	clockP := part{text: clock(now) + " ", style: st.Header, right: true}
+
+	// Keep parts in priority order while they fit; the ensemble shrinks.
+	prio := []*part{&titleP, &stateP, &ctxP, &clockP, &sessP, &watchP, &ensP}
+	keep := map[*part]bool{}
+	used := 0
+	for _, p := range prio {
+		if p.text == "" {
+			continue
+		}
+		need := ansi.StringWidth(p.text) + 2
+		if p.flex {
+			need = min(need, 12)
+		}
+		if used+need > w {
+			continue
+		}
+		keep[p] = true
+		used += need
+	}
+	if keep[&ensP] {
+		full := ansi.StringWidth(ensP.text) + 2
+		room := w - used + min(full, 12) - 2
+		ensP.text = clean(ensP.text, room)
+	}
+	var left, right []seg
+	for _, p := range []*part{&titleP, &ctxP, &ensP, &sessP, &stateP} {
+		if keep[p] {
+			left = append(left, seg{p.text, p.style.Inherit(st.Header)}, seg{"  ", st.Header})
+		}
+	}
+	for _, p := range []*part{&watchP, &clockP} {
+		if keep[p] {
+			right = append(right, seg{"  ", st.Header}, seg{p.text, p.style.Inherit(st.Header)})
+		}
+	}
+	l, r := line(left, nil), line(right, nil)
+	gap := w - ansi.StringWidth(l) - ansi.StringWidth(r)
+	if gap < 0 {
+		return fit(l+r, w)
+	}
+	return l + st.Header.Render(strings.Repeat(" ", gap)) + r
+}

@@ -1,0 +1,93 @@
+package ui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap is every key of the console's main view. The root enables only the
+// bindings that apply at the moment (see Model.activeKeys), so the footer
+// shows what can be done now and a disabled key does nothing.
+type KeyMap struct {
+	Up, Down, PageUp, PageDown, Home, End key.Binding
+
+	Focus  key.Binding // tab: lock list -> queue -> event log
+	Enter  key.Binding // list: open the queue; queue: node details
+	Filter key.Binding
+	Clear  key.Binding // esc: drop the filter
+	Sort   key.Binding
+
+	Take    key.Binding
+	Release key.Binding
+	Revoke  key.Binding
+	Force   key.Binding
+
+	Narrate key.Binding
+	Help    key.Binding
+	Quit    key.Binding
+	Abort   key.Binding // ctrl+c: quit without asking (own locks are still released)
+}
+
+// DefaultKeyMap is the console's keys with every binding enabled.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
+		Home:     key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
+		End:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last")),
+		Focus:    key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "pane")),
+		Enter:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Clear:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
+		Sort:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
+		Take:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "take")),
+		Release:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "release mine")),
+		Revoke:   key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "revoke")),
+		Force:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "force-release")),
+		Narrate:  key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "narration")),
+		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
+		Quit:     key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		Abort:    key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit now")),
+	}
+}
+
+// ShortHelp is the footer: the enabled keys, actions first, then moving
+// around; help and quit always last (the footer pins them to the right so
+// a narrow terminal never hides them).
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Take, k.Release, k.Revoke, k.Force, k.Enter, k.Focus, k.Filter, k.Clear, k.Sort, k.Help, k.Quit}
+}
+
+// FullHelp is the `?` dialog, one column per group.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
+		{k.Focus, k.Enter, k.Filter, k.Clear, k.Sort, k.Narrate},
+		{k.Take, k.Release, k.Revoke, k.Force},
+		{k.Help, k.Quit, k.Abort},
+	}
+}
+
+// readOnly disables every key that changes ZooKeeper.
+func (k KeyMap) readOnly() KeyMap {
+	for _, b := range []*key.Binding{&k.Take, &k.Release, &k.Revoke, &k.Force} {
+		b.SetEnabled(false)
+	}
+	return k
+}
+
+// dialogKeys are the keys dialogs answer to; they are shown in the dialogs
+// themselves.
+type dialogKeys struct {
+	Confirm, Cancel, Yes, No, Read, Write key.Binding
+}
+
+func newDialogKeys() dialogKeys {
+	return dialogKeys{
+		Confirm: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm")),
+		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Yes:     key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
+		No:      key.NewBinding(key.WithKeys("n", "N", "q"), key.WithHelp("n", "no")),
+		Read:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "read")),
+		Write:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "write")),
+	}
+}

@@ -1,0 +1,442 @@
+package ui
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/lipgloss"
+
+	"zklock/lockops"
+	"zklock/themes"
+	"zklock/zkview"
+)
+
+// sortMode orders the lock list.
+type sortMode int
+
+const (
+	// sortContention puts broken queues first, then the longest queues,
+	// then the longest waits: where an on-call engineer looks first.
+	sortContention sortMode = iota
+	sortName
+	sortHold // longest held first
+	sortModes
+)
+
+func (s sortMode) String() string {
+	switch s {
+	case sortName:
+		return "name"
+	case sortHold:
+		return "hold time"
+	}
+	return "contention"
+}
+
+// lockRow is one watched lock parent, summarised for the list. Times are
+// kept rather than durations so that a clock tick needs no rebuild.
+type lockRow struct {
+	path      string // raw; the key
+	label     string // sanitized path
+	state     zkview.PathState
+	holder    string // sanitized identity of the holder(s)
+	holders   int
+	depth     int
+	waitSince time.Time // oldest waiter's Since; zero when nobody waits
+	holdSince time.Time // first holder's Since; zero when nobody holds
+	holdExact bool
+	danger    bool   // split-holders, deadlock or mixed-recipes
+	warn      bool   // any other warning
+	codes     string // warning codes, for the filter and the marker
+	own       *OwnLock
+}
+
+// lockList is the left pane: every watched lock, sortable and filterable.
+type lockList struct {
+	rows      []lockRow
+	visible   []int // indices into rows, filtered and sorted
+	cursor    int   // index into visible
+	offset    int   // first visible row drawn
+	selected  string
+	sort      sortMode
+	filter    textinput.Model
+	filtering bool // the filter input has the keyboard
+	// prefix is the parent all paths share ("/locks/"), named once in the
+	// title instead of on every row.
+	prefix string
+}
+
+func newLockList() lockList {
+	ti := textinput.New()
+	ti.Prompt = " / "
+	ti.Placeholder = "filter paths"
+	ti.CharLimit = 256
+	// A blinking cursor would redraw the screen twice a second for nothing.
+	ti.Cursor.SetMode(cursor.CursorStatic)
+	return lockList{filter: ti}
+}
+
+// rebuild recomputes the rows from a snapshot, the configured paths and the
+// operator's own locks, keeping the selection on the same path.
+func (l *lockList) rebuild(snap *zkview.Snapshot, paths []string, own map[string]OwnLock) {
+	seen := make(map[string]bool)
+	// Fresh slices, not l.rows[:0]: an earlier Model value may still share
+	// the old ones.
+	l.rows = make([]lockRow, 0, len(paths)+8)
+	if snap != nil {
+		for i := range snap.Queues {
+			q := &snap.Queues[i]
+			seen[q.Path] = true
+			l.rows = append(l.rows, summarize(q))
+		}
+	}
+	for _, p := range paths {
+		if !seen[p] {
+			seen[p] = true
+			l.rows = append(l.rows, lockRow{path: p, label: clean(p, 0), state: zkview.PathPending})
+		}
+	}
+	l.prefix = commonParent(l.rows)
+	for i := range l.rows {
+		if o, ok := own[l.rows[i].path]; ok {
+			o := o
+			l.rows[i].own = &o
+		}
+	}
+	l.refresh()
+}
+
+// commonParent is the longest parent path ending in "/" that every row's
+// path starts with; "" for fewer than two rows or only the root.
+func commonParent(rows []lockRow) string {
+	if len(rows) < 2 {
+		return ""
+	}
+	p := rows[0].path
+	for _, r := range rows[1:] {
+		for !strings.HasPrefix(r.path, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	p = p[:strings.LastIndex(p, "/")+1]
+	if p == "/" {
+		return ""
+	}
+	for _, r := range rows {
+		if len(r.path) == len(p) {
+			return "" // a row would have an empty name
+		}
+	}
+	return p
+}
+
+// titles are the pane's top and bottom border labels.
+func (l *lockList) titles(st *themes.Styles) (title, foot string) {
+	title = st.Title.Render("Locks")
+	if l.prefix != "" {
+		title += st.Muted.Render(" in ") + st.Title.Render(clean(l.prefix, 0))
+	}
+	count := strconv.Itoa(len(l.rows))
+	if len(l.visible) != len(l.rows) {
+		count = strconv.Itoa(len(l.visible)) + " of " + count
+	}
+	title += st.Muted.Render(" · " + count)
+	foot = st.Muted.Render("sort: " + l.sort.String())
+	return title, foot
+}
+
+// summarize derives the list row of one queue.
+func summarize(q *zkview.Queue) lockRow {
+	r := lockRow{path: q.Path, label: clean(q.Path, 0), state: q.State, depth: len(q.Nodes)}
+	var first *zkview.Node
+	for i := range q.Nodes {
+		n := &q.Nodes[i]
+		if n.Role == lockops.RoleHolder || n.Believes == lockops.RoleHolder {
+			r.holders++
+			if first == nil {
+				first = n
+			}
+			continue
+		}
+		if r.waitSince.IsZero() || n.Since.Before(r.waitSince) {
+			r.waitSince = n.Since
+		}
+	}
+	if first != nil {
+		r.holdSince, r.holdExact = first.Since, first.SinceExact
+		switch {
+		case r.holders > 1 && first.Kind == lockops.KindRead:
+			r.holder = strconv.Itoa(r.holders) + " readers"
+		case r.holders > 1:
+			r.holder = strconv.Itoa(r.holders) + " holders"
+		case len(first.Data) > 0:
+			r.holder = zkview.Sanitize(first.Data, 0)
+		default:
+			r.holder = session(first.Session)
+		}
+	}
+	var codes []string
+	for _, w := range q.Warnings {
+		codes = append(codes, w.Code)
+		switch w.Code {
+		case zkview.WarnSplitHolders, zkview.WarnDeadlock, zkview.WarnMixedRecipes:
+			r.danger = true
+		default:
+			r.warn = true
+		}
+	}
+	r.codes = strings.Join(codes, " ")
+	return r
+}
+
+// refresh re-applies filter and sort and puts the cursor back on the
+// selected path (or as near as the list allows).
+func (l *lockList) refresh() {
+	needle := strings.ToLower(strings.TrimSpace(l.filter.Value()))
+	l.visible = make([]int, 0, len(l.rows))
+	for i := range l.rows {
+		if needle == "" || strings.Contains(strings.ToLower(l.rows[i].label), needle) ||
+			strings.Contains(l.rows[i].codes, needle) {
+			l.visible = append(l.visible, i)
+		}
+	}
+	rows := l.rows
+	less := func(a, b *lockRow) bool { return a.path < b.path }
+	switch l.sort {
+	case sortContention:
+		less = func(a, b *lockRow) bool {
+			if a.danger != b.danger {
+				return a.danger
+			}
+			if a.depth != b.depth {
+				return a.depth > b.depth
+			}
+			if !a.waitSince.Equal(b.waitSince) {
+				return earlier(a.waitSince, b.waitSince)
+			}
+			return a.path < b.path
+		}
+	case sortHold:
+		less = func(a, b *lockRow) bool {
+			if !a.holdSince.Equal(b.holdSince) {
+				return earlier(a.holdSince, b.holdSince)
+			}
+			return a.path < b.path
+		}
+	}
+	sort.SliceStable(l.visible, func(i, j int) bool { return less(&rows[l.visible[i]], &rows[l.visible[j]]) })
+	l.cursor = 0
+	for i, ri := range l.visible {
+		if rows[ri].path == l.selected {
+			l.cursor = i
+			break
+		}
+	}
+	l.syncSelected()
+}
+
+// earlier orders known times before unknown (zero) ones.
+func earlier(a, b time.Time) bool {
+	switch {
+	case a.IsZero():
+		return false
+	case b.IsZero():
+		return true
+	}
+	return a.Before(b)
+}
+
+func (l *lockList) syncSelected() {
+	if len(l.visible) == 0 {
+		l.cursor = 0
+		return
+	}
+	l.cursor = min(max(l.cursor, 0), len(l.visible)-1)
+	l.selected = l.rows[l.visible[l.cursor]].path
+}
+
+// current is the row under the cursor, nil when the list is empty.
+func (l *lockList) current() *lockRow {
+	if len(l.visible) == 0 {
+		return nil
+	}
+	return &l.rows[l.visible[l.cursor]]
+}
+
+// move moves the cursor by delta rows and keeps it on screen.
+func (l *lockList) move(delta, pageRows int) {
+	l.cursor += delta
+	l.syncSelected()
+	l.scroll(pageRows)
+}
+
+func (l *lockList) scroll(rows int) {
+	rows = max(rows, 1)
+	if l.cursor < l.offset {
+		l.offset = l.cursor
+	}
+	if l.cursor >= l.offset+rows {
+		l.offset = l.cursor - rows + 1
+	}
+	l.offset = min(max(l.offset, 0), max(len(l.visible)-rows, 0))
+}
+
+// filterShown says whether the filter line takes a row of the pane.
+func (l *lockList) filterShown() bool { return l.filtering || l.filter.Value() != "" }
+
+// rowsFor is how many lock rows fit in a pane of inner height h.
+func (l *lockList) rowsFor(h int) int {
+	h-- // column header
+	if l.filterShown() {
+		h--
+	}
+	return max(h, 1)
+}
+
+// list columns in priority order; listOrder is their display order.
+const (
+	lcMark = iota
+	lcPath
+	lcDepth
+	lcHeld
+	lcWait
+	lcHolder
+)
+
+var listOrder = []int{lcMark, lcPath, lcHolder, lcDepth, lcWait, lcHeld}
+
+func listColumns(w int) []column {
+	return layoutColumns(w, []column{
+		lcMark:   {title: "", width: 2},
+		lcPath:   {title: "PATH", width: 10, flex: true},
+		lcDepth:  {title: "QUEUE", width: 5, right: true},
+		lcHeld:   {title: "HELD", width: 6, right: true},
+		lcWait:   {title: "WAIT", width: 6, right: true},
+		lcHolder: {title: "HOLDER", width: 10, flex: true},
+	}, listOrder)
+}
+
+// view draws the pane's inner lines (w x h).
+func (l *lockList) view(st *themes.Styles, w, h int, now time.Time, focused bool) []string {
+	lines := make([]string, 0, h)
+	if l.filterShown() {
+		f := l.filter
+		f.Width = max(w-5, 1)
+		f.PromptStyle = st.Key
+		f.PlaceholderStyle = st.Muted
+		lines = append(lines, fit(f.View(), w))
+	}
+	cols := listColumns(w)
+	var head []seg
+	for i, c := range cols {
+		t := c.title
+		if i > 0 {
+			head = append(head, seg{" ", st.Column})
+		}
+		if c.right {
+			t = fitRight(t, c.width)
+		}
+		head = append(head, seg{fit(t, c.width), st.Column})
+	}
+	lines = append(lines, line(head, nil))
+	if len(l.visible) == 0 {
+		msg := "no lock paths: pass PATH... or --root"
+		if l.filter.Value() != "" {
+			msg = "nothing matches the filter (esc clears)"
+		}
+		lines = append(lines, st.Muted.Render(fit(" "+msg, w)))
+		return lines
+	}
+	rows := h - len(lines)
+	for i := l.offset; i < len(l.visible) && i < l.offset+rows; i++ {
+		r := &l.rows[l.visible[i]]
+		var over *lipgloss.Style
+		if i == l.cursor {
+			sel := st.Selection
+			if !focused {
+				sel = sel.UnsetBackground().UnsetReverse().Bold(true)
+			}
+			over = &sel
+		}
+		lines = append(lines, line(l.rowSegs(st, r, cols, now, i == l.cursor), over))
+	}
+	return lines
+}
+
+func (l *lockList) rowSegs(st *themes.Styles, r *lockRow, cols []column, now time.Time, cursorRow bool) []seg {
+	segs := make([]seg, 0, 2*len(cols))
+	for i, c := range cols {
+		if i > 0 {
+			segs = append(segs, seg{" ", st.Text})
+		}
+		var text string
+		style := st.Text
+		switch c.title {
+		case "":
+			mark, flag := " ", " "
+			if cursorRow {
+				mark = "❯"
+			}
+			switch {
+			case r.own != nil && (r.own.State == OwnLost || r.own.State == OwnSuspended):
+				flag, style = "★", st.Lost
+			case r.danger:
+				flag, style = "‼", st.Danger
+			case r.own != nil:
+				flag, style = "★", st.Own
+			case r.warn:
+				flag, style = "!", st.Warning
+			}
+			segs = append(segs, seg{mark, st.Key}, seg{flag, style})
+			continue
+		case "PATH":
+			text = cleanLeft(r.path[len(l.prefix):], c.width)
+			switch {
+			case r.danger:
+				style = st.Danger
+			case r.state != zkview.PathPresent:
+				style = st.Muted
+			}
+		case "HOLDER":
+			switch r.state {
+			case zkview.PathPresent:
+				text = r.holder
+				if r.holders == 0 {
+					text, style = "-", st.Muted
+				} else if r.holders > 1 && r.danger {
+					style = st.Danger
+				} else {
+					style = st.Holder
+				}
+			case zkview.PathNoAuth:
+				text, style = "no access (NoAuth)", st.Danger
+			case zkview.PathError:
+				text, style = "error", st.Danger
+			default:
+				text, style = r.state.String(), st.Muted
+			}
+			text = clean(text, c.width)
+		case "QUEUE":
+			if r.state == zkview.PathPresent {
+				text = strconv.Itoa(r.depth)
+			}
+		case "WAIT":
+			text, style = since(now, r.waitSince), st.Waiter
+		case "HELD":
+			text, style = since(now, r.holdSince), st.Holder
+			if text != "" && !r.holdExact {
+				// The monitor did not see the hold start: a lower bound.
+				text = "≥" + text
+			}
+		}
+		if c.right {
+			text = fitRight(text, c.width)
+		}
+		segs = append(segs, seg{fit(text, c.width), style})
+	}
+	return segs
+}

@@ -1,0 +1,540 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"zklock/lockops"
+	"zklock/themes"
+	"zklock/zkview"
+)
+
+// actionTimeout bounds one Backend call made from the console: long enough
+// for an ensemble that is electing a leader to answer, short enough that a
+// hung call is reported instead of silently pending.
+const actionTimeout = 30 * time.Second
+
+// Smallest screen the full layout is drawn on; below it the console asks
+// for a bigger terminal instead of drawing broken borders.
+const (
+	minWidth  = 60
+	minHeight = 16
+)
+
+type focusArea int
+
+const (
+	focusList focusArea = iota
+	focusQueue
+	focusLog
+	focusAreas
+)
+
+// Model is the console: the only tea.Model of the package. It composes the
+// widgets (lock list, queue, event log, header, status bar, dialogs),
+// handles global keys and hands the rest to the focused widget.
+type Model struct {
+	opts     Options
+	st       *themes.Styles // shared, read-only: Styles is large and Model is copied on every Update
+	keys     KeyMap
+	dkeys    dialogKeys
+	readOnly bool
+	ctx      context.Context // for Backend calls; Run sets it
+
+	width, height int
+	now           time.Time
+	snap          *zkview.Snapshot
+	own           map[string]OwnLock // by path
+
+	list      lockList
+	queue     queuePane
+	log       eventLog
+	focus     focusArea
+	dialog    dialog
+	notice    notice
+	narrate   bool
+	narration string
+}
+
+// New builds the console. It does no I/O: the first frame is drawn from
+// Options alone, and snapshots arrive through Options.Updates.
+func New(opts Options) Model {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Theme.Name == "" {
+		if th, err := themes.Load(themes.Default); err == nil {
+			opts.Theme = th
+		}
+	}
+	st := opts.Theme.Styles()
+	m := Model{
+		opts:     opts,
+		st:       &st,
+		keys:     DefaultKeyMap(),
+		dkeys:    newDialogKeys(),
+		readOnly: opts.ReadOnly || opts.Backend == nil,
+		ctx:      context.Background(),
+		now:      opts.Now(),
+		own:      map[string]OwnLock{},
+		list:     newLockList(),
+		narrate:  opts.Narration,
+	}
+	if m.readOnly {
+		m.keys = m.keys.readOnly()
+	}
+	m.rebuild()
+	return m
+}
+
+// Init starts the clock and the pumps that bring snapshots and the
+// operator's own lock states in as messages.
+func (m Model) Init() tea.Cmd {
+	return tea.Batch(tick(m.opts.Now), waitUpdate(m.opts.Updates), waitOwn(m.opts.Own))
+}
+
+// Update handles one message: size, clock, pumped data, action results,
+// mouse and keys.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.fixScroll()
+		return m, nil
+	case tickMsg:
+		m.now = time.Time(msg)
+		return m, tick(m.opts.Now)
+	case updateMsg:
+		m.applyUpdate(msg.Update)
+		return m, waitUpdate(m.opts.Updates)
+	case updatesClosedMsg:
+		m.log.add(logEntry{at: m.now, kind: logFailed, text: "the monitor stopped: nothing on screen will change any more"})
+		return m, nil
+	case ownMsg:
+		m.applyOwn(msg.locks)
+		return m, waitOwn(m.opts.Own)
+	case ownClosedMsg:
+		return m, nil
+	case actionMsg:
+		m.applyAction(msg)
+		return m, nil
+	case tea.MouseMsg:
+		return m.mouse(msg)
+	case tea.KeyMsg:
+		return m.key(msg)
+	}
+	// Anything else (a text input's internal messages) goes to whoever has
+	// the keyboard.
+	var cmd tea.Cmd
+	switch {
+	case m.dialog != nil:
+		m.dialog, _, cmd = m.dialog.update(msg, m.dkeys)
+	case m.list.filtering:
+		m.list.filter, cmd = m.list.filter.Update(msg)
+	}
+	return m, cmd
+}
+
+// key handles global keys, then hands navigation to the focused pane.
+func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	k := m.activeKeys()
+	if key.Matches(msg, k.Abort) {
+		return m, tea.Quit
+	}
+	if m.dialog != nil {
+		var it intent
+		var cmd tea.Cmd
+		m.dialog, it, cmd = m.dialog.update(msg, m.dkeys)
+		return m, tea.Batch(cmd, m.run(it))
+	}
+	if m.list.filtering {
+		return m.filterKey(msg)
+	}
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Help):
+		m.dialog = &helpDialog{keys: k}
+	case key.Matches(msg, k.Focus):
+		step := focusArea(1)
+		if msg.String() == "shift+tab" {
+			step = focusAreas - 1
+		}
+		m.focus = (m.focus + step) % focusAreas
+	case key.Matches(msg, k.Filter):
+		m.focus = focusList
+		m.list.filtering = true
+		m.fixScroll()
+		return m, m.list.filter.Focus()
+	case key.Matches(msg, k.Clear):
+		m.list.filter.Reset()
+		m.list.refresh()
+		m.syncQueue()
+	case key.Matches(msg, k.Sort):
+		m.list.sort = (m.list.sort + 1) % sortModes
+		m.list.refresh()
+		m.syncQueue()
+	case key.Matches(msg, k.Narrate):
+		m.narrate = !m.narrate
+		m.fixScroll()
+	case key.Matches(msg, k.Take):
+		return m.take()
+	case key.Matches(msg, k.Release):
+		return m.release()
+	case key.Matches(msg, k.Revoke):
+		m.askRevoke()
+	case key.Matches(msg, k.Force):
+		m.askForce()
+	case key.Matches(msg, k.Enter):
+		m.enter()
+	default:
+		m.navigate(msg, k)
+	}
+	return m, nil
+}
+
+// navigate moves within the focused pane.
+func (m *Model) navigate(msg tea.KeyMsg, k KeyMap) {
+	page := m.pageRows()
+	switch {
+	case key.Matches(msg, k.Up):
+		m.scrollFocused(-1)
+	case key.Matches(msg, k.Down):
+		m.scrollFocused(1)
+	case key.Matches(msg, k.PageUp):
+		m.scrollFocused(-page)
+	case key.Matches(msg, k.PageDown):
+		m.scrollFocused(page)
+	case key.Matches(msg, k.Home):
+		m.scrollFocused(-1 << 30)
+	case key.Matches(msg, k.End):
+		m.scrollFocused(1 << 30)
+	}
+}
+
+// scrollFocused moves the focused pane's cursor (or the log) by delta.
+func (m *Model) scrollFocused(delta int) {
+	fr := m.frame()
+	switch m.focus {
+	case focusList:
+		m.list.move(delta, m.list.rowsFor(fr.bodyH-2))
+		m.syncQueue()
+	case focusQueue:
+		m.queue.move(delta, m.queue.rowsFor(m.st, m.snap, fr.queueW-2, fr.bodyH-2, m.now))
+	case focusLog:
+		m.log.scroll(delta, fr.logH-2)
+	}
+}
+
+func (m *Model) pageRows() int {
+	fr := m.frame()
+	switch m.focus {
+	case focusQueue:
+		// Nodes take up to two lines each.
+		return max(m.queue.rowsFor(m.st, m.snap, fr.queueW-2, fr.bodyH-2, m.now)/2, 1)
+	case focusLog:
+		return max(fr.logH-3, 1)
+	}
+	return max(m.list.rowsFor(fr.bodyH-2)-1, 1)
+}
+
+// mouse scrolls the focused pane with the wheel.
+func (m Model) mouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
+	if m.dialog != nil || msg.Action != tea.MouseActionPress {
+		return m, nil
+	}
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		m.scrollFocused(-3)
+	case tea.MouseButtonWheelDown:
+		m.scrollFocused(3)
+	}
+	return m, nil
+}
+
+// filterKey edits the lock list filter; enter keeps it, esc drops it.
+func (m Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch msg.Type {
+	case tea.KeyEnter:
+		m.list.filtering = false
+		m.list.filter.Blur()
+	case tea.KeyEsc:
+		m.list.filtering = false
+		m.list.filter.Blur()
+		m.list.filter.Reset()
+	default:
+		var cmd tea.Cmd
+		m.list.filter, cmd = m.list.filter.Update(msg)
+		m.list.refresh()
+		m.syncQueue()
+		return m, cmd
+	}
+	m.list.refresh()
+	m.syncQueue()
+	return m, nil
+}
+
+// activeKeys is the key map with only the keys that apply now enabled, for
+// both matching and the footer.
+func (m *Model) activeKeys() KeyMap {
+	k := m.keys
+	row := m.list.current()
+	node := m.queue.node()
+	rw := !m.readOnly
+	k.Enter.SetEnabled(row != nil && m.focus != focusLog)
+	if m.focus == focusQueue {
+		k.Enter.SetHelp("enter", "node details")
+		k.Enter.SetEnabled(node != nil)
+	} else {
+		k.Enter.SetHelp("enter", "open queue")
+	}
+	k.Take.SetEnabled(rw && row != nil && !m.ownActive(row.path))
+	k.Release.SetEnabled(rw && len(m.own) > 0)
+	k.Revoke.SetEnabled(rw && node != nil && node.Believes == lockops.RoleHolder)
+	k.Force.SetEnabled(rw && node != nil)
+	k.Clear.SetEnabled(m.list.filter.Value() != "")
+	return k
+}
+
+// ownActive says whether the operator holds or waits for path.
+func (m *Model) ownActive(path string) bool {
+	o, ok := m.own[path]
+	return ok && (o.State == OwnQueued || o.State == OwnHolding || o.State == OwnSuspended)
+}
+
+func (m *Model) enter() {
+	switch m.focus {
+	case focusList:
+		m.focus = focusQueue
+	case focusQueue:
+		if n := m.queue.node(); n != nil {
+			m.dialog = &detailsDialog{path: m.queue.path, node: *n, ref: m.queue.ref, now: m.now}
+		}
+	}
+}
+
+// applyUpdate takes in a snapshot and its events.
+func (m *Model) applyUpdate(u zkview.Update) {
+	before := m.snap
+	if u.Snapshot != nil {
+		m.snap = u.Snapshot
+	}
+	for _, e := range u.Events {
+		m.log.addEvent(e)
+	}
+	if u.Dropped > 0 {
+		m.log.add(logEntry{at: m.now, kind: logFailed, text: fmt.Sprintf("%d events dropped: the console fell behind", u.Dropped)})
+	}
+	// Only the latest step is narrated, so only it is worked out.
+	for i := len(u.Events) - 1; i >= 0; i-- {
+		if s := narrate(u.Events[i], before, m.snap); s != "" {
+			m.narration = s
+			break
+		}
+	}
+	m.rebuild()
+}
+
+// applyOwn takes in progress of the operator's own locks.
+func (m *Model) applyOwn(locks []OwnLock) {
+	for _, o := range locks {
+		prev, had := m.own[o.Path]
+		if o.State == OwnReleased {
+			delete(m.own, o.Path)
+		} else {
+			m.own[o.Path] = o
+		}
+		if had && prev.State == o.State && prev.Position == o.Position {
+			continue
+		}
+		e := logEntry{at: m.now, kind: logYou, path: clean(o.Path, 0), text: ownState(&o, m.now, nodeRef)}
+		if o.State == OwnLost || o.State == OwnSuspended {
+			e.kind = logFailed
+		}
+		if o.Err != "" {
+			e.text += " (" + clean(o.Err, 0) + ")"
+		}
+		m.log.add(e)
+	}
+	m.rebuild()
+}
+
+// applyAction records the outcome of a Backend call.
+func (m *Model) applyAction(a actionMsg) {
+	what := a.verb + " " + cleanLeft(a.path, 50)
+	if a.node != "" {
+		what = a.verb + " " + nodeRef(a.node) + " on " + cleanLeft(a.path, 50)
+	}
+	if a.err != nil {
+		m.notice = notice{text: what + ": " + clean(a.err.Error(), 0), failed: true}
+		m.log.add(logEntry{at: m.now, kind: logFailed, path: clean(a.path, 0), text: a.verb + ": " + clean(a.err.Error(), 0)})
+		return
+	}
+	m.notice = notice{text: what + ": done"}
+	m.log.add(logEntry{at: m.now, kind: logYou, path: clean(a.path, 0), text: a.verb + " " + nodeRef(a.node) + " done"})
+	if a.verb == "release" {
+		// The lock core may not report Released for a lock already lost.
+		delete(m.own, a.path)
+		m.rebuild()
+	}
+}
+
+// rebuild recomputes everything derived from the snapshot and own locks.
+func (m *Model) rebuild() {
+	m.list.rebuild(m.snap, m.opts.Paths, m.own)
+	m.syncQueue()
+}
+
+// syncQueue shows the queue of the lock selected in the list.
+func (m *Model) syncQueue() {
+	path := m.list.selected
+	var own *OwnLock
+	if o, ok := m.own[path]; ok {
+		own = &o
+	}
+	m.queue.set(findQueue(m.snap, path), path, own)
+	m.fixScroll()
+}
+
+// fixScroll keeps both cursors on screen after a change of size or data.
+func (m *Model) fixScroll() {
+	fr := m.frame()
+	m.list.scroll(m.list.rowsFor(fr.bodyH - 2))
+	m.queue.scroll(m.queue.rowsFor(m.st, m.snap, fr.queueW-2, fr.bodyH-2, m.now))
+}
+
+// frame is the size of each part of the screen.
+type frame struct {
+	listW, queueW int
+	bodyH, logH   int
+}
+
+func (m *Model) frame() frame {
+	logH := 5
+	switch {
+	case m.height >= 40:
+		logH = 10
+	case m.height >= 30:
+		logH = 7
+	}
+	fixed := 3 // header, status bar, footer
+	if m.narrate {
+		fixed++
+	}
+	listW := min(max(m.width*33/100, min(32, m.width*40/100)), 60)
+	return frame{listW: listW, queueW: m.width - listW, bodyH: max(m.height-fixed-logH, 4), logH: logH}
+}
+
+// View draws the whole screen: exactly width x height cells, no clock
+// read, no I/O.
+func (m Model) View() string {
+	w, h := m.width, m.height
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	if w < minWidth || h < minHeight {
+		return strings.Join(m.tooSmall(), "\n")
+	}
+	fr := m.frame()
+	st := m.st
+	stale := m.snap != nil && m.snap.Stale
+	border := func(f focusArea) lipgloss.Style {
+		switch {
+		case stale:
+			return st.Stale
+		case m.focus == f:
+			return st.FocusBorder
+		}
+		return st.Border
+	}
+	lines := make([]string, 0, h)
+	lines = append(lines, headerView(st, m.opts.Title, m.snap, w, m.now))
+
+	listTitle, listFoot := m.list.titles(st)
+	left := box(border(focusList), listTitle, listFoot, m.list.view(st, fr.listW-2, fr.bodyH-2, m.now, m.focus == focusList), fr.listW, fr.bodyH)
+	qTitle, qFoot, qLines := m.queue.view(st, m.snap, fr.queueW-2, fr.bodyH-2, m.now, m.focus == focusQueue)
+	right := box(border(focusQueue), qTitle, qFoot, qLines, fr.queueW, fr.bodyH)
+	lines = append(lines, sideBySide(left, right)...)
+
+	logFoot, logLines := m.log.view(st, w-2, fr.logH-2)
+	lines = append(lines, box(border(focusLog), st.Title.Render("Events"), logFoot, logLines, w, fr.logH)...)
+	if m.narrate {
+		lines = append(lines, narrationView(st, m.narration, w))
+	}
+	lines = append(lines, statusView(st, m.own, m.notice, m.readOnly, w, m.now))
+	lines = append(lines, m.footer(w))
+	if m.dialog != nil {
+		lines = overlay(lines, m.dialog.view(st, w, h), w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// footer is the keys that apply now; help and quit are pinned right so that
+// a narrow terminal never hides them.
+func (m Model) footer(w int) string {
+	k := m.activeKeys().ShortHelp()
+	h := helpModel(m.st, 0)
+	right := h.ShortHelpView(k[len(k)-2:]) + " "
+	room := w - ansi.StringWidth(right) - 3
+	shown, cut := fitBindings(k[:len(k)-2], room-2, ansi.StringWidth(h.ShortSeparator))
+	left := " " + h.ShortHelpView(shown)
+	if cut {
+		left += " " + m.st.Muted.Render("…")
+	}
+	gap := max(w-ansi.StringWidth(left)-ansi.StringWidth(right), 1)
+	return fit(left+strings.Repeat(" ", gap)+right, w)
+}
+
+// fitBindings keeps the enabled bindings that fit in width cells as help
+// items ("key desc", sep between). bubbles/help truncates by itself, but
+// when even its ellipsis does not fit it adds the item anyway and the line
+// overflows; choosing the items here keeps the footer inside the screen.
+func fitBindings(bs []key.Binding, width, sep int) (shown []key.Binding, cut bool) {
+	used := 0
+	for _, b := range bs {
+		if !b.Enabled() {
+			continue
+		}
+		w := ansi.StringWidth(b.Help().Key) + 1 + ansi.StringWidth(b.Help().Desc)
+		if used > 0 {
+			w += sep
+		}
+		if used+w > width {
+			return shown, true
+		}
+		used += w
+		shown = append(shown, b)
+	}
+	return shown, false
+}
+
+// tooSmall fills the screen with a request for a bigger terminal.
+func (m Model) tooSmall() []string {
+	out := blank(m.width, m.height)
+	msg := []string{"zklock needs", fmt.Sprintf("%dx%d or more", minWidth, minHeight), fmt.Sprintf("(now %dx%d)", m.width, m.height)}
+	top := max((m.height-len(msg))/2, 0)
+	for i, s := range msg {
+		if top+i < len(out) {
+			out[top+i] = m.st.Warning.Render(fit(fitRight(s, (m.width+len(s))/2), m.width))
+		}
+	}
+	return out
+}
+
+// OwnLocks lists the operator's locks the console knows of, by path.
+func (m Model) OwnLocks() []OwnLock {
+	out := make([]OwnLock, 0, len(m.own))
+	for _, o := range m.own {
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}

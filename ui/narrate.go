@@ -1,0 +1,82 @@
+package ui
+
+import (
+	"sort"
+	"strings"
+
+	"zklock/lockops"
+	"zklock/zkview"
+)
+
+// narrate tells, in one sentence for a room watching the demo, which step of
+// the lock recipe an event shows: node created, children listed, watch set
+// on the predecessor, predecessor deleted, successor notified, re-check,
+// holds. before is the snapshot the event happened after, after the one
+// that shows its result. "" when the event is not a recipe step.
+func narrate(ev zkview.Event, before, after *zkview.Snapshot) string {
+	path := cleanLeft(ev.Path, 40)
+	me := nodeRef(ev.Node)
+	switch ev.Kind {
+	case zkview.EventCreated:
+		n := findNode(after, ev.Path, ev.Node)
+		switch {
+		case n == nil:
+			return me + " created its ephemeral sequential node under " + path + "."
+		case n.Role == lockops.RoleHolder:
+			return me + " created its ephemeral sequential node and listed the children of " + path +
+				": it is the lowest, so it holds the lock at once."
+		case n.Watches != "":
+			return me + " created its ephemeral sequential node and listed the children of " + path +
+				": it is not the lowest, so it sets a watch on " + nodeRef(n.Watches) + " and waits."
+		}
+		return me + " created its node under " + path + " and waits."
+	case zkview.EventDeleted:
+		var watchers []string
+		if q := findQueue(before, ev.Path); q != nil {
+			for i := range q.Nodes {
+				if q.Nodes[i].Watches == ev.Node {
+					watchers = append(watchers, nodeRef(q.Nodes[i].Name))
+				}
+			}
+		}
+		s := me + " was deleted (released, or its session ended)"
+		if len(watchers) == 0 {
+			return s + "; nobody was watching it."
+		}
+		return s + ": ZooKeeper notifies its watcher " + strings.Join(watchers, ", ") + "."
+	case zkview.EventHandoff:
+		return me + " was notified, listed the children of " + path +
+			" again, found no node it must wait for: it now holds the lock."
+	}
+	return ""
+}
+
+func findQueue(s *zkview.Snapshot, path string) *zkview.Queue {
+	if s == nil {
+		return nil
+	}
+	i := sort.Search(len(s.Queues), func(i int) bool { return s.Queues[i].Path >= path })
+	if i < len(s.Queues) && s.Queues[i].Path == path {
+		return &s.Queues[i]
+	}
+	// Snapshots are sorted by path; fall back in case one is not.
+	for i := range s.Queues {
+		if s.Queues[i].Path == path {
+			return &s.Queues[i]
+		}
+	}
+	return nil
+}
+
+func findNode(s *zkview.Snapshot, path, name string) *zkview.Node {
+	q := findQueue(s, path)
+	if q == nil {
+		return nil
+	}
+	for i := range q.Nodes {
+		if q.Nodes[i].Name == name {
+			return &q.Nodes[i]
+		}
+	}
+	return nil
+}

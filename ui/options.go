@@ -1,0 +1,78 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	"zklock/lockops"
+	"zklock/themes"
+	"zklock/zkview"
+)
+
+// Backend carries out the operator's actions. The console calls it only
+// from tea.Cmds, never from Update or View, and shows the error it returns.
+// Implementations must honour ctx: the console bounds every call.
+type Backend interface {
+	// Take starts acquiring path; it returns once the own node is queued
+	// (or the attempt failed). Progress arrives on Options.Own.
+	Take(ctx context.Context, path string, kind lockops.Kind) error
+	// Release gives up the operator's lock on path, held or still queued.
+	Release(ctx context.Context, path string) error
+	// Revoke asks the holder of node to let go (Curator's revocation).
+	Revoke(ctx context.Context, path, node string) error
+	// ForceRelease deletes node if its owner is still session.
+	ForceRelease(ctx context.Context, path, node string, session int64) error
+}
+
+// OwnState is where one of the operator's own locks stands.
+type OwnState int
+
+const (
+	OwnQueued    OwnState = iota // node created, waiting in line
+	OwnHolding                   // holds the lock
+	OwnSuspended                 // connection lost: may still hold, may not
+	OwnLost                      // session expired or node deleted: no longer held
+	OwnReleased                  // given up by the operator
+)
+
+func (s OwnState) String() string {
+	switch s {
+	case OwnHolding:
+		return "holding"
+	case OwnSuspended:
+		return "suspended"
+	case OwnLost:
+		return "lost"
+	case OwnReleased:
+		return "released"
+	}
+	return "queued"
+}
+
+// OwnLock is the progress of one of the operator's locks, as the lock core
+// reports it.
+type OwnLock struct {
+	Path     string
+	Node     string // own node name, "" until created
+	State    OwnState
+	Position int    // 1-based place in the queue while queued
+	Watching string // node name waited on while queued
+	Since    time.Time
+	Err      string // why the lock was lost or the attempt failed
+}
+
+// Options configures the console.
+type Options struct {
+	Theme    themes.Theme
+	ReadOnly bool // no take, release, revoke or force: keys and help hide them
+	Backend  Backend
+	Updates  <-chan zkview.Update // snapshots and events from zkview
+	Own      <-chan OwnLock       // the operator's own locks, from the lock core
+	Paths    []string             // watched lock parents, listed before the first snapshot
+	Title    string               // header title; "zklock" when empty
+	// Narration starts with the narration line shown (the demo).
+	Narration bool
+	// Now is the clock for tick commands (and the first frame); View never
+	// reads a clock. time.Now when nil.
+	Now func() time.Time
+}

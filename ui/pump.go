@@ -1,0 +1,91 @@
+package ui
+
+import (
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"zklock/zkview"
+)
+
+// Messages from commands back to Update.
+type (
+	updateMsg        struct{ zkview.Update }
+	updatesClosedMsg struct{}
+	ownMsg           struct{ locks []OwnLock }
+	ownClosedMsg     struct{}
+	tickMsg          time.Time
+	actionMsg        struct {
+		verb, path, node string
+		err              error
+	}
+)
+
+// maxCoalesce bounds how many queued items one pump message gathers, so a
+// flood cannot starve key handling.
+const maxCoalesce = 256
+
+// tick delivers the clock once a second; View shows ages from it.
+func tick(now func() time.Time) tea.Cmd {
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return tickMsg(now()) })
+}
+
+// waitUpdate waits for the next update from zkview and gathers any that
+// are already queued behind it: only the newest snapshot matters, events
+// are kept in order. Update re-arms it after each message (the Bubble Tea
+// "realtime" pattern).
+func waitUpdate(ch <-chan zkview.Update) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		u, ok := <-ch
+		if !ok {
+			return updatesClosedMsg{}
+		}
+		for range maxCoalesce {
+			select {
+			case next, ok := <-ch:
+				if !ok {
+					// Deliver what we have; the next wait sees the close.
+					return updateMsg{u}
+				}
+				if next.Snapshot != nil {
+					u.Snapshot = next.Snapshot
+				}
+				u.Events = append(u.Events, next.Events...)
+				u.Dropped += next.Dropped
+			default:
+				return updateMsg{u}
+			}
+		}
+		return updateMsg{u}
+	}
+}
+
+// waitOwn waits for the next own-lock progress report, gathering any
+// already queued (in order: each is applied).
+func waitOwn(ch <-chan OwnLock) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		o, ok := <-ch
+		if !ok {
+			return ownClosedMsg{}
+		}
+		locks := []OwnLock{o}
+		for range maxCoalesce {
+			select {
+			case next, ok := <-ch:
+				if !ok {
+					return ownMsg{locks}
+				}
+				locks = append(locks, next)
+			default:
+				return ownMsg{locks}
+			}
+		}
+		return ownMsg{locks}
+	}
+}

@@ -1,0 +1,588 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"zklock/lockops"
+	"zklock/themes"
+	"zklock/zkview"
+)
+
+// queuePane is the right pane: the selected lock's queue, one row per node
+// in sequence order, each waiter followed by the watch it hangs on. Only the
+// rows on screen are drawn, so a queue of 10,000 nodes scrolls as fast as
+// one of ten.
+type queuePane struct {
+	q        *zkview.Queue // nil: nothing selected, or not read yet
+	path     string
+	index    map[string]int // node name -> index in q.Nodes
+	cursor   int            // node index
+	top      int            // first node drawn
+	selected string         // node name under the cursor, kept across snapshots
+	own      *OwnLock       // the operator's lock on this path, if any
+
+	// Derived once per snapshot, never per frame.
+	summary string          // "mutex · curator · 4 nodes"
+	rw      bool            // has read or write nodes: show KIND
+	mixed   bool            // more than one recipe: show RECIPE
+	seqW    int             // widest sequence number
+	flagged map[string]bool // nodes named by a split, deadlock or mixed warning
+	cycle   map[string]bool // nodes in a deadlock
+}
+
+// set shows queue q (nil for none), keeping the cursor on the same node
+// when the queue is the same path.
+func (p *queuePane) set(q *zkview.Queue, path string, own *OwnLock) {
+	if path != p.path {
+		p.cursor, p.top, p.selected = 0, 0, ""
+	}
+	p.q, p.path, p.own = q, path, own
+	p.index = nil
+	p.summary, p.rw, p.mixed, p.seqW = "", false, false, 3
+	p.flagged, p.cycle = nil, nil
+	if q == nil {
+		return
+	}
+	p.index = make(map[string]int, len(q.Nodes))
+	kinds := map[lockops.Kind]bool{}
+	recipes := map[lockops.Recipe]bool{}
+	var recipeNames []string
+	for i := range q.Nodes {
+		n := &q.Nodes[i]
+		p.index[n.Name] = i
+		kinds[n.Kind] = true
+		if !recipes[n.Recipe] {
+			recipes[n.Recipe] = true
+			recipeNames = append(recipeNames, n.Recipe.String())
+		}
+		p.seqW = max(p.seqW, len(strconv.Itoa(int(n.Seq))))
+	}
+	p.rw = kinds[lockops.KindRead] || kinds[lockops.KindWrite]
+	p.mixed = len(recipes) > 1
+	var parts []string
+	switch {
+	case p.rw:
+		parts = append(parts, "read/write")
+	case len(q.Nodes) > 0:
+		parts = append(parts, "mutex")
+	}
+	if len(recipeNames) > 0 {
+		parts = append(parts, strings.Join(recipeNames, "+"))
+	}
+	parts = append(parts, plural(len(q.Nodes), "node"))
+	p.summary = strings.Join(parts, " · ")
+	for _, w := range q.Warnings {
+		// Mixed recipes names every node: flagging them all would hide
+		// the ones that matter.
+		if w.Code != zkview.WarnSplitHolders && w.Code != zkview.WarnDeadlock {
+			continue
+		}
+		for _, n := range w.Nodes {
+			if p.flagged == nil {
+				p.flagged = map[string]bool{}
+			}
+			p.flagged[n] = true
+			if w.Code == zkview.WarnDeadlock {
+				if p.cycle == nil {
+					p.cycle = map[string]bool{}
+				}
+				p.cycle[n] = true
+			}
+		}
+	}
+	if i, ok := p.index[p.selected]; ok {
+		p.cursor = i
+	}
+	p.clampCursor()
+}
+
+func (p *queuePane) clampCursor() {
+	n := p.count()
+	p.cursor = min(max(p.cursor, 0), max(n-1, 0))
+	p.selected = ""
+	if n > 0 {
+		p.selected = p.q.Nodes[p.cursor].Name
+	}
+}
+
+func (p *queuePane) count() int {
+	if p.q == nil {
+		return 0
+	}
+	return len(p.q.Nodes)
+}
+
+// node is the node under the cursor, nil when there is none.
+func (p *queuePane) node() *zkview.Node {
+	if p.count() == 0 {
+		return nil
+	}
+	return &p.q.Nodes[p.cursor]
+}
+
+// loud says whether a warning gets the alarm banner.
+func loud(code string) bool {
+	return code == zkview.WarnSplitHolders || code == zkview.WarnDeadlock || code == zkview.WarnMixedRecipes
+}
+
+// isOwn says whether n is the operator's own node.
+func (p *queuePane) isOwn(n *zkview.Node) bool {
+	return p.own != nil && p.own.Node != "" && p.own.Node == n.Name
+}
+
+// height is how many lines node i takes: waiters, nodes that disagree with
+// the queue about holding, and the own node get a second line.
+func (p *queuePane) height(i int) int {
+	n := &p.q.Nodes[i]
+	if n.Role == lockops.RoleWaiting || n.Believes != n.Role || p.isOwn(n) {
+		return 2
+	}
+	return 1
+}
+
+// move moves the cursor by delta nodes and keeps it on screen in a rows
+// area of the given height.
+func (p *queuePane) move(delta, rows int) {
+	p.cursor += delta
+	p.clampCursor()
+	p.scroll(rows)
+}
+
+// scroll adjusts top so that the cursor's node is fully drawn. It only
+// walks the nodes between top and the cursor: O(rows), not O(queue).
+func (p *queuePane) scroll(rows int) {
+	if p.count() == 0 {
+		p.top = 0
+		return
+	}
+	rows = max(rows, 2)
+	if p.cursor < p.top {
+		p.top = p.cursor
+	}
+	if p.cursor-p.top > rows {
+		p.top = p.cursor - rows
+	}
+	for {
+		used := 0
+		for i := p.top; i <= p.cursor; i++ {
+			used += p.height(i)
+		}
+		if used <= rows || p.top == p.cursor {
+			break
+		}
+		p.top++
+	}
+	p.top = min(p.top, p.count()-1)
+}
+
+// banners are the lines above the column header: stale data, the own lock
+// lost, and every warning, wrapped to the pane's width w. Loud warnings
+// also get their explanation when the pane is tall enough.
+func (p *queuePane) banners(st *themes.Styles, snap *zkview.Snapshot, w, h int, now time.Time) []bannerLine {
+	var out []bannerLine
+	add := func(style lipgloss.Style, first, text string, maxLines int) {
+		for i, l := range wrap(text, max(w-3, 8)) {
+			if i == maxLines {
+				break
+			}
+			lead := "   "
+			if i == 0 {
+				lead = first
+			}
+			out = append(out, bannerLine{style, lead + l})
+		}
+	}
+	if snap != nil && snap.Stale {
+		add(st.Stale, " ! ", fmt.Sprintf("STALE: disconnected since %s (%s ago); this queue may have changed",
+			clock(snap.Conn.Since), since(now, snap.Conn.Since)), 2)
+	}
+	if o := p.own; o != nil && (o.State == OwnLost || o.State == OwnSuspended) {
+		text := "YOUR LOCK IS LOST: you no longer hold it"
+		if o.State == OwnSuspended {
+			text = "YOUR LOCK IS SUSPENDED: connection lost, you may no longer hold it"
+		}
+		if o.Err != "" {
+			text += " (" + clean(o.Err, 0) + ")"
+		}
+		add(st.Lost, " ★ ", text, 2)
+	}
+	if p.q == nil {
+		return out
+	}
+	for _, wn := range p.q.Warnings {
+		title, explain := p.describe(wn)
+		msg := clean(wn.Message, 0)
+		if msg == "" {
+			msg = explain
+		}
+		if loud(wn.Code) {
+			add(st.Alarm, " ‼ ", title, 2)
+			if h >= 20 {
+				add(st.Alarm, "   ", msg, 2)
+			}
+			continue
+		}
+		add(st.Warning, " ! ", title+": "+msg, 2)
+	}
+	// Keep at least half the pane for the queue itself.
+	if limit := max(h/2, 1); len(out) > limit {
+		more := len(out) - limit + 1
+		out = append(out[:limit-1], bannerLine{st.Warning, fmt.Sprintf(" ! %d more warning lines: see `zklock ls`", more)})
+	}
+	return out
+}
+
+type bannerLine struct {
+	style lipgloss.Style
+	text  string // safe, unstyled
+}
+
+// describe names a warning and the nodes it concerns, by sequence number.
+func (p *queuePane) describe(w zkview.Warning) (title, explain string) {
+	refs := make([]string, 0, len(w.Nodes))
+	for i, name := range w.Nodes {
+		if i == 8 {
+			refs = append(refs, fmt.Sprintf("+%d more", len(w.Nodes)-i))
+			break
+		}
+		ref := p.ref(name)
+		if j, ok := p.index[name]; ok && p.mixed {
+			ref += " " + p.q.Nodes[j].Recipe.String()
+		}
+		refs = append(refs, ref)
+	}
+	nodes := strings.Join(refs, ", ")
+	switch w.Code {
+	case zkview.WarnSplitHolders:
+		return "SPLIT HOLDERS: " + nodes + " each believe they hold this lock",
+			"Their recipes cannot see each other's nodes; both critical sections can run at once."
+	case zkview.WarnDeadlock:
+		return "DEADLOCK: " + strings.Join(refs, " ⇄ ") + " wait on each other",
+			"The watches form a cycle: none of these waiters will ever wake."
+	case zkview.WarnMixedRecipes:
+		return "MIXED RECIPES on this path: " + nodes,
+			"Clients of different recipes do not exclude each other here."
+	case zkview.WarnMissingWatch:
+		return "MISSING WATCH on " + nodes, "the servers show no watch: this waiter will never wake"
+	case zkview.WarnHerd:
+		return "HERD on " + nodes, "more watchers than the recipes predict"
+	case zkview.WarnStale:
+		return "STALE", "data may be out of date"
+	}
+	return strings.ToUpper(clean(w.Code, 20)) + " " + nodes, ""
+}
+
+// ref is how a node is named in chains and banners: #sequence.
+func (p *queuePane) ref(name string) string {
+	if i, ok := p.index[name]; ok {
+		return "#" + strconv.Itoa(int(p.q.Nodes[i].Seq))
+	}
+	if seq, ok := seqOf(name); ok {
+		return "#" + strconv.Itoa(int(seq))
+	}
+	return clean(shortName(name), 24)
+}
+
+// queue columns in priority order; queueOrder is their display order. On a
+// narrow pane who holds (DATA: Curator writes the client's address, zklock
+// a note) says more than the node's random name, so DATA outranks NODE.
+const (
+	qcMark = iota
+	qcPos
+	qcSeq
+	qcRole
+	qcKind
+	qcRecipe
+	qcAge
+	qcData
+	qcNode
+	qcSession
+	qcClient
+)
+
+var queueOrder = []int{qcMark, qcPos, qcSeq, qcNode, qcRole, qcKind, qcRecipe, qcAge, qcSession, qcClient, qcData}
+
+func (p *queuePane) columns(w int) []column {
+	return layoutColumns(w, []column{
+		qcMark:    {title: "", width: 2},
+		qcPos:     {title: "POS", width: max(3, len(strconv.Itoa(p.count()))), right: true},
+		qcSeq:     {title: "SEQ", width: p.seqW, right: true},
+		qcRole:    {title: "ROLE", width: 7},
+		qcKind:    {title: "KIND", width: 5, off: !p.rw},
+		qcRecipe:  {title: "RECIPE", width: 7, off: !p.mixed},
+		qcAge:     {title: "AGE", width: 6, right: true},
+		qcData:    {title: "DATA", width: 12, flex: true},
+		qcNode:    {title: "NODE", width: 18, flex: true, maxW: 22},
+		qcSession: {title: "SESSION", width: 18},
+		qcClient:  {title: "CLIENT", width: 21},
+	}, queueOrder)
+}
+
+// rowsFor is the number of lines left for node rows in a pane of inner
+// height h once banners, the column header and the "other" line are drawn.
+func (p *queuePane) rowsFor(st *themes.Styles, snap *zkview.Snapshot, w, h int, now time.Time) int {
+	used := len(p.banners(st, snap, w, h, now)) + 1
+	if p.q != nil && len(p.q.Other) > 0 {
+		used++
+	}
+	return max(h-used, 1)
+}
+
+// view draws the pane: its title, its bottom-edge label and inner lines.
+func (p *queuePane) view(st *themes.Styles, snap *zkview.Snapshot, w, h int, now time.Time, focused bool) (title, foot string, lines []string) {
+	title = st.Title.Render(cleanLeft(p.path, max(w/2, 12)))
+	if p.summary != "" {
+		title += st.Muted.Render(" · " + p.summary)
+	}
+	lines = make([]string, 0, h)
+	bans := p.banners(st, snap, w, h, now)
+	for _, b := range bans {
+		lines = append(lines, b.style.Render(fit(clean(b.text, w), w)))
+	}
+	if msg := p.emptyText(); msg != nil {
+		for _, m := range msg {
+			lines = append(lines, st.Muted.Render(fit(" "+m, w)))
+		}
+		return title, "", lines
+	}
+	cols := p.columns(w)
+	var head []seg
+	// Chains hang under the first column after SEQ (NODE when shown).
+	x, chainX := 0, 0
+	for i, c := range cols {
+		if i > 0 {
+			head = append(head, seg{" ", st.Column})
+			x++
+		}
+		if chainX == 0 && i > 0 && cols[i-1].title == "SEQ" {
+			chainX = x
+		}
+		t := c.title
+		if c.right {
+			t = fitRight(t, c.width)
+		}
+		head = append(head, seg{fit(t, c.width), st.Column})
+		x += c.width
+	}
+	lines = append(lines, line(head, nil))
+	rows := h - len(lines)
+	if len(p.q.Other) > 0 {
+		rows--
+	}
+	last := p.top - 1
+	for i := p.top; i < len(p.q.Nodes) && rows > 0; i++ {
+		n := &p.q.Nodes[i]
+		var over *lipgloss.Style
+		switch {
+		case i == p.cursor:
+			sel := st.Selection
+			if !focused {
+				sel = sel.UnsetBackground().UnsetReverse().Bold(true)
+			}
+			over = &sel
+		case p.isOwn(n):
+			own := st.Own
+			over = &own
+		}
+		lines = append(lines, line(p.rowSegs(st, n, i, cols, now), over))
+		rows--
+		last = i
+		if p.height(i) == 2 && rows > 0 {
+			lines = append(lines, fit(strings.Repeat(" ", chainX)+p.chain(st, n, now), w))
+			rows--
+		}
+	}
+	for ; rows > 0; rows-- {
+		lines = append(lines, "")
+	}
+	if len(p.q.Other) > 0 {
+		names := make([]string, 0, min(len(p.q.Other), 6))
+		for i, o := range p.q.Other {
+			if i == 6 {
+				names = append(names, "…")
+				break
+			}
+			names = append(names, clean(o, 24))
+		}
+		lines = append(lines, st.Muted.Render(fit(fmt.Sprintf(" + %s, not queued: %s", plural(len(p.q.Other), "other child"), strings.Join(names, ", ")), w)))
+	}
+	if p.top > 0 || last < len(p.q.Nodes)-1 {
+		foot = st.Muted.Render(fmt.Sprintf("%d-%d of %d", p.top+1, last+1, len(p.q.Nodes)))
+	}
+	return title, foot, lines
+}
+
+// emptyText explains a pane with no queue to draw, nil when there is one.
+func (p *queuePane) emptyText() []string {
+	switch {
+	case p.path == "":
+		return []string{"No lock selected."}
+	case p.q == nil || p.q.State == zkview.PathPending:
+		return []string{"Reading " + cleanLeft(p.path, 60) + " …"}
+	case p.q.State == zkview.PathAbsent:
+		return []string{cleanLeft(p.path, 60) + " does not exist.", "Watching it: the queue appears here when a client creates it."}
+	case p.q.State == zkview.PathNoAuth:
+		return []string{"No access to " + cleanLeft(p.path, 60) + " (NoAuth).", clean(p.q.Err, 200), "Check --auth-file or the context's credentials."}
+	case p.q.State == zkview.PathError:
+		return []string{"Cannot read " + cleanLeft(p.path, 60) + ":", clean(p.q.Err, 200)}
+	case len(p.q.Nodes) == 0 && len(p.q.Other) == 0:
+		return []string{"No lock nodes: nobody holds or waits for this lock."}
+	}
+	return nil
+}
+
+func (p *queuePane) rowSegs(st *themes.Styles, n *zkview.Node, i int, cols []column, now time.Time) []seg {
+	segs := make([]seg, 0, 2*len(cols)+1)
+	for ci, c := range cols {
+		if ci > 0 {
+			segs = append(segs, seg{" ", st.Text})
+		}
+		text, style := "", st.Text
+		switch c.title {
+		case "":
+			mark, flag, fs := " ", " ", st.Text
+			if i == p.cursor {
+				mark = "❯"
+			}
+			switch {
+			case p.isOwn(n):
+				flag, fs = "★", st.Own
+			case p.flagged[n.Name]:
+				flag, fs = "‼", st.Danger
+			case n.Link == zkview.LinkMissing || n.Herd:
+				flag, fs = "!", st.Warning
+			}
+			segs = append(segs, seg{mark, st.Key}, seg{flag, fs})
+			continue
+		case "POS":
+			text = strconv.Itoa(i + 1)
+		case "SEQ":
+			text, style = strconv.Itoa(int(n.Seq)), st.Muted
+		case "NODE":
+			text = clean(shortName(n.Name), c.width)
+		case "ROLE":
+			// The role shown is what the node's own recipe believes: in a
+			// split queue two nodes act as holders, and both must look it.
+			switch {
+			case n.Believes == lockops.RoleHolder && n.Role != lockops.RoleHolder:
+				text, style = "HOLDER‼", st.Danger
+			case n.Believes == lockops.RoleHolder:
+				text, style = "HOLDER", st.Holder
+				if p.flagged[n.Name] {
+					style = st.Danger
+				}
+			default:
+				text, style = "waiting", st.Waiter
+			}
+		case "KIND":
+			text, style = n.Kind.String(), st.Muted
+		case "RECIPE":
+			text, style = n.Recipe.String(), st.Muted
+		case "SESSION":
+			text = session(n.Session)
+		case "CLIENT":
+			text = clean(n.Client, c.width)
+			if text == "" {
+				text, style = "-", st.Muted
+			}
+		case "AGE":
+			text, style = since(now, n.Ctime), st.Muted
+		case "DATA":
+			text = zkview.Sanitize(n.Data, 0)
+			if int(n.DataLen) > len(n.Data) {
+				text += "…"
+			}
+			text = clean(text, c.width)
+		}
+		if c.right {
+			text = fitRight(text, c.width)
+		}
+		segs = append(segs, seg{fit(text, c.width), style})
+	}
+	return segs
+}
+
+// chain is the line under a node: the watch it hangs on, what the servers
+// say about it, and the operator's own state.
+func (p *queuePane) chain(st *themes.Styles, n *zkview.Node, now time.Time) string {
+	var b strings.Builder
+	switch {
+	case n.Believes == lockops.RoleHolder && n.Role != lockops.RoleHolder:
+		b.WriteString(st.Danger.Render("└─ ‼ believes it HOLDS too (its " + n.Recipe.String() + " recipe sees no node before it)"))
+	case n.Believes == lockops.RoleHolder || n.Role == lockops.RoleHolder:
+		// A holder: only the own node gets a second line.
+	case n.Watches == "":
+		b.WriteString(st.Muted.Render("└─ waits; the node it watches is unknown"))
+	default:
+		b.WriteString(st.Muted.Render("└─▶ watches "))
+		target, inQueue := p.index[n.Watches]
+		b.WriteString(st.Text.Render(p.ref(n.Watches)))
+		if !inQueue {
+			b.WriteString(st.Muted.Render(" (gone)"))
+		}
+		switch n.Link {
+		case zkview.LinkVerified:
+			b.WriteString(st.Verified.Render(" ✓ verified"))
+		case zkview.LinkMissing:
+			b.WriteString(st.Missing.Render(" ✗ MISSING: will never wake (no watch on the servers)"))
+		default:
+			b.WriteString(st.Inferred.Render(" ? inferred"))
+		}
+		if inQueue && p.q.Nodes[target].Herd {
+			b.WriteString(st.Warning.Render(" ! herd on " + p.ref(n.Watches)))
+		}
+		if p.cycle[n.Name] {
+			b.WriteString(st.Danger.Render(" ⟲ DEADLOCK"))
+		}
+	}
+	if p.isOwn(n) {
+		if b.Len() > 0 {
+			b.WriteString("  ")
+		}
+		text := "◀ YOU"
+		if p.own.State != OwnQueued {
+			// A waiter's place is plain from its row; other states are not.
+			text += ": " + ownState(p.own, now, p.ref)
+		}
+		b.WriteString(st.Own.Render(text))
+	}
+	return b.String()
+}
+
+// ownState is the operator's lock in words: "waiting at 3 watching #42",
+// "holding since 03:12:04 (2m13s)", "SUSPENDED", "LOST".
+func ownState(o *OwnLock, now time.Time, ref func(string) string) string {
+	switch o.State {
+	case OwnQueued:
+		s := "waiting"
+		if o.Position > 0 {
+			s += " at " + strconv.Itoa(o.Position)
+		}
+		if o.Watching != "" {
+			s += " watching " + ref(o.Watching)
+		}
+		return s
+	case OwnHolding:
+		return "HOLDING since " + clock(o.Since) + " (" + since(now, o.Since) + ")"
+	case OwnSuspended:
+		return "SUSPENDED: connection lost, may no longer hold"
+	case OwnLost:
+		return "LOST: no longer held"
+	}
+	return "released"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	if strings.HasSuffix(word, "child") {
+		return strconv.Itoa(n) + " " + word + "ren"
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}

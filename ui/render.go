@@ -1,0 +1,326 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"zklock/zkview"
+)
+
+// clean is the only way text from ZooKeeper (names, data, paths, errors)
+// reaches a view: zkview's sanitizer, cut to w cells (w <= 0: no cut).
+func clean(s string, w int) string { return zkview.SanitizeString(s, w) }
+
+// cleanLeft sanitizes s and, if it is wider than w, keeps its end: the
+// last components of a path say more than its first.
+func cleanLeft(s string, w int) string {
+	s = clean(s, 0)
+	sw := ansi.StringWidth(s)
+	if w <= 0 || sw <= w {
+		return s
+	}
+	if w == 1 {
+		return "…"
+	}
+	return "…" + ansi.TruncateLeft(s, sw-w+1, "")
+}
+
+// fit pads or cuts an already safe (possibly styled) string to exactly w
+// cells.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	sw := ansi.StringWidth(s)
+	switch {
+	case sw == w:
+		return s
+	case sw < w:
+		return s + strings.Repeat(" ", w-sw)
+	}
+	return ansi.Truncate(s, w, "")
+}
+
+// fitRight right-aligns an unstyled string in w cells.
+func fitRight(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	if sw >= w {
+		return fit(s, w)
+	}
+	return strings.Repeat(" ", w-sw) + s
+}
+
+// seg is a piece of a line with its style; a line is drawn from segments so
+// that a row's selection or own-node highlight can be layered over each
+// cell's own style.
+type seg struct {
+	text  string // safe text, exactly the cell width
+	style lipgloss.Style
+}
+
+// line renders segments side by side. over, when non-nil, is inherited by
+// every segment (for the cursor row) and styles the gaps too.
+func line(segs []seg, over *lipgloss.Style) string {
+	var b strings.Builder
+	for _, s := range segs {
+		st := s.style
+		if over != nil {
+			st = st.Inherit(*over)
+		}
+		b.WriteString(st.Render(s.text))
+	}
+	return b.String()
+}
+
+// column is one column of a table: a header, a width and how to align.
+type column struct {
+	title string
+	width int
+	right bool
+	flex  bool // takes a share of the space left over
+	off   bool // not wanted for this table
+	maxW  int  // a flexible column grows no wider than this (0: no limit)
+}
+
+// layoutColumns keeps, in priority order, the columns that fit in width
+// (one space between columns) and shares what is left among the flexible
+// ones, up to their maxW. want lists the columns in priority order; the
+// result is in display order, given by order (indices into want).
+func layoutColumns(width int, want []column, order []int) []column {
+	keep := make([]bool, len(want))
+	used := 0
+	for i, c := range want {
+		if c.off {
+			continue
+		}
+		need := c.width
+		if used > 0 {
+			need++
+		}
+		if used+need > width {
+			continue
+		}
+		keep[i] = true
+		used += need
+	}
+	out := make([]column, len(want))
+	copy(out, want)
+	for spare := width - used; spare > 0; {
+		var grow []int
+		for i, c := range out {
+			if keep[i] && c.flex && (c.maxW == 0 || c.width < c.maxW) {
+				grow = append(grow, i)
+			}
+		}
+		if len(grow) == 0 {
+			break
+		}
+		given := 0
+		for k, i := range grow {
+			share := spare / len(grow)
+			if k < spare%len(grow) {
+				share++
+			}
+			if m := out[i].maxW; m > 0 {
+				share = min(share, m-out[i].width)
+			}
+			out[i].width += share
+			given += share
+		}
+		if given == 0 {
+			break
+		}
+		spare -= given
+	}
+	var cols []column
+	for _, i := range order {
+		if keep[i] {
+			cols = append(cols, out[i])
+		}
+	}
+	return cols
+}
+
+// box draws a rounded border of w x h cells around lines, with title in the
+// top edge and foot in the bottom edge (both optional, already styled).
+func box(border lipgloss.Style, title, foot string, lines []string, w, h int) []string {
+	if w < 2 || h < 2 {
+		return blank(w, h)
+	}
+	inner := w - 2
+	out := make([]string, 0, h)
+	out = append(out, edge(border, "╭", "╮", title, inner))
+	side := border.Render("│")
+	for i := 0; i < h-2; i++ {
+		var l string
+		if i < len(lines) {
+			l = lines[i]
+		}
+		out = append(out, side+fit(l, inner)+side)
+	}
+	out = append(out, edge(border, "╰", "╯", foot, inner))
+	return out
+}
+
+// edge is a top or bottom border line with an optional label after "─ ".
+func edge(border lipgloss.Style, left, right, label string, inner int) string {
+	if label == "" || inner < 6 {
+		return border.Render(left + strings.Repeat("─", inner) + right)
+	}
+	label = fit(label, min(ansi.StringWidth(label), inner-4))
+	rest := inner - 3 - ansi.StringWidth(label)
+	return border.Render(left+"─ ") + label + border.Render(" "+strings.Repeat("─", rest)+right)
+}
+
+// blank is h empty lines of w cells.
+func blank(w, h int) []string {
+	out := make([]string, max(h, 0))
+	for i := range out {
+		out[i] = strings.Repeat(" ", max(w, 0))
+	}
+	return out
+}
+
+// sideBySide joins two equally tall blocks of lines.
+func sideBySide(a, b []string) []string {
+	out := make([]string, max(len(a), len(b)))
+	for i := range out {
+		if i < len(a) {
+			out[i] = a[i]
+		}
+		if i < len(b) {
+			out[i] += b[i]
+		}
+	}
+	return out
+}
+
+// wrap breaks safe, unstyled text into lines of at most w cells at spaces.
+func wrap(s string, w int) []string {
+	if w <= 0 {
+		return nil
+	}
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		cur := ""
+		for _, word := range strings.Fields(para) {
+			for ansi.StringWidth(word) > w {
+				if cur != "" {
+					out = append(out, cur)
+					cur = ""
+				}
+				out = append(out, ansi.Truncate(word, w, ""))
+				word = ansi.TruncateLeft(word, w, "")
+			}
+			switch {
+			case cur == "":
+				cur = word
+			case ansi.StringWidth(cur)+1+ansi.StringWidth(word) <= w:
+				cur += " " + word
+			default:
+				out = append(out, cur)
+				cur = word
+			}
+		}
+		out = append(out, cur)
+	}
+	return out
+}
+
+// dur is a compact, fixed-ish width duration: 45s, 2m13s, 1h02m, 3d04h.
+func dur(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	s := int64(d / time.Second)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	case s < 86400:
+		return fmt.Sprintf("%dh%02dm", s/3600, s%3600/60)
+	}
+	return fmt.Sprintf("%dd%02dh", s/86400, s%86400/3600)
+}
+
+// since is how long ago t was at now, "" when t is unknown.
+func since(now, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return dur(now.Sub(t))
+}
+
+// clock is a time of day as the operator reads it in logs.
+func clock(t time.Time) string {
+	if t.IsZero() {
+		return "--:--:--"
+	}
+	return t.Format("15:04:05")
+}
+
+// session formats a ZooKeeper session id the way the servers print it.
+func session(id int64) string {
+	if id == 0 {
+		return "-"
+	}
+	return "0x" + strconv.FormatUint(uint64(id), 16)
+}
+
+// seqOf reads the sequence number ZooKeeper appended to a lock node's name
+// (%010d, possibly negative after the counter wrapped). It is only used to
+// label nodes that are not in the current snapshot (the queue itself
+// carries parsed sequences).
+func seqOf(name string) (int32, bool) {
+	if len(name) < 10 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(name[len(name)-10:], 10, 32)
+	if err != nil {
+		return 0, false
+	}
+	return int32(n), true
+}
+
+// shortName drops the sequence suffix (shown in its own column) and
+// abbreviates the long random ids recipes put in names (Curator's uuid,
+// Kazoo's and go-zookeeper's 32 hex digits) to their first 8 characters.
+func shortName(name string) string {
+	if _, ok := seqOf(name); ok && len(name) > 10 {
+		name = name[:len(name)-10]
+	}
+	var b strings.Builder
+	for i := 0; i < len(name); {
+		j := i
+		for j < len(name) && isIDByte(name[j]) {
+			j++
+		}
+		for j > i && name[j-1] == '-' {
+			j-- // keep the separator after an id: "…-lock-"
+		}
+		if j-i >= 24 {
+			b.WriteString(name[i : i+8])
+			b.WriteString("…")
+			i = j
+			continue
+		}
+		if j > i {
+			b.WriteString(name[i:j])
+			i = j
+			continue
+		}
+		b.WriteByte(name[i])
+		i++
+	}
+	return b.String()
+}
+
+func isIDByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == '-'
+}

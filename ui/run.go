@@ -1,0 +1,60 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// ErrRelease is returned by Run when an own lock could not be released on
+// the way out (it is still freed when the session closes).
+var ErrRelease = errors.New("ui: release on quit")
+
+// releaseTimeout bounds each release on quit: a delete takes milliseconds;
+// five seconds covers a reconnect while the operator waits for the prompt.
+const releaseTimeout = 5 * time.Second
+
+// Run runs the console on the terminal (alternate screen, mouse wheel)
+// until the operator quits or ctx is done, then releases the operator's
+// own locks through Backend.Release, each bounded by releaseTimeout even
+// when ctx is already done.
+func Run(ctx context.Context, opts Options, progOpts ...tea.ProgramOption) error {
+	m := New(opts)
+	m.ctx = ctx
+	all := append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithAltScreen(), tea.WithMouseCellMotion()}, progOpts...)
+	final, runErr := tea.NewProgram(m, all...).Run()
+	if runErr != nil && ctx.Err() != nil && errors.Is(runErr, tea.ErrProgramKilled) {
+		runErr = ctx.Err()
+	}
+	if runErr != nil {
+		runErr = fmt.Errorf("ui: %w", runErr)
+	}
+	fm, ok := final.(Model)
+	if !ok {
+		return runErr
+	}
+	return errors.Join(runErr, fm.releaseAll(ctx))
+}
+
+// releaseAll releases every lock the operator holds or waits for.
+func (m Model) releaseAll(ctx context.Context) error {
+	if m.opts.Backend == nil {
+		return nil
+	}
+	base := context.WithoutCancel(ctx)
+	var errs []error
+	for _, o := range m.OwnLocks() {
+		if !m.ownActive(o.Path) {
+			continue
+		}
+		rctx, cancel := context.WithTimeout(base, releaseTimeout)
+		if err := m.opts.Backend.Release(rctx, o.Path); err != nil {
+			errs = append(errs, fmt.Errorf("%w %s: %w", ErrRelease, clean(o.Path, 0), err))
+		}
+		cancel()
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,354 @@
+package ui
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"zklock/themes"
+	"zklock/zkview"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+func step(m Model, msg tea.Msg) Model {
+	next, _ := m.Update(msg)
+	return next.(Model)
+}
+
+func sizeMsg(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+
+// keys turns "tab", "ctrl+c", "enter", "esc" or runes into key messages.
+func keyMsg(s string) tea.KeyMsg {
+	switch s {
+	case "tab":
+		return tea.KeyMsg{Type: tea.KeyTab}
+	case "enter":
+		return tea.KeyMsg{Type: tea.KeyEnter}
+	case "esc":
+		return tea.KeyMsg{Type: tea.KeyEsc}
+	case "down":
+		return tea.KeyMsg{Type: tea.KeyDown}
+	case "up":
+		return tea.KeyMsg{Type: tea.KeyUp}
+	case "ctrl+c":
+		return tea.KeyMsg{Type: tea.KeyCtrlC}
+	case "backspace":
+		return tea.KeyMsg{Type: tea.KeyBackspace}
+	case "pgdown":
+		return tea.KeyMsg{Type: tea.KeyPgDown}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
+}
+
+var namedKeys = map[string]bool{"tab": true, "enter": true, "esc": true, "down": true, "up": true, "ctrl+c": true, "backspace": true, "pgdown": true}
+
+// press sends keys one by one, each rune string as typed; it returns the
+// model and the last command.
+func press(m Model, keys ...string) (Model, tea.Cmd) {
+	var cmd tea.Cmd
+	for _, k := range keys {
+		var next tea.Model
+		if len(k) > 1 && !namedKeys[k] {
+			for _, r := range k {
+				next, cmd = m.Update(keyMsg(string(r)))
+				m = next.(Model)
+			}
+			continue
+		}
+		next, cmd = m.Update(keyMsg(k))
+		m = next.(Model)
+	}
+	return m, cmd
+}
+
+func selectPath(m Model, path string) Model {
+	m.list.selected = path
+	m.list.refresh()
+	m.syncQueue()
+	return m
+}
+
+// scenarios are the screens an on-call engineer meets, as golden files.
+var scenarios = []struct {
+	name  string
+	setup func(Model) Model
+}{
+	{"curator-mutex", func(m Model) Model {
+		m = step(m, ownMsg{[]OwnLock{{Path: "/locks/job-a", Node: curatorName("c9d8e7f6-a5b4-4c3d-8e2f-1a0b9c8d7e6f", 44),
+			State: OwnQueued, Position: 4, Watching: curatorName("0b5c8d2e-1f3a-4b6c-9d8e-7f6a5b4c3d2e", 43), Since: ago(9 * time.Second)}}})
+		return selectPath(m, "/locks/job-a")
+	}},
+	{"kazoo-rw", func(m Model) Model {
+		m = step(m, ownMsg{[]OwnLock{{Path: "/locks/orders", Node: kazooName("0f1e2d3c4b5a69788796a5b4c3d2e1f0", "rlock", 8),
+			State: OwnHolding, Since: ago(4*time.Minute + 2*time.Second)}}})
+		m = selectPath(m, "/locks/orders")
+		m, _ = press(m, "tab")
+		return m
+	}},
+	{"split-holders", func(m Model) Model { return selectPath(m, "/locks/shared-ledger") }},
+	{"deadlock", func(m Model) Model {
+		m = selectPath(m, "/locks/inventory")
+		m, _ = press(m, "tab", "down")
+		return m
+	}},
+	{"absent", func(m Model) Model { return selectPath(m, "/locks/nope") }},
+	{"stale", func(m Model) Model {
+		s := *fleet()
+		s.Conn.State, s.Conn.Since, s.Stale = zkview.StateDisconnected, ago(14*time.Second), true
+		m = step(m, updateMsg{zkview.Update{Snapshot: &s, Events: []zkview.Event{{At: ago(14 * time.Second), Kind: zkview.EventConn, Text: "disconnected from zk1.prod:2181"}}}})
+		m = step(m, ownMsg{[]OwnLock{{Path: "/locks/job-a", Node: curatorName("3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b", 41), State: OwnLost, Since: ago(time.Minute), Err: "session expired"}}})
+		return selectPath(m, "/locks/job-a")
+	}},
+	{"force-dialog", func(m Model) Model {
+		m = selectPath(m, "/locks/job-a")
+		m, _ = press(m, "tab", "f", "4")
+		return m
+	}},
+	{"narration-filter", func(m Model) Model {
+		m, _ = press(m, "n", "/", "ord")
+		return m
+	}},
+}
+
+var sizes = [][2]int{{80, 24}, {160, 48}}
+
+func TestGolden(t *testing.T) {
+	for _, theme := range themes.Names() {
+		for _, sc := range scenarios {
+			for _, sz := range sizes {
+				name := fmt.Sprintf("%s-%s-%dx%d", sc.name, theme, sz[0], sz[1])
+				t.Run(name, func(t *testing.T) {
+					m := sc.setup(newTest(theme, sz[0], sz[1]))
+					got := ansi.Strip(m.View())
+					checkFrame(t, got, sz[0], sz[1])
+					file := filepath.Join("testdata", name+".golden")
+					if *update {
+						if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+							t.Fatal(err)
+						}
+						return
+					}
+					want, err := os.ReadFile(file)
+					if err != nil {
+						t.Fatalf("%v (run go test ./ui -update to create it)", err)
+					}
+					if got != string(want) {
+						t.Errorf("view differs from %s (go test ./ui -update, then review the diff)\ngot:\n%s", file, got)
+					}
+				})
+			}
+		}
+	}
+}
+
+// checkFrame asserts the stripped view fills exactly w x h cells.
+func checkFrame(t *testing.T, view string, w, h int) {
+	t.Helper()
+	lines := strings.Split(view, "\n")
+	if len(lines) != h {
+		t.Errorf("%dx%d: %d lines, want %d", w, h, len(lines), h)
+	}
+	for i, l := range lines {
+		if lw := lipgloss.Width(l); lw > w {
+			t.Errorf("%dx%d: line %d is %d cells wide: %q", w, h, i, lw, l)
+		}
+	}
+}
+
+func TestResizeKeepsFrame(t *testing.T) {
+	widths := []int{60, 70, 80, 81, 99, 100, 119, 133, 160, 161, 200, 250}
+	heights := []int{16, 20, 24, 25, 29, 30, 39, 40, 48, 60}
+	for _, sc := range scenarios {
+		m := sc.setup(newTest("dark", 80, 24))
+		for _, w := range widths {
+			for _, h := range heights {
+				m = step(m, sizeMsg(w, h))
+				checkFrame(t, ansi.Strip(m.View()), w, h)
+			}
+		}
+		// Tiny terminals get a message, still exactly the screen's size.
+		for _, sz := range [][2]int{{59, 24}, {80, 15}, {20, 5}, {1, 1}} {
+			m = step(m, sizeMsg(sz[0], sz[1]))
+			checkFrame(t, ansi.Strip(m.View()), sz[0], sz[1])
+		}
+	}
+}
+
+var sgr = regexp.MustCompile(`\x1b\[([0-9;:]*)m`)
+
+// colorParams finds SGR parameters that set a color.
+func colorParams(view string) []string {
+	var found []string
+	for _, m := range sgr.FindAllStringSubmatch(view, -1) {
+		for _, p := range strings.Split(m[1], ";") {
+			var n int
+			if _, err := fmt.Sscanf(p, "%d", &n); err != nil {
+				continue
+			}
+			if n >= 30 && n <= 49 || n >= 90 && n <= 107 {
+				found = append(found, m[0])
+			}
+		}
+	}
+	return found
+}
+
+func withProfile(t *testing.T, p termenv.Profile) {
+	t.Helper()
+	old := lipgloss.ColorProfile()
+	lipgloss.SetColorProfile(p)
+	t.Cleanup(func() { lipgloss.SetColorProfile(old) })
+}
+
+// NO_COLOR means mono, and mono draws no color even on a true-color
+// terminal: only bold, underline and reverse.
+func TestMonoHasNoColorEscapes(t *testing.T) {
+	withProfile(t, termenv.TrueColor)
+	th, err := themes.LoadEnv("dark", func(k string) string {
+		if k == "NO_COLOR" {
+			return "1"
+		}
+		return ""
+	})
+	if err != nil || th.Name != themes.Mono {
+		t.Fatalf("NO_COLOR=1 gave %q, %v; want mono", th.Name, err)
+	}
+	for _, sc := range scenarios {
+		m := sc.setup(newTest("dark", 160, 48, func(o *Options) { o.Theme = th }))
+		view := m.View()
+		if c := colorParams(view); len(c) > 0 {
+			t.Errorf("%s: mono view has color escapes %q", sc.name, c[:min(len(c), 5)])
+		}
+		if !sgr.MatchString(view) {
+			t.Errorf("%s: mono view has no styling at all; bold/reverse expected", sc.name)
+		}
+	}
+	// The same screen in the default theme does use color: the check above
+	// would catch it.
+	m := newTest("dark", 160, 48)
+	if len(colorParams(m.View())) == 0 {
+		t.Error("dark theme drew no color with a true-color profile")
+	}
+}
+
+// Names and data full of terminal escapes, bidi overrides and invalid UTF-8
+// reach the screen escaped: the only escape sequences in the raw view are
+// the console's own SGR styling.
+func TestHostileNamesAndData(t *testing.T) {
+	withProfile(t, termenv.TrueColor)
+	evil := "\x1b]52;c;cm0gLXJmIH4=\a\x1b[2J\x1b]0;pwned\a\u202eevil\x9b31m\xff"
+	q := curatorJob()
+	q.Path = "/locks/" + evil
+	q.Nodes[0].Data = []byte(evil)
+	q.Nodes[0].DataLen = int32(len(evil))
+	q.Nodes[1].Name = "_c_" + evil + "-lock-0000000042"
+	q.Nodes[1].Client = evil
+	q.Other = []string{evil}
+	q.Warnings = []zkview.Warning{{Code: zkview.WarnHerd, Message: evil, Nodes: []string{evil}}}
+	snap := fleet()
+	snap.Queues = append(snap.Queues, q)
+	snap.Conn.Context = evil
+	snap.Conn.Ensemble = []string{evil}
+	m := newTest("dark", 160, 48, func(o *Options) { o.Title = evil })
+	m = step(m, updateMsg{zkview.Update{Snapshot: snap, Events: []zkview.Event{{At: t0, Kind: zkview.EventInfo, Path: q.Path, Node: evil, Text: evil}}}})
+	m = step(m, ownMsg{[]OwnLock{{Path: q.Path, Node: evil, State: OwnLost, Err: evil}}})
+	m = step(m, actionMsg{verb: "take", path: q.Path, err: fmt.Errorf("zk: %s", evil)})
+	m = selectPath(m, q.Path)
+	for _, extra := range [][]string{nil, {"tab", "f"}, {"esc", "enter"}} {
+		m, _ = press(m, extra...)
+		view := m.View()
+		rest := sgr.ReplaceAllString(view, "")
+		if i := strings.IndexAny(rest, "\x1b\x07\x9b\u202e"); i >= 0 {
+			t.Fatalf("after %v: raw control or bidi character in view near %q", extra, rest[max(i-20, 0):min(i+20, len(rest))])
+		}
+		for _, r := range rest {
+			if r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r <= 0x9f {
+				t.Fatalf("after %v: control character %U in view", extra, r)
+			}
+		}
+		if !strings.Contains(ansi.Strip(view), `\x1b]52`) {
+			t.Errorf("after %v: the escaped form is not shown", extra)
+		}
+		checkFrame(t, ansi.Strip(view), 160, 48)
+	}
+}
+
+func TestShortName(t *testing.T) {
+	tests := map[string]string{
+		curatorName("3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b", 41):      "_c_3f2a1b9c…-lock-",
+		kazooName("a1b2c3d4e5f60718293a4b5c6d7e8f90", "rlock", 7):    "a1b2c3d4…__rlock__",
+		"_c_0123456789abcdef0123456789abcdef-lock-0000000003":        "_c_01234567…-lock-",
+		"_c_1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d-__WRIT__0000000002": "_c_1a2b3c4d…-__WRIT__",
+		"lock-0000000007": "lock-",
+		"leases":          "leases",
+	}
+	for in, want := range tests {
+		if got := shortName(in); got != want {
+			t.Errorf("shortName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDur(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		-time.Second: "0s", 45 * time.Second: "45s", 133 * time.Second: "2m13s",
+		time.Hour + 2*time.Minute: "1h02m", 76 * time.Hour: "3d04h",
+	} {
+		if got := dur(d); got != want {
+			t.Errorf("dur(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// The own node is impossible to miss: marked in the queue and named, with
+// its state, in the status bar.
+func TestOwnNodeState(t *testing.T) {
+	n44 := curatorName("c9d8e7f6-a5b4-4c3d-8e2f-1a0b9c8d7e6f", 44)
+	n43 := curatorName("0b5c8d2e-1f3a-4b6c-9d8e-7f6a5b4c3d2e", 43)
+	tests := []struct {
+		own  OwnLock
+		want string
+	}{
+		{OwnLock{Path: "/locks/job-a", Node: n44, State: OwnQueued, Position: 4, Watching: n43}, "★ /locks/job-a  waiting at 4 watching #43"},
+		{OwnLock{Path: "/locks/job-a", Node: n44, State: OwnHolding, Since: ago(90 * time.Second)}, "HOLDING since 03:10:34 (1m30s)"},
+		{OwnLock{Path: "/locks/job-a", Node: n44, State: OwnSuspended}, "YOUR LOCK IS SUSPENDED"},
+		{OwnLock{Path: "/locks/job-a", Node: n44, State: OwnLost, Err: "node deleted"}, "YOUR LOCK IS LOST: you no longer hold it (node deleted)"},
+	}
+	for _, tt := range tests {
+		m := newTest("dark", 160, 48)
+		m = step(m, ownMsg{[]OwnLock{tt.own}})
+		m = selectPath(m, "/locks/job-a")
+		view := ansi.Strip(m.View())
+		if !strings.Contains(view, tt.want) {
+			t.Errorf("%v: view lacks %q:\n%s", tt.own.State, tt.want, view)
+		}
+	}
+}
+
+func TestRoleAndKindColumns(t *testing.T) {
+	m := selectPath(newTest("dark", 160, 48), "/locks/orders")
+	view := ansi.Strip(m.View())
+	for _, want := range []string{"KIND", "read", "write", "└─▶ watches #8 ✓ verified", "└─▶ watches #9 ? inferred"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("rw queue view lacks %q", want)
+		}
+	}
+	m = selectPath(m, "/locks/inventory")
+	view = ansi.Strip(m.View())
+	for _, want := range []string{"DEADLOCK: #21 ⇄ #22", "⟲ DEADLOCK", "✗ MISSING", "MISSING WATCH on #23"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("deadlock queue view lacks %q", want)
+		}
+	}
+}
