@@ -61,6 +61,23 @@ type OwnLock struct {
 	Err      string // why the lock was lost or the attempt failed
 }
 
+// Demo lets a presenter drive the demo's contenders from the console
+// (`zklock demo`). The console calls it only from tea.Cmds; each call
+// returns a short sentence for the event log, or an error.
+type Demo interface {
+	// Pause stops (or, when already paused, resumes) the contenders
+	// starting new acquisitions.
+	Pause(ctx context.Context) (string, error)
+	// Step lets exactly one handoff happen while paused.
+	Step(ctx context.Context) (string, error)
+	// Kill ends the session of the client holding path without a
+	// release, so its ephemeral node vanishes with the session.
+	Kill(ctx context.Context, path string) (string, error)
+	// Split makes a Kazoo-style client take path while a Curator-style
+	// client holds it: a split-holders queue.
+	Split(ctx context.Context, path string) (string, error)
+}
+
 // Options configures the console.
 type Options struct {
 	Theme    themes.Theme
@@ -70,6 +87,8 @@ type Options struct {
 	Own      <-chan OwnLock       // the operator's own locks, from the lock core
 	Paths    []string             // watched lock parents, listed before the first snapshot
 	Title    string               // header title; "zklock" when empty
+	// Demo, when not nil, adds the presenter's keys (the demo).
+	Demo Demo
 	// Narration starts with the narration line shown (the demo).
 	Narration bool
 	// Now is the clock for tick commands (and the first frame); View never
