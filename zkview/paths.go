@@ -149,17 +149,17 @@ func (w *Watcher) runPath(pw *pathWatch) {
 		)
 		kids, err := call(ctx, w, func() (listing, error) {
 			if w.oneShot {
-				kids, _, err := w.zc.Children(pw.abs)
-				return listing{names: kids}, err
+				kids, st, err := w.zc.Children(pw.abs)
+				return listing{names: kids, czxid: czxidOf(st)}, err
 			}
-			kids, _, ch, err := w.zc.ChildrenW(pw.abs)
-			return listing{kids, ch}, err
+			kids, st, ch, err := w.zc.ChildrenW(pw.abs)
+			return listing{kids, ch, czxidOf(st)}, err
 		})
 		read := false // the path's state is known: a one-shot watcher is done
 		switch {
 		case err == nil:
 			watch, read = kids.ch, true
-			w.applyListing(ctx, pw, kids.names, issued, evAt)
+			w.applyListing(ctx, pw, kids, issued, evAt)
 		case ctx.Err() != nil:
 			return
 		case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrNoAuth):
@@ -215,10 +215,21 @@ func (w *Watcher) runPath(pw *pathWatch) {
 	}
 }
 
-// listing is one ChildrenW or ExistsW result.
+// listing is one ChildrenW result.
 type listing struct {
 	names []string
 	ch    <-chan zk.Event
+	// czxid is the parent's identity: a parent deleted and created again
+	// between two listings (one multi-op can do it unseen) has a new one,
+	// and its counter restarts, so its nodes may reuse the old names.
+	czxid int64
+}
+
+func czxidOf(st *zk.Stat) int64 {
+	if st == nil {
+		return 0
+	}
+	return st.Czxid
 }
 
 // existence is one ExistsW result.
@@ -323,7 +334,8 @@ func (w *Watcher) setPathState(pw *pathWatch, st PathState, msg string) {
 
 // applyListing merges one listing into the model: discovery below pw,
 // then, for a lock parent, the queue (new nodes fetched first).
-func (w *Watcher) applyListing(ctx context.Context, pw *pathWatch, kids []string, issued, evAt time.Time) {
+func (w *Watcher) applyListing(ctx context.Context, pw *pathWatch, l listing, issued, evAt time.Time) {
+	kids := l.names
 	w.mu.Lock()
 	if pw.removed {
 		w.mu.Unlock()
@@ -348,6 +360,7 @@ func (w *Watcher) applyListing(ctx context.Context, pw *pathWatch, kids []string
 	}
 	var need []string
 	if qm != nil {
+		qm.checkIdentity(w, l.czxid, now)
 		need = qm.needFetch(kids)
 	}
 	w.mu.Unlock()

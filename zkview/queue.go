@@ -45,7 +45,8 @@ type queueModel struct {
 	path, abs string
 	state     PathState
 	err       string
-	seen      bool // listed, or seen absent: later nodes are new ones
+	seen      bool  // listed, or seen absent: later nodes are new ones
+	czxid     int64 // the listed parent's identity (0: not listed yet)
 	kids      []string
 	order     lockops.Queue
 	nodes     map[string]*nodeRec // the lock nodes of order
@@ -61,6 +62,24 @@ type queueModel struct {
 
 func newQueueModel(p, abs string) *queueModel {
 	return &queueModel{path: p, abs: abs, nodes: map[string]*nodeRec{}, dirty: true}
+}
+
+// checkIdentity forgets every node of a parent that was deleted and
+// created again since the last listing: the new parent's nodes may carry
+// the old names (its counter restarts at 0) but not their owners or data.
+func (q *queueModel) checkIdentity(w *Watcher, czxid int64, now time.Time) {
+	if czxid == 0 {
+		return
+	}
+	prev := q.czxid
+	q.czxid = czxid
+	if prev == 0 || prev == czxid {
+		return
+	}
+	q.kids, q.order, q.nodes = nil, lockops.Queue{}, map[string]*nodeRec{}
+	q.dirty = true
+	w.emitLocked(Event{At: now, Kind: EventPath, Path: q.path,
+		Text: fmt.Sprintf("%s was deleted and created again: reading its nodes afresh", SanitizeString(q.path, 0))})
 }
 
 // needFetch names the lock nodes of kids whose stat and data are unknown.
@@ -91,6 +110,7 @@ func (q *queueModel) setState(w *Watcher, st PathState, msg string, now time.Tim
 			q.seen = true
 		}
 		q.kids, q.order, q.nodes = nil, lockops.Queue{}, map[string]*nodeRec{}
+		q.czxid = 0 // the parent that comes back is a new one: no second notice
 		q.sampleDepth(now, 0)
 	}
 	ev := Event{At: now, Kind: EventPath, Path: q.path}
