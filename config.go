@@ -16,6 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
+
+	"zklock/themes"
 )
 
 const (
@@ -42,6 +44,7 @@ type globalFlags struct {
 	readOnly       bool
 	write          bool
 	auditLog       string
+	logFile        string
 }
 
 func (g *globalFlags) register(cmd *cobra.Command) {
@@ -55,11 +58,12 @@ func (g *globalFlags) register(cmd *cobra.Command) {
 	f.StringVar(&g.theme, "theme", "", "console theme: dark, light, high-contrast, mono (NO_COLOR forces mono)")
 	f.BoolVar(&g.readOnly, "read-only", false, "no take, release, revoke or force-release")
 	f.BoolVar(&g.write, "write", false, "allow actions on a context marked read-only")
-	f.StringVar(&g.auditLog, "audit-log", "", "JSON-lines audit log of operator actions (default under the user's state directory)")
+	f.StringVar(&g.auditLog, "audit-log", "", "JSON-lines audit log of operator actions (default $XDG_STATE_HOME/zklock/audit.log or ~/.local/state/zklock/audit.log)")
+	f.StringVar(&g.logFile, "log-file", "", "debug log of the console and the ZooKeeper client (default: none; never the terminal)")
 }
 
 // settings are the resolved connection and console settings: flags over
-// environment over the named context over defaults.
+// the named context over environment over defaults.
 type settings struct {
 	contextName    string
 	servers        []string
@@ -69,8 +73,12 @@ type settings struct {
 	auth           *credentials
 	theme          string
 	readOnly       bool
-	roots          []string
-	auditLog       string
+	// readOnlyContext: readOnly comes from the context, and --write
+	// lifts it (as opposed to --read-only, which nothing lifts).
+	readOnlyContext bool
+	roots           []string
+	auditLog        string
+	logFile         string
 }
 
 type credentials struct {
@@ -105,12 +113,15 @@ func (g *globalFlags) resolve(cmd *cobra.Command) (*settings, error) {
 		ctx = &c
 		s.contextName = g.context
 	}
+	// An explicit --context beats ZK_SERVERS: a variable left in the
+	// environment must not send "--context staging" to another ensemble
+	// while the header says staging.
 	serverList := g.servers
-	if serverList == "" {
-		serverList = os.Getenv("ZK_SERVERS")
-	}
 	if serverList == "" && ctx != nil {
 		serverList = strings.Join(ctx.Servers, ",")
+	}
+	if serverList == "" {
+		serverList = os.Getenv("ZK_SERVERS")
 	}
 	if serverList == "" {
 		serverList = defaultServers
@@ -140,8 +151,9 @@ func (g *globalFlags) resolve(cmd *cobra.Command) (*settings, error) {
 		if !cmd.Flags().Changed("theme") && s.theme == "" {
 			s.theme = ctx.Theme
 		}
-		if ctx.ReadOnly && !g.write {
+		if ctx.ReadOnly && !g.write && !g.readOnly {
 			s.readOnly = true
+			s.readOnlyContext = true
 		}
 		if ctx.SessionTimeout != "" && !cmd.Flags().Changed("session-timeout") {
 			d, err := time.ParseDuration(ctx.SessionTimeout)
@@ -175,7 +187,29 @@ func (g *globalFlags) resolve(cmd *cobra.Command) (*settings, error) {
 		s.auth = c
 	}
 	s.auditLog = g.auditLog
+	s.logFile = g.logFile
+	if s.theme != "" {
+		// Checked here, before connecting: a typo is one line at once.
+		if _, err := themes.Load(s.theme); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+var errReadOnly = errors.New("read-only")
+
+// requireWrite refuses an action under --read-only or a read-only context
+// without --write.
+func (s *settings) requireWrite(action string) error {
+	switch {
+	case !s.readOnly:
+		return nil
+	case s.readOnlyContext:
+		return fmt.Errorf("%w: context %q is read-only; pass --write to %s", errReadOnly, s.contextName, action)
+	default:
+		return fmt.Errorf("%w: --read-only forbids %s", errReadOnly, action)
+	}
 }
 
 var errBadServers = errors.New("malformed server list")

@@ -2,9 +2,12 @@ package main
 
 import (
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 func TestParseServers(t *testing.T) {
@@ -132,4 +135,60 @@ func FuzzParseAuth(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestResolvePrecedence: flags, then the context, then the environment,
+// then defaults; a read-only context is lifted by --write only.
+func TestResolvePrecedence(t *testing.T) {
+	dir := t.TempDir()
+	cfg := dir + "/config.yaml"
+	if err := os.WriteFile(cfg, []byte("contexts:\n  prod:\n    servers: [zk1:2181]\n    read_only: true\n    theme: light\n    roots: [/locks]\n  bad:\n    servers: [zk9]\n    theme: neon\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ZKLOCK_CONFIG", cfg)
+	t.Setenv("ZK_SERVERS", "envzk:2181")
+	t.Setenv("ZK_AUTH", "")
+
+	resolve := func(args ...string) (*settings, error) {
+		g := &globalFlags{}
+		cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
+		g.register(cmd)
+		if err := cmd.ParseFlags(args); err != nil {
+			t.Fatal(err)
+		}
+		return g.resolve(cmd)
+	}
+	tests := []struct {
+		args         []string
+		servers      string
+		readOnly     bool
+		fromContext  bool
+		theme, roots string
+	}{
+		{nil, "envzk:2181", false, false, "", ""},
+		{[]string{"--servers", "flagzk"}, "flagzk:2181", false, false, "", ""},
+		{[]string{"--context", "prod"}, "zk1:2181", true, true, "light", "/locks"},
+		{[]string{"--context", "prod", "--servers", "flagzk:1"}, "flagzk:1", true, true, "light", "/locks"},
+		{[]string{"--context", "prod", "--write"}, "zk1:2181", false, false, "light", "/locks"},
+		{[]string{"--context", "prod", "--read-only", "--write"}, "zk1:2181", true, false, "light", "/locks"},
+		{[]string{"--context", "prod", "--theme", "mono"}, "zk1:2181", true, true, "mono", "/locks"},
+	}
+	for _, tt := range tests {
+		s, err := resolve(tt.args...)
+		if err != nil {
+			t.Errorf("%v: %v", tt.args, err)
+			continue
+		}
+		if got := strings.Join(s.servers, ","); got != tt.servers || s.readOnly != tt.readOnly || s.readOnlyContext != tt.fromContext ||
+			s.theme != tt.theme || strings.Join(s.roots, ",") != tt.roots {
+			t.Errorf("%v: servers %s readOnly %v/%v theme %q roots %v", tt.args, got, s.readOnly, s.readOnlyContext, s.theme, s.roots)
+		}
+		err = s.requireWrite("act")
+		if (err != nil) != tt.readOnly || (err != nil && !errors.Is(err, errReadOnly)) {
+			t.Errorf("%v: requireWrite = %v", tt.args, err)
+		}
+	}
+	if _, err := resolve("--context", "bad"); err == nil || !strings.Contains(err.Error(), `unknown theme "neon"`) {
+		t.Errorf("a context's unknown theme: %v", err)
+	}
 }

@@ -8,8 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/spf13/cobra"
+
+	"zklock/zkview"
 )
 
 // version is set by the Makefile from git describe.
@@ -21,27 +25,57 @@ type exitError struct {
 	err  error
 }
 
-func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
 func (e *exitError) Unwrap() error { return e.err }
 
 // exitCode wraps err so that main exits with code. A nil err is a silent
 // exit with that code (used when a child command's exit code is passed on).
 func exitCode(code int, err error) error { return &exitError{code: code, err: err} }
 
+// Exit codes (README: Exit codes). `zklock run` otherwise exits with its
+// command's code, so scripts can tell zklock's own failures only by these
+// codes when the command does not use them.
+const (
+	exitOK          = 0
+	exitFailure     = 1   // bad input, unreachable ensemble, NoAuth, any failure
+	exitCheck       = 2   // ls --check: split-holders, deadlock or missing-watch
+	exitNotAcquired = 3   // run: --timeout passed before the lock was held
+	exitLost        = 4   // run: the lock was lost while the command ran; it was stopped
+	exitSignal      = 130 // stopped by SIGINT/SIGTERM before the command ran (own locks released)
+)
+
 func newRootCmd() *cobra.Command {
+	g := &globalFlags{}
+	var roots []string
 	root := &cobra.Command{
-		Use:   "zklock",
+		Use:   "zklock [flags] [PATH...]",
 		Short: "A terminal console for ZooKeeper locks",
 		Long: `zklock watches ZooKeeper lock parents and draws every queue of
-ephemeral-sequential lock nodes: holders, waiters, and who watches whom.`,
+ephemeral-sequential lock nodes: holders, waiters, and who watches whom.
+
+With PATHs (lock parents such as /locks/billing), --root or a context's
+roots, zklock opens the console on them. The subcommands print one
+snapshot (ls), hold a lock while a command runs (run), delete or revoke
+someone else's lock node (release --force, revoke), or start a local
+demo (demo).`,
+		Example: `  zklock --servers zk1:2181,zk2:2181 /locks/billing /locks/orders
+  zklock --context prod --root /locks`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		Args:          cobra.ArbitraryArgs,
+		RunE:          newConsoleRun(g, &roots),
 	}
+	g.register(root)
+	root.Flags().StringArrayVar(&roots, "root", nil, "discover lock parents below this path (repeatable)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return exitCode(1, err)
+		return exitCode(exitFailure, err)
 	})
-	root.AddCommand(newVersionCmd())
+	root.AddCommand(newVersionCmd(), newLsCmd(g), newRunCmd(g), newReleaseCmd(g), newRevokeCmd(g), newDemoCmd(g))
 	return root
 }
 
@@ -66,7 +100,7 @@ func run(args []string) int {
 	if err == nil {
 		return 0
 	}
-	code := 1
+	code := exitFailure
 	var ee *exitError
 	if errors.As(err, &ee) {
 		code = ee.code
@@ -74,8 +108,19 @@ func run(args []string) int {
 			return code
 		}
 	}
-	fmt.Fprintf(os.Stderr, "zklock: %s\n", oneLine(err.Error()))
+	if errors.Is(err, zk.ErrNoAuth) && !strings.Contains(err.Error(), "ZK_AUTH") {
+		err = fmt.Errorf("%w (NoAuth: give --auth-file or ZK_AUTH with credentials the ACL allows)", err)
+	}
+	// Errors carry node names and data read from ZooKeeper: sanitized
+	// here once, whatever path they took.
+	fmt.Fprintf(os.Stderr, "zklock: %s\n", zkview.SanitizeString(oneLine(err.Error()), 0))
 	return code
+}
+
+// warn prints a line on stderr for a problem that does not end the
+// command (its exit code stands), sanitized as errors are.
+func warn(err error) {
+	fmt.Fprintf(os.Stderr, "zklock: %s\n", zkview.SanitizeString(oneLine(err.Error()), 0))
 }
 
 // oneLine keeps error output to a single line whatever the error holds.

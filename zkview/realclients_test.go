@@ -9,38 +9,43 @@ import (
 	"time"
 
 	"zklock/lockops"
+	"zklock/sandbox/peers"
 )
 
-// step is one lock request in a scripted queue.
+// step is one lock request in a scripted queue, made by a real client
+// (package sandbox/peers).
 type step struct {
-	peer   *peerProc
+	peer   *peers.Proc
 	client int
-	kind   string
+	kind   peers.LockKind
 	holds  bool // the client gets the lock at once
 }
 
 // queueUp runs steps in order on path, each once the previous one's node
-// is in the watcher's model, and returns the node of each step.
-func queueUp(t *testing.T, w *testWatcher, path string, steps []step) []string {
+// is in the watcher's model, and returns the node and the request of each
+// step.
+func queueUp(t *testing.T, w *testWatcher, path string, steps []step) ([]string, []*peers.Hold) {
 	t.Helper()
+	ctx := tctx(t, 60*time.Second)
+	var holds []*peers.Hold
 	for i, s := range steps {
-		id := stepID(path, i)
-		s.peer.acquire(s.client, id, path, s.kind)
+		h, err := s.peer.Request(s.client, path, s.kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		holds = append(holds, h)
 		if s.holds {
-			s.peer.wait("acquired "+id, 30*time.Second)
+			if err := h.Wait(ctx); err != nil {
+				t.Fatalf("step %d on %s: %v", i, path, err)
+			}
 		}
 		waitFor(t, w, 30*time.Second, fmt.Sprintf("node %d on %s", i, path), func(snap *Snapshot) bool {
 			q := queueOf(snap, path)
-			return q != nil && len(q.Nodes) == i+1 && q.Nodes[i].Session == s.peer.sessions[s.client]
+			return q != nil && len(q.Nodes) == i+1 && q.Nodes[i].Session == s.peer.Session(s.client)
 		})
 	}
 	q := queueOf(w.Snapshot(), path)
-	return names(q)
-}
-
-// stepID names step i of queueUp on path for the peer.
-func stepID(path string, i int) string {
-	return fmt.Sprintf("%s-%d", strings.NewReplacer("/", "_").Replace(path), i)
+	return names(q), holds
 }
 
 // TestRealClientQueues: queues built by real Curator and Kazoo clients
@@ -60,8 +65,8 @@ func TestRealClientQueues(t *testing.T) {
 	for _, p := range paths {
 		mkdirs(t, raw, p)
 	}
-	cur := startPeers(t, "curator", c.Servers(), 7)
-	kaz := startPeers(t, "kazoo", c.Servers(), 7)
+	cur := peers.StartT(t, peers.Curator, peers.Config{Servers: c.Servers(), Sessions: 7})
+	kaz := peers.StartT(t, peers.Kazoo, peers.Config{Servers: c.Servers(), Sessions: 7})
 	mon := session(t, c.Servers())
 	all := slices.Sorted(func(yield func(string) bool) {
 		for _, p := range paths {
@@ -84,10 +89,11 @@ func TestRealClientQueues(t *testing.T) {
 		}
 	}
 	M, R, W := lockops.KindMutex, lockops.KindRead, lockops.KindWrite
-	run("curator-mutex", []step{{cur, 0, "mutex", true}, {cur, 1, "mutex", false}, {cur, 2, "mutex", false}}, []lockops.Kind{M, M, M})
-	run("curator-rw", []step{{cur, 3, "write", true}, {cur, 4, "read", false}, {cur, 5, "read", false}, {cur, 6, "write", false}}, []lockops.Kind{W, R, R, W})
-	run("kazoo-mutex", []step{{kaz, 0, "mutex", true}, {kaz, 1, "mutex", false}, {kaz, 2, "mutex", false}}, []lockops.Kind{M, M, M})
-	run("kazoo-rw", []step{{kaz, 3, "read", true}, {kaz, 4, "read", true}, {kaz, 5, "write", false}, {kaz, 6, "read", false}}, []lockops.Kind{R, R, W, R})
+	pm, pr, pw := peers.Mutex, peers.Read, peers.Write
+	run("curator-mutex", []step{{cur, 0, pm, true}, {cur, 1, pm, false}, {cur, 2, pm, false}}, []lockops.Kind{M, M, M})
+	run("curator-rw", []step{{cur, 3, pw, true}, {cur, 4, pr, false}, {cur, 5, pr, false}, {cur, 6, pw, false}}, []lockops.Kind{W, R, R, W})
+	run("kazoo-mutex", []step{{kaz, 0, pm, true}, {kaz, 1, pm, false}, {kaz, 2, pm, false}}, []lockops.Kind{M, M, M})
+	run("kazoo-rw", []step{{kaz, 3, pr, true}, {kaz, 4, pr, true}, {kaz, 5, pw, false}, {kaz, 6, pr, false}}, []lockops.Kind{R, R, W, R})
 
 	ctx := tctx(t, 60*time.Second)
 	for i := range 3 {
@@ -213,12 +219,15 @@ func TestSplitHolders(t *testing.T) {
 	c := testCluster(t)
 	p := testPath(t)
 	mkdirs(t, rawConn(t, c.Servers()), p)
-	cur := startPeers(t, "curator", c.Servers(), 1)
-	kaz := startPeers(t, "kazoo", c.Servers(), 1)
-	cur.acquire(0, "c", p, "mutex")
-	cur.wait("acquired c", 30*time.Second)
-	kaz.acquire(0, "k", p, "mutex")
-	kaz.wait("acquired k", 30*time.Second)
+	cur := peers.StartT(t, peers.Curator, peers.Config{Servers: c.Servers()})
+	kaz := peers.StartT(t, peers.Kazoo, peers.Config{Servers: c.Servers()})
+	ctx := tctx(t, 60*time.Second)
+	if _, err := cur.Acquire(ctx, 0, p, peers.Mutex); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kaz.Acquire(ctx, 0, p, peers.Mutex); err != nil {
+		t.Fatal(err)
+	}
 
 	snap, err := Load(tctx(t, 20*time.Second), session(t, c.Servers()), Config{Paths: []string{p}, ServerView: true})
 	if err != nil {
@@ -251,10 +260,10 @@ func TestKazooDeadlock(t *testing.T) {
 	c := testCluster(t)
 	p := testPath(t)
 	mkdirs(t, rawConn(t, c.Servers()), p)
-	kaz := startPeers(t, "kazoo", c.Servers(), 3)
+	kaz := peers.StartT(t, peers.Kazoo, peers.Config{Servers: c.Servers(), Sessions: 3})
 	mon := session(t, c.Servers())
 	w := watch(t, mon, Config{Paths: []string{p}, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
-	nodes := queueUp(t, w, p, []step{{kaz, 0, "write", true}, {kaz, 1, "read", false}, {kaz, 2, "write", false}})
+	nodes, holds := queueUp(t, w, p, []step{{kaz, 0, peers.Write, true}, {kaz, 1, peers.Read, false}, {kaz, 2, peers.Write, false}})
 	w1, r1, w2 := nodes[0], nodes[1], nodes[2]
 	// Before the release: a chain, no cycle (R1 really waits on W1).
 	waitFor(t, w, 15*time.Second, "chain verified", func(s *Snapshot) bool {
@@ -264,7 +273,9 @@ func TestKazooDeadlock(t *testing.T) {
 	if d := hasWarning(queueOf(w.Snapshot(), p), WarnDeadlock); d != nil {
 		t.Errorf("deadlock before W1 released: %+v", d)
 	}
-	kaz.release(stepID(p, 0))
+	if err := holds[0].Release(tctx(t, 20*time.Second)); err != nil {
+		t.Fatal(err)
+	}
 	snap := waitFor(t, w, 20*time.Second, "deadlock", func(s *Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && len(q.Nodes) == 2 && hasWarning(q, WarnDeadlock) != nil
@@ -277,7 +288,7 @@ func TestKazooDeadlock(t *testing.T) {
 	if CheckCode(snap) != 2 {
 		t.Errorf("check code %d, want 2", CheckCode(snap))
 	}
-	if kaz.acquired(stepID(p, 1)) || kaz.acquired(stepID(p, 2)) {
+	if holds[1].Held() || holds[2].Held() {
 		t.Errorf("a deadlocked client got the lock")
 	}
 	// A fresh look (no history) sees the same cycle in the servers' watches.

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// closedPort is a loopback port nobody listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// TestBadInvocations: every bad input gets one clear line on stderr and a
+// non-zero exit, never a panic or stack trace, within the connect timeout.
+func TestBadInvocations(t *testing.T) {
+	srv := serversFlag(t)
+	c := testConn(t)
+	base := testPath(t)
+
+	// A lock parent with one live lock node, a persistent node named like
+	// a lock node, and an ACL-protected parent.
+	parent := base + "/job"
+	mkdirs(t, c, parent, nil)
+	live := createNode(t, c, parent, curatorPrefix, "holder")
+	if _, err := c.Create(parent+"/lock-0000000777", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	secret := base + "/secret"
+	if err := c.AddAuth("digest", []byte("alice:s3cret")); err != nil {
+		t.Fatal(err)
+	}
+	mkdirs(t, c, secret, zk.DigestACL(zk.PermAll, "alice", "s3cret"))
+
+	cfg := writeFile(t, "config.yaml", "contexts:\n  prod:\n    servers: ["+testCluster(t).ConnectString()+"]\n    read_only: true\n")
+	badAuth := writeFile(t, "bad.auth", "just-a-user-no-password\n")
+	dead := closedPort(t)
+
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"unreachable ensemble", nil, []string{"--servers", dead, "--connect-timeout", "2s", "ls", "/x"}, "cannot reach ZooKeeper at " + dead + " within 2s"},
+		{"unreachable ensemble, console", nil, []string{"--servers", dead, "--connect-timeout", "2s", "--read-only", "/x"}, "cannot reach ZooKeeper"},
+		{"malformed server list", nil, []string{"--servers", "zk1:2181,,zk2", "ls", "/x"}, "malformed server list"},
+		{"server port out of range", nil, []string{"--servers", "zk1:99999", "ls", "/x"}, "bad port"},
+		{"malformed ZK_SERVERS", []string{"ZK_SERVERS=::1:2181"}, []string{"ls", "/x"}, "brackets"},
+		{"relative path", nil, []string{srv, "ls", "locks/job"}, `invalid path "locks/job": must start with /`},
+		{"trailing slash", nil, []string{srv, "ls", "/locks/job/"}, "must not end with /"},
+		{"relative path, console", nil, []string{srv, "locks"}, "unknown command or invalid path"},
+		{"dot segment", nil, []string{srv, "run", "/locks/../x", "--", "true"}, "relative segment"},
+		{"unknown flag", nil, []string{"--no-such-flag"}, "unknown flag: --no-such-flag"},
+		{"unknown subcommand flag", nil, []string{"ls", "--jsn", "/x"}, "unknown flag: --jsn"},
+		{"unknown theme", nil, []string{srv, "--theme", "neon", "/x"}, `unknown theme "neon"`},
+		{"run without a command", nil, []string{srv, "run", "/x"}, "no command to run"},
+		{"run with only --", nil, []string{srv, "run", "/x", "--"}, "no command to run"},
+		{"run with two paths", nil, []string{srv, "run", "/x", "/y", "--", "true"}, "one lock path before --"},
+		{"run of a missing command", nil, []string{srv, "run", "/x", "--", "/no/such/command"}, "no such file"},
+		{"run with a bad kind", nil, []string{srv, "run", "--kind", "exclusive", "/x", "--", "true"}, "want mutex, read or write"},
+		{"run with a bad style", nil, []string{srv, "run", "--style", "zookeeper", "/x", "--", "true"}, "unknown style"},
+		{"missing auth file", nil, []string{srv, "--auth-file", "/no/such/auth", "ls", "/x"}, "auth file"},
+		{"bad auth file", nil, []string{srv, "--auth-file", badAuth, "ls", "/x"}, "want user:password"},
+		{"bad ZK_AUTH", []string{"ZK_AUTH=:nouser"}, []string{srv, "ls", "/x"}, "ZK_AUTH"},
+		{"NoAuth", nil, []string{srv, "ls", secret}, "NoAuth"},
+		{"wrong credentials", []string{"ZK_AUTH=alice:wrong"}, []string{srv, "ls", secret}, "NoAuth"},
+		{"force-release of a parent", nil, []string{srv, "release", "--force", "--yes", parent}, "not named like a lock node"},
+		{"force-release of a vanished node", nil, []string{srv, "release", "--force", "--yes", parent + "/" + curatorPrefix + "0000000099"}, "no such node"},
+		{"force-release under a missing parent", nil, []string{srv, "release", "--force", "--yes", "/no/such/lock-0000000001"}, "does not exist"},
+		{"force-release of a persistent node", nil, []string{srv, "release", "--force", "--yes", parent + "/lock-0000000777"}, "persistent"},
+		{"release without --force", nil, []string{srv, "release", parent + "/" + live}, "needs --force"},
+		{"force-release without --yes off a terminal", nil, []string{srv, "release", "--force", parent + "/" + live}, "pass --yes"},
+		{"revoke of a parent", nil, []string{srv, "revoke", "--yes", parent}, "not named like a lock node"},
+		{"read-only context + release", []string{"ZKLOCK_CONFIG=" + cfg}, []string{"--context", "prod", "release", "--force", "--yes", parent + "/" + live}, `context "prod" is read-only; pass --write`},
+		{"read-only context + run", []string{"ZKLOCK_CONFIG=" + cfg}, []string{"--context", "prod", "run", "/x", "--", "true"}, "pass --write"},
+		{"read-only context + revoke", []string{"ZKLOCK_CONFIG=" + cfg}, []string{"--context", "prod", "revoke", "--yes", parent + "/" + live}, "pass --write"},
+		{"--read-only + run", nil, []string{srv, "--read-only", "run", "/x", "--", "true"}, "--read-only forbids"},
+		{"unknown context", []string{"ZKLOCK_CONFIG=" + cfg}, []string{"--context", "staging", "ls", "/x"}, `context "staging" is not in`},
+		{"missing config file", []string{"ZKLOCK_CONFIG=/no/such/config.yaml"}, []string{"--context", "prod", "ls", "/x"}, "config file"},
+		{"zero session timeout", nil, []string{srv, "--session-timeout", "0s", "ls", "/x"}, "must be positive"},
+		{"nothing to watch", nil, []string{srv, "--read-only"}, "nothing to watch"},
+		{"ls without paths", nil, []string{srv, "ls"}, "give lock parent paths"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			stdout, stderr, code := runBinary(t, tt.env, tt.args...)
+			took := time.Since(start)
+			assertOneLineFailure(t, stderr, code, tt.want)
+			if strings.Contains(stdout, "goroutine ") {
+				t.Fatalf("stack trace on stdout: %q", stdout)
+			}
+			// Within the connect timeout (2 s where it applies, else the
+			// default 10 s), with room for a busy machine.
+			if took > 15*time.Second {
+				t.Fatalf("took %v", took)
+			}
+			if strings.HasPrefix(tt.name, "unreachable") && took > 2*time.Second+1500*time.Millisecond {
+				t.Fatalf("unreachable ensemble reported after %v, connect timeout 2s", took)
+			}
+		})
+	}
+	if len(tests) < 15 {
+		t.Fatalf("only %d bad invocations", len(tests))
+	}
+}

@@ -1,0 +1,311 @@
+package main
+
+// `zklock release --force` and `zklock revoke`: the console's f and R keys
+// for scripts and terminals without the console, through the same lockops
+// calls, with the same facts shown before asking.
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"zklock/lockops"
+	"zklock/zkview"
+)
+
+// opTimeout bounds reading a node and acting on it once connected (the
+// operator's typing is not counted).
+const opTimeout = 30 * time.Second
+
+var (
+	errNotConfirmed = errors.New("not confirmed; nothing changed")
+	errNoTTY        = errors.New("stdin is not a terminal; pass --yes to confirm")
+)
+
+func newReleaseCmd(g *globalFlags) *cobra.Command {
+	var force, yes bool
+	cmd := &cobra.Command{
+		Use:   "release --force [--yes] NODEPATH",
+		Short: "Delete another client's lock node (force-release)",
+		Long: `release --force deletes the lock node NODEPATH (a child of a lock parent,
+as zklock ls shows it) if its owner session is still the one shown. The
+next waiter then takes the lock. The holder is NOT told and may still act
+as if it held the lock: two clients in the critical section. Prefer
+zklock revoke for holders that honour Curator's revocation protocol.
+
+On a terminal zklock shows the node's owner, client and data and asks
+for its sequence number; --yes skips the question (scripts).`,
+		Example: `  zklock release --force /locks/billing/_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-0000000042`,
+		Args:    cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !force {
+				return errors.New("release: deleting someone else's lock node needs --force (zklock releases its own locks itself)")
+			}
+			np, err := oneNodeArg("release", args)
+			if err != nil {
+				return err
+			}
+			return runForceRelease(cmd, g, np, yes)
+		},
+	}
+	cmd.Flags().BoolVar(&force, "force", false, "required: this deletes another client's lock node")
+	cmd.Flags().BoolVar(&yes, "yes", false, "do not ask for the sequence number")
+	return cmd
+}
+
+func newRevokeCmd(g *globalFlags) *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "revoke [--yes] NODEPATH",
+		Short: "Ask a lock holder to let go (Curator's revocation protocol)",
+		Long: `revoke writes __REVOKE__ into the lock node NODEPATH, Curator's revocation
+protocol. Holders that honour it (Curator's revocable InterProcessMutex, a
+zklock lock) delete their node; others ignore it and keep the lock.`,
+		Example: `  zklock revoke /locks/billing/_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-0000000042`,
+		Args:    cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			np, err := oneNodeArg("revoke", args)
+			if err != nil {
+				return err
+			}
+			return runRevoke(cmd, g, np, yes)
+		},
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "do not ask")
+	return cmd
+}
+
+func oneNodeArg(verb string, args []string) (string, error) {
+	if len(args) != 1 {
+		return "", fmt.Errorf("%s: want one NODEPATH, got %d", verb, len(args))
+	}
+	np := args[0]
+	if err := validatePath(np); err != nil {
+		return "", err
+	}
+	if np == "/" {
+		return "", fmt.Errorf("%s: / is not a lock node", verb)
+	}
+	return np, nil
+}
+
+// nodeFacts is what the operator is shown before acting on a node: what
+// the console's dialog shows.
+type nodeFacts struct {
+	parent string
+	node   zkview.Node
+}
+
+// inspectNode reads nodePath's lock parent once (with the servers' view
+// of clients when they allow it) and returns the node, or a clear refusal:
+// a parent or persistent node, a vanished node, NoAuth.
+func inspectNode(ctx context.Context, sess *lockops.Session, nodePath string) (*nodeFacts, error) {
+	parent, name := nodeParent(nodePath)
+	snap, err := zkview.Load(ctx, sess, zkview.Config{Paths: []string{parent}, ServerView: true})
+	if err != nil {
+		return nil, err
+	}
+	if len(snap.Queues) != 1 {
+		return nil, fmt.Errorf("%s: could not read its lock parent", nodePath)
+	}
+	q := snap.Queues[0]
+	switch q.State {
+	case zkview.PathAbsent:
+		return nil, fmt.Errorf("%w: %s (its parent %s does not exist)", lockops.ErrNoNode, nodePath, parent)
+	case zkview.PathNoAuth:
+		return nil, fmt.Errorf("%s: not readable with these credentials (NoAuth; give --auth-file or ZK_AUTH)", parent)
+	case zkview.PathError:
+		return nil, fmt.Errorf("%s: %s", parent, zkview.SanitizeString(q.Err, 0))
+	}
+	for _, n := range q.Nodes {
+		if n.Name != name {
+			continue
+		}
+		if n.Session == 0 {
+			return nil, fmt.Errorf("%w: %s is persistent (lock nodes are ephemeral)", lockops.ErrNotLockNode, nodePath)
+		}
+		return &nodeFacts{parent: parent, node: n}, nil
+	}
+	for _, o := range q.Other {
+		if o == name {
+			return nil, fmt.Errorf("%w: %s is not named like a lock node (a lock parent? give one of its children, as zklock ls shows them)", lockops.ErrNotLockNode, nodePath)
+		}
+	}
+	return nil, fmt.Errorf("%w: %s (released already?)", lockops.ErrNoNode, nodePath)
+}
+
+// write prints the facts as the console's force dialog does; every text
+// from ZooKeeper sanitized.
+func (f *nodeFacts) write(w io.Writer, title string) {
+	n := f.node
+	client := zkview.SanitizeString(n.Client, 0)
+	if client == "" {
+		client = "unknown (the servers do not tell)"
+	}
+	data := zkview.Sanitize(n.Data, 0)
+	if int(n.DataLen) > len(n.Data) {
+		data += "…"
+	}
+	if data == "" {
+		data = "-"
+	}
+	role := "waiting in line"
+	if n.Believes == lockops.RoleHolder || n.Role == lockops.RoleHolder {
+		role = "HOLDER"
+		if !n.Since.IsZero() {
+			role += " for at least " + time.Since(n.Since).Round(time.Second).String()
+		}
+	}
+	fmt.Fprintf(w, "%s\n", title)
+	fmt.Fprintf(w, "  Lock      %s\n", zkview.SanitizeString(f.parent, 0))
+	fmt.Fprintf(w, "  Node      %s\n", zkview.SanitizeString(n.Name, 0))
+	fmt.Fprintf(w, "  Owner     session 0x%x\n", n.Session)
+	fmt.Fprintf(w, "  Client    %s\n", client)
+	fmt.Fprintf(w, "  Data      %s\n", data)
+	fmt.Fprintf(w, "  Role      %s\n", role)
+}
+
+func runForceRelease(cmd *cobra.Command, g *globalFlags, nodePath string, yes bool) error {
+	s, err := g.resolve(cmd)
+	if err != nil {
+		return err
+	}
+	if err := s.requireWrite("force-release a lock node"); err != nil {
+		return err
+	}
+	audit, err := openAudit(s)
+	if err != nil {
+		return err
+	}
+	defer audit.Close()
+	sess, err := connect(cmd.Context(), s)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+
+	ictx, cancel := context.WithTimeout(cmd.Context(), opTimeout)
+	facts, err := inspectNode(ictx, sess, nodePath)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("force-release: %w", err)
+	}
+	out := cmd.OutOrStdout()
+	n := facts.node
+	facts.write(out, "FORCE-RELEASE "+zkview.SanitizeString(nodePath, 0))
+	fmt.Fprintf(out, "\nRISK: the holder is not told and may still act. It goes on as if it held the lock while the next waiter takes it: two clients in the critical section.\n")
+	fmt.Fprintf(out, "The node is deleted only if its owner is still session 0x%x.\n", n.Session)
+	if !yes {
+		typed, err := ask(cmd, fmt.Sprintf("\nType the sequence number %d to confirm: ", n.Seq))
+		if err != nil {
+			return fmt.Errorf("force-release: %w", err)
+		}
+		v, perr := strconv.ParseInt(strings.TrimSpace(typed), 10, 32)
+		if perr != nil || int32(v) != n.Seq {
+			return fmt.Errorf("force-release: %w (typed %q, the sequence number is %d)", errNotConfirmed, zkview.SanitizeString(strings.TrimSpace(typed), 16), n.Seq)
+		}
+	}
+
+	rec := auditRecord{Action: "force-release", Path: facts.parent, Node: n.Name, Owner: sessionHex(n.Session),
+		Client: n.Client, Session: sessionHex(sess.ID())}
+	before := rec
+	before.Phase = phaseBefore
+	if err := audit.Write(before); err != nil {
+		return fmt.Errorf("force-release not done: %w", err)
+	}
+	actx, cancel := context.WithTimeout(cmd.Context(), opTimeout)
+	defer cancel()
+	ferr := lockops.ForceRelease(actx, sess, nodePath, n.Session)
+	if aerr := audit.after(rec, ferr); aerr != nil {
+		ferr = errors.Join(ferr, aerr)
+	}
+	if ferr != nil {
+		if errors.Is(ferr, lockops.ErrOwnerChanged) {
+			return fmt.Errorf("not deleted: %w", ferr)
+		}
+		return ferr
+	}
+	fmt.Fprintf(out, "deleted %s (owner session 0x%x)\n", zkview.SanitizeString(nodePath, 0), n.Session)
+	return nil
+}
+
+func runRevoke(cmd *cobra.Command, g *globalFlags, nodePath string, yes bool) error {
+	s, err := g.resolve(cmd)
+	if err != nil {
+		return err
+	}
+	if err := s.requireWrite("revoke a lock"); err != nil {
+		return err
+	}
+	audit, err := openAudit(s)
+	if err != nil {
+		return err
+	}
+	defer audit.Close()
+	sess, err := connect(cmd.Context(), s)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+
+	ictx, cancel := context.WithTimeout(cmd.Context(), opTimeout)
+	facts, err := inspectNode(ictx, sess, nodePath)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("revoke: %w", err)
+	}
+	out := cmd.OutOrStdout()
+	n := facts.node
+	facts.write(out, "REVOKE "+zkview.SanitizeString(nodePath, 0))
+	fmt.Fprintf(out, "\nThis writes __REVOKE__ into its node (Curator's revocation protocol). Only a holder that listens for revocation lets go; others ignore it and keep the lock.\n")
+	if !yes {
+		typed, err := ask(cmd, "\nRevoke? [y/N] ")
+		if err != nil {
+			return fmt.Errorf("revoke: %w", err)
+		}
+		if a := strings.ToLower(strings.TrimSpace(typed)); a != "y" && a != "yes" {
+			return fmt.Errorf("revoke: %w", errNotConfirmed)
+		}
+	}
+	rec := auditRecord{Action: "revoke", Path: facts.parent, Node: n.Name, Owner: sessionHex(n.Session),
+		Client: n.Client, Session: sessionHex(sess.ID())}
+	before := rec
+	before.Phase = phaseBefore
+	if err := audit.Write(before); err != nil {
+		return fmt.Errorf("revoke not done: %w", err)
+	}
+	actx, cancel := context.WithTimeout(cmd.Context(), opTimeout)
+	defer cancel()
+	rerr := lockops.Revoke(actx, sess, nodePath)
+	if aerr := audit.after(rec, rerr); aerr != nil {
+		rerr = errors.Join(rerr, aerr)
+	}
+	if rerr != nil {
+		return rerr
+	}
+	fmt.Fprintf(out, "asked %s to let go (check with: zklock ls %s)\n", zkview.SanitizeString(n.Name, 0), zkview.SanitizeString(facts.parent, 0))
+	return nil
+}
+
+// ask prints prompt and reads one line from stdin, which must be a
+// terminal: a script confirms with --yes, never by piping "y".
+func ask(cmd *cobra.Command, prompt string) (string, error) {
+	in := cmd.InOrStdin()
+	if f, ok := in.(*os.File); !ok || !isTerminal(f) {
+		return "", errNoTTY
+	}
+	fmt.Fprint(cmd.OutOrStdout(), prompt)
+	line, err := bufio.NewReader(in).ReadString('\n')
+	if err != nil && line == "" {
+		return "", fmt.Errorf("%w: %w", errNotConfirmed, err)
+	}
+	return line, nil
+}

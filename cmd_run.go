@@ -1,0 +1,334 @@
+package main
+
+// `zklock run`: hold a lock while a command runs, as `consul lock` and
+// `flock` do. The command's stdin, stdout and stderr are zklock's; SIGINT
+// and SIGTERM sent to zklock are passed on; the lock is released when the
+// command exits; if the lock is lost meanwhile the command is stopped
+// (SIGTERM, a grace period, SIGKILL), because it no longer runs alone.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"zklock/lockops"
+	"zklock/zkview"
+)
+
+const (
+	// defaultGrace is how long a command that lost its lock may take to
+	// stop after SIGTERM before SIGKILL: enough to roll back a
+	// transaction, short enough that two writers do not overlap for long.
+	defaultGrace = 10 * time.Second
+	// runReleaseTimeout bounds the release after the command exits; the
+	// session's close removes the node anyway.
+	runReleaseTimeout = 10 * time.Second
+	// holderLookupTimeout bounds the look at who holds the lock when
+	// --timeout passes, for the message.
+	holderLookupTimeout = 3 * time.Second
+	// exitCommandNotFound and exitCannotExec are the shells' codes for a
+	// command that does not exist or cannot run.
+	exitCommandNotFound = 127
+	exitCannotExec      = 126
+)
+
+type runOptions struct {
+	timeout    time.Duration
+	grace      time.Duration
+	note       string
+	kind       string
+	style      string
+	allowMixed bool
+}
+
+func newRunCmd(g *globalFlags) *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run [flags] PATH -- CMD [ARGS...]",
+		Short: "Hold a lock while a command runs",
+		Long: `run takes the lock at PATH (a lock parent), runs CMD with zklock's stdin,
+stdout and stderr, releases the lock when CMD exits and exits with CMD's
+code. CMD sees ZKLOCK_PATH (the lock parent) and ZKLOCK_NODE (the full
+path of its lock node) in its environment. SIGINT, SIGTERM and SIGHUP
+sent to zklock are passed on to CMD.
+
+If the lock is lost while CMD runs (session expired, node deleted by
+someone else), CMD is sent SIGTERM, then SIGKILL after --grace, and zklock
+exits 4. If --timeout passes before the lock is held, CMD does not run
+and zklock exits 3.
+
+The node is named like the clients already in the queue (Curator style
+for an empty queue, or --style); a queue of recipes that cannot see each
+other is refused unless --allow-mixed.`,
+		Example: `  zklock run --timeout 30s --note "reindex" /locks/search -- ./reindex.sh --full
+  zklock run --kind read /locks/catalog -- pg_dump catalog`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, g, args, o) },
+	}
+	f := cmd.Flags()
+	f.DurationVar(&o.timeout, "timeout", 0, "give up (exit 3) if the lock is not held within this long (0: wait)")
+	f.DurationVar(&o.grace, "grace", defaultGrace, "after a lost lock, time between SIGTERM and SIGKILL")
+	f.StringVar(&o.note, "note", "", "text added to the lock node's data (who and why)")
+	f.StringVar(&o.kind, "kind", "mutex", "mutex, read or write")
+	f.StringVar(&o.style, "style", "", "node naming: curator or kazoo (default: as the queue)")
+	f.BoolVar(&o.allowMixed, "allow-mixed", false, "join a queue that mixes recipes (two holders are then possible)")
+	return cmd
+}
+
+var errRunUsage = errors.New("usage: zklock run [flags] PATH -- CMD [ARGS...]")
+
+func parseKind(s string) (lockops.Kind, error) {
+	switch s {
+	case "mutex":
+		return lockops.KindMutex, nil
+	case "read":
+		return lockops.KindRead, nil
+	case "write":
+		return lockops.KindWrite, nil
+	}
+	return 0, fmt.Errorf("--kind %q: want mutex, read or write", s)
+}
+
+func runRun(cmd *cobra.Command, g *globalFlags, args []string, o runOptions) error {
+	dash := cmd.ArgsLenAtDash()
+	switch {
+	case len(args) == 0:
+		return fmt.Errorf("run: no lock path and no command (%w)", errRunUsage)
+	case dash > 1:
+		return fmt.Errorf("run: one lock path before --, got %d (%w)", dash, errRunUsage)
+	case len(args) < 2:
+		return fmt.Errorf("run: no command to run (%w)", errRunUsage)
+	case o.timeout < 0 || o.grace < 0:
+		return errors.New("run: --timeout and --grace must not be negative")
+	}
+	p, argv := args[0], args[1:]
+	if err := validatePath(p); err != nil {
+		return err
+	}
+	if p == "/" {
+		return errors.New("run: the root cannot be a lock parent")
+	}
+	kind, err := parseKind(o.kind)
+	if err != nil {
+		return err
+	}
+	lockOpts := []lockops.Option{lockops.WithKind(kind), lockops.WithNote(o.note)}
+	if o.style != "" {
+		st, err := lockops.ParseStyle(o.style)
+		if err != nil {
+			return err
+		}
+		lockOpts = append(lockOpts, lockops.WithStyle(st))
+	}
+	if o.allowMixed {
+		lockOpts = append(lockOpts, lockops.WithAllowMixed())
+	}
+	s, err := g.resolve(cmd)
+	if err != nil {
+		return err
+	}
+	if err := s.requireWrite("run a command under a lock"); err != nil {
+		return err
+	}
+	// Found before queueing: a typo must not hold up the queue.
+	bin, err := exec.LookPath(argv[0])
+	if err != nil {
+		return exitCode(exitCommandNotFound, fmt.Errorf("run: %w", err))
+	}
+	audit, err := openAudit(s)
+	if err != nil {
+		return err
+	}
+	defer audit.Close()
+
+	// Signals are caught from here on: while waiting they cancel the
+	// wait (the node is deleted), while CMD runs they are passed on.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+
+	ctx := cmd.Context()
+	sess, err := connect(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+
+	rec := auditRecord{Action: "run", Path: p, Kind: kind.String(), Command: argv, Session: sessionHex(sess.ID())}
+	before := rec
+	before.Phase = phaseBefore
+	if err := audit.Write(before); err != nil {
+		return fmt.Errorf("run not done: %w", err)
+	}
+	finish := func(outcome string, code int, err error) error {
+		rec.Outcome, rec.ExitCode = outcome, &code
+		if err != nil {
+			rec.Error = oneLine(err.Error())
+		}
+		if aerr := audit.after(rec, nil); aerr != nil {
+			warn(aerr)
+		}
+		if code == exitOK && err == nil {
+			return nil
+		}
+		return exitCode(code, err)
+	}
+
+	l := lockops.NewLock(sess, p, lockOpts...)
+	interrupted, err := acquireUnlessSignalled(ctx, l, o.timeout, sigs)
+	rec.Node = l.Node()
+	switch {
+	case err == nil:
+	case interrupted != nil:
+		return finish("interrupted", exitSignal, fmt.Errorf("run: %s while waiting for %s; left the queue", interrupted, p))
+	case errors.Is(err, context.DeadlineExceeded) && o.timeout > 0:
+		return finish("not-acquired", exitNotAcquired,
+			fmt.Errorf("run: %s not acquired within %s%s", p, o.timeout, holderText(ctx, sess, p)))
+	case errors.Is(err, lockops.ErrMixedRecipes):
+		return finish(outcomeError, exitFailure,
+			fmt.Errorf("run: refusing to join %s: %w (pass --allow-mixed to join anyway; two holders are then possible)", p, err))
+	default:
+		return finish(outcomeError, exitFailure, fmt.Errorf("run: %w", err))
+	}
+	nodePath := path.Join(p, l.Node())
+
+	child := exec.Command(bin, argv[1:]...)
+	child.Args[0] = argv[0]
+	child.Stdin, child.Stdout, child.Stderr = os.Stdin, os.Stdout, os.Stderr
+	child.Env = append(os.Environ(), "ZKLOCK_PATH="+p, "ZKLOCK_NODE="+nodePath)
+	stopWithParent(child)
+	if err := child.Start(); err != nil {
+		rerr := releaseRun(l)
+		return finish(outcomeError, exitCannotExec, errors.Join(fmt.Errorf("run: %w", err), rerr))
+	}
+	code, lostErr := superviseChild(child, l, sigs, o.grace)
+	rerr := releaseRun(l)
+	if lostErr != nil {
+		return finish("lost", exitLost, fmt.Errorf("run: lock %s lost while %s ran: %v", nodePath, argv[0], lostErr))
+	}
+	if rerr != nil {
+		// The command's code stands; the node goes with the session.
+		warn(rerr)
+	}
+	return finish("exited", code, nil)
+}
+
+// acquireUnlessSignalled waits for the lock, bounded by timeout (0: no
+// bound), and gives up on a signal; it returns the signal that ended the
+// wait, if any.
+func acquireUnlessSignalled(ctx context.Context, l *lockops.Lock, timeout time.Duration, sigs <-chan os.Signal) (os.Signal, error) {
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if timeout > 0 {
+		var c2 context.CancelFunc
+		actx, c2 = context.WithTimeout(actx, timeout)
+		defer c2()
+	}
+	res := make(chan error, 1)
+	go func() { res <- l.Acquire(actx) }()
+	select {
+	case err := <-res:
+		return nil, err
+	case sig := <-sigs:
+		cancel()
+		// Acquire deletes the node before it returns.
+		<-res
+		return sig, context.Canceled
+	}
+}
+
+// superviseChild waits for the command, passing signals on and stopping it
+// if the lock is lost. It returns the code to exit with (the command's, or
+// 128+signal as shells do) and the loss, if any, saying how the command
+// was stopped.
+func superviseChild(child *exec.Cmd, l *lockops.Lock, sigs <-chan os.Signal, grace time.Duration) (int, error) {
+	exited := make(chan error, 1)
+	go func() { exited <- child.Wait() }()
+	lost := l.Done()
+	var (
+		lostErr error
+		kill    <-chan time.Time
+		killed  bool
+	)
+	for {
+		select {
+		case <-exited:
+			if lostErr != nil {
+				how := "SIGTERM"
+				if killed {
+					how = fmt.Sprintf("SIGTERM, then SIGKILL after %s", grace)
+				}
+				lostErr = fmt.Errorf("%w; sent %s", lostErr, how)
+			}
+			return childExitCode(child.ProcessState), lostErr
+		case sig := <-sigs:
+			_ = child.Process.Signal(sig)
+		case <-lost:
+			lost = nil
+			lostErr = l.Err()
+			if lostErr == nil {
+				lostErr = errors.New("released")
+			}
+			_ = child.Process.Signal(syscall.SIGTERM)
+			t := time.NewTimer(grace)
+			defer t.Stop()
+			kill = t.C
+		case <-kill:
+			kill, killed = nil, true
+			_ = child.Process.Kill()
+		}
+	}
+}
+
+// childExitCode is the command's exit code, or 128+N when signal N ended
+// it.
+func childExitCode(ps *os.ProcessState) int {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+func releaseRun(l *lockops.Lock) error {
+	ctx, cancel := context.WithTimeout(context.Background(), runReleaseTimeout)
+	defer cancel()
+	if err := l.Release(ctx); err != nil && !errors.Is(err, lockops.ErrNotHeld) {
+		return fmt.Errorf("run: %w", err)
+	}
+	return nil
+}
+
+// holderText says who holds p, for the "not acquired" message: the
+// operator's next question.
+func holderText(ctx context.Context, sess *lockops.Session, p string) string {
+	hctx, cancel := context.WithTimeout(ctx, holderLookupTimeout)
+	defer cancel()
+	snap, err := zkview.Load(hctx, sess, zkview.Config{Paths: []string{p}})
+	if err != nil || len(snap.Queues) == 0 {
+		return ""
+	}
+	var hs []string
+	for _, n := range snap.Queues[0].Nodes {
+		if n.Role != lockops.RoleHolder {
+			continue
+		}
+		h := fmt.Sprintf("%s (session 0x%x", zkview.SanitizeString(n.Name, 60), n.Session)
+		if d := zkview.Sanitize(n.Data, 60); d != "" {
+			h += ", " + d
+		}
+		hs = append(hs, h+")")
+	}
+	if len(hs) == 0 {
+		return ""
+	}
+	return "; held by " + strings.Join(hs, ", ")
+}

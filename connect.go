@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"zklock/lockops"
+)
+
+// sessionOptions turns the settings into lockops' options: timeout,
+// chroot, digest credentials.
+func (s *settings) sessionOptions() []lockops.SessionOption {
+	opts := []lockops.SessionOption{lockops.WithSessionTimeout(s.sessionTimeout)}
+	if s.chroot != "" {
+		opts = append(opts, lockops.WithChroot(s.chroot))
+	}
+	if s.auth != nil {
+		opts = append(opts, lockops.WithDigestAuth(s.auth.user, s.auth.password))
+	}
+	return opts
+}
+
+// connect opens a session, bounded by the connect timeout: an unreachable
+// ensemble is one line naming it, within that time. lockops.Connect's own
+// clean-up after the deadline (closing a dial in progress) is not waited
+// for: it finishes in the background.
+func connect(ctx context.Context, s *settings, extra ...lockops.SessionOption) (*lockops.Session, error) {
+	cctx, cancel := context.WithTimeout(ctx, s.connectTimeout)
+	type result struct {
+		sess *lockops.Session
+		err  error
+	}
+	res := make(chan result, 1)
+	go func() {
+		defer cancel()
+		sess, err := lockops.Connect(cctx, s.servers, append(s.sessionOptions(), extra...)...)
+		res <- result{sess, err}
+	}()
+	var r result
+	select {
+	case r = <-res:
+	case <-cctx.Done():
+		select {
+		case r = <-res:
+		case <-time.After(connectGrace):
+			go func() {
+				if late := <-res; late.sess != nil {
+					late.sess.Close()
+				}
+			}()
+			r.err = lockops.ErrUnreachable
+		}
+	}
+	if r.err == nil {
+		return r.sess, nil
+	}
+	if errors.Is(r.err, lockops.ErrUnreachable) {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("connecting to %s: %w", strings.Join(s.servers, ","), ctx.Err())
+		}
+		return nil, fmt.Errorf("cannot reach ZooKeeper at %s within %s (--connect-timeout)%s",
+			strings.Join(s.servers, ","), s.connectTimeout, s.contextHint())
+	}
+	return nil, r.err
+}
+
+// connectGrace is how long connect lets lockops.Connect say why it failed
+// after the deadline before saying "unreachable" itself.
+const connectGrace = 100 * time.Millisecond
+
+func (s *settings) contextHint() string {
+	if s.contextName == "" {
+		return ""
+	}
+	return fmt.Sprintf(" [context %s]", s.contextName)
+}
+
+// zkErr rewords the server errors an operator meets, keeping the chain
+// for errors.Is.
+func zkErr(p string, err error) error {
+	switch {
+	case errors.Is(err, zk.ErrNoAuth):
+		return fmt.Errorf("%s: not allowed with these credentials (NoAuth; give --auth-file or ZK_AUTH): %w", p, err)
+	case errors.Is(err, zk.ErrNoNode):
+		return fmt.Errorf("%s: no such node: %w", p, err)
+	}
+	return fmt.Errorf("%s: %w", p, err)
+}

@@ -1,0 +1,223 @@
+package main
+
+// The console: `zklock [flags] [PATH...]`, and runConsole, which `zklock
+// demo` calls too. It wires the pieces that must not know each other: the
+// lock core's session (lockops), the live model (zkview), the Bubble Tea
+// console (ui) and the audit log.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"path"
+	"slices"
+	"strings"
+	"syscall"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"zklock/lockops"
+	"zklock/themes"
+	"zklock/ui"
+	"zklock/zkview"
+)
+
+// consoleConfig is what the console watches and how it looks, beyond the
+// connection settings.
+type consoleConfig struct {
+	Paths, Roots []string
+	Title        string
+	Narration    bool
+	Demo         ui.Demo
+}
+
+var errNothingToWatch = errors.New("nothing to watch: give lock parent paths (zklock /locks/job) or --root /locks, or roots in the context")
+
+// newConsoleRun is the root command's action: the console on the PATHs
+// given, the --root flags and the context's roots.
+func newConsoleRun(g *globalFlags, roots *[]string) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		for _, a := range args {
+			if !strings.HasPrefix(a, "/") {
+				// A typo of a command lands here: say both readings.
+				return fmt.Errorf("unknown command or invalid path %q (lock paths start with /; see zklock --help)", a)
+			}
+		}
+		s, err := g.resolve(cmd)
+		if err != nil {
+			return err
+		}
+		all := append(slices.Clone(*roots), s.roots...)
+		ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP)
+		defer stop()
+		err = runConsole(ctx, s, consoleConfig{Paths: args, Roots: all})
+		if err != nil && (errors.Is(err, tea.ErrInterrupted) || errors.Is(err, context.Canceled) && ctx.Err() != nil) {
+			// SIGINT, SIGTERM or SIGHUP: own locks were released on the
+			// way out, unless ui.Run says otherwise.
+			if errors.Is(err, ui.ErrRelease) {
+				return exitCode(exitSignal, err)
+			}
+			return exitCode(exitSignal, errors.New("console stopped by a signal; own locks released"))
+		}
+		return err
+	}
+}
+
+// runConsole connects, watches cc's paths and roots and runs the console
+// until the operator quits or ctx ends. Actions go through the lock core
+// and the audit log unless the settings are read-only. On the way out the
+// operator's own locks are released (ui.Run bounds each release) and the
+// session is closed, which removes any node left.
+func runConsole(ctx context.Context, s *settings, cc consoleConfig) error {
+	themeName := s.theme
+	if themeName == "" {
+		themeName = themes.Default
+	}
+	theme, err := themes.LoadEnv(themeName, os.Getenv)
+	if err != nil {
+		return err
+	}
+	paths, err := cleanPaths(cc.Paths)
+	if err != nil {
+		return err
+	}
+	roots, err := cleanPaths(cc.Roots)
+	if err != nil {
+		return fmt.Errorf("root: %w", err)
+	}
+	if len(paths) == 0 && len(roots) == 0 {
+		return errNothingToWatch
+	}
+
+	// Nothing may write to the terminal the console draws on: the
+	// standard logger goes to the log file or nowhere.
+	logger, closeLog, err := openConsoleLog(s.logFile)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+
+	var audit *auditLog
+	if !s.readOnly {
+		// Opened before connecting: an action that cannot be audited is
+		// not offered, rather than refused after the operator asked.
+		if audit, err = openAudit(s); err != nil {
+			return err
+		}
+		defer audit.Close()
+	}
+
+	sess, err := connect(ctx, s, lockops.WithLogger(logger))
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+
+	w, err := zkview.Watch(ctx, sess, zkview.Config{
+		Paths:      paths,
+		Roots:      roots,
+		ServerView: true, // zkview says so in the header when the members refuse
+		Context:    s.contextName,
+	})
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+
+	opts := ui.Options{
+		Theme:     theme,
+		ReadOnly:  s.readOnly,
+		Updates:   w.Updates(),
+		Paths:     paths,
+		Title:     cc.Title,
+		Narration: cc.Narration,
+		Demo:      cc.Demo,
+	}
+	var lb *lockBackend
+	if !s.readOnly {
+		lb = newLockBackend(sess)
+		defer lb.Close()
+		opts.Own = lb.Own()
+		opts.Backend = &auditedBackend{
+			inner:  lb,
+			audit:  audit,
+			sess:   sess,
+			lookup: snapshotLookup(w),
+		}
+	}
+	var progOpts []tea.ProgramOption
+	if !isTerminal(os.Stdin) {
+		// Under a test harness or a pipe there is no terminal to read
+		// keys from; ctx or a signal ends the console.
+		progOpts = append(progOpts, tea.WithInput(nil))
+	}
+	// A cancelled ctx comes back wrapped in the error: the caller tells a
+	// signal from a failure (errors.Is(err, context.Canceled)).
+	return ui.Run(ctx, opts, progOpts...)
+}
+
+// cleanPaths validates lock parent paths and drops duplicates, keeping the
+// order given.
+func cleanPaths(ps []string) ([]string, error) {
+	var out []string
+	for _, p := range ps {
+		if err := validatePath(p); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// openConsoleLog points the standard logger (Bubble Tea's, and ours) and
+// go-zookeeper's log at the file, or at nothing.
+func openConsoleLog(file string) (*log.Logger, func(), error) {
+	if file == "" {
+		log.SetOutput(io.Discard)
+		return log.New(io.Discard, "", 0), func() {}, nil
+	}
+	f, err := tea.LogToFile(expandHome(file), "zklock")
+	if err != nil {
+		return nil, nil, fmt.Errorf("log file: %w", err)
+	}
+	return log.New(f, "zk ", log.LstdFlags|log.Lmicroseconds), func() { _ = f.Close() }, nil
+}
+
+// snapshotLookup finds what the live model knows of a node (owner session
+// and client address), for the audit log.
+func snapshotLookup(w *zkview.Watcher) func(parent, node string) (int64, string) {
+	return func(parent, node string) (int64, string) {
+		snap := w.Snapshot()
+		if snap == nil {
+			return 0, ""
+		}
+		for _, q := range snap.Queues {
+			if q.Path != parent {
+				continue
+			}
+			for _, n := range q.Nodes {
+				if n.Name == node {
+					return n.Session, n.Client
+				}
+			}
+		}
+		return 0, ""
+	}
+}
+
+// isTerminal reports whether f is a terminal (not merely a character
+// device: /dev/null is one too).
+func isTerminal(f *os.File) bool { return term.IsTerminal(f.Fd()) }
+
+// nodeParent splits a node path into its lock parent and name.
+func nodeParent(nodePath string) (string, string) {
+	return path.Dir(nodePath), path.Base(nodePath)
+}

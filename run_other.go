@@ -1,0 +1,9 @@
+//go:build !linux
+
+package main
+
+import "os/exec"
+
+// stopWithParent has no portable equivalent outside Linux: if zklock is
+// killed there, CMD runs on without the lock (README: run).
+func stopWithParent(*exec.Cmd) {}

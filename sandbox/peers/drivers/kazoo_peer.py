@@ -1,0 +1,342 @@
+"""Stock Kazoo locks driven by zklock's tests and benchmarks.
+
+Package zklock/sandbox/peers runs this with /usr/bin/python3 (Debian's
+Kazoo 2.8 lives there) and documents the line protocol in protocol.go.
+Usage: kazoo_peer.py HOSTS SESSION_TIMEOUT_MS CLIENTS CONNECT_TIMEOUT_MS
+where HOSTS is one connect string, or one per client separated by '|'.
+
+Only stock recipes are used (Lock, ReadLock, WriteLock), configured as an
+application would; the driver adds bookkeeping around them, never
+behaviour inside them.
+"""
+import os
+import random
+import sys
+import threading
+import time
+
+from kazoo.client import KazooClient, KazooState
+from kazoo.exceptions import CancelledError, LockTimeout
+
+_out = threading.Lock()
+
+
+def emit(line):
+    # One line at a time, flushed at once: the Go side timestamps nothing.
+    with _out:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
+def now():
+    # Wall-clock unix nanoseconds: comparable with every other process on
+    # this machine.
+    return time.time_ns()
+
+
+def one_line(e):
+    s = ("%s: %s" % (type(e).__name__, e)).replace("\n", " ").replace("\r", " ")
+    return s or "-"
+
+
+class Client(object):
+    """One session and what it has been told about its connection."""
+
+    def __init__(self, index, kc):
+        self.index = index
+        self.kc = kc
+        self.session = 0
+        self.closing = False
+        self.suspended = False
+        self.held = set()  # hold ids
+        # The loop's critical section: the first notice (SUSPENDED or LOST)
+        # received while holding, so that a test knows when this client
+        # stopped trusting its lock.
+        self.mu = threading.Lock()
+        self.holding = False
+        self.notice = 0
+        self.lost = False
+
+    def begin_hold(self):
+        with self.mu:
+            self.holding, self.notice, self.lost = True, 0, False
+
+    def end_hold(self):
+        with self.mu:
+            self.holding = False
+            return self.notice, self.lost
+
+    def noticed(self, t, lost):
+        with self.mu:
+            if self.holding:
+                if not self.notice:
+                    self.notice = t
+                self.lost = self.lost or lost
+
+    def read_session(self):
+        cid = self.kc.client_id
+        return cid[0] if cid else 0
+
+    def listener(self, state):
+        # Called on Kazoo's connection thread: must not block.
+        if self.closing:
+            return
+        t = now()
+        if state == KazooState.SUSPENDED:
+            self.suspended = True
+            self.noticed(t, False)
+            emit("state %d SUSPENDED %d" % (self.index, t))
+        elif state == KazooState.LOST:
+            self.suspended = True
+            self.noticed(t, True)
+            emit("state %d LOST %d" % (self.index, t))
+            with self.mu:
+                lost, self.held = self.held, set()
+            for hid in sorted(lost):
+                emit("lost %s %d" % (hid, t))
+        elif state == KazooState.CONNECTED:
+            s = self.read_session()
+            if s and s != self.session:
+                self.session = s
+                emit("session %d %x" % (self.index, s))
+            if self.suspended:
+                self.suspended = False
+                emit("state %d RECONNECTED %d" % (self.index, t))
+
+
+def new_lock(kc, path, kind):
+    make = {"mutex": kc.Lock, "read": kc.ReadLock, "write": kc.WriteLock}[kind]
+    return make(path)
+
+
+holds = {}  # id -> Hold
+loops = {}  # id -> Loop
+clients = []
+
+
+class Hold(object):
+    """One acquire request and, once granted, the lock it holds."""
+
+    def __init__(self, hid, client, lock):
+        self.id = hid
+        self.client = client
+        self.lock = lock
+        self.release = threading.Event()
+        self.cancelled = False
+
+    def run(self):
+        t_req = now()
+        try:
+            got = (not self.cancelled) and self.lock.acquire()
+        except CancelledError:
+            got = False
+        except Exception as e:  # an acquire that failed
+            if not self.cancelled:
+                emit("failed %s %s" % (self.id, one_line(e)))
+                holds.pop(self.id, None)
+                return
+            got = False
+        if not got:
+            # Kazoo deleted its node before returning.
+            emit("cancelled %s" % self.id)
+            holds.pop(self.id, None)
+            return
+        t_acq = now()
+        node = self.lock.node or "-"
+        with self.client.mu:
+            self.client.held.add(self.id)
+        emit("acquired %s %s %d %d" % (self.id, node, t_req, t_acq))
+        self.release.wait()
+        with self.client.mu:
+            self.client.held.discard(self.id)
+        t_call = now()
+        try:
+            self.lock.release()
+            emit("released %s %d %d" % (self.id, t_call, now()))
+        except Exception as e:
+            emit("failed %s %s" % (self.id, one_line(e)))
+        holds.pop(self.id, None)
+
+    def cancel(self):
+        self.cancelled = True
+        self.lock.cancel()
+        # A cancel of a granted request releases it.
+        self.release.set()
+
+
+class Loop(object):
+    def __init__(self, lid):
+        self.id = lid
+        self.stopped = False
+        self.locks = []
+
+
+def loop(f):
+    """loop ID PATH KIND CLIENTS DURATION_US CYCLES HOLD_US GIVEUP_PCT GIVEUP_WITHIN_US"""
+    lp = Loop(f[1])
+    path, kind = f[2], f[3]
+    cs = clients if f[4] == "all" else [clients[int(i)] for i in f[4].split(",")]
+    duration = int(f[5]) / 1e6
+    cycles = int(f[6])
+    hold = int(f[7]) / 1e6
+    give_up_pct = int(f[8])
+    within = int(f[9]) / 1e6
+    deadline = time.monotonic() + duration if duration > 0 else float("inf")
+    loops[lp.id] = lp
+    threads = []
+    for c in cs:
+        lk = new_lock(c.kc, path, kind)
+        lp.locks.append(lk)
+        th = threading.Thread(target=contend, args=(lp, c, lk, deadline, cycles, hold, give_up_pct, within), daemon=True)
+        threads.append(th)
+
+    def wait_all():
+        for th in threads:
+            th.join()
+        loops.pop(lp.id, None)
+        emit("loopdone %s" % lp.id)
+
+    for th in threads:
+        th.start()
+    threading.Thread(target=wait_all, daemon=True).start()
+
+
+def contend(lp, c, lk, deadline, cycles, hold, give_up_pct, within):
+    """One client's cycles of a loop: one lock object, reused as an application would."""
+    n = 0
+    while (cycles <= 0 or n < cycles) and time.monotonic() < deadline and not lp.stopped:
+        n += 1
+        give_up = give_up_pct > 0 and random.randrange(100) < give_up_pct
+        timeout = random.uniform(0, within) if give_up else None
+        session = c.session
+        t_req = now()
+        try:
+            got = lk.acquire(timeout=timeout)
+        except LockTimeout:
+            got = False
+        except CancelledError:
+            return
+        except Exception as e:
+            if lp.stopped:
+                return
+            emit_cycle(lp, c, False, False, "-", t_req, now(), 0, 0, 0, False, session, "acquire: " + one_line(e))
+            time.sleep(0.1)  # do not spin on a broken connection
+            continue
+        t_acq = now()
+        if not got:
+            if lp.stopped:
+                return
+            emit_cycle(lp, c, False, True, "-", t_req, t_acq, 0, 0, 0, False, session, "-")
+            continue
+        c.begin_hold()
+        node = lk.node or "-"
+        if hold > 0:
+            time.sleep(hold)
+        t_call = now()
+        notice, lost = c.end_hold()
+        err = "-"
+        try:
+            lk.release()
+        except Exception as e:
+            err = "release: " + one_line(e)
+        t_ret = now()
+        emit_cycle(lp, c, True, False, node, t_req, t_acq, t_call, t_ret, notice, lost, session, err)
+
+
+def emit_cycle(lp, c, held, gave_up, node, t_req, t_acq, t_call, t_ret, t_notice, lost, session, err):
+    emit("cycle %s %d %d %d %s %d %d %d %d %d %d %x %s" % (
+        lp.id, c.index, int(held), int(gave_up), node, t_req, t_acq, t_call, t_ret, t_notice, int(lost), session, err))
+
+
+def command(f):
+    """Runs one command; True on quit."""
+    cmd = f[0]
+    if cmd == "acquire":
+        try:
+            c = clients[int(f[2])]
+            h = Hold(f[1], c, new_lock(c.kc, f[3], f[4]))
+        except Exception as e:
+            emit("failed %s %s" % (f[1], one_line(e)))
+            return False
+        holds[h.id] = h
+        threading.Thread(target=h.run, daemon=True).start()
+    elif cmd == "release":
+        h = holds.get(f[1])
+        if h:
+            h.release.set()
+    elif cmd == "cancel":
+        h = holds.get(f[1])
+        if h:
+            h.cancel()
+    elif cmd == "loop":
+        loop(f)
+    elif cmd == "stop":
+        lp = loops.get(f[1])
+        if lp:
+            lp.stopped = True
+            for lk in lp.locks:
+                lk.cancel()
+    elif cmd == "close":
+        c = clients[int(f[1])]
+        c.closing = True
+        c.kc.stop()
+        c.kc.close()
+        emit("closed %d" % c.index)
+    elif cmd == "quit":
+        return True
+    else:
+        raise ValueError("unknown command")
+    return False
+
+
+def main():
+    # HOSTS is one connect string for every client, or one per client
+    # separated by '|'.
+    hosts = sys.argv[1].split("|")
+    session_s = int(sys.argv[2]) / 1000.0
+    n = int(sys.argv[3])
+    connect_s = int(sys.argv[4]) / 1000.0
+    # Retries: a contender keeps contending through faults, as a service
+    # would, and reconnects within a second once a server is back (Kazoo's
+    # default backoff grows to an hour).
+    retry = dict(max_tries=-1, delay=0.05, backoff=2, max_delay=1.0)
+    started = []
+    for i in range(n):
+        kc = KazooClient(hosts=hosts[0] if len(hosts) == 1 else hosts[i], timeout=session_s, connection_retry=retry, command_retry=retry)
+        c = Client(i, kc)
+        clients.append(c)
+        started.append(kc.start_async())
+    for c, ev in zip(clients, started):
+        ev.wait(connect_s)
+        if not c.kc.connected:
+            sys.stderr.write("kazoo_peer: client %d not connected to %s after %.1f s\n" % (c.index, hosts[0] if len(hosts) == 1 else hosts[c.index], connect_s))
+            sys.stderr.flush()
+            os._exit(2)
+        c.session = c.read_session()
+        c.kc.add_listener(c.listener)
+        emit("session %d %x" % (c.index, c.session))
+    emit("ready")
+    for line in sys.stdin:
+        f = line.split()
+        if not f:
+            continue
+        try:
+            if command(f):
+                break
+        except Exception as e:
+            sys.stderr.write("kazoo_peer: bad command %r: %s\n" % (line, one_line(e)))
+            sys.stderr.flush()
+    for c in clients:
+        c.closing = True
+        try:
+            c.kc.stop()
+            c.kc.close()
+        except Exception:
+            pass
+    # Threads blocked in acquire are daemons; do not wait for them.
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
