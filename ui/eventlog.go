@@ -2,10 +2,13 @@ package ui
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
 
+	"zklock/lockops"
 	"zklock/themes"
 	"zklock/zkview"
 )
@@ -21,6 +24,7 @@ const (
 	logZK     logKind = iota // an event from zkview
 	logYou                   // the operator's own action or lock
 	logFailed                // an action that failed
+	logDemo                  // the presenter's action on the demo's clients
 )
 
 type logEntry struct {
@@ -54,7 +58,25 @@ func (l *eventLog) add(e logEntry) {
 }
 
 func (l *eventLog) addEvent(e zkview.Event) {
-	l.add(logEntry{at: e.At, kind: logZK, ev: e.Kind, path: clean(e.Path, 0), text: clean(e.Text, 0)})
+	l.add(logEntry{at: e.At, kind: logZK, ev: e.Kind, path: clean(e.Path, 0), text: nodeRefs(clean(e.Text, 0))})
+}
+
+// nodeRefs names the lock nodes in an event's text by sequence number, as
+// the queue pane does: "#41 released → #42 holds" reads at a glance, where
+// two 55-character Curator names fill the line and cut off what matters.
+// The full names stay in the node details (enter).
+func nodeRefs(text string) string {
+	words := strings.Split(text, " ")
+	for i, w := range words {
+		core := strings.TrimLeft(w, "(")
+		lead := len(w) - len(core)
+		core = strings.TrimRight(core, "),:;.")
+		// A bare sequence ("0000000041") is left as written.
+		if n, ok := lockops.ParseName(core); ok && n.Kind != lockops.KindOther && strings.Trim(core, "-0123456789") != "" {
+			words[i] = w[:lead] + "#" + strconv.Itoa(int(n.Seq)) + w[lead+len(core):]
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // at returns the i-th entry, oldest first.
@@ -102,6 +124,8 @@ func (l *eventLog) label(st *themes.Styles, e *logEntry) (string, lipgloss.Style
 		return "you", st.Own
 	case logFailed:
 		return "failed", st.Danger
+	case logDemo:
+		return "demo", st.Key
 	}
 	switch e.ev {
 	case zkview.EventHandoff:

@@ -19,6 +19,11 @@ type KeyMap struct {
 	Revoke  key.Binding
 	Force   key.Binding
 
+	// The presenter's keys: enabled only in `zklock demo` (Options.Demo).
+	// None of them is a key of the plain console, so a presenter's habit
+	// never fires an operator action.
+	Pause, Step, Kill, Split key.Binding
+
 	Narrate key.Binding
 	Help    key.Binding
 	Quit    key.Binding
@@ -43,6 +48,10 @@ func DefaultKeyMap() KeyMap {
 		Release:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "release mine")),
 		Revoke:   key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "revoke")),
 		Force:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "force-release")),
+		Pause:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
+		Step:     key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "step")),
+		Kill:     key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "kill holder")),
+		Split:    key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "split")),
 		Narrate:  key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "narration")),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
 		Quit:     key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
@@ -50,11 +59,12 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
-// ShortHelp is the footer: the enabled keys, actions first, then moving
-// around; help and quit always last (the footer pins them to the right so
-// a narrow terminal never hides them).
+// ShortHelp is the footer: the enabled keys, the presenter's first (in the
+// demo they are what the room is shown), then actions, then moving around;
+// help and quit always last (the footer pins them to the right so a narrow
+// terminal never hides them).
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Take, k.Release, k.Revoke, k.Force, k.Enter, k.Focus, k.Filter, k.Clear, k.Sort, k.Help, k.Quit}
+	return []key.Binding{k.Pause, k.Step, k.Kill, k.Split, k.Take, k.Release, k.Revoke, k.Force, k.Enter, k.Focus, k.Filter, k.Clear, k.Sort, k.Help, k.Quit}
 }
 
 // FullHelp is the `?` dialog, one column per group.
@@ -63,6 +73,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
 		{k.Focus, k.Enter, k.Filter, k.Clear, k.Sort, k.Narrate},
 		{k.Take, k.Release, k.Revoke, k.Force},
+		{k.Pause, k.Step, k.Kill, k.Split},
 		{k.Help, k.Quit, k.Abort},
 	}
 }
@@ -70,6 +81,14 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // readOnly disables every key that changes ZooKeeper.
 func (k KeyMap) readOnly() KeyMap {
 	for _, b := range []*key.Binding{&k.Take, &k.Release, &k.Revoke, &k.Force} {
+		b.SetEnabled(false)
+	}
+	return k
+}
+
+// withoutDemo disables the presenter's keys (any console but the demo's).
+func (k KeyMap) withoutDemo() KeyMap {
+	for _, b := range []*key.Binding{&k.Pause, &k.Step, &k.Kill, &k.Split} {
 		b.SetEnabled(false)
 	}
 	return k

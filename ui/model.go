@@ -54,14 +54,18 @@ type Model struct {
 	snap          *zkview.Snapshot
 	own           map[string]OwnLock // by path
 
-	list      lockList
-	queue     queuePane
-	log       eventLog
-	focus     focusArea
-	dialog    dialog
-	notice    notice
-	narrate   bool
-	narration string
+	list          lockList
+	queue         queuePane
+	log           eventLog
+	focus         focusArea
+	dialog        dialog
+	notice        notice
+	narrate       bool
+	narration     string
+	narrationPath string // the lock the narration is about
+	// paused mirrors the demo's contenders (Options.Demo): set by a
+	// successful pause or step, cleared by a successful resume.
+	paused bool
 }
 
 // New builds the console. It does no I/O: the first frame is drawn from
@@ -90,6 +94,9 @@ func New(opts Options) Model {
 	}
 	if m.readOnly {
 		m.keys = m.keys.readOnly()
+	}
+	if opts.Demo == nil {
+		m.keys = m.keys.withoutDemo()
 	}
 	m.rebuild()
 	return m
@@ -125,6 +132,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case actionMsg:
 		m.applyAction(msg)
+		return m, nil
+	case demoMsg:
+		m.applyDemo(msg)
 		return m, nil
 	case tea.MouseMsg:
 		return m.mouse(msg)
@@ -195,6 +205,8 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.askForce()
 	case key.Matches(msg, k.Enter):
 		m.enter()
+	case key.Matches(msg, k.Pause, k.Step, k.Kill, k.Split):
+		return m, m.present(msg, k)
 	default:
 		m.navigate(msg, k)
 	}
@@ -301,6 +313,13 @@ func (m *Model) activeKeys() KeyMap {
 	k.Revoke.SetEnabled(rw && node != nil && node.Believes == lockops.RoleHolder)
 	k.Force.SetEnabled(rw && node != nil)
 	k.Clear.SetEnabled(m.list.filter.Value() != "")
+	if m.opts.Demo != nil {
+		if m.paused {
+			k.Pause.SetHelp("p", "resume")
+		}
+		k.Kill.SetEnabled(row != nil)
+		k.Split.SetEnabled(row != nil)
+	}
 	return k
 }
 
@@ -333,14 +352,32 @@ func (m *Model) applyUpdate(u zkview.Update) {
 	if u.Dropped > 0 {
 		m.log.add(logEntry{at: m.now, kind: logFailed, text: fmt.Sprintf("%d events dropped: the console fell behind", u.Dropped)})
 	}
-	// Only the latest step is narrated, so only it is worked out.
-	for i := len(u.Events) - 1; i >= 0; i-- {
-		if s := narrate(u.Events[i], before, m.snap); s != "" {
-			m.narration = s
-			break
+	m.narrateSteps(u.Events, before)
+	m.rebuild()
+}
+
+// narrateSteps tells the latest step of the recipe among events. The
+// narration follows the queue on screen: a step on the selected lock wins;
+// a step elsewhere is told only while the narration is not yet about the
+// selected lock, so that a room watching one queue is not told about
+// another one mid-sentence. Only the step told is worked out.
+func (m *Model) narrateSteps(events []zkview.Event, before *zkview.Snapshot) {
+	sel := m.list.selected
+	for _, only := range []bool{true, false} {
+		if !only && m.narration != "" && m.narrationPath == sel {
+			return
+		}
+		for i := len(events) - 1; i >= 0; i-- {
+			e := events[i]
+			if only && e.Path != sel {
+				continue
+			}
+			if s := narrate(e, before, m.snap); s != "" {
+				m.narration, m.narrationPath = s, e.Path
+				return
+			}
 		}
 	}
-	m.rebuild()
 }
 
 // applyOwn takes in progress of the operator's own locks.
@@ -425,12 +462,17 @@ func (m *Model) frame() frame {
 	case m.height >= 30:
 		logH = 7
 	}
-	fixed := 3 // header, status bar, footer
-	if m.narrate {
-		fixed++
-	}
+	fixed := 3 + len(m.narrationLines()) // header, status bar, footer, narration
 	listW := min(max(m.width*33/100, min(32, m.width*40/100)), 60)
 	return frame{listW: listW, queueW: m.width - listW, bodyH: max(m.height-fixed-logH, 4), logH: logH}
+}
+
+// narrationLines is the narration as drawn now: none when it is off.
+func (m *Model) narrationLines() []string {
+	if !m.narrate || m.width <= 0 {
+		return nil
+	}
+	return narrationLines(m.st, m.narration, m.paused, m.width)
 }
 
 // View draws the whole screen: exactly width x height cells, no clock
@@ -466,9 +508,7 @@ func (m Model) View() string {
 
 	logFoot, logLines := m.log.view(st, w-2, fr.logH-2)
 	lines = append(lines, box(border(focusLog), st.Title.Render("Events"), logFoot, logLines, w, fr.logH)...)
-	if m.narrate {
-		lines = append(lines, narrationView(st, m.narration, w))
-	}
+	lines = append(lines, m.narrationLines()...)
 	lines = append(lines, statusView(st, m.own, m.notice, m.readOnly, w, m.now))
 	lines = append(lines, m.footer(w))
 	if m.dialog != nil {

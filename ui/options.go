@@ -62,18 +62,21 @@ type OwnLock struct {
 }
 
 // Demo lets a presenter drive the demo's contenders from the console
-// (`zklock demo`). The console calls it only from tea.Cmds; each call
-// returns a short sentence for the event log, or an error.
+// (`zklock demo`, keys p, space, x and S). The console calls it only from
+// tea.Cmds, bounded by a timeout; each call returns a short sentence for
+// the event log and the status bar, or an error.
 type Demo interface {
-	// Pause stops (or, when already paused, resumes) the contenders
-	// starting new acquisitions.
+	// Pause freezes the contenders (holders keep holding, nobody joins or
+	// leaves a queue) or, when already paused, lets them run again.
 	Pause(ctx context.Context) (string, error)
-	// Step lets exactly one handoff happen while paused.
+	// Step lets exactly one handoff happen, pausing the contenders first
+	// if they were running: the console counts the contenders paused
+	// after any successful Step.
 	Step(ctx context.Context) (string, error)
 	// Kill ends the session of the client holding path without a
 	// release, so its ephemeral node vanishes with the session.
 	Kill(ctx context.Context, path string) (string, error)
-	// Split makes a Kazoo-style client take path while a Curator-style
+	// Split makes a Kazoo-style client join path while a Curator-style
 	// client holds it: a split-holders queue.
 	Split(ctx context.Context, path string) (string, error)
 }

@@ -216,7 +216,7 @@ func (p *queuePane) banners(st *themes.Styles, snap *zkview.Snapshot, w, h int, 
 	}
 	for _, wn := range p.q.Warnings {
 		title, explain := p.describe(wn)
-		msg := clean(wn.Message, 0)
+		msg := nodeRefs(clean(wn.Message, 0))
 		if msg == "" {
 			msg = explain
 		}

@@ -3,6 +3,7 @@ package ui
 import (
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
@@ -63,11 +64,35 @@ func nodeRef(name string) string {
 	return clean(shortName(name), 24)
 }
 
-// narrationView is the demo's line telling the last step of the recipe.
-func narrationView(st *themes.Styles, text string, w int) string {
+// narrationLines is the demo's narration: the last step of the recipe,
+// on one line, or on two when one would cut the sentence (the end of it,
+// "so it sets a watch on #43 and waits", is what the room is told). While
+// the demo's contenders are paused it says so first, so the room knows
+// why nothing moves.
+func narrationLines(st *themes.Styles, text string, paused bool, w int) []string {
 	if text == "" {
 		text = "Waiting for the next step of the recipe…"
 	}
+	text = clean(text, 0)
 	label := st.Key.Render(" ▸ narration ")
-	return fit(label+st.Text.Render(clean(text, max(w-ansi.StringWidth(label), 1))), w)
+	if paused {
+		label = st.Warning.Render(" ‖ PAUSED ") + st.Key.Render(" ▸ ")
+	}
+	room := max(w-ansi.StringWidth(label), 1)
+	if ansi.StringWidth(text) <= room {
+		return []string{fit(label+st.Text.Render(text), w)}
+	}
+	// Break at the last space that fits; the second line, indented a
+	// little, is cut with an ellipsis if the sentence is longer still.
+	first, rest := text, ""
+	cut := ansi.Truncate(text, room, "")
+	if i := strings.LastIndexByte(cut, ' '); i > 0 {
+		first, rest = cut[:i], cut[i+1:]+text[len(cut):]
+	} else {
+		first, rest = cut, text[len(cut):]
+	}
+	return []string{
+		fit(label+st.Text.Render(first), w),
+		fit("   "+st.Text.Render(clean(rest, max(w-3, 1))), w),
+	}
 }

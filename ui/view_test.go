@@ -119,6 +119,12 @@ var scenarios = []struct {
 		m, _ = press(m, "n", "/", "ord")
 		return m
 	}},
+	{"demo-paused", func(m Model) Model {
+		// The demo's console: presenter's keys, narration on, paused.
+		m = newTest(m.opts.Theme.Name, m.width, m.height, withDemo(&fakeDemo{}))
+		m = selectPath(m, "/locks/job-a")
+		return step(m, demoMsg{verb: "pause", text: "contenders paused: holders keep their locks (space: one handoff, p: resume)"})
+	}},
 }
 
 var sizes = [][2]int{{80, 24}, {160, 48}}
