@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
@@ -35,6 +36,9 @@ type consoleConfig struct {
 	Title        string
 	Narration    bool
 	Demo         ui.Demo
+	// ServerViewEvery spaces the four-letter-word polls (zkview's default
+	// when zero). The demo polls often: its nodes live a second or two.
+	ServerViewEvery time.Duration
 }
 
 var errNothingToWatch = errors.New("nothing to watch: give lock parent paths (zklock /locks/job) or --root /locks, or roots in the context")
@@ -57,7 +61,10 @@ func newConsoleRun(g *globalFlags, roots *[]string) func(*cobra.Command, []strin
 		ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP)
 		defer stop()
 		err = runConsole(ctx, s, consoleConfig{Paths: args, Roots: all})
-		if err != nil && (errors.Is(err, tea.ErrInterrupted) || errors.Is(err, context.Canceled) && ctx.Err() != nil) {
+		// Bubble Tea may see SIGTERM first and quit cleanly (err nil):
+		// ctx, which the same signal cancels, tells.
+		stopped := ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled))
+		if stopped || err != nil && errors.Is(err, tea.ErrInterrupted) {
 			// SIGINT, SIGTERM or SIGHUP: own locks were released on the
 			// way out, unless ui.Run says otherwise.
 			if errors.Is(err, ui.ErrRelease) {
@@ -120,10 +127,11 @@ func runConsole(ctx context.Context, s *settings, cc consoleConfig) error {
 	defer sess.Close()
 
 	w, err := zkview.Watch(ctx, sess, zkview.Config{
-		Paths:      paths,
-		Roots:      roots,
-		ServerView: true, // zkview says so in the header when the members refuse
-		Context:    s.contextName,
+		Paths:           paths,
+		Roots:           roots,
+		ServerView:      true, // zkview says so in the header when the members refuse
+		ServerViewEvery: cc.ServerViewEvery,
+		Context:         s.contextName,
 	})
 	if err != nil {
 		return err
