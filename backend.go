@@ -99,8 +99,18 @@ func (b *lockBackend) Take(ctx context.Context, p string, kind lockops.Kind) err
 		defer close(o.acquired)
 		err := l.Acquire(wctx)
 		result <- err
+		wasQueued := false
+		select {
+		case <-queued:
+			wasQueued = true
+		default:
+		}
 		switch {
 		case err == nil:
+		case !wasQueued:
+			// Refused before queueing (a mixed queue, NoAuth, a bad
+			// path): Take returns the error and the console shows it as
+			// the action's failure; nothing was held, so nothing is LOST.
 		case wctx.Err() != nil:
 			// Released while waiting (or the console closing): the
 			// node is deleted by Acquire.
