@@ -378,6 +378,9 @@ func (s *Session) Close() {
 // generation.
 func (s *Session) waitConnected(ctx context.Context) (uint64, error) {
 	for {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
 		st, gen, ch := s.snapshot()
 		switch st {
 		case StateConnected:
@@ -442,6 +445,11 @@ func do[T any](ctx context.Context, f func() (T, error)) (T, error) {
 // was never sent: retry once the link is back.
 func connLoss(err error) bool {
 	if err == nil {
+		return false
+	}
+	// A context's end is the caller giving up, not a lost link, though
+	// context.DeadlineExceeded is a net.Error too: retrying it would spin.
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
 	if errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
