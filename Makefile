@@ -18,12 +18,28 @@ build:
 test: deps
 	$(GO) vet ./...
 	$(GO) test -race -timeout 25m ./...
+	$(MAKE) fuzz FUZZTIME=10s
 
 demo: deps build
 	./$(BIN) demo
 
 bench: deps build
 	$(GO) run ./bench
+
+# go test -fuzz takes one target per run. Seeds: testdata/fuzz/<Target> in
+# each package; a failing input found here is written there too.
+FUZZTIME ?= 1m
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzOrder$$' -fuzztime $(FUZZTIME) ./lockops
+	$(GO) test -run '^$$' -fuzz '^FuzzSanitize$$' -fuzztime $(FUZZTIME) ./zkview
+	$(GO) test -run '^$$' -fuzz '^FuzzParseAuth$$' -fuzztime $(FUZZTIME) .
+	$(GO) test -run '^$$' -fuzz '^FuzzParseServers$$' -fuzztime $(FUZZTIME) .
+
+# Not in CI: demo-level churn with the console model attached; fails if heap
+# or goroutines grow. `make soak SOAKTIME=3m` for a quick check.
+SOAKTIME ?= 30m
+soak: deps
+	$(GO) run ./bench/soak -duration $(SOAKTIME)
 
 lint:
 	@out=$$(gofmt -l . | grep -v '^vendor/'); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
