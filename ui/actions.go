@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"sort"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -88,6 +89,15 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 			active = append(active, cleanLeft(o.Path, 40))
 		}
 	}
+	// A take still in flight may already have queued a node.
+	var pending []string
+	for p := range m.taking {
+		if !m.ownActive(p) {
+			pending = append(pending, cleanLeft(p, 40))
+		}
+	}
+	sort.Strings(pending)
+	active = append(active, pending...)
 	if len(active) == 0 {
 		return m, tea.Quit
 	}
@@ -116,6 +126,7 @@ func (m *Model) run(it intent) tea.Cmd {
 			return nil
 		}
 		m.notice = notice{text: "taking " + cleanLeft(it.path, 50) + " (" + it.lockKind.String() + ")…"}
+		m.taking[it.path] = true
 		return m.call("take", it.path, "", func(ctx context.Context) error { return b.Take(ctx, it.path, it.lockKind) })
 	case intentRevoke:
 		if b == nil {

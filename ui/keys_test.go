@@ -423,3 +423,29 @@ func TestFirstFrameBeforeAnySnapshot(t *testing.T) {
 		}
 	}
 }
+
+// TestQuitWhileTakeInFlightAsks: the take's node may exist before the
+// lock core reports it, so q between the two still asks; once the take
+// has failed, q quits at once.
+func TestQuitWhileTakeInFlightAsks(t *testing.T) {
+	fb := &fakeBackend{}
+	m := newTest("dark", 120, 40, func(o *Options) { o.Backend = fb })
+	m = selectPath(m, "/locks/job-a")
+	m, cmd := press(m, "t")
+	if cmd == nil {
+		t.Fatal("t sent no take")
+	}
+	m, cmd = press(m, "q")
+	if isQuit(cmd) || m.dialog == nil {
+		t.Fatal("q with a take in flight must ask first")
+	}
+	if view := ansi.Strip(m.View()); !strings.Contains(view, "/locks/job-a") {
+		t.Errorf("quit dialog does not name the lock:\n%s", view)
+	}
+	m, _ = press(m, "n")
+	m = step(m, actionMsg{verb: "take", path: "/locks/job-a", err: errString("refused")})
+	_, cmd = press(m, "q")
+	if !isQuit(cmd) {
+		t.Fatal("q after the take failed should quit at once")
+	}
+}

@@ -53,6 +53,9 @@ type Model struct {
 	now           time.Time
 	snap          *zkview.Snapshot
 	own           map[string]OwnLock // by path
+	// taking holds the paths of takes sent to the Backend whose answer
+	// has not come back: the own node may exist before Own says so.
+	taking map[string]bool
 
 	list          lockList
 	queue         queuePane
@@ -89,6 +92,7 @@ func New(opts Options) Model {
 		ctx:      context.Background(),
 		now:      opts.Now(),
 		own:      map[string]OwnLock{},
+		taking:   map[string]bool{},
 		list:     newLockList(),
 		narrate:  opts.Narration,
 	}
@@ -406,6 +410,9 @@ func (m *Model) applyOwn(locks []OwnLock) {
 
 // applyAction records the outcome of a Backend call.
 func (m *Model) applyAction(a actionMsg) {
+	if a.verb == "take" {
+		delete(m.taking, a.path)
+	}
 	what := a.verb + " " + cleanLeft(a.path, 50)
 	if a.node != "" {
 		what = a.verb + " " + nodeRef(a.node) + " on " + cleanLeft(a.path, 50)
