@@ -271,6 +271,9 @@ func superviseChild(child *exec.Cmd, l *lockops.Lock, sigs <-chan os.Signal, gra
 			}
 			return childExitCode(child.ProcessState), lostErr
 		case sig := <-sigs:
+			if sig == syscall.SIGINT && keyboardSignalsChild() {
+				continue // Ctrl-C: CMD has had it from the terminal
+			}
 			_ = child.Process.Signal(sig)
 		case <-lost:
 			lost = nil

@@ -45,13 +45,19 @@ type pane struct {
 // can be read.
 func startPane(t *testing.T, w, h int, env []string, argv ...string) *pane {
 	t.Helper()
+	return startPaneScript(t, w, h, env, `"$@"; echo "[exit $?]"; exec sleep 3600`, argv...)
+}
+
+// startPaneScript is startPane with the pane's own shell script, which
+// runs argv as "$@".
+func startPaneScript(t *testing.T, w, h int, env []string, script string, argv ...string) *pane {
+	t.Helper()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Fatalf("tmux is not installed: the end-to-end tests drive zklock in it; install it with `make deps` (Debian/Ubuntu: apt-get install tmux)")
 	}
 	// A socket of the test's own, removed with its directory.
 	p := &pane{t: t, socket: filepath.Join(t.TempDir(), "tmux"), name: "zklock"}
-	script := `"$@"; echo "[exit $?]"; exec sleep 3600`
 	args := append([]string{"-S", p.socket, "-f", "/dev/null", "new-session", "-d", "-s", p.name,
 		"-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "--", "sh", "-c", script, "sh"}, argv...)
 	cmd := exec.Command(tmux, args...)

@@ -260,3 +260,53 @@ func TestRunKilledStopsCMD(t *testing.T) {
 		return strings.Contains(string(b), "got-term")
 	})
 }
+
+// TestRunCtrlCReachesCMDOnce: on a terminal, Ctrl-C goes to the whole
+// foreground process group, CMD included; zklock must not pass on a second
+// SIGINT (terraform, for one, takes a second interrupt as "exit now"). CMD
+// here records the sender of every SIGINT for a second after the first
+// (sigwaitinfo: the kernel's is the keypress, a process's is a kill) and
+// exits 42; the lock is released. The pane's shell ignores SIGINT so that
+// it outlives the keypress; zklock and CMD still get it.
+func TestRunCtrlCReachesCMDOnce(t *testing.T) {
+	bin := buildBinary(t)
+	p := testPath(t)
+	dir := t.TempDir()
+	ready, mark := filepath.Join(dir, "ready"), filepath.Join(dir, "ints")
+	env := e2eEnv(t, "READY="+ready, "MARK="+mark)
+	pane := startPaneScript(t, 100, 20, env, `trap '' INT; "$@"; echo "[exit $?]"; exec sleep 3600`,
+		bin, serversFlag(t), "--audit-log", filepath.Join(dir, "a"), "run", p, "--", "python3", "-c", sigintRecorder)
+	eventually(t, e2eWait, "CMD to start", func() bool { _, err := os.Stat(ready); return err == nil })
+	pane.keys("C-c")
+	pane.waitText("[exit 42]")
+	got, err := os.ReadFile(mark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	senders := strings.Fields(string(got))
+	if len(senders) == 0 || senders[0] != "kernel" {
+		t.Fatalf("CMD saw SIGINT from %v, want the keypress (kernel) first", senders)
+	}
+	if len(senders) != 1 {
+		t.Fatalf("CMD got SIGINT from %v for one Ctrl-C: zklock passed on a second", senders)
+	}
+	if kids, _, _ := testConn(t).Children(p); len(kids) != 0 {
+		t.Fatalf("after Ctrl-C the queue holds %v", kids)
+	}
+}
+
+// sigintRecorder writes "kernel" or "pid:N" to $MARK for each SIGINT it
+// gets, from the first until a second later, then exits 42.
+const sigintRecorder = `
+import os, signal, sys
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
+open(os.environ["READY"], "w").close()
+out = []
+info = signal.sigwaitinfo([signal.SIGINT])
+while info is not None:
+    out.append("kernel" if info.si_code == 0x80 else "pid:%d" % info.si_pid)
+    info = signal.sigtimedwait([signal.SIGINT], 1.0)
+with open(os.environ["MARK"], "w") as f:
+    f.write("\n".join(out) + "\n")
+sys.exit(42)
+`
