@@ -1,6 +1,7 @@
 package lockops
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -535,15 +536,25 @@ func (m *leaseMeter) dialer(d zk.Dialer) zk.Dialer {
 		if err != nil {
 			return nil, err
 		}
-		return &meteredConn{Conn: c, m: m, connect: true}, nil
+		mc := &meteredConn{Conn: c, m: m, connect: true}
+		mc.r = bufio.NewReaderSize(arrivals{mc}, readBuffer)
+		return mc, nil
 	}
 }
+
+// readBuffer is the metered connection's read buffer. go-zookeeper reads
+// every packet in two reads (the length, then the body), each a system
+// call on a bare connection; through the buffer one call usually brings
+// the whole packet, often several. That is most of a lock client's CPU on
+// a small machine, which it shares with the server.
+const readBuffer = 16 << 10
 
 // meteredConn follows the packet framing of what it reads (a 4-byte
 // length, then the body) without changing a byte. go-zookeeper reads a
 // connection from one goroutine at a time, so the parser needs no lock.
 type meteredConn struct {
 	net.Conn
+	r       *bufio.Reader
 	m       *leaseMeter
 	connect bool     // the next packet is the connect response
 	hdr     [12]byte // the start of the current packet
@@ -551,9 +562,16 @@ type meteredConn struct {
 	skip    int      // bytes of the current packet's body still to pass
 }
 
-func (c *meteredConn) Read(b []byte) (int, error) {
-	n, err := c.Conn.Read(b)
-	c.scan(b[:n])
+func (c *meteredConn) Read(b []byte) (int, error) { return c.r.Read(b) }
+
+// arrivals is what the read buffer fills from: the bare connection, each
+// read scanned as it arrives (not when go-zookeeper gets to it), so that
+// the lease is renewed by the moment a reply came in.
+type arrivals struct{ c *meteredConn }
+
+func (a arrivals) Read(b []byte) (int, error) {
+	n, err := a.c.Conn.Read(b)
+	a.c.scan(b[:n])
 	return n, err
 }
 

@@ -176,7 +176,7 @@ func TestDemoKeysInsideDialogs(t *testing.T) {
 func TestEventTextNamesNodesBySequence(t *testing.T) {
 	cur := func(seq string) string { return "_c_2c21be4a-33c3-4b55-936d-1b80f70a93cd-lock-" + seq }
 	for _, tc := range []struct{ in, want string }{
-		{cur("0000000007") + " released → " + cur("0000000008") + " holds after 3.1ms", "#7 released → #8 holds after 3.1ms"},
+		{cur("0000000007") + " gone → " + cur("0000000008") + " holds after 3.1ms", "#7 gone → #8 holds after 3.1ms"},
 		{cur("0000000014") + " deleted (held 1.4s); wakes " + cur("0000000015"), "#14 deleted (held 1.4s); wakes #15"},
 		{"4d88fb6f17385afc903bb1dca3bd7269__lock__0000000025 created (kazoo mutex): waits", "#25 created (kazoo mutex): waits"},
 		{"split-holders: (" + cur("0000000004") + "), x", "split-holders: (#4), x"},

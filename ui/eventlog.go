@@ -62,7 +62,7 @@ func (l *eventLog) addEvent(e zkview.Event) {
 }
 
 // nodeRefs names the lock nodes in an event's text by sequence number, as
-// the queue pane does: "#41 released → #42 holds" reads at a glance, where
+// the queue pane does: "#41 gone → #42 holds" reads at a glance, where
 // two 55-character Curator names fill the line and cut off what matters.
 // The full names stay in the node details (enter).
 func nodeRefs(text string) string {

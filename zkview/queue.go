@@ -323,7 +323,9 @@ func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []l
 	for _, h := range handoffs {
 		text := fmt.Sprintf("%s holds", short(h.To))
 		if h.From != "" {
-			text = fmt.Sprintf("%s released → %s holds after %s", short(h.From), short(h.To), fmtGap(h.Gap))
+			// "gone", not "released": a listing cannot tell a release
+			// from an expired session or a force-release.
+			text = fmt.Sprintf("%s gone → %s holds after %s", short(h.From), short(h.To), fmtGap(h.Gap))
 		}
 		w.emitLocked(Event{At: at, Kind: EventHandoff, Path: q.path, Node: h.To, Text: text})
 	}

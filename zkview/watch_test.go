@@ -95,7 +95,7 @@ func TestQueueLifecycle(t *testing.T) {
 	}
 	eventually(t, 5*time.Second, "handoff event", func() bool {
 		for _, ev := range w.events() {
-			if ev.Kind == EventHandoff && ev.Node == locks[1].Node() && strings.Contains(ev.Text, "released") {
+			if ev.Kind == EventHandoff && ev.Node == locks[1].Node() && strings.Contains(ev.Text, "gone →") {
 				return true
 			}
 		}

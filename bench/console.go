@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// goBench is one `go test -bench` benchmark the harness runs for the
+// console side. The benchmarks live beside the code they measure
+// (zkview/bench_test.go, ui/bench_test.go) and start their own sandbox
+// server; the harness only runs them, after the lock runs, so that they
+// do not compete for the CPU.
+type goBench struct {
+	Pkg, Name string
+	Benchtime string
+	What      string // what it measures, for the report
+}
+
+// benchLine is one parsed result line.
+type benchLine struct {
+	Bench   goBench
+	N       int
+	Metrics map[string]float64 // unit -> value (ns/op, B/op, custom units)
+	Err     string
+}
+
+func consoleBenches(quick bool) []goBench {
+	n := "3x"
+	if quick {
+		n = "1x"
+	}
+	return []goBench{
+		{"./zkview", "BenchmarkInitialLoad1000x10", n, "zkview initial load, 1,000 lock parents x 10 nodes"},
+		{"./zkview", "BenchmarkChange10000", "5x", "zkview: one create and one delete in a watched 10,000-node queue"},
+		{"./ui", "BenchmarkView10k", "200x", "ui View() of a 10,000-node queue at 160x48"},
+		{"./ui", "BenchmarkEventToFrame", "600x", "ui: a zkview change to the frame that shows it, 200 changes/s through a real tea.Program"},
+	}
+}
+
+// runGoBench runs one benchmark in its package and parses its line.
+func runGoBench(ctx context.Context, goCmd string, b goBench) benchLine {
+	out := benchLine{Bench: b, Metrics: map[string]float64{}}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goCmd, "test", "-run", "^$", "-bench", "^"+b.Name+"$",
+		"-benchtime", b.Benchtime, "-benchmem", "-count", "1", b.Pkg)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Env = os.Environ()
+	err := cmd.Run()
+	found := false
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || !strings.HasPrefix(f[0], b.Name) {
+			continue
+		}
+		n, perr := strconv.Atoi(f[1])
+		if perr != nil {
+			continue
+		}
+		found = true
+		out.N = n
+		for i := 2; i+1 < len(f); i += 2 {
+			v, perr := strconv.ParseFloat(f[i], 64)
+			if perr == nil {
+				out.Metrics[f[i+1]] = v
+			}
+		}
+	}
+	if err != nil || !found {
+		tail := strings.TrimSpace(stdout.String() + "\n" + stderr.String())
+		if len(tail) > 600 {
+			tail = tail[len(tail)-600:]
+		}
+		out.Err = fmt.Sprintf("%v: %s", err, tail)
+	}
+	return out
+}

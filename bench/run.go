@@ -1,0 +1,401 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"zklock/sandbox"
+	"zklock/sandbox/peers"
+)
+
+const (
+	// clientsMax: 32 contenders, plus the holder of the watch count.
+	clientsMax = 33
+	// giveUpPercent of the give-up run's requests time out at random
+	// within peers.DefaultGiveUpWithin (10 ms, a few handoffs).
+	giveUpPercent = 30
+	// safetyHold is the hold of the second exclusion run.
+	safetyHold = time.Millisecond
+	// watchWaiters queue behind one holder while the watches are read.
+	watchWaiters = 32
+)
+
+// serverJVM are the server's JVM options for a benchmark, the same for
+// every contender: the C2 JIT (the sandbox's default stops at C1 to start
+// fast) and a heap that the run never fills.
+var serverJVM = []string{"-XX:TieredStopAtLevel=4", "-Xms256m", "-Xmx512m"}
+
+// workload names, as keys of report.runs.
+const (
+	wUncontended = "uncontended"
+	wC8          = "8 clients"
+	wC32         = "32 clients"
+	wHold1ms     = "8 clients, 1 ms hold"
+	wGiveUp      = "8 clients, 30% give up"
+)
+
+// report is everything measured.
+type report struct {
+	opts       options
+	started    time.Time
+	finished   time.Time
+	machine    machineInfo
+	serverOpts []string
+	// runs[workload][contender]: each repetition.
+	runs    map[string]map[string][]runResult
+	watches map[string]watchCounts
+	// floor: delete-to-wake latencies, one slice per repetition.
+	floor    [][]time.Duration
+	console  []benchLine
+	notes    []string
+	idleRate float64 // packets/s with every contender connected and idle
+	mu       sync.Mutex
+}
+
+func (r *report) add(workload string, res runResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.runs[workload] == nil {
+		r.runs[workload] = map[string][]runResult{}
+	}
+	r.runs[workload][res.Peer] = append(r.runs[workload][res.Peer], res)
+}
+
+func (r *report) note(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	logf("NOTE %s", msg)
+	r.notes = append(r.notes, msg)
+}
+
+func run(ctx context.Context, o options) (*report, error) {
+	rep := &report{opts: o, started: time.Now(), runs: map[string]map[string][]runResult{}, watches: map[string]watchCounts{}}
+	rep.machine = readMachine(ctx)
+	defer func() { rep.finished = time.Now() }()
+
+	rep.serverOpts = slices.Clone(serverJVM)
+	if o.noSync {
+		rep.serverOpts = append(rep.serverOpts, "-Dzookeeper.forceSync=no")
+	}
+	logf("starting a standalone ZooKeeper (%s)", strings.Join(rep.serverOpts, " "))
+	sctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	cluster, err := sandbox.Start(sctx, sandbox.Options{Members: 1, JVMOptions: rep.serverOpts})
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	defer cluster.Close()
+	servers := cluster.Servers()
+	addr := servers[0]
+	serverPID := cluster.Members()[0].PID()
+	if m, err := mntr(ctx, addr); err == nil {
+		rep.machine.ZooKeeper = m["zk_version"]
+	}
+
+	logf("warming the server's JIT")
+	if err := warmServer(ctx, servers, pick(o.quick, 2*time.Second, 5*time.Second), o.sessionTO); err != nil {
+		return rep, fmt.Errorf("warm-up: %w", err)
+	}
+
+	cs := map[string]contender{}
+	defer func() {
+		for _, c := range cs {
+			_ = c.Close()
+		}
+	}()
+	for _, name := range o.contenders {
+		logf("connecting %d %s clients", clientsMax, name)
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		c, err := startContender(cctx, name, servers, clientsMax, o.sessionTO)
+		cancel()
+		if err != nil {
+			if errors.Is(err, peers.ErrUnavailable) {
+				rep.note("%s skipped: %v", name, err)
+				continue
+			}
+			return rep, fmt.Errorf("start %s: %w", name, err)
+		}
+		cs[name] = c
+		// Warm each contender the same way: its runtime's JIT (the JVM's
+		// above all), its connections, its lock path's parents.
+		wspec := peers.LoopSpec{Path: "/bench/" + name + "/warm", Clients: clientRange(8), Duration: pick(o.quick, time.Second, 3*time.Second)}
+		if _, err := c.Loop(ctx, wspec); err != nil {
+			return rep, fmt.Errorf("warm %s: %w", name, err)
+		}
+	}
+	order := func(round int) []contender {
+		var out []contender
+		for _, name := range o.contenders {
+			if c, ok := cs[name]; ok {
+				out = append(out, c)
+			}
+		}
+		k := round % max(len(out), 1)
+		return slices.Concat(out[k:], out[:k])
+	}
+	rep.idleRate = idlePackets(ctx, addr)
+	// One administrative session for the whole run: lock parents made
+	// before each count starts, children listed while watches settle.
+	admin, err := dialZK(ctx, servers, o.sessionTO)
+	if err != nil {
+		return rep, err
+	}
+	defer admin.Close()
+
+	measure := func(workload string, c contender, round int, spec peers.LoopSpec) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		spec.Path = fmt.Sprintf("/bench/%s/%s-%d", c.Name(), strings.NewReplacer(" ", "", ",", "", "%", "").Replace(workload), round)
+		// The parents exist before the count starts: Curator makes a
+		// container, go-zookeeper and zklock persistent nodes, the limit
+		// loop here; none of that is per acquisition.
+		if err := makeParents(admin, spec.Path); err != nil {
+			return err
+		}
+		p0, err := packetsReceived(ctx, addr)
+		if err != nil {
+			return err
+		}
+		cpu0 := sampleCPU(serverPID)
+		cycles, err := c.Loop(ctx, spec)
+		cpu1 := sampleCPU(serverPID)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", c.Name(), workload, err)
+		}
+		p1, err := packetsReceived(ctx, addr)
+		if err != nil {
+			return err
+		}
+		res := analyze(c.Name(), len(spec.Clients), spec, cycles, c.Name() != "limit")
+		if res.Held > 0 {
+			res.Requests = float64(p1-p0) / float64(res.Held)
+		}
+		res.CPU = cpuBetween(cpu0, cpu1, res.Held)
+		rep.add(workload, res)
+		logf("%-8s %-22s %6d held %5.0f acq/s  cycle p50 %6.3f p99 %6.3f ms  handoff p50 %6.3f p99 %6.3f ms  %4.2f req/acq  overlaps %d  server %3.0f%% machine %3.0f%%%s",
+			c.Name(), workload, res.Held, res.AcqPerSec, ms(res.CycleP50), ms(res.CycleP99), ms(res.HandoffP50), ms(res.HandoffP99),
+			res.Requests, res.Overlaps, 100*res.CPU.ServerShare, 100*res.CPU.MachineBusy, errSuffix(res))
+		return nil
+	}
+
+	for round := range o.runs {
+		if !o.workloads["uncontended"] {
+			break
+		}
+		for _, c := range order(round) {
+			if err := measure(wUncontended, c, round, peers.LoopSpec{Clients: []int{0}, Cycles: o.cycles}); err != nil {
+				return rep, err
+			}
+		}
+	}
+	for round := range o.runs {
+		for _, n := range []int{8, 32} {
+			if !o.workloads[fmt.Sprint(n)] {
+				continue
+			}
+			w := map[int]string{8: wC8, 32: wC32}[n]
+			for _, c := range order(round) {
+				if err := measure(w, c, round, peers.LoopSpec{Clients: clientRange(n), Duration: o.duration}); err != nil {
+					return rep, err
+				}
+			}
+		}
+	}
+	for _, c := range order(0) {
+		if c.Name() == "limit" || !o.workloads["safety"] {
+			continue
+		}
+		if err := measure(wHold1ms, c, 0, peers.LoopSpec{Clients: clientRange(8), Duration: o.safetyDur, Hold: safetyHold}); err != nil {
+			return rep, err
+		}
+		if c.Name() == "gozk" {
+			continue // zk.Lock has no way to give up
+		}
+		if err := measure(wGiveUp, c, 0, peers.LoopSpec{Clients: clientRange(8), Duration: o.safetyDur, GiveUpPercent: giveUpPercent}); err != nil {
+			return rep, err
+		}
+	}
+	for _, c := range order(0) {
+		if c.Name() == "limit" || !o.workloads["watches"] {
+			continue
+		}
+		w, err := countWatches(ctx, c, admin, addr)
+		if err != nil {
+			return rep, fmt.Errorf("%s watches: %w", c.Name(), err)
+		}
+		rep.watches[c.Name()] = w
+		logf("%-8s watches while %d wait: %d on lock nodes, at most %d by one session, at most %d on one node",
+			c.Name(), watchWaiters, w.Total, w.MaxSession, w.MaxOnNode)
+	}
+	for round := range o.runs {
+		if !o.workloads["floor"] {
+			break
+		}
+		lat, err := handoffFloor(ctx, servers, fmt.Sprintf("/bench/floor/%d", round), o.cycles, o.sessionTO)
+		if err != nil {
+			return rep, fmt.Errorf("floor: %w", err)
+		}
+		rep.floor = append(rep.floor, lat)
+		logf("floor    delete to wake p50 %6.3f p99 %6.3f ms", ms(percentile(lat, 50)), ms(percentile(lat, 99)))
+	}
+	if o.cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	for _, c := range cs {
+		_ = c.Close()
+	}
+	cs = nil
+	_ = cluster.Close()
+
+	if o.console {
+		for _, b := range consoleBenches(o.quick) {
+			if ctx.Err() != nil {
+				return rep, ctx.Err()
+			}
+			logf("go test -bench %s %s", b.Name, b.Pkg)
+			l := runGoBench(ctx, o.goCmd, b)
+			if l.Err != "" {
+				rep.note("%s: %s", b.Name, l.Err)
+			}
+			rep.console = append(rep.console, l)
+		}
+	}
+	return rep, nil
+}
+
+func errSuffix(r runResult) string {
+	var s []string
+	if r.GaveUp > 0 {
+		s = append(s, fmt.Sprintf("%d gave up", r.GaveUp))
+	}
+	if r.Failed > 0 {
+		s = append(s, fmt.Sprintf("%d failed: %s", r.Failed, r.FirstErr))
+	}
+	if r.Overlaps > 0 && r.Peer != "limit" {
+		s = append(s, "OVERLAP "+r.FirstOverlap)
+	}
+	if len(s) == 0 {
+		return ""
+	}
+	return "  (" + strings.Join(s, "; ") + ")"
+}
+
+func clientRange(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// warmServer runs creates, listings, watches and deletes through the
+// server from 8 sessions so that its JIT has compiled the request path
+// before any contender is measured.
+func warmServer(ctx context.Context, servers []string, d time.Duration, timeout time.Duration) error {
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Go(func() {
+			conn, err := dialZK(ctx, servers, timeout)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer conn.Close()
+			p := fmt.Sprintf("/bench/warm/%d", i)
+			if err := makeParents(conn, p); err != nil {
+				errs[i] = err
+				return
+			}
+			for end := time.Now().Add(d); time.Now().Before(end) && ctx.Err() == nil; {
+				n, err := conn.Create(p+"/n-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				_, _, _ = conn.Children(p)
+				_, _, _, _ = conn.GetW(n)
+				_ = conn.Delete(n, -1)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// idlePackets measures the packets per second the server gets while every
+// contender is connected and idle (their pings): the noise in each run's
+// request count.
+func idlePackets(ctx context.Context, addr string) float64 {
+	p0, err := packetsReceived(ctx, addr)
+	if err != nil {
+		return -1
+	}
+	t0 := time.Now()
+	select {
+	case <-time.After(2 * time.Second):
+	case <-ctx.Done():
+		return -1
+	}
+	p1, err := packetsReceived(ctx, addr)
+	if err != nil {
+		return -1
+	}
+	return float64(p1-p0) / time.Since(t0).Seconds()
+}
+
+// countWatches queues watchWaiters behind one holder and reads the
+// server's watch lists once they have settled: the children are all
+// there and the total number of watches has not changed for a while.
+func countWatches(ctx context.Context, c contender, mon *zk.Conn, addr string) (watchCounts, error) {
+	p := "/bench/" + c.Name() + "/watches"
+	if err := makeParents(mon, p); err != nil {
+		return watchCounts{}, err
+	}
+	end, err := c.Queue(ctx, p, watchWaiters)
+	if err != nil {
+		return watchCounts{}, err
+	}
+	defer func() {
+		ectx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = end(ectx)
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	last, stable := -1, 0
+	tick := time.NewTicker(150 * time.Millisecond)
+	defer tick.Stop()
+	for stable < 4 {
+		if time.Now().After(deadline) {
+			return watchCounts{}, fmt.Errorf("watches did not settle within 20s (last total %d)", last)
+		}
+		select {
+		case <-ctx.Done():
+			return watchCounts{}, ctx.Err()
+		case <-tick.C:
+		}
+		kids, _, err := mon.Children(p)
+		if err != nil {
+			return watchCounts{}, err
+		}
+		n, err := totalWatches(ctx, addr)
+		if err != nil {
+			return watchCounts{}, err
+		}
+		if len(kids) == watchWaiters+1 && n == last {
+			stable++
+		} else {
+			stable = 0
+		}
+		last = n
+	}
+	return readWatches(ctx, addr, p)
+}
