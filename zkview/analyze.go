@@ -62,7 +62,17 @@ func (w *Watcher) warningEventsLocked(qm *queueModel, nq Queue, now time.Time) {
 	if qm.hasBuilt {
 		old = qm.built.Warnings
 	}
-	key := func(x Warning) string { return x.Code + "\x00" + strings.Join(x.Nodes, "\x00") }
+	// A warning is the same incident while its key stays. Mixed recipes
+	// is a state of the whole queue: nodes joining and leaving a mixed
+	// queue do not end it (keyed by nodes, every handoff on it would log a
+	// "cleared" and a new raise). The others name their nodes: another
+	// pair of split holders is another incident.
+	key := func(x Warning) string {
+		if x.Code == WarnMixedRecipes {
+			return x.Code
+		}
+		return x.Code + "\x00" + strings.Join(x.Nodes, "\x00")
+	}
 	had := map[string]bool{}
 	for _, x := range old {
 		had[key(x)] = true
