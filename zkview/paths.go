@@ -138,6 +138,9 @@ func (w *Watcher) runPath(pw *pathWatch) {
 	var evAt time.Time // when the event that asked for this listing came
 	for ctx.Err() == nil {
 		resync := w.resyncCh()
+		if !w.waitSynced(ctx) {
+			return
+		}
 		w.spaceHugeRelist(ctx, pw)
 		issued := w.cfg.Now()
 		if evAt.IsZero() {

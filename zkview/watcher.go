@@ -65,6 +65,9 @@ type Watcher struct {
 	conn        Conn
 	gen         uint64
 	resync      chan struct{} // closed when the session (re)connects
+	// synced is closed once the server of a new session has caught up
+	// (see syncNewSession); paths list only after it.
+	synced      chan struct{}
 	sv          *serverView
 	svNote      string
 	pending     []Event
@@ -116,6 +119,7 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 		paths:    map[string]*pathWatch{},
 		queues:   map[string]*queueModel{},
 		resync:   make(chan struct{}),
+		synced:   closedChan(),
 		initDone: make(chan struct{}),
 		svDone:   make(chan struct{}),
 	}
@@ -325,6 +329,46 @@ func (w *Watcher) takeUpdate() (Update, bool) {
 	return u, true
 }
 
+// syncNewSession makes the new session's server catch up with the
+// leader before the re-sync reads anything, then closes done. go-zookeeper
+// forgets the last zxid it saw when a session expires, so a new session
+// may land on a member that is behind (one just back from a pause or a
+// partition: the very member that cost the old session). Reading there
+// would fetch node data older than what the old session had seen; the
+// listing catches up through the children watch, but data read once is
+// not read again. ZooKeeper's sync is the documented cure.
+func (w *Watcher) syncNewSession(done chan struct{}) {
+	defer close(done)
+	ctx, cancel := context.WithTimeout(w.ctx, syncTimeout)
+	defer cancel()
+	// Any outcome ends the wait: a failed sync means the link dropped
+	// again, and the next connection decides what comes next.
+	_, _ = call(ctx, w, func() (string, error) { return w.zc.Sync("/") })
+}
+
+// syncTimeout bounds the wait for a new session's sync.
+const syncTimeout = 10 * time.Second
+
+func closedChan() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}
+
+// waitSynced waits until the current session's server has caught up
+// (at once, unless a new session's sync is under way).
+func (w *Watcher) waitSynced(ctx context.Context) bool {
+	w.mu.Lock()
+	ch := w.synced
+	w.mu.Unlock()
+	select {
+	case <-ch:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
 // resyncCh is closed at the next (re)connection.
 func (w *Watcher) resyncCh() <-chan struct{} {
 	w.mu.Lock()
@@ -393,6 +437,8 @@ func (w *Watcher) readConnState() {
 					r.fetched = false
 				}
 			}
+			w.synced = make(chan struct{})
+			go w.syncNewSession(w.synced)
 		default:
 			ev.Text = fmt.Sprintf("reconnected to %s, session 0x%x: re-listing every path", SanitizeString(w.conn.Server, 80), id)
 		}
