@@ -514,8 +514,10 @@ func (p *queuePane) chain(st *themes.Styles, n *zkview.Node, now time.Time) stri
 	switch {
 	case n.Believes == lockops.RoleHolder && n.Role != lockops.RoleHolder:
 		b.WriteString(st.Danger.Render("└─ ‼ believes it HOLDS too (its " + n.Recipe.String() + " recipe sees no node before it)"))
-	case n.Believes == lockops.RoleHolder || n.Role == lockops.RoleHolder:
-		// A holder: only the own node gets a second line.
+	case n.Believes == lockops.RoleHolder, n.Role == lockops.RoleHolder && n.Watches == "":
+		// A holder: only the own node gets a second line. (First by
+		// sequence but waiting by its own recipe, as Kazoo 2.8's read lock
+		// behind a later writer, is a waiter: its watch is drawn below.)
 	case n.Watches == "":
 		b.WriteString(st.Muted.Render("└─ waits; the node it watches is unknown"))
 	default:
