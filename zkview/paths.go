@@ -137,7 +137,10 @@ func (w *Watcher) runPath(pw *pathWatch) {
 	ctx := pw.ctx
 	var evAt time.Time // when the event that asked for this listing came
 	for ctx.Err() == nil {
+		// resync before gen: a new session after the first closes resync,
+		// so a listing dropped for its generation is always made again.
 		resync := w.resyncCh()
+		gen := w.genNow()
 		if !w.waitSynced(ctx) {
 			return
 		}
@@ -162,7 +165,7 @@ func (w *Watcher) runPath(pw *pathWatch) {
 		switch {
 		case err == nil:
 			watch, read = kids.ch, true
-			w.applyListing(ctx, pw, kids, issued, evAt)
+			w.applyListing(ctx, pw, kids, gen, issued, evAt)
 		case ctx.Err() != nil:
 			return
 		case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrNoAuth):
@@ -337,7 +340,12 @@ func (w *Watcher) setPathState(pw *pathWatch, st PathState, msg string) {
 
 // applyListing merges one listing into the model: discovery below pw,
 // then, for a lock parent, the queue (new nodes fetched first).
-func (w *Watcher) applyListing(ctx context.Context, pw *pathWatch, l listing, issued, evAt time.Time) {
+//
+// gen is the session generation the listing was made in: when a new
+// session began meanwhile, what was read may come from a server that had
+// not caught up (see syncNewSession), and is dropped; the new session's
+// re-listing reads it again.
+func (w *Watcher) applyListing(ctx context.Context, pw *pathWatch, l listing, gen uint64, issued, evAt time.Time) {
 	kids := l.names
 	w.mu.Lock()
 	if pw.removed {
@@ -374,6 +382,10 @@ func (w *Watcher) applyListing(ctx context.Context, pw *pathWatch, l listing, is
 	}
 
 	w.mu.Lock()
+	if gen != 0 && w.gen != gen {
+		w.mu.Unlock()
+		return
+	}
 	if !pw.removed {
 		if qm != nil {
 			start := time.Now()

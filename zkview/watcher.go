@@ -369,6 +369,13 @@ func (w *Watcher) waitSynced(ctx context.Context) bool {
 	}
 }
 
+// genNow is the session generation the model was last read in.
+func (w *Watcher) genNow() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.gen
+}
+
 // resyncCh is closed at the next (re)connection.
 func (w *Watcher) resyncCh() <-chan struct{} {
 	w.mu.Lock()
