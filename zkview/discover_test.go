@@ -28,8 +28,11 @@ func TestDiscovery(t *testing.T) {
 		}
 		return ps
 	}
-	snap := waitFor(t, w, 10*time.Second, "svc/a discovered", func(s *Snapshot) bool {
-		return slices.Equal(paths(s), []string{root + "/svc/a"})
+	// Discovered first, read next: a found parent is "pending" until its
+	// listing arrives, so the wait is for both.
+	snap := waitFor(t, w, 10*time.Second, "svc/a discovered and read", func(s *Snapshot) bool {
+		q := queueOf(s, root+"/svc/a")
+		return slices.Equal(paths(s), []string{root + "/svc/a"}) && q != nil && q.State == PathPresent
 	})
 	if q := queueOf(snap, root+"/svc/a"); !slices.Equal(q.Other, []string{"leases"}) || len(q.Nodes) != 1 {
 		t.Errorf("queue %+v", q)
