@@ -154,7 +154,8 @@ func (m *Member) killProcess(p *process) error {
 
 // Pause stops the member's process with SIGSTOP: its sockets stay open but
 // nothing answers, as with a long GC pause or a hung machine. Clients time
-// out on their own; peers notice after syncLimit ticks.
+// out on their own; peers notice after syncLimit ticks. On Linux it returns
+// once every thread of the member has stopped, not merely been signalled.
 func (m *Member) Pause() error { return m.signalPause(true) }
 
 // Resume continues a paused member with SIGCONT.
@@ -175,6 +176,11 @@ func (m *Member) signalPause(pause bool) error {
 		return fmt.Errorf("sandbox: %s member %d: %w", op, m.id, err)
 	}
 	p.paused = pause
+	if pause {
+		if err := waitStopped(p.cmd.Process.Pid, 5*time.Second); err != nil {
+			return fmt.Errorf("sandbox: pause member %d: %w", m.id, err)
+		}
+	}
 	return nil
 }
 
