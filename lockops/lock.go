@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/user"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -175,10 +176,11 @@ type Lock struct {
 // created is an own node known to exist (or to have existed) in session
 // generation gen.
 type created struct {
-	node   string // name
-	abs    string // server path
-	prefix string // name up to the sequence: unique to this create
-	gen    uint64
+	node    string // name
+	abs     string // server path
+	prefix  string // name up to the sequence: unique to this create
+	gen     uint64
+	listing []string // the parent's children just after the create, if read with it
 }
 
 // tenure is a hold: the own node, and its watch if one is armed.
@@ -523,26 +525,41 @@ func (l *Lock) createNode(ctx context.Context, join joinAs) (created, error) {
 		if err != nil {
 			return created{}, err
 		}
-		create := func() createResult {
+		res := make(chan createResult, 1)
+		sent := l.s.lease.sent.expect([]byte(full))
+		go func() {
 			p, err := l.s.conn.Create(full, l.cfg.data, zk.FlagEphemeral|zk.FlagSequence, l.cfg.acl)
-			return createResult{p, err}
-		}
-		var r createResult
-		if ctx.Done() == nil {
-			r = create()
-		} else {
-			res := make(chan createResult, 1)
-			go func() { res <- create() }()
+			res <- createResult{p, err}
+		}()
+		var (
+			r       createResult
+			listing <-chan listResult
+		)
+		select {
+		case <-sent.ch:
+			// The create is on the wire: a listing sent now is answered
+			// after it (see sentWatch).
+			listing = l.listAsync()
 			select {
 			case r = <-res:
 			case <-ctx.Done():
 				go l.reapCreate(res, prefix, gen)
 				return created{}, ctx.Err()
 			}
+		case r = <-res:
+			l.s.lease.sent.drop(sent)
+		case <-ctx.Done():
+			l.s.lease.sent.drop(sent)
+			go l.reapCreate(res, prefix, gen)
+			return created{}, ctx.Err()
 		}
 		switch {
 		case r.err == nil:
-			return created{node: path.Base(r.path), abs: r.path, prefix: prefix, gen: gen}, nil
+			c := created{node: path.Base(r.path), abs: r.path, prefix: prefix, gen: gen}
+			if listing != nil {
+				c.listing = l.awaitListing(ctx, listing, c)
+			}
+			return c, nil
 		case errors.Is(r.err, zk.ErrNoNode):
 			if err := l.makeParents(ctx); err != nil {
 				return created{}, err
@@ -565,6 +582,38 @@ func (l *Lock) createNode(ctx context.Context, join joinAs) (created, error) {
 		default:
 			return created{}, fmt.Errorf("create %s: %w", full, r.err)
 		}
+	}
+}
+
+type listResult struct {
+	children []string
+	err      error
+}
+
+// listAsync sends a listing of the lock parent and returns where its
+// answer will arrive.
+func (l *Lock) listAsync() <-chan listResult {
+	ch := make(chan listResult, 1)
+	go func() {
+		kids, _, err := l.s.conn.Children(l.abs)
+		ch <- listResult{kids, err}
+	}()
+	return ch
+}
+
+// awaitListing is the listing pipelined behind the create of c, if it is
+// good to use: answered without error, in c's session, and showing c's
+// node. Otherwise nil, and the waiter lists again.
+func (l *Lock) awaitListing(ctx context.Context, ch <-chan listResult, c created) []string {
+	select {
+	case r := <-ch:
+		if r.err != nil || l.s.Generation() != c.gen || !slices.Contains(r.children, c.node) {
+			return nil
+		}
+		l.s.pipelined.Add(1)
+		return r.children
+	case <-ctx.Done():
+		return nil
 	}
 }
 

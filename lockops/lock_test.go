@@ -318,7 +318,9 @@ func TestKazooStyleAndMixedRefusal(t *testing.T) {
 	l := NewLock(s, kp)
 	got := make(chan error, 1)
 	go func() { got <- l.Acquire(ctx) }()
-	eventually(t, 5*time.Second, "queued", func() bool { return len(children(t, s, kp)) == 2 })
+	// The node is on the server a moment before its create's reply names
+	// it to the Lock: wait for both.
+	eventually(t, 5*time.Second, "queued", func() bool { return len(children(t, s, kp)) == 2 && l.Node() != "" })
 	if n, _ := ParseName(l.Node()); n.Recipe != RecipeKazoo {
 		t.Fatalf("own node %q in a Kazoo queue: want Kazoo style", l.Node())
 	}
@@ -543,5 +545,63 @@ func TestCuratorFamilies(t *testing.T) {
 		if c := children(t, s, p); len(c) != 1 {
 			t.Errorf("%s: children %v, want only the other client's", tc.name, c)
 		}
+	}
+}
+
+// TestListingRidesWithCreate: the first listing of every acquisition is
+// sent as soon as the create is on the wire and shows the own node, so an
+// uncontended Acquire costs one round trip, not two, for the same two
+// requests. A waiter's first listing comes the same way.
+func TestListingRidesWithCreate(t *testing.T) {
+	s := connect(t)
+	p := lockPath(t)
+	l := NewLock(s, p)
+	ctx := tctx(t, 20*time.Second)
+	const cycles = 20
+	for range cycles {
+		if err := l.Acquire(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.pipelined.Load(); n != cycles {
+		t.Errorf("%d of %d acquisitions used the listing sent with the create", n, cycles)
+	}
+
+	holder := NewLock(connect(t), p)
+	if err := holder.Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	queued := make(chan Progress, 4)
+	w := NewLock(s, p, WithProgress(func(pr Progress) {
+		if pr.State == LockQueued {
+			queued <- pr
+		}
+	}))
+	got := make(chan error, 1)
+	go func() { got <- w.Acquire(ctx) }()
+	select {
+	case pr := <-queued:
+		if pr.Position != 2 || pr.Watching != holder.Node() {
+			t.Errorf("waiter queued at %d watching %q, want 2 watching %q", pr.Position, pr.Watching, holder.Node())
+		}
+	case err := <-got:
+		t.Fatalf("waiter returned %v while the holder holds", err)
+	case <-ctx.Done():
+		t.Fatal("waiter never queued")
+	}
+	if n := s.pipelined.Load(); n != cycles+1 {
+		t.Errorf("waiter's first listing not the pipelined one (%d)", n-cycles)
+	}
+	if err := holder.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Release(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

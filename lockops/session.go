@@ -139,6 +139,8 @@ type Session struct {
 	lease    *leaseMeter
 	hints    map[string]joinAs
 	closeErr error
+
+	pipelined atomic.Int64 // listings that came with their create (tests read it)
 }
 
 // Connect dials the ensemble and waits for a session, bounded by ctx. When
@@ -509,6 +511,7 @@ type leaseMeter struct {
 	epoch      time.Time    // monotonic base for lastReply
 	lastReply  atomic.Int64 // ns since epoch
 	negotiated atomic.Int64 // ns; 0 until the first connect response
+	sent       sentWatch    // what was written (see sentWatch)
 }
 
 func newLeaseMeter() *leaseMeter {
@@ -563,6 +566,14 @@ type meteredConn struct {
 }
 
 func (c *meteredConn) Read(b []byte) (int, error) { return c.r.Read(b) }
+
+func (c *meteredConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	if err == nil {
+		c.m.sent.wrote(b[:n])
+	}
+	return n, err
+}
 
 // arrivals is what the read buffer fills from: the bare connection, each
 // read scanned as it arrives (not when go-zookeeper gets to it), so that

@@ -146,7 +146,11 @@ func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (te
 	var wp, wpp, own watch
 	first := true
 	for {
-		children, err := l.list(ctx, c.gen)
+		children, err := c.listing, error(nil)
+		c.listing = nil
+		if children == nil {
+			children, err = l.list(ctx, c.gen)
+		}
 		if err != nil {
 			return tenure{}, false, err
 		}
