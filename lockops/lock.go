@@ -171,6 +171,8 @@ type Lock struct {
 	// shortcuts counts holds taken on the predecessor's deletion without
 	// listing again (see queue), for tests and benchmarks.
 	shortcuts atomic.Int64
+	// ppSkips counts listings saved because PP was the head (tests read it).
+	ppSkips atomic.Int64
 }
 
 // created is an own node known to exist (or to have existed) in session

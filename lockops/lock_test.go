@@ -475,6 +475,80 @@ func TestShortcutNotFooledByOwnDeletion(t *testing.T) {
 	}
 }
 
+// TestThirdInLineListsOnce: a waiter that joined third (holder, then one
+// waiter, then it) learns from the holder's deletion alone that its
+// predecessor now holds, arms its own-node watch instead of listing again,
+// and takes the lock on its predecessor's deletion. Then the same with the
+// own node force-deleted just before the predecessor: it must not hold.
+func TestThirdInLineListsOnce(t *testing.T) {
+	op := connect(t)
+	p := lockPath(t)
+	ctx := tctx(t, 30*time.Second)
+	for _, forced := range []bool{false, true} {
+		a := NewLock(connect(t), p)
+		if err := a.Acquire(ctx); err != nil {
+			t.Fatal(err)
+		}
+		queuedB := make(chan struct{})
+		var once sync.Once
+		b := NewLock(connect(t), p, WithProgress(func(pr Progress) {
+			if pr.State == LockQueued && pr.Position == 2 {
+				once.Do(func() { close(queuedB) })
+			}
+		}))
+		gotB := make(chan error, 1)
+		go func() { gotB <- b.Acquire(ctx) }()
+		<-queuedB
+		positions := make(chan int, 4)
+		c := NewLock(connect(t), p, WithProgress(func(pr Progress) {
+			if pr.State == LockQueued {
+				positions <- pr.Position
+			}
+		}))
+		gotC := make(chan error, 1)
+		go func() { gotC <- c.Acquire(ctx) }()
+		if pos := <-positions; pos != 3 {
+			t.Fatalf("third client queued at %d", pos)
+		}
+		if err := a.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-gotB; err != nil {
+			t.Fatal(err)
+		}
+		if pos := <-positions; pos != 2 {
+			t.Fatalf("after the holder went, third client at %d, want 2", pos)
+		}
+		if n := c.ppSkips.Load(); n != 1 {
+			t.Fatalf("forced=%v: the waiter listed again after its PP (the head) went: ppSkips %d", forced, n)
+		}
+		if !forced {
+			if err := b.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-gotC; err != nil {
+				t.Fatal(err)
+			}
+			if n := c.shortcuts.Load(); n != 1 {
+				t.Errorf("third client held without the shortcut (%d)", n)
+			}
+			if err := c.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if _, err := op.Conn().Multi(
+			&zk.DeleteRequest{Path: op.Abs(p) + "/" + c.Node(), Version: -1},
+			&zk.DeleteRequest{Path: op.Abs(p) + "/" + b.Node(), Version: -1},
+		); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-gotC; !errors.Is(err, ErrNodeDeleted) {
+			t.Fatalf("waiter whose node was deleted before its predecessor: %v, want ErrNodeDeleted", err)
+		}
+	}
+}
+
 // TestWaitTurnChecksOwnBeforeShortcut drives waitTurn with both events
 // already delivered (own node deleted, then the predecessor), the case
 // the select may take in either order: it must never hold.
@@ -487,7 +561,7 @@ func TestWaitTurnChecksOwnBeforeShortcut(t *testing.T) {
 		och <- zk.Event{Type: zk.EventNodeDeleted, Path: "/unused/own"}
 		pch <- zk.Event{Type: zk.EventNodeDeleted, Path: "/unused/p"}
 		wp, wpp, own := watch{name: "p", ch: pch}, watch{}, watch{name: "own", ch: och}
-		held, _, err := l.waitTurn(context.Background(), c, &wp, &wpp, &own, true, Progress{})
+		held, _, err := l.waitTurn(context.Background(), c, &wp, &wpp, &own, true, false, Progress{})
 		if held || err != nil {
 			t.Fatalf("waitTurn with the own node gone first: held=%v err=%v", held, err)
 		}

@@ -108,16 +108,21 @@ func fired(ch <-chan zk.Event) (zk.Event, bool) {
 	}
 }
 
-// predecessorWithout is the node that would precede own once gone is
-// deleted, by the ordering function: "" means own would hold.
-func predecessorWithout(children []string, gone, own string) string {
+// without is children less one name.
+func without(children []string, gone string) []string {
 	rest := make([]string, 0, len(children))
 	for _, c := range children {
 		if c != gone {
 			rest = append(rest, c)
 		}
 	}
-	q := Order(rest)
+	return rest
+}
+
+// predecessorWithout is the node that would precede own once gone is
+// deleted, by the ordering function: "" means own would hold.
+func predecessorWithout(children []string, gone, own string) string {
+	q := Order(without(children, gone))
 	if i := q.Index(own); i >= 0 {
 		return q.Entries[i].Predecessor
 	}
@@ -185,6 +190,9 @@ func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (te
 		pName := e.Predecessor
 		ppName := predecessorWithout(children, pName, c.node)
 		pHead := ppName == ""
+		// PP was the head when listed: once PP goes, P is, with no need to
+		// list again (the same reasoning as for pHead).
+		ppHead := !pHead && predecessorWithout(without(children, pName), ppName, c.node) == ""
 
 		// Keep the watches still wanted; the others are on deleted nodes.
 		pool := []watch{wp, wpp}
@@ -231,7 +239,7 @@ func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (te
 		queued := Progress{State: LockQueued, Node: c.node, Position: i + 1, Watching: pName}
 		l.report(queued)
 
-		held, t, err := l.waitTurn(ctx, c, &wp, &wpp, &own, pHead, queued)
+		held, t, err := l.waitTurn(ctx, c, &wp, &wpp, &own, pHead, ppHead, queued)
 		if err != nil || held {
 			return t, held, err
 		}
@@ -240,7 +248,11 @@ func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (te
 
 // waitTurn waits on the watches set by queue until it holds by the
 // shortcut (held) or must list again (not held, nil error).
-func (l *Lock) waitTurn(ctx context.Context, c created, wp, wpp, own *watch, pHead bool, queued Progress) (held bool, t tenure, err error) {
+//
+// With ppHead (PP was the head when listed), PP's deletion makes P the
+// head: the waiter arms the own-node watch and goes on waiting as if it had
+// listed P as head, one listing fewer.
+func (l *Lock) waitTurn(ctx context.Context, c created, wp, wpp, own *watch, pHead, ppHead bool, queued Progress) (held bool, t tenure, err error) {
 	suspended := false
 	for {
 		st, gen, sch := l.s.snapshot()
@@ -297,6 +309,25 @@ func (l *Lock) waitTurn(ctx context.Context, c created, wp, wpp, own *watch, pHe
 			// waiting for the link) tells which.
 			*wp, *wpp, *own = watch{}, watch{}, watch{}
 			return false, tenure{}, nil
+		case which == 1 && ev.Type == zk.EventNodeDeleted && !pHead && ppHead:
+			// PP was the head: P is now. The own-node watch must be armed
+			// before P's deletion is relied on; if the own node is gone
+			// already, the list reports it.
+			*wpp = watch{}
+			nw, gone, err := armWatch(ctx, l.s, c.abs, c.node, false)
+			if err != nil {
+				return false, tenure{}, err
+			}
+			if gone {
+				return false, tenure{}, nil
+			}
+			*own = nw
+			pHead, ppHead = true, false
+			l.ppSkips.Add(1)
+			if queued.Position > 2 {
+				queued.Position--
+			}
+			l.report(queued)
 		case which == 1 && ev.Type == zk.EventNodeDeleted:
 			// PP went (list again while P still holds), or the own node did
 			// (the list reports it).
