@@ -55,6 +55,19 @@ func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 	}
 }
 
+// recvWithin is the next value from ch, failing the test unless one comes
+// within d.
+func recvWithin[T any](t testing.TB, ch <-chan T, d time.Duration, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(d):
+		t.Fatalf("timed out after %v waiting for %s", d, what)
+		panic("unreachable")
+	}
+}
+
 // waitClosed fails unless ch closes within d.
 func waitClosed(t testing.TB, ch <-chan struct{}, d time.Duration, what string) {
 	t.Helper()
@@ -498,7 +511,7 @@ func TestThirdInLineListsOnce(t *testing.T) {
 		}))
 		gotB := make(chan error, 1)
 		go func() { gotB <- b.Acquire(ctx) }()
-		<-queuedB
+		waitClosed(t, queuedB, 5*time.Second, "second client queued")
 		positions := make(chan int, 4)
 		c := NewLock(connect(t), p, WithProgress(func(pr Progress) {
 			if pr.State == LockQueued {
@@ -507,7 +520,7 @@ func TestThirdInLineListsOnce(t *testing.T) {
 		}))
 		gotC := make(chan error, 1)
 		go func() { gotC <- c.Acquire(ctx) }()
-		if pos := <-positions; pos != 3 {
+		if pos := recvWithin(t, positions, 5*time.Second, "third client queued"); pos != 3 {
 			t.Fatalf("third client queued at %d", pos)
 		}
 		if err := a.Release(ctx); err != nil {
@@ -516,7 +529,7 @@ func TestThirdInLineListsOnce(t *testing.T) {
 		if err := <-gotB; err != nil {
 			t.Fatal(err)
 		}
-		if pos := <-positions; pos != 2 {
+		if pos := recvWithin(t, positions, 5*time.Second, "third client moved up"); pos != 2 {
 			t.Fatalf("after the holder went, third client at %d, want 2", pos)
 		}
 		if n := c.ppSkips.Load(); n != 1 {
@@ -561,7 +574,7 @@ func TestWaitTurnChecksOwnBeforeShortcut(t *testing.T) {
 		och <- zk.Event{Type: zk.EventNodeDeleted, Path: "/unused/own"}
 		pch <- zk.Event{Type: zk.EventNodeDeleted, Path: "/unused/p"}
 		wp, wpp, own := watch{name: "p", ch: pch}, watch{}, watch{name: "own", ch: och}
-		held, _, err := l.waitTurn(context.Background(), c, &wp, &wpp, &own, true, false, Progress{})
+		held, _, err := l.waitTurn(context.Background(), c, &wp, &wpp, &own, true, nil, Progress{})
 		if held || err != nil {
 			t.Fatalf("waitTurn with the own node gone first: held=%v err=%v", held, err)
 		}

@@ -2,6 +2,7 @@ package lockops
 
 import (
 	"bytes"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -43,12 +44,9 @@ func (w *sentWatch) expect(pat []byte) *sentWaiter {
 func (w *sentWatch) drop(sw *sentWaiter) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for i, x := range w.ws {
-		if x == sw {
-			w.ws = append(w.ws[:i], w.ws[i+1:]...)
-			w.n.Add(-1)
-			return
-		}
+	if i := slices.Index(w.ws, sw); i >= 0 {
+		w.ws = slices.Delete(w.ws, i, i+1)
+		w.n.Add(-1)
 	}
 }
 
@@ -59,15 +57,12 @@ func (w *sentWatch) wrote(b []byte) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	kept := w.ws[:0]
-	for _, sw := range w.ws {
-		if bytes.Contains(b, sw.pat) {
-			close(sw.ch)
-			w.n.Add(-1)
-			continue
+	w.ws = slices.DeleteFunc(w.ws, func(sw *sentWaiter) bool {
+		if !bytes.Contains(b, sw.pat) {
+			return false
 		}
-		kept = append(kept, sw)
-	}
-	clear(w.ws[len(kept):])
-	w.ws = kept
+		close(sw.ch)
+		w.n.Add(-1)
+		return true
+	})
 }

@@ -190,9 +190,12 @@ func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (te
 		pName := e.Predecessor
 		ppName := predecessorWithout(children, pName, c.node)
 		pHead := ppName == ""
-		// PP was the head when listed: once PP goes, P is, with no need to
-		// list again (the same reasoning as for pHead).
-		ppHead := !pHead && predecessorWithout(without(children, pName), ppName, c.node) == ""
+		// Whether PP was the head when listed: then once PP goes, P is, with
+		// no need to list again (the same reasoning as for pHead). Asked
+		// only when PP goes: it orders the queue once more.
+		ppHead := func() bool {
+			return predecessorWithout(without(children, pName), ppName, c.node) == ""
+		}
 
 		// Keep the watches still wanted; the others are on deleted nodes.
 		pool := []watch{wp, wpp}
@@ -249,10 +252,10 @@ func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (te
 // waitTurn waits on the watches set by queue until it holds by the
 // shortcut (held) or must list again (not held, nil error).
 //
-// With ppHead (PP was the head when listed), PP's deletion makes P the
+// If ppHead says PP was the head when listed, PP's deletion makes P the
 // head: the waiter arms the own-node watch and goes on waiting as if it had
 // listed P as head, one listing fewer.
-func (l *Lock) waitTurn(ctx context.Context, c created, wp, wpp, own *watch, pHead, ppHead bool, queued Progress) (held bool, t tenure, err error) {
+func (l *Lock) waitTurn(ctx context.Context, c created, wp, wpp, own *watch, pHead bool, ppHead func() bool, queued Progress) (held bool, t tenure, err error) {
 	suspended := false
 	for {
 		st, gen, sch := l.s.snapshot()
@@ -309,7 +312,7 @@ func (l *Lock) waitTurn(ctx context.Context, c created, wp, wpp, own *watch, pHe
 			// waiting for the link) tells which.
 			*wp, *wpp, *own = watch{}, watch{}, watch{}
 			return false, tenure{}, nil
-		case which == 1 && ev.Type == zk.EventNodeDeleted && !pHead && ppHead:
+		case which == 1 && ev.Type == zk.EventNodeDeleted && !pHead && ppHead():
 			// PP was the head: P is now. The own-node watch must be armed
 			// before P's deletion is relied on; if the own node is gone
 			// already, the list reports it.
@@ -322,11 +325,9 @@ func (l *Lock) waitTurn(ctx context.Context, c created, wp, wpp, own *watch, pHe
 				return false, tenure{}, nil
 			}
 			*own = nw
-			pHead, ppHead = true, false
+			pHead = true
 			l.ppSkips.Add(1)
-			if queued.Position > 2 {
-				queued.Position--
-			}
+			queued.Position-- // PP was ahead
 			l.report(queued)
 		case which == 1 && ev.Type == zk.EventNodeDeleted:
 			// PP went (list again while P still holds), or the own node did
