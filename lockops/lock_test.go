@@ -34,8 +34,15 @@ func tctx(t testing.TB, d time.Duration) context.Context {
 }
 
 // children lists a lock parent's children (server path).
+//
+// It syncs first: on an ensemble, s may be on a follower that has not yet
+// applied a write another session has already had answered (a test that
+// checks the release of one session through another saw the deleted node).
 func children(t testing.TB, s *Session, p string) []string {
 	t.Helper()
+	if _, err := s.Conn().Sync("/"); err != nil {
+		t.Fatalf("sync before listing %s: %v", p, err)
+	}
 	c, _, err := s.Conn().Children(s.Abs(p))
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
 		t.Fatalf("children %s: %v", p, err)
