@@ -39,6 +39,12 @@ type runResult struct {
 	// idle lock's wait for a request.
 	Handoffs               int
 	HandoffP50, HandoffP99 time.Duration
+	// ReleaseP50: the previous holder's release call to its return, over
+	// the same handoffs: the server's delete round trip under this load,
+	// which the next holder's notification shares. WakeP50: that return to
+	// the next holder's acquire return (negative when the notification
+	// beat the reply): what the waiting client adds.
+	ReleaseP50, WakeP50 time.Duration
 	Requests               float64 // zk_packets_received per acquisition
 	Overlaps               int
 	FirstOverlap           string
@@ -85,15 +91,18 @@ func analyze(peer string, clients int, spec peers.LoopSpec, cycles []peers.Cycle
 	r.CycleP50, r.CycleP99 = percentile(lat, 50), percentile(lat, 99)
 	if handoffs {
 		slices.SortFunc(held, func(a, b peers.Cycle) int { return a.Acquired.Compare(b.Acquired) })
-		var hs []time.Duration
+		var hs, rel, wake []time.Duration
 		for k := 1; k < len(held); k++ {
 			prev, cur := held[k-1], held[k]
 			if cur.Requested.Before(prev.ReleaseCalled) && !cur.Acquired.Before(prev.ReleaseCalled) {
 				hs = append(hs, cur.Acquired.Sub(prev.ReleaseCalled))
+				rel = append(rel, prev.ReleaseReturned.Sub(prev.ReleaseCalled))
+				wake = append(wake, cur.Acquired.Sub(prev.ReleaseReturned))
 			}
 		}
 		r.Handoffs = len(hs)
 		r.HandoffP50, r.HandoffP99 = percentile(hs, 50), percentile(hs, 99)
+		r.ReleaseP50, r.WakeP50 = percentile(rel, 50), percentile(wake, 50)
 	}
 	ov := peers.Overlaps(peers.Intervals(peer, cycles))
 	r.Overlaps = len(ov)

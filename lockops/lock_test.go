@@ -581,7 +581,7 @@ func TestWaitTurnChecksOwnBeforeShortcut(t *testing.T) {
 		och <- zk.Event{Type: zk.EventNodeDeleted, Path: "/unused/own"}
 		pch <- zk.Event{Type: zk.EventNodeDeleted, Path: "/unused/p"}
 		wp, wpp, own := watch{name: "p", ch: pch}, watch{}, watch{name: "own", ch: och}
-		held, _, err := l.waitTurn(context.Background(), c, &wp, &wpp, &own, true, nil, Progress{})
+		held, _, err := l.waitTurn(context.Background(), c, &wp, &wpp, &own, true, false, Progress{})
 		if held || err != nil {
 			t.Fatalf("waitTurn with the own node gone first: held=%v err=%v", held, err)
 		}

@@ -818,6 +818,44 @@ func (q Queue) Index(name string) int {
 	return slices.IndexFunc(q.Entries, func(e Entry) bool { return e.Name == name })
 }
 
+// PredecessorWithout is what own's Predecessor would be once the nodes
+// gone are deleted: "" when own would hold, or is not in q. It is the
+// answer of Order on the children less gone, without sorting again: the
+// predecessor of a node depends only on the nodes before it and on which
+// of them are read nodes (a Kazoo "__lock__" node, write or mutex as read
+// nodes come and go, excludes either way), and deleting nodes leaves the
+// others' order as it was, unless the queue spans a good part of the
+// sequence circle: then the largest gap, where the order starts, may move
+// (only garbage names get there), and the children are ordered again.
+func (q Queue) PredecessorWithout(own string, gone ...string) string {
+	i := q.Index(own)
+	if i < 0 {
+		return ""
+	}
+	if n := len(q.Entries); uint32(q.Entries[n-1].Seq)-uint32(q.Entries[0].Seq) >= 1<<30 {
+		var rest []string
+		for _, e := range q.Entries {
+			if !slices.Contains(gone, e.Name) {
+				rest = append(rest, e.Name)
+			}
+		}
+		r := Order(rest)
+		if k := r.Index(own); k >= 0 {
+			return r.Entries[k].Predecessor
+		}
+		return ""
+	}
+	read := q.Entries[i].Kind == KindRead
+	for j := i - 1; j >= 0; j-- {
+		e := q.Entries[j]
+		if slices.Contains(gone, e.Name) || read && e.Kind == KindRead {
+			continue
+		}
+		return e.Name
+	}
+	return ""
+}
+
 // Recipes are the recipes present, in Recipe's order.
 func (q Queue) Recipes() []Recipe {
 	var seen [RecipePlain + 1]bool

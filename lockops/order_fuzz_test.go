@@ -51,6 +51,7 @@ func FuzzOrder(f *testing.F) {
 		checkSeqOrder(t, q)
 		checkRoles(t, q)
 		checkBeliefs(t, q, distinct)
+		checkPredecessorWithout(t, q, distinct)
 
 		split := q.SplitHolders()
 		if split != nil && len(split) < 2 {
@@ -176,6 +177,39 @@ func checkBeliefs(t *testing.T, q Queue, distinct []string) {
 		}
 		if e.Recipe == RecipePlain && (e.Believes != e.Role || e.Watches != e.Predecessor) {
 			t.Errorf("plain %q believes %v watching %q; by sequence %v after %q", e.Name, e.Believes, e.Watches, e.Role, e.Predecessor)
+		}
+	}
+}
+
+// checkPredecessorWithout: Queue.PredecessorWithout agrees with ordering
+// the listing again without the gone nodes, for every node with its
+// predecessor gone, then its predecessor's predecessor too (what a waiter
+// asks), and with the head gone.
+func checkPredecessorWithout(t *testing.T, q Queue, children []string) {
+	t.Helper()
+	for _, e := range q.Entries {
+		var gone []string
+		for _, g := range []string{e.Predecessor, q.Entries[0].Name} {
+			if g == "" || g == e.Name {
+				continue
+			}
+			gone = append(gone, g)
+			rest := slices.DeleteFunc(slices.Clone(children), func(c string) bool { return slices.Contains(gone, c) })
+			r := Order(rest)
+			want := r.Entries[r.Index(e.Name)].Predecessor
+			if got := q.PredecessorWithout(e.Name, gone...); got != want {
+				t.Fatalf("PredecessorWithout(%q, %q) = %q; ordering again says %q (children %q)", e.Name, gone, got, want, children)
+			}
+			if g = q.PredecessorWithout(e.Name, gone...); g != "" && len(gone) == 1 {
+				gone = append(gone, g)
+				rest = slices.DeleteFunc(rest, func(c string) bool { return c == g })
+				r = Order(rest)
+				want = r.Entries[r.Index(e.Name)].Predecessor
+				if got := q.PredecessorWithout(e.Name, gone...); got != want {
+					t.Fatalf("PredecessorWithout(%q, %q) = %q; ordering again says %q (children %q)", e.Name, gone, got, want, children)
+				}
+				gone = gone[:1]
+			}
 		}
 	}
 }

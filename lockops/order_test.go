@@ -535,6 +535,60 @@ func TestQueueAccessors(t *testing.T) {
 	}
 }
 
+func TestPredecessorWithout(t *testing.T) {
+	w1, r2, r3, w4, r5 := curWrite(uuidA, 1), curRead(uuidB, 2), curRead(uuidC, 3), curWrite(uuidA, 4), curRead(uuidB, 5)
+	q := Order([]string{r5, w4, r3, r2, w1, "leases"})
+	for _, tc := range []struct {
+		own  string
+		gone []string
+		want string
+	}{
+		{w4, nil, r3},
+		{w4, []string{r3}, r2},
+		{w4, []string{r3, r2}, w1},
+		{w4, []string{r3, r2, w1}, ""},
+		{r5, nil, w4},
+		{r5, []string{w4}, w1}, // a reader waits on the nearest writer
+		{r5, []string{w4, w1}, ""},
+		{r3, []string{w1}, ""},
+		{w4, []string{r5}, r3}, // nodes after own change nothing
+		{"leases", nil, ""},
+		{"absent", nil, ""},
+	} {
+		if got := q.PredecessorWithout(tc.own, tc.gone...); got != tc.want {
+			t.Errorf("PredecessorWithout(%s, %v) = %q, want %q", tc.own, tc.gone, got, tc.want)
+		}
+	}
+
+	// Against ordering again, on random queues of every kind and recipe:
+	// consecutive sequences (some across the wrap), and sequences anywhere
+	// on the circle (where deleting a node can move the order's start).
+	rng := rand.New(rand.NewPCG(7, 8))
+	makers := []func(string, int32) string{
+		func(h string, s int32) string { return curMutex(uuidA[:len(uuidA)-8]+h[:8], s) },
+		func(h string, s int32) string { return curRead(uuidA[:len(uuidA)-8]+h[:8], s) },
+		func(h string, s int32) string { return curWrite(uuidA[:len(uuidA)-8]+h[:8], s) },
+		func(h string, s int32) string { return gozkMutex(h, s) },
+		kzLock, kzRead,
+		func(_ string, s int32) string { return "lock-" + seqText(s) },
+	}
+	for k := range 600 {
+		spread := k%2 == 1
+		base := int32(rng.Uint32())
+		n := 1 + rng.IntN(12)
+		var children []string
+		for i := range n {
+			h := fmt.Sprintf("%032x", rng.Uint64())
+			seq := base + int32(i)
+			if spread {
+				seq = int32(rng.Uint32())
+			}
+			children = append(children, makers[rng.IntN(len(makers))](h, seq))
+		}
+		checkPredecessorWithout(t, Order(children), children)
+	}
+}
+
 func TestDetectStyle(t *testing.T) {
 	tests := []struct {
 		name     string

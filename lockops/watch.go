@@ -108,27 +108,6 @@ func fired(ch <-chan zk.Event) (zk.Event, bool) {
 	}
 }
 
-// without is children less one name.
-func without(children []string, gone string) []string {
-	rest := make([]string, 0, len(children))
-	for _, c := range children {
-		if c != gone {
-			rest = append(rest, c)
-		}
-	}
-	return rest
-}
-
-// predecessorWithout is the node that would precede own once gone is
-// deleted, by the ordering function: "" means own would hold.
-func predecessorWithout(children []string, gone, own string) string {
-	q := Order(without(children, gone))
-	if i := q.Index(own); i >= 0 {
-		return q.Entries[i].Predecessor
-	}
-	return ""
-}
-
 // queue waits until the own node holds.
 //
 // The waiter watches its predecessor P (Order's Predecessor). If P was the
@@ -188,14 +167,11 @@ func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (te
 			return tenure{}, false, nil
 		}
 		pName := e.Predecessor
-		ppName := predecessorWithout(children, pName, c.node)
+		ppName := q.PredecessorWithout(c.node, pName)
 		pHead := ppName == ""
 		// Whether PP was the head when listed: then once PP goes, P is, with
-		// no need to list again (the same reasoning as for pHead). Asked
-		// only when PP goes: it orders the queue once more.
-		ppHead := func() bool {
-			return predecessorWithout(without(children, pName), ppName, c.node) == ""
-		}
+		// no need to list again (the same reasoning as for pHead).
+		ppHead := !pHead && q.PredecessorWithout(c.node, pName, ppName) == ""
 
 		// Keep the watches still wanted; the others are on deleted nodes.
 		pool := []watch{wp, wpp}
@@ -255,7 +231,7 @@ func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (te
 // If ppHead says PP was the head when listed, PP's deletion makes P the
 // head: the waiter arms the own-node watch and goes on waiting as if it had
 // listed P as head, one listing fewer.
-func (l *Lock) waitTurn(ctx context.Context, c created, wp, wpp, own *watch, pHead bool, ppHead func() bool, queued Progress) (held bool, t tenure, err error) {
+func (l *Lock) waitTurn(ctx context.Context, c created, wp, wpp, own *watch, pHead, ppHead bool, queued Progress) (held bool, t tenure, err error) {
 	suspended := false
 	for {
 		st, gen, sch := l.s.snapshot()
@@ -312,7 +288,7 @@ func (l *Lock) waitTurn(ctx context.Context, c created, wp, wpp, own *watch, pHe
 			// waiting for the link) tells which.
 			*wp, *wpp, *own = watch{}, watch{}, watch{}
 			return false, tenure{}, nil
-		case which == 1 && ev.Type == zk.EventNodeDeleted && !pHead && ppHead():
+		case which == 1 && ev.Type == zk.EventNodeDeleted && !pHead && ppHead:
 			// PP was the head: P is now. The own-node watch must be armed
 			// before P's deletion is relied on; if the own node is gone
 			// already, the list reports it.
