@@ -45,11 +45,11 @@ type runResult struct {
 	// the next holder's acquire return (negative when the notification
 	// beat the reply): what the waiting client adds.
 	ReleaseP50, WakeP50 time.Duration
-	Requests               float64 // zk_packets_received per acquisition
-	Overlaps               int
-	FirstOverlap           string
-	FirstErr               string
-	CPU                    cpuUse
+	Requests            float64 // zk_packets_received per acquisition
+	Overlaps            int
+	FirstOverlap        string
+	FirstErr            string
+	CPU                 cpuUse
 }
 
 // analyze turns a loop's cycles into a runResult. Handoffs are left out for
