@@ -204,6 +204,27 @@ func (rw row) ratio() float64 {
 	return z.Median / b
 }
 
+// handoffParts are the two halves of a workload's handoff: the previous
+// holder's release round trip (the server's delete, under the load of
+// that moment) and the next holder's wake after it (what the waiting
+// client adds: its notification, and a listing if it lists again).
+func handoffParts(per func(string, int, bool, func(runResult) float64) row, w string) []row {
+	part := func(name string, f func(runResult) time.Duration) row {
+		rw := per(w, 3, false, func(x runResult) float64 {
+			if x.Handoffs == 0 {
+				return math.NaN()
+			}
+			return ms(f(x))
+		})
+		rw.figure = w + ": handoff p50, " + name + " (ms)"
+		return rw
+	}
+	return []row{
+		part("release part", func(x runResult) time.Duration { return x.ReleaseP50 }),
+		part("wake part", func(x runResult) time.Duration { return x.WakeP50 }),
+	}
+}
+
 func verdict(ok bool) string {
 	if ok {
 		return "met"
@@ -274,6 +295,7 @@ func (r *report) rows() []row {
 		h.figure = w + ": handoff p99 (ms)"
 		h.floor = fmtSummary(floor[1], 3)
 		rows = append(rows, h)
+		rows = append(rows, handoffParts(per, w)...)
 
 		c := per(w, 2, false, func(x runResult) float64 { return ms(x.CycleP50) })
 		c.figure = w + ": acquire+release p50 (ms)"
@@ -303,6 +325,24 @@ func (r *report) rows() []row {
 		s.figure = w + ": machine busy (% of all cores)"
 		rows = append(rows, s)
 	}
+
+	// With a 1 ms critical section the next holder is waiting, its listing
+	// done, when the release comes: the handoff itself, without the rush
+	// of hold-0 cycles on the server. No target of its own; the ratios
+	// are shown for comparison with the hold-0 rows.
+	h := per(wHold1ms, 3, false, func(x runResult) float64 {
+		if x.Handoffs == 0 {
+			return math.NaN()
+		}
+		return ms(x.HandoffP50)
+	})
+	h.figure = wHold1ms + ": handoff p50 (ms)"
+	h.floor = fmtSummary(floor[0], 3)
+	if z := zk(h); !math.IsNaN(z) && floor[0].Median > 0 {
+		h.verdict = fmt.Sprintf("(%.2fx floor)", z/floor[0].Median)
+	}
+	rows = append(rows, h)
+	rows = append(rows, handoffParts(per, wHold1ms)...)
 
 	wrow := func(figure string, f func(watchCounts) int) row {
 		rw := row{figure: figure, vals: map[string]summary{}}
@@ -442,6 +482,7 @@ func (r *report) markdown() string {
 	b.WriteString("- acquire+release: from the acquire call to the release's return, one cycle, by the clock of the process that ran the client (Go's time.Now, Java's Instant.now, Python's time.time_ns: one system clock).\n")
 	b.WriteString("- acquisitions/s: held cycles over the run's span (first request to last release return).\n")
 	b.WriteString("- handoff: a holder's release call to the next holder's acquire return, counted when the next one was already waiting.\n")
+	b.WriteString("- handoff parts: the release part is the previous holder's release call to its return (the server's delete round trip under the load of that moment); the wake part, that return to the next holder's acquire return (its notification arrives with the delete's reply; then the client's own work, and a listing if its recipe lists again). Medians of each part, so they need not add up to the handoff's.\n")
 	b.WriteString("- floor: one session deletes a node, another wakes on its data watch (go-zookeeper): delete call to wake.\n")
 	fmt.Fprintf(&b, "- requests/acquisition: the server's mntr zk_packets_received over the run, over held cycles. It includes the pings of every connected session (%.1f packets/s with all contenders idle).\n", r.idleRate)
 	b.WriteString("- data watches: wchc and wchp once one client holds and 32 others wait and the server's total has settled; only watches on the lock parent's children count (Curator's /zookeeper/config watch does not).\n")
