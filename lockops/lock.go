@@ -401,7 +401,7 @@ func (l *Lock) chooseJoin(ctx context.Context) (joinAs, error) {
 	if err != nil {
 		return joinAs{}, fmt.Errorf("list %s: %w", l.abs, err)
 	}
-	q := Order(children)
+	q := seqQueue(children)
 	if _, err := DetectStyle(q); err != nil {
 		if l.cfg.allowMixed {
 			return l.forced(joinAs{}), nil
@@ -441,7 +441,7 @@ func (l *Lock) checkJoin(all Queue, children []string, own string, join joinAs) 
 			others = append(others, c)
 		}
 	}
-	oq := Order(others)
+	oq := seqQueue(others)
 	if _, err := DetectStyle(oq); err != nil {
 		return err
 	}

@@ -53,6 +53,15 @@ func FuzzOrder(f *testing.F) {
 		checkBeliefs(t, q, distinct)
 		checkPredecessorWithout(t, q, distinct)
 
+		// What the lock core decides with is Order's, less the replays.
+		want := Queue{Entries: slices.Clone(q.Entries), Other: q.Other}
+		for i := range want.Entries {
+			want.Entries[i].Believes, want.Entries[i].Watches = 0, "" // zero values
+		}
+		if sq := seqQueue(children); !reflect.DeepEqual(sq, want) {
+			t.Errorf("seqQueue differs from Order less Believes and Watches:\n%+v\n%+v", sq, want)
+		}
+
 		split := q.SplitHolders()
 		if split != nil && len(split) < 2 {
 			t.Errorf("SplitHolders %q: fewer than two", split)
