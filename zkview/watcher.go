@@ -496,9 +496,9 @@ func call[T any](ctx context.Context, w *Watcher, f func() (T, error)) (T, error
 	}
 }
 
-// connLoss: the request's outcome is unknown or it was never sent; the
-// path re-reads once the link is back.
+// connLoss: the request's outcome is unknown or it was never sent (the
+// link failed, or the session ended with it); the path re-reads once the
+// link is back, and shows what it last read, marked stale, meanwhile.
 func connLoss(err error) bool {
-	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
-		errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrSessionMoved)
+	return lockops.ConnLoss(err) || errors.Is(err, zk.ErrSessionExpired)
 }
