@@ -79,7 +79,7 @@ func ForceRelease(ctx context.Context, s *Session, nodePath string, owner int64)
 			// Changed since we looked: look again.
 		case errors.Is(err, zk.ErrNoNode):
 			return fmt.Errorf("force-release %s: %w", nodePath, ErrNoNode)
-		case connLoss(err):
+		case ConnLoss(err):
 			maybeDeleted = true
 			if _, werr := s.waitConnected(ctx); werr != nil {
 				return fmt.Errorf("force-release %s: %w", nodePath, werr)

@@ -570,7 +570,7 @@ func (l *Lock) createNode(ctx context.Context, join joinAs) (created, error) {
 			// Nothing exists: never sent, or gone with the session.
 		case errors.Is(r.err, zk.ErrClosing):
 			return created{}, ErrSessionClosed
-		case connLoss(r.err):
+		case ConnLoss(r.err):
 			c, found, err := l.findOwn(ctx, prefix, gen)
 			if errors.Is(err, errSessionGone) {
 				continue
@@ -645,7 +645,7 @@ func (l *Lock) reapCreate(res <-chan createResult, prefix string, gen uint64) {
 	switch {
 	case r.err == nil:
 		_ = l.s.deleteOwned(r.path, gen)
-	case connLoss(r.err):
+	case ConnLoss(r.err):
 		if c, found, err := l.findOwn(context.Background(), prefix, gen); err == nil && found {
 			_ = l.s.deleteOwned(c.abs, gen)
 		}
@@ -725,7 +725,7 @@ func (s *Session) deleteOwned(abs string, gen uint64) error {
 		switch {
 		case err == nil, errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrSessionExpired), errors.Is(err, zk.ErrClosing):
 			return nil
-		case connLoss(err):
+		case ConnLoss(err):
 			continue
 		default:
 			return err
@@ -796,7 +796,7 @@ func (l *Lock) monitor(ctx context.Context, t tenure) {
 				ok, _, err := l.s.conn.Exists(t.abs)
 				return ok, err
 			})
-			if connLoss(err) || ctx.Err() != nil {
+			if ConnLoss(err) || ctx.Err() != nil {
 				continue
 			}
 			if err == nil && !ok {

@@ -849,7 +849,7 @@ func (q Queue) PredecessorWithout(own string, gone ...string) string {
 				rest = append(rest, e.Name)
 			}
 		}
-		r := Order(rest)
+		r := seqQueue(rest)
 		if k := r.Index(own); k >= 0 {
 			return r.Entries[k].Predecessor
 		}

@@ -444,14 +444,11 @@ func do[T any](ctx context.Context, f func() (T, error)) (T, error) {
 	}
 }
 
-// connLoss reports errors after which a request's outcome is unknown or it
-// was never sent: retry once the link is back.
-func connLoss(err error) bool { return ConnLoss(err) }
-
 // ConnLoss reports whether err from a go-zookeeper request means the link
-// failed, so that the request's outcome is unknown or it was never sent:
-// go-zookeeper's own errors, and the network's (a write to a reset
-// connection fails with the bare net error). A context's end is not one.
+// failed, so that the request's outcome is unknown or it was never sent
+// (retry once the link is back): go-zookeeper's own errors, and the
+// network's (a write to a reset connection fails with the bare net error).
+// A context's end is not one.
 func ConnLoss(err error) bool {
 	if err == nil {
 		return false
@@ -474,7 +471,7 @@ func ConnLoss(err error) bool {
 func retry[T any](ctx context.Context, s *Session, f func() (T, error)) (T, error) {
 	for {
 		v, err := do(ctx, f)
-		if !connLoss(err) {
+		if !ConnLoss(err) {
 			if errors.Is(err, zk.ErrClosing) {
 				err = ErrSessionClosed
 			}
