@@ -368,6 +368,13 @@ func TestNarration(t *testing.T) {
 	if strings.Contains(ansi.Strip(m.View()), "narration") {
 		t.Error("n did not hide the narration")
 	}
+
+	// A handoff says what the console saw, not a listing it cannot see.
+	ev := zkview.Event{Kind: zkview.EventHandoff, Path: "/locks/job-a", Node: "_c_0f8fad5b-d9cb-469f-a165-70867728950e-lock-0000000044"}
+	want = "#44 was notified: no node it must wait for is left in /locks/job-a, so it holds the lock (the recipe re-checks by listing the children again)."
+	if got := narrate(ev, nil, nil); got != want {
+		t.Errorf("handoff narration %q, want %q", got, want)
+	}
 }
 
 func TestHerdMarked(t *testing.T) {

@@ -45,8 +45,12 @@ func narrate(ev zkview.Event, before, after *zkview.Snapshot) string {
 		}
 		return s + ": ZooKeeper notifies its watcher " + strings.Join(watchers, ", ") + "."
 	case zkview.EventHandoff:
-		return me + " was notified, listed the children of " + path +
-			" again, found no node it must wait for: it now holds the lock."
+		// The console sees the deletion and the new holder, not the
+		// holder's reads: a classic client lists the children again here,
+		// zklock's lock core may already know the deleted node was the last
+		// one in its way.
+		return me + " was notified: no node it must wait for is left in " + path +
+			", so it holds the lock (the recipe re-checks by listing the children again)."
 	}
 	return ""
 }
