@@ -46,3 +46,44 @@ func TestAnalyzeHandoffSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestReportHandoffRows: the table's handoff rows (hold 0 and 1 ms, with
+// their parts) carry each peer's median, a run without handoffs counts for
+// nothing, and the 1 ms-hold row says how far zklock is from the floor.
+func TestReportHandoffRows(t *testing.T) {
+	r := &report{runs: map[string]map[string][]runResult{}, watches: map[string]watchCounts{}}
+	r.floor = [][]time.Duration{{200 * time.Microsecond}}
+	us := func(n int) time.Duration { return time.Duration(n) * time.Microsecond }
+	for _, w := range []string{wC8, wHold1ms} {
+		r.add(w, runResult{Peer: "zklock", Handoffs: 9, HandoffP50: us(400), HandoffP99: us(900), ReleaseP50: us(350), WakeP50: us(50)})
+		r.add(w, runResult{Peer: "zklock", Handoffs: 0, HandoffP50: us(9999)}) // no handoffs: left out
+		r.add(w, runResult{Peer: "gozk", Handoffs: 9, HandoffP50: us(800), HandoffP99: us(1200), ReleaseP50: us(450), WakeP50: us(350)})
+	}
+	want := map[string][2]float64{ // figure: zklock, gozk
+		wC8 + ": handoff p50 (ms)":                    {0.4, 0.8},
+		wC8 + ": handoff p99 (ms)":                    {0.9, 1.2},
+		wC8 + ": handoff p50, release part (ms)":      {0.35, 0.45},
+		wC8 + ": handoff p50, wake part (ms)":         {0.05, 0.35},
+		wHold1ms + ": handoff p50 (ms)":               {0.4, 0.8},
+		wHold1ms + ": handoff p50, release part (ms)": {0.35, 0.45},
+		wHold1ms + ": handoff p50, wake part (ms)":    {0.05, 0.35},
+	}
+	seen := 0
+	for _, rw := range r.rows() {
+		w, ok := want[rw.figure]
+		if !ok {
+			continue
+		}
+		seen++
+		z, g := rw.vals["zklock"], rw.vals["gozk"]
+		if z.N != 1 || g.N != 1 || z.Median != w[0] || g.Median != w[1] {
+			t.Errorf("%s: zklock %+v, gozk %+v, want medians %v", rw.figure, z, g, w)
+		}
+		if rw.figure == wHold1ms+": handoff p50 (ms)" && rw.verdict != "(2.00x floor)" {
+			t.Errorf("1 ms hold verdict %q, want (2.00x floor)", rw.verdict)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of %d handoff rows in the table", seen, len(want))
+	}
+}

@@ -204,25 +204,27 @@ func (rw row) ratio() float64 {
 	return z.Median / b
 }
 
+// handoffMs is a handoff figure of a run in milliseconds, NaN for a run
+// without handoffs (the next holder never waited).
+func handoffMs(f func(runResult) time.Duration) func(runResult) float64 {
+	return func(x runResult) float64 {
+		if x.Handoffs == 0 {
+			return math.NaN()
+		}
+		return ms(f(x))
+	}
+}
+
 // handoffParts are the two halves of a workload's handoff: the previous
 // holder's release round trip (the server's delete, under the load of
 // that moment) and the next holder's wake after it (what the waiting
 // client adds: its notification, and a listing if it lists again).
 func handoffParts(per func(string, int, bool, func(runResult) float64) row, w string) []row {
-	part := func(name string, f func(runResult) time.Duration) row {
-		rw := per(w, 3, false, func(x runResult) float64 {
-			if x.Handoffs == 0 {
-				return math.NaN()
-			}
-			return ms(f(x))
-		})
-		rw.figure = w + ": handoff p50, " + name + " (ms)"
-		return rw
-	}
-	return []row{
-		part("release part", func(x runResult) time.Duration { return x.ReleaseP50 }),
-		part("wake part", func(x runResult) time.Duration { return x.WakeP50 }),
-	}
+	release := per(w, 3, false, handoffMs(func(x runResult) time.Duration { return x.ReleaseP50 }))
+	release.figure = w + ": handoff p50, release part (ms)"
+	wake := per(w, 3, false, handoffMs(func(x runResult) time.Duration { return x.WakeP50 }))
+	wake.figure = w + ": handoff p50, wake part (ms)"
+	return []row{release, wake}
 }
 
 func verdict(ok bool) string {
@@ -272,12 +274,7 @@ func (r *report) rows() []row {
 		}
 		rows = append(rows, a)
 
-		h := per(w, 3, false, func(x runResult) float64 {
-			if x.Handoffs == 0 {
-				return math.NaN()
-			}
-			return ms(x.HandoffP50)
-		})
+		h := per(w, 3, false, handoffMs(func(x runResult) time.Duration { return x.HandoffP50 }))
 		h.figure = w + ": handoff p50 (ms)"
 		h.floor = fmtSummary(floor[0], 3)
 		h.target = "<= 0.8x best, <= 1.15x floor"
@@ -286,12 +283,7 @@ func (r *report) rows() []row {
 			h.verdict += fmt.Sprintf(" (%.2fx floor)", zk(h)/floor[0].Median)
 		}
 		rows = append(rows, h)
-		h = per(w, 3, false, func(x runResult) float64 {
-			if x.Handoffs == 0 {
-				return math.NaN()
-			}
-			return ms(x.HandoffP99)
-		})
+		h = per(w, 3, false, handoffMs(func(x runResult) time.Duration { return x.HandoffP99 }))
 		h.figure = w + ": handoff p99 (ms)"
 		h.floor = fmtSummary(floor[1], 3)
 		rows = append(rows, h)
@@ -330,12 +322,7 @@ func (r *report) rows() []row {
 	// done, when the release comes: the handoff itself, without the rush
 	// of hold-0 cycles on the server. No target of its own; the ratios
 	// are shown for comparison with the hold-0 rows.
-	h := per(wHold1ms, 3, false, func(x runResult) float64 {
-		if x.Handoffs == 0 {
-			return math.NaN()
-		}
-		return ms(x.HandoffP50)
-	})
+	h := per(wHold1ms, 3, false, handoffMs(func(x runResult) time.Duration { return x.HandoffP50 }))
 	h.figure = wHold1ms + ": handoff p50 (ms)"
 	h.floor = fmtSummary(floor[0], 3)
 	if z := zk(h); !math.IsNaN(z) && floor[0].Median > 0 {

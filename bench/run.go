@@ -180,7 +180,7 @@ func run(ctx context.Context, o options) (*report, error) {
 		}
 		res.CPU = cpuBetween(cpu0, cpu1, res.Held)
 		rep.add(workload, res)
-		logf("%-8s %-22s %6d held %5.0f acq/s  cycle p50 %6.3f p99 %6.3f ms  handoff p50 %6.3f p99 %6.3f ms (release %5.3f + wake %6.3f)  %4.2f req/acq  overlaps %d  server %3.0f%% machine %3.0f%%%s",
+		logf("%-8s %-22s %6d held %5.0f acq/s  cycle p50 %6.3f p99 %6.3f ms  handoff p50 %6.3f p99 %6.3f ms (p50 of its parts: release %5.3f, wake %6.3f)  %4.2f req/acq  overlaps %d  server %3.0f%% machine %3.0f%%%s",
 			c.Name(), workload, res.Held, res.AcqPerSec, ms(res.CycleP50), ms(res.CycleP99), ms(res.HandoffP50), ms(res.HandoffP99), ms(res.ReleaseP50), ms(res.WakeP50),
 			res.Requests, res.Overlaps, 100*res.CPU.ServerShare, 100*res.CPU.MachineBusy, errSuffix(res))
 		return nil
