@@ -29,9 +29,10 @@ bench: deps build
 # go test -fuzz takes one target per run. Seeds: testdata/fuzz/<Target> in
 # each package; a failing input found here is written there too.
 # The budget is a count of executions (60000x took 3 to 6 s a target on a
-# quiet machine here, 20 to 80 s for all four under load), not a duration: Go 1.26's coordinator can report its own -fuzztime deadline as
-# a failure ("context deadline exceeded", no crasher; go.dev/issue/75804),
-# which CI hit once. A count never reaches that deadline.
+# quiet machine here, 20 to 80 s for all four under load), not a duration:
+# Go 1.26's coordinator can report its own -fuzztime deadline as a failure
+# ("context deadline exceeded", no crasher; go.dev/issue/75804), which CI
+# hit once. A count never reaches that deadline.
 FUZZTIME ?= 500000x
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzOrder$$' -fuzztime $(FUZZTIME) ./lockops
