@@ -46,10 +46,13 @@ type runResult struct {
 	// beat the reply): what the waiting client adds.
 	ReleaseP50, WakeP50 time.Duration
 	Requests            float64 // zk_packets_received per acquisition
-	Overlaps            int
-	FirstOverlap        string
-	FirstErr            string
-	CPU                 cpuUse
+	// Commits: transaction-log batches (one fsync each) per acquisition;
+	// CommitsPerSec: the same over the run's window.
+	Commits, CommitsPerSec float64
+	Overlaps               int
+	FirstOverlap           string
+	FirstErr               string
+	CPU                    cpuUse
 }
 
 // analyze turns a loop's cycles into a runResult. Handoffs are left out for

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,5 +88,52 @@ func TestReportHandoffRows(t *testing.T) {
 	}
 	if seen != len(want) {
 		t.Errorf("%d of %d handoff rows in the table", seen, len(want))
+	}
+}
+
+// TestReportPairedRatios: the ratio column compares medians, and its
+// "rounds" spread compares zklock with the best peer of the same round
+// (not the best peer overall); a round without zklock's figure is left out.
+func TestReportPairedRatios(t *testing.T) {
+	r := &report{runs: map[string]map[string][]runResult{}, watches: map[string]watchCounts{}}
+	r.floor = [][]time.Duration{{200 * time.Microsecond}}
+	for _, round := range [][3]float64{ // zklock, gozk, curator acquisitions/s
+		{1000, 800, 900}, // best curator: 1.11
+		{600, 700, 500},  // best gozk: 0.86
+	} {
+		for i, p := range []string{"zklock", "gozk", "curator"} {
+			r.add(wC8, runResult{Peer: p, AcqPerSec: round[i], Commits: round[i] / 1000, CommitsPerSec: 2 * round[i]})
+		}
+	}
+	var acq, commits []string
+	for _, line := range strings.Split(r.table(), "\n") {
+		switch {
+		case strings.HasPrefix(line, "| "+wC8+": acquisitions/s |"):
+			acq = strings.Split(line, " | ")
+		case strings.HasPrefix(line, "| "+wC8+": log commits/acquisition |"):
+			commits = strings.Split(line, " | ")
+		}
+	}
+	// figure | zklock | gozk | curator | floor | best | ratio | target | verdict
+	if len(acq) != 9 {
+		t.Fatalf("acquisitions/s row: %q", acq)
+	}
+	if got, want := acq[5]+" "+acq[6], "gozk 1.07x (rounds 0.86-1.11)"; got != want {
+		t.Errorf("best and ratio %q, want %q", got, want)
+	}
+	if got, want := acq[1], "800 (600-1000)"; got != want {
+		t.Errorf("zklock median %q, want %q", got, want)
+	}
+	if len(commits) != 9 || commits[1] != "0.80 (0.60-1.00)" || commits[2] != "0.75 (0.70-0.80)" {
+		t.Errorf("commits row: %q", commits)
+	}
+
+	rw := row{higher: false, rounds: map[string][]float64{
+		"zklock": {math.NaN(), 2, 3},
+		"gozk":   {1, 4, 6},
+		"kazoo":  {0.5, 5},
+	}}
+	if got := rw.pairedRatios(); !slices.Equal(got, []float64{0.5, 0.5}) {
+		t.Errorf("lower is better, round 1 without zklock: paired ratios %v, want [0.5 0.5]", got)
 	}
 }

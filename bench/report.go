@@ -160,8 +160,13 @@ func (r *report) columns() []string {
 
 // row is one figure of the table.
 type row struct {
-	figure  string
-	vals    map[string]summary
+	figure string
+	vals   map[string]summary
+	// rounds: each peer's figure in each repetition, in run order (NaN
+	// where a repetition has none). Repetition k of every contender ran in
+	// the same round, minutes apart at most: pairs that share the
+	// machine's mood.
+	rounds  map[string][]float64
 	digits  int
 	higher  bool   // higher is better
 	floor   string // the floor column, for handoffs
@@ -193,6 +198,30 @@ func (rw row) best() (string, float64) {
 		}
 	}
 	return name, v
+}
+
+// pairedRatios are zklock's figure over the best peer's in each round,
+// for the rounds where both have one: the spread of the ratio itself,
+// which the spreads of the medians overstate when the whole machine slows
+// down for a round.
+func (rw row) pairedRatios() []float64 {
+	var out []float64
+	for k, z := range rw.rounds["zklock"] {
+		b := math.NaN()
+		for _, p := range peerNames {
+			if k >= len(rw.rounds[p]) {
+				continue
+			}
+			v := rw.rounds[p][k]
+			if !math.IsNaN(v) && (math.IsNaN(b) || (rw.higher && v > b) || (!rw.higher && v < b)) {
+				b = v
+			}
+		}
+		if !math.IsNaN(z) && !math.IsNaN(b) && b != 0 {
+			out = append(out, z/b)
+		}
+	}
+	return out
 }
 
 func (rw row) ratio() float64 {
@@ -237,9 +266,12 @@ func verdict(ok bool) string {
 func (r *report) rows() []row {
 	cols := r.columns()
 	per := func(workload string, digits int, higher bool, f func(runResult) float64) row {
-		rw := row{vals: map[string]summary{}, digits: digits, higher: higher}
+		rw := row{vals: map[string]summary{}, rounds: map[string][]float64{}, digits: digits, higher: higher}
 		for _, p := range cols {
 			rw.vals[p] = r.stat(workload, p, f)
+			for _, res := range r.runs[workload][p] {
+				rw.rounds[p] = append(rw.rounds[p], f(res))
+			}
 		}
 		return rw
 	}
@@ -303,6 +335,17 @@ func (r *report) rows() []row {
 			q.verdict = verdict(z <= 6.05)
 		}
 		rows = append(rows, q)
+
+		// Every acquisition writes twice (create, delete); the server
+		// commits a write with whatever arrived while the one before was
+		// being written, one fsync per commit. Fewer commits than writes
+		// is that sharing.
+		cm := per(w, 2, false, func(x runResult) float64 { return x.Commits })
+		cm.figure = w + ": log commits/acquisition"
+		rows = append(rows, cm)
+		cm = per(w, 0, true, func(x runResult) float64 { return x.CommitsPerSec })
+		cm.figure = w + ": log commits/s"
+		rows = append(rows, cm)
 
 		s := per(w, 0, false, func(x runResult) float64 { return float64(x.CPU.ServerPer.Microseconds()) })
 		s.figure = w + ": server CPU/acquisition (us)"
@@ -425,6 +468,9 @@ func (r *report) table() string {
 		qs := "-"
 		if !math.IsNaN(q) {
 			qs = fmt.Sprintf("%.2fx", q)
+			if pr := summarize(rw.pairedRatios()); pr.N > 1 {
+				qs += fmt.Sprintf(" (rounds %.2f-%.2f)", pr.Min, pr.Max)
+			}
 		}
 		if name == "" {
 			name = "-"
@@ -472,6 +518,8 @@ func (r *report) markdown() string {
 	b.WriteString("- handoff parts: the release part is the previous holder's release call to its return (the server's delete round trip under the load of that moment); the wake part, that return to the next holder's acquire return (its notification arrives with the delete's reply; then the client's own work, and a listing if its recipe lists again). Medians of each part, so they need not add up to the handoff's.\n")
 	b.WriteString("- floor: one session deletes a node, another wakes on its data watch (go-zookeeper): delete call to wake.\n")
 	fmt.Fprintf(&b, "- requests/acquisition: the server's mntr zk_packets_received over the run, over held cycles. It includes the pings of every connected session (%.1f packets/s with all contenders idle).\n", r.idleRate)
+	b.WriteString("- log commits: the server's mntr zk_cnt_sync_processor_batch_size over the run: the batches its sync processor wrote to the transaction log, one fsync each. Writes that arrive while a batch is being written share the next one; a read queued behind a write waits for its batch. Per acquisition (over held cycles) and per second of the run's span; the limit loop's rate is near what the log can take when it is never idle.\n")
+	b.WriteString("- zklock / best: the ratio of the medians; \"rounds\" is the spread of zklock's figure over the best peer's in the same round (repetition k of every contender ran within minutes of each other).\n")
 	b.WriteString("- data watches: wchc and wchp once one client holds and 32 others wait and the server's total has settled; only watches on the lock parent's children count (Curator's /zookeeper/config watch does not).\n")
 	b.WriteString("- overlaps: every critical section (acquire return to release call) of a run through peers.Overlaps. zk.Lock cannot give up, so it has no give-up run; limit is checked in the hold-0 runs only.\n")
 	b.WriteString("- CPU: /proc/stat for the machine, /proc/PID/stat for the server and the driver processes, getrusage for this process (the Go clients).\n")
@@ -498,13 +546,13 @@ func (r *report) markdown() string {
 		b.WriteString("\nMemory per watched node is BenchmarkChange10000's heap-bytes/node (the Watcher's model of a 10,000-node queue, after GC).\n")
 	}
 
-	b.WriteString("\n## Every run\n\n| contender | workload | run | held | gave up | failed | acq/s | acquire+release p50/p99 ms | handoff p50/p99 ms | req/acq | overlaps | server CPU | machine |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n## Every run\n\n| contender | workload | run | held | gave up | failed | acq/s | acquire+release p50/p99 ms | handoff p50/p99 ms | req/acq | commits/acq | overlaps | server CPU | machine |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, w := range []string{wUncontended, wC8, wC32, wHold1ms, wGiveUp} {
 		for _, p := range r.columns() {
 			for i, res := range r.runs[w][p] {
-				fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %.0f | %.3f / %.3f | %.3f / %.3f | %.2f | %d | %.0f%% | %.0f%% |\n",
+				fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %.0f | %.3f / %.3f | %.3f / %.3f | %.2f | %.2f | %d | %.0f%% | %.0f%% |\n",
 					p, w, i+1, res.Held, res.GaveUp, res.Failed, res.AcqPerSec, ms(res.CycleP50), ms(res.CycleP99),
-					ms(res.HandoffP50), ms(res.HandoffP99), res.Requests, res.Overlaps, 100*res.CPU.ServerShare, 100*res.CPU.MachineBusy)
+					ms(res.HandoffP50), ms(res.HandoffP99), res.Requests, res.Commits, res.Overlaps, 100*res.CPU.ServerShare, 100*res.CPU.MachineBusy)
 			}
 		}
 	}

@@ -160,7 +160,7 @@ func run(ctx context.Context, o options) (*report, error) {
 		if err := makeParents(admin, spec.Path); err != nil {
 			return err
 		}
-		p0, err := packetsReceived(ctx, addr)
+		n0, err := readCounts(ctx, addr)
 		if err != nil {
 			return err
 		}
@@ -170,19 +170,23 @@ func run(ctx context.Context, o options) (*report, error) {
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", c.Name(), workload, err)
 		}
-		p1, err := packetsReceived(ctx, addr)
+		n1, err := readCounts(ctx, addr)
 		if err != nil {
 			return err
 		}
 		res := analyze(c.Name(), len(spec.Clients), spec, cycles, c.Name() != "limit")
 		if res.Held > 0 {
-			res.Requests = float64(p1-p0) / float64(res.Held)
+			res.Requests = float64(n1.Packets-n0.Packets) / float64(res.Held)
+			res.Commits = float64(n1.Commits-n0.Commits) / float64(res.Held)
+		}
+		if res.Window > 0 {
+			res.CommitsPerSec = float64(n1.Commits-n0.Commits) / res.Window.Seconds()
 		}
 		res.CPU = cpuBetween(cpu0, cpu1, res.Held)
 		rep.add(workload, res)
-		logf("%-8s %-22s %6d held %5.0f acq/s  cycle p50 %6.3f p99 %6.3f ms  handoff p50 %6.3f p99 %6.3f ms (p50 of its parts: release %5.3f, wake %6.3f)  %4.2f req/acq  overlaps %d  server %3.0f%% machine %3.0f%%%s",
+		logf("%-8s %-22s %6d held %5.0f acq/s  cycle p50 %6.3f p99 %6.3f ms  handoff p50 %6.3f p99 %6.3f ms (p50 of its parts: release %5.3f, wake %6.3f)  %4.2f req/acq  %4.2f commits/acq (%4.0f/s)  overlaps %d  server %3.0f%% machine %3.0f%%%s",
 			c.Name(), workload, res.Held, res.AcqPerSec, ms(res.CycleP50), ms(res.CycleP99), ms(res.HandoffP50), ms(res.HandoffP99), ms(res.ReleaseP50), ms(res.WakeP50),
-			res.Requests, res.Overlaps, 100*res.CPU.ServerShare, 100*res.CPU.MachineBusy, errSuffix(res))
+			res.Requests, res.Commits, res.CommitsPerSec, res.Overlaps, 100*res.CPU.ServerShare, 100*res.CPU.MachineBusy, errSuffix(res))
 		return nil
 	}
 
@@ -335,7 +339,7 @@ func warmServer(ctx context.Context, servers []string, d time.Duration, timeout 
 // contender is connected and idle (their pings): the noise in each run's
 // request count.
 func idlePackets(ctx context.Context, addr string) float64 {
-	p0, err := packetsReceived(ctx, addr)
+	n0, err := readCounts(ctx, addr)
 	if err != nil {
 		return -1
 	}
@@ -345,11 +349,11 @@ func idlePackets(ctx context.Context, addr string) float64 {
 	case <-ctx.Done():
 		return -1
 	}
-	p1, err := packetsReceived(ctx, addr)
+	n1, err := readCounts(ctx, addr)
 	if err != nil {
 		return -1
 	}
-	return float64(p1-p0) / time.Since(t0).Seconds()
+	return float64(n1.Packets-n0.Packets) / time.Since(t0).Seconds()
 }
 
 // countWatches queues watchWaiters behind one holder and reads the

@@ -36,20 +36,40 @@ func mntr(ctx context.Context, addr string) (map[string]string, error) {
 	return m, nil
 }
 
-// packetsReceived is mntr's zk_packets_received: every request and ping
-// the server got from every client (the harness's own four-letter words
-// are not packets). The server serves the harness alone, so a delta over
-// a run counts that run's requests (and a few pings).
-func packetsReceived(ctx context.Context, addr string) (int64, error) {
+// serverCounts are the mntr counters a run is measured by, read before and
+// after it. The server serves the harness alone, so a delta over a run is
+// that run's (with a few pings; the harness's own four-letter words are
+// not packets).
+type serverCounts struct {
+	// Packets is zk_packets_received: every request and ping the server
+	// got from every client.
+	Packets int64
+	// Commits is zk_cnt_sync_processor_batch_size: the batches the sync
+	// processor wrote to the transaction log, each one fsync (unless
+	// forceSync=no). Writes that arrive while one is written wait for the
+	// next and share it; a read queued behind a write waits with it.
+	Commits int64
+}
+
+func readCounts(ctx context.Context, addr string) (serverCounts, error) {
 	m, err := mntr(ctx, addr)
 	if err != nil {
-		return 0, err
+		return serverCounts{}, err
 	}
-	v, ok := m["zk_packets_received"]
-	if !ok {
-		return 0, fmt.Errorf("bench: no zk_packets_received in mntr")
+	var c serverCounts
+	for _, f := range []struct {
+		key string
+		to  *int64
+	}{{"zk_packets_received", &c.Packets}, {"zk_cnt_sync_processor_batch_size", &c.Commits}} {
+		v, ok := m[f.key]
+		if !ok {
+			return serverCounts{}, fmt.Errorf("bench: no %s in mntr", f.key)
+		}
+		if *f.to, err = strconv.ParseInt(v, 10, 64); err != nil {
+			return serverCounts{}, fmt.Errorf("bench: mntr %s: %w", f.key, err)
+		}
 	}
-	return strconv.ParseInt(v, 10, 64)
+	return c, nil
 }
 
 // watchCounts reads the server's data watches (wchc: session -> paths;
