@@ -96,18 +96,26 @@ func TestReportHandoffRows(t *testing.T) {
 // (not the best peer overall); a round without zklock's figure is left out.
 func TestReportPairedRatios(t *testing.T) {
 	r := &report{runs: map[string]map[string][]runResult{}, watches: map[string]watchCounts{}}
-	r.floor = [][]time.Duration{{200 * time.Microsecond}}
-	for _, round := range [][3]float64{ // zklock, gozk, curator acquisitions/s
-		{1000, 800, 900}, // best curator: 1.11
-		{600, 700, 500},  // best gozk: 0.86
+	us := func(n float64) time.Duration { return time.Duration(n) * time.Microsecond }
+	// Floors of 0.2 and 0.4 ms (median 0.3), each taken after its round.
+	r.floor = [][]time.Duration{{us(200)}, {us(400)}}
+	for _, round := range []struct{ acq, handoff [3]float64 }{ // zklock, gozk, curator
+		// acquisitions/s: the best peer is curator (1.11x), then gozk (0.86x).
+		// zklock's handoff: 0.3 ms, then 0.5 (median 0.4: 1.33x the floors'
+		// median; 1.50x and 1.25x the floor of its round).
+		{[3]float64{1000, 800, 900}, [3]float64{300, 400, 600}},
+		{[3]float64{600, 700, 500}, [3]float64{500, 900, 700}},
 	} {
 		for i, p := range []string{"zklock", "gozk", "curator"} {
-			r.add(wC8, runResult{Peer: p, AcqPerSec: round[i], Commits: round[i] / 1000, CommitsPerSec: 2 * round[i]})
+			a := round.acq[i]
+			r.add(wC8, runResult{Peer: p, AcqPerSec: a, Commits: a / 1000, CommitsPerSec: 2 * a, Handoffs: 9, HandoffP50: us(round.handoff[i])})
 		}
 	}
-	var acq, commits []string
+	var acq, commits, handoff []string
 	for _, line := range strings.Split(r.table(), "\n") {
 		switch {
+		case strings.HasPrefix(line, "| "+wC8+": handoff p50 (ms) |"):
+			handoff = strings.Split(line, " | ")
 		case strings.HasPrefix(line, "| "+wC8+": acquisitions/s |"):
 			acq = strings.Split(line, " | ")
 		case strings.HasPrefix(line, "| "+wC8+": log commits/acquisition |"):
@@ -126,6 +134,10 @@ func TestReportPairedRatios(t *testing.T) {
 	}
 	if len(commits) != 9 || commits[1] != "0.80 (0.60-1.00)" || commits[2] != "0.75 (0.70-0.80)" {
 		t.Errorf("commits row: %q", commits)
+	}
+
+	if len(handoff) != 9 || !strings.HasSuffix(handoff[8], "(1.33x floor; rounds 1.25-1.50) |") {
+		t.Errorf("handoff row: %q, want its verdict to end (1.33x floor; rounds 1.25-1.50)", handoff)
 	}
 
 	rw := row{higher: false, rounds: map[string][]float64{

@@ -312,7 +312,7 @@ func (r *report) rows() []row {
 		h.target = "<= 0.8x best, <= 1.15x floor"
 		if q := h.ratio(); !math.IsNaN(q) {
 			h.verdict = verdict(q <= 0.8 && zk(h) <= 1.15*floor[0].Median)
-			h.verdict += fmt.Sprintf(" (%.2fx floor)", zk(h)/floor[0].Median)
+			h.verdict += " (" + r.overFloor(h) + ")"
 		}
 		rows = append(rows, h)
 		h = per(w, 3, false, handoffMs(func(x runResult) time.Duration { return x.HandoffP99 }))
@@ -369,7 +369,7 @@ func (r *report) rows() []row {
 	h.figure = wHold1ms + ": handoff p50 (ms)"
 	h.floor = fmtSummary(floor[0], 3)
 	if z := zk(h); !math.IsNaN(z) && floor[0].Median > 0 {
-		h.verdict = fmt.Sprintf("(%.2fx floor)", z/floor[0].Median)
+		h.verdict = "(" + r.overFloor(h) + ")"
 	}
 	rows = append(rows, h)
 	rows = append(rows, handoffParts(per, wHold1ms)...)
@@ -432,6 +432,26 @@ func (r *report) rows() []row {
 		rows = append(rows, rw)
 	}
 	return rows
+}
+
+// overFloor says how far zklock's handoff row is from the floor: the
+// medians' ratio, and its spread over the rounds (round k's handoff over
+// the floor taken right after round k's runs).
+func (r *report) overFloor(h row) string {
+	floor := r.floorSummary()
+	out := fmt.Sprintf("%.2fx floor", h.vals["zklock"].Median/floor[0].Median)
+	var qs []float64
+	for k, z := range h.rounds["zklock"] {
+		if k < len(r.floor) && !math.IsNaN(z) {
+			if f := ms(percentile(r.floor[k], 50)); f > 0 {
+				qs = append(qs, z/f)
+			}
+		}
+	}
+	if q := summarize(qs); q.N > 1 {
+		out += fmt.Sprintf("; rounds %.2f-%.2f", q.Min, q.Max)
+	}
+	return out
 }
 
 // floorSummary: medians over repetitions of the floor's p50 and p99.
