@@ -111,9 +111,11 @@ func TestReportPairedRatios(t *testing.T) {
 			r.add(wC8, runResult{Peer: p, AcqPerSec: a, Commits: a / 1000, CommitsPerSec: 2 * a, Handoffs: 9, HandoffP50: us(round.handoff[i])})
 		}
 	}
-	var acq, commits, handoff []string
+	var acq, commits, handoff, bound []string
 	for _, line := range strings.Split(r.table(), "\n") {
 		switch {
+		case strings.HasPrefix(line, "| "+wC8+": share of the log bound"):
+			bound = strings.Split(line, " | ")
 		case strings.HasPrefix(line, "| "+wC8+": handoff p50 (ms) |"):
 			handoff = strings.Split(line, " | ")
 		case strings.HasPrefix(line, "| "+wC8+": acquisitions/s |"):
@@ -136,6 +138,11 @@ func TestReportPairedRatios(t *testing.T) {
 		t.Errorf("commits row: %q", commits)
 	}
 
+	// acq/s x commits/acq x the floor of its round: zklock 1000 x 1.0 x
+	// 0.2 ms, then 600 x 0.6 x 0.4 ms; gozk 800 x 0.8 x 0.2, 700 x 0.7 x 0.4.
+	if len(bound) != 9 || bound[1] != "0.17 (0.14-0.20)" || bound[2] != "0.16 (0.13-0.20)" {
+		t.Errorf("log bound row: %q", bound)
+	}
 	if len(handoff) != 9 || !strings.HasSuffix(handoff[8], "(1.33x floor; rounds 1.25-1.50) |") {
 		t.Errorf("handoff row: %q, want its verdict to end (1.33x floor; rounds 1.25-1.50)", handoff)
 	}

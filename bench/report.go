@@ -346,6 +346,7 @@ func (r *report) rows() []row {
 		cm = per(w, 0, true, func(x runResult) float64 { return x.CommitsPerSec })
 		cm.figure = w + ": log commits/s"
 		rows = append(rows, cm)
+		rows = append(rows, r.logBound(w, cols))
 
 		s := per(w, 0, false, func(x runResult) float64 { return float64(x.CPU.ServerPer.Microseconds()) })
 		s.figure = w + ": server CPU/acquisition (us)"
@@ -432,6 +433,31 @@ func (r *report) rows() []row {
 		rows = append(rows, rw)
 	}
 	return rows
+}
+
+// logBound is how close a workload's runs came to a chain of log
+// commits each as long as the floor (a delete's commit and the wake on
+// it): acquisitions/s x commits/acquisition x the floor p50 of the same
+// round. At 1.00 every commit waited for the one before, so the only way
+// to more acquisitions/s is fewer commits per acquisition: a create and a
+// delete sharing one.
+func (r *report) logBound(w string, cols []string) row {
+	rw := row{figure: w + ": share of the log bound (acq/s x commits/acq x floor)", vals: map[string]summary{}, rounds: map[string][]float64{}, digits: 2, higher: true}
+	for _, p := range cols {
+		var vs []float64
+		for k, res := range r.runs[w][p] {
+			v := math.NaN()
+			if k < len(r.floor) && p != "limit" {
+				v = res.AcqPerSec * res.Commits * percentile(r.floor[k], 50).Seconds()
+			}
+			rw.rounds[p] = append(rw.rounds[p], v)
+			if !math.IsNaN(v) {
+				vs = append(vs, v)
+			}
+		}
+		rw.vals[p] = summarize(vs)
+	}
+	return rw
 }
 
 // overFloor says how far zklock's handoff row is from the floor: the
@@ -539,6 +565,7 @@ func (r *report) markdown() string {
 	b.WriteString("- floor: one session deletes a node, another wakes on its data watch (go-zookeeper): delete call to wake.\n")
 	fmt.Fprintf(&b, "- requests/acquisition: the server's mntr zk_packets_received over the run, over held cycles. It includes the pings of every connected session (%.1f packets/s with all contenders idle).\n", r.idleRate)
 	b.WriteString("- log commits: the server's mntr zk_cnt_sync_processor_batch_size over the run: the batches its sync processor wrote to the transaction log, one fsync each. Writes that arrive while a batch is being written share the next one; a read queued behind a write waits for its batch. Per acquisition (over held cycles) and per second of the run's span; the limit loop's rate is near what the log can take when it is never idle.\n")
+	b.WriteString("- share of the log bound: acquisitions/s x log commits/acquisition x the floor p50 of the same round. Near 1.00, the run was a chain of commits each as long as a delete's commit and the wake on it, one waiting for the other: more acquisitions/s then need fewer commits per acquisition (a create sharing a delete's), not a faster client. Not given for the limit loop, whose writes overlap.\n")
 	b.WriteString("- zklock / best: the ratio of the medians; \"rounds\" is the spread of zklock's figure over the best peer's in the same round (repetition k of every contender ran within minutes of each other).\n")
 	b.WriteString("- data watches: wchc and wchp once one client holds and 32 others wait and the server's total has settled; only watches on the lock parent's children count (Curator's /zookeeper/config watch does not).\n")
 	b.WriteString("- overlaps: every critical section (acquire return to release call) of a run through peers.Overlaps. zk.Lock cannot give up, so it has no give-up run; limit is checked in the hold-0 runs only.\n")
