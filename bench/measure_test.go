@@ -111,9 +111,11 @@ func TestReportPairedRatios(t *testing.T) {
 			r.add(wC8, runResult{Peer: p, AcqPerSec: a, Commits: a / 1000, CommitsPerSec: 2 * a, Handoffs: 9, HandoffP50: us(round.handoff[i])})
 		}
 	}
-	var acq, commits, handoff, bound []string
+	var acq, commits, handoff, bound, rate []string
 	for _, line := range strings.Split(r.table(), "\n") {
 		switch {
+		case strings.HasPrefix(line, "| "+wC8+": log commits/s |"):
+			rate = strings.Split(line, " | ")
 		case strings.HasPrefix(line, "| "+wC8+": share of the log bound"):
 			bound = strings.Split(line, " | ")
 		case strings.HasPrefix(line, "| "+wC8+": handoff p50 (ms) |"):
@@ -138,6 +140,10 @@ func TestReportPairedRatios(t *testing.T) {
 		t.Errorf("commits row: %q", commits)
 	}
 
+	// Committing more often is neither better nor worse: no best, no ratio.
+	if len(rate) != 9 || rate[1] != "1600 (1200-2000)" || rate[5] != "-" || rate[6] != "-" {
+		t.Errorf("commits/s row: %q", rate)
+	}
 	// acq/s x commits/acq x the floor of its round: zklock 1000 x 1.0 x
 	// 0.2 ms, then 600 x 0.6 x 0.4 ms; gozk 800 x 0.8 x 0.2, 700 x 0.7 x 0.4.
 	if len(bound) != 9 || bound[1] != "0.17 (0.14-0.20)" || bound[2] != "0.16 (0.13-0.20)" {

@@ -166,12 +166,15 @@ type row struct {
 	// where a repetition has none). Repetition k of every contender ran in
 	// the same round, minutes apart at most: pairs that share the
 	// machine's mood.
-	rounds  map[string][]float64
-	digits  int
-	higher  bool   // higher is better
-	floor   string // the floor column, for handoffs
-	target  string
-	verdict string
+	rounds map[string][]float64
+	digits int
+	higher bool // higher is better
+	// unranked: neither higher nor lower is better (how busy the server
+	// was, how often it committed): no best peer, no ratio.
+	unranked bool
+	floor    string // the floor column, for handoffs
+	target   string
+	verdict  string
 }
 
 func fmtSummary(s summary, digits int) string {
@@ -188,6 +191,9 @@ func fmtSummary(s summary, digits int) string {
 // best is the best peer's median (zklock, limit and the floor excluded).
 func (rw row) best() (string, float64) {
 	name, v := "", math.NaN()
+	if rw.unranked {
+		return name, v
+	}
 	for _, p := range peerNames {
 		s, ok := rw.vals[p]
 		if !ok || s.N == 0 || math.IsNaN(s.Median) {
@@ -345,6 +351,7 @@ func (r *report) rows() []row {
 		rows = append(rows, cm)
 		cm = per(w, 0, true, func(x runResult) float64 { return x.CommitsPerSec })
 		cm.figure = w + ": log commits/s"
+		cm.unranked = true
 		rows = append(rows, cm)
 		rows = append(rows, r.logBound(w, cols))
 
@@ -356,9 +363,11 @@ func (r *report) rows() []row {
 		rows = append(rows, s)
 		s = per(w, 0, false, func(x runResult) float64 { return 100 * x.CPU.ServerShare })
 		s.figure = w + ": server busy (% of one core)"
+		s.unranked = true
 		rows = append(rows, s)
 		s = per(w, 0, false, func(x runResult) float64 { return 100 * x.CPU.MachineBusy })
 		s.figure = w + ": machine busy (% of all cores)"
+		s.unranked = true
 		rows = append(rows, s)
 	}
 
