@@ -1,140 +1,19 @@
 // Command zklock is a terminal console for ZooKeeper locks: it draws every
 // queue of ephemeral-sequential lock nodes with its holders and its
 // predecessor-watch chain, and lets an operator take or force-release a lock
-// through the same lock core that reads the queue.
+// through the same lock core that reads the queue. The commands live in
+// package cmd.
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
-	"strings"
 
-	"github.com/go-zookeeper/zk"
-	"github.com/spf13/cobra"
-
-	"zklock/zkview"
+	"zklock/cmd"
 )
 
 // version is set by the Makefile from git describe.
 var version = "dev"
 
-// exitError carries a process exit code with the one line to print.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit status %d", e.code)
-	}
-	return e.err.Error()
-}
-func (e *exitError) Unwrap() error { return e.err }
-
-// exitCode wraps err so that main exits with code. A nil err is a silent
-// exit with that code (used when a child command's exit code is passed on).
-func exitCode(code int, err error) error { return &exitError{code: code, err: err} }
-
-// Exit codes (README: Exit codes). `zklock run` otherwise exits with its
-// command's code, so scripts can tell zklock's own failures only by these
-// codes when the command does not use them.
-const (
-	exitOK          = 0
-	exitFailure     = 1   // bad input, unreachable ensemble, NoAuth, any failure
-	exitCheck       = 2   // ls --check: split-holders, deadlock or missing-watch
-	exitNotAcquired = 3   // run: --timeout passed before the lock was held
-	exitLost        = 4   // run: the lock was lost while the command ran; it was stopped
-	exitSignal      = 130 // stopped by SIGINT/SIGTERM before the command ran (own locks released)
-)
-
-func newRootCmd() *cobra.Command {
-	g := &globalFlags{}
-	var roots []string
-	root := &cobra.Command{
-		Use:   "zklock [flags] [PATH...]",
-		Short: "A terminal console for ZooKeeper locks",
-		Long: `zklock watches ZooKeeper lock parents and draws every queue of
-ephemeral-sequential lock nodes: holders, waiters, and who watches whom.
-
-With PATHs (lock parents such as /locks/billing), --root or a context's
-roots, zklock opens the console on them. The subcommands print one
-snapshot (ls), hold a lock while a command runs (run), delete or revoke
-someone else's lock node (release --force, revoke), or start a local
-demo (demo).`,
-		Example: `  zklock --servers zk1:2181,zk2:2181 /locks/billing /locks/orders
-  zklock --context prod --root /locks`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		Args:          cobra.ArbitraryArgs,
-		RunE:          newConsoleRun(g, &roots),
-	}
-	g.register(root)
-	root.Flags().StringArrayVar(&roots, "root", nil, "discover lock parents below this path (repeatable)")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return exitCode(exitFailure, err)
-	})
-	root.AddCommand(newVersionCmd(), newLsCmd(g), newRunCmd(g), newReleaseCmd(g), newRevokeCmd(g), newDemoCmd(g))
-	return root
-}
-
-func newVersionCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print zklock's version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "zklock %s\n", version)
-			return err
-		},
-	}
-}
-
-// run executes the command line and returns the process exit code, printing
-// any error as one line on stderr: never a panic or a stack trace.
-func run(args []string) int {
-	root := newRootCmd()
-	root.SetArgs(args)
-	err := root.Execute()
-	if err == nil {
-		return 0
-	}
-	code := exitFailure
-	var ee *exitError
-	if errors.As(err, &ee) {
-		code = ee.code
-		if ee.err == nil {
-			return code
-		}
-	}
-	if errors.Is(err, zk.ErrNoAuth) && !strings.Contains(err.Error(), "ZK_AUTH") {
-		err = fmt.Errorf("%w (NoAuth: give --auth-file or ZK_AUTH with credentials the ACL allows)", err)
-	}
-	// Errors carry node names and data read from ZooKeeper: sanitized
-	// here once, whatever path they took.
-	fmt.Fprintf(os.Stderr, "zklock: %s\n", zkview.SanitizeString(oneLine(err.Error()), 0))
-	return code
-}
-
-// warn prints a line on stderr for a problem that does not end the
-// command (its exit code stands), sanitized as errors are.
-func warn(err error) {
-	fmt.Fprintf(os.Stderr, "zklock: %s\n", zkview.SanitizeString(oneLine(err.Error()), 0))
-}
-
-// oneLine keeps error output to a single line whatever the error holds.
-func oneLine(s string) string {
-	out := make([]rune, 0, len(s))
-	for _, r := range s {
-		if r == '\n' || r == '\r' {
-			r = ' '
-		}
-		out = append(out, r)
-	}
-	return string(out)
-}
-
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(cmd.Main(os.Args[1:], version))
 }

@@ -1,4 +1,4 @@
-package main
+package cmd
 
 // End-to-end tests: the real zklock binary in a real terminal (tmux)
 // against a real ZooKeeper, read back from the screen (capture-pane) and

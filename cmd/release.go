@@ -1,4 +1,4 @@
-package main
+package cmd
 
 // `zklock release --force` and `zklock revoke`: the console's f and R keys
 // for scripts and terminals without the console, through the same lockops

@@ -1,4 +1,4 @@
-package main
+package cmd
 
 // The console: `zklock [flags] [PATH...]`, and runConsole, which `zklock
 // demo` calls too. It wires the pieces that must not know each other: the

@@ -1,4 +1,4 @@
-package main
+package cmd
 
 import (
 	"bufio"
@@ -88,7 +88,7 @@ func buildBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "zklock")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", binPath, "zklock").CombinedOutput()
 		if err != nil {
 			binErr = &buildError{out: string(out), err: err}
 		}

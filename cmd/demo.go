@@ -1,4 +1,4 @@
-package main
+package cmd
 
 // `zklock demo`: a real ZooKeeper on this machine, clients contending for
 // three locks through the lock core, and the console on them, for a room.

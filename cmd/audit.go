@@ -1,4 +1,4 @@
-package main
+package cmd
 
 // The audit log: one JSON line per operator action and phase, appended and
 // fsynced before the action goes on, so that a crash mid-action still

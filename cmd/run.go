@@ -1,4 +1,4 @@
-package main
+package cmd
 
 // `zklock run`: hold a lock while a command runs, as `consul lock` and
 // `flock` do. The command's stdin, stdout and stderr are zklock's; SIGINT
