@@ -37,8 +37,8 @@ FUZZTIME ?= 500000x
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzOrder$$' -fuzztime $(FUZZTIME) ./lockops
 	$(GO) test -run '^$$' -fuzz '^FuzzSanitize$$' -fuzztime $(FUZZTIME) ./zkview
-	$(GO) test -run '^$$' -fuzz '^FuzzParseAuth$$' -fuzztime $(FUZZTIME) ./cmd
-	$(GO) test -run '^$$' -fuzz '^FuzzParseServers$$' -fuzztime $(FUZZTIME) ./cmd
+	$(GO) test -run '^$$' -fuzz '^FuzzParseAuth$$' -fuzztime $(FUZZTIME) ./config
+	$(GO) test -run '^$$' -fuzz '^FuzzParseServers$$' -fuzztime $(FUZZTIME) ./config
 
 # Not in CI: demo-level churn with the console model attached; fails if heap
 # or goroutines grow. `make soak SOAKTIME=3m` for a quick check.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"zklock/config"
 	"zklock/lockops"
 	"zklock/ui"
 )
@@ -37,7 +38,7 @@ func TestConsoleBackend(t *testing.T) {
 	sess := testSession(t)
 	other := testSession(t)
 	auditFile := filepath.Join(t.TempDir(), "audit.log")
-	a, err := openAudit(&settings{auditLog: auditFile, servers: testCluster(t).Servers()})
+	a, err := config.OpenAudit(&config.Settings{AuditLog: auditFile, Servers: testCluster(t).Servers()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,18 +9,19 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"zklock/config"
 	"zklock/lockops"
 )
 
 // sessionOptions turns the settings into lockops' options: timeout,
 // chroot, digest credentials.
-func (s *settings) sessionOptions() []lockops.SessionOption {
-	opts := []lockops.SessionOption{lockops.WithSessionTimeout(s.sessionTimeout)}
-	if s.chroot != "" {
-		opts = append(opts, lockops.WithChroot(s.chroot))
+func sessionOptions(s *config.Settings) []lockops.SessionOption {
+	opts := []lockops.SessionOption{lockops.WithSessionTimeout(s.SessionTimeout)}
+	if s.Chroot != "" {
+		opts = append(opts, lockops.WithChroot(s.Chroot))
 	}
-	if s.auth != nil {
-		opts = append(opts, lockops.WithDigestAuth(s.auth.user, s.auth.password))
+	if s.Auth != nil {
+		opts = append(opts, lockops.WithDigestAuth(s.Auth.User, s.Auth.Password))
 	}
 	return opts
 }
@@ -29,8 +30,8 @@ func (s *settings) sessionOptions() []lockops.SessionOption {
 // ensemble is one line naming it, within that time. lockops.Connect's own
 // clean-up after the deadline (closing a dial in progress) is not waited
 // for: it finishes in the background.
-func connect(ctx context.Context, s *settings, extra ...lockops.SessionOption) (*lockops.Session, error) {
-	cctx, cancel := context.WithTimeout(ctx, s.connectTimeout)
+func connect(ctx context.Context, s *config.Settings, extra ...lockops.SessionOption) (*lockops.Session, error) {
+	cctx, cancel := context.WithTimeout(ctx, s.ConnectTimeout)
 	type result struct {
 		sess *lockops.Session
 		err  error
@@ -38,7 +39,7 @@ func connect(ctx context.Context, s *settings, extra ...lockops.SessionOption) (
 	res := make(chan result, 1)
 	go func() {
 		defer cancel()
-		sess, err := lockops.Connect(cctx, s.servers, append(s.sessionOptions(), extra...)...)
+		sess, err := lockops.Connect(cctx, s.Servers, append(sessionOptions(s), extra...)...)
 		res <- result{sess, err}
 	}()
 	var r result
@@ -61,10 +62,10 @@ func connect(ctx context.Context, s *settings, extra ...lockops.SessionOption) (
 	}
 	if errors.Is(r.err, lockops.ErrUnreachable) {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("connecting to %s: %w", strings.Join(s.servers, ","), ctx.Err())
+			return nil, fmt.Errorf("connecting to %s: %w", strings.Join(s.Servers, ","), ctx.Err())
 		}
 		return nil, fmt.Errorf("cannot reach ZooKeeper at %s within %s (--connect-timeout)%s",
-			strings.Join(s.servers, ","), s.connectTimeout, s.contextHint())
+			strings.Join(s.Servers, ","), s.ConnectTimeout, contextHint(s))
 	}
 	return nil, r.err
 }
@@ -73,11 +74,11 @@ func connect(ctx context.Context, s *settings, extra ...lockops.SessionOption) (
 // after the deadline before saying "unreachable" itself.
 const connectGrace = 100 * time.Millisecond
 
-func (s *settings) contextHint() string {
-	if s.contextName == "" {
+func contextHint(s *config.Settings) string {
+	if s.ContextName == "" {
 		return ""
 	}
-	return fmt.Sprintf(" [context %s]", s.contextName)
+	return fmt.Sprintf(" [context %s]", s.ContextName)
 }
 
 // zkErr rewords the server errors an operator meets, keeping the chain

@@ -23,6 +23,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"zklock/config"
 	"zklock/lockops"
 	"zklock/themes"
 	"zklock/ui"
@@ -45,7 +46,7 @@ var errNothingToWatch = errors.New("nothing to watch: give lock parent paths (zk
 
 // newConsoleRun is the root command's action: the console on the PATHs
 // given, the --root flags and the context's roots.
-func newConsoleRun(g *globalFlags, roots *[]string) func(*cobra.Command, []string) error {
+func newConsoleRun(g *config.Flags, roots *[]string) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		for _, a := range args {
 			if !strings.HasPrefix(a, "/") {
@@ -53,11 +54,11 @@ func newConsoleRun(g *globalFlags, roots *[]string) func(*cobra.Command, []strin
 				return fmt.Errorf("unknown command or invalid path %q (lock paths start with /; see zklock --help)", a)
 			}
 		}
-		s, err := g.resolve(cmd)
+		s, err := g.Resolve(cmd.Flags().Changed)
 		if err != nil {
 			return err
 		}
-		all := append(slices.Clone(*roots), s.roots...)
+		all := append(slices.Clone(*roots), s.Roots...)
 		ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP)
 		defer stop()
 		err = runConsole(ctx, s, consoleConfig{Paths: args, Roots: all})
@@ -81,8 +82,8 @@ func newConsoleRun(g *globalFlags, roots *[]string) func(*cobra.Command, []strin
 // and the audit log unless the settings are read-only. On the way out the
 // operator's own locks are released (ui.Run bounds each release) and the
 // session is closed, which removes any node left.
-func runConsole(ctx context.Context, s *settings, cc consoleConfig) error {
-	themeName := s.theme
+func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error {
+	themeName := s.Theme
 	if themeName == "" {
 		themeName = themes.Default
 	}
@@ -104,17 +105,17 @@ func runConsole(ctx context.Context, s *settings, cc consoleConfig) error {
 
 	// Nothing may write to the terminal the console draws on: the
 	// standard logger goes to the log file or nowhere.
-	logger, closeLog, err := openConsoleLog(s.logFile)
+	logger, closeLog, err := openConsoleLog(s.LogFile)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
 
-	var audit *auditLog
-	if !s.readOnly {
+	var audit *config.AuditLog
+	if !s.ReadOnly {
 		// Opened before connecting: an action that cannot be audited is
 		// not offered, rather than refused after the operator asked.
-		if audit, err = openAudit(s); err != nil {
+		if audit, err = config.OpenAudit(s); err != nil {
 			return err
 		}
 		defer audit.Close()
@@ -131,7 +132,7 @@ func runConsole(ctx context.Context, s *settings, cc consoleConfig) error {
 		Roots:           roots,
 		ServerView:      true, // zkview says so in the header when the members refuse
 		ServerViewEvery: cc.ServerViewEvery,
-		Context:         s.contextName,
+		Context:         s.ContextName,
 	})
 	if err != nil {
 		return err
@@ -140,7 +141,7 @@ func runConsole(ctx context.Context, s *settings, cc consoleConfig) error {
 
 	opts := ui.Options{
 		Theme:     theme,
-		ReadOnly:  s.readOnly,
+		ReadOnly:  s.ReadOnly,
 		Updates:   w.Updates(),
 		Paths:     paths,
 		Title:     cc.Title,
@@ -148,7 +149,7 @@ func runConsole(ctx context.Context, s *settings, cc consoleConfig) error {
 		Demo:      cc.Demo,
 	}
 	var lb *lockBackend
-	if !s.readOnly {
+	if !s.ReadOnly {
 		lb = newLockBackend(sess)
 		defer lb.Close()
 		opts.Own = lb.Own()
@@ -175,7 +176,7 @@ func runConsole(ctx context.Context, s *settings, cc consoleConfig) error {
 func cleanPaths(ps []string) ([]string, error) {
 	var out []string
 	for _, p := range ps {
-		if err := validatePath(p); err != nil {
+		if err := config.ValidatePath(p); err != nil {
 			return nil, err
 		}
 		if !slices.Contains(out, p) {
@@ -192,7 +193,7 @@ func openConsoleLog(file string) (*log.Logger, func(), error) {
 		log.SetOutput(io.Discard)
 		return log.New(io.Discard, "", 0), func() {}, nil
 	}
-	f, err := tea.LogToFile(expandHome(file), "zklock")
+	f, err := tea.LogToFile(config.ExpandHome(file), "zklock")
 	if err != nil {
 		return nil, nil, fmt.Errorf("log file: %w", err)
 	}

@@ -23,8 +23,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"zklock/lockops"
-	"zklock/sandbox"
 	"zklock/sandbox/peers"
+	"zklock/sandbox/sandboxtest"
 )
 
 // e2eWait bounds each wait for the screen or ZooKeeper: generous, since
@@ -250,7 +250,7 @@ func TestE2EConsole(t *testing.T) {
 	bin := buildBinary(t)
 	cluster := testCluster(t)
 	servers := cluster.Servers()
-	conn := sandbox.ConnectT(t, servers, 10*time.Second)
+	conn := sandboxtest.Connect(t, servers, 10*time.Second)
 	const lock = "/e2e/console/job"
 	curator := peers.StartT(t, peers.Curator, peers.Config{Servers: servers, Sessions: 3})
 	holder, err := curator.Request(0, lock, peers.Mutex)
@@ -346,7 +346,7 @@ func TestE2EReadOnlyAndNoColor(t *testing.T) {
 	bin := buildBinary(t)
 	cluster := testCluster(t)
 	servers := cluster.Servers()
-	conn := sandbox.ConnectT(t, servers, 10*time.Second)
+	conn := sandboxtest.Connect(t, servers, 10*time.Second)
 	const lock = "/e2e/read-only/job"
 	kazoo := peers.StartT(t, peers.Kazoo, peers.Config{Servers: servers, Sessions: 2})
 	holder, err := kazoo.Request(0, lock, peers.Mutex)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"zklock/config"
 	"zklock/zkview"
 )
 
@@ -17,7 +18,7 @@ import (
 // healthy ensemble.
 const lsTimeout = 30 * time.Second
 
-func newLsCmd(g *globalFlags) *cobra.Command {
+func newLsCmd(g *config.Flags) *cobra.Command {
 	var (
 		asJSON, check bool
 		roots         []string
@@ -45,16 +46,16 @@ missing-watch warning, 1 on an error, 0 when healthy.`,
 	return cmd
 }
 
-func runLs(cmd *cobra.Command, g *globalFlags, args, roots []string, asJSON, check bool) error {
+func runLs(cmd *cobra.Command, g *config.Flags, args, roots []string, asJSON, check bool) error {
 	paths, err := cleanPaths(args)
 	if err != nil {
 		return err
 	}
-	s, err := g.resolve(cmd)
+	s, err := g.Resolve(cmd.Flags().Changed)
 	if err != nil {
 		return err
 	}
-	roots, err = cleanPaths(append(roots, s.roots...))
+	roots, err = cleanPaths(append(roots, s.Roots...))
 	if err != nil {
 		return fmt.Errorf("root: %w", err)
 	}
@@ -73,7 +74,7 @@ func runLs(cmd *cobra.Command, g *globalFlags, args, roots []string, asJSON, che
 		Paths:      paths,
 		Roots:      roots,
 		ServerView: true, // off by itself, said in the output, when the members refuse
-		Context:    s.contextName,
+		Context:    s.ContextName,
 	})
 	if err != nil {
 		return fmt.Errorf("ls: %w", err)

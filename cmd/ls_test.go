@@ -15,6 +15,7 @@ import (
 
 	"zklock/lockops"
 	"zklock/sandbox"
+	"zklock/sandbox/sandboxtest"
 	"zklock/zkview"
 )
 
@@ -275,7 +276,7 @@ func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 // links inferred (watch_verified null, client empty) and a note.
 func TestLsWithoutFourLetterWords(t *testing.T) {
 	t.Parallel()
-	cl := sandbox.StartT(t, sandbox.Options{ExtraConfig: []string{"4lw.commands.whitelist=srvr,ruok"}})
+	cl := sandboxtest.Start(t, sandbox.Options{ExtraConfig: []string{"4lw.commands.whitelist=srvr,ruok"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s, err := lockops.Connect(ctx, cl.Servers())

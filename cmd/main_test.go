@@ -18,8 +18,10 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"zklock/config"
 	"zklock/lockops"
 	"zklock/sandbox"
+	"zklock/sandbox/sandboxtest"
 )
 
 // The package's tests share one standalone ZooKeeper (started by the first
@@ -236,7 +238,7 @@ func serversFlag(t testing.TB) string { return "--servers=" + testCluster(t).Con
 
 func testConn(t testing.TB) *zk.Conn {
 	t.Helper()
-	return sandbox.ConnectT(t, testCluster(t).Servers(), 10*time.Second)
+	return sandboxtest.Connect(t, testCluster(t).Servers(), 10*time.Second)
 }
 
 // testSession is a lock-core session, closed at the end of the test.
@@ -318,17 +320,17 @@ func eventually(t *testing.T, limit time.Duration, what string, cond func() bool
 }
 
 // readAudit reads an audit log's records.
-func readAudit(t *testing.T, file string) []auditRecord {
+func readAudit(t *testing.T, file string) []config.AuditRecord {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
 		t.Fatalf("audit log: %v", err)
 	}
 	defer f.Close()
-	var recs []auditRecord
+	var recs []config.AuditRecord
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var r auditRecord
+		var r config.AuditRecord
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r); err != nil {

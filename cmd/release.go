@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"zklock/config"
 	"zklock/lockops"
 	"zklock/zkview"
 )
@@ -30,7 +31,7 @@ var (
 	errNoTTY        = errors.New("stdin is not a terminal; pass --yes to confirm")
 )
 
-func newReleaseCmd(g *globalFlags) *cobra.Command {
+func newReleaseCmd(g *config.Flags) *cobra.Command {
 	var force, yes bool
 	cmd := &cobra.Command{
 		Use:   "release --force [--yes] NODEPATH",
@@ -61,7 +62,7 @@ for its sequence number; --yes skips the question (scripts).`,
 	return cmd
 }
 
-func newRevokeCmd(g *globalFlags) *cobra.Command {
+func newRevokeCmd(g *config.Flags) *cobra.Command {
 	var yes bool
 	cmd := &cobra.Command{
 		Use:   "revoke [--yes] NODEPATH",
@@ -88,7 +89,7 @@ func oneNodeArg(verb string, args []string) (string, error) {
 		return "", fmt.Errorf("%s: want one NODEPATH, got %d", verb, len(args))
 	}
 	np := args[0]
-	if err := validatePath(np); err != nil {
+	if err := config.ValidatePath(np); err != nil {
 		return "", err
 	}
 	if np == "/" {
@@ -173,15 +174,15 @@ func (f *nodeFacts) write(w io.Writer, title string) {
 	fmt.Fprintf(w, "  Role      %s\n", role)
 }
 
-func runForceRelease(cmd *cobra.Command, g *globalFlags, nodePath string, yes bool) error {
-	s, err := g.resolve(cmd)
+func runForceRelease(cmd *cobra.Command, g *config.Flags, nodePath string, yes bool) error {
+	s, err := g.Resolve(cmd.Flags().Changed)
 	if err != nil {
 		return err
 	}
-	if err := s.requireWrite("force-release a lock node"); err != nil {
+	if err := s.RequireWrite("force-release a lock node"); err != nil {
 		return err
 	}
-	audit, err := openAudit(s)
+	audit, err := config.OpenAudit(s)
 	if err != nil {
 		return err
 	}
@@ -214,17 +215,17 @@ func runForceRelease(cmd *cobra.Command, g *globalFlags, nodePath string, yes bo
 		}
 	}
 
-	rec := auditRecord{Action: "force-release", Path: facts.parent, Node: n.Name, Owner: sessionHex(n.Session),
+	rec := config.AuditRecord{Action: "force-release", Path: facts.parent, Node: n.Name, Owner: sessionHex(n.Session),
 		Client: n.Client, Session: sessionHex(sess.ID())}
 	before := rec
-	before.Phase = phaseBefore
+	before.Phase = config.PhaseBefore
 	if err := audit.Write(before); err != nil {
 		return fmt.Errorf("force-release not done: %w", err)
 	}
 	actx, cancel := context.WithTimeout(cmd.Context(), opTimeout)
 	defer cancel()
 	ferr := lockops.ForceRelease(actx, sess, nodePath, n.Session)
-	if aerr := audit.after(rec, ferr); aerr != nil {
+	if aerr := audit.After(rec, ferr); aerr != nil {
 		ferr = errors.Join(ferr, aerr)
 	}
 	if ferr != nil {
@@ -237,15 +238,15 @@ func runForceRelease(cmd *cobra.Command, g *globalFlags, nodePath string, yes bo
 	return nil
 }
 
-func runRevoke(cmd *cobra.Command, g *globalFlags, nodePath string, yes bool) error {
-	s, err := g.resolve(cmd)
+func runRevoke(cmd *cobra.Command, g *config.Flags, nodePath string, yes bool) error {
+	s, err := g.Resolve(cmd.Flags().Changed)
 	if err != nil {
 		return err
 	}
-	if err := s.requireWrite("revoke a lock"); err != nil {
+	if err := s.RequireWrite("revoke a lock"); err != nil {
 		return err
 	}
-	audit, err := openAudit(s)
+	audit, err := config.OpenAudit(s)
 	if err != nil {
 		return err
 	}
@@ -275,17 +276,17 @@ func runRevoke(cmd *cobra.Command, g *globalFlags, nodePath string, yes bool) er
 			return fmt.Errorf("revoke: %w", errNotConfirmed)
 		}
 	}
-	rec := auditRecord{Action: "revoke", Path: facts.parent, Node: n.Name, Owner: sessionHex(n.Session),
+	rec := config.AuditRecord{Action: "revoke", Path: facts.parent, Node: n.Name, Owner: sessionHex(n.Session),
 		Client: n.Client, Session: sessionHex(sess.ID())}
 	before := rec
-	before.Phase = phaseBefore
+	before.Phase = config.PhaseBefore
 	if err := audit.Write(before); err != nil {
 		return fmt.Errorf("revoke not done: %w", err)
 	}
 	actx, cancel := context.WithTimeout(cmd.Context(), opTimeout)
 	defer cancel()
 	rerr := lockops.Revoke(actx, sess, nodePath)
-	if aerr := audit.after(rec, rerr); aerr != nil {
+	if aerr := audit.After(rec, rerr); aerr != nil {
 		rerr = errors.Join(rerr, aerr)
 	}
 	if rerr != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"zklock/config"
 	"zklock/lockops"
 )
 
@@ -61,13 +62,13 @@ func TestReleaseForceHandsOver(t *testing.T) {
 	if len(recs) != 2 {
 		t.Fatalf("audit: %+v", recs)
 	}
-	for i, phase := range []string{phaseBefore, phaseAfter} {
+	for i, phase := range []string{config.PhaseBefore, config.PhaseAfter} {
 		r := recs[i]
 		if r.Action != "force-release" || r.Phase != phase || r.Path != p || r.Node != holder.Node() || r.Owner != owner || r.Client == "" {
 			t.Errorf("audit %s: %+v", phase, r)
 		}
 	}
-	if recs[1].Outcome != outcomeOK {
+	if recs[1].Outcome != config.OutcomeOK {
 		t.Errorf("audit after: outcome %q", recs[1].Outcome)
 	}
 
@@ -99,7 +100,7 @@ func TestRevoke(t *testing.T) {
 		t.Fatal("the revocable holder did not let go")
 	}
 	recs := readAudit(t, audit)
-	if len(recs) != 2 || recs[0].Action != "revoke" || recs[1].Outcome != outcomeOK || recs[1].Owner != fmt.Sprintf("0x%x", s.ID()) {
+	if len(recs) != 2 || recs[0].Action != "revoke" || recs[1].Outcome != config.OutcomeOK || recs[1].Owner != fmt.Sprintf("0x%x", s.ID()) {
 		t.Errorf("audit: %+v", recs)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/spf13/cobra"
 
+	"zklock/config"
 	"zklock/zkview"
 )
 
@@ -51,7 +52,7 @@ const (
 )
 
 func newRootCmd() *cobra.Command {
-	g := &globalFlags{}
+	g := &config.Flags{}
 	var roots []string
 	root := &cobra.Command{
 		Use:   "zklock [flags] [PATH...]",
@@ -71,7 +72,7 @@ demo (demo).`,
 		Args:          cobra.ArbitraryArgs,
 		RunE:          newConsoleRun(g, &roots),
 	}
-	g.register(root)
+	registerFlags(root, g)
 	root.Flags().StringArrayVar(&roots, "root", nil, "discover lock parents below this path (repeatable)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return exitCode(exitFailure, err)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"zklock/config"
 	"zklock/lockops"
 	"zklock/zkview"
 )
@@ -50,7 +51,7 @@ type runOptions struct {
 	allowMixed bool
 }
 
-func newRunCmd(g *globalFlags) *cobra.Command {
+func newRunCmd(g *config.Flags) *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
 		Use:   "run [flags] PATH -- CMD [ARGS...]",
@@ -98,7 +99,7 @@ func parseKind(s string) (lockops.Kind, error) {
 	return 0, fmt.Errorf("--kind %q: want mutex, read or write", s)
 }
 
-func runRun(cmd *cobra.Command, g *globalFlags, args []string, o runOptions) error {
+func runRun(cmd *cobra.Command, g *config.Flags, args []string, o runOptions) error {
 	dash := cmd.ArgsLenAtDash()
 	switch {
 	case len(args) == 0:
@@ -111,7 +112,7 @@ func runRun(cmd *cobra.Command, g *globalFlags, args []string, o runOptions) err
 		return errors.New("run: --timeout and --grace must not be negative")
 	}
 	p, argv := args[0], args[1:]
-	if err := validatePath(p); err != nil {
+	if err := config.ValidatePath(p); err != nil {
 		return err
 	}
 	if p == "/" {
@@ -132,11 +133,11 @@ func runRun(cmd *cobra.Command, g *globalFlags, args []string, o runOptions) err
 	if o.allowMixed {
 		lockOpts = append(lockOpts, lockops.WithAllowMixed())
 	}
-	s, err := g.resolve(cmd)
+	s, err := g.Resolve(cmd.Flags().Changed)
 	if err != nil {
 		return err
 	}
-	if err := s.requireWrite("run a command under a lock"); err != nil {
+	if err := s.RequireWrite("run a command under a lock"); err != nil {
 		return err
 	}
 	// Found before queueing: a typo must not hold up the queue.
@@ -144,7 +145,7 @@ func runRun(cmd *cobra.Command, g *globalFlags, args []string, o runOptions) err
 	if err != nil {
 		return exitCode(exitCommandNotFound, fmt.Errorf("run: %w", err))
 	}
-	audit, err := openAudit(s)
+	audit, err := config.OpenAudit(s)
 	if err != nil {
 		return err
 	}
@@ -163,9 +164,9 @@ func runRun(cmd *cobra.Command, g *globalFlags, args []string, o runOptions) err
 	}
 	defer sess.Close()
 
-	rec := auditRecord{Action: "run", Path: p, Kind: kind.String(), Command: argv, Session: sessionHex(sess.ID())}
+	rec := config.AuditRecord{Action: "run", Path: p, Kind: kind.String(), Command: argv, Session: sessionHex(sess.ID())}
 	before := rec
-	before.Phase = phaseBefore
+	before.Phase = config.PhaseBefore
 	if err := audit.Write(before); err != nil {
 		return fmt.Errorf("run not done: %w", err)
 	}
@@ -174,7 +175,7 @@ func runRun(cmd *cobra.Command, g *globalFlags, args []string, o runOptions) err
 		if err != nil {
 			rec.Error = oneLine(err.Error())
 		}
-		if aerr := audit.after(rec, nil); aerr != nil {
+		if aerr := audit.After(rec, nil); aerr != nil {
 			warn(aerr)
 		}
 		if code == exitOK && err == nil {
@@ -194,10 +195,10 @@ func runRun(cmd *cobra.Command, g *globalFlags, args []string, o runOptions) err
 		return finish("not-acquired", exitNotAcquired,
 			fmt.Errorf("run: %s not acquired within %s%s", p, o.timeout, holderText(ctx, sess, p)))
 	case errors.Is(err, lockops.ErrMixedRecipes):
-		return finish(outcomeError, exitFailure,
+		return finish(config.OutcomeError, exitFailure,
 			fmt.Errorf("run: refusing to join %s: %w (pass --allow-mixed to join anyway; two holders are then possible)", p, err))
 	default:
-		return finish(outcomeError, exitFailure, fmt.Errorf("run: %w", err))
+		return finish(config.OutcomeError, exitFailure, fmt.Errorf("run: %w", err))
 	}
 	nodePath := path.Join(p, l.Node())
 
@@ -208,7 +209,7 @@ func runRun(cmd *cobra.Command, g *globalFlags, args []string, o runOptions) err
 	stopWithParent(child)
 	if err := child.Start(); err != nil {
 		rerr := releaseRun(l)
-		return finish(outcomeError, exitCannotExec, errors.Join(fmt.Errorf("run: %w", err), rerr))
+		return finish(config.OutcomeError, exitCannotExec, errors.Join(fmt.Errorf("run: %w", err), rerr))
 	}
 	code, lostErr := superviseChild(child, l, sigs, o.grace)
 	rerr := releaseRun(l)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"zklock/config"
 	"zklock/lockops"
 	"zklock/sandbox/peers"
 )
@@ -41,10 +42,10 @@ func TestRunExitCodeAndEnv(t *testing.T) {
 		t.Fatalf("audit: %d lines, want 2: %+v", len(recs), recs)
 	}
 	b, a := recs[0], recs[1]
-	if b.Action != "run" || b.Phase != phaseBefore || b.Path != p || !slices.Equal(b.Command, []string{"sh", "-c", `echo "$ZKLOCK_PATH $ZKLOCK_NODE"; exit 7`}) {
+	if b.Action != "run" || b.Phase != config.PhaseBefore || b.Path != p || !slices.Equal(b.Command, []string{"sh", "-c", `echo "$ZKLOCK_PATH $ZKLOCK_NODE"; exit 7`}) {
 		t.Errorf("audit before: %+v", b)
 	}
-	if a.Phase != phaseAfter || a.Outcome != "exited" || a.ExitCode == nil || *a.ExitCode != 7 || p+"/"+a.Node != fields[1] {
+	if a.Phase != config.PhaseAfter || a.Outcome != "exited" || a.ExitCode == nil || *a.ExitCode != 7 || p+"/"+a.Node != fields[1] {
 		t.Errorf("audit after: %+v", a)
 	}
 	for _, r := range recs {

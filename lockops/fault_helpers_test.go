@@ -13,6 +13,7 @@ import (
 
 	"zklock/sandbox"
 	"zklock/sandbox/peers"
+	"zklock/sandbox/sandboxtest"
 )
 
 // The fault suite runs on its own 3-member ensemble (the package's other
@@ -35,7 +36,7 @@ const (
 // faultEnsemble starts a 3-member ensemble for one test, closed at its end.
 func faultEnsemble(t *testing.T) *sandbox.Cluster {
 	t.Helper()
-	return sandbox.StartT(t, sandbox.Options{Members: 3, TickTime: faultTick})
+	return sandboxtest.Start(t, sandbox.Options{Members: 3, TickTime: faultTick})
 }
 
 // faultPause lets a fault last d (a member down, a link cut): it is the

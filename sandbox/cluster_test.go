@@ -1,4 +1,4 @@
-package sandbox
+package sandbox_test
 
 import (
 	"bufio"
@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"zklock/sandbox"
+	"zklock/sandbox/sandboxtest"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -42,7 +44,7 @@ func (b *syncBuffer) String() string {
 func TestStandaloneRoundTrip(t *testing.T) {
 	var out syncBuffer
 	start := time.Now()
-	c := StartT(t, Options{Stdout: &out})
+	c := sandboxtest.Start(t, sandbox.Options{Stdout: &out})
 	t.Logf("standalone ready in %v (target under 5 s)", time.Since(start).Round(time.Millisecond))
 
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -59,16 +61,16 @@ func TestStandaloneRoundTrip(t *testing.T) {
 	if err := c.WaitReady(ctx); err != nil {
 		t.Errorf("WaitReady: %v", err)
 	}
-	srvr, err := FourLetter(ctx, c.Servers()[0], "srvr")
-	if err != nil || serverMode(srvr) != "standalone" {
+	srvr, err := sandbox.FourLetter(ctx, c.Servers()[0], "srvr")
+	if err != nil || sandbox.ServerMode(srvr) != "standalone" {
 		t.Errorf("srvr = %q, %v; want Mode: standalone", srvr, err)
 	}
 	// Every four-letter word is allowed, not only srvr.
-	if wchc, err := FourLetter(ctx, c.Servers()[0], "wchc"); err != nil || strings.Contains(wchc, "not in the whitelist") {
+	if wchc, err := sandbox.FourLetter(ctx, c.Servers()[0], "wchc"); err != nil || strings.Contains(wchc, "not in the whitelist") {
 		t.Errorf("wchc = %q, %v", wchc, err)
 	}
 
-	conn := ConnectT(t, c.Servers(), 10*time.Second)
+	conn := sandboxtest.Connect(t, c.Servers(), 10*time.Second)
 	if _, err := conn.Create("/sandbox", []byte("round trip"), 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatalf("create: %v", err)
 	}
@@ -89,8 +91,8 @@ func TestStartCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 150*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := Start(ctx, Options{Dir: parent})
-	if !errors.Is(err, ErrNotReady) || !errors.Is(err, context.DeadlineExceeded) {
+	_, err := sandbox.Start(ctx, sandbox.Options{Dir: parent})
+	if !errors.Is(err, sandbox.ErrNotReady) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Start with a 150ms context = %v, want ErrNotReady and DeadlineExceeded", err)
 	}
 	if took := time.Since(start); took > 5*time.Second {
@@ -106,7 +108,7 @@ func TestStartCancelled(t *testing.T) {
 
 func TestEnsembleLeaderFailover(t *testing.T) {
 	start := time.Now()
-	c := StartT(t, Options{Members: 3, TickTime: 100 * time.Millisecond})
+	c := sandboxtest.Start(t, sandbox.Options{Members: 3, TickTime: 100 * time.Millisecond})
 	t.Logf("3-member ensemble ready in %v", time.Since(start).Round(time.Millisecond))
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
@@ -120,7 +122,7 @@ func TestEnsembleLeaderFailover(t *testing.T) {
 	}
 	// A session of seconds with a 100 ms tick needs maxSessionTimeout above
 	// ZooKeeper's default of 20 ticks.
-	conn := ConnectT(t, c.Servers(), 4*time.Second)
+	conn := sandboxtest.Connect(t, c.Servers(), 4*time.Second)
 	if got := conn.SessionID(); got == 0 {
 		t.Fatal("no session id")
 	}
@@ -166,7 +168,7 @@ func TestEnsembleLeaderFailover(t *testing.T) {
 	if err := c.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if mode, err := memberMode(ctx, old.Addr()); err != nil || mode != "follower" {
+	if mode, err := sandbox.MemberMode(ctx, old.Addr()); err != nil || mode != "follower" {
 		t.Errorf("restarted member mode = %q, %v; want follower", mode, err)
 	}
 	if !strings.Contains(old.LogTail(1000), "--- sandbox: ") {
@@ -181,7 +183,7 @@ func TestEnsembleLeaderFailover(t *testing.T) {
 }
 
 func TestPauseResume(t *testing.T) {
-	c := StartT(t, Options{})
+	c := sandboxtest.Start(t, sandbox.Options{})
 	m := c.Members()[0]
 	if err := m.Pause(); err != nil {
 		t.Fatal(err)
@@ -191,7 +193,7 @@ func TestPauseResume(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	asked := time.Now()
-	reply, err := FourLetter(ctx, m.Addr(), "ruok")
+	reply, err := sandbox.FourLetter(ctx, m.Addr(), "ruok")
 	cancel()
 	if err == nil {
 		t.Fatalf("paused member answered %q", reply)
@@ -207,7 +209,7 @@ func TestPauseResume(t *testing.T) {
 	if err := c.WaitReady(ctx); err != nil {
 		t.Fatalf("after Resume: %v", err)
 	}
-	if reply, err := FourLetter(ctx, m.Addr(), "ruok"); err != nil || reply != "imok" {
+	if reply, err := sandbox.FourLetter(ctx, m.Addr(), "ruok"); err != nil || reply != "imok" {
 		t.Fatalf("after Resume ruok = %q, %v", reply, err)
 	}
 	// Stop after Pause must not wait for the grace: the member is resumed to
@@ -223,24 +225,24 @@ func TestPauseResume(t *testing.T) {
 		t.Fatal("running after Stop")
 	}
 	t.Logf("paused member stopped in %v", time.Since(stopped).Round(time.Millisecond))
-	if err := m.Pause(); !errors.Is(err, ErrNotRunning) {
+	if err := m.Pause(); !errors.Is(err, sandbox.ErrNotRunning) {
 		t.Errorf("Pause on a stopped member = %v, want ErrNotRunning", err)
 	}
-	if _, err := c.Leader(ctx); !errors.Is(err, ErrNoLeader) {
+	if _, err := c.Leader(ctx); !errors.Is(err, sandbox.ErrNoLeader) {
 		t.Errorf("Leader with no member running = %v, want ErrNoLeader", err)
 	}
 }
 
 func TestProxyCutRestore(t *testing.T) {
-	c := StartT(t, Options{})
-	p, err := NewProxy(c.Servers()[0])
+	c := sandboxtest.Start(t, sandbox.Options{})
+	p, err := sandbox.NewProxy(c.Servers()[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
 
 	states := make(chan zk.State, 256)
-	conn := ConnectCallbackT(t, []string{p.Addr()}, 20*time.Second, func(ev zk.Event) {
+	conn := sandboxtest.ConnectCallback(t, []string{p.Addr()}, 20*time.Second, func(ev zk.Event) {
 		if ev.Type == zk.EventSession {
 			select {
 			case states <- ev.State:
@@ -286,7 +288,7 @@ func waitState(t *testing.T, states <-chan zk.State, want zk.State, d time.Durat
 
 func TestCloseLeavesNothing(t *testing.T) {
 	parent := t.TempDir()
-	c, err := Start(t.Context(), Options{Dir: parent})
+	c, err := sandbox.Start(t.Context(), sandbox.Options{Dir: parent})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,12 +309,12 @@ func TestCloseLeavesNothing(t *testing.T) {
 	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
 		t.Errorf("left in %s: %v", parent, entries)
 	}
-	if err := c.Members()[0].Restart(t.Context()); !errors.Is(err, ErrClosed) {
+	if err := c.Members()[0].Restart(t.Context()); !errors.Is(err, sandbox.ErrClosed) {
 		t.Errorf("Restart after Close = %v, want ErrClosed", err)
 	}
 }
 
-func memberPIDs(c *Cluster) []int {
+func memberPIDs(c *sandbox.Cluster) []int {
 	var pids []int
 	for _, m := range c.Members() {
 		pids = append(pids, m.PID())
@@ -384,9 +386,9 @@ func javaProcessesIn(t *testing.T, dir string) []int {
 func TestStartBrokenConfig(t *testing.T) {
 	parent := t.TempDir()
 	start := time.Now()
-	_, err := Start(t.Context(), Options{Dir: parent, ExtraConfig: []string{"tickTime=notanumber"}})
+	_, err := sandbox.Start(t.Context(), sandbox.Options{Dir: parent, ExtraConfig: []string{"tickTime=notanumber"}})
 	took := time.Since(start)
-	if !errors.Is(err, ErrExited) {
+	if !errors.Is(err, sandbox.ErrExited) {
 		t.Fatalf("Start with a broken config = %v, want ErrExited", err)
 	}
 	if !strings.Contains(err.Error(), "notanumber") || !strings.Contains(err.Error(), "--- last lines of") {
@@ -411,15 +413,15 @@ func TestStartPortInUse(t *testing.T) {
 
 	t.Run("retried on new ports", func(t *testing.T) {
 		picks := 0
-		opts := Options{Dir: t.TempDir(), pickPorts: func(n int) ([]int, error) {
+		opts := sandbox.WithPickPorts(sandbox.Options{Dir: t.TempDir()}, func(n int) ([]int, error) {
 			picks++
 			if picks == 1 {
 				return []int{heldPort}, nil
 			}
-			return freePorts(n)
-		}}
+			return sandbox.FreePorts(n)
+		})
 		start := time.Now()
-		c, err := Start(t.Context(), opts)
+		c, err := sandbox.Start(t.Context(), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -431,11 +433,11 @@ func TestStartPortInUse(t *testing.T) {
 	})
 	t.Run("held twice", func(t *testing.T) {
 		parent := t.TempDir()
-		opts := Options{Dir: parent, pickPorts: func(int) ([]int, error) { return []int{heldPort}, nil }}
+		opts := sandbox.WithPickPorts(sandbox.Options{Dir: parent}, func(int) ([]int, error) { return []int{heldPort}, nil })
 		start := time.Now()
-		_, err := Start(t.Context(), opts)
+		_, err := sandbox.Start(t.Context(), opts)
 		took := time.Since(start)
-		if !errors.Is(err, ErrPortInUse) {
+		if !errors.Is(err, sandbox.ErrPortInUse) {
 			t.Fatalf("Start on a held port = %v, want ErrPortInUse", err)
 		}
 		if !strings.Contains(err.Error(), "Address already in use") {
@@ -452,8 +454,8 @@ func TestStartPortInUse(t *testing.T) {
 }
 
 func TestStartBadOptions(t *testing.T) {
-	for _, o := range []Options{{Members: -1}, {TickTime: time.Microsecond}, {TickTime: time.Second, MaxSessionTimeout: time.Second}} {
-		if _, err := Start(t.Context(), o); !errors.Is(err, ErrOptions) {
+	for _, o := range []sandbox.Options{{Members: -1}, {TickTime: time.Microsecond}, {TickTime: time.Second, MaxSessionTimeout: time.Second}} {
+		if _, err := sandbox.Start(t.Context(), o); !errors.Is(err, sandbox.ErrOptions) {
 			t.Errorf("Start(%+v) = %v, want ErrOptions", o, err)
 		}
 	}
@@ -468,7 +470,7 @@ func TestHelperHoldServer(t *testing.T) {
 	if dir == "" {
 		return // only meaningful as the child of TestServerDiesWithItsParent
 	}
-	c, err := Start(context.Background(), Options{Dir: dir})
+	c, err := sandbox.Start(context.Background(), sandbox.Options{Dir: dir})
 	if err != nil {
 		fmt.Printf("ERROR %v\n", strings.ReplaceAll(err.Error(), "\n", " | "))
 		os.Exit(1)
@@ -556,7 +558,7 @@ func TestFourLetterErrors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	if _, err := FourLetter(ctx, addr, "ruok"); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := sandbox.FourLetter(ctx, addr, "ruok"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("silent server: %v, want a deadline error", err)
 	}
 	if d := time.Since(start); d > 2*time.Second {
@@ -564,11 +566,11 @@ func TestFourLetterErrors(t *testing.T) {
 	}
 	ctx2, cancel2 := context.WithCancel(t.Context())
 	time.AfterFunc(100*time.Millisecond, cancel2) // cancel while FourLetter reads
-	if _, err := FourLetter(ctx2, addr, "ruok"); !errors.Is(err, context.Canceled) {
+	if _, err := sandbox.FourLetter(ctx2, addr, "ruok"); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v, want context.Canceled", err)
 	}
 	ln.Close()
-	if _, err := FourLetter(t.Context(), addr, "ruok"); err == nil {
+	if _, err := sandbox.FourLetter(t.Context(), addr, "ruok"); err == nil {
 		t.Error("closed port answered")
 	}
 }
@@ -582,8 +584,8 @@ func TestServerMode(t *testing.T) {
 		"": "",
 	}
 	for in, want := range tests {
-		if got := serverMode(in); got != want {
-			t.Errorf("serverMode(%q) = %q, want %q", in, got, want)
+		if got := sandbox.ServerMode(in); got != want {
+			t.Errorf("ServerMode(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -21,8 +21,9 @@
 //     by a context.
 //   - proxy.go: Proxy, a loopback TCP proxy that cuts and restores a
 //     client's link without touching the server.
-//   - testing.go: StartT and ConnectT for tests, in the manner of
-//     net/http/httptest.
+//   - sandboxtest/: Start and Connect for tests, in the manner of
+//     net/http/httptest; a package of its own so that only tests import
+//     package testing (the shipped binary does not link it).
 //
 // Every wait is bounded by a context and by Options.StartTimeout; a member
 // that dies at start is reported with its last log lines, never waited on.

@@ -19,6 +19,7 @@ import (
 
 	"zklock/lockops"
 	"zklock/sandbox"
+	"zklock/sandbox/sandboxtest"
 	"zklock/zkview"
 )
 
@@ -166,7 +167,7 @@ func connectT(t *testing.T, servers []string) *lockops.Session {
 // since T, data STALE, then connected again; a cut past its timeout shows
 // SESSION EXPIRED, re-syncing, then a new session, the truth on screen.
 func TestConsoleUnderFaults(t *testing.T) {
-	c := sandbox.StartT(t, sandbox.Options{Members: 3, TickTime: 100 * time.Millisecond})
+	c := sandboxtest.Start(t, sandbox.Options{Members: 3, TickTime: 100 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	p := fmt.Sprintf("/ui-faults/job-%d", time.Now().UnixNano())
@@ -295,8 +296,8 @@ func faultPause(ctx context.Context, d time.Duration) {
 // the frame holds, and the 10,000-node queue draws quickly.
 func TestConsoleHostileTrees(t *testing.T) {
 	withProfile(t, termenv.TrueColor)
-	c := sandbox.StartT(t, sandbox.Options{TickTime: 100 * time.Millisecond})
-	raw := sandbox.ConnectT(t, c.Servers(), faultTimeout)
+	c := sandboxtest.Start(t, sandbox.Options{TickTime: 100 * time.Millisecond})
+	raw := sandboxtest.Connect(t, c.Servers(), faultTimeout)
 	base := fmt.Sprintf("/ui-hostile-%d", time.Now().UnixNano())
 	open := zk.WorldACL(zk.PermAll)
 	mk := func(p string, data []byte, flags int32, acl []zk.ACL) string {

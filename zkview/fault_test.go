@@ -12,6 +12,7 @@ import (
 
 	"zklock/lockops"
 	"zklock/sandbox"
+	"zklock/sandbox/sandboxtest"
 )
 
 // freshEquals reports whether the snapshot's queue p holds exactly the
@@ -44,7 +45,7 @@ func hasConnEvent(w *testWatcher, text string) bool {
 // connected to dies; the monitor reconnects elsewhere and converges,
 // changes made meanwhile included.
 func TestMemberKilled(t *testing.T) {
-	c := sandbox.StartT(t, sandbox.Options{Members: 3, TickTime: 100 * time.Millisecond})
+	c := sandboxtest.Start(t, sandbox.Options{Members: 3, TickTime: 100 * time.Millisecond})
 	p := testPath(t)
 	mon := session(t, c.Servers())
 	victim := -1

@@ -14,6 +14,7 @@ import (
 
 	"zklock/lockops"
 	"zklock/sandbox"
+	"zklock/sandbox/sandboxtest"
 )
 
 // The integration tests share one standalone ZooKeeper (100 ms tick, so
@@ -75,7 +76,7 @@ func session(t testing.TB, servers []string, opts ...lockops.SessionOption) *loc
 // written by hand).
 func rawConn(t testing.TB, servers []string) *zk.Conn {
 	t.Helper()
-	return sandbox.ConnectT(t, servers, 4*time.Second)
+	return sandboxtest.Connect(t, servers, 4*time.Second)
 }
 
 // mkdirs creates p and its parents as persistent nodes.

@@ -14,6 +14,7 @@ import (
 
 	"zklock/lockops"
 	"zklock/sandbox"
+	"zklock/sandbox/sandboxtest"
 )
 
 // The monitor under faults, on a 3-member ensemble (fault_test.go has the
@@ -28,7 +29,7 @@ const monitorTimeout = 4 * time.Second
 
 func faultEnsemble(t *testing.T) *sandbox.Cluster {
 	t.Helper()
-	return sandbox.StartT(t, sandbox.Options{Members: 3, TickTime: 100 * time.Millisecond})
+	return sandboxtest.Start(t, sandbox.Options{Members: 3, TickTime: 100 * time.Millisecond})
 }
 
 // truthDiff compares the snapshot's queue p with ZooKeeper now: the same

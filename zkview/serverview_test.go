@@ -10,6 +10,7 @@ import (
 
 	"zklock/lockops"
 	"zklock/sandbox"
+	"zklock/sandbox/sandboxtest"
 )
 
 func TestParseCons(t *testing.T) {
@@ -170,7 +171,7 @@ func TestChainVerifiedHerdMissing(t *testing.T) {
 // TestServerViewRefused: a member that refuses the four-letter words
 // leaves the links inferred and says so; nothing breaks.
 func TestServerViewRefused(t *testing.T) {
-	c := sandbox.StartT(t, sandbox.Options{Members: 1, TickTime: 100 * time.Millisecond,
+	c := sandboxtest.Start(t, sandbox.Options{Members: 1, TickTime: 100 * time.Millisecond,
 		ExtraConfig: []string{"4lw.commands.whitelist=srvr,ruok"}})
 	p := testPath(t)
 	ctx := tctx(t, 30*time.Second)

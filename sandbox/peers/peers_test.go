@@ -14,6 +14,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"zklock/sandbox"
+	"zklock/sandbox/sandboxtest"
 )
 
 // The integration tests share one standalone server, started by the first
@@ -111,7 +112,7 @@ func TestAcquireRelease(t *testing.T) {
 		t.Run(string(kind), func(t *testing.T) {
 			t.Parallel()
 			ctx := tctx(t, 60*time.Second)
-			conn := sandbox.ConnectT(t, servers, 10*time.Second)
+			conn := sandboxtest.Connect(t, servers, 10*time.Second)
 			p := StartT(t, kind, Config{Servers: servers, Sessions: 2})
 			ids := p.Sessions()
 			if len(ids) != 2 || ids[0] == 0 || ids[1] == 0 || ids[0] == ids[1] {
@@ -192,7 +193,7 @@ func TestReadWrite(t *testing.T) {
 		t.Run(string(kind), func(t *testing.T) {
 			t.Parallel()
 			ctx := tctx(t, 60*time.Second)
-			conn := sandbox.ConnectT(t, servers, 10*time.Second)
+			conn := sandboxtest.Connect(t, servers, 10*time.Second)
 			p := StartT(t, kind, Config{Servers: servers, Sessions: 3})
 			path := testPath(t)
 			w, err := p.Acquire(ctx, 0, path, Write)
@@ -317,7 +318,7 @@ func TestLoopStop(t *testing.T) {
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			t.Parallel()
-			conn := sandbox.ConnectT(t, servers, 10*time.Second)
+			conn := sandboxtest.Connect(t, servers, 10*time.Second)
 			p := StartT(t, kind, Config{Servers: servers, Sessions: 3})
 			path := testPath(t)
 			ctx, cancel := context.WithCancel(tctx(t, 60*time.Second))
@@ -355,7 +356,7 @@ func TestKill(t *testing.T) {
 		t.Run(string(kind), func(t *testing.T) {
 			t.Parallel()
 			ctx := tctx(t, 60*time.Second)
-			conn := sandbox.ConnectT(t, servers, 10*time.Second)
+			conn := sandboxtest.Connect(t, servers, 10*time.Second)
 			const timeout = 2 * time.Second
 			p := StartT(t, kind, Config{Servers: servers, Sessions: 2, SessionTimeout: timeout})
 			path := testPath(t)

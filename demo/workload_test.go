@@ -1,4 +1,4 @@
-package cmd
+package demo
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"zklock/lockops"
-	"zklock/sandbox"
+	"zklock/sandbox/sandboxtest"
 )
 
 // demoWait bounds each wait on the demo's clients: handoffs come every
@@ -63,34 +63,50 @@ func stableFor(t *testing.T, conn *zk.Conn, path, h string, d time.Duration) {
 	}
 }
 
-// demoSettings points a demo at the package's shared server, under a
-// chroot of the test's own so that tests do not see each other's nodes;
-// conn sees the whole tree, and at(p) is where the demo's p lands.
-func demoSettings(t *testing.T) (s *settings, conn *zk.Conn, at func(string) string) {
+// demoConfig points a demo at the package's shared server, under a chroot
+// of the test's own so that tests do not see each other's nodes; conn sees
+// the whole tree, and at(p) is where the demo's p lands.
+func demoConfig(t *testing.T, sandboxed bool) (cfg Config, conn *zk.Conn, at func(string) string) {
 	t.Helper()
 	cluster := testCluster(t)
-	conn = sandbox.ConnectT(t, cluster.Servers(), 10*time.Second)
+	conn = sandboxtest.Connect(t, cluster.Servers(), 10*time.Second)
 	chroot := "/" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
 	if _, err := conn.Create(chroot, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatalf("create %s: %v", chroot, err)
 	}
-	s = &settings{servers: cluster.Servers(), chroot: chroot, connectTimeout: 10 * time.Second, sessionTimeout: 10 * time.Second}
-	return s, conn, func(p string) string { return chroot + p }
+	cfg = Config{Servers: cluster.Servers(), SessionOptions: []lockops.SessionOption{lockops.WithChroot(chroot)}, Sandboxed: sandboxed}
+	return cfg, conn, func(p string) string { return chroot + p }
+}
+
+// adminFor connects the session a Workload makes its parents with.
+func adminFor(ctx context.Context, t *testing.T, cfg Config) *lockops.Session {
+	t.Helper()
+	admin, err := lockops.Connect(ctx, cfg.Servers, cfg.SessionOptions...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return admin
+}
+
+// startDemo starts a Workload as `zklock demo` does.
+func startDemo(ctx context.Context, t *testing.T, cfg Config) (*Workload, error) {
+	t.Helper()
+	return Start(ctx, adminFor(ctx, t, cfg), cfg)
 }
 
 func TestDemoClients(t *testing.T) {
-	s, conn, at := demoSettings(t)
-	billing, orders := at(demoBilling), at(demoOrders)
+	cfg, conn, at := demoConfig(t, true)
+	billing, orders := at(Billing), at(Orders)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	d, err := startDemo(ctx, s, true)
+	d, err := startDemo(ctx, t, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	stopped := false
 	defer func() {
 		if !stopped {
-			d.stop()
+			d.Stop()
 		}
 	}()
 
@@ -120,7 +136,7 @@ func TestDemoClients(t *testing.T) {
 
 	// Step: exactly one handoff on billing.
 	text, err := d.Step(ctx)
-	if err != nil || !strings.Contains(text, demoBilling) {
+	if err != nil || !strings.Contains(text, Billing) {
 		t.Fatalf("Step = %q, %v", text, err)
 	}
 	waitUntil(t, "the stepped handoff", func() bool { return holderOf(t, conn, billing) != h })
@@ -136,7 +152,7 @@ func TestDemoClients(t *testing.T) {
 		return st.EphemeralOwner
 	}
 	victim := owner(h2)
-	text, err = d.Kill(ctx, demoBilling)
+	text, err = d.Kill(ctx, Billing)
 	if err != nil || !strings.Contains(text, "without a release") {
 		t.Fatalf("Kill = %q, %v", text, err)
 	}
@@ -159,21 +175,21 @@ func TestDemoClients(t *testing.T) {
 
 	// Split, asked on the read/write lock, lands on billing: two nodes
 	// believe they hold.
-	text, err = d.Split(ctx, demoOrders)
-	if err != nil || !strings.Contains(text, "Kazoo") || !strings.Contains(text, demoBilling) {
+	text, err = d.Split(ctx, Orders)
+	if err != nil || !strings.Contains(text, "Kazoo") || !strings.Contains(text, Billing) {
 		t.Fatalf("Split = %q, %v", text, err)
 	}
 	waitUntil(t, "split holders on billing", func() bool { return demoQueue(t, conn, billing).SplitHolders() != nil })
-	if _, err := d.Split(ctx, demoBilling); !errors.Is(err, errSplitActive) {
+	if _, err := d.Split(ctx, Billing); !errors.Is(err, errSplitActive) {
 		t.Errorf("a second split on billing: %v", err)
 	}
 
 	// Stop: every client's node is gone at once.
 	start = time.Now()
-	d.stop()
+	d.Stop()
 	stopped = true
 	t.Logf("stop took %s", time.Since(start).Round(10*time.Millisecond))
-	for _, p := range demoPaths() {
+	for _, p := range Paths() {
 		if q := demoQueue(t, conn, at(p)); len(q.Entries) != 0 {
 			t.Errorf("%s still has %d nodes after stop", p, len(q.Entries))
 		}
@@ -182,25 +198,22 @@ func TestDemoClients(t *testing.T) {
 
 // On an empty quiet lock, Split first has a Curator-style client take it.
 func TestDemoSplitOnAnEmptyLock(t *testing.T) {
-	s, conn, at := demoSettings(t)
+	cfg, conn, at := demoConfig(t, true)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	admin, err := connect(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := adminFor(ctx, t, cfg)
 	// A demo without contenders: only the presenter's split runs.
-	d := &demo{servers: s.servers, sessOpts: s.sessionOptions(), admin: admin, sandbox: true, wake: make(chan struct{}), splits: map[string]bool{}}
+	d := &Workload{servers: cfg.Servers, sessOpts: cfg.SessionOptions, admin: admin, sandbox: true, wake: make(chan struct{}), splits: map[string]bool{}}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
-	defer d.stop()
-	if err := d.makeParents(ctx, demoReports); err != nil {
+	defer d.Stop()
+	if err := d.makeParents(ctx, Reports); err != nil {
 		t.Fatal(err)
 	}
-	text, err := d.Split(ctx, demoReports)
+	text, err := d.Split(ctx, Reports)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := demoQueue(t, conn, at(demoReports))
+	q := demoQueue(t, conn, at(Reports))
 	if names := q.SplitHolders(); len(names) != 2 || len(q.MixedRecipes()) != 2 {
 		t.Fatalf("split on an empty lock: holders %v, queue %+v", names, q.Entries)
 	}
@@ -212,20 +225,20 @@ func TestDemoSplitOnAnEmptyLock(t *testing.T) {
 // On an ensemble of the user's (--servers), the demo removes the parents
 // it made once its clients are gone, and keeps those that were there.
 func TestDemoExternalLeavesNothing(t *testing.T) {
-	s, conn, at := demoSettings(t)
+	cfg, conn, at := demoConfig(t, false)
 	if _, err := conn.Create(at("/demo"), []byte("mine"), 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	d, err := startDemo(ctx, s, false)
+	d, err := startDemo(ctx, t, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "a queue on billing", func() bool { return len(demoQueue(t, conn, at(demoBilling)).Entries) >= 2 })
-	d.stop()
-	if ok, _, err := conn.Exists(at(demoRoot)); err != nil || ok {
-		t.Errorf("%s still exists after stop (%v)", demoRoot, err)
+	waitUntil(t, "a queue on billing", func() bool { return len(demoQueue(t, conn, at(Billing)).Entries) >= 2 })
+	d.Stop()
+	if ok, _, err := conn.Exists(at(Root)); err != nil || ok {
+		t.Errorf("%s still exists after stop (%v)", Root, err)
 	}
 	if data, _, err := conn.Get(at("/demo")); err != nil || string(data) != "mine" {
 		t.Errorf("/demo, there before the demo, is gone or changed: %q, %v", data, err)

@@ -1,22 +1,27 @@
-package sandbox
+// Package sandboxtest holds the test helpers around package sandbox: a
+// cluster closed when the test ends, and a go-zookeeper client with a
+// session. It imports package testing, so only tests and benchmarks import
+// it; the shipped binary does not.
+package sandboxtest
 
 import (
 	"context"
 	"testing"
 	"time"
+	"zklock/sandbox"
 
 	"github.com/go-zookeeper/zk"
 )
 
-// StartT starts a cluster for a test or benchmark and closes it when the
+// Start starts a cluster for a test or benchmark and closes it when the
 // test ends. When ZooKeeper or Java is missing, or the cluster does not
 // start, the test fails (it does not skip: a test that needs a server and
 // silently skips tests nothing) with the error, which names what to
 // install or carries the servers' last log lines. A test that fails later
 // gets the last 60 log lines of every member in its output.
-func StartT(t testing.TB, opts Options) *Cluster {
+func Start(t testing.TB, opts sandbox.Options) *sandbox.Cluster {
 	t.Helper()
-	c, err := Start(t.Context(), opts)
+	c, err := sandbox.Start(t.Context(), opts)
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
@@ -31,24 +36,24 @@ func StartT(t testing.TB, opts Options) *Cluster {
 	return c
 }
 
-// connectWait bounds how long ConnectT waits for a session: a local server
+// connectWait bounds how long Connect waits for a session: a local server
 // grants one in milliseconds, an ensemble mid-election in a few seconds.
 const connectWait = 20 * time.Second
 
-// ConnectT connects a go-zookeeper client to servers, waits until it has a
+// Connect connects a go-zookeeper client to servers, waits until it has a
 // session, and closes it when the test ends (before the cluster, since
 // cleanups run last-in first-out). The client's logger is silenced: its
 // reconnect chatter would drown the test output.
-func ConnectT(t testing.TB, servers []string, sessionTimeout time.Duration) *zk.Conn {
+func Connect(t testing.TB, servers []string, sessionTimeout time.Duration) *zk.Conn {
 	t.Helper()
-	return ConnectCallbackT(t, servers, sessionTimeout, nil)
+	return ConnectCallback(t, servers, sessionTimeout, nil)
 }
 
-// ConnectCallbackT is ConnectT with a callback that sees every event of the
+// ConnectCallback is Connect with a callback that sees every event of the
 // connection, state changes included, on the client's own goroutine: it
 // must not block. go-zookeeper's event channel drops events when nobody
 // reads it; the callback never misses one.
-func ConnectCallbackT(t testing.TB, servers []string, sessionTimeout time.Duration, cb zk.EventCallback) *zk.Conn {
+func ConnectCallback(t testing.TB, servers []string, sessionTimeout time.Duration, cb zk.EventCallback) *zk.Conn {
 	t.Helper()
 	hasSession := make(chan struct{}, 1)
 	conn, _, err := zk.Connect(servers, sessionTimeout,

@@ -1,0 +1,23 @@
+package cmd
+
+import (
+	"github.com/spf13/cobra"
+
+	"zklock/config"
+)
+
+// registerFlags binds the flags every command shares to g.
+func registerFlags(cmd *cobra.Command, g *config.Flags) {
+	f := cmd.PersistentFlags()
+	f.StringVar(&g.Context, "context", "", "named ensemble from the config file ("+config.PathHint()+")")
+	f.StringVar(&g.Servers, "servers", "", "ZooKeeper servers, host:port[,host:port...][/chroot] (env ZK_SERVERS, default "+config.DefaultServers+")")
+	f.StringVar(&g.Chroot, "chroot", "", "path prefix applied to every path")
+	f.DurationVar(&g.SessionTimeout, "session-timeout", config.DefaultSessionTimeout, "ZooKeeper session timeout")
+	f.DurationVar(&g.ConnectTimeout, "connect-timeout", config.DefaultConnectTimeout, "give up connecting after this long")
+	f.StringVar(&g.AuthFile, "auth-file", "", "file holding digest credentials user:password (or env ZK_AUTH)")
+	f.StringVar(&g.Theme, "theme", "", "console theme: dark, light, high-contrast, mono (NO_COLOR forces mono)")
+	f.BoolVar(&g.ReadOnly, "read-only", false, "no take, release, revoke or force-release")
+	f.BoolVar(&g.Write, "write", false, "allow actions on a context marked read-only")
+	f.StringVar(&g.AuditLog, "audit-log", "", "JSON-lines audit log of operator actions (default $XDG_STATE_HOME/zklock/audit.log or ~/.local/state/zklock/audit.log)")
+	f.StringVar(&g.LogFile, "log-file", "", "debug log of the console and the ZooKeeper client (default: none; never the terminal)")
+}

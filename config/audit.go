@@ -1,0 +1,145 @@
+package config
+
+// The audit log: one JSON line per operator action and phase, appended and
+// fsynced before the action goes on, so that a crash mid-action still
+// leaves the "before" line that says who was about to do what.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+var ErrAudit = errors.New("audit log")
+
+// Audit phases and outcomes, as the log spells them.
+const (
+	PhaseBefore = "before"
+	PhaseAfter  = "after"
+
+	OutcomeOK    = "ok"
+	OutcomeError = "error"
+)
+
+// AuditRecord is one line of the audit log. Field names are stable: they
+// are documented in the README for whoever reads the log.
+type AuditRecord struct {
+	Time     string   `json:"time"` // RFC 3339, UTC, milliseconds
+	User     string   `json:"user"` // the operator's login
+	Host     string   `json:"host"` // this machine
+	PID      int      `json:"pid"`  // this zklock process
+	Context  string   `json:"context,omitempty"`
+	Servers  string   `json:"servers"`
+	Action   string   `json:"action"`         // take | release | revoke | force-release | run
+	Phase    string   `json:"phase"`          // before | after
+	Path     string   `json:"path"`           // the lock parent
+	Kind     string   `json:"kind,omitempty"` // take, run: mutex | read | write
+	Node     string   `json:"node,omitempty"`
+	Owner    string   `json:"owner_session,omitempty"` // the node's ephemeralOwner, 0x...
+	Client   string   `json:"client,omitempty"`        // that session's ip:port, when known
+	Session  string   `json:"operator_session,omitempty"`
+	Outcome  string   `json:"outcome,omitempty"` // after: ok | error | a word the action defines
+	Error    string   `json:"error,omitempty"`
+	Command  []string `json:"command,omitempty"`   // run: CMD and its arguments
+	ExitCode *int     `json:"exit_code,omitempty"` // run: what zklock exits with
+}
+
+// AuditLog appends records to one file. Safe for concurrent use.
+type AuditLog struct {
+	mu      sync.Mutex
+	f       *os.File
+	path    string
+	user    string
+	host    string
+	context string
+	servers string
+}
+
+// DefaultAuditPath is under the user's state directory (XDG), where logs
+// that outlive a run belong.
+func DefaultAuditPath() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "zklock", "audit.log"), nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("%w: no home directory for the default path (give --audit-log): %w", ErrAudit, err)
+	}
+	return filepath.Join(h, ".local", "state", "zklock", "audit.log"), nil
+}
+
+// OpenAudit opens (creating) the audit log of the settings.
+func OpenAudit(s *Settings) (*AuditLog, error) {
+	p := ExpandHome(s.AuditLog)
+	if p == "" {
+		var err error
+		if p, err = DefaultAuditPath(); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrAudit, err)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrAudit, err)
+	}
+	a := &AuditLog{f: f, path: p, context: s.ContextName, servers: strings.Join(s.Servers, ",")}
+	if s.Chroot != "" {
+		a.servers += s.Chroot
+	}
+	a.user = os.Getenv("USER")
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		a.user = u.Username
+	}
+	a.host, _ = os.Hostname()
+	return a, nil
+}
+
+// Write appends r, filled with who and where, and fsyncs it. An action
+// whose "before" line cannot be written must not go on.
+func (a *AuditLog) Write(r AuditRecord) error {
+	r.Time = time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	r.User, r.Host, r.PID = a.user, a.host, os.Getpid()
+	r.Context, r.Servers = a.context, a.servers
+	b, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrAudit, err)
+	}
+	b = append(b, '\n')
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, err := a.f.Write(b); err != nil {
+		return fmt.Errorf("%w %s: %w", ErrAudit, a.path, err)
+	}
+	if err := a.f.Sync(); err != nil {
+		return fmt.Errorf("%w %s: %w", ErrAudit, a.path, err)
+	}
+	return nil
+}
+
+// Close closes the file.
+func (a *AuditLog) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.f.Close()
+}
+
+// After fills the outcome of r from err and writes it.
+func (a *AuditLog) After(r AuditRecord, err error) error {
+	r.Phase = PhaseAfter
+	if r.Outcome == "" {
+		r.Outcome = OutcomeOK
+	}
+	if err != nil {
+		r.Outcome = OutcomeError
+		r.Error = strings.ReplaceAll(err.Error(), "\n", " ")
+	}
+	return a.Write(r)
+}

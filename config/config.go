@@ -1,0 +1,424 @@
+// Package config resolves what zklock connects to and how: the named
+// contexts of the config file, the flags every command shares (as plain
+// values: the cobra wiring lives in cmd), credentials, server lists and
+// paths, and the audit log of operator actions. It opens no connection.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+
+	"zklock/themes"
+)
+
+const (
+	// DefaultServers is ZooKeeper's own default client address.
+	DefaultServers = "127.0.0.1:2181"
+	// DefaultSessionTimeout matches Curator's default connection handling
+	// closely enough for operators, and lets a crashed zklock release its
+	// locks within seconds rather than a minute.
+	DefaultSessionTimeout = 10 * time.Second
+	// DefaultConnectTimeout bounds how long an unreachable ensemble keeps
+	// the operator waiting before zklock says so.
+	DefaultConnectTimeout = 10 * time.Second
+)
+
+// Flags are the values of the flags every command shares (PRODUCT.md:
+// Common flags); cmd registers them.
+type Flags struct {
+	Context        string
+	Servers        string
+	Chroot         string
+	SessionTimeout time.Duration
+	ConnectTimeout time.Duration
+	AuthFile       string
+	Theme          string
+	ReadOnly       bool
+	Write          bool
+	AuditLog       string
+	LogFile        string
+}
+
+// Settings are the resolved connection and console settings: flags over
+// the named context over environment over defaults.
+type Settings struct {
+	ContextName    string
+	Servers        []string
+	Chroot         string
+	SessionTimeout time.Duration
+	ConnectTimeout time.Duration
+	Auth           *Credentials
+	Theme          string
+	ReadOnly       bool
+	// ReadOnlyContext: readOnly comes from the context, and --write
+	// lifts it (as opposed to --read-only, which nothing lifts).
+	ReadOnlyContext bool
+	Roots           []string
+	AuditLog        string
+	LogFile         string
+}
+
+type Credentials struct {
+	User, Password string
+}
+
+// Resolve merges flags, environment and the named context. It reads the
+// config and auth files but opens no connection.
+func (g *Flags) Resolve(changed func(flag string) bool) (*Settings, error) {
+	s := &Settings{
+		SessionTimeout: g.SessionTimeout,
+		ConnectTimeout: g.ConnectTimeout,
+		Theme:          g.Theme,
+		ReadOnly:       g.ReadOnly,
+	}
+	if g.SessionTimeout <= 0 {
+		return nil, fmt.Errorf("--session-timeout must be positive, got %s", g.SessionTimeout)
+	}
+	if g.ConnectTimeout <= 0 {
+		return nil, fmt.Errorf("--connect-timeout must be positive, got %s", g.ConnectTimeout)
+	}
+	var ctx *Context
+	if g.Context != "" {
+		cfg, path, err := Load()
+		if err != nil {
+			return nil, err
+		}
+		c, ok := cfg.Contexts[g.Context]
+		if !ok {
+			return nil, fmt.Errorf("context %q is not in %s (have: %s)", g.Context, path, strings.Join(cfg.Names(), ", "))
+		}
+		ctx = &c
+		s.ContextName = g.Context
+	}
+	// An explicit --context beats ZK_SERVERS: a variable left in the
+	// environment must not send "--context staging" to another ensemble
+	// while the header says staging.
+	serverList := g.Servers
+	if serverList == "" && ctx != nil {
+		serverList = strings.Join(ctx.Servers, ",")
+	}
+	if serverList == "" {
+		serverList = os.Getenv("ZK_SERVERS")
+	}
+	if serverList == "" {
+		serverList = DefaultServers
+	}
+	servers, chroot, err := ParseServers(serverList)
+	if err != nil {
+		return nil, err
+	}
+	s.Servers = servers
+	switch {
+	case g.Chroot != "":
+		s.Chroot = g.Chroot
+	case chroot != "":
+		s.Chroot = chroot
+	case ctx != nil:
+		s.Chroot = ctx.Chroot
+	}
+	if s.Chroot == "/" {
+		s.Chroot = ""
+	}
+	if s.Chroot != "" {
+		if err := ValidatePath(s.Chroot); err != nil {
+			return nil, fmt.Errorf("chroot: %w", err)
+		}
+	}
+	if ctx != nil {
+		if !changed("theme") && s.Theme == "" {
+			s.Theme = ctx.Theme
+		}
+		if ctx.ReadOnly && !g.Write && !g.ReadOnly {
+			s.ReadOnly = true
+			s.ReadOnlyContext = true
+		}
+		if ctx.SessionTimeout != "" && !changed("session-timeout") {
+			d, err := time.ParseDuration(ctx.SessionTimeout)
+			if err != nil || d <= 0 {
+				return nil, fmt.Errorf("context %q: bad session_timeout %q", g.Context, ctx.SessionTimeout)
+			}
+			s.SessionTimeout = d
+		}
+		s.Roots = ctx.Roots
+	}
+	authFile := g.AuthFile
+	if authFile == "" && ctx != nil {
+		authFile = ctx.AuthFile
+	}
+	switch {
+	case authFile != "":
+		b, err := os.ReadFile(ExpandHome(authFile))
+		if err != nil {
+			return nil, fmt.Errorf("auth file: %w", err)
+		}
+		c, err := ParseAuth(b)
+		if err != nil {
+			return nil, fmt.Errorf("auth file %s: %w", authFile, err)
+		}
+		s.Auth = c
+	case os.Getenv("ZK_AUTH") != "":
+		c, err := ParseAuth([]byte(os.Getenv("ZK_AUTH")))
+		if err != nil {
+			return nil, fmt.Errorf("ZK_AUTH: %w", err)
+		}
+		s.Auth = c
+	}
+	s.AuditLog = g.AuditLog
+	s.LogFile = g.LogFile
+	if s.Theme != "" {
+		// Checked here, before connecting: a typo is one line at once.
+		if _, err := themes.Load(s.Theme); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+var ErrReadOnly = errors.New("read-only")
+
+// RequireWrite refuses an action under --read-only or a read-only context
+// without --write.
+func (s *Settings) RequireWrite(action string) error {
+	switch {
+	case !s.ReadOnly:
+		return nil
+	case s.ReadOnlyContext:
+		return fmt.Errorf("%w: context %q is read-only; pass --write to %s", ErrReadOnly, s.ContextName, action)
+	default:
+		return fmt.Errorf("%w: --read-only forbids %s", ErrReadOnly, action)
+	}
+}
+
+var ErrBadServers = errors.New("malformed server list")
+
+// ParseServers reads a ZooKeeper connect string: host:port pairs separated
+// by commas, IPv6 hosts in brackets, an optional /chroot suffix as the Java
+// client accepts. A missing port means 2181.
+func ParseServers(s string) (servers []string, chroot string, err error) {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		s, chroot = s[:i], s[i:]
+		if chroot == "/" {
+			return nil, "", fmt.Errorf("%w: chroot \"/\" is the root; leave it out", ErrBadServers)
+		}
+		if err := ValidatePath(chroot); err != nil {
+			return nil, "", fmt.Errorf("%w: chroot %q: %v", ErrBadServers, chroot, err)
+		}
+	}
+	if s == "" {
+		return nil, "", fmt.Errorf("%w: empty", ErrBadServers)
+	}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			return nil, "", fmt.Errorf("%w: empty entry in %q", ErrBadServers, s)
+		}
+		host, port, err := net.SplitHostPort(part)
+		if err != nil {
+			// No port: accept a bare host or a bracketed IPv6 address
+			// with 2181. A bare IPv6 address is refused: "::1:2181"
+			// reads both as an address and as address plus port.
+			bracketed := strings.HasPrefix(part, "[") && strings.HasSuffix(part, "]")
+			host, port = strings.TrimSuffix(strings.TrimPrefix(part, "["), "]"), "2181"
+			if strings.Contains(host, ":") && !bracketed {
+				return nil, "", fmt.Errorf("%w: %q: write IPv6 addresses in brackets, as [::1]:2181", ErrBadServers, part)
+			}
+			if strings.ContainsAny(host, "[]") || (strings.Count(host, ":") > 0 && net.ParseIP(host) == nil) {
+				return nil, "", fmt.Errorf("%w: %q is not host:port", ErrBadServers, part)
+			}
+		}
+		if !validHost(host) {
+			return nil, "", fmt.Errorf("%w: bad host in %q", ErrBadServers, part)
+		}
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 {
+			return nil, "", fmt.Errorf("%w: bad port in %q", ErrBadServers, part)
+		}
+		servers = append(servers, net.JoinHostPort(host, strconv.Itoa(n)))
+	}
+	return servers, chroot, nil
+}
+
+func validHost(h string) bool {
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	if net.ParseIP(h) != nil {
+		return true
+	}
+	for _, r := range h {
+		if !(r == '-' || r == '.' || r == '_' || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))) {
+			return false
+		}
+	}
+	return !strings.HasPrefix(h, "-") && !strings.HasPrefix(h, ".")
+}
+
+var ErrBadPath = errors.New("invalid path")
+
+// ValidatePath applies ZooKeeper's path rules, so that bad paths fail here
+// with one clear line rather than as a server error: absolute, no trailing
+// slash, no empty, "." or ".." segments, no control characters.
+func ValidatePath(p string) error {
+	switch {
+	case p == "":
+		return fmt.Errorf("%w: empty", ErrBadPath)
+	case p[0] != '/':
+		return fmt.Errorf("%w %q: must start with /", ErrBadPath, p)
+	case p == "/":
+		return nil
+	case strings.HasSuffix(p, "/"):
+		return fmt.Errorf("%w %q: must not end with /", ErrBadPath, p)
+	case !utf8.ValidString(p):
+		return fmt.Errorf("%w: not UTF-8", ErrBadPath)
+	}
+	for _, seg := range strings.Split(p[1:], "/") {
+		switch seg {
+		case "":
+			return fmt.Errorf("%w %q: empty segment", ErrBadPath, p)
+		case ".", "..":
+			return fmt.Errorf("%w %q: relative segment %q", ErrBadPath, p, seg)
+		}
+	}
+	for _, r := range p {
+		if r < 0x20 || (r >= 0x7f && r <= 0x9f) || (r >= 0xd800 && r <= 0xf8ff) || r == 0xfff0 || r == 0xfffe || r == 0xffff {
+			return fmt.Errorf("%w: character %U not allowed", ErrBadPath, r)
+		}
+	}
+	return nil
+}
+
+var ErrBadAuth = errors.New("bad credentials")
+
+// ParseAuth reads digest credentials: one "user:password" line; blank lines
+// and lines starting with # are ignored; "digest:" in front is accepted.
+// The password never appears in an error.
+func ParseAuth(b []byte) (*Credentials, error) {
+	var found *Credentials
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		l := strings.TrimSpace(string(line))
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		if found != nil {
+			return nil, fmt.Errorf("%w: more than one credentials line", ErrBadAuth)
+		}
+		l = strings.TrimPrefix(l, "digest:")
+		user, pass, ok := strings.Cut(l, ":")
+		if !ok {
+			return nil, fmt.Errorf("%w: want user:password", ErrBadAuth)
+		}
+		if user == "" || pass == "" {
+			return nil, fmt.Errorf("%w: empty user or password", ErrBadAuth)
+		}
+		for _, r := range user + pass {
+			if r < 0x20 || r == 0x7f {
+				return nil, fmt.Errorf("%w: control character", ErrBadAuth)
+			}
+		}
+		found = &Credentials{User: user, Password: pass}
+	}
+	if found == nil {
+		return nil, fmt.Errorf("%w: no user:password line", ErrBadAuth)
+	}
+	return found, nil
+}
+
+// File is the config file: named ensembles, as kubectl and k9s users
+// expect.
+//
+//	contexts:
+//	  prod:
+//	    servers: [zk1:2181, zk2:2181, zk3:2181]
+//	    chroot: /app
+//	    auth_file: ~/.config/zklock/prod.auth
+//	    read_only: true
+//	    theme: high-contrast
+//	    roots: [/locks]
+type File struct {
+	Contexts map[string]Context `yaml:"contexts"`
+}
+
+type Context struct {
+	Servers        []string `yaml:"servers"`
+	Chroot         string   `yaml:"chroot"`
+	AuthFile       string   `yaml:"auth_file"`
+	ReadOnly       bool     `yaml:"read_only"`
+	Theme          string   `yaml:"theme"`
+	Roots          []string `yaml:"roots"`
+	SessionTimeout string   `yaml:"session_timeout"`
+}
+
+func (c *File) Names() []string {
+	var n []string
+	for k := range c.Contexts {
+		n = append(n, k)
+	}
+	slices.Sort(n)
+	return n
+}
+
+func Path() (string, error) {
+	if p := os.Getenv("ZKLOCK_CONFIG"); p != "" {
+		return p, nil
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "zklock", "config.yaml"), nil
+}
+
+func PathHint() string {
+	p, err := Path()
+	if err != nil {
+		return "$XDG_CONFIG_HOME/zklock/config.yaml"
+	}
+	return p
+}
+
+func Load() (*File, string, error) {
+	path, err := Path()
+	if err != nil {
+		return nil, "", fmt.Errorf("config file: %w", err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, path, fmt.Errorf("config file: %w", err)
+	}
+	var cfg File
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil {
+		return nil, path, fmt.Errorf("config file %s: %s", path, strings.ReplaceAll(err.Error(), "\n", " "))
+	}
+	for name, c := range cfg.Contexts {
+		for _, r := range c.Roots {
+			if err := ValidatePath(r); err != nil {
+				return nil, path, fmt.Errorf("config file %s: context %q: root: %w", path, name, err)
+			}
+		}
+	}
+	return &cfg, path, nil
+}
+
+func ExpandHome(p string) string {
+	if strings.HasPrefix(p, "~/") {
+		if h, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(h, p[2:])
+		}
+	}
+	return p
+}

@@ -1,0 +1,4 @@
+package sandbox
+
+// RunningThread is runningThread, for TestPauseStopsEveryThread.
+var RunningThread = runningThread
