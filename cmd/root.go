@@ -46,6 +46,7 @@ const (
 	exitOK          = 0
 	exitFailure     = 1   // bad input, unreachable ensemble, NoAuth, any failure
 	exitCheck       = 2   // ls --check: split-holders, deadlock or missing-watch
+	exitUsage       = 2   // run: a usage error, refused before connecting
 	exitNotAcquired = 3   // run: --timeout passed before the lock was held
 	exitLost        = 4   // run: the lock was lost while the command ran; it was stopped
 	exitSignal      = 130 // stopped by SIGINT/SIGTERM before the command ran (own locks released)

@@ -103,13 +103,16 @@ func runRun(cmd *cobra.Command, g *config.Flags, args []string, o runOptions) er
 	dash := cmd.ArgsLenAtDash()
 	switch {
 	case len(args) == 0:
-		return fmt.Errorf("run: no lock path and no command (%w)", errRunUsage)
-	case dash > 1:
-		return fmt.Errorf("run: one lock path before --, got %d (%w)", dash, errRunUsage)
+		return exitCode(exitUsage, fmt.Errorf("run: no lock path and no command (%w)", errRunUsage))
+	case dash < 0:
+		// Without --, CMD's own flags would be read as zklock's.
+		return exitCode(exitUsage, fmt.Errorf("run: put -- between the lock path and the command (%w)", errRunUsage))
+	case dash != 1:
+		return exitCode(exitUsage, fmt.Errorf("run: one lock path before --, got %d (%w)", dash, errRunUsage))
 	case len(args) < 2:
-		return fmt.Errorf("run: no command to run (%w)", errRunUsage)
+		return exitCode(exitUsage, fmt.Errorf("run: no command after -- (%w)", errRunUsage))
 	case o.timeout < 0 || o.grace < 0:
-		return errors.New("run: --timeout and --grace must not be negative")
+		return exitCode(exitUsage, errors.New("run: --timeout and --grace must not be negative"))
 	}
 	p, argv := args[0], args[1:]
 	if err := config.ValidatePath(p); err != nil {

@@ -311,3 +311,32 @@ with open(os.environ["MARK"], "w") as f:
     f.write("\n".join(out) + "\n")
 sys.exit(42)
 `
+
+// TestRunUsageRefusedBeforeConnecting: a run without -- (CMD's own flags
+// would be read as zklock's), with nothing after it, or with two paths is
+// one usage line and exit 2, before any connection: the servers named
+// are a closed port, which a connection attempt would report instead.
+func TestRunUsageRefusedBeforeConnecting(t *testing.T) {
+	dead := closedPort(t)
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no --", []string{"/locks/x", "echo", "hi"}, "put -- between the lock path and the command"},
+		{"nothing after --", []string{"/locks/x", "--"}, "no command after --"},
+		{"two paths", []string{"/locks/x", "/locks/y", "--", "true"}, "one lock path before --"},
+		{"nothing at all", nil, "no lock path and no command"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"--servers", dead, "--connect-timeout", "30s", "run"}, tt.args...)
+			_, stderr, code := runBinary(t, nil, args...)
+			if code != 2 || !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, "usage: zklock run") {
+				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			}
+			if strings.Contains(stderr, "cannot reach") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+				t.Fatalf("not one usage line before connecting: %q", stderr)
+			}
+		})
+	}
+}
