@@ -67,7 +67,7 @@ func TestLsJSONAndCheck(t *testing.T) {
 	if err := json.Unmarshal(raw[0]["queue"], &rawQ); err != nil || len(rawQ) != 3 {
 		t.Fatalf("queue: %v", err)
 	}
-	wantFields := []string{"believes", "client", "ctime", "data", "kind", "node", "recipe", "role", "seq", "session", "watch_verified", "watches"}
+	wantFields := []string{"believes", "client", "ctime", "data", "kind", "node", "recipe", "role", "seq", "session", "since", "since_bound", "watch_verified", "watches"}
 	if got := slices.Sorted(maps.Keys(rawQ[0])); !slices.Equal(got, wantFields) {
 		t.Errorf("node fields %v, want %v", got, wantFields)
 	}

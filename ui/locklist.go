@@ -47,8 +47,8 @@ type lockRow struct {
 	holders   int
 	depth     int
 	waitSince time.Time // oldest waiter's Since; zero when nobody waits
-	holdSince time.Time // first holder's Since; zero when nobody holds
-	holdExact bool
+	holdSince time.Time // first holder's tenure start; zero when nobody holds
+	holdBound zkview.Bound
 	danger    bool   // split-holders, deadlock or mixed-recipes
 	warn      bool   // any other warning
 	codes     string // warning codes, for the filter and the marker
@@ -167,7 +167,7 @@ func summarize(q *zkview.Queue) lockRow {
 		}
 	}
 	if first != nil {
-		r.holdSince, r.holdExact = first.Since, first.SinceExact
+		r.holdSince, r.holdBound = first.Tenure()
 		switch {
 		case r.holders > 1 && first.Kind == lockops.KindRead:
 			r.holder = strconv.Itoa(r.holders) + " readers"
@@ -428,8 +428,12 @@ func (l *lockList) rowSegs(st *themes.Styles, r *lockRow, cols []column, now tim
 			text, style = since(now, r.waitSince), st.Waiter
 		case "HELD":
 			text, style = since(now, r.holdSince), st.Holder
-			if text != "" && !r.holdExact {
-				// The monitor did not see the hold start: a lower bound.
+			switch {
+			case text == "":
+			case r.holdBound == zkview.BoundEarliest:
+				// Found holding: at most since its creation.
+				text = "≤" + text
+			case r.holdBound == zkview.BoundLatest:
 				text = "≥" + text
 			}
 		}

@@ -53,6 +53,11 @@ import (
 //	        "data": "user@host pid 42",  the first bytes of its data as
 //	                                   sanitized text ("…" when cut)
 //	        "ctime": "2026-11-23T00:53:54.123Z"  creation, RFC 3339, UTC
+//	        "since": "2026-11-23T00:53:55.001Z", when it took its role
+//	        "since_bound": "exact"     exact | earliest (the role began at
+//	                                   or after since: a holder found
+//	                                   holding, held at most now-since) |
+//	                                   latest (began at or before since)
 //	      }
 //	    ],
 //	    "other": ["leases"]            children that are not lock nodes
@@ -91,6 +96,8 @@ type JSONNode struct {
 	Believes      string `json:"believes"`
 	Data          string `json:"data"`
 	Ctime         string `json:"ctime"`
+	Since         string `json:"since"`
+	SinceBound    string `json:"since_bound"`
 }
 
 // rfc3339Milli is RFC 3339 with ZooKeeper's millisecond precision.
@@ -129,6 +136,9 @@ func ToJSON(snap *Snapshot) []JSONPath {
 			if !n.Ctime.IsZero() {
 				jn.Session = fmt.Sprintf("0x%x", n.Session)
 				jn.Ctime = n.Ctime.UTC().Format(rfc3339Milli)
+			}
+			if start, b := n.Tenure(); !start.IsZero() {
+				jn.Since, jn.SinceBound = start.UTC().Format(rfc3339Milli), b.String()
 			}
 			switch n.Link {
 			case LinkVerified:
@@ -309,18 +319,15 @@ func shortNode(name string) string {
 	return SanitizeString(name, 24)
 }
 
-// age is "held 1.2s" ("held ≥1.2s" when the monitor did not see the hold
-// begin) or "waits 3.0s".
+// age is "held 1.2s" (or "held ≤2.0s" for a holder found holding, bounded
+// by its creation; see Node.Tenure) or "waits 3.0s".
 func age(n Node, now time.Time) string {
-	if n.Since.IsZero() {
+	t := n.TenureText(now)
+	switch {
+	case t == "":
 		return "-"
+	case n.Role == lockops.RoleHolder:
+		return "held " + t
 	}
-	d := fmtGap(now.Sub(n.Since))
-	if n.Role == lockops.RoleHolder {
-		if !n.SinceExact {
-			return "held ≥" + d
-		}
-		return "held " + d
-	}
-	return "waits " + d
+	return "waits " + t
 }

@@ -70,12 +70,13 @@ func TestWriteJSONSchema(t *testing.T) {
 	}
 	queue := v[1]["queue"].([]any)
 	n0 := queue[0].(map[string]any)
-	want := []string{"believes", "client", "ctime", "data", "kind", "node", "recipe", "role", "seq", "session", "watch_verified", "watches"}
+	want := []string{"believes", "client", "ctime", "data", "kind", "node", "recipe", "role", "seq", "session", "since", "since_bound", "watch_verified", "watches"}
 	if got := keys(n0); !slices.Equal(got, want) {
 		t.Errorf("node keys %v, want %v", got, want)
 	}
 	if n0["session"] != "0x100009311fa0000" || n0["seq"] != 7.0 || n0["role"] != "holder" || n0["watch_verified"] != nil ||
-		n0["ctime"] != "2026-11-23T00:59:57.000Z" || n0["recipe"] != "curator" || n0["client"] != "127.0.0.1:38920" {
+		n0["ctime"] != "2026-11-23T00:59:57.000Z" || n0["recipe"] != "curator" || n0["client"] != "127.0.0.1:38920" ||
+		n0["since"] != "2026-11-23T00:59:58.000Z" || n0["since_bound"] != "exact" {
 		t.Errorf("holder: %v", n0)
 	}
 	n1 := queue[1].(map[string]any)

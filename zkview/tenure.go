@@ -1,0 +1,68 @@
+package zkview
+
+import (
+	"time"
+
+	"zklock/lockops"
+)
+
+// Bound says how much is known of when a node took its role.
+type Bound int
+
+const (
+	// BoundExact: the monitor saw the role begin (a handoff it watched,
+	// a waiter's creation), or the node was created holding.
+	BoundExact Bound = iota
+	// BoundEarliest: the role began at or after Start (a holder found
+	// holding: it cannot have held before it was created), so the
+	// duration is an upper bound ("held ≤ 2s").
+	BoundEarliest
+	// BoundLatest: the role began at or before Start (the first time the
+	// monitor saw it, the creation time unknown), so the duration is a
+	// lower bound.
+	BoundLatest
+)
+
+// String is the bound as `ls --json` writes it.
+func (b Bound) String() string {
+	switch b {
+	case BoundExact:
+		return "exact"
+	case BoundEarliest:
+		return "earliest"
+	default:
+		return "latest"
+	}
+}
+
+// Tenure is what is known of when a node took its current role: Start
+// and how to read it. A holder found already holding is bounded by its
+// creation: a lower bound from the first listing ("held ≥ 150µs") would
+// say nothing about a hold of minutes.
+func (n Node) Tenure() (start time.Time, b Bound) {
+	switch {
+	case n.SinceExact:
+		return n.Since, BoundExact
+	case n.Role == lockops.RoleHolder && !n.Ctime.IsZero():
+		return n.Ctime, BoundEarliest
+	default:
+		return n.Since, BoundLatest
+	}
+}
+
+// TenureText is the duration of the role at now with its bound: "2.0s",
+// "≤2.0s" or "≥2.0s"; "" when unknown.
+func (n Node) TenureText(now time.Time) string {
+	start, b := n.Tenure()
+	if start.IsZero() {
+		return ""
+	}
+	d := fmtGap(now.Sub(start))
+	switch b {
+	case BoundEarliest:
+		return "≤" + d
+	case BoundLatest:
+		return "≥" + d
+	}
+	return d
+}

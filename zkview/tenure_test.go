@@ -1,0 +1,38 @@
+package zkview
+
+import (
+	"testing"
+	"time"
+
+	"zklock/lockops"
+)
+
+// TestTenure: a holder found holding is bounded by its creation (an upper
+// bound on the hold), not by the first listing; what the monitor saw
+// begin is exact; without a creation time only a lower bound is left.
+func TestTenure(t *testing.T) {
+	now := time.Date(2026, 11, 25, 3, 0, 10, 0, time.UTC)
+	ctime, seen := now.Add(-2*time.Second), now.Add(-150*time.Microsecond)
+	tests := []struct {
+		name  string
+		n     Node
+		start time.Time
+		bound Bound
+		text  string
+	}{
+		{"holder found holding", Node{Role: lockops.RoleHolder, Since: seen, Ctime: ctime}, ctime, BoundEarliest, "≤2.0s"},
+		{"handoff seen", Node{Role: lockops.RoleHolder, Since: seen, SinceExact: true, Ctime: ctime}, seen, BoundExact, "150µs"},
+		{"holder not yet read", Node{Role: lockops.RoleHolder, Since: seen}, seen, BoundLatest, "≥150µs"},
+		{"waiter", Node{Role: lockops.RoleWaiting, Since: ctime, SinceExact: true, Ctime: ctime}, ctime, BoundExact, "2.0s"},
+		{"unknown", Node{Role: lockops.RoleWaiting}, time.Time{}, BoundLatest, ""},
+	}
+	for _, tt := range tests {
+		start, b := tt.n.Tenure()
+		if !start.Equal(tt.start) || b != tt.bound {
+			t.Errorf("%s: Tenure = %v %v, want %v %v", tt.name, start, b, tt.start, tt.bound)
+		}
+		if got := tt.n.TenureText(now); got != tt.text {
+			t.Errorf("%s: TenureText = %q, want %q", tt.name, got, tt.text)
+		}
+	}
+}
