@@ -174,12 +174,31 @@ func (f *nodeFacts) write(w io.Writer, title string) {
 	fmt.Fprintf(w, "  Role      %s\n", role)
 }
 
-func runForceRelease(cmd *cobra.Command, g *config.Flags, nodePath string, yes bool) error {
+// nodeAction is one of the commands that act on someone else's lock node
+// (release --force, revoke): they share every step but the words, the
+// confirmation and the call.
+type nodeAction struct {
+	verb    string // audit action and error prefix: force-release | revoke
+	purpose string // for a read-only refusal: "... forbids <purpose>"
+	title   string // heading of the node's facts
+	// explain says what the action does and risks, after the facts.
+	explain func(out io.Writer, n zkview.Node)
+	// confirm asks on the terminal; nil error means go on.
+	confirm func(cmd *cobra.Command, n zkview.Node) error
+	act     func(ctx context.Context, sess *lockops.Session, nodePath string, n zkview.Node) error
+	// done is the line printed after success.
+	done func(out io.Writer, nodePath string, f *nodeFacts)
+}
+
+// runNodeAction resolves the settings, refuses a read-only context, opens
+// the audit log, connects, shows the node, asks (unless --yes), and acts
+// between an audit line before and one after.
+func runNodeAction(cmd *cobra.Command, g *config.Flags, a nodeAction, nodePath string, yes bool) error {
 	s, err := g.Resolve(cmd.Flags().Changed)
 	if err != nil {
 		return err
 	}
-	if err := s.RequireWrite("force-release a lock node"); err != nil {
+	if err := s.RequireWrite(a.purpose); err != nil {
 		return err
 	}
 	audit, err := config.OpenAudit(s)
@@ -197,103 +216,96 @@ func runForceRelease(cmd *cobra.Command, g *config.Flags, nodePath string, yes b
 	facts, err := inspectNode(ictx, sess, nodePath)
 	cancel()
 	if err != nil {
-		return fmt.Errorf("force-release: %w", err)
+		return fmt.Errorf("%s: %w", a.verb, err)
 	}
 	out := cmd.OutOrStdout()
 	n := facts.node
-	facts.write(out, "FORCE-RELEASE "+zkview.SanitizeString(nodePath, 0))
-	fmt.Fprintf(out, "\nRISK: the holder is not told and may still act. It goes on as if it held the lock while the next waiter takes it: two clients in the critical section.\n")
-	fmt.Fprintf(out, "The node is deleted only if its owner is still session 0x%x.\n", n.Session)
+	facts.write(out, a.title+" "+zkview.SanitizeString(nodePath, 0))
+	a.explain(out, n)
 	if !yes {
-		typed, err := ask(cmd, fmt.Sprintf("\nType the sequence number %d to confirm: ", n.Seq))
-		if err != nil {
-			return fmt.Errorf("force-release: %w", err)
-		}
-		v, perr := strconv.ParseInt(strings.TrimSpace(typed), 10, 32)
-		if perr != nil || int32(v) != n.Seq {
-			return fmt.Errorf("force-release: %w (typed %q, the sequence number is %d)", errNotConfirmed, zkview.SanitizeString(strings.TrimSpace(typed), 16), n.Seq)
+		if err := a.confirm(cmd, n); err != nil {
+			return fmt.Errorf("%s: %w", a.verb, err)
 		}
 	}
 
-	rec := config.AuditRecord{Action: "force-release", Path: facts.parent, Node: n.Name, Owner: sessionHex(n.Session),
+	rec := config.AuditRecord{Action: a.verb, Path: facts.parent, Node: n.Name, Owner: sessionHex(n.Session),
 		Client: n.Client, Session: sessionHex(sess.ID())}
 	before := rec
 	before.Phase = config.PhaseBefore
 	if err := audit.Write(before); err != nil {
-		return fmt.Errorf("force-release not done: %w", err)
+		return fmt.Errorf("%s not done: %w", a.verb, err)
 	}
 	actx, cancel := context.WithTimeout(cmd.Context(), opTimeout)
 	defer cancel()
-	ferr := lockops.ForceRelease(actx, sess, nodePath, n.Session)
-	if aerr := audit.After(rec, ferr); aerr != nil {
-		ferr = errors.Join(ferr, aerr)
+	aerr := a.act(actx, sess, nodePath, n)
+	if werr := audit.After(rec, aerr); werr != nil {
+		aerr = errors.Join(aerr, werr)
 	}
-	if ferr != nil {
-		if errors.Is(ferr, lockops.ErrOwnerChanged) {
-			return fmt.Errorf("not deleted: %w", ferr)
-		}
-		return ferr
+	if aerr != nil {
+		return aerr
 	}
-	fmt.Fprintf(out, "deleted %s (owner session 0x%x)\n", zkview.SanitizeString(nodePath, 0), n.Session)
+	a.done(out, nodePath, facts)
 	return nil
 }
 
-func runRevoke(cmd *cobra.Command, g *config.Flags, nodePath string, yes bool) error {
-	s, err := g.Resolve(cmd.Flags().Changed)
-	if err != nil {
-		return err
-	}
-	if err := s.RequireWrite("revoke a lock"); err != nil {
-		return err
-	}
-	audit, err := config.OpenAudit(s)
-	if err != nil {
-		return err
-	}
-	defer audit.Close()
-	sess, err := connect(cmd.Context(), s)
-	if err != nil {
-		return err
-	}
-	defer sess.Close()
+func runForceRelease(cmd *cobra.Command, g *config.Flags, nodePath string, yes bool) error {
+	return runNodeAction(cmd, g, nodeAction{
+		verb:    "force-release",
+		purpose: "force-release a lock node",
+		title:   "FORCE-RELEASE",
+		explain: func(out io.Writer, n zkview.Node) {
+			fmt.Fprintf(out, "\nRISK: the holder is not told and may still act. It goes on as if it held the lock while the next waiter takes it: two clients in the critical section.\n")
+			fmt.Fprintf(out, "The node is deleted only if its owner is still session 0x%x.\n", n.Session)
+		},
+		confirm: func(cmd *cobra.Command, n zkview.Node) error {
+			typed, err := ask(cmd, fmt.Sprintf("\nType the sequence number %d to confirm: ", n.Seq))
+			if err != nil {
+				return err
+			}
+			v, perr := strconv.ParseInt(strings.TrimSpace(typed), 10, 32)
+			if perr != nil || int32(v) != n.Seq {
+				return fmt.Errorf("%w (typed %q, the sequence number is %d)", errNotConfirmed, zkview.SanitizeString(strings.TrimSpace(typed), 16), n.Seq)
+			}
+			return nil
+		},
+		act: func(ctx context.Context, sess *lockops.Session, nodePath string, n zkview.Node) error {
+			err := lockops.ForceRelease(ctx, sess, nodePath, n.Session)
+			if errors.Is(err, lockops.ErrOwnerChanged) {
+				return fmt.Errorf("not deleted: %w", err)
+			}
+			return err
+		},
+		done: func(out io.Writer, nodePath string, f *nodeFacts) {
+			fmt.Fprintf(out, "deleted %s (owner session 0x%x)\n", zkview.SanitizeString(nodePath, 0), f.node.Session)
+		},
+	}, nodePath, yes)
+}
 
-	ictx, cancel := context.WithTimeout(cmd.Context(), opTimeout)
-	facts, err := inspectNode(ictx, sess, nodePath)
-	cancel()
-	if err != nil {
-		return fmt.Errorf("revoke: %w", err)
-	}
-	out := cmd.OutOrStdout()
-	n := facts.node
-	facts.write(out, "REVOKE "+zkview.SanitizeString(nodePath, 0))
-	fmt.Fprintf(out, "\nThis writes __REVOKE__ into its node (Curator's revocation protocol). Only a holder that listens for revocation lets go; others ignore it and keep the lock.\n")
-	if !yes {
-		typed, err := ask(cmd, "\nRevoke? [y/N] ")
-		if err != nil {
-			return fmt.Errorf("revoke: %w", err)
-		}
-		if a := strings.ToLower(strings.TrimSpace(typed)); a != "y" && a != "yes" {
-			return fmt.Errorf("revoke: %w", errNotConfirmed)
-		}
-	}
-	rec := config.AuditRecord{Action: "revoke", Path: facts.parent, Node: n.Name, Owner: sessionHex(n.Session),
-		Client: n.Client, Session: sessionHex(sess.ID())}
-	before := rec
-	before.Phase = config.PhaseBefore
-	if err := audit.Write(before); err != nil {
-		return fmt.Errorf("revoke not done: %w", err)
-	}
-	actx, cancel := context.WithTimeout(cmd.Context(), opTimeout)
-	defer cancel()
-	rerr := lockops.Revoke(actx, sess, nodePath)
-	if aerr := audit.After(rec, rerr); aerr != nil {
-		rerr = errors.Join(rerr, aerr)
-	}
-	if rerr != nil {
-		return rerr
-	}
-	fmt.Fprintf(out, "asked %s to let go (check with: zklock ls %s)\n", zkview.SanitizeString(n.Name, 0), zkview.SanitizeString(facts.parent, 0))
-	return nil
+func runRevoke(cmd *cobra.Command, g *config.Flags, nodePath string, yes bool) error {
+	return runNodeAction(cmd, g, nodeAction{
+		verb:    "revoke",
+		purpose: "revoke a lock",
+		title:   "REVOKE",
+		explain: func(out io.Writer, _ zkview.Node) {
+			fmt.Fprintf(out, "\nThis writes __REVOKE__ into its node (Curator's revocation protocol). Only a holder that listens for revocation lets go; others ignore it and keep the lock.\n")
+		},
+		confirm: func(cmd *cobra.Command, _ zkview.Node) error {
+			typed, err := ask(cmd, "\nRevoke? [y/N] ")
+			if err != nil {
+				return err
+			}
+			if a := strings.ToLower(strings.TrimSpace(typed)); a != "y" && a != "yes" {
+				return errNotConfirmed
+			}
+			return nil
+		},
+		act: func(ctx context.Context, sess *lockops.Session, nodePath string, _ zkview.Node) error {
+			return lockops.Revoke(ctx, sess, nodePath)
+		},
+		done: func(out io.Writer, _ string, f *nodeFacts) {
+			fmt.Fprintf(out, "asked %s to let go (check with: zklock ls %s)\n", zkview.SanitizeString(f.node.Name, 0), zkview.SanitizeString(f.parent, 0))
+		},
+	}, nodePath, yes)
 }
 
 // ask prints prompt and reads one line from stdin, which must be a
