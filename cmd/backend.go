@@ -85,7 +85,7 @@ func (b *lockBackend) Take(ctx context.Context, p string, kind lockops.Kind) err
 			if pr.State == lockops.LockQueued || pr.State == lockops.LockHolding {
 				once.Do(func() { close(queued) })
 			}
-			b.feed.send(ownFromProgress(p, pr))
+			b.feed.send(ui.OwnFromProgress(p, pr))
 		}))
 	wctx, stopWait := context.WithCancel(b.life)
 	o := &ownLock{lock: l, stopWait: stopWait, acquired: make(chan struct{})}
@@ -209,27 +209,6 @@ func (b *lockBackend) Close() {
 	case <-done:
 	case <-ctx.Done():
 	}
-}
-
-// ownFromProgress turns the lock core's report into the console's.
-func ownFromProgress(p string, pr lockops.Progress) ui.OwnLock {
-	o := ui.OwnLock{Path: p, Node: pr.Node, Position: pr.Position, Watching: pr.Watching, Since: pr.At}
-	switch pr.State {
-	case lockops.LockQueued:
-		o.State = ui.OwnQueued
-	case lockops.LockHolding:
-		o.State = ui.OwnHolding
-	case lockops.LockSuspended:
-		o.State = ui.OwnSuspended
-	case lockops.LockLost:
-		o.State = ui.OwnLost
-	default:
-		o.State = ui.OwnReleased
-	}
-	if pr.Err != nil {
-		o.Err = pr.Err.Error()
-	}
-	return o
 }
 
 // ownFeed carries progress reports from the lock core's goroutines (which

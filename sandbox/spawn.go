@@ -43,3 +43,14 @@ func spawner(reqs <-chan spawnRequest) {
 		req.done <- req.cmd.Start()
 	}
 }
+
+// StartChild starts cmd as the sandbox starts its servers: from the one
+// thread that lives as long as the process, asking the kernel to kill the
+// child when this process goes (Linux), in a process group of its own so
+// that a Ctrl-C at the terminal does not reach it first. Other helper
+// processes of tests and benchmarks (sandbox/peers' client drivers) start
+// this way too. cmd.SysProcAttr is replaced.
+func StartChild(cmd *exec.Cmd) error {
+	cmd.SysProcAttr = serverProcAttr()
+	return startProcess(cmd)
+}

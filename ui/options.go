@@ -98,3 +98,25 @@ type Options struct {
 	// reads a clock. time.Now when nil.
 	Now func() time.Time
 }
+
+// OwnFromProgress turns the lock core's report on the lock at p into
+// the console's; states before the first create read as released.
+func OwnFromProgress(p string, pr lockops.Progress) OwnLock {
+	o := OwnLock{Path: p, Node: pr.Node, Position: pr.Position, Watching: pr.Watching, Since: pr.At}
+	switch pr.State {
+	case lockops.LockQueued:
+		o.State = OwnQueued
+	case lockops.LockHolding:
+		o.State = OwnHolding
+	case lockops.LockSuspended:
+		o.State = OwnSuspended
+	case lockops.LockLost:
+		o.State = OwnLost
+	default:
+		o.State = OwnReleased
+	}
+	if pr.Err != nil {
+		o.Err = pr.Err.Error()
+	}
+	return o
+}

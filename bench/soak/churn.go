@@ -255,24 +255,10 @@ func (c *churn) operator() {
 	defer s.Close()
 	defer close(c.own)
 	report := func(p lockops.Progress) {
-		o := ui.OwnLock{Path: quietLock, Node: p.Node, Position: p.Position, Watching: p.Watching, Since: p.At}
-		switch p.State {
-		case lockops.LockQueued:
-			o.State = ui.OwnQueued
-		case lockops.LockHolding:
-			o.State = ui.OwnHolding
-		case lockops.LockSuspended:
-			o.State = ui.OwnSuspended
-		case lockops.LockLost:
-			o.State = ui.OwnLost
-		case lockops.LockReleased:
-			o.State = ui.OwnReleased
-		default:
+		if p.State == lockops.LockIdle {
 			return
 		}
-		if p.Err != nil {
-			o.Err = p.Err.Error()
-		}
+		o := ui.OwnFromProgress(quietLock, p)
 		// Progress callbacks must not block: a console that fell this far
 		// behind loses a report, as a terminal would a frame.
 		select {

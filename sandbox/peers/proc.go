@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"zklock/sandbox"
 )
 
 // Kind is a client library.
@@ -178,7 +179,6 @@ func Start(ctx context.Context, kind Kind, cfg Config) (*Proc, error) {
 		changed:  make(chan struct{}),
 	}
 	cmd.Stderr = p.stderr
-	cmd.SysProcAttr = procAttr()
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, fmt.Errorf("peers: start %s: %w", kind, err)
 	}
@@ -186,7 +186,7 @@ func Start(ctx context.Context, kind Kind, cfg Config) (*Proc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("peers: start %s: %w", kind, err)
 	}
-	if err := startProcess(cmd); err != nil {
+	if err := sandbox.StartChild(cmd); err != nil {
 		return nil, fmt.Errorf("peers: start %s: %w", kind, err)
 	}
 	p.process = cmd.Process
