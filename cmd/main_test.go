@@ -28,24 +28,12 @@ import (
 // test that needs it, stopped by TestMain) and one zklock binary built
 // once, so that command-line tests see exactly what a user runs: exit
 // codes, stderr, no stack traces.
-var shared struct {
-	once sync.Once
-	c    *sandbox.Cluster
-	err  error
-}
+var shared = &sandboxtest.Shared{Options: sandbox.Options{Members: 1, TickTime: 100 * time.Millisecond}}
 
 // testCluster is the shared server. Its 100 ms tick allows short sessions.
 func testCluster(t testing.TB) *sandbox.Cluster {
 	t.Helper()
-	shared.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
-		shared.c, shared.err = sandbox.Start(ctx, sandbox.Options{Members: 1, TickTime: 100 * time.Millisecond})
-	})
-	if shared.err != nil {
-		t.Fatalf("these tests need a real ZooKeeper (make deps, or apt-get install zookeeper default-jre-headless): %v", shared.err)
-	}
-	return shared.c
+	return shared.Cluster(t)
 }
 
 // testEnvDir holds the state and config directories every zklock run by
@@ -70,9 +58,7 @@ func TestMain(m *testing.M) {
 		os.Unsetenv(k)
 	}
 	code := m.Run()
-	if shared.c != nil {
-		shared.c.Close()
-	}
+	shared.Close()
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
 	}

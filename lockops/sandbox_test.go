@@ -3,34 +3,22 @@ package lockops
 import (
 	"context"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
 	"zklock/sandbox"
+	"zklock/sandbox/sandboxtest"
 )
 
 // The package's integration tests share one standalone ZooKeeper, started
 // by the first test that needs it (the pure ordering tests never do) and
 // stopped by TestMain. Its 100 ms tick allows session timeouts down to
 // 200 ms, so tests of expiry take a second, not a minute.
-var shared struct {
-	once sync.Once
-	c    *sandbox.Cluster
-	err  error
-}
+var shared = &sandboxtest.Shared{Options: sandbox.Options{Members: 1, TickTime: 100 * time.Millisecond}, Hint: "lockops tests need a real ZooKeeper"}
 
 func testCluster(t testing.TB) *sandbox.Cluster {
 	t.Helper()
-	shared.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		shared.c, shared.err = sandbox.Start(ctx, sandbox.Options{Members: 1, TickTime: 100 * time.Millisecond})
-	})
-	if shared.err != nil {
-		t.Fatalf("lockops tests need a real ZooKeeper (make deps, or apt-get install zookeeper default-jre-headless): %v", shared.err)
-	}
-	return shared.c
+	return shared.Cluster(t)
 }
 
 func testServers(t testing.TB) []string { return testCluster(t).Servers() }
@@ -53,8 +41,6 @@ func newTestProxy(t testing.TB) *sandbox.Proxy {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if shared.c != nil {
-		shared.c.Close()
-	}
+	shared.Close()
 	os.Exit(code)
 }

@@ -21,32 +21,16 @@ import (
 // sessions may be as short as 200 ms), started by the first test that
 // needs it and stopped by TestMain. The fault tests start their own
 // ensemble.
-var shared struct {
-	once sync.Once
-	c    *sandbox.Cluster
-	err  error
-}
-
-const installHint = "zkview tests need a real ZooKeeper and Java (make deps, or apt-get install zookeeper default-jre-headless)"
+var shared = &sandboxtest.Shared{Options: sandbox.Options{Members: 1, TickTime: 100 * time.Millisecond}, Hint: "zkview tests need a real ZooKeeper and Java"}
 
 func testCluster(t testing.TB) *sandbox.Cluster {
 	t.Helper()
-	shared.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		shared.c, shared.err = sandbox.Start(ctx, sandbox.Options{Members: 1, TickTime: 100 * time.Millisecond})
-	})
-	if shared.err != nil {
-		t.Fatalf("%s: %v", installHint, shared.err)
-	}
-	return shared.c
+	return shared.Cluster(t)
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if shared.c != nil {
-		shared.c.Close()
-	}
+	shared.Close()
 	os.Exit(code)
 }
 

@@ -7,7 +7,6 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,30 +19,16 @@ import (
 // The integration tests share one standalone server, started by the first
 // test that needs one and stopped by TestMain. Its 100 ms tick lets
 // sessions of a second or two expire quickly.
-var shared struct {
-	once sync.Once
-	c    *sandbox.Cluster
-	err  error
-}
+var shared = &sandboxtest.Shared{Options: sandbox.Options{Members: 1, TickTime: 100 * time.Millisecond}, Hint: "peers tests need a real ZooKeeper"}
 
 func testServers(t testing.TB) []string {
 	t.Helper()
-	shared.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		shared.c, shared.err = sandbox.Start(ctx, sandbox.Options{Members: 1, TickTime: 100 * time.Millisecond})
-	})
-	if shared.err != nil {
-		t.Fatalf("peers tests need a real ZooKeeper (make deps): %v", shared.err)
-	}
-	return shared.c.Servers()
+	return shared.Cluster(t).Servers()
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if shared.c != nil {
-		shared.c.Close()
-	}
+	shared.Close()
 	os.Exit(code)
 }
 

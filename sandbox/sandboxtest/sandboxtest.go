@@ -6,6 +6,7 @@ package sandboxtest
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 	"zklock/sandbox"
@@ -86,3 +87,48 @@ func ConnectCallback(t testing.TB, servers []string, sessionTimeout time.Duratio
 type nopLogger struct{}
 
 func (nopLogger) Printf(string, ...any) {}
+
+// startWait bounds a shared cluster's start: a cold JVM on a busy 2-core
+// machine.
+const startWait = 90 * time.Second
+
+// Shared is one cluster for all the tests of a package: started by the
+// first test that asks (tests that need no server never start it),
+// stopped by Close from TestMain. A start that failed fails every test
+// that asks, with the error (what to install, or the servers' last log
+// lines); it is not tried again.
+type Shared struct {
+	// Options start the cluster.
+	Options sandbox.Options
+	// Hint opens the failure message: what needs the server.
+	Hint string
+
+	once sync.Once
+	c    *sandbox.Cluster
+	err  error
+}
+
+// Cluster is the shared cluster, started on first use.
+func (s *Shared) Cluster(t testing.TB) *sandbox.Cluster {
+	t.Helper()
+	s.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), startWait)
+		defer cancel()
+		s.c, s.err = sandbox.Start(ctx, s.Options)
+	})
+	if s.err != nil {
+		hint := s.Hint
+		if hint == "" {
+			hint = "these tests need a real ZooKeeper"
+		}
+		t.Fatalf("%s (make deps, or apt-get install zookeeper default-jre-headless): %v", hint, s.err)
+	}
+	return s.c
+}
+
+// Close stops the cluster if it was started.
+func (s *Shared) Close() {
+	if s.c != nil {
+		s.c.Close()
+	}
+}
