@@ -9,15 +9,8 @@ import (
 	"zklock/config"
 	"zklock/lockops"
 	"zklock/ui"
+	"zklock/zkview"
 )
-
-// sessionHex is how sessions are written everywhere: 0x and hex.
-func sessionHex(id int64) string {
-	if id == 0 {
-		return ""
-	}
-	return fmt.Sprintf("0x%x", id)
-}
 
 // auditedBackend writes a line before and after every console action.
 type auditedBackend struct {
@@ -33,7 +26,7 @@ var _ ui.Backend = (*auditedBackend)(nil)
 // do runs one action between its two lines.
 func (b *auditedBackend) do(r config.AuditRecord, fn func() error) error {
 	r.Phase = config.PhaseBefore
-	r.Session = sessionHex(b.sess.ID())
+	r.Session = zkview.SessionHex(b.sess.ID())
 	if err := b.audit.Write(r); err != nil {
 		return fmt.Errorf("%s not done: %w", r.Action, err)
 	}
@@ -70,12 +63,12 @@ func (b *auditedBackend) Release(ctx context.Context, p string) error {
 
 func (b *auditedBackend) Revoke(ctx context.Context, p, node string) error {
 	owner, client := b.lookup(p, node)
-	r := config.AuditRecord{Action: "revoke", Path: p, Node: node, Owner: sessionHex(owner), Client: client}
+	r := config.AuditRecord{Action: "revoke", Path: p, Node: node, Owner: zkview.SessionHex(owner), Client: client}
 	return b.do(r, func() error { return b.inner.Revoke(ctx, p, node) })
 }
 
 func (b *auditedBackend) ForceRelease(ctx context.Context, p, node string, session int64) error {
 	_, client := b.lookup(p, node)
-	r := config.AuditRecord{Action: "force-release", Path: p, Node: node, Owner: sessionHex(session), Client: client}
+	r := config.AuditRecord{Action: "force-release", Path: p, Node: node, Owner: zkview.SessionHex(session), Client: client}
 	return b.do(r, func() error { return b.inner.ForceRelease(ctx, p, node, session) })
 }

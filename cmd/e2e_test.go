@@ -25,6 +25,7 @@ import (
 	"zklock/lockops"
 	"zklock/sandbox/peers"
 	"zklock/sandbox/sandboxtest"
+	"zklock/zkview"
 )
 
 // e2eWait bounds each wait for the screen or ZooKeeper: generous, since
@@ -267,7 +268,7 @@ func TestE2EConsole(t *testing.T) {
 		waiters = append(waiters, h)
 		waitZK(t, "a waiter's node", func() bool { return len(lockChildren(t, conn, lock)) == c+1 })
 	}
-	hs, w1s, w2s := sessionHex(curator.Session(0)), sessionHex(curator.Session(1)), sessionHex(curator.Session(2))
+	hs, w1s, w2s := zkview.SessionHex(curator.Session(0)), zkview.SessionHex(curator.Session(1)), zkview.SessionHex(curator.Session(2))
 
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	p := startPane(t, 160, 48, e2eEnv(t), bin, "--servers", cluster.ConnectString(), "--audit-log", audit, lock)
@@ -360,7 +361,7 @@ func TestE2EReadOnlyAndNoColor(t *testing.T) {
 	waitZK(t, "the waiter's node", func() bool { return len(lockChildren(t, conn, lock)) == 2 })
 
 	p := startPane(t, 160, 48, e2eEnv(t, "NO_COLOR=1"), bin, "--read-only", "--servers", cluster.ConnectString(), lock)
-	s := p.waitText(sessionHex(kazoo.Session(0)), sessionHex(kazoo.Session(1)), "kazoo")
+	s := p.waitText(zkview.SessionHex(kazoo.Session(0)), zkview.SessionHex(kazoo.Session(1)), "kazoo")
 	footer := lineWith(s, "q quit")
 	for _, hidden := range []string{"t take", "force-release", "revoke", "release mine"} {
 		if strings.Contains(footer, hidden) {

@@ -228,8 +228,8 @@ func runNodeAction(cmd *cobra.Command, g *config.Flags, a nodeAction, nodePath s
 		}
 	}
 
-	rec := config.AuditRecord{Action: a.verb, Path: facts.parent, Node: n.Name, Owner: sessionHex(n.Session),
-		Client: n.Client, Session: sessionHex(sess.ID())}
+	rec := config.AuditRecord{Action: a.verb, Path: facts.parent, Node: n.Name, Owner: zkview.SessionHex(n.Session),
+		Client: n.Client, Session: zkview.SessionHex(sess.ID())}
 	before := rec
 	before.Phase = config.PhaseBefore
 	if err := audit.Write(before); err != nil {

@@ -167,7 +167,7 @@ func runRun(cmd *cobra.Command, g *config.Flags, args []string, o runOptions) er
 	}
 	defer sess.Close()
 
-	rec := config.AuditRecord{Action: "run", Path: p, Kind: kind.String(), Command: argv, Session: sessionHex(sess.ID())}
+	rec := config.AuditRecord{Action: "run", Path: p, Kind: kind.String(), Command: argv, Session: zkview.SessionHex(sess.ID())}
 	before := rec
 	before.Phase = config.PhaseBefore
 	if err := audit.Write(before); err != nil {

@@ -665,13 +665,10 @@ func (d *Workload) queue(ctx context.Context, p string) (lockops.Queue, error) {
 
 // nodeRef names a node by its sequence number, as the console does.
 func demoNodeRef(name string) string {
-	if n, ok := lockops.ParseName(name); ok && n.Kind != lockops.KindOther {
-		return fmt.Sprintf("#%d", n.Seq)
-	}
 	if name == "" {
 		return "its node"
 	}
-	return zkview.SanitizeString(name, 40)
+	return zkview.NodeRef(name, 40)
 }
 
 func demoJoinAnd(s []string) string {

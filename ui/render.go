@@ -270,7 +270,7 @@ func session(id int64) string {
 	if id == 0 {
 		return "-"
 	}
-	return "0x" + strconv.FormatUint(uint64(id), 16)
+	return zkview.SessionHex(id)
 }
 
 // seqOf reads the sequence number ZooKeeper appended to a lock node's name

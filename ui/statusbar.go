@@ -2,13 +2,13 @@ package ui
 
 import (
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"zklock/themes"
+	"zklock/zkview"
 )
 
 // notice is the outcome of the operator's last action, shown in the status
@@ -58,10 +58,7 @@ func statusView(st *themes.Styles, own map[string]OwnLock, n notice, readOnly bo
 
 // nodeRef names a node by its sequence number when the name carries one.
 func nodeRef(name string) string {
-	if seq, ok := seqOf(name); ok {
-		return "#" + strconv.Itoa(int(seq))
-	}
-	return clean(shortName(name), 24)
+	return zkview.NodeRef(name, 24)
 }
 
 // narrationLines is the demo's narration: the last step of the recipe,

@@ -281,7 +281,7 @@ func writeQueueText(b *strings.Builder, q Queue, now time.Time) {
 			}
 			waits := "-"
 			if n.Watches != "" {
-				waits = shortNode(n.Watches) + " " + n.Link.String()
+				waits = NodeRef(n.Watches, 24) + " " + n.Link.String()
 			}
 			if n.Herd {
 				waits += " HERD"
@@ -309,14 +309,6 @@ func writeQueueText(b *strings.Builder, q Queue, now time.Time) {
 		}
 		fmt.Fprintf(b, "  other children: %s\n", strings.Join(others, ", "))
 	}
-}
-
-// shortNode names a watched node by its sequence when it is a lock node.
-func shortNode(name string) string {
-	if n, ok := lockops.ParseName(name); ok {
-		return fmt.Sprintf("#%d", n.Seq)
-	}
-	return SanitizeString(name, 24)
 }
 
 // age is "held 1.2s" (or "held ≤2.0s" for a holder found holding, bounded
