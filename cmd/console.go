@@ -176,7 +176,7 @@ func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error
 func cleanPaths(ps []string) ([]string, error) {
 	var out []string
 	for _, p := range ps {
-		if err := config.ValidatePath(p); err != nil {
+		if err := lockops.ValidPath(p); err != nil {
 			return nil, err
 		}
 		if !slices.Contains(out, p) {

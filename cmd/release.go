@@ -89,7 +89,7 @@ func oneNodeArg(verb string, args []string) (string, error) {
 		return "", fmt.Errorf("%s: want one NODEPATH, got %d", verb, len(args))
 	}
 	np := args[0]
-	if err := config.ValidatePath(np); err != nil {
+	if err := lockops.ValidPath(np); err != nil {
 		return "", err
 	}
 	if np == "/" {

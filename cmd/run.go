@@ -115,7 +115,7 @@ func runRun(cmd *cobra.Command, g *config.Flags, args []string, o runOptions) er
 		return exitCode(exitUsage, errors.New("run: --timeout and --grace must not be negative"))
 	}
 	p, argv := args[0], args[1:]
-	if err := config.ValidatePath(p); err != nil {
+	if err := lockops.ValidPath(p); err != nil {
 		return err
 	}
 	if p == "/" {

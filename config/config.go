@@ -20,6 +20,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"zklock/lockops"
 	"zklock/themes"
 )
 
@@ -132,7 +133,7 @@ func (g *Flags) Resolve(changed func(flag string) bool) (*Settings, error) {
 		s.Chroot = ""
 	}
 	if s.Chroot != "" {
-		if err := ValidatePath(s.Chroot); err != nil {
+		if err := lockops.ValidPath(s.Chroot); err != nil {
 			return nil, fmt.Errorf("chroot: %w", err)
 		}
 	}
@@ -213,7 +214,7 @@ func ParseServers(s string) (servers []string, chroot string, err error) {
 		if chroot == "/" {
 			return nil, "", fmt.Errorf("%w: chroot \"/\" is the root; leave it out", ErrBadServers)
 		}
-		if err := ValidatePath(chroot); err != nil {
+		if err := lockops.ValidPath(chroot); err != nil {
 			return nil, "", fmt.Errorf("%w: chroot %q: %v", ErrBadServers, chroot, err)
 		}
 	}
@@ -264,40 +265,6 @@ func validHost(h string) bool {
 		}
 	}
 	return !strings.HasPrefix(h, "-") && !strings.HasPrefix(h, ".")
-}
-
-var ErrBadPath = errors.New("invalid path")
-
-// ValidatePath applies ZooKeeper's path rules, so that bad paths fail here
-// with one clear line rather than as a server error: absolute, no trailing
-// slash, no empty, "." or ".." segments, no control characters.
-func ValidatePath(p string) error {
-	switch {
-	case p == "":
-		return fmt.Errorf("%w: empty", ErrBadPath)
-	case p[0] != '/':
-		return fmt.Errorf("%w %q: must start with /", ErrBadPath, p)
-	case p == "/":
-		return nil
-	case strings.HasSuffix(p, "/"):
-		return fmt.Errorf("%w %q: must not end with /", ErrBadPath, p)
-	case !utf8.ValidString(p):
-		return fmt.Errorf("%w: not UTF-8", ErrBadPath)
-	}
-	for _, seg := range strings.Split(p[1:], "/") {
-		switch seg {
-		case "":
-			return fmt.Errorf("%w %q: empty segment", ErrBadPath, p)
-		case ".", "..":
-			return fmt.Errorf("%w %q: relative segment %q", ErrBadPath, p, seg)
-		}
-	}
-	for _, r := range p {
-		if r < 0x20 || (r >= 0x7f && r <= 0x9f) || (r >= 0xd800 && r <= 0xf8ff) || r == 0xfff0 || r == 0xfffe || r == 0xffff {
-			return fmt.Errorf("%w: character %U not allowed", ErrBadPath, r)
-		}
-	}
-	return nil
 }
 
 var ErrBadAuth = errors.New("bad credentials")
@@ -406,7 +373,7 @@ func Load() (*File, string, error) {
 	}
 	for name, c := range cfg.Contexts {
 		for _, r := range c.Roots {
-			if err := ValidatePath(r); err != nil {
+			if err := lockops.ValidPath(r); err != nil {
 				return nil, path, fmt.Errorf("config file %s: context %q: root: %w", path, name, err)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"zklock/lockops"
 )
 
 func TestParseServers(t *testing.T) {
@@ -40,21 +41,6 @@ func TestParseServers(t *testing.T) {
 		}
 		if err != nil || !slices.Equal(got, tt.want) || chroot != tt.chroot {
 			t.Errorf("parseServers(%q) = %v %q %v; want %v %q", tt.in, got, chroot, err, tt.want, tt.chroot)
-		}
-	}
-}
-
-func TestValidatePath(t *testing.T) {
-	good := []string{"/", "/locks", "/locks/job-1", "/a b/ü", "/zookeeper"}
-	bad := []string{"", "locks", "/locks/", "/a//b", "/a/./b", "/a/..", "/a\x00b", "/a\x1bb", "/a\u0085"}
-	for _, p := range good {
-		if err := ValidatePath(p); err != nil {
-			t.Errorf("validatePath(%q) = %v, want nil", p, err)
-		}
-	}
-	for _, p := range bad {
-		if err := ValidatePath(p); !errors.Is(err, ErrBadPath) {
-			t.Errorf("validatePath(%q) = %v, want errBadPath", p, err)
 		}
 	}
 }
@@ -100,7 +86,7 @@ func FuzzParseServers(f *testing.F) {
 				t.Fatalf("accepted entry %q does not re-parse: %v", sv, err)
 			}
 		}
-		if chroot != "" && ValidatePath(chroot) != nil {
+		if chroot != "" && lockops.ValidPath(chroot) != nil {
 			t.Fatalf("accepted bad chroot %q", chroot)
 		}
 	})

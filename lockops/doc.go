@@ -9,17 +9,23 @@
 //
 // One file per concept, as etcd's client/v3/concurrency:
 //
-//   - order.go: the ordering function (ParseName, Order, DetectStyle).
-//     The lock decides with it, never with a rule of its own.
+//   - order.go: Order, the ordering function, and the Queue it returns;
+//     names.go reads a child's name (ParseName, SeqLess, Style);
+//     replay.go replays each recipe's own decision (Believes, Watches);
+//     family.go: which recipes can see each other (SplitHolders,
+//     MixedRecipes, DetectStyle). The lock decides with Order, never with
+//     a rule of its own.
 //   - session.go: Session owns one go-zookeeper connection, is the only
 //     consumer of its events and fans its state out on Changed() without
-//     ever dropping a change. Generation counts sessions. Its lease meter
-//     reads off the wire how long the server surely keeps the session
-//     (negotiated timeout, last reply), so that a holder whose link is down
-//     stops believing it holds before the server can expire it.
-//   - lock.go: Lock. Protected create (a fresh guid in the name; a node
-//     made before a lost connection is found again by it), the hold and its
-//     loss, release.
+//     ever dropping a change. Generation counts sessions. lease.go: its
+//     lease meter reads off the wire how long the server surely keeps the
+//     session (negotiated timeout, last reply), so that a holder whose link
+//     is down stops believing it holds before the server can expire it.
+//     retry.go: do and retry, the one place for retries, and ConnLoss.
+//   - lock.go: Lock, joining a queue in its style (options.go: its
+//     options); create.go: protected create (a fresh guid in the name; a
+//     node made before a lost connection is found again by it); hold.go:
+//     the hold and its loss, release.
 //   - watch.go: waiting in the queue: the predecessor, at most one node
 //     more, and the shortcut that holds on the predecessor's deletion
 //     without listing again; waitEvent, the one helper that waits on a

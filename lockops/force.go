@@ -23,7 +23,7 @@ var (
 // lockNodeStat checks that nodePath names an ephemeral, childless lock
 // node and returns its stat.
 func lockNodeStat(ctx context.Context, s *Session, nodePath string) (string, *zk.Stat, error) {
-	if err := validPath(nodePath); err != nil {
+	if err := ValidPath(nodePath); err != nil {
 		return "", nil, err
 	}
 	if n, ok := ParseName(path.Base(nodePath)); !ok || n.Kind == KindOther {

@@ -1,15 +1,10 @@
 package lockops
 
 import (
-	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"os"
-	"path"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -156,7 +151,7 @@ func Connect(ctx context.Context, servers []string, opts ...SessionOption) (*Ses
 		return nil, fmt.Errorf("lockops: connect: empty server list")
 	}
 	if cfg.chroot != "" {
-		if err := validPath(cfg.chroot); err != nil {
+		if err := ValidPath(cfg.chroot); err != nil {
 			return nil, fmt.Errorf("lockops: chroot: %w", err)
 		}
 		if cfg.chroot == "/" {
@@ -440,82 +435,6 @@ func (s *Session) setJoinHint(abs string, j joinAs) {
 	s.hints[abs] = j
 }
 
-// do runs one go-zookeeper request bounded by ctx. go-zookeeper has no
-// context: a request made while the link is down waits for the reconnect.
-// When ctx ends first the request goes on in its goroutine and its result is
-// dropped, so only idempotent requests (or ones whose result is handled
-// otherwise, see createNode) go through here.
-func do[T any](ctx context.Context, f func() (T, error)) (T, error) {
-	if ctx.Done() == nil {
-		return f()
-	}
-	var zero T
-	if err := ctx.Err(); err != nil {
-		return zero, err
-	}
-	type result struct {
-		v   T
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		v, err := f()
-		ch <- result{v, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.v, r.err
-	case <-ctx.Done():
-		return zero, ctx.Err()
-	}
-}
-
-// ConnLoss reports whether err from a go-zookeeper request means the link
-// failed, so that the request's outcome is unknown or it was never sent
-// (retry once the link is back): go-zookeeper's own errors, and the
-// network's (a write to a reset connection fails with the bare net error).
-// A context's end is not one.
-func ConnLoss(err error) bool {
-	if err == nil {
-		return false
-	}
-	// A context's end is the caller giving up, not a lost link, though
-	// context.DeadlineExceeded is a net.Error too: retrying it would spin.
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	if errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
-		errors.Is(err, zk.ErrSessionMoved) || errors.Is(err, io.EOF) ||
-		errors.Is(err, os.ErrDeadlineExceeded) {
-		return true
-	}
-	var ne net.Error
-	return errors.As(err, &ne)
-}
-
-// retry runs an idempotent request, waiting for the link after each loss.
-func retry[T any](ctx context.Context, s *Session, f func() (T, error)) (T, error) {
-	for {
-		v, err := do(ctx, f)
-		if !ConnLoss(err) {
-			if errors.Is(err, zk.ErrClosing) {
-				err = ErrSessionClosed
-			}
-			return v, err
-		}
-		if _, werr := s.waitConnected(ctx); werr != nil {
-			return v, werr
-		}
-	}
-}
-
-func validPath(p string) error {
-	if p == "" || p[0] != '/' || (len(p) > 1 && strings.HasSuffix(p, "/")) || path.Clean(p) != p {
-		return fmt.Errorf("invalid path %q (absolute, no trailing slash, no . or ..)", p)
-	}
-	return nil
-}
-
 // The lease: how long the server surely keeps the session alive.
 //
 // The server expires a session one session timeout after it last heard
@@ -534,119 +453,9 @@ func validPath(p string) error {
 // down or not; the last tenth covers the reply's trip and the server's
 // processing.
 
-// leaseMeter records, for one Session, the last reply's arrival and the
-// negotiated timeout.
-type leaseMeter struct {
-	epoch      time.Time    // monotonic base for lastReply
-	lastReply  atomic.Int64 // ns since epoch
-	negotiated atomic.Int64 // ns; 0 until the first connect response
-	sent       sentWatch    // what was written (see sentWatch)
-}
-
-func newLeaseMeter() *leaseMeter {
-	m := &leaseMeter{epoch: time.Now()}
-	m.lastReply.Store(0)
-	return m
-}
-
-func (m *leaseMeter) touch() { m.lastReply.Store(int64(time.Since(m.epoch))) }
-
-// deadline is when the server may expire the session, less a margin,
-// given the timeout asked for when none was negotiated yet.
-func (m *leaseMeter) deadline(asked time.Duration) time.Time {
-	t := time.Duration(m.negotiated.Load())
-	if t == 0 {
-		t = asked
-	}
-	return m.epoch.Add(time.Duration(m.lastReply.Load())).Add(t - t/10)
-}
-
-// dialer wraps d so that every connection reports to the meter.
-func (m *leaseMeter) dialer(d zk.Dialer) zk.Dialer {
-	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
-		c, err := d(network, addr, timeout)
-		if err != nil {
-			return nil, err
-		}
-		mc := &meteredConn{Conn: c, m: m, connect: true}
-		mc.r = bufio.NewReaderSize(arrivals{mc}, readBuffer)
-		return mc, nil
-	}
-}
-
 // readBuffer is the metered connection's read buffer. go-zookeeper reads
 // every packet in two reads (the length, then the body), each a system
 // call on a bare connection; through the buffer one call usually brings
 // the whole packet, often several. That is most of a lock client's CPU on
 // a small machine, which it shares with the server.
 const readBuffer = 16 << 10
-
-// meteredConn follows the packet framing of what it reads (a 4-byte
-// length, then the body) without changing a byte. go-zookeeper reads a
-// connection from one goroutine at a time, so the parser needs no lock.
-type meteredConn struct {
-	net.Conn
-	r       *bufio.Reader
-	m       *leaseMeter
-	connect bool     // the next packet is the connect response
-	hdr     [12]byte // the start of the current packet
-	hn      int      // bytes of hdr filled
-	skip    int      // bytes of the current packet's body still to pass
-}
-
-func (c *meteredConn) Read(b []byte) (int, error) { return c.r.Read(b) }
-
-func (c *meteredConn) Write(b []byte) (int, error) {
-	n, err := c.Conn.Write(b)
-	if err == nil {
-		c.m.sent.wrote(b[:n])
-	}
-	return n, err
-}
-
-// arrivals is what the read buffer fills from: the bare connection, each
-// read scanned as it arrives (not when go-zookeeper gets to it), so that
-// the lease is renewed by the moment a reply came in.
-type arrivals struct{ c *meteredConn }
-
-func (a arrivals) Read(b []byte) (int, error) {
-	n, err := a.c.Conn.Read(b)
-	a.c.scan(b[:n])
-	return n, err
-}
-
-func (c *meteredConn) scan(p []byte) {
-	for len(p) > 0 {
-		if c.skip > 0 {
-			k := min(c.skip, len(p))
-			c.skip -= k
-			p = p[k:]
-			continue
-		}
-		// Connect response: length, protocol version, timeout (ms).
-		// Reply: length, xid (-1 for a watch notification).
-		need := 8
-		if c.connect {
-			need = 12
-		}
-		k := copy(c.hdr[c.hn:need], p)
-		c.hn += k
-		p = p[k:]
-		if c.hn < need {
-			return
-		}
-		length := int(binary.BigEndian.Uint32(c.hdr[0:4]))
-		if c.connect {
-			c.connect = false
-			ms := int32(binary.BigEndian.Uint32(c.hdr[8:12]))
-			if ms > 0 {
-				c.m.negotiated.Store(int64(time.Duration(ms) * time.Millisecond))
-			}
-			c.m.touch()
-		} else if xid := int32(binary.BigEndian.Uint32(c.hdr[4:8])); xid != -1 {
-			c.m.touch()
-		}
-		c.skip = max(length-(need-4), 0)
-		c.hn = 0
-	}
-}

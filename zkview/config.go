@@ -3,9 +3,8 @@ package zkview
 import (
 	"errors"
 	"fmt"
-	"path"
-	"strings"
 	"time"
+	"zklock/lockops"
 )
 
 // Defaults for Config's zero fields.
@@ -112,7 +111,7 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	for _, list := range [][]string{c.Paths, c.Roots} {
 		for _, p := range list {
-			if err := validPath(p); err != nil {
+			if err := lockops.ValidPath(p); err != nil {
 				return c, fmt.Errorf("%w: %w", ErrConfig, err)
 			}
 		}
@@ -133,13 +132,6 @@ func (c Config) withDefaults() (Config, error) {
 		c.Now = time.Now
 	}
 	return c, nil
-}
-
-func validPath(p string) error {
-	if p == "" || p[0] != '/' || (len(p) > 1 && strings.HasSuffix(p, "/")) || path.Clean(p) != p {
-		return fmt.Errorf("invalid path %q (absolute, no trailing slash, no . or ..)", SanitizeString(p, 80))
-	}
-	return nil
 }
 
 // join is path.Join for a parent and one child name, without Clean's

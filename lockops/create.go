@@ -1,0 +1,258 @@
+// Protected create: a fresh guid in the name, so that a node made before a
+// lost connection is found again by it and never left behind.
+
+package lockops
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// created is an own node known to exist (or to have existed) in session
+// generation gen.
+type created struct {
+	node    string // name
+	abs     string // server path
+	prefix  string // name up to the sequence: unique to this create
+	gen     uint64
+	listing []string // the parent's children just after the create, if read with it
+}
+
+// nodePrefix is the own node's name before the sequence, with a fresh
+// guid (Curator's protected-create idea: the guid finds the node again
+// after a connection loss during the create). In Curator style a mutex
+// joining a read/write queue is named as a write lock, and a write lock
+// joining a mutex queue as a mutex: each excludes everyone, as asked, in
+// names the queue's clients see.
+func nodePrefix(j joinAs, kind Kind) (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	if j.style == StyleKazoo {
+		if kind == KindRead {
+			return hex.EncodeToString(b[:]) + "__rlock__", nil
+		}
+		return hex.EncodeToString(b[:]) + "__lock__", nil
+	}
+	b[6] = b[6]&0x0f | 0x40 // a version 4 UUID, as java.util.UUID.randomUUID
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	uuid := h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+	switch {
+	case kind == KindRead:
+		return "_c_" + uuid + "-__READ__", nil
+	case kind == KindWrite && j.family != FamilyCuratorMutex,
+		kind == KindMutex && j.family == FamilyCuratorRW:
+		return "_c_" + uuid + "-__WRIT__", nil
+	}
+	return "_c_" + uuid + "-lock-", nil
+}
+
+// ownName reports whether child is prefix plus a sequence: %010d, which
+// is 11 characters once the counter has wrapped negative.
+func ownName(child, prefix string) bool {
+	if !strings.HasPrefix(child, prefix) {
+		return false
+	}
+	seq := strings.TrimPrefix(child[len(prefix):], "-")
+	if len(seq) != 10 {
+		return false
+	}
+	for _, r := range seq {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+type createResult struct {
+	path string
+	err  error
+}
+
+// createNode is the protected create. A lost connection leaves the
+// outcome unknown; the node is then looked for by its prefix once the link
+// is back, and created again (same prefix) only if absent. A cancelled
+// create is finished in the background and its node, if any, deleted.
+func (l *Lock) createNode(ctx context.Context, join joinAs) (created, error) {
+	prefix, err := nodePrefix(join, l.cfg.kind)
+	if err != nil {
+		return created{}, err
+	}
+	full := l.abs + "/" + prefix
+	for {
+		gen, err := l.s.waitConnected(ctx)
+		if err != nil {
+			return created{}, err
+		}
+		res := make(chan createResult, 1)
+		sent := l.s.lease.sent.expect([]byte(full))
+		go func() {
+			p, err := l.s.conn.Create(full, l.cfg.data, zk.FlagEphemeral|zk.FlagSequence, l.cfg.acl)
+			res <- createResult{p, err}
+		}()
+		var (
+			r       createResult
+			listing <-chan listResult
+		)
+		select {
+		case <-sent.ch:
+			// The create is on the wire: a listing sent now is answered
+			// after it (see sentWatch).
+			listing = l.listAsync()
+			select {
+			case r = <-res:
+			case <-ctx.Done():
+				go l.reapCreate(res, prefix, gen)
+				return created{}, ctx.Err()
+			}
+		case r = <-res:
+			l.s.lease.sent.drop(sent)
+		case <-ctx.Done():
+			l.s.lease.sent.drop(sent)
+			go l.reapCreate(res, prefix, gen)
+			return created{}, ctx.Err()
+		}
+		switch {
+		case r.err == nil:
+			c := created{node: path.Base(r.path), abs: r.path, prefix: prefix, gen: gen}
+			if listing != nil {
+				c.listing = l.awaitListing(ctx, listing, c)
+			}
+			return c, nil
+		case errors.Is(r.err, zk.ErrNoNode):
+			if err := l.makeParents(ctx); err != nil {
+				return created{}, err
+			}
+		case errors.Is(r.err, zk.ErrSessionExpired), errors.Is(r.err, zk.ErrNoServer):
+			// Nothing exists: never sent, or gone with the session.
+		case errors.Is(r.err, zk.ErrClosing):
+			return created{}, ErrSessionClosed
+		case ConnLoss(r.err):
+			c, found, err := l.findOwn(ctx, prefix, gen)
+			if errors.Is(err, errSessionGone) {
+				continue
+			}
+			if err != nil {
+				return created{}, err
+			}
+			if found {
+				return c, nil
+			}
+		default:
+			return created{}, fmt.Errorf("create %s: %w", full, r.err)
+		}
+	}
+}
+
+type listResult struct {
+	children []string
+	err      error
+}
+
+// listAsync sends a listing of the lock parent and returns where its
+// answer will arrive.
+func (l *Lock) listAsync() <-chan listResult {
+	ch := make(chan listResult, 1)
+	go func() {
+		kids, _, err := l.s.conn.Children(l.abs)
+		ch <- listResult{kids, err}
+	}()
+	return ch
+}
+
+// awaitListing is the listing pipelined behind the create of c, if it is
+// good to use: answered without error, in c's session, and showing c's
+// node. Otherwise nil, and the waiter lists again.
+func (l *Lock) awaitListing(ctx context.Context, ch <-chan listResult, c created) []string {
+	select {
+	case r := <-ch:
+		if r.err != nil || l.s.Generation() != c.gen || !slices.Contains(r.children, c.node) {
+			return nil
+		}
+		l.s.pipelined.Add(1)
+		return r.children
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+// findOwn lists the parent once the link is back and returns the child
+// that carries prefix, if session gen still lives.
+func (l *Lock) findOwn(ctx context.Context, prefix string, gen uint64) (created, bool, error) {
+	children, err := l.list(ctx, gen)
+	if errors.Is(err, ErrParentDeleted) {
+		return created{}, false, nil
+	}
+	if err != nil {
+		return created{}, false, err
+	}
+	for _, c := range children {
+		if ownName(c, prefix) {
+			return created{node: c, abs: l.abs + "/" + c, prefix: prefix, gen: gen}, true, nil
+		}
+	}
+	return created{}, false, nil
+}
+
+// reapCreate waits for a create its caller gave up on and deletes the
+// node it made, if any, so that a cancelled Acquire leaves no orphan.
+// It ends with the session at the latest.
+func (l *Lock) reapCreate(res <-chan createResult, prefix string, gen uint64) {
+	r := <-res
+	switch {
+	case r.err == nil:
+		_ = l.s.deleteOwned(r.path, gen)
+	case ConnLoss(r.err):
+		if c, found, err := l.findOwn(context.Background(), prefix, gen); err == nil && found {
+			_ = l.s.deleteOwned(c.abs, gen)
+		}
+	}
+}
+
+// makeParents creates the lock parent and its ancestors as persistent
+// nodes. Curator makes containers (the server deletes them once empty);
+// persistent ones keep the path visible to the console between uses.
+func (l *Lock) makeParents(ctx context.Context) error {
+	parts := strings.Split(strings.TrimPrefix(l.abs, "/"), "/")
+	p := ""
+	for _, part := range parts {
+		p += "/" + part
+		_, err := retry(ctx, l.s, func() (string, error) {
+			return l.s.conn.Create(p, nil, 0, l.cfg.acl)
+		})
+		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return fmt.Errorf("create parent %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// list lists the lock parent in session generation gen: errSessionGone
+// if that session ended.
+func (l *Lock) list(ctx context.Context, gen uint64) ([]string, error) {
+	children, err := retry(ctx, l.s, func() ([]string, error) {
+		c, _, err := l.s.conn.Children(l.abs)
+		return c, err
+	})
+	if l.s.Generation() != gen || errors.Is(err, zk.ErrSessionExpired) {
+		return nil, errSessionGone
+	}
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, fmt.Errorf("%w: %s", ErrParentDeleted, l.abs)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", l.abs, err)
+	}
+	return children, nil
+}
