@@ -130,6 +130,8 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 		q.Nodes[i] = n
 	}
 
+	q.Type = lockType(q.Nodes)
+
 	if names := aq.SplitHolders(); names != nil {
 		q.Warnings = append(q.Warnings, splitWarning(q.Nodes, names))
 	}
@@ -438,4 +440,18 @@ func findCycle(edges [][]int) []int {
 		}
 	}
 	return nil
+}
+
+// lockType is a lock parent's type from its nodes: rwlock when any node
+// is a read or write node, mutex when it has lock nodes, unknown when it
+// has none (an empty parent tells no recipe).
+func lockType(nodes []Node) QueueType {
+	t := TypeUnknown
+	for _, n := range nodes {
+		if n.Kind == lockops.KindRead || n.Kind == lockops.KindWrite {
+			return TypeRWLock
+		}
+		t = TypeMutex
+	}
+	return t
 }

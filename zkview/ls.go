@@ -20,6 +20,13 @@ import (
 //	    "path": "/locks/job",          the lock parent
 //	    "exists": true,                false when the path does not exist
 //	                                   (also while it was never read)
+//	    "type": "mutex",               mutex | rwlock | semaphore | election |
+//	                                   unknown (no lock node, or no recipe
+//	                                   explains the children)
+//	    "limit": 3,                    semaphores only: the number of leases,
+//	                                   absent when unknown
+//	    "limit_source": "deduced",     semaphores only: config | parent-data |
+//	                                   deduced
 //	    "warnings": [                  [] when healthy
 //	      {
 //	        "code": "split-holders",   split-holders | deadlock | mixed-recipes |
@@ -70,6 +77,9 @@ import (
 type JSONPath struct {
 	Path     string        `json:"path"`
 	Exists   bool          `json:"exists"`
+	Type     string        `json:"type"`
+	Limit    int           `json:"limit,omitempty"`
+	LimitSrc string        `json:"limit_source,omitempty"`
 	Warnings []JSONWarning `json:"warnings"`
 	Queue    []JSONNode    `json:"queue"`
 	Other    []string      `json:"other"`
@@ -110,6 +120,9 @@ func ToJSON(snap *Snapshot) []JSONPath {
 		p := JSONPath{
 			Path:     SanitizeString(q.Path, 0),
 			Exists:   q.State == PathPresent || q.State == PathNoAuth,
+			Type:     q.Type.String(),
+			Limit:    q.Limit,
+			LimitSrc: q.LimitSource,
 			Warnings: make([]JSONWarning, 0, len(q.Warnings)),
 			Queue:    make([]JSONNode, 0, len(q.Nodes)),
 			Other:    make([]string, 0, len(q.Other)),

@@ -106,6 +106,45 @@ const (
 	WarnMissingWatch = "missing-watch"
 	WarnHerd         = "herd"
 	WarnStale        = "stale"
+	// WarnOverLimit: a semaphore has more lease holders than its limit.
+	WarnOverLimit = "over-limit"
+	// WarnSelfWait: a session waits behind its own node.
+	WarnSelfWait = "self-wait"
+)
+
+// QueueType is what coordination recipe a watched parent holds, as
+// `ls --json` names it in "type".
+type QueueType int
+
+const (
+	// TypeUnknown: no lock node (yet), or a tree no recipe explains; its
+	// children are listed raw, never guessed.
+	TypeUnknown QueueType = iota
+	TypeMutex
+	TypeRWLock
+	TypeSemaphore
+	TypeElection
+)
+
+func (t QueueType) String() string {
+	switch t {
+	case TypeMutex:
+		return "mutex"
+	case TypeRWLock:
+		return "rwlock"
+	case TypeSemaphore:
+		return "semaphore"
+	case TypeElection:
+		return "election"
+	}
+	return "unknown"
+}
+
+// Sources of a semaphore's Limit, as `ls --json` names them.
+const (
+	LimitFromConfig = "config"      // stated per path in the context config
+	LimitFromData   = "parent-data" // Kazoo: max_leases in the parent's data
+	LimitDeduced    = "deduced"     // Curator: a lease waits, so the limit is the other leases
 )
 
 // Warning is a problem found on one queue.
@@ -163,14 +202,21 @@ type DepthSample struct {
 
 // Queue is one watched lock parent.
 type Queue struct {
-	Path     string
-	State    PathState
-	Err      string // when State is PathError or PathNoAuth
-	Nodes    []Node // sequence order
-	Other    []string
-	Warnings []Warning
-	Handoffs []Handoff     // most recent last, bounded
-	Depth    []DepthSample // most recent last, bounded; one per second
+	Path  string
+	State PathState
+	Err   string // when State is PathError or PathNoAuth
+	Nodes []Node // sequence order
+	Other []string
+	// Type is the recipe the parent holds (mutex, rwlock, semaphore,
+	// election; unknown when no recipe explains it).
+	Type QueueType
+	// Limit is a semaphore's number of leases, 0 when unknown;
+	// LimitSource says where it comes from (LimitFromConfig...).
+	Limit       int
+	LimitSource string
+	Warnings    []Warning
+	Handoffs    []Handoff     // most recent last, bounded
+	Depth       []DepthSample // most recent last, bounded; one per second
 	// ListedAt is when the listing behind Nodes was asked for: every node
 	// shown existed then (zero before the first listing).
 	ListedAt time.Time
