@@ -60,8 +60,11 @@ func TestLsJSONAndCheck(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &raw); err != nil || len(raw) != 1 {
 		t.Fatalf("ls --json: %v\n%s", err, out)
 	}
-	if got := slices.Sorted(maps.Keys(raw[0])); !slices.Equal(got, []string{"exists", "other", "path", "queue", "warnings"}) {
+	if got := slices.Sorted(maps.Keys(raw[0])); !slices.Equal(got, []string{"exists", "other", "path", "queue", "type", "warnings"}) {
 		t.Errorf("path fields %v", got)
+	}
+	if string(raw[0]["type"]) != `"mutex"` {
+		t.Errorf("type %s, want \"mutex\"", raw[0]["type"])
 	}
 	var rawQ []map[string]json.RawMessage
 	if err := json.Unmarshal(raw[0]["queue"], &rawQ); err != nil || len(rawQ) != 3 {
