@@ -36,3 +36,5 @@ require (
 	github.com/xo/terminfo v0.0.0-20220910002029-abceb7e1c41e // indirect
 	golang.org/x/text v0.3.8 // indirect
 )
+
+replace github.com/go-zookeeper/zk => ./third_party/go-zookeeper

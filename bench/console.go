@@ -37,7 +37,9 @@ func consoleBenches(quick bool) []goBench {
 	}
 	return []goBench{
 		{"./zkview", "BenchmarkInitialLoad1000x10", n, "zkview initial load, 1,000 lock parents x 10 nodes"},
-		{"./zkview", "BenchmarkChange10000", "5x", "zkview: one create and one delete in a watched 10,000-node queue"},
+		{"./zkview", "BenchmarkChange10000", "20x", "zkview: one create and one delete in a watched 10,000-node queue, persistent recursive watch"},
+		{"./zkview", "BenchmarkChange10000Children", "5x", "the same with children watches (servers before 3.6): each change re-lists the queue"},
+		{"./zkview", "BenchmarkChange100000", "10x", "zkview: one create and one delete in a watched 100,000-node queue, persistent recursive watch"},
 		{"./ui", "BenchmarkView10k", "200x", "ui View() of a 10,000-node queue at 160x48"},
 		{"./ui", "BenchmarkEventToFrame", "600x", "ui: a zkview change to the frame that shows it, 200 changes/s through a real tea.Program"},
 	}

@@ -54,10 +54,21 @@ func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, w int, n
 	if snap != nil && snap.ServerView {
 		watchP.text = "watches verified " + clock(snap.ServerViewAt)
 	}
+	// How the queues are watched: persistent recursive watches cost a read
+	// per change; children watches (servers before 3.6) re-list the queue.
+	modeP := part{style: st.Header, right: true}
+	if snap != nil {
+		switch snap.WatchMode {
+		case zkview.ModeRecursive:
+			modeP.text = "watch: recursive"
+		case zkview.ModeChildren:
+			modeP.text, modeP.style = "watch: children (re-lists)", st.Warning
+		}
+	}
 	clockP := part{text: clock(now) + " ", style: st.Header, right: true}
 
 	// Keep parts in priority order while they fit; the ensemble shrinks.
-	prio := []*part{&titleP, &stateP, &ctxP, &clockP, &sessP, &watchP, &ensP}
+	prio := []*part{&titleP, &stateP, &ctxP, &clockP, &sessP, &watchP, &modeP, &ensP}
 	keep := map[*part]bool{}
 	used := 0
 	for _, p := range prio {
@@ -85,7 +96,7 @@ func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, w int, n
 			left = append(left, seg{p.text, p.style.Inherit(st.Header)}, seg{"  ", st.Header})
 		}
 	}
-	for _, p := range []*part{&watchP, &clockP} {
+	for _, p := range []*part{&modeP, &watchP, &clockP} {
 		if keep[p] {
 			right = append(right, seg{"  ", st.Header}, seg{p.text, p.style.Inherit(st.Header)})
 		}

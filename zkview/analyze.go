@@ -36,6 +36,7 @@ func (w *Watcher) rebuildLocked() bool {
 		Stale:           stale,
 		ServerViewNote:  w.svNote,
 		DiscoveryCapped: w.capped,
+		WatchMode:       w.mode,
 	}
 	snap.Conn.Ensemble = slices.Clone(w.conn.Ensemble)
 	if sv != nil {

@@ -29,6 +29,14 @@ const (
 type requestCounter struct {
 	mu   sync.Mutex
 	byOp map[int32]int
+	read int64 // bytes read from the server
+}
+
+// bytesRead is how many bytes the client read from the server so far.
+func (rc *requestCounter) bytesRead() int64 {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.read
 }
 
 func (rc *requestCounter) dialer() zk.Dialer {
@@ -65,6 +73,14 @@ type countingConn struct {
 	hdr   [12]byte
 	hn    int
 	skip  int
+}
+
+func (c *countingConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.rc.mu.Lock()
+	c.rc.read += int64(n)
+	c.rc.mu.Unlock()
+	return n, err
 }
 
 func (c *countingConn) Write(b []byte) (int, error) {
@@ -225,10 +241,20 @@ func BenchmarkLoadQueue10000(b *testing.B) {
 // 10,000-node queue: the requests the monitor sends for each (counted on
 // its wire), the time until a snapshot shows it, and the model's memory
 // per node.
-func BenchmarkChange10000(b *testing.B) {
+func BenchmarkChange10000(b *testing.B) { benchChange(b, 10000, false) }
+
+// BenchmarkChange10000Children is BenchmarkChange10000 with children
+// watches, as on a server before 3.6: every change re-lists the queue.
+func BenchmarkChange10000Children(b *testing.B) { benchChange(b, 10000, true) }
+
+// BenchmarkChange100000 is one create and one delete in a watched
+// 100,000-node queue (make bench only: filling it takes a minute).
+func BenchmarkChange100000(b *testing.B) { benchChange(b, 100000, false) }
+
+func benchChange(b *testing.B, size int, childWatches bool) {
 	c := testCluster(b)
 	p := testPath(b)
-	fill(b, rawConn(b, c.Servers()), []string{p}, 10000)
+	fill(b, rawConn(b, c.Servers()), []string{p}, size)
 	writer := rawConn(b, c.Servers())
 
 	runtime.GC()
@@ -237,7 +263,7 @@ func BenchmarkChange10000(b *testing.B) {
 	rc := &requestCounter{}
 	// A long session: pings are rare (and not counted anyway).
 	mon := session(b, c.Servers(), lockops.WithDialer(rc.dialer()), lockops.WithSessionTimeout(30*time.Second))
-	w, err := Watch(context.Background(), mon, Config{Paths: []string{p}})
+	w, err := Watch(context.Background(), mon, Config{Paths: []string{p}, ChildWatches: childWatches})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -258,28 +284,34 @@ func BenchmarkChange10000(b *testing.B) {
 			}
 		}
 	}
-	next(func(q *Queue) bool { return len(q.Nodes) == 10000 })
+	next(func(q *Queue) bool { return len(q.Nodes) == size })
 	runtime.GC()
 	var m1 runtime.MemStats
 	runtime.ReadMemStats(&m1)
-	heapPerNode := (float64(m1.HeapAlloc) - float64(m0.HeapAlloc)) / 10000
+	heapPerNode := (float64(m1.HeapAlloc) - float64(m0.HeapAlloc)) / float64(size)
 
 	var createReqs, deleteReqs int
-	var createLat, deleteLat time.Duration
+	var createBytes, deleteBytes int64
+	var createLat, deleteLat []time.Duration
 	for b.Loop() {
 		r0, _ := rc.requests()
+		by0 := rc.bytesRead()
 		start := time.Now()
 		n := createSeq(b, writer, p, "lock-", nil)
 		next(func(q *Queue) bool { return slices.Contains(names(q), n) })
-		createLat += time.Since(start)
+		createLat = append(createLat, time.Since(start))
 		r1, _ := rc.requests()
+		by1 := rc.bytesRead()
 		start = time.Now()
 		if err := writer.Delete(p+"/"+n, -1); err != nil {
 			b.Fatal(err)
 		}
 		next(func(q *Queue) bool { return !slices.Contains(names(q), n) })
-		deleteLat += time.Since(start)
+		deleteLat = append(deleteLat, time.Since(start))
 		r2, _ := rc.requests()
+		by2 := rc.bytesRead()
+		createBytes += by1 - by0
+		deleteBytes += by2 - by1
 		createReqs += r1 - r0
 		deleteReqs += r2 - r1
 	}
@@ -287,8 +319,23 @@ func BenchmarkChange10000(b *testing.B) {
 	b.ReportMetric(heapPerNode, "heap-bytes/node")
 	b.ReportMetric(float64(createReqs)/float64(b.N), "requests/create")
 	b.ReportMetric(float64(deleteReqs)/float64(b.N), "requests/delete")
-	b.ReportMetric(float64(createLat.Milliseconds())/float64(b.N), "ms-to-snapshot/create")
-	b.ReportMetric(float64(deleteLat.Milliseconds())/float64(b.N), "ms-to-snapshot/delete")
+	b.ReportMetric(float64(createBytes)/float64(b.N), "bytes-read/create")
+	b.ReportMetric(float64(deleteBytes)/float64(b.N), "bytes-read/delete")
+	all := append(createLat, deleteLat...)
+	b.ReportMetric(ms(percentile(all, 0.5)), "ms-to-snapshot-p50")
+	b.ReportMetric(ms(percentile(all, 0.99)), "ms-to-snapshot-p99")
 	b.Logf("requests by opcode since connect: getChildren2 %d, getData %d, ping %d (all %v)",
 		byOp[opGetChildren2], byOp[opGetData], byOp[opPing], byOp)
 }
+
+// percentile is the q-quantile of ds (nearest rank).
+func percentile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(q*float64(len(s))))]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

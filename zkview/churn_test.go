@@ -102,8 +102,14 @@ func (r *churnRecord) deleted(n string) {
 // asked for, no node comes back once a snapshot dropped it, and the model
 // ends equal to a fresh listing.
 func TestChurn(t *testing.T) {
+	// Both ways of watching: persistent recursive watches (the default)
+	// and the children watches of servers before 3.6.
+	t.Run(ModeRecursive, func(t *testing.T) { churn(t, 10*time.Second, false) })
+	t.Run(ModeChildren, func(t *testing.T) { churn(t, 5*time.Second, true) })
+}
+
+func churn(t *testing.T, churnFor time.Duration, childWatches bool) {
 	const clients = 20
-	churnFor := 10 * time.Second
 	if testing.Short() {
 		churnFor = 3 * time.Second
 	}
@@ -112,7 +118,7 @@ func TestChurn(t *testing.T) {
 	raw := rawConn(t, c.Servers())
 	mkdirs(t, raw, p)
 	mon := session(t, c.Servers())
-	w := watch(t, mon, Config{Paths: []string{p}})
+	w := watch(t, mon, Config{Paths: []string{p}, ChildWatches: childWatches})
 	waitFor(t, w, 10*time.Second, "present", func(s *Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && q.State == PathPresent

@@ -96,6 +96,11 @@ type Config struct {
 	Members []string
 	// Context is the named context, reported in Snapshot.Conn.
 	Context string
+	// ChildWatches watches with a children watch per path, re-listing
+	// at every change, even where the servers offer persistent recursive
+	// watches (ZooKeeper 3.6+), which are used by default: a change then
+	// costs the read of the new node, not a listing of the whole queue.
+	ChildWatches bool
 	// Now is the clock (time.Now); tests and golden views fix it.
 	Now func() time.Time
 }

@@ -134,6 +134,9 @@ func (w *Watcher) ensureQueueLocked(pw *pathWatch) *queueModel {
 // wait for the watch, a reconnection or a retry timer, and again.
 func (w *Watcher) runPath(pw *pathWatch) {
 	defer w.wg.Done()
+	if !w.oneShot && w.watchMode() == ModeRecursive && w.runPathRecursive(pw) {
+		return
+	}
 	ctx := pw.ctx
 	var evAt time.Time // when the event that asked for this listing came
 	for ctx.Err() == nil {
@@ -159,7 +162,7 @@ func (w *Watcher) runPath(pw *pathWatch) {
 				return listing{names: kids, czxid: czxidOf(st)}, err
 			}
 			kids, st, ch, err := w.zc.ChildrenW(pw.abs)
-			return listing{kids, ch, czxidOf(st)}, err
+			return listing{names: kids, ch: ch, czxid: czxidOf(st)}, err
 		})
 		read := false // the path's state is known: a one-shot watcher is done
 		switch {
@@ -229,6 +232,8 @@ type listing struct {
 	// between two listings (one multi-op can do it unseen) has a new one,
 	// and its counter restarts, so its nodes may reuse the old names.
 	czxid int64
+	// cversion is the parent's child version when listed.
+	cversion int32
 }
 
 func czxidOf(st *zk.Stat) int64 {

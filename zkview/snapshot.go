@@ -236,6 +236,9 @@ type Snapshot struct {
 	// ServerViewNote says why the server view is off or partial (a member
 	// refuses the four-letter words, or did not answer); "" when whole.
 	ServerViewNote string
+	// WatchMode is how the queues are watched: ModeRecursive or
+	// ModeChildren; "" for a one-shot read (Load).
+	WatchMode string
 	// DiscoveryCapped: discovery under the roots stopped at a bound
 	// (MaxParents lock parents, or the watched-node limit).
 	DiscoveryCapped bool

@@ -62,6 +62,7 @@ type Watcher struct {
 	sortedPaths []string // queue paths, sorted
 	discovered  int      // intermediate nodes watched for discovery
 	capped      bool     // discovery stopped at a bound
+	mode        string   // ModeRecursive or ModeChildren; "" for Load
 	conn        Conn
 	gen         uint64
 	resync      chan struct{} // closed when the session (re)connects
@@ -122,6 +123,13 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 		synced:   closedChan(),
 		initDone: make(chan struct{}),
 		svDone:   make(chan struct{}),
+	}
+	switch {
+	case oneShot:
+	case cfg.ChildWatches:
+		w.mode = ModeChildren
+	default:
+		w.mode = ModeRecursive
 	}
 	w.conn = Conn{State: StateConnecting, Since: cfg.Now(), Ensemble: s.Servers(), Context: cfg.Context}
 	w.snap = &Snapshot{At: cfg.Now(), Conn: w.conn}

@@ -1,0 +1,360 @@
+// Persistent recursive watches (ZooKeeper 3.6+ addWatch): one watch per
+// watched path that never needs re-arming and names each child created or
+// deleted, so a change costs the read of the new node and nothing else; a
+// queue is listed only when it is first read and after a reconnection,
+// when what happened meanwhile is unknown.
+
+package zkview
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Watch modes, as the status line and `ls --json` name them.
+const (
+	// ModeRecursive: persistent recursive watches (addWatch).
+	ModeRecursive = "persistent-recursive"
+	// ModeChildren: a children watch per path, re-armed by re-listing at
+	// every change (servers before 3.6, or Config.ChildWatches).
+	ModeChildren = "children"
+)
+
+// maxBatch bounds how many events one merge takes: a burst is read in
+// batches, each one merge and one snapshot, so a busy queue coalesces
+// instead of falling behind event by event.
+const maxBatch = 4096
+
+// recursiveWatch is one path's persistent recursive watch.
+type recursiveWatch struct {
+	ch    <-chan zk.Event
+	names map[string]bool // the path's children, kept current by events
+	// cversion is the path's child version at the last listing, and seen
+	// how many creates and deletes of children the watch reported since:
+	// the server's count running ahead of ours is a change the watch did
+	// not report (a child the operator may not read: the server keeps
+	// its events from persistent watchers), so the path is listed again.
+	cversion int32
+	seen     int32
+	// noAuth: the path may not be listed; children watches handle it.
+	noAuth bool
+}
+
+// runPathRecursive watches pw with a persistent recursive watch. It
+// returns false when the server refuses addWatch (older than 3.6): the
+// caller then watches pw with children watches, and so does every path
+// after it.
+func (w *Watcher) runPathRecursive(pw *pathWatch) bool {
+	ctx := pw.ctx
+	for ctx.Err() == nil {
+		resync := w.resyncCh()
+		gen := w.genNow()
+		if !w.waitSynced(ctx) {
+			return true
+		}
+		ch, err := call(ctx, w, func() (<-chan zk.Event, error) {
+			return w.zc.AddWatch(pw.abs, true)
+		})
+		switch {
+		case ctx.Err() != nil:
+			return true
+		case errors.Is(err, zk.ErrUnimplemented):
+			w.fallBack(err)
+			return false
+		case errors.Is(err, zk.ErrNoAuth):
+			// addWatch needs read permission; children watches handle a
+			// NoAuth path (watched for deletion with exists).
+			return false
+		case err != nil:
+			if !w.waitPath(ctx, nil, resync, w.pathFailed(pw, err)) {
+				return true
+			}
+			continue
+		}
+		rw := &recursiveWatch{ch: ch}
+		ok := w.followRecursive(ctx, pw, rw, gen)
+		if rw.noAuth {
+			_ = w.zc.RemovePersistentWatch(pw.abs)
+			return false
+		}
+		w.dropWatch(pw)
+		if !ok {
+			return true
+		}
+	}
+	return true
+}
+
+// followRecursive reads pw once, then applies the watch's events until
+// the watch ends (true: set it again and read again) or pw is dropped
+// (false).
+func (w *Watcher) followRecursive(ctx context.Context, pw *pathWatch, rw *recursiveWatch, gen uint64) bool {
+	if !w.readRecursive(ctx, pw, rw, gen) && (ctx.Err() != nil || rw.noAuth) {
+		return false
+	}
+	audit := time.NewTimer(w.auditEvery())
+	defer audit.Stop()
+	for {
+		var ev zk.Event
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return false
+		case <-audit.C:
+			// Changes the server does not report to this watch (children
+			// the operator may not read) show only in the parent's stat.
+			if w.unreported(ctx, pw, rw) {
+				w.readRecursive(ctx, pw, rw, gen)
+			}
+			audit.Reset(w.auditEvery())
+			continue
+		case ev, ok = <-rw.ch:
+		}
+		switch {
+		case !ok:
+			return true
+		case ev.Type == zk.EventNotWatching:
+			if errors.Is(ev.Err, zk.ErrWatchOverflow) {
+				// The session is fine; events were dropped: set the watch
+				// again and read now.
+				w.emitOverflow(pw)
+				return true
+			}
+			// The session ended (or the server refused to set the watch
+			// again): read again once a session is back.
+			select {
+			case <-ctx.Done():
+				return false
+			case <-w.resyncCh():
+			}
+			return true
+		case ev.Type == zk.EventSession:
+			// Back in the same session, the watch set again; what changed
+			// while the link was down was not reported. Read again.
+			if !w.readRecursive(ctx, pw, rw, gen) && ctx.Err() != nil {
+				return false
+			}
+			continue
+		}
+		evAt := w.cfg.Now()
+		batch, last := drainEvents(rw.ch, []zk.Event{ev})
+		// The barrier: ZooKeeper sends a watch's events before its reply
+		// to any later request, so once the path's stat is back every
+		// change made before it was asked for is in the channel. Taken in
+		// too, the snapshot holds every change up to issued (what
+		// Queue.ListedAt promises), and the stat's child version tells
+		// whether the server made changes the watch did not report.
+		var st *zk.Stat
+		issued := w.cfg.Now()
+		if last == nil {
+			st = w.barrier(ctx, pw)
+			batch, last = drainEvents(rw.ch, batch)
+		}
+		if !w.applyEvents(ctx, pw, rw, batch, gen, issued, evAt, st) && ctx.Err() != nil {
+			return false
+		}
+		if st != nil {
+			audit.Reset(w.auditEvery()) // the barrier was an audit
+		}
+		switch {
+		case last == nil:
+		case last.Type == zk.EventNotWatching:
+			return true
+		case last.Type == zk.EventSession:
+			if !w.readRecursive(ctx, pw, rw, gen) && ctx.Err() != nil {
+				return false
+			}
+		}
+	}
+}
+
+// drainEvents appends what the channel holds now to batch, up to
+// maxBatch; last is the event that ends the batch early
+// (EventNotWatching, EventSession: not in batch), nil when none did.
+func drainEvents(ch <-chan zk.Event, batch []zk.Event) ([]zk.Event, *zk.Event) {
+	for len(batch) < maxBatch {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				return batch, &zk.Event{Type: zk.EventNotWatching}
+			}
+			if ev.Type == zk.EventNotWatching || ev.Type == zk.EventSession {
+				return batch, &ev
+			}
+			batch = append(batch, ev)
+		default:
+			return batch, nil
+		}
+	}
+	return batch, nil
+}
+
+// barrier reads the path's stat; nil when it could not (a lost link or a
+// gone path: the watch says so next).
+func (w *Watcher) barrier(ctx context.Context, pw *pathWatch) *zk.Stat {
+	st, err := call(ctx, w, func() (*zk.Stat, error) {
+		_, st, err := w.zc.Exists(pw.abs)
+		return st, err
+	})
+	if err != nil {
+		return nil
+	}
+	return st
+}
+
+// emitOverflow says that a watch fell behind and is read afresh.
+func (w *Watcher) emitOverflow(pw *pathWatch) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.emitLocked(Event{At: w.cfg.Now(), Kind: EventInfo, Path: pw.path,
+		Text: fmt.Sprintf("%s changed faster than it was read: reading it afresh", SanitizeString(pw.path, 0))})
+}
+
+// readRecursive lists pw and merges the listing; false when it could not
+// (absent, an error: the path's state says which).
+func (w *Watcher) readRecursive(ctx context.Context, pw *pathWatch, rw *recursiveWatch, gen uint64) bool {
+	issued := w.cfg.Now()
+	l, err := call(ctx, w, func() (listing, error) {
+		kids, st, err := w.zc.Children(pw.abs)
+		l := listing{names: kids, czxid: czxidOf(st)}
+		if st != nil {
+			l.cversion = st.Cversion
+		}
+		return l, err
+	})
+	switch {
+	case err == nil:
+		rw.cversion, rw.seen = l.cversion, 0
+		rw.names = make(map[string]bool, len(l.names))
+		for _, k := range l.names {
+			rw.names[k] = true
+		}
+		w.applyListing(ctx, pw, l, gen, issued, issued)
+		return true
+	case ctx.Err() != nil:
+		return false
+	case errors.Is(err, zk.ErrNoAuth):
+		rw.noAuth = true
+		return false
+	case errors.Is(err, zk.ErrNoNode):
+		rw.names, rw.cversion, rw.seen = map[string]bool{}, 0, 0
+		if !w.pathKept(pw) {
+			w.mu.Lock()
+			w.removePathLocked(pw, w.cfg.Now())
+			w.mu.Unlock()
+			w.kickPublish()
+			return false
+		}
+		// The watch stays set on the absent path and says when it is
+		// created.
+		w.setPathState(pw, PathAbsent, "")
+		return true
+	default:
+		w.pathFailed(pw, err)
+		return false
+	}
+}
+
+// applyEvents merges a batch of the watch's events: children created and
+// deleted change the listing without reading it; the path itself created
+// or deleted is read again.
+func (w *Watcher) applyEvents(ctx context.Context, pw *pathWatch, rw *recursiveWatch, batch []zk.Event, gen uint64, issued, evAt time.Time, st *zk.Stat) bool {
+	changed, reread := false, false
+	for _, ev := range batch {
+		switch {
+		case ev.Path == pw.abs:
+			if ev.Type == zk.EventNodeCreated || ev.Type == zk.EventNodeDeleted {
+				reread = true
+			}
+		case path.Dir(ev.Path) == pw.abs:
+			name := path.Base(ev.Path)
+			switch ev.Type {
+			case zk.EventNodeCreated:
+				changed = changed || !rw.names[name]
+				rw.names[name] = true
+				rw.seen++
+			case zk.EventNodeDeleted:
+				changed = changed || rw.names[name]
+				delete(rw.names, name)
+				rw.seen++
+			}
+		}
+	}
+	if !reread && st != nil && rw.names != nil && st.Cversion-rw.cversion > rw.seen+int32(len(rw.ch)) {
+		reread = true // changes the watch did not report (see unreported)
+	}
+	if reread {
+		return w.readRecursive(ctx, pw, rw, gen)
+	}
+	if !changed {
+		return true
+	}
+	kids := slices.Collect(maps.Keys(rw.names))
+	w.applyListing(ctx, pw, listing{names: kids}, gen, issued, evAt)
+	return true
+}
+
+// unreported reads the path's stat and says whether its children changed
+// more often than the watch reported. ZooKeeper sends a watch's events
+// before its reply to any later request, so by the time the stat is read
+// every reported change made before it is either counted in seen or
+// waiting in the channel (which may hold later ones too: a deficit can
+// hide until the next audit, never show where there is none).
+func (w *Watcher) unreported(ctx context.Context, pw *pathWatch, rw *recursiveWatch) bool {
+	if rw.names == nil {
+		return false
+	}
+	st := w.barrier(ctx, pw)
+	if st == nil {
+		return false
+	}
+	return st.Cversion-rw.cversion > rw.seen+int32(len(rw.ch))
+}
+
+// auditEvery spaces the audits of one path (unreported): every 2 s for
+// a few paths, less often for many, so that all audits together stay
+// under about 200 small requests a second.
+func (w *Watcher) auditEvery() time.Duration {
+	w.mu.Lock()
+	n := len(w.paths)
+	w.mu.Unlock()
+	return min(max(time.Duration(n)*5*time.Millisecond, 2*time.Second), 30*time.Second)
+}
+
+// dropWatch removes pw's watch from the server once pw is no longer
+// watched (best effort: a lost link drops it anyway).
+func (w *Watcher) dropWatch(pw *pathWatch) {
+	if pw.ctx.Err() == nil {
+		return
+	}
+	go func() {
+		_ = w.zc.RemovePersistentWatch(pw.abs)
+	}()
+}
+
+// fallBack switches the Watcher to children watches for good.
+func (w *Watcher) fallBack(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.mode == ModeChildren {
+		return
+	}
+	w.mode = ModeChildren
+	w.emitLocked(Event{At: w.cfg.Now(), Kind: EventInfo,
+		Text: fmt.Sprintf("the server refuses persistent watches (%v): watching with children watches, re-listing at every change", err)})
+	w.markDirtyLocked()
+}
+
+// watchMode reads the Watcher's mode.
+func (w *Watcher) watchMode() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.mode
+}
