@@ -49,6 +49,7 @@ type runOptions struct {
 	kind       string
 	style      string
 	allowMixed bool
+	quiet      bool
 }
 
 func newRunCmd(g *config.Flags) *cobra.Command {
@@ -61,6 +62,11 @@ stdout and stderr, releases the lock when CMD exits and exits with CMD's
 code. CMD sees ZKLOCK_PATH (the lock parent) and ZKLOCK_NODE (the full
 path of its lock node) in its environment. SIGINT, SIGTERM and SIGHUP
 sent to zklock are passed on to CMD.
+
+While it waits, run says on stderr where it is in the queue, the node it
+watches, who holds the lock and for how long (one line redrawn in place on
+a terminal, erased once the lock is held; one line per change otherwise);
+--quiet turns that off.
 
 If the lock is lost while CMD runs (session expired, node deleted by
 someone else), CMD is sent SIGTERM, then SIGKILL after --grace, and zklock
@@ -82,6 +88,7 @@ other is refused unless --allow-mixed.`,
 	f.StringVar(&o.kind, "kind", "mutex", "mutex, read or write")
 	f.StringVar(&o.style, "style", "", "node naming: curator or kazoo (default: as the queue)")
 	f.BoolVar(&o.allowMixed, "allow-mixed", false, "join a queue that mixes recipes (two holders are then possible)")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "say nothing on stderr while waiting in the queue")
 	return cmd
 }
 
@@ -187,8 +194,17 @@ func runRun(cmd *cobra.Command, g *config.Flags, args []string, o runOptions) er
 		return exitCode(code, err)
 	}
 
+	var rep *waitReporter
+	if !o.quiet {
+		rep = newWaitReporter(os.Stderr, isTerminal(os.Stderr), p, holderLookup(sess, p))
+		lockOpts = append(lockOpts, lockops.WithProgress(rep.Progress))
+		rep.Start(ctx)
+	}
 	l := lockops.NewLock(sess, p, lockOpts...)
 	interrupted, err := acquireUnlessSignalled(ctx, l, o.timeout, sigs)
+	if rep != nil {
+		rep.Stop()
+	}
 	rec.Node = l.Node()
 	switch {
 	case err == nil:

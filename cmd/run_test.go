@@ -14,6 +14,7 @@ import (
 	"zklock/config"
 	"zklock/lockops"
 	"zklock/sandbox/peers"
+	"zklock/zkview"
 )
 
 // TestRunExitCodeAndEnv: CMD's exit code is zklock's, CMD sees ZKLOCK_PATH
@@ -103,7 +104,7 @@ func TestRunTimeout(t *testing.T) {
 	holder := holdLock(t, testSession(t), p, lockops.WithNote("held-by-test"))
 	start := time.Now()
 	_, errOut, code := runBinary(t, nil, serversFlag(t), "--audit-log", filepath.Join(t.TempDir(), "a"),
-		"run", "--timeout", "1s", p, "--", "sh", "-c", "echo must-not-run; exit 9")
+		"run", "--quiet", "--timeout", "1s", p, "--", "sh", "-c", "echo must-not-run; exit 9")
 	if code != exitNotAcquired {
 		t.Fatalf("code %d, want %d; stderr %q", code, exitNotAcquired, errOut)
 	}
@@ -235,11 +236,34 @@ func TestRunWaitsThenRuns(t *testing.T) {
 	if strings.Contains(pr.out.String(), "ran") {
 		t.Fatal("CMD ran while another client held the lock")
 	}
+	// While queued, run says where it is and who holds the lock (stderr
+	// is not a terminal here: one line per change).
+	holder := zkview.NodeRef(l.Node(), 24)
+	want := "zklock: waiting for " + p + ": 2nd in line, watching " + holder + "; held by " + holder + " (session " + zkview.SessionHex(s.ID())
+	eventually(t, 10*time.Second, "the wait reported", func() bool { return strings.Contains(pr.err.String(), want) })
 	if err := l.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if code := pr.wait(t, binaryLimit); code != 0 || strings.TrimSpace(pr.out.String()) != "ran" {
 		t.Fatalf("code %d, out %q, err %q", code, pr.out.String(), pr.err.String())
+	}
+	// Quiet once held: the report is the only thing on stderr.
+	for _, line := range strings.Split(strings.TrimSpace(pr.err.String()), "\n") {
+		if !strings.HasPrefix(line, "zklock: waiting for "+p) {
+			t.Errorf("stderr line %q after the wait", line)
+		}
+	}
+
+	// --quiet says nothing.
+	l2 := holdLock(t, s, p)
+	pr = startBinary(t, nil, serversFlag(t), "--audit-log", filepath.Join(t.TempDir(), "a"), "run", "--quiet", p, "--", "true")
+	eventually(t, 30*time.Second, "zklock to queue", func() bool { k, _, _ := c.Children(p); return len(k) == 2 })
+	time.Sleep(2 * quietWait) // what it would have said by now, it says now or never
+	if err := l2.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if code := pr.wait(t, binaryLimit); code != 0 || pr.err.String() != "" {
+		t.Fatalf("--quiet: code %d, stderr %q", code, pr.err.String())
 	}
 }
 
