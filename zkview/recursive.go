@@ -43,6 +43,10 @@ type recursiveWatch struct {
 	// its events from persistent watchers), so the path is listed again.
 	cversion int32
 	seen     int32
+	// listedAt is when the model last held every change the server had
+	// made: a listing asked for then, or a barrier after which nothing
+	// was left to receive (Queue.ListedAt).
+	listedAt time.Time
 	// noAuth: the path may not be listed; children watches handle it.
 	noAuth bool
 }
@@ -156,8 +160,17 @@ func (w *Watcher) followRecursive(ctx context.Context, pw *pathWatch, rw *recurs
 		if last == nil {
 			st = w.barrier(ctx, pw)
 			batch, last = drainEvents(rw.ch, batch)
+			if last != nil || w.zc.PersistentBacklog(rw.ch) > 0 {
+				// Not all of the events before the barrier are in hand
+				// (a long burst, or the watch ended): neither the child
+				// version nor the barrier's time can be judged by.
+				st = nil
+			}
 		}
-		if !w.applyEvents(ctx, pw, rw, batch, gen, issued, evAt, st) && ctx.Err() != nil {
+		if st != nil {
+			rw.listedAt = issued
+		}
+		if !w.applyEvents(ctx, pw, rw, batch, gen, rw.listedAt, evAt, st) && ctx.Err() != nil {
 			return false
 		}
 		if st != nil {
@@ -231,7 +244,7 @@ func (w *Watcher) readRecursive(ctx context.Context, pw *pathWatch, rw *recursiv
 	})
 	switch {
 	case err == nil:
-		rw.cversion, rw.seen = l.cversion, 0
+		rw.cversion, rw.seen, rw.listedAt = l.cversion, 0, issued
 		rw.names = make(map[string]bool, len(l.names))
 		for _, k := range l.names {
 			rw.names[k] = true
@@ -287,7 +300,7 @@ func (w *Watcher) applyEvents(ctx context.Context, pw *pathWatch, rw *recursiveW
 			}
 		}
 	}
-	if !reread && st != nil && rw.names != nil && st.Cversion-rw.cversion > rw.seen+int32(len(rw.ch)) {
+	if !reread && st != nil && rw.names != nil && st.Cversion-rw.cversion > rw.seen {
 		reread = true // changes the watch did not report (see unreported)
 	}
 	if reread {
@@ -303,19 +316,19 @@ func (w *Watcher) applyEvents(ctx context.Context, pw *pathWatch, rw *recursiveW
 
 // unreported reads the path's stat and says whether its children changed
 // more often than the watch reported. ZooKeeper sends a watch's events
-// before its reply to any later request, so by the time the stat is read
-// every reported change made before it is either counted in seen or
-// waiting in the channel (which may hold later ones too: a deficit can
-// hide until the next audit, never show where there is none).
+// before its reply to any later request, so once the stat is back every
+// reported change made before it has been counted in seen or is still to
+// be received (PersistentBacklog); judged only when nothing is left to
+// receive, a child version ahead of seen is a change never reported.
 func (w *Watcher) unreported(ctx context.Context, pw *pathWatch, rw *recursiveWatch) bool {
 	if rw.names == nil {
 		return false
 	}
 	st := w.barrier(ctx, pw)
-	if st == nil {
-		return false
+	if st == nil || w.zc.PersistentBacklog(rw.ch) > 0 {
+		return false // events to read first: the next audit judges
 	}
-	return st.Cversion-rw.cversion > rw.seen+int32(len(rw.ch))
+	return st.Cversion-rw.cversion > rw.seen
 }
 
 // auditEvery spaces the audits of one path (unreported): every 2 s for

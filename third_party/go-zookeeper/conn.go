@@ -41,13 +41,14 @@ const (
 	protectedPrefix = "_c_"
 )
 
-// defaultPersistentWatchBuffer is how many events a persistent watch's
-// channel holds before the watch ends with ErrWatchOverflow. The receive loop
-// must never wait for a consumer, so a slow one loses its watch rather than
-// stalling every other reply; 4096 absorbs a burst such as the expiry of a
-// session that held thousands of ephemeral nodes under a watched tree, at
-// 4096 Events (about 230 KB) allocated per watch.
-const defaultPersistentWatchBuffer = 4096 // zklock patch
+// defaultPersistentWatchBuffer is how many events a persistent watch may hold
+// for its consumer before the watch ends with ErrWatchOverflow. The receive
+// loop must never wait for a consumer, so a slow one loses its watch rather
+// than stalling every other reply. 65536 absorbs bursts such as the expiry of
+// a session that held tens of thousands of ephemeral nodes under a watched
+// tree. It is a limit, not an allocation: a backlog takes memory only while
+// it lasts (see persistentWatch).
+const defaultPersistentWatchBuffer = 65536 // zklock patch
 
 type watchType int
 
@@ -110,7 +111,8 @@ type Conn struct {
 	watchersLock sync.Mutex
 	closeChan    chan struct{} // channel to tell send loop stop
 
-	persistentWatchBuffer int // zklock patch: see WithPersistentWatchBuffer
+	persistentWatchBuffer int                               // zklock patch: see WithPersistentWatchBuffer
+	persistentWatches     map[<-chan Event]*persistentWatch // zklock patch: under watchersLock; their channels are in watchers
 
 	// Debug (used by unit tests)
 	reconnectLatch   chan struct{}
@@ -314,9 +316,11 @@ func WithMaxBufferSize(maxBufferSize int) connOption {
 	}
 }
 
-// WithPersistentWatchBuffer sets how many events each persistent watch's
-// channel holds (default 4096) before the watch ends with ErrWatchOverflow;
-// see AddWatch. Values below 1 keep the default.
+// WithPersistentWatchBuffer sets how many events each persistent watch may
+// hold for its consumer (default 65536) before the watch ends with
+// ErrWatchOverflow; see AddWatch. The limit allocates nothing: only a
+// backlog takes memory (56 to 112 bytes an event), while it lasts. Values
+// below 1 keep the default.
 func WithPersistentWatchBuffer(n int) connOption { // zklock patch
 	return func(c *Conn) {
 		if n > 0 {
@@ -593,13 +597,18 @@ func (c *Conn) invalidateWatches(err error) {
 			ev := Event{Type: EventNotWatching, State: StateDisconnected, Path: pathType.path, Err: err}
 			c.sendEvent(ev) // also publish globally
 			for _, ch := range watchers {
-				// zklock patch: never blocks on a persistent watch either: its
-				// channel always keeps one slot free for this last event.
+				// zklock patch: a persistent watch's last event goes after its
+				// backlog, without blocking (see persistentWatch).
+				if w := c.persistentWatches[ch]; w != nil {
+					w.end(ev)
+					continue
+				}
 				ch <- ev
 				close(ch)
 			}
 		}
 		c.watchers = make(map[watchPathType][]chan Event)
+		c.persistentWatches = nil // zklock patch
 	}
 }
 

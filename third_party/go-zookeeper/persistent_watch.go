@@ -6,6 +6,7 @@ package zk
 
 import (
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -30,12 +31,19 @@ import (
 //     made while the client was disconnected: re-read what the watch covers.
 //   - Event{Type: EventNotWatching, Path: path, Err: err}, always the last
 //     event before the channel is closed: the watch is gone. Err is
-//     ErrWatchOverflow when the channel was full (the receive loop never
-//     waits for a consumer: once the channel holds its capacity, 4096 events
-//     by default, see WithPersistentWatchBuffer, the watch ends and later
-//     events are dropped), ErrSessionExpired or ErrClosing when the session
-//     ended, or the server's error when it refused to set the watch again
-//     after a reconnect. Events were lost: re-read and add the watch again.
+//     ErrWatchOverflow when the consumer fell too far behind (the receive
+//     loop never waits for a consumer: once the watch holds its limit of
+//     events not yet received, 65536 by default, see
+//     WithPersistentWatchBuffer, the watch ends and later events are
+//     dropped), ErrSessionExpired or ErrClosing when the session ended, or
+//     the server's error when it refused to set the watch again after a
+//     reconnect. Events were lost: re-read and add the watch again.
+//
+// The channel has a small buffer; a backlog beyond it is queued by the
+// client, taking memory only while it lasts, and handed over in order by a
+// goroutine that runs only while there is a backlog. Read the channel until
+// it is closed, or call RemovePersistentWatch: a watch that ended with a
+// backlog nobody reads keeps that goroutine and the backlog.
 //
 // RemovePersistentWatch closes the channel without a further event.
 //
@@ -70,9 +78,10 @@ func (c *Conn) AddWatch(path string, recursive bool) (<-chan Event, error) {
 }
 
 // RemovePersistentWatch ends the persistent watches of both modes on path:
-// their channels are closed, without a further event, and the server is told
-// to stop sending (removeWatches, WatcherType Any). A server that no longer
-// holds the watch (ErrNoWatcher) is not an error.
+// their channels are closed, without a further event (the few events already
+// in a channel's buffer stay readable; a longer backlog is dropped), and the
+// server is told to stop sending (removeWatches, WatcherType Any). A server
+// that no longer holds the watch (ErrNoWatcher) is not an error.
 //
 // removeWatches with WatcherType Any would also end one-shot watches (GetW,
 // ExistsW, ChildrenW) waiting on the same path, so while one is pending the
@@ -135,28 +144,34 @@ func (c *Conn) hasWatchers(path string, types ...watchType) bool {
 }
 
 // dropPersistentWatchers closes the channels of the persistent watches on
-// path. The caller holds watchersLock.
+// path, after the events already in them; their backlogs are dropped. The
+// caller holds watchersLock.
 func (c *Conn) dropPersistentWatchers(path string) {
 	for _, t := range []watchType{watchTypePersistent, watchTypePersistentRecursive} {
 		wpt := watchPathType{path, t}
 		for _, ch := range c.watchers[wpt] {
-			close(ch)
+			c.persistentWatches[ch].remove()
+			delete(c.persistentWatches, ch)
 		}
 		delete(c.watchers, wpt)
 	}
 }
 
-// addPersistentWatcher registers a channel for a persistent watch. Its
-// capacity keeps one slot beyond the buffer for the EventNotWatching that
-// ends the watch, so that no send to it ever blocks (see sendPersistent).
+// addPersistentWatcher registers a persistent watch. Its channel is in
+// c.watchers like a one-shot watch's, so that reconnects and session ends
+// treat both alike; c.persistentWatches maps it to the watch's queue.
 func (c *Conn) addPersistentWatcher(path string, wType watchType) <-chan Event {
 	c.watchersLock.Lock()
 	defer c.watchersLock.Unlock()
 
-	ch := make(chan Event, c.persistentWatchBuffer+1)
+	w := &persistentWatch{ch: make(chan Event, persistentWatchChanSize)}
+	if c.persistentWatches == nil {
+		c.persistentWatches = make(map[<-chan Event]*persistentWatch)
+	}
+	c.persistentWatches[w.ch] = w
 	wpt := watchPathType{path, wType}
-	c.watchers[wpt] = append(c.watchers[wpt], ch)
-	return ch
+	c.watchers[wpt] = append(c.watchers[wpt], w.ch)
+	return w.ch
 }
 
 // notifyPersistentWatches routes a node event to the persistent watchers on
@@ -184,10 +199,9 @@ func (c *Conn) notifyPersistentWatches(ev Event) {
 }
 
 // sendPersistent delivers ev to the watchers of wpt without blocking. A
-// watcher whose buffer is full gets EventNotWatching with ErrWatchOverflow in
-// its reserved last slot and is removed. Every send to a persistent watch's
-// channel happens under watchersLock, so the length checked here can only
-// shrink before the send. The caller holds watchersLock.
+// watcher whose backlog is full (persistentWatchBuffer events not yet
+// received) ends: it gets EventNotWatching with ErrWatchOverflow after the
+// events it holds, and is removed. The caller holds watchersLock.
 func (c *Conn) sendPersistent(wpt watchPathType, ev Event) {
 	watchers := c.watchers[wpt]
 	if len(watchers) == 0 {
@@ -195,21 +209,134 @@ func (c *Conn) sendPersistent(wpt watchPathType, ev Event) {
 	}
 	kept := watchers[:0]
 	for _, ch := range watchers {
-		if len(ch) < cap(ch)-1 {
-			ch <- ev
+		w := c.persistentWatches[ch]
+		if w.send(ev, c.persistentWatchBuffer) {
 			kept = append(kept, ch)
 			continue
 		}
 		end := Event{Type: EventNotWatching, State: c.State(), Path: wpt.path, Err: ErrWatchOverflow}
 		c.sendEvent(end) // also publish globally, as invalidateWatches does
-		ch <- end
-		close(ch)
+		w.end(end)
+		delete(c.persistentWatches, ch)
 	}
 	if len(kept) == 0 {
 		delete(c.watchers, wpt)
 		return
 	}
 	c.watchers[wpt] = kept
+}
+
+// persistentWatchChanSize is the buffer of a persistent watch's channel. It
+// is kept small because a buffered channel allocates all of it at once, for
+// every watch (56 bytes an event); a backlog beyond it waits in the watch's
+// queue, which grows and shrinks with it.
+const persistentWatchChanSize = 4
+
+// persistentWatch is the delivery side of one persistent watch. The receive
+// loop never waits for the consumer: send and end put an event straight into
+// ch when there is room and no backlog; otherwise they append it to queue and
+// start a pump goroutine, which moves the queue into ch, in order, as the
+// consumer receives, and exits once the queue is empty. An idle watch thus
+// holds a channel with a 4-event buffer and no goroutine.
+//
+// Every send to ch is made under mu by the receive loop while no pump runs,
+// or by the pump; ch is closed, under mu, by whichever of them sent last.
+type persistentWatch struct {
+	mu      sync.Mutex
+	ch      chan Event
+	queue   []Event       // backlog, oldest first; the pump is sending queue[0]
+	pumping bool          // a pump goroutine runs; queue is non-empty or it is ending
+	done    bool          // ended or removed: no further event is accepted
+	stop    chan struct{} // closed by remove to abort a pump; made with the first pump
+}
+
+// send delivers ev unless the watch's backlog (events in ch and in queue)
+// has reached limit; it reports false, without delivering ev, if so.
+func (w *persistentWatch) send(ev Event, limit int) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return true
+	}
+	if len(w.ch)+len(w.queue) >= limit {
+		return false
+	}
+	w.push(ev)
+	return true
+}
+
+// end delivers ev as the watch's last event: ch is closed after it.
+func (w *persistentWatch) end(ev Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return
+	}
+	w.push(ev)
+	w.done = true
+	if !w.pumping {
+		close(w.ch)
+	}
+}
+
+// remove closes ch after the events already in it, without a further event:
+// the backlog is dropped and a running pump stops (the one event it may be
+// handing over at that moment can still arrive, in order).
+func (w *persistentWatch) remove() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return
+	}
+	w.done = true
+	w.queue = nil
+	if w.pumping {
+		close(w.stop) // the pump closes ch
+	} else {
+		close(w.ch)
+	}
+}
+
+// push delivers ev after every earlier event. The caller holds mu.
+func (w *persistentWatch) push(ev Event) {
+	if !w.pumping {
+		select {
+		case w.ch <- ev:
+			return
+		default:
+		}
+		w.pumping = true
+		if w.stop == nil {
+			w.stop = make(chan struct{})
+		}
+		go w.pump(w.stop)
+	}
+	w.queue = append(w.queue, ev)
+}
+
+// pump moves the queue into ch until the queue is empty or remove stops it,
+// then closes ch if the watch is done.
+func (w *persistentWatch) pump(stop <-chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for len(w.queue) > 0 {
+		ev := w.queue[0]
+		w.mu.Unlock()
+		select {
+		case w.ch <- ev:
+		case <-stop: // remove emptied the queue
+		}
+		w.mu.Lock()
+		if len(w.queue) > 0 {
+			w.queue[0] = Event{}
+			w.queue = w.queue[1:]
+		}
+	}
+	w.queue = nil // the backlog's memory goes with it
+	w.pumping = false
+	if w.done {
+		close(w.ch)
+	}
 }
 
 // setWatches2Done handles the server's answer to a SetWatches2 request sent
@@ -261,4 +388,22 @@ func parentPath(p string) string {
 		return "/"
 	}
 	return p[:i]
+}
+
+// PersistentBacklog counts the events of the persistent watch whose channel
+// is ch that have not been received yet: in the channel and queued behind
+// it. An event being handed to the channel may be counted twice for a moment,
+// never missed, so once a request has returned, a backlog of 0 means every
+// event the server sent before its reply has been received. 0 for a watch
+// that has ended or that this Conn does not hold.
+func (c *Conn) PersistentBacklog(ch <-chan Event) int {
+	c.watchersLock.Lock()
+	w := c.persistentWatches[ch]
+	c.watchersLock.Unlock()
+	if w == nil {
+		return len(ch)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.ch) + len(w.queue)
 }

@@ -6,6 +6,7 @@ package zk
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -406,25 +407,7 @@ func TestPersistentWatchEndsWithSession(t *testing.T) {
 	}
 	expectEvents(t, ch, Event{Type: EventNodeCreated, Path: owned})
 
-	// Keep the link down until the server has expired the session (its
-	// ephemeral node goes), then let the client find out.
-	link.sever(true)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		exists, _, ew, err := writer.ExistsW(owned)
-		if err != nil {
-			t.Fatalf("exists: %v", err)
-		}
-		if !exists {
-			break
-		}
-		select {
-		case <-ew:
-		case <-time.After(time.Until(deadline)):
-			t.Fatal("session not expired within 30 s")
-		}
-	}
-	link.up()
+	expireSession(t, link, writer, owned)
 
 	got := expectClosed(t, ch)
 	if len(got) == 0 {
@@ -453,44 +436,340 @@ func TestPersistentWatchEndsOnClose(t *testing.T) {
 
 func TestPersistentWatchOverflow(t *testing.T) {
 	addr := testServer(t)
-	const buffer = 4
-	watcher := connect(t, addr, WithPersistentWatchBuffer(buffer))
-	writer := connect(t, addr)
-	mkdirs(t, writer, "/overflow")
+	// Limits below, at and above the channel's own buffer: the backlog
+	// counted is the channel's plus the client's queue.
+	for _, buffer := range []int{1, persistentWatchChanSize, 100} {
+		t.Run(fmt.Sprint(buffer), func(t *testing.T) {
+			watcher := connect(t, addr, WithPersistentWatchBuffer(buffer))
+			writer := connect(t, addr)
+			dir := fmt.Sprintf("/overflow%d", buffer)
+			mkdirs(t, writer, dir)
 
-	ch, err := watcher.AddWatch("/overflow", true)
+			ch, err := watcher.AddWatch(dir, true)
+			if err != nil {
+				t.Fatalf("AddWatch: %v", err)
+			}
+			// Nobody reads ch while three times its limit of events arrives.
+			created := createMany(t, writer, dir, 3*buffer)
+			// The receive loop is not stuck on the full watch: the
+			// connection still answers, and its answer comes after every
+			// event above.
+			if _, err := watcher.Sync(dir); err != nil {
+				t.Fatalf("sync on the watching connection: %v", err)
+			}
+			got := expectClosed(t, ch)
+			if len(got) != buffer+1 {
+				t.Fatalf("got %d events, want %d then EventNotWatching: %+v", len(got), buffer, got)
+			}
+			for i, ev := range got[:buffer] {
+				if ev.Type != EventNodeCreated || ev.Path != created[i] {
+					t.Fatalf("event %d = %+v, want EventNodeCreated %s", i, ev, created[i])
+				}
+			}
+			if last := got[buffer]; last.Type != EventNotWatching || !errors.Is(last.Err, ErrWatchOverflow) || last.Path != dir {
+				t.Fatalf("last event = %+v, want EventNotWatching with ErrWatchOverflow", last)
+			}
+
+			// The consumer's way back: add the watch again (and re-read).
+			again, err := watcher.AddWatch(dir, true)
+			if err != nil {
+				t.Fatalf("AddWatch again: %v", err)
+			}
+			mustCreate(t, writer, dir+"/again")
+			expectEvents(t, again, Event{Type: EventNodeCreated, Path: dir + "/again"})
+			waitNoPumps(t)
+		})
+	}
+}
+
+// TestPersistentWatchIdleMemory measures what an idle persistent watch
+// costs the client: heap and goroutine stacks, per watch, over 1,000
+// recursive watches. A channel buffered for the whole limit cost about
+// 230 KB a watch (4096 events of 56 bytes); zklock's console sets one per
+// watched lock parent, and aims at about 1 KB a parent.
+func TestPersistentWatchIdleMemory(t *testing.T) {
+	addr := testServer(t)
+	c := connect(t, addr)
+	const n = 1000
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("/idle/p%04d", i) // the node need not exist
+	}
+	chans := make([]<-chan Event, n)
+	// One watch set and removed first, so that the connection's own lazily
+	// made state is not counted.
+	if _, err := c.AddWatch("/idle/warmup", true); err != nil {
+		t.Fatalf("AddWatch: %v", err)
+	}
+	if err := c.RemovePersistentWatch("/idle/warmup"); err != nil {
+		t.Fatalf("RemovePersistentWatch: %v", err)
+	}
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	goroutines := runtime.NumGoroutine()
+	for i, p := range paths {
+		var err error
+		if chans[i], err = c.AddWatch(p, true); err != nil {
+			t.Fatalf("AddWatch %s: %v", p, err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	heap := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	stacks := int64(after.StackInuse) - int64(before.StackInuse)
+	extraGoroutines := runtime.NumGoroutine() - goroutines
+	perWatch := (heap + stacks) / n
+	t.Logf("%d idle persistent recursive watches: heap %+d B, goroutine stacks %+d B, goroutines %+d: %d B a watch",
+		n, heap, stacks, extraGoroutines, perWatch)
+	if perWatch > 16<<10 {
+		t.Errorf("an idle persistent watch costs %d B, want under 16 KB", perWatch)
+	}
+	if extraGoroutines > 10 {
+		t.Errorf("%d idle watches hold %d goroutines, want none", n, extraGoroutines)
+	}
+
+	// The watches are real: the last one sees its node created.
+	writer := connect(t, addr)
+	mkdirs(t, writer, paths[n-1])
+	expectEvents(t, chans[n-1], Event{Type: EventNodeCreated, Path: paths[n-1]})
+	runtime.KeepAlive(chans)
+}
+
+// TestPersistentWatchBurst: a consumer that is busy while 20,000 events
+// arrive still gets them all, in order, under the default limit; the
+// backlog's goroutine ends once it is drained.
+func TestPersistentWatchBurst(t *testing.T) {
+	addr := testServer(t)
+	watcher, writer := connect(t, addr), connect(t, addr)
+	mkdirs(t, writer, "/burst")
+	ch, err := watcher.AddWatch("/burst", true)
 	if err != nil {
 		t.Fatalf("AddWatch: %v", err)
 	}
-	// Nobody reads ch while three times its buffer of events arrives.
-	for i := 0; i < 3*buffer; i++ {
-		mustCreate(t, writer, fmt.Sprintf("/overflow/n%02d", i))
+	const n = 20000
+	created := createMany(t, writer, "/burst", n)
+	// Every event has reached the client before the consumer wakes up.
+	if _, err := watcher.Sync("/burst"); err != nil {
+		t.Fatalf("sync: %v", err)
 	}
-	// The receive loop is not stuck on the full channel: the connection
-	// still answers, and its answer comes after every event above.
-	if _, err := watcher.Sync("/overflow"); err != nil {
-		t.Fatalf("sync on the watching connection: %v", err)
+	if pumps := goroutinesIn(pumpFunc); pumps != 1 {
+		t.Errorf("%d pump goroutines with a backlog, want 1", pumps)
 	}
-	got := expectClosed(t, ch)
-	if len(got) != buffer+1 {
-		t.Fatalf("got %d events, want %d then EventNotWatching: %+v", len(got), buffer, got)
-	}
-	for i, ev := range got[:buffer] {
-		if want := fmt.Sprintf("/overflow/n%02d", i); ev.Type != EventNodeCreated || ev.Path != want {
-			t.Fatalf("event %d = %+v, want EventNodeCreated %s", i, ev, want)
+	for i, p := range created {
+		ev := nextEvent(t, ch)
+		if ev.Type != EventNodeCreated || ev.Path != p {
+			t.Fatalf("event %d = %v %s (err %v), want EventNodeCreated %s", i, ev.Type, ev.Path, ev.Err, p)
 		}
 	}
-	if last := got[buffer]; last.Type != EventNotWatching || !errors.Is(last.Err, ErrWatchOverflow) || last.Path != "/overflow" {
-		t.Fatalf("last event = %+v, want EventNotWatching with ErrWatchOverflow", last)
-	}
+	waitNoPumps(t)
+	// Nothing more (no EventNotWatching), and the watch still works.
+	mustCreate(t, writer, "/burst/last")
+	expectEvents(t, ch, Event{Type: EventNodeCreated, Path: "/burst/last"})
+}
 
-	// The consumer's way back: add the watch again (and re-read).
-	again, err := watcher.AddWatch("/overflow", true)
-	if err != nil {
-		t.Fatalf("AddWatch again: %v", err)
+// TestPersistentWatchNoGoroutineLeak ends a watch that has a backlog (so a
+// pump goroutine runs) in each of the three ways and checks that no
+// goroutine stays behind.
+func TestPersistentWatchNoGoroutineLeak(t *testing.T) {
+	addr := testServer(t)
+	writer := connect(t, addr)
+	const backlog = 50
+
+	t.Run("remove", func(t *testing.T) {
+		c := connect(t, addr)
+		mkdirs(t, writer, "/leak/remove")
+		waitNoPumps(t)
+		goroutines := runtime.NumGoroutine()
+		ch, err := c.AddWatch("/leak/remove", true)
+		if err != nil {
+			t.Fatalf("AddWatch: %v", err)
+		}
+		created := createMany(t, writer, "/leak/remove", backlog)
+		if _, err := c.Sync("/leak/remove"); err != nil {
+			t.Fatalf("sync: %v", err)
+		}
+		if pumps := goroutinesIn(pumpFunc); pumps != 1 {
+			t.Errorf("%d pump goroutines with a backlog, want 1", pumps)
+		}
+		if err := c.RemovePersistentWatch("/leak/remove"); err != nil {
+			t.Fatalf("RemovePersistentWatch: %v", err)
+		}
+		// The pump ends without the consumer reading on (one that removes
+		// its watch may stop reading).
+		waitNoPumps(t)
+		// What the channel's buffer held (and at most the one event being
+		// handed over) arrives, in order, then the close: no further event.
+		got := expectClosed(t, ch)
+		if len(got) > persistentWatchChanSize+1 {
+			t.Fatalf("%d events after RemovePersistentWatch, want at most %d", len(got), persistentWatchChanSize+1)
+		}
+		for i, ev := range got {
+			if ev.Type != EventNodeCreated || ev.Path != created[i] {
+				t.Fatalf("event %d = %+v, want EventNodeCreated %s", i, ev, created[i])
+			}
+		}
+		waitNoPumps(t)
+		waitGoroutines(t, goroutines)
+	})
+
+	t.Run("close", func(t *testing.T) {
+		waitNoPumps(t)
+		goroutines := runtime.NumGoroutine() // before the connection
+		c := connect(t, addr)
+		mkdirs(t, writer, "/leak/close")
+		ch, err := c.AddWatch("/leak/close", true)
+		if err != nil {
+			t.Fatalf("AddWatch: %v", err)
+		}
+		created := createMany(t, writer, "/leak/close", backlog)
+		if _, err := c.Sync("/leak/close"); err != nil {
+			t.Fatalf("sync: %v", err)
+		}
+		c.Close()
+		expectBacklogThenEnd(t, ch, created, "/leak/close", ErrClosing)
+		waitNoPumps(t)
+		waitGoroutines(t, goroutines)
+	})
+
+	t.Run("session end", func(t *testing.T) {
+		link := &linkDialer{}
+		// The server's minimum session timeout is two ticks: 4 s here.
+		c, events, err := Connect([]string{addr}, 4*time.Second, WithDialer(link.dial), WithLogInfo(false))
+		if err != nil {
+			t.Fatalf("connect: %v", err)
+		}
+		t.Cleanup(c.Close)
+		waitSession(t, events)
+		mkdirs(t, writer, "/leak/expiry")
+		waitNoPumps(t)
+		goroutines := runtime.NumGoroutine()
+		ch, err := c.AddWatch("/leak/expiry", true)
+		if err != nil {
+			t.Fatalf("AddWatch: %v", err)
+		}
+		created := createMany(t, writer, "/leak/expiry", backlog)
+		if _, err := c.Sync("/leak/expiry"); err != nil {
+			t.Fatalf("sync: %v", err)
+		}
+		owned, err := c.Create("/leak/owned", nil, FlagEphemeral, WorldACL(PermAll))
+		if err != nil {
+			t.Fatalf("create ephemeral: %v", err)
+		}
+		expireSession(t, link, writer, owned)
+		expectBacklogThenEnd(t, ch, created, "/leak/expiry", ErrSessionExpired)
+		waitNoPumps(t)
+		waitGoroutines(t, goroutines)
+	})
+}
+
+// expectBacklogThenEnd reads created's creations in order, then
+// EventNotWatching with err, then the close.
+func expectBacklogThenEnd(t *testing.T, ch <-chan Event, created []string, path string, err error) {
+	t.Helper()
+	got := expectClosed(t, ch)
+	if len(got) != len(created)+1 {
+		t.Fatalf("got %d events, want %d then EventNotWatching: %+v", len(got), len(created), got)
 	}
-	mustCreate(t, writer, "/overflow/again")
-	expectEvents(t, again, Event{Type: EventNodeCreated, Path: "/overflow/again"})
+	for i, ev := range got[:len(created)] {
+		if ev.Type != EventNodeCreated || ev.Path != created[i] {
+			t.Fatalf("event %d = %+v, want EventNodeCreated %s", i, ev, created[i])
+		}
+	}
+	if last := got[len(created)]; last.Type != EventNotWatching || !errors.Is(last.Err, err) || last.Path != path {
+		t.Fatalf("last event = %+v, want EventNotWatching on %s with %v", last, path, err)
+	}
+}
+
+// createMany creates n children of dir, 500 to a multi request, and
+// returns their paths in the order of creation.
+func createMany(t *testing.T, c *Conn, dir string, n int) []string {
+	t.Helper()
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("%s/n%05d", dir, i)
+	}
+	for i := 0; i < n; i += 500 {
+		batch := paths[i:]
+		if len(batch) > 500 {
+			batch = batch[:500]
+		}
+		var ops []interface{}
+		for _, p := range batch {
+			ops = append(ops, &CreateRequest{Path: p, Acl: WorldACL(PermAll)})
+		}
+		if _, err := c.Multi(ops...); err != nil {
+			t.Fatalf("create %s...: %v", paths[i], err)
+		}
+	}
+	return paths
+}
+
+// pumpFunc names the goroutine that hands a watch's backlog to its channel.
+const pumpFunc = "zk.(*persistentWatch).pump("
+
+// goroutinesIn counts the goroutines with fn on their stack.
+func goroutinesIn(fn string) int {
+	buf := make([]byte, 1<<24)
+	n := 0
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if strings.Contains(g, fn) {
+			n++
+		}
+	}
+	return n
+}
+
+// waitNoPumps waits, at most eventTimeout, until no pump goroutine runs.
+func waitNoPumps(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(eventTimeout)
+	for goroutinesIn(pumpFunc) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d pump goroutines still run after %v", goroutinesIn(pumpFunc), eventTimeout)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitGoroutines waits, at most eventTimeout, until at most limit
+// goroutines run, and fails with their stacks if they do not.
+func waitGoroutines(t *testing.T, limit int) {
+	t.Helper()
+	deadline := time.Now().Add(eventTimeout)
+	for runtime.NumGoroutine() > limit {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines after %v, want at most %d:\n%s",
+				runtime.NumGoroutine(), eventTimeout, limit, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// expireSession keeps link down until the server has expired the session
+// that owns the ephemeral node owned (the node goes), then lets the client
+// find out.
+func expireSession(t *testing.T, link *linkDialer, writer *Conn, owned string) {
+	t.Helper()
+	link.sever(true)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		exists, _, ew, err := writer.ExistsW(owned)
+		if err != nil {
+			t.Fatalf("exists: %v", err)
+		}
+		if !exists {
+			break
+		}
+		select {
+		case <-ew:
+		case <-time.After(time.Until(deadline)):
+			t.Fatal("session not expired within 30 s")
+		}
+	}
+	link.up()
 }
 
 func waitSession(t *testing.T, events <-chan Event) {
@@ -567,6 +846,61 @@ func TestNotifyPersistentWatchesRouting(t *testing.T) {
 					t.Errorf("watch %+v got %d events, want delivery %v", w, got, want[w])
 				}
 			}
+		})
+	}
+}
+
+// The delivery of a persistent watch's events, without a server: a
+// producer that never waits, a consumer that keeps falling behind, in order,
+// then the watch ended (last event, then the close) or removed (the close,
+// no further event), and no pump left.
+func TestPersistentWatchQueue(t *testing.T) {
+	const n = 20000
+	for _, ending := range []string{"end", "remove"} {
+		t.Run(ending, func(t *testing.T) {
+			w := &persistentWatch{ch: make(chan Event, persistentWatchChanSize)}
+			got := make(chan []Event)
+			go func() {
+				var evs []Event
+				for ev := range w.ch {
+					evs = append(evs, ev)
+					if len(evs)%1000 == 0 {
+						time.Sleep(time.Millisecond) // fall behind now and then
+					}
+				}
+				got <- evs
+			}()
+			for i := 0; i < n; i++ {
+				if !w.send(Event{Type: EventNodeCreated, Path: fmt.Sprint(i)}, n) {
+					t.Fatalf("event %d overflowed a limit of %d", i, n)
+				}
+				if i%3000 == 0 {
+					time.Sleep(2 * time.Millisecond) // let the backlog drain, so pumps come and go
+				}
+			}
+			if ending == "end" {
+				w.end(Event{Type: EventNotWatching, Err: ErrClosing})
+			} else {
+				w.remove()
+			}
+			var evs []Event
+			select {
+			case evs = <-got:
+			case <-time.After(eventTimeout):
+				t.Fatalf("channel not closed within %v", eventTimeout)
+			}
+			if ending == "end" {
+				if len(evs) != n+1 || evs[n].Type != EventNotWatching {
+					t.Fatalf("got %d events, want %d then EventNotWatching", len(evs), n)
+				}
+				evs = evs[:n]
+			}
+			for i, ev := range evs {
+				if ev.Type != EventNodeCreated || ev.Path != fmt.Sprint(i) {
+					t.Fatalf("event %d = %+v, want EventNodeCreated %d", i, ev, i)
+				}
+			}
+			waitNoPumps(t)
 		})
 	}
 }
