@@ -132,12 +132,10 @@ func (w *Watcher) followRecursive(ctx context.Context, pw *pathWatch, rw *recurs
 				return true
 			}
 			// The session ended (or the server refused to set the watch
-			// again): read again once a session is back.
-			select {
-			case <-ctx.Done():
-				return false
-			case <-w.resyncCh():
-			}
+			// again): set the watch again and read. The new session may
+			// be up already (the end of the old one is told once the
+			// client learns of it, often at the reconnection); if not,
+			// the attempt fails as a lost link and waits for it.
 			return true
 		case ev.Type == zk.EventSession:
 			// Back in the same session, the watch set again; what changed
