@@ -83,7 +83,7 @@ func (w *Watcher) runPathRecursive(pw *pathWatch) bool {
 			continue
 		}
 		rw := &recursiveWatch{ch: ch}
-		ok := w.followRecursive(ctx, pw, rw, gen)
+		ok := w.followRecursive(ctx, pw, rw, gen, resync)
 		if rw.noAuth {
 			_ = w.zc.RemovePersistentWatch(pw.abs)
 			return false
@@ -99,7 +99,7 @@ func (w *Watcher) runPathRecursive(pw *pathWatch) bool {
 // followRecursive reads pw once, then applies the watch's events until
 // the watch ends (true: set it again and read again) or pw is dropped
 // (false).
-func (w *Watcher) followRecursive(ctx context.Context, pw *pathWatch, rw *recursiveWatch, gen uint64) bool {
+func (w *Watcher) followRecursive(ctx context.Context, pw *pathWatch, rw *recursiveWatch, gen uint64, resync <-chan struct{}) bool {
 	if !w.readRecursive(ctx, pw, rw, gen) && (ctx.Err() != nil || rw.noAuth) {
 		return false
 	}
@@ -111,6 +111,24 @@ func (w *Watcher) followRecursive(ctx context.Context, pw *pathWatch, rw *recurs
 		select {
 		case <-ctx.Done():
 			return false
+		case <-resync:
+			// A (re)connection. In the same session the watch's
+			// EventSession asks for the read; a new session that began
+			// while this path was being set up makes the reading above
+			// one of the old generation, dropped: read again in the new
+			// one. (A watch of the old session ends with
+			// EventNotWatching, and is set again then.)
+			resync = w.resyncCh()
+			if g := w.genNow(); g != gen {
+				gen = g
+				if !w.waitSynced(ctx) {
+					return false
+				}
+				if !w.readRecursive(ctx, pw, rw, gen) && (ctx.Err() != nil || rw.noAuth) {
+					return false
+				}
+			}
+			continue
 		case <-audit.C:
 			// Changes the server does not report to this watch (children
 			// the operator may not read) show only in the parent's stat.
