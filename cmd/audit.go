@@ -34,6 +34,9 @@ func (b *auditedBackend) do(r config.AuditRecord, fn func() error) error {
 	if r.Action == "take" {
 		// Known once queued; a release names it from before.
 		r.Node = b.ownNode(r.Path)
+		if k := b.ownKind(r.Path); k != "" {
+			r.Kind = k // a lease or an election's place, not the kind asked
+		}
 	}
 	if aerr := b.audit.After(r, err); aerr != nil {
 		return errors.Join(err, aerr)
@@ -45,7 +48,16 @@ func (b *auditedBackend) ownNode(p string) string {
 	b.inner.mu.Lock()
 	defer b.inner.mu.Unlock()
 	if o, ok := b.inner.locks[p]; ok {
-		return o.lock.Node()
+		return o.node()
+	}
+	return ""
+}
+
+func (b *auditedBackend) ownKind(p string) string {
+	b.inner.mu.Lock()
+	defer b.inner.mu.Unlock()
+	if o, ok := b.inner.locks[p]; ok {
+		return o.kind
 	}
 	return ""
 }

@@ -36,15 +36,28 @@ type lockBackend struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// limits are the semaphore limits the context states, by path.
+	limits map[string]int
+
 	mu    sync.Mutex
 	locks map[string]*ownLock
 }
 
-// ownLock is one of the operator's locks.
+// ownLock is one of the operator's locks, or a semaphore's lease.
 type ownLock struct {
-	lock     *lockops.Lock
+	lock     ownHold
+	kind     string             // the audit's: mutex, read, write, lease, election
+	node     func() string      // the own node, relative to the path
 	stopWait context.CancelFunc // ends a waiting Acquire (its node is deleted)
 	acquired chan struct{}      // closed when Acquire returns
+}
+
+// ownHold is a *lockops.Lock or a *lockops.Semaphore.
+type ownHold interface {
+	Acquire(context.Context) error
+	Release(context.Context) error
+	State() lockops.LockState
+	Node() string
 }
 
 var _ ui.Backend = (*lockBackend)(nil)
@@ -62,8 +75,22 @@ func (b *lockBackend) Own() <-chan ui.OwnLock { return b.feed.out }
 // Take queues for the lock at p and returns once the own node exists (or
 // the attempt failed); the wait goes on in the background and reports on
 // Own. If ctx ends before the node is queued, the attempt is abandoned
-// (its node, if any, deleted).
+// (its node, if any, deleted). On a semaphore it takes one lease (kind
+// does not apply); on a LeaderLatch election it joins as a participant.
 func (b *lockBackend) Take(ctx context.Context, p string, kind lockops.Kind) error {
+	queued := make(chan struct{})
+	var once sync.Once
+	progress := lockops.WithProgress(func(pr lockops.Progress) {
+		if pr.State == lockops.LockQueued || pr.State == lockops.LockHolding {
+			once.Do(func() { close(queued) })
+		}
+		b.feed.send(ui.OwnFromProgress(p, pr))
+	})
+	// Read before taking b.mu: it is a request.
+	l, lkind, node, err := b.newHold(ctx, p, kind, lockops.WithNote("(zklock console)"), progress)
+	if err != nil {
+		return fmt.Errorf("take %s: %w", p, err)
+	}
 	b.mu.Lock()
 	if b.life.Err() != nil {
 		b.mu.Unlock()
@@ -76,19 +103,8 @@ func (b *lockBackend) Take(ctx context.Context, p string, kind lockops.Kind) err
 			return fmt.Errorf("take %s: %w", p, errAlreadyOwn)
 		}
 	}
-	queued := make(chan struct{})
-	var once sync.Once
-	l := lockops.NewLock(b.sess, p,
-		lockops.WithKind(kind),
-		lockops.WithNote("(zklock console)"),
-		lockops.WithProgress(func(pr lockops.Progress) {
-			if pr.State == lockops.LockQueued || pr.State == lockops.LockHolding {
-				once.Do(func() { close(queued) })
-			}
-			b.feed.send(ui.OwnFromProgress(p, pr))
-		}))
 	wctx, stopWait := context.WithCancel(b.life)
-	o := &ownLock{lock: l, stopWait: stopWait, acquired: make(chan struct{})}
+	o := &ownLock{lock: l, kind: lkind, node: node, stopWait: stopWait, acquired: make(chan struct{})}
 	b.locks[p] = o
 	b.wg.Add(1)
 	b.mu.Unlock()
@@ -133,6 +149,36 @@ func (b *lockBackend) Take(ctx context.Context, p string, kind lockops.Kind) err
 		b.forget(p, o)
 		return fmt.Errorf("take %s: gave up before the node was queued: %w", p, ctx.Err())
 	}
+}
+
+// newHold is what taking p means: one lease of the semaphore at p, in
+// the protocol its clients use, under the limit the context states or the
+// console deduces (refused when a Curator semaphore's is unknown); else
+// the lock of the kind asked, which on a LeaderLatch election the lock
+// core joins as a participant. It also returns the audit's kind and the
+// own node relative to p.
+func (b *lockBackend) newHold(ctx context.Context, p string, kind lockops.Kind, opts ...lockops.Option) (ownHold, string, func() string, error) {
+	info, err := lockops.ReadParent(ctx, b.sess, p)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if style, ok := info.Semaphore(); ok {
+		limit := semaphoreLimit(ctx, b.sess, b.limits[p], p)
+		if limit == 0 && style == lockops.StyleCurator {
+			return nil, "", nil, fmt.Errorf("the limit of semaphore %s is unknown (Curator keeps it in its clients only): state it under semaphores: in the context config", p)
+		}
+		if limit != 0 {
+			opts = append(opts, lockops.WithLimit(limit))
+		}
+		m := lockops.NewSemaphore(b.sess, p, opts...)
+		return m, runKindLease, func() string { return leaseNode(p, m) }, nil
+	}
+	l := lockops.NewLock(b.sess, p, append(opts, lockops.WithKind(kind))...)
+	k := kind.String()
+	if info.Latch() {
+		k = runKindElection
+	}
+	return l, k, l.Node, nil
 }
 
 // forget drops o from the table if it is still p's entry.

@@ -69,7 +69,7 @@ func TestBadInvocations(t *testing.T) {
 		{"run with only --", nil, []string{srv, "run", "/x", "--"}, "no command after --"},
 		{"run with two paths", nil, []string{srv, "run", "/x", "/y", "--", "true"}, "one lock path before --"},
 		{"run of a missing command", nil, []string{srv, "run", "/x", "--", "/no/such/command"}, "no such file"},
-		{"run with a bad kind", nil, []string{srv, "run", "--kind", "exclusive", "/x", "--", "true"}, "want mutex, read or write"},
+		{"run with a bad kind", nil, []string{srv, "run", "--kind", "exclusive", "/x", "--", "true"}, "want mutex, read, write, lease or election"},
 		{"run with a bad style", nil, []string{srv, "run", "--style", "zookeeper", "/x", "--", "true"}, "unknown style"},
 		{"missing auth file", nil, []string{srv, "--auth-file", "/no/such/auth", "ls", "/x"}, "auth file"},
 		{"bad auth file", nil, []string{srv, "--auth-file", badAuth, "ls", "/x"}, "want user:password"},

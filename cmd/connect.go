@@ -14,11 +14,17 @@ import (
 )
 
 // sessionOptions turns the settings into lockops' options: timeout,
-// chroot, digest credentials.
+// chroot, TLS, digest credentials.
 func sessionOptions(s *config.Settings) []lockops.SessionOption {
 	opts := []lockops.SessionOption{lockops.WithSessionTimeout(s.SessionTimeout)}
 	if s.Chroot != "" {
 		opts = append(opts, lockops.WithChroot(s.Chroot))
+	}
+	if s.TLS != nil {
+		opts = append(opts, lockops.WithTLS(s.TLS.Config))
+		if s.TLS.SkipHostnameVerify {
+			opts = append(opts, lockops.WithoutHostnameVerification())
+		}
 	}
 	if s.Auth != nil {
 		opts = append(opts, lockops.WithDigestAuth(s.Auth.User, s.Auth.Password))
@@ -64,8 +70,13 @@ func connect(ctx context.Context, s *config.Settings, extra ...lockops.SessionOp
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("connecting to %s: %w", strings.Join(s.Servers, ","), ctx.Err())
 		}
-		return nil, fmt.Errorf("cannot reach ZooKeeper at %s within %s (--connect-timeout)%s",
-			strings.Join(s.Servers, ","), s.ConnectTimeout, contextHint(s))
+		// The last failure seen on each server, when it hints at a
+		// cause (a handshake cut short, a link dropped unanswered).
+		return nil, fmt.Errorf("cannot reach ZooKeeper at %s within %s (--connect-timeout)%s%s",
+			strings.Join(s.Servers, ","), s.ConnectTimeout, linkHints(s, r.err), contextHint(s))
+	}
+	if les := linkErrors(r.err); len(les) > 0 {
+		return nil, fmt.Errorf("%w", &linkFailure{msg: linkMessage(s, les) + contextHint(s), err: r.err})
 	}
 	return nil, r.err
 }

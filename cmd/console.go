@@ -50,7 +50,11 @@ func newConsoleRun(g *config.Flags, roots *[]string) func(*cobra.Command, []stri
 	return func(cmd *cobra.Command, args []string) error {
 		for _, a := range args {
 			if !strings.HasPrefix(a, "/") {
-				// A typo of a command lands here: say both readings.
+				// A typo of a command lands here: say both readings,
+				// and the command it may have meant.
+				if s := cmd.SuggestionsFor(a); len(s) > 0 {
+					return fmt.Errorf("unknown command %q: did you mean %s? (lock paths start with /)", a, strings.Join(s, " or "))
+				}
 				return fmt.Errorf("unknown command or invalid path %q (lock paths start with /; see zklock --help)", a)
 			}
 		}
@@ -133,16 +137,28 @@ func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error
 		ServerView:      true, // zkview says so in the header when the members refuse
 		ServerViewEvery: cc.ServerViewEvery,
 		Context:         s.ContextName,
+		Elections:       s.Elections,
+		SemaphoreLimits: s.Semaphores,
 	})
 	if err != nil {
 		return err
 	}
 	defer w.Close()
 
+	// ctrl+r records what the console shows (zklock record's format).
+	rec := newConsoleRecorder(os.Getenv("ZKLOCK_RECORD_DIR"), zkview.RecordingHeader{
+		Zklock:  version,
+		Servers: strings.Join(s.Servers, ","),
+		Context: s.ContextName,
+		Paths:   paths,
+		Roots:   roots,
+	})
+	defer rec.close()
 	opts := ui.Options{
 		Theme:     theme,
 		ReadOnly:  s.ReadOnly,
-		Updates:   w.Updates(),
+		Updates:   rec.tee(ctx, w.Updates()),
+		Recording: rec,
 		Paths:     paths,
 		Title:     cc.Title,
 		Narration: cc.Narration,
@@ -151,6 +167,7 @@ func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error
 	var lb *lockBackend
 	if !s.ReadOnly {
 		lb = newLockBackend(sess)
+		lb.limits = s.Semaphores
 		defer lb.Close()
 		opts.Own = lb.Own()
 		opts.Backend = &auditedBackend{

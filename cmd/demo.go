@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"syscall"
@@ -26,7 +27,8 @@ func newDemoCmd(g *config.Flags) *cobra.Command {
 		Short: "A real local ZooKeeper, contending clients and the console",
 		Long: `demo starts a standalone ZooKeeper on 127.0.0.1 (unless --servers or
 --context names an ensemble), clients contending for three locks under
-` + demo.Root + ` (a busy mutex, a read/write lock, a quiet lock) and the
+` + demo.Root + ` (a busy mutex, a read/write lock, a quiet lock), workers
+sharing the leases of a semaphore, schedulers electing a leader, and the
 console on them, with the narration line on.
 
 Presenter's keys: p pauses or resumes the clients, space steps one handoff,
@@ -72,6 +74,13 @@ func runDemo(cmd *cobra.Command, g *config.Flags) error {
 	if err != nil {
 		return err
 	}
+	// The demo states its semaphore's limit, as a context's semaphores:
+	// would: Curator keeps it in its clients only.
+	s.Semaphores = maps.Clone(s.Semaphores)
+	if s.Semaphores == nil {
+		s.Semaphores = map[string]int{}
+	}
+	maps.Copy(s.Semaphores, demo.Limits())
 	d, err := startWorkload(ctx, s, !external)
 	if err != nil {
 		return err

@@ -424,6 +424,9 @@ func TestE2EDemo(t *testing.T) {
 		}
 	}
 	keepCapture(t, "demo-capture.txt", s)
+	// Beside the locks, the semaphore full (its limit from the demo) and
+	// the election.
+	p.waitText("render-slots", "holders 3/3", "duler-leader")
 
 	// The presenter's keys.
 	p.keys("p")

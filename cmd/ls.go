@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"path"
 	"strings"
 	"time"
 
@@ -22,31 +24,46 @@ func newLsCmd(g *config.Flags) *cobra.Command {
 	var (
 		asJSON, check bool
 		roots         []string
+		output        string
 	)
 	cmd := &cobra.Command{
-		Use:   "ls [--json] [--check] [--root PATH] PATH...",
+		Use:   "ls [-o text|json|name] [--check] [--root PATH] PATH...",
 		Short: "Print one snapshot of lock queues, then exit",
 		Long: `ls reads the lock parents once (and the servers' four-letter words when
 they allow them) and prints every queue in sequence order with its
-warnings; --json prints the schema documented in the README.
+warnings; -o json (or --json) prints the schema documented in the README;
+-o name prints the full path of every lock node, one a line, for
+zklock release --force --yes - to read.
 
 --check exits 2 when any queue has a split-holders, deadlock or
-missing-watch warning, 1 on an error, 0 when healthy.`,
+missing-watch warning, or the sessions show a cross-lock deadlock (when
+the first read shows a cycle of waits over sessions, --check reads again
+once it would have stood ` + zkview.DeadlockAfter.String() + ` to judge it, as zklock sessions does),
+1 on an error, 0 when healthy.`,
 		Example: `  zklock ls /locks/billing
   zklock ls --json --root /locks | jq '.[] | select(.warnings != [])'
   zklock ls --check /locks/billing || page-oncall`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runLs(cmd, g, args, roots, asJSON, check)
+			if asJSON {
+				output = "json"
+			}
+			switch output {
+			case "text", "json", "name":
+			default:
+				return fmt.Errorf("ls: -o %q: want text, json or name", output)
+			}
+			return runLs(cmd, g, args, roots, output, check)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (schema in the README)")
-	cmd.Flags().BoolVar(&check, "check", false, "exit 2 on split-holders, deadlock or missing-watch")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "text, json (schema in the README) or name (full node paths, one a line)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: -o json")
+	cmd.Flags().BoolVar(&check, "check", false, "exit 2 on split-holders, deadlock or missing-watch, or a cross-lock deadlock")
 	cmd.Flags().StringArrayVar(&roots, "root", nil, "discover lock parents below this path (repeatable)")
 	return cmd
 }
 
-func runLs(cmd *cobra.Command, g *config.Flags, args, roots []string, asJSON, check bool) error {
+func runLs(cmd *cobra.Command, g *config.Flags, args, roots []string, output string, check bool) error {
 	paths, err := cleanPaths(args)
 	if err != nil {
 		return err
@@ -70,26 +87,52 @@ func runLs(cmd *cobra.Command, g *config.Flags, args, roots []string, asJSON, ch
 	defer sess.Close()
 	lctx, cancel := context.WithTimeout(ctx, lsTimeout)
 	defer cancel()
-	snap, err := zkview.Load(lctx, sess, zkview.Config{
-		Paths:      paths,
-		Roots:      roots,
-		ServerView: true, // off by itself, said in the output, when the members refuse
-		Context:    s.ContextName,
-	})
+	cfg := zkview.Config{
+		Paths:           paths,
+		Roots:           roots,
+		ServerView:      true, // off by itself, said in the output, when the members refuse
+		Context:         s.ContextName,
+		Elections:       s.Elections,
+		SemaphoreLimits: s.Semaphores,
+	}
+	snap, err := zkview.Load(lctx, sess, cfg)
 	if err != nil {
 		return fmt.Errorf("ls: %w", err)
 	}
+	if check {
+		// A cross-lock cycle is a deadlock once it has stood with no
+		// handoff: read again when it would have (as `zklock sessions`).
+		if snap, err = zkview.ConfirmCycles(lctx, sess, cfg, snap); err != nil {
+			return fmt.Errorf("ls: %w", err)
+		}
+	}
 	out := cmd.OutOrStdout()
-	if asJSON {
+	switch output {
+	case "json":
 		err = zkview.WriteJSON(out, snap)
-	} else {
+	case "name":
+		err = writeNodePaths(out, snap)
+	default:
 		err = zkview.WriteText(out, snap)
 	}
 	if err != nil {
 		return err
 	}
-	// A path that could not be read is an error, even when the rest was
-	// printed: a probe must not call an unreadable lock healthy.
+	if err := unreadablePaths(snap); err != nil {
+		return err
+	}
+	if check {
+		if code := zkview.CheckCode(snap); code != 0 {
+			return exitCode(code, fmt.Errorf("check failed: %s", checkSummary(snap)))
+		}
+	}
+	return nil
+}
+
+// unreadablePaths is an error naming the paths that could not be read,
+// nil when all could: a probe must not call an unreadable lock healthy,
+// even when the rest was printed.
+func unreadablePaths(snap *zkview.Snapshot) error {
 	var unreadable []string
 	for _, q := range snap.Queues {
 		switch q.State {
@@ -102,23 +145,19 @@ func runLs(cmd *cobra.Command, g *config.Flags, args, roots []string, asJSON, ch
 	if len(unreadable) > 0 {
 		return errors.New(strings.Join(unreadable, "; "))
 	}
-	if check {
-		if code := zkview.CheckCode(snap); code != 0 {
-			return exitCode(code, fmt.Errorf("check failed: %s", checkSummary(snap)))
-		}
-	}
 	return nil
 }
 
-// checkSummary names the queues that fail --check and why, for the one
-// line on stderr (the details are in the output).
+// checkSummary names the queues that fail --check and why, and the
+// cross-lock deadlocks, for the one line on stderr (the details are in
+// the output).
 func checkSummary(snap *zkview.Snapshot) string {
 	var parts []string
 	for _, q := range snap.Queues {
 		var codes []string
 		for _, w := range q.Warnings {
 			switch w.Code {
-			case zkview.WarnSplitHolders, zkview.WarnDeadlock, zkview.WarnMissingWatch:
+			case zkview.WarnSplitHolders, zkview.WarnDeadlock, zkview.WarnMissingWatch, zkview.WarnOverLimit:
 				codes = append(codes, w.Code)
 			}
 		}
@@ -126,5 +165,31 @@ func checkSummary(snap *zkview.Snapshot) string {
 			parts = append(parts, zkview.SanitizeString(q.Path, 0)+" "+strings.Join(codes, ","))
 		}
 	}
+	if d := deadlockSummary(snap); d != "" {
+		parts = append(parts, d)
+	}
 	return strings.Join(parts, "; ")
+}
+
+// writeNodePaths writes the full path of every lock node, one a line, in
+// queue order: what `zklock release --force --yes -` reads. A name that
+// needs escaping is written escaped (the sanitizer's form), so it never
+// reaches a terminal raw; release then refuses it.
+func writeNodePaths(w io.Writer, snap *zkview.Snapshot) error {
+	var b strings.Builder
+	for _, q := range snap.Queues {
+		for _, n := range q.Nodes {
+			if n.Name == "" {
+				continue // a plain ephemeral lock's waiter: it owns no node
+			}
+			parent := q.Path
+			if n.Parent != "" {
+				parent = n.Parent
+			}
+			b.WriteString(zkview.SanitizeString(path.Join(parent, n.Name), 0))
+			b.WriteByte('\n')
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -59,6 +59,8 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	shared.Close()
+	sharedTLS.Close()
+	sharedExpired.Close()
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
 	}

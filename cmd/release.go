@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
+	"path"
 	"strings"
 	"time"
 
@@ -34,7 +34,7 @@ var (
 func newReleaseCmd(g *config.Flags) *cobra.Command {
 	var force, yes bool
 	cmd := &cobra.Command{
-		Use:   "release --force [--yes] NODEPATH",
+		Use:   "release --force [--yes] NODEPATH|-",
 		Short: "Delete another client's lock node (force-release)",
 		Long: `release --force deletes the lock node NODEPATH (a child of a lock parent,
 as zklock ls shows it) if its owner session is still the one shown. The
@@ -43,12 +43,20 @@ as if it held the lock: two clients in the critical section. Prefer
 zklock revoke for holders that honour Curator's revocation protocol.
 
 On a terminal zklock shows the node's owner, client and data and asks
-for its sequence number; --yes skips the question (scripts).`,
-		Example: `  zklock release --force /locks/billing/_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-0000000042`,
-		Args:    cobra.ArbitraryArgs,
+for its sequence number; --yes skips the question (scripts).
+
+With - instead of NODEPATH, the node paths are read from stdin, one a
+line (what zklock ls -o name prints), and each is released in turn with
+the same owner check and audit entry; this needs --yes.`,
+		Example: `  zklock release --force /locks/billing/_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-0000000042
+  zklock ls -o name /locks/stuck | zklock release --force --yes -`,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !force {
 				return errors.New("release: deleting someone else's lock node needs --force (zklock releases its own locks itself)")
+			}
+			if len(args) == 1 && args[0] == "-" {
+				return releaseFromStdin(cmd, g, yes)
 			}
 			np, err := oneNodeArg("release", args)
 			if err != nil {
@@ -258,13 +266,14 @@ func runForceRelease(cmd *cobra.Command, g *config.Flags, nodePath string, yes b
 			fmt.Fprintf(out, "The node is deleted only if its owner is still session 0x%x.\n", n.Session)
 		},
 		confirm: func(cmd *cobra.Command, n zkview.Node) error {
-			typed, err := ask(cmd, fmt.Sprintf("\nType the sequence number %d to confirm: ", n.Seq))
+			what, token := zkview.ConfirmToken(n.Name)
+			token = zkview.SanitizeString(token, 0)
+			typed, err := ask(cmd, fmt.Sprintf("\nType the %s %s to confirm: ", what, token))
 			if err != nil {
 				return err
 			}
-			v, perr := strconv.ParseInt(strings.TrimSpace(typed), 10, 32)
-			if perr != nil || int32(v) != n.Seq {
-				return fmt.Errorf("%w (typed %q, the sequence number is %d)", errNotConfirmed, zkview.SanitizeString(strings.TrimSpace(typed), 16), n.Seq)
+			if !zkview.Confirms(n.Name, typed) {
+				return fmt.Errorf("%w (typed %q, the %s is %s)", errNotConfirmed, zkview.SanitizeString(strings.TrimSpace(typed), 16), what, token)
 			}
 			return nil
 		},
@@ -321,4 +330,42 @@ func ask(cmd *cobra.Command, prompt string) (string, error) {
 		return "", fmt.Errorf("%w: %w", errNotConfirmed, err)
 	}
 	return line, nil
+}
+
+// releaseFromStdin force-releases every node path read from stdin, one a
+// line, each through the one-node pipeline (owner check, audit). It goes
+// on past a node it cannot release and fails at the end, naming them.
+func releaseFromStdin(cmd *cobra.Command, g *config.Flags, yes bool) error {
+	if !yes {
+		return errors.New("release: node paths read from stdin need --yes (the questions would read stdin too)")
+	}
+	var nodes []string
+	sc := bufio.NewScanner(cmd.InOrStdin())
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		if err := lockops.ValidPath(line); err != nil || line == "/" {
+			return fmt.Errorf("release: stdin line %d: not a node path: %q", len(nodes)+1, zkview.SanitizeString(line, 80))
+		}
+		nodes = append(nodes, line)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("release: reading stdin: %w", err)
+	}
+	if len(nodes) == 0 {
+		return errors.New("release: no node paths on stdin")
+	}
+	var failed []string
+	for _, np := range nodes {
+		if err := runForceRelease(cmd, g, np, true); err != nil {
+			warn(err)
+			failed = append(failed, path.Base(np))
+		}
+	}
+	if failed != nil {
+		return fmt.Errorf("release: %d of %d nodes not released: %s", len(failed), len(nodes), zkview.SanitizeString(strings.Join(failed, ", "), 200))
+	}
+	return nil
 }

@@ -5,9 +5,13 @@
 package cmd
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -45,7 +49,7 @@ func exitCode(code int, err error) error { return &exitError{code: code, err: er
 const (
 	exitOK          = 0
 	exitFailure     = 1   // bad input, unreachable ensemble, NoAuth, any failure
-	exitCheck       = 2   // ls --check: split-holders, deadlock or missing-watch
+	exitCheck       = 2   // ls --check: split-holders, deadlock or missing-watch; sessions --check: a cross-lock deadlock
 	exitUsage       = 2   // run: a usage error, refused before connecting
 	exitNotAcquired = 3   // run: --timeout passed before the lock was held
 	exitLost        = 4   // run: the lock was lost while the command ran; it was stopped
@@ -63,35 +67,78 @@ ephemeral-sequential lock nodes: holders, waiters, and who watches whom.
 
 With PATHs (lock parents such as /locks/billing), --root or a context's
 roots, zklock opens the console on them. The subcommands print one
-snapshot (ls), hold a lock while a command runs (run), delete or revoke
-someone else's lock node (release --force, revoke), or start a local
-demo (demo).`,
+snapshot (ls), who blocks whom across locks (sessions), hold a lock
+while a command runs (run), delete or revoke someone else's lock node
+(release --force, revoke), or start a local demo (demo).`,
 		Example: `  zklock --servers zk1:2181,zk2:2181 /locks/billing /locks/orders
   zklock --context prod --root /locks`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,
 		RunE:          newConsoleRun(g, &roots),
+		Version:       version,
 	}
+	root.SetVersionTemplate("zklock {{.Version}}\n")
+	root.SuggestionsMinimumDistance = 2 // "sesions" -> sessions
 	registerFlags(root, g)
 	root.Flags().StringArrayVar(&roots, "root", nil, "discover lock parents below this path (repeatable)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return exitCode(exitFailure, err)
 	})
-	root.AddCommand(newVersionCmd(), newLsCmd(g), newRunCmd(g), newReleaseCmd(g), newRevokeCmd(g), newDemoCmd(g))
+	root.AddCommand(newVersionCmd(), newLsCmd(g), newSessionsCmd(g), newRunCmd(g), newReleaseCmd(g), newRevokeCmd(g), newDemoCmd(g), newDoctorCmd(g))
+	root.AddCommand(newWatchCmd(g), newExportCmd(g), newRecordCmd(g), newReplayCmd(g))
 	return root
 }
 
 func newVersionCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
+	var output string
+	cmd := &cobra.Command{
+		Use:   "version [-o text|json]",
 		Short: "Print zklock's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "zklock %s\n", version)
-			return err
+			b := buildInfo()
+			switch output {
+			case "text":
+				_, err := fmt.Fprintf(cmd.OutOrStdout(), "zklock %s\n", b.Version)
+				return err
+			case "json":
+				return writeJSON(cmd.OutOrStdout(), b)
+			}
+			return fmt.Errorf("version: -o %q: want text or json", output)
 		},
 	}
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "text or json")
+	return cmd
+}
+
+// versionInfo is `zklock version -o json`.
+type versionInfo struct {
+	Schema  int    `json:"schema"`
+	Version string `json:"version"`         // as stamped by the Makefile (git describe)
+	Commit  string `json:"commit"`          // the VCS revision the binary was built from, "" when unknown
+	Dirty   bool   `json:"dirty"`           // built from a tree with uncommitted changes
+	Go      string `json:"go"`              // the Go release that built it
+	Built   string `json:"built,omitempty"` // the commit's time, RFC 3339
+}
+
+// buildInfo reads the version stamped by the Makefile and what the Go
+// toolchain recorded of the build.
+func buildInfo() versionInfo {
+	v := versionInfo{Schema: 1, Version: version, Go: runtime.Version()}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				v.Commit = s.Value
+			case "vcs.modified":
+				v.Dirty = s.Value == "true"
+			case "vcs.time":
+				v.Built = s.Value
+			}
+		}
+	}
+	return v
 }
 
 // Main executes the command line of the build named version and returns
@@ -145,4 +192,12 @@ func oneLine(s string) string {
 		out = append(out, r)
 	}
 	return string(out)
+}
+
+// writeJSON writes v as indented JSON, HTML left unescaped.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

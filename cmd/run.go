@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path"
 	"strings"
 	"syscall"
 	"time"
@@ -50,6 +49,7 @@ type runOptions struct {
 	style      string
 	allowMixed bool
 	quiet      bool
+	limit      int
 }
 
 func newRunCmd(g *config.Flags) *cobra.Command {
@@ -75,9 +75,20 @@ and zklock exits 3.
 
 The node is named like the clients already in the queue (Curator style
 for an empty queue, or --style); a queue of recipes that cannot see each
-other is refused unless --allow-mixed.`,
+other is refused unless --allow-mixed.
+
+On a semaphore (Curator's leases and locks, or Kazoo's lease children,
+max_leases data or PATH-__lock__ sibling; or --kind lease) run takes one
+lease in the protocol its clients use, so that they count it. The limit
+comes from --limit, else the context's semaphores:, else the parent (Kazoo
+states it; the console can deduce Curator's while a lease waits); without
+one a Curator semaphore is refused. On a LeaderLatch election (or one the
+context names under elections:, or --kind election) run joins as a
+participant and CMD runs while it leads.`,
 		Example: `  zklock run --timeout 30s --note "reindex" /locks/search -- ./reindex.sh --full
-  zklock run --kind read /locks/catalog -- pg_dump catalog`,
+  zklock run --kind read /locks/catalog -- pg_dump catalog
+  zklock run --limit 3 /jobs/gpu-slots -- ./train.sh
+  zklock run /services/scheduler/leader -- ./scheduler --active`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, g, args, o) },
 	}
@@ -85,7 +96,8 @@ other is refused unless --allow-mixed.`,
 	f.DurationVar(&o.timeout, "timeout", 0, "give up (exit 3) if the lock is not held within this long (0: wait)")
 	f.DurationVar(&o.grace, "grace", defaultGrace, "after a lost lock, time between SIGTERM and SIGKILL")
 	f.StringVar(&o.note, "note", "", "text added to the lock node's data (who and why)")
-	f.StringVar(&o.kind, "kind", "mutex", "mutex, read or write")
+	f.StringVar(&o.kind, "kind", "mutex", "mutex, read, write, lease (one of a semaphore's) or election (default: as the parent holds)")
+	f.IntVar(&o.limit, "limit", 0, "a semaphore's number of leases (Curator keeps it in its clients only)")
 	f.StringVar(&o.style, "style", "", "node naming: curator or kazoo (default: as the queue)")
 	f.BoolVar(&o.allowMixed, "allow-mixed", false, "join a queue that mixes recipes (two holders are then possible)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "say nothing on stderr while waiting in the queue")
@@ -128,11 +140,10 @@ func runRun(cmd *cobra.Command, g *config.Flags, args []string, o runOptions) er
 	if p == "/" {
 		return errors.New("run: the root cannot be a lock parent")
 	}
-	kind, err := parseKind(o.kind)
-	if err != nil {
+	if err := checkRunKind(o); err != nil {
 		return err
 	}
-	lockOpts := []lockops.Option{lockops.WithKind(kind), lockops.WithNote(o.note)}
+	lockOpts := []lockops.Option{lockops.WithNote(o.note)}
 	if o.style != "" {
 		st, err := lockops.ParseStyle(o.style)
 		if err != nil {
@@ -174,7 +185,16 @@ func runRun(cmd *cobra.Command, g *config.Flags, args []string, o runOptions) er
 	}
 	defer sess.Close()
 
-	rec := config.AuditRecord{Action: "run", Path: p, Kind: kind.String(), Command: argv, Session: zkview.SessionHex(sess.ID())}
+	var rep *waitReporter
+	if !o.quiet {
+		rep = newWaitReporter(os.Stderr, isTerminal(os.Stderr), p, holderLookup(sess, p))
+		lockOpts = append(lockOpts, lockops.WithProgress(rep.Progress))
+	}
+	target, err := chooseRunTarget(ctx, sess, s, p, o, cmd.Flags().Changed("kind"), lockOpts)
+	if err != nil {
+		return err
+	}
+	rec := config.AuditRecord{Action: "run", Path: p, Kind: target.kind, Command: argv, Session: zkview.SessionHex(sess.ID())}
 	before := rec
 	before.Phase = config.PhaseBefore
 	if err := audit.Write(before); err != nil {
@@ -194,18 +214,14 @@ func runRun(cmd *cobra.Command, g *config.Flags, args []string, o runOptions) er
 		return exitCode(code, err)
 	}
 
-	var rep *waitReporter
-	if !o.quiet {
-		rep = newWaitReporter(os.Stderr, isTerminal(os.Stderr), p, holderLookup(sess, p))
-		lockOpts = append(lockOpts, lockops.WithProgress(rep.Progress))
+	if rep != nil {
 		rep.Start(ctx)
 	}
-	l := lockops.NewLock(sess, p, lockOpts...)
-	interrupted, err := acquireUnlessSignalled(ctx, l, o.timeout, sigs)
+	interrupted, err := acquireUnlessSignalled(ctx, target.hold, o.timeout, sigs)
 	if rep != nil {
 		rep.Stop()
 	}
-	rec.Node = l.Node()
+	rec.Node = target.node()
 	switch {
 	case err == nil:
 	case interrupted != nil:
@@ -213,13 +229,15 @@ func runRun(cmd *cobra.Command, g *config.Flags, args []string, o runOptions) er
 	case errors.Is(err, context.DeadlineExceeded) && o.timeout > 0:
 		return finish("not-acquired", exitNotAcquired,
 			fmt.Errorf("run: %s not acquired within %s%s", p, o.timeout, holderText(ctx, sess, p)))
+	case runRefusal(p, err) != nil:
+		return finish(config.OutcomeError, exitFailure, runRefusal(p, err))
 	case errors.Is(err, lockops.ErrMixedRecipes):
 		return finish(config.OutcomeError, exitFailure,
 			fmt.Errorf("run: refusing to join %s: %w (pass --allow-mixed to join anyway; two holders are then possible)", p, err))
 	default:
 		return finish(config.OutcomeError, exitFailure, fmt.Errorf("run: %w", err))
 	}
-	nodePath := path.Join(p, l.Node())
+	nodePath := runNodePath(p, target)
 
 	child := exec.Command(bin, argv[1:]...)
 	child.Args[0] = argv[0]
@@ -227,13 +245,13 @@ func runRun(cmd *cobra.Command, g *config.Flags, args []string, o runOptions) er
 	child.Env = append(os.Environ(), "ZKLOCK_PATH="+p, "ZKLOCK_NODE="+nodePath)
 	stopWithParent(child)
 	if err := child.Start(); err != nil {
-		rerr := releaseRun(l)
+		rerr := releaseRun(target.hold)
 		return finish(config.OutcomeError, exitCannotExec, errors.Join(fmt.Errorf("run: %w", err), rerr))
 	}
-	code, lostErr := superviseChild(child, l, sigs, o.grace)
-	rerr := releaseRun(l)
+	code, lostErr := superviseChild(child, target.hold, sigs, o.grace)
+	rerr := releaseRun(target.hold)
 	if lostErr != nil {
-		return finish("lost", exitLost, fmt.Errorf("run: lock %s lost while %s ran: %v", nodePath, argv[0], lostErr))
+		return finish("lost", exitLost, fmt.Errorf("run: %s %s lost while %s ran: %v", target.what(), nodePath, argv[0], lostErr))
 	}
 	if rerr != nil {
 		// The command's code stands; the node goes with the session.
@@ -245,7 +263,7 @@ func runRun(cmd *cobra.Command, g *config.Flags, args []string, o runOptions) er
 // acquireUnlessSignalled waits for the lock, bounded by timeout (0: no
 // bound), and gives up on a signal; it returns the signal that ended the
 // wait, if any.
-func acquireUnlessSignalled(ctx context.Context, l *lockops.Lock, timeout time.Duration, sigs <-chan os.Signal) (os.Signal, error) {
+func acquireUnlessSignalled(ctx context.Context, l runHold, timeout time.Duration, sigs <-chan os.Signal) (os.Signal, error) {
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if timeout > 0 {
@@ -270,7 +288,7 @@ func acquireUnlessSignalled(ctx context.Context, l *lockops.Lock, timeout time.D
 // if the lock is lost. It returns the code to exit with (the command's, or
 // 128+signal as shells do) and the loss, if any, saying how the command
 // was stopped.
-func superviseChild(child *exec.Cmd, l *lockops.Lock, sigs <-chan os.Signal, grace time.Duration) (int, error) {
+func superviseChild(child *exec.Cmd, l runHold, sigs <-chan os.Signal, grace time.Duration) (int, error) {
 	exited := make(chan error, 1)
 	go func() { exited <- child.Wait() }()
 	lost := l.Done()
@@ -321,7 +339,7 @@ func childExitCode(ps *os.ProcessState) int {
 	return ps.ExitCode()
 }
 
-func releaseRun(l *lockops.Lock) error {
+func releaseRun(l runHold) error {
 	ctx, cancel := context.WithTimeout(context.Background(), runReleaseTimeout)
 	defer cancel()
 	if err := l.Release(ctx); err != nil && !errors.Is(err, lockops.ErrNotHeld) {

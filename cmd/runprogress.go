@@ -165,7 +165,11 @@ func (r *waitReporter) draw(now time.Time) {
 func waitLine(p string, pr lockops.Progress, holder string, waited time.Duration, tty bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "zklock: waiting for %s: %s in line", zkview.SanitizeString(p, 60), ordinal(pr.Position))
-	if pr.Watching != "" {
+	switch {
+	case strings.HasPrefix(pr.Watching, "/"):
+		// A children watch: a semaphore's admitted contender.
+		fmt.Fprintf(&b, ", waiting for a lease (watching the children of %s)", zkview.SanitizeString(pr.Watching, 60))
+	case pr.Watching != "":
 		fmt.Fprintf(&b, ", watching %s", zkview.NodeRef(pr.Watching, 24))
 	}
 	if holder != "" {

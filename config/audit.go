@@ -30,16 +30,20 @@ const (
 // AuditRecord is one line of the audit log. Field names are stable: they
 // are documented in the README for whoever reads the log.
 type AuditRecord struct {
-	Time     string   `json:"time"` // RFC 3339, UTC, milliseconds
-	User     string   `json:"user"` // the operator's login
-	Host     string   `json:"host"` // this machine
-	PID      int      `json:"pid"`  // this zklock process
-	Context  string   `json:"context,omitempty"`
-	Servers  string   `json:"servers"`
+	Time    string `json:"time"` // RFC 3339, UTC, milliseconds
+	User    string `json:"user"` // the operator's login
+	Host    string `json:"host"` // this machine
+	PID     int    `json:"pid"`  // this zklock process
+	Context string `json:"context,omitempty"`
+	Servers string `json:"servers"`
+	// Chroot is the chroot every path of the record is relative to ("" for
+	// none); Servers carries it too, as a connect string would.
+	Chroot   string   `json:"chroot,omitempty"`
+	TLS      bool     `json:"tls,omitempty"`  // the session was over TLS
 	Action   string   `json:"action"`         // take | release | revoke | force-release | run
 	Phase    string   `json:"phase"`          // before | after
 	Path     string   `json:"path"`           // the lock parent
-	Kind     string   `json:"kind,omitempty"` // take, run: mutex | read | write
+	Kind     string   `json:"kind,omitempty"` // take, run: mutex | read | write | lease | election
 	Node     string   `json:"node,omitempty"`
 	Owner    string   `json:"owner_session,omitempty"` // the node's ephemeralOwner, 0x...
 	Client   string   `json:"client,omitempty"`        // that session's ip:port, when known
@@ -59,6 +63,8 @@ type AuditLog struct {
 	host    string
 	context string
 	servers string
+	chroot  string
+	tls     bool
 }
 
 // DefaultAuditPath is under the user's state directory (XDG), where logs
@@ -90,7 +96,7 @@ func OpenAudit(s *Settings) (*AuditLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrAudit, err)
 	}
-	a := &AuditLog{f: f, path: p, context: s.ContextName, servers: strings.Join(s.Servers, ",")}
+	a := &AuditLog{f: f, path: p, context: s.ContextName, servers: strings.Join(s.Servers, ","), chroot: s.Chroot, tls: s.TLS != nil}
 	if s.Chroot != "" {
 		a.servers += s.Chroot
 	}
@@ -107,7 +113,7 @@ func OpenAudit(s *Settings) (*AuditLog, error) {
 func (a *AuditLog) Write(r AuditRecord) error {
 	r.Time = time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	r.User, r.Host, r.PID = a.user, a.host, os.Getpid()
-	r.Context, r.Servers = a.context, a.servers
+	r.Context, r.Servers, r.Chroot, r.TLS = a.context, a.servers, a.chroot, a.tls
 	b, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrAudit, err)

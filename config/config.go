@@ -50,6 +50,14 @@ type Flags struct {
 	Write          bool
 	AuditLog       string
 	LogFile        string
+
+	// TLS flags (tls.go): any of them turns TLS on.
+	TLS                   bool
+	TLSCA                 string
+	TLSCert               string
+	TLSKey                string
+	TLSServerName         string
+	TLSInsecureSkipVerify bool
 }
 
 // Settings are the resolved connection and console settings: flags over
@@ -67,8 +75,18 @@ type Settings struct {
 	// lifts it (as opposed to --read-only, which nothing lifts).
 	ReadOnlyContext bool
 	Roots           []string
-	AuditLog        string
-	LogFile         string
+	// Elections are the context's paths to show as leader elections
+	// (zkview.Config.Elections).
+	Elections []string
+	AuditLog  string
+	LogFile   string
+
+	// Semaphores are the context's stated semaphore limits by path
+	// (zkview.Config.SemaphoreLimits).
+	Semaphores map[string]int
+
+	// TLS is nil for plain TCP (tls.go).
+	TLS *TLS
 }
 
 type Credentials struct {
@@ -153,6 +171,8 @@ func (g *Flags) Resolve(changed func(flag string) bool) (*Settings, error) {
 			s.SessionTimeout = d
 		}
 		s.Roots = ctx.Roots
+		s.Elections = ctx.Elections
+		s.Semaphores = ctx.Semaphores
 	}
 	authFile := g.AuthFile
 	if authFile == "" && ctx != nil {
@@ -175,6 +195,14 @@ func (g *Flags) Resolve(changed func(flag string) bool) (*Settings, error) {
 			return nil, fmt.Errorf("ZK_AUTH: %w", err)
 		}
 		s.Auth = c
+	}
+	var ctxTLS *ContextTLS
+	where := "flags"
+	if ctx != nil {
+		ctxTLS, where = ctx.TLS, fmt.Sprintf("context %q", g.Context)
+	}
+	if s.TLS, err = resolveTLS(g, ctxTLS, where); err != nil {
+		return nil, err
 	}
 	s.AuditLog = g.AuditLog
 	s.LogFile = g.LogFile
@@ -314,6 +342,23 @@ func ParseAuth(b []byte) (*Credentials, error) {
 //	    read_only: true
 //	    theme: high-contrast
 //	    roots: [/locks]
+//	    elections: [/svc/leader]
+//	    semaphores: {/jobs/slots: 3}
+//	    tls: {ca: /etc/zk/ca.pem, cert: ~/.zk/me.pem, key: ~/.zk/me-key.pem}
+//
+// tls turns TLS on: see ContextTLS.
+//
+// elections names paths to show as leader elections: their holder is the
+// leader, their waiters the followers. Curator's LeaderLatch is told by
+// its node names; LeaderSelector and Kazoo's Election are mutexes on the
+// wire and are elections only when named here. Naming a path does not
+// watch it (give it, or a root above it).
+//
+// semaphores states semaphores' limits by path: Curator's
+// InterProcessSemaphoreV2 keeps its limit in the clients only, so zklock
+// can only deduce it while a lease waits; a stated limit is shown, wins
+// over Kazoo's max_leases in the parent's data, and more holders than it
+// are flagged over-limit.
 type File struct {
 	Contexts map[string]Context `yaml:"contexts"`
 }
@@ -325,7 +370,13 @@ type Context struct {
 	ReadOnly       bool     `yaml:"read_only"`
 	Theme          string   `yaml:"theme"`
 	Roots          []string `yaml:"roots"`
+	Elections      []string `yaml:"elections"`
 	SessionTimeout string   `yaml:"session_timeout"`
+
+	Semaphores map[string]int `yaml:"semaphores"`
+
+	// TLS is the `tls:` block (ContextTLS): paths, never key material.
+	TLS *ContextTLS `yaml:"tls"`
 }
 
 func (c *File) Names() []string {
@@ -375,6 +426,19 @@ func Load() (*File, string, error) {
 		for _, r := range c.Roots {
 			if err := lockops.ValidPath(r); err != nil {
 				return nil, path, fmt.Errorf("config file %s: context %q: root: %w", path, name, err)
+			}
+		}
+		for p, n := range c.Semaphores {
+			if err := lockops.ValidPath(p); err != nil {
+				return nil, path, fmt.Errorf("config file %s: context %q: semaphore: %w", path, name, err)
+			}
+			if n < 1 {
+				return nil, path, fmt.Errorf("config file %s: context %q: semaphore %s: limit %d (want 1 or more)", path, name, p, n)
+			}
+		}
+		for _, e := range c.Elections {
+			if err := lockops.ValidPath(e); err != nil {
+				return nil, path, fmt.Errorf("config file %s: context %q: election: %w", path, name, err)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 // Package demo is the scripted workload of `zklock demo`: clients
-// contending for three locks through the lock core, on a real ZooKeeper,
-// driven by the presenter's keys (ui.Demo: pause, step one handoff, kill a
+// contending for three locks, the leases of a semaphore and the lead of an
+// election through the lock core, on a real ZooKeeper, driven by the
+// presenter's keys (ui.Demo: pause, step one handoff, kill a
 // holder's session, make a split-holders queue). The command that starts
 // it, with a sandbox server and the console, lives in cmd.
 package demo
@@ -22,11 +23,17 @@ import (
 )
 
 const (
-	Root     = "/demo/locks"
-	Billing  = Root + "/billing"
-	Orders   = Root + "/orders"
-	Reports  = Root + "/reports"
-	TickTime = 200 * time.Millisecond
+	Root    = "/demo/locks"
+	Billing = Root + "/billing"
+	Orders  = Root + "/orders"
+	Reports = Root + "/reports"
+	// Slots is a Curator InterProcessSemaphoreV2 with SlotsLimit leases
+	// (render workers sharing GPU slots); Leader a Curator LeaderLatch
+	// election among schedulers.
+	Slots      = Root + "/render-slots"
+	SlotsLimit = 3
+	Leader     = Root + "/scheduler-leader"
+	TickTime   = 200 * time.Millisecond
 	// SessionTimeout is the contenders' session: a demo that dies
 	// without closing them frees its nodes within seconds. The short tick
 	// (sessions may be as short as two ticks) allows it.
@@ -74,7 +81,10 @@ type demoRole struct {
 
 // demoRoles: a busy mutex with a queue of six to eight (holds of about a
 // second: a handoff every second or two), a read/write lock where several
-// readers hold while writers wait, and a quiet lock.
+// readers hold while writers wait, a quiet lock, a semaphore of three
+// leases wanted by five workers (a lease changes hands every second or
+// two, one or two wait), and an election of three schedulers whose leader
+// steps down every ten seconds or so.
 func demoRoles() []demoRole {
 	busyHold, busyThink := demoSpan{700 * time.Millisecond, 1800 * time.Millisecond}, demoSpan{300 * time.Millisecond, 2500 * time.Millisecond}
 	readHold, readThink := demoSpan{1500 * time.Millisecond, 4 * time.Second}, demoSpan{200 * time.Millisecond, 1500 * time.Millisecond}
@@ -96,10 +106,28 @@ func demoRoles() []demoRole {
 		demoRole{"weekly-report@cron-2", Reports, lockops.KindMutex, demoSpan{12 * time.Second, 25 * time.Second}, demoSpan{15 * time.Second, 40 * time.Second}},
 		demoRole{"reports-export@analytics-1", Reports, lockops.KindMutex, demoSpan{4 * time.Second, 8 * time.Second}, demoSpan{25 * time.Second, 60 * time.Second}},
 	)
+	leaseHold, leaseThink := demoSpan{2500 * time.Millisecond, 6 * time.Second}, demoSpan{300 * time.Millisecond, 1500 * time.Millisecond}
+	for _, who := range []string{"thumbnailer@render-1", "thumbnailer@render-2", "transcoder@render-3", "pdf-render@render-4", "thumbnailer@render-5"} {
+		rs = append(rs, demoRole{who, Slots, lockops.KindMutex, leaseHold, leaseThink})
+	}
+	leadHold, leadThink := demoSpan{8 * time.Second, 15 * time.Second}, demoSpan{time.Second, 2 * time.Second}
+	for _, who := range []string{"scheduler@sched-a", "scheduler@sched-b", "scheduler@sched-c"} {
+		rs = append(rs, demoRole{who, Leader, lockops.KindMutex, leadHold, leadThink})
+	}
 	return rs
 }
 
-func Paths() []string { return []string{Billing, Orders, Reports} }
+// Paths are the demo's parents, for the console: the three locks, the
+// semaphore and the election.
+func Paths() []string { return []string{Billing, Orders, Reports, Slots, Leader} }
+
+// Limits are the demo's semaphore limits, for the console (Curator keeps
+// them in its clients, so the console is told, as a context's
+// semaphores: would).
+func Limits() map[string]int { return map[string]int{Slots: SlotsLimit} }
+
+// isDemoLockPath: a lock of the demo's, where a split makes sense.
+func isDemoLockPath(p string) bool { return p == Billing || p == Orders || p == Reports }
 
 // Workload runs the contending clients and implements ui.Demo.
 type Workload struct {
@@ -186,7 +214,9 @@ type Config struct {
 func Start(ctx context.Context, admin *lockops.Session, cfg Config) (*Workload, error) {
 	opts := append(slices.Clone(cfg.SessionOptions), lockops.WithSessionTimeout(SessionTimeout))
 	d := &Workload{servers: cfg.Servers, sessOpts: opts, sandbox: cfg.Sandboxed, admin: admin, wake: make(chan struct{}), splits: map[string]bool{}}
-	for _, p := range Paths() {
+	// The semaphore's own directories too, so that the console knows it
+	// for one from the first frame and an external ensemble is left clean.
+	for _, p := range append(Paths(), Slots+"/locks", Slots+"/leases") {
 		if err := d.makeParents(ctx, p); err != nil {
 			d.removeParents()
 			admin.Close()
@@ -319,12 +349,33 @@ func (d *Workload) contend(c *demoClient) {
 	}
 }
 
+// demoHold is what a client takes: a lock, a lease, the lead.
+type demoHold interface {
+	Acquire(context.Context) error
+	Release(context.Context) error
+	Done() <-chan struct{}
+	Node() string
+}
+
+// newHold is c's lock, lease (Curator InterProcessSemaphoreV2's protocol)
+// or place in the election (a LeaderLatch participant).
+func newHold(sess *lockops.Session, c *demoClient) demoHold {
+	data := lockops.WithData([]byte(c.identity()))
+	switch c.path {
+	case Slots:
+		return lockops.NewSemaphore(sess, c.path, lockops.WithLimit(SlotsLimit), data)
+	case Leader:
+		return lockops.NewLock(sess, c.path, lockops.WithLatch(), data)
+	}
+	// WithAllowMixed: after a split (S) the queue mixes recipes; the
+	// contenders still order themselves by sequence, and keep going.
+	return lockops.NewLock(sess, c.path, lockops.WithKind(c.kind), data, lockops.WithAllowMixed())
+}
+
 // cycle acquires, holds and releases until the session is closed (killed)
 // or the demo ends.
 func (d *Workload) cycle(ctx context.Context, c *demoClient, sess *lockops.Session) {
-	// WithAllowMixed: after a split (S) the queue mixes recipes; the
-	// contenders still order themselves by sequence, and keep going.
-	l := lockops.NewLock(sess, c.path, lockops.WithKind(c.kind), lockops.WithData([]byte(c.identity())), lockops.WithAllowMixed())
+	l := newHold(sess, c)
 	for {
 		if !d.waitRunning(ctx) {
 			return
@@ -355,7 +406,7 @@ func (d *Workload) cycle(ctx context.Context, c *demoClient, sess *lockops.Sessi
 
 // hold keeps the lock for the client's hold time, longer while paused
 // unless a step picks it; true when it released the lock.
-func (d *Workload) hold(ctx context.Context, c *demoClient, l *lockops.Lock) bool {
+func (d *Workload) hold(ctx context.Context, c *demoClient, l demoHold) bool {
 	deadline := time.Now().Add(c.hold.pick())
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
@@ -528,10 +579,23 @@ func (d *Workload) Kill(_ context.Context, p string) (string, error) {
 // sees only "__lock__" names, so it believes it holds, while Curator sorts
 // the new node last and its holder believes the same. On an empty queue a
 // Curator-style client takes the lock first. A read/write queue shows no
-// split (readers may share), so the split goes to the busy mutex instead.
+// split (readers may share), nor do the semaphore and the election, so the
+// split goes to the busy mutex instead.
 func (d *Workload) Split(ctx context.Context, p string) (string, error) {
 	if !isDemoLock(p) {
 		return "", fmt.Errorf("%w: %s", errNotDemoLock, zkview.SanitizeString(p, 80))
+	}
+	if !isDemoLockPath(p) {
+		what := "a semaphore"
+		if p == Leader {
+			what = "an election"
+		}
+		note := fmt.Sprintf(" (%s is %s: the split is on %s)", p, what, Billing)
+		text, err := d.Split(ctx, Billing)
+		if err != nil {
+			return "", err
+		}
+		return text + note, nil
 	}
 	q, err := d.queue(ctx, p)
 	if err != nil {

@@ -32,29 +32,69 @@ type created struct {
 // joining a read/write queue is named as a write lock, and a write lock
 // joining a mutex queue as a mutex: each excludes everyone, as asked, in
 // names the queue's clients see.
+//
+// A Curator LeaderLatch queue (family curator-latch) is joined as a
+// participant, "_c_<uuid>-latch-": LeaderLatch sorts by the text after
+// "latch-", so it sees no other name.
 func nodePrefix(j joinAs, kind Kind) (string, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	if j.style == StyleKazoo {
+		h, err := randomHex()
+		if err != nil {
+			return "", err
+		}
+		if kind == KindRead {
+			return h + "__rlock__", nil
+		}
+		return h + "__lock__", nil
+	}
+	uuid, err := randomUUID()
+	if err != nil {
 		return "", err
 	}
-	if j.style == StyleKazoo {
-		if kind == KindRead {
-			return hex.EncodeToString(b[:]) + "__rlock__", nil
-		}
-		return hex.EncodeToString(b[:]) + "__lock__", nil
-	}
-	b[6] = b[6]&0x0f | 0x40 // a version 4 UUID, as java.util.UUID.randomUUID
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	uuid := h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 	switch {
 	case kind == KindRead:
 		return "_c_" + uuid + "-__READ__", nil
 	case kind == KindWrite && j.family != FamilyCuratorMutex,
 		kind == KindMutex && j.family == FamilyCuratorRW:
 		return "_c_" + uuid + "-__WRIT__", nil
+	case j.family == FamilyCuratorLatch:
+		return "_c_" + uuid + "-" + curatorLatchMarker, nil
 	}
 	return "_c_" + uuid + "-lock-", nil
+}
+
+// ownPrefix is nodePrefix, or a Curator lease's name for a Semaphore's
+// lease (WithLimit's internal leaseBase).
+func (l *Lock) ownPrefix(j joinAs) (string, error) {
+	if l.cfg.leaseBase == "" {
+		return nodePrefix(j, l.cfg.kind)
+	}
+	uuid, err := randomUUID()
+	if err != nil {
+		return "", err
+	}
+	return "_c_" + uuid + "-" + l.cfg.leaseBase, nil
+}
+
+// randomHex is 32 random lower-case hex digits: Python's uuid4().hex, as
+// Kazoo names its nodes (version 4 bits set, like Python's).
+func randomHex() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return hex.EncodeToString(b[:]), nil
+}
+
+// randomUUID is a version 4 UUID as java.util.UUID.randomUUID writes it.
+func randomUUID() (string, error) {
+	h, err := randomHex()
+	if err != nil {
+		return "", err
+	}
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32], nil
 }
 
 // ownName reports whether child is prefix plus a sequence: %010d, which
@@ -85,7 +125,7 @@ type createResult struct {
 // is back, and created again (same prefix) only if absent. A cancelled
 // create is finished in the background and its node, if any, deleted.
 func (l *Lock) createNode(ctx context.Context, join joinAs) (created, error) {
-	prefix, err := nodePrefix(join, l.cfg.kind)
+	prefix, err := l.ownPrefix(join)
 	if err != nil {
 		return created{}, err
 	}
@@ -224,12 +264,21 @@ func (l *Lock) reapCreate(res <-chan createResult, prefix string, gen uint64) {
 // nodes. Curator makes containers (the server deletes them once empty);
 // persistent ones keep the path visible to the console between uses.
 func (l *Lock) makeParents(ctx context.Context) error {
-	parts := strings.Split(strings.TrimPrefix(l.abs, "/"), "/")
+	return l.s.makePath(ctx, l.abs, l.cfg.acl)
+}
+
+// makePath creates the server path abs and its ancestors as persistent
+// nodes without data, those that do not exist yet.
+func (s *Session) makePath(ctx context.Context, abs string, acl []zk.ACL) error {
+	parts := strings.Split(strings.TrimPrefix(abs, "/"), "/")
 	p := ""
 	for _, part := range parts {
+		if part == "" {
+			continue
+		}
 		p += "/" + part
-		_, err := retry(ctx, l.s, func() (string, error) {
-			return l.s.conn.Create(p, nil, 0, l.cfg.acl)
+		_, err := retry(ctx, s, func() (string, error) {
+			return s.conn.Create(p, nil, 0, acl)
 		})
 		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
 			return fmt.Errorf("create parent %s: %w", p, err)

@@ -1,7 +1,8 @@
 // Package lockops is zklock's lock core: the ordering function that turns a
 // lock parent's children into a queue (shared by the console and the lock),
 // the lock itself (acquire, try-acquire, release, loss signalling,
-// protected create), and the operator's force-release and polite revoke.
+// protected create), a semaphore's lease and a LeaderLatch participant
+// built on it, and the operator's force-release and polite revoke.
 //
 // Every blocking call takes a context.Context first; cancelling a waiting
 // acquire deletes the caller's own node before returning. lockops imports
@@ -22,6 +23,13 @@
 //     session (negotiated timeout, last reply), so that a holder whose link
 //     is down stops believing it holds before the server can expire it.
 //     retry.go: do and retry, the one place for retries, and ConnLoss.
+//     tls.go: the links themselves: WithTLS (hostname verified unless
+//     WithoutHostnameVerification), servers dialled by the names given,
+//     and LinkError: why a link failed (a certificate expired, from an
+//     unknown CA or for another name, a refused client certificate, the
+//     other protocol on the port), so that Connect gives up at once when
+//     every server failed for good instead of retrying until its context
+//     ends; DialMember for the four-letter words over the same transport.
 //   - lock.go: Lock, joining a queue in its style (options.go: its
 //     options); create.go: protected create (a fresh guid in the name; a
 //     node made before a lost connection is found again by it); hold.go:
@@ -30,6 +38,15 @@
 //     more, and the shortcut that holds on the predecessor's deletion
 //     without listing again; waitEvent, the one helper that waits on a
 //     watch.
+//   - semaphore.go: Semaphore, one lease of a counting semaphore in the
+//     protocol the parent already uses (Curator's InterProcessSemaphoreV2:
+//     the lock core at P/locks admits, leases in P/leases; Kazoo's
+//     Semaphore: the lock core at P-__lock__ admits, leases under P,
+//     max_leases in P's data), held and lost as a lock node is (hold.go).
+//     parent.go: ReadParent, what a parent shows (a semaphore of either
+//     protocol, a LeaderLatch election), read in one go.
+//     A Curator LeaderLatch is the lock core with "-latch-" names
+//     (WithLatch, create.go): holding is leading.
 //   - force.go: ForceRelease (only if the owner session is still the one the
 //     operator saw) and Revoke (Curator's protocol).
 //

@@ -8,6 +8,12 @@
 //     digits and gozk parses them;
 //   - curator-rw: Curator InterProcessReadWriteLock (its sort key for a
 //     mutex node is the whole name, which sorts after every digit);
+//   - curator-latch: Curator LeaderLatch participants, and plain nodes
+//     whose text after the last "latch-" is the sequence (LeaderLatch
+//     sorts every other name whole, after its digits, and a lock sorts
+//     latch names whole: neither sees the other). A latch parent holds
+//     only latch nodes in practice; a lock node there is mixed-recipes,
+//     as it would be on any lock;
 //   - kazoo: Kazoo counts only __lock__/__rlock__ names;
 //   - plain: other "...-<seq>" names, which Curator sorts by their prefix
 //     and gozk cannot parse.
@@ -30,13 +36,13 @@ import (
 
 // RecipeGroup is one family of mutually visible recipes on a mixed parent.
 type RecipeGroup struct {
-	Name  string   // family: curator-mutex, curator-rw, kazoo, plain
+	Name  string   // family: curator-mutex, curator-rw, curator-latch, kazoo, plain
 	Nodes []string // its lock nodes, in sequence order
 }
 
 // Recipes are the recipes present, in Recipe's order.
 func (q Queue) Recipes() []Recipe {
-	var seen [RecipePlain + 1]bool
+	var seen [RecipeEphemeral + 1]bool
 	for _, e := range q.Entries {
 		seen[e.Recipe] = true
 	}
@@ -65,11 +71,11 @@ func (q Queue) SplitHolders() []string {
 }
 
 // MixedRecipes groups every lock node by family (curator-mutex,
-// curator-rw, kazoo, plain, in that order) when more than one family is
-// present; else nil.
+// curator-rw, curator-latch, kazoo, plain, in that order) when more than
+// one family is present; else nil.
 func (q Queue) MixedRecipes() []RecipeGroup {
 	var groups []RecipeGroup
-	for _, f := range [...]string{FamilyCuratorMutex, FamilyCuratorRW, FamilyKazoo, FamilyPlain} {
+	for _, f := range [...]string{FamilyCuratorMutex, FamilyCuratorRW, FamilyCuratorLatch, FamilyKazoo, FamilyPlain} {
 		var names []string
 		for _, e := range q.Entries {
 			if e.Family() == f {

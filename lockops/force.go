@@ -21,12 +21,13 @@ var (
 )
 
 // lockNodeStat checks that nodePath names an ephemeral, childless lock
-// node and returns its stat.
+// node (or a semaphore's lease: Curator's are named like lock nodes,
+// Kazoo's by 32 hex digits) and returns its stat.
 func lockNodeStat(ctx context.Context, s *Session, nodePath string) (string, *zk.Stat, error) {
 	if err := ValidPath(nodePath); err != nil {
 		return "", nil, err
 	}
-	if n, ok := ParseName(path.Base(nodePath)); !ok || n.Kind == KindOther {
+	if n, ok := ParseName(path.Base(nodePath)); (!ok || n.Kind == KindOther) && hex32(path.Base(nodePath)) == "" {
 		return "", nil, fmt.Errorf("%w: %s is not named like a lock node", ErrNotLockNode, nodePath)
 	}
 	abs := s.Abs(nodePath)

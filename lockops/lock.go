@@ -86,7 +86,10 @@ type Progress struct {
 	State    LockState
 	Node     string // own node name
 	Position int    // 1-based place in the queue (1 = first); 0 when not queued
-	Watching string // node waited on, "" unless queued
+	// Watching is the node waited on, "" unless queued; a path (with its
+	// leading "/") when the wait is on a children watch: a semaphore's
+	// admitted contender waiting for a lease.
+	Watching string
 	At       time.Time
 	Err      error // why, for LockLost
 }
@@ -133,6 +136,10 @@ func NewLock(s *Session, p string, opts ...Option) *Lock {
 		l.pathErr = fmt.Errorf("the root cannot be a lock parent")
 	} else if cfg.kind != KindMutex && cfg.kind != KindRead && cfg.kind != KindWrite {
 		l.pathErr = fmt.Errorf("kind %s is not a lock kind", cfg.kind)
+	} else if cfg.latch && (cfg.kind != KindMutex || cfg.styleSet && cfg.style != StyleCurator) {
+		l.pathErr = fmt.Errorf("a LeaderLatch participant is a Curator-style mutex node, not %s %s", cfg.style, cfg.kind)
+	} else if cfg.limit != 0 {
+		l.pathErr = fmt.Errorf("WithLimit is a semaphore's option (NewSemaphore)")
 	}
 	l.abs = s.Abs(p)
 	if !cfg.dataSet {
@@ -339,8 +346,11 @@ func (l *Lock) chooseJoin(ctx context.Context) (joinAs, error) {
 	return l.forced(j), nil
 }
 
-// forced applies WithStyle.
+// forced applies WithLatch and WithStyle.
 func (l *Lock) forced(j joinAs) joinAs {
+	if l.cfg.latch {
+		return joinAs{style: StyleCurator, family: FamilyCuratorLatch}
+	}
 	if l.cfg.styleSet && l.cfg.style != j.style {
 		return joinAs{style: l.cfg.style}
 	}
@@ -381,7 +391,11 @@ func (l *Lock) checkJoin(all Queue, children []string, own string, join joinAs) 
 		}
 	}
 	_, err := DetectStyle(all)
-	return fmt.Errorf("joining as %s %s would mix recipes: %w", join.style, l.cfg.kind, err)
+	as := l.cfg.kind.String()
+	if join.family == FamilyCuratorLatch {
+		as = "latch participant"
+	}
+	return fmt.Errorf("joining as %s %s would mix recipes: %w", join.style, as, err)
 }
 
 func (l *Lock) report(p Progress) {

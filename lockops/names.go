@@ -9,14 +9,23 @@
 // reads the prefix:
 //
 //	_c_<36-char uuid>-lock-       curator  mutex  GUID = the uuid
+//	_c_<36-char uuid>-latch-      curator  mutex  Latch: a LeaderLatch
+//	                                       participant; GUID = the uuid
 //	_c_<32 hex>-lock-             gozk     mutex  GUID = the hex
 //	...__READ__ / ...__WRIT__     curator  read / write (GUID when _c_<uuid>-)
 //	...__rlock__ / ...__lock__    kazoo    read / mutex, or write when the
 //	                                       queue holds any kazoo read node
 //	                                       (GUID when the prefix is 32 hex)
 //	"" or anything ending in "-"  plain    mutex (lock-, x-foo-, an
-//	                                       unprotected Curator lock-, a
-//	                                       bare sequential "0000000007")
+//	                                       unprotected Curator lock- or
+//	                                       latch-, a bare sequential
+//	                                       "0000000007")
+//
+// A LeaderLatch node is a mutex on the wire (the leader is the lowest
+// sequence, each follower watches the node before its own), so its Kind
+// is KindMutex and Latch says it takes part in an election; the
+// participant id is its data. LeaderLatch always creates with Curator's
+// protection, so only the protected name is read as a latch.
 //
 // Where a name could be read both ways ("lock--1000000000": prefix
 // "lock-" and -1000000000, or prefix "lock--" and 1000000000), the
@@ -45,6 +54,9 @@ type Node struct {
 	// go-zookeeper's 32 hex digits after "_c_", or Kazoo's 32-hex uuid;
 	// "" otherwise. It finds a node again after a lost create reply.
 	GUID string
+	// Latch: a Curator LeaderLatch participant (_c_<uuid>-latch-<seq>),
+	// Recipe curator, Kind mutex; its holder is the election's leader.
+	Latch bool
 }
 
 // Style is how the lock core names a node it adds to a queue.
@@ -73,6 +85,7 @@ var (
 const (
 	FamilyCuratorMutex = "curator-mutex"
 	FamilyCuratorRW    = "curator-rw"
+	FamilyCuratorLatch = "curator-latch"
 	FamilyKazoo        = "kazoo"
 	FamilyPlain        = "plain"
 )
@@ -82,8 +95,11 @@ const (
 func (n Node) Family() string {
 	switch n.Recipe {
 	case RecipeCurator:
-		if n.Kind == KindRead || n.Kind == KindWrite {
+		switch {
+		case n.Kind == KindRead || n.Kind == KindWrite:
 			return FamilyCuratorRW
+		case n.Latch:
+			return FamilyCuratorLatch
 		}
 		return FamilyCuratorMutex
 	case RecipeGoZK:
@@ -94,9 +110,18 @@ func (n Node) Family() string {
 		// Curator's sort key and go-zookeeper's parse both take the text
 		// after the last "lock-", else the whole name: when that is the
 		// sequence itself, both order the node by its digits.
+		// The same holds for LeaderLatch's key, the text after the last
+		// "latch-" ("latch-0000000007"); a bare sequence stays with the
+		// mutexes (it is both, and a family is one).
 		l := seqLen(n.Seq)
-		if len(n.Name) >= l && curatorKey(n.Name, curatorMutexMarker) == n.Name[len(n.Name)-l:] {
+		if len(n.Name) < l {
+			return FamilyPlain
+		}
+		switch seq := n.Name[len(n.Name)-l:]; seq {
+		case curatorKey(n.Name, curatorMutexMarker):
 			return FamilyCuratorMutex
+		case curatorKey(n.Name, curatorLatchMarker):
+			return FamilyCuratorLatch
 		}
 		return FamilyPlain
 	}
@@ -111,6 +136,7 @@ func SeqLess(a, b int32) bool { return int32(uint32(b)-uint32(a)) > 0 }
 
 const (
 	curatorMutexMarker = "lock-"
+	curatorLatchMarker = "latch-" // LeaderLatch's LOCK_NAME
 	curatorReadMarker  = "__READ__"
 	curatorWriteMarker = "__WRIT__"
 	kazooMutexMarker   = "__lock__"
@@ -196,6 +222,11 @@ func parsePrefix(p string) (Node, bool) {
 	case strings.HasSuffix(p, kazooMutexMarker):
 		return Node{Kind: KindMutex, Recipe: RecipeKazoo, GUID: hex32(p[:len(p)-len(kazooMutexMarker)])}, true
 	case p == "" || strings.HasSuffix(p, "-"):
+		if strings.HasSuffix(p, "-"+curatorLatchMarker) {
+			if g, ok := protectedGUID(p[:len(p)-len(curatorLatchMarker)]); ok && isUUID(g) {
+				return Node{Kind: KindMutex, Recipe: RecipeCurator, GUID: g, Latch: true}, true
+			}
+		}
 		if strings.HasSuffix(p, "-"+curatorMutexMarker) {
 			if g, ok := protectedGUID(p[:len(p)-len(curatorMutexMarker)]); ok {
 				switch {

@@ -145,6 +145,7 @@ func order(children []string, replays bool) Queue {
 	}
 	r := replay{q: &q, kids: kids}
 	r.curatorMutex()
+	r.curatorLatch()
 	r.curatorRW()
 	r.goZK()
 	r.kazoo()

@@ -27,6 +27,7 @@ func curWrite(uuid string, s int32) string { return "_c_" + uuid + "-__WRIT__" +
 func gozkMutex(hex string, s int32) string { return "_c_" + hex + "-lock-" + seqText(s) }
 func kzLock(hex string, s int32) string    { return hex + "__lock__" + seqText(s) }
 func kzRead(hex string, s int32) string    { return hex + "__rlock__" + seqText(s) }
+func curLatch(uuid string, s int32) string { return "_c_" + uuid + "-latch-" + seqText(s) }
 
 func TestParseName(t *testing.T) {
 	tests := []struct {
@@ -46,6 +47,12 @@ func TestParseName(t *testing.T) {
 		{"x-job-42-0000000007", Node{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
 		{"0000000007", Node{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
 		{"_c_NOTAGUID-lock-0000000007", Node{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{curLatch(uuidA, 7), Node{Seq: 7, Kind: KindMutex, Recipe: RecipeCurator, GUID: uuidA, Latch: true}, true},
+		{curLatch(uuidA, -1000000000), Node{Seq: -1000000000, Kind: KindMutex, Recipe: RecipeCurator, GUID: uuidA, Latch: true}, true},
+		// LeaderLatch always protects its name: the rest is plain.
+		{"latch-0000000007", Node{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{"_c_" + hexA + "-latch-0000000007", Node{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{"_c_" + uuidA + "-latch0000000007", Node{}, false}, // no "-" before the sequence
 		{"lock-2147483647", Node{Seq: 2147483647, Kind: KindMutex, Recipe: RecipePlain}, true},
 		// Negative, after the wrap: ten characters down to -999999999,
 		// eleven from -1000000000.
@@ -369,6 +376,48 @@ func TestOrder(t *testing.T) {
 			mixed: []RecipeGroup{{FamilyCuratorMutex, []string{c1}}, {FamilyPlain, []string{"x-a-0000000004"}}},
 		},
 		{
+			// LeaderLatch: the lowest sequence leads, each follower
+			// watches the participant before it.
+			name:     "curator leader latch, listed out of order",
+			children: []string{curLatch(uuidC, 7), curLatch(uuidA, 5), curLatch(uuidB, 6)},
+			want: []row{
+				{curLatch(uuidA, 5), M, "H", "H", "", ""},
+				{curLatch(uuidB, 6), M, "W", "W", curLatch(uuidA, 5), curLatch(uuidA, 5)},
+				{curLatch(uuidC, 7), M, "W", "W", curLatch(uuidB, 6), curLatch(uuidB, 6)},
+			},
+		},
+		{
+			// LeaderLatch sorts every child by the text after "latch-":
+			// "0" before "0000000005", as the mutex does with "lock-".
+			name:     "curator latch watching a persistent child that sorts first",
+			children: []string{curLatch(uuidA, 5), "0"},
+			want:     []row{{curLatch(uuidA, 5), M, "H", "W", "0", ""}},
+			other:    []string{"0"},
+		},
+		{
+			// A plain "latch-" node is sorted by its digits: the latch
+			// sees it, and it is of the latch's family.
+			name:     "curator latch and a plain latch- node see each other",
+			children: []string{curLatch(uuidA, 5), "latch-0000000004", curLatch(uuidB, 6)},
+			want: []row{
+				{"latch-0000000004", M, "H", "H", "", ""},
+				{curLatch(uuidA, 5), M, "W", "W", "latch-0000000004", "latch-0000000004"},
+				{curLatch(uuidB, 6), M, "W", "W", curLatch(uuidA, 5), curLatch(uuidA, 5)},
+			},
+		},
+		{
+			// A lock node on a latch parent: each recipe sorts the other's
+			// names whole, after its own digits, so both lead.
+			name:     "curator latch and curator mutex split",
+			children: []string{c2, curLatch(uuidA, 7)},
+			want: []row{
+				{c2, M, "H", "H", "", ""},
+				{curLatch(uuidA, 7), M, "W", "H", "", c2},
+			},
+			split: []string{c2, curLatch(uuidA, 7)},
+			mixed: []RecipeGroup{{FamilyCuratorMutex, []string{c2}}, {FamilyCuratorLatch, []string{curLatch(uuidA, 7)}}},
+		},
+		{
 			name:     "every family at once",
 			children: []string{c1, curRead(uuidB, 2), kzRead(hexA, 3), "x-0000000004", gozkMutex(hexB, 6)},
 			want: []row{
@@ -569,6 +618,7 @@ func TestPredecessorWithout(t *testing.T) {
 		func(h string, s int32) string { return curRead(uuidA[:len(uuidA)-8]+h[:8], s) },
 		func(h string, s int32) string { return curWrite(uuidA[:len(uuidA)-8]+h[:8], s) },
 		func(h string, s int32) string { return gozkMutex(h, s) },
+		func(h string, s int32) string { return curLatch(uuidA[:len(uuidA)-8]+h[:8], s) },
 		kzLock, kzRead,
 		func(_ string, s int32) string { return "lock-" + seqText(s) },
 	}
@@ -604,6 +654,8 @@ func TestDetectStyle(t *testing.T) {
 		{"plain x-", []string{"x-a-0000000001"}, StyleCurator, false},
 		{"kazoo", []string{kzLock(hexA, 1), kzRead(hexB, 2)}, StyleKazoo, false},
 		{"mixed", []string{kzLock(hexA, 1), curMutex(uuidA, 2)}, StyleCurator, true},
+		{"curator latch", []string{curLatch(uuidA, 1), curLatch(uuidB, 2)}, StyleCurator, false},
+		{"latch and lock", []string{curLatch(uuidA, 1), curMutex(uuidB, 2)}, StyleCurator, true},
 	}
 	for _, tt := range tests {
 		got, err := DetectStyle(Order(tt.children))
@@ -674,6 +726,10 @@ func TestFamily(t *testing.T) {
 		"x-a-0000000001":     FamilyPlain,
 		"-0000000001":        FamilyPlain,
 		"member--1000000000": FamilyPlain,
+		curLatch(uuidA, 1):   FamilyCuratorLatch,
+		"latch-0000000001":   FamilyCuratorLatch,
+		"x-latch-0000000001": FamilyCuratorLatch,
+		"latch-x-0000000001": FamilyPlain,
 	}
 	for name, want := range tests {
 		n, ok := ParseName(name)

@@ -15,6 +15,10 @@
 //     with Java's String.compareTo; first holds, else it watches the child
 //     sorted just before it, which may be a persistent child from Other.
 //     zklock's own Curator-style nodes are replayed as Curator too.
+//   - curator latch (Curator 5.4 LeaderLatch.checkLeadership): the same
+//     sort (LockInternals.getSortedChildren, every child) by the text
+//     after the last "latch-"; first is the leader, else it watches the
+//     child sorted just before it (getData with a watch).
 //   - curator read/write (InterProcessReadWriteLock): every child sorted by
 //     the text after "__READ__", then after "__WRIT__"; a write node as a
 //     mutex; a read node holds unless a name containing "__WRIT__" sorts
@@ -127,13 +131,25 @@ func isASCII(s string) bool {
 // curatorMutex replays InterProcessMutex (StandardLockInternalsDriver,
 // maxLeases 1) for Curator mutex nodes.
 func (r replay) curatorMutex() {
-	isMutex := func(n Node) bool { return n.Recipe == RecipeCurator && n.Kind == KindMutex }
-	if !r.has(isMutex) {
+	r.curatorFirstHolds(func(n Node) bool { return n.Recipe == RecipeCurator && n.Kind == KindMutex && !n.Latch }, curatorMutexMarker)
+}
+
+// curatorLatch replays LeaderLatch for its participants: InterProcessMutex's
+// rule on the text after "latch-".
+func (r replay) curatorLatch() {
+	r.curatorFirstHolds(func(n Node) bool { return n.Recipe == RecipeCurator && n.Latch }, curatorLatchMarker)
+}
+
+// curatorFirstHolds replays Curator's one-holder rule for the nodes that
+// mine accepts: every child sorted by the text after its last marker;
+// the first holds, each other watches the child sorted before it.
+func (r replay) curatorFirstHolds(mine func(Node) bool, marker string) {
+	if !r.has(mine) {
 		return
 	}
-	sorted := r.curatorSorted(func(s string) string { return curatorKey(s, curatorMutexMarker) })
+	sorted := r.curatorSorted(func(s string) string { return curatorKey(s, marker) })
 	for pos, k := range sorted {
-		if j := r.kids[k].entry; j >= 0 && isMutex(r.q.Entries[j].Node) {
+		if j := r.kids[k].entry; j >= 0 && mine(r.q.Entries[j].Node) {
 			if pos == 0 {
 				r.set(j, true, "")
 			} else {

@@ -42,5 +42,6 @@ func newTestProxy(t testing.TB) *sandbox.Proxy {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	shared.Close()
+	sharedTLS.Close()
 	os.Exit(code)
 }

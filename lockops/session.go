@@ -2,9 +2,9 @@ package lockops
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,6 +77,9 @@ type sessionConfig struct {
 	auth     bool
 	dialer   zk.Dialer
 	logger   zk.Logger
+	// tls, when set, makes every link TLS (tls.go).
+	tls          *tls.Config
+	skipHostname bool
 }
 
 // SessionOption configures Connect.
@@ -123,6 +126,7 @@ type Session struct {
 	conn    *zk.Conn
 	servers []string
 	cfg     sessionConfig
+	links   *linkBoard    // why links failed, until the first session
 	loopEnd chan struct{} // closed when go-zookeeper's event channel closes
 
 	mu       sync.Mutex
@@ -141,7 +145,11 @@ type Session struct {
 
 // Connect dials the ensemble and waits for a session, bounded by ctx. When
 // ctx ends first it closes the connection and returns an error wrapping
-// ErrUnreachable (and ctx.Err()) that names the servers.
+// ErrUnreachable (and ctx.Err()) that names the servers, with the last
+// *LinkError seen on each. When every server has failed for good (see
+// LinkProblem.Definitive: a certificate rejected, the other protocol on
+// the port) it gives up at once with those *LinkErrors, without
+// ErrUnreachable.
 func Connect(ctx context.Context, servers []string, opts ...SessionOption) (*Session, error) {
 	cfg := sessionConfig{timeout: DefaultSessionTimeout, logger: discardLogger{}}
 	for _, o := range opts {
@@ -149,6 +157,9 @@ func Connect(ctx context.Context, servers []string, opts ...SessionOption) (*Ses
 	}
 	if len(servers) == 0 {
 		return nil, fmt.Errorf("lockops: connect: empty server list")
+	}
+	if cfg.skipHostname && cfg.tls == nil {
+		return nil, fmt.Errorf("lockops: connect: WithoutHostnameVerification without WithTLS")
 	}
 	if cfg.chroot != "" {
 		if err := ValidPath(cfg.chroot); err != nil {
@@ -165,17 +176,15 @@ func Connect(ctx context.Context, servers []string, opts ...SessionOption) (*Ses
 		loopEnd: make(chan struct{}),
 		hints:   map[string]joinAs{},
 		lease:   newLeaseMeter(),
-	}
-	dialer := cfg.dialer
-	if dialer == nil {
-		dialer = net.DialTimeout
+		links:   newLinkBoard(cfg),
 	}
 	// Hold mu across zk.Connect: its loop may call onEvent before Connect
 	// returns, and onEvent needs s.conn.
 	s.mu.Lock()
 	conn, events, err := zk.Connect(servers, cfg.timeout,
 		zk.WithLogger(cfg.logger), zk.WithLogInfo(false),
-		zk.WithEventCallback(s.onEvent), zk.WithDialer(s.lease.dialer(dialer)))
+		zk.WithEventCallback(s.onEvent), zk.WithDialer(s.lease.dialer(s.links.dialer(cfg.dialer))),
+		zk.WithHostProvider(&namedHosts{}))
 	if err != nil {
 		s.mu.Unlock()
 		return nil, fmt.Errorf("lockops: connect %s: %w", strings.Join(servers, ","), err)
@@ -192,9 +201,9 @@ func Connect(ctx context.Context, servers []string, opts ...SessionOption) (*Ses
 		close(s.loopEnd)
 	}()
 
-	if _, err := s.waitConnected(ctx); err != nil {
+	if err := s.waitFirstSession(ctx); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("lockops: connect %s: %w (%w)", strings.Join(servers, ","), ErrUnreachable, err)
+		return nil, fmt.Errorf("lockops: connect %s: %w", strings.Join(servers, ","), err)
 	}
 	if cfg.auth {
 		cred := []byte(cfg.authUser + ":" + cfg.authPass)
@@ -390,11 +399,41 @@ func (s *Session) Rel(p string) string {
 // Close ends the session (its ephemeral nodes go at once) and waits a
 // little for go-zookeeper's goroutines to stop.
 func (s *Session) Close() {
+	s.links.stop()
+	s.links.cancel()
 	s.setClosed()
 	s.conn.Close()
 	select {
 	case <-s.loopEnd:
 	case <-time.After(2 * time.Second):
+	}
+}
+
+// waitFirstSession waits for the first session. It gives up early when
+// every server failed for good (a *LinkError each: a certificate the
+// client rejects, the other protocol on the port), and otherwise when ctx
+// ends, with ErrUnreachable and the last failure seen on each server.
+func (s *Session) waitFirstSession(ctx context.Context) error {
+	defer s.links.stop()
+	for {
+		st, _, ch := s.snapshot()
+		switch st {
+		case StateConnected:
+			return nil
+		case StateClosed:
+			return ErrSessionClosed
+		}
+		if err := s.links.verdict(s.servers); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return errors.Join(append([]error{fmt.Errorf("%w (%w)", ErrUnreachable, err)}, s.links.problems(s.servers)...)...)
+		}
+		select {
+		case <-ctx.Done():
+		case <-ch:
+		case <-s.links.watch():
+		}
 	}
 }
 

@@ -33,6 +33,11 @@ const (
 	RecipeKazoo          // Kazoo Lock, WriteLock, ReadLock
 	RecipeGoZK           // go-zookeeper zk.Lock
 	RecipePlain          // lock-0000000007, x-<anything>-0000000007
+	// RecipeEphemeral is the plain ephemeral-node lock: every contender
+	// creates the same non-sequential ephemeral node and the one that
+	// succeeds holds. Its name carries no sequence, so ParseName and
+	// Order never return it; zkview tells it by the node's stat.
+	RecipeEphemeral
 )
 
 func (r Recipe) String() string {
@@ -45,6 +50,8 @@ func (r Recipe) String() string {
 		return "gozk"
 	case RecipePlain:
 		return "plain"
+	case RecipeEphemeral:
+		return "ephemeral"
 	}
 	return "unknown"
 }

@@ -78,6 +78,10 @@ type Options struct {
 	// heap); a benchmark that wants the server at full speed can pass
 	// "-XX:TieredStopAtLevel=4".
 	JVMOptions []string
+	// TLS, when set, gives every member a secureClientPort (TLS through
+	// Netty) beside its plain client port, and makes a CA and certificates
+	// for it (Cluster.TLS, tls.go).
+	TLS *TLSOptions
 
 	// pickPorts replaces freePorts in tests that need a port clash.
 	pickPorts func(n int) ([]int, error)
@@ -122,6 +126,7 @@ type Cluster struct {
 	opts    Options
 	root    string
 	members []*Member
+	tls     *TLSFiles // nil without Options.TLS
 
 	outMu     sync.Mutex // keeps lines whole in Options.Stdout
 	closed    atomic.Bool
@@ -169,6 +174,11 @@ func startOnce(ctx context.Context, inst Install, opts Options) (*Cluster, error
 	if n > 1 {
 		perMember = 3 // client, quorum, election
 	}
+	secure := 0 // index of the first secure client port, 0 for none
+	if opts.TLS != nil {
+		secure = n * perMember
+		perMember++
+	}
 	ports, err := opts.pickPorts(n * perMember)
 	if err != nil {
 		return nil, err
@@ -181,6 +191,12 @@ func startOnce(ctx context.Context, inst Install, opts Options) (*Cluster, error
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	c := &Cluster{inst: inst, opts: opts, root: root}
+	if opts.TLS != nil {
+		if c.tls, err = WriteTLSFiles(filepath.Join(root, "tls"), *opts.TLS); err != nil {
+			return nil, errors.Join(err, c.Close())
+		}
+		c.inst.ClassPath = tlsClassPath(c.inst.ClassPath)
+	}
 	var servers []string
 	if n > 1 {
 		for i := range n {
@@ -197,8 +213,13 @@ func startOnce(ctx context.Context, inst Install, opts Options) (*Cluster, error
 		}
 		m.cfgPath = filepath.Join(m.dir, "zoo.cfg")
 		m.logPath = filepath.Join(m.dir, "server.log")
+		var extra []string
+		if c.tls != nil {
+			m.secureAddr = "127.0.0.1:" + strconv.Itoa(ports[secure+i])
+			extra = tlsConfigLines(c.tls, *opts.TLS, ports[secure+i])
+		}
 		c.members = append(c.members, m)
-		if err := m.writeConfig(ports[i], servers); err != nil {
+		if err := m.writeConfig(ports[i], servers, extra); err != nil {
 			return nil, errors.Join(err, c.Close())
 		}
 	}
@@ -217,8 +238,9 @@ func startOnce(ctx context.Context, inst Install, opts Options) (*Cluster, error
 	return c, nil
 }
 
-// writeConfig writes the member's data directory, myid and zoo.cfg.
-func (m *Member) writeConfig(clientPort int, servers []string) error {
+// writeConfig writes the member's data directory, myid and zoo.cfg;
+// extra lines (TLS) go before Options.ExtraConfig, which overrides them.
+func (m *Member) writeConfig(clientPort int, servers, extra []string) error {
 	o := m.cluster.opts
 	data := filepath.Join(m.dir, "data")
 	if err := os.MkdirAll(data, 0o755); err != nil {
@@ -248,6 +270,7 @@ func (m *Member) writeConfig(clientPort int, servers []string) error {
 		"admin.enableServer=false", // Debian's package has no Jetty; keeps the log quiet
 	}
 	lines = append(lines, servers...)
+	lines = append(lines, extra...)
 	lines = append(lines, o.ExtraConfig...)
 	cfg := strings.Join(lines, "\n") + "\n"
 	if err := os.WriteFile(m.cfgPath, []byte(cfg), 0o644); err != nil {
@@ -288,6 +311,23 @@ func (c *Cluster) Servers() []string {
 
 // ConnectString is Servers joined with commas, as ZooKeeper clients take it.
 func (c *Cluster) ConnectString() string { return strings.Join(c.Servers(), ",") }
+
+// SecureServers returns each member's TLS client address in member order,
+// nil without Options.TLS.
+func (c *Cluster) SecureServers() []string {
+	if c.tls == nil {
+		return nil
+	}
+	out := make([]string, len(c.members))
+	for i, m := range c.members {
+		out[i] = m.secureAddr
+	}
+	return out
+}
+
+// TLS is the CA and certificates the cluster made, nil without
+// Options.TLS.
+func (c *Cluster) TLS() *TLSFiles { return c.tls }
 
 // Members returns the members in order; Members()[i].ID() is i+1.
 func (c *Cluster) Members() []*Member { return append([]*Member(nil), c.members...) }

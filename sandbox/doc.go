@@ -17,6 +17,10 @@
 //   - spawn.go, procattr_*.go: why a server cannot outlive the process that
 //     started it, even one killed with SIGKILL (Linux: Pdeathsig, forked from
 //     one thread that never exits).
+//   - tls.go: Options.TLS: a secureClientPort per member (Netty, PEM
+//     stores), with a CA, server and client certificates made at start by
+//     crypto/x509, and certificates wrong on purpose (expired, for another
+//     name, from an unknown CA) for tests of what clients say.
 //   - fourletter.go: FourLetter, the raw four-letter-word exchange, bounded
 //     by a context.
 //   - proxy.go: Proxy, a loopback TCP proxy that cuts and restores a

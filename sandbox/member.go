@@ -39,6 +39,8 @@ type Member struct {
 	cfgPath string
 	logPath string
 	addr    string
+	// secureAddr is the TLS client address, "" without Options.TLS.
+	secureAddr string
 
 	mu   sync.Mutex
 	proc *process // the latest process, nil before the first start
@@ -67,6 +69,10 @@ func (m *Member) ID() int { return m.id }
 
 // Addr is the member's client address, "127.0.0.1:port".
 func (m *Member) Addr() string { return m.addr }
+
+// SecureAddr is the member's TLS client address, "127.0.0.1:port", or ""
+// when the cluster has no TLS.
+func (m *Member) SecureAddr() string { return m.secureAddr }
 
 // LogPath is the file that holds the member's stdout and stderr, across
 // restarts.
@@ -231,6 +237,7 @@ func (m *Member) javaArgs() []string {
 		// Every four-letter word logs a line at INFO; our readiness probes
 		// and the console's polling would bury everything else.
 		"-Dorg.slf4j.simpleLogger.log.org.apache.zookeeper.server.NIOServerCnxn=warn",
+		"-Dorg.slf4j.simpleLogger.log.org.apache.zookeeper.server.NettyServerCnxn=warn", // the same, with TLS
 	}
 	args = append(args, m.cluster.opts.JVMOptions...)
 	return append(args,
@@ -322,6 +329,11 @@ func (m *Member) probe(ctx context.Context) (bool, string) {
 	}
 	if !serving(mode) {
 		return false, "srvr: not serving yet"
+	}
+	if m.secureAddr != "" {
+		if err := m.probeTLS(ctx); err != nil {
+			return false, err.Error()
+		}
 	}
 	return true, ""
 }

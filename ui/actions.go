@@ -134,6 +134,20 @@ func (m *Model) run(it intent) tea.Cmd {
 		}
 		m.notice = notice{text: "revoking " + nodeRef(it.node) + "…"}
 		return m.call("revoke", it.path, it.node, func(ctx context.Context) error { return b.Revoke(ctx, it.path, it.node) })
+	case intentForceSession:
+		if b == nil || m.readOnly {
+			return nil
+		}
+		// One Backend call per node, each with its owner check and its
+		// audit entry, one after the other in the order confirmed.
+		m.notice = notice{text: "force-releasing " + plural(len(it.targets), "node") + " of session " + session(it.session) + "…"}
+		cmds := make([]tea.Cmd, 0, len(it.targets))
+		for _, t := range it.targets {
+			cmds = append(cmds, m.call("force-release", t.path, t.node, func(ctx context.Context) error {
+				return b.ForceRelease(ctx, t.path, t.node, it.session)
+			}))
+		}
+		return tea.Sequence(cmds...)
 	case intentForce:
 		if b == nil {
 			return nil

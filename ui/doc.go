@@ -1,5 +1,6 @@
 // Package ui is the Bubble Tea console: the root model, its widgets (lock
-// list, queue, event log, header, status bar, dialogs) and their key maps.
+// list, queue, sessions pane, event log, header, status bar, dialogs) and
+// their key maps.
 //
 // Only Model implements tea.Model; widgets are plain structs the root
 // updates and draws. View is pure: the clock arrives as a tick message and

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -10,6 +11,10 @@ import (
 	"zklock/themes"
 	"zklock/zkview"
 )
+
+// coalescingShown: frames this far apart are said to coalesce (zkview
+// spaces them by ten times the cost of a build, from 25 ms).
+const coalescingShown = 100 * time.Millisecond
 
 // headerView is the top bar: which ensemble, whose session, and whether
 // what is on screen can be trusted (connected, or stale since when).
@@ -48,6 +53,14 @@ func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, w int, n
 	// Which cluster this is matters most at 3 a.m.: the context name is
 	// kept before the session; the server list shrinks first.
 	ctxP := part{text: clean(conn.Context, 24), style: st.Header.Bold(true)}
+	// TLS is said; TLS without hostname verification is warned of.
+	tlsP := part{style: st.Header}
+	switch {
+	case conn.TLS && !conn.HostnameVerified:
+		tlsP.text, tlsP.style = "TLS: hostname NOT verified", st.Warning
+	case conn.TLS:
+		tlsP.text = "TLS"
+	}
 	ensP := part{text: clean(strings.Join(conn.Ensemble, ","), 0), style: st.Header, flex: true}
 	sessP := part{text: "session " + session(conn.SessionID), style: st.Header}
 	watchP := part{text: "watches inferred (4lw off)", style: st.Header, right: true}
@@ -65,10 +78,17 @@ func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, w int, n
 			modeP.text, modeP.style = "watch: children (re-lists)", st.Warning
 		}
 	}
+	if snap != nil && snap.FrameEvery >= coalescingShown {
+		// A big model: each frame holds every change since the last.
+		modeP.text, modeP.style = "coalescing: a frame every "+snap.FrameEvery.Round(10*time.Millisecond).String(), st.Warning
+	}
+	if snap != nil && snap.Unread > 0 {
+		modeP.text, modeP.style = fmt.Sprintf("reading %d paths…", snap.Unread), st.Warning
+	}
 	clockP := part{text: clock(now) + " ", style: st.Header, right: true}
 
 	// Keep parts in priority order while they fit; the ensemble shrinks.
-	prio := []*part{&titleP, &stateP, &ctxP, &clockP, &sessP, &watchP, &modeP, &ensP}
+	prio := []*part{&titleP, &stateP, &ctxP, &tlsP, &clockP, &sessP, &watchP, &modeP, &ensP}
 	keep := map[*part]bool{}
 	used := 0
 	for _, p := range prio {
@@ -91,7 +111,7 @@ func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, w int, n
 		ensP.text = clean(ensP.text, room)
 	}
 	var left, right []seg
-	for _, p := range []*part{&titleP, &ctxP, &ensP, &sessP, &stateP} {
+	for _, p := range []*part{&titleP, &ctxP, &ensP, &sessP, &stateP, &tlsP} {
 		if keep[p] {
 			left = append(left, seg{p.text, p.style.Inherit(st.Header)}, seg{"  ", st.Header})
 		}

@@ -19,15 +19,21 @@ type KeyMap struct {
 	Revoke  key.Binding
 	Force   key.Binding
 
+	// Sessions switches to the sessions pane (who blocks whom across
+	// every lock) and back.
+	Sessions key.Binding
+
 	// The presenter's keys: enabled only in `zklock demo` (Options.Demo).
 	// None of them is a key of the plain console, so a presenter's habit
 	// never fires an operator action.
 	Pause, Step, Kill, Split key.Binding
 
 	Narrate key.Binding
-	Help    key.Binding
-	Quit    key.Binding
-	Abort   key.Binding // ctrl+c: quit without asking (own locks are still released)
+	// Record starts or stops a recording (Options.Recording).
+	Record key.Binding
+	Help   key.Binding
+	Quit   key.Binding
+	Abort  key.Binding // ctrl+c: quit without asking (own locks are still released)
 }
 
 // DefaultKeyMap is the console's keys with every binding enabled.
@@ -48,11 +54,13 @@ func DefaultKeyMap() KeyMap {
 		Release:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "release mine")),
 		Revoke:   key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "revoke")),
 		Force:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "force-release")),
+		Sessions: key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "sessions")),
 		Pause:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
 		Step:     key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "step")),
 		Kill:     key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "kill holder")),
 		Split:    key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "split")),
 		Narrate:  key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "narration")),
+		Record:   key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "record")),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
 		Quit:     key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		Abort:    key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit now")),
@@ -64,14 +72,14 @@ func DefaultKeyMap() KeyMap {
 // help and quit always last (the footer pins them to the right so a narrow
 // terminal never hides them).
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Pause, k.Step, k.Kill, k.Split, k.Take, k.Release, k.Revoke, k.Force, k.Enter, k.Focus, k.Filter, k.Clear, k.Sort, k.Help, k.Quit}
+	return []key.Binding{k.Pause, k.Step, k.Kill, k.Split, k.Take, k.Release, k.Revoke, k.Force, k.Enter, k.Focus, k.Filter, k.Clear, k.Sessions, k.Sort, k.Help, k.Quit}
 }
 
 // FullHelp is the `?` dialog, one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
-		{k.Focus, k.Enter, k.Filter, k.Clear, k.Sort, k.Narrate},
+		{k.Focus, k.Enter, k.Filter, k.Clear, k.Sort, k.Sessions, k.Narrate},
 		{k.Take, k.Release, k.Revoke, k.Force},
 		{k.Pause, k.Step, k.Kill, k.Split},
 		{k.Help, k.Quit, k.Abort},

@@ -53,6 +53,7 @@ type lockRow struct {
 	warn      bool   // any other warning
 	codes     string // warning codes, for the filter and the marker
 	own       *OwnLock
+	marked    bool // the marked session (sessions pane) has a node here
 }
 
 // lockList is the left pane: every watched lock, sortable and filterable.
@@ -169,6 +170,8 @@ func summarize(q *zkview.Queue) lockRow {
 	if first != nil {
 		r.holdSince, r.holdBound = first.Tenure()
 		switch {
+		case q.Type == zkview.TypeSemaphore:
+			r.holder = holdersText(q)
 		case r.holders > 1 && first.Kind == lockops.KindRead:
 			r.holder = strconv.Itoa(r.holders) + " readers"
 		case r.holders > 1:
@@ -183,7 +186,7 @@ func summarize(q *zkview.Queue) lockRow {
 	for _, w := range q.Warnings {
 		codes = append(codes, w.Code)
 		switch w.Code {
-		case zkview.WarnSplitHolders, zkview.WarnDeadlock, zkview.WarnMixedRecipes:
+		case zkview.WarnSplitHolders, zkview.WarnDeadlock, zkview.WarnMixedRecipes, zkview.WarnOverLimit:
 			r.danger = true
 		default:
 			r.warn = true
@@ -384,6 +387,8 @@ func (l *lockList) rowSegs(st *themes.Styles, r *lockRow, cols []column, now tim
 			switch {
 			case r.own != nil && (r.own.State == OwnLost || r.own.State == OwnSuspended):
 				flag, style = "★", st.Lost
+			case r.marked:
+				flag, style = "◆", st.Key
 			case r.danger:
 				flag, style = "‼", st.Danger
 			case r.own != nil:

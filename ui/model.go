@@ -69,6 +69,15 @@ type Model struct {
 	// paused mirrors the demo's contenders (Options.Demo): set by a
 	// successful pause or step, cleared by a successful resume.
 	paused bool
+	// view is what the body shows: the lock list and the queue, or the
+	// sessions pane (sessions.go).
+	view     viewMode
+	sessions sessionsPane
+	// mark is the session whose nodes are marked in every queue (0: none).
+	mark int64
+	// recording is the file a recording started from the console goes
+	// to ("" when none runs).
+	recording string
 }
 
 // New builds the console. It does no I/O: the first frame is drawn from
@@ -101,6 +110,12 @@ func New(opts Options) Model {
 	}
 	if opts.Demo == nil {
 		m.keys = m.keys.withoutDemo()
+	}
+	if opts.Recording == nil {
+		m.keys.Record.SetEnabled(false)
+	}
+	if opts.Replay != nil {
+		m.notice = replayNotice(opts.Replay)
 	}
 	m.rebuild()
 	return m
@@ -140,6 +155,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case demoMsg:
 		m.applyDemo(msg)
 		return m, nil
+	case replayMsg:
+		m.applyReplay(msg)
+		return m, nil
+	case recordMsg:
+		m.applyRecord(msg)
+		return m, nil
 	case tea.MouseMsg:
 		return m.mouse(msg)
 	case tea.KeyMsg:
@@ -172,11 +193,21 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if m.list.filtering {
 		return m.filterKey(msg)
 	}
+	if m.view == viewSessions {
+		if next, ok := m.sessionsKey(msg, k); ok {
+			return next, nil
+		}
+	}
+	if next, cmd, ok := m.replayKey(msg); ok {
+		return next, cmd
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
 	case key.Matches(msg, k.Help):
-		m.dialog = &helpDialog{keys: k}
+		m.dialog = &helpDialog{groups: helpGroups(m.modeKeys(), m.opts.Replay != nil)}
+	case key.Matches(msg, k.Record):
+		return m, m.toggleRecording()
 	case key.Matches(msg, k.Focus):
 		step := focusArea(1)
 		if msg.String() == "shift+tab" {
@@ -188,6 +219,11 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.list.filtering = true
 		m.fixScroll()
 		return m, m.list.filter.Focus()
+	case m.mark != 0 && m.list.filter.Value() == "" && key.Matches(msg, k.Clear):
+		m.mark, m.notice = 0, notice{text: "mark cleared"}
+		m.rebuild()
+	case key.Matches(msg, k.Sessions):
+		m.toggleSessions()
 	case key.Matches(msg, k.Clear):
 		m.list.filter.Reset()
 		m.list.refresh()
@@ -239,6 +275,10 @@ func (m *Model) navigate(msg tea.KeyMsg, k KeyMap) {
 // scrollFocused moves the focused pane's cursor (or the log) by delta.
 func (m *Model) scrollFocused(delta int) {
 	fr := m.frame()
+	if m.view == viewSessions {
+		m.sessions.move(delta, m.sessions.tableRows(fr.bodyH))
+		return
+	}
 	switch m.focus {
 	case focusList:
 		m.list.move(delta, m.list.rowsFor(fr.bodyH-2))
@@ -300,6 +340,23 @@ func (m Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 
 // activeKeys is the key map with only the keys that apply now enabled, for
 // both matching and the footer.
+// modeKeys are the keys of the console's mode: what activeKeys would
+// enable with something selected, so that help lists every key the mode
+// has, not only what applies to the row under the cursor.
+func (m *Model) modeKeys() KeyMap {
+	k := m.keys
+	if m.view != viewMain {
+		m.sessionKeys(&k)
+		k.Force.SetEnabled(!m.readOnly)
+		k.Enter.SetEnabled(true)
+		return k
+	}
+	if m.opts.Demo != nil && m.paused {
+		k.Pause.SetHelp("p", "resume")
+	}
+	return k
+}
+
 func (m *Model) activeKeys() KeyMap {
 	k := m.keys
 	row := m.list.current()
@@ -314,9 +371,13 @@ func (m *Model) activeKeys() KeyMap {
 	}
 	k.Take.SetEnabled(rw && row != nil && !m.ownActive(row.path))
 	k.Release.SetEnabled(rw && len(m.own) > 0)
-	k.Revoke.SetEnabled(rw && node != nil && node.Believes == lockops.RoleHolder)
-	k.Force.SetEnabled(rw && node != nil)
+	// A plain ephemeral lock's rows are shown, not acted on: its waiters
+	// own no node, and its node has no sequence to confirm a force with.
+	acts := node != nil && node.Recipe != lockops.RecipeEphemeral
+	k.Revoke.SetEnabled(rw && acts && node.Believes == lockops.RoleHolder)
+	k.Force.SetEnabled(rw && acts)
 	k.Clear.SetEnabled(m.list.filter.Value() != "")
+	m.sessionKeys(&k)
 	if m.opts.Demo != nil {
 		if m.paused {
 			k.Pause.SetHelp("p", "resume")
@@ -435,6 +496,7 @@ func (m *Model) applyAction(a actionMsg) {
 func (m *Model) rebuild() {
 	m.list.rebuild(m.snap, m.opts.Paths, m.own)
 	m.syncQueue()
+	m.syncSessions()
 }
 
 // syncQueue shows the queue of the lock selected in the list.
@@ -469,7 +531,7 @@ func (m *Model) frame() frame {
 	case m.height >= 30:
 		logH = 7
 	}
-	fixed := 3 + len(m.narrationLines()) // header, status bar, footer, narration
+	fixed := 3 + len(m.narrationLines()) + m.bannerLines() // header, status bar, footer, narration, deadlock banner
 	listW := min(max(m.width*33/100, min(32, m.width*40/100)), 60)
 	return frame{listW: listW, queueW: m.width - listW, bodyH: max(m.height-fixed-logH, 4), logH: logH}
 }
@@ -506,17 +568,28 @@ func (m Model) View() string {
 	}
 	lines := make([]string, 0, h)
 	lines = append(lines, headerView(st, m.opts.Title, m.snap, w, m.now))
+	if b := m.deadlockBanner(w); b != "" {
+		lines = append(lines, b)
+	}
 
-	listTitle, listFoot := m.list.titles(st)
-	left := box(border(focusList), listTitle, listFoot, m.list.view(st, fr.listW-2, fr.bodyH-2, m.now, m.focus == focusList), fr.listW, fr.bodyH)
-	qTitle, qFoot, qLines := m.queue.view(st, m.snap, fr.queueW-2, fr.bodyH-2, m.now, m.focus == focusQueue)
-	right := box(border(focusQueue), qTitle, qFoot, qLines, fr.queueW, fr.bodyH)
-	lines = append(lines, sideBySide(left, right)...)
+	if m.view == viewSessions {
+		pb := st.FocusBorder
+		if stale {
+			pb = st.Stale
+		}
+		lines = append(lines, m.sessions.view(st, pb, w, fr.bodyH, m.now, m.mark)...)
+	} else {
+		listTitle, listFoot := m.list.titles(st)
+		left := box(border(focusList), listTitle, listFoot, m.list.view(st, fr.listW-2, fr.bodyH-2, m.now, m.focus == focusList), fr.listW, fr.bodyH)
+		qTitle, qFoot, qLines := m.queue.view(st, m.snap, fr.queueW-2, fr.bodyH-2, m.now, m.focus == focusQueue)
+		right := box(border(focusQueue), qTitle, qFoot, qLines, fr.queueW, fr.bodyH)
+		lines = append(lines, sideBySide(left, right)...)
+	}
 
 	logFoot, logLines := m.log.view(st, w-2, fr.logH-2)
 	lines = append(lines, box(border(focusLog), st.Title.Render("Events"), logFoot, logLines, w, fr.logH)...)
 	lines = append(lines, m.narrationLines()...)
-	lines = append(lines, statusView(st, m.own, m.notice, m.readOnly, w, m.now))
+	lines = append(lines, statusView(st, m.own, m.notice, m.readOnly, m.recording, w, m.now))
 	lines = append(lines, m.footer(w))
 	if m.dialog != nil {
 		lines = overlay(lines, m.dialog.view(st, w, h), w)

@@ -87,13 +87,19 @@ type Options struct {
 	ReadOnly bool // no take, release, revoke or force: keys and help hide them
 	Backend  Backend
 	Updates  <-chan zkview.Update // snapshots and events from zkview
-	Own      <-chan OwnLock       // the operator's own locks, from the lock core
-	Paths    []string             // watched lock parents, listed before the first snapshot
-	Title    string               // header title; "zklock" when empty
+	// Recording starts and stops a recording of what the console shows
+	// (zklock record's file, for zklock replay) from a key; nil: no key.
+	Recording Recording
+	Own       <-chan OwnLock // the operator's own locks, from the lock core
+	Paths     []string       // watched lock parents, listed before the first snapshot
+	Title     string         // header title; "zklock" when empty
 	// Demo, when not nil, adds the presenter's keys (the demo).
 	Demo Demo
 	// Narration starts with the narration line shown (the demo).
 	Narration bool
+	// Replay, when not nil, adds the timeline's keys of a replay
+	// (zklock replay, replay.go); the console is then read-only.
+	Replay Timeline
 	// Now is the clock for tick commands (and the first frame); View never
 	// reads a clock. time.Now when nil.
 	Now func() time.Time
@@ -119,4 +125,14 @@ func OwnFromProgress(p string, pr lockops.Progress) OwnLock {
 		o.Err = pr.Err.Error()
 	}
 	return o
+}
+
+// Recording is the console's recorder: the command layer tees the live
+// model's updates into a file while one runs. Both calls may do I/O: the
+// console runs them in commands.
+type Recording interface {
+	// Start begins a recording and names its file.
+	Start() (file string, err error)
+	// Stop ends it and says how many updates it holds.
+	Stop() (updates int, err error)
 }

@@ -33,6 +33,8 @@ type queuePane struct {
 	seqW    int             // widest sequence number
 	flagged map[string]bool // nodes named by a split, deadlock or mixed warning
 	cycle   map[string]bool // nodes in a deadlock
+
+	mark int64 // the session whose nodes are marked ◆ (sessions pane), 0 for none
 }
 
 // set shows queue q (nil for none), keeping the cursor on the same node
@@ -54,7 +56,9 @@ func (p *queuePane) set(q *zkview.Queue, path string, own *OwnLock) {
 	var recipeNames []string
 	for i := range q.Nodes {
 		n := &q.Nodes[i]
-		p.index[n.Name] = i
+		if n.Name != "" { // a plain ephemeral lock's waiters own no node
+			p.index[n.Name] = i
+		}
 		kinds[n.Kind] = true
 		if !recipes[n.Recipe] {
 			recipes[n.Recipe] = true
@@ -66,6 +70,11 @@ func (p *queuePane) set(q *zkview.Queue, path string, own *OwnLock) {
 	p.mixed = len(recipes) > 1
 	var parts []string
 	switch {
+	case q.Type == zkview.TypeSemaphore:
+		p.rw = true // KIND tells leases from the admission lock's nodes
+		parts = append(parts, "semaphore")
+	case q.Type == zkview.TypeElection:
+		parts = append(parts, "election")
 	case p.rw:
 		parts = append(parts, "read/write")
 	case len(q.Nodes) > 0:
@@ -75,6 +84,9 @@ func (p *queuePane) set(q *zkview.Queue, path string, own *OwnLock) {
 		parts = append(parts, strings.Join(recipeNames, "+"))
 	}
 	parts = append(parts, plural(len(q.Nodes), "node"))
+	if q.Type == zkview.TypeSemaphore {
+		parts = append(parts, holdersText(q))
+	}
 	p.summary = strings.Join(parts, " · ")
 	for _, w := range q.Warnings {
 		// Mixed recipes names every node: flagging them all would hide
@@ -127,7 +139,8 @@ func (p *queuePane) node() *zkview.Node {
 
 // loud says whether a warning gets the alarm banner.
 func loud(code string) bool {
-	return code == zkview.WarnSplitHolders || code == zkview.WarnDeadlock || code == zkview.WarnMixedRecipes
+	return code == zkview.WarnSplitHolders || code == zkview.WarnDeadlock || code == zkview.WarnMixedRecipes ||
+		code == zkview.WarnOverLimit
 }
 
 // isOwn says whether n is the operator's own node.
@@ -269,6 +282,9 @@ func (p *queuePane) describe(w zkview.Warning) (title, explain string) {
 			"Clients of different recipes do not exclude each other here."
 	case zkview.WarnMissingWatch:
 		return "MISSING WATCH on " + nodes, "the servers show no watch: this waiter will never wake"
+	case zkview.WarnOverLimit:
+		return "OVER LIMIT: " + holdersText(p.q) + ": " + nodes,
+			"More clients hold a lease than the semaphore allows: a client's limit differs from the others'."
 	case zkview.WarnHerd:
 		return "HERD on " + nodes, "more watchers than the recipes predict"
 	case zkview.WarnStale:
@@ -277,9 +293,13 @@ func (p *queuePane) describe(w zkview.Warning) (title, explain string) {
 	return strings.ToUpper(clean(w.Code, 20)) + " " + nodes, ""
 }
 
-// ref is how a node is named in chains and banners: #sequence.
+// ref is how a node is named in chains and banners: #sequence (a plain
+// ephemeral lock's node, which has none, by its name).
 func (p *queuePane) ref(name string) string {
-	if i, ok := p.index[name]; ok {
+	if i, ok := p.index[name]; ok && p.q.Nodes[i].Lease {
+		return leaseRef(&p.q.Nodes[i])
+	}
+	if i, ok := p.index[name]; ok && p.q.Nodes[i].Recipe != lockops.RecipeEphemeral {
 		return "#" + strconv.Itoa(int(p.q.Nodes[i].Seq))
 	}
 	if seq, ok := seqOf(name); ok {
@@ -312,7 +332,7 @@ func (p *queuePane) columns(w int) []column {
 		qcMark:    {title: "", width: 2},
 		qcPos:     {title: "POS", width: max(3, len(strconv.Itoa(p.count()))), right: true},
 		qcSeq:     {title: "SEQ", width: p.seqW, right: true},
-		qcRole:    {title: "ROLE", width: 7},
+		qcRole:    {title: "ROLE", width: p.roleW()},
 		qcKind:    {title: "KIND", width: 5, off: !p.rw},
 		qcRecipe:  {title: "RECIPE", width: 7, off: !p.mixed},
 		qcAge:     {title: "AGE", width: 6, right: true},
@@ -321,6 +341,14 @@ func (p *queuePane) columns(w int) []column {
 		qcSession: {title: "SESSION", width: 18},
 		qcClient:  {title: "CLIENT", width: 21},
 	}, queueOrder)
+}
+
+// roleW fits the widest role word: "follower" in an election.
+func (p *queuePane) roleW() int {
+	if p.q != nil && p.q.Type == zkview.TypeElection {
+		return len("follower")
+	}
+	return 7
 }
 
 // rowsFor is the number of lines left for node rows in a pane of inner
@@ -452,6 +480,8 @@ func (p *queuePane) rowSegs(st *themes.Styles, n *zkview.Node, i int, cols []col
 			switch {
 			case p.isOwn(n):
 				flag, fs = "★", st.Own
+			case p.mark != 0 && n.Session == p.mark:
+				flag, fs = "◆", st.Key
 			case p.flagged[n.Name]:
 				flag, fs = "‼", st.Danger
 			case n.Link == zkview.LinkMissing || n.Herd:
@@ -463,24 +493,35 @@ func (p *queuePane) rowSegs(st *themes.Styles, n *zkview.Node, i int, cols []col
 			text = strconv.Itoa(i + 1)
 		case "SEQ":
 			text, style = strconv.Itoa(int(n.Seq)), st.Muted
+			if n.Recipe == lockops.RecipeEphemeral || n.Lease && n.Recipe == lockops.RecipeKazoo {
+				text = "-" // one node, no sequence
+			}
 		case "NODE":
 			text = clean(shortName(n.Name), c.width)
+			if n.Lease {
+				text = leaseName(n, c.width)
+			}
+			if n.Name == "" {
+				text, style = "(watch)", st.Muted // waits by an exists watch, owns no node
+			}
 		case "ROLE":
 			// The role shown is what the node's own recipe believes: in a
 			// split queue two nodes act as holders, and both must look it.
+			// An election says leader and follower.
+			word := strings.ToUpper(zkview.RoleWord(p.q.Type, lockops.RoleHolder))
 			switch {
 			case n.Believes == lockops.RoleHolder && n.Role != lockops.RoleHolder:
-				text, style = "HOLDER‼", st.Danger
+				text, style = word+"‼", st.Danger
 			case n.Believes == lockops.RoleHolder:
-				text, style = "HOLDER", st.Holder
+				text, style = word, st.Holder
 				if p.flagged[n.Name] {
 					style = st.Danger
 				}
 			default:
-				text, style = "waiting", st.Waiter
+				text, style = zkview.RoleWord(p.q.Type, lockops.RoleWaiting), st.Waiter
 			}
 		case "KIND":
-			text, style = n.Kind.String(), st.Muted
+			text, style = n.KindName(), st.Muted
 		case "RECIPE":
 			text, style = n.Recipe.String(), st.Muted
 		case "SESSION":
@@ -520,6 +561,8 @@ func (p *queuePane) chain(st *themes.Styles, n *zkview.Node, now time.Time) stri
 		// behind a later writer, is a waiter: its watch is drawn below.)
 	case n.Watches == "":
 		b.WriteString(st.Muted.Render("└─ waits; the node it watches is unknown"))
+	case n.WatchesChildren():
+		b.WriteString(childrenChain(st, n))
 	default:
 		b.WriteString(st.Muted.Render("└─▶ watches "))
 		target, inQueue := p.index[n.Watches]

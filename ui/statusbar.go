@@ -20,13 +20,17 @@ type notice struct {
 
 // statusView is the line above the footer: the operator's own locks, each
 // in words ("HOLDING since ...", "LOST"), then the last action's outcome.
-func statusView(st *themes.Styles, own map[string]OwnLock, n notice, readOnly bool, w int, now time.Time) string {
+func statusView(st *themes.Styles, own map[string]OwnLock, n notice, readOnly bool, rec string, w int, now time.Time) string {
 	paths := make([]string, 0, len(own))
 	for p := range own {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
 	var segs []seg
+	if rec != "" {
+		// First, in the loud style: a recording runs until it is stopped.
+		segs = append(segs, seg{" ● REC " + cleanLeft(rec, 40) + " ", st.Lost}, seg{" ", st.Text})
+	}
 	for _, p := range paths {
 		o := own[p]
 		style := st.Own

@@ -47,11 +47,13 @@ func keyMsg(s string) tea.KeyMsg {
 		return tea.KeyMsg{Type: tea.KeyBackspace}
 	case "pgdown":
 		return tea.KeyMsg{Type: tea.KeyPgDown}
+	case "ctrl+r":
+		return tea.KeyMsg{Type: tea.KeyCtrlR}
 	}
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
 }
 
-var namedKeys = map[string]bool{"tab": true, "enter": true, "esc": true, "down": true, "up": true, "ctrl+c": true, "backspace": true, "pgdown": true}
+var namedKeys = map[string]bool{"tab": true, "enter": true, "esc": true, "down": true, "up": true, "ctrl+c": true, "backspace": true, "pgdown": true, "ctrl+r": true}
 
 // press sends keys one by one, each rune string as typed; it returns the
 // model and the last command.
@@ -117,6 +119,15 @@ var scenarios = []struct {
 	}},
 	{"narration-filter", func(m Model) Model {
 		m, _ = press(m, "n", "/", "ord")
+		return m
+	}},
+	{"help", func(m Model) Model {
+		m, _ = press(m, "?")
+		return m
+	}},
+	{"help-demo", func(m Model) Model {
+		m = newTest(m.opts.Theme.Name, m.width, m.height, withDemo(&fakeDemo{}))
+		m, _ = press(m, "?")
 		return m
 	}},
 	{"demo-paused", func(m Model) Model {

@@ -19,11 +19,17 @@ func (w *Watcher) rebuildLocked() bool {
 	now := w.cfg.Now()
 	sv := w.usableServerView(now)
 	stale := w.conn.State == StateDisconnected || w.conn.State == StateExpired
+	w.hideAuxEventsLocked()
+	w.tidySemaphoresLocked()
 	queues := make([]Queue, 0, len(w.sortedPaths))
 	for _, p := range w.sortedPaths {
 		qm := w.queues[p]
-		if qm.dirty || w.allDirty || !qm.hasBuilt {
+		sem := w.semaphoreLocked(p)
+		if qm.dirty || w.allDirty || !qm.hasBuilt || w.semaphoreDirtyLocked(sem) {
 			nq := buildQueue(qm, sv, stale, w.conn.Since)
+			if sem != nil {
+				nq = w.buildSemaphoreLocked(qm, sem, nq, sv, now)
+			}
 			w.warningEventsLocked(qm, nq, now)
 			qm.built, qm.hasBuilt, qm.dirty = nq, true, false
 		}
@@ -37,11 +43,14 @@ func (w *Watcher) rebuildLocked() bool {
 		ServerViewNote:  w.svNote,
 		DiscoveryCapped: w.capped,
 		WatchMode:       w.mode,
+		Unread:          max(w.initPending, 0),
+		FrameEvery:      min(max(minPublish, 10*w.buildCost), maxPublish),
 	}
 	snap.Conn.Ensemble = slices.Clone(w.conn.Ensemble)
 	if sv != nil {
 		snap.ServerView, snap.ServerViewAt = true, sv.at
 	}
+	snap.Deadlocks = w.judgeSessionsLocked(queues, now)
 	w.snap = snap
 	w.dirty, w.allDirty = false, false
 	return true
@@ -175,6 +184,11 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 	if stale && qm.seen {
 		q.Warnings = append(q.Warnings, Warning{Code: WarnStale,
 			Message: fmt.Sprintf("disconnected since %s: the queue may have changed", staleSince.Format("15:04:05"))})
+	}
+	plainEphemeral(&q, qm, sv)
+	q.Type = electionType(&q, qm)
+	if sw, ok := selfWaitWarning(&q); ok {
+		q.Warnings = append(q.Warnings, sw)
 	}
 	return q
 }

@@ -96,11 +96,20 @@ type Config struct {
 	Members []string
 	// Context is the named context, reported in Snapshot.Conn.
 	Context string
+	// Elections are paths to show as leader elections (Queue.Type
+	// TypeElection) wherever they are watched: elections built on a mutex
+	// (Curator LeaderSelector, Kazoo Election) look like locks on the
+	// wire. Naming a path here does not watch it.
+	Elections []string
 	// ChildWatches watches with a children watch per path, re-listing
 	// at every change, even where the servers offer persistent recursive
 	// watches (ZooKeeper 3.6+), which are used by default: a change then
 	// costs the read of the new node, not a listing of the whole queue.
 	ChildWatches bool
+	// SemaphoreLimits states semaphores' limits by path (the context's
+	// `semaphores:`): Curator keeps its limit in the clients only, and a
+	// stated one wins over Kazoo's max_leases in the parent's data.
+	SemaphoreLimits map[string]int
 	// Now is the clock (time.Now); tests and golden views fix it.
 	Now func() time.Time
 }
@@ -114,11 +123,19 @@ func (c Config) withDefaults() (Config, error) {
 	if len(c.Paths) == 0 && len(c.Roots) == 0 {
 		return c, fmt.Errorf("%w: no path or root to watch", ErrConfig)
 	}
-	for _, list := range [][]string{c.Paths, c.Roots} {
+	for _, list := range [][]string{c.Paths, c.Roots, c.Elections} {
 		for _, p := range list {
 			if err := lockops.ValidPath(p); err != nil {
 				return c, fmt.Errorf("%w: %w", ErrConfig, err)
 			}
+		}
+	}
+	for p, n := range c.SemaphoreLimits {
+		if err := lockops.ValidPath(p); err != nil {
+			return c, fmt.Errorf("%w: semaphore: %w", ErrConfig, err)
+		}
+		if n <= 0 {
+			return c, fmt.Errorf("%w: semaphore %s: limit %d (want 1 or more)", ErrConfig, p, n)
 		}
 	}
 	if c.MaxDepth <= 0 {

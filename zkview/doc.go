@@ -28,16 +28,41 @@
 //     times, handoffs, depth, events).
 //   - analyze.go: building a Queue (links, split-holders, mixed-recipes,
 //     missing-watch, herd, deadlock, stale).
+//   - election.go: which parents are leader elections (LeaderLatch
+//     nodes, or Config.Elections) and the words for their roles.
+//   - ephemeral.go: the plain ephemeral-node lock (one ephemeral node,
+//     its waiters the sessions the servers show watching it).
+//   - semaphore.go: semaphores (Curator InterProcessSemaphoreV2, Kazoo
+//     Semaphore) on the wire, and the pure function composing one Queue
+//     of a semaphore's leases and admission lock (limit, over-limit).
+//   - semwatch.go: recognising a semaphore parent from its listing,
+//     watching its leases/ and locks/ (or Kazoo's <path>-__lock__) as
+//     auxiliary paths with no queue of their own, reading Kazoo's leases
+//     and max_leases, and composing it at build time.
 //   - serverview.go: `cons` and `wchc` on every member.
 //   - ls.go: `zklock ls` output.
+//   - sessions.go: the wait-for graph over sessions across every queue:
+//     kept by the Watcher one changed queue at a time, its cycles
+//     (cross-lock deadlocks, self-waits) and their age in
+//     Snapshot.Deadlocks at every publish; the table of sessions, root
+//     blocker first, built on demand (SessionsOf); judging a one-off
+//     read's cycles by reading again (ConfirmCycles).
+//   - sessionsout.go: `zklock sessions` output.
 //   - sanitize.go: the sanitizer.
+//   - stream.go: Diff, the changes between two snapshots (`zklock watch`).
+//   - recording.go: Recorder and ReadRecording, the file of `zklock
+//     record` (full snapshots and deltas, safe to kill).
+//   - player.go: Player, a recording replayed as Updates on its clock.
 //
 // # What the servers cannot tell
 //
 // `wchc` lists data watches only: a herd of sessions watching the
 // parent's children (getChildren watches) is not visible and not judged.
-// Deadlocks are looked for within one lock parent; a cycle through two
-// locks held by one session is not judged (a session is not a thread).
+// A watch cycle (the deadlock warning) is looked for within one lock
+// parent. Across parents, the sessions view finds cycles of waits over
+// sessions; a session is not a thread, so such a cycle may include a
+// holder that would release on its own: it is called a deadlock only once
+// it has stood DeadlockAfter with no handoff.
 // Without the four-letter words, links are inferred and a deadlock is
 // predicted from the recipes' rules and what the monitor saw happen.
 package zkview

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -22,35 +23,74 @@ import (
 //	                                   (also while it was never read)
 //	    "type": "mutex",               mutex | rwlock | semaphore | election |
 //	                                   unknown (no lock node, or no recipe
-//	                                   explains the children)
+//	                                   explains the children). election:
+//	                                   Curator LeaderLatch nodes, or a path
+//	                                   the context's `elections:` names;
+//	                                   its holder is the leader, its
+//	                                   waiters the followers ("role" stays
+//	                                   holder | waiting)
 //	    "limit": 3,                    semaphores only: the number of leases,
 //	                                   absent when unknown
-//	    "limit_source": "deduced",     semaphores only: config | parent-data |
-//	                                   deduced
+//	    "limit_source": "deduced",     semaphores only: config (the context's
+//	                                   `semaphores:`) | parent-data (Kazoo's
+//	                                   max_leases) | deduced (a Curator lease
+//	                                   waits: the limit is the other leases);
+//	                                   absent when unknown
 //	    "warnings": [                  [] when healthy
 //	      {
 //	        "code": "split-holders",   split-holders | deadlock | mixed-recipes |
-//	                                   missing-watch | herd | stale
+//	                                   missing-watch | herd | stale |
+//	                                   over-limit (more leases held than
+//	                                   the semaphore's known limit) |
+//	                                   self-wait (a node waits behind a node
+//	                                   of its own session; nodes: the
+//	                                   waiting ones)
 //	        "message": "...",          one line, sanitized
 //	        "nodes": ["..."]           the nodes concerned, in sequence order
 //	                                   (deadlock: in wait order); [] for stale
 //	      }
 //	    ],
 //	    "queue": [                     lock nodes in sequence order (the
-//	                                   parsed 32-bit sequence, wrap-aware)
+//	                                   parsed 32-bit sequence, wrap-aware).
+//	                                   A semaphore: its lease holders, then
+//	                                   its waiters in the order they will
+//	                                   be served (a Curator lease created
+//	                                   beyond the limit, then the admission
+//	                                   lock's nodes, its holder first: it
+//	                                   waits for a lease)
 //	      {
-//	        "node": "_c_...-lock-0000000007",  the child's name
+//	        "node": "_c_...-lock-0000000007",  the child's name ("" for a
+//	                                   waiter of a plain ephemeral lock: it
+//	                                   owns no node; the path's last element
+//	                                   when the watched path is itself the
+//	                                   ephemeral lock node)
 //	        "seq": 7,                  the sequence ZooKeeper appended (may be
-//	                                   negative after the counter wraps)
-//	        "kind": "mutex",           mutex | read | write
-//	        "recipe": "curator",       curator | kazoo | gozk | plain
+//	                                   negative after the counter wraps; 0
+//	                                   for the plain ephemeral lock, whose
+//	                                   node has none)
+//	        "kind": "mutex",           mutex | read | write (a LeaderLatch
+//	                                   participant is a mutex node) | lease
+//	                                   (a semaphore's lease node; Kazoo's
+//	                                   have no sequence: seq 0)
+//	        "parent": "/sem/x/locks",  only when the node is not a child of
+//	                                   path: a semaphore's leases/ or locks/
+//	                                   (Curator), <path>-__lock__ (Kazoo)
+//	        "recipe": "curator",       curator | kazoo | gozk | plain |
+//	                                   ephemeral (the plain ephemeral-node
+//	                                   lock: one ephemeral node, its
+//	                                   waiters the sessions the servers
+//	                                   show watching it, flagged herd)
 //	        "role": "holder",          holder | waiting: by sequence order
 //	        "session": "0x1000a...",   the node's ephemeralOwner ("0x0": a
 //	                                   persistent node; "" when unread)
 //	        "client": "10.0.0.7:4711", ip:port of that session, "" when the
 //	                                   servers do not tell (four-letter words)
 //	        "watches": "...",          the node it waits on by its own recipe's
-//	                                   rule; "" when it believes it holds
+//	                                   rule; "" when it believes it holds; a
+//	                                   path (leading "/") for a children
+//	                                   watch on it: a semaphore's lease
+//	                                   waiter (never verified: `wchc` lists
+//	                                   data watches only)
 //	        "watch_verified": true,    true: its session has that watch on the
 //	                                   servers; false: it has not (a waiter
 //	                                   that will never wake); null for a
@@ -67,7 +107,10 @@ import (
 //	                                   latest (began at or before since)
 //	      }
 //	    ],
-//	    "other": ["leases"]            children that are not lock nodes
+//	    "other": ["stray"]             children that are not lock nodes (a
+//	                                   semaphore's are read, not listed;
+//	                                   strays below it by their path from
+//	                                   here: "leases/x")
 //	  }
 //	]
 //
@@ -97,6 +140,7 @@ type JSONNode struct {
 	Node          string `json:"node"`
 	Seq           int32  `json:"seq"`
 	Kind          string `json:"kind"`
+	Parent        string `json:"parent,omitempty"`
 	Recipe        string `json:"recipe"`
 	Role          string `json:"role"`
 	Session       string `json:"session"`
@@ -138,7 +182,8 @@ func ToJSON(snap *Snapshot) []JSONPath {
 			jn := JSONNode{
 				Node:     SanitizeString(n.Name, 0),
 				Seq:      n.Seq,
-				Kind:     n.Kind.String(),
+				Kind:     n.KindName(),
+				Parent:   SanitizeString(n.Parent, 0),
 				Recipe:   n.Recipe.String(),
 				Role:     n.Role.String(),
 				Client:   SanitizeString(n.Client, 0),
@@ -149,6 +194,8 @@ func ToJSON(snap *Snapshot) []JSONPath {
 			if !n.Ctime.IsZero() {
 				jn.Session = fmt.Sprintf("0x%x", n.Session)
 				jn.Ctime = n.Ctime.UTC().Format(rfc3339Milli)
+			} else if n.Name == "" {
+				jn.Session = fmt.Sprintf("0x%x", n.Session) // a waiter known by its session only
 			}
 			if start, b := n.Tenure(); !start.IsZero() {
 				jn.Since, jn.SinceBound = start.UTC().Format(rfc3339Milli), b.String()
@@ -209,17 +256,18 @@ func dataText(n Node, max int) string {
 }
 
 // CheckCode is `ls --check`'s exit code: 2 when any queue has a
-// split-holders, deadlock or missing-watch warning, else 0.
+// split-holders, deadlock, missing-watch or over-limit warning, or the
+// sessions show a cross-lock deadlock (DeadlockCode), else 0.
 func CheckCode(snap *Snapshot) int {
 	for _, q := range snap.Queues {
 		for _, w := range q.Warnings {
 			switch w.Code {
-			case WarnSplitHolders, WarnDeadlock, WarnMissingWatch:
+			case WarnSplitHolders, WarnDeadlock, WarnMissingWatch, WarnOverLimit:
 				return 2
 			}
 		}
 	}
-	return 0
+	return DeadlockCode(snap)
 }
 
 // WriteText writes `ls`: per path a heading, its warnings, and a table of
@@ -252,6 +300,10 @@ func WriteText(w io.Writer, snap *Snapshot) error {
 	if len(snap.Queues) == 0 {
 		b.WriteString("no lock parents\n")
 	}
+	for _, d := range snap.Deadlocks {
+		// Across queues: spelled out by `zklock sessions`.
+		fmt.Fprintf(&b, "\nsessions: %s\n", DeadlockText(d, snap.At))
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("zkview: write text: %w", err)
 	}
@@ -280,7 +332,14 @@ func writeQueueText(b *strings.Builder, q Queue, now time.Time) {
 			holders++
 		}
 	}
-	fmt.Fprintf(b, "%s: %d lock nodes, %d holding, %d waiting\n", path, len(q.Nodes), holders, len(q.Nodes)-holders)
+	if q.Type == TypeElection {
+		fmt.Fprintf(b, "%s: election, %d participants, %d leading, %d following\n", path, len(q.Nodes), holders, len(q.Nodes)-holders)
+	} else if q.Type == TypeSemaphore {
+		_, waiting := q.LeaseCounts()
+		fmt.Fprintf(b, "%s: semaphore, holders %s%s, %d waiting\n", path, q.LimitText(), limitFrom(q.LimitSource), waiting)
+	} else {
+		fmt.Fprintf(b, "%s: %d lock nodes, %d holding, %d waiting\n", path, len(q.Nodes), holders, len(q.Nodes)-holders)
+	}
 	for _, w := range q.Warnings {
 		fmt.Fprintf(b, "  WARNING %s: %s\n", w.Code, SanitizeString(w.Message, 0))
 	}
@@ -288,19 +347,29 @@ func writeQueueText(b *strings.Builder, q Queue, now time.Time) {
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  #\tSEQ\tROLE\tKIND\tRECIPE\tSESSION\tCLIENT\tWAITS ON\tAGE\tDATA\tNODE")
 		for i, n := range q.Nodes {
-			role := n.Role.String()
+			role := RoleWord(q.Type, n.Role)
 			if n.Believes != n.Role {
-				role += " (believes " + n.Believes.String() + ")"
+				role += " (believes " + RoleWord(q.Type, n.Believes) + ")"
+			}
+			seq, node := strconv.Itoa(int(n.Seq)), SanitizeString(n.RelName(q.Path), 0)
+			if n.Recipe == lockops.RecipeEphemeral || n.Lease && n.Recipe == lockops.RecipeKazoo {
+				seq = "-" // the plain ephemeral lock's node has no sequence
+			}
+			if n.Name == "" {
+				node = "- (no node: an exists watch)"
 			}
 			waits := "-"
-			if n.Watches != "" {
+			switch {
+			case n.WatchesChildren():
+				waits = "children of " + SanitizeString(n.Watches, 0) + " " + n.Link.String()
+			case n.Watches != "":
 				waits = NodeRef(n.Watches, 24) + " " + n.Link.String()
 			}
 			if n.Herd {
 				waits += " HERD"
 			}
 			session, client := "-", "-"
-			if !n.Ctime.IsZero() {
+			if !n.Ctime.IsZero() || n.Name == "" {
 				session = fmt.Sprintf("0x%x", n.Session)
 			}
 			if n.Client != "" {
@@ -310,8 +379,8 @@ func writeQueueText(b *strings.Builder, q Queue, now time.Time) {
 			if data == "" {
 				data = "-"
 			}
-			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, n.Seq, role, n.Kind, n.Recipe,
-				session, client, waits, age(n, now), data, SanitizeString(n.Name, 0))
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, seq, role, n.KindName(), n.Recipe,
+				session, client, waits, age(n, now), data, node)
 		}
 		tw.Flush()
 	}
@@ -335,4 +404,12 @@ func age(n Node, now time.Time) string {
 		return "held " + t
 	}
 	return "waits " + t
+}
+
+// limitFrom is " (deduced)" and the like after a semaphore's limit.
+func limitFrom(src string) string {
+	if src == "" {
+		return ""
+	}
+	return " (" + src + ")"
 }

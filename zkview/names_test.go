@@ -24,3 +24,30 @@ func TestNodeRef(t *testing.T) {
 		t.Error("SessionHex(0) is not empty")
 	}
 }
+
+func TestConfirmToken(t *testing.T) {
+	for _, tt := range []struct {
+		name, what, token string
+		yes, no           []string
+	}{
+		{"_c_3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b-lock-0000000041", "sequence number", "41", []string{"41", " 0000000041 "}, []string{"42", "", "41x"}},
+		{"lock--000000001", "sequence number", "-1", []string{"-1"}, []string{"1"}},
+		// A Kazoo lease: 32 hex, no sequence, though it ends in digits.
+		{"0123456789abcdef0123456789123456", "last 4 characters of its name", "3456", []string{"3456"}, []string{"123456", "0"}},
+	} {
+		what, token := ConfirmToken(tt.name)
+		if what != tt.what || token != tt.token {
+			t.Errorf("ConfirmToken(%q) = %q %q, want %q %q", tt.name, what, token, tt.what, tt.token)
+		}
+		for _, y := range tt.yes {
+			if !Confirms(tt.name, y) {
+				t.Errorf("Confirms(%q, %q) = false", tt.name, y)
+			}
+		}
+		for _, n := range tt.no {
+			if Confirms(tt.name, n) {
+				t.Errorf("Confirms(%q, %q) = true", tt.name, n)
+			}
+		}
+	}
+}

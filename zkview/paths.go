@@ -123,6 +123,7 @@ func (w *Watcher) ensureQueueLocked(pw *pathWatch) *queueModel {
 		return qm
 	}
 	qm := newQueueModel(pw.path, pw.abs)
+	qm.election = w.cfg.isElection(pw.path)
 	w.queues[pw.path] = qm
 	i, _ := slices.BinarySearch(w.sortedPaths, pw.path)
 	w.sortedPaths = slices.Insert(w.sortedPaths, i, pw.path)
@@ -359,6 +360,7 @@ func (w *Watcher) applyListing(ctx context.Context, pw *pathWatch, l listing, ge
 	}
 	now := w.cfg.Now()
 	pw.lastList, pw.lastSize = issued, len(kids)
+	w.semaphoreListingLocked(pw, kids) // before discovery (semwatch.go)
 	if pw.discover {
 		w.discoverLocked(pw, kids)
 	}
@@ -382,6 +384,8 @@ func (w *Watcher) applyListing(ctx context.Context, pw *pathWatch, l listing, ge
 	w.mu.Unlock()
 
 	got := w.fetch(ctx, pw.abs, need)
+	lone := w.fetchLone(ctx, pw, qm != nil, kids)
+	w.fetchSemaphoreParts(ctx, pw, kids)
 	if ctx.Err() != nil {
 		return
 	}
@@ -395,6 +399,7 @@ func (w *Watcher) applyListing(ctx context.Context, pw *pathWatch, l listing, ge
 		if qm != nil {
 			start := time.Now()
 			qm.apply(w, kids, got, issued, w.cfg.Now(), evAt)
+			qm.lone = lone
 			pw.applyCost = time.Since(start)
 		}
 		w.setReadLocked(pw)

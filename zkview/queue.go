@@ -58,6 +58,11 @@ type queueModel struct {
 	built    Queue // the last immutable Queue handed out
 	hasBuilt bool
 	dirty    bool
+
+	// election: the config names this path an election (election.go).
+	election bool
+	// lone: the last listing's plain ephemeral lock node (ephemeral.go).
+	lone *loneNode
 }
 
 func newQueueModel(p, abs string) *queueModel {

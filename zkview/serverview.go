@@ -33,6 +33,7 @@ type serverView struct {
 	known    map[int64]bool            // sessions whose watches are known
 	watches  map[int64]map[string]bool // session -> server paths watched
 	watchers map[string][]int64        // server path -> sessions watching
+	self     int64                     // the monitor's own session: not a contender
 }
 
 // runServerView polls at start, every ServerViewEvery, and on Refresh.
@@ -79,8 +80,8 @@ func (w *Watcher) pollServers() {
 			var cerr, werr error
 			var inner sync.WaitGroup
 			inner.Add(2)
-			go func() { defer inner.Done(); r.cons, cerr = fourLetter(ctx, addr, "cons") }()
-			go func() { defer inner.Done(); r.wchc, werr = fourLetter(ctx, addr, "wchc") }()
+			go func() { defer inner.Done(); r.cons, cerr = fourLetter(ctx, w.s.DialMember, addr, "cons") }()
+			go func() { defer inner.Done(); r.wchc, werr = fourLetter(ctx, w.s.DialMember, addr, "wchc") }()
 			inner.Wait()
 			r.err = errors.Join(cerr, werr)
 			replies[i] = r
@@ -92,6 +93,7 @@ func (w *Watcher) pollServers() {
 	}
 	sv, note := mergeServerView(replies)
 	sv.start, sv.at = start, w.cfg.Now()
+	sv.self = w.s.ID()
 
 	w.mu.Lock()
 	defer w.kickPublish()
@@ -196,9 +198,10 @@ func (w *Watcher) narrateLinksLocked(old, sv *serverView) {
 }
 
 // fourLetter sends cmd to addr and reads the whole reply, bounded by ctx.
-func fourLetter(ctx context.Context, addr, cmd string) (string, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", addr)
+// dial is the Session's (lockops.Session.DialMember): a TLS member serves
+// the four-letter words on its secure port too, inside TLS.
+func fourLetter(ctx context.Context, dial func(context.Context, string) (net.Conn, error), addr, cmd string) (string, error) {
+	conn, err := dial(ctx, addr)
 	if err != nil {
 		return "", fmt.Errorf("zkview: %s %s: %w", cmd, addr, err)
 	}

@@ -43,6 +43,9 @@ type Conn struct {
 	Server    string   // member currently connected to, "" when none
 	Ensemble  []string // the configured server list
 	Context   string   // named context, "" when none
+	// TLS: the links are TLS; HostnameVerified: the servers' names are
+	// checked (false when the operator turned that off).
+	TLS, HostnameVerified bool
 }
 
 // PathState says whether a watched lock parent could be read.
@@ -169,6 +172,14 @@ type Node struct {
 	Predecessor string
 	Link        LinkStatus
 	Herd        bool // more watches on this node than the recipes predict
+	// Lease: a semaphore's lease node (KindName "lease"; Kind is
+	// KindOther, Seq 0 for Kazoo's leases, which have no sequence).
+	// Watches starting with "/" is a children watch on that path (a
+	// semaphore's lease waiter, see WatchesChildren).
+	Lease bool
+	// Parent is the znode's parent when it is not the queue's path: a
+	// semaphore's leases/ or locks/, or Kazoo's <path>-__lock__.
+	Parent string
 
 	Session int64  // ephemeralOwner, 0 for a persistent node
 	Client  string // ip:port from `cons`, "" when the servers do not tell
@@ -239,9 +250,22 @@ type Snapshot struct {
 	// WatchMode is how the queues are watched: ModeRecursive or
 	// ModeChildren; "" for a one-shot read (Load).
 	WatchMode string
+	// Unread counts the watched paths not read yet: the first picture
+	// fills in as they load.
+	Unread int
+	// FrameEvery is how far apart snapshots are published now: ten times
+	// what building one costs (a tenth of a core at most), at least
+	// minPublish. Beyond that floor the model is coalescing changes: each
+	// snapshot holds all that came since the previous one.
+	FrameEvery time.Duration
 	// DiscoveryCapped: discovery under the roots stopped at a bound
 	// (MaxParents lock parents, or the watched-node limit).
 	DiscoveryCapped bool
+	// Deadlocks are the cycles of the wait-for graph over sessions across
+	// every queue (cross-lock deadlocks, young cycles, self-waits; see
+	// sessions.go), judged at At; nil when there are none. SessionsOf
+	// builds the rest of the sessions view on demand.
+	Deadlocks []Deadlock
 }
 
 // EventKind classifies what changed.

@@ -81,6 +81,10 @@ type Watcher struct {
 	initDone    chan struct{} // closed once every path was read once
 	initClosed  bool
 	svDone      chan struct{} // closed after the first server poll
+	graph       sessionGraph  // the wait-for graph over sessions (sessions.go)
+
+	// sems: the recognised semaphores and their parts (semwatch.go).
+	sems semaphores
 }
 
 // Watch starts watching cfg's paths and roots over s and returns at once;
@@ -131,7 +135,8 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 	default:
 		w.mode = ModeRecursive
 	}
-	w.conn = Conn{State: StateConnecting, Since: cfg.Now(), Ensemble: s.Servers(), Context: cfg.Context}
+	w.conn = Conn{State: StateConnecting, Since: cfg.Now(), Ensemble: s.Servers(), Context: cfg.Context,
+		TLS: s.Secure(), HostnameVerified: s.HostnameVerified()}
 	w.snap = &Snapshot{At: cfg.Now(), Conn: w.conn}
 	w.readConnState()
 

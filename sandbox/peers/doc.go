@@ -1,9 +1,10 @@
 // Package peers runs real, stock lock clients of other libraries, Apache
-// Curator 5 (InterProcessMutex, InterProcessReadWriteLock) and Kazoo 2.8
-// (Lock, ReadLock, WriteLock), driven from Go, for zklock's tests and
+// Curator 5 (InterProcessMutex, InterProcessReadWriteLock, LeaderLatch,
+// InterProcessSemaphoreV2) and Kazoo 2.8 (Lock, ReadLock, WriteLock,
+// Election, Semaphore), driven from Go, for zklock's tests and
 // benchmarks: interoperability of the lock core, the console's reading of
-// real queues, `zklock run` against real contenders, the fault suite and
-// the peer comparison in bench/.
+// real queues, elections and semaphores, `zklock run` against
+// real contenders, the fault suite and the peer comparison in bench/.
 //
 // A Proc is one driver process holding N sessions (clients), so a test can
 // have many contenders for the price of one JVM or one Python interpreter.

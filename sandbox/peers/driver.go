@@ -228,8 +228,9 @@ func command(ctx context.Context, kind Kind, cfg Config) (*exec.Cmd, error) {
 		if err != nil {
 			return nil, err
 		}
-		cp := strings.Join(append([]string{classes}, curatorRuntimeJars()...), string(os.PathListSeparator))
+		cp := strings.Join(append(append([]string{classes}, curatorRuntimeJars()...), curatorTLSJars(cfg.TLS)...), string(os.PathListSeparator))
 		argv := append(defaultJVMOptions(cfg.JVMOptions), cfg.JVMOptions...)
+		argv = append(argv, curatorTLSOptions(cfg.TLS)...)
 		argv = append(argv, "-cp", cp, "CuratorPeer")
 		return exec.Command(t.java, append(argv, args...)...), nil
 	case Kazoo:
@@ -238,7 +239,9 @@ func command(ctx context.Context, kind Kind, cfg Config) (*exec.Cmd, error) {
 		}
 		// -c: the source goes on the command line, so no file is written;
 		// -u: unbuffered, although the driver flushes every line anyway.
-		return exec.Command(python, append([]string{"-u", "-c", kazooSource}, args...)...), nil
+		cmd := exec.Command(python, append([]string{"-u", "-c", kazooSource}, args...)...)
+		cmd.Env = kazooTLSEnv(cfg.TLS) // nil: the parent's environment
+		return cmd, nil
 	}
 	return nil, fmt.Errorf("%w: unknown client kind %q", ErrBadArgument, kind)
 }

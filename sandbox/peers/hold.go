@@ -101,6 +101,10 @@ func (p *Proc) Acquire(ctx context.Context, client int, path string, kind LockKi
 	return h, nil
 }
 
+// ID is the request's id. A latch or election participant's id (its
+// node's data) is this id.
+func (h *Hold) ID() string { return h.id }
+
 // Client is the client that made the request.
 func (h *Hold) Client() int { return h.client }
 

@@ -62,3 +62,53 @@ func Overlaps(ivs []Interval) [][2]Interval {
 	}
 	return out
 }
+
+// MostAtOnce is the exclusion check of a semaphore, as Overlaps is of a
+// lock: the largest number of intervals open at one instant, and those
+// intervals (earliest start first). As in Overlaps, intervals that only
+// touch are not open together, an open End never ends, and times compare
+// by their wall-clock readings.
+func MostAtOnce(ivs []Interval) (int, []Interval) {
+	type edge struct {
+		at    int64
+		start bool
+		i     int
+	}
+	edges := make([]edge, 0, 2*len(ivs))
+	for i, iv := range ivs {
+		end := int64(math.MaxInt64)
+		if !iv.End.IsZero() {
+			end = iv.End.UnixNano()
+		}
+		edges = append(edges, edge{iv.Start.UnixNano(), true, i}, edge{end, false, i})
+	}
+	slices.SortStableFunc(edges, func(a, b edge) int {
+		if c := cmp.Compare(a.at, b.at); c != 0 {
+			return c
+		}
+		switch {
+		case a.start == b.start:
+			return 0
+		case !a.start:
+			return -1 // an end at the instant of a start comes first
+		}
+		return 1
+	})
+	open := map[int]bool{}
+	most, at := 0, []Interval(nil)
+	for _, e := range edges {
+		if !e.start {
+			delete(open, e.i)
+			continue
+		}
+		open[e.i] = true
+		if len(open) > most {
+			most, at = len(open), at[:0]
+			for i := range open {
+				at = append(at, ivs[i])
+			}
+		}
+	}
+	slices.SortStableFunc(at, func(a, b Interval) int { return cmp.Compare(a.Start.UnixNano(), b.Start.UnixNano()) })
+	return most, at
+}

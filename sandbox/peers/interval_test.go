@@ -86,3 +86,22 @@ func TestParseCycle(t *testing.T) {
 		t.Fatal("short line accepted")
 	}
 }
+
+func TestMostAtOnce(t *testing.T) {
+	at := func(ms int) time.Time { return time.Unix(0, int64(ms)*int64(time.Millisecond)) }
+	for _, tt := range []struct {
+		name string
+		ivs  []Interval
+		want int
+	}{
+		{"none", nil, 0},
+		{"touching", []Interval{{Start: at(0), End: at(10)}, {Start: at(10), End: at(20)}}, 1},
+		{"three over one", []Interval{{Start: at(0), End: at(100)}, {Start: at(10), End: at(20)}, {Start: at(15), End: at(30)}, {Start: at(25), End: at(26)}}, 3},
+		{"open", []Interval{{Start: at(0)}, {Start: at(500), End: at(600)}}, 2},
+	} {
+		got, open := MostAtOnce(tt.ivs)
+		if got != tt.want || len(open) != tt.want {
+			t.Errorf("%s: %d (%v), want %d", tt.name, got, open, tt.want)
+		}
+	}
+}

@@ -126,6 +126,9 @@ func (p *Proc) Loop(ctx context.Context, spec LoopSpec) ([]Cycle, error) {
 	if err := checkLockKind(spec.Kind); err != nil {
 		return nil, err
 	}
+	if _, ok := spec.Kind.SemaphoreLimit(); ok {
+		return nil, fmt.Errorf("%w: loops take locks, not semaphore leases", ErrBadArgument)
+	}
 	if spec.Duration <= 0 && spec.Cycles <= 0 {
 		return nil, fmt.Errorf("%w: loop without Duration or Cycles", ErrBadArgument)
 	}

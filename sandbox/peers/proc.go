@@ -44,6 +44,14 @@ const (
 	Read LockKind = "read"
 	// Write is the write side of Curator's InterProcessReadWriteLock, Kazoo's WriteLock.
 	Write LockKind = "write"
+	// Latch is Curator's LeaderLatch (Curator only): granted once the
+	// participant has leadership, released by close(). Lost when the latch
+	// takes leadership away (a suspended or lost connection).
+	Latch LockKind = "latch"
+	// Election is Kazoo's Election (Kazoo only): granted while run() calls
+	// the participant as leader, released by returning (a Kazoo Lock
+	// underneath).
+	Election LockKind = "election"
 )
 
 var (
@@ -93,6 +101,8 @@ type Config struct {
 	// JVMOptions are added to the Curator driver's JVM options (after
 	// defaultJVMOptions, so they win): benchmarks may want a bigger heap.
 	JVMOptions []string
+	// TLS, when set, makes every client connect over TLS (tls.go).
+	TLS *TLS
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -320,10 +330,13 @@ func checkPath(path string) error {
 
 func checkLockKind(k LockKind) error {
 	switch k {
-	case Mutex, Read, Write:
+	case Mutex, Read, Write, Latch, Election:
 		return nil
 	}
-	return fmt.Errorf("%w: lock kind %q (mutex, read or write)", ErrBadArgument, k)
+	if _, ok := k.SemaphoreLimit(); ok {
+		return nil
+	}
+	return fmt.Errorf("%w: lock kind %q (mutex, read, write, latch, election or semaphore:N)", ErrBadArgument, k)
 }
 
 // exitErr is what requests still open when the process exits get.

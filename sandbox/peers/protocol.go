@@ -26,7 +26,15 @@ package peers
 //
 // Go to driver (stdin):
 //
-//	acquire ID C PATH KIND      client C requests KIND (mutex, read, write) on PATH
+//	acquire ID C PATH KIND      client C requests KIND (mutex, read, write) on PATH;
+//	                            KIND latch (Curator LeaderLatch) or election
+//	                            (Kazoo Election) joins the election at PATH as
+//	                            participant ID: acquired once it leads,
+//	                            released by leaving (close, or returning);
+//	                            KIND semaphore:N takes one lease of the semaphore
+//	                            at PATH with limit N (Curator
+//	                            InterProcessSemaphoreV2, Kazoo Semaphore): NODE
+//	                            in acquired is the lease node
 //	release ID                  release request ID once held
 //	cancel ID                   abandon request ID (released if already granted)
 //	loop L PATH KIND CLIENTS DURATION_US CYCLES HOLD_US GIVEUP_PCT GIVEUP_WITHIN_US

@@ -20,8 +20,12 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryForever;
 
@@ -31,7 +35,8 @@ import org.apache.curator.retry.RetryForever;
  * protocol.go). Usage: CuratorPeer HOSTS SESSION_TIMEOUT_MS CLIENTS CONNECT_TIMEOUT_MS,
  * where HOSTS is one connect string, or one per client separated by '|'.
  *
- * Only stock recipes are used (InterProcessMutex, InterProcessReadWriteLock),
+ * Only stock recipes are used (InterProcessMutex, InterProcessReadWriteLock,
+ * InterProcessSemaphoreV2),
  * configured as an application would; the driver adds bookkeeping around
  * them, never behaviour inside them.
  */
@@ -235,6 +240,179 @@ public final class CuratorPeer {
         }
     }
 
+    /**
+     * A LeaderLatch participant (kind latch): "acquired" once it has
+     * leadership (hasLeadership() true), "lost" when the latch takes it
+     * away (notLeader: a suspended or lost connection), "released" once
+     * close() returned. The participant id, the node's data, is the
+     * request id.
+     */
+    static final class LatchHold {
+        final String id;
+        final Client client;
+        final LeaderLatch latch;
+        final CountDownLatch release = new CountDownLatch(1);
+        volatile boolean cancelled;
+        volatile boolean granted;
+        volatile boolean done;
+        volatile Thread thread;
+
+        LatchHold(String id, Client client, String path) {
+            this.id = id;
+            this.client = client;
+            this.latch = new LeaderLatch(client.fw, path, id);
+            latch.addListener(new LeaderLatchListener() {
+                @Override
+                public void isLeader() {
+                    // await() tells the first time; later terms are not reported.
+                }
+
+                @Override
+                public void notLeader() {
+                    if (granted && !done) {
+                        done = true;
+                        emit("lost " + LatchHold.this.id + " " + now());
+                    }
+                }
+            });
+        }
+
+        void run() {
+            long tReq = now();
+            try {
+                latch.start();
+                latch.await();
+            } catch (Exception e) {
+                closeQuietly();
+                if (cancelled) {
+                    emit("cancelled " + id);
+                } else {
+                    emit("failed " + id + " " + oneLine(e));
+                }
+                latches.remove(id);
+                return;
+            }
+            long tAcq = now();
+            granted = true;
+            String p = latch.getOurPath();
+            String node = p == null ? "-" : p.substring(p.lastIndexOf('/') + 1);
+            emit("acquired " + id + " " + node + " " + tReq + " " + tAcq);
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                // cancel of a granted request: release it like a release
+            }
+            Thread.interrupted();
+            done = true;
+            long tCall = now();
+            try {
+                latch.close();
+                emit("released " + id + " " + tCall + " " + now());
+            } catch (Exception e) {
+                emit("failed " + id + " " + oneLine(e));
+            }
+            latches.remove(id);
+        }
+
+        void closeQuietly() {
+            try {
+                latch.close();
+            } catch (Exception e) {
+                // not started, or already closed
+            }
+        }
+    }
+
+    static final Map<String, LatchHold> latches = new ConcurrentHashMap<>();
+
+    /** acquire ID C PATH latch: joins the LeaderLatch at PATH as participant ID. */
+    static void startLatch(String[] f) {
+        LatchHold h;
+        try {
+            h = new LatchHold(f[1], clients[Integer.parseInt(f[2])], f[3]);
+        } catch (RuntimeException e) {
+            emit("failed " + f[1] + " " + oneLine(e));
+            return;
+        }
+        latches.put(h.id, h);
+        Thread t = new Thread(h::run, "latch-" + h.id);
+        t.setDaemon(true);
+        h.thread = t;
+        t.start();
+    }
+
+    /**
+     * A lease of an InterProcessSemaphoreV2 (kind semaphore:N, N its
+     * maxLeases): "acquired" once acquire() returned the lease (NODE is the
+     * lease node), "released" once returnLease returned. A cancel
+     * interrupts a waiting acquire (Curator deletes its lock and lease
+     * nodes) or returns a granted lease.
+     */
+    static final class SemHold {
+        final String id;
+        final InterProcessSemaphoreV2 semaphore;
+        final CountDownLatch release = new CountDownLatch(1);
+        volatile boolean cancelled;
+        volatile Thread thread;
+
+        SemHold(String id, Client client, String path, int maxLeases) {
+            this.id = id;
+            this.semaphore = new InterProcessSemaphoreV2(client.fw, path, maxLeases);
+        }
+
+        void run() {
+            long tReq = now();
+            Lease lease;
+            try {
+                if (cancelled) {
+                    throw new InterruptedException("cancelled");
+                }
+                lease = semaphore.acquire();
+            } catch (Exception e) {
+                emit(cancelled ? "cancelled " + id : "failed " + id + " " + oneLine(e));
+                semHolds.remove(id);
+                return;
+            }
+            long tAcq = now();
+            String p = lease.getNodeName();
+            String node = p == null ? "-" : p.substring(p.lastIndexOf('/') + 1);
+            emit("acquired " + id + " " + node + " " + tReq + " " + tAcq);
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                // cancel of a granted request: return the lease like a release
+            }
+            Thread.interrupted();
+            long tCall = now();
+            try {
+                semaphore.returnLease(lease);
+                emit("released " + id + " " + tCall + " " + now());
+            } catch (Exception e) {
+                emit("failed " + id + " " + oneLine(e));
+            }
+            semHolds.remove(id);
+        }
+    }
+
+    static final Map<String, SemHold> semHolds = new ConcurrentHashMap<>();
+
+    /** acquire ID C PATH semaphore:N: one lease of the semaphore at PATH with maxLeases N. */
+    static void startSemaphore(String[] f) {
+        SemHold h;
+        try {
+            int n = Integer.parseInt(f[4].substring("semaphore:".length()));
+            h = new SemHold(f[1], clients[Integer.parseInt(f[2])], f[3], n);
+        } catch (RuntimeException e) {
+            emit("failed " + f[1] + " " + oneLine(e));
+            return;
+        }
+        semHolds.put(h.id, h);
+        Thread t = new Thread(h::run, "semaphore-" + h.id);
+        t.setDaemon(true);
+        h.thread = t;
+        t.start();
+    }
+
     /** A running loop command. */
     static final class Loop {
         final String id;
@@ -312,6 +490,14 @@ public final class CuratorPeer {
     static boolean command(String[] f) throws Exception {
         switch (f[0]) {
             case "acquire": {
+                if (f[4].startsWith("semaphore:")) {
+                    startSemaphore(f);
+                    return false;
+                }
+                if (f[4].equals("latch")) {
+                    startLatch(f);
+                    return false;
+                }
                 Hold h;
                 try {
                     Client c = clients[Integer.parseInt(f[2])];
@@ -328,6 +514,16 @@ public final class CuratorPeer {
                 return false;
             }
             case "release": {
+                SemHold sh = semHolds.get(f[1]);
+                if (sh != null) {
+                    sh.release.countDown();
+                    return false;
+                }
+                LatchHold lh = latches.get(f[1]);
+                if (lh != null) {
+                    lh.release.countDown();
+                    return false;
+                }
                 Hold h = holds.get(f[1]);
                 if (h != null) {
                     h.release.countDown();
@@ -335,6 +531,18 @@ public final class CuratorPeer {
                 return false;
             }
             case "cancel": {
+                SemHold sh = semHolds.get(f[1]);
+                if (sh != null) {
+                    sh.cancelled = true;
+                    sh.thread.interrupt();
+                    return false;
+                }
+                LatchHold lh = latches.get(f[1]);
+                if (lh != null) {
+                    lh.cancelled = true;
+                    lh.thread.interrupt();
+                    return false;
+                }
                 Hold h = holds.get(f[1]);
                 if (h != null) {
                     h.cancelled = true;

@@ -5,7 +5,7 @@ Kazoo 2.8 lives there) and documents the line protocol in protocol.go.
 Usage: kazoo_peer.py HOSTS SESSION_TIMEOUT_MS CLIENTS CONNECT_TIMEOUT_MS
 where HOSTS is one connect string, or one per client separated by '|'.
 
-Only stock recipes are used (Lock, ReadLock, WriteLock), configured as an
+Only stock recipes are used (Lock, ReadLock, WriteLock, Semaphore), configured as an
 application would; the driver adds bookkeeping around them, never
 behaviour inside them.
 """
@@ -164,6 +164,89 @@ class Hold(object):
         self.release.set()
 
 
+class ElectionHold(object):
+    """A Kazoo Election participant (kind election): "acquired" once run()
+    calls it as the leader, "released" once run() returned (its lock let
+    go). The participant id, the node's data, is the request id."""
+
+    def __init__(self, hid, client, path):
+        self.id = hid
+        self.client = client
+        self.election = client.kc.Election(path, hid)
+        self.release = threading.Event()
+        self.cancelled = False
+        self.t_call = 0
+
+    def lead(self):
+        t_acq = now()
+        node = self.election.lock.node or "-"
+        with self.client.mu:
+            self.client.held.add(self.id)
+        emit("acquired %s %s %d %d" % (self.id, node, self.t_req, t_acq))
+        self.release.wait()
+        with self.client.mu:
+            self.client.held.discard(self.id)
+        self.t_call = now()
+
+    def run(self):
+        self.t_req = now()
+        try:
+            if self.cancelled:
+                raise CancelledError()
+            self.election.run(self.lead)
+        except CancelledError:
+            emit("cancelled %s" % self.id)
+            holds.pop(self.id, None)
+            return
+        except Exception as e:
+            emit("failed %s %s" % (self.id, one_line(e)))
+            holds.pop(self.id, None)
+            return
+        emit("released %s %d %d" % (self.id, self.t_call, now()))
+        holds.pop(self.id, None)
+
+    def cancel(self):
+        self.cancelled = True
+        self.election.cancel()
+        self.release.set()
+
+
+class SemaphoreLease(object):
+    """A lease of a stock Kazoo Semaphore (kind semaphore:N, N its
+    max_leases), shaped like a lock for Hold: acquire, release, cancel, and
+    node, the lease node's name once held. Stock Kazoo's cancel wakes only
+    a contender that waits for a lease; one still in line for the
+    semaphore's lock (<path>-__lock__) waits until it is admitted."""
+
+    def __init__(self, kc, path, max_leases):
+        self.sem = kc.Semaphore(path, max_leases=max_leases)
+
+    @property
+    def node(self):
+        if not self.sem.is_acquired:
+            return None
+        return self.sem.create_path.rsplit("/", 1)[1]
+
+    def acquire(self, timeout=None):
+        return self.sem.acquire(timeout=timeout)
+
+    def release(self):
+        return self.sem.release()
+
+    def cancel(self):
+        self.sem.cancel()
+
+
+def new_hold(hid, c, path, kind):
+    """The request's hold: a lock of kind, a semaphore's lease, or an
+    election participant."""
+    if kind.startswith("semaphore:"):
+        return Hold(hid, c, SemaphoreLease(c.kc, path, int(kind[len("semaphore:"):])))
+    if kind == "election":
+        return ElectionHold(hid, c, path)
+    return Hold(hid, c, new_lock(c.kc, path, kind))
+
+
 class Loop(object):
     def __init__(self, lid):
         self.id = lid
@@ -254,7 +337,7 @@ def command(f):
     if cmd == "acquire":
         try:
             c = clients[int(f[2])]
-            h = Hold(f[1], c, new_lock(c.kc, f[3], f[4]))
+            h = new_hold(f[1], c, f[3], f[4])
         except Exception as e:
             emit("failed %s %s" % (f[1], one_line(e)))
             return False
@@ -289,6 +372,17 @@ def command(f):
     return False
 
 
+def tls_options():
+    """KazooClient's TLS arguments from the environment (peers' tls.go):
+    none when ZKLOCK_PEER_TLS_CA is unset."""
+    ca = os.environ.get("ZKLOCK_PEER_TLS_CA")
+    if not ca:
+        return {}
+    return dict(use_ssl=True, verify_certs=True, ca=ca,
+                certfile=os.environ.get("ZKLOCK_PEER_TLS_CERT") or None,
+                keyfile=os.environ.get("ZKLOCK_PEER_TLS_KEY") or None)
+
+
 def main():
     # HOSTS is one connect string for every client, or one per client
     # separated by '|'.
@@ -302,7 +396,7 @@ def main():
     retry = dict(max_tries=-1, delay=0.05, backoff=2, max_delay=1.0)
     started = []
     for i in range(n):
-        kc = KazooClient(hosts=hosts[0] if len(hosts) == 1 else hosts[i], timeout=session_s, connection_retry=retry, command_retry=retry)
+        kc = KazooClient(hosts=hosts[0] if len(hosts) == 1 else hosts[i], timeout=session_s, connection_retry=retry, command_retry=retry, **tls_options())
         c = Client(i, kc)
         clients.append(c)
         started.append(kc.start_async())

@@ -1,0 +1,544 @@
+package cmd
+
+// zklock doctor: what each member of an ensemble offers this client, and
+// what stands in the way, member by member.
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/spf13/cobra"
+
+	"zklock/config"
+	"zklock/lockops"
+)
+
+// doctorWords are the four-letter words zklock uses or reports on: srvr
+// (version and mode, allowed by default), ruok, cons and wchc (the
+// console's server view), mntr (watch counts).
+var doctorWords = []string{"srvr", "ruok", "cons", "wchc", "mntr"}
+
+// doctorWordRead caps what is read of a reply: enough to tell an answer
+// from a refusal; cons and wchc run to megabytes on a big ensemble.
+const doctorWordRead = 64 << 10
+
+func newDoctorCmd(g *config.Flags) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor [CONTEXT]",
+		Short: "Report what each member of the ensemble supports and what fails",
+		Long: `doctor connects to every member of the ensemble (of CONTEXT, or as the
+flags say) one by one and reports: the ZooKeeper version and mode (srvr),
+which four-letter words the member allows (srvr, ruok, cons, wchc, mntr),
+whether persistent recursive watches (addWatch, ZooKeeper 3.6+) work, the
+TLS protocol, cipher and server certificate, the session timeout the
+member grants, and, once for the ensemble, the offset of the clock that
+stamps node times (the leader's) from this machine's, and whether the
+context's credentials can read each lock root.
+
+Measuring the clock creates and deletes one ephemeral node at the root
+(under the chroot); a read-only context skips it (pass --write).
+doctor exits 1 when a member cannot be used or a root cannot be read.`,
+		Example: `  zklock doctor prod
+  zklock doctor --servers zk1:2281 --tls-ca ca.pem --json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if g.Context != "" && g.Context != args[0] {
+					return fmt.Errorf("doctor: context %q and --context %q: give one", args[0], g.Context)
+				}
+				g.Context = args[0]
+			}
+			s, err := g.Resolve(cmd.Flags().Changed)
+			if err != nil {
+				return err
+			}
+			rep := runDoctor(cmd.Context(), s)
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(rep); err != nil {
+					return err
+				}
+			} else {
+				rep.write(cmd.OutOrStdout())
+			}
+			if n := len(rep.Problems); n > 0 {
+				return exitCode(exitFailure, fmt.Errorf("doctor: %d problem(s): %s", n, strings.Join(rep.Problems, "; ")))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// doctorReport is what doctor prints; the JSON field names are stable.
+type doctorReport struct {
+	Context  string          `json:"context,omitempty"`
+	Servers  []string        `json:"servers"`
+	Chroot   string          `json:"chroot,omitempty"`
+	TLS      *doctorTLSConf  `json:"tls"` // null: plain TCP
+	Members  []*doctorMember `json:"members"`
+	Clock    doctorClock     `json:"clock"`
+	Roots    []doctorRoot    `json:"roots"`
+	Problems []string        `json:"problems"` // one line each; [] when all is well
+}
+
+type doctorTLSConf struct {
+	CA               string `json:"ca,omitempty"`
+	Cert             string `json:"cert,omitempty"`
+	ServerName       string `json:"server_name,omitempty"`
+	HostnameVerified bool   `json:"hostname_verified"`
+}
+
+type doctorMember struct {
+	Server  string `json:"server"`
+	Usable  bool   `json:"usable"`          // a session was made with it
+	Error   string `json:"error,omitempty"` // why not
+	Version string `json:"version,omitempty"`
+	Mode    string `json:"mode,omitempty"` // leader, follower, standalone, observer
+	// FourLetter maps each word to "allowed", "refused" (not in
+	// 4lw.commands.whitelist) or "no answer: ...".
+	FourLetter map[string]string `json:"four_letter_words"`
+	// AddWatch: "supported", "unsupported" (the server refused it), or
+	// "unknown: ..." when it could not be tried.
+	AddWatch string `json:"add_watch"`
+	// SessionTimeoutMS is the timeout the member granted (0: no session).
+	SessionTimeoutMS int64          `json:"session_timeout_ms"`
+	TLS              *doctorPeerTLS `json:"tls,omitempty"`
+}
+
+type doctorPeerTLS struct {
+	Protocol string    `json:"protocol,omitempty"`
+	Cipher   string    `json:"cipher,omitempty"`
+	Subject  string    `json:"subject,omitempty"`
+	Issuer   string    `json:"issuer,omitempty"`
+	Names    []string  `json:"names,omitempty"`
+	NotAfter time.Time `json:"not_after,omitzero"`
+	Verified bool      `json:"verified"`
+}
+
+// doctorClock: the offset of the clock that stamps node times. A node's
+// ctime is the leader's clock when it proposed the create, so this is the
+// leader's clock against this machine's, whichever member the session
+// used; the members' own clocks are not visible to a client.
+type doctorClock struct {
+	Measured      bool    `json:"measured"`
+	OffsetMS      float64 `json:"offset_ms"`      // server minus local; + means the server is ahead
+	UncertaintyMS float64 `json:"uncertainty_ms"` // half the round trip
+	Note          string  `json:"note,omitempty"` // why not measured
+}
+
+type doctorRoot struct {
+	Path     string `json:"path"`
+	Readable bool   `json:"readable"`
+	Children int    `json:"children"`
+	Error    string `json:"error,omitempty"`
+}
+
+func runDoctor(ctx context.Context, s *config.Settings) *doctorReport {
+	rep := &doctorReport{Context: s.ContextName, Servers: s.Servers, Chroot: s.Chroot, Problems: []string{}}
+	if s.TLS != nil {
+		rep.TLS = &doctorTLSConf{CA: s.TLS.CA, Cert: s.TLS.Cert, ServerName: s.TLS.ServerName, HostnameVerified: !s.TLS.SkipHostnameVerify}
+	}
+	sessions := make([]*lockops.Session, len(s.Servers))
+	var wg sync.WaitGroup
+	for i, addr := range s.Servers {
+		m := &doctorMember{Server: addr, FourLetter: map[string]string{}}
+		rep.Members = append(rep.Members, m)
+		wg.Go(func() { sessions[i] = examineMember(ctx, s, m) })
+	}
+	wg.Wait()
+	defer func() {
+		for _, sess := range sessions {
+			if sess != nil {
+				sess.Close()
+			}
+		}
+	}()
+	var first *lockops.Session
+	for i, m := range rep.Members {
+		if !m.Usable {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: %s", m.Server, m.Error))
+		} else if first == nil {
+			first = sessions[i]
+		}
+	}
+	if first == nil {
+		rep.Clock.Note = "no member gave a session"
+		return rep
+	}
+	rep.Clock = measureClock(ctx, s, first)
+	roots := s.Roots
+	if len(roots) == 0 {
+		roots = []string{"/"}
+	}
+	for _, r := range roots {
+		dr := readRoot(ctx, first, r)
+		if !dr.Readable {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("lock root %s: %s", r, dr.Error))
+		}
+		rep.Roots = append(rep.Roots, dr)
+	}
+	return rep
+}
+
+// examineMember fills m and returns the member's session (nil if none).
+func examineMember(ctx context.Context, s *config.Settings, m *doctorMember) *lockops.Session {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, w := range doctorWords {
+		wg.Go(func() {
+			v := askWord(ctx, s, m.Server, w)
+			mu.Lock()
+			defer mu.Unlock()
+			m.FourLetter[w] = v.verdict
+			if w == "srvr" && v.reply != "" {
+				m.Version, m.Mode = parseSrvr(v.reply)
+			}
+			if w == "mntr" && v.reply != "" && m.Version == "" {
+				m.Version, m.Mode = parseMntr(v.reply)
+			}
+		})
+	}
+	one := *s
+	one.Servers = []string{m.Server}
+	sess, err := connect(ctx, &one)
+	wg.Wait()
+	if err != nil {
+		m.Error = err.Error()
+		m.AddWatch = "unknown: no session"
+		if les := linkErrors(err); len(les) > 0 && les[0].Cert != nil {
+			m.TLS = certDetails(les[0].Cert, false)
+		}
+		return nil
+	}
+	m.Usable = true
+	m.SessionTimeoutMS = sess.Timeout().Milliseconds()
+	if st, ok := sess.TLSState(); ok {
+		m.TLS = certDetails(nil, true)
+		if len(st.PeerCertificates) > 0 {
+			m.TLS = certDetails(st.PeerCertificates[0], true)
+		}
+		m.TLS.Protocol = tls.VersionName(st.Version)
+		m.TLS.Cipher = tls.CipherSuiteName(st.CipherSuite)
+	}
+	m.AddWatch = tryAddWatch(ctx, sess)
+	return sess
+}
+
+type wordResult struct{ verdict, reply string }
+
+// askWord sends one four-letter word through the same kind of link a
+// session uses (TLS on a secure port).
+func askWord(ctx context.Context, s *config.Settings, addr, word string) wordResult {
+	ctx, cancel := context.WithTimeout(ctx, s.ConnectTimeout)
+	defer cancel()
+	var opts []lockops.SessionOption
+	if s.TLS != nil {
+		opts = append(opts, lockops.WithTLS(s.TLS.Config))
+		if s.TLS.SkipHostnameVerify {
+			opts = append(opts, lockops.WithoutHostnameVerification())
+		}
+	}
+	conn, err := lockops.Dial(ctx, addr, opts...)
+	if err != nil {
+		if les := linkErrors(err); len(les) > 0 {
+			return wordResult{verdict: "no answer: " + les[0].Problem.String()}
+		}
+		return wordResult{verdict: "no answer: " + errText(err)}
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	if _, err := io.WriteString(conn, word); err != nil {
+		return wordResult{verdict: "no answer: " + errText(err)}
+	}
+	b, err := io.ReadAll(io.LimitReader(conn, doctorWordRead))
+	reply := string(b)
+	switch {
+	case strings.Contains(reply, "is not executed because it is not in the whitelist"):
+		return wordResult{verdict: "refused"}
+	case reply == "" && err != nil:
+		return wordResult{verdict: "no answer: " + errText(err)}
+	case reply == "":
+		return wordResult{verdict: "no answer: closed without a reply"}
+	}
+	return wordResult{verdict: "allowed", reply: reply}
+}
+
+var (
+	srvrVersion = regexp.MustCompile(`(?m)^Zookeeper version: ([0-9][0-9A-Za-z.]*)`)
+	srvrMode    = regexp.MustCompile(`(?m)^Mode: *([a-z]+)`)
+	mntrVersion = regexp.MustCompile(`(?m)^zk_version\s+([0-9][0-9A-Za-z.]*)`)
+	mntrState   = regexp.MustCompile(`(?m)^zk_server_state\s+([a-z]+)`)
+)
+
+func parseSrvr(r string) (version, mode string) {
+	if m := srvrVersion.FindStringSubmatch(r); m != nil {
+		version = strings.TrimSuffix(m[1], ".")
+	}
+	if m := srvrMode.FindStringSubmatch(r); m != nil {
+		mode = m[1]
+	} else if strings.Contains(r, "not currently serving") {
+		mode = "not serving"
+	}
+	return version, mode
+}
+
+func parseMntr(r string) (version, mode string) {
+	if m := mntrVersion.FindStringSubmatch(r); m != nil {
+		version = m[1]
+	}
+	if m := mntrState.FindStringSubmatch(r); m != nil {
+		mode = m[1]
+	}
+	return version, mode
+}
+
+func certDetails(c *x509.Certificate, verified bool) *doctorPeerTLS {
+	t := &doctorPeerTLS{Verified: verified}
+	if c == nil {
+		return t
+	}
+	t.Subject, t.Issuer, t.NotAfter = c.Subject.String(), c.Issuer.String(), c.NotAfter.UTC()
+	t.Names = append(t.Names, c.DNSNames...)
+	for _, ip := range c.IPAddresses {
+		t.Names = append(t.Names, ip.String())
+	}
+	return t
+}
+
+// tryAddWatch sets a persistent recursive watch on a path that does not
+// exist (nothing is delivered to it) and removes it again.
+func tryAddWatch(ctx context.Context, sess *lockops.Session) string {
+	p := sess.Abs("/zklock-doctor-" + randomHex())
+	type res struct{ err error }
+	ch := make(chan res, 1)
+	go func() {
+		_, err := sess.Conn().AddWatch(p, true)
+		if err == nil {
+			err = sess.Conn().RemovePersistentWatch(p)
+		}
+		ch <- res{err}
+	}()
+	select {
+	case r := <-ch:
+		switch {
+		case r.err == nil:
+			return "supported"
+		case errors.Is(r.err, zk.ErrUnimplemented):
+			return "unsupported"
+		}
+		return "unknown: " + errText(r.err)
+	case <-ctx.Done():
+		return "unknown: " + ctx.Err().Error()
+	case <-time.After(doctorRequestWait):
+		return "unknown: no reply within " + doctorRequestWait.String()
+	}
+}
+
+// doctorRequestWait bounds one request of doctor's.
+const doctorRequestWait = 10 * time.Second
+
+// measureClock creates an ephemeral node and compares its ctime (the
+// leader's clock) with the middle of the round trip.
+func measureClock(ctx context.Context, s *config.Settings, sess *lockops.Session) doctorClock {
+	if s.ReadOnly {
+		return doctorClock{Note: "read-only: measuring writes a temporary node (a read-only context needs --write)"}
+	}
+	p := sess.Abs("/zklock-doctor-" + randomHex())
+	type res struct {
+		ctime      int64
+		start, end time.Time
+		err        error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		var r res
+		r.start = time.Now()
+		_, err := sess.Conn().Create(p, []byte("zklock doctor: clock probe"), zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+		r.end = time.Now()
+		if err == nil {
+			var st *zk.Stat
+			_, st, err = sess.Conn().Get(p)
+			if err == nil {
+				r.ctime = st.Ctime
+			}
+			_ = sess.Conn().Delete(p, -1)
+		}
+		r.err = err
+		ch <- r
+	}()
+	var r res
+	select {
+	case r = <-ch:
+	case <-ctx.Done():
+		return doctorClock{Note: ctx.Err().Error()}
+	case <-time.After(doctorRequestWait):
+		return doctorClock{Note: "no reply within " + doctorRequestWait.String()}
+	}
+	if r.err != nil {
+		return doctorClock{Note: "cannot create a temporary node at " + s.Chroot + "/: " + errText(zkErr(sess.Rel(p), r.err))}
+	}
+	mid := r.start.Add(r.end.Sub(r.start) / 2)
+	server := time.UnixMilli(r.ctime)
+	// ctime has millisecond resolution: half a millisecond more.
+	return doctorClock{
+		Measured:      true,
+		OffsetMS:      float64(server.Sub(mid).Microseconds()) / 1000,
+		UncertaintyMS: float64(r.end.Sub(r.start).Microseconds())/2000 + 0.5,
+	}
+}
+
+func readRoot(ctx context.Context, sess *lockops.Session, root string) doctorRoot {
+	dr := doctorRoot{Path: root}
+	type res struct {
+		kids []string
+		err  error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		kids, _, err := sess.Conn().Children(sess.Abs(root))
+		ch <- res{kids, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			dr.Error = errText(zkErr(root, r.err))
+			return dr
+		}
+		dr.Readable, dr.Children = true, len(r.kids)
+	case <-ctx.Done():
+		dr.Error = ctx.Err().Error()
+	case <-time.After(doctorRequestWait):
+		dr.Error = "no reply within " + doctorRequestWait.String()
+	}
+	return dr
+}
+
+func randomHex() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // never fails (Go 1.24+)
+	return hex.EncodeToString(b)
+}
+
+// write prints the report as text.
+func (r *doctorReport) write(w io.Writer) {
+	head := "zklock doctor: " + strings.Join(r.Servers, ",")
+	if r.Context != "" {
+		head = "zklock doctor: context " + r.Context + " (" + strings.Join(r.Servers, ",") + ")"
+	}
+	if r.Chroot != "" {
+		head += ", chroot " + r.Chroot
+	}
+	switch {
+	case r.TLS == nil:
+		head += ", plain TCP"
+	case r.TLS.HostnameVerified:
+		head += ", TLS"
+	default:
+		head += ", TLS with hostname verification OFF"
+	}
+	fmt.Fprintln(w, head)
+	for _, m := range r.Members {
+		fmt.Fprintln(w)
+		title := m.Server
+		if m.Version != "" {
+			title += "  ZooKeeper " + m.Version
+		}
+		if m.Mode != "" {
+			title += ", " + m.Mode
+		}
+		fmt.Fprintln(w, title)
+		if !m.Usable {
+			fmt.Fprintf(w, "  %-11s %s\n", "session", "NONE: "+m.Error)
+		} else {
+			fmt.Fprintf(w, "  %-11s timeout %s granted\n", "session", time.Duration(m.SessionTimeoutMS)*time.Millisecond)
+		}
+		if t := m.TLS; t != nil {
+			var parts []string
+			if t.Protocol != "" {
+				parts = append(parts, t.Protocol+", "+t.Cipher)
+			}
+			if t.Subject != "" {
+				parts = append(parts, fmt.Sprintf("server %q for %s, issued by %q, expires %s",
+					t.Subject, strings.Join(t.Names, " "), t.Issuer, t.NotAfter.Format("2006-01-02 15:04 UTC")))
+			}
+			if !t.Verified {
+				parts = append(parts, "NOT verified")
+			}
+			fmt.Fprintf(w, "  %-11s %s\n", "TLS", strings.Join(parts, "; "))
+		}
+		var allowed, refused, silent []string
+		for _, word := range doctorWords {
+			switch v := m.FourLetter[word]; {
+			case v == "allowed":
+				allowed = append(allowed, word)
+			case v == "refused":
+				refused = append(refused, word)
+			default:
+				silent = append(silent, word+" ("+v+")")
+			}
+		}
+		var words []string
+		if len(allowed) > 0 {
+			words = append(words, strings.Join(allowed, " ")+" allowed")
+		}
+		if len(refused) > 0 {
+			words = append(words, strings.Join(refused, " ")+" refused (4lw.commands.whitelist)")
+		}
+		if len(silent) > 0 {
+			words = append(words, strings.Join(silent, ", "))
+		}
+		fmt.Fprintf(w, "  %-11s %s\n", "4lw", strings.Join(words, "; "))
+		aw := m.AddWatch
+		switch aw {
+		case "supported":
+			aw = "supported: the console uses persistent recursive watches"
+		case "unsupported":
+			aw = "unsupported (ZooKeeper before 3.6): the console falls back to children watches, re-listing each change"
+		}
+		fmt.Fprintf(w, "  %-11s %s\n", "addWatch", aw)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "ensemble")
+	if r.Clock.Measured {
+		fmt.Fprintf(w, "  %-11s %+.1f ms ±%.1f ms: the leader's clock (which stamps node times) against this machine's; lock ages from ctime are off by this much\n",
+			"clock", r.Clock.OffsetMS, r.Clock.UncertaintyMS)
+	} else {
+		fmt.Fprintf(w, "  %-11s not measured: %s\n", "clock", r.Clock.Note)
+	}
+	for _, root := range r.Roots {
+		if root.Readable {
+			fmt.Fprintf(w, "  %-11s %s readable (%s)\n", "lock root", root.Path, plural(root.Children, "child", "children"))
+		} else {
+			fmt.Fprintf(w, "  %-11s %s NOT readable: %s\n", "lock root", root.Path, root.Error)
+		}
+	}
+	if len(r.Problems) == 0 {
+		fmt.Fprintln(w, "  problems    none")
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

@@ -1,0 +1,352 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"gopkg.in/yaml.v3"
+
+	"zklock/lockops"
+	"zklock/zkview"
+)
+
+// scrape serves lc through the registry and handler `export` uses and
+// parses the text with Prometheus' own parser.
+func scrape(t testing.TB, lc *lockCollector) map[string]*dto.MetricFamily {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(lc)
+	rec := httptest.NewRecorder()
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("scrape: %d %s", rec.Code, rec.Body.String())
+	}
+	return parseMetrics(t, rec.Body)
+}
+
+func parseMetrics(t testing.TB, r io.Reader) map[string]*dto.MetricFamily {
+	t.Helper()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		t.Fatalf("parse metrics: %v", err)
+	}
+	return fams
+}
+
+// metricValue is the value of name with the labels given (pairs), and
+// whether it is there.
+func metricValue(fams map[string]*dto.MetricFamily, name string, labels ...string) (float64, bool) {
+	f := fams[name]
+	if f == nil {
+		return 0, false
+	}
+next:
+	for _, m := range f.Metric {
+		for i := 0; i+1 < len(labels); i += 2 {
+			found := false
+			for _, l := range m.Label {
+				if l.GetName() == labels[i] && l.GetValue() == labels[i+1] {
+					found = true
+				}
+			}
+			if !found {
+				continue next
+			}
+		}
+		switch {
+		case m.Gauge != nil:
+			return m.Gauge.GetValue(), true
+		case m.Counter != nil:
+			return m.Counter.GetValue(), true
+		}
+	}
+	return 0, false
+}
+
+// TestExportMatchesLs: the metrics of a real queue, scraped and parsed by
+// Prometheus' text parser, equal `ls --json` of the same moment: holders,
+// waiters, oldest wait and hold (from ls's since, at the scrape's clock),
+// warnings by code; a handoff is counted; the cap drops and counts.
+func TestExportMatchesLs(t *testing.T) {
+	p, split := testPath(t), testPath(t)
+	locks := queueOf(t, p, 3)
+	c := testConn(t)
+	mkdirs(t, c, split, nil)
+	createNode(t, c, split, curatorPrefix, "java")
+	createNode(t, c, split, kazooPrefix, "python")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w, err := zkview.Watch(ctx, testSession(t), zkview.Config{Paths: []string{p, split}, ServerView: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var clock time.Time
+	lc := newLockCollector(w.Snapshot, func() time.Time { return clock }, DefaultExportParents)
+	go lc.follow(ctx, w.Updates())
+	eventually(t, 20*time.Second, "the model to read both paths", func() bool {
+		s := w.Snapshot()
+		return s.Unread == 0 && len(s.Queues) == 2 && len(s.Queues[0].Nodes)+len(s.Queues[1].Nodes) == 5
+	})
+
+	compare := func(what string) {
+		t.Helper()
+		out, errOut, code := runBinary(t, nil, serversFlag(t), "ls", "--json", p, split)
+		if code != 0 {
+			t.Fatalf("ls: %d %s", code, errOut)
+		}
+		clock = time.Now()
+		fams := scrape(t, lc)
+		var paths []zkview.JSONPath
+		if err := json.Unmarshal([]byte(out), &paths); err != nil {
+			t.Fatal(err)
+		}
+		for _, jp := range paths {
+			var holders, waiters int
+			var hold, wait float64
+			holdBound := "exact"
+			for _, n := range jp.Queue {
+				since, err := time.Parse(time.RFC3339Nano, n.Since)
+				if err != nil {
+					t.Fatalf("%s: since %q: %v", what, n.Since, err)
+				}
+				age := clock.Sub(since).Seconds()
+				if n.Role == "holder" {
+					holders++
+					hold = math.Max(hold, age)
+					if n.SinceBound != "exact" {
+						holdBound = n.SinceBound
+					}
+				} else {
+					waiters++
+					wait = math.Max(wait, age)
+				}
+			}
+			for _, m := range []struct {
+				name      string
+				want, tol float64
+			}{
+				{"zklock_lock_holders", float64(holders), 0},
+				{"zklock_lock_waiters", float64(waiters), 0},
+				{"zklock_lock_hold_seconds", hold, 0.002}, // ls prints milliseconds
+				{"zklock_lock_oldest_wait_seconds", wait, 0.002},
+				{"zklock_lock_exists", 1, 0},
+			} {
+				got, ok := metricValue(fams, m.name, "path", jp.Path)
+				if ok && m.name == "zklock_lock_hold_seconds" && holdBound == "earliest" && got <= m.want+m.tol {
+					// ls found the holder holding: it has held at most
+					// since its creation; the live model saw the handoff.
+					continue
+				}
+				if !ok || math.Abs(got-m.want) > m.tol {
+					t.Errorf("%s: %s{path=%s} = %v (%v), ls --json says %v", what, m.name, jp.Path, got, ok, m.want)
+				}
+			}
+			codes := map[string]float64{}
+			for _, w := range jp.Warnings {
+				codes[w.Code]++
+			}
+			for code, n := range codes {
+				if got, _ := metricValue(fams, "zklock_lock_warnings", "path", jp.Path, "code", code); got != n {
+					t.Errorf("%s: warnings{%s,%s} = %v, want %v", what, jp.Path, code, got, n)
+				}
+			}
+			for _, m := range fams["zklock_lock_warnings"].GetMetric() {
+				var mp, mc string
+				for _, l := range m.Label {
+					switch l.GetName() {
+					case "path":
+						mp = l.GetValue()
+					case "code":
+						mc = l.GetValue()
+					}
+				}
+				if mp == jp.Path && codes[mc] == 0 {
+					t.Errorf("%s: warnings{%s,%s} exported, ls --json has none", what, mp, mc)
+				}
+			}
+		}
+		if v, _ := metricValue(fams, "zklock_connection_state", "state", "connected"); v != 1 {
+			t.Errorf("%s: connection_state{connected} = %v", what, v)
+		}
+	}
+	compare("queue of 3")
+	if got, _ := metricValue(scrape(t, lc), "zklock_lock_warnings", "path", split, "code", zkview.WarnSplitHolders); got != 1 {
+		t.Errorf("split-holders not exported: %v", got)
+	}
+
+	// A handoff: counted once, and the values follow.
+	rctx, rcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer rcancel()
+	if err := locks[0].Release(rctx); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "the handoff counted", func() bool {
+		clock = time.Now()
+		v, _ := metricValue(scrape(t, lc), "zklock_lock_handoffs_total", "path", p)
+		return v == 1
+	})
+	eventually(t, 20*time.Second, "the second client to hold", func() bool { return locks[1].State() == lockops.LockHolding })
+	compare("after the handoff")
+	clock = time.Now()
+	if v, _ := metricValue(scrape(t, lc), "zklock_lock_handoffs_total", "path", p); v != 1 {
+		t.Errorf("handoffs_total %v after one handoff", v)
+	}
+
+	// The cap: one parent exported, the other counted as dropped.
+	capped := newLockCollector(w.Snapshot, time.Now, 1)
+	fams := scrape(t, capped)
+	if _, ok := metricValue(fams, "zklock_lock_holders", "path", split); ok {
+		t.Errorf("a parent beyond the cap was exported")
+	}
+	if v, _ := metricValue(fams, "zklock_export_dropped_parents"); v != 1 {
+		t.Errorf("dropped parents %v, want 1", v)
+	}
+	if v, _ := metricValue(fams, "zklock_export_dropped_series_total"); v != seriesPerParent {
+		t.Errorf("dropped series total %v, want %d", v, seriesPerParent)
+	}
+}
+
+// TestExportServes: the command serves /metrics over HTTP and stops with
+// 0 on SIGTERM; a missing --listen is one line.
+func TestExportServes(t *testing.T) {
+	p := testPath(t)
+	queueOf(t, p, 2)
+	e := startBinary(t, nil, serversFlag(t), "export", "--listen", "127.0.0.1:0", p)
+	var addr string
+	eventually(t, 20*time.Second, "the serving line", func() bool {
+		line, _, _ := strings.Cut(e.out.String(), "\n")
+		_, addr, _ = strings.Cut(line, "serving ")
+		return addr != ""
+	})
+	eventually(t, 20*time.Second, "the queue in the metrics", func() bool {
+		resp, err := http.Get(addr)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		fams := parseMetrics(t, bufio.NewReader(resp.Body))
+		h, _ := metricValue(fams, "zklock_lock_holders", "path", p)
+		w, _ := metricValue(fams, "zklock_lock_waiters", "path", p)
+		_, goOK := fams["go_goroutines"]
+		return h == 1 && w == 1 && goOK
+	})
+	if err := e.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := e.wait(t, 20*time.Second); code != 0 {
+		t.Errorf("export after SIGTERM: code %d, stderr %q", code, e.err.String())
+	}
+	_, errOut, code := runBinary(t, nil, serversFlag(t), "export", p)
+	assertOneLineFailure(t, errOut, code, "--listen")
+}
+
+// syntheticSnapshot is parents lock parents of nodes nodes each, a holder
+// and waiters, a warning on every tenth.
+func syntheticSnapshot(parents, nodes int, at time.Time) *zkview.Snapshot {
+	snap := &zkview.Snapshot{At: at, Conn: zkview.Conn{State: zkview.StateConnected}, ServerView: true, ServerViewAt: at}
+	for i := range parents {
+		q := zkview.Queue{Path: fmt.Sprintf("/locks/service-%04d/job", i), State: zkview.PathPresent, Type: zkview.TypeMutex}
+		for k := range nodes {
+			n := zkview.Node{
+				Name: fmt.Sprintf("_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-%010d", k), Seq: int32(k),
+				Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting,
+				Session: int64(0x100000 + i*nodes + k), Ctime: at.Add(-time.Duration(nodes-k) * time.Second),
+			}
+			n.Since, n.SinceExact = n.Ctime, true
+			if k == 0 {
+				n.Role = lockops.RoleHolder
+			}
+			q.Nodes = append(q.Nodes, n)
+		}
+		if i%10 == 0 {
+			q.Warnings = []zkview.Warning{{Code: zkview.WarnHerd, Message: "herd"}}
+		}
+		snap.Queues = append(snap.Queues, q)
+	}
+	return snap
+}
+
+// BenchmarkExportScrape: one scrape (collect, encode the text format)
+// of 1,000 lock parents of 10 nodes. Target: under 100 ms.
+func BenchmarkExportScrape(b *testing.B) {
+	at := time.Now()
+	snap := syntheticSnapshot(1000, 10, at)
+	lc := newLockCollector(func() *zkview.Snapshot { return snap }, func() time.Time { return at }, DefaultExportParents)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(lc)
+	h := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	req := httptest.NewRequest("GET", "/metrics", nil)
+	b.ReportAllocs()
+	var size int
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatal(rec.Code)
+		}
+		size = rec.Body.Len()
+	}
+	b.ReportMetric(float64(size), "bytes/scrape")
+}
+
+// TestAlertRulesUseExportedMetrics: the example alert rules are valid
+// YAML and name only metrics that export serves.
+func TestAlertRulesUseExportedMetrics(t *testing.T) {
+	raw, err := os.ReadFile("../deploy/prometheus/zklock-alerts.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Groups []struct {
+			Name  string `yaml:"name"`
+			Rules []struct {
+				Alert string `yaml:"alert"`
+				Expr  string `yaml:"expr"`
+			} `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	if err := yaml.Unmarshal(raw, &file); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now()
+	snap := syntheticSnapshot(3, 3, at)
+	fams := scrape(t, newLockCollector(func() *zkview.Snapshot { return snap }, time.Now, DefaultExportParents))
+	names := regexp.MustCompile(`zklock_[a-z_]+`)
+	var alerts []string
+	for _, g := range file.Groups {
+		for _, r := range g.Rules {
+			alerts = append(alerts, r.Alert)
+			for _, m := range names.FindAllString(r.Expr, -1) {
+				if fams[m] == nil {
+					t.Errorf("alert %s uses %s, which export does not serve", r.Alert, m)
+				}
+			}
+		}
+	}
+	for _, want := range []string{"ZklockLockHeldWithWaiters", "ZklockDeadlock", "ZklockSplitHolders"} {
+		if !slices.Contains(alerts, want) {
+			t.Errorf("no alert %s in %v", want, alerts)
+		}
+	}
+}

@@ -1,0 +1,244 @@
+package cmd
+
+// `zklock record` and `zklock replay`: the live model's updates to a file
+// that survives being killed, and back.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/spf13/cobra"
+
+	"zklock/config"
+	"zklock/themes"
+	"zklock/ui"
+	"zklock/zkview"
+)
+
+func newRecordCmd(g *config.Flags) *cobra.Command {
+	var (
+		lf  liveFlags
+		out string
+	)
+	cmd := &cobra.Command{
+		Use:   "record -o FILE [--root PATH] [PATH...]",
+		Short: "Record the lock queues' changes to a file, for replay",
+		Long: `record watches the lock parents (and those found below --root) and writes
+every update of the live model to FILE: a full snapshot at the start and
+every 30 seconds, and what changed in between, compressed. The file is
+only appended to and flushed after each update: a recorder killed at any
+moment (SIGKILL, a crash, a full disk) leaves a file that replays up to
+its last complete update. SIGINT or SIGTERM ends it cleanly (exit 0).
+
+zklock replay FILE opens the console over it; zklock replay --json FILE
+prints its change stream (the lines of zklock watch --json).`,
+		Example: `  zklock record -o incident.zkrec --root /locks
+  zklock replay incident.zkrec`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return errors.New("record: give -o FILE")
+			}
+			// Refuse before connecting: an incident's recording is not
+			// overwritten by the next one.
+			f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if err != nil {
+				if errors.Is(err, os.ErrExist) {
+					return fmt.Errorf("record: %s exists (record to another file)", out)
+				}
+				return fmt.Errorf("record: %w", err)
+			}
+			ctx, stop := signalContext(cmd.Context())
+			defer stop()
+			lm, err := startLive(ctx, cmd, g, &lf, args)
+			if err != nil {
+				f.Close()
+				os.Remove(out)
+				return err
+			}
+			defer lm.Close()
+			n, err := record(ctx, f, lm)
+			if cerr := f.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("record: %w", cerr)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "zklock: recorded %d updates to %s\n", n, out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the file to write (must not exist)")
+	lf.register(cmd)
+	return cmd
+}
+
+// record writes every update to f until ctx ends; it returns how many.
+func record(ctx context.Context, f *os.File, lm *liveModel) (int, error) {
+	r, err := zkview.NewRecorder(f, zkview.RecordingHeader{
+		Started: lm.w.Snapshot().At,
+		Zklock:  version,
+		Servers: strings.Join(lm.s.Servers, ","),
+		Context: lm.s.ContextName,
+		Paths:   lm.paths,
+		Roots:   lm.roots,
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return n, r.Close()
+		case u, ok := <-lm.w.Updates():
+			if !ok {
+				_ = r.Close()
+				return n, errors.New("record: the live model stopped")
+			}
+			if err := r.Record(u); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+}
+
+func newReplayCmd(g *config.Flags) *cobra.Command {
+	var asJSON, snapshots bool
+	cmd := &cobra.Command{
+		Use:   "replay [--json [--snapshots]] FILE",
+		Short: "Replay a recording in the console, or print it",
+		Long: `replay opens the console over a recording made by zklock record, read-only,
+with a timeline: pause, step update by update, jump to a time, play at
+1x to 100x; the clock shown is the recording's.
+
+--json prints the recording's change stream instead, the lines zklock
+watch --json printed live; --snapshots adds, after each update, a line
+with the whole snapshot in ls --json's form.
+
+A recording cut short (its recorder killed) replays up to its last
+complete update, with a line on stderr saying so.`,
+		Example: `  zklock replay incident.zkrec
+  zklock replay --json incident.zkrec | jq -c 'select(.event == "session-lost")'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rec, err := openRecording(args[0])
+			if err != nil {
+				return err
+			}
+			if rec.Cut {
+				warn(fmt.Errorf("%s: %v: replaying the %d updates before", args[0], rec.CutErr, rec.Len()))
+			}
+			if asJSON {
+				return replayJSON(cmd.OutOrStdout(), rec, snapshots)
+			}
+			return runReplayConsole(cmd, g, rec, args[0])
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the change stream (watch --json lines) instead of the console")
+	cmd.Flags().BoolVar(&snapshots, "snapshots", false, "with --json: a snapshot line (ls --json form) after each update")
+	return cmd
+}
+
+// openRecording reads a recording file whole.
+func openRecording(name string) (*zkview.Recording, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	defer f.Close()
+	rec, err := zkview.ReadRecording(f)
+	if err != nil {
+		return nil, fmt.Errorf("replay %s: %w", name, err)
+	}
+	if rec.Len() == 0 {
+		return nil, fmt.Errorf("replay %s: the recording holds no update", name)
+	}
+	return rec, nil
+}
+
+// jsonSnapshotLine is replay --snapshots' line after each update.
+type jsonSnapshotLine struct {
+	Schema int               `json:"schema"`
+	Time   string            `json:"time"`
+	Event  string            `json:"event"` // "snapshot"
+	Step   int               `json:"step"`
+	Paths  []zkview.JSONPath `json:"paths"`
+}
+
+// replayJSON prints the recording's changes (and snapshots).
+func replayJSON(w io.Writer, rec *zkview.Recording, snapshots bool) error {
+	cw := zkview.NewChangeWriter(w)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	cur := rec.NewCursor()
+	var prev *zkview.Snapshot
+	for i := range rec.Len() {
+		snap := cur.Seek(i)
+		if err := cw.Write(zkview.Diff(prev, snap)); err != nil {
+			return err
+		}
+		if snapshots {
+			line := jsonSnapshotLine{Schema: zkview.StreamSchema, Time: snap.At.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+				Event: "snapshot", Step: i, Paths: zkview.ToJSON(snap)}
+			if err := enc.Encode(line); err != nil {
+				return fmt.Errorf("replay: %w", err)
+			}
+		}
+		prev = snap
+	}
+	return nil
+}
+
+// runReplayConsole opens the console over rec: read-only, no Backend,
+// snapshots from a zkview.Player on the recording's clock.
+func runReplayConsole(cmd *cobra.Command, g *config.Flags, rec *zkview.Recording, name string) error {
+	s, err := g.Resolve(cmd.Flags().Changed)
+	if err != nil {
+		return err
+	}
+	themeName := s.Theme
+	if themeName == "" {
+		themeName = themes.Default
+	}
+	theme, err := themes.LoadEnv(themeName, os.Getenv)
+	if err != nil {
+		return err
+	}
+	_, closeLog, err := openConsoleLog(s.LogFile)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	ctx, stop := signalContext(cmd.Context())
+	defer stop()
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	player := zkview.NewPlayer(pctx, rec)
+	var progOpts []tea.ProgramOption
+	if !isTerminal(os.Stdin) {
+		progOpts = append(progOpts, tea.WithInput(nil))
+	}
+	err = ui.Run(ctx, ui.Options{
+		Theme:    theme,
+		ReadOnly: true,
+		Updates:  player.Updates(),
+		Paths:    append(slices.Clone(rec.Header.Paths), rec.Header.Roots...),
+		Title:    "zklock replay " + zkview.SanitizeString(filepath.Base(name), 40),
+		Replay:   player,
+		Now:      player.Now,
+	}, progOpts...)
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) {
+		return nil
+	}
+	return err
+}

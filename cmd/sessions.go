@@ -1,0 +1,145 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"zklock/config"
+	"zklock/zkview"
+)
+
+func newSessionsCmd(g *config.Flags) *cobra.Command {
+	var (
+		asJSON, check, noWait bool
+		roots                 []string
+	)
+	cmd := &cobra.Command{
+		Use:   "sessions [--json] [--check] [--no-wait] [--root PATH] PATH...",
+		Short: "Who holds and waits on what across every lock: root blockers, cross-lock deadlocks",
+		Long: `sessions reads the lock parents once and prints one line per session that
+owns a lock node there: its client address (when the servers' four-letter
+words tell), what it holds, what it waits on, how many other sessions wait
+for it directly (DIRECT) and through others (BLOCKS), and how long the
+longest-waiting of those has waited. The first line is the session to look
+at first. --json prints the schema documented in the README.
+
+Then every cycle of waits over sessions is spelled out: a cross-lock
+deadlock (session A holds /x and waits on /y, session B holds /y and waits
+on /x) is called "deadlock" once it has stood ` + zkview.DeadlockAfter.String() + ` with no handoff on
+any of its waits, "cycle" before; "self-wait" is a session waiting behind
+its own node. A session is not a thread: two threads of one process sharing
+one session look like one session, and a cycle through it may unwind by
+itself; how long it has stood with no progress is what to judge by.
+
+One read cannot tell how long a cycle has stood, so when the first read
+shows a cycle, sessions waits until it would have stood ` + zkview.DeadlockAfter.String() + ` and reads
+again: a cycle seen in both reads on the same nodes is a deadlock. With
+--no-wait it prints the first read at once, every cycle as "cycle".
+
+--check exits 2 when a deadlock is found, 1 on an error, 0 otherwise.`,
+		Example: `  zklock sessions --root /locks
+  zklock sessions --json /locks/a /locks/b | jq '.sessions[0]'
+  zklock sessions --check --root /locks || page-oncall`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if check && noWait {
+				return exitCode(exitFailure, fmt.Errorf("sessions: --check needs to judge cycles: drop --no-wait"))
+			}
+			return runSessions(cmd, g, args, roots, asJSON, check, noWait)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (schema in the README)")
+	cmd.Flags().BoolVar(&check, "check", false, "exit 2 on a cross-lock deadlock")
+	cmd.Flags().BoolVar(&noWait, "no-wait", false, "print the first read at once, without judging the age of its cycles")
+	cmd.Flags().StringArrayVar(&roots, "root", nil, "discover lock parents below this path (repeatable)")
+	return cmd
+}
+
+func runSessions(cmd *cobra.Command, g *config.Flags, args, roots []string, asJSON, check, noWait bool) error {
+	paths, err := cleanPaths(args)
+	if err != nil {
+		return err
+	}
+	s, err := g.Resolve(cmd.Flags().Changed)
+	if err != nil {
+		return err
+	}
+	roots, err = cleanPaths(append(roots, s.Roots...))
+	if err != nil {
+		return fmt.Errorf("root: %w", err)
+	}
+	if len(paths) == 0 && len(roots) == 0 {
+		return fmt.Errorf("sessions: give lock parent paths or --root")
+	}
+	ctx := cmd.Context()
+	sess, err := connect(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	// Two reads at most, DeadlockAfter apart.
+	lctx, cancel := context.WithTimeout(ctx, lsTimeout+zkview.DeadlockAfter)
+	defer cancel()
+	cfg := zkview.Config{
+		Paths:           paths,
+		Roots:           roots,
+		ServerView:      true, // off by itself when the members refuse: clients are then unknown
+		Context:         s.ContextName,
+		Elections:       s.Elections,
+		SemaphoreLimits: s.Semaphores,
+	}
+	snap, err := zkview.Load(lctx, sess, cfg)
+	if err != nil {
+		return fmt.Errorf("sessions: %w", err)
+	}
+	unjudged, _ := zkview.YoungCycles(snap)
+	if unjudged && !noWait {
+		if snap, err = zkview.ConfirmCycles(lctx, sess, cfg, snap); err != nil {
+			return fmt.Errorf("sessions: %w", err)
+		}
+		unjudged = false
+	}
+	ss := zkview.SessionsOf(snap)
+	out := cmd.OutOrStdout()
+	if asJSON {
+		err = zkview.WriteSessionsJSON(out, ss)
+	} else {
+		err = zkview.WriteSessionsText(out, ss)
+		if err == nil && unjudged {
+			_, err = fmt.Fprintf(out, "\n(one read: how long these cycles have stood is unknown; without --no-wait, zklock reads again after %s to tell)\n", zkview.DeadlockAfter)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if err := unreadablePaths(snap); err != nil {
+		return err
+	}
+	if check && zkview.DeadlockCode(snap) != 0 {
+		return exitCode(exitCheck, fmt.Errorf("check failed: %s", deadlockSummary(snap)))
+	}
+	return nil
+}
+
+// deadlockSummary names the cross-lock deadlocks of snap in one line.
+func deadlockSummary(snap *zkview.Snapshot) string {
+	var parts []string
+	for _, d := range snap.Deadlocks {
+		if d.State != zkview.CycleDeadlock {
+			continue
+		}
+		ids := make([]string, len(d.Sessions))
+		for i, s := range d.Sessions {
+			ids[i] = zkview.SessionHex(s)
+		}
+		paths := make([]string, len(d.Paths))
+		for i, p := range d.Paths {
+			paths[i] = zkview.SanitizeString(p, 0)
+		}
+		parts = append(parts, fmt.Sprintf("cross-lock deadlock of %s on %s", strings.Join(ids, ", "), strings.Join(paths, ", ")))
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,177 @@
+package cmd
+
+// One line for each way a link to a server can fail for good: which
+// server, what is wrong, and what to change.
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"zklock/config"
+	"zklock/lockops"
+)
+
+// linkFailure is a connect that failed for good: msg is the line the
+// operator reads; err keeps the chain for errors.As.
+type linkFailure struct {
+	msg string
+	err error
+}
+
+func (e *linkFailure) Error() string { return e.msg }
+func (e *linkFailure) Unwrap() error { return e.err }
+
+// linkErrors collects the *lockops.LinkError in err's tree, in order.
+func linkErrors(err error) []*lockops.LinkError {
+	var out []*lockops.LinkError
+	var walk func(error)
+	walk = func(e error) {
+		if le, ok := e.(*lockops.LinkError); ok {
+			out = append(out, le)
+			return
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() []error }:
+			for _, x := range u.Unwrap() {
+				walk(x)
+			}
+		case interface{ Unwrap() error }:
+			if x := u.Unwrap(); x != nil {
+				walk(x)
+			}
+		}
+	}
+	walk(err)
+	return out
+}
+
+// linkMessage is one line for failures that stop the connect: servers
+// with the same problem share a clause.
+func linkMessage(s *config.Settings, les []*lockops.LinkError) string {
+	type group struct {
+		first   *lockops.LinkError
+		servers []string
+	}
+	var groups []*group
+	for _, le := range les {
+		i := slices.IndexFunc(groups, func(g *group) bool { return g.first.Problem == le.Problem })
+		if i < 0 {
+			groups = append(groups, &group{first: le})
+			i = len(groups) - 1
+		}
+		groups[i].servers = append(groups[i].servers, le.Server)
+	}
+	var parts []string
+	for _, g := range groups {
+		parts = append(parts, problemLine(s, strings.Join(g.servers, ","), g.first))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// problemLine says what is wrong with servers (all with le's problem) and
+// the fix.
+func problemLine(s *config.Settings, servers string, le *lockops.LinkError) string {
+	now := time.Now().UTC()
+	many := strings.Contains(servers, ",")
+	verb := func(one, plural string) string {
+		if many {
+			return plural
+		}
+		return one
+	}
+	switch le.Problem {
+	case lockops.LinkCertExpired:
+		if c := le.Cert; c != nil && now.Before(c.NotBefore) {
+			return fmt.Sprintf("TLS: the certificate of %s is not valid before %s (now %s): the clock of this machine or of the server is wrong",
+				servers, stamp(c.NotBefore), stamp(now))
+		}
+		if c := le.Cert; c != nil {
+			return fmt.Sprintf("TLS: the certificate of %s expired at %s (now %s): renew it on the server (its ssl.keyStore)",
+				servers, stamp(c.NotAfter), stamp(now))
+		}
+		return fmt.Sprintf("TLS: the certificate of %s has expired: renew it on the server (its ssl.keyStore)", servers)
+	case lockops.LinkUnknownAuthority:
+		issuer := "an unknown CA"
+		if le.Cert != nil {
+			issuer = fmt.Sprintf("%q", le.Cert.Issuer.String())
+		}
+		trusted := "the system's CAs"
+		if s.TLS != nil && s.TLS.CA != "" {
+			trusted = s.TLS.CA
+		}
+		return fmt.Sprintf("TLS: the certificate of %s is signed by %s, which is not in %s: give the CA that signed it with --tls-ca",
+			servers, issuer, trusted)
+	case lockops.LinkNameMismatch:
+		names := "other names"
+		if le.Cert != nil {
+			var n []string
+			n = append(n, le.Cert.DNSNames...)
+			for _, ip := range le.Cert.IPAddresses {
+				n = append(n, ip.String())
+			}
+			if len(n) > 0 {
+				names = strings.Join(n, ", ")
+			}
+		}
+		return fmt.Sprintf("TLS: the certificate of %s is for %s, not %q: connect by one of those names, or set --tls-server-name (last resort: --tls-insecure-skip-verify)",
+			servers, names, le.Name)
+	case lockops.LinkCertInvalid:
+		return fmt.Sprintf("TLS: the certificate of %s is not valid (%s): fix it on the server", servers, errText(le.Err))
+	case lockops.LinkClientCertRefused:
+		if s.TLS == nil || len(s.TLS.Config.Certificates) == 0 {
+			return fmt.Sprintf("TLS: %s %s a client certificate (%s): give --tls-cert and --tls-key", servers, verb("requires", "require"), errText(le.Err))
+		}
+		return fmt.Sprintf("TLS: %s refused the client certificate %s (%s): give one signed by a CA in the server's ssl.trustStore (--tls-cert, --tls-key)",
+			servers, s.TLS.Cert, errText(le.Err))
+	case lockops.LinkTLSRefused:
+		return fmt.Sprintf("TLS: %s refused the handshake (%s): the server's ssl.protocol or ssl.ciphersuites do not match this client's (TLS 1.2+)", servers, errText(le.Err))
+	case lockops.LinkNotTLS:
+		return fmt.Sprintf("%s %s plain ZooKeeper, not TLS: give the secureClientPort, or drop the --tls flags (or the context's tls: block)", servers, verb("speaks", "speak"))
+	case lockops.LinkRequiresTLS:
+		return fmt.Sprintf("%s closed the connection before answering: the server may require TLS (that port answers a TLS handshake): give --tls-ca CA (and --tls-cert, --tls-key if it asks for a client certificate), or a context with a tls: block", servers)
+	}
+	return fmt.Sprintf("%s: %s (%s)", servers, le.Problem, errText(le.Err))
+}
+
+// linkHints adds, to an unreachable ensemble's line, what the last
+// attempts met where it says more than "unreachable".
+func linkHints(s *config.Settings, err error) string {
+	var parts []string
+	for _, le := range linkErrors(err) {
+		switch le.Problem {
+		case lockops.LinkHandshakeFailed:
+			parts = append(parts, fmt.Sprintf("the TLS handshake with %s failed (%s): is it the secureClientPort?", le.Server, errText(le.Err)))
+		case lockops.LinkDropped:
+			if s.TLS == nil {
+				parts = append(parts, fmt.Sprintf("%s closed the connection before answering: the server may require TLS, or is not serving", le.Server))
+			} else {
+				parts = append(parts, fmt.Sprintf("%s closed the TLS connection before answering: it may not be serving", le.Server))
+			}
+		case lockops.LinkDialFailed:
+			// The unreachable line says it already.
+		default:
+			parts = append(parts, problemLine(s, le.Server, le))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(parts, "; ")
+}
+
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
+
+// errText is an error on one line, without lockops' prefix.
+func errText(err error) string {
+	if err == nil {
+		return "no detail"
+	}
+	var le *lockops.LinkError
+	if errors.As(err, &le) && le.Err != nil {
+		err = le.Err
+	}
+	return strings.ReplaceAll(err.Error(), "\n", "; ")
+}

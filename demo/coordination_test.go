@@ -1,0 +1,115 @@
+package demo
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"zklock/lockops"
+	"zklock/zkview"
+)
+
+// leaderWait bounds the wait for the leader to step down: a lead lasts
+// 8-15 s, then the next participant leads.
+const leaderWait = 40 * time.Second
+
+// TestDemoSemaphoreAndElection: the console, told the demo's limits,
+// shows the semaphore as one (type semaphore, holders 3/3, workers
+// waiting, never over the limit) and the election as one (type election,
+// one leader, the others following); leases change hands, and the leader
+// steps down for another.
+func TestDemoSemaphoreAndElection(t *testing.T) {
+	cfg, _, _ := demoConfig(t, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	d, err := startDemo(ctx, t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Stop()
+	view, err := lockops.Connect(ctx, cfg.Servers, cfg.SessionOptions...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer view.Close()
+	load := func() (sem, elect zkview.Queue) {
+		t.Helper()
+		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		snap, err := zkview.Load(lctx, view, zkview.Config{Paths: []string{Slots, Leader}, SemaphoreLimits: Limits()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range snap.Queues {
+			switch q.Path {
+			case Slots:
+				sem = q
+			case Leader:
+				elect = q
+			}
+		}
+		for _, w := range sem.Warnings {
+			if w.Code == zkview.WarnOverLimit {
+				t.Fatalf("the demo's semaphore is over its limit: %s", w.Message)
+			}
+		}
+		return sem, elect
+	}
+	leaderOf := func(q zkview.Queue) (string, int) {
+		var leader string
+		n := 0
+		for _, node := range q.Nodes {
+			if node.Role == lockops.RoleHolder {
+				leader, n = node.Name, n+1
+			}
+		}
+		return leader, n
+	}
+
+	var leases []string
+	waitUntil(t, "the semaphore full, with workers waiting, and one leader of three", func() bool {
+		sem, elect := load()
+		_, waiting := sem.LeaseCounts()
+		_, leaders := leaderOf(elect)
+		if sem.Type != zkview.TypeSemaphore || sem.LimitText() != "3/3" || waiting < 1 ||
+			elect.Type != zkview.TypeElection || leaders != 1 || len(elect.Nodes) != 3 {
+			return false
+		}
+		for _, n := range sem.Nodes {
+			if n.Lease && n.Role == lockops.RoleHolder {
+				leases = append(leases, n.Name)
+				if !strings.Contains(string(n.Data), " pid ") {
+					t.Errorf("lease %s data %q is not a worker's identity", n.Name, n.Data)
+				}
+			}
+		}
+		return true
+	})
+	waitUntil(t, "a lease changing hands", func() bool {
+		sem, _ := load()
+		for _, n := range sem.Nodes {
+			if n.Lease && n.Role == lockops.RoleHolder && !slices.Contains(leases, n.Name) {
+				return true
+			}
+		}
+		return false
+	})
+	_, elect := load()
+	first, _ := leaderOf(elect)
+	deadline := time.Now().Add(leaderWait)
+	for {
+		_, elect := load()
+		if leader, n := leaderOf(elect); n == 1 && leader != first {
+			t.Logf("leadership passed from %s to %s", zkview.NodeRef(first, 20), zkview.NodeRef(leader, 20))
+			break
+		} else if n > 1 {
+			t.Fatalf("%d leaders at once", n)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the leader %s did not step down within %s", first, leaderWait)
+		}
+		time.Sleep(200 * time.Millisecond) // polling ZooKeeper
+	}
+}

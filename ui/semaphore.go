@@ -1,0 +1,52 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+
+	"zklock/lockops"
+	"zklock/themes"
+	"zklock/zkview"
+)
+
+// Semaphores in the console. zkview composes a semaphore's queue: its
+// lease holders first (kind lease, no order among them), then its waiters
+// in the order they will be served, the first of which waits for a lease
+// on a children watch (Node.WatchesChildren), which the servers cannot
+// confirm. The lock list and the queue header say "holders N/limit", or
+// that the limit is unknown.
+
+// holdersText is a semaphore's holders against its limit: "holders 2/3",
+// "holders 2 (limit unknown)".
+func holdersText(q *zkview.Queue) string {
+	return "holders " + q.LimitText()
+}
+
+// leaseRef names a lease node in chains and banners: Curator's by its
+// sequence under leases/ ("lease #4"), Kazoo's, which have none, by the
+// start of their random name.
+func leaseRef(n *zkview.Node) string {
+	if n.Recipe == lockops.RecipeKazoo {
+		return "lease " + clean(n.Name[:min(len(n.Name), 8)], 8) + "…"
+	}
+	return "lease #" + strconv.Itoa(int(n.Seq))
+}
+
+// leaseName is a lease's NODE cell: Kazoo's 32 hex digits may end in ten
+// digits that are no sequence, so shortName's rule is not applied.
+func leaseName(n *zkview.Node, width int) string {
+	if n.Recipe == lockops.RecipeKazoo {
+		return clean(n.Name[:min(len(n.Name), 8)]+"…", width)
+	}
+	return clean(shortName(n.Name), width)
+}
+
+// childrenChain is the line under a waiter on a children watch: a
+// semaphore's contender waiting for a lease.
+func childrenChain(st *themes.Styles, n *zkview.Node) string {
+	var b strings.Builder
+	b.WriteString(st.Muted.Render("└─▶ waits for a lease: children of "))
+	b.WriteString(st.Text.Render(cleanLeft(n.Watches, 40)))
+	b.WriteString(st.Inferred.Render(" ? inferred (children watches are not listed by the servers)"))
+	return b.String()
+}

@@ -1,0 +1,83 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"zklock/lockops"
+	"zklock/zkview"
+)
+
+// kazooSlots is a Kazoo semaphore as zkview composes it: two leases held
+// (one more than the parent's max_leases says), the admitted contender
+// waiting for a lease on a children watch, one more in line.
+func kazooSlots() zkview.Queue {
+	k, m := lockops.RecipeKazoo, lockops.KindMutex
+	lease := func(hex string, sess int64, data string, age time.Duration) zkview.Node {
+		n := node(hex, 0, lockops.KindOther, k, lockops.RoleHolder, sess, "10.0.0.21:4000", data, age)
+		n.Lease = true
+		return n
+	}
+	lockDir := "/jobs/slots-__lock__"
+	l5 := kazooName("5b801e0416834ba09e5ecf2d1f2b65ac", "lock", 5)
+	l6 := kazooName("2c7c6e9a12f740dea45b6c5570169695", "lock", 6)
+	admitted := waits(node(l5, 5, m, k, lockops.RoleWaiting, 0x30000c1, "10.0.0.22:4001", "reindex", 20*time.Second), "/jobs/slots", zkview.LinkInferred)
+	admitted.Parent = lockDir
+	next := waits(node(l6, 6, m, k, lockops.RoleWaiting, 0x30000c2, "10.0.0.23:4002", "backfill", 5*time.Second), l5, zkview.LinkVerified)
+	next.Parent = lockDir
+	a := lease("9f6ee7281e5c4f088109cbfec0123456", 0x30000a1, "export", 3*time.Minute)
+	b := lease("64b8f0c9954c4056895ce5e4ed5781f8", 0x30000a2, "import", time.Minute)
+	return zkview.Queue{Path: "/jobs/slots", State: zkview.PathPresent, Type: zkview.TypeSemaphore,
+		Limit: 1, LimitSource: zkview.LimitFromData,
+		Nodes: []zkview.Node{a, b, admitted, next},
+		Warnings: []zkview.Warning{{Code: zkview.WarnOverLimit, Nodes: []string{a.Name, b.Name},
+			Message: fmt.Sprintf("2 leases held at once, limit 1 (max_leases in the parent's data): %s, %s", a.Name, b.Name)}},
+	}
+}
+
+// TestSemaphoreView: the lock list says "holders 2/1" and flags the
+// over-limit semaphore; its queue names the type, the holders against the
+// limit, the leases as holders of kind lease, and the admitted contender
+// waiting on a children watch, inferred.
+func TestSemaphoreView(t *testing.T) {
+	m := newTest("dark", 160, 48)
+	snap := fleet()
+	snap.Queues = append([]zkview.Queue{kazooSlots()}, snap.Queues...)
+	m = step(m, updateMsg{zkview.Update{Snapshot: snap}})
+	m = selectPath(m, "/jobs/slots")
+	view := ansi.Strip(m.View())
+	for _, want := range []string{
+		"holders 2/1",
+		"/jobs/slots · semaphore · kazoo · 4 nodes · holders 2/1",
+		"OVER LIMIT: holders 2/1: lease 9f6ee728…, lease 64b8f0c9…",
+		"lease",
+		"HOLDER",
+		"9f6ee728…",
+		"└─▶ waits for a lease: children of /jobs/slots ? inferred",
+		"└─▶ watches #5 ✓ verified",
+	} {
+		if !strings.Contains(view, want) {
+			t.Errorf("view lacks %q:\n%s", want, view)
+		}
+	}
+	leases := 0
+	for _, l := range strings.Split(view, "\n") {
+		if !strings.Contains(l, "HOLDER  lease") {
+			continue
+		}
+		leases++
+		if strings.Contains(l, "123456") || !strings.Contains(l, "  - ") {
+			t.Errorf("a Kazoo lease's ten-digit tail read as a sequence: %q", l)
+		}
+	}
+	if leases != 2 {
+		t.Errorf("%d lease holder rows, want 2:\n%s", leases, view)
+	}
+	// The same semaphore at the smallest size still fits its frame.
+	small := step(m, sizeMsg(80, 24))
+	checkFrame(t, ansi.Strip(small.View()), 80, 24)
+}

@@ -1,0 +1,186 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"zklock/themes"
+	"zklock/zkview"
+)
+
+// forceTarget is one node a session force-release deletes.
+type forceTarget struct {
+	path string // the znode's parent (the queue's path, or a semaphore's dir)
+	node string
+	hold bool
+}
+
+// sessionForceDialog confirms deleting every node of one session. The
+// operator types the session id's last four hex digits (or the whole id):
+// like the sequence number of a single force-release, it makes them read
+// which session they are about to cut off, and it is short enough to type
+// during an incident. Each node is then deleted through the Backend's
+// ForceRelease, with its owner check and its audit entry.
+type sessionForceDialog struct {
+	session int64
+	client  string // sanitized
+	targets []forceTarget
+	holds   int
+	input   textinput.Model
+	wrong   string // the last entry that did not match, sanitized
+}
+
+// newSessionForceDialog is nil when s owns no node that can be deleted (a
+// plain ephemeral lock's waiter owns none).
+func newSessionForceDialog(s *zkview.SessionInfo, _ time.Time) *sessionForceDialog {
+	d := &sessionForceDialog{session: s.Session, client: clean(s.Client, 0)}
+	// The waits go first: cut off from the locks it waits on, the session
+	// cannot take one of them while its holds are being deleted.
+	for _, n := range s.Waits {
+		if n.Node != "" {
+			d.targets = append(d.targets, forceTarget{path: parentOf(n), node: n.Node})
+		}
+	}
+	for _, n := range s.Holds {
+		if n.Node != "" {
+			d.targets = append(d.targets, forceTarget{path: parentOf(n), node: n.Node, hold: true})
+			d.holds++
+		}
+	}
+	if len(d.targets) == 0 {
+		return nil
+	}
+	ti := textinput.New()
+	ti.Prompt = "> "
+	ti.CharLimit = 24
+	ti.Placeholder = "last 4 hex digits"
+	ti.Cursor.SetMode(cursor.CursorStatic)
+	ti.Focus()
+	d.input = ti
+	return d
+}
+
+func parentOf(n zkview.SessionNode) string {
+	if n.Parent != "" {
+		return n.Parent
+	}
+	return n.Path
+}
+
+// tail is the confirmation asked for: the id's last four hex digits.
+func (d *sessionForceDialog) tail() string {
+	h := strconv.FormatUint(uint64(d.session), 16)
+	return h[max(len(h)-4, 0):]
+}
+
+// matches accepts the last four hex digits or the whole id, with or
+// without 0x, in either case.
+func (d *sessionForceDialog) matches(typed string) bool {
+	t := strings.ToLower(strings.TrimSpace(typed))
+	h := strconv.FormatUint(uint64(d.session), 16)
+	return t == d.tail() || t == h || t == "0x"+h
+}
+
+func (d *sessionForceDialog) update(msg tea.Msg, k dialogKeys) (dialog, intent, tea.Cmd) {
+	if km, ok := msg.(tea.KeyMsg); ok {
+		switch {
+		case key.Matches(km, k.Cancel):
+			return nil, intent{}, nil
+		case key.Matches(km, k.Confirm):
+			if d.matches(d.input.Value()) {
+				return nil, intent{kind: intentForceSession, session: d.session, targets: d.targets}, nil
+			}
+			d.wrong = clean(d.input.Value(), 24)
+			d.input.Reset()
+			return d, intent{}, nil
+		}
+	}
+	var cmd tea.Cmd
+	d.input, cmd = d.input.Update(msg)
+	return d, intent{}, cmd
+}
+
+func (d *sessionForceDialog) view(st *themes.Styles, screenW, screenH int) []string {
+	w := dialogWidth(screenW)
+	inner := w - 4
+	var body []string
+	field := func(name, value string, style func(...string) string) {
+		for i, l := range wrap(value, max(inner-10, 8)) {
+			label := "          "
+			if i == 0 {
+				label = fit(name, 10)
+			}
+			body = append(body, st.Muted.Render(label)+style(l))
+		}
+	}
+	client := d.client
+	if client == "" {
+		client = "unknown (the servers do not tell)"
+	}
+	field("Session", session(d.session), st.Text.Render)
+	field("Client", client, st.Text.Render)
+	tight := screenH < 24
+	shown := len(d.targets)
+	if tight {
+		shown = min(shown, 2)
+	} else {
+		shown = min(shown, 6)
+	}
+	for i, t := range d.targets[:shown] {
+		role := "waiting"
+		if t.hold {
+			role = "HOLDER"
+		}
+		label := ""
+		if i == 0 {
+			label = "Delete"
+		}
+		field(label, cleanLeft(t.path, 40)+" "+nodeRef(t.node)+" ("+role+")", st.Danger.Render)
+	}
+	if rest := len(d.targets) - shown; rest > 0 {
+		field("", "and "+plural(rest, "more node"), st.Danger.Render)
+	}
+	body = append(body, "")
+	var risk string
+	switch d.holds {
+	case 0:
+		risk = "RISK: the session's client is not told: it goes on waiting for locks it is no longer queued for."
+	case 1:
+		risk = "RISK: the session's client is not told and may still act on the lock it holds."
+		if !tight {
+			risk += " The next waiter takes it: two clients in the critical section."
+		}
+	default:
+		risk = "RISK: the session's client is not told and may still act on the " + strconv.Itoa(d.holds) + " locks it holds."
+		if !tight {
+			risk += " The next waiters take them: two clients in each critical section."
+		}
+	}
+	for _, l := range wrap(risk, inner) {
+		body = append(body, st.Danger.Render(l))
+	}
+	if !tight {
+		for _, l := range wrap("Each node is deleted only if its owner is still session "+session(d.session)+"; each deletion is audited.", inner) {
+			body = append(body, st.Muted.Render(l))
+		}
+	}
+	body = append(body, "", st.Text.Render("Type the session's last 4 hex digits ")+st.Danger.Render(d.tail())+st.Text.Render(" to confirm:"))
+	in := d.input
+	in.Width = max(inner-4, 4)
+	in.PromptStyle = st.Danger
+	in.PlaceholderStyle = st.Muted
+	body = append(body, in.View())
+	if d.wrong != "" {
+		body = append(body, st.Warning.Render(clean("\""+d.wrong+"\" is not "+d.tail()+": nothing deleted", inner)))
+	} else {
+		body = append(body, "")
+	}
+	body = append(body, keyHints(st, "enter", "delete "+plural(len(d.targets), "node"), "esc", "cancel"))
+	return dialogBox(st.Danger, st.Danger.Render("FORCE-RELEASE SESSION "+session(d.session)), body, w, screenH)
+}

@@ -1,0 +1,596 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"zklock/themes"
+	"zklock/zkview"
+)
+
+// viewMode is what the body of the screen shows.
+type viewMode int
+
+const (
+	viewMain     viewMode = iota // lock list and queue
+	viewSessions                 // the sessions pane
+)
+
+// sessionsPane is the sessions view (key w): the cycles of waits over
+// sessions, then every session that owns a node in the watched queues,
+// the one blocking most first; below the table, the selected row spelled
+// out. Its table is built (zkview.SessionsOf) when the pane is shown, once
+// per snapshot: a few milliseconds for 10,000 sessions, never per frame.
+type sessionsPane struct {
+	ss       *zkview.Sessions
+	from     *zkview.Snapshot // what ss was built from
+	cursor   int              // row: the deadlocks first, then the sessions
+	top      int
+	selected string // the selected row's identity, kept across snapshots
+}
+
+// set rebuilds the table from snap when it is a new snapshot, keeping the
+// cursor on the same row.
+func (p *sessionsPane) set(snap *zkview.Snapshot) {
+	if p.ss != nil && snap == p.from {
+		return
+	}
+	p.from = snap
+	if snap == nil {
+		p.ss = &zkview.Sessions{}
+	} else {
+		p.ss = zkview.SessionsOf(snap)
+	}
+	for i := range p.count() {
+		if p.rowKey(i) == p.selected {
+			p.cursor = i
+			break
+		}
+	}
+	p.clamp()
+}
+
+func (p *sessionsPane) count() int {
+	if p.ss == nil {
+		return 0
+	}
+	return len(p.ss.Deadlocks) + len(p.ss.List)
+}
+
+func (p *sessionsPane) clamp() {
+	p.cursor = min(max(p.cursor, 0), max(p.count()-1, 0))
+	p.selected = ""
+	if p.count() > 0 {
+		p.selected = p.rowKey(p.cursor)
+	}
+}
+
+// rowKey names row i across snapshots: a cycle by its sessions, a
+// session by its id.
+func (p *sessionsPane) rowKey(i int) string {
+	if i < len(p.ss.Deadlocks) {
+		return fmt.Sprint("cycle", p.ss.Deadlocks[i].Sessions)
+	}
+	return "session " + strconv.FormatInt(p.ss.List[i-len(p.ss.Deadlocks)].Session, 16)
+}
+
+// deadlock is the selected cycle, nil when a session is selected.
+func (p *sessionsPane) deadlock() *zkview.Deadlock {
+	if p.ss == nil || p.cursor >= len(p.ss.Deadlocks) {
+		return nil
+	}
+	return &p.ss.Deadlocks[p.cursor]
+}
+
+// session is the selected session, nil when a cycle is selected.
+func (p *sessionsPane) session() *zkview.SessionInfo {
+	if p.ss == nil || p.cursor < len(p.ss.Deadlocks) || p.cursor >= p.count() {
+		return nil
+	}
+	return &p.ss.List[p.cursor-len(p.ss.Deadlocks)]
+}
+
+// move moves the cursor by delta rows, keeping it in a table of rows.
+func (p *sessionsPane) move(delta, rows int) {
+	p.cursor += delta
+	p.clamp()
+	rows = max(rows, 1)
+	if p.cursor < p.top {
+		p.top = p.cursor
+	}
+	if p.cursor >= p.top+rows {
+		p.top = p.cursor - rows + 1
+	}
+	p.top = min(max(p.top, 0), max(p.count()-rows, 0))
+}
+
+// heights splits a body of h lines between the table and the detail box,
+// which takes what its content needs, between 5 lines and half the body.
+func (p *sessionsPane) heights(h, content int) (table, detail int) {
+	detail = min(max(content+2, 5), h/2)
+	return h - detail, detail
+}
+
+// tableRows is how many rows the table shows at least in a body of h
+// lines (for paging; the view keeps the cursor in sight whatever it is).
+func (p *sessionsPane) tableRows(h int) int {
+	t, _ := p.heights(h, h)
+	return max(t-3, 1) // borders and the column header
+}
+
+// session columns in priority order; sessionOrder is their display order.
+const (
+	scMark = iota
+	scSession
+	scBlocks
+	scOldest
+	scHolds
+	scWaits
+	scClient
+	scDirect
+)
+
+var sessionOrder = []int{scMark, scSession, scClient, scBlocks, scDirect, scOldest, scHolds, scWaits}
+
+func sessionColumns(w int) []column {
+	return layoutColumns(w, []column{
+		scMark:    {title: "", width: 2},
+		scSession: {title: "SESSION", width: 18},
+		scBlocks:  {title: "BLOCKS", width: 6, right: true},
+		scOldest:  {title: "OLDEST", width: 6, right: true},
+		scHolds:   {title: "HOLDS", width: 14, flex: true},
+		scWaits:   {title: "WAITS ON", width: 14, flex: true},
+		scClient:  {title: "CLIENT", width: 21},
+		scDirect:  {title: "DIRECT", width: 6, right: true},
+	}, sessionOrder)
+}
+
+// view draws the body: the table box over the detail box, w x h cells.
+func (p *sessionsPane) view(st *themes.Styles, border lipgloss.Style, w, h int, now time.Time, mark int64) []string {
+	dTitle, dLines := p.detail(st, w-2, now)
+	th, dh := p.heights(h, len(dLines))
+	title := st.Title.Render("Sessions") + st.Muted.Render(" · "+plural(len(p.ss.List), "session"))
+	if n := len(p.ss.Deadlocks); n > 0 {
+		title += st.Muted.Render(" · ") + st.Danger.Render(plural(n, "cycle"))
+	}
+	inner := w - 2
+	cols := sessionColumns(inner)
+	var head []seg
+	for i, c := range cols {
+		if i > 0 {
+			head = append(head, seg{" ", st.Column})
+		}
+		t := c.title
+		if c.right {
+			t = fitRight(t, c.width)
+		}
+		head = append(head, seg{fit(t, c.width), st.Column})
+	}
+	lines := []string{line(head, nil)}
+	rows := max(th-3, 1)
+	if p.count() == 0 {
+		lines = append(lines, st.Muted.Render(fit(" No session holds or waits on the watched locks.", inner)))
+	}
+	// The cursor stays on screen whatever the size (View cannot keep it).
+	top := min(max(p.top, p.cursor-rows+1), p.cursor)
+	last := top - 1
+	for i := top; i < p.count() && i < top+rows; i++ {
+		var over *lipgloss.Style
+		if i == p.cursor {
+			sel := st.Selection
+			over = &sel
+		}
+		if i < len(p.ss.Deadlocks) {
+			lines = append(lines, line([]seg{{fit(p.cycleRow(&p.ss.Deadlocks[i], i == p.cursor, inner, now), inner), cycleStyle(st, p.ss.Deadlocks[i].State)}}, over))
+		} else {
+			s := &p.ss.List[i-len(p.ss.Deadlocks)]
+			lines = append(lines, line(p.sessionSegs(st, s, cols, i == p.cursor, s.Session == mark, now), over))
+		}
+		last = i
+	}
+	foot := ""
+	if top > 0 || last < p.count()-1 {
+		foot = st.Muted.Render(fmt.Sprintf("%d-%d of %d", top+1, last+1, p.count()))
+	}
+	out := box(border, title, foot, lines, w, th)
+	return append(out, box(st.Border, dTitle, "", dLines, w, dh)...)
+}
+
+func cycleStyle(st *themes.Styles, state string) lipgloss.Style {
+	if state == zkview.CycleDeadlock {
+		return st.Alarm
+	}
+	return st.Warning
+}
+
+// cycleRow is a cycle as one table row.
+func (p *sessionsPane) cycleRow(d *zkview.Deadlock, cursor bool, w int, now time.Time) string {
+	mark := " "
+	if cursor {
+		mark = "❯"
+	}
+	paths := make([]string, len(d.Paths))
+	for i, pa := range d.Paths {
+		paths[i] = cleanLeft(pa, 30)
+	}
+	switch d.State {
+	case zkview.CycleDeadlock:
+		return mark + "‼ DEADLOCK " + cycleSessions(d) + " on " + strings.Join(paths, ", ") + " · no handoff for " + since(now, d.Since)
+	case zkview.CycleSelfWait:
+		return mark + "! SELF-WAIT " + session(d.Sessions[0]) + " behind its own node on " + strings.Join(paths, ", ") + " · " + since(now, d.Since)
+	}
+	return mark + "! CYCLE " + cycleSessions(d) + " on " + strings.Join(paths, ", ") + " · " + since(now, d.Since) +
+		" old, a deadlock at " + dur(zkview.DeadlockAfter)
+}
+
+// cycleSessions is "0x1 → 0x2 → 0x1".
+func cycleSessions(d *zkview.Deadlock) string {
+	parts := make([]string, 0, len(d.Sessions)+1)
+	for _, s := range d.Sessions {
+		parts = append(parts, session(s))
+	}
+	parts = append(parts, session(d.Sessions[0]))
+	return strings.Join(parts, " → ")
+}
+
+func (p *sessionsPane) sessionSegs(st *themes.Styles, s *zkview.SessionInfo, cols []column, cursor, marked bool, now time.Time) []seg {
+	segs := make([]seg, 0, 2*len(cols)+1)
+	for ci, c := range cols {
+		if ci > 0 {
+			segs = append(segs, seg{" ", st.Text})
+		}
+		text, style := "", st.Text
+		switch c.title {
+		case "":
+			mark, flag := " ", " "
+			if cursor {
+				mark = "❯"
+			}
+			if marked {
+				flag = "◆"
+			}
+			segs = append(segs, seg{mark, st.Key}, seg{flag, st.Key})
+			continue
+		case "SESSION":
+			text = session(s.Session)
+			if s.Blocks > 0 {
+				style = st.Holder
+			}
+		case "CLIENT":
+			text = clean(s.Client, c.width)
+			if text == "" {
+				text, style = "-", st.Muted
+			}
+		case "BLOCKS":
+			text = strconv.Itoa(s.Blocks)
+			if s.Blocks > 0 {
+				style = st.Danger
+			}
+		case "DIRECT":
+			text = strconv.Itoa(s.BlocksDirect)
+		case "OLDEST":
+			text, style = "-", st.Muted
+			if s.Blocks > 0 {
+				text, style = dur(s.OldestWait), st.Waiter
+			}
+		case "HOLDS":
+			text, style = nodesCell(s.Holds, c.width), st.Holder
+		case "WAITS ON":
+			text, style = nodesCell(s.Waits, c.width), st.Waiter
+		}
+		if c.right {
+			text = fitRight(text, c.width)
+		}
+		segs = append(segs, seg{fit(text, c.width), style})
+	}
+	return segs
+}
+
+// nodesCell is "/locks/a #7 +2" in w cells, "-" when empty.
+func nodesCell(ns []zkview.SessionNode, w int) string {
+	if len(ns) == 0 {
+		return "-"
+	}
+	ref := " " + nodeRef(ns[0].Node)
+	more := ""
+	if len(ns) > 1 {
+		more = " +" + strconv.Itoa(len(ns)-1)
+	}
+	return cleanLeft(ns[0].Path, max(w-len([]rune(ref))-len(more), 4)) + ref + more
+}
+
+// detail is the detail box: the selected session or cycle spelled out.
+func (p *sessionsPane) detail(st *themes.Styles, w int, now time.Time) (string, []string) {
+	var lines []string
+	add := func(style lipgloss.Style, text string) {
+		for _, l := range wrap(text, max(w-2, 8)) {
+			lines = append(lines, style.Render(" "+l))
+		}
+	}
+	if d := p.deadlock(); d != nil {
+		title := "CYCLE"
+		switch d.State {
+		case zkview.CycleDeadlock:
+			title = "CROSS-LOCK DEADLOCK"
+			add(st.Alarm, "No handoff on any of these waits for "+since(now, d.Since)+" (since "+clock(d.Since)+"):")
+		case zkview.CycleSelfWait:
+			title = "SELF-WAIT"
+			add(st.Warning, "A session waits behind its own node, for "+since(now, d.Since)+":")
+		default:
+			add(st.Warning, "Seen for "+since(now, d.Since)+": a deadlock if it stands "+dur(zkview.DeadlockAfter)+" with no handoff.")
+		}
+		for _, wt := range d.Waits {
+			holds := "-"
+			if s := p.ss.Find(wt.Session); s != nil && len(s.Holds) > 0 {
+				parts := make([]string, 0, len(s.Holds))
+				for _, h := range s.Holds {
+					parts = append(parts, cleanLeft(h.Path, 30)+" "+nodeRef(h.Node))
+				}
+				holds = strings.Join(parts, ", ")
+			}
+			client := clean(wt.Client, 40)
+			if client == "" {
+				client = "client unknown"
+			}
+			add(st.Text, session(wt.Session)+" ("+client+") holds "+holds+"; waits on "+cleanLeft(wt.Path, 30)+" "+
+				nodeRef(wt.Node)+" since "+clock(wt.Since)+", held by "+session(wt.Holder)+" "+nodeRef(wt.HolderNode))
+		}
+		add(st.Muted, zkview.SessionsCaveat)
+		return st.Title.Render(title), lines
+	}
+	s := p.session()
+	if s == nil {
+		return st.Title.Render("Session"), nil
+	}
+	client := clean(s.Client, 0)
+	if client == "" {
+		client = "client unknown (the servers do not tell)"
+	}
+	add(st.Text, "client "+client)
+	for _, h := range s.Holds {
+		add(st.Holder, "holds "+cleanLeft(h.Path, 40)+" "+nodeRef(h.Node)+" since "+clock(h.Since)+" ("+since(now, h.Since)+")")
+	}
+	for _, wt := range s.Waits {
+		add(st.Waiter, "waits on "+cleanLeft(wt.Path, 40)+" "+nodeRef(wt.Node)+" since "+clock(wt.Since)+" ("+since(now, wt.Since)+")")
+	}
+	if len(s.WaitsFor) > 0 {
+		parts := make([]string, len(s.WaitsFor))
+		for i, o := range s.WaitsFor {
+			parts[i] = session(o)
+		}
+		add(st.Muted, "waits for "+strings.Join(parts, ", "))
+	}
+	switch {
+	case s.Blocks == 0:
+		add(st.Muted, "blocks no other session")
+	default:
+		add(st.Danger, fmt.Sprintf("blocks %s (%d directly); the longest has waited %s", plural(s.Blocks, "session"), s.BlocksDirect, dur(s.OldestWait)))
+	}
+	return st.Title.Render("Session " + session(s.Session)), lines
+}
+
+// --- the root's side ---------------------------------------------------------
+
+// toggleSessions opens the sessions pane, or goes back to the main view.
+func (m *Model) toggleSessions() {
+	if m.view == viewSessions {
+		m.view = viewMain
+		return
+	}
+	m.view = viewSessions
+	m.sessions.set(m.snap)
+	m.sessions.move(0, m.sessions.tableRows(m.frame().bodyH))
+}
+
+// sessionsKey handles a key while the sessions pane is shown; ok false
+// leaves it to the main view's handling (quit, help, the pane's key).
+func (m Model) sessionsKey(msg tea.KeyMsg, k KeyMap) (Model, bool) {
+	rows := m.sessions.tableRows(m.frame().bodyH)
+	switch {
+	case key.Matches(msg, k.Up):
+		m.sessions.move(-1, rows)
+	case key.Matches(msg, k.Down):
+		m.sessions.move(1, rows)
+	case key.Matches(msg, k.PageUp):
+		m.sessions.move(-rows, rows)
+	case key.Matches(msg, k.PageDown):
+		m.sessions.move(rows, rows)
+	case key.Matches(msg, k.Home):
+		m.sessions.move(-1<<30, rows)
+	case key.Matches(msg, k.End):
+		m.sessions.move(1<<30, rows)
+	case key.Matches(msg, k.Enter):
+		m.showSessionInQueues()
+	case key.Matches(msg, k.Force):
+		m.askForceSession()
+	case key.Matches(msg, k.Clear):
+		m.view = viewMain
+	default:
+		return m, false
+	}
+	return m, true
+}
+
+// showSessionInQueues marks the selected session's nodes in every queue
+// (the first session of a selected cycle) and shows the first lock it
+// holds or waits on.
+func (m *Model) showSessionInQueues() {
+	var id int64
+	var first string
+	if d := m.sessions.deadlock(); d != nil {
+		id = d.Sessions[0]
+		first = d.Waits[0].Path
+	} else if s := m.sessions.session(); s != nil {
+		id = s.Session
+		if len(s.Holds) > 0 {
+			first = s.Holds[0].Path
+		} else if len(s.Waits) > 0 {
+			first = s.Waits[0].Path
+		}
+	}
+	if id == 0 {
+		return
+	}
+	m.mark = id
+	m.view = viewMain
+	if first != "" {
+		m.list.filter.Reset()
+		m.list.selected = first
+		m.list.refresh()
+	}
+	m.focus = focusQueue
+	m.rebuild()
+	m.notice = notice{text: "◆ marks the nodes of session " + session(id) + " in every queue (esc clears)"}
+}
+
+// applyMark flags the lock rows and queue nodes of the marked session.
+func (m *Model) applyMark() {
+	m.queue.mark = m.mark
+	if m.mark == 0 || m.snap == nil {
+		return
+	}
+	has := map[string]bool{}
+	for i := range m.snap.Queues {
+		q := &m.snap.Queues[i]
+		for j := range q.Nodes {
+			if q.Nodes[j].Session == m.mark {
+				has[q.Path] = true
+				break
+			}
+		}
+	}
+	for i := range m.list.rows {
+		m.list.rows[i].marked = has[m.list.rows[i].path]
+	}
+}
+
+// askForceSession opens the typed confirmation for deleting every node of
+// the selected session; read-only consoles refuse.
+func (m *Model) askForceSession() {
+	s := m.sessions.session()
+	if s == nil {
+		return
+	}
+	if m.readOnly {
+		m.notice = notice{text: "read-only: force-release is refused", failed: true}
+		return
+	}
+	if d := newSessionForceDialog(s, m.now); d != nil {
+		m.dialog = d
+	}
+}
+
+// deadlockBanner is the line above the body while the snapshot shows a
+// cycle of waits over sessions; "" when none.
+func (m *Model) deadlockBanner(w int) string {
+	if m.snap == nil || len(m.snap.Deadlocks) == 0 || m.view != viewMain {
+		return ""
+	}
+	d := &m.snap.Deadlocks[0] // the worst first
+	var text string
+	style := m.st.Warning
+	paths := make([]string, len(d.Paths))
+	for i, p := range d.Paths {
+		paths[i] = cleanLeft(p, 30)
+	}
+	on := " on " + strings.Join(paths, ", ")
+	switch d.State {
+	case zkview.CycleDeadlock:
+		style = m.st.Alarm
+		text = " ‼ CROSS-LOCK DEADLOCK " + since(m.now, d.Since) + ": " + cycleShort(d) + on
+	case zkview.CycleSelfWait:
+		text = " ! SELF-WAIT: session " + session(d.Sessions[0]) + " waits behind its own node" + on
+	default:
+		text = " ! CYCLE over sessions, " + since(m.now, d.Since) + " old: " + cycleShort(d) + on
+	}
+	if n := len(m.snap.Deadlocks) - 1; n > 0 {
+		text += fmt.Sprintf(" (+%d more)", n)
+	}
+	hint := " w: sessions "
+	return style.Render(fit(clean(text, w-len(hint)), w-len(hint)) + hint)
+}
+
+// cycleShort is "0x1 ⇄ 0x2" for two sessions, "0x1 → 0x2 → 0x3 → 0x1"
+// for more.
+func cycleShort(d *zkview.Deadlock) string {
+	if len(d.Sessions) == 2 {
+		return session(d.Sessions[0]) + " ⇄ " + session(d.Sessions[1])
+	}
+	return cycleSessions(d)
+}
+
+// syncSessions brings the sessions pane (while shown) and the mark to a
+// new snapshot.
+func (m *Model) syncSessions() {
+	if m.view == viewSessions {
+		m.sessions.set(m.snap)
+	}
+	m.applyMark()
+	m.flagDeadlocked()
+}
+
+// flagDeadlocked flags the locks of a cross-lock deadlock in the list
+// (‼, sorted first, found by the filter "deadlock"), as a deadlock within
+// one queue is.
+func (m *Model) flagDeadlocked() {
+	if m.snap == nil {
+		return
+	}
+	in := map[string]bool{}
+	for _, d := range m.snap.Deadlocks {
+		if d.State == zkview.CycleDeadlock {
+			for _, p := range d.Paths {
+				in[p] = true
+			}
+		}
+	}
+	if len(in) == 0 {
+		return
+	}
+	for i := range m.list.rows {
+		if r := &m.list.rows[i]; in[r.path] {
+			r.danger = true
+			r.codes = strings.TrimSpace(r.codes + " cross-lock-deadlock")
+		}
+	}
+	m.list.refresh()
+	m.syncQueue()
+}
+
+// bannerLines is how many lines the deadlock banner takes now.
+func (m *Model) bannerLines() int {
+	if m.snap == nil || len(m.snap.Deadlocks) == 0 || m.view != viewMain {
+		return 0
+	}
+	return 1
+}
+
+// sessionKeys sets the keys of the sessions pane (when shown) and the
+// clearing of the mark.
+func (m *Model) sessionKeys(k *KeyMap) {
+	if m.view == viewMain {
+		if m.mark != 0 && m.list.filter.Value() == "" {
+			k.Clear.SetEnabled(true)
+			k.Clear.SetHelp("esc", "clear mark")
+		}
+		return
+	}
+	for _, b := range []*key.Binding{&k.Take, &k.Release, &k.Revoke, &k.Focus, &k.Filter, &k.Sort,
+		&k.Pause, &k.Step, &k.Kill, &k.Split} {
+		b.SetEnabled(false)
+	}
+	s := m.sessions.session()
+	k.Enter.SetEnabled(s != nil || m.sessions.deadlock() != nil)
+	k.Enter.SetHelp("enter", "mark in queues")
+	k.Force.SetEnabled(!m.readOnly && s != nil)
+	k.Force.SetHelp("f", "force-release session")
+	k.Clear.SetEnabled(true)
+	k.Clear.SetHelp("esc", "back")
+	k.Sessions.SetHelp("w", "locks")
+}

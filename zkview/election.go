@@ -1,0 +1,61 @@
+// Leader elections: which watched parents are elections, and the words
+// the views use for their roles.
+//
+// An election is a queue whose holder is its leader. Curator's
+// LeaderLatch is told by its node names (lockops reads
+// "_c_<uuid>-latch-<seq>" as a latch participant, a mutex on the wire);
+// Curator's LeaderSelector and Kazoo's Election are plain mutexes on the
+// wire, so only the user can say that one is an election, by naming its
+// path in Config.Elections (the context's `elections:`). Either way the
+// ordering, the links and the warnings are a mutex's; only Queue.Type
+// and the words change: the console and `ls` say leader and follower
+// where a lock says holder and waiting. `ls --json` keeps "role"
+// holder/waiting (scripts rely on it) and says "type": "election".
+
+package zkview
+
+import (
+	"slices"
+
+	"zklock/lockops"
+)
+
+// electionType is q's type once elections are told apart: election for a
+// parent whose lock nodes are all LeaderLatch participants, or for one
+// the config names an election whose nodes are mutex nodes (or that has
+// no child at all: an election nobody runs for now); else q.Type as it
+// is. A config name does not turn a read/write lock or a semaphore into
+// an election: the nodes on the wire win.
+func electionType(q *Queue, qm *queueModel) QueueType {
+	if q.State != PathPresent {
+		if qm.election {
+			return TypeElection
+		}
+		return q.Type
+	}
+	if len(qm.order.Entries) > 0 && !slices.ContainsFunc(qm.order.Entries, func(e lockops.Entry) bool { return !e.Latch }) {
+		return TypeElection
+	}
+	switch {
+	case !qm.election:
+	case q.Type == TypeMutex, q.Type == TypeUnknown && len(q.Nodes) == 0 && len(q.Other) == 0:
+		return TypeElection
+	}
+	return q.Type
+}
+
+// isElection says whether the config names p an election.
+func (c Config) isElection(p string) bool { return slices.Contains(c.Elections, p) }
+
+// RoleWord is how the console and `ls` name a node's role in a queue of
+// type t: leader and follower in an election, holder and waiting
+// otherwise (lockops.Role's own words, which `ls --json` keeps).
+func RoleWord(t QueueType, r lockops.Role) string {
+	if t == TypeElection {
+		if r == lockops.RoleHolder {
+			return "leader"
+		}
+		return "follower"
+	}
+	return r.String()
+}

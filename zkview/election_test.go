@@ -1,0 +1,148 @@
+package zkview
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"zklock/lockops"
+)
+
+const (
+	uuidA = "0f8fad5b-d9cb-469f-a165-70867728950e"
+	uuidB = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+	uuidC = "16fd2706-8baf-433b-82eb-8c7fada847da"
+)
+
+func latchName(uuid string, seq int) string { return fmt.Sprintf("_c_%s-latch-%010d", uuid, seq) }
+func lockName(uuid string, seq int) string  { return fmt.Sprintf("_c_%s-lock-%010d", uuid, seq) }
+
+// modelOf is a queue model that listed kids (their stat read, each owned
+// by session 0x100+i), built as the Watcher builds it.
+func modelOf(t *testing.T, p string, kids []string, election bool) *queueModel {
+	t.Helper()
+	now := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
+	w := &Watcher{cfg: Config{Now: func() time.Time { return now }}}
+	qm := newQueueModel(p, p)
+	qm.election = election
+	var got []fetched
+	for i, k := range kids {
+		if _, ok := lockops.ParseName(k); ok {
+			got = append(got, fetched{name: k, rec: &nodeRec{fetched: true, session: 0x100 + int64(i),
+				data: []byte("participant-" + k[len(k)-1:]), dataLen: 13, ctime: now.Add(-time.Minute)}})
+		}
+	}
+	qm.apply(w, kids, got, now, now, now)
+	return qm
+}
+
+func TestElectionType(t *testing.T) {
+	l1, l2, l3 := latchName(uuidA, 1), latchName(uuidB, 2), latchName(uuidC, 3)
+	for _, tt := range []struct {
+		name     string
+		kids     []string
+		election bool // named in Config.Elections
+		absent   bool
+		want     QueueType
+	}{
+		{name: "leader latch", kids: []string{l3, l1, l2}, want: TypeElection},
+		{name: "leader latch, also named", kids: []string{l1, l2}, election: true, want: TypeElection},
+		{name: "curator mutex", kids: []string{lockName(uuidA, 1), lockName(uuidB, 2)}, want: TypeMutex},
+		{name: "curator mutex named an election (LeaderSelector)", kids: []string{lockName(uuidA, 1), lockName(uuidB, 2)}, election: true, want: TypeElection},
+		{name: "kazoo Election", kids: []string{strings.Repeat("ab", 16) + "__lock__0000000004"}, election: true, want: TypeElection},
+		{name: "read/write named an election: the wire wins", kids: []string{fmt.Sprintf("_c_%s-__WRIT__%010d", uuidA, 1)}, election: true, want: TypeRWLock},
+		{name: "empty, named", election: true, want: TypeElection},
+		{name: "empty", want: TypeUnknown},
+		{name: "only other children, named", kids: []string{"config"}, election: true, want: TypeUnknown},
+		{name: "absent, named", election: true, absent: true, want: TypeElection},
+		{name: "latch and a lock node: mixed, a mutex", kids: []string{l1, lockName(uuidB, 2)}, want: TypeMutex},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			qm := modelOf(t, "/svc/leader", tt.kids, tt.election)
+			if tt.absent {
+				qm.setState(&Watcher{cfg: Config{Now: time.Now}}, PathAbsent, "", time.Now())
+			}
+			q := buildQueue(qm, nil, false, time.Time{})
+			if q.Type != tt.want {
+				t.Errorf("type %v, want %v", q.Type, tt.want)
+			}
+		})
+	}
+}
+
+// TestLatchQueue: the leader is the lowest sequence, each follower
+// watches the participant before it, and every view says leader and
+// follower while `ls --json` keeps holder and waiting.
+func TestLatchQueue(t *testing.T) {
+	l1, l2, l3 := latchName(uuidA, 1), latchName(uuidB, 2), latchName(uuidC, 3)
+	qm := modelOf(t, "/svc/leader", []string{l2, l3, l1}, false)
+	q := buildQueue(qm, nil, false, time.Time{})
+	if got := names(&q); !slices.Equal(got, []string{l1, l2, l3}) {
+		t.Fatalf("order %q", got)
+	}
+	for i, n := range q.Nodes {
+		if n.Kind != lockops.KindMutex || n.Recipe != lockops.RecipeCurator {
+			t.Errorf("%s: %v %v, want a curator mutex node", n.Name, n.Kind, n.Recipe)
+		}
+		wantRole, wantWatch := lockops.RoleWaiting, ""
+		if i == 0 {
+			wantRole = lockops.RoleHolder
+		} else {
+			wantWatch = q.Nodes[i-1].Name
+		}
+		if n.Role != wantRole || n.Believes != wantRole || n.Watches != wantWatch {
+			t.Errorf("%s: role %v believes %v watches %q; want %v watching %q", n.Name, n.Role, n.Believes, n.Watches, wantRole, wantWatch)
+		}
+	}
+	if len(q.Warnings) != 0 {
+		t.Errorf("warnings %+v", q.Warnings)
+	}
+	snap := &Snapshot{At: time.Date(2026, 3, 14, 3, 13, 4, 0, time.UTC), Queues: []Queue{q}}
+	js := ToJSON(snap)
+	if js[0].Type != "election" || js[0].Queue[0].Role != "holder" || js[0].Queue[1].Role != "waiting" || js[0].Queue[0].Data != "participant-1" {
+		t.Errorf("json: type %q, roles %q %q, data %q", js[0].Type, js[0].Queue[0].Role, js[0].Queue[1].Role, js[0].Queue[0].Data)
+	}
+	var b strings.Builder
+	if err := WriteText(&b, snap); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	for _, want := range []string{"election, 3 participants, 1 leading, 2 following", "leader", "follower"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("ls text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "holder") || strings.Contains(text, "waiting") {
+		t.Errorf("ls text of an election says holder or waiting:\n%s", text)
+	}
+}
+
+func TestRoleWord(t *testing.T) {
+	for _, tt := range []struct {
+		t    QueueType
+		r    lockops.Role
+		want string
+	}{
+		{TypeElection, lockops.RoleHolder, "leader"},
+		{TypeElection, lockops.RoleWaiting, "follower"},
+		{TypeMutex, lockops.RoleHolder, "holder"},
+		{TypeRWLock, lockops.RoleWaiting, "waiting"},
+		{TypeUnknown, lockops.RoleHolder, "holder"},
+	} {
+		if got := RoleWord(tt.t, tt.r); got != tt.want {
+			t.Errorf("RoleWord(%v, %v) = %q, want %q", tt.t, tt.r, got, tt.want)
+		}
+	}
+}
+
+func TestElectionsConfig(t *testing.T) {
+	if _, err := (Config{Paths: []string{"/a"}, Elections: []string{"svc"}}).withDefaults(); err == nil {
+		t.Error("a relative election path was accepted")
+	}
+	c, err := Config{Paths: []string{"/a"}, Elections: []string{"/svc/leader"}}.withDefaults()
+	if err != nil || !c.isElection("/svc/leader") || c.isElection("/svc") {
+		t.Errorf("isElection: %v", err)
+	}
+}

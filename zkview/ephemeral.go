@@ -1,0 +1,148 @@
+// The plain ephemeral-node lock, the seeds' first scheme: every contender
+// tries to create the same ephemeral, non-sequential node; the one that
+// succeeds holds; the others set an exists watch on it and try again when
+// it goes. There is no queue: every release wakes every contender and
+// they all race to create the node again, a herd by construction.
+//
+// It is read in two shapes:
+//
+//   - a watched path (Config.Paths) that is itself an ephemeral node: the
+//     node is shown under its last path element;
+//   - a lock parent whose only child is an ephemeral node with no sequence
+//     (and not named like a Kazoo semaphore lease, 32 hex digits: those
+//     belong to the semaphore reading).
+//
+// The holder is the node's ephemeralOwner, held since the node's ctime.
+// The waiters are the sessions the servers list (`wchc`, every member) as
+// watching the node, less its owner and the monitor's own session; they
+// own no node, so their Node has Name "", Watches the lock node and Link
+// verified (the servers are the only source), sorted by session id: the
+// order they will be served in is a race. More than herdExtra of them
+// (one watcher is not a crowd) are flagged herd, by construction. Without
+// the server view only the holder is known.
+//
+// Costs: one Get of the lone node at each listing that can show one (a
+// child reused by the next holder cannot be cached by name), none
+// otherwise. What the servers cannot tell: a contender polling with a
+// plain exists (no watch) is not seen, and another monitor watching the
+// node itself (a console on the same path) counts as a waiter.
+
+package zkview
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+
+	"zklock/lockops"
+)
+
+// loneNode is what a listing read of a plain ephemeral lock's node.
+type loneNode struct {
+	name string // the child's name; "" when the watched path is the node
+	rec  *nodeRec
+}
+
+// fetchLone reads the node that would make pw a plain ephemeral lock
+// (see the file comment), when the listing kids can show one: nil when
+// it cannot, or the node is not ephemeral. isQueue: pw is a lock parent
+// of the model.
+func (w *Watcher) fetchLone(ctx context.Context, pw *pathWatch, isQueue bool, kids []string) *loneNode {
+	if !isQueue {
+		return nil
+	}
+	var f fetched
+	switch {
+	case len(kids) == 0:
+		w.mu.Lock()
+		explicit := pw.explicit
+		w.mu.Unlock()
+		if !explicit || pw.abs == "/" {
+			return nil
+		}
+		f = w.fetchOne(ctx, path.Dir(pw.abs), path.Base(pw.abs))
+		f.name = ""
+	case len(kids) == 1 && loneCandidate(kids[0]):
+		f = w.fetchOne(ctx, pw.abs, kids[0])
+	default:
+		return nil
+	}
+	if f.rec == nil || f.rec.session == 0 {
+		return nil
+	}
+	return &loneNode{name: f.name, rec: f.rec}
+}
+
+// loneCandidate: a child that may be a plain ephemeral lock's node.
+func loneCandidate(name string) bool {
+	if _, ok := lockops.ParseName(name); ok {
+		return false
+	}
+	return !isHex32(name)
+}
+
+func isHex32(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// plainEphemeral shows qm's plain ephemeral lock in q, when the last
+// listing found one and q has no lock node: the holder, the waiters the
+// servers show, the herd warning. Type mutex.
+func plainEphemeral(q *Queue, qm *queueModel, sv *serverView) {
+	l := qm.lone
+	if l == nil || q.State != PathPresent || len(q.Nodes) > 0 {
+		return
+	}
+	watched, name := qm.abs, path.Base(qm.path)
+	if l.name != "" {
+		if len(qm.kids) != 1 || qm.kids[0] != l.name {
+			return // read with an older listing
+		}
+		watched, name = join(qm.abs, l.name), l.name
+		q.Other = slices.DeleteFunc(q.Other, func(o string) bool { return o == l.name })
+	} else if len(qm.kids) != 0 {
+		return
+	}
+	r := l.rec
+	holder := Node{
+		Name: name, Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral,
+		Role: lockops.RoleHolder, Believes: lockops.RoleHolder,
+		Session: r.session, Data: r.data, DataLen: r.dataLen,
+		Ctime: r.ctime, Mtime: r.mtime, Version: r.version,
+		// Created holding: the hold began with the node.
+		Since: r.ctime, SinceExact: true,
+	}
+	nodes := []Node{holder}
+	if sv != nil {
+		nodes[0].Client = sv.clients[r.session]
+		watchers := slices.Clone(sv.watchers[watched])
+		slices.Sort(watchers)
+		for _, s := range slices.Compact(watchers) {
+			if s == r.session || s == sv.self {
+				continue
+			}
+			nodes = append(nodes, Node{
+				Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral,
+				Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
+				Watches: name, Predecessor: name, Link: LinkVerified,
+				Session: s, Client: sv.clients[s],
+			})
+		}
+	}
+	q.Nodes, q.Type = nodes, TypeMutex
+	if waiters := len(nodes) - 1; waiters > herdExtra {
+		q.Nodes[0].Herd = true
+		q.Warnings = append(q.Warnings, Warning{Code: WarnHerd, Nodes: []string{name},
+			Message: fmt.Sprintf("plain ephemeral lock: %d sessions watch %s to create it when it goes, a herd by construction: every release wakes them all and they race for it",
+				waiters, short(name))})
+	}
+}

@@ -1,0 +1,145 @@
+package zkview
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"zklock/lockops"
+)
+
+func TestLoneCandidate(t *testing.T) {
+	for name, want := range map[string]bool{
+		"owner":                              true,
+		"leader":                             true,
+		"lock-0000000007":                    false, // a lock node
+		lockName(uuidA, 7):                   false,
+		"0123456789abcdef0123456789abcdef":   false, // a Kazoo semaphore lease
+		"0123456789abcdef0123456789abcde":    true,
+		"0123456789ABCDEF0123456789ABCDEF":   true,
+		"0123456789abcdef0123456789abcdef__": true,
+	} {
+		if got := loneCandidate(name); got != want {
+			t.Errorf("loneCandidate(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestPlainEphemeral: a watched path that is an ephemeral node, or a
+// parent whose only child is one, is a held mutex; the sessions the
+// servers show watching it (not its owner, not the monitor) wait, and two
+// or more of them are a herd by construction.
+func TestPlainEphemeral(t *testing.T) {
+	const (
+		owner, self   = int64(0x11), int64(0x99)
+		w1, w2, other = int64(0x22), int64(0x33), int64(0x44)
+	)
+	ctime := time.Date(2026, 3, 14, 3, 12, 0, 0, time.UTC)
+	rec := &nodeRec{fetched: true, session: owner, data: []byte("host-a pid 7"), dataLen: 12, ctime: ctime}
+	view := func(watched string, watchers ...int64) *serverView {
+		sv := &serverView{ok: true, self: self, clients: map[int64]string{owner: "10.0.0.1:5000", w1: "10.0.0.2:5000"},
+			watchers: map[string][]int64{watched: watchers, "/x/unrelated": {other}}}
+		return sv
+	}
+	for _, tt := range []struct {
+		name     string
+		path     string
+		kids     []string
+		lone     *loneNode
+		sv       *serverView
+		election bool
+		want     []int64 // sessions in q.Nodes, holder first; nil: no plain lock
+		holder   string
+		herd     bool
+		other    []string
+		typ      QueueType
+	}{
+		{name: "lone child, two watchers", path: "/x", kids: []string{"owner"}, lone: &loneNode{"owner", rec},
+			sv: view("/x/owner", w2, w1, owner, self), want: []int64{owner, w1, w2}, holder: "owner", herd: true, typ: TypeMutex},
+		{name: "lone child, one watcher", path: "/x", kids: []string{"owner"}, lone: &loneNode{"owner", rec},
+			sv: view("/x/owner", w1), want: []int64{owner, w1}, holder: "owner", typ: TypeMutex},
+		{name: "lone child, no server view", path: "/x", kids: []string{"owner"}, lone: &loneNode{"owner", rec},
+			want: []int64{owner}, holder: "owner", typ: TypeMutex},
+		{name: "the watched path is the node", path: "/x/owner", lone: &loneNode{"", rec},
+			sv: view("/x/owner", w1, w2, self), want: []int64{owner, w1, w2}, holder: "owner", herd: true, typ: TypeMutex},
+		{name: "named an election", path: "/x/owner", lone: &loneNode{"", rec}, election: true,
+			sv: view("/x/owner", w1), want: []int64{owner, w1}, holder: "owner", typ: TypeElection},
+		{name: "read with an older listing", path: "/x", kids: []string{"other"}, lone: &loneNode{"owner", rec},
+			other: []string{"other"}, typ: TypeUnknown},
+		{name: "children came since", path: "/x/owner", kids: []string{"a"}, lone: &loneNode{"", rec},
+			other: []string{"a"}, typ: TypeUnknown},
+		{name: "a lock node is there", path: "/x", kids: []string{"lock-0000000001"}, lone: &loneNode{"owner", rec},
+			want: []int64{0x100}, holder: "lock-0000000001", typ: TypeMutex},
+		{name: "nothing read", path: "/x", kids: []string{"owner"}, other: []string{"owner"}, typ: TypeUnknown},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			qm := modelOf(t, tt.path, tt.kids, tt.election)
+			qm.lone = tt.lone
+			q := buildQueue(qm, tt.sv, false, time.Time{})
+			var sessions []int64
+			for _, n := range q.Nodes {
+				sessions = append(sessions, n.Session)
+			}
+			if !slices.Equal(sessions, tt.want) {
+				t.Fatalf("sessions %x, want %x", sessions, tt.want)
+			}
+			if q.Type != tt.typ || !slices.Equal(q.Other, tt.other) {
+				t.Errorf("type %v other %q; want %v %q", q.Type, q.Other, tt.typ, tt.other)
+			}
+			if tt.want == nil {
+				return
+			}
+			h := q.Nodes[0]
+			if h.Name != tt.holder || h.Role != lockops.RoleHolder || h.Believes != lockops.RoleHolder || h.Herd != tt.herd {
+				t.Errorf("holder %+v", h)
+			}
+			if tt.lone == nil || tt.holder != tt.lone.name && tt.lone.name != "" {
+				return // not a plain ephemeral lock
+			}
+			if h.Recipe != lockops.RecipeEphemeral || h.Kind != lockops.KindMutex || !h.Since.Equal(ctime) || !h.SinceExact || string(h.Data) != "host-a pid 7" {
+				t.Errorf("holder %+v", h)
+			}
+			if tt.sv != nil && h.Client != "10.0.0.1:5000" {
+				t.Errorf("holder client %q", h.Client)
+			}
+			for _, n := range q.Nodes[1:] {
+				if n.Name != "" || n.Role != lockops.RoleWaiting || n.Watches != tt.holder || n.Link != LinkVerified || n.Recipe != lockops.RecipeEphemeral {
+					t.Errorf("waiter %+v", n)
+				}
+			}
+			herd := hasWarning(&q, WarnHerd)
+			if (herd != nil) != tt.herd {
+				t.Fatalf("herd warning %+v, want %v", herd, tt.herd)
+			}
+			if herd != nil && (!slices.Equal(herd.Nodes, []string{tt.holder}) || !strings.Contains(herd.Message, "by construction")) {
+				t.Errorf("herd warning %+v", herd)
+			}
+		})
+	}
+}
+
+// TestPlainEphemeralViews: `ls` shows the waiters by session, with no
+// node and no sequence; JSON keeps their session.
+func TestPlainEphemeralViews(t *testing.T) {
+	ctime := time.Date(2026, 3, 14, 3, 12, 0, 0, time.UTC)
+	qm := modelOf(t, "/x", []string{"owner"}, false)
+	qm.lone = &loneNode{"owner", &nodeRec{fetched: true, session: 0x11, ctime: ctime}}
+	sv := &serverView{ok: true, watchers: map[string][]int64{"/x/owner": {0x22, 0x33}}, clients: map[int64]string{}}
+	q := buildQueue(qm, sv, false, time.Time{})
+	snap := &Snapshot{At: ctime.Add(time.Minute), ServerView: true, Queues: []Queue{q}}
+	js := ToJSON(snap)[0]
+	if len(js.Queue) != 3 || js.Queue[1].Session != "0x22" || js.Queue[1].Node != "" || js.Queue[1].Watches != "owner" ||
+		js.Queue[1].WatchVerified == nil || !*js.Queue[1].WatchVerified || js.Queue[0].Recipe != "ephemeral" || js.Type != "mutex" {
+		t.Errorf("json %+v", js)
+	}
+	var b strings.Builder
+	if err := WriteText(&b, snap); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1 holding, 2 waiting", "0x33", "owner verified", "no node", "WARNING herd"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("ls text lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -1,0 +1,472 @@
+// Semaphores: how a semaphore parent's nodes are read, and the pure
+// function that composes its Queue (semwatch.go keeps its parts watched).
+//
+// Curator InterProcessSemaphoreV2 (and InterProcessSemaphoreMutex, V2
+// with one lease) at path P:
+//
+//	P/leases/_c_<uuid>-lease-<seq>   one per lease; every one that exists
+//	                                 holds, except the one the admitted
+//	                                 contender created beyond the limit
+//	P/locks/_c_<uuid>-lock-<seq>     a Curator mutex admitting one
+//	                                 contender at a time to the leases
+//
+// The contender holding P/locks creates its lease, lists P/leases and,
+// when they exceed its maxLeases, waits with both on a children watch of
+// P/leases (which `wchc` does not list). The limit lives in the clients
+// only: it is known when the config states it, deduced while a lease
+// waits (the limit is then the other leases), unknown otherwise.
+//
+// Kazoo Semaphore at path P:
+//
+//	P/<32 hex>                       one per lease: ephemeral, no sequence,
+//	                                 the identifier as data
+//	P's data                         max_leases as text
+//	P-__lock__/<32 hex>__lock__<seq> a Kazoo lock: its holder waits for a
+//	                                 lease on a children watch of P, the
+//	                                 others wait in line for the lock
+//
+// A lease is told from a lock node by the recipe's grammar, never by a
+// ten-digit tail alone: about 1% of Kazoo's hex names end in ten digits.
+//
+// The composed Queue lists the holders (lease nodes, kind "lease") first,
+// then the waiters in the order they will be served: a Curator lease
+// created beyond the limit, then the admission lock's nodes in sequence
+// order, its holder first (waiting for a lease, on a children watch: its
+// Watches is the watched path, with a leading "/", and its link stays
+// inferred). Nodes that do not live directly under P carry their parent
+// in Node.Parent.
+
+package zkview
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"zklock/lockops"
+)
+
+// semKind is which semaphore recipe a parent holds.
+type semKind int
+
+const (
+	semNone semKind = iota
+	semCurator
+	semKazoo
+)
+
+func (k semKind) recipe() lockops.Recipe {
+	if k == semKazoo {
+		return lockops.RecipeKazoo
+	}
+	return lockops.RecipeCurator
+}
+
+// The recipes' own names (Curator's LEASE_PARENT, LOCK_PARENT and
+// LEASE_BASE_NAME; Kazoo's lock_path).
+const (
+	curatorLeasesDir = "leases"
+	curatorLocksDir  = "locks"
+	curatorLeaseMark = "lease-"
+	kazooLockSuffix  = "-__lock__"
+)
+
+// semaphoreKind says which semaphore recipe a parent's children show:
+// Curator's when they are "leases" (and "locks") and nothing else, Kazoo's
+// when every child is a 32-hex lease name; semNone otherwise (an empty
+// parent tells no recipe).
+func semaphoreKind(kids []string) semKind {
+	if len(kids) == 0 {
+		return semNone
+	}
+	curator, kazoo, leases := true, true, false
+	for _, k := range kids {
+		switch {
+		case k == curatorLeasesDir:
+			leases, kazoo = true, false
+		case k == curatorLocksDir:
+			kazoo = false
+		case isKazooLease(k):
+			curator = false
+		default:
+			return semNone
+		}
+	}
+	switch {
+	case curator && leases:
+		return semCurator
+	case kazoo:
+		return semKazoo
+	}
+	return semNone
+}
+
+// isKazooLease: Kazoo's lease name, uuid4().hex: exactly 32 lower-case hex
+// digits. No lock node has that name: every recipe's sequence follows a
+// marker ("__lock__", "lock-"...), which hex digits never spell.
+func isKazooLease(name string) bool {
+	if len(name) != 32 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// curatorLease reads a Curator lease node's name, "_c_<uuid>-lease-<seq>"
+// (Curator always protects it) or an unprotected "lease-<seq>", and
+// returns its sequence.
+func curatorLease(name string) (int32, bool) {
+	n, ok := lockops.ParseName(name)
+	if !ok {
+		return 0, false
+	}
+	width := 10 // %010d of the sequence; eleven characters below -999999999
+	if n.Seq <= -1000000000 {
+		width = 11
+	}
+	prefix := name[:len(name)-width]
+	if prefix == curatorLeaseMark ||
+		strings.HasPrefix(prefix, "_c_") && strings.HasSuffix(prefix, "-"+curatorLeaseMark) {
+		return n.Seq, true
+	}
+	return 0, false
+}
+
+// semaphoreDirs are where a semaphore's leases and its admission lock
+// live: P/leases and P/locks (Curator), P and P-__lock__ (Kazoo).
+func semaphoreDirs(p string, k semKind) (leaseDir, lockDir string) {
+	if k == semKazoo {
+		return p, p + kazooLockSuffix
+	}
+	return join(p, curatorLeasesDir), join(p, curatorLocksDir)
+}
+
+// semaphoreAux are the paths watched beside P for a semaphore of kind k
+// whose children are kids: Curator's leases and locks (those present),
+// Kazoo's lock sibling.
+func semaphoreAux(p string, k semKind, kids []string) []string {
+	leaseDir, lockDir := semaphoreDirs(p, k)
+	switch k {
+	case semCurator:
+		var aux []string
+		if slices.Contains(kids, curatorLeasesDir) {
+			aux = append(aux, leaseDir)
+		}
+		if slices.Contains(kids, curatorLocksDir) {
+			aux = append(aux, lockDir)
+		}
+		return aux
+	case semKazoo:
+		return []string{lockDir}
+	}
+	return nil
+}
+
+// parseLimit reads Kazoo's max_leases from the parent's data.
+func parseLimit(data []byte) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// semParts is what composeSemaphore reads: one semaphore's parts as the
+// model holds them.
+type semParts struct {
+	Path   string
+	Kind   semKind
+	Leases []Node // every lease node, any order, with owner, data, Ctime, Since
+	// NotLeases are children of the lease dir that no lease grammar reads.
+	NotLeases []string
+	// Lock is the admission lock's queue as buildQueue built it.
+	Lock Queue
+	// Limit is the limit the config states, 0 when it does not.
+	Limit int
+	// ParentData is Kazoo's parent data (max_leases); nil when unread.
+	ParentData []byte
+}
+
+// semResult is a composed semaphore.
+type semResult struct {
+	Nodes       []Node
+	Other       []string
+	Warnings    []Warning
+	Limit       int
+	LimitSource string
+	// Pending is the Curator lease created beyond the limit, "" when none.
+	Pending string
+}
+
+// composeSemaphore composes a semaphore's Queue fields from its parts:
+// holders first, then waiters in the order they will be served (see the
+// file comment), the limit and where it comes from, and the warnings: the
+// admission lock's own (missing-watch, herd, deadlock...) and over-limit
+// when more leases hold than a known limit allows.
+func composeSemaphore(in semParts) semResult {
+	var res semResult
+	leaseDir, lockDir := semaphoreDirs(in.Path, in.Kind)
+	parentOf := func(dir string) string {
+		if dir == in.Path {
+			return ""
+		}
+		return dir
+	}
+	leases := slices.Clone(in.Leases)
+	if in.Kind == semCurator {
+		slices.SortStableFunc(leases, func(a, b Node) int {
+			switch {
+			case a.Seq == b.Seq:
+				return strings.Compare(a.Name, b.Name)
+			case lockops.SeqLess(a.Seq, b.Seq):
+				return -1
+			}
+			return 1
+		})
+	} else {
+		slices.SortStableFunc(leases, func(a, b Node) int {
+			if c := a.Ctime.Compare(b.Ctime); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Name, b.Name)
+		})
+	}
+	var admitted *Node // the admission lock's holder: next to take a lease
+	for i := range in.Lock.Nodes {
+		if in.Lock.Nodes[i].Role == lockops.RoleHolder {
+			admitted = &in.Lock.Nodes[i]
+			break
+		}
+	}
+
+	switch {
+	case in.Limit > 0:
+		res.Limit, res.LimitSource = in.Limit, LimitFromConfig
+	case in.Kind == semKazoo:
+		if n, ok := parseLimit(in.ParentData); ok {
+			res.Limit, res.LimitSource = n, LimitFromData
+		}
+	}
+	// Curator's admitted contender with a lease beyond the limit waits
+	// with it: its newest lease (it creates one per acquire, while holding
+	// the lock, so no other lease can be newer).
+	pending := -1
+	if in.Kind == semCurator && admitted != nil && admitted.Session != 0 {
+		for i := range leases {
+			if leases[i].Session == admitted.Session {
+				pending = i
+			}
+		}
+		switch {
+		case pending < 0:
+		case res.Limit > 0 && len(leases) <= res.Limit:
+			pending = -1 // within the limit: it holds, and lets the lock go
+		case res.Limit == 0 && len(leases) < 2:
+			pending = -1 // a first lease is within any limit
+		case res.Limit == 0:
+			res.Limit, res.LimitSource = len(leases)-1, LimitDeduced
+		}
+	}
+
+	var holders []string
+	for i, l := range leases {
+		if i == pending {
+			continue
+		}
+		n := l
+		n.Lease, n.Kind, n.Recipe, n.Parent = true, lockops.KindOther, in.Kind.recipe(), parentOf(leaseDir)
+		n.Role, n.Believes, n.Watches, n.Predecessor, n.Link, n.Herd = lockops.RoleHolder, lockops.RoleHolder, "", "", LinkNone, false
+		res.Nodes = append(res.Nodes, n)
+		holders = append(holders, n.Name)
+	}
+	// A waiter for a lease waits on a children watch of the lease dir.
+	waitLease := func(n *Node) {
+		n.Role, n.Believes, n.Watches, n.Predecessor, n.Link, n.Herd = lockops.RoleWaiting, lockops.RoleWaiting, leaseDir, "", LinkInferred, false
+	}
+	if pending >= 0 {
+		n := leases[pending]
+		n.Lease, n.Kind, n.Recipe, n.Parent = true, lockops.KindOther, in.Kind.recipe(), parentOf(leaseDir)
+		waitLease(&n)
+		if !n.Ctime.IsZero() {
+			n.Since, n.SinceExact = n.Ctime, true
+		}
+		res.Nodes = append(res.Nodes, n)
+		res.Pending = n.Name
+	}
+	for _, l := range in.Lock.Nodes {
+		n := l
+		n.Parent = parentOf(lockDir)
+		if admitted != nil && n.Name == admitted.Name {
+			waitLease(&n)
+		}
+		// Every contender in the lock waits for a lease, since it joined.
+		n.Role = lockops.RoleWaiting
+		if !n.Ctime.IsZero() {
+			n.Since, n.SinceExact = n.Ctime, true
+		}
+		res.Nodes = append(res.Nodes, n)
+	}
+
+	if res.Limit > 0 && len(holders) > res.Limit {
+		res.Warnings = append(res.Warnings, Warning{Code: WarnOverLimit, Nodes: holders,
+			Message: fmt.Sprintf("%d leases held at once, limit %d (%s): %s", len(holders), res.Limit,
+				limitWords(res.LimitSource), listNames(holders, ", ", 3))})
+	}
+	for _, w := range in.Lock.Warnings {
+		if w.Code != WarnStale {
+			res.Warnings = append(res.Warnings, w)
+		}
+	}
+	for _, o := range in.NotLeases {
+		res.Other = append(res.Other, under(in.Path, leaseDir, o))
+	}
+	for _, o := range in.Lock.Other {
+		res.Other = append(res.Other, under(in.Path, lockDir, o))
+	}
+	return res
+}
+
+// under names child name of dir as seen from p: relative below p, the
+// full path elsewhere (Kazoo's lock sibling).
+func under(p, dir, name string) string {
+	switch {
+	case dir == p:
+		return name
+	case strings.HasPrefix(dir, p+"/"):
+		return dir[len(p)+1:] + "/" + name
+	}
+	return join(dir, name)
+}
+
+// limitWords says where a limit comes from, for a message.
+func limitWords(src string) string {
+	switch src {
+	case LimitFromConfig:
+		return "stated in the config"
+	case LimitFromData:
+		return "max_leases in the parent's data"
+	case LimitDeduced:
+		return "deduced from a waiting lease"
+	}
+	return "unknown"
+}
+
+// LeaseCounts are a semaphore's holders (leases held) and waiters
+// (contenders waiting for one: each has a node in the admission lock; a
+// Curator lease beyond the limit is its contender's second node, not a
+// second waiter).
+func (q *Queue) LeaseCounts() (holders, waiting int) {
+	for _, n := range q.Nodes {
+		switch {
+		case n.Lease && n.Role == lockops.RoleHolder:
+			holders++
+		case !n.Lease:
+			waiting++
+		}
+	}
+	return holders, waiting
+}
+
+// LimitText is a semaphore's holders against its limit: "2/3" or
+// "2 (limit unknown)".
+func (q *Queue) LimitText() string {
+	h, _ := q.LeaseCounts()
+	if q.Limit > 0 {
+		return fmt.Sprintf("%d/%d", h, q.Limit)
+	}
+	return fmt.Sprintf("%d (limit unknown)", h)
+}
+
+// WatchesChildren says whether the node waits on a children watch (a
+// semaphore's lease waiter): its Watches is then the watched path, with
+// a leading "/", which no child name can have.
+func (n Node) WatchesChildren() bool { return strings.HasPrefix(n.Watches, "/") }
+
+// KindName is the node's kind as `ls` names it: "lease" for a semaphore's
+// lease node, else mutex, read or write.
+func (n Node) KindName() string {
+	if n.Lease {
+		return "lease"
+	}
+	return n.Kind.String()
+}
+
+// RelName is the node's name as seen from its queue's path p: the name
+// of a child of p, "leases/<name>" below it, the full path elsewhere
+// (Kazoo's lock sibling).
+func (n Node) RelName(p string) string {
+	if n.Parent == "" {
+		return n.Name
+	}
+	return under(p, n.Parent, n.Name)
+}
+
+// semaphoreEvents tells what changed between two builds of a semaphore:
+// leases taken and returned, a lease that waits. old is nil for the
+// first build.
+func semaphoreEvents(old *Queue, cur Queue, at time.Time) []Event {
+	if cur.State != PathPresent {
+		return nil
+	}
+	path := SanitizeString(cur.Path, 0)
+	if old == nil || old.Type != TypeSemaphore || old.State != PathPresent {
+		_, waiting := cur.LeaseCounts()
+		return []Event{{At: at, Kind: EventInfo, Path: cur.Path,
+			Text: fmt.Sprintf("%s: %s semaphore, holders %s, %d waiting", path, recipeOf(cur), cur.LimitText(), waiting)}}
+	}
+	was := map[string]Node{}
+	for _, n := range old.Nodes {
+		if n.Lease {
+			was[n.Name] = n
+		}
+	}
+	var evs []Event
+	now := map[string]bool{}
+	for _, n := range cur.Nodes {
+		if !n.Lease {
+			continue
+		}
+		now[n.Name] = true
+		prev, existed := was[n.Name]
+		switch {
+		case n.Role == lockops.RoleHolder && (!existed || prev.Role != lockops.RoleHolder):
+			evs = append(evs, Event{At: at, Kind: EventHandoff, Path: cur.Path, Node: n.Name,
+				Text: fmt.Sprintf("lease %s taken by %s: holders %s", short(n.Name), sessionText(n.Session), cur.LimitText())})
+		case n.Role == lockops.RoleWaiting && !existed:
+			evs = append(evs, Event{At: at, Kind: EventCreated, Path: cur.Path, Node: n.Name,
+				Text: fmt.Sprintf("lease %s created beyond the limit: %s waits for one (holders %s)", short(n.Name), sessionText(n.Session), cur.LimitText())})
+		}
+	}
+	for _, n := range old.Nodes {
+		if n.Lease && !now[n.Name] {
+			text := fmt.Sprintf("lease %s returned", short(n.Name))
+			if n.Role == lockops.RoleHolder && !n.Ctime.IsZero() {
+				text += fmt.Sprintf(" (held %s)", fmtGap(at.Sub(n.Ctime)))
+			}
+			evs = append(evs, Event{At: at, Kind: EventDeleted, Path: cur.Path, Node: n.Name,
+				Text: text + ": holders " + cur.LimitText()})
+		}
+	}
+	return evs
+}
+
+// recipeOf names the library whose nodes a semaphore holds.
+func recipeOf(q Queue) string {
+	if len(q.Nodes) == 0 {
+		return "an empty"
+	}
+	return q.Nodes[0].Recipe.String()
+}
+
+func sessionText(id int64) string {
+	if s := SessionHex(id); s != "" {
+		return s
+	}
+	return "an unknown session"
+}

@@ -1,0 +1,380 @@
+package zkview
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"zklock/lockops"
+)
+
+func TestSemaphoreKind(t *testing.T) {
+	hex := "0123456789abcdef0123456789abcdef"
+	digitsTail := "abcdefabcdefabcdefabcd0123456789" // 32 hex ending in ten digits
+	for _, tt := range []struct {
+		kids []string
+		want semKind
+	}{
+		{nil, semNone},
+		{[]string{"leases", "locks"}, semCurator},
+		{[]string{"leases"}, semCurator},
+		{[]string{"locks"}, semNone}, // a mutex parent's parent named locks
+		{[]string{"leases", "locks", "other"}, semNone},
+		{[]string{hex}, semKazoo},
+		{[]string{hex, digitsTail}, semKazoo},
+		{[]string{hex, "leases"}, semNone},
+		{[]string{hex + "__lock__0000000001"}, semNone},
+		{[]string{hex, "lock-0000000001"}, semNone},
+		{[]string{strings.ToUpper(hex)}, semNone},
+		{[]string{hex[:31]}, semNone},
+	} {
+		if got := semaphoreKind(tt.kids); got != tt.want {
+			t.Errorf("semaphoreKind(%q) = %v, want %v", tt.kids, got, tt.want)
+		}
+	}
+}
+
+func TestSemaphoreNodeNames(t *testing.T) {
+	digitsTail := "abcdefabcdefabcdefabcd0123456789"
+	if !isKazooLease(digitsTail) {
+		t.Errorf("%s is a Kazoo lease name", digitsTail)
+	}
+	if _, ok := lockops.ParseName(digitsTail); ok {
+		t.Errorf("ParseName reads the lease %s as a lock node", digitsTail)
+	}
+	if NodeRef(digitsTail, 0) != digitsTail {
+		t.Errorf("NodeRef(%s) = %s, want the name", digitsTail, NodeRef(digitsTail, 0))
+	}
+	for _, tt := range []struct {
+		name string
+		seq  int32
+		ok   bool
+	}{
+		{"_c_6a3f0a1e-2b4c-4d5e-8f90-1a2b3c4d5e6f-lease-0000000003", 3, true},
+		{"lease-0000000012", 12, true},
+		{"_c_6a3f0a1e-2b4c-4d5e-8f90-1a2b3c4d5e6f-lease--1000000000", -1000000000, true},
+		{"_c_6a3f0a1e-2b4c-4d5e-8f90-1a2b3c4d5e6f-lock-0000000003", 0, false},
+		{"xlease-0000000003", 0, false},
+		{"leases", 0, false},
+		{digitsTail, 0, false},
+	} {
+		seq, ok := curatorLease(tt.name)
+		if ok != tt.ok || seq != tt.seq {
+			t.Errorf("curatorLease(%s) = %d, %v; want %d, %v", tt.name, seq, ok, tt.seq, tt.ok)
+		}
+	}
+	if got := semaphoreAux("/s/x", semKazoo, nil); !slices.Equal(got, []string{"/s/x-__lock__"}) {
+		t.Errorf("kazoo aux %v", got)
+	}
+	if got := semaphoreAux("/s/x", semCurator, []string{"leases"}); !slices.Equal(got, []string{"/s/x/leases"}) {
+		t.Errorf("curator aux %v", got)
+	}
+	if got := semaphoreAux("/s/x", semCurator, []string{"locks", "leases"}); !slices.Equal(got, []string{"/s/x/leases", "/s/x/locks"}) {
+		t.Errorf("curator aux %v", got)
+	}
+}
+
+// semT builds the nodes of a composeSemaphore case.
+var semT0 = time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)
+
+func cLease(seq int32, session int64) Node {
+	return Node{Name: fmt.Sprintf("_c_00000000-0000-4000-8000-%012d-lease-%010d", seq, seq), Seq: seq, Session: session,
+		Ctime: semT0.Add(time.Duration(seq) * time.Second), Since: semT0.Add(time.Duration(seq) * time.Second), SinceExact: true}
+}
+
+func cLock(seq int32, session int64) Node {
+	return Node{Name: fmt.Sprintf("_c_00000000-0000-4000-8000-%012d-lock-%010d", seq, seq), Seq: seq, Session: session,
+		Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Ctime: semT0.Add(time.Duration(seq) * time.Second)}
+}
+
+func kLease(i int, session int64) Node {
+	return Node{Name: fmt.Sprintf("%032x", 0xabc000+i), Session: session, Ctime: semT0.Add(time.Duration(i) * time.Second),
+		Since: semT0.Add(time.Duration(i) * time.Second), SinceExact: true}
+}
+
+func kLock(seq int32, session int64) Node {
+	return Node{Name: fmt.Sprintf("%032x__lock__%010d", 0xdef000+seq, seq), Seq: seq, Session: session,
+		Kind: lockops.KindMutex, Recipe: lockops.RecipeKazoo, Ctime: semT0.Add(time.Duration(seq) * time.Second)}
+}
+
+// lockQueue is an admission lock as buildQueue builds it: the first node
+// holds, each other waits on the one before, verified.
+func lockQueue(nodes ...Node) Queue {
+	q := Queue{Nodes: nodes}
+	for i := range q.Nodes {
+		n := &q.Nodes[i]
+		if i == 0 {
+			n.Role, n.Believes = lockops.RoleHolder, lockops.RoleHolder
+			continue
+		}
+		n.Role, n.Believes, n.Watches, n.Predecessor, n.Link = lockops.RoleWaiting, lockops.RoleWaiting, q.Nodes[i-1].Name, q.Nodes[i-1].Name, LinkVerified
+	}
+	return q
+}
+
+// semRow is what a test says of one composed node.
+type semRow struct {
+	name    string
+	lease   bool
+	holds   bool
+	watches string
+	link    LinkStatus
+	parent  string
+}
+
+func TestComposeSemaphore(t *testing.T) {
+	l1, l2, l3 := cLease(1, 0xa), cLease(2, 0xb), cLease(3, 0xc)
+	c3, c4 := cLock(3, 0xc), cLock(4, 0xd)
+	k1, k2 := kLease(1, 0xa), kLease(2, 0xb)
+	q5, q6 := kLock(5, 0xc), kLock(6, 0xd)
+	missing := lockQueue(cLock(7, 0xe), cLock(8, 0xf))
+	missing.Nodes[1].Link = LinkMissing
+	missing.Warnings = []Warning{{Code: WarnMissingWatch, Nodes: []string{missing.Nodes[1].Name}}, {Code: WarnStale}}
+	missing.Other = []string{"junk"}
+
+	for _, tt := range []struct {
+		name      string
+		in        semParts
+		rows      []semRow
+		limit     int
+		src       string
+		warnings  []string
+		pending   string
+		other     []string
+		overNodes []string
+	}{
+		{
+			name: "curator, leases only: limit unknown",
+			in:   semParts{Path: "/s", Kind: semCurator, Leases: []Node{l2, l1}},
+			rows: []semRow{{l1.Name, true, true, "", LinkNone, "/s/leases"}, {l2.Name, true, true, "", LinkNone, "/s/leases"}},
+		},
+		{
+			name: "curator, a lease beyond the limit: deduced",
+			in:   semParts{Path: "/s", Kind: semCurator, Leases: []Node{l3, l1, l2}, Lock: lockQueue(c3, c4)},
+			rows: []semRow{
+				{l1.Name, true, true, "", LinkNone, "/s/leases"},
+				{l2.Name, true, true, "", LinkNone, "/s/leases"},
+				{l3.Name, true, false, "/s/leases", LinkInferred, "/s/leases"},
+				{c3.Name, false, false, "/s/leases", LinkInferred, "/s/locks"},
+				{c4.Name, false, false, c3.Name, LinkVerified, "/s/locks"},
+			},
+			limit: 2, src: LimitDeduced, pending: l3.Name,
+		},
+		{
+			name: "curator, admitted before its lease: limit unknown",
+			in:   semParts{Path: "/s", Kind: semCurator, Leases: []Node{l1, l2}, Lock: lockQueue(c3)},
+			rows: []semRow{
+				{l1.Name, true, true, "", LinkNone, "/s/leases"},
+				{l2.Name, true, true, "", LinkNone, "/s/leases"},
+				{c3.Name, false, false, "/s/leases", LinkInferred, "/s/locks"},
+			},
+		},
+		{
+			name: "curator, stated limit, lease within it: holds",
+			in:   semParts{Path: "/s", Kind: semCurator, Leases: []Node{l1, l2, l3}, Lock: lockQueue(c3), Limit: 3},
+			rows: []semRow{
+				{l1.Name, true, true, "", LinkNone, "/s/leases"},
+				{l2.Name, true, true, "", LinkNone, "/s/leases"},
+				{l3.Name, true, true, "", LinkNone, "/s/leases"},
+				{c3.Name, false, false, "/s/leases", LinkInferred, "/s/locks"},
+			},
+			limit: 3, src: LimitFromConfig,
+		},
+		{
+			name: "curator, stated limit below the holders: over-limit",
+			in:   semParts{Path: "/s", Kind: semCurator, Leases: []Node{l1, l2, l3}, Lock: lockQueue(c3), Limit: 1},
+			rows: []semRow{
+				{l1.Name, true, true, "", LinkNone, "/s/leases"},
+				{l2.Name, true, true, "", LinkNone, "/s/leases"},
+				{l3.Name, true, false, "/s/leases", LinkInferred, "/s/leases"},
+				{c3.Name, false, false, "/s/leases", LinkInferred, "/s/locks"},
+			},
+			limit: 1, src: LimitFromConfig, pending: l3.Name,
+			warnings: []string{WarnOverLimit}, overNodes: []string{l1.Name, l2.Name},
+		},
+		{
+			name: "curator, the lock's own warnings and others carried, stale dropped",
+			in:   semParts{Path: "/s", Kind: semCurator, Leases: []Node{l1}, NotLeases: []string{"stray"}, Lock: missing},
+			rows: []semRow{
+				{l1.Name, true, true, "", LinkNone, "/s/leases"},
+				{missing.Nodes[0].Name, false, false, "/s/leases", LinkInferred, "/s/locks"},
+				{missing.Nodes[1].Name, false, false, missing.Nodes[0].Name, LinkMissing, "/s/locks"},
+			},
+			warnings: []string{WarnMissingWatch}, other: []string{"leases/stray", "locks/junk"},
+		},
+		{
+			name: "kazoo, max_leases in the parent's data",
+			in:   semParts{Path: "/s", Kind: semKazoo, Leases: []Node{k2, k1}, Lock: lockQueue(q5, q6), ParentData: []byte("2")},
+			rows: []semRow{
+				{k1.Name, true, true, "", LinkNone, ""},
+				{k2.Name, true, true, "", LinkNone, ""},
+				{q5.Name, false, false, "/s", LinkInferred, "/s-__lock__"},
+				{q6.Name, false, false, q5.Name, LinkVerified, "/s-__lock__"},
+			},
+			limit: 2, src: LimitFromData,
+		},
+		{
+			name:  "kazoo, data below the holders: over-limit",
+			in:    semParts{Path: "/s", Kind: semKazoo, Leases: []Node{k1, k2}, ParentData: []byte(" 1\n")},
+			rows:  []semRow{{k1.Name, true, true, "", LinkNone, ""}, {k2.Name, true, true, "", LinkNone, ""}},
+			limit: 1, src: LimitFromData, warnings: []string{WarnOverLimit}, overNodes: []string{k1.Name, k2.Name},
+		},
+		{
+			name:  "kazoo, the config wins over the data",
+			in:    semParts{Path: "/s", Kind: semKazoo, Leases: []Node{k1, k2}, ParentData: []byte("1"), Limit: 3},
+			rows:  []semRow{{k1.Name, true, true, "", LinkNone, ""}, {k2.Name, true, true, "", LinkNone, ""}},
+			limit: 3, src: LimitFromConfig,
+		},
+		{
+			name:  "kazoo, data no number: limit unknown",
+			in:    semParts{Path: "/s", Kind: semKazoo, Leases: []Node{k1}, NotLeases: []string{"x"}, ParentData: []byte("config")},
+			rows:  []semRow{{k1.Name, true, true, "", LinkNone, ""}},
+			other: []string{"x"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := composeSemaphore(tt.in)
+			var got []semRow
+			for _, n := range res.Nodes {
+				got = append(got, semRow{n.Name, n.Lease, n.Role == lockops.RoleHolder, n.Watches, n.Link, n.Parent})
+				if n.Role != n.Believes {
+					t.Errorf("%s: role %v believes %v", n.Name, n.Role, n.Believes)
+				}
+				if n.Lease && (n.KindName() != "lease" || n.Recipe != tt.in.Kind.recipe()) {
+					t.Errorf("%s: kind %s recipe %v", n.Name, n.KindName(), n.Recipe)
+				}
+				if n.Role == lockops.RoleWaiting && !n.SinceExact {
+					t.Errorf("%s: a waiter waits since its creation", n.Name)
+				}
+			}
+			if !slices.Equal(got, tt.rows) {
+				t.Errorf("nodes\n got %+v\nwant %+v", got, tt.rows)
+			}
+			if res.Limit != tt.limit || res.LimitSource != tt.src || res.Pending != tt.pending {
+				t.Errorf("limit %d %q pending %q, want %d %q %q", res.Limit, res.LimitSource, res.Pending, tt.limit, tt.src, tt.pending)
+			}
+			var codes []string
+			for _, w := range res.Warnings {
+				codes = append(codes, w.Code)
+				if w.Code == WarnOverLimit && !slices.Equal(w.Nodes, tt.overNodes) {
+					t.Errorf("over-limit names %v, want %v", w.Nodes, tt.overNodes)
+				}
+			}
+			if !slices.Equal(codes, tt.warnings) {
+				t.Errorf("warnings %v, want %v", codes, tt.warnings)
+			}
+			if !slices.Equal(res.Other, tt.other) {
+				t.Errorf("other %v, want %v", res.Other, tt.other)
+			}
+		})
+	}
+}
+
+// semaphoreSnapshot is a Curator semaphore with a lease beyond its
+// stated limit and an over-limit warning, as Watch builds it.
+func semaphoreSnapshot() *Snapshot {
+	l1, l2, l3 := cLease(1, 0xa), cLease(2, 0xb), cLease(3, 0xc)
+	res := composeSemaphore(semParts{Path: "/sem/x", Kind: semCurator, Leases: []Node{l1, l2, l3},
+		Lock: lockQueue(cLock(3, 0xc), cLock(4, 0xd)), Limit: 1})
+	return &Snapshot{At: semT0.Add(time.Minute), Queues: []Queue{{Path: "/sem/x", State: PathPresent, Type: TypeSemaphore,
+		Nodes: res.Nodes, Other: res.Other, Warnings: res.Warnings, Limit: res.Limit, LimitSource: res.LimitSource}}}
+}
+
+func TestSemaphoreLS(t *testing.T) {
+	snap := semaphoreSnapshot()
+	if got := CheckCode(snap); got != 2 {
+		t.Errorf("CheckCode = %d for an over-limit semaphore, want 2", got)
+	}
+	var b strings.Builder
+	if err := WriteJSON(&b, snap); err != nil {
+		t.Fatal(err)
+	}
+	var v []struct {
+		Type     string `json:"type"`
+		Limit    int    `json:"limit"`
+		Source   string `json:"limit_source"`
+		Warnings []struct {
+			Code string `json:"code"`
+		} `json:"warnings"`
+		Queue []map[string]any `json:"queue"`
+	}
+	if err := json.Unmarshal([]byte(b.String()), &v); err != nil {
+		t.Fatal(err)
+	}
+	p := v[0]
+	if p.Type != "semaphore" || p.Limit != 1 || p.Source != "config" || len(p.Warnings) != 1 || p.Warnings[0].Code != "over-limit" {
+		t.Errorf("path %+v", p)
+	}
+	want := []struct{ kind, role, parent, watches string }{
+		{"lease", "holder", "/sem/x/leases", ""},
+		{"lease", "holder", "/sem/x/leases", ""},
+		{"lease", "waiting", "/sem/x/leases", "/sem/x/leases"},
+		{"mutex", "waiting", "/sem/x/locks", "/sem/x/leases"},
+		{"mutex", "waiting", "/sem/x/locks", cLock(3, 0).Name},
+	}
+	if len(p.Queue) != len(want) {
+		t.Fatalf("queue %v", p.Queue)
+	}
+	for i, w := range want {
+		n := p.Queue[i]
+		if n["kind"] != w.kind || n["role"] != w.role || n["parent"] != w.parent || n["watches"] != w.watches {
+			t.Errorf("node %d: %v, want %+v", i, n, w)
+		}
+	}
+	b.Reset()
+	if err := WriteText(&b, snap); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	for _, s := range []string{"/sem/x: semaphore, holders 2/1 (config), 2 waiting", "WARNING over-limit",
+		"children of /sem/x/leases inferred", "leases/" + cLease(1, 0).Name, "locks/" + cLock(4, 0).Name, " lease "} {
+		if !strings.Contains(text, s) {
+			t.Errorf("text lacks %q:\n%s", s, text)
+		}
+	}
+}
+
+func TestSemaphoreEvents(t *testing.T) {
+	at := semT0.Add(time.Minute)
+	k1, k2 := kLease(1, 0xa), kLease(2, 0xb)
+	build := func(leases ...Node) Queue {
+		res := composeSemaphore(semParts{Path: "/s", Kind: semKazoo, Leases: leases, ParentData: []byte("2")})
+		return Queue{Path: "/s", State: PathPresent, Type: TypeSemaphore, Nodes: res.Nodes, Limit: res.Limit, LimitSource: res.LimitSource}
+	}
+	first := semaphoreEvents(nil, build(k1), at)
+	if len(first) != 1 || !strings.Contains(first[0].Text, "kazoo semaphore, holders 1/2, 0 waiting") {
+		t.Errorf("first build: %+v", first)
+	}
+	old := build(k1)
+	evs := semaphoreEvents(&old, build(k2), at)
+	var texts []string
+	for _, e := range evs {
+		texts = append(texts, e.Kind.String()+" "+e.Text)
+	}
+	want := []string{"handoff lease " + k2.Name + " taken by 0xb: holders 1/2", "deleted lease " + k1.Name + " returned (held 59.0s): holders 1/2"}
+	if !slices.Equal(texts, want) {
+		t.Errorf("events\n got %q\nwant %q", texts, want)
+	}
+}
+
+func TestSemaphoreLimitConfig(t *testing.T) {
+	base := Config{Paths: []string{"/s"}}
+	for _, tt := range []struct {
+		limits map[string]int
+		ok     bool
+	}{
+		{nil, true},
+		{map[string]int{"/s": 3}, true},
+		{map[string]int{"/s": 0}, false},
+		{map[string]int{"s": 2}, false},
+	} {
+		c := base
+		c.SemaphoreLimits = tt.limits
+		if _, err := c.withDefaults(); (err == nil) != tt.ok {
+			t.Errorf("limits %v: err %v", tt.limits, err)
+		}
+	}
+}

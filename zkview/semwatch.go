@@ -1,0 +1,422 @@
+// Keeping a semaphore's parts watched, and composing its Queue at build
+// time (the recipes and the pure composition are in semaphore.go).
+//
+// A semaphore is recognised from its parent's listing (semaphoreKind),
+// before that listing is searched for lock parents. Its lease and lock
+// dirs beside the parent (semaphoreAux) are then watched as auxiliary
+// paths: each has a queueModel in Watcher.queues, so its listings and
+// fetches are a lock parent's, but none is in sortedPaths, so it has no
+// Queue of its own (unless the user named it), and the events its
+// listings raise are dropped: the semaphore tells its own. A Kazoo
+// semaphore's leases (children of the parent that are no lock nodes) and
+// the parent's data (max_leases) are read here at each listing of the
+// parent: a new lease costs one Get, and the data one more. A Kazoo
+// semaphore found by discovery (not a configured path or root) must also
+// have its lock path beside it in its parent's listing: 32-hex children
+// alone are a common shape (ids as names). When the parent's listing no
+// longer shows a semaphore (an emptied one still is one), its auxiliary
+// paths are let go: a lock parent found by discovery is shown again as
+// its own.
+//
+// Costs: a Curator semaphore is three watched paths, a Kazoo one two;
+// each build of a semaphore builds its lock queue too.
+
+package zkview
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"time"
+)
+
+// semaphores is the Watcher's registry of recognised semaphores. Guarded
+// by Watcher.mu.
+type semaphores struct {
+	owners map[string]*semState // by semaphore path
+	auxOf  map[string]string    // auxiliary path -> its semaphore's path
+}
+
+// semState is one recognised semaphore.
+type semState struct {
+	kind semKind
+	aux  []string // its auxiliary paths
+	// Kazoo: the leases' stat and data and the parent's data, read at
+	// each listing of the parent.
+	leases   map[string]*nodeRec
+	data     []byte
+	dataRead bool
+	// dirty: parts read here changed since the last build.
+	dirty bool
+	// Curator's lease history, for hold times: a lease of the lease dir's
+	// first listing, or one seen waiting, did not hold since its creation.
+	leasesSeen bool
+	initial    map[string]bool
+	pended     map[string]bool
+}
+
+// semaphoreLocked is the semaphore recognised at p, nil when none.
+func (w *Watcher) semaphoreLocked(p string) *semState {
+	return w.sems.owners[p]
+}
+
+// semaphoreListingLocked recognises a semaphore parent from its listing
+// kids, keeps its auxiliary paths watched, and lets them go when pw is no
+// longer one. It runs before the listing is searched for lock parents: a
+// Kazoo semaphore's leases are marked as searched (they have nothing
+// below them).
+func (w *Watcher) semaphoreListingLocked(pw *pathWatch, kids []string) {
+	if pw.removed {
+		return
+	}
+	s := &w.sems
+	if _, isAux := s.auxOf[pw.path]; isAux {
+		return
+	}
+	kind := semaphoreKind(kids)
+	if kind == semKazoo && !pw.keep() && !w.kazooLockBesideLocked(pw.path) {
+		// Found by discovery, 32-hex children alone are too common a
+		// shape (ids as names) to be taken for leases: Kazoo's lock path
+		// beside it must be there too.
+		kind = semNone
+	}
+	st := s.owners[pw.path]
+	if st != nil && len(kids) == 0 {
+		kind = st.kind // every lease returned: still a semaphore, and still watched
+	}
+	if st != nil && st.kind != kind {
+		w.dropSemaphoreLocked(pw.path)
+		st = nil
+	}
+	if kind == semNone {
+		return
+	}
+	now := w.cfg.Now()
+	if st == nil {
+		if w.queues[pw.path] == nil {
+			if !pw.explicit && len(w.sortedPaths) >= w.cfg.MaxParents {
+				if !w.capped {
+					w.capped = true
+					w.emitLocked(Event{At: now, Kind: EventInfo, Path: pw.path,
+						Text: fmt.Sprintf("discovery stopped at %d lock parents (MaxParents)", w.cfg.MaxParents)})
+				}
+				return
+			}
+			w.ensureQueueLocked(pw)
+			if !pw.explicit {
+				w.emitLocked(Event{At: now, Kind: EventPath, Path: pw.path,
+					Text: fmt.Sprintf("found semaphore %s", SanitizeString(pw.path, 0))})
+			}
+		}
+		if s.owners == nil {
+			s.owners, s.auxOf = map[string]*semState{}, map[string]string{}
+		}
+		st = &semState{kind: kind, leases: map[string]*nodeRec{}, initial: map[string]bool{}, pended: map[string]bool{}}
+		s.owners[pw.path] = st
+	}
+	want := semaphoreAux(pw.path, kind, kids)
+	for _, a := range st.aux {
+		if !slices.Contains(want, a) {
+			w.releaseAuxLocked(a, now)
+		}
+	}
+	for _, a := range want {
+		w.holdAuxLocked(pw.path, a)
+	}
+	st.aux = want
+	if kind == semKazoo && pw.discover {
+		for _, k := range kids {
+			if isKazooLease(k) {
+				pw.kids[k] = true
+			}
+		}
+	}
+	st.dirty = true
+	w.markDirtyLocked()
+}
+
+// kazooLockBesideLocked says whether the listing of p's parent showed
+// Kazoo's lock path for a semaphore at p, <p>-__lock__.
+func (w *Watcher) kazooLockBesideLocked(p string) bool {
+	gp := w.paths[path.Dir(p)]
+	return p != "/" && gp != nil && gp.kids[path.Base(p)+kazooLockSuffix]
+}
+
+// holdAuxLocked makes a part of owner's semaphore: watched, with a model,
+// and no queue of its own unless the user named it.
+func (w *Watcher) holdAuxLocked(owner, a string) {
+	s := &w.sems
+	s.auxOf[a] = owner
+	pa := w.paths[a]
+	if i, shown := slices.BinarySearch(w.sortedPaths, a); shown && (pa == nil || !pa.explicit) {
+		// A lock parent found before its semaphore was: folded in.
+		w.sortedPaths = slices.Delete(w.sortedPaths, i, i+1)
+		w.markDirtyLocked()
+	}
+	if w.queues[a] == nil {
+		w.queues[a] = newQueueModel(a, w.s.Abs(a))
+	}
+	if pa == nil {
+		w.addPathLocked(a, pathFlags{})
+	}
+}
+
+// releaseAuxLocked lets a part of a semaphore go: shown again when the
+// user named it or discovery found it holding lock nodes, unwatched when
+// nothing else asks for it.
+func (w *Watcher) releaseAuxLocked(a string, now time.Time) {
+	s := &w.sems
+	pa, qm := w.paths[a], w.queues[a]
+	switch {
+	case pa == nil:
+		delete(w.queues, a)
+	case pa.explicit:
+	case !pa.keep() && !pa.discover:
+		delete(w.queues, a) // no "vanished" event: it was never shown
+		w.removePathLocked(pa, now)
+	case qm != nil && len(qm.order.Entries) > 0:
+		if i, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
+			w.sortedPaths = slices.Insert(w.sortedPaths, i, a)
+		}
+		qm.dirty, qm.hasBuilt = true, false
+	default:
+		delete(w.queues, a)
+	}
+	delete(s.auxOf, a)
+	w.markDirtyLocked()
+}
+
+// dropSemaphoreLocked forgets the semaphore at p and lets its parts go.
+func (w *Watcher) dropSemaphoreLocked(p string) {
+	st := w.sems.owners[p]
+	if st == nil {
+		return
+	}
+	now := w.cfg.Now()
+	for _, a := range st.aux {
+		w.releaseAuxLocked(a, now)
+	}
+	delete(w.sems.owners, p)
+	if qm := w.queues[p]; qm != nil {
+		qm.dirty = true
+	}
+	w.markDirtyLocked()
+}
+
+// tidySemaphoresLocked forgets the semaphores whose parent left the model
+// and the parts no longer watched (an absent lease dir is let go; the
+// parent's next listing asks for it again).
+func (w *Watcher) tidySemaphoresLocked() {
+	for p, st := range w.sems.owners {
+		if w.queues[p] == nil {
+			w.dropSemaphoreLocked(p)
+			continue
+		}
+		st.aux = slices.DeleteFunc(st.aux, func(a string) bool {
+			if w.paths[a] != nil {
+				return false
+			}
+			delete(w.sems.auxOf, a)
+			delete(w.queues, a)
+			return true
+		})
+	}
+}
+
+// hideAuxEventsLocked drops the pending events of semaphore parts that
+// have no queue of their own: their listings speak of lock nodes and
+// handoffs a semaphore does not have.
+func (w *Watcher) hideAuxEventsLocked() {
+	if len(w.sems.auxOf) == 0 {
+		return
+	}
+	kept := w.pending[:0]
+	for _, ev := range w.pending {
+		if _, aux := w.sems.auxOf[ev.Path]; aux {
+			if _, shown := slices.BinarySearch(w.sortedPaths, ev.Path); !shown {
+				continue
+			}
+		}
+		kept = append(kept, ev)
+	}
+	clear(w.pending[len(kept):])
+	w.pending = kept
+}
+
+// semaphoreDirtyLocked: a part of st changed since its last build.
+func (w *Watcher) semaphoreDirtyLocked(st *semState) bool {
+	if st == nil {
+		return false
+	}
+	if st.dirty {
+		return true
+	}
+	for _, a := range st.aux {
+		if qm := w.queues[a]; qm != nil && qm.dirty {
+			return true
+		}
+	}
+	return false
+}
+
+// fetchSemaphoreParts reads, at a listing of a Kazoo semaphore's parent,
+// the leases not read yet and the parent's data (max_leases), for the
+// next build.
+func (w *Watcher) fetchSemaphoreParts(ctx context.Context, pw *pathWatch, kids []string) {
+	w.mu.Lock()
+	st := w.sems.owners[pw.path]
+	var need []string
+	if st != nil && st.kind == semKazoo {
+		for _, k := range kids {
+			if r := st.leases[k]; isKazooLease(k) && (r == nil || !r.fetched) {
+				need = append(need, k)
+			}
+		}
+	}
+	w.mu.Unlock()
+	if st == nil || st.kind != semKazoo || pw.abs == "/" {
+		return
+	}
+	got := w.fetch(ctx, pw.abs, need)
+	data := w.fetchOne(ctx, path.Dir(pw.abs), path.Base(pw.abs))
+	if ctx.Err() != nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.sems.owners[pw.path] != st {
+		return
+	}
+	present := make(map[string]bool, len(kids))
+	for _, k := range kids {
+		present[k] = true
+	}
+	for k := range st.leases {
+		if !present[k] {
+			delete(st.leases, k)
+		}
+	}
+	for _, f := range got {
+		if f.rec != nil {
+			st.leases[f.name] = f.rec
+		}
+	}
+	switch {
+	case data.rec != nil:
+		st.data, st.dataRead = data.rec.data, true
+	case data.gone:
+		st.data, st.dataRead = nil, false
+	}
+	st.dirty = true
+	w.markDirtyLocked()
+}
+
+// buildSemaphoreLocked composes the semaphore at qm's path from its parts
+// over q, the Queue buildQueue made of the parent's own listing (its
+// state, and a stale warning), and tells what changed since the last
+// build.
+func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q Queue, sv *serverView, now time.Time) Queue {
+	st.dirty = false
+	leaseDir, lockDir := semaphoreDirs(qm.path, st.kind)
+	settle := func(a string) *queueModel {
+		m := w.queues[a]
+		if m == nil || m == qm {
+			return nil
+		}
+		if _, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
+			m.dirty = false
+		}
+		return m
+	}
+	var lq *queueModel
+	if st.kind == semCurator {
+		lq = settle(leaseDir)
+	}
+	kq := settle(lockDir)
+	if q.State != PathPresent {
+		return q
+	}
+	parts := semParts{Path: qm.path, Kind: st.kind, Limit: w.cfg.SemaphoreLimits[qm.path]}
+	lease := func(name string, seq int32, r *nodeRec) Node {
+		n := Node{Name: name, Seq: seq}
+		if r != nil && r.fetched {
+			n.Session, n.Data, n.DataLen = r.session, r.data, r.dataLen
+			n.Ctime, n.Mtime, n.Version = r.ctime, r.mtime, r.version
+			n.Since, n.SinceExact = r.ctime, true
+			if sv != nil {
+				n.Client = sv.clients[r.session]
+			}
+		}
+		return n
+	}
+	current := map[string]bool{}
+	switch st.kind {
+	case semCurator:
+		if lq == nil {
+			break
+		}
+		if lq.seen && !st.leasesSeen {
+			st.leasesSeen = true
+			for _, k := range lq.kids {
+				st.initial[k] = true
+			}
+		}
+		for _, k := range lq.kids {
+			seq, ok := curatorLease(k)
+			if !ok {
+				parts.NotLeases = append(parts.NotLeases, k)
+				continue
+			}
+			r := lq.nodes[k]
+			if r != nil && r.fetched && r.session == 0 {
+				parts.NotLeases = append(parts.NotLeases, k) // persistent: no lease
+				continue
+			}
+			current[k] = true
+			n := lease(k, seq, r)
+			// Held since its creation, unless it waited first, or was
+			// already there when the monitor first looked.
+			n.SinceExact = n.SinceExact && !st.initial[k] && !st.pended[k]
+			parts.Leases = append(parts.Leases, n)
+		}
+	case semKazoo:
+		for _, k := range qm.order.Other {
+			r := st.leases[k]
+			if !isKazooLease(k) || r != nil && r.fetched && r.session == 0 {
+				parts.NotLeases = append(parts.NotLeases, k) // no lease name, or persistent
+				continue
+			}
+			parts.Leases = append(parts.Leases, lease(k, 0, r))
+		}
+		if st.dataRead {
+			parts.ParentData = st.data
+		}
+	}
+	if kq != nil {
+		parts.Lock = buildQueue(kq, sv, false, time.Time{})
+	}
+	res := composeSemaphore(parts)
+	if res.Pending != "" {
+		st.pended[res.Pending] = true
+	}
+	for _, m := range []map[string]bool{st.initial, st.pended} {
+		for k := range m {
+			if !current[k] {
+				delete(m, k)
+			}
+		}
+	}
+	q.Type = TypeSemaphore
+	q.Nodes, q.Other = res.Nodes, res.Other
+	q.Limit, q.LimitSource = res.Limit, res.LimitSource
+	q.Warnings = append(res.Warnings, q.Warnings...)
+	var old *Queue
+	if qm.hasBuilt {
+		old = &qm.built
+	}
+	for _, ev := range semaphoreEvents(old, q, now) {
+		w.emitLocked(ev)
+	}
+	return q
+}

@@ -1,0 +1,620 @@
+package zkview
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"zklock/lockops"
+)
+
+var sessT0 = time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
+
+// sn is a lock node of session s, holding or waiting since d before
+// sessT0.
+func sn(seq int32, s int64, role lockops.Role, d time.Duration) Node {
+	return Node{Name: fmt.Sprintf("lock-%010d", seq), Seq: seq, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
+		Role: role, Believes: role, Session: s, Client: fmt.Sprintf("10.0.0.%d:4000", s%250), Since: sessT0.Add(-d), SinceExact: true}
+}
+
+func hold(seq int32, s int64, d time.Duration) Node { return sn(seq, s, lockops.RoleHolder, d) }
+func wait(seq int32, s int64, d time.Duration) Node { return sn(seq, s, lockops.RoleWaiting, d) }
+
+func rw(n Node, kind lockops.Kind) Node {
+	n.Kind = kind
+	return n
+}
+
+func mutexQ(path string, nodes ...Node) Queue {
+	return Queue{Path: path, State: PathPresent, Type: TypeMutex, Nodes: nodes}
+}
+
+func snapOf(qs ...Queue) *Snapshot {
+	slices.SortFunc(qs, func(a, b Queue) int { return cmpString(a.Path, b.Path) })
+	s := &Snapshot{At: sessT0, Queues: qs}
+	s.Deadlocks = FindDeadlocks(qs, sessT0)
+	return s
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// blocks is "session:blocks/direct" for each session, in the view's order.
+func blocks(ss *Sessions) []string {
+	var out []string
+	for _, s := range ss.List {
+		out = append(out, fmt.Sprintf("%d:%d/%d", s.Session, s.Blocks, s.BlocksDirect))
+	}
+	return out
+}
+
+func TestSessionsCycleOfTwoOverTwoPaths(t *testing.T) {
+	for _, tc := range []struct {
+		age  time.Duration
+		want string
+	}{
+		{10 * time.Second, CycleDeadlock},
+		{DeadlockAfter, CycleDeadlock},
+		{DeadlockAfter - time.Millisecond, CycleYoung},
+		{time.Second, CycleYoung},
+	} {
+		snap := snapOf(
+			mutexQ("/a", hold(1, 1, time.Minute), wait(2, 2, tc.age)),
+			mutexQ("/b", hold(1, 2, time.Minute), wait(2, 1, 2*time.Minute)),
+		)
+		if len(snap.Deadlocks) != 1 {
+			t.Fatalf("age %v: %d cycles, want 1: %+v", tc.age, len(snap.Deadlocks), snap.Deadlocks)
+		}
+		d := snap.Deadlocks[0]
+		if !slices.Equal(d.Sessions, []int64{1, 2}) || !slices.Equal(d.Paths, []string{"/b", "/a"}) || d.State != tc.want {
+			t.Errorf("age %v: %+v, want sessions [1 2] paths [/b /a] %s", tc.age, d, tc.want)
+		}
+		if !d.Since.Equal(sessT0.Add(-tc.age)) {
+			t.Errorf("age %v: since %v, want the younger wait's start %v", tc.age, d.Since, sessT0.Add(-tc.age))
+		}
+		w0, w1 := d.Waits[0], d.Waits[1]
+		if w0.Session != 1 || w0.Holder != 2 || w0.Path != "/b" || w0.Node != "lock-0000000002" || w0.HolderNode != "lock-0000000001" ||
+			w1.Session != 2 || w1.Holder != 1 || w1.Path != "/a" || w0.Client != "10.0.0.1:4000" {
+			t.Errorf("age %v: waits %+v", tc.age, d.Waits)
+		}
+		ss := SessionsOf(snap)
+		// 2 blocks 1, whose wait is the older: 2 comes first.
+		if got := blocks(ss); !slices.Equal(got, []string{"2:1/1", "1:1/1"}) {
+			t.Errorf("blocks %v", got)
+		}
+		if len(ss.Deadlocks) != 1 {
+			t.Errorf("SessionsOf lost the deadlocks")
+		}
+	}
+}
+
+func TestSessionsCycleOfThreeOverThreePaths(t *testing.T) {
+	snap := snapOf(
+		mutexQ("/a", hold(1, 30, time.Minute), wait(2, 10, time.Minute)),
+		mutexQ("/b", hold(1, 10, time.Minute), wait(2, 20, time.Minute)),
+		mutexQ("/c", hold(1, 20, time.Minute), wait(2, 30, time.Minute)),
+		// A bystander waiting on the cycle: blocked, not part of it.
+		mutexQ("/d", hold(1, 20, time.Minute), wait(2, 40, time.Minute)),
+	)
+	if len(snap.Deadlocks) != 1 {
+		t.Fatalf("%d cycles, want 1: %+v", len(snap.Deadlocks), snap.Deadlocks)
+	}
+	d := snap.Deadlocks[0]
+	// 10 waits on /a held by 30; 30 on /c held by 20; 20 on /b held by 10.
+	if !slices.Equal(d.Sessions, []int64{10, 30, 20}) || !slices.Equal(d.Paths, []string{"/a", "/c", "/b"}) || d.State != CycleDeadlock {
+		t.Errorf("%+v", d)
+	}
+	ss := SessionsOf(snap)
+	// Each member blocks the two others; 20 also blocks 40 directly.
+	if got := blocks(ss); !slices.Equal(got, []string{"20:3/2", "10:3/1", "30:3/1", "40:0/0"}) {
+		t.Errorf("blocks %v", got)
+	}
+}
+
+// Two cycles sharing a session are both spelled out; a session that
+// waits on the cycle is not in it.
+func TestSessionsDeadlockTwoCyclesOneComponent(t *testing.T) {
+	snap := snapOf(
+		mutexQ("/a", hold(1, 1, time.Minute), wait(2, 2, time.Minute), wait(3, 3, time.Minute)),
+		mutexQ("/b", hold(1, 2, time.Minute), wait(2, 1, time.Minute)),
+		mutexQ("/c", hold(1, 3, time.Minute), wait(2, 1, time.Minute)),
+	)
+	var got [][]int64
+	for _, d := range snap.Deadlocks {
+		got = append(got, d.Sessions)
+	}
+	if !slices.EqualFunc(got, [][]int64{{1, 2}, {1, 3}}, slices.Equal[[]int64]) {
+		t.Errorf("cycles %v, want [[1 2] [1 3]]", got)
+	}
+}
+
+func TestSessionsSelfWait(t *testing.T) {
+	// Same path: session 7 holds #1 and waits behind it with #2.
+	same := mutexQ("/a", hold(1, 7, time.Minute), wait(2, 7, time.Minute), wait(3, 8, time.Minute))
+	// Another path: 9 holds /b, and on /c waits behind its own holder.
+	other := []Queue{
+		mutexQ("/b", hold(1, 9, time.Minute), wait(2, 5, time.Minute)),
+		mutexQ("/c", hold(1, 9, time.Minute), wait(2, 9, time.Minute)),
+	}
+	snap := snapOf(append([]Queue{same}, other...)...)
+	var got []string
+	for _, d := range snap.Deadlocks {
+		got = append(got, fmt.Sprintf("%v %s %v", d.Sessions, d.State, d.Paths))
+	}
+	if want := []string{"[7] self-wait [/a]", "[9] self-wait [/c]"}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	w, ok := selfWaitWarning(&same)
+	if !ok || w.Code != WarnSelfWait || !slices.Equal(w.Nodes, []string{"lock-0000000002"}) {
+		t.Errorf("warning %+v %v", w, ok)
+	}
+	if _, ok := selfWaitWarning(&other[0]); ok {
+		t.Errorf("self-wait on a queue of two sessions")
+	}
+	ss := SessionsOf(snap)
+	// A self-wait blocks nobody else; 7 blocks 8, 9 blocks 5.
+	for _, s := range ss.List {
+		switch s.Session {
+		case 7, 9:
+			if s.Blocks != 1 || s.BlocksDirect != 1 || !slices.Contains(s.WaitsFor, s.Session) {
+				t.Errorf("%d: %+v", s.Session, s)
+			}
+		}
+	}
+}
+
+// A chain of five: each holds one lock and waits on the next; the last
+// holds and waits on nothing. No cycle; the last is the root blocker.
+func TestSessionsChainRootBlocker(t *testing.T) {
+	var qs []Queue
+	for i := int64(1); i <= 5; i++ {
+		nodes := []Node{hold(1, i, time.Hour)}
+		if i > 1 {
+			nodes = append(nodes, wait(2, i-1, time.Duration(i)*time.Second))
+		}
+		qs = append(qs, mutexQ(fmt.Sprintf("/p%d", i), nodes...))
+	}
+	snap := snapOf(qs...)
+	if len(snap.Deadlocks) != 0 {
+		t.Fatalf("cycles in a chain: %+v", snap.Deadlocks)
+	}
+	ss := SessionsOf(snap)
+	if got := blocks(ss); !slices.Equal(got, []string{"5:4/1", "4:3/1", "3:2/1", "2:1/1", "1:0/0"}) {
+		t.Errorf("blocks %v", got)
+	}
+	root := ss.List[0]
+	// 1 waits on /p2 since 2s ago ... 4 waits on /p5 since 5s ago: the
+	// longest wait behind 5 is 4's own, 5s.
+	if root.OldestWait != 5*time.Second || len(root.Waits) != 0 || len(root.Holds) != 1 || root.Holds[0].Path != "/p5" {
+		t.Errorf("root %+v", root)
+	}
+	if ss.List[4].OldestWait != 0 {
+		t.Errorf("a session blocking none has an oldest wait: %+v", ss.List[4])
+	}
+}
+
+func TestSessionsReadLocks(t *testing.T) {
+	// R1 and R2 hold; W3 waits for both; R4 waits for W3 (the nearest
+	// writer before it), not for the readers.
+	q := mutexQ("/rw",
+		rw(hold(1, 1, time.Minute), lockops.KindRead),
+		rw(hold(2, 2, time.Minute), lockops.KindRead),
+		rw(wait(3, 3, time.Minute), lockops.KindWrite),
+		rw(wait(4, 4, time.Minute), lockops.KindRead),
+	)
+	q.Type = TypeRWLock
+	ss := SessionsOf(snapOf(q))
+	if got := blocks(ss); !slices.Equal(got, []string{"1:2/1", "2:2/1", "3:1/1", "4:0/0"}) {
+		t.Errorf("blocks %v", got)
+	}
+	if w := ss.Find(3).WaitsFor; !slices.Equal(w, []int64{1, 2}) {
+		t.Errorf("writer waits for %v", w)
+	}
+	if w := ss.Find(4).WaitsFor; !slices.Equal(w, []int64{3}) {
+		t.Errorf("reader waits for %v", w)
+	}
+	// A writer holds: both readers wait for it.
+	q2 := mutexQ("/rw2",
+		rw(hold(1, 1, time.Minute), lockops.KindWrite),
+		rw(wait(2, 2, time.Minute), lockops.KindRead),
+		rw(wait(3, 3, time.Minute), lockops.KindRead),
+	)
+	q2.Type = TypeRWLock
+	if got := blocks(SessionsOf(snapOf(q2))); !slices.Equal(got, []string{"1:2/2", "2:0/0", "3:0/0"}) {
+		t.Errorf("blocks %v", got)
+	}
+}
+
+// Fan-in: many sessions on one holder, over two paths, one of them
+// waiting on both.
+func TestSessionsFanInBlocker(t *testing.T) {
+	snap := snapOf(
+		mutexQ("/a", hold(1, 1, time.Minute), wait(2, 2, 40*time.Second), wait(3, 3, 30*time.Second), wait(4, 4, 20*time.Second)),
+		mutexQ("/b", hold(1, 1, time.Minute), wait(2, 5, 90*time.Second), wait(3, 2, 10*time.Second)),
+	)
+	ss := SessionsOf(snap)
+	top := ss.List[0]
+	if top.Session != 1 || top.Blocks != 4 || top.BlocksDirect != 4 || top.OldestWait != 90*time.Second || len(top.Holds) != 2 {
+		t.Errorf("top %+v", top)
+	}
+	if s := ss.Find(2); len(s.Waits) != 2 || s.Waits[0].Path != "/a" || s.Waits[1].Path != "/b" {
+		t.Errorf("session 2 %+v", s)
+	}
+}
+
+// A diamond is counted once: 4 waits for 2 and 3, both wait for 1.
+func TestSessionsBlockerDiamond(t *testing.T) {
+	snap := snapOf(
+		mutexQ("/x", hold(1, 2, time.Minute), wait(2, 4, time.Minute)),
+		mutexQ("/y", hold(1, 3, time.Minute), wait(2, 4, time.Minute)),
+		mutexQ("/z", hold(1, 1, time.Minute), wait(2, 2, time.Minute), wait(3, 3, time.Minute)),
+	)
+	if got := blocks(SessionsOf(snap)); !slices.Equal(got, []string{"1:3/2", "2:1/1", "3:1/1", "4:0/0"}) {
+		t.Errorf("blocks %v", got)
+	}
+}
+
+// A semaphore's waiters wait for every lease holder, wherever it stands.
+func TestSessionsSemaphoreBlockers(t *testing.T) {
+	q := Queue{Path: "/sem", State: PathPresent, Type: TypeSemaphore, Nodes: []Node{
+		hold(5, 1, time.Minute), hold(3, 2, time.Minute), wait(1, 3, time.Minute), wait(7, 4, time.Minute),
+	}}
+	ss := SessionsOf(snapOf(q))
+	if got := blocks(ss); !slices.Equal(got, []string{"1:2/2", "2:2/2", "3:0/0", "4:0/0"}) {
+		t.Errorf("blocks %v", got)
+	}
+}
+
+// Nodes of no known owner are left out; empty and absent queues are fine.
+func TestSessionsUnknownOwners(t *testing.T) {
+	snap := snapOf(
+		mutexQ("/a", hold(1, 0, time.Minute), wait(2, 2, time.Minute)),
+		Queue{Path: "/gone", State: PathAbsent},
+		mutexQ("/empty"),
+	)
+	ss := SessionsOf(snap)
+	if got := blocks(ss); !slices.Equal(got, []string{"2:0/0"}) {
+		t.Errorf("blocks %v", got)
+	}
+	if len(SessionsOf(&Snapshot{}).List) != 0 {
+		t.Error("sessions of an empty snapshot")
+	}
+}
+
+// The Watcher's graph dates a wait from when it first saw it: a cycle
+// comes of age after DeadlockAfter with no handoff, and a handoff on any
+// of its waits makes it young again.
+func TestSessionsDeadlockAgeAcrossSnapshots(t *testing.T) {
+	build := func(holderA string) []Queue {
+		a := mutexQ("/a", hold(1, 1, 0), wait(2, 2, 0))
+		a.Nodes[0].Name = holderA
+		return []Queue{a, mutexQ("/b", hold(1, 2, 0), wait(2, 1, 0))}
+	}
+	var g sessionGraph
+	at := func(d time.Duration) time.Time { return sessT0.Add(d) }
+	g.update(build("lock-0000000001"), at(0))
+	if c := g.cycles(at(0)); len(c) != 1 || c[0].State != CycleYoung || !c[0].Since.Equal(at(0)) {
+		t.Fatalf("first sight: %+v", c)
+	}
+	// The same queues again (new slices, same nodes), 6s later.
+	g.update(build("lock-0000000001"), at(6*time.Second))
+	if c := g.cycles(at(6 * time.Second)); len(c) != 1 || c[0].State != CycleDeadlock || !c[0].Since.Equal(at(0)) {
+		t.Fatalf("6s later: %+v", c)
+	}
+	// A handoff on /a to another node of the same session: progress.
+	g.update(build("lock-0000000000"), at(7*time.Second))
+	if c := g.cycles(at(7 * time.Second)); len(c) != 1 || c[0].State != CycleYoung || !c[0].Since.Equal(at(7*time.Second)) {
+		t.Fatalf("after a handoff: %+v", c)
+	}
+	// One session gone: cleared.
+	g.update([]Queue{mutexQ("/a", wait(2, 2, 0)), mutexQ("/b", hold(1, 2, 0))}, at(8*time.Second))
+	if c := g.cycles(at(8 * time.Second)); len(c) != 0 {
+		t.Fatalf("after the session left: %+v", c)
+	}
+	// A path no longer watched drops out of the graph.
+	g.update(nil, at(9*time.Second))
+	if len(g.parts) != 0 || len(g.out) != 0 || len(g.waitsOut) != 0 || len(g.waitedOn) != 0 || len(g.waitIn) != 0 || len(g.both) != 0 {
+		t.Errorf("graph not empty: %+v", g)
+	}
+}
+
+// Two reads DeadlockAfter apart judge a cycle without watching.
+func TestSessionsJudgeAgainDeadlock(t *testing.T) {
+	q := func() []Queue {
+		return []Queue{mutexQ("/a", hold(1, 1, 0), wait(2, 2, 0)), mutexQ("/b", hold(1, 2, 0), wait(2, 1, 0))}
+	}
+	first := &Snapshot{At: sessT0, Queues: q()}
+	next := &Snapshot{At: sessT0.Add(DeadlockAfter), Queues: q()}
+	if d := JudgeAgain(first, next); len(d) != 1 || d[0].State != CycleDeadlock || !d[0].Since.Equal(sessT0) {
+		t.Errorf("judged %+v", d)
+	}
+	moved := q()
+	moved[1].Nodes[0].Name = "lock-0000000003"
+	next.Queues = moved
+	if d := JudgeAgain(first, next); len(d) != 1 || d[0].State != CycleYoung {
+		t.Errorf("after a handoff: %+v", d)
+	}
+	young, due := YoungCycles(&Snapshot{Deadlocks: JudgeAgain(first, next)})
+	if !young || !due.Equal(next.At.Add(DeadlockAfter)) {
+		t.Errorf("young %v due %v", young, due)
+	}
+}
+
+// --- benchmarks -------------------------------------------------------------
+
+// benchQueues is paths queues of per sessions each (one holder, the rest
+// waiting), every session distinct: 10,000 sessions over 1,000 paths.
+func benchQueues(paths, per int) []Queue {
+	qs := make([]Queue, paths)
+	s := int64(1)
+	for p := range qs {
+		nodes := make([]Node, per)
+		for i := range nodes {
+			role := lockops.RoleWaiting
+			if i == 0 {
+				role = lockops.RoleHolder
+			}
+			nodes[i] = sn(int32(i), s, role, time.Minute)
+			s++
+		}
+		qs[p] = mutexQ(fmt.Sprintf("/locks/p%04d", p), nodes...)
+	}
+	return qs
+}
+
+// handoff makes queue p's holder go and its first waiter hold, with a new
+// session joining at the end: a new Nodes slice, as the Watcher builds.
+func handoff(qs []Queue, p int, next *int64, seq *int32) {
+	old := qs[p].Nodes
+	nodes := make([]Node, 0, len(old))
+	nodes = append(nodes, old[1:]...)
+	nodes[0].Role, nodes[0].Believes = lockops.RoleHolder, lockops.RoleHolder
+	*seq++
+	*next++
+	nodes = append(nodes, sn(*seq, *next, lockops.RoleWaiting, 0))
+	qs[p].Nodes = nodes
+}
+
+// BenchmarkSessionsGraphChange is the Watcher's cost of the sessions view
+// per change: one queue of 10 among 1,000 (10,000 sessions) hands off,
+// and the graph is brought up to date and searched for cycles, with a
+// two-session deadlock standing elsewhere.
+func BenchmarkSessionsGraphChange(b *testing.B) {
+	qs := benchQueues(1000, 10)
+	// A standing cycle over the first two paths' holders.
+	h0, h1 := qs[0].Nodes[0].Session, qs[1].Nodes[0].Session
+	qs[0].Nodes = append(qs[0].Nodes, sn(100, h1, lockops.RoleWaiting, 0))
+	qs[1].Nodes = append(qs[1].Nodes, sn(100, h0, lockops.RoleWaiting, 0))
+	var g sessionGraph
+	now := sessT0
+	g.update(qs, now)
+	if c := g.cycles(now); len(c) != 1 {
+		b.Fatalf("cycles %+v", c)
+	}
+	next, seq := int64(1_000_000), int32(1000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		handoff(qs, 2+i%998, &next, &seq)
+		now = now.Add(time.Millisecond)
+		g.update(qs, now)
+		if len(g.cycles(now)) != 1 {
+			b.Fatal("cycle lost")
+		}
+	}
+}
+
+// BenchmarkSessionsGraphAllRebuilt: a new server view rebuilds every
+// queue (new slices, same nodes): the graph compares, rebuilds nothing.
+func BenchmarkSessionsGraphAllRebuilt(b *testing.B) {
+	qs := benchQueues(1000, 10)
+	var g sessionGraph
+	g.update(qs, sessT0)
+	copies := make([][]Queue, 2)
+	for k := range copies {
+		copies[k] = slices.Clone(qs)
+		for p := range copies[k] {
+			copies[k][p].Nodes = slices.Clone(qs[p].Nodes)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		g.update(copies[i%2], sessT0)
+		g.cycles(sessT0)
+	}
+}
+
+// BenchmarkSessionsTable is the whole table (SessionsOf) for 10,000
+// sessions over 1,000 paths, built on demand by the console's sessions
+// pane and `zklock sessions`.
+func BenchmarkSessionsTable(b *testing.B) {
+	snap := &Snapshot{At: sessT0, Queues: benchQueues(1000, 10)}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if ss := SessionsOf(snap); len(ss.List) != 10000 {
+			b.Fatal(len(ss.List))
+		}
+	}
+}
+
+// BenchmarkSessionsTableChain: the worst shape for counting, one chain
+// of 10,000 sessions.
+func BenchmarkSessionsTableChain(b *testing.B) {
+	qs := make([]Queue, 10000)
+	for i := range qs {
+		nodes := []Node{hold(1, int64(i+1), time.Hour)}
+		if i > 0 {
+			nodes = append(nodes, wait(2, int64(i), time.Second))
+		}
+		qs[i] = mutexQ(fmt.Sprintf("/c/%05d", i), nodes...)
+	}
+	snap := &Snapshot{At: sessT0, Queues: qs}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if ss := SessionsOf(snap); ss.List[0].Blocks != 9999 {
+			b.Fatal(ss.List[0])
+		}
+	}
+}
+
+// Random graphs: Blocks and BlocksDirect match a brute-force search, and
+// every session on a cycle is in some reported cycle.
+func TestSessionsBlocksMatchBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 17))
+	for round := range 300 {
+		sessions := 2 + rng.IntN(12)
+		var qs []Queue
+		for p := range 1 + rng.IntN(8) {
+			var nodes []Node
+			for i := range rng.IntN(5) {
+				role := lockops.RoleWaiting
+				if i == 0 || rng.IntN(6) == 0 {
+					role = lockops.RoleHolder
+				}
+				n := sn(int32(i), 1+int64(rng.IntN(sessions)), role, time.Duration(rng.IntN(60))*time.Second)
+				if rng.IntN(4) == 0 {
+					n.Kind = lockops.KindRead
+				}
+				nodes = append(nodes, n)
+			}
+			q := mutexQ(fmt.Sprintf("/r%d", p), nodes...)
+			if rng.IntN(5) == 0 {
+				q.Type = TypeSemaphore
+			}
+			qs = append(qs, q)
+		}
+		snap := snapOf(qs...)
+		// Brute force: the edges, then who reaches whom.
+		edges := map[int64]map[int64]bool{}
+		for i := range snap.Queues {
+			q := &snap.Queues[i]
+			queueWaits(q, nil, func(w, h int) {
+				a, b := q.Nodes[w].Session, q.Nodes[h].Session
+				if edges[a] == nil {
+					edges[a] = map[int64]bool{}
+				}
+				edges[a][b] = true
+			})
+		}
+		reaches := func(from int64) map[int64]bool {
+			seen := map[int64]bool{}
+			stack := []int64{from}
+			for len(stack) > 0 {
+				x := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				for y := range edges[x] {
+					if !seen[y] {
+						seen[y] = true
+						stack = append(stack, y)
+					}
+				}
+			}
+			return seen
+		}
+		ss := SessionsOf(snap)
+		reach := map[int64]map[int64]bool{}
+		for _, s := range ss.List {
+			reach[s.Session] = reaches(s.Session)
+		}
+		inCycle := map[int64]bool{}
+		for _, s := range ss.List {
+			blocks, direct := 0, 0
+			for _, o := range ss.List {
+				if o.Session == s.Session {
+					continue
+				}
+				if reach[o.Session][s.Session] {
+					blocks++
+				}
+				if edges[o.Session][s.Session] {
+					direct++
+				}
+				if reach[o.Session][s.Session] && reach[s.Session][o.Session] {
+					inCycle[s.Session] = true
+				}
+			}
+			if s.Blocks != blocks || s.BlocksDirect != direct {
+				t.Fatalf("round %d: session %d blocks %d/%d, brute force %d/%d\n%+v", round, s.Session, s.Blocks, s.BlocksDirect, blocks, direct, snap.Queues)
+			}
+		}
+		covered := map[int64]bool{}
+		for _, d := range snap.Deadlocks {
+			for i, s := range d.Sessions {
+				next := d.Sessions[(i+1)%len(d.Sessions)]
+				if !edges[s][next] || d.Waits[i].Session != s || d.Waits[i].Holder != next {
+					t.Fatalf("round %d: %d does not wait for %d: %+v", round, s, next, d)
+				}
+				if len(d.Sessions) > 1 {
+					covered[s] = true
+				}
+			}
+		}
+		for s := range inCycle {
+			if !covered[s] {
+				t.Fatalf("round %d: session %d is on a cycle none reports: %+v", round, s, snap.Deadlocks)
+			}
+		}
+	}
+}
+
+// The text and JSON of `zklock sessions`: the blocker first, the cycle
+// spelled out with the caveat, everything from ZooKeeper sanitized.
+func TestSessionsTextAndJSON(t *testing.T) {
+	evil := "/locks/\x1b]0;pwned\a"
+	a := mutexQ("/locks/a", hold(1, 1, time.Minute), wait(2, 2, 10*time.Second))
+	b := mutexQ(evil, hold(1, 2, time.Minute), wait(2, 1, 20*time.Second), wait(3, 3, 30*time.Second))
+	b.Nodes[2].Client = "\x1b[2J"
+	snap := snapOf(a, b)
+	ss := SessionsOf(snap)
+	var out strings.Builder
+	if err := WriteSessionsText(&out, ss); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	t.Log("\n" + text)
+	lines := strings.Split(text, "\n")
+	if !strings.HasPrefix(lines[0], "SESSION") || !strings.HasPrefix(lines[1], "0x2 ") {
+		t.Errorf("the root blocker (0x2, blocking 2) is not first:\n%s", text)
+	}
+	for _, want := range []string{
+		"CROSS-LOCK DEADLOCK: 0x1 → 0x2 → 0x1, no handoff for 10.0s",
+		"0x1 (10.0.0.1:4000) holds /locks/a #1; waits on /locks/\\x1b]0;pwned\\x07 #2 since 03:11:44, held by 0x2 (#1)",
+		"A session is not a thread",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.ContainsAny(text, "\x1b\a") {
+		t.Error("raw control characters in the text")
+	}
+	out.Reset()
+	if err := WriteSessionsJSON(&out, ss); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), `\u001b`) || !strings.Contains(out.String(), `\\x1b]0;pwned`) {
+		t.Errorf("json not sanitized:\n%s", out.String())
+	}
+	var js JSONSessions
+	if err := json.Unmarshal([]byte(out.String()), &js); err != nil {
+		t.Fatal(err)
+	}
+	if len(js.Sessions) != 3 || js.Sessions[0].Session != "0x2" || js.Sessions[0].Blocks != 2 || js.Sessions[0].OldestWait != 30 ||
+		len(js.Deadlocks) != 1 || js.Deadlocks[0].State != "deadlock" || js.Deadlocks[0].Waits[1].HolderNode != "lock-0000000001" {
+		t.Errorf("json %+v", js)
+	}
+}

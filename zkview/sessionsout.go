@@ -1,0 +1,299 @@
+package zkview
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// JSONSessions is `zklock sessions --json`, one object:
+//
+//	{
+//	  "at": "2026-11-23T00:53:54.123Z",  when the snapshot was taken
+//	  "sessions": [                     every session owning a node in the
+//	                                    watched queues, by "blocks" (most
+//	                                    first: the session to look at
+//	                                    first), then blocks_direct,
+//	                                    oldest_wait, session
+//	    {
+//	      "session": "0x1000a...",     the session id
+//	      "client": "10.0.0.7:4711",   its ip:port, "" when the servers do
+//	                                   not tell (four-letter words)
+//	      "holds": [                   the nodes it holds, by path and
+//	        {"path": "/locks/a",       sequence
+//	         "node": "_c_...-lock-0000000007",
+//	         "parent": "/sem/x/leases",  only when the node is not a child
+//	                                   of path (a semaphore's nodes)
+//	         "since": "..."}           when it took the lock, as the
+//	      ],                           monitor saw it (RFC 3339, UTC)
+//	      "waits": [...],              the nodes it waits with, same
+//	                                   fields; since: when it began waiting
+//	      "waits_for": ["0x..."],      the sessions it waits for directly
+//	      "blocks_direct": 1,          other sessions waiting for it directly
+//	      "blocks": 4,                 other sessions waiting for it directly
+//	                                   or through others
+//	      "oldest_wait": 12.3          seconds the longest-waiting session it
+//	                                   blocks has waited; 0 when it blocks none
+//	    }
+//	  ],
+//	  "deadlocks": [                   cycles of the wait-for graph; [] when none
+//	    {
+//	      "sessions": ["0x1", "0x2"],  in wait order: each waits for the next,
+//	                                   the last for the first; the lowest first
+//	      "paths": ["/locks/b", "/locks/a"],  where they wait, in wait order
+//	      "state": "deadlock",         deadlock: it has stood 5s or more with
+//	                                   no handoff on any of its waits | cycle:
+//	                                   younger, or its age unknown | self-wait:
+//	                                   one session waits behind its own node
+//	      "since": "...",              it has stood, unchanged, at least since
+//	      "waits": [                   one per session, in wait order
+//	        {"session": "0x1", "client": "...", "path": "/locks/b",
+//	         "node": "...",            its waiting node
+//	         "holder": "0x2",          the session it waits for
+//	         "holder_node": "...",     the node it waits behind
+//	         "since": "..."}           that wait has stood since
+//	      ]
+//	    }
+//	  ]
+//	}
+//
+// A session is not a thread: two threads of one process sharing one
+// session show as one session that holds and waits, and a cycle through
+// it may unwind by itself. How long a cycle has stood with no progress is
+// what to judge by. Every string read from ZooKeeper is sanitized.
+type JSONSessions struct {
+	At        string         `json:"at"`
+	Sessions  []JSONSession  `json:"sessions"`
+	Deadlocks []JSONDeadlock `json:"deadlocks"`
+}
+
+// JSONSession is one session of JSONSessions.
+type JSONSession struct {
+	Session      string            `json:"session"`
+	Client       string            `json:"client"`
+	Holds        []JSONSessionNode `json:"holds"`
+	Waits        []JSONSessionNode `json:"waits"`
+	WaitsFor     []string          `json:"waits_for"`
+	BlocksDirect int               `json:"blocks_direct"`
+	Blocks       int               `json:"blocks"`
+	OldestWait   float64           `json:"oldest_wait"`
+}
+
+// JSONSessionNode is one node a session holds or waits with.
+type JSONSessionNode struct {
+	Path   string `json:"path"`
+	Node   string `json:"node"`
+	Parent string `json:"parent,omitempty"`
+	Since  string `json:"since"`
+}
+
+// JSONDeadlock is one cycle of JSONSessions.
+type JSONDeadlock struct {
+	Sessions []string   `json:"sessions"`
+	Paths    []string   `json:"paths"`
+	State    string     `json:"state"`
+	Since    string     `json:"since"`
+	Waits    []JSONWait `json:"waits"`
+}
+
+// JSONWait is one wait of a JSONDeadlock.
+type JSONWait struct {
+	Session    string `json:"session"`
+	Client     string `json:"client"`
+	Path       string `json:"path"`
+	Node       string `json:"node"`
+	Holder     string `json:"holder"`
+	HolderNode string `json:"holder_node"`
+	Since      string `json:"since"`
+}
+
+// SessionsJSON turns a sessions view into `sessions --json`'s value.
+func SessionsJSON(ss *Sessions) JSONSessions {
+	out := JSONSessions{
+		At:        jsonTime(ss.At),
+		Sessions:  make([]JSONSession, 0, len(ss.List)),
+		Deadlocks: make([]JSONDeadlock, 0, len(ss.Deadlocks)),
+	}
+	nodes := func(ns []SessionNode) []JSONSessionNode {
+		o := make([]JSONSessionNode, 0, len(ns))
+		for _, n := range ns {
+			o = append(o, JSONSessionNode{Path: SanitizeString(n.Path, 0), Node: SanitizeString(n.Node, 0),
+				Parent: SanitizeString(n.Parent, 0), Since: jsonTime(n.Since)})
+		}
+		return o
+	}
+	for _, s := range ss.List {
+		js := JSONSession{
+			Session:      SessionHex(s.Session),
+			Client:       SanitizeString(s.Client, 0),
+			Holds:        nodes(s.Holds),
+			Waits:        nodes(s.Waits),
+			WaitsFor:     make([]string, 0, len(s.WaitsFor)),
+			BlocksDirect: s.BlocksDirect,
+			Blocks:       s.Blocks,
+			OldestWait:   math.Round(s.OldestWait.Seconds()*1000) / 1000,
+		}
+		for _, w := range s.WaitsFor {
+			js.WaitsFor = append(js.WaitsFor, SessionHex(w))
+		}
+		out.Sessions = append(out.Sessions, js)
+	}
+	for _, d := range ss.Deadlocks {
+		jd := JSONDeadlock{State: d.State, Since: jsonTime(d.Since),
+			Sessions: make([]string, 0, len(d.Sessions)), Paths: make([]string, 0, len(d.Paths)), Waits: make([]JSONWait, 0, len(d.Waits))}
+		for _, s := range d.Sessions {
+			jd.Sessions = append(jd.Sessions, SessionHex(s))
+		}
+		for _, p := range d.Paths {
+			jd.Paths = append(jd.Paths, SanitizeString(p, 0))
+		}
+		for _, w := range d.Waits {
+			jd.Waits = append(jd.Waits, JSONWait{
+				Session: SessionHex(w.Session), Client: SanitizeString(w.Client, 0),
+				Path: SanitizeString(w.Path, 0), Node: SanitizeString(w.Node, 0),
+				Holder: SessionHex(w.Holder), HolderNode: SanitizeString(w.HolderNode, 0),
+				Since: jsonTime(w.Since),
+			})
+		}
+		out.Deadlocks = append(out.Deadlocks, jd)
+	}
+	return out
+}
+
+// jsonTime is a time as `--json` writes them: RFC 3339, UTC, milliseconds;
+// "" when unknown.
+func jsonTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(rfc3339Milli)
+}
+
+// WriteSessionsJSON writes `sessions --json` (see JSONSessions).
+func WriteSessionsJSON(w io.Writer, ss *Sessions) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(SessionsJSON(ss)); err != nil {
+		return fmt.Errorf("zkview: write json: %w", err)
+	}
+	return nil
+}
+
+// SessionsCaveat is said wherever a cycle over sessions is shown.
+const SessionsCaveat = "A session is not a thread: two threads of one process sharing one session show as one session, " +
+	"and a cycle through it can include a holder that would release on its own. " +
+	"What to judge by is how long the cycle has stood with no handoff."
+
+// WriteSessionsText writes `zklock sessions`: one line per session (id,
+// client, what it blocks, the oldest wait behind it, what it holds and
+// waits on), most blocking first, then every cycle spelled out. Every
+// text read from ZooKeeper is sanitized.
+func WriteSessionsText(w io.Writer, ss *Sessions) error {
+	var b strings.Builder
+	if len(ss.List) == 0 {
+		b.WriteString("no session holds or waits on the watched locks\n")
+	} else {
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "SESSION\tCLIENT\tBLOCKS\tDIRECT\tOLDEST WAIT\tHOLDS\tWAITS ON")
+		for _, s := range ss.List {
+			oldest := "-"
+			if s.Blocks > 0 && s.OldestWait > 0 {
+				oldest = fmtGap(s.OldestWait)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", SessionHex(s.Session), orDash(SanitizeString(s.Client, 0)),
+				s.Blocks, s.BlocksDirect, oldest, nodeList(s.Holds, time.Time{}, 4), nodeList(s.Waits, ss.At, 4))
+		}
+		tw.Flush()
+	}
+	for _, d := range ss.Deadlocks {
+		b.WriteString("\n")
+		writeDeadlockText(&b, ss, d)
+	}
+	if len(ss.Deadlocks) > 0 {
+		b.WriteString("\n")
+		line := ""
+		for _, word := range strings.Fields(SessionsCaveat) {
+			if line != "" && len(line)+1+len(word) > 76 {
+				b.WriteString(line + "\n")
+				line = ""
+			}
+			line = strings.TrimSpace(line + " " + word)
+		}
+		b.WriteString(line + "\n")
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("zkview: write text: %w", err)
+	}
+	return nil
+}
+
+// writeDeadlockText spells one cycle out: a heading, then per session its
+// client, what it holds, and what it waits on since when, held by whom.
+func writeDeadlockText(b *strings.Builder, ss *Sessions, d Deadlock) {
+	age := fmtGap(ss.At.Sub(d.Since))
+	switch d.State {
+	case CycleDeadlock:
+		fmt.Fprintf(b, "CROSS-LOCK DEADLOCK: %s, no handoff for %s (since %s)\n", sessionList(d.Sessions), age, d.Since.Format("15:04:05"))
+	case CycleSelfWait:
+		fmt.Fprintf(b, "SELF-WAIT: session %s waits behind its own node (for %s)\n", SessionHex(d.Sessions[0]), age)
+	default:
+		fmt.Fprintf(b, "CYCLE: %s, seen for %s: a deadlock if it stands %s with no handoff\n", sessionList(d.Sessions), age, DeadlockAfter)
+	}
+	for _, wt := range d.Waits {
+		client := "client unknown"
+		holds := "-"
+		if s := ss.Find(wt.Session); s != nil {
+			if s.Client != "" {
+				client = SanitizeString(s.Client, 0)
+			}
+			holds = nodeList(s.Holds, time.Time{}, 6)
+		}
+		fmt.Fprintf(b, "  %s (%s) holds %s; waits on %s %s since %s, held by %s (%s)\n",
+			SessionHex(wt.Session), client, holds, SanitizeString(wt.Path, 0), NodeRef(wt.Node, 24),
+			wt.Since.Format("15:04:05"), SessionHex(wt.Holder), NodeRef(wt.HolderNode, 24))
+	}
+}
+
+// nodeList is "/locks/a #7, /locks/b #3" (with each wait's age when now is
+// set), at most max, then a count of the rest; "-" when empty.
+func nodeList(ns []SessionNode, now time.Time, max int) string {
+	if len(ns) == 0 {
+		return "-"
+	}
+	parts := make([]string, 0, min(len(ns), max)+1)
+	for i, n := range ns {
+		if i == max {
+			parts = append(parts, fmt.Sprintf("+%d more", len(ns)-max))
+			break
+		}
+		s := SanitizeString(n.Path, 0) + " " + NodeRef(n.Node, 24)
+		if !now.IsZero() && !n.Since.IsZero() {
+			s += " (" + fmtGap(now.Sub(n.Since)) + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// DeadlockCode is the exit code a check gives a snapshot's cycles: 2 when
+// any has stood long enough to be a deadlock, else 0.
+func DeadlockCode(snap *Snapshot) int {
+	for _, d := range snap.Deadlocks {
+		if d.State == CycleDeadlock {
+			return 2
+		}
+	}
+	return 0
+}

@@ -1,0 +1,276 @@
+package zkview
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"zklock/lockops"
+)
+
+var streamT0 = time.Date(2026, 11, 23, 3, 12, 0, 0, time.UTC)
+
+// sn is a lock node for Diff's tests: seq, session and role; created
+// a second before streamT0 unless ctime says otherwise.
+func stn(seq int, session int64, holder bool) Node {
+	n := Node{
+		Name: fmt.Sprintf("_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-%010d", seq), Seq: int32(seq),
+		Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
+		Session: session, Ctime: streamT0.Add(-time.Second), Data: []byte("job"), DataLen: 3,
+		Since: streamT0.Add(-time.Second), SinceExact: true,
+	}
+	if holder {
+		n.Role, n.Believes = lockops.RoleHolder, lockops.RoleHolder
+	}
+	return n
+}
+
+func stnCreated(n Node, at time.Time) Node { n.Ctime, n.Since = at, at; return n }
+
+func stq(path string, nodes ...Node) Queue {
+	return Queue{Path: path, State: PathPresent, Type: TypeMutex, Nodes: nodes}
+}
+
+func snapAt(sec int, qs ...Queue) *Snapshot {
+	return &Snapshot{At: streamT0.Add(time.Duration(sec) * time.Second), Conn: Conn{State: StateConnected}, Queues: qs}
+}
+
+// changeLine is a compact form of a change for the tables.
+func changeLine(c Change) string {
+	switch c.Kind {
+	case ChangeStale, ChangeFresh:
+		return c.Kind.String()
+	case ChangeWarningRaised, ChangeWarningCleared:
+		return fmt.Sprintf("%s %s %s", c.Kind, c.Path, c.Warning.Code)
+	case ChangePathAppeared, ChangePathVanished:
+		return fmt.Sprintf("%s %s", c.Kind, c.Path)
+	}
+	s := fmt.Sprintf("%s %s #%d 0x%x", c.Kind, c.Path, c.Node.Seq, c.Node.Session)
+	if c.From != "" {
+		s += " from #" + strings.TrimLeft(c.From[len(c.From)-10:], "0")
+	}
+	return s
+}
+
+func TestDiff(t *testing.T) {
+	const p, r = "/locks/a", "/locks/b"
+	held := func(q Queue, hs ...Handoff) Queue { q.Handoffs = hs; return q }
+	warn := func(q Queue, codes ...string) Queue {
+		for _, c := range codes {
+			q.Warnings = append(q.Warnings, Warning{Code: c, Message: c + "!"})
+		}
+		return q
+	}
+	state := func(q Queue, st PathState) Queue { q.State = st; return q }
+	h1 := stn(1, 0x11, true)
+	w2, w3 := stn(2, 0x22, false), stn(3, 0x33, false)
+	h2 := stn(2, 0x22, true)
+	h2.Since, h2.SinceExact = streamT0.Add(500*time.Millisecond), true
+	h3 := stn(3, 0x33, true)
+	new4 := stnCreated(stn(4, 0x44, false), streamT0.Add(500*time.Millisecond))
+	new1h := stnCreated(stn(1, 0x11, true), streamT0.Add(500*time.Millisecond))
+	handoff := func(from, to Node, sec float64) Handoff {
+		return Handoff{Path: p, From: from.Name, To: to.Name, At: streamT0.Add(time.Duration(sec * float64(time.Second)))}
+	}
+
+	for _, tc := range []struct {
+		name       string
+		prev, next *Snapshot
+		want       []string
+	}{
+		{name: "start: nothing yet", prev: nil, next: snapAt(1, stq(p, h1, w2)), want: nil},
+		{name: "no change", prev: snapAt(0, stq(p, h1, w2)), next: snapAt(1, stq(p, h1, w2)), want: nil},
+		{
+			name: "join",
+			prev: snapAt(0, stq(p, h1, w2)), next: snapAt(1, stq(p, h1, w2, new4)),
+			want: []string{"joined /locks/a #4 0x44"},
+		},
+		{
+			name: "handoff: released, then acquired",
+			prev: snapAt(0, stq(p, h1, w2, w3)), next: snapAt(1, held(stq(p, h2, w3), handoff(h1, h2, 0.5))),
+			want: []string{"released /locks/a #1 0x11", "acquired /locks/a #2 0x22 from #1"},
+		},
+		{
+			name: "a waiter leaves: gave-up",
+			prev: snapAt(0, stq(p, h1, w2, w3)), next: snapAt(1, stq(p, h1, w3)),
+			want: []string{"gave-up /locks/a #2 0x22"},
+		},
+		{
+			// Merged: #1 released, #2 held and released, #3 holds, #4
+			// joined, all between two snapshots. Each once, in order.
+			name: "coalesced snapshot: each node once",
+			prev: snapAt(0, stq(p, h1, w2, w3)),
+			next: snapAt(1, held(stq(p, h3, new4), handoff(h1, h2, 0.2), handoff(h2, h3, 0.4))),
+			want: []string{
+				"released /locks/a #1 0x11",
+				"acquired /locks/a #2 0x22 from #1", "released /locks/a #2 0x22",
+				"acquired /locks/a #3 0x33 from #2",
+				"joined /locks/a #4 0x44",
+			},
+		},
+		{
+			name: "a node created holding: joined, acquired",
+			prev: snapAt(0, stq(p)), next: snapAt(1, stq(p, new1h)),
+			want: []string{"joined /locks/a #1 0x11", "acquired /locks/a #1 0x11"},
+		},
+		{
+			// Session 0x11 held /locks/a and waited on /locks/b: both
+			// nodes went in one step, it has none left.
+			name: "every node of a session at once: session-lost",
+			prev: snapAt(0, stq(p, h1, w2), stq(r, stn(7, 0x33, true), stn(8, 0x11, false))),
+			next: snapAt(1, held(stq(p, h2), handoff(h1, h2, 0.5)), stq(r, stn(7, 0x33, true))),
+			want: []string{
+				"session-lost /locks/a #1 0x11", "acquired /locks/a #2 0x22 from #1",
+				"session-lost /locks/b #8 0x11",
+			},
+		},
+		{
+			name: "one node of a session that keeps another: released",
+			prev: snapAt(0, stq(p, h1), stq(r, stn(8, 0x11, true))),
+			next: snapAt(1, stq(p), stq(r, stn(8, 0x11, true))),
+			want: []string{"released /locks/a #1 0x11"},
+		},
+		{
+			name: "warnings raised and cleared, stale not told",
+			prev: snapAt(0, warn(stq(p, h1), WarnHerd)),
+			next: snapAt(1, warn(stq(p, h1), WarnSplitHolders, WarnStale, WarnSplitHolders)),
+			want: []string{"warning-cleared /locks/a herd", "warning-raised /locks/a split-holders"},
+		},
+		{
+			name: "stale, then fresh",
+			prev: snapAt(0, stq(p, h1)),
+			next: func() *Snapshot { s := snapAt(1, stq(p, h1)); s.Stale = true; return s }(),
+			want: []string{"stale"},
+		},
+		{
+			name: "fresh",
+			prev: func() *Snapshot { s := snapAt(0, stq(p, h1)); s.Stale = true; return s }(),
+			next: snapAt(1, stq(p, h1)),
+			want: []string{"fresh"},
+		},
+		{
+			name: "path appears with its first node",
+			prev: snapAt(0, state(stq(p), PathAbsent)), next: snapAt(1, stq(p, new1h)),
+			want: []string{"path-appeared /locks/a", "joined /locks/a #1 0x11", "acquired /locks/a #1 0x11"},
+		},
+		{
+			name: "the last node goes: the queue keeps its type",
+			prev: snapAt(0, stq(p, h1)), next: snapAt(1, Queue{Path: p, State: PathPresent}),
+			want: []string{"released /locks/a #1 0x11"},
+		},
+		{
+			name: "path vanishes",
+			prev: snapAt(0, warn(stq(p, h1), WarnHerd)), next: snapAt(1, state(stq(p), PathAbsent)),
+			want: []string{"released /locks/a #1 0x11", "warning-cleared /locks/a herd", "path-vanished /locks/a"},
+		},
+		{
+			name: "a discovered queue leaves the model",
+			prev: snapAt(0, stq(p, h1), stq(r)), next: snapAt(1, stq(r)),
+			want: []string{"released /locks/a #1 0x11", "path-vanished /locks/a"},
+		},
+		{
+			// First read of a path: what was there before is no change;
+			// a node created since the previous snapshot joined.
+			name: "first read: only nodes created since",
+			prev: snapAt(0, state(Queue{Path: p}, PathPending)), next: snapAt(1, stq(p, h1, w2, new4)),
+			want: []string{"joined /locks/a #4 0x44"},
+		},
+		{
+			name: "a lock parent discovered under a root with its first node",
+			prev: snapAt(0), next: snapAt(1, stq(p, new1h)),
+			want: []string{"path-appeared /locks/a", "joined /locks/a #1 0x11", "acquired /locks/a #1 0x11"},
+		},
+		{
+			name: "a lock parent discovered with old nodes: nothing",
+			prev: snapAt(0), next: snapAt(1, stq(p, h1, w2)),
+			want: nil,
+		},
+		{
+			name: "unreadable: no node change claimed",
+			prev: snapAt(0, stq(p, h1, w2)), next: snapAt(1, state(stq(p), PathNoAuth)),
+			want: nil,
+		},
+		{
+			name: "waiter of a plain ephemeral lock, known by session",
+			prev: snapAt(0, stq(p, Node{Name: "lock", Session: 0x11, Role: lockops.RoleHolder}, Node{Session: 0x22})),
+			next: snapAt(1, stq(p, Node{Name: "lock", Session: 0x11, Role: lockops.RoleHolder}, Node{Session: 0x33})),
+			want: []string{"gave-up /locks/a #0 0x22", "joined /locks/a #0 0x33"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, c := range Diff(tc.prev, tc.next) {
+				got = append(got, changeLine(c))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("Diff:\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDiffDurations: held and waited come from exact starts only.
+func TestDiffDurations(t *testing.T) {
+	const p = "/locks/a"
+	h1, w2 := stn(1, 0x11, true), stn(2, 0x22, false)
+	h1.Since = streamT0.Add(-3 * time.Second)
+	h2 := stn(2, 0x22, true)
+	h2.Since = streamT0.Add(time.Second)
+	cs := Diff(snapAt(0, stq(p, h1, w2)), snapAt(2, stq(p, h2)))
+	if len(cs) != 2 || cs[0].Held != 5*time.Second || cs[1].Waited != 2*time.Second {
+		t.Fatalf("durations: %+v", cs)
+	}
+	h1.SinceExact = false // found holding: its start is a bound, not told
+	cs = Diff(snapAt(0, stq(p, h1)), snapAt(2, stq(p)))
+	if len(cs) != 1 || cs[0].Held != 0 {
+		t.Fatalf("inexact hold: %+v", cs)
+	}
+}
+
+// TestChangeJSON: the field names of every kind of line, sanitized.
+func TestChangeJSON(t *testing.T) {
+	n := stn(7, 0x1000a, true)
+	n.Name = "x-\x1b[2J-0000000007"
+	n.Data = []byte("evil\x07")
+	n.DataLen = 5
+	n.Client = "10.0.0.7:4711"
+	at := streamT0.Add(1500 * time.Millisecond)
+	for _, tc := range []struct {
+		c    Change
+		want string
+	}{
+		{Change{Kind: ChangeAcquired, At: at, Path: "/locks/a", Type: TypeMutex, Node: n, From: "x-0000000006", Waited: 1234 * time.Millisecond},
+			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"acquired","path":"/locks/a","type":"mutex","node":"x-\\x1b[2J-0000000007","seq":7,"kind":"mutex","recipe":"curator","role":"holder","session":"0x1000a","client":"10.0.0.7:4711","data":"evil\\x07","from":"x-0000000006","waited_s":1.234}`},
+		{Change{Kind: ChangeWarningRaised, At: at, Path: "/locks/a", Type: TypeRWLock, Warning: Warning{Code: WarnDeadlock, Message: "cycle", Nodes: []string{"a", "b"}}},
+			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"warning-raised","path":"/locks/a","type":"rwlock","code":"deadlock","message":"cycle","nodes":["a","b"]}`},
+		{Change{Kind: ChangeStale, At: at, Conn: Conn{State: StateDisconnected, SessionID: 0x2000}},
+			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"stale","state":"disconnected","monitor_session":"0x2000"}`},
+		{Change{Kind: ChangePathVanished, At: at, Path: "/locks/a", State: PathAbsent},
+			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"path-vanished","path":"/locks/a","type":"unknown","state":"absent"}`},
+	} {
+		var b bytes.Buffer
+		if err := NewChangeWriter(&b).Write([]Change{tc.c}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSuffix(b.String(), "\n"); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.c.Kind, got, tc.want)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b.Bytes(), &m); err != nil {
+			t.Errorf("%s: not JSON: %v", tc.c.Kind, err)
+		}
+	}
+}
+
+// TestDiffEmptiedQueueType: a queue whose last node went says the type
+// it had (an empty parent is "unknown").
+func TestDiffEmptiedQueueType(t *testing.T) {
+	cs := Diff(snapAt(0, stq("/locks/a", stn(1, 0x11, true))), snapAt(1, Queue{Path: "/locks/a", State: PathPresent}))
+	if len(cs) != 1 || cs[0].Type != TypeMutex {
+		t.Fatalf("%+v", cs)
+	}
+}
