@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,20 +65,9 @@ once it would have stood ` + zkview.DeadlockAfter.String() + ` to judge it, as z
 }
 
 func runLs(cmd *cobra.Command, g *config.Flags, args, roots []string, output string, check bool) error {
-	paths, err := cleanPaths(args)
+	s, cfg, err := lockTargets(cmd, g, args, roots)
 	if err != nil {
 		return err
-	}
-	s, err := g.Resolve(cmd.Flags().Changed)
-	if err != nil {
-		return err
-	}
-	roots, err = cleanPaths(append(roots, s.Roots...))
-	if err != nil {
-		return fmt.Errorf("root: %w", err)
-	}
-	if len(paths) == 0 && len(roots) == 0 {
-		return fmt.Errorf("ls: give lock parent paths or --root")
 	}
 	ctx := cmd.Context()
 	sess, err := connect(ctx, s)
@@ -87,14 +77,6 @@ func runLs(cmd *cobra.Command, g *config.Flags, args, roots []string, output str
 	defer sess.Close()
 	lctx, cancel := context.WithTimeout(ctx, lsTimeout)
 	defer cancel()
-	cfg := zkview.Config{
-		Paths:           paths,
-		Roots:           roots,
-		ServerView:      true, // off by itself, said in the output, when the members refuse
-		Context:         s.ContextName,
-		Elections:       s.Elections,
-		SemaphoreLimits: s.Semaphores,
-	}
 	snap, err := zkview.Load(lctx, sess, cfg)
 	if err != nil {
 		return fmt.Errorf("ls: %w", err)
@@ -192,4 +174,34 @@ func writeNodePaths(w io.Writer, snap *zkview.Snapshot) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// lockTargets resolves the settings and what a reading command reads: its
+// PATH arguments, its --root flags and the context's roots, as the
+// zkview.Config every such command starts from (the server view on: it
+// turns itself off, said in the output, where the members refuse).
+func lockTargets(cmd *cobra.Command, g *config.Flags, args, roots []string) (*config.Settings, zkview.Config, error) {
+	paths, err := cleanPaths(args)
+	if err != nil {
+		return nil, zkview.Config{}, err
+	}
+	s, err := g.Resolve(cmd.Flags().Changed)
+	if err != nil {
+		return nil, zkview.Config{}, err
+	}
+	roots, err = cleanPaths(append(slices.Clone(roots), s.Roots...))
+	if err != nil {
+		return nil, zkview.Config{}, fmt.Errorf("root: %w", err)
+	}
+	if len(paths) == 0 && len(roots) == 0 {
+		return nil, zkview.Config{}, errNothingToWatch
+	}
+	return s, zkview.Config{
+		Paths:           paths,
+		Roots:           roots,
+		ServerView:      true,
+		Context:         s.ContextName,
+		Elections:       s.Elections,
+		SemaphoreLimits: s.Semaphores,
+	}, nil
 }

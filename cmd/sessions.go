@@ -59,20 +59,9 @@ again: a cycle seen in both reads on the same nodes is a deadlock. With
 }
 
 func runSessions(cmd *cobra.Command, g *config.Flags, args, roots []string, asJSON, check, noWait bool) error {
-	paths, err := cleanPaths(args)
+	s, cfg, err := lockTargets(cmd, g, args, roots)
 	if err != nil {
 		return err
-	}
-	s, err := g.Resolve(cmd.Flags().Changed)
-	if err != nil {
-		return err
-	}
-	roots, err = cleanPaths(append(roots, s.Roots...))
-	if err != nil {
-		return fmt.Errorf("root: %w", err)
-	}
-	if len(paths) == 0 && len(roots) == 0 {
-		return fmt.Errorf("sessions: give lock parent paths or --root")
 	}
 	ctx := cmd.Context()
 	sess, err := connect(ctx, s)
@@ -83,14 +72,6 @@ func runSessions(cmd *cobra.Command, g *config.Flags, args, roots []string, asJS
 	// Two reads at most, DeadlockAfter apart.
 	lctx, cancel := context.WithTimeout(ctx, lsTimeout+zkview.DeadlockAfter)
 	defer cancel()
-	cfg := zkview.Config{
-		Paths:           paths,
-		Roots:           roots,
-		ServerView:      true, // off by itself when the members refuse: clients are then unknown
-		Context:         s.ContextName,
-		Elections:       s.Elections,
-		SemaphoreLimits: s.Semaphores,
-	}
 	snap, err := zkview.Load(lctx, sess, cfg)
 	if err != nil {
 		return fmt.Errorf("sessions: %w", err)

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -53,20 +52,9 @@ func (lm *liveModel) Close() {
 // the roots (the flags' and the context's). The ZooKeeper client's log
 // goes to --log-file or nowhere: stdout is the command's output.
 func startLive(ctx context.Context, cmd *cobra.Command, g *config.Flags, lf *liveFlags, args []string) (*liveModel, error) {
-	paths, err := cleanPaths(args)
+	s, cfg, err := lockTargets(cmd, g, args, lf.roots)
 	if err != nil {
 		return nil, err
-	}
-	s, err := g.Resolve(cmd.Flags().Changed)
-	if err != nil {
-		return nil, err
-	}
-	roots, err := cleanPaths(append(slices.Clone(lf.roots), s.Roots...))
-	if err != nil {
-		return nil, fmt.Errorf("root: %w", err)
-	}
-	if len(paths) == 0 && len(roots) == 0 {
-		return nil, errNothingToWatch
 	}
 	if lf.maxParents <= 0 {
 		return nil, fmt.Errorf("--max-parents %d: want 1 or more", lf.maxParents)
@@ -80,21 +68,14 @@ func startLive(ctx context.Context, cmd *cobra.Command, g *config.Flags, lf *liv
 		closeLog()
 		return nil, err
 	}
-	w, err := zkview.Watch(ctx, sess, zkview.Config{
-		Paths:           paths,
-		Roots:           roots,
-		MaxParents:      lf.maxParents,
-		ServerView:      true, // client addresses and verified links when the members allow
-		Context:         s.ContextName,
-		Elections:       s.Elections,
-		SemaphoreLimits: s.Semaphores,
-	})
+	cfg.MaxParents = lf.maxParents
+	w, err := zkview.Watch(ctx, sess, cfg)
 	if err != nil {
 		sess.Close()
 		closeLog()
 		return nil, err
 	}
-	return &liveModel{sess: sess, w: w, paths: paths, roots: roots, s: s, closeLg: closeLog}, nil
+	return &liveModel{sess: sess, w: w, paths: cfg.Paths, roots: cfg.Roots, s: s, closeLg: closeLog}, nil
 }
 
 // signalContext ends on SIGINT, SIGTERM or SIGHUP: the streaming commands
