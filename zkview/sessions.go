@@ -337,7 +337,9 @@ func (p *graphPart) same(q *Queue) bool {
 // buildPart reads one queue; a wait already in old keeps when it was
 // first seen.
 func (g *sessionGraph) buildPart(q *Queue, old *graphPart, now time.Time) *graphPart {
-	p := &graphPart{path: q.Path, nodes: q.Nodes, typ: q.Type}
+	// About one wait a waiting node (a semaphore's waiters have one per
+	// lease holder): sized once, not grown pair by pair.
+	p := &graphPart{path: q.Path, nodes: q.Nodes, typ: q.Type, pairs: make([]pairRec, 0, len(q.Nodes))}
 	// A waiter of the plain ephemeral lock owns no node (its name is ""):
 	// the session tells it apart.
 	type key struct {
