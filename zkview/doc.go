@@ -24,6 +24,12 @@
 //   - watcher.go: Watcher, Load, the connection state, the update pump.
 //   - paths.go: one goroutine per watched path (its children watch,
 //     absent and NoAuth paths, discovery under roots, fetching new nodes).
+//   - recursive.go: the same path followed by one persistent recursive
+//     watch (ZooKeeper 3.6+ addWatch, through the patched go-zookeeper in
+//     third_party): each batch of events applied without a listing, one
+//     exists as a barrier that tells whether the server left a change
+//     unreported, a listing again after a reconnection, a new session or
+//     an overflow; children watches when the server refuses addWatch.
 //   - queue.go: merging a listing into a queue (roles, hold and wait
 //     times, handoffs, depth, events).
 //   - analyze.go: building a Queue (links, split-holders, mixed-recipes,
@@ -55,6 +61,10 @@
 //   - player.go: Player, a recording replayed as Updates on its clock.
 //
 // # What the servers cannot tell
+//
+// Persistent watches do not report children the monitor may not read
+// (ZooKeeper checks the ACL of each child); the barrier's child version
+// shows such changes, and the queue is listed again.
 //
 // `wchc` lists data watches only: a herd of sessions watching the
 // parent's children (getChildren watches) is not visible and not judged.
