@@ -42,7 +42,8 @@
 //     protocol the parent already uses (Curator's InterProcessSemaphoreV2:
 //     the lock core at P/locks admits, leases in P/leases; Kazoo's
 //     Semaphore: the lock core at P-__lock__ admits, leases under P,
-//     max_leases in P's data), held and lost as a lock node is (hold.go).
+//     max_leases in P's data), held and lost as a lock node is (hold.go);
+//     semaphore_kazoo.go holds Kazoo's side.
 //     parent.go: ReadParent, what a parent shows (a semaphore of either
 //     protocol, a LeaderLatch election), read in one go.
 //     A Curator LeaderLatch is the lock core with "-latch-" names

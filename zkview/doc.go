@@ -53,6 +53,8 @@
 //     Snapshot.Deadlocks at every publish; the table of sessions, root
 //     blocker first, built on demand (SessionsOf); judging a one-off
 //     read's cycles by reading again (ConfirmCycles).
+//     sessiongraph.go holds the graph and its cycles, sessiontable.go
+//     the table.
 //   - sessionsout.go: `zklock sessions` output.
 //   - sanitize.go: the sanitizer.
 //   - stream.go: Diff, the changes between two snapshots (`zklock watch`).

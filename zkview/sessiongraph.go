@@ -1,0 +1,628 @@
+// The wait-for graph over sessions, kept by the Watcher one changed queue
+// at a time, its cycles and their age.
+
+package zkview
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"zklock/lockops"
+)
+
+// sessionGraph is the wait-for graph kept across snapshots, one queue at a
+// time: a queue whose Nodes did not change since the last snapshot (the
+// Watcher reuses a queue's built Queue until it changes) costs a pointer
+// comparison, a changed one the length of that queue. Cycles can only
+// pass through sessions that both wait and are waited on, so only those
+// are searched at each snapshot. The zero value is ready to use.
+type sessionGraph struct {
+	parts map[string]*graphPart     // by path
+	order []*graphPart              // parts in the order of the last update's queues
+	out   map[int64]map[int64]int32 // waiting session -> session waited for -> number of waits
+	// The waits (node pairs) by waiting session and by session waited
+	// on: a cycle passes only through sessions with both (a session that
+	// holds and waits, or a writer in line that readers wait behind).
+	waitsOut map[int64]int32
+	waitedOn map[int64]int32
+	both     map[int64]bool
+	// waitIn are the parts where a session has waits, so that spelling
+	// out a cycle reads its sessions' queues, not every queue.
+	waitIn map[int64]map[*graphPart]int32
+	// fromNodes: a wait first seen is dated from its nodes' Since (the
+	// graph of a single snapshot, FindDeadlocks) instead of the moment
+	// the graph first saw it (a Watcher, or a read confirming another).
+	fromNodes bool
+	gen       uint64
+	scratch   []int
+
+	last     []Deadlock  // the cycles of the previous snapshot, for events
+	recheck  *time.Timer // publishes again when a young cycle comes of age
+	recheckT time.Time
+}
+
+// graphPart is what one queue brings to the graph.
+type graphPart struct {
+	path  string
+	nodes []Node // the Queue.Nodes it was built from, or an equal one since
+	typ   QueueType
+	gen   uint64
+	pairs []pairRec
+}
+
+// pairRec is one wait: a waiting node and a node it waits behind.
+type pairRec struct {
+	waiter, holder int64
+	wnode, hnode   string
+	wi             int // index of the waiting node in nodes
+	seen           time.Time
+}
+
+func (g *sessionGraph) init() {
+	if g.parts == nil {
+		g.parts = map[string]*graphPart{}
+		g.out = map[int64]map[int64]int32{}
+		g.waitsOut = map[int64]int32{}
+		g.waitedOn = map[int64]int32{}
+		g.both = map[int64]bool{}
+		g.waitIn = map[int64]map[*graphPart]int32{}
+	}
+}
+
+// update brings the graph to queues (every watched queue of a snapshot
+// taken at now): changed queues are re-read, gone ones dropped.
+func (g *sessionGraph) update(queues []Queue, now time.Time) {
+	g.init()
+	g.gen++
+	same := len(g.order) == len(queues)
+	for i := range queues {
+		q := &queues[i]
+		var p *graphPart
+		if i < len(g.order) && g.order[i].path == q.Path {
+			p = g.order[i] // the usual case: the same paths as last time
+		} else {
+			p, same = g.parts[q.Path], false
+		}
+		if p != nil && p.same(q) {
+			p.nodes, p.gen = q.Nodes, g.gen
+			continue
+		}
+		np := g.buildPart(q, p, now)
+		np.gen = g.gen
+		if p != nil {
+			g.apply(p, -1)
+		}
+		g.apply(np, 1)
+		g.parts[q.Path] = np
+		if i < len(g.order) {
+			g.order[i] = np
+		}
+	}
+	if !same {
+		g.order = g.order[:0]
+		for i := range queues {
+			g.order = append(g.order, g.parts[queues[i].Path])
+		}
+	}
+	if len(g.parts) > len(queues) {
+		for path, p := range g.parts {
+			if p.gen != g.gen {
+				g.apply(p, -1)
+				delete(g.parts, path)
+			}
+		}
+	}
+}
+
+// same says whether q makes the same waits as the queue p was built from:
+// at once when it is the same slice (the Watcher hands out a queue's
+// Nodes unchanged until the queue changes), else node by node (a new
+// server view rebuilds every queue, most of them unchanged).
+func (p *graphPart) same(q *Queue) bool {
+	a, b := p.nodes, q.Nodes
+	if len(a) != len(b) || p.typ != q.Type {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Name != y.Name || x.Session != y.Session || x.Believes != y.Believes || x.Kind != y.Kind {
+			return false
+		}
+	}
+	return true
+}
+
+// buildPart reads one queue; a wait already in old keeps when it was
+// first seen.
+func (g *sessionGraph) buildPart(q *Queue, old *graphPart, now time.Time) *graphPart {
+	// About one wait a waiting node (a semaphore's waiters have one per
+	// lease holder): sized once, not grown pair by pair.
+	p := &graphPart{path: q.Path, nodes: q.Nodes, typ: q.Type, pairs: make([]pairRec, 0, len(q.Nodes))}
+	// A waiter of the plain ephemeral lock owns no node (its name is ""):
+	// the session tells it apart.
+	type key struct {
+		waiter       int64
+		wnode, hnode string
+	}
+	var before map[key]time.Time
+	if old != nil && len(old.pairs) > 0 {
+		before = make(map[key]time.Time, len(old.pairs))
+		for _, r := range old.pairs {
+			before[key{r.waiter, r.wnode, r.hnode}] = r.seen
+		}
+	}
+	g.scratch = queueWaits(q, g.scratch, func(w, h int) {
+		a, b := &q.Nodes[w], &q.Nodes[h]
+		r := pairRec{waiter: a.Session, holder: b.Session, wnode: a.Name, hnode: b.Name, wi: w, seen: now}
+		if t, ok := before[key{a.Session, a.Name, b.Name}]; ok {
+			r.seen = t
+		} else if g.fromNodes {
+			r.seen = later(a.Since, b.Since, now)
+		}
+		p.pairs = append(p.pairs, r)
+	})
+	return p
+}
+
+// later is the later of a and b, or now when both are unknown.
+func later(a, b, now time.Time) time.Time {
+	if b.After(a) {
+		a = b
+	}
+	if a.IsZero() {
+		return now
+	}
+	return a
+}
+
+// apply adds (sign 1) or removes (sign -1) a part's counts and edges.
+func (g *sessionGraph) apply(p *graphPart, sign int32) {
+	for _, r := range p.pairs {
+		m := g.out[r.waiter]
+		if m == nil {
+			m = map[int64]int32{}
+			g.out[r.waiter] = m
+		}
+		m[r.holder] += sign
+		if m[r.holder] == 0 {
+			delete(m, r.holder)
+			if len(m) == 0 {
+				delete(g.out, r.waiter)
+			}
+		}
+		bump(g.waitsOut, r.waiter, sign)
+		bump(g.waitedOn, r.holder, sign)
+		g.checkBoth(r.waiter)
+		g.checkBoth(r.holder)
+		in := g.waitIn[r.waiter]
+		if in == nil {
+			in = map[*graphPart]int32{}
+			g.waitIn[r.waiter] = in
+		}
+		bump(in, p, sign)
+		if len(in) == 0 {
+			delete(g.waitIn, r.waiter)
+		}
+	}
+}
+
+// bump adds d to m[k], deleting it at zero.
+func bump[K comparable](m map[K]int32, k K, d int32) {
+	if m[k] += d; m[k] == 0 {
+		delete(m, k)
+	}
+}
+
+func (g *sessionGraph) checkBoth(s int64) {
+	if g.waitsOut[s] > 0 && g.waitedOn[s] > 0 {
+		g.both[s] = true
+	} else {
+		delete(g.both, s)
+	}
+}
+
+// cycles finds every cycle of the graph as it stands at now: the
+// strongly connected components of the sessions that wait and are
+// waited on, each covered by shortest cycles, and every session waiting for itself.
+func (g *sessionGraph) cycles(now time.Time) []Deadlock {
+	if len(g.both) == 0 {
+		return nil
+	}
+	ids := make([]int64, 0, len(g.both))
+	for s := range g.both {
+		ids = append(ids, s)
+	}
+	slices.Sort(ids)
+	index := make(map[int64]int, len(ids))
+	for i, s := range ids {
+		index[s] = i
+	}
+	adj := make([][]int32, len(ids))
+	var selfLoops []int64
+	for i, s := range ids {
+		for t := range g.out[s] {
+			if t == s {
+				selfLoops = append(selfLoops, s)
+				continue
+			}
+			if j, ok := index[t]; ok {
+				adj[i] = append(adj[i], int32(j))
+			}
+		}
+		slices.Sort(adj[i])
+	}
+	comp, count := components(len(ids), func(v int) []int32 { return adj[v] })
+	size := make([]int, count)
+	for _, c := range comp {
+		size[c]++
+	}
+	var found [][]int64
+	seen := map[string]bool{}
+	covered := make([]bool, len(ids))
+	for v := range ids { // ascending session ids
+		if size[comp[v]] < 2 || covered[v] {
+			continue
+		}
+		cyc := shortestCycle(adj, comp, int32(v))
+		sess := make([]int64, len(cyc))
+		for i, c := range cyc {
+			covered[c] = true
+			sess[i] = ids[c]
+		}
+		sess = rotateLowest(sess)
+		if k := fmt.Sprint(sess); !seen[k] {
+			seen[k] = true
+			found = append(found, sess)
+		}
+	}
+	slices.Sort(selfLoops)
+	for _, s := range selfLoops {
+		found = append(found, []int64{s})
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return g.describe(found, now)
+}
+
+// describe turns cycles of sessions into Deadlocks, with the oldest wait
+// of each step, read from the parts.
+func (g *sessionGraph) describe(found [][]int64, now time.Time) []Deadlock {
+	type step struct{ from, to int64 }
+	want := map[step]*Wait{}
+	for _, c := range found {
+		for i, s := range c {
+			want[step{s, c[(i+1)%len(c)]}] = nil
+		}
+	}
+	var parts []*graphPart
+	for k := range want {
+		for p := range g.waitIn[k.from] {
+			if !slices.Contains(parts, p) {
+				parts = append(parts, p)
+			}
+		}
+	}
+	// Ties between equally old waits go to the first path.
+	slices.SortFunc(parts, func(a, b *graphPart) int { return strings.Compare(a.path, b.path) })
+	for _, p := range parts {
+		path := p.path
+		for _, r := range p.pairs {
+			k := step{r.waiter, r.holder}
+			cur, ok := want[k]
+			if !ok || (cur != nil && !r.seen.Before(cur.Since)) {
+				continue
+			}
+			want[k] = &Wait{Session: r.waiter, Client: p.nodes[r.wi].Client, Path: path, Node: r.wnode,
+				Holder: r.holder, HolderNode: r.hnode, Since: r.seen}
+		}
+	}
+	out := make([]Deadlock, 0, len(found))
+	for _, c := range found {
+		d := Deadlock{Sessions: c}
+		for i, s := range c {
+			wt := want[step{s, c[(i+1)%len(c)]}]
+			if wt == nil { // cannot happen: every edge comes from a pair
+				continue
+			}
+			d.Waits = append(d.Waits, *wt)
+			if !slices.Contains(d.Paths, wt.Path) {
+				d.Paths = append(d.Paths, wt.Path)
+			}
+			if wt.Since.After(d.Since) {
+				d.Since = wt.Since
+			}
+		}
+		switch {
+		case len(c) == 1:
+			d.State = CycleSelfWait
+		case now.Sub(d.Since) >= DeadlockAfter:
+			d.State = CycleDeadlock
+		default:
+			d.State = CycleYoung
+		}
+		out = append(out, d)
+	}
+	sortDeadlocks(out)
+	return out
+}
+
+// sortDeadlocks puts deadlocks first, then young cycles, then self-waits;
+// the oldest first within each.
+func sortDeadlocks(ds []Deadlock) {
+	rank := map[string]int{CycleDeadlock: 0, CycleYoung: 1, CycleSelfWait: 2}
+	slices.SortStableFunc(ds, func(a, b Deadlock) int {
+		if r := rank[a.State] - rank[b.State]; r != 0 {
+			return r
+		}
+		if c := a.Since.Compare(b.Since); c != 0 {
+			return c
+		}
+		return slices.Compare(a.Sessions, b.Sessions)
+	})
+}
+
+// rotateLowest rotates a cycle so that its lowest session comes first.
+func rotateLowest(c []int64) []int64 {
+	lo := slices.Index(c, slices.Min(c))
+	return append(c[lo:len(c):len(c)], c[:lo]...)
+}
+
+// components labels the strongly connected components of a graph of n
+// vertices (Tarjan's algorithm, iterative: a chain of 10,000 sessions must
+// not grow the stack). Components are numbered in the order found, which
+// is reverse topological: a component's number is lower than that of
+// every component with an edge into it.
+func components(n int, succ func(v int) []int32) (comp []int32, count int) {
+	index := make([]int32, n)
+	low := make([]int32, n)
+	comp = make([]int32, n)
+	for i := range index {
+		index[i], comp[i] = -1, -1
+	}
+	var stack []int32
+	next := int32(0)
+	type frame struct{ v, edge int32 }
+	var call []frame
+	for root := range n {
+		if index[root] >= 0 {
+			continue
+		}
+		call = append(call[:0], frame{int32(root), 0})
+		index[root], low[root] = next, next
+		next++
+		stack = append(stack, int32(root))
+		for len(call) > 0 {
+			top := &call[len(call)-1]
+			v := top.v
+			if out := succ(int(v)); int(top.edge) < len(out) {
+				u := out[top.edge]
+				top.edge++
+				switch {
+				case index[u] < 0:
+					index[u], low[u] = next, next
+					next++
+					stack = append(stack, u)
+					call = append(call, frame{u, 0})
+				case comp[u] < 0: // on the stack
+					low[v] = min(low[v], index[u])
+				}
+				continue
+			}
+			call = call[:len(call)-1]
+			if len(call) > 0 {
+				p := call[len(call)-1].v
+				low[p] = min(low[p], low[v])
+			}
+			if low[v] == index[v] {
+				for {
+					u := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					comp[u] = int32(count)
+					if u == v {
+						break
+					}
+				}
+				count++
+			}
+		}
+	}
+	return comp, count
+}
+
+// shortestCycle is a shortest cycle through v among the vertices of its
+// component (breadth-first from v back to v), as vertices in edge order
+// from v.
+func shortestCycle(adj [][]int32, comp []int32, v int32) []int32 {
+	parent := map[int32]int32{v: -1}
+	queue := []int32{v}
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		for _, u := range adj[x] {
+			if comp[u] != comp[v] {
+				continue
+			}
+			if u == v {
+				var cyc []int32
+				for y := x; y != -1; y = parent[y] {
+					cyc = append(cyc, y)
+				}
+				slices.Reverse(cyc)
+				return cyc
+			}
+			if _, ok := parent[u]; !ok {
+				parent[u] = x
+				queue = append(queue, u)
+			}
+		}
+	}
+	return []int32{v} // not reached inside a component of two or more
+}
+
+// FindDeadlocks is the cycles of the wait-for graph of queues alone,
+// judged at now, each wait dated from its two nodes' Since. A Watcher
+// fills Snapshot.Deadlocks with the waits dated from when it first saw
+// them instead; FindDeadlocks serves snapshots built by other means.
+func FindDeadlocks(queues []Queue, now time.Time) []Deadlock {
+	g := sessionGraph{fromNodes: true}
+	g.update(queues, now)
+	return g.cycles(now)
+}
+
+// JudgeAgain dates the cycles of next by what first showed: a wait seen
+// in both snapshots on the same two nodes stood all the while (a node
+// that waits or holds keeps that role until it goes), so a cycle whose
+// every wait was in first is at least as old as first. It returns next's
+// cycles so dated (Load then Load again DeadlockAfter later tells a
+// deadlock from a young cycle without watching anything).
+func JudgeAgain(first, next *Snapshot) []Deadlock {
+	var g sessionGraph
+	g.update(first.Queues, first.At)
+	g.update(next.Queues, next.At)
+	return g.cycles(next.At)
+}
+
+// ConfirmCycles judges the young cycles of a one-off read: it waits until
+// they would have stood DeadlockAfter, reads cfg again (Load) and returns
+// that read with its cycles dated across both (JudgeAgain): a cycle seen
+// in both on the same nodes is a deadlock, one with a handoff in between
+// is young again, one gone is gone. snap is returned as is when it shows
+// no young cycle. It takes at most DeadlockAfter plus a read; ctx bounds
+// it.
+func ConfirmCycles(ctx context.Context, s *lockops.Session, cfg Config, snap *Snapshot) (*Snapshot, error) {
+	young, due := YoungCycles(snap)
+	if !young {
+		return snap, nil
+	}
+	t := time.NewTimer(time.Until(due))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("zkview: confirm cycles: %w", ctx.Err())
+	}
+	next, err := Load(ctx, s, cfg)
+	if err != nil {
+		return nil, err
+	}
+	next.Deadlocks = JudgeAgain(snap, next)
+	return next, nil
+}
+
+// YoungCycles says whether snap shows a cycle not yet judged a deadlock,
+// and when the youngest would come of age.
+func YoungCycles(snap *Snapshot) (bool, time.Time) {
+	var due time.Time
+	for _, d := range snap.Deadlocks {
+		if d.State == CycleYoung {
+			if t := d.Since.Add(DeadlockAfter); t.After(due) {
+				due = t
+			}
+		}
+	}
+	return !due.IsZero(), due
+}
+
+// judgeSessionsLocked brings the Watcher's wait-for graph to the queues
+// of the snapshot being built at now and returns its cycles, telling on
+// the event log which ones appeared, became deadlocks and cleared. While a
+// young cycle stands, a snapshot is published again when it comes of age,
+// even if nothing else changes.
+func (w *Watcher) judgeSessionsLocked(queues []Queue, now time.Time) []Deadlock {
+	g := &w.graph
+	g.update(queues, now)
+	cur := g.cycles(now)
+	w.cycleEventsLocked(g.last, cur, now)
+	g.last = cur
+	young, due := YoungCycles(&Snapshot{Deadlocks: cur})
+	if !young && g.recheck != nil {
+		g.recheck.Stop()
+		g.recheck, g.recheckT = nil, time.Time{}
+	}
+	if young && !w.oneShot && !g.recheckT.Equal(due) {
+		if g.recheck != nil {
+			g.recheck.Stop()
+		}
+		g.recheckT = due
+		// A little after the due time: the cycle is judged by the clock of
+		// the rebuild that follows, which must be past it.
+		g.recheck = time.AfterFunc(due.Sub(now)+10*time.Millisecond, func() {
+			if w.ctx.Err() != nil {
+				return
+			}
+			w.mu.Lock()
+			w.graph.recheckT = time.Time{}
+			w.markDirtyLocked()
+			w.mu.Unlock()
+			w.kickPublish()
+		})
+	}
+	return cur
+}
+
+// cycleEventsLocked tells what changed between two snapshots' cycles
+// over two or more sessions (a self-wait is told by its queue's warning).
+func (w *Watcher) cycleEventsLocked(old, cur []Deadlock, now time.Time) {
+	key := func(d Deadlock) string { return fmt.Sprint(d.Sessions) }
+	had := make(map[string]string, len(old))
+	for _, d := range old {
+		had[key(d)] = d.State
+	}
+	has := make(map[string]bool, len(cur))
+	for _, d := range cur {
+		has[key(d)] = true
+		if prev, ok := had[key(d)]; (ok && prev == d.State) || d.State == CycleSelfWait {
+			continue
+		}
+		w.emitLocked(Event{At: now, Kind: EventWarning, Path: d.Paths[0], Node: d.Waits[0].Node, Text: DeadlockText(d, now)})
+	}
+	for _, d := range old {
+		if !has[key(d)] && d.State != CycleSelfWait {
+			w.emitLocked(Event{At: now, Kind: EventWarning, Path: d.Paths[0],
+				Text: "cross-lock cycle cleared: " + sessionList(d.Sessions)})
+		}
+	}
+}
+
+// DeadlockText is a deadlock in one line: its state, its sessions and
+// where each waits.
+func DeadlockText(d Deadlock, now time.Time) string {
+	var b strings.Builder
+	switch d.State {
+	case CycleDeadlock:
+		fmt.Fprintf(&b, "cross-lock deadlock, no handoff for %s: ", fmtGap(now.Sub(d.Since)))
+	case CycleSelfWait:
+		b.WriteString("self-wait: ")
+	default:
+		fmt.Fprintf(&b, "cross-lock cycle, %s old (a deadlock if it stands %s with no handoff): ", fmtGap(now.Sub(d.Since)), DeadlockAfter)
+	}
+	for i, wt := range d.Waits {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s waits on %s %s held by %s", SessionHex(wt.Session), SanitizeString(wt.Path, 0),
+			NodeRef(wt.Node, 24), SessionHex(wt.Holder))
+		if wt.Holder == wt.Session {
+			fmt.Fprintf(&b, " (its own %s)", NodeRef(wt.HolderNode, 24))
+		}
+	}
+	return b.String()
+}
+
+// sessionList is "0x1 → 0x2 → 0x1", or "0x1" for one session.
+func sessionList(ss []int64) string {
+	parts := make([]string, 0, len(ss)+1)
+	for _, s := range ss {
+		parts = append(parts, SessionHex(s))
+	}
+	if len(ss) > 1 {
+		parts = append(parts, SessionHex(ss[0]))
+	}
+	return strings.Join(parts, " → ")
+}
