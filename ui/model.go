@@ -602,6 +602,14 @@ func (m Model) View() string {
 func (m Model) footer(w int) string {
 	k := m.activeKeys().ShortHelp()
 	h := helpModel(m.st, 0)
+	if m.list.filtering {
+		// The filter has the keyboard: only its own keys do anything.
+		keys := []key.Binding{
+			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep filter")),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
+		}
+		return fit(" "+m.st.Muted.Render("filtering: type a path part")+"  "+h.ShortHelpView(keys), w)
+	}
 	right := h.ShortHelpView(k[len(k)-2:]) + " "
 	room := w - ansi.StringWidth(right) - 3
 	shown, cut := fitBindings(k[:len(k)-2], room-2, ansi.StringWidth(h.ShortSeparator))
