@@ -415,6 +415,31 @@ type detailsDialog struct {
 	node zkview.Node
 	ref  func(string) string
 	now  time.Time
+	// goneAt is when a snapshot first showed the node gone (zero while it
+	// exists): the dialog then says so above what was known of it.
+	goneAt time.Time
+}
+
+// follow looks for the dialog's node in snap: once it is gone, the dialog
+// says so instead of passing the old node off as current.
+func (d *detailsDialog) follow(snap *zkview.Snapshot, now time.Time) {
+	if snap == nil || !d.goneAt.IsZero() {
+		return
+	}
+	for _, q := range snap.Queues {
+		if q.Path != d.path {
+			continue
+		}
+		for _, n := range q.Nodes {
+			if n.Name == d.node.Name && n.Session == d.node.Session {
+				return
+			}
+		}
+		if q.State != zkview.PathPresent {
+			return // not read (stale, absent, no permission): unknown
+		}
+	}
+	d.goneAt = now
 }
 
 func (d *detailsDialog) update(msg tea.Msg, _ dialogKeys) (dialog, intent, tea.Cmd) {
@@ -441,6 +466,12 @@ func (d *detailsDialog) view(st *themes.Styles, screenW, screenH int) []string {
 			}
 			body = append(body, st.Muted.Render(label)+st.Text.Render(l))
 		}
+	}
+	if !d.goneAt.IsZero() {
+		for _, l := range wrap("DELETED: this node is gone (seen at "+d.goneAt.Format(time.TimeOnly)+"); below is what was known of it.", inner) {
+			body = append(body, st.Danger.Render(l))
+		}
+		body = append(body, "")
 	}
 	field("Lock", clean(d.path, 0))
 	field("Node", clean(n.Name, 0))

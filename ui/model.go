@@ -418,6 +418,9 @@ func (m *Model) applyUpdate(u zkview.Update) {
 		m.log.add(logEntry{at: m.now, kind: logFailed, text: fmt.Sprintf("%d events dropped: the console fell behind", u.Dropped)})
 	}
 	m.narrateSteps(u.Events, before)
+	if d, ok := m.dialog.(*detailsDialog); ok {
+		d.follow(m.snap, m.now)
+	}
 	m.rebuild()
 }
 

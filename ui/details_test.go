@@ -1,0 +1,42 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"zklock/zkview"
+)
+
+// TestDetailsOfDeletedNode: a details dialog whose node is deleted while
+// it is open says so, rather than showing the old node as current.
+func TestDetailsOfDeletedNode(t *testing.T) {
+	m := selectPath(newTest("dark", 160, 48), "/locks/job-a")
+	m, _ = press(m, "tab", "enter")
+	d, ok := m.dialog.(*detailsDialog)
+	if !ok {
+		t.Fatalf("enter on a node opened %T", m.dialog)
+	}
+	if strings.Contains(ansi.Strip(m.View()), "DELETED") {
+		t.Fatal("a node that exists is shown as deleted")
+	}
+	// The same snapshot without that node.
+	s := *fleet()
+	s.Queues = slices.Clone(s.Queues)
+	for i, q := range s.Queues {
+		if q.Path == d.path {
+			q.Nodes = slices.DeleteFunc(slices.Clone(q.Nodes), func(n zkview.Node) bool { return n.Name == d.node.Name })
+			s.Queues[i] = q
+		}
+	}
+	m = step(m, updateMsg{zkview.Update{Snapshot: &s}})
+	view := ansi.Strip(m.View())
+	if !strings.Contains(view, "DELETED: this node is gone") {
+		t.Fatalf("the dialog does not say its node is gone:\n%s", view)
+	}
+	if !strings.Contains(view, zkview.NodeRef(d.node.Name, 24)) {
+		t.Errorf("the dialog lost what was known of the node:\n%s", view)
+	}
+}
