@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"zklock/lockops"
+	"zklock/sandbox"
+	"zklock/sandbox/sandboxtest"
 )
 
 // snapJSON is a snapshot in every field (json of the struct) and in
@@ -42,7 +44,12 @@ func changesJSON(t testing.TB, cs []Change) string {
 // recordLive records a real churned queue (and a quieter one with data)
 // while keeping every live update; it returns the recording's bytes.
 func recordLive(t *testing.T, churnFor time.Duration) ([]Update, []byte) {
-	c := testCluster(t)
+	return recordLiveOn(t, testCluster(t), churnFor, nil)
+}
+
+// recordLiveOn is recordLive on c; fault, when given, runs halfway
+// through the churn (a leader kill, say) while the churn goes on.
+func recordLiveOn(t *testing.T, c *sandbox.Cluster, churnFor time.Duration, fault func()) ([]Update, []byte) {
 	p, quiet := testPath(t), testPath(t)
 	raw := rawConn(t, c.Servers())
 	mkdirs(t, raw, p)
@@ -101,6 +108,10 @@ func recordLive(t *testing.T, churnFor time.Duration) ([]Update, []byte) {
 			}
 		}()
 	}
+	if fault != nil {
+		time.Sleep(churnFor / 2)
+		fault()
+	}
 	wg.Wait()
 	time.Sleep(300 * time.Millisecond) // the last changes reach the model
 	w.Close()
@@ -120,6 +131,42 @@ func recordLive(t *testing.T, churnFor time.Duration) ([]Update, []byte) {
 // seeking back; the watch stream of the replay is the live one.
 func TestRecordingReplaysLiveSnapshots(t *testing.T) {
 	live, file := recordLive(t, 3*time.Second)
+	checkReplay(t, live, file, 100)
+}
+
+// TestRecordingThroughLeaderKill: the same through a fault: the leader of
+// a 3-member ensemble is killed halfway through the churn (the monitor
+// and the clients reconnect, the monitor marks the picture stale and
+// reads again); every recorded update still replays as the live one.
+func TestRecordingThroughLeaderKill(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Members: 3, TickTime: 100 * time.Millisecond})
+	live, file := recordLiveOn(t, c, 4*time.Second, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		leader, err := c.Leader(ctx)
+		if err != nil {
+			t.Errorf("leader: %v", err)
+			return
+		}
+		if err := c.Members()[leader].Kill(); err != nil {
+			t.Errorf("kill the leader: %v", err)
+		}
+	})
+	stale := false
+	for _, u := range live {
+		stale = stale || u.Snapshot.Stale
+	}
+	if !stale {
+		t.Log("the monitor's member survived the kill: no stale picture recorded")
+	}
+	checkReplay(t, live, file, 20)
+}
+
+// checkReplay: the recording of live, read back, rebuilds every live
+// update (every field and `ls --json`'s form), forward and seeking back,
+// and its watch stream is the live one; at least minChanges changes.
+func checkReplay(t *testing.T, live []Update, file []byte, minChanges int) {
+	t.Helper()
 	rec, err := ReadRecording(bytes.NewReader(file))
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +209,7 @@ func TestRecordingReplaysLiveSnapshots(t *testing.T) {
 			t.Fatalf("seek to %d: differs", i)
 		}
 	}
-	if changes < 100 {
+	if changes < minChanges {
 		t.Fatalf("only %d changes recorded: not a churn", changes)
 	}
 	t.Logf("%d updates, %d changes, %d bytes: %.1f bytes per change", len(live), changes, len(file), float64(len(file))/float64(changes))
