@@ -53,8 +53,9 @@ func TestBadInvocations(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unreachable ensemble", nil, []string{"--servers", dead, "--connect-timeout", "2s", "ls", "/x"}, "cannot reach ZooKeeper at " + dead + " within 2s"},
-		{"unreachable ensemble, console", nil, []string{"--servers", dead, "--connect-timeout", "2s", "--read-only", "/x"}, "cannot reach ZooKeeper"},
+		{"refused port", nil, []string{"--servers", dead, "--connect-timeout", "2s", "ls", "/x"}, "connection refused by " + dead},
+		{"refused port, console", nil, []string{"--servers", dead, "--connect-timeout", "2s", "--read-only", "/x"}, "connection refused by " + dead},
+		{"unknown host", nil, []string{"--servers", "no-such-host.invalid:2181", "ls", "/x"}, "unknown host no-such-host.invalid:2181"},
 		{"malformed server list", nil, []string{"--servers", "zk1:2181,,zk2", "ls", "/x"}, "malformed server list"},
 		{"server port out of range", nil, []string{"--servers", "zk1:99999", "ls", "/x"}, "bad port"},
 		{"malformed ZK_SERVERS", []string{"ZK_SERVERS=::1:2181"}, []string{"ls", "/x"}, "brackets"},
@@ -152,5 +153,27 @@ func TestUnreachableWithinConnectTimeout(t *testing.T) {
 		}
 	default:
 		t.Fatal("the binary never dialled the ensemble")
+	}
+}
+
+// TestRefusedNamedAtOnce: every server refusing the connection is said
+// at once, naming them, well before the connect timeout; a server that
+// answers among refusing ones is still used.
+func TestRefusedNamedAtOnce(t *testing.T) {
+	a, b := closedPort(t), closedPort(t)
+	start := time.Now()
+	_, stderr, code := runBinary(t, nil, "--servers", a+","+b, "--connect-timeout", "20s", "ls", "/x")
+	took := time.Since(start)
+	assertOneLineFailure(t, stderr, code, "connection refused by ")
+	if !strings.Contains(stderr, a) || !strings.Contains(stderr, b) {
+		t.Errorf("the line does not name both servers: %q", stderr)
+	}
+	if took > 3*time.Second {
+		t.Errorf("a refused connection took %v to be said (connect timeout 20s)", took)
+	}
+	// One live member among refusing ones: connected, no error.
+	_, stderr, code = runBinary(t, nil, "--servers", a+","+testCluster(t).ConnectString(), "ls", "--root", "/")
+	if code != 0 {
+		t.Errorf("a live member beside a refusing one: code %d, stderr %q", code, stderr)
 	}
 }

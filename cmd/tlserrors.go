@@ -130,6 +130,10 @@ func problemLine(s *config.Settings, servers string, le *lockops.LinkError) stri
 		return fmt.Sprintf("TLS: %s refused the handshake (%s): the server's ssl.protocol or ssl.ciphersuites do not match this client's (TLS 1.2+)", servers, errText(le.Err))
 	case lockops.LinkNotTLS:
 		return fmt.Sprintf("%s %s plain ZooKeeper, not TLS: give the secureClientPort, or drop the --tls flags (or the context's tls: block)", servers, verb("speaks", "speak"))
+	case lockops.LinkRefused:
+		return fmt.Sprintf("connection refused by %s: is ZooKeeper running there, on that port (clientPort, or secureClientPort with --tls)?", servers)
+	case lockops.LinkUnknownHost:
+		return fmt.Sprintf("unknown host %s: check the server list (--servers, ZK_SERVERS or the context)", servers)
 	case lockops.LinkRequiresTLS:
 		return fmt.Sprintf("%s closed the connection before answering: the server may require TLS (that port answers a TLS handshake): give --tls-ca CA (and --tls-cert, --tls-key if it asks for a client certificate), or a context with a tls: block", servers)
 	}

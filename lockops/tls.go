@@ -79,6 +79,10 @@ const (
 	// LinkDropped: the server closed the link before its first reply
 	// (a member that is not serving does so too).
 	LinkDropped
+	// LinkRefused: nothing listens on the port (connection refused).
+	LinkRefused
+	// LinkUnknownHost: the name does not resolve.
+	LinkUnknownHost
 )
 
 var problemText = map[LinkProblem]string{
@@ -93,6 +97,8 @@ var problemText = map[LinkProblem]string{
 	LinkRequiresTLS:       "the port requires TLS",
 	LinkHandshakeFailed:   "TLS handshake failed",
 	LinkDropped:           "connection closed by the server before it answered",
+	LinkRefused:           "connection refused",
+	LinkUnknownHost:       "unknown host",
 }
 
 func (p LinkProblem) String() string {
@@ -103,14 +109,30 @@ func (p LinkProblem) String() string {
 }
 
 // Definitive reports whether retrying cannot help: a certificate or
-// protocol mismatch that stays until someone changes a configuration.
-// Connect gives up at once when every server has a definitive problem.
+// protocol mismatch that stays until someone changes a configuration, a
+// refused port or a name that does not resolve. Connect gives up at once
+// when every server has a definitive problem (once connected, go-zookeeper
+// retries every server whatever the problem).
 func (p LinkProblem) Definitive() bool {
 	switch p {
 	case LinkDialFailed, LinkHandshakeFailed, LinkDropped:
 		return false
 	}
 	return true
+}
+
+// dialProblem names a failed dial: refused and unknown hosts are told at
+// once (the operator's typo or a server that is down), any other failure
+// (a timeout, no route) may pass.
+func dialProblem(err error) LinkProblem {
+	var dns *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return LinkRefused
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return LinkUnknownHost
+	}
+	return LinkDialFailed
 }
 
 // LinkError says why a link to Server failed. Connect returns one (joined
@@ -355,7 +377,7 @@ func (b *linkBoard) dialer(d zk.Dialer) zk.Dialer {
 		if err != nil {
 			var le *LinkError
 			if !errors.As(err, &le) {
-				le = &LinkError{Server: addr, Problem: LinkDialFailed, Err: err}
+				le = &LinkError{Server: addr, Problem: dialProblem(err), Err: err}
 			}
 			b.record(le)
 			return nil, err

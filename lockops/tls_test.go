@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -219,5 +221,27 @@ func TestNamedHosts(t *testing.T) {
 		if _, retry := h.Next(); retry {
 			t.Error("retryStart right after Connected")
 		}
+	}
+}
+
+func TestDialProblem(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	unknown := &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "zk9.invalid", IsNotFound: true}}
+	flaky := &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "server misbehaving", Name: "zk9", IsTemporary: true}}
+	for _, tt := range []struct {
+		err  error
+		want LinkProblem
+	}{
+		{refused, LinkRefused},
+		{unknown, LinkUnknownHost},
+		{flaky, LinkDialFailed},
+		{os.ErrDeadlineExceeded, LinkDialFailed},
+	} {
+		if got := dialProblem(tt.err); got != tt.want {
+			t.Errorf("dialProblem(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
+	if !LinkRefused.Definitive() || !LinkUnknownHost.Definitive() || LinkDialFailed.Definitive() {
+		t.Error("refused and unknown hosts are told at once; other dial failures are retried")
 	}
 }
