@@ -86,7 +86,8 @@ while a command runs (run), delete or revoke someone else's lock node
 		return exitCode(exitFailure, err)
 	})
 	root.AddCommand(newVersionCmd(), newLsCmd(g), newSessionsCmd(g), newRunCmd(g), newReleaseCmd(g), newRevokeCmd(g), newDemoCmd(g), newDoctorCmd(g))
-	root.AddCommand(newWatchCmd(g), newExportCmd(g), newRecordCmd(g), newReplayCmd(g))
+	root.AddCommand(newWatchCmd(g), newExportCmd(g), newRecordCmd(g), newReplayCmd(g), newGenManCmd())
+	registerCompletion(root, g)
 	return root
 }
 
