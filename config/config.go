@@ -18,7 +18,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"zklock/lockops"
 	"zklock/themes"
@@ -109,17 +109,28 @@ func (g *Flags) Resolve(changed func(flag string) bool) (*Settings, error) {
 		return nil, fmt.Errorf("--connect-timeout must be positive, got %s", g.ConnectTimeout)
 	}
 	var ctx *Context
-	if g.Context != "" {
+	name, source := g.Context, "--context"
+	if name == "" {
+		name, source = os.Getenv("ZKLOCK_CONTEXT"), "ZKLOCK_CONTEXT"
+	}
+	if name == "" && g.Servers == "" && envServers() == "" {
+		// The config file's current_context, when nothing else names
+		// the ensemble (no file: no default).
+		if cfg, _, err := Load(); err == nil && cfg.CurrentContext != "" {
+			name, source = cfg.CurrentContext, "current_context"
+		}
+	}
+	if name != "" {
 		cfg, path, err := Load()
 		if err != nil {
 			return nil, err
 		}
-		c, ok := cfg.Contexts[g.Context]
+		c, ok := cfg.Contexts[name]
 		if !ok {
-			return nil, fmt.Errorf("context %q is not in %s (have: %s)", g.Context, path, strings.Join(cfg.Names(), ", "))
+			return nil, fmt.Errorf("context %q (%s) is not in %s (have: %s)", name, source, path, strings.Join(cfg.Names(), ", "))
 		}
 		ctx = &c
-		s.ContextName = g.Context
+		s.ContextName = name
 	}
 	// An explicit --context beats ZK_SERVERS: a variable left in the
 	// environment must not send "--context staging" to another ensemble
@@ -129,7 +140,7 @@ func (g *Flags) Resolve(changed func(flag string) bool) (*Settings, error) {
 		serverList = strings.Join(ctx.Servers, ",")
 	}
 	if serverList == "" {
-		serverList = os.Getenv("ZK_SERVERS")
+		serverList = envServers()
 	}
 	if serverList == "" {
 		serverList = DefaultServers
@@ -189,10 +200,10 @@ func (g *Flags) Resolve(changed func(flag string) bool) (*Settings, error) {
 			return nil, fmt.Errorf("auth file %s: %w", authFile, err)
 		}
 		s.Auth = c
-	case os.Getenv("ZK_AUTH") != "":
-		c, err := ParseAuth([]byte(os.Getenv("ZK_AUTH")))
+	case envAuth() != "":
+		c, err := ParseAuth([]byte(envAuth()))
 		if err != nil {
-			return nil, fmt.Errorf("ZK_AUTH: %w", err)
+			return nil, fmt.Errorf("ZKLOCK_AUTH (or ZK_AUTH): %w", err)
 		}
 		s.Auth = c
 	}
@@ -360,7 +371,27 @@ func ParseAuth(b []byte) (*Credentials, error) {
 // over Kazoo's max_leases in the parent's data, and more holders than it
 // are flagged over-limit.
 type File struct {
-	Contexts map[string]Context `yaml:"contexts"`
+	// CurrentContext is the context used when no --context,
+	// ZKLOCK_CONTEXT, --servers or ZKLOCK_SERVERS names the ensemble.
+	CurrentContext string             `yaml:"current_context"`
+	Contexts       map[string]Context `yaml:"contexts"`
+}
+
+// envAuth is ZKLOCK_AUTH, or ZK_AUTH (kept as an alias).
+func envAuth() string {
+	if v := os.Getenv("ZKLOCK_AUTH"); v != "" {
+		return v
+	}
+	return os.Getenv("ZK_AUTH")
+}
+
+// envServers is ZKLOCK_SERVERS, or ZK_SERVERS (kept as an alias: the
+// name other ZooKeeper tools read).
+func envServers() string {
+	if v := os.Getenv("ZKLOCK_SERVERS"); v != "" {
+		return v
+	}
+	return os.Getenv("ZK_SERVERS")
 }
 
 type Context struct {

@@ -1,0 +1,61 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDefaultContext: which ensemble a command line names, in order:
+// --context, ZKLOCK_CONTEXT, --servers, ZKLOCK_SERVERS (or ZK_SERVERS),
+// then the config file's current_context, then the default server.
+func TestDefaultContext(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("current_context: staging\ncontexts:\n  prod:\n    servers: [zk-prod:2181]\n  staging:\n    servers: [zk-staging:2181]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ZKLOCK_CONFIG", cfg)
+	for _, env := range []string{"ZKLOCK_CONTEXT", "ZKLOCK_SERVERS", "ZK_SERVERS"} {
+		t.Setenv(env, "")
+	}
+	resolve := func(g Flags) (string, []string, error) {
+		t.Helper()
+		g.SessionTimeout, g.ConnectTimeout = 10*time.Second, 10*time.Second
+		s, err := g.Resolve(func(string) bool { return false })
+		if err != nil {
+			return "", nil, err
+		}
+		return s.ContextName, s.Servers, nil
+	}
+	check := func(what string, g Flags, wantCtx, wantServer string) {
+		t.Helper()
+		ctx, servers, err := resolve(g)
+		if err != nil || ctx != wantCtx || !slices.Equal(servers, []string{wantServer}) {
+			t.Errorf("%s: context %q servers %v (%v); want %q %s", what, ctx, servers, err, wantCtx, wantServer)
+		}
+	}
+	check("nothing given: current_context", Flags{}, "staging", "zk-staging:2181")
+	check("--context", Flags{Context: "prod"}, "prod", "zk-prod:2181")
+	check("--servers beats current_context", Flags{Servers: "zk9:2181"}, "", "zk9:2181")
+	t.Setenv("ZK_SERVERS", "zk-old:2181")
+	check("ZK_SERVERS (the alias) beats current_context", Flags{}, "", "zk-old:2181")
+	t.Setenv("ZKLOCK_SERVERS", "zk-new:2181")
+	check("ZKLOCK_SERVERS beats its alias", Flags{}, "", "zk-new:2181")
+	t.Setenv("ZKLOCK_CONTEXT", "prod")
+	check("ZKLOCK_CONTEXT names a context", Flags{}, "prod", "zk-prod:2181")
+	check("--context beats ZKLOCK_CONTEXT", Flags{Context: "staging"}, "staging", "zk-staging:2181")
+	t.Setenv("ZKLOCK_CONTEXT", "nope")
+	if _, _, err := resolve(Flags{}); err == nil || !strings.Contains(err.Error(), `context "nope" (ZKLOCK_CONTEXT)`) {
+		t.Errorf("an unknown ZKLOCK_CONTEXT: %v", err)
+	}
+	// No config file: the default server, no error.
+	t.Setenv("ZKLOCK_CONTEXT", "")
+	t.Setenv("ZKLOCK_SERVERS", "")
+	t.Setenv("ZK_SERVERS", "")
+	t.Setenv("ZKLOCK_CONFIG", filepath.Join(dir, "missing.yaml"))
+	check("no config file", Flags{}, "", DefaultServers)
+}
