@@ -127,7 +127,7 @@ func (g *Flags) Resolve(changed func(flag string) bool) (*Settings, error) {
 		}
 		c, ok := cfg.Contexts[name]
 		if !ok {
-			return nil, fmt.Errorf("context %q (%s) is not in %s (have: %s)", name, source, path, strings.Join(cfg.Names(), ", "))
+			return nil, fmt.Errorf("context %q is not in %s (have: %s; named by %s)", name, path, strings.Join(cfg.Names(), ", "), source)
 		}
 		ctx = &c
 		s.ContextName = name

@@ -49,7 +49,7 @@ func TestDefaultContext(t *testing.T) {
 	check("ZKLOCK_CONTEXT names a context", Flags{}, "prod", "zk-prod:2181")
 	check("--context beats ZKLOCK_CONTEXT", Flags{Context: "staging"}, "staging", "zk-staging:2181")
 	t.Setenv("ZKLOCK_CONTEXT", "nope")
-	if _, _, err := resolve(Flags{}); err == nil || !strings.Contains(err.Error(), `context "nope" (ZKLOCK_CONTEXT)`) {
+	if _, _, err := resolve(Flags{}); err == nil || !strings.Contains(err.Error(), `context "nope" is not in`) || !strings.Contains(err.Error(), "named by ZKLOCK_CONTEXT") {
 		t.Errorf("an unknown ZKLOCK_CONTEXT: %v", err)
 	}
 	// No config file: the default server, no error.

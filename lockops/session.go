@@ -202,7 +202,10 @@ func Connect(ctx context.Context, servers []string, opts ...SessionOption) (*Ses
 	}()
 
 	if err := s.waitFirstSession(ctx); err != nil {
-		s.Close()
+		// Closed in the background: go-zookeeper stuck in a handshake with
+		// a silent server takes seconds to let go, and the caller's
+		// deadline has passed already. No session exists to clean up.
+		go s.Close()
 		return nil, fmt.Errorf("lockops: connect %s: %w", strings.Join(servers, ","), err)
 	}
 	if cfg.auth {

@@ -3,6 +3,7 @@ package lockops
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -28,14 +29,34 @@ func waitState(t testing.TB, s *Session, want ConnState, d time.Duration) {
 }
 
 func TestConnectUnreachable(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	// A port that refuses: said at once, naming the server.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	start := time.Now()
 	_, err := Connect(ctx, []string{"127.0.0.1:1"})
-	if !errors.Is(err, ErrUnreachable) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Connect to a closed port: %v, want ErrUnreachable and DeadlineExceeded", err)
+	var le *LinkError
+	if !errors.As(err, &le) || le.Problem != LinkRefused || le.Server != "127.0.0.1:1" {
+		t.Fatalf("Connect to a closed port: %v, want a LinkError LinkRefused naming it", err)
 	}
-	if !strings.Contains(err.Error(), "127.0.0.1:1") {
+	if el := time.Since(start); el > 3*time.Second {
+		t.Errorf("a refused port took %v to be said (deadline 20 s)", el)
+	}
+
+	// A port that accepts and never answers: ErrUnreachable at the
+	// deadline, naming the server.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel = context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	_, err = Connect(ctx, []string{l.Addr().String()})
+	if !errors.Is(err, ErrUnreachable) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Connect to a silent port: %v, want ErrUnreachable and DeadlineExceeded", err)
+	}
+	if !strings.Contains(err.Error(), l.Addr().String()) {
 		t.Errorf("error does not name the server: %v", err)
 	}
 	if el := time.Since(start); el > 4*time.Second {

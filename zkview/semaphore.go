@@ -210,7 +210,9 @@ type semResult struct {
 // admission lock's own (missing-watch, herd, deadlock...) and over-limit
 // when more leases hold than a known limit allows.
 func composeSemaphore(in semParts) semResult {
-	var res semResult
+	// Nodes is never nil, as buildQueue's: a snapshot's empty queue reads
+	// back from a recording as the same empty list.
+	res := semResult{Nodes: []Node{}}
 	leaseDir, lockDir := semaphoreDirs(in.Path, in.Kind)
 	parentOf := func(dir string) string {
 		if dir == in.Path {
