@@ -133,7 +133,6 @@ type Session struct {
 	state    ConnState
 	id       int64
 	gen      uint64
-	settle   uint64 // bumped by every event: a pending reconnectSettle is stale
 	changed  chan struct{}
 	leaseT   *time.Timer // checks the lease (leaseMeter) at its deadline
 	lease    *leaseMeter
@@ -218,17 +217,6 @@ func Connect(ctx context.Context, servers []string, opts ...SessionOption) (*Ses
 	return s, nil
 }
 
-// reconnectSettle is how long a Session stays suspended after
-// go-zookeeper is back in the same session. go-zookeeper v1.0.4 reads the
-// last zxid for its SetWatches request on one goroutine while its receive
-// loop writes it on another, unsynchronised (upstream: samuel/go-zookeeper
-// #178 and #260, go-zookeeper/zk pull request #35, open). A request of ours
-// queued before that SetWatches makes the two race (the race detector
-// failed TestHolderShortCutStillHeld once in 24 clean-clone CI runs: a
-// release queued during a cut). SetWatches is queued microseconds after
-// the session event; waiting makes ours come after it, in practice.
-const reconnectSettle = 20 * time.Millisecond
-
 // onEvent runs on go-zookeeper's goroutines for every event; it must not
 // block, so it only records the state and wakes waiters.
 func (s *Session) onEvent(ev zk.Event) {
@@ -240,25 +228,14 @@ func (s *Session) onEvent(ev zk.Event) {
 	if s.state == StateClosed {
 		return
 	}
-	s.settle++
 	switch ev.State {
 	case zk.StateHasSession:
+		// Back in the same session too: the patched go-zookeeper reads the
+		// last zxid for its SetWatches atomically, so our requests may go
+		// out before it (they once had to wait 20 ms behind it: PATCHES.md).
 		if id := s.conn.SessionID(); id != s.id {
 			s.id = id
 			s.gen++
-		} else if s.state == StateSuspended {
-			// Back in the same session, whose watches go-zookeeper is
-			// about to set again: say so only once its SetWatches request
-			// is queued (see reconnectSettle).
-			n := s.settle
-			time.AfterFunc(reconnectSettle, func() {
-				s.mu.Lock()
-				defer s.mu.Unlock()
-				if s.settle == n && s.state == StateSuspended {
-					s.setLocked(StateConnected)
-				}
-			})
-			return
 		}
 		s.setLocked(StateConnected)
 	case zk.StateExpired:
