@@ -185,25 +185,11 @@ func (d *forceDialog) view(st *themes.Styles, screenW, screenH int) []string {
 	if !tight {
 		risk += " It goes on as if it held the lock while the next waiter takes it: two clients in the critical section."
 	}
-	for _, l := range wrap(risk, inner) {
-		body = append(body, st.Danger.Render(l))
-	}
+	guard := ""
 	if !tight {
-		for _, l := range wrap("The node is deleted only if its owner is still session "+session(d.session)+".", inner) {
-			body = append(body, st.Muted.Render(l))
-		}
+		guard = "The node is deleted only if its owner is still session " + session(d.session) + "."
 	}
-	body = append(body, "", st.Text.Render("Type the "+what+" ")+st.Danger.Render(seq)+st.Text.Render(" to confirm:"))
-	in := d.input
-	in.Width = max(inner-4, 4)
-	in.PromptStyle = st.Danger
-	in.PlaceholderStyle = st.Muted
-	body = append(body, in.View())
-	if d.wrong != "" {
-		body = append(body, st.Warning.Render(clean("\""+d.wrong+"\" is not "+seq+": nothing deleted", inner)))
-	} else {
-		body = append(body, "")
-	}
+	body = append(body, typedConfirm(st, inner, risk, guard, "Type the "+what+" ", seq, d.input, d.wrong)...)
 	body = append(body, keyHints(st, "enter", "delete node", "esc", "cancel"))
 	return dialogBox(st.Danger, st.Danger.Render("FORCE-RELEASE #"+seq), body, w, screenH)
 }
@@ -517,4 +503,29 @@ func overlay(base, box []string, w int) []string {
 		out[row] = fit(left+fit(l, bw)+right, w)
 	}
 	return out
+}
+
+// typedConfirm is the end of a destructive dialog, shared by the node and
+// the session force-release: the risk, the owner guard (none on a short
+// screen), what to type (prompt, then token), the input, and the last
+// wrong answer.
+func typedConfirm(st *themes.Styles, inner int, risk, guard, prompt, token string, in textinput.Model, wrong string) []string {
+	var body []string
+	for _, l := range wrap(risk, inner) {
+		body = append(body, st.Danger.Render(l))
+	}
+	for _, l := range wrap(guard, inner) {
+		body = append(body, st.Muted.Render(l))
+	}
+	body = append(body, "", st.Text.Render(prompt)+st.Danger.Render(token)+st.Text.Render(" to confirm:"))
+	in.Width = max(inner-4, 4)
+	in.PromptStyle = st.Danger
+	in.PlaceholderStyle = st.Muted
+	body = append(body, in.View())
+	if wrong != "" {
+		body = append(body, st.Warning.Render(clean("\""+wrong+"\" is not "+token+": nothing deleted", inner)))
+	} else {
+		body = append(body, "")
+	}
+	return body
 }

@@ -162,25 +162,11 @@ func (d *sessionForceDialog) view(st *themes.Styles, screenW, screenH int) []str
 			risk += " The next waiters take them: two clients in each critical section."
 		}
 	}
-	for _, l := range wrap(risk, inner) {
-		body = append(body, st.Danger.Render(l))
-	}
+	guard := ""
 	if !tight {
-		for _, l := range wrap("Each node is deleted only if its owner is still session "+session(d.session)+"; each deletion is audited.", inner) {
-			body = append(body, st.Muted.Render(l))
-		}
+		guard = "Each node is deleted only if its owner is still session " + session(d.session) + "; each deletion is audited."
 	}
-	body = append(body, "", st.Text.Render("Type the session's last 4 hex digits ")+st.Danger.Render(d.tail())+st.Text.Render(" to confirm:"))
-	in := d.input
-	in.Width = max(inner-4, 4)
-	in.PromptStyle = st.Danger
-	in.PlaceholderStyle = st.Muted
-	body = append(body, in.View())
-	if d.wrong != "" {
-		body = append(body, st.Warning.Render(clean("\""+d.wrong+"\" is not "+d.tail()+": nothing deleted", inner)))
-	} else {
-		body = append(body, "")
-	}
+	body = append(body, typedConfirm(st, inner, risk, guard, "Type the session's last 4 hex digits ", d.tail(), d.input, d.wrong)...)
 	body = append(body, keyHints(st, "enter", "delete "+plural(len(d.targets), "node"), "esc", "cancel"))
 	return dialogBox(st.Danger, st.Danger.Render("FORCE-RELEASE SESSION "+session(d.session)), body, w, screenH)
 }
