@@ -21,19 +21,7 @@ const leaderWait = 40 * time.Second
 // one leader, the others following); leases change hands, and the leader
 // steps down for another.
 func TestDemoSemaphoreAndElection(t *testing.T) {
-	cfg, _, _ := demoConfig(t, true)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	d, err := startDemo(ctx, t, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Stop()
-	view, err := lockops.Connect(ctx, cfg.Servers, cfg.SessionOptions...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer view.Close()
+	ctx, view := runningDemo(t)
 	load := func() (sem, elect zkview.Queue) {
 		t.Helper()
 		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -112,4 +100,25 @@ func TestDemoSemaphoreAndElection(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond) // polling ZooKeeper
 	}
+}
+
+// runningDemo starts the demo's workload on the test's sandbox server (in
+// a chroot of its own) and a session to look at it with; both end with the
+// test, and ctx bounds it to two minutes.
+func runningDemo(t *testing.T) (context.Context, *lockops.Session) {
+	t.Helper()
+	cfg, _, _ := demoConfig(t, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	d, err := startDemo(ctx, t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Stop)
+	view, err := lockops.Connect(ctx, cfg.Servers, cfg.SessionOptions...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(view.Close)
+	return ctx, view
 }

@@ -2,12 +2,10 @@ package demo
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"testing"
 	"time"
 
-	"zklock/lockops"
 	"zklock/zkview"
 )
 
@@ -15,19 +13,7 @@ import (
 // the read/write lock, the semaphore, the election) replays, at every
 // recorded update, the very snapshot the live model published then.
 func TestDemoRecordingReplays(t *testing.T) {
-	cfg, _, _ := demoConfig(t, true)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	d, err := startDemo(ctx, t, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Stop()
-	view, err := lockops.Connect(ctx, cfg.Servers, cfg.SessionOptions...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer view.Close()
+	ctx, view := runningDemo(t)
 	w, err := zkview.Watch(ctx, view, zkview.Config{Paths: Paths(), SemaphoreLimits: Limits(), ServerView: true})
 	if err != nil {
 		t.Fatal(err)
