@@ -42,17 +42,7 @@ func runAgainstPeer(t *testing.T, kind peers.Kind, styleFlags []string, wellName
 	p := testPath(t)
 	proc := peers.StartT(t, kind, peers.Config{Servers: testCluster(t).Servers(), Sessions: 3})
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var (
-		cycles  []peers.Cycle
-		loopErr error
-		loopEnd = make(chan struct{})
-	)
-	go func() {
-		defer close(loopEnd)
-		cycles, loopErr = proc.Loop(ctx, peers.LoopSpec{Path: p, Duration: 90 * time.Second, Hold: 30 * time.Millisecond})
-	}()
+	stopLoop := loopInBackground(t, proc, peers.LoopSpec{Path: p, Duration: 90 * time.Second, Hold: 30 * time.Millisecond})
 	// Let the peers start so that zklock joins a live queue.
 	c := testConn(t)
 	eventually(t, 30*time.Second, "the peers to queue", func() bool { k, _, _ := c.Children(p); return len(k) > 0 })
@@ -91,14 +81,10 @@ func runAgainstPeer(t *testing.T, kind peers.Kind, styleFlags []string, wellName
 		}()
 	}
 	wg.Wait()
-	cancel()
-	<-loopEnd
+	cycles := stopLoop()
 	close(errs)
 	for e := range errs {
 		t.Error(e)
-	}
-	if loopErr != nil && ctx.Err() == nil {
-		t.Fatalf("peer loop: %v", loopErr)
 	}
 
 	all := peers.Intervals(string(kind), cycles)
@@ -159,4 +145,36 @@ func runIntervals(t *testing.T, file string) []peers.Interval {
 		out = append(out, *iv)
 	}
 	return out
+}
+
+// loopInBackground runs proc's contention loop on spec until the returned
+// stop is called; stop returns the loop's cycles, and fails the test if
+// the loop ended with an error before it was stopped (a loop cut short by
+// stop itself is not an error).
+func loopInBackground(t *testing.T, proc *peers.Proc, spec peers.LoopSpec) (stop func() []peers.Cycle) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var (
+		cycles []peers.Cycle
+		err    error
+		done   = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		cycles, err = proc.Loop(ctx, spec)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return func() []peers.Cycle {
+		t.Helper()
+		select {
+		case <-done:
+			if err != nil {
+				t.Fatalf("peer loop ended before the test stopped it: %v", err)
+			}
+		default:
+		}
+		cancel()
+		<-done
+		return cycles
+	}
 }

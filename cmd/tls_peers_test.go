@@ -60,17 +60,7 @@ func TestTLSLeaderKill(t *testing.T) {
 	p := testPath(t)
 	proc := peers.StartT(t, peers.Curator, peers.Config{Servers: c.SecureServers(), Sessions: 2, TLS: peerTLS(c),
 		SessionTimeout: 10 * time.Second})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var (
-		cycles  []peers.Cycle
-		loopErr error
-		loopEnd = make(chan struct{})
-	)
-	go func() {
-		defer close(loopEnd)
-		cycles, loopErr = proc.Loop(ctx, peers.LoopSpec{Path: p, Duration: 120 * time.Second, Hold: 20 * time.Millisecond})
-	}()
+	stopLoop := loopInBackground(t, proc, peers.LoopSpec{Path: p, Duration: 120 * time.Second, Hold: 20 * time.Millisecond})
 	conn := testTLSConn(t, c)
 	eventually(t, 30*time.Second, "the peers to queue", func() bool { k, _, _ := conn.Children(p); return len(k) > 0 })
 
@@ -122,14 +112,10 @@ func TestTLSLeaderKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	wg.Wait()
-	cancel()
-	<-loopEnd
+	cycles := stopLoop()
 	close(errs)
 	for e := range errs {
 		t.Error(e)
-	}
-	if loopErr != nil && ctx.Err() == nil {
-		t.Fatalf("peer loop: %v", loopErr)
 	}
 	if err := c.WaitReady(lctx); err != nil {
 		t.Fatal(err)
