@@ -59,6 +59,9 @@ type Entry struct {
 type Queue struct {
 	Entries []Entry  // lock nodes, in sequence order
 	Other   []string // non-lock children, sorted by name
+	// changeable: Order or Change found the queue in the shape Change
+	// handles (change.go), so Change need not look again.
+	changeable bool
 }
 
 const (
@@ -154,6 +157,7 @@ func order(children []string, replays bool) Queue {
 			e.Believes, e.Watches = e.Role, e.Predecessor
 		}
 	}
+	q.changeable = changeShaped(q)
 	return q
 }
 

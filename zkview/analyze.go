@@ -26,7 +26,18 @@ func (w *Watcher) rebuildLocked() bool {
 		qm := w.queues[p]
 		sem := w.semaphoreLocked(p)
 		if qm.dirty || w.allDirty || !qm.hasBuilt || w.semaphoreDirtyLocked(sem) {
-			nq := buildQueue(qm, sv, stale, w.conn.Since)
+			nq, ok := Queue{}, false
+			if !w.allDirty && sem == nil && sv == nil {
+				nq, ok = buildQueueChanged(qm, stale, w.conn.Since)
+				if ok {
+					w.stats.changeBuilds++
+				}
+			}
+			if !ok {
+				nq = buildQueue(qm, sv, stale, w.conn.Since)
+				qm.builtChanges = sv == nil && sem == nil && changeShaped(qm, &nq)
+			}
+			qm.changed = qm.changed[:0]
 			if sem != nil {
 				nq = w.buildSemaphoreLocked(qm, sem, nq, sv, now)
 			}
@@ -44,7 +55,7 @@ func (w *Watcher) rebuildLocked() bool {
 		DiscoveryCapped: w.capped,
 		WatchMode:       w.mode,
 		Unread:          max(w.initPending, 0),
-		FrameEvery:      min(max(minPublish, 10*w.buildCost), maxPublish),
+		FrameEvery:      max(w.frameEvery, minPublish),
 	}
 	snap.Conn.Ensemble = slices.Clone(w.conn.Ensemble)
 	if sv != nil {
@@ -72,31 +83,32 @@ func (w *Watcher) warningEventsLocked(qm *queueModel, nq Queue, now time.Time) {
 	if qm.hasBuilt {
 		old = qm.built.Warnings
 	}
-	// A warning is the same incident while its key stays. Mixed recipes
-	// is a state of the whole queue: nodes joining and leaving a mixed
-	// queue do not end it (keyed by nodes, every handoff on it would log a
-	// "cleared" and a new raise). The others name their nodes: another
-	// pair of split holders is another incident.
-	key := func(x Warning) string {
-		if x.Code == WarnMixedRecipes {
-			return x.Code
+	// A warning is the same incident while it keeps its code and nodes.
+	// Mixed recipes is a state of the whole queue: nodes joining and
+	// leaving a mixed queue do not end it (judged by nodes, every handoff
+	// on it would log a "cleared" and a new raise). The others name their
+	// nodes: another pair of split holders is another incident.
+	same := func(x, y *Warning) bool {
+		return x.Code == y.Code && (x.Code == WarnMixedRecipes || slices.Equal(x.Nodes, y.Nodes))
+	}
+	in := func(x *Warning, ws []Warning) bool {
+		for i := range ws {
+			if same(x, &ws[i]) {
+				return true
+			}
 		}
-		return x.Code + "\x00" + strings.Join(x.Nodes, "\x00")
+		return false
 	}
-	had := map[string]bool{}
-	for _, x := range old {
-		had[key(x)] = true
-	}
-	has := map[string]bool{}
-	for _, x := range nq.Warnings {
-		has[key(x)] = true
-		if !had[key(x)] && x.Code != WarnStale {
+	for i := range nq.Warnings {
+		x := &nq.Warnings[i]
+		if x.Code != WarnStale && !in(x, old) {
 			w.emitLocked(Event{At: now, Kind: EventWarning, Path: nq.Path, Node: first(x.Nodes),
 				Text: fmt.Sprintf("%s: %s", x.Code, x.Message)})
 		}
 	}
-	for _, x := range old {
-		if !has[key(x)] && x.Code != WarnStale {
+	for i := range old {
+		x := &old[i]
+		if x.Code != WarnStale && !in(x, nq.Warnings) {
 			w.emitLocked(Event{At: now, Kind: EventWarning, Path: nq.Path, Node: first(x.Nodes),
 				Text: fmt.Sprintf("%s cleared on %s", x.Code, SanitizeString(nq.Path, 0))})
 		}
@@ -126,18 +138,7 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 	entries := aq.Entries
 	q.Nodes = make([]Node, len(entries))
 	for i, e := range entries {
-		n := Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role,
-			Believes: e.Believes, Watches: e.Watches, Predecessor: e.Predecessor}
-		if r := qm.nodes[e.Name]; r != nil {
-			n.Session, n.Data, n.DataLen = r.session, r.data, r.dataLen
-			n.Ctime, n.Mtime, n.Version = r.ctime, r.mtime, r.version
-			n.Since, n.SinceExact = r.since, r.exact
-			n.Link = judgeLink(qm, e, r, sv)
-			if sv != nil {
-				n.Client = sv.clients[r.session]
-			}
-		}
-		q.Nodes[i] = n
+		q.Nodes[i] = nodeOf(qm, e, qm.nodes[e.Name], sv)
 	}
 
 	q.Type = lockType(q.Nodes)
@@ -182,8 +183,7 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 			Message: "recipes that cannot see each other share this parent: " + strings.Join(parts, "; ")})
 	}
 	if stale && qm.seen {
-		q.Warnings = append(q.Warnings, Warning{Code: WarnStale,
-			Message: fmt.Sprintf("disconnected since %s: the queue may have changed", staleSince.Format("15:04:05"))})
+		q.Warnings = append(q.Warnings, staleWarning(staleSince))
 	}
 	plainEphemeral(&q, qm, sv)
 	q.Type = electionType(&q, qm)
@@ -191,6 +191,29 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 		q.Warnings = append(q.Warnings, sw)
 	}
 	return q
+}
+
+// nodeOf is the Node of e (believed: see believed), with what the model
+// read of it in r (nil: nothing yet).
+func nodeOf(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) Node {
+	n := Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role,
+		Believes: e.Believes, Watches: e.Watches, Predecessor: e.Predecessor}
+	if r != nil {
+		n.Session, n.Data, n.DataLen = r.session, r.data, r.dataLen
+		n.Ctime, n.Mtime, n.Version = r.ctime, r.mtime, r.version
+		n.Since, n.SinceExact = r.since, r.exact
+		n.Link = judgeLink(qm, e, r, sv)
+		if sv != nil {
+			n.Client = sv.clients[r.session]
+		}
+	}
+	return n
+}
+
+// staleWarning says that a queue may have changed while the link was down.
+func staleWarning(since time.Time) Warning {
+	return Warning{Code: WarnStale,
+		Message: fmt.Sprintf("disconnected since %s: the queue may have changed", since.Format("15:04:05"))}
 }
 
 // believed is the queue as its clients believe it: the replay on the
@@ -205,23 +228,29 @@ func believed(qm *queueModel, sv *serverView) lockops.Queue {
 	aq := lockops.Queue{Entries: slices.Clone(qm.order.Entries), Other: qm.order.Other}
 	for i := range aq.Entries {
 		e := &aq.Entries[i]
-		r := qm.nodes[e.Name]
-		if r == nil {
-			continue
-		}
-		e.Believes, e.Watches = r.believes, r.watches
-		if !r.holdUnknown || r.believedHolder || e.Believes == lockops.RoleHolder {
-			continue
-		}
-		if sv != nil && sv.known[r.session] {
-			mine := sv.watches[r.session]
-			if (e.Watches != "" && mine[join(qm.abs, e.Watches)]) || (e.Predecessor != "" && mine[join(qm.abs, e.Predecessor)]) {
-				continue // it waits, and the servers show on what
-			}
-		}
-		e.Believes, e.Watches = lockops.RoleHolder, ""
+		*e = believedEntry(qm, *e, qm.nodes[e.Name], sv)
 	}
 	return aq
+}
+
+// believedEntry is e as its client believes it (see believed); r is what
+// the model knows of it.
+func believedEntry(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) lockops.Entry {
+	if r == nil {
+		return e
+	}
+	e.Believes, e.Watches = r.believes, r.watches
+	if !r.holdUnknown || r.believedHolder || e.Believes == lockops.RoleHolder {
+		return e
+	}
+	if sv != nil && sv.known[r.session] {
+		mine := sv.watches[r.session]
+		if (e.Watches != "" && mine[join(qm.abs, e.Watches)]) || (e.Predecessor != "" && mine[join(qm.abs, e.Predecessor)]) {
+			return e // it waits, and the servers show on what
+		}
+	}
+	e.Believes, e.Watches = lockops.RoleHolder, ""
+	return e
 }
 
 // seqCompare orders two names by their position in the queue.

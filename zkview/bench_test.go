@@ -122,6 +122,10 @@ func (c *countingConn) scan(p []byte) {
 
 // fill creates nodes ephemeral sequential children under each parent,
 // maxInFlight at a time.
+// benchPrefix names the benchmarks' lock nodes: one go-zookeeper client's
+// (a fleet's queue is of one recipe).
+const benchPrefix = "_c_0123456789abcdef0123456789abcdef-lock-"
+
 func fill(b testing.TB, c *zk.Conn, parents []string, nodes int) {
 	b.Helper()
 	type job struct{ parent string }
@@ -133,7 +137,7 @@ func fill(b testing.TB, c *zk.Conn, parents []string, nodes int) {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				if _, err := c.Create(j.parent+"/_c_0123456789abcdef0123456789abcdef-lock-", []byte("bench client data"),
+				if _, err := c.Create(j.parent+"/"+benchPrefix, []byte("bench client data"),
 					zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll)); err != nil {
 					failed.Store(err)
 				}
@@ -297,7 +301,7 @@ func benchChange(b *testing.B, size int, childWatches bool) {
 		r0, _ := rc.requests()
 		by0 := rc.bytesRead()
 		start := time.Now()
-		n := createSeq(b, writer, p, "lock-", nil)
+		n := createSeq(b, writer, p, benchPrefix, nil) // the recipe the queue was filled with
 		next(func(q *Queue) bool { return slices.Contains(names(q), n) })
 		createLat = append(createLat, time.Since(start))
 		r1, _ := rc.requests()

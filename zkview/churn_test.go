@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -155,7 +156,22 @@ func churn(t *testing.T, churnFor time.Duration, childWatches bool) {
 		sort.Strings(got)
 		return slices.Equal(got, kids)
 	})
-	_ = final
+	fresh, err := Load(context.Background(), session(t, c.Servers()), Config{Paths: []string{p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameNodes(t, queueOf(final, p), queueOf(fresh, p))
+	if !childWatches {
+		// Most changes were applied as changes: merged and built without
+		// reading or walking the whole queue again.
+		w.mu.Lock()
+		merged, built := w.stats.changeMerges, w.stats.changeBuilds
+		w.mu.Unlock()
+		if merged == 0 || built == 0 {
+			t.Errorf("%d changes merged as changes, %d queues built from them: want both", merged, built)
+		}
+		t.Logf("%d changes merged as changes, %d queue builds from them", merged, built)
+	}
 
 	tw := w
 	tw.mu.Lock()
@@ -200,6 +216,34 @@ func churn(t *testing.T, churnFor time.Duration, childWatches bool) {
 		}
 	}
 	t.Logf("%d nodes made, %d updates, %d handoff events", len(rec.made), len(updates), handoffs)
+}
+
+// sameNodes: the model's queue shows what a fresh read shows, node by
+// node (all but the times, which the two saw at different moments).
+func sameNodes(t *testing.T, got, want *Queue) {
+	t.Helper()
+	if got == nil || want == nil {
+		t.Fatalf("queue missing: model %v, fresh read %v", got != nil, want != nil)
+	}
+	if got.Type != want.Type || len(got.Nodes) != len(want.Nodes) {
+		t.Fatalf("model: %v with %d nodes; fresh read: %v with %d", got.Type, len(got.Nodes), want.Type, len(want.Nodes))
+	}
+	for i := range got.Nodes {
+		a, b := got.Nodes[i], want.Nodes[i]
+		a.Since, a.SinceExact, b.Since, b.SinceExact = time.Time{}, false, time.Time{}, false
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("node %d:\nmodel %+v\nfresh %+v", i, a, b)
+		}
+	}
+	codes := func(ws []Warning) (out []string) {
+		for _, w := range ws {
+			out = append(out, w.Code)
+		}
+		return out
+	}
+	if !slices.Equal(codes(got.Warnings), codes(want.Warnings)) {
+		t.Errorf("warnings: model %v, fresh read %v", codes(got.Warnings), codes(want.Warnings))
+	}
 }
 
 func countKind(evs []Event, k EventKind) int {

@@ -58,6 +58,13 @@ type queueModel struct {
 	built    Queue // the last immutable Queue handed out
 	hasBuilt bool
 	dirty    bool
+	// builtChanges: built is of the shape that changes can update
+	// (buildQueueChanged); changed names the entries applyChange touched
+	// since, and relisted says a listing (or a reset) was merged since:
+	// the next build is a full one.
+	builtChanges bool
+	changed      []lockops.Node
+	relisted     bool
 
 	// election: the config names this path an election (election.go).
 	election bool
@@ -82,7 +89,7 @@ func (q *queueModel) checkIdentity(w *Watcher, czxid int64, now time.Time) {
 		return
 	}
 	q.kids, q.order, q.nodes = nil, lockops.Queue{}, map[string]*nodeRec{}
-	q.dirty = true
+	q.dirty, q.relisted = true, true
 	w.emitLocked(Event{At: now, Kind: EventPath, Path: q.path,
 		Text: fmt.Sprintf("%s was deleted and created again: reading its nodes afresh", SanitizeString(q.path, 0))})
 }
@@ -109,7 +116,7 @@ func (q *queueModel) setState(w *Watcher, st PathState, msg string, now time.Tim
 	}
 	prev := q.state
 	q.state, q.err = st, msg
-	q.dirty = true
+	q.dirty, q.relisted = true, true
 	if st == PathAbsent || st == PathNoAuth {
 		if st == PathAbsent {
 			q.seen = true
@@ -263,6 +270,7 @@ func (q *queueModel) apply(w *Watcher, kids []string, got []fetched, issued, don
 	}
 
 	q.kids, q.order, q.nodes = cur, order, nodes
+	q.relisted = true
 	q.listedAt, q.seen = issued, true
 	q.state, q.err = PathPresent, ""
 	q.sampleDepth(done, len(order.Entries))
@@ -366,9 +374,16 @@ func (q *queueModel) deletedText(d lockops.Entry, prev lockops.Queue, at time.Ti
 		}
 	}
 	var watchers []string
-	for _, e := range prev.Entries {
-		if e.Watches == d.Name {
-			watchers = append(watchers, short(e.Name))
+	if prev.Changeable() {
+		// One recipe's mutex queue: only the next node waits on d.
+		if i := prev.Index(d.Name) + 1; i < len(prev.Entries) && prev.Entries[i].Watches == d.Name {
+			watchers = append(watchers, short(prev.Entries[i].Name))
+		}
+	} else {
+		for _, e := range prev.Entries {
+			if e.Watches == d.Name {
+				watchers = append(watchers, short(e.Name))
+			}
 		}
 	}
 	if len(watchers) > 0 {

@@ -295,7 +295,8 @@ func (w *Watcher) readRecursive(ctx context.Context, pw *pathWatch, rw *recursiv
 // deleted change the listing without reading it; the path itself created
 // or deleted is read again.
 func (w *Watcher) applyEvents(ctx context.Context, pw *pathWatch, rw *recursiveWatch, batch []zk.Event, gen uint64, issued, evAt time.Time, st *zk.Stat) bool {
-	changed, reread := false, false
+	reread := false
+	was := map[string]bool{} // each child the batch names: was it there before
 	for _, ev := range batch {
 		switch {
 		case ev.Path == pw.abs:
@@ -304,16 +305,17 @@ func (w *Watcher) applyEvents(ctx context.Context, pw *pathWatch, rw *recursiveW
 			}
 		case path.Dir(ev.Path) == pw.abs:
 			name := path.Base(ev.Path)
-			switch ev.Type {
-			case zk.EventNodeCreated:
-				changed = changed || !rw.names[name]
-				rw.names[name] = true
-				rw.seen++
-			case zk.EventNodeDeleted:
-				changed = changed || rw.names[name]
-				delete(rw.names, name)
-				rw.seen++
+			if ev.Type != zk.EventNodeCreated && ev.Type != zk.EventNodeDeleted {
+				continue
 			}
+			if _, ok := was[name]; !ok {
+				was[name] = rw.names[name]
+			}
+			rw.names[name] = ev.Type == zk.EventNodeCreated
+			if !rw.names[name] {
+				delete(rw.names, name)
+			}
+			rw.seen++
 		}
 	}
 	if !reread && st != nil && rw.names != nil && st.Cversion-rw.cversion > rw.seen {
@@ -322,11 +324,20 @@ func (w *Watcher) applyEvents(ctx context.Context, pw *pathWatch, rw *recursiveW
 	if reread {
 		return w.readRecursive(ctx, pw, rw, gen)
 	}
-	if !changed {
+	var added, removed []string
+	for name, before := range was {
+		switch now := rw.names[name]; {
+		case now && !before:
+			added = append(added, name)
+		case !now && before:
+			removed = append(removed, name)
+		}
+	}
+	if len(added)+len(removed) == 0 {
 		return true
 	}
-	kids := slices.Collect(maps.Keys(rw.names))
-	w.applyListing(ctx, pw, listing{names: kids}, gen, issued, evAt)
+	kids := func() []string { return slices.Collect(maps.Keys(rw.names)) }
+	w.applyDelta(ctx, pw, added, removed, kids, gen, issued, evAt)
 	return true
 }
 

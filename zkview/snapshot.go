@@ -253,10 +253,11 @@ type Snapshot struct {
 	// Unread counts the watched paths not read yet: the first picture
 	// fills in as they load.
 	Unread int
-	// FrameEvery is how far apart snapshots are published now: ten times
-	// what building one costs (a tenth of a core at most), at least
-	// minPublish. Beyond that floor the model is coalescing changes: each
-	// snapshot holds all that came since the previous one.
+	// FrameEvery is how far apart snapshots are published now: minPublish,
+	// or, under a stream of changes that would make building them take
+	// more than a tenth of a core, ten times what building one costs (at
+	// most maxPublish). Beyond that floor the model is coalescing changes:
+	// each snapshot holds all that came since the previous one.
 	FrameEvery time.Duration
 	// DiscoveryCapped: discovery under the roots stopped at a bound
 	// (MaxParents lock parents, or the watched-node limit).

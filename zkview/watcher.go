@@ -37,8 +37,10 @@ var ErrClosed = errors.New("zkview: watcher closed")
 //   - After every reconnect every path re-lists: go-zookeeper re-sets the
 //     watches, and the listing covers whatever changed in the gap. After
 //     an expiry the old watches are gone; each path sets a new one.
-//   - Snapshots are immutable and built at most every minPublish (more
-//     for big models); Updates never holds more than one pending Update.
+//   - Snapshots are immutable and built at most every minPublish, more
+//     apart when building them would take more than a 1/buildShare of a
+//     core (publishBudget); Updates never holds more than one pending
+//     Update.
 type Watcher struct {
 	s   *lockops.Session
 	zc  *zk.Conn
@@ -74,7 +76,7 @@ type Watcher struct {
 	pending     []Event
 	dropped     int
 	snap        *Snapshot
-	buildCost   time.Duration // how long the last snapshot took to build
+	frameEvery  time.Duration // the spacing of snapshots in force (publishBudget)
 	dirty       bool          // something changed since snap was built
 	allDirty    bool          // every queue must be rebuilt (conn, server view)
 	initPending int
@@ -85,6 +87,11 @@ type Watcher struct {
 
 	// sems: the recognised semaphores and their parts (semwatch.go).
 	sems semaphores
+	// stats counts how the model kept up (tests read it).
+	stats struct {
+		changeMerges int // batches of events merged as changes (applyChange)
+		changeBuilds int // queues built from the last one (buildQueueChanged)
+	}
 }
 
 // Watch starts watching cfg's paths and roots over s and returns at once;
@@ -250,16 +257,18 @@ func (w *Watcher) emitLocked(ev Event) {
 	w.dirty = true
 }
 
-// runPump builds snapshots when the model changed, at most every
-// publishInterval, and hands them to the consumer, merging into the one
-// pending Update while the consumer is busy.
+// runPump builds snapshots when the model changed and hands them to the
+// consumer, merging into the one pending Update while the consumer is
+// busy. A change after a quiet spell is built at once; under a stream of
+// changes the builds are spaced so that they take at most a
+// 1/buildShare of a core (publishBudget).
 func (w *Watcher) runPump() {
 	defer w.wg.Done()
 	var (
 		cur    *Update
 		timer  *time.Timer
 		timerC <-chan time.Time
-		last   time.Time
+		budget publishBudget
 	)
 	defer func() {
 		if timer != nil {
@@ -267,8 +276,9 @@ func (w *Watcher) runPump() {
 		}
 	}()
 	build := func() {
-		last = time.Now()
-		u, ok := w.takeUpdate()
+		start := time.Now()
+		u, ok, cost := w.takeUpdate()
+		budget.spent(start, cost)
 		if !ok {
 			return
 		}
@@ -300,7 +310,11 @@ func (w *Watcher) runPump() {
 			if timerC != nil {
 				continue // already scheduled
 			}
-			if wait := time.Until(last.Add(w.publishInterval())); wait > 0 {
+			wait, every := budget.wait(time.Now())
+			w.mu.Lock()
+			w.frameEvery = every
+			w.mu.Unlock()
+			if wait > 0 {
 				timer = time.NewTimer(wait)
 				timerC = timer.C
 				continue
@@ -315,31 +329,60 @@ func (w *Watcher) runPump() {
 	}
 }
 
-// publishInterval spaces snapshots by ten times the cost of the last
-// build, so building them never takes more than a tenth of a core, within
-// [minPublish, maxPublish].
-func (w *Watcher) publishInterval() time.Duration {
-	w.mu.Lock()
-	cost := w.buildCost
-	w.mu.Unlock()
-	return min(max(minPublish, 10*cost), maxPublish)
+// publishBudget spaces snapshot builds: at least minPublish apart, and,
+// once the builds of the last moments cost more than buildBurst, as far
+// apart as keeps them under a 1/buildShare of a core. debt is the build
+// time not yet paid back, at at; it pays back at 1/buildShare of the
+// time that passes.
+type publishBudget struct {
+	last     time.Time     // when the last build began
+	debt     time.Duration // build time not yet paid back, at at
+	at       time.Time
+	lastCost time.Duration
 }
 
-// takeUpdate rebuilds the snapshot if needed and takes the pending events.
-func (w *Watcher) takeUpdate() (Update, bool) {
+func (b *publishBudget) owed(now time.Time) time.Duration {
+	return max(0, b.debt-now.Sub(b.at)/buildShare)
+}
+
+// spent records a build that began at start and cost cost.
+func (b *publishBudget) spent(start time.Time, cost time.Duration) {
+	b.debt, b.at = b.owed(start)+cost, start
+	b.last, b.lastCost = start, cost
+}
+
+// wait is how long the next build waits, from now, and the spacing of
+// snapshots in force (Snapshot.FrameEvery): minPublish while the budget
+// allows, the build's cost times buildShare once it does not.
+func (b *publishBudget) wait(now time.Time) (wait, every time.Duration) {
+	wait = time.Until(b.last.Add(minPublish))
+	every = minPublish
+	if over := b.owed(now) - buildBurst; over > 0 {
+		// Never further apart than maxPublish: a model whose every build
+		// costs more than maxPublish/buildShare stays live at the price
+		// of more of a core.
+		wait = max(wait, min(over*buildShare, maxPublish))
+		every = min(max(minPublish, b.lastCost*buildShare), maxPublish)
+	}
+	return wait, every
+}
+
+// takeUpdate rebuilds the snapshot if needed and takes the pending
+// events; cost is the time the rebuild took.
+func (w *Watcher) takeUpdate() (u Update, ok bool, cost time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	start := time.Now()
 	rebuilt := w.rebuildLocked()
 	if rebuilt {
-		w.buildCost = time.Since(start)
+		cost = time.Since(start)
 	}
 	if !rebuilt && len(w.pending) == 0 && w.dropped == 0 {
-		return Update{}, false
+		return Update{}, false, cost
 	}
-	u := Update{Snapshot: w.snap, Events: w.pending, Dropped: w.dropped}
+	u = Update{Snapshot: w.snap, Events: w.pending, Dropped: w.dropped}
 	w.pending, w.dropped = nil, 0
-	return u, true
+	return u, true, cost
 }
 
 // syncNewSession makes the new session's server catch up with the

@@ -1,0 +1,169 @@
+// Incremental ordering: a queue's next Queue from the children added and
+// removed, without reading every name again, for the shape that a busy
+// queue almost always has. Everything else goes back to Order.
+
+package lockops
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Change returns the Queue that Order would return for q's children with
+// added created and removed deleted, and true; or false when the change
+// cannot be computed without Order (the caller then orders the whole
+// list). q must be the Queue of a children list (Order's or Change's).
+// touched are the indexes in next of the entries added or whose role or
+// predecessor changed, ascending; every other entry is as it was in q.
+//
+// It handles one shape, the one a contended lock has all day: every
+// child is a lock node of one recipe, a mutex (no read or write nodes, no
+// latch, nothing in Other), and every sequence is non-negative. In that
+// shape every recipe's replay agrees with sequence order (Curator's and
+// Kazoo's sorts by the zero-padded text, go-zookeeper's parsed number),
+// so each node believes what its role says and waits on its predecessor.
+// A change outside it (a first node, a read node, another recipe, a
+// non-lock child, a wrapped counter) returns false. The cost is one pass
+// over the entries, without parsing or sorting the names already there.
+func (q Queue) Change(added, removed []string) (next Queue, touched []int, ok bool) {
+	if len(q.Entries) == 0 || len(q.Other) > 0 {
+		return Queue{}, nil, false
+	}
+	if !q.changeable && !changeShaped(q) {
+		return Queue{}, nil, false
+	}
+	recipe := q.Entries[0].Recipe
+	simple := func(n *Node) bool {
+		return n.Recipe == recipe && n.Kind == KindMutex && !n.Latch && n.Seq >= 0
+	}
+	add := make([]Node, 0, len(added))
+	for _, name := range added {
+		n, ok := ParseName(name)
+		if !ok || !simple(&n) {
+			return Queue{}, nil, false
+		}
+		add = append(add, n)
+	}
+	slices.SortFunc(add, func(a, b Node) int {
+		if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	gone := make(map[string]bool, len(removed))
+	cut := make([]int, 0, len(removed)) // indexes of removed entries
+	for _, name := range removed {
+		gone[name] = true
+		if n, ok := ParseName(name); ok {
+			if i, found := slices.BinarySearchFunc(q.Entries, &n, entryOrder); found {
+				cut = append(cut, i)
+			}
+		}
+	}
+	slices.Sort(cut)
+	cut = slices.Compact(cut)
+
+	// Merge the kept entries (sorted by sequence, then name) with the
+	// added nodes (sorted the same way), copying the runs between two
+	// changes whole; a name in both, or added twice, is one entry, as
+	// Order compacts the list. Only an entry after a change (the first of
+	// a run, an added one and the one after it) can have a new
+	// predecessor or role: edges lists them.
+	out := make([]Entry, 0, len(q.Entries)+len(add))
+	var edges, fresh []int // indexes in out, ascending
+	push := func(n Node) {
+		if gone[n.Name] || len(out) > 0 && out[len(out)-1].Name == n.Name {
+			return
+		}
+		fresh = append(fresh, len(out))
+		edges = append(edges, len(out))
+		out = append(out, Entry{Node: n})
+	}
+	i, j := 0, 0
+	for i < len(q.Entries) {
+		end := len(q.Entries) // the run: up to the next removed entry or added node
+		if len(cut) > 0 {
+			end = cut[0]
+		}
+		if j < len(add) {
+			k, _ := slices.BinarySearchFunc(q.Entries[i:end], &add[j], entryOrder)
+			if k < end-i && q.Entries[i+k].Name == add[j].Name {
+				k++ // added, but already there: the entry stays as it was
+			}
+			end = i + k
+		}
+		if end > i {
+			edges = append(edges, len(out))
+			out = append(out, q.Entries[i:end]...)
+			i = end
+			for j < len(add) && out[len(out)-1].Name == add[j].Name {
+				j++
+			}
+			continue
+		}
+		if len(cut) > 0 && cut[0] == i {
+			cut = cut[1:]
+			i++
+			continue
+		}
+		push(add[j])
+		j++
+	}
+	for ; j < len(add); j++ {
+		push(add[j])
+	}
+	if len(out) == 0 {
+		return Queue{}, nil, false // empty: Order says what an empty list is
+	}
+	for _, f := range fresh {
+		edges = append(edges, f+1) // the entry after an added one
+	}
+	slices.Sort(edges)
+	edges = slices.Compact(edges)
+	for _, at := range edges {
+		if at >= len(out) {
+			continue
+		}
+		e := &out[at]
+		_, isFresh := slices.BinarySearch(fresh, at)
+		pred, role := "", RoleHolder
+		if at > 0 {
+			pred, role = out[at-1].Name, RoleWaiting
+		}
+		if isFresh || e.Role != role || e.Predecessor != pred {
+			touched = append(touched, at)
+		}
+		e.Role, e.Believes, e.Watches, e.Predecessor = role, role, pred, pred
+	}
+	return Queue{Entries: out, changeable: true}, touched, true
+}
+
+// Changeable says whether q is of the shape Change handles: lock nodes
+// only, of one recipe, mutexes (no latch), non-negative sequences. In
+// it each node waits on the node just before it, and nothing else does.
+func (q Queue) Changeable() bool { return q.changeable || changeShaped(q) }
+
+// changeShaped: q is of the shape Change handles (its doc): lock nodes
+// only, of one recipe, mutexes (no latch), non-negative sequences.
+func changeShaped(q Queue) bool {
+	if len(q.Entries) == 0 || len(q.Other) > 0 {
+		return false
+	}
+	recipe := q.Entries[0].Recipe
+	for i := range q.Entries {
+		n := &q.Entries[i].Node
+		if n.Recipe != recipe || n.Kind != KindMutex || n.Latch || n.Seq < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// entryOrder orders an entry against a node: by sequence, then by name
+// (Order's order, for non-negative sequences).
+func entryOrder(e Entry, n *Node) int {
+	if c := cmp.Compare(e.Seq, n.Seq); c != 0 {
+		return c
+	}
+	return cmp.Compare(e.Name, n.Name)
+}

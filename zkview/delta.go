@@ -1,0 +1,176 @@
+// Changes applied as changes: a persistent watch names each child created
+// and deleted, so a busy queue is updated from those names alone, in time
+// that does not grow with the queue where it can be (lockops.Queue.Change),
+// and through the whole-listing merge (queueModel.apply) where it cannot.
+
+package zkview
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"zklock/lockops"
+)
+
+// applyDelta merges children added and removed by a watch's events into
+// pw's model; kids is the whole list after them (rw.names), for the
+// listing merge when the change is not one a queue can take as a change.
+func (w *Watcher) applyDelta(ctx context.Context, pw *pathWatch, added, removed []string, kids func() []string, gen uint64, issued, evAt time.Time) {
+	w.mu.Lock()
+	qm := w.queues[pw.path]
+	if qm != nil {
+		qm.eventAt = evAt // the queue was not quiet (judgeLink)
+	}
+	ok := !pw.removed && qm != nil && w.deltaFitsLocked(pw, qm)
+	w.mu.Unlock()
+	if !ok {
+		w.applyListing(ctx, pw, listing{names: kids()}, gen, issued, evAt)
+		return
+	}
+
+	// Only the path's goroutine (this one) changes qm.order: reading it
+	// without the lock is safe, and the ordering runs outside it. It is
+	// asked before the reads, so that a change it leaves to the listing
+	// merge reads each new node once, there.
+	start := time.Now()
+	order, touched, fits := qm.order.Change(added, removed)
+	if !fits {
+		w.applyListing(ctx, pw, listing{names: kids()}, gen, issued, evAt)
+		return
+	}
+	cost := time.Since(start)
+	got := w.fetch(ctx, pw.abs, added)
+	if ctx.Err() != nil {
+		return
+	}
+	start = time.Now()
+	var gone []string
+	for _, f := range got {
+		if f.gone {
+			gone = append(gone, f.name) // deleted since: its event follows
+		}
+	}
+	if gone != nil {
+		removed = append(removed, gone...)
+		if order, touched, fits = qm.order.Change(added, removed); !fits {
+			w.applyListing(ctx, pw, listing{names: kids()}, gen, issued, evAt)
+			return
+		}
+	}
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if gen != 0 && w.gen != gen || pw.removed {
+		return
+	}
+	pw.lastList, pw.lastSize = issued, len(order.Entries)
+	qm.applyChange(w, order, touched, removed, got, issued, w.cfg.Now(), evAt)
+	w.stats.changeMerges++
+	pw.applyCost = cost + time.Since(start)
+	w.setReadLocked(pw)
+	w.markDirtyLocked()
+	w.kickPublish()
+}
+
+// deltaFitsLocked: pw's model can take a change without its listing. Not
+// when it is more than a queue of lock nodes: a path not read yet, absent
+// or refused; one with other children (semaphores, discovery, a plain
+// ephemeral lock's node), or one a semaphore reads beside its own.
+func (w *Watcher) deltaFitsLocked(pw *pathWatch, qm *queueModel) bool {
+	if !qm.seen || qm.state != PathPresent || qm.lone != nil || len(qm.order.Entries) == 0 || len(qm.order.Other) > 0 {
+		return false
+	}
+	if _, isAux := w.sems.auxOf[pw.path]; isAux {
+		return false
+	}
+	_, isSem := w.sems.owners[pw.path]
+	return !isSem
+}
+
+// applyChange installs order, made from the model's order by added nodes
+// (their reads in got) and removed ones; touched are the entries of
+// order that are new or changed role or predecessor (lockops.Queue.Change).
+// It tells what changed as apply does for a listing, in time that grows
+// with the change, not with the queue.
+func (q *queueModel) applyChange(w *Watcher, order lockops.Queue, touched []int, removed []string, got []fetched, issued, done, evAt time.Time) {
+	prev := q.order
+	var departed []lockops.Entry
+	for _, name := range removed {
+		if i := prev.Index(name); i >= 0 && !slices.ContainsFunc(departed, func(d lockops.Entry) bool { return d.Name == name }) {
+			departed = append(departed, prev.Entries[i])
+		}
+	}
+	gotBy := make(map[string]*nodeRec, len(got))
+	for _, f := range got {
+		if f.rec != nil {
+			gotBy[f.name] = f.rec
+		}
+	}
+	var created []lockops.Entry
+	var handoffs []Handoff
+	for _, i := range touched {
+		e := order.Entries[i]
+		q.changed = append(q.changed, e.Node)
+		r, existed := q.nodes[e.Name]
+		if !existed {
+			r = gotBy[e.Name]
+			if r == nil {
+				r = &nodeRec{} // the read failed: shown without owner, read again at the next listing
+			}
+			r.firstSeen = done
+			q.nodes[e.Name] = r
+			created = append(created, e)
+			r.since, r.exact = done, r.fetched
+			if r.fetched && r.ctime.Before(done) {
+				r.since = r.ctime
+			}
+			if e.Role == lockops.RoleHolder {
+				if from := releasedBefore(e, prevEntries(prev, e.Name), departed); from != "" {
+					r.since, r.exact = evAt, true
+					handoffs = append(handoffs, Handoff{Path: q.path, From: from, To: e.Name, At: done, Gap: done.Sub(evAt)})
+				}
+			}
+		} else if r.role != e.Role {
+			if e.Role == lockops.RoleHolder {
+				r.since, r.exact = evAt, true
+				handoffs = append(handoffs, Handoff{Path: q.path, From: releasedBefore(e, prevEntries(prev, e.Name), departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
+			} else {
+				r.since, r.exact = done, false
+			}
+		}
+		r.role = e.Role
+		believes, watches := r.believe(e, false)
+		r.believes = believes
+		if !existed || r.watches != watches {
+			r.watches, r.watchesSince = watches, done
+		}
+	}
+	for i := range created {
+		r := q.nodes[created[i].Name]
+		created[i].Believes, created[i].Watches = r.believes, r.watches
+	}
+	q.emitChanges(w, done, created, departed, prev, handoffs)
+	for _, d := range departed {
+		delete(q.nodes, d.Name)
+	}
+	q.handoffs = append(q.handoffs, handoffs...)
+	if over := len(q.handoffs) - maxHandoffs; over > 0 {
+		q.handoffs = append([]Handoff(nil), q.handoffs[over:]...)
+	}
+	// kids is the last listing's: read only while the queue holds no lock
+	// node (a plain ephemeral lock), which a change here never leaves.
+	q.kids, q.order = nil, order
+	q.listedAt = issued
+	q.sampleDepth(done, len(order.Entries))
+	q.dirty = true
+}
+
+// prevEntries is the one entry of prev named name, as releasedBefore
+// looks it up; empty when prev did not have it.
+func prevEntries(prev lockops.Queue, name string) map[string]lockops.Entry {
+	if i := prev.Index(name); i >= 0 {
+		return map[string]lockops.Entry{name: prev.Entries[i]}
+	}
+	return nil
+}
