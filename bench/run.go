@@ -42,39 +42,10 @@ const (
 	wGiveUp      = "8 clients, 30% give up"
 )
 
-// report is everything measured.
-type report struct {
-	opts       options
-	started    time.Time
-	finished   time.Time
-	machine    machineInfo
-	serverOpts []string
-	// runs[workload][contender]: each repetition.
-	runs    map[string]map[string][]runResult
-	watches map[string]watchCounts
-	// floor: delete-to-wake latencies, one slice per repetition.
-	floor    [][]time.Duration
-	console  []benchLine
-	notes    []string
-	idleRate float64 // packets/s with every contender connected and idle
-	mu       sync.Mutex
-}
-
-func (r *report) add(workload string, res runResult) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.runs[workload] == nil {
-		r.runs[workload] = map[string][]runResult{}
-	}
-	r.runs[workload][res.Peer] = append(r.runs[workload][res.Peer], res)
-}
-
-func (r *report) note(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	logf("NOTE %s", msg)
-	r.notes = append(r.notes, msg)
-}
-
+// run measures what the options ask for: the lock workloads on a fresh
+// standalone server, then the console's benchmarks. The report is nil
+// only when the server did not start; otherwise it holds what was
+// measured before any error.
 func run(ctx context.Context, o options) (*report, error) {
 	rep := &report{opts: o, started: time.Now(), runs: map[string]map[string][]runResult{}, watches: map[string]watchCounts{}}
 	rep.machine = readMachine(ctx)
@@ -91,175 +62,9 @@ func run(ctx context.Context, o options) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer cluster.Close()
-	servers := cluster.Servers()
-	addr := servers[0]
-	serverPID := cluster.Members()[0].PID()
-	if m, err := mntr(ctx, addr); err == nil {
-		rep.machine.ZooKeeper = m["zk_version"]
-	}
-
-	logf("warming the server's JIT")
-	if err := warmServer(ctx, servers, pick(o.quick, 2*time.Second, 5*time.Second), o.sessionTO); err != nil {
-		return rep, fmt.Errorf("warm-up: %w", err)
-	}
-
-	cs := map[string]contender{}
-	defer func() {
-		for _, c := range cs {
-			_ = c.Close()
-		}
-	}()
-	for _, name := range o.contenders {
-		logf("connecting %d %s clients", clientsMax, name)
-		cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-		c, err := startContender(cctx, name, servers, clientsMax, o.sessionTO)
-		cancel()
-		if err != nil {
-			if errors.Is(err, peers.ErrUnavailable) {
-				rep.note("%s skipped: %v", name, err)
-				continue
-			}
-			return rep, fmt.Errorf("start %s: %w", name, err)
-		}
-		cs[name] = c
-		// Warm each contender the same way: its runtime's JIT (the JVM's
-		// above all), its connections, its lock path's parents.
-		wspec := peers.LoopSpec{Path: "/bench/" + name + "/warm", Clients: clientRange(8), Duration: pick(o.quick, time.Second, 3*time.Second)}
-		if _, err := c.Loop(ctx, wspec); err != nil {
-			return rep, fmt.Errorf("warm %s: %w", name, err)
-		}
-	}
-	order := func(round int) []contender {
-		var out []contender
-		for _, name := range o.contenders {
-			if c, ok := cs[name]; ok {
-				out = append(out, c)
-			}
-		}
-		k := round % max(len(out), 1)
-		return slices.Concat(out[k:], out[:k])
-	}
-	rep.idleRate = idlePackets(ctx, addr)
-	// One administrative session for the whole run: lock parents made
-	// before each count starts, children listed while watches settle.
-	admin, err := dialZK(ctx, servers, o.sessionTO)
-	if err != nil {
+	if err := runLocks(ctx, rep, o, cluster); err != nil {
 		return rep, err
 	}
-	defer admin.Close()
-
-	measure := func(workload string, c contender, round int, spec peers.LoopSpec) error {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		spec.Path = fmt.Sprintf("/bench/%s/%s-%d", c.Name(), strings.NewReplacer(" ", "", ",", "", "%", "").Replace(workload), round)
-		// The parents exist before the count starts: Curator makes a
-		// container, go-zookeeper and zklock persistent nodes, the limit
-		// loop here; none of that is per acquisition.
-		if err := makeParents(admin, spec.Path); err != nil {
-			return err
-		}
-		n0, err := readCounts(ctx, addr)
-		if err != nil {
-			return err
-		}
-		cpu0 := sampleCPU(serverPID)
-		cycles, err := c.Loop(ctx, spec)
-		cpu1 := sampleCPU(serverPID)
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", c.Name(), workload, err)
-		}
-		n1, err := readCounts(ctx, addr)
-		if err != nil {
-			return err
-		}
-		res := analyze(c.Name(), len(spec.Clients), spec, cycles, c.Name() != "limit")
-		if res.Held > 0 {
-			res.Requests = float64(n1.Packets-n0.Packets) / float64(res.Held)
-			res.Commits = float64(n1.Commits-n0.Commits) / float64(res.Held)
-		}
-		if res.Window > 0 {
-			res.CommitsPerSec = float64(n1.Commits-n0.Commits) / res.Window.Seconds()
-		}
-		res.CPU = cpuBetween(cpu0, cpu1, res.Held)
-		rep.add(workload, res)
-		logf("%-8s %-22s %6d held %5.0f acq/s  cycle p50 %6.3f p99 %6.3f ms  handoff p50 %6.3f p99 %6.3f ms (p50 of its parts: release %5.3f, wake %6.3f)  %4.2f req/acq  %4.2f commits/acq (%4.0f/s)  overlaps %d  server %3.0f%% machine %3.0f%%%s",
-			c.Name(), workload, res.Held, res.AcqPerSec, ms(res.CycleP50), ms(res.CycleP99), ms(res.HandoffP50), ms(res.HandoffP99), ms(res.ReleaseP50), ms(res.WakeP50),
-			res.Requests, res.Commits, res.CommitsPerSec, res.Overlaps, 100*res.CPU.ServerShare, 100*res.CPU.MachineBusy, errSuffix(res))
-		return nil
-	}
-
-	for round := range o.runs {
-		if !o.workloads["uncontended"] {
-			break
-		}
-		for _, c := range order(round) {
-			if err := measure(wUncontended, c, round, peers.LoopSpec{Clients: []int{0}, Cycles: o.cycles}); err != nil {
-				return rep, err
-			}
-		}
-	}
-	for round := range o.runs {
-		for _, n := range []int{8, 32} {
-			if !o.workloads[fmt.Sprint(n)] {
-				continue
-			}
-			w := map[int]string{8: wC8, 32: wC32}[n]
-			for _, c := range order(round) {
-				if err := measure(w, c, round, peers.LoopSpec{Clients: clientRange(n), Duration: o.duration}); err != nil {
-					return rep, err
-				}
-			}
-		}
-		// The floor is taken in every round, right after its contended
-		// runs: this machine's fsync and scheduling drift by 2x within
-		// minutes (a floor taken once at the end of a run came out at
-		// 1.27 ms against handoffs of 0.87-1.19 ms minutes before).
-		if o.workloads["floor"] {
-			lat, err := handoffFloor(ctx, servers, fmt.Sprintf("/bench/floor/%d", round), o.cycles, o.sessionTO)
-			if err != nil {
-				return rep, fmt.Errorf("floor: %w", err)
-			}
-			rep.floor = append(rep.floor, lat)
-			logf("floor    delete to wake p50 %6.3f p99 %6.3f ms", ms(percentile(lat, 50)), ms(percentile(lat, 99)))
-		}
-	}
-	for _, c := range order(0) {
-		if c.Name() == "limit" || !o.workloads["safety"] {
-			continue
-		}
-		if err := measure(wHold1ms, c, 0, peers.LoopSpec{Clients: clientRange(8), Duration: o.safetyDur, Hold: safetyHold}); err != nil {
-			return rep, err
-		}
-		if c.Name() == "gozk" {
-			continue // zk.Lock has no way to give up
-		}
-		if err := measure(wGiveUp, c, 0, peers.LoopSpec{Clients: clientRange(8), Duration: o.safetyDur, GiveUpPercent: giveUpPercent}); err != nil {
-			return rep, err
-		}
-	}
-	for _, c := range order(0) {
-		if c.Name() == "limit" || !o.workloads["watches"] {
-			continue
-		}
-		w, err := countWatches(ctx, c, admin, addr)
-		if err != nil {
-			return rep, fmt.Errorf("%s watches: %w", c.Name(), err)
-		}
-		rep.watches[c.Name()] = w
-		logf("%-8s watches while %d wait: %d on lock nodes, at most %d by one session, at most %d on one node",
-			c.Name(), watchWaiters, w.Total, w.MaxSession, w.MaxOnNode)
-	}
-	if o.cpuProfile != "" {
-		pprof.StopCPUProfile()
-	}
-	for _, c := range cs {
-		_ = c.Close()
-	}
-	cs = nil
-	_ = cluster.Close()
-
 	if o.console {
 		for _, b := range consoleBenches(o.quick) {
 			if ctx.Err() != nil {
@@ -274,6 +79,227 @@ func run(ctx context.Context, o options) (*report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// lockRuns is what the lock runs share: the server, the contenders and
+// an administrative session, which makes lock parents before each count
+// starts and lists children while watches settle.
+type lockRuns struct {
+	rep       *report
+	o         options
+	servers   []string
+	addr      string // the server's client address, for mntr and wchc
+	serverPID int
+	cs        map[string]contender
+	admin     *zk.Conn
+}
+
+// runLocks runs every lock workload the options ask for on cluster's
+// server, then stops the CPU profile and closes the contenders and the
+// server, so that the console benchmarks have the machine.
+func runLocks(ctx context.Context, rep *report, o options, cluster *sandbox.Cluster) error {
+	defer cluster.Close()
+	b := &lockRuns{rep: rep, o: o, servers: cluster.Servers(), serverPID: cluster.Members()[0].PID(), cs: map[string]contender{}}
+	b.addr = b.servers[0]
+	if m, err := mntr(ctx, b.addr); err == nil {
+		rep.machine.ZooKeeper = m["zk_version"]
+	}
+
+	logf("warming the server's JIT")
+	if err := warmServer(ctx, b.servers, pick(o.quick, 2*time.Second, 5*time.Second), o.sessionTO); err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	defer func() {
+		for _, c := range b.cs {
+			_ = c.Close()
+		}
+	}()
+	if err := b.startContenders(ctx); err != nil {
+		return err
+	}
+	rep.idleRate = idlePackets(ctx, b.addr)
+	admin, err := dialZK(ctx, b.servers, o.sessionTO)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	b.admin = admin
+
+	for _, step := range []func(context.Context) error{b.uncontended, b.contended, b.safety, b.watches} {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	if o.cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	return nil
+}
+
+// startContenders connects each contender's clients and warms it; a
+// contender whose clients are not installed is skipped with a note.
+func (b *lockRuns) startContenders(ctx context.Context) error {
+	for _, name := range b.o.contenders {
+		logf("connecting %d %s clients", clientsMax, name)
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		c, err := startContender(cctx, name, b.servers, clientsMax, b.o.sessionTO)
+		cancel()
+		if err != nil {
+			if errors.Is(err, peers.ErrUnavailable) {
+				b.rep.note("%s skipped: %v", name, err)
+				continue
+			}
+			return fmt.Errorf("start %s: %w", name, err)
+		}
+		b.cs[name] = c
+		// Warm each contender the same way: its runtime's JIT (the JVM's
+		// above all), its connections, its lock path's parents.
+		wspec := peers.LoopSpec{Path: "/bench/" + name + "/warm", Clients: clientRange(8), Duration: pick(b.o.quick, time.Second, 3*time.Second)}
+		if _, err := c.Loop(ctx, wspec); err != nil {
+			return fmt.Errorf("warm %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// order is the contenders in the order of round: rotated by one each
+// round, so that none always runs first.
+func (b *lockRuns) order(round int) []contender {
+	var out []contender
+	for _, name := range b.o.contenders {
+		if c, ok := b.cs[name]; ok {
+			out = append(out, c)
+		}
+	}
+	k := round % max(len(out), 1)
+	return slices.Concat(out[k:], out[:k])
+}
+
+// measure runs one loop of c under workload, on a lock path of its own,
+// and adds its result to the report with the server's counts and the CPU
+// it cost.
+func (b *lockRuns) measure(ctx context.Context, workload string, c contender, round int, spec peers.LoopSpec) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	spec.Path = fmt.Sprintf("/bench/%s/%s-%d", c.Name(), strings.NewReplacer(" ", "", ",", "", "%", "").Replace(workload), round)
+	// The parents exist before the count starts: Curator makes a
+	// container, go-zookeeper and zklock persistent nodes, the limit
+	// loop here; none of that is per acquisition.
+	if err := makeParents(b.admin, spec.Path); err != nil {
+		return err
+	}
+	n0, err := readCounts(ctx, b.addr)
+	if err != nil {
+		return err
+	}
+	cpu0 := sampleCPU(b.serverPID)
+	cycles, err := c.Loop(ctx, spec)
+	cpu1 := sampleCPU(b.serverPID)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", c.Name(), workload, err)
+	}
+	n1, err := readCounts(ctx, b.addr)
+	if err != nil {
+		return err
+	}
+	res := analyze(c.Name(), len(spec.Clients), spec, cycles, c.Name() != "limit")
+	if res.Held > 0 {
+		res.Requests = float64(n1.Packets-n0.Packets) / float64(res.Held)
+		res.Commits = float64(n1.Commits-n0.Commits) / float64(res.Held)
+	}
+	if res.Window > 0 {
+		res.CommitsPerSec = float64(n1.Commits-n0.Commits) / res.Window.Seconds()
+	}
+	res.CPU = cpuBetween(cpu0, cpu1, res.Held)
+	b.rep.add(workload, res)
+	logf("%-8s %-22s %6d held %5.0f acq/s  cycle p50 %6.3f p99 %6.3f ms  handoff p50 %6.3f p99 %6.3f ms (p50 of its parts: release %5.3f, wake %6.3f)  %4.2f req/acq  %4.2f commits/acq (%4.0f/s)  overlaps %d  server %3.0f%% machine %3.0f%%%s",
+		c.Name(), workload, res.Held, res.AcqPerSec, ms(res.CycleP50), ms(res.CycleP99), ms(res.HandoffP50), ms(res.HandoffP99), ms(res.ReleaseP50), ms(res.WakeP50),
+		res.Requests, res.Commits, res.CommitsPerSec, res.Overlaps, 100*res.CPU.ServerShare, 100*res.CPU.MachineBusy, errSuffix(res))
+	return nil
+}
+
+// uncontended: one client, o.cycles acquire+release cycles, each round.
+func (b *lockRuns) uncontended(ctx context.Context) error {
+	if !b.o.workloads["uncontended"] {
+		return nil
+	}
+	for round := range b.o.runs {
+		for _, c := range b.order(round) {
+			if err := b.measure(ctx, wUncontended, c, round, peers.LoopSpec{Clients: []int{0}, Cycles: b.o.cycles}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// contended: 8 and 32 clients with hold 0, then the floor, each round.
+func (b *lockRuns) contended(ctx context.Context) error {
+	for round := range b.o.runs {
+		for _, n := range []int{8, 32} {
+			if !b.o.workloads[fmt.Sprint(n)] {
+				continue
+			}
+			w := map[int]string{8: wC8, 32: wC32}[n]
+			for _, c := range b.order(round) {
+				if err := b.measure(ctx, w, c, round, peers.LoopSpec{Clients: clientRange(n), Duration: b.o.duration}); err != nil {
+					return err
+				}
+			}
+		}
+		// The floor is taken in every round, right after its contended
+		// runs: this machine's fsync and scheduling drift by 2x within
+		// minutes (a floor taken once at the end of a run came out at
+		// 1.27 ms against handoffs of 0.87-1.19 ms minutes before).
+		if b.o.workloads["floor"] {
+			lat, err := handoffFloor(ctx, b.servers, fmt.Sprintf("/bench/floor/%d", round), b.o.cycles, b.o.sessionTO)
+			if err != nil {
+				return fmt.Errorf("floor: %w", err)
+			}
+			b.rep.floor = append(b.rep.floor, lat)
+			logf("floor    delete to wake p50 %6.3f p99 %6.3f ms", ms(percentile(lat, 50)), ms(percentile(lat, 99)))
+		}
+	}
+	return nil
+}
+
+// safety: the exclusion runs, 8 clients holding 1 ms, then 8 clients of
+// which some give up (not go-zookeeper's zk.Lock, which cannot), once.
+func (b *lockRuns) safety(ctx context.Context) error {
+	for _, c := range b.order(0) {
+		if c.Name() == "limit" || !b.o.workloads["safety"] {
+			continue
+		}
+		if err := b.measure(ctx, wHold1ms, c, 0, peers.LoopSpec{Clients: clientRange(8), Duration: b.o.safetyDur, Hold: safetyHold}); err != nil {
+			return err
+		}
+		if c.Name() == "gozk" {
+			continue // zk.Lock has no way to give up
+		}
+		if err := b.measure(ctx, wGiveUp, c, 0, peers.LoopSpec{Clients: clientRange(8), Duration: b.o.safetyDur, GiveUpPercent: giveUpPercent}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// watches: each contender's server watches with one holder and
+// watchWaiters waiting.
+func (b *lockRuns) watches(ctx context.Context) error {
+	for _, c := range b.order(0) {
+		if c.Name() == "limit" || !b.o.workloads["watches"] {
+			continue
+		}
+		w, err := countWatches(ctx, c, b.admin, b.addr)
+		if err != nil {
+			return fmt.Errorf("%s watches: %w", c.Name(), err)
+		}
+		b.rep.watches[c.Name()] = w
+		logf("%-8s watches while %d wait: %d on lock nodes, at most %d by one session, at most %d on one node",
+			c.Name(), watchWaiters, w.Total, w.MaxSession, w.MaxOnNode)
+	}
+	return nil
 }
 
 func errSuffix(r runResult) string {

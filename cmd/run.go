@@ -119,40 +119,13 @@ func parseKind(s string) (lockops.Kind, error) {
 }
 
 func runRun(cmd *cobra.Command, g *config.Flags, args []string, o runOptions) error {
-	dash := cmd.ArgsLenAtDash()
-	switch {
-	case len(args) == 0:
-		return exitCode(exitUsage, fmt.Errorf("run: no lock path and no command (%w)", errRunUsage))
-	case dash < 0:
-		// Without --, CMD's own flags would be read as zklock's.
-		return exitCode(exitUsage, fmt.Errorf("run: put -- between the lock path and the command (%w)", errRunUsage))
-	case dash != 1:
-		return exitCode(exitUsage, fmt.Errorf("run: one lock path before --, got %d (%w)", dash, errRunUsage))
-	case len(args) < 2:
-		return exitCode(exitUsage, fmt.Errorf("run: no command after -- (%w)", errRunUsage))
-	case o.timeout < 0 || o.grace < 0:
-		return exitCode(exitUsage, errors.New("run: --timeout and --grace must not be negative"))
-	}
-	p, argv := args[0], args[1:]
-	if err := lockops.ValidPath(p); err != nil {
+	p, argv, err := parseRunArgs(cmd.ArgsLenAtDash(), args, o)
+	if err != nil {
 		return err
 	}
-	if p == "/" {
-		return errors.New("run: the root cannot be a lock parent")
-	}
-	if err := checkRunKind(o); err != nil {
+	lockOpts, err := runLockOptions(o)
+	if err != nil {
 		return err
-	}
-	lockOpts := []lockops.Option{lockops.WithNote(o.note)}
-	if o.style != "" {
-		st, err := lockops.ParseStyle(o.style)
-		if err != nil {
-			return err
-		}
-		lockOpts = append(lockOpts, lockops.WithStyle(st))
-	}
-	if o.allowMixed {
-		lockOpts = append(lockOpts, lockops.WithAllowMixed())
 	}
 	s, err := g.Resolve(cmd.Flags().Changed)
 	if err != nil {
@@ -194,70 +167,155 @@ func runRun(cmd *cobra.Command, g *config.Flags, args []string, o runOptions) er
 	if err != nil {
 		return err
 	}
-	rec := config.AuditRecord{Action: "run", Path: p, Kind: target.kind, Command: argv, Session: zkview.SessionHex(sess.ID())}
-	before := rec
+	j := &runJob{
+		path: p, argv: argv, bin: bin, o: o, sess: sess, target: target, sigs: sigs, audit: audit,
+		rec: config.AuditRecord{Action: "run", Path: p, Kind: target.kind, Command: argv, Session: zkview.SessionHex(sess.ID())},
+	}
+	before := j.rec
 	before.Phase = config.PhaseBefore
 	if err := audit.Write(before); err != nil {
 		return fmt.Errorf("run not done: %w", err)
 	}
-	finish := func(outcome string, code int, err error) error {
-		rec.Outcome, rec.ExitCode = outcome, &code
-		if err != nil {
-			rec.Error = oneLine(err.Error())
-		}
-		if aerr := audit.After(rec, nil); aerr != nil {
-			warn(aerr)
-		}
-		if code == exitOK && err == nil {
-			return nil
-		}
-		return exitCode(code, err)
+	if err := j.acquire(ctx, rep); err != nil {
+		return err
 	}
+	return j.runCommand()
+}
 
+// parseRunArgs splits `run`'s arguments into the lock path and CMD with
+// its arguments, and checks what can be checked before connecting: the
+// path, --kind, --limit, --timeout and --grace.
+func parseRunArgs(dash int, args []string, o runOptions) (p string, argv []string, err error) {
+	switch {
+	case len(args) == 0:
+		return "", nil, exitCode(exitUsage, fmt.Errorf("run: no lock path and no command (%w)", errRunUsage))
+	case dash < 0:
+		// Without --, CMD's own flags would be read as zklock's.
+		return "", nil, exitCode(exitUsage, fmt.Errorf("run: put -- between the lock path and the command (%w)", errRunUsage))
+	case dash != 1:
+		return "", nil, exitCode(exitUsage, fmt.Errorf("run: one lock path before --, got %d (%w)", dash, errRunUsage))
+	case len(args) < 2:
+		return "", nil, exitCode(exitUsage, fmt.Errorf("run: no command after -- (%w)", errRunUsage))
+	case o.timeout < 0 || o.grace < 0:
+		return "", nil, exitCode(exitUsage, errors.New("run: --timeout and --grace must not be negative"))
+	}
+	p, argv = args[0], args[1:]
+	if err := lockops.ValidPath(p); err != nil {
+		return "", nil, err
+	}
+	if p == "/" {
+		return "", nil, errors.New("run: the root cannot be a lock parent")
+	}
+	if err := checkRunKind(o); err != nil {
+		return "", nil, err
+	}
+	return p, argv, nil
+}
+
+// runLockOptions are the lock options the flags choose: note, style and
+// allow-mixed.
+func runLockOptions(o runOptions) ([]lockops.Option, error) {
+	opts := []lockops.Option{lockops.WithNote(o.note)}
+	if o.style != "" {
+		st, err := lockops.ParseStyle(o.style)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, lockops.WithStyle(st))
+	}
+	if o.allowMixed {
+		opts = append(opts, lockops.WithAllowMixed())
+	}
+	return opts, nil
+}
+
+// runJob is one `zklock run` once connected and its target chosen: the
+// hold to take, the command to run under it, and the audit record that
+// says how it ended.
+type runJob struct {
+	path   string
+	argv   []string // CMD and its arguments, as given
+	bin    string   // CMD found on PATH
+	o      runOptions
+	sess   *lockops.Session
+	target runTarget
+	sigs   <-chan os.Signal
+	audit  *config.AuditLog
+	rec    config.AuditRecord
+}
+
+// finish writes the audit record's outcome and returns the error to exit
+// with: nil for a clean exit 0, else code with err.
+func (j *runJob) finish(outcome string, code int, err error) error {
+	j.rec.Outcome, j.rec.ExitCode = outcome, &code
+	if err != nil {
+		j.rec.Error = oneLine(err.Error())
+	}
+	if aerr := j.audit.After(j.rec, nil); aerr != nil {
+		warn(aerr)
+	}
+	if code == exitOK && err == nil {
+		return nil
+	}
+	return exitCode(code, err)
+}
+
+// acquire waits for the hold, saying where it is in the queue through
+// rep (nil: --quiet). It returns nil once held; otherwise the run is
+// over, its record written, and the error says why, with the exit code:
+// a signal, --timeout (naming who holds), a refusal, another failure.
+func (j *runJob) acquire(ctx context.Context, rep *waitReporter) error {
 	if rep != nil {
 		rep.Start(ctx)
 	}
-	interrupted, err := acquireUnlessSignalled(ctx, target.hold, o.timeout, sigs)
+	interrupted, err := acquireUnlessSignalled(ctx, j.target.hold, j.o.timeout, j.sigs)
 	if rep != nil {
 		rep.Stop()
 	}
-	rec.Node = target.node()
+	j.rec.Node = j.target.node()
+	p := j.path
 	switch {
 	case err == nil:
+		return nil
 	case interrupted != nil:
-		return finish("interrupted", exitSignal, fmt.Errorf("run: %s while waiting for %s; left the queue", interrupted, p))
-	case errors.Is(err, context.DeadlineExceeded) && o.timeout > 0:
-		return finish("not-acquired", exitNotAcquired,
-			fmt.Errorf("run: %s not acquired within %s%s", p, o.timeout, holderText(ctx, sess, p)))
+		return j.finish("interrupted", exitSignal, fmt.Errorf("run: %s while waiting for %s; left the queue", interrupted, p))
+	case errors.Is(err, context.DeadlineExceeded) && j.o.timeout > 0:
+		return j.finish("not-acquired", exitNotAcquired,
+			fmt.Errorf("run: %s not acquired within %s%s", p, j.o.timeout, holderText(ctx, j.sess, p)))
 	case runRefusal(p, err) != nil:
-		return finish(config.OutcomeError, exitFailure, runRefusal(p, err))
+		return j.finish(config.OutcomeError, exitFailure, runRefusal(p, err))
 	case errors.Is(err, lockops.ErrMixedRecipes):
-		return finish(config.OutcomeError, exitFailure,
+		return j.finish(config.OutcomeError, exitFailure,
 			fmt.Errorf("run: refusing to join %s: %w (pass --allow-mixed to join anyway; two holders are then possible)", p, err))
 	default:
-		return finish(config.OutcomeError, exitFailure, fmt.Errorf("run: %w", err))
+		return j.finish(config.OutcomeError, exitFailure, fmt.Errorf("run: %w", err))
 	}
-	nodePath := runNodePath(p, target)
+}
 
-	child := exec.Command(bin, argv[1:]...)
-	child.Args[0] = argv[0]
+// runCommand runs CMD under the hold, releases the hold when CMD exits
+// and ends the run with CMD's code, or with exitLost if the hold was
+// lost meanwhile (CMD was then stopped).
+func (j *runJob) runCommand() error {
+	nodePath := runNodePath(j.path, j.target)
+	child := exec.Command(j.bin, j.argv[1:]...)
+	child.Args[0] = j.argv[0]
 	child.Stdin, child.Stdout, child.Stderr = os.Stdin, os.Stdout, os.Stderr
-	child.Env = append(os.Environ(), "ZKLOCK_PATH="+p, "ZKLOCK_NODE="+nodePath)
+	child.Env = append(os.Environ(), "ZKLOCK_PATH="+j.path, "ZKLOCK_NODE="+nodePath)
 	stopWithParent(child)
 	if err := child.Start(); err != nil {
-		rerr := releaseRun(target.hold)
-		return finish(config.OutcomeError, exitCannotExec, errors.Join(fmt.Errorf("run: %w", err), rerr))
+		rerr := releaseRun(j.target.hold)
+		return j.finish(config.OutcomeError, exitCannotExec, errors.Join(fmt.Errorf("run: %w", err), rerr))
 	}
-	code, lostErr := superviseChild(child, target.hold, sigs, o.grace)
-	rerr := releaseRun(target.hold)
+	code, lostErr := superviseChild(child, j.target.hold, j.sigs, j.o.grace)
+	rerr := releaseRun(j.target.hold)
 	if lostErr != nil {
-		return finish("lost", exitLost, fmt.Errorf("run: %s %s lost while %s ran: %v", target.what(), nodePath, argv[0], lostErr))
+		return j.finish("lost", exitLost, fmt.Errorf("run: %s %s lost while %s ran: %v", j.target.what(), nodePath, j.argv[0], lostErr))
 	}
 	if rerr != nil {
 		// The command's code stands; the node goes with the session.
 		warn(rerr)
 	}
-	return finish("exited", code, nil)
+	return j.finish("exited", code, nil)
 }
 
 // acquireUnlessSignalled waits for the lock, bounded by timeout (0: no

@@ -64,19 +64,31 @@ func chooseRunTarget(ctx context.Context, sess *lockops.Session, s *config.Setti
 	case isSem:
 		return runTarget{}, fmt.Errorf("run: %s is a semaphore: take a lease (--kind lease, or leave --kind out), not a %s lock", p, o.kind)
 	case o.kind == runKindElection || !explicit && (info.Latch() || named):
-		if o.limit != 0 {
-			return runTarget{}, fmt.Errorf("run: --limit is a semaphore's; %s is an election", p)
-		}
-		// A parent of latch nodes is joined as one by the lock core; an
-		// empty one only if it is not named an election on a mutex.
-		if !named || info.Latch() {
-			lockOpts = append(lockOpts, lockops.WithLatch())
-		}
-		l := lockops.NewLock(sess, p, lockOpts...)
-		return runTarget{kind: runKindElection, hold: l, node: l.Node}, nil
+		return electionTarget(sess, p, o, named && !info.Latch(), lockOpts)
 	case info.Latch():
 		return runTarget{}, fmt.Errorf("run: %s is a LeaderLatch election: join it (--kind election, or leave --kind out), not as a %s lock", p, o.kind)
 	}
+	return lockTarget(sess, p, o, lockOpts)
+}
+
+// electionTarget is a participant's place in the election at p: a
+// LeaderLatch participant (the lock core with latch names), unless
+// onMutex says that the config names p an election held on a mutex
+// (LeaderSelector, Kazoo Election) and no latch node is there: then the
+// mutex, taken as those clients take it.
+func electionTarget(sess *lockops.Session, p string, o runOptions, onMutex bool, lockOpts []lockops.Option) (runTarget, error) {
+	if o.limit != 0 {
+		return runTarget{}, fmt.Errorf("run: --limit is a semaphore's; %s is an election", p)
+	}
+	if !onMutex {
+		lockOpts = append(lockOpts, lockops.WithLatch())
+	}
+	l := lockops.NewLock(sess, p, lockOpts...)
+	return runTarget{kind: runKindElection, hold: l, node: l.Node}, nil
+}
+
+// lockTarget is a lock of --kind (mutex, read or write) at p.
+func lockTarget(sess *lockops.Session, p string, o runOptions, lockOpts []lockops.Option) (runTarget, error) {
 	if o.limit != 0 {
 		return runTarget{}, fmt.Errorf("run: --limit is a semaphore's, not a %s lock's", o.kind)
 	}

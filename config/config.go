@@ -109,103 +109,24 @@ func (g *Flags) Resolve(changed func(flag string) bool) (*Settings, error) {
 		return nil, fmt.Errorf("--connect-timeout must be positive, got %s", g.ConnectTimeout)
 	}
 	var ctx *Context
-	name, source := g.Context, "--context"
-	if name == "" {
-		name, source = os.Getenv("ZKLOCK_CONTEXT"), "ZKLOCK_CONTEXT"
-	}
-	if name == "" && g.Servers == "" && envServers() == "" {
-		// The config file's current_context, when nothing else names
-		// the ensemble (no file: no default).
-		if cfg, _, err := Load(); err == nil && cfg.CurrentContext != "" {
-			name, source = cfg.CurrentContext, "current_context"
-		}
-	}
-	if name != "" {
-		cfg, path, err := Load()
+	if name, source := g.contextName(); name != "" {
+		c, err := loadContext(name, source)
 		if err != nil {
 			return nil, err
 		}
-		c, ok := cfg.Contexts[name]
-		if !ok {
-			return nil, fmt.Errorf("context %q is not in %s (have: %s; named by %s)", name, path, strings.Join(cfg.Names(), ", "), source)
-		}
-		ctx = &c
-		s.ContextName = name
+		ctx, s.ContextName = c, name
 	}
-	// An explicit --context beats ZK_SERVERS: a variable left in the
-	// environment must not send "--context staging" to another ensemble
-	// while the header says staging.
-	serverList := g.Servers
-	if serverList == "" && ctx != nil {
-		serverList = strings.Join(ctx.Servers, ",")
-	}
-	if serverList == "" {
-		serverList = envServers()
-	}
-	if serverList == "" {
-		serverList = DefaultServers
-	}
-	servers, chroot, err := ParseServers(serverList)
-	if err != nil {
+	var err error
+	if s.Servers, s.Chroot, err = g.resolveServers(ctx); err != nil {
 		return nil, err
 	}
-	s.Servers = servers
-	switch {
-	case g.Chroot != "":
-		s.Chroot = g.Chroot
-	case chroot != "":
-		s.Chroot = chroot
-	case ctx != nil:
-		s.Chroot = ctx.Chroot
-	}
-	if s.Chroot == "/" {
-		s.Chroot = ""
-	}
-	if s.Chroot != "" {
-		if err := lockops.ValidPath(s.Chroot); err != nil {
-			return nil, fmt.Errorf("chroot: %w", err)
-		}
-	}
 	if ctx != nil {
-		if !changed("theme") && s.Theme == "" {
-			s.Theme = ctx.Theme
+		if err := g.applyContext(s, ctx, changed); err != nil {
+			return nil, err
 		}
-		if ctx.ReadOnly && !g.Write && !g.ReadOnly {
-			s.ReadOnly = true
-			s.ReadOnlyContext = true
-		}
-		if ctx.SessionTimeout != "" && !changed("session-timeout") {
-			d, err := time.ParseDuration(ctx.SessionTimeout)
-			if err != nil || d <= 0 {
-				return nil, fmt.Errorf("context %q: bad session_timeout %q", g.Context, ctx.SessionTimeout)
-			}
-			s.SessionTimeout = d
-		}
-		s.Roots = ctx.Roots
-		s.Elections = ctx.Elections
-		s.Semaphores = ctx.Semaphores
 	}
-	authFile := g.AuthFile
-	if authFile == "" && ctx != nil {
-		authFile = ctx.AuthFile
-	}
-	switch {
-	case authFile != "":
-		b, err := os.ReadFile(ExpandHome(authFile))
-		if err != nil {
-			return nil, fmt.Errorf("auth file: %w", err)
-		}
-		c, err := ParseAuth(b)
-		if err != nil {
-			return nil, fmt.Errorf("auth file %s: %w", authFile, err)
-		}
-		s.Auth = c
-	case envAuth() != "":
-		c, err := ParseAuth([]byte(envAuth()))
-		if err != nil {
-			return nil, fmt.Errorf("ZKLOCK_AUTH (or ZK_AUTH): %w", err)
-		}
-		s.Auth = c
+	if err := g.resolveAuth(s, ctx); err != nil {
+		return nil, err
 	}
 	var ctxTLS *ContextTLS
 	where := "flags"
@@ -224,6 +145,131 @@ func (g *Flags) Resolve(changed func(flag string) bool) (*Settings, error) {
 		}
 	}
 	return s, nil
+}
+
+// contextName is the name of the context to use and what named it:
+// --context, else ZKLOCK_CONTEXT, else the config file's current_context
+// when nothing else names the ensemble (no --servers, no ZK_SERVERS; no
+// file: no default). "" for none.
+func (g *Flags) contextName() (name, source string) {
+	name, source = g.Context, "--context"
+	if name == "" {
+		name, source = os.Getenv("ZKLOCK_CONTEXT"), "ZKLOCK_CONTEXT"
+	}
+	if name == "" && g.Servers == "" && envServers() == "" {
+		if cfg, _, err := Load(); err == nil && cfg.CurrentContext != "" {
+			name, source = cfg.CurrentContext, "current_context"
+		}
+	}
+	return name, source
+}
+
+// loadContext reads the context name from the config file; source says
+// what named it, for the error when the file has no such context.
+func loadContext(name, source string) (*Context, error) {
+	cfg, path, err := Load()
+	if err != nil {
+		return nil, err
+	}
+	c, ok := cfg.Contexts[name]
+	if !ok {
+		return nil, fmt.Errorf("context %q is not in %s (have: %s; named by %s)", name, path, strings.Join(cfg.Names(), ", "), source)
+	}
+	return &c, nil
+}
+
+// resolveServers is the server list, from --servers, else the context
+// (ctx, nil for none), else ZK_SERVERS, else the default; and the chroot,
+// from --chroot, else the end of the server list, else the context ("/"
+// is none).
+func (g *Flags) resolveServers(ctx *Context) (servers []string, chroot string, err error) {
+	// An explicit --context beats ZK_SERVERS: a variable left in the
+	// environment must not send "--context staging" to another ensemble
+	// while the header says staging.
+	serverList := g.Servers
+	if serverList == "" && ctx != nil {
+		serverList = strings.Join(ctx.Servers, ",")
+	}
+	if serverList == "" {
+		serverList = envServers()
+	}
+	if serverList == "" {
+		serverList = DefaultServers
+	}
+	servers, listChroot, err := ParseServers(serverList)
+	if err != nil {
+		return nil, "", err
+	}
+	switch {
+	case g.Chroot != "":
+		chroot = g.Chroot
+	case listChroot != "":
+		chroot = listChroot
+	case ctx != nil:
+		chroot = ctx.Chroot
+	}
+	if chroot == "/" {
+		chroot = ""
+	}
+	if chroot != "" {
+		if err := lockops.ValidPath(chroot); err != nil {
+			return nil, "", fmt.Errorf("chroot: %w", err)
+		}
+	}
+	return servers, chroot, nil
+}
+
+// applyContext sets what the context says where no flag said otherwise
+// (changed tells): the theme, read-only (--write lifts it), the session
+// timeout; and the context's lock roots, elections and semaphores.
+func (g *Flags) applyContext(s *Settings, ctx *Context, changed func(flag string) bool) error {
+	if !changed("theme") && s.Theme == "" {
+		s.Theme = ctx.Theme
+	}
+	if ctx.ReadOnly && !g.Write && !g.ReadOnly {
+		s.ReadOnly = true
+		s.ReadOnlyContext = true
+	}
+	if ctx.SessionTimeout != "" && !changed("session-timeout") {
+		d, err := time.ParseDuration(ctx.SessionTimeout)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("context %q: bad session_timeout %q", g.Context, ctx.SessionTimeout)
+		}
+		s.SessionTimeout = d
+	}
+	s.Roots = ctx.Roots
+	s.Elections = ctx.Elections
+	s.Semaphores = ctx.Semaphores
+	return nil
+}
+
+// resolveAuth sets s.Auth from --auth-file, else the context's auth file
+// (ctx, nil for none), else ZKLOCK_AUTH or ZK_AUTH; none of them: no
+// credentials.
+func (g *Flags) resolveAuth(s *Settings, ctx *Context) error {
+	authFile := g.AuthFile
+	if authFile == "" && ctx != nil {
+		authFile = ctx.AuthFile
+	}
+	switch {
+	case authFile != "":
+		b, err := os.ReadFile(ExpandHome(authFile))
+		if err != nil {
+			return fmt.Errorf("auth file: %w", err)
+		}
+		c, err := ParseAuth(b)
+		if err != nil {
+			return fmt.Errorf("auth file %s: %w", authFile, err)
+		}
+		s.Auth = c
+	case envAuth() != "":
+		c, err := ParseAuth([]byte(envAuth()))
+		if err != nil {
+			return fmt.Errorf("ZKLOCK_AUTH (or ZK_AUTH): %w", err)
+		}
+		s.Auth = c
+	}
+	return nil
 }
 
 var ErrReadOnly = errors.New("read-only")

@@ -14,11 +14,10 @@ import (
 	"slices"
 	"sync"
 	"time"
+
 	"zklock/lockops"
 	"zklock/ui"
 	"zklock/zkview"
-
-	"github.com/go-zookeeper/zk"
 )
 
 const (
@@ -51,7 +50,8 @@ const (
 	// demoStopTimeout bounds the clean-up on quit; whatever is left then
 	// goes with the process (and the sandbox server with its directory).
 	demoStopTimeout = 10 * time.Second
-	// demoCallTimeout bounds one request the presenter's keys make.
+	// demoCallTimeout bounds one request the presenter's keys make, and
+	// the removal of the parents the demo made.
 	demoCallTimeout = 5 * time.Second
 )
 
@@ -236,48 +236,18 @@ func Start(ctx context.Context, admin *lockops.Session, cfg Config) (*Workload, 
 // makeParents creates p and its ancestors as persistent nodes, noting the
 // ones it made.
 func (d *Workload) makeParents(ctx context.Context, p string) error {
-	cur := ""
-	for _, part := range demoSplitPath(p) {
-		cur += "/" + part
-		abs := d.admin.Abs(cur)
-		_, err := demoCall(ctx, func() (string, error) { return d.admin.Conn().Create(abs, nil, 0, zk.WorldACL(zk.PermAll)) })
-		switch {
-		case err == nil:
-			d.madeDirs = append(d.madeDirs, abs)
-		case errors.Is(err, zk.ErrNodeExists):
-		default:
-			return fmt.Errorf("create %s: %w", cur, err)
-		}
-	}
-	return nil
+	made, err := d.admin.EnsurePath(ctx, p)
+	d.madeDirs = append(d.madeDirs, made...)
+	return err
 }
 
 // removeParents deletes, deepest first, the parents the demo made that are
 // empty now: on a shared ensemble the demo leaves nothing behind.
 func (d *Workload) removeParents() {
+	ctx, cancel := context.WithTimeout(context.Background(), demoCallTimeout)
+	defer cancel()
 	for i := len(d.madeDirs) - 1; i >= 0; i-- {
-		_ = d.admin.Conn().Delete(d.madeDirs[i], -1)
-	}
-}
-
-// demoCall runs one go-zookeeper request bounded by ctx (go-zookeeper has
-// no context; a request on a dead link waits for the reconnect).
-func demoCall[T any](ctx context.Context, f func() (T, error)) (T, error) {
-	type result struct {
-		v   T
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		v, err := f()
-		ch <- result{v, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
+		_ = d.admin.RemovePath(ctx, d.madeDirs[i])
 	}
 }
 
@@ -569,13 +539,9 @@ func (d *Workload) Kill(_ context.Context, p string) (string, error) {
 func (d *Workload) queue(ctx context.Context, p string) (lockops.Queue, error) {
 	lctx, cancel := context.WithTimeout(ctx, demoCallTimeout)
 	defer cancel()
-	abs := d.admin.Abs(p)
-	children, err := demoCall(lctx, func() ([]string, error) {
-		c, _, err := d.admin.Conn().Children(abs)
-		return c, err
-	})
+	children, err := d.admin.Children(lctx, p)
 	if err != nil {
-		return lockops.Queue{}, fmt.Errorf("demo: list %s: %w", p, err)
+		return lockops.Queue{}, fmt.Errorf("demo: %w", err)
 	}
 	return lockops.Order(children), nil
 }

@@ -27,249 +27,329 @@ import (
 // holder that was cut either kept its lock or learned it was lost before
 // anyone else entered. Every contender still makes progress at the end,
 // and no node is left behind.
+//
+// The faults are phases, one after the other on the same running
+// contenders: a phase that fails ends the test.
 func TestMutualExclusionUnderFaults(t *testing.T) {
 	for _, k := range []peers.Kind{peers.Curator, peers.Kazoo} {
 		if err := peers.Available(k); err != nil {
 			t.Fatalf("the fault suite needs real %s clients: %v", k, err)
 		}
 	}
-	c := faultEnsemble(t)
-	ctx := tctx(t, 200*time.Second)
+	f := startFaultScenario(t)
+	defer f.stopAll(t)
+	f.progress(t, "warm-up")
+	f.begin = time.Now()
+
+	for _, role := range []string{"leader", "follower"} {
+		if !t.Run("kill the "+role, func(t *testing.T) { f.killMember(t, role) }) {
+			return
+		}
+	}
+	if !t.Run("pause the busiest member", f.pauseBusiest) {
+		return
+	}
+	// Checks the peers' holds through the cuts, and the locks at the end.
+	f.check = checkSession(t, f.c.Servers())
+	var cuts []*cutCase
+	for _, short := range []bool{true, false} {
+		name := "cut holders past the session timeout"
+		if short {
+			name = "cut holders briefly"
+		}
+		if !t.Run(name, func(t *testing.T) { cuts = append(cuts, f.cutHolders(t, short)...) }) {
+			return
+		}
+	}
+	f.stopAll(t)
+	f.logf(t, "stopped")
+
+	t.Run("every cut holder kept its lock or was told", func(t *testing.T) { f.checkCuts(t, cuts) })
+	t.Run("no overlap", f.checkExclusion)
+	t.Run("nothing left behind", f.checkNothingLeft)
+}
+
+// faultScenario is what TestMutualExclusionUnderFaults runs on: an
+// ensemble and two locks, each with lockops contenders and a group of
+// real peer clients cycling on it, and the log of their critical
+// sections.
+type faultScenario struct {
+	c      *sandbox.Cluster
+	ctx    context.Context
+	locks  []faultLock
+	ours   []*faultContender   // every lockops contender
+	byLock [][]*faultContender // the lockops contenders of each lock
+	groups []*peerGroup        // the peer clients of each lock
+	all    []contender         // all of them, for progress
+	log    spanLog
+	// check is a plain session for checks, made before the cuts.
+	check *Session
+	begin time.Time // after the warm-up: the origin of logf's times
+
+	stop    context.CancelFunc // stops the contenders
+	wg      sync.WaitGroup
+	stopped bool
+}
+
+// faultLock is one lock of the scenario: the peer kind on it, and the
+// options that make lockops join in that kind's style.
+type faultLock struct {
+	path string
+	peer peers.Kind
+	opts []Option
+}
+
+// startFaultScenario starts the ensemble and every contender on it.
+func startFaultScenario(t *testing.T) *faultScenario {
+	f := &faultScenario{c: faultEnsemble(t), ctx: tctx(t, 200*time.Second)}
 	stamp := time.Now().UnixNano()
-	locks := []struct {
-		path string
-		peer peers.Kind
-		opts []Option
-	}{
+	f.locks = []faultLock{
 		{fmt.Sprintf("/faults/curator-%d", stamp), peers.Curator, nil},
 		{fmt.Sprintf("/faults/kazoo-%d", stamp), peers.Kazoo, []Option{WithStyle(StyleKazoo)}},
 	}
-	var (
-		ours   []*faultContender
-		byLock [][]*faultContender
-		groups []*peerGroup
-		all    []contender
-		log    spanLog
-	)
-	for li, lk := range locks {
+	for li, lk := range f.locks {
 		var cs []*faultContender
 		for i := range 3 {
-			fc := newFaultContender(t, ctx, c, fmt.Sprintf("zklock-%c%d", 'a'+li, i+1), lk.path, lk.opts...)
+			fc := newFaultContender(t, f.ctx, f.c, fmt.Sprintf("zklock-%c%d", 'a'+li, i+1), lk.path, lk.opts...)
 			cs = append(cs, fc)
-			all = append(all, fc)
+			f.all = append(f.all, fc)
 		}
-		byLock = append(byLock, cs)
-		ours = append(ours, cs...)
-		g := startPeerGroup(t, c, lk.peer, lk.path, 3)
-		groups = append(groups, g)
-		all = append(all, g.contenders()...)
+		f.byLock = append(f.byLock, cs)
+		f.ours = append(f.ours, cs...)
+		g := startPeerGroup(t, f.c, lk.peer, lk.path, 3)
+		f.groups = append(f.groups, g)
+		f.all = append(f.all, g.contenders()...)
 	}
-	runCtx, stop := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	for _, fc := range ours {
-		wg.Go(func() { fc.run(runCtx, &log) })
+	runCtx, stop := context.WithCancel(f.ctx)
+	f.stop = stop
+	for _, fc := range f.ours {
+		f.wg.Go(func() { fc.run(runCtx, &f.log) })
 	}
-	for _, g := range groups {
-		wg.Go(func() { g.run(runCtx) })
+	for _, g := range f.groups {
+		f.wg.Go(func() { g.run(runCtx) })
 	}
-	stopped := false
-	stopAll := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		stop()
-		done := make(chan struct{})
-		go func() { wg.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(45 * time.Second):
-			t.Errorf("contenders did not stop within 45s")
-		}
-	}
-	defer stopAll()
-	progress := func(what string) {
-		t.Helper()
-		if err := waitCycles(ctx, all, cyclesOf(all), 45*time.Second); err != nil {
-			lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			defer cancel()
-			leader, lerr := c.Leader(lctx)
-			t.Fatalf("%s: %v\n(ensemble: leader index %d, %v)", what, err, leader, lerr)
-		}
-	}
-	progress("warm-up")
-	begin := time.Now()
-	logf := func(format string, args ...any) {
-		t.Logf("+%5.1fs "+format, append([]any{time.Since(begin).Seconds()}, args...)...)
-	}
+	return f
+}
 
-	// 1 and 2: a member killed (the leader, then the follower most lockops
-	// contenders are linked to), the others carry on without it, then it
-	// comes back.
-	for _, role := range []string{"leader", "follower"} {
-		var victim, linked int
-		var err error
-		if role == "leader" {
-			victim, err = c.Leader(ctx)
-		} else {
-			victim, err = follower(ctx, c)
-			if b, _ := busiest(ctx, c, ours); b >= 0 && b != victim {
-				if l, _ := c.Leader(ctx); l != b {
-					victim = b
-				}
+// stopAll stops every contender, once.
+func (f *faultScenario) stopAll(t *testing.T) {
+	if f.stopped {
+		return
+	}
+	f.stopped = true
+	f.stop()
+	done := make(chan struct{})
+	go func() { f.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(45 * time.Second):
+		t.Errorf("contenders did not stop within 45s")
+	}
+}
+
+// progress fails the test unless every contender completes a cycle.
+func (f *faultScenario) progress(t *testing.T, what string) {
+	t.Helper()
+	if err := waitCycles(f.ctx, f.all, cyclesOf(f.all), 45*time.Second); err != nil {
+		lctx, cancel := context.WithTimeout(f.ctx, 2*time.Second)
+		defer cancel()
+		leader, lerr := f.c.Leader(lctx)
+		t.Fatalf("%s: %v\n(ensemble: leader index %d, %v)", what, err, leader, lerr)
+	}
+}
+
+// logf logs with the time since the warm-up ended.
+func (f *faultScenario) logf(t *testing.T, format string, args ...any) {
+	t.Helper()
+	t.Logf("+%5.1fs "+format, append([]any{time.Since(f.begin).Seconds()}, args...)...)
+}
+
+// killMember kills a member (the leader, or the follower most lockops
+// contenders are linked to): the others carry on without it; then it
+// comes back.
+func (f *faultScenario) killMember(t *testing.T, role string) {
+	ctx, c := f.ctx, f.c
+	var victim, linked int
+	var err error
+	if role == "leader" {
+		victim, err = c.Leader(ctx)
+	} else {
+		victim, err = follower(ctx, c)
+		if b, _ := busiest(ctx, c, f.ours); b >= 0 && b != victim {
+			if l, _ := c.Leader(ctx); l != b {
+				victim = b
 			}
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, fc := range ours {
-			if fc.member() == victim {
-				linked++
-			}
-		}
-		m := c.Members()[victim]
-		logf("kill the %s, member %d (%d lockops contenders linked to it)", role, m.ID(), linked)
-		if err := m.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		progress("with the " + role + " down")
-		logf("restart member %d", m.ID())
-		if err := m.Restart(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.WaitReady(ctx); err != nil {
-			t.Fatal(err)
-		}
-		progress("after the " + role + " came back")
 	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fc := range f.ours {
+		if fc.member() == victim {
+			linked++
+		}
+	}
+	m := c.Members()[victim]
+	f.logf(t, "kill the %s, member %d (%d lockops contenders linked to it)", role, m.ID(), linked)
+	if err := m.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	f.progress(t, "with the "+role+" down")
+	f.logf(t, "restart member %d", m.ID())
+	if err := m.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.progress(t, "after the "+role+" came back")
+}
 
-	// 3: the member most lockops contenders are linked to, paused past
-	// the session timeout: its clients' links go silent (a long GC pause,
-	// a hung host), and, if it led, the others elect a new leader; then it
-	// resumes.
-	victim, linked := busiest(ctx, c, ours)
+// pauseBusiest pauses the member most lockops contenders are linked to
+// past the session timeout: its clients' links go silent (a long GC
+// pause, a hung host), and, if it led, the others elect a new leader;
+// then it resumes.
+func (f *faultScenario) pauseBusiest(t *testing.T) {
+	ctx, c := f.ctx, f.c
+	victim, linked := busiest(ctx, c, f.ours)
 	if victim < 0 {
 		t.Fatal("no member to pause")
 	}
 	m := c.Members()[victim]
 	leader, _ := c.Leader(ctx)
-	logf("pause member %d (leader: %v, %d lockops contenders linked to it) for %v", m.ID(), leader == victim, linked, faultTimeout+time.Second)
+	f.logf(t, "pause member %d (leader: %v, %d lockops contenders linked to it) for %v", m.ID(), leader == victim, linked, faultTimeout+time.Second)
 	if err := m.Pause(); err != nil {
 		t.Fatal(err)
 	}
 	faultPause(ctx, faultTimeout+time.Second)
-	logf("resume member %d", m.ID())
+	f.logf(t, "resume member %d", m.ID())
 	if err := m.Resume(); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	progress("after the pause")
+	f.progress(t, "after the pause")
+}
 
-	// 4: holders cut off, on each lock a lockops holder and a peer
-	// holder: first briefly (all four at once), then past the session
-	// timeout (all four at once).
-	check := checkSession(t, c.Servers())
-	type cutCase struct {
-		name  string
-		short bool
-		ours  *faultContender
-		group *peerGroup
-		out   cutOutcome
-		pout  peerCut
-		err   error
-	}
-	var cuts []*cutCase
-	for _, short := range []bool{true, false} {
-		var round []*cutCase
-		for li := range locks {
-			fc := byLock[li][0]
-			if !short {
-				fc = byLock[li][1]
-			}
-			round = append(round, &cutCase{name: fc.name, short: short, ours: fc},
-				&cutCase{name: fmt.Sprintf("%s/%d", groups[li].kind, groups[li].cutter), short: short, group: groups[li]})
+// cutCase is one holder cut off, a lockops contender (ours) or a peer
+// (group), and what it lived through.
+type cutCase struct {
+	name  string
+	short bool
+	ours  *faultContender
+	group *peerGroup
+	out   cutOutcome
+	pout  peerCut
+	err   error
+}
+
+// cutHolders cuts off, on each lock, a lockops holder and a peer holder,
+// all four at once: briefly (short) or past the session timeout. What
+// each lived through is checked once the contenders have stopped
+// (checkCuts).
+func (f *faultScenario) cutHolders(t *testing.T, short bool) []*cutCase {
+	var round []*cutCase
+	for li := range f.locks {
+		fc := f.byLock[li][0]
+		if !short {
+			fc = f.byLock[li][1]
 		}
-		var cwg sync.WaitGroup
-		for _, cc := range round {
-			logf("cut %s while it holds (short: %v)", cc.name, short)
-			cwg.Go(func() {
-				if cc.ours != nil {
-					restore := time.Duration(0)
-					if short {
-						restore = 300 * time.Millisecond
-					}
-					cc.out, cc.err = cc.ours.requestCut(ctx, restore)
-				} else {
-					cc.pout, cc.err = cc.group.cutWhileHolding(ctx, check, short)
+		g := f.groups[li]
+		round = append(round, &cutCase{name: fc.name, short: short, ours: fc},
+			&cutCase{name: fmt.Sprintf("%s/%d", g.kind, g.cutter), short: short, group: g})
+	}
+	var cwg sync.WaitGroup
+	for _, cc := range round {
+		f.logf(t, "cut %s while it holds (short: %v)", cc.name, short)
+		cwg.Go(func() {
+			if cc.ours != nil {
+				restore := time.Duration(0)
+				if short {
+					restore = 300 * time.Millisecond
 				}
-			})
-		}
-		cwg.Wait()
-		cuts = append(cuts, round...)
-		progress(fmt.Sprintf("after the cuts (short: %v)", short))
+				cc.out, cc.err = cc.ours.requestCut(f.ctx, restore)
+			} else {
+				cc.pout, cc.err = cc.group.cutWhileHolding(f.ctx, f.check, short)
+			}
+		})
 	}
-	stopAll()
-	logf("stopped")
+	cwg.Wait()
+	f.progress(t, fmt.Sprintf("after the cuts (short: %v)", short))
+	return round
+}
 
+// checkCuts: every cut holder either kept its lock in the same session or
+// was told it lost it, and a cut past the session timeout always lost it.
+func (f *faultScenario) checkCuts(t *testing.T, cuts []*cutCase) {
 	for _, cc := range cuts {
-		if cc.err != nil {
-			t.Errorf("cut of %s: %v", cc.name, cc.err)
-			continue
-		}
-		if cc.group != nil {
-			p := cc.pout
-			switch {
-			case p.survived:
-				logf("%s (short: %v) kept %s through the cut (reconnected after %v)", cc.name, cc.short, p.node, p.reconnect.Round(time.Millisecond))
-			case p.noticeAt.IsZero():
-				t.Errorf("%s (short: %v) lost %s without being told (suspended or lost)", cc.name, cc.short, p.node)
-			default:
-				logf("%s (short: %v) lost %s: told SUSPENDED %v after the cut, LOST at %v", cc.name, cc.short, p.node,
-					p.noticeAt.Sub(p.at).Round(time.Millisecond), fmtSince(p.lostAt, p.at))
-				if p.ownerErr != nil {
-					logf("  (%v)", p.ownerErr)
-				}
-			}
-			if !cc.short && (p.survived || p.lostAt.IsZero()) {
-				t.Errorf("%s: cut past the session timeout, yet never told its lock was lost (survived: %v)", cc.name, p.survived)
-			}
-			continue
-		}
-		sp := cc.out.span
-		cutFor := sp.end.Sub(cc.out.at).Round(time.Millisecond)
 		switch {
-		case sp.lost:
-			logf("%s (short: %v) learned it lost %s %v after the cut: %v", cc.name, cc.short, sp.node, cutFor, sp.why)
-			if !errors.Is(sp.why, ErrLost) {
-				t.Errorf("%s: lost hold with Err %v, want ErrLost", cc.name, sp.why)
-			}
-		case cc.out.ownerErr != nil || !cc.out.stillHeld:
-			t.Errorf("%s: the hold was not reported lost, yet it is not held after the link came back (state %s): %v",
-				cc.name, cc.ours.l.State(), cc.out.ownerErr)
+		case cc.err != nil:
+			t.Errorf("cut of %s: %v", cc.name, cc.err)
+		case cc.group != nil:
+			f.checkPeerCut(t, cc)
 		default:
-			logf("%s (short: %v) kept %s through the cut (session generation %d -> %d)", cc.name, cc.short, sp.node, sp.gen, sp.endGen)
-			if sp.gen != sp.endGen {
-				t.Errorf("%s kept its hold across a new session (generation %d -> %d)", cc.name, sp.gen, sp.endGen)
-			}
-		}
-		if !cc.short && !sp.lost {
-			t.Errorf("%s: cut past the session timeout but its hold was not lost", cc.name)
+			f.checkOurCut(t, cc)
 		}
 	}
+}
 
-	for li, lk := range locks {
+func (f *faultScenario) checkPeerCut(t *testing.T, cc *cutCase) {
+	p := cc.pout
+	switch {
+	case p.survived:
+		f.logf(t, "%s (short: %v) kept %s through the cut (reconnected after %v)", cc.name, cc.short, p.node, p.reconnect.Round(time.Millisecond))
+	case p.noticeAt.IsZero():
+		t.Errorf("%s (short: %v) lost %s without being told (suspended or lost)", cc.name, cc.short, p.node)
+	default:
+		f.logf(t, "%s (short: %v) lost %s: told SUSPENDED %v after the cut, LOST at %v", cc.name, cc.short, p.node,
+			p.noticeAt.Sub(p.at).Round(time.Millisecond), fmtSince(p.lostAt, p.at))
+		if p.ownerErr != nil {
+			f.logf(t, "  (%v)", p.ownerErr)
+		}
+	}
+	if !cc.short && (p.survived || p.lostAt.IsZero()) {
+		t.Errorf("%s: cut past the session timeout, yet never told its lock was lost (survived: %v)", cc.name, p.survived)
+	}
+}
+
+func (f *faultScenario) checkOurCut(t *testing.T, cc *cutCase) {
+	sp := cc.out.span
+	cutFor := sp.end.Sub(cc.out.at).Round(time.Millisecond)
+	switch {
+	case sp.lost:
+		f.logf(t, "%s (short: %v) learned it lost %s %v after the cut: %v", cc.name, cc.short, sp.node, cutFor, sp.why)
+		if !errors.Is(sp.why, ErrLost) {
+			t.Errorf("%s: lost hold with Err %v, want ErrLost", cc.name, sp.why)
+		}
+	case cc.out.ownerErr != nil || !cc.out.stillHeld:
+		t.Errorf("%s: the hold was not reported lost, yet it is not held after the link came back (state %s): %v",
+			cc.name, cc.ours.l.State(), cc.out.ownerErr)
+	default:
+		f.logf(t, "%s (short: %v) kept %s through the cut (session generation %d -> %d)", cc.name, cc.short, sp.node, sp.gen, sp.endGen)
+		if sp.gen != sp.endGen {
+			t.Errorf("%s kept its hold across a new session (generation %d -> %d)", cc.name, sp.gen, sp.endGen)
+		}
+	}
+	if !cc.short && !sp.lost {
+		t.Errorf("%s: cut past the session timeout but its hold was not lost", cc.name)
+	}
+}
+
+// checkExclusion runs the overlap detector over every critical section
+// of each lock, lockops' and the peers' together.
+func (f *faultScenario) checkExclusion(t *testing.T) {
+	for li, lk := range f.locks {
 		var ivs []peers.Interval
 		lost := 0
-		for _, s := range log.of(lk.path) {
+		for _, s := range f.log.of(lk.path) {
 			ivs = append(ivs, s.interval())
 			if s.lost {
 				lost++
 			}
 		}
 		ourN := len(ivs)
-		pivs, cycles, err := groups[li].intervals()
+		pivs, cycles, err := f.groups[li].intervals()
 		if err != nil && !errors.Is(err, context.Canceled) {
 			t.Errorf("%s loop: %v", lk.peer, err)
 		}
@@ -286,7 +366,7 @@ func TestMutualExclusionUnderFaults(t *testing.T) {
 			}
 		}
 		ov := peers.Overlaps(ivs)
-		logf("%s: %d critical sections (zklock %d, %d ended by a loss; %s %d, %d told lost, %d gave up, %d failed), %d overlaps",
+		f.logf(t, "%s: %d critical sections (zklock %d, %d ended by a loss; %s %d, %d told lost, %d gave up, %d failed), %d overlaps",
 			lk.path, len(ivs), ourN, lost, lk.peer, len(pivs), peerLost, gaveUp, failed, len(ov))
 		for i, o := range ov {
 			if i == 10 {
@@ -294,22 +374,24 @@ func TestMutualExclusionUnderFaults(t *testing.T) {
 			}
 			t.Errorf("overlap on %s: %s and %s", lk.path, o[0], o[1])
 		}
-		for _, fc := range byLock[li] {
-			logf("  %s: %d cycles, %d losses, errors %q", fc.name, fc.cycles.Load(), fc.losses.Load(), fc.errors())
+		for _, fc := range f.byLock[li] {
+			f.logf(t, "  %s: %d cycles, %d losses, errors %q", fc.name, fc.cycles.Load(), fc.losses.Load(), fc.errors())
 		}
 	}
+}
 
-	// Nothing left behind once every contender has stopped (the peers'
-	// sessions are still open): a cancelled acquire, a given-up request or
-	// a lost hold must not leave a node in a live session.
-	for _, fc := range ours {
+// checkNothingLeft: once every contender has stopped (the peers' sessions
+// are still open), no node is left: a cancelled acquire, a given-up
+// request or a lost hold must not leave a node in a live session.
+func (f *faultScenario) checkNothingLeft(t *testing.T) {
+	for _, fc := range f.ours {
 		if st := fc.l.State(); st == LockQueued || st == LockHolding || st == LockSuspended {
 			t.Errorf("%s still %s after stopping", fc.name, st)
 		}
 	}
-	for _, lk := range locks {
+	for _, lk := range f.locks {
 		eventually(t, 2*faultTimeout, "no node left on "+lk.path, func() bool {
-			kids, _, err := check.Conn().Children(lk.path)
+			kids, _, err := f.check.Conn().Children(lk.path)
 			return err == nil && len(kids) == 0
 		})
 	}

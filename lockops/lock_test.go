@@ -580,8 +580,8 @@ func TestWaitTurnChecksOwnBeforeShortcut(t *testing.T) {
 		pch, och := make(chan zk.Event, 1), make(chan zk.Event, 1)
 		och <- zk.Event{Type: zk.EventNodeDeleted, Path: "/unused/own"}
 		pch <- zk.Event{Type: zk.EventNodeDeleted, Path: "/unused/p"}
-		wp, wpp, own := watch{name: "p", ch: pch}, watch{}, watch{name: "own", ch: och}
-		held, _, err := l.waitTurn(context.Background(), c, &wp, &wpp, &own, true, false, Progress{})
+		w := turn{p: watch{name: "p", ch: pch}, own: watch{name: "own", ch: och}, pHead: true}
+		held, _, err := l.waitTurn(context.Background(), c, &w)
 		if held || err != nil {
 			t.Fatalf("waitTurn with the own node gone first: held=%v err=%v", held, err)
 		}

@@ -155,22 +155,63 @@ func fmtRows(rs []row) string {
 	return b.String()
 }
 
+// orderCase is one listing of a parent's children and what Order must
+// make of it.
+type orderCase struct {
+	name     string
+	children []string
+	want     []row
+	other    []string
+	split    []string
+	mixed    []RecipeGroup
+}
+
 func TestOrder(t *testing.T) {
+	for _, group := range []struct {
+		name  string
+		cases []orderCase
+	}{
+		{"mutex", mutexOrderCases()},
+		{"read-write", readWriteOrderCases()},
+		{"kazoo", kazooOrderCases()},
+		{"split", splitOrderCases()},
+		{"latch", latchOrderCases()},
+	} {
+		t.Run(group.name, func(t *testing.T) {
+			for _, tt := range group.cases {
+				t.Run(tt.name, func(t *testing.T) { checkOrder(t, tt) })
+			}
+		})
+	}
+}
+
+// checkOrder checks Order's queue of tt.children: entries, other
+// children, split holders, mixed recipes, and DetectStyle's verdict.
+func checkOrder(t *testing.T, tt orderCase) {
+	q := Order(tt.children)
+	checkRows(t, q, tt.want)
+	if !slices.Equal(q.Other, tt.other) {
+		t.Errorf("Other = %q, want %q", q.Other, tt.other)
+	}
+	if got := q.SplitHolders(); !slices.Equal(got, tt.split) {
+		t.Errorf("SplitHolders = %q, want %q", got, tt.split)
+	}
+	if got := q.MixedRecipes(); !reflect.DeepEqual(got, tt.mixed) {
+		t.Errorf("MixedRecipes = %q, want %q", got, tt.mixed)
+	}
+	_, err := DetectStyle(q)
+	if (err != nil) != (tt.mixed != nil) || err != nil && !errors.Is(err, ErrMixedRecipes) {
+		t.Errorf("DetectStyle: %v, mixed %v", err, tt.mixed != nil)
+	}
+}
+
+// mutexOrderCases are mutexes of Curator, go-zookeeper and the plain
+// recipe: recipes that see each other.
+func mutexOrderCases() []orderCase {
 	c1, c2, c3 := curMutex(uuidA, 5), curMutex(uuidB, 6), curMutex(uuidC, 7)
 	g1, g2, g3 := gozkMutex(hexA, 3), gozkMutex(hexB, 4), gozkMutex(hexC, 9)
-	w1, r1, r2, w2, r3 := curWrite(uuidA, 1), curRead(uuidB, 2), curRead(uuidC, 3), curWrite(uuidB, 4), curRead(uuidA, 5)
-	k1, k2, k3 := kzLock(hexA, 1), kzLock(hexB, 2), kzLock(hexC, 3)
-	kw1, kr1, kw2 := kzLock(hexA, 1), kzRead(hexB, 2), kzLock(hexC, 3)
-	M, R, W := KindMutex, KindRead, KindWrite
-
-	tests := []struct {
-		name     string
-		children []string
-		want     []row
-		other    []string
-		split    []string
-		mixed    []RecipeGroup
-	}{
+	M := KindMutex
+	return []orderCase{
 		{
 			name:     "empty parent",
 			children: nil,
@@ -230,6 +271,26 @@ func TestOrder(t *testing.T) {
 			},
 		},
 		{
+			// -1 was created just before 1 (the counter wrapped to 0).
+			name:     "plain, across zero",
+			children: []string{"x-b-0000000002", "x-a-0000000001", "x-c--000000001"},
+			want: []row{
+				{"x-c--000000001", M, "H", "H", "", ""},
+				{"x-a-0000000001", M, "W", "W", "x-c--000000001", "x-c--000000001"},
+				{"x-b-0000000002", M, "W", "W", "x-a-0000000001", "x-a-0000000001"},
+			},
+			mixed: nil,
+		},
+	}
+}
+
+// readWriteOrderCases are Curator's read/write lock: readers hold
+// together until a writer.
+func readWriteOrderCases() []orderCase {
+	w1, r1, r2, w2, r3 := curWrite(uuidA, 1), curRead(uuidB, 2), curRead(uuidC, 3), curWrite(uuidB, 4), curRead(uuidA, 5)
+	R, W := KindRead, KindWrite
+	return []orderCase{
+		{
 			// Curator's readers all watch the first write node (its
 			// design); by sequence, r3's predecessor is w2.
 			name:     "curator read/write",
@@ -252,6 +313,16 @@ func TestOrder(t *testing.T) {
 				{curRead(uuidC, 4), R, "W", "W", curWrite(uuidC, 3), curWrite(uuidC, 3)},
 			},
 		},
+	}
+}
+
+// kazooOrderCases are Kazoo's Lock, WriteLock and ReadLock, with Kazoo
+// 2.8's reader rule and its sequence regex.
+func kazooOrderCases() []orderCase {
+	k1, k2, k3 := kzLock(hexA, 1), kzLock(hexB, 2), kzLock(hexC, 3)
+	kw1, kr1, kw2 := kzLock(hexA, 1), kzRead(hexB, 2), kzLock(hexC, 3)
+	M, R, W := KindMutex, KindRead, KindWrite
+	return []orderCase{
 		{
 			name:     "kazoo mutex",
 			children: []string{k2, k3, k1},
@@ -308,17 +379,15 @@ func TestOrder(t *testing.T) {
 			want:     []row{{kzLock(hexA, 5), M, "H", "W", "junk__lock__0000000001\n", ""}},
 			other:    []string{"junk__lock__0000000001\n"},
 		},
-		{
-			// -1 was created just before 1 (the counter wrapped to 0).
-			name:     "plain, across zero",
-			children: []string{"x-b-0000000002", "x-a-0000000001", "x-c--000000001"},
-			want: []row{
-				{"x-c--000000001", M, "H", "H", "", ""},
-				{"x-a-0000000001", M, "W", "W", "x-c--000000001", "x-c--000000001"},
-				{"x-b-0000000002", M, "W", "W", "x-a-0000000001", "x-a-0000000001"},
-			},
-			mixed: nil,
-		},
+	}
+}
+
+// splitOrderCases are recipes that cannot see each other on one parent:
+// split-holders and mixed-recipes.
+func splitOrderCases() []orderCase {
+	c1, c2 := curMutex(uuidA, 5), curMutex(uuidB, 6)
+	M, R, W := KindMutex, KindRead, KindWrite
+	return []orderCase{
 		{
 			// Curator sorts the Kazoo name on its random hex, after every
 			// Curator node; Kazoo sees only its own: both hold.
@@ -376,6 +445,32 @@ func TestOrder(t *testing.T) {
 			mixed: []RecipeGroup{{FamilyCuratorMutex, []string{c1}}, {FamilyPlain, []string{"x-a-0000000004"}}},
 		},
 		{
+			name:     "every family at once",
+			children: []string{c1, curRead(uuidB, 2), kzRead(hexA, 3), "x-0000000004", gozkMutex(hexB, 6)},
+			want: []row{
+				{curRead(uuidB, 2), R, "H", "H", "", ""},
+				{kzRead(hexA, 3), R, "H", "H", "", ""},
+				{"x-0000000004", M, "W", "W", kzRead(hexA, 3), kzRead(hexA, 3)},
+				{c1, M, "W", "H", "", "x-0000000004"},     // sorts its digits before every other name
+				{gozkMutex(hexB, 6), M, "W", "W", "", c1}, // fails on "x-0000000004"
+			},
+			mixed: []RecipeGroup{
+				{FamilyCuratorMutex, []string{c1, gozkMutex(hexB, 6)}},
+				{FamilyCuratorRW, []string{curRead(uuidB, 2)}},
+				{FamilyKazoo, []string{kzRead(hexA, 3)}},
+				{FamilyPlain, []string{"x-0000000004"}},
+			},
+		},
+	}
+}
+
+// latchOrderCases are Curator's LeaderLatch elections, alone and beside
+// other nodes.
+func latchOrderCases() []orderCase {
+	c2 := curMutex(uuidB, 6)
+	M := KindMutex
+	return []orderCase{
+		{
 			// LeaderLatch: the lowest sequence leads, each follower
 			// watches the participant before it.
 			name:     "curator leader latch, listed out of order",
@@ -417,42 +512,6 @@ func TestOrder(t *testing.T) {
 			split: []string{c2, curLatch(uuidA, 7)},
 			mixed: []RecipeGroup{{FamilyCuratorMutex, []string{c2}}, {FamilyCuratorLatch, []string{curLatch(uuidA, 7)}}},
 		},
-		{
-			name:     "every family at once",
-			children: []string{c1, curRead(uuidB, 2), kzRead(hexA, 3), "x-0000000004", gozkMutex(hexB, 6)},
-			want: []row{
-				{curRead(uuidB, 2), R, "H", "H", "", ""},
-				{kzRead(hexA, 3), R, "H", "H", "", ""},
-				{"x-0000000004", M, "W", "W", kzRead(hexA, 3), kzRead(hexA, 3)},
-				{c1, M, "W", "H", "", "x-0000000004"},     // sorts its digits before every other name
-				{gozkMutex(hexB, 6), M, "W", "W", "", c1}, // fails on "x-0000000004"
-			},
-			mixed: []RecipeGroup{
-				{FamilyCuratorMutex, []string{c1, gozkMutex(hexB, 6)}},
-				{FamilyCuratorRW, []string{curRead(uuidB, 2)}},
-				{FamilyKazoo, []string{kzRead(hexA, 3)}},
-				{FamilyPlain, []string{"x-0000000004"}},
-			},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			q := Order(tt.children)
-			checkRows(t, q, tt.want)
-			if !slices.Equal(q.Other, tt.other) {
-				t.Errorf("Other = %q, want %q", q.Other, tt.other)
-			}
-			if got := q.SplitHolders(); !slices.Equal(got, tt.split) {
-				t.Errorf("SplitHolders = %q, want %q", got, tt.split)
-			}
-			if got := q.MixedRecipes(); !reflect.DeepEqual(got, tt.mixed) {
-				t.Errorf("MixedRecipes = %q, want %q", got, tt.mixed)
-			}
-			_, err := DetectStyle(q)
-			if (err != nil) != (tt.mixed != nil) || err != nil && !errors.Is(err, ErrMixedRecipes) {
-				t.Errorf("DetectStyle: %v, mixed %v", err, tt.mixed != nil)
-			}
-		})
 	}
 }
 

@@ -127,7 +127,7 @@ func fired(ch <-chan zk.Event) (zk.Event, bool) {
 // delivers events in the server's order, so when P's deletion arrives, an
 // earlier deletion of the own node is already in its channel.
 func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (tenure, bool, error) {
-	var wp, wpp, own watch
+	var w turn
 	first := true
 	for {
 		children, err := c.listing, error(nil)
@@ -161,77 +161,92 @@ func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (te
 		}
 		e := q.Entries[i]
 		if e.Predecessor == "" {
-			return tenure{created: c, own: own}, true, nil
+			return tenure{created: c, own: w.own}, true, nil
 		}
 		if !wait {
 			return tenure{}, false, nil
 		}
 		pName := e.Predecessor
 		ppName := q.PredecessorWithout(c.node, pName)
-		pHead := ppName == ""
+		w.pHead = ppName == ""
 		// Whether PP was the head when listed: then once PP goes, P is, with
 		// no need to list again (the same reasoning as for pHead).
-		ppHead := !pHead && q.PredecessorWithout(c.node, pName, ppName) == ""
+		w.ppHead = !w.pHead && q.PredecessorWithout(c.node, pName, ppName) == ""
 
 		// Keep the watches still wanted; the others are on deleted nodes.
-		pool := []watch{wp, wpp}
+		pool := []watch{w.p, w.pp}
 		take := func(name string) watch {
-			for k, w := range pool {
-				if w.armed() && w.name == name {
+			for k, pw := range pool {
+				if pw.armed() && pw.name == name {
 					pool[k] = watch{}
-					return w
+					return pw
 				}
 			}
 			return watch{}
 		}
-		wp = take(pName)
-		wpp = watch{}
-		if !pHead {
-			wpp = take(ppName)
+		w.p = take(pName)
+		w.pp = watch{}
+		if !w.pHead {
+			w.pp = take(ppName)
 		}
 
 		var gone bool
-		if !wp.armed() {
-			if wp, gone, err = armWatch(ctx, l.s, l.abs+"/"+pName, pName, false); err != nil {
+		if !w.p.armed() {
+			if w.p, gone, err = armWatch(ctx, l.s, l.abs+"/"+pName, pName, false); err != nil {
 				return tenure{}, false, err
 			}
 			if gone {
 				continue
 			}
 		}
-		if pHead && !own.armed() {
-			if own, gone, err = armWatch(ctx, l.s, c.abs, c.node, false); err != nil {
+		if w.pHead && !w.own.armed() {
+			if w.own, gone, err = armWatch(ctx, l.s, c.abs, c.node, false); err != nil {
 				return tenure{}, false, err
 			}
 			if gone {
 				continue
 			}
 		}
-		if !pHead && !wpp.armed() {
-			if wpp, gone, err = armWatch(ctx, l.s, l.abs+"/"+ppName, ppName, false); err != nil {
+		if !w.pHead && !w.pp.armed() {
+			if w.pp, gone, err = armWatch(ctx, l.s, l.abs+"/"+ppName, ppName, false); err != nil {
 				return tenure{}, false, err
 			}
 			if gone {
 				continue
 			}
 		}
-		queued := Progress{State: LockQueued, Node: c.node, Position: i + 1, Watching: pName}
-		l.report(queued)
+		w.queued = Progress{State: LockQueued, Node: c.node, Position: i + 1, Watching: pName}
+		l.report(w.queued)
 
-		held, t, err := l.waitTurn(ctx, c, &wp, &wpp, &own, pHead, ppHead, queued)
+		held, t, err := l.waitTurn(ctx, c, &w)
 		if err != nil || held {
 			return t, held, err
 		}
 	}
 }
 
+// turn is what a waiter waits on between two listings: the watches on
+// its predecessor P and on PP (P's predecessor) or its own node, what the
+// listing said about them, and the progress it last reported.
+type turn struct {
+	p, pp, own watch
+	// pHead: P was the only node in the way when listed, so P's deletion
+	// means own holds (then own, not pp, is watched).
+	pHead bool
+	// ppHead: PP was the only node in the way besides P, so PP's deletion
+	// makes P the head.
+	ppHead bool
+	queued Progress
+}
+
 // waitTurn waits on the watches set by queue until it holds by the
-// shortcut (held) or must list again (not held, nil error).
+// shortcut (held) or must list again (not held, nil error). It updates w
+// as watches fire and are re-armed.
 //
-// If ppHead says PP was the head when listed, PP's deletion makes P the
+// If w.ppHead says PP was the head when listed, PP's deletion makes P the
 // head: the waiter arms the own-node watch and goes on waiting as if it had
 // listed P as head, one listing fewer.
-func (l *Lock) waitTurn(ctx context.Context, c created, wp, wpp, own *watch, pHead, ppHead bool, queued Progress) (held bool, t tenure, err error) {
+func (l *Lock) waitTurn(ctx context.Context, c created, w *turn) (held bool, t tenure, err error) {
 	suspended := false
 	for {
 		st, gen, sch := l.s.snapshot()
@@ -244,7 +259,7 @@ func (l *Lock) waitTurn(ctx context.Context, c created, wp, wpp, own *watch, pHe
 		case StateSuspended, StateExpired:
 			if !suspended {
 				suspended = true
-				p := queued
+				p := w.queued
 				p.State = LockSuspended
 				l.report(p)
 			}
@@ -253,14 +268,14 @@ func (l *Lock) waitTurn(ctx context.Context, c created, wp, wpp, own *watch, pHe
 				// Same session: the watches were re-set by go-zookeeper, and
 				// the server fires those whose node changed meanwhile.
 				suspended = false
-				l.report(queued)
+				l.report(w.queued)
 			}
 		}
-		second := wpp.ch
-		if pHead {
-			second = own.ch
+		second := w.pp.ch
+		if w.pHead {
+			second = w.own.ch
 		}
-		which, ev, err := waitEvent(ctx, sch, wp.ch, second)
+		which, ev, err := waitEvent(ctx, sch, w.p.ch, second)
 		if err != nil {
 			return false, tenure{}, err
 		}
@@ -268,12 +283,12 @@ func (l *Lock) waitTurn(ctx context.Context, c created, wp, wpp, own *watch, pHe
 		case which == sessionWake:
 			continue
 		case which == 0 && ev.Type == zk.EventNodeDeleted:
-			*wp = watch{}
-			if !pHead {
+			w.p = watch{}
+			if !w.pHead {
 				return false, tenure{}, nil
 			}
-			if oev, ok := fired(own.ch); ok {
-				*own = watch{}
+			if oev, ok := fired(w.own.ch); ok {
+				w.own = watch{}
 				if oev.Type == zk.EventNodeDeleted || oev.Type == zk.EventNotWatching {
 					return false, tenure{}, nil // the list tells what happened
 				}
@@ -282,17 +297,17 @@ func (l *Lock) waitTurn(ctx context.Context, c created, wp, wpp, own *watch, pHe
 				return true, tenure{created: c, armNow: true}, nil
 			}
 			l.shortcuts.Add(1)
-			return true, tenure{created: c, own: *own}, nil
+			return true, tenure{created: c, own: w.own}, nil
 		case ev.Type == zk.EventNotWatching:
 			// The session ended or the Session closed: the list (after
 			// waiting for the link) tells which.
-			*wp, *wpp, *own = watch{}, watch{}, watch{}
+			w.p, w.pp, w.own = watch{}, watch{}, watch{}
 			return false, tenure{}, nil
-		case which == 1 && ev.Type == zk.EventNodeDeleted && !pHead && ppHead:
+		case which == 1 && ev.Type == zk.EventNodeDeleted && !w.pHead && w.ppHead:
 			// PP was the head: P is now. The own-node watch must be armed
 			// before P's deletion is relied on; if the own node is gone
 			// already, the list reports it.
-			*wpp = watch{}
+			w.pp = watch{}
 			nw, gone, err := armWatch(ctx, l.s, c.abs, c.node, false)
 			if err != nil {
 				return false, tenure{}, err
@@ -300,31 +315,31 @@ func (l *Lock) waitTurn(ctx context.Context, c created, wp, wpp, own *watch, pHe
 			if gone {
 				return false, tenure{}, nil
 			}
-			*own = nw
-			pHead = true
+			w.own = nw
+			w.pHead = true
 			l.ppSkips.Add(1)
-			queued.Position-- // PP was ahead
-			l.report(queued)
+			w.queued.Position-- // PP was ahead
+			l.report(w.queued)
 		case which == 1 && ev.Type == zk.EventNodeDeleted:
 			// PP went (list again while P still holds), or the own node did
 			// (the list reports it).
-			*wpp, *own = watch{}, watch{}
+			w.pp, w.own = watch{}, watch{}
 			return false, tenure{}, nil
 		default:
 			// A data change: a data watch is one-shot, so re-arm it. A node
 			// found gone meanwhile is handled by listing again.
-			w := wp
+			fw := &w.p
 			if which == 1 {
-				w = wpp
-				if pHead {
-					w = own
+				fw = &w.pp
+				if w.pHead {
+					fw = &w.own
 				}
 			}
-			nw, gone, err := armWatch(ctx, l.s, l.abs+"/"+w.name, w.name, false)
+			nw, gone, err := armWatch(ctx, l.s, l.abs+"/"+fw.name, fw.name, false)
 			if err != nil {
 				return false, tenure{}, err
 			}
-			*w = nw
+			*fw = nw
 			if gone {
 				return false, tenure{}, nil
 			}

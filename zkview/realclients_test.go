@@ -1,12 +1,16 @@
 package zkview
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 
 	"zklock/lockops"
 	"zklock/sandbox/peers"
@@ -53,132 +57,14 @@ func queueUp(t *testing.T, w *testWatcher, path string, steps []step) ([]string,
 // and each waiter's watch equal ZooKeeper's truth (ephemeralOwner, wchc).
 func TestRealClientQueues(t *testing.T) {
 	c := testCluster(t)
-	base := testPath(t)
-	paths := map[string]string{
-		"curator-mutex": base + "/curator-mutex",
-		"curator-rw":    base + "/curator-rw",
-		"kazoo-mutex":   base + "/kazoo-mutex",
-		"kazoo-rw":      base + "/kazoo-rw",
-		"lockops":       base + "/lockops",
-	}
-	raw := rawConn(t, c.Servers())
-	for _, p := range paths {
-		mkdirs(t, raw, p)
-	}
-	cur := peers.StartT(t, peers.Curator, peers.Config{Servers: c.Servers(), Sessions: 7})
-	kaz := peers.StartT(t, peers.Kazoo, peers.Config{Servers: c.Servers(), Sessions: 7})
-	mon := session(t, c.Servers())
-	all := slices.Sorted(func(yield func(string) bool) {
-		for _, p := range paths {
-			if !yield(p) {
-				return
-			}
-		}
-	})
-	w := watch(t, mon, Config{Paths: all, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
+	rq := newRealQueues(t, c.Servers())
+	rq.queuePeers(t, c.Servers())
+	rq.queueLockops(t, c.Servers())
 
-	type want struct {
-		kind  lockops.Kind
-		holds bool
-	}
-	expect := map[string][]want{}
-	run := func(key string, steps []step, kinds []lockops.Kind) {
-		queueUp(t, w, paths[key], steps)
-		for i, s := range steps {
-			expect[key] = append(expect[key], want{kinds[i], s.holds})
-		}
-	}
-	M, R, W := lockops.KindMutex, lockops.KindRead, lockops.KindWrite
-	pm, pr, pw := peers.Mutex, peers.Read, peers.Write
-	run("curator-mutex", []step{{cur, 0, pm, true}, {cur, 1, pm, false}, {cur, 2, pm, false}}, []lockops.Kind{M, M, M})
-	run("curator-rw", []step{{cur, 3, pw, true}, {cur, 4, pr, false}, {cur, 5, pr, false}, {cur, 6, pw, false}}, []lockops.Kind{W, R, R, W})
-	run("kazoo-mutex", []step{{kaz, 0, pm, true}, {kaz, 1, pm, false}, {kaz, 2, pm, false}}, []lockops.Kind{M, M, M})
-	run("kazoo-rw", []step{{kaz, 3, pr, true}, {kaz, 4, pr, true}, {kaz, 5, pw, false}, {kaz, 6, pr, false}}, []lockops.Kind{R, R, W, R})
-
-	ctx := tctx(t, 60*time.Second)
-	for i := range 3 {
-		l := lockops.NewLock(session(t, c.Servers()), paths["lockops"])
-		if i == 0 {
-			if err := l.Acquire(ctx); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			go func() { _ = l.Acquire(ctx) }()
-		}
-		eventually(t, 10*time.Second, "lockops node", func() bool { return l.Node() != "" })
-		expect["lockops"] = append(expect["lockops"], want{M, i == 0})
-	}
-
-	snap := waitFor(t, w, 30*time.Second, "every waiter verified by the servers", func(s *Snapshot) bool {
-		if !s.ServerView {
-			return false
-		}
-		for key, p := range paths {
-			q := queueOf(s, p)
-			if q == nil || len(q.Nodes) != len(expect[key]) {
-				return false
-			}
-			for _, n := range q.Nodes {
-				if n.Watches != "" && n.Link != LinkVerified {
-					return false
-				}
-			}
-		}
-		return true
-	})
+	snap := waitFor(t, rq.w, 30*time.Second, "every waiter verified by the servers", rq.verified)
 	watches := serverWatches(t, c.Servers())
-	for key, p := range paths {
-		q := queueOf(snap, p)
-		if len(q.Warnings) != 0 {
-			t.Errorf("%s: single-recipe queue has warnings %+v", key, q.Warnings)
-		}
-		kids, _, err := raw.Children(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := names(q); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(kids))) {
-			t.Errorf("%s: model %v, server %v", key, got, kids)
-		}
-		for i, n := range q.Nodes {
-			if i > 0 && !lockops.SeqLess(q.Nodes[i-1].Seq, n.Seq) {
-				t.Errorf("%s: %s before %s", key, q.Nodes[i-1].Name, n.Name)
-			}
-			_, st, err := raw.Get(p + "/" + n.Name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n.Session != st.EphemeralOwner {
-				t.Errorf("%s %s: session 0x%x, ephemeralOwner 0x%x", key, n.Name, n.Session, st.EphemeralOwner)
-			}
-			e := expect[key][i]
-			if n.Kind != e.kind || (n.Role == lockops.RoleHolder) != e.holds || n.Believes != n.Role {
-				t.Errorf("%s %s: kind %v role %v believes %v, want kind %v holds %v", key, n.Name, n.Kind, n.Role, n.Believes, e.kind, e.holds)
-			}
-			// What the session really watches under the parent is exactly
-			// what the model says it waits on.
-			var real []string
-			for _, wp := range watches[n.Session] {
-				if strings.HasPrefix(wp, p+"/") {
-					real = append(real, strings.TrimPrefix(wp, p+"/"))
-				}
-			}
-			var model []string
-			if n.Watches != "" {
-				model = []string{n.Watches}
-			}
-			if key == "lockops" {
-				// lockops may watch one node more (see its doc): the
-				// predecessor must be among them.
-				if n.Watches != "" && !slices.Contains(real, n.Watches) {
-					t.Errorf("%s %s: wchc %v lacks %s", key, n.Name, real, n.Watches)
-				}
-				continue
-			}
-			sort.Strings(real)
-			if !slices.Equal(real, model) {
-				t.Errorf("%s %s: model watches %v, wchc says %v", key, n.Name, model, real)
-			}
-		}
+	for key, p := range rq.paths {
+		rq.checkQueue(t, snap, watches, key, p)
 	}
 	var js strings.Builder
 	if err := WriteJSON(&js, snap); err != nil {
@@ -187,22 +73,186 @@ func TestRealClientQueues(t *testing.T) {
 	if CheckCode(snap) != 0 {
 		t.Errorf("check code %d for healthy queues:\n%s", CheckCode(snap), js.String())
 	}
+	rq.checkFreshLook(t)
+}
 
-	// A fresh look without history (`zklock ls`), with and without the
-	// server view: Kazoo's holding readers, which their replay on today's
-	// list would make wait on the writer queued behind them, still hold.
-	for _, sview := range []bool{true, false} {
-		fresh, err := Load(ctx, mon, Config{Paths: all, ServerView: sview})
+// realQueues are TestRealClientQueues' queues, one per recipe, each on its
+// own path, and what each node of each must be.
+type realQueues struct {
+	paths  map[string]string // by queue name: curator-mutex, ..., lockops
+	all    []string          // the paths, sorted
+	expect map[string][]realNode
+	raw    *zk.Conn         // ZooKeeper's truth
+	mon    *lockops.Session // the watcher's session
+	w      *testWatcher
+	ctx    context.Context // from the lockops queue on
+}
+
+// realNode is what a node must be, in queue order.
+type realNode struct {
+	kind  lockops.Kind
+	holds bool
+}
+
+// newRealQueues makes the parents and starts a watcher on them, with the
+// server view.
+func newRealQueues(t *testing.T, servers []string) *realQueues {
+	base := testPath(t)
+	rq := &realQueues{
+		paths: map[string]string{
+			"curator-mutex": base + "/curator-mutex",
+			"curator-rw":    base + "/curator-rw",
+			"kazoo-mutex":   base + "/kazoo-mutex",
+			"kazoo-rw":      base + "/kazoo-rw",
+			"lockops":       base + "/lockops",
+		},
+		expect: map[string][]realNode{},
+		raw:    rawConn(t, servers),
+	}
+	for _, p := range rq.paths {
+		mkdirs(t, rq.raw, p)
+	}
+	rq.all = slices.Sorted(maps.Values(rq.paths))
+	rq.mon = session(t, servers)
+	rq.w = watch(t, rq.mon, Config{Paths: rq.all, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
+	return rq
+}
+
+// queuePeers builds the Curator and Kazoo queues, a client's request at a
+// time, each once the one before is in the watcher's model.
+func (rq *realQueues) queuePeers(t *testing.T, servers []string) {
+	cur := peers.StartT(t, peers.Curator, peers.Config{Servers: servers, Sessions: 7})
+	kaz := peers.StartT(t, peers.Kazoo, peers.Config{Servers: servers, Sessions: 7})
+	run := func(key string, steps []step, kinds []lockops.Kind) {
+		queueUp(t, rq.w, rq.paths[key], steps)
+		for i, s := range steps {
+			rq.expect[key] = append(rq.expect[key], realNode{kinds[i], s.holds})
+		}
+	}
+	M, R, W := lockops.KindMutex, lockops.KindRead, lockops.KindWrite
+	pm, pr, pw := peers.Mutex, peers.Read, peers.Write
+	run("curator-mutex", []step{{cur, 0, pm, true}, {cur, 1, pm, false}, {cur, 2, pm, false}}, []lockops.Kind{M, M, M})
+	run("curator-rw", []step{{cur, 3, pw, true}, {cur, 4, pr, false}, {cur, 5, pr, false}, {cur, 6, pw, false}}, []lockops.Kind{W, R, R, W})
+	run("kazoo-mutex", []step{{kaz, 0, pm, true}, {kaz, 1, pm, false}, {kaz, 2, pm, false}}, []lockops.Kind{M, M, M})
+	run("kazoo-rw", []step{{kaz, 3, pr, true}, {kaz, 4, pr, true}, {kaz, 5, pw, false}, {kaz, 6, pr, false}}, []lockops.Kind{R, R, W, R})
+}
+
+// queueLockops queues three lockops clients, the first holding; the
+// waiters wait until the end of rq.ctx, which it starts.
+func (rq *realQueues) queueLockops(t *testing.T, servers []string) {
+	rq.ctx = tctx(t, 60*time.Second)
+	for i := range 3 {
+		l := lockops.NewLock(session(t, servers), rq.paths["lockops"])
+		if i == 0 {
+			if err := l.Acquire(rq.ctx); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			go func() { _ = l.Acquire(rq.ctx) }()
+		}
+		eventually(t, 10*time.Second, "lockops node", func() bool { return l.Node() != "" })
+		rq.expect["lockops"] = append(rq.expect["lockops"], realNode{lockops.KindMutex, i == 0})
+	}
+}
+
+// verified says whether snapshot s shows every queue whole, with the
+// server view, and each waiter's watch verified by the servers.
+func (rq *realQueues) verified(s *Snapshot) bool {
+	if !s.ServerView {
+		return false
+	}
+	for key, p := range rq.paths {
+		q := queueOf(s, p)
+		if q == nil || len(q.Nodes) != len(rq.expect[key]) {
+			return false
+		}
+		for _, n := range q.Nodes {
+			if n.Watches != "" && n.Link != LinkVerified {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// checkQueue compares the model's queue key at p with ZooKeeper's truth:
+// the children, their order, owners, kinds and roles, and what each
+// session really watches under p (watches: wchc, by session).
+func (rq *realQueues) checkQueue(t *testing.T, snap *Snapshot, watches map[int64][]string, key, p string) {
+	q := queueOf(snap, p)
+	if len(q.Warnings) != 0 {
+		t.Errorf("%s: single-recipe queue has warnings %+v", key, q.Warnings)
+	}
+	kids, _, err := rq.raw.Children(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(q); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(kids))) {
+		t.Errorf("%s: model %v, server %v", key, got, kids)
+	}
+	for i, n := range q.Nodes {
+		if i > 0 && !lockops.SeqLess(q.Nodes[i-1].Seq, n.Seq) {
+			t.Errorf("%s: %s before %s", key, q.Nodes[i-1].Name, n.Name)
+		}
+		_, st, err := rq.raw.Get(p + "/" + n.Name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for key, p := range paths {
+		if n.Session != st.EphemeralOwner {
+			t.Errorf("%s %s: session 0x%x, ephemeralOwner 0x%x", key, n.Name, n.Session, st.EphemeralOwner)
+		}
+		e := rq.expect[key][i]
+		if n.Kind != e.kind || (n.Role == lockops.RoleHolder) != e.holds || n.Believes != n.Role {
+			t.Errorf("%s %s: kind %v role %v believes %v, want kind %v holds %v", key, n.Name, n.Kind, n.Role, n.Believes, e.kind, e.holds)
+		}
+		checkRealWatch(t, watches, key, p, n)
+	}
+}
+
+// checkRealWatch: what n's session really watches under p is exactly
+// what the model says it waits on.
+func checkRealWatch(t *testing.T, watches map[int64][]string, key, p string, n Node) {
+	var real []string
+	for _, wp := range watches[n.Session] {
+		if strings.HasPrefix(wp, p+"/") {
+			real = append(real, strings.TrimPrefix(wp, p+"/"))
+		}
+	}
+	if key == "lockops" {
+		// lockops may watch one node more (see its doc): the
+		// predecessor must be among them.
+		if n.Watches != "" && !slices.Contains(real, n.Watches) {
+			t.Errorf("%s %s: wchc %v lacks %s", key, n.Name, real, n.Watches)
+		}
+		return
+	}
+	var model []string
+	if n.Watches != "" {
+		model = []string{n.Watches}
+	}
+	sort.Strings(real)
+	if !slices.Equal(real, model) {
+		t.Errorf("%s %s: model watches %v, wchc says %v", key, n.Name, model, real)
+	}
+}
+
+// checkFreshLook: a fresh look without history (`zklock ls`), with and
+// without the server view: Kazoo's holding readers, which their replay on
+// today's list would make wait on the writer queued behind them, still
+// hold.
+func (rq *realQueues) checkFreshLook(t *testing.T) {
+	for _, sview := range []bool{true, false} {
+		fresh, err := Load(rq.ctx, rq.mon, Config{Paths: rq.all, ServerView: sview})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for key, p := range rq.paths {
 			q := queueOf(fresh, p)
 			if len(q.Warnings) != 0 {
 				t.Errorf("Load (server view %v) %s: warnings %+v", sview, key, q.Warnings)
 			}
 			for i, n := range q.Nodes {
-				if (n.Believes == lockops.RoleHolder) != expect[key][i].holds {
+				if (n.Believes == lockops.RoleHolder) != rq.expect[key][i].holds {
 					t.Errorf("Load (server view %v) %s %s: believes %v", sview, key, n.Name, n.Believes)
 				}
 			}

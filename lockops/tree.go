@@ -1,0 +1,112 @@
+// The persistent nodes around the locks: making a path of lock parents,
+// listing a parent, removing a parent again. For callers that set up and
+// look at lock parents themselves (the demo's workload), through the same
+// path checks and retries as the lock, never through the raw connection.
+
+package lockops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// ErrEphemeral is returned by RemovePath for an ephemeral node: a lock
+// node goes with its session, or by ForceRelease, which checks its owner.
+var ErrEphemeral = errors.New("lockops: ephemeral node")
+
+// EnsurePath creates p and those of its ancestors that do not exist yet as
+// persistent nodes without data, open to everyone, and returns the ones it
+// created, shallowest first, so that a caller can remove them again
+// (RemovePath). Each create is retried across link losses, bounded by ctx;
+// on an error, made still lists what was created before it.
+func (s *Session) EnsurePath(ctx context.Context, p string) (made []string, err error) {
+	if err := ValidPath(p); err != nil {
+		return nil, err
+	}
+	acl := zk.WorldACL(zk.PermAll)
+	for cur := range ancestors(p) {
+		abs := s.Abs(cur)
+		_, err := retry(ctx, s, func() (string, error) { return s.conn.Create(abs, nil, 0, acl) })
+		switch {
+		case err == nil:
+			made = append(made, cur)
+		case errors.Is(err, zk.ErrNodeExists):
+			// Made by someone else, or by a create of ours whose reply
+			// was lost with the link: not counted as made, so never
+			// removed.
+		default:
+			return made, fmt.Errorf("create %s: %w", cur, err)
+		}
+	}
+	return made, nil
+}
+
+// Children lists p's children in the server's order, which is not queue
+// order (Order makes the queue). The listing is retried across link
+// losses, bounded by ctx; an absent p is an error wrapping zk.ErrNoNode.
+func (s *Session) Children(ctx context.Context, p string) ([]string, error) {
+	if err := ValidPath(p); err != nil {
+		return nil, err
+	}
+	abs := s.Abs(p)
+	kids, err := retry(ctx, s, func() ([]string, error) {
+		kids, _, err := s.conn.Children(abs)
+		return kids, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", p, err)
+	}
+	return kids, nil
+}
+
+// RemovePath deletes the persistent node at p if it has no children (a
+// node with children stays: the error wraps zk.ErrNotEmpty). An absent p
+// is not an error. An ephemeral node is refused with ErrEphemeral: a lock
+// node is deleted by its holder's release, or by ForceRelease, which
+// makes sure of its owner first. Retried across link losses, bounded by
+// ctx.
+func (s *Session) RemovePath(ctx context.Context, p string) error {
+	if err := ValidPath(p); err != nil {
+		return err
+	}
+	abs := s.Abs(p)
+	st, err := retry(ctx, s, func() (*zk.Stat, error) {
+		ok, st, err := s.conn.Exists(abs)
+		if err == nil && !ok {
+			st = nil
+		}
+		return st, err
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("remove %s: %w", p, err)
+	case st == nil:
+		return nil
+	case st.EphemeralOwner != 0:
+		return fmt.Errorf("remove %s: %w of session 0x%x", p, ErrEphemeral, st.EphemeralOwner)
+	}
+	_, err = retry(ctx, s, func() (struct{}, error) { return struct{}{}, s.conn.Delete(abs, -1) })
+	if err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return fmt.Errorf("remove %s: %w", p, err)
+	}
+	return nil
+}
+
+// ancestors yields p's ancestors below the root and p itself, shallowest
+// first ("/a", "/a/b", "/a/b/c" for "/a/b/c"); nothing for the root.
+func ancestors(p string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for i := 1; i < len(p); i++ {
+			if p[i] == '/' && !yield(p[:i]) {
+				return
+			}
+		}
+		if p != "/" {
+			yield(p)
+		}
+	}
+}
