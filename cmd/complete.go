@@ -29,29 +29,36 @@ const completeTimeout = 2 * time.Second
 // completeMax bounds the names offered from one listing.
 const completeMax = 500
 
-// registerCompletion wires value completion into every command of root.
-func registerCompletion(root *cobra.Command, g *config.Flags) {
-	fixed := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return vals, cobra.ShellCompDirectiveNoFileComp
-		}
+// completeValues offers vals, and no file names.
+func completeValues(vals ...string) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return vals, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// registerCompletion wires value completion into every command of root.
+// Each flag is completed on the commands that have it: --theme, for one,
+// is a flag of the console's commands only (registerFlags). -o values
+// are registered with the flag (addOutputFlag), each command its own.
+func registerCompletion(root *cobra.Command, g *config.Flags) {
 	_ = root.RegisterFlagCompletionFunc("context", completeContexts)
-	_ = root.RegisterFlagCompletionFunc("theme", fixed(themes.Names()...))
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
+		if f := c.Flags().Lookup("theme"); f != nil {
+			_ = c.RegisterFlagCompletionFunc("theme", completeValues(themes.Names()...))
+		}
 		if f := c.Flags().Lookup("style"); f != nil {
-			_ = c.RegisterFlagCompletionFunc("style", fixed("curator", "kazoo"))
+			_ = c.RegisterFlagCompletionFunc("style", completeValues("curator", "kazoo"))
 		}
 		if f := c.Flags().Lookup("kind"); f != nil {
-			_ = c.RegisterFlagCompletionFunc("kind", fixed("mutex", "read", "write", "lease", "election"))
+			_ = c.RegisterFlagCompletionFunc("kind", completeValues("mutex", "read", "write", "lease", "election"))
 		}
-		if f := c.Flags().Lookup("output"); f != nil {
-			vals := []string{"text", "json"}
-			if c.Name() == "ls" {
-				vals = append(vals, "name")
-			}
-			_ = c.RegisterFlagCompletionFunc("output", fixed(vals...))
+		if c.Name() == "record" {
+			// record's -o is the file it writes, not a format: the
+			// shell's own file names.
+			_ = c.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+				return nil, cobra.ShellCompDirectiveDefault
+			})
 		}
 		if f := c.Flags().Lookup("root"); f != nil {
 			_ = c.RegisterFlagCompletionFunc("root", completeZKPaths(g, false))

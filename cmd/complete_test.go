@@ -31,8 +31,23 @@ func TestCompletion(t *testing.T) {
 	if got := completions(t, "--theme", ""); !slices.Equal(got, []string{"dark", "high-contrast", "light", "mono"}) {
 		t.Errorf("--theme: %v", got)
 	}
+	// --theme where a console draws: the root, demo and replay.
+	for _, cmd := range []string{"demo", "replay"} {
+		if got := completions(t, cmd, "--theme", ""); !slices.Equal(got, []string{"dark", "high-contrast", "light", "mono"}) {
+			t.Errorf("%s --theme: %v", cmd, got)
+		}
+	}
+	// -o: each command its own formats; record's -o is a file.
 	if got := completions(t, "ls", "-o", ""); !slices.Equal(got, []string{"text", "json", "name"}) {
 		t.Errorf("ls -o: %v", got)
+	}
+	for _, cmd := range []string{"sessions", "doctor", "watch", "version"} {
+		if got := completions(t, cmd, "-o", ""); !slices.Equal(got, []string{"text", "json"}) {
+			t.Errorf("%s -o: %v", cmd, got)
+		}
+	}
+	if out, _, _ := runBinary(t, nil, "__complete", "record", "-o", ""); strings.Contains(out, "json") || !strings.Contains(out, ":0\n") {
+		t.Errorf("record -o offers formats, or not the shell's file names: %q", out)
 	}
 	if got := completions(t, "run", "--style", ""); !slices.Equal(got, []string{"curator", "kazoo"}) {
 		t.Errorf("run --style: %v", got)
@@ -91,6 +106,12 @@ func TestGenMan(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(dir, page))
 		if err != nil || !strings.Contains(string(b), ".TH \"ZKLOCK\"") {
 			t.Errorf("%s: %v", page, err)
+		}
+	}
+	// A page lists the flags its command takes, and no other.
+	for page, want := range map[string]bool{"zklock.1": true, "zklock-demo.1": true, "zklock-ls.1": false, "zklock-sessions.1": false} {
+		if b, _ := os.ReadFile(filepath.Join(dir, page)); strings.Contains(string(b), "theme") != want {
+			t.Errorf("%s mentions --theme: %v, want %v", page, !want, want)
 		}
 	}
 }

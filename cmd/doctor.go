@@ -9,11 +9,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +23,7 @@ import (
 
 	"zklock/config"
 	"zklock/lockops"
+	"zklock/zkview/fourletter"
 )
 
 // doctorWords are the four-letter words zklock uses or reports on: srvr
@@ -36,9 +36,9 @@ var doctorWords = []string{"srvr", "ruok", "cons", "wchc", "mntr"}
 const doctorWordRead = 64 << 10
 
 func newDoctorCmd(g *config.Flags) *cobra.Command {
-	var asJSON bool
+	var output *outputFlag
 	cmd := &cobra.Command{
-		Use:   "doctor [CONTEXT]",
+		Use:   "doctor [-o text|json] [CONTEXT]",
 		Short: "Report what each member of the ensemble supports and what fails",
 		Long: `doctor connects to every member of the ensemble (of CONTEXT, or as the
 flags say) one by one and reports: the ZooKeeper version and mode (srvr),
@@ -51,11 +51,16 @@ context's credentials can read each lock root.
 
 Measuring the clock creates and deletes one ephemeral node at the root
 (under the chroot); a read-only context skips it (pass --write).
+-o json (or --json) prints the same as one object (schema in the README).
 doctor exits 1 when a member cannot be used or a root cannot be read.`,
 		Example: `  zklock doctor prod
   zklock doctor --servers zk1:2281 --tls-ca ca.pem --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			format, err := output.format()
+			if err != nil {
+				return err
+			}
 			if len(args) == 1 {
 				if g.Context != "" && g.Context != args[0] {
 					return fmt.Errorf("doctor: context %q and --context %q: give one", args[0], g.Context)
@@ -67,10 +72,8 @@ doctor exits 1 when a member cannot be used or a root cannot be read.`,
 				return err
 			}
 			rep := runDoctor(cmd.Context(), s)
-			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(rep); err != nil {
+			if format == "json" {
+				if err := writeJSON(cmd.OutOrStdout(), rep); err != nil {
 					return err
 				}
 			} else {
@@ -82,12 +85,18 @@ doctor exits 1 when a member cannot be used or a root cannot be read.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	output = addOutputFlag(cmd, "text or json (schema in the README)", "text", "json")
 	return cmd
 }
 
+// doctorSchema is the version of `doctor -o json`. It changes only when a
+// field changes meaning or goes away; new fields may appear within a
+// version.
+const doctorSchema = 1
+
 // doctorReport is what doctor prints; the JSON field names are stable.
 type doctorReport struct {
+	Schema   int             `json:"schema"`
 	Context  string          `json:"context,omitempty"`
 	Servers  []string        `json:"servers"`
 	Chroot   string          `json:"chroot,omitempty"`
@@ -151,7 +160,7 @@ type doctorRoot struct {
 }
 
 func runDoctor(ctx context.Context, s *config.Settings) *doctorReport {
-	rep := &doctorReport{Context: s.ContextName, Servers: s.Servers, Chroot: s.Chroot, Problems: []string{}}
+	rep := &doctorReport{Schema: doctorSchema, Context: s.ContextName, Servers: s.Servers, Chroot: s.Chroot, Problems: []string{}}
 	if s.TLS != nil {
 		rep.TLS = &doctorTLSConf{CA: s.TLS.CA, Cert: s.TLS.Cert, ServerName: s.TLS.ServerName, HostnameVerified: !s.TLS.SkipHostnameVerify}
 	}
@@ -208,10 +217,12 @@ func examineMember(ctx context.Context, s *config.Settings, m *doctorMember) *lo
 			defer mu.Unlock()
 			m.FourLetter[w] = v.verdict
 			if w == "srvr" && v.reply != "" {
-				m.Version, m.Mode = parseSrvr(v.reply)
+				srvr := fourletter.ParseSrvr(v.reply)
+				m.Version, m.Mode = srvr.Version, srvr.Mode
 			}
 			if w == "mntr" && v.reply != "" && m.Version == "" {
-				m.Version, m.Mode = parseMntr(v.reply)
+				mntr := fourletter.ParseMntr(v.reply)
+				m.Version, m.Mode = fourletter.ShortVersion(mntr["zk_version"]), mntr["zk_server_state"]
 			}
 		})
 	}
@@ -255,60 +266,26 @@ func askWord(ctx context.Context, s *config.Settings, addr, word string) wordRes
 			opts = append(opts, lockops.WithoutHostnameVerification())
 		}
 	}
-	conn, err := lockops.Dial(ctx, addr, opts...)
-	if err != nil {
+	dial := func(ctx context.Context, addr string) (net.Conn, error) { return lockops.Dial(ctx, addr, opts...) }
+	reply, err := fourletter.Ask(ctx, addr, word, fourletter.WithDial(dial), fourletter.WithMaxReply(doctorWordRead))
+	switch {
+	case errors.Is(err, fourletter.ErrRefused):
+		return wordResult{verdict: "refused"}
+	case reply != "":
+		// Cut short by the cap or the deadline, it still tells an answer
+		// from a refusal.
+		return wordResult{verdict: "allowed", reply: reply}
+	case err != nil:
 		if les := linkErrors(err); len(les) > 0 {
 			return wordResult{verdict: "no answer: " + les[0].Problem.String()}
 		}
+		var fe *fourletter.Error
+		if errors.As(err, &fe) {
+			err = fe.Err // the word and the server are on the report's line
+		}
 		return wordResult{verdict: "no answer: " + errText(err)}
 	}
-	defer conn.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		_ = conn.SetDeadline(dl)
-	}
-	if _, err := io.WriteString(conn, word); err != nil {
-		return wordResult{verdict: "no answer: " + errText(err)}
-	}
-	b, err := io.ReadAll(io.LimitReader(conn, doctorWordRead))
-	reply := string(b)
-	switch {
-	case strings.Contains(reply, "is not executed because it is not in the whitelist"):
-		return wordResult{verdict: "refused"}
-	case reply == "" && err != nil:
-		return wordResult{verdict: "no answer: " + errText(err)}
-	case reply == "":
-		return wordResult{verdict: "no answer: closed without a reply"}
-	}
-	return wordResult{verdict: "allowed", reply: reply}
-}
-
-var (
-	srvrVersion = regexp.MustCompile(`(?m)^Zookeeper version: ([0-9][0-9A-Za-z.]*)`)
-	srvrMode    = regexp.MustCompile(`(?m)^Mode: *([a-z]+)`)
-	mntrVersion = regexp.MustCompile(`(?m)^zk_version\s+([0-9][0-9A-Za-z.]*)`)
-	mntrState   = regexp.MustCompile(`(?m)^zk_server_state\s+([a-z]+)`)
-)
-
-func parseSrvr(r string) (version, mode string) {
-	if m := srvrVersion.FindStringSubmatch(r); m != nil {
-		version = strings.TrimSuffix(m[1], ".")
-	}
-	if m := srvrMode.FindStringSubmatch(r); m != nil {
-		mode = m[1]
-	} else if strings.Contains(r, "not currently serving") {
-		mode = "not serving"
-	}
-	return version, mode
-}
-
-func parseMntr(r string) (version, mode string) {
-	if m := mntrVersion.FindStringSubmatch(r); m != nil {
-		version = m[1]
-	}
-	if m := mntrState.FindStringSubmatch(r); m != nil {
-		mode = m[1]
-	}
-	return version, mode
+	return wordResult{verdict: "no answer: closed without a reply"}
 }
 
 func certDetails(c *x509.Certificate, verified bool) *doctorPeerTLS {

@@ -36,11 +36,14 @@ func checkUsable(t *testing.T, m *doctorMember) {
 }
 
 func TestDoctorPlain(t *testing.T) {
-	out, errOut, code := runBinary(t, nil, serversFlag(t), "doctor", "--json")
+	out, errOut, code := runBinary(t, nil, serversFlag(t), "doctor", "-o", "json")
 	if code != 0 {
 		t.Fatalf("doctor: code %d, stderr %q\n%s", code, errOut, out)
 	}
 	r := doctorJSON(t, out)
+	if r.Schema != doctorSchema || !strings.HasPrefix(out, "{\n  \"schema\": 1,") {
+		t.Errorf("doctor -o json: schema %d, want %d first:\n%s", r.Schema, doctorSchema, out)
+	}
 	if len(r.Members) != 1 || r.TLS != nil || len(r.Problems) != 0 {
 		t.Fatalf("doctor: %s", out)
 	}
@@ -134,6 +137,12 @@ func TestDoctorTLSContext(t *testing.T) {
 	}
 	if r := doctorJSON(t, out); r.Clock.Measured || !strings.Contains(r.Clock.Note, "read-only") {
 		t.Errorf("read-only context: clock %+v", r.Clock)
+	}
+	// --write is a flag of doctor's (its clock probe writes): it lifts
+	// the context's read-only.
+	out, errOut, code = runBinary(t, env, "doctor", "readonly", "--write", "--json")
+	if r := doctorJSON(t, out); code != 0 || !r.Clock.Measured {
+		t.Errorf("read-only context with --write: code %d, stderr %q, clock %+v", code, errOut, r.Clock)
 	}
 }
 

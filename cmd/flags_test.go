@@ -3,11 +3,13 @@ package cmd
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
-	"zklock/config"
 
 	"github.com/spf13/cobra"
+
+	"zklock/config"
 )
 
 // TestResolvePrecedence: flags, then the context, then the environment,
@@ -25,7 +27,8 @@ func TestResolvePrecedence(t *testing.T) {
 	resolve := func(args ...string) (*config.Settings, error) {
 		g := &config.Flags{}
 		cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
-		registerFlags(cmd, g)
+		registerConnFlags(cmd, g)
+		registerCommandFlags(cmd, g, flagsConsole)
 		if err := cmd.ParseFlags(args); err != nil {
 			t.Fatal(err)
 		}
@@ -63,5 +66,63 @@ func TestResolvePrecedence(t *testing.T) {
 	}
 	if _, err := resolve("--context", "bad"); err == nil || !strings.Contains(err.Error(), `unknown theme "neon"`) {
 		t.Errorf("a context's unknown theme: %v", err)
+	}
+}
+
+// TestFlagsOnlyWhereUsed: a flag that would do nothing on a command is not
+// offered there: wherever it stands on the line, it is refused as an
+// unknown flag with one line and exit 2, before connecting. The commands
+// that use it take it: they go on to fail for another reason (the servers
+// named are a closed port, the recording does not exist).
+func TestFlagsOnlyWhereUsed(t *testing.T) {
+	dead := "--servers=" + closedPort(t)
+	dir := t.TempDir()
+	file := func(name string) string { return filepath.Join(dir, name) }
+	refused := []struct {
+		flag string
+		args []string
+	}{
+		{"--theme", []string{"ls", "--theme", "mono", "/x"}},
+		{"--theme", []string{"--theme", "mono", "ls", "/x"}},
+		{"--audit-log", []string{"sessions", "--audit-log", file("a"), "/x"}},
+		{"--read-only", []string{"--read-only", "watch", "/x"}},
+		{"--write", []string{"export", "--write", "--listen", "127.0.0.1:0", "/x"}},
+		{"--log-file", []string{"doctor", "--log-file", file("l")}},
+		{"--theme", []string{"record", "-o", file("r.zkrec"), "--theme", "dark", "/x"}},
+		{"--read-only", []string{"replay", "--read-only", file("none.zkrec")}},
+		{"--audit-log", []string{"version", "--audit-log", file("a")}},
+	}
+	for _, tc := range refused {
+		_, errOut, code := runBinary(t, nil, append([]string{dead}, tc.args...)...)
+		assertOneLineFailure(t, errOut, code, "unknown flag: "+tc.flag)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", tc.args, code, exitUsage)
+		}
+	}
+	// The line says where the flag belongs.
+	_, errOut, _ := runBinary(t, nil, dead, "ls", "--theme", "mono", "/x")
+	assertOneLineFailure(t, errOut, exitUsage, "unknown flag: --theme (a flag of the console, demo and replay)")
+	if _, err := os.Stat(file("r.zkrec")); err == nil {
+		t.Errorf("record refused for a flag still created its file")
+	}
+
+	taken := []struct {
+		args []string
+		want string // the error they reach instead
+	}{
+		{[]string{"--theme", "mono", "--read-only", "--write", "--log-file", file("l"), "--audit-log", file("a"), "/x"}, "connection refused"},
+		{[]string{"demo", "--theme", "neon", "--read-only", "--write", "--log-file", file("l"), "--audit-log", file("a")}, `unknown theme "neon"`},
+		{[]string{"replay", "--theme", "mono", "--log-file", file("l"), file("none.zkrec")}, "no such file"},
+		{[]string{"run", "--write", "--audit-log", file("a"), "/x", "--", "true"}, "connection refused"},
+		{[]string{"release", "--force", "--yes", "--write", "--audit-log", file("a"), "/x/lock-0000000001"}, "connection refused"},
+		{[]string{"revoke", "--yes", "--read-only", "--audit-log", file("a"), "/x/lock-0000000001"}, "--read-only forbids"},
+		{[]string{"doctor", "--read-only", "--write"}, "problem"},
+		{[]string{"watch", "--log-file", file("l"), "/x"}, "connection refused"},
+		{[]string{"export", "--log-file", file("l"), "--listen", "127.0.0.1:0", "/x"}, "connection refused"},
+		{[]string{"record", "--log-file", file("l"), "-o", file("r.zkrec"), "/x"}, "connection refused"},
+	}
+	for _, tc := range taken {
+		_, errOut, code := runBinary(t, nil, append([]string{dead, "--connect-timeout", "5s"}, tc.args...)...)
+		assertOneLineFailure(t, errOut, code, tc.want)
 	}
 }

@@ -23,17 +23,18 @@ const lsTimeout = 30 * time.Second
 
 func newLsCmd(g *config.Flags) *cobra.Command {
 	var (
-		asJSON, check bool
-		roots         []string
-		output        string
+		check  bool
+		roots  []string
+		output *outputFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "ls [-o text|json|name] [--check] [--root PATH] PATH...",
 		Short: "Print one snapshot of lock queues, then exit",
 		Long: `ls reads the lock parents once (and the servers' four-letter words when
 they allow them) and prints every queue in sequence order with its
-warnings; -o json (or --json) prints the schema documented in the README;
--o name prints the full path of every lock node, one a line, for
+warnings; -o json (or --json) prints the schema documented in the README
+(an array, one object per path, each with its "schema" version); -o name
+prints the full path of every lock node, one a line, for
 zklock release --force --yes - to read.
 
 --check exits 2 when any queue has a split-holders, deadlock or
@@ -46,19 +47,14 @@ once it would have stood ` + zkview.DeadlockAfter.String() + ` to judge it, as z
   zklock ls --check /locks/billing || page-oncall`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if asJSON {
-				output = "json"
+			format, err := output.format()
+			if err != nil {
+				return err
 			}
-			switch output {
-			case "text", "json", "name":
-			default:
-				return fmt.Errorf("ls: -o %q: want text, json or name", output)
-			}
-			return runLs(cmd, g, args, roots, output, check)
+			return runLs(cmd, g, args, roots, format, check)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "text, json (schema in the README) or name (full node paths, one a line)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: -o json")
+	output = addOutputFlag(cmd, "text, json (schema in the README) or name (full node paths, one a line)", "text", "json", "name")
 	cmd.Flags().BoolVar(&check, "check", false, "exit 2 on split-holders, deadlock or missing-watch, or a cross-lock deadlock")
 	cmd.Flags().StringArrayVar(&roots, "root", nil, "discover lock parents below this path (repeatable)")
 	return cmd

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -60,8 +61,11 @@ func TestLsJSONAndCheck(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &raw); err != nil || len(raw) != 1 {
 		t.Fatalf("ls --json: %v\n%s", err, out)
 	}
-	if got := slices.Sorted(maps.Keys(raw[0])); !slices.Equal(got, []string{"exists", "other", "path", "queue", "type", "warnings"}) {
+	if got := slices.Sorted(maps.Keys(raw[0])); !slices.Equal(got, []string{"exists", "other", "path", "queue", "schema", "type", "warnings"}) {
 		t.Errorf("path fields %v", got)
+	}
+	if string(raw[0]["schema"]) != strconv.Itoa(zkview.LsSchema) {
+		t.Errorf("schema %s, want %d", raw[0]["schema"], zkview.LsSchema)
 	}
 	if string(raw[0]["type"]) != `"mutex"` {
 		t.Errorf("type %s, want \"mutex\"", raw[0]["type"])

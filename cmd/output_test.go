@@ -3,13 +3,16 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"zklock/lockops"
+	"zklock/zkview"
 )
 
 // TestLsNamesIntoRelease: ls -o name prints the full path of every lock
@@ -65,4 +68,58 @@ func TestVersionJSONAndTypos(t *testing.T) {
 	}
 	_, errOut, code := runBinary(t, nil, "sesions")
 	assertOneLineFailure(t, errOut, code, "did you mean sessions")
+}
+
+// TestOutputFlag: every command that prints data takes -o; an unknown
+// format, or --json beside another -o, is one line and exit 2, said
+// before connecting (the servers named are a closed port: that refusal
+// would come after). --json is -o json: the same object, with its
+// schema version.
+func TestOutputFlag(t *testing.T) {
+	dead := "--servers=" + closedPort(t)
+	for _, tc := range []struct {
+		args    []string // the command, then its other arguments
+		formats string
+	}{
+		{[]string{"ls", "/x"}, "text, json or name"},
+		{[]string{"sessions", "/x"}, "text or json"},
+		{[]string{"watch", "/x"}, "text or json"},
+		{[]string{"doctor"}, "text or json"},
+		{[]string{"version"}, "text or json"},
+	} {
+		name, rest := tc.args[0], tc.args[1:]
+		_, errOut, code := runBinary(t, nil, append([]string{dead, name, "-o", "yaml"}, rest...)...)
+		assertOneLineFailure(t, errOut, code, name+`: -o "yaml": want `+tc.formats)
+		if code != exitUsage {
+			t.Errorf("%s -o yaml: exit %d, want %d", name, code, exitUsage)
+		}
+		_, errOut, code = runBinary(t, nil, append([]string{dead, name, "--json", "-o", "text"}, rest...)...)
+		assertOneLineFailure(t, errOut, code, name+`: --json and -o "text": give one`)
+		if code != exitUsage {
+			t.Errorf("%s --json -o text: exit %d, want %d", name, code, exitUsage)
+		}
+	}
+
+	p := testPath(t)
+	holder := holdLock(t, testSession(t), p)
+	for _, flags := range [][]string{{"-o", "json"}, {"--json"}, {"--json", "-o", "json"}} {
+		out, errOut, code := runBinary(t, nil, append(append([]string{serversFlag(t), "sessions"}, flags...), p)...)
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(out), &raw); err != nil || code != 0 {
+			t.Fatalf("sessions %v: code %d, stderr %q, %v\n%s", flags, code, errOut, err, out)
+		}
+		if got := slices.Sorted(maps.Keys(raw)); !slices.Equal(got, []string{"at", "deadlocks", "schema", "sessions"}) {
+			t.Errorf("sessions %v: fields %v", flags, got)
+		}
+		var ss []zkview.JSONSession
+		if err := json.Unmarshal(raw["sessions"], &ss); err != nil || string(raw["schema"]) != "1" ||
+			len(ss) != 1 || len(ss[0].Holds) != 1 || ss[0].Holds[0].Node != holder.Node() {
+			t.Errorf("sessions %v: schema %s, sessions %s (%v)", flags, raw["schema"], raw["sessions"], err)
+		}
+	}
+	out, errOut, code := runBinary(t, nil, serversFlag(t), "ls", "-o", "json", p)
+	var paths []map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &paths); err != nil || code != 0 || len(paths) != 1 || string(paths[0]["schema"]) != "1" {
+		t.Errorf("ls -o json: code %d, stderr %q, %v\n%s", code, errOut, err, out)
+	}
 }

@@ -50,7 +50,7 @@ const (
 	exitOK          = 0
 	exitFailure     = 1   // bad input, unreachable ensemble, NoAuth, any failure
 	exitCheck       = 2   // ls --check: split-holders, deadlock or missing-watch; sessions --check: a cross-lock deadlock
-	exitUsage       = 2   // run: a usage error, refused before connecting
+	exitUsage       = 2   // a usage error (unknown flag, -o value; run: no -- before CMD), refused before connecting
 	exitNotAcquired = 3   // run: --timeout passed before the lock was held
 	exitLost        = 4   // run: the lock was lost while the command ran; it was stopped
 	exitSignal      = 130 // stopped by SIGINT/SIGTERM before the command ran (own locks released)
@@ -80,36 +80,39 @@ while a command runs (run), delete or revoke someone else's lock node
 	}
 	root.SetVersionTemplate("zklock {{.Version}}\n")
 	root.SuggestionsMinimumDistance = 2 // "sesions" -> sessions
-	registerFlags(root, g)
 	root.Flags().StringArrayVar(&roots, "root", nil, "discover lock parents below this path (repeatable)")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return exitCode(exitFailure, err)
+	// An unknown flag, or one this command does not take, is a usage
+	// error: refused before connecting.
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return exitCode(exitUsage, flagElsewhere(c.Root(), err))
 	})
 	root.AddCommand(newVersionCmd(), newLsCmd(g), newSessionsCmd(g), newRunCmd(g), newReleaseCmd(g), newRevokeCmd(g), newDemoCmd(g), newDoctorCmd(g))
 	root.AddCommand(newWatchCmd(g), newExportCmd(g), newRecordCmd(g), newReplayCmd(g), newGenManCmd())
+	registerFlags(root, g)
 	registerCompletion(root, g)
 	return root
 }
 
 func newVersionCmd() *cobra.Command {
-	var output string
+	var output *outputFlag
 	cmd := &cobra.Command{
 		Use:   "version [-o text|json]",
 		Short: "Print zklock's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b := buildInfo()
-			switch output {
-			case "text":
-				_, err := fmt.Fprintf(cmd.OutOrStdout(), "zklock %s\n", b.Version)
+			format, err := output.format()
+			if err != nil {
 				return err
-			case "json":
+			}
+			b := buildInfo()
+			if format == "json" {
 				return writeJSON(cmd.OutOrStdout(), b)
 			}
-			return fmt.Errorf("version: -o %q: want text or json", output)
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "zklock %s\n", b.Version)
+			return err
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "text or json")
+	output = addOutputFlag(cmd, "text or json (version, commit, Go release, schema)", "text", "json")
 	return cmd
 }
 

@@ -13,18 +13,19 @@ import (
 
 func newSessionsCmd(g *config.Flags) *cobra.Command {
 	var (
-		asJSON, check, noWait bool
-		roots                 []string
+		check, noWait bool
+		roots         []string
+		output        *outputFlag
 	)
 	cmd := &cobra.Command{
-		Use:   "sessions [--json] [--check] [--no-wait] [--root PATH] PATH...",
+		Use:   "sessions [-o text|json] [--check] [--no-wait] [--root PATH] PATH...",
 		Short: "Who holds and waits on what across every lock: root blockers, cross-lock deadlocks",
 		Long: `sessions reads the lock parents once and prints one line per session that
 owns a lock node there: its client address (when the servers' four-letter
 words tell), what it holds, what it waits on, how many other sessions wait
 for it directly (DIRECT) and through others (BLOCKS), and how long the
 longest-waiting of those has waited. The first line is the session to look
-at first. --json prints the schema documented in the README.
+at first. -o json (or --json) prints the schema documented in the README.
 
 Then every cycle of waits over sessions is spelled out: a cross-lock
 deadlock (session A holds /x and waits on /y, session B holds /y and waits
@@ -45,13 +46,17 @@ again: a cycle seen in both reads on the same nodes is a deadlock. With
   zklock sessions --check --root /locks || page-oncall`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			format, err := output.format()
+			if err != nil {
+				return err
+			}
 			if check && noWait {
 				return exitCode(exitFailure, fmt.Errorf("sessions: --check needs to judge cycles: drop --no-wait"))
 			}
-			return runSessions(cmd, g, args, roots, asJSON, check, noWait)
+			return runSessions(cmd, g, args, roots, format == "json", check, noWait)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (schema in the README)")
+	output = addOutputFlag(cmd, "text or json (schema in the README)", "text", "json")
 	cmd.Flags().BoolVar(&check, "check", false, "exit 2 on a cross-lock deadlock")
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "print the first read at once, without judging the age of its cycles")
 	cmd.Flags().StringArrayVar(&roots, "root", nil, "discover lock parents below this path (repeatable)")
@@ -86,7 +91,7 @@ func runSessions(cmd *cobra.Command, g *config.Flags, args, roots []string, asJS
 	ss := zkview.SessionsOf(snap)
 	out := cmd.OutOrStdout()
 	if asJSON {
-		err = zkview.WriteSessionsJSON(out, ss)
+		err = writeJSON(out, sessionsOutput{Schema: sessionsSchema, JSONSessions: zkview.SessionsJSON(ss)})
 	} else {
 		err = zkview.WriteSessionsText(out, ss)
 		if err == nil && unjudged {
@@ -103,6 +108,18 @@ func runSessions(cmd *cobra.Command, g *config.Flags, args, roots []string, asJS
 		return exitCode(exitCheck, fmt.Errorf("check failed: %s", deadlockSummary(snap)))
 	}
 	return nil
+}
+
+// sessionsSchema is the version of `sessions --json`. It changes only
+// when a field changes meaning or goes away; new fields may appear within
+// a version.
+const sessionsSchema = 1
+
+// sessionsOutput is `sessions -o json`: zkview.JSONSessions (the fields and
+// their meaning) with the schema version beside them.
+type sessionsOutput struct {
+	Schema int `json:"schema"`
+	zkview.JSONSessions
 }
 
 // deadlockSummary names the cross-lock deadlocks of snap in one line.

@@ -30,15 +30,19 @@ func waitOn(t *testing.T, s *lockops.Session, p string) *lockops.Lock {
 	return l
 }
 
-// sessionsJSON runs `zklock sessions --json` with args and decodes it.
+// sessionsJSON runs `zklock sessions -o json` with args and decodes it,
+// checking its schema version.
 func sessionsJSON(t *testing.T, args ...string) (zkview.JSONSessions, string, int) {
 	t.Helper()
-	out, errOut, code := runBinary(t, nil, append([]string{serversFlag(t), "sessions", "--json"}, args...)...)
-	var js zkview.JSONSessions
+	out, errOut, code := runBinary(t, nil, append([]string{serversFlag(t), "sessions", "-o", "json"}, args...)...)
+	var js sessionsOutput
 	if err := json.Unmarshal([]byte(out), &js); err != nil {
-		t.Fatalf("sessions --json %v: %v (code %d, stderr %q)\n%s", args, err, code, errOut, out)
+		t.Fatalf("sessions -o json %v: %v (code %d, stderr %q)\n%s", args, err, code, errOut, out)
 	}
-	return js, errOut, code
+	if js.Schema != sessionsSchema {
+		t.Fatalf("sessions -o json %v: schema %d, want %d\n%s", args, js.Schema, sessionsSchema, out)
+	}
+	return js.JSONSessions, errOut, code
 }
 
 // nextSnapshot waits, at most limit, for an Update whose snapshot
@@ -204,7 +208,7 @@ func TestSessionsChainRootBlocker(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		t.Fatal(err)
 	}
-	if got := slices.Sorted(maps.Keys(raw)); !slices.Equal(got, []string{"at", "deadlocks", "sessions"}) {
+	if got := slices.Sorted(maps.Keys(raw)); !slices.Equal(got, []string{"at", "deadlocks", "schema", "sessions"}) {
 		t.Errorf("top-level fields %v", got)
 	}
 	var rawS []map[string]json.RawMessage

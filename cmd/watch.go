@@ -87,10 +87,10 @@ func signalContext(parent context.Context) (context.Context, context.CancelFunc)
 func newWatchCmd(g *config.Flags) *cobra.Command {
 	var (
 		lf     liveFlags
-		asJSON bool
+		output *outputFlag
 	)
 	cmd := &cobra.Command{
-		Use:   "watch [--json] [--root PATH] [PATH...]",
+		Use:   "watch [-o text|json] [--root PATH] [PATH...]",
 		Short: "Stream every change of the lock queues, one line each",
 		Long: `watch follows the lock parents (and the lock parents found below --root)
 and prints one line per change: a node joined, acquired, released,
@@ -98,12 +98,17 @@ gave up or went with its session, a warning raised or cleared, the
 monitor's link stale or fresh, a path appeared or vanished. The state
 at the start is not printed (zklock ls --json prints it).
 
---json prints one JSON object per line (NDJSON, schema in the README),
-for jq and log shippers. SIGINT or SIGTERM ends it with exit code 0.`,
-		Example: `  zklock watch --json /locks/billing | jq -c 'select(.event == "acquired")'
+-o json (or --json) prints one JSON object per line (NDJSON, schema in
+the README), for jq and log shippers. SIGINT or SIGTERM ends it with exit
+code 0.`,
+		Example: `  zklock watch -o json /locks/billing | jq -c 'select(.event == "acquired")'
   zklock watch --root /locks`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			format, err := output.format()
+			if err != nil {
+				return err
+			}
 			ctx, stop := signalContext(cmd.Context())
 			defer stop()
 			lm, err := startLive(ctx, cmd, g, &lf, args)
@@ -112,13 +117,13 @@ for jq and log shippers. SIGINT or SIGTERM ends it with exit code 0.`,
 			}
 			defer lm.Close()
 			write := writeChangesText(cmd.OutOrStdout())
-			if asJSON {
+			if format == "json" {
 				write = zkview.NewChangeWriter(cmd.OutOrStdout()).Write
 			}
 			return streamChanges(ctx, lm.w.Updates(), write)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per line (schema in the README)")
+	output = addOutputFlag(cmd, "text (a line per change) or json (an object per line, schema in the README)", "text", "json")
 	lf.register(cmd)
 	return cmd
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -52,7 +53,7 @@ func TestWatchJSON(t *testing.T) {
 	c := testConn(t)
 	mkdirs(t, c, p, nil)
 	mkdirs(t, c, q, nil)
-	w := startBinary(t, nil, serversFlag(t), "watch", "--json", p, q)
+	w := startBinary(t, nil, serversFlag(t), "watch", "-o", "json", p, q)
 
 	// The stream tells changes only: a probe shows it is watching.
 	waitWatching(t, w, c, p)
@@ -164,6 +165,33 @@ func waitWatching(t *testing.T, w *proc, c *zk.Conn, p string) {
 		if time.Now().After(deadline) {
 			t.Fatalf("watch %s tells no change; stdout %q, stderr %q", p, w.out.String(), w.err.String())
 		}
+	}
+}
+
+// TestWatchText: watch's default, -o text, is one line per change: the
+// time, the event, the path and the node, never JSON.
+func TestWatchText(t *testing.T) {
+	p := testPath(t)
+	c := testConn(t)
+	mkdirs(t, c, p, nil)
+	w := startBinary(t, nil, serversFlag(t), "watch", "-o", "text", p)
+	line := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d{3} joined +` + regexp.QuoteMeta(p) + ` #\d+ \S+ 0x[0-9a-f]+`)
+	deadline := time.Now().Add(30 * time.Second)
+	for !line.MatchString(w.out.String()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("watch -o text tells no joined line; stdout %q, stderr %q", w.out.String(), w.err.String())
+		}
+		// The state at the start is not a change: probe until one is told.
+		probe := createNode(t, c, p, curatorPrefix, "probe")
+		for end := time.Now().Add(2 * time.Second); !line.MatchString(w.out.String()) && time.Now().Before(end); {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if err := c.Delete(p+"/"+probe, -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Contains(w.out.String(), "{") {
+		t.Errorf("watch -o text printed JSON: %q", w.out.String())
 	}
 }
 

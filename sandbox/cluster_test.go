@@ -19,6 +19,7 @@ import (
 	"time"
 	"zklock/sandbox"
 	"zklock/sandbox/sandboxtest"
+	"zklock/zkview/fourletter"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -61,12 +62,12 @@ func TestStandaloneRoundTrip(t *testing.T) {
 	if err := c.WaitReady(ctx); err != nil {
 		t.Errorf("WaitReady: %v", err)
 	}
-	srvr, err := sandbox.FourLetter(ctx, c.Servers()[0], "srvr")
-	if err != nil || sandbox.ServerMode(srvr) != "standalone" {
+	srvr, err := fourletter.Ask(ctx, c.Servers()[0], "srvr")
+	if err != nil || fourletter.ParseSrvr(srvr).Mode != "standalone" {
 		t.Errorf("srvr = %q, %v; want Mode: standalone", srvr, err)
 	}
 	// Every four-letter word is allowed, not only srvr.
-	if wchc, err := sandbox.FourLetter(ctx, c.Servers()[0], "wchc"); err != nil || strings.Contains(wchc, "not in the whitelist") {
+	if wchc, err := fourletter.Ask(ctx, c.Servers()[0], "wchc"); err != nil {
 		t.Errorf("wchc = %q, %v", wchc, err)
 	}
 
@@ -193,13 +194,13 @@ func TestPauseResume(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	asked := time.Now()
-	reply, err := sandbox.FourLetter(ctx, m.Addr(), "ruok")
+	reply, err := fourletter.Ask(ctx, m.Addr(), "ruok")
 	cancel()
 	if err == nil {
 		t.Fatalf("paused member answered %q", reply)
 	}
 	if waited := time.Since(asked); waited > 2*time.Second {
-		t.Errorf("FourLetter took %v with a 300ms context", waited)
+		t.Errorf("ruok took %v with a 300ms context", waited)
 	}
 	if err := m.Resume(); err != nil {
 		t.Fatal(err)
@@ -209,7 +210,7 @@ func TestPauseResume(t *testing.T) {
 	if err := c.WaitReady(ctx); err != nil {
 		t.Fatalf("after Resume: %v", err)
 	}
-	if reply, err := sandbox.FourLetter(ctx, m.Addr(), "ruok"); err != nil || reply != "imok" {
+	if reply, err := fourletter.Ask(ctx, m.Addr(), "ruok"); err != nil || reply != "imok" {
 		t.Fatalf("after Resume ruok = %q, %v", reply, err)
 	}
 	// Stop after Pause must not wait for the grace: the member is resumed to
@@ -537,55 +538,4 @@ func TestServerDiesWithItsParent(t *testing.T) {
 		time.Sleep(20 * time.Millisecond) // polling the kernel; nothing to wait on
 	}
 	t.Logf("server gone %v after its parent", time.Since(killed).Round(time.Millisecond))
-}
-
-func TestFourLetterErrors(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	// A listener that accepts and never answers, like a paused server.
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
-	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	if _, err := sandbox.FourLetter(ctx, addr, "ruok"); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("silent server: %v, want a deadline error", err)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("silent server held FourLetter %v", d)
-	}
-	ctx2, cancel2 := context.WithCancel(t.Context())
-	time.AfterFunc(100*time.Millisecond, cancel2) // cancel while FourLetter reads
-	if _, err := sandbox.FourLetter(ctx2, addr, "ruok"); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: %v, want context.Canceled", err)
-	}
-	ln.Close()
-	if _, err := sandbox.FourLetter(t.Context(), addr, "ruok"); err == nil {
-		t.Error("closed port answered")
-	}
-}
-
-func TestServerMode(t *testing.T) {
-	tests := map[string]string{
-		"Zookeeper version: 3.8.0\nLatency min/avg/max: 0/0.0/0\nMode: follower\nNode count: 5\n": "follower",
-		"Mode: leader\n":     "leader",
-		"Mode: standalone\n": "standalone",
-		"This ZooKeeper instance is not currently serving requests\n": "",
-		"": "",
-	}
-	for in, want := range tests {
-		if got := sandbox.ServerMode(in); got != want {
-			t.Errorf("ServerMode(%q) = %q, want %q", in, got, want)
-		}
-	}
 }

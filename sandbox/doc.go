@@ -21,8 +21,8 @@
 //     stores), with a CA, server and client certificates made at start by
 //     crypto/x509, and certificates wrong on purpose (expired, for another
 //     name, from an unknown CA) for tests of what clients say.
-//   - fourletter.go: FourLetter, the raw four-letter-word exchange, bounded
-//     by a context.
+//   - fourletter.go: a member's mode (srvr) for the readiness wait, through
+//     zkview/fourletter, zklock's one four-letter-word client.
 //   - proxy.go: Proxy, a loopback TCP proxy that cuts and restores a
 //     client's link without touching the server.
 //   - sandboxtest/: Start and Connect for tests, in the manner of
@@ -34,6 +34,7 @@
 // Nothing here is mocked: if ZooKeeper or Java is absent, Start fails and
 // says to run `make deps`.
 //
-// sandbox must not import any other zklock package: lockops, zkview, the
-// benchmarks and the demo all build on it.
+// sandbox must not import any other zklock package but zkview/fourletter
+// (which imports none): lockops, zkview, the benchmarks and the demo all
+// build on it.
 package sandbox

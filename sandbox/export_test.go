@@ -3,7 +3,6 @@ package sandbox
 // The package's own tests are an external package (sandbox_test) so that
 // they can use sandboxtest; these are the internals they check.
 var (
-	ServerMode = serverMode
 	MemberMode = memberMode
 	FreePorts  = freePorts
 )

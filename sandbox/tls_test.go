@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"zklock/sandbox"
 	"zklock/sandbox/sandboxtest"
+	"zklock/zkview/fourletter"
 )
 
 // TestTLSStandalone: a TLS member serves the same protocol on its secure
@@ -32,20 +32,18 @@ func TestTLSStandalone(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
-		d := tls.Dialer{Config: cfg}
-		conn, err := d.DialContext(ctx, "tcp", c.SecureServers()[0])
+		var st tls.ConnectionState
+		cfg = cfg.Clone()
+		cfg.VerifyConnection = func(cs tls.ConnectionState) error { st = cs; return nil }
+		reply, err := fourletter.Ask(ctx, c.SecureServers()[0], "srvr", fourletter.WithTLS(cfg))
 		if err != nil {
-			t.Fatalf("TLS dial: %v", err)
+			t.Fatalf("srvr over TLS: %v", err)
 		}
-		defer conn.Close()
-		conn.SetDeadline(time.Now().Add(10 * time.Second))
-		io.WriteString(conn, "srvr")
-		b, _ := io.ReadAll(conn)
-		return string(b), conn.(*tls.Conn).ConnectionState()
+		return reply, st
 	}
 	// Verified as Go verifies by default: the CA, the name 127.0.0.1.
 	reply, st := ask(cfg)
-	if sandbox.ServerMode(reply) != "standalone" {
+	if fourletter.ParseSrvr(reply).Mode != "standalone" {
 		t.Errorf("srvr over TLS = %q", reply)
 	}
 	if leaf := st.PeerCertificates[0]; time.Until(leaf.NotAfter) < 24*time.Hour || !leaf.NotAfter.Equal(f.ServerNotAfter.Truncate(time.Second)) {
@@ -54,11 +52,11 @@ func TestTLSStandalone(t *testing.T) {
 	// want: no client certificate is still let in.
 	anon := cfg.Clone()
 	anon.Certificates = nil
-	if reply, _ := ask(anon); sandbox.ServerMode(reply) != "standalone" {
+	if reply, _ := ask(anon); fourletter.ParseSrvr(reply).Mode != "standalone" {
 		t.Errorf("srvr over TLS without a client certificate (clientAuth=want) = %q", reply)
 	}
 	// The plain port is still plain.
-	if reply, err := sandbox.FourLetter(t.Context(), c.Servers()[0], "srvr"); err != nil || sandbox.ServerMode(reply) != "standalone" {
+	if reply, err := fourletter.Ask(t.Context(), c.Servers()[0], "srvr"); err != nil || fourletter.ParseSrvr(reply).Mode != "standalone" {
 		t.Errorf("srvr on the plain port = %q, %v", reply, err)
 	}
 	for _, p := range []string{f.CA, f.ClientCert, f.ClientKey, f.ServerStore} {

@@ -16,10 +16,10 @@ import (
 	"zklock/sandbox/peers"
 )
 
-// The console's golden files (ui/testdata/real-*.golden) are drawn from a
-// snapshot this package took of queues built by real clients. The
-// snapshot is checked in (ui/testdata/real/fleet.json) so that the goldens
-// are stable; this test builds the same queues again on every run and
+// The console's golden files (ui/testdata/TestRealGolden/*.golden) are
+// drawn from a snapshot this package took of queues built by real
+// clients. The snapshot is checked in (ui/testdata/real/fleet.json) so
+// that the goldens are stable; this test builds the same queues again on every run and
 // fails when what zkview sees no longer has the shape of the checked-in
 // one. `go test ./zkview -run TestConsoleFixture -update-fixture` rewrites it
 // (then `go test ./ui -run TestRealGolden -update` redraws the goldens).

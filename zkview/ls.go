@@ -18,6 +18,7 @@ import (
 //
 //	[
 //	  {
+//	    "schema": 1,                   LsSchema, in every path object
 //	    "path": "/locks/job",          the lock parent
 //	    "exists": true,                false when the path does not exist
 //	                                   (also while it was never read)
@@ -118,6 +119,7 @@ import (
 // went through SanitizeString: control characters, escape sequences and
 // invalid UTF-8 appear escaped (`\x1b`), never raw.
 type JSONPath struct {
+	Schema   int           `json:"schema"`
 	Path     string        `json:"path"`
 	Exists   bool          `json:"exists"`
 	Type     string        `json:"type"`
@@ -127,6 +129,12 @@ type JSONPath struct {
 	Queue    []JSONNode    `json:"queue"`
 	Other    []string      `json:"other"`
 }
+
+// LsSchema is the version of JSONPath, carried by every path object of
+// `zklock ls --json` (and of replay's snapshot lines). It changes only
+// when a field changes meaning or goes away; new fields may appear
+// within a version.
+const LsSchema = 1
 
 // JSONWarning is one warning of a JSONPath.
 type JSONWarning struct {
@@ -162,6 +170,7 @@ func ToJSON(snap *Snapshot) []JSONPath {
 	out := make([]JSONPath, 0, len(snap.Queues))
 	for _, q := range snap.Queues {
 		p := JSONPath{
+			Schema:   LsSchema,
 			Path:     SanitizeString(q.Path, 0),
 			Exists:   q.State == PathPresent || q.State == PathNoAuth,
 			Type:     q.Type.String(),

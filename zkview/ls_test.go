@@ -62,8 +62,13 @@ func TestWriteJSONSchema(t *testing.T) {
 		t.Fatalf("%d paths", len(v))
 	}
 	keys := func(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
-	if got, want := keys(v[1]), []string{"exists", "other", "path", "queue", "type", "warnings"}; !slices.Equal(got, want) {
+	if got, want := keys(v[1]), []string{"exists", "other", "path", "queue", "schema", "type", "warnings"}; !slices.Equal(got, want) {
 		t.Errorf("path keys %v, want %v", got, want)
+	}
+	for _, p := range v {
+		if p["schema"] != float64(LsSchema) {
+			t.Errorf("%v: schema %v, want %d", p["path"], p["schema"], LsSchema)
+		}
 	}
 	if v[0]["exists"] != false || len(v[0]["queue"].([]any)) != 0 || v[0]["warnings"] == nil {
 		t.Errorf("absent path: %v", v[0])

@@ -2,7 +2,6 @@ package zkview
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -11,37 +10,8 @@ import (
 	"zklock/lockops"
 	"zklock/sandbox"
 	"zklock/sandbox/sandboxtest"
+	"zklock/zkview/fourletter"
 )
-
-func TestParseCons(t *testing.T) {
-	out := ` /127.0.0.1:38920[1](queued=0,recved=10,sent=10,sid=0x100009311fa0000,lop=PING,est=1795395636133,to=4000,lcxid=0x8,lzxid=0x4,lresp=9646945,llat=0,minlat=0,avglat=1,maxlat=6)
- /127.0.0.1:38934[0](queued=0,recved=1,sent=0)
- /[0:0:0:0:0:0:0:1]:41000[1](queued=0,recved=3,sent=3,sid=0x2,lop=PING)
- /0:0:0:0:0:0:0:1:41001[1](queued=0,recved=3,sent=3,sid=0x3,lop=PING)
- host.example/10.0.0.7:4711[1](queued=0,sid=0xff,lop=PING)
- /[fe80:0:0:0:0:0:0:1%eth0]:5[1](queued=0,sid=0x4)
-garbage line
-`
-	got := parseCons(out)
-	want := map[int64]string{
-		0x100009311fa0000: "127.0.0.1:38920",
-		2:                 "[::1]:41000",
-		3:                 "[::1]:41001",
-		0xff:              "10.0.0.7:4711",
-		4:                 "[fe80::1%eth0]:5",
-	}
-	if !maps.Equal(got, want) {
-		t.Errorf("parseCons = %v, want %v", got, want)
-	}
-}
-
-func TestParseWchc(t *testing.T) {
-	out := "0x100009311fa0000\n\t/t/a/x-0000000000\n\t/t/a/x-0000000001\n\n0x2\n\t/zookeeper/config\n"
-	got := parseWchc(out)
-	if !slices.Equal(got[0x100009311fa0000], []string{"/t/a/x-0000000000", "/t/a/x-0000000001"}) || len(got[2]) != 1 {
-		t.Errorf("parseWchc = %v", got)
-	}
-}
 
 func TestFindCycle(t *testing.T) {
 	tests := []struct {
@@ -65,11 +35,11 @@ func serverWatches(t testing.TB, addrs []string) map[int64][]string {
 	t.Helper()
 	all := map[int64][]string{}
 	for _, a := range addrs {
-		out, err := sandbox.FourLetter(context.Background(), a, "wchc")
+		out, err := fourletter.Ask(context.Background(), a, "wchc")
 		if err != nil {
 			t.Fatal(err)
 		}
-		for s, ps := range parseWchc(out) {
+		for s, ps := range fourletter.ParseWchc(out) {
 			all[s] = append(all[s], ps...)
 		}
 	}
@@ -112,11 +82,11 @@ func TestChainVerifiedHerdMissing(t *testing.T) {
 		return true
 	})
 	q := queueOf(snap, p)
-	cons, err := sandbox.FourLetter(ctx, c.Servers()[0], "cons")
+	cons, err := fourletter.Ask(ctx, c.Servers()[0], "cons")
 	if err != nil {
 		t.Fatal(err)
 	}
-	clients := parseCons(cons)
+	clients := fourletter.ParseCons(cons)
 	real := serverWatches(t, c.Servers())
 	for _, n := range q.Nodes {
 		if n.Client == "" || n.Client != clients[n.Session] {
