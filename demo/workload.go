@@ -343,7 +343,7 @@ func (d *Workload) cycle(ctx context.Context, c *demoClient, sess *lockops.Sessi
 		c.set(demoQueued, "")
 		if err := l.Acquire(ctx); err != nil {
 			c.set(demoIdle, "")
-			if ctx.Err() != nil || c.wasKilled() || sess.State() == lockops.StateClosed {
+			if ctx.Err() != nil || c.wasKilled() || sess.State() == lockops.SessionClosed {
 				return
 			}
 			if !demoSleep(ctx, time.Second) {
@@ -354,7 +354,7 @@ func (d *Workload) cycle(ctx context.Context, c *demoClient, sess *lockops.Sessi
 		c.set(demoHolding, l.Node())
 		released := d.hold(ctx, c, l)
 		c.set(demoIdle, "")
-		if !released && (ctx.Err() != nil || c.wasKilled() || sess.State() == lockops.StateClosed) {
+		if !released && (ctx.Err() != nil || c.wasKilled() || sess.State() == lockops.SessionClosed) {
 			return
 		}
 		// Lost another way (an operator's force-release): think, join again.

@@ -22,8 +22,12 @@ var changeNamers = map[string]func(r *rand.Rand, seq int32) string{
 	},
 	"plain": func(r *rand.Rand, seq int32) string { return fmt.Sprintf("lock-%010d", seq) },
 	// Refused: read nodes, latches, another recipe, garbage, wrapped.
-	"read":  func(r *rand.Rand, seq int32) string { return fmt.Sprintf("%016x%016x__rlock__%010d", r.Uint64(), r.Uint64(), seq) },
-	"latch": func(r *rand.Rand, seq int32) string { return fmt.Sprintf("_c_%08x-1111-4222-8333-%012x-latch-%010d", r.Uint32(), r.Int64N(1<<48), seq) },
+	"read": func(r *rand.Rand, seq int32) string {
+		return fmt.Sprintf("%016x%016x__rlock__%010d", r.Uint64(), r.Uint64(), seq)
+	},
+	"latch": func(r *rand.Rand, seq int32) string {
+		return fmt.Sprintf("_c_%08x-1111-4222-8333-%012x-latch-%010d", r.Uint32(), r.Int64N(1<<48), seq)
+	},
 	"other": func(r *rand.Rand, seq int32) string { return fmt.Sprintf("leases%d", seq) },
 	"wrap":  func(r *rand.Rand, seq int32) string { return fmt.Sprintf("lock-%010d", -seq-1) },
 }

@@ -298,7 +298,7 @@ func (fc *faultContender) holdCut(ctx context.Context, span *critSpan, plan cutP
 		case <-ctx.Done():
 			span.end = time.Now().Round(0)
 		case <-tick.C:
-			if plan.restoreAfter > 0 && time.Now().After(restoreAt) && fc.l.State() == LockHolding && fc.s.State() == StateConnected {
+			if plan.restoreAfter > 0 && time.Now().After(restoreAt) && fc.l.State() == LockHolding && fc.s.State() == SessionConnected {
 				span.end = time.Now().Round(0)
 			}
 		}

@@ -554,7 +554,7 @@ func testCancelQueuedWhileCut(t *testing.T, c *sandbox.Cluster) {
 	waitClosed(t, isQueued, 10*time.Second, "waiter queued")
 	node, gen := waiter.Node(), ws.Generation()
 	ls.cut()
-	waitState(t, ws, StateSuspended, faultTimeout)
+	waitState(t, ws, SessionSuspended, faultTimeout)
 	cancel()
 	start := time.Now()
 	select {

@@ -45,10 +45,10 @@ func (l *Lock) removeNode(ctx context.Context, c created) error {
 func (s *Session) deleteOwned(abs string, gen uint64) error {
 	for {
 		st, g, ch := s.snapshot()
-		if g != gen || st == StateClosed {
+		if g != gen || st == SessionClosed {
 			return nil
 		}
-		if st != StateConnected {
+		if st != SessionConnected {
 			<-ch
 			continue
 		}
@@ -100,18 +100,18 @@ func (l *Lock) monitor(ctx context.Context, t tenure) {
 		}
 		st, gen, sch := l.s.snapshot()
 		switch {
-		case gen != t.gen || st == StateExpired:
+		case gen != t.gen || st == SessionExpired:
 			l.lose(t, ErrSessionExpired)
 			return
-		case st == StateClosed:
+		case st == SessionClosed:
 			l.lose(t, ErrSessionClosed)
 			return
-		case st == StateSuspended:
+		case st == SessionSuspended:
 			if !suspended {
 				suspended = true
 				l.setHoldState(LockSuspended, t)
 			}
-		case st == StateConnected && suspended:
+		case st == SessionConnected && suspended:
 			// Same session back: the node should still be there; make sure.
 			ok, err := do(ctx, func() (bool, error) {
 				ok, _, err := l.s.conn.Exists(t.abs)
@@ -128,7 +128,7 @@ func (l *Lock) monitor(ctx context.Context, t tenure) {
 			l.setHoldState(LockHolding, t)
 		}
 		if !own.armed() {
-			if st != StateConnected {
+			if st != SessionConnected {
 				if _, _, err := waitEvent(ctx, sch); err != nil {
 					return
 				}
@@ -253,7 +253,7 @@ func (l *Lock) Release(ctx context.Context) error {
 // owns it has ended (or is presumed to have: then the deletion goes on in
 // the background should the same session come back).
 func (l *Lock) deleteForRelease(ctx context.Context, t tenure) error {
-	if st, gen, _ := l.s.snapshot(); st == StateConnected && gen == t.gen && ctx.Done() == nil {
+	if st, gen, _ := l.s.snapshot(); st == SessionConnected && gen == t.gen && ctx.Done() == nil {
 		// A context that never ends, over a live link: no goroutine needed
 		// (go-zookeeper fails the delete once the link drops; then below).
 		err := l.s.conn.Delete(t.abs, -1)
@@ -265,7 +265,7 @@ func (l *Lock) deleteForRelease(ctx context.Context, t tenure) error {
 	go func() { res <- l.s.deleteOwned(t.abs, t.gen) }()
 	for {
 		st, gen, sch := l.s.snapshot()
-		if gen != t.gen || st == StateExpired || st == StateClosed {
+		if gen != t.gen || st == SessionExpired || st == SessionClosed {
 			return nil
 		}
 		select {

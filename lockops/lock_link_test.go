@@ -240,14 +240,14 @@ func TestCancelDuringCutCreate(t *testing.T) {
 		t.Fatal(err)
 	}
 	px.Cut()
-	waitState(t, s, StateSuspended, 3*time.Second)
+	waitState(t, s, SessionSuspended, 3*time.Second)
 	actx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
 	if err := l.Acquire(actx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Acquire with the link down: %v", err)
 	}
 	px.Restore()
-	waitState(t, s, StateConnected, 5*time.Second)
+	waitState(t, s, SessionConnected, 5*time.Second)
 	other := connect(t)
 	// Whatever the queued create did, nothing of ours stays.
 	time.Sleep(300 * time.Millisecond)

@@ -434,16 +434,16 @@ func (m *Semaphore) waitChildren(ctx context.Context, gen uint64, ch <-chan zk.E
 		switch {
 		case g != gen:
 			return errSessionGone
-		case st == StateClosed:
+		case st == SessionClosed:
 			return ErrSessionClosed
-		case st == StateSuspended || st == StateExpired:
+		case st == SessionSuspended || st == SessionExpired:
 			if !suspended {
 				suspended = true
 				p := queued
 				p.State = LockSuspended
 				m.report(p)
 			}
-		case st == StateConnected && suspended:
+		case st == SessionConnected && suspended:
 			suspended = false
 			m.report(queued)
 		}

@@ -31,39 +31,39 @@ var (
 	ErrSessionExpired = errors.New("lockops: session expired")
 )
 
-// ConnState is the Session's view of its link and session.
-type ConnState int
+// SessionState is the Session's view of its link and session (zkview.ConnState is the monitor's, with its own states).
+type SessionState int
 
 const (
-	// StateConnecting: no session yet (before the first one).
-	StateConnecting ConnState = iota
-	// StateConnected: linked to a member with a live session.
-	StateConnected
-	// StateSuspended: the link is down; the session may still live on the
+	// SessionConnecting: no session yet (before the first one).
+	SessionConnecting SessionState = iota
+	// SessionConnected: linked to a member with a live session.
+	SessionConnected
+	// SessionSuspended: the link is down; the session may still live on the
 	// server, so ephemeral nodes and watches may survive a reconnect.
-	StateSuspended
-	// StateExpired: the session is gone (the server said so), or is
+	SessionSuspended
+	// SessionExpired: the session is gone (the server said so), or is
 	// presumed gone: no reply for nine tenths of the session timeout, so
 	// the server may have expired it by now (see leaseMeter). go-zookeeper then makes a new session by
 	// itself; Generation tells them apart. A presumed expiry can be
-	// followed by the same session coming back (StateConnected, same
+	// followed by the same session coming back (SessionConnected, same
 	// Generation) if the server had not expired it after all.
-	StateExpired
-	// StateClosed: Close was called.
-	StateClosed
+	SessionExpired
+	// SessionClosed: Close was called.
+	SessionClosed
 )
 
-func (c ConnState) String() string {
+func (c SessionState) String() string {
 	switch c {
-	case StateConnecting:
+	case SessionConnecting:
 		return "connecting"
-	case StateConnected:
+	case SessionConnected:
 		return "connected"
-	case StateSuspended:
+	case SessionSuspended:
 		return "suspended"
-	case StateExpired:
+	case SessionExpired:
 		return "expired"
-	case StateClosed:
+	case SessionClosed:
 		return "closed"
 	}
 	return "unknown"
@@ -119,7 +119,7 @@ type discardLogger struct{}
 func (discardLogger) Printf(string, ...any) {}
 
 // Session owns one go-zookeeper connection. It is the only consumer of the
-// connection's events and turns them into a ConnState that waiters read
+// connection's events and turns them into a SessionState that waiters read
 // after Changed() closes, so no change is ever dropped (go-zookeeper's own
 // event channel drops events when nobody reads it fast enough).
 type Session struct {
@@ -130,7 +130,7 @@ type Session struct {
 	loopEnd chan struct{} // closed when go-zookeeper's event channel closes
 
 	mu       sync.Mutex
-	state    ConnState
+	state    SessionState
 	id       int64
 	gen      uint64
 	changed  chan struct{}
@@ -225,7 +225,7 @@ func (s *Session) onEvent(ev zk.Event) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state == StateClosed {
+	if s.state == SessionClosed {
 		return
 	}
 	switch ev.State {
@@ -237,13 +237,13 @@ func (s *Session) onEvent(ev zk.Event) {
 			s.id = id
 			s.gen++
 		}
-		s.setLocked(StateConnected)
+		s.setLocked(SessionConnected)
 	case zk.StateExpired:
-		s.setLocked(StateExpired)
+		s.setLocked(SessionExpired)
 	case zk.StateDisconnected, zk.StateConnecting, zk.StateConnected:
 		// zk.StateConnected is TCP only, not yet a session.
-		if s.state == StateConnected {
-			s.setLocked(StateSuspended)
+		if s.state == SessionConnected {
+			s.setLocked(SessionSuspended)
 		}
 	}
 }
@@ -257,19 +257,19 @@ func (s *Session) onEvent(ev zk.Event) {
 func (s *Session) checkLease() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state == StateClosed {
+	if s.state == SessionClosed {
 		return
 	}
 	next := time.Until(s.lease.deadline(s.cfg.timeout))
-	if next <= 0 && (s.state == StateConnected || s.state == StateSuspended) {
-		s.setLocked(StateExpired)
+	if next <= 0 && (s.state == SessionConnected || s.state == SessionSuspended) {
+		s.setLocked(SessionExpired)
 	}
 	// Idle states (no session yet, expired) wait for a new session, whose
 	// connect response renews the lease: look again a little later.
 	s.leaseT.Reset(max(next, s.timeoutLocked()/10))
 }
 
-func (s *Session) setLocked(st ConnState) {
+func (s *Session) setLocked(st SessionState) {
 	if s.state == st {
 		return
 	}
@@ -284,7 +284,7 @@ func (s *Session) setClosed() {
 	if s.leaseT != nil {
 		s.leaseT.Stop()
 	}
-	s.setLocked(StateClosed)
+	s.setLocked(SessionClosed)
 }
 
 // Conn is the underlying connection, for callers that need raw requests.
@@ -307,8 +307,8 @@ func (s *Session) Generation() uint64 {
 	return s.gen
 }
 
-// State is the current ConnState.
-func (s *Session) State() ConnState {
+// State is the current SessionState.
+func (s *Session) State() SessionState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.state
@@ -316,7 +316,7 @@ func (s *Session) State() ConnState {
 
 // snapshot returns state, generation and the channel closed at the next
 // change, read together so that no change falls between them.
-func (s *Session) snapshot() (ConnState, uint64, <-chan struct{}) {
+func (s *Session) snapshot() (SessionState, uint64, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.state, s.gen, s.changed
@@ -398,9 +398,9 @@ func (s *Session) waitFirstSession(ctx context.Context) error {
 	for {
 		st, _, ch := s.snapshot()
 		switch st {
-		case StateConnected:
+		case SessionConnected:
 			return nil
-		case StateClosed:
+		case SessionClosed:
 			return ErrSessionClosed
 		}
 		if err := s.links.verdict(s.servers); err != nil {
@@ -426,9 +426,9 @@ func (s *Session) waitConnected(ctx context.Context) (uint64, error) {
 		}
 		st, gen, ch := s.snapshot()
 		switch st {
-		case StateConnected:
+		case SessionConnected:
 			return gen, nil
-		case StateClosed:
+		case SessionClosed:
 			return 0, ErrSessionClosed
 		}
 		select {

@@ -12,7 +12,7 @@ import (
 )
 
 // waitState waits (bounded) until the Session reaches want.
-func waitState(t testing.TB, s *Session, want ConnState, d time.Duration) {
+func waitState(t testing.TB, s *Session, want SessionState, d time.Duration) {
 	t.Helper()
 	deadline := time.After(d)
 	for {
@@ -75,7 +75,7 @@ func TestSessionStatesThroughProxy(t *testing.T) {
 	}
 	defer s.Close()
 	id, gen := s.ID(), s.Generation()
-	if id == 0 || gen != 1 || s.State() != StateConnected {
+	if id == 0 || gen != 1 || s.State() != SessionConnected {
 		t.Fatalf("after Connect: id 0x%x gen %d state %s", id, gen, s.State())
 	}
 	if s.Timeout() != 4*time.Second {
@@ -84,14 +84,14 @@ func TestSessionStatesThroughProxy(t *testing.T) {
 	ch := s.Changed()
 	px.Cut()
 	waitClosed(t, ch, 3*time.Second, "Changed after a cut")
-	waitState(t, s, StateSuspended, 3*time.Second)
+	waitState(t, s, SessionSuspended, 3*time.Second)
 	px.Restore()
-	waitState(t, s, StateConnected, 5*time.Second)
+	waitState(t, s, SessionConnected, 5*time.Second)
 	if s.ID() != id || s.Generation() != gen {
 		t.Fatalf("after a short cut: id 0x%x gen %d, want the same session", s.ID(), s.Generation())
 	}
 	s.Close()
-	if s.State() != StateClosed {
+	if s.State() != SessionClosed {
 		t.Fatalf("after Close: %s", s.State())
 	}
 
@@ -104,11 +104,11 @@ func TestSessionStatesThroughProxy(t *testing.T) {
 	defer s.Close()
 	id, gen = s.ID(), s.Generation()
 	px.Cut()
-	waitState(t, s, StateSuspended, 3*time.Second)
-	waitState(t, s, StateExpired, 3*time.Second)
+	waitState(t, s, SessionSuspended, 3*time.Second)
+	waitState(t, s, SessionExpired, 3*time.Second)
 	time.Sleep(500 * time.Millisecond) // let the server expire it too (tick 100 ms), so it is not reused
 	px.Restore()
-	waitState(t, s, StateConnected, 10*time.Second)
+	waitState(t, s, SessionConnected, 10*time.Second)
 	if s.ID() == id || s.Generation() != gen+1 {
 		t.Fatalf("after a long cut: id 0x%x gen %d, want a new session, generation %d", s.ID(), s.Generation(), gen+1)
 	}
@@ -132,9 +132,9 @@ func TestDigestAuthSurvivesReconnect(t *testing.T) {
 		t.Fatalf("anonymous read of a digest-only node: %v, want ErrNoAuth", err)
 	}
 	px.Cut()
-	waitState(t, s, StateSuspended, 3*time.Second)
+	waitState(t, s, SessionSuspended, 3*time.Second)
 	px.Restore()
-	waitState(t, s, StateConnected, 5*time.Second)
+	waitState(t, s, SessionConnected, 5*time.Second)
 	l := NewLock(s, p, WithACL(acl))
 	if err := l.Acquire(ctx); err != nil {
 		t.Fatalf("acquire after reconnect (credentials re-sent?): %v", err)

@@ -254,16 +254,16 @@ func (l *Lock) waitTurn(ctx context.Context, c created, w *turn) (held bool, t t
 			return false, tenure{}, errSessionGone
 		}
 		switch st {
-		case StateClosed:
+		case SessionClosed:
 			return false, tenure{}, ErrSessionClosed
-		case StateSuspended, StateExpired:
+		case SessionSuspended, SessionExpired:
 			if !suspended {
 				suspended = true
 				p := w.queued
 				p.State = LockSuspended
 				l.report(p)
 			}
-		case StateConnected:
+		case SessionConnected:
 			if suspended {
 				// Same session: the watches were re-set by go-zookeeper, and
 				// the server fires those whose node changed meanwhile.

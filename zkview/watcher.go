@@ -462,13 +462,13 @@ func (w *Watcher) readConnState() {
 	defer w.mu.Unlock()
 	var to ConnState
 	switch st {
-	case lockops.StateConnected:
+	case lockops.SessionConnected:
 		to = StateConnected
-	case lockops.StateSuspended:
+	case lockops.SessionSuspended:
 		to = StateDisconnected
-	case lockops.StateExpired:
+	case lockops.SessionExpired:
 		to = StateExpired
-	case lockops.StateClosed:
+	case lockops.SessionClosed:
 		to = StateClosed
 	default:
 		to = StateConnecting
