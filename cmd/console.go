@@ -81,11 +81,12 @@ func newConsoleRun(g *config.Flags, roots *[]string) func(*cobra.Command, []stri
 	}
 }
 
-// runConsole connects, watches cc's paths and roots and runs the console
-// until the operator quits or ctx ends. Actions go through the lock core
-// and the audit log unless the settings are read-only. On the way out the
-// operator's own locks are released (ui.Run bounds each release) and the
-// session is closed, which removes any node left.
+// runConsole runs the console on cc's paths and roots until the operator
+// quits or ctx ends, connecting while it shows "connecting to ..."; a
+// failed connect ends it with the connect error. Actions go through the
+// lock core and the audit log unless the settings are read-only. On the
+// way out the operator's own locks are released (ui.Run bounds each
+// release) and the session is closed, which removes any node left.
 func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error {
 	themeName := s.Theme
 	if themeName == "" {
@@ -125,12 +126,90 @@ func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error
 		defer audit.Close()
 	}
 
+	// The console starts at once and says whom it is connecting to and
+	// for how long; the session, the live model and the backend are
+	// opened meanwhile and handed to it, or their error ends it.
+	lctx, cancelLive := context.WithCancel(ctx)
+	defer cancelLive()
+	type opening struct {
+		live *liveConsole
+		err  error
+	}
+	opened := make(chan opening, 1)
+	connected := make(chan ui.Connected, 1)
+	go func() {
+		live, err := openLive(lctx, s, cc, paths, roots, logger, audit)
+		// opened first: when the console quits on the error, runConsole
+		// finds it there.
+		opened <- opening{live, err}
+		if err != nil {
+			connected <- ui.Connected{Err: err}
+			return
+		}
+		connected <- live.feeds
+	}()
+
+	opts := ui.Options{
+		Theme:          theme,
+		ReadOnly:       s.ReadOnly,
+		Paths:          paths,
+		Title:          cc.Title,
+		Narration:      cc.Narration,
+		Demo:           cc.Demo,
+		Connect:        connected,
+		Servers:        s.Servers,
+		ConnectTimeout: s.ConnectTimeout,
+	}
+	var progOpts []tea.ProgramOption
+	if !isTerminal(os.Stdin) {
+		// Under a test harness or a pipe there is no terminal to read
+		// keys from; ctx or a signal ends the console.
+		progOpts = append(progOpts, tea.WithInput(nil))
+	}
+	// A cancelled ctx comes back wrapped in the error: the caller tells a
+	// signal from a failure (errors.Is(err, context.Canceled)).
+	runErr := ui.Run(ctx, opts, progOpts...)
+
+	var o opening
+	select {
+	case o = <-opened:
+	default:
+		// The operator quit, or a signal came, while connecting: the
+		// attempt is abandoned, and its error is not the console's.
+		cancelLive()
+		o = <-opened
+		o.err = nil
+	}
+	if o.live != nil {
+		// After ui.Run, which released the operator's locks through it.
+		o.live.close()
+	}
+	if runErr == nil && o.err != nil {
+		// The console ended on the connect error: the same one line as
+		// before it drew anything.
+		return o.err
+	}
+	return runErr
+}
+
+// liveConsole is what the console shows and acts through once connected:
+// the session, the live model on it, the recorder teeing the model's
+// updates, and (unless read-only) the audited lock backend.
+type liveConsole struct {
+	sess  *lockops.Session
+	w     *zkview.Watcher
+	rec   *consoleRecorder
+	lb    *lockBackend // nil when read-only
+	feeds ui.Connected
+}
+
+// openLive connects and starts watching cc's paths and roots. On an error
+// it closes what it opened.
+func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, roots []string, logger *log.Logger, audit *config.AuditLog) (*liveConsole, error) {
 	sess, err := connect(ctx, s, lockops.WithLogger(logger))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer sess.Close()
-
 	w, err := zkview.Watch(ctx, sess, zkview.Config{
 		Paths:           paths,
 		Roots:           roots,
@@ -141,10 +220,9 @@ func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error
 		SemaphoreLimits: s.Semaphores,
 	})
 	if err != nil {
-		return err
+		sess.Close()
+		return nil, err
 	}
-	defer w.Close()
-
 	// ctrl+r records what the console shows (zklock record's format).
 	rec := newConsoleRecorder(os.Getenv("ZKLOCK_RECORD_DIR"), zkview.RecordingHeader{
 		Zklock:  version,
@@ -153,39 +231,33 @@ func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error
 		Paths:   paths,
 		Roots:   roots,
 	})
-	defer rec.close()
-	opts := ui.Options{
-		Theme:     theme,
-		ReadOnly:  s.ReadOnly,
-		Updates:   rec.tee(ctx, w.Updates()),
-		Recording: rec,
-		Paths:     paths,
-		Title:     cc.Title,
-		Narration: cc.Narration,
-		Demo:      cc.Demo,
-	}
-	var lb *lockBackend
+	live := &liveConsole{sess: sess, w: w, rec: rec}
+	live.feeds = ui.Connected{Updates: rec.tee(ctx, w.Updates()), Recording: rec}
 	if !s.ReadOnly {
-		lb = newLockBackend(sess)
+		lb := newLockBackend(sess)
 		lb.limits = s.Semaphores
-		defer lb.Close()
-		opts.Own = lb.Own()
-		opts.Backend = &auditedBackend{
+		live.lb = lb
+		live.feeds.Own = lb.Own()
+		live.feeds.Backend = &auditedBackend{
 			inner:  lb,
 			audit:  audit,
 			sess:   sess,
 			lookup: snapshotLookup(w),
 		}
 	}
-	var progOpts []tea.ProgramOption
-	if !isTerminal(os.Stdin) {
-		// Under a test harness or a pipe there is no terminal to read
-		// keys from; ctx or a signal ends the console.
-		progOpts = append(progOpts, tea.WithInput(nil))
+	return live, nil
+}
+
+// close ends the backend's acquisitions, the recording, the live model
+// and the session, in that order; closing the session removes any own
+// node left.
+func (l *liveConsole) close() {
+	if l.lb != nil {
+		l.lb.Close()
 	}
-	// A cancelled ctx comes back wrapped in the error: the caller tells a
-	// signal from a failure (errors.Is(err, context.Canceled)).
-	return ui.Run(ctx, opts, progOpts...)
+	l.rec.close()
+	l.w.Close()
+	l.sess.Close()
 }
 
 // cleanPaths validates lock parent paths and drops duplicates, keeping the

@@ -2,9 +2,12 @@ package cmd
 
 import (
 	"fmt"
+	"io"
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestConsoleContext: `zklock --context NAME` with no PATH watches the
@@ -59,5 +62,53 @@ func TestConsoleContext(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "take/before take/after release/before release/after" {
 		t.Errorf("audit: %v", got)
+	}
+}
+
+// TestConsoleConnecting: the console draws at once, saying whom it
+// connects to and for how long; a server that accepts and never answers
+// ends it at --connect-timeout, and a refused one at once, each with the
+// one line and the exit code the command gave before it drew anything.
+func TestConsoleConnecting(t *testing.T) {
+	bin := buildBinary(t)
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			// Read and drop: the connect request is never answered.
+			go func() { defer c.Close(); _, _ = io.Copy(io.Discard, c) }()
+		}
+	}()
+	addr := silent.Addr().String()
+	p := startPane(t, 100, 30, e2eEnv(t), bin, "--servers", addr, "--connect-timeout", "4s", "--read-only", "/locks/job")
+	s := p.waitText("connecting to "+addr+"… (", "giving up after 4s")
+	if header := strings.SplitN(s, "\n", 2)[0]; !strings.Contains(header, "connecting to "+addr) {
+		t.Errorf("header %q does not say whom it connects to", header)
+	}
+	p.waitText("(2s)", "2s so far")
+	s = p.waitText("[exit 1]")
+	if want := "zklock: cannot reach ZooKeeper at " + addr + " within 4s"; !strings.Contains(s, want) {
+		t.Errorf("after the timeout the pane lacks %q:\n%s", want, s)
+	}
+	if strings.Contains(s, "connecting to") {
+		t.Errorf("the console's screen was left behind:\n%s", s)
+	}
+
+	dead := closedPort(t)
+	start := time.Now()
+	stdout, stderr, code := runBinary(t, nil, "--servers", dead, "--connect-timeout", "20s", "--read-only", "/locks/job")
+	assertOneLineFailure(t, stderr, code, "connection refused by "+dead)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("a refused server ended the console after %v", took)
+	}
+	if strings.Contains(stdout, "zklock:") {
+		t.Errorf("the error went to the console's output: %q", stdout)
 	}
 }

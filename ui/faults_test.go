@@ -21,6 +21,7 @@ import (
 	"zklock/sandbox"
 	"zklock/sandbox/sandboxtest"
 	"zklock/zkview"
+	"zklock/zkview/fourletter"
 )
 
 // The console fed by a real zkview Watcher on a real ensemble while
@@ -268,7 +269,7 @@ func eventuallyGone(t *testing.T, ctx context.Context, c *sandbox.Cluster, id in
 	deadline := time.Now().Add(3 * faultTimeout)
 	for time.Now().Before(deadline) {
 		if leader, err := c.Leader(ctx); err == nil {
-			out, err := sandbox.FourLetter(ctx, c.Servers()[leader], "dump")
+			out, err := fourletter.Ask(ctx, c.Servers()[leader], "dump")
 			if err == nil && !strings.Contains(out, fmt.Sprintf("0x%x", id)) {
 				return
 			}

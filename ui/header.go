@@ -13,12 +13,15 @@ import (
 )
 
 // coalescingShown: frames this far apart are said to coalesce (zkview
-// spaces them by ten times the cost of a build, from 25 ms).
+// publishes every few milliseconds while its builds fit its budget, and
+// spaces them by ten times the cost of a build once they do not).
 const coalescingShown = 100 * time.Millisecond
 
 // headerView is the top bar: which ensemble, whose session, and whether
 // what is on screen can be trusted (connected, or stale since when).
-func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, w int, now time.Time) string {
+// dial, when not nil, is the session being opened: the state says whom it
+// dials and for how long.
+func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, dial *connecting, w int, now time.Time) string {
 	if title == "" {
 		title = "zklock"
 	}
@@ -35,6 +38,10 @@ func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, w int, n
 	titleP := part{text: " " + clean(title, 24) + " ", style: st.Header.Bold(true)}
 	stateP := part{style: st.Verified}
 	switch {
+	case dial != nil:
+		// Room left by the title and the clock, which are kept first.
+		room := w - ansi.StringWidth(titleP.text) - 2 - ansi.StringWidth(clock(now)+" ") - 4
+		stateP.text, stateP.style = dial.headline(now, room), st.Warning
 	case snap == nil || conn.State == zkview.StateConnecting:
 		stateP.text, stateP.style = "◌ connecting…", st.Warning
 	case conn.State == zkview.StateConnected:
@@ -86,6 +93,10 @@ func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, w int, n
 		modeP.text, modeP.style = fmt.Sprintf("reading %d paths…", snap.Unread), st.Warning
 	}
 	clockP := part{text: clock(now) + " ", style: st.Header, right: true}
+	if dial != nil {
+		// No session yet, nothing watched: say only whom it dials.
+		sessP.text, watchP.text = "", ""
+	}
 
 	// Keep parts in priority order while they fit; the ensemble shrinks.
 	prio := []*part{&titleP, &stateP, &ctxP, &tlsP, &clockP, &sessP, &watchP, &modeP, &ensP}

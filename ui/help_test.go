@@ -76,3 +76,23 @@ func hasGroup(gs []helpGroup, title string) bool {
 	}
 	return false
 }
+
+// y is in the help, named for what it copies in each view.
+func TestHelpListsCopy(t *testing.T) {
+	m := newTest("dark", 80, 24)
+	s, _ := press(m, "w")
+	for _, tt := range []struct {
+		m    Model
+		want string
+	}{{m, "copy path"}, {s, "copy session id"}} {
+		found := false
+		for _, g := range helpGroups(tt.m.modeKeys(), false) {
+			for _, k := range g.keys {
+				found = found || k.Help().Key == "y" && k.Help().Desc == tt.want
+			}
+		}
+		if !found {
+			t.Errorf("help lacks y %q", tt.want)
+		}
+	}
+}

@@ -1,7 +1,8 @@
 package ui
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +43,7 @@ func (s sortMode) String() string {
 type lockRow struct {
 	path      string // raw; the key
 	label     string // sanitized path
+	lower     string // label in lower case, for the filter
 	state     zkview.PathState
 	holder    string // sanitized identity of the holder(s)
 	holders   int
@@ -58,12 +60,16 @@ type lockRow struct {
 
 // lockList is the left pane: every watched lock, sortable and filterable.
 type lockList struct {
-	rows      []lockRow
-	visible   []int // indices into rows, filtered and sorted
-	cursor    int   // index into visible
-	offset    int   // first visible row drawn
-	selected  string
-	sort      sortMode
+	rows     []lockRow
+	visible  []int // indices into rows, filtered and sorted
+	cursor   int   // index into visible
+	offset   int   // first visible row drawn
+	selected string
+	sort     sortMode
+	// orders holds every row index in each sort order, sorted on first
+	// use after a rebuild: a key that changes the sort or the filter
+	// then costs one pass over the rows, not a sort.
+	orders    [sortModes][]int
 	filter    textinput.Model
 	filtering bool // the filter input has the keyboard
 	// prefix is the parent all paths share ("/locks/"), named once in the
@@ -84,27 +90,33 @@ func newLockList() lockList {
 // rebuild recomputes the rows from a snapshot, the configured paths and the
 // operator's own locks, keeping the selection on the same path.
 func (l *lockList) rebuild(snap *zkview.Snapshot, paths []string, own map[string]OwnLock) {
-	seen := make(map[string]bool)
+	n := len(paths)
+	if snap != nil {
+		n += len(snap.Queues)
+	}
 	// Fresh slices, not l.rows[:0]: an earlier Model value may still share
 	// the old ones.
-	l.rows = make([]lockRow, 0, len(paths)+8)
+	l.rows = make([]lockRow, 0, n)
 	if snap != nil {
 		for i := range snap.Queues {
-			q := &snap.Queues[i]
-			seen[q.Path] = true
-			l.rows = append(l.rows, summarize(q))
+			l.rows = append(l.rows, summarize(&snap.Queues[i]))
 		}
 	}
+	// Configured paths the snapshot lacks are looked up in it: a set of
+	// every path would cost a snapshot of many locks more than all the
+	// rows do.
+	added := make(map[string]bool, len(paths))
 	for _, p := range paths {
-		if !seen[p] {
-			seen[p] = true
-			l.rows = append(l.rows, lockRow{path: p, label: clean(p, 0), state: zkview.PathPending})
+		if !added[p] && findQueue(snap, p) == nil {
+			added[p] = true
+			label := clean(p, 0)
+			l.rows = append(l.rows, lockRow{path: p, label: label, lower: strings.ToLower(label), state: zkview.PathPending})
 		}
 	}
 	l.prefix = commonParent(l.rows)
-	for i := range l.rows {
+	l.orders = [sortModes][]int{}
+	for i := 0; i < len(l.rows) && len(own) > 0; i++ {
 		if o, ok := own[l.rows[i].path]; ok {
-			o := o
 			l.rows[i].own = &o
 		}
 	}
@@ -153,6 +165,7 @@ func (l *lockList) titles(st *themes.Styles) (title, foot string) {
 // summarize derives the list row of one queue.
 func summarize(q *zkview.Queue) lockRow {
 	r := lockRow{path: q.Path, label: clean(q.Path, 0), state: q.State, depth: len(q.Nodes)}
+	r.lower = strings.ToLower(r.label)
 	var first *zkview.Node
 	for i := range q.Nodes {
 		n := &q.Nodes[i]
@@ -200,46 +213,74 @@ func summarize(q *zkview.Queue) lockRow {
 // selected path (or as near as the list allows).
 func (l *lockList) refresh() {
 	needle := strings.ToLower(strings.TrimSpace(l.filter.Value()))
-	l.visible = make([]int, 0, len(l.rows))
-	for i := range l.rows {
-		if needle == "" || strings.Contains(strings.ToLower(l.rows[i].label), needle) ||
-			strings.Contains(l.rows[i].codes, needle) {
+	order := l.order(l.sort)
+	l.visible = make([]int, 0, len(order))
+	for _, i := range order {
+		if needle == "" || strings.Contains(l.rows[i].lower, needle) || strings.Contains(l.rows[i].codes, needle) {
 			l.visible = append(l.visible, i)
 		}
 	}
-	rows := l.rows
-	less := func(a, b *lockRow) bool { return a.path < b.path }
-	switch l.sort {
-	case sortContention:
-		less = func(a, b *lockRow) bool {
-			if a.danger != b.danger {
-				return a.danger
-			}
-			if a.depth != b.depth {
-				return a.depth > b.depth
-			}
-			if !a.waitSince.Equal(b.waitSince) {
-				return earlier(a.waitSince, b.waitSince)
-			}
-			return a.path < b.path
-		}
-	case sortHold:
-		less = func(a, b *lockRow) bool {
-			if !a.holdSince.Equal(b.holdSince) {
-				return earlier(a.holdSince, b.holdSince)
-			}
-			return a.path < b.path
-		}
-	}
-	sort.SliceStable(l.visible, func(i, j int) bool { return less(&rows[l.visible[i]], &rows[l.visible[j]]) })
 	l.cursor = 0
 	for i, ri := range l.visible {
-		if rows[ri].path == l.selected {
+		if l.rows[ri].path == l.selected {
 			l.cursor = i
 			break
 		}
 	}
 	l.syncSelected()
+}
+
+// order is every row's index in sort mode s. It is sorted once per
+// rebuild and only checked afterwards (rows flagged after a rebuild, as
+// a cross-lock deadlock flags them, may move). Paths are unique, so the
+// order is total: sorted is the one order a stable sort of the filtered
+// rows would give too.
+func (l *lockList) order(s sortMode) []int {
+	rows := l.rows
+	cmpRows := func(a, b *lockRow) int { return strings.Compare(a.path, b.path) }
+	switch s {
+	case sortContention:
+		cmpRows = func(a, b *lockRow) int {
+			switch {
+			case a.danger != b.danger:
+				if a.danger {
+					return -1
+				}
+				return 1
+			case a.depth != b.depth:
+				return cmp.Compare(b.depth, a.depth)
+			case !a.waitSince.Equal(b.waitSince):
+				if earlier(a.waitSince, b.waitSince) {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(a.path, b.path)
+		}
+	case sortHold:
+		cmpRows = func(a, b *lockRow) int {
+			if !a.holdSince.Equal(b.holdSince) {
+				if earlier(a.holdSince, b.holdSince) {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(a.path, b.path)
+		}
+	}
+	byRow := func(i, j int) int { return cmpRows(&rows[i], &rows[j]) }
+	order := l.orders[s]
+	if order != nil && slices.IsSortedFunc(order, byRow) {
+		return order
+	}
+	// A fresh slice: an earlier Model value may share the old one.
+	order = make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, byRow)
+	l.orders[s] = order
+	return order
 }
 
 // earlier orders known times before unknown (zero) ones.
@@ -355,6 +396,7 @@ func (l *lockList) view(st *themes.Styles, w, h int, now time.Time, focused bool
 		return lines
 	}
 	rows := h - len(lines)
+	var segs []seg // one buffer for every row: a seg holds a whole style
 	for i := l.offset; i < len(l.visible) && i < l.offset+rows; i++ {
 		r := &l.rows[l.visible[i]]
 		var over *lipgloss.Style
@@ -365,13 +407,14 @@ func (l *lockList) view(st *themes.Styles, w, h int, now time.Time, focused bool
 			}
 			over = &sel
 		}
-		lines = append(lines, line(l.rowSegs(st, r, cols, now, i == l.cursor), over))
+		segs = l.rowSegs(segs[:0], st, r, cols, now, i == l.cursor)
+		lines = append(lines, line(segs, over))
 	}
 	return lines
 }
 
-func (l *lockList) rowSegs(st *themes.Styles, r *lockRow, cols []column, now time.Time, cursorRow bool) []seg {
-	segs := make([]seg, 0, 2*len(cols))
+// rowSegs appends row r's cells to segs.
+func (l *lockList) rowSegs(segs []seg, st *themes.Styles, r *lockRow, cols []column, now time.Time, cursorRow bool) []seg {
 	for i, c := range cols {
 		if i > 0 {
 			segs = append(segs, seg{" ", st.Text})
@@ -448,4 +491,19 @@ func (l *lockList) rowSegs(st *themes.Styles, r *lockRow, cols []column, now tim
 		segs = append(segs, seg{fit(text, c.width), style})
 	}
 	return segs
+}
+
+// rowAt is the visible row drawn on line y inside a pane of inner height
+// h (as view draws it), false for the filter line, the column header and
+// the lines past the last row. For mouse.go.
+func (l *lockList) rowAt(y, h int) (int, bool) {
+	head := 1
+	if l.filterShown() {
+		head++
+	}
+	i := l.offset + y - head
+	if y < head || y-head >= l.rowsFor(h) || i >= len(l.visible) {
+		return 0, false
+	}
+	return i, true
 }

@@ -78,6 +78,9 @@ type Model struct {
 	// recording is the file a recording started from the console goes
 	// to ("" when none runs).
 	recording string
+	// dial is the session being opened (Options.Connect), nil once the
+	// outcome arrived or when the console started connected.
+	dial *connecting
 }
 
 // New builds the console. It does no I/O: the first frame is drawn from
@@ -93,27 +96,20 @@ func New(opts Options) Model {
 	}
 	st := opts.Theme.Styles()
 	m := Model{
-		opts:     opts,
-		st:       &st,
-		keys:     DefaultKeyMap(),
-		dkeys:    newDialogKeys(),
-		readOnly: opts.ReadOnly || opts.Backend == nil,
-		ctx:      context.Background(),
-		now:      opts.Now(),
-		own:      map[string]OwnLock{},
-		taking:   map[string]bool{},
-		list:     newLockList(),
-		narrate:  opts.Narration,
+		opts:    opts,
+		st:      &st,
+		dkeys:   newDialogKeys(),
+		ctx:     context.Background(),
+		now:     opts.Now(),
+		own:     map[string]OwnLock{},
+		taking:  map[string]bool{},
+		list:    newLockList(),
+		narrate: opts.Narration,
 	}
-	if m.readOnly {
-		m.keys = m.keys.readOnly()
+	if opts.Connect != nil {
+		m.dial = &connecting{servers: opts.Servers, since: m.now, timeout: opts.ConnectTimeout}
 	}
-	if opts.Demo == nil {
-		m.keys = m.keys.withoutDemo()
-	}
-	if opts.Recording == nil {
-		m.keys.Record.SetEnabled(false)
-	}
+	m.resetKeys()
 	if opts.Replay != nil {
 		m.notice = replayNotice(opts.Replay)
 	}
@@ -121,10 +117,27 @@ func New(opts Options) Model {
 	return m
 }
 
-// Init starts the clock and the pumps that bring snapshots and the
-// operator's own lock states in as messages.
+// resetKeys enables the keys the options allow: no actions without a
+// Backend (read-only, or not connected yet), no presenter's keys outside
+// the demo, no recording key without a recorder.
+func (m *Model) resetKeys() {
+	m.readOnly = m.opts.ReadOnly || m.opts.Backend == nil
+	m.keys = DefaultKeyMap()
+	if m.readOnly {
+		m.keys = m.keys.readOnly()
+	}
+	if m.opts.Demo == nil {
+		m.keys = m.keys.withoutDemo()
+	}
+	if m.opts.Recording == nil {
+		m.keys.Record.SetEnabled(false)
+	}
+}
+
+// Init starts the clock and the pumps that bring the connection, the
+// snapshots and the operator's own lock states in as messages.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(tick(m.opts.Now), waitUpdate(m.opts.Updates), waitOwn(m.opts.Own))
+	return tea.Batch(tick(m.opts.Now), waitConnected(m.opts.Connect), waitUpdate(m.opts.Updates), waitOwn(m.opts.Own))
 }
 
 // Update handles one message: size, clock, pumped data, action results,
@@ -138,6 +151,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		m.now = time.Time(msg)
 		return m, tick(m.opts.Now)
+	case connectedMsg:
+		return m, m.applyConnected(msg.Connected)
 	case updateMsg:
 		m.applyUpdate(msg.Update)
 		return m, waitUpdate(m.opts.Updates)
@@ -160,6 +175,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case recordMsg:
 		m.applyRecord(msg)
+		return m, nil
+	case copiedMsg:
+		m.applyCopied(msg)
 		return m, nil
 	case tea.MouseMsg:
 		return m.mouse(msg)
@@ -228,6 +246,8 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.list.filter.Reset()
 		m.list.refresh()
 		m.syncQueue()
+	case key.Matches(msg, k.Copy):
+		return m.copySelected()
 	case key.Matches(msg, k.Sort):
 		m.list.sort = (m.list.sort + 1) % sortModes
 		m.list.refresh()
@@ -302,20 +322,6 @@ func (m *Model) pageRows() int {
 	return max(m.list.rowsFor(fr.bodyH-2)-1, 1)
 }
 
-// mouse scrolls the focused pane with the wheel.
-func (m Model) mouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
-	if m.dialog != nil || msg.Action != tea.MouseActionPress {
-		return m, nil
-	}
-	switch msg.Button {
-	case tea.MouseButtonWheelUp:
-		m.scrollFocused(-3)
-	case tea.MouseButtonWheelDown:
-		m.scrollFocused(3)
-	}
-	return m, nil
-}
-
 // filterKey edits the lock list filter; enter keeps it, esc drops it.
 func (m Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch msg.Type {
@@ -349,6 +355,7 @@ func (m *Model) modeKeys() KeyMap {
 		m.sessionKeys(&k)
 		k.Force.SetEnabled(!m.readOnly)
 		k.Enter.SetEnabled(true)
+		k.Copy.SetHelp("y", "copy session id")
 		return k
 	}
 	if m.opts.Demo != nil && m.paused {
@@ -378,6 +385,11 @@ func (m *Model) activeKeys() KeyMap {
 	k.Force.SetEnabled(rw && acts)
 	k.Clear.SetEnabled(m.list.filter.Value() != "")
 	m.sessionKeys(&k)
+	_, _, canCopy := m.copyTarget()
+	k.Copy.SetEnabled(canCopy)
+	if m.view != viewMain {
+		k.Copy.SetHelp("y", "copy session id")
+	}
 	if m.opts.Demo != nil {
 		if m.paused {
 			k.Pause.SetHelp("p", "resume")
@@ -570,7 +582,7 @@ func (m Model) View() string {
 		return st.Border
 	}
 	lines := make([]string, 0, h)
-	lines = append(lines, headerView(st, m.opts.Title, m.snap, w, m.now))
+	lines = append(lines, headerView(st, m.opts.Title, m.snap, m.dial, w, m.now))
 	if b := m.deadlockBanner(w); b != "" {
 		lines = append(lines, b)
 	}
@@ -592,7 +604,11 @@ func (m Model) View() string {
 	logFoot, logLines := m.log.view(st, w-2, fr.logH-2)
 	lines = append(lines, box(border(focusLog), st.Title.Render("Events"), logFoot, logLines, w, fr.logH)...)
 	lines = append(lines, m.narrationLines()...)
-	lines = append(lines, statusView(st, m.own, m.notice, m.readOnly, m.recording, w, m.now))
+	if m.dial != nil {
+		lines = append(lines, m.dial.statusLine(st, m.notice, w, m.now))
+	} else {
+		lines = append(lines, statusView(st, m.own, m.notice, m.readOnly, m.recording, w, m.now))
+	}
 	lines = append(lines, m.footer(w))
 	if m.dialog != nil {
 		lines = overlay(lines, m.dialog.view(st, w, h), w)

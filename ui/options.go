@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"zklock/lockops"
@@ -103,6 +104,32 @@ type Options struct {
 	// Now is the clock for tick commands (and the first frame); View never
 	// reads a clock. time.Now when nil.
 	Now func() time.Time
+
+	// Connect, when not nil, starts the console before its session is
+	// open: header and status bar say "connecting to" Servers and for how
+	// long, until one Connected arrives on it. Its feeds then replace
+	// Backend, Updates, Own and Recording. Its Err ends the console at
+	// once, Run returning without it: the caller, which made the error,
+	// reports it once the terminal is restored.
+	Connect <-chan Connected
+	// Servers is the ensemble being dialled, as the operator gave it.
+	Servers []string
+	// ConnectTimeout is when the connecting gives up (0: not said).
+	ConnectTimeout time.Duration
+
+	// Output is the terminal the program draws on, os.Stdout when nil: y
+	// writes its OSC 52 clipboard sequence there.
+	Output io.Writer
+}
+
+// Connected is the outcome of opening the session (Options.Connect): the
+// live console's feeds, or why there are none.
+type Connected struct {
+	Backend   Backend // nil: read-only
+	Updates   <-chan zkview.Update
+	Own       <-chan OwnLock
+	Recording Recording // nil: no recording key
+	Err       error
 }
 
 // OwnFromProgress turns the lock core's report on the lock at p into

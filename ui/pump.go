@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -15,6 +16,7 @@ type (
 	ownMsg           struct{ locks []OwnLock }
 	ownClosedMsg     struct{}
 	tickMsg          time.Time
+	connectedMsg     struct{ Connected }
 	actionMsg        struct {
 		verb, path, node string
 		err              error
@@ -28,6 +30,24 @@ const maxCoalesce = 256
 // tick delivers the clock once a second; View shows ages from it.
 func tick(now func() time.Time) tea.Cmd {
 	return tea.Tick(time.Second, func(time.Time) tea.Msg { return tickMsg(now()) })
+}
+
+// errNoConnection is a Connect channel closed with nothing on it.
+var errNoConnection = errors.New("ui: connect channel closed without an outcome")
+
+// waitConnected waits for the outcome of opening the session
+// (Options.Connect); only one arrives, so it is not re-armed.
+func waitConnected(ch <-chan Connected) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		c, ok := <-ch
+		if !ok {
+			c.Err = errNoConnection
+		}
+		return connectedMsg{c}
+	}
 }
 
 // waitUpdate waits for the next update from zkview and gathers any that

@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
@@ -20,11 +23,11 @@ import (
 type queuePane struct {
 	q        *zkview.Queue // nil: nothing selected, or not read yet
 	path     string
-	index    map[string]int // node name -> index in q.Nodes
-	cursor   int            // node index
-	top      int            // first node drawn
-	selected string         // node name under the cursor, kept across snapshots
-	own      *OwnLock       // the operator's lock on this path, if any
+	index    *nodeIndex // finds nodes of q by name
+	cursor   int        // node index
+	top      int        // first node drawn
+	selected string     // node name under the cursor, kept across snapshots
+	own      *OwnLock   // the operator's lock on this path, if any
 
 	// Derived once per snapshot, never per frame.
 	summary string          // "mutex · curator · 4 nodes"
@@ -38,11 +41,19 @@ type queuePane struct {
 }
 
 // set shows queue q (nil for none), keeping the cursor on the same node
-// when the queue is the same path.
+// when the queue is the same path. Its cost is one pass over q with no
+// allocation per node, and nothing at all when q is the queue already
+// shown (snapshots are immutable): a key that only moves the lock list's
+// cursor or narrows its filter does not pay for a 100,000-node queue.
 func (p *queuePane) set(q *zkview.Queue, path string, own *OwnLock) {
+	if q != nil && q == p.q && path == p.path {
+		p.own = own
+		return
+	}
 	if path != p.path {
 		p.cursor, p.top, p.selected = 0, 0, ""
 	}
+	hint := p.cursor
 	p.q, p.path, p.own = q, path, own
 	p.index = nil
 	p.summary, p.rw, p.mixed, p.seqW = "", false, false, 3
@@ -50,22 +61,23 @@ func (p *queuePane) set(q *zkview.Queue, path string, own *OwnLock) {
 	if q == nil {
 		return
 	}
-	p.index = make(map[string]int, len(q.Nodes))
-	kinds := map[lockops.Kind]bool{}
-	recipes := map[lockops.Recipe]bool{}
+	p.index = &nodeIndex{nodes: q.Nodes}
+	var kinds [8]bool // by lockops.Kind, a handful of values
+	var recipes []lockops.Recipe
 	var recipeNames []string
+	minSeq, maxSeq := int32(0), int32(0)
 	for i := range q.Nodes {
 		n := &q.Nodes[i]
-		if n.Name != "" { // a plain ephemeral lock's waiters own no node
-			p.index[n.Name] = i
+		if k := int(n.Kind); k >= 0 && k < len(kinds) {
+			kinds[k] = true
 		}
-		kinds[n.Kind] = true
-		if !recipes[n.Recipe] {
-			recipes[n.Recipe] = true
+		if len(recipes) == 0 || recipes[len(recipes)-1] != n.Recipe && !slices.Contains(recipes, n.Recipe) {
+			recipes = append(recipes, n.Recipe)
 			recipeNames = append(recipeNames, n.Recipe.String())
 		}
-		p.seqW = max(p.seqW, len(strconv.Itoa(int(n.Seq))))
+		minSeq, maxSeq = min(minSeq, n.Seq), max(maxSeq, n.Seq)
 	}
+	p.seqW = max(p.seqW, len(strconv.Itoa(int(minSeq))), len(strconv.Itoa(int(maxSeq))))
 	p.rw = kinds[lockops.KindRead] || kinds[lockops.KindWrite]
 	p.mixed = len(recipes) > 1
 	var parts []string
@@ -107,10 +119,84 @@ func (p *queuePane) set(q *zkview.Queue, path string, own *OwnLock) {
 			}
 		}
 	}
-	if i, ok := p.index[p.selected]; ok {
+	// The node under the cursor is usually where it was, or one up when
+	// the holder left.
+	if i, ok := p.index.find(p.selected, hint, hint-1); ok {
 		p.cursor = i
 	}
 	p.clampCursor()
+}
+
+// nodeIndex finds one snapshot's queue nodes by name. A map of every name
+// would cost a 100,000-node queue ~15 ms per snapshot, so lookups go
+// without one where they can: a caller's guess first (a waiter watches
+// the node just before it), then a binary search by the sequence number
+// in the name, which queues are ordered by. Only names without a
+// sequence, or a queue out of order, build the map. What a lookup needs
+// is worked out on the first lookup that needs it, once per snapshot;
+// the index is shared by the copies of a Model (View has a value
+// receiver), so each is built through a sync.Once.
+type nodeIndex struct {
+	nodes []zkview.Node
+
+	seqOnce sync.Once
+	// bySeq: nodes are in Seq order and every name with a sequence
+	// number carries its node's Seq, so a binary search on the number
+	// finds a name or proves it absent.
+	bySeq bool
+
+	mapOnce sync.Once
+	byName  map[string]int
+}
+
+// find is the index of the node named name; guesses are tried first.
+// A plain ephemeral lock's waiters own no node: "" is never found.
+func (x *nodeIndex) find(name string, guesses ...int) (int, bool) {
+	if x == nil || name == "" {
+		return 0, false
+	}
+	for _, i := range guesses {
+		if i >= 0 && i < len(x.nodes) && x.nodes[i].Name == name {
+			return i, true
+		}
+	}
+	if seq, ok := seqOf(name); ok {
+		x.seqOnce.Do(x.checkSeq)
+		if x.bySeq {
+			i, _ := slices.BinarySearchFunc(x.nodes, seq, func(n zkview.Node, s int32) int { return cmp.Compare(n.Seq, s) })
+			for ; i < len(x.nodes) && x.nodes[i].Seq == seq; i++ {
+				if x.nodes[i].Name == name {
+					return i, true
+				}
+			}
+			return 0, false
+		}
+	}
+	x.mapOnce.Do(func() {
+		x.byName = make(map[string]int, len(x.nodes))
+		for i := range x.nodes {
+			if _, dup := x.byName[x.nodes[i].Name]; !dup && x.nodes[i].Name != "" {
+				x.byName[x.nodes[i].Name] = i // the first, as the searches find
+			}
+		}
+	})
+	i, ok := x.byName[name]
+	return i, ok
+}
+
+func (x *nodeIndex) checkSeq() {
+	x.bySeq = true
+	for i := range x.nodes {
+		n := &x.nodes[i]
+		if i > 0 && n.Seq < x.nodes[i-1].Seq {
+			x.bySeq = false
+			return
+		}
+		if seq, ok := seqOf(n.Name); ok && seq != n.Seq {
+			x.bySeq = false
+			return
+		}
+	}
 }
 
 func (p *queuePane) clampCursor() {
@@ -263,8 +349,9 @@ func (p *queuePane) describe(w zkview.Warning) (title, explain string) {
 			refs = append(refs, fmt.Sprintf("+%d more", len(w.Nodes)-i))
 			break
 		}
-		ref := p.ref(name)
-		if j, ok := p.index[name]; ok && p.mixed {
+		j, ok := p.index.find(name)
+		ref := p.refOf(name, j, ok)
+		if ok && p.mixed {
 			ref += " " + p.q.Nodes[j].Recipe.String()
 		}
 		refs = append(refs, ref)
@@ -296,10 +383,16 @@ func (p *queuePane) describe(w zkview.Warning) (title, explain string) {
 // ref is how a node is named in chains and banners: #sequence (a plain
 // ephemeral lock's node, which has none, by its name).
 func (p *queuePane) ref(name string) string {
-	if i, ok := p.index[name]; ok && p.q.Nodes[i].Lease {
+	i, ok := p.index.find(name)
+	return p.refOf(name, i, ok)
+}
+
+// refOf is ref of a name already looked up: i and ok are what find said.
+func (p *queuePane) refOf(name string, i int, ok bool) string {
+	if ok && p.q.Nodes[i].Lease {
 		return leaseRef(&p.q.Nodes[i])
 	}
-	if i, ok := p.index[name]; ok && p.q.Nodes[i].Recipe != lockops.RecipeEphemeral {
+	if ok && p.q.Nodes[i].Recipe != lockops.RecipeEphemeral {
 		return "#" + strconv.Itoa(int(p.q.Nodes[i].Seq))
 	}
 	if seq, ok := seqOf(name); ok {
@@ -403,6 +496,7 @@ func (p *queuePane) view(st *themes.Styles, snap *zkview.Snapshot, w, h int, now
 		rows--
 	}
 	last := p.top - 1
+	var segs []seg // one buffer for every row: a seg holds a whole style
 	for i := p.top; i < len(p.q.Nodes) && rows > 0; i++ {
 		n := &p.q.Nodes[i]
 		var over *lipgloss.Style
@@ -417,11 +511,12 @@ func (p *queuePane) view(st *themes.Styles, snap *zkview.Snapshot, w, h int, now
 			own := st.Own
 			over = &own
 		}
-		lines = append(lines, line(p.rowSegs(st, n, i, cols, now), over))
+		segs = p.rowSegs(segs[:0], st, n, i, cols, now)
+		lines = append(lines, line(segs, over))
 		rows--
 		last = i
 		if p.height(i) == 2 && rows > 0 {
-			lines = append(lines, fit(strings.Repeat(" ", chainX)+p.chain(st, n, now), w))
+			lines = append(lines, fit(strings.Repeat(" ", chainX)+p.chain(st, n, i, now), w))
 			rows--
 		}
 	}
@@ -464,8 +559,8 @@ func (p *queuePane) emptyText() []string {
 	return nil
 }
 
-func (p *queuePane) rowSegs(st *themes.Styles, n *zkview.Node, i int, cols []column, now time.Time) []seg {
-	segs := make([]seg, 0, 2*len(cols)+1)
+// rowSegs appends node n's cells to segs.
+func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *zkview.Node, i int, cols []column, now time.Time) []seg {
 	for ci, c := range cols {
 		if ci > 0 {
 			segs = append(segs, seg{" ", st.Text})
@@ -550,39 +645,41 @@ func (p *queuePane) rowSegs(st *themes.Styles, n *zkview.Node, i int, cols []col
 
 // chain is the line under a node: the watch it hangs on, what the servers
 // say about it, and the operator's own state.
-func (p *queuePane) chain(st *themes.Styles, n *zkview.Node, now time.Time) string {
+func (p *queuePane) chain(st *themes.Styles, n *zkview.Node, i int, now time.Time) string {
 	var b strings.Builder
 	switch {
 	case n.Believes == lockops.RoleHolder && n.Role != lockops.RoleHolder:
-		b.WriteString(st.Danger.Render("└─ ‼ believes it HOLDS too (its " + n.Recipe.String() + " recipe sees no node before it)"))
+		paint(&b, st.Danger, "└─ ‼ believes it HOLDS too (its "+n.Recipe.String()+" recipe sees no node before it)")
 	case n.Believes == lockops.RoleHolder, n.Role == lockops.RoleHolder && n.Watches == "":
 		// A holder: only the own node gets a second line. (First by
 		// sequence but waiting by its own recipe, as Kazoo 2.8's read lock
 		// behind a later writer, is a waiter: its watch is drawn below.)
 	case n.Watches == "":
-		b.WriteString(st.Muted.Render("└─ waits; the node it watches is unknown"))
+		paint(&b, st.Muted, "└─ waits; the node it watches is unknown")
 	case n.WatchesChildren():
 		b.WriteString(childrenChain(st, n))
 	default:
-		b.WriteString(st.Muted.Render("└─▶ watches "))
-		target, inQueue := p.index[n.Watches]
-		b.WriteString(st.Text.Render(p.ref(n.Watches)))
+		paint(&b, st.Muted, "└─▶ watches ")
+		// Most waiters watch the node just before them.
+		target, inQueue := p.index.find(n.Watches, i-1)
+		ref := p.refOf(n.Watches, target, inQueue)
+		paint(&b, st.Text, ref)
 		if !inQueue {
-			b.WriteString(st.Muted.Render(" (gone)"))
+			paint(&b, st.Muted, " (gone)")
 		}
 		switch n.Link {
 		case zkview.LinkVerified:
-			b.WriteString(st.Verified.Render(" ✓ verified"))
+			paint(&b, st.Verified, " ✓ verified")
 		case zkview.LinkMissing:
-			b.WriteString(st.Missing.Render(" ✗ MISSING: will never wake (no watch on the servers)"))
+			paint(&b, st.Missing, " ✗ MISSING: will never wake (no watch on the servers)")
 		default:
-			b.WriteString(st.Inferred.Render(" ? inferred"))
+			paint(&b, st.Inferred, " ? inferred")
 		}
 		if inQueue && p.q.Nodes[target].Herd {
-			b.WriteString(st.Warning.Render(" ! herd on " + p.ref(n.Watches)))
+			paint(&b, st.Warning, " ! herd on "+ref)
 		}
 		if p.cycle[n.Name] {
-			b.WriteString(st.Danger.Render(" ⟲ DEADLOCK"))
+			paint(&b, st.Danger, " ⟲ DEADLOCK")
 		}
 	}
 	if p.isOwn(n) {
@@ -594,7 +691,7 @@ func (p *queuePane) chain(st *themes.Styles, n *zkview.Node, now time.Time) stri
 			// A waiter's place is plain from its row; other states are not.
 			text += ": " + ownState(p.own, now, p.ref)
 		}
-		b.WriteString(st.Own.Render(text))
+		paint(&b, st.Own, text)
 	}
 	return b.String()
 }
@@ -630,4 +727,21 @@ func plural(n int, word string) string {
 		return strconv.Itoa(n) + " " + word + "ren"
 	}
 	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// nodeAt is the node drawn on line y of the node rows (0: the line under
+// the column header) in an area of rows lines, as view draws them from
+// top; false past the last node. O(rows). For mouse.go.
+func (p *queuePane) nodeAt(y, rows int) (int, bool) {
+	if y < 0 || y >= rows || p.q == nil {
+		return 0, false
+	}
+	for i := p.top; i < len(p.q.Nodes); i++ {
+		h := p.height(i)
+		if y < h {
+			return i, true
+		}
+		y -= h
+	}
+	return 0, false
 }

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 
 	"zklock/themes"
 	"zklock/zkview"
@@ -112,22 +114,16 @@ func TestRealDeadlockChainDrawn(t *testing.T) {
 	}
 }
 
-// matchGolden compares a stripped view with testdata/NAME.golden (written
-// with -update).
+// matchGolden compares a stripped view with its golden file,
+// testdata/<Test>/<name>.golden, through charmbracelet's x/exp/golden (as
+// Bubbles' own view tests do): `go test ./ui -update` rewrites the files,
+// then review the diff. name is the subtest's own name, checked so that
+// a file is never looked for under another name than the one the test
+// reports.
 func matchGolden(t *testing.T, name, got string) {
 	t.Helper()
-	file := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
+	if base := path.Base(t.Name()); base != name {
+		t.Fatalf("golden %q compared in subtest %q: run it as t.Run(%q, ...)", name, base, name)
 	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test ./ui -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("view differs from %s (go test ./ui -update, then review the diff)\ngot:\n%s", file, got)
-	}
+	golden.RequireEqual(t, []byte(got))
 }

@@ -17,7 +17,7 @@ var ErrRelease = errors.New("ui: release on quit")
 // five seconds covers a reconnect while the operator waits for the prompt.
 const releaseTimeout = 5 * time.Second
 
-// Run runs the console on the terminal (alternate screen, mouse wheel)
+// Run runs the console on the terminal (alternate screen; the mouse selects and scrolls)
 // until the operator quits or ctx is done, then releases the operator's
 // own locks through Backend.Release, each bounded by releaseTimeout even
 // when ctx is already done.

@@ -50,14 +50,21 @@ func statusView(st *themes.Styles, own map[string]OwnLock, n notice, readOnly bo
 		}
 		segs = append(segs, seg{hint, st.Muted})
 	}
-	if n.text != "" {
-		style := st.Text
-		if n.failed {
-			style = st.Danger
-		}
-		segs = append(segs, seg{" │ ", st.Muted}, seg{n.text, style})
-	}
+	segs = append(segs, noticeSegs(st, n)...)
 	return fit(line(segs, nil), w)
+}
+
+// noticeSegs is the last action's outcome after a separator, none when
+// there is no notice.
+func noticeSegs(st *themes.Styles, n notice) []seg {
+	if n.text == "" {
+		return nil
+	}
+	style := st.Text
+	if n.failed {
+		style = st.Danger
+	}
+	return []seg{{" │ ", st.Muted}, {n.text, style}}
 }
 
 // nodeRef names a node by its sequence number when the name carries one.

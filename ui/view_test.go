@@ -1,10 +1,7 @@
 package ui
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,8 +15,6 @@ import (
 	"zklock/themes"
 	"zklock/zkview"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 func step(m Model, msg tea.Msg) Model {
 	next, _ := m.Update(msg)
@@ -149,20 +144,7 @@ func TestGolden(t *testing.T) {
 					m := sc.setup(newTest(theme, sz[0], sz[1]))
 					got := ansi.Strip(m.View())
 					checkFrame(t, got, sz[0], sz[1])
-					file := filepath.Join("testdata", name+".golden")
-					if *update {
-						if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-							t.Fatal(err)
-						}
-						return
-					}
-					want, err := os.ReadFile(file)
-					if err != nil {
-						t.Fatalf("%v (run go test ./ui -update to create it)", err)
-					}
-					if got != string(want) {
-						t.Errorf("view differs from %s (go test ./ui -update, then review the diff)\ngot:\n%s", file, got)
-					}
+					matchGolden(t, name, got)
 				})
 			}
 		}

@@ -1,0 +1,62 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"zklock/themes"
+)
+
+// connecting is the console while its session is being opened
+// (Options.Connect): whom it dials, since when, and when it gives up.
+// The elapsed time is read from the ticks, never from a clock in View.
+type connecting struct {
+	servers []string // as the operator gave them, unsanitized
+	since   time.Time
+	timeout time.Duration
+}
+
+// headline is the header's state while connecting, at most w cells:
+// "◌ connecting to zk1:2181, zk2:2181… (3s)". A long server list is cut,
+// the elapsed time never is.
+func (c *connecting) headline(now time.Time, w int) string {
+	const lead = "◌ connecting to "
+	tail := " (" + dur(now.Sub(c.since)) + ")"
+	room := max(w-ansi.StringWidth(lead)-ansi.StringWidth(tail), 8)
+	list := strings.Join(c.servers, ", ")
+	servers := clean(list, 0)
+	if ansi.StringWidth(servers)+1 > room {
+		servers = clean(list, room) // ends in "…" once cut
+	} else {
+		servers += "…"
+	}
+	return lead + servers + tail
+}
+
+// statusLine replaces the own-locks status while connecting: how long it
+// has been trying and when it gives up, then the last notice.
+func (c *connecting) statusLine(st *themes.Styles, n notice, w int, now time.Time) string {
+	text := " Opening a ZooKeeper session: " + dur(now.Sub(c.since)) + " so far"
+	if c.timeout > 0 {
+		text += ", giving up after " + dur(c.timeout)
+	}
+	segs := append([]seg{{text + ".", st.Warning}}, noticeSegs(st, n)...)
+	return fit(line(segs, nil), w)
+}
+
+// applyConnected takes in the outcome of opening the session: the live
+// feeds, whose pumps it starts, or the error, which ends the console (the
+// caller reports it once the terminal is restored).
+func (m *Model) applyConnected(c Connected) tea.Cmd {
+	m.dial = nil
+	if c.Err != nil {
+		return tea.Quit
+	}
+	m.opts.Backend, m.opts.Updates, m.opts.Own, m.opts.Recording = c.Backend, c.Updates, c.Own, c.Recording
+	m.resetKeys()
+	m.rebuild()
+	return tea.Batch(waitUpdate(c.Updates), waitOwn(c.Own))
+}

@@ -1,0 +1,406 @@
+package ui
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"zklock/lockops"
+	"zklock/themes"
+	"zklock/zkview"
+)
+
+// The console at incident scale (PRODUCT.md): a 100,000-node queue opens,
+// scrolls, filters and follows the holder with no frame over 50 ms, and
+// View of it at 160x48 takes under 2 ms. Every benchmark here times each
+// frame (one message's Update and the View after it) and reports the
+// worst as max-ms, beside the mean as ns/op.
+
+const incidentNodes = 100_000
+
+// trueColor draws in 24-bit colour for the rest of the benchmark, as a
+// real terminal does: without a terminal lipgloss draws no escapes at all
+// and a frame looks cheaper than it is.
+func trueColor(b *testing.B) {
+	old := lipgloss.ColorProfile()
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	b.Cleanup(func() { lipgloss.SetColorProfile(old) })
+}
+
+// worstFrame keeps the slowest frame of a benchmark.
+type worstFrame struct{ d time.Duration }
+
+// time runs one frame and keeps its duration if it is the worst so far.
+func (w *worstFrame) time(frame func()) {
+	start := time.Now()
+	frame()
+	w.d = max(w.d, time.Since(start))
+}
+
+func (w *worstFrame) report(b *testing.B) {
+	b.ReportMetric(float64(w.d)/float64(time.Millisecond), "max-ms")
+}
+
+// queueWindow is a moving 100,000-node queue: all holds more nodes than
+// one snapshot shows, and snapshot s shows all[s:s+n] with all[s] as the
+// holder. From one snapshot to the next the holder leaves and a waiter
+// joins at the tail: the common change of a busy lock.
+type queueWindow struct {
+	all  []zkview.Node
+	n    int
+	ring [3][]zkview.Node // the model holds at most two snapshots at once
+}
+
+func newQueueWindow(n, extra int) *queueWindow {
+	big := bigQueue("/locks/huge", n+extra)
+	w := &queueWindow{all: big.Nodes, n: n}
+	for i := range w.ring {
+		w.ring[i] = make([]zkview.Node, n)
+	}
+	return w
+}
+
+// steps is how many snapshots the window can move through.
+func (w *queueWindow) steps() int { return len(w.all) - w.n }
+
+// snapshot is the fleet with the huge queue's window at s.
+func (w *queueWindow) snapshot(s int) *zkview.Snapshot {
+	nodes := w.ring[s%len(w.ring)]
+	copy(nodes, w.all[s:s+w.n])
+	h := &nodes[0]
+	h.Role, h.Believes, h.Watches, h.Predecessor, h.Link = lockops.RoleHolder, lockops.RoleHolder, "", "", zkview.LinkInferred
+	snap := fleet()
+	snap.Queues = append(snap.Queues, zkview.Queue{Path: "/locks/huge", State: zkview.PathPresent, Nodes: nodes})
+	return snap
+}
+
+// BenchmarkView100k draws a 100,000-node queue at 160x48, the cursor
+// moving one node per frame (what holding j does). Target: under 2 ms.
+func BenchmarkView100k(b *testing.B) {
+	trueColor(b)
+	m := bigModel(b, incidentNodes)
+	for range incidentNodes / 2 {
+		m.queue.move(1, 40)
+	}
+	var w worstFrame
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		m, _ = press(m, "down")
+		w.time(func() { _ = m.View() })
+	}
+	w.report(b)
+}
+
+// BenchmarkUpdate100k takes in a new snapshot of a 100,000-node queue
+// whose holder left and which gained a waiter at the tail, the cursor on
+// a waiter in the middle.
+func BenchmarkUpdate100k(b *testing.B) {
+	trueColor(b)
+	win := newQueueWindow(incidentNodes, 2000)
+	m := bigModel(b, incidentNodes)
+	m, _ = press(m, "pgdown", "pgdown", "pgdown")
+	var w worstFrame
+	b.ReportAllocs()
+	s := 0
+	for b.Loop() {
+		b.StopTimer()
+		s = s%win.steps() + 1
+		snap := win.snapshot(s)
+		b.StartTimer()
+		w.time(func() { m = step(m, updateMsg{zkview.Update{Snapshot: snap}}) })
+	}
+	w.report(b)
+}
+
+// BenchmarkKeys100k is the frame of each key on a 100,000-node queue: the
+// key's Update and the View after it.
+func BenchmarkKeys100k(b *testing.B) {
+	trueColor(b)
+	base := bigModel(b, incidentNodes)
+	frame := func(m Model, keys ...string) Model {
+		m, _ = press(m, keys...)
+		_ = m.View()
+		return m
+	}
+	// moves runs one moving key until the cursor reaches the end, then
+	// starts again from the top (untimed).
+	moves := func(k string) func(b *testing.B) {
+		return func(b *testing.B) {
+			m := base
+			last := m.queue.count() - 1
+			var w worstFrame
+			b.ReportAllocs()
+			for b.Loop() {
+				if m.queue.cursor == last {
+					b.StopTimer()
+					m, _ = press(m, "g")
+					b.StartTimer()
+				}
+				w.time(func() { m = frame(m, k) })
+			}
+			w.report(b)
+		}
+	}
+	b.Run("down", moves("down"))
+	b.Run("j", moves("j"))
+	b.Run("pgdown", moves("pgdown"))
+	b.Run("G", moves("G"))
+	b.Run("g-G", func(b *testing.B) {
+		m := base
+		var w worstFrame
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			k := [...]string{"G", "g"}[i%2]
+			i++
+			w.time(func() { m = frame(m, k) })
+		}
+		w.report(b)
+	})
+	// filter types `/`, "huge", enter and esc, a frame per key, with the
+	// huge queue selected: each key re-filters the list and re-selects.
+	b.Run("filter", func(b *testing.B) {
+		m := base
+		keys := []string{"/", "h", "u", "g", "e", "enter", "esc"}
+		var w worstFrame
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			k := keys[i%len(keys)]
+			i++
+			w.time(func() { m = frame(m, k) })
+		}
+		if m.queue.path != "/locks/huge" {
+			b.Fatalf("the filter lost the huge queue: %q", m.queue.path)
+		}
+		w.report(b)
+	})
+	// handoff follows the holder: the cursor is on the holder (g) when it
+	// leaves, and the frame after the snapshot shows the next holder
+	// under the cursor.
+	b.Run("handoff", func(b *testing.B) {
+		win := newQueueWindow(incidentNodes, 2000)
+		m := step(base, updateMsg{zkview.Update{Snapshot: win.snapshot(0)}})
+		m, _ = press(m, "g")
+		var w worstFrame
+		b.ReportAllocs()
+		s := 0
+		for b.Loop() {
+			b.StopTimer()
+			s = s%win.steps() + 1
+			snap := win.snapshot(s)
+			b.StartTimer()
+			w.time(func() {
+				m = step(m, updateMsg{zkview.Update{Snapshot: snap}})
+				_ = m.View()
+			})
+		}
+		if n := m.queue.node(); n == nil || n.Role != lockops.RoleHolder {
+			b.Fatal("the cursor did not follow the holder")
+		}
+		w.report(b)
+	})
+}
+
+// manyLocks is a snapshot of parents lock parents of nodes nodes each.
+func manyLocks(parents, nodes int) *zkview.Snapshot {
+	snap := fleet()
+	snap.Queues = snap.Queues[:0]
+	for i := range parents {
+		q := bigQueue(fmt.Sprintf("/locks/svc-%02d/job-%05d", i%37, i), nodes)
+		for j := range q.Nodes {
+			q.Nodes[j].Since = ago(time.Duration((i*7919+j)%3600) * time.Second)
+		}
+		snap.Queues = append(snap.Queues, q)
+	}
+	// Sorted by path, as zkview publishes them.
+	slices.SortFunc(snap.Queues, func(a, b zkview.Queue) int { return strings.Compare(a.Path, b.Path) })
+	return snap
+}
+
+// BenchmarkLocks5k is the lock list of 5,000 parents of 10 nodes each:
+// the frame of each key with the list focused, and taking in a snapshot.
+func BenchmarkLocks5k(b *testing.B) {
+	trueColor(b)
+	snap := manyLocks(5000, 10)
+	base := newTest("dark", 160, 48)
+	base = step(base, updateMsg{zkview.Update{Snapshot: snap}})
+	cycle := func(keys ...string) func(b *testing.B) {
+		return func(b *testing.B) {
+			m := base
+			var w worstFrame
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				k := keys[i%len(keys)]
+				i++
+				w.time(func() {
+					m, _ = press(m, k)
+					_ = m.View()
+				})
+			}
+			w.report(b)
+		}
+	}
+	b.Run("view", func(b *testing.B) {
+		var w worstFrame
+		b.ReportAllocs()
+		for b.Loop() {
+			w.time(func() { _ = base.View() })
+		}
+		w.report(b)
+	})
+	b.Run("down", cycle("down"))
+	b.Run("pgdown-g", cycle("pgdown", "pgdown", "pgdown", "g"))
+	b.Run("sort", cycle("s"))
+	b.Run("filter", cycle("/", "j", "o", "b", "-", "0", "1", "enter", "esc"))
+	b.Run("update", func(b *testing.B) {
+		m := base
+		var w worstFrame
+		b.ReportAllocs()
+		for b.Loop() {
+			next := *snap // a new snapshot of the same queues
+			w.time(func() { m = step(m, updateMsg{zkview.Update{Snapshot: &next}}) })
+		}
+		w.report(b)
+	})
+}
+
+// TestIncidentQueue: at 100,000 nodes the cursor still follows its node
+// through a handoff, follows the holder when it was on the holder, and
+// the filter keeps the queue shown.
+func TestIncidentQueue(t *testing.T) {
+	win := newQueueWindow(incidentNodes, 2)
+	m := step(bigModel(t, incidentNodes), updateMsg{zkview.Update{Snapshot: win.snapshot(0)}})
+	m, _ = press(m, "G")
+	if m.queue.cursor != incidentNodes-1 {
+		t.Fatalf("G: cursor %d", m.queue.cursor)
+	}
+	for range 100 {
+		m, _ = press(m, "up")
+	}
+	on := m.queue.node().Name
+	m = step(m, updateMsg{zkview.Update{Snapshot: win.snapshot(1)}})
+	if got := m.queue.node().Name; got != on {
+		t.Errorf("after a handoff the cursor moved from %s to %s", on, got)
+	}
+	m, _ = press(m, "g")
+	m = step(m, updateMsg{zkview.Update{Snapshot: win.snapshot(2)}})
+	if n := m.queue.node(); m.queue.cursor != 0 || n.Role != lockops.RoleHolder || n.Name != win.all[2].Name {
+		t.Errorf("the cursor did not follow the holder: at %d", m.queue.cursor)
+	}
+	checkFrame(t, ansi.Strip(m.View()), 160, 48)
+	m, _ = press(m, "/", "huge", "enter")
+	if len(m.list.visible) != 1 || m.queue.path != "/locks/huge" || m.queue.count() != incidentNodes {
+		t.Errorf("filter: %d rows, queue %q of %d", len(m.list.visible), m.queue.path, m.queue.count())
+	}
+}
+
+// TestPaintSameAsRender: paint's shortcut writes exactly what Render
+// would, for every theme style, alone and under the row highlights, on
+// every kind of terminal.
+func TestPaintSameAsRender(t *testing.T) {
+	oldProfile, oldDark := lipgloss.ColorProfile(), lipgloss.HasDarkBackground()
+	t.Cleanup(func() {
+		lipgloss.SetColorProfile(oldProfile)
+		lipgloss.SetHasDarkBackground(oldDark)
+	})
+	for _, prof := range []termenv.Profile{termenv.TrueColor, termenv.ANSI256, termenv.ANSI, termenv.Ascii} {
+		lipgloss.SetColorProfile(prof)
+		for _, dark := range []bool{true, false} {
+			lipgloss.SetHasDarkBackground(dark)
+			for _, name := range themes.Names() {
+				st := mustTheme(name).Styles()
+				var styles []lipgloss.Style
+				v := reflect.ValueOf(st)
+				for i := range v.NumField() {
+					if s, ok := v.Field(i).Interface().(lipgloss.Style); ok {
+						styles = append(styles, s)
+					}
+				}
+				overs := []lipgloss.Style{st.Selection, st.Selection.UnsetBackground().UnsetReverse().Bold(true), st.Own}
+				fast := 0
+				for _, s := range styles {
+					all := []lipgloss.Style{s, s.Padding(0, 1), s.Width(12), s.Underline(true)}
+					for _, o := range overs {
+						all = append(all, s.Inherit(o))
+					}
+					for _, c := range all {
+						if _, ok := paintKeyOf(c); ok {
+							fast++
+						}
+						for _, text := range []string{"", " ", "#41 ✓ verified", "❯", "a\tb", "two\nlines"} {
+							var b strings.Builder
+							paint(&b, c, text)
+							if want := c.Render(text); b.String() != want {
+								t.Errorf("%v dark=%v %s %q: paint %q, Render %q", prof, dark, name, text, b.String(), want)
+							}
+						}
+					}
+				}
+				if fast == 0 {
+					t.Errorf("%s: no style takes paint's shortcut", name)
+				}
+			}
+		}
+	}
+}
+
+// TestNodeIndex: find answers as a map of names would, the first node
+// of a name when two share it.
+func TestNodeIndex(t *testing.T) {
+	sorted := bigQueue("/locks/q", 50).Nodes
+	lease := node("3f2a1b9c5d4e4f608a7b1c2d31234567890", 0, lockops.KindOther, lockops.RecipeKazoo, lockops.RoleHolder, 1, "", "", 0)
+	plain := node("lock", 0, lockops.KindMutex, lockops.RecipeEphemeral, lockops.RoleHolder, 1, "", "", 0)
+	unsorted := slices.Clone(sorted[:10])
+	unsorted[3], unsorted[7] = unsorted[7], unsorted[3]
+	dup := append(slices.Clone(sorted[:5]), sorted[2])
+	for _, tc := range []struct {
+		name  string
+		nodes []zkview.Node
+	}{
+		{"sorted", sorted},
+		{"unsorted", unsorted},
+		{"lease named like a sequence", append([]zkview.Node{lease}, sorted[:5]...)},
+		{"no sequence", append([]zkview.Node{plain}, sorted[:3]...)},
+		{"duplicate", dup},
+		{"empty", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := map[string]int{}
+			for i, n := range tc.nodes {
+				if _, seen := want[n.Name]; !seen {
+					want[n.Name] = i
+				}
+			}
+			x := &nodeIndex{nodes: tc.nodes}
+			for name, i := range want {
+				for _, guesses := range [][]int{nil, {i}, {i - 1, 999}} {
+					if got, ok := x.find(name, guesses...); !ok || got != i {
+						t.Errorf("find(%q, %v) = %d, %v; want %d", name, guesses, got, ok, i)
+					}
+				}
+			}
+			for _, name := range []string{"", curatorName("ffffffff-5d4e-4f60-8a7b-1c2d3e4f5a6b", 7), curatorName("gone", 4000), "other"} {
+				if i, ok := x.find(name, 0); ok {
+					t.Errorf("find(%q) = %d, want absent", name, i)
+				}
+			}
+		})
+	}
+	// A sorted queue answers without building the map.
+	x := &nodeIndex{nodes: sorted}
+	x.find(sorted[40].Name)
+	x.find(curatorName("gone", 4000))
+	if x.byName != nil {
+		t.Error("a sorted queue built the map")
+	}
+}
