@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -11,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"zklock/sandbox"
+	"zklock/zkview/fourletter"
 )
 
 // fourLetterWait bounds one four-letter word: a loaded 2-core machine
@@ -22,18 +21,11 @@ const fourLetterWait = 10 * time.Second
 func mntr(ctx context.Context, addr string) (map[string]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, fourLetterWait)
 	defer cancel()
-	out, err := sandbox.FourLetter(ctx, addr, "mntr")
+	out, err := fourletter.Ask(ctx, addr, "mntr")
 	if err != nil {
 		return nil, err
 	}
-	m := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), "\t"); ok {
-			m[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
-	}
-	return m, nil
+	return fourletter.ParseMntr(out), nil
 }
 
 // serverCounts are the mntr counters a run is measured by, read before and
@@ -85,17 +77,17 @@ type watchCounts struct {
 func readWatches(ctx context.Context, addr, parent string) (watchCounts, error) {
 	ctx, cancel := context.WithTimeout(ctx, fourLetterWait)
 	defer cancel()
-	wchc, err := sandbox.FourLetter(ctx, addr, "wchc")
+	wchc, err := fourletter.Ask(ctx, addr, "wchc")
 	if err != nil {
 		return watchCounts{}, err
 	}
-	wchp, err := sandbox.FourLetter(ctx, addr, "wchp")
+	wchp, err := fourletter.Ask(ctx, addr, "wchp")
 	if err != nil {
 		return watchCounts{}, err
 	}
 	under := func(p string) bool { return filepath.Dir(p) == parent }
 	var w watchCounts
-	for _, paths := range parseIndented(wchc) {
+	for _, paths := range fourletter.ParseWchc(wchc) {
 		n := 0
 		for _, p := range paths {
 			if under(p) {
@@ -108,7 +100,7 @@ func readWatches(ctx context.Context, addr, parent string) (watchCounts, error) 
 			w.Sessions++
 		}
 	}
-	for p, sessions := range parseIndented(wchp) {
+	for p, sessions := range fourletter.ParseWchp(wchp) {
 		if under(p) && len(sessions) > w.MaxOnNode {
 			w.MaxOnNode, w.MaxNodeName = len(sessions), filepath.Base(p)
 		}
@@ -116,36 +108,11 @@ func readWatches(ctx context.Context, addr, parent string) (watchCounts, error) 
 	return w, nil
 }
 
-// parseIndented reads wchc/wchp output: a head line, then its items one
-// per tab-indented line.
-func parseIndented(out string) map[string][]string {
-	m := map[string][]string{}
-	var head string
-	sc := bufio.NewScanner(strings.NewReader(out))
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.TrimSpace(line) == "":
-		case line[0] == '\t' || line[0] == ' ':
-			if head != "" {
-				m[head] = append(m[head], strings.TrimSpace(line))
-			}
-		default:
-			head = strings.TrimSpace(line)
-			if _, ok := m[head]; !ok {
-				m[head] = nil
-			}
-		}
-	}
-	return m
-}
-
 // totalWatches is wchs's "Total watches" (data watches).
 func totalWatches(ctx context.Context, addr string) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, fourLetterWait)
 	defer cancel()
-	out, err := sandbox.FourLetter(ctx, addr, "wchs")
+	out, err := fourletter.Ask(ctx, addr, "wchs")
 	if err != nil {
 		return 0, err
 	}

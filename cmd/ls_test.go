@@ -190,6 +190,18 @@ func TestDigestAuth(t *testing.T) {
 	}
 	_, errOut, code := runBinary(t, nil, serversFlag(t), "ls", p)
 	assertOneLineFailure(t, errOut, code, p+": not readable with these credentials (NoAuth")
+	// Wrong credentials: ZooKeeper takes any digest (it only adds an
+	// identity), so the failure is known at the first read, and said
+	// then, naming the path, without the password.
+	start := time.Now()
+	_, errOut, code = runBinary(t, []string{"ZK_AUTH=alice:wrong-password"}, serversFlag(t), "ls", p)
+	assertOneLineFailure(t, errOut, code, p+": not readable with these credentials (NoAuth")
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("wrong credentials said after %v", took)
+	}
+	if strings.Contains(errOut, "wrong-password") {
+		t.Errorf("the password was printed: %q", errOut)
+	}
 
 	// run under the protected parent: allowed with credentials, one
 	// NoAuth line without.

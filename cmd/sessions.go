@@ -91,7 +91,7 @@ func runSessions(cmd *cobra.Command, g *config.Flags, args, roots []string, asJS
 	ss := zkview.SessionsOf(snap)
 	out := cmd.OutOrStdout()
 	if asJSON {
-		err = writeJSON(out, sessionsOutput{Schema: sessionsSchema, JSONSessions: zkview.SessionsJSON(ss)})
+		err = zkview.WriteSessionsJSON(out, ss)
 	} else {
 		err = zkview.WriteSessionsText(out, ss)
 		if err == nil && unjudged {
@@ -108,18 +108,6 @@ func runSessions(cmd *cobra.Command, g *config.Flags, args, roots []string, asJS
 		return exitCode(exitCheck, fmt.Errorf("check failed: %s", deadlockSummary(snap)))
 	}
 	return nil
-}
-
-// sessionsSchema is the version of `sessions --json`. It changes only
-// when a field changes meaning or goes away; new fields may appear within
-// a version.
-const sessionsSchema = 1
-
-// sessionsOutput is `sessions -o json`: zkview.JSONSessions (the fields and
-// their meaning) with the schema version beside them.
-type sessionsOutput struct {
-	Schema int `json:"schema"`
-	zkview.JSONSessions
 }
 
 // deadlockSummary names the cross-lock deadlocks of snap in one line.

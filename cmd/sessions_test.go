@@ -35,14 +35,14 @@ func waitOn(t *testing.T, s *lockops.Session, p string) *lockops.Lock {
 func sessionsJSON(t *testing.T, args ...string) (zkview.JSONSessions, string, int) {
 	t.Helper()
 	out, errOut, code := runBinary(t, nil, append([]string{serversFlag(t), "sessions", "-o", "json"}, args...)...)
-	var js sessionsOutput
+	var js zkview.JSONSessions
 	if err := json.Unmarshal([]byte(out), &js); err != nil {
 		t.Fatalf("sessions -o json %v: %v (code %d, stderr %q)\n%s", args, err, code, errOut, out)
 	}
-	if js.Schema != sessionsSchema {
-		t.Fatalf("sessions -o json %v: schema %d, want %d\n%s", args, js.Schema, sessionsSchema, out)
+	if js.Schema != zkview.SessionsSchema {
+		t.Fatalf("sessions -o json %v: schema %d, want %d\n%s", args, js.Schema, zkview.SessionsSchema, out)
 	}
-	return js.JSONSessions, errOut, code
+	return js, errOut, code
 }
 
 // nextSnapshot waits, at most limit, for an Update whose snapshot

@@ -131,7 +131,7 @@ func (g *Flags) Resolve(changed func(flag string) bool) (*Settings, error) {
 	var ctxTLS *ContextTLS
 	where := "flags"
 	if ctx != nil {
-		ctxTLS, where = ctx.TLS, fmt.Sprintf("context %q", g.Context)
+		ctxTLS, where = ctx.TLS, fmt.Sprintf("context %q", s.ContextName)
 	}
 	if s.TLS, err = resolveTLS(g, ctxTLS, where); err != nil {
 		return nil, err
@@ -233,7 +233,7 @@ func (g *Flags) applyContext(s *Settings, ctx *Context, changed func(flag string
 	if ctx.SessionTimeout != "" && !changed("session-timeout") {
 		d, err := time.ParseDuration(ctx.SessionTimeout)
 		if err != nil || d <= 0 {
-			return fmt.Errorf("context %q: bad session_timeout %q", g.Context, ctx.SessionTimeout)
+			return fmt.Errorf("context %q: bad session_timeout %q", s.ContextName, ctx.SessionTimeout)
 		}
 		s.SessionTimeout = d
 	}

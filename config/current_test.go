@@ -59,3 +59,45 @@ func TestDefaultContext(t *testing.T) {
 	t.Setenv("ZKLOCK_CONFIG", filepath.Join(dir, "missing.yaml"))
 	check("no config file", Flags{}, "", DefaultServers)
 }
+
+// TestErrorsNameTheContext: an error in a context names that context
+// however it was chosen (--context, ZKLOCK_CONTEXT or current_context),
+// not the empty --context flag.
+func TestErrorsNameTheContext(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	const file = `current_context: slow
+contexts:
+  slow:
+    servers: [zk1:2181]
+    session_timeout: soon
+  jks:
+    servers: [zk2:2281]
+    tls:
+      zookeeper.ssl.trustStore.location: truststore.jks
+      zookeeper.ssl.trustStore.type: JKS
+`
+	if err := os.WriteFile(cfg, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ZKLOCK_CONFIG", cfg)
+	for _, env := range []string{"ZKLOCK_CONTEXT", "ZKLOCK_SERVERS", "ZK_SERVERS"} {
+		t.Setenv(env, "")
+	}
+	for _, c := range []struct {
+		what, flag, env, want string
+	}{
+		{"current_context", "", "", `context "slow": bad session_timeout "soon"`},
+		{"ZKLOCK_CONTEXT", "", "slow", `context "slow": bad session_timeout "soon"`},
+		{"--context", "slow", "", `context "slow": bad session_timeout "soon"`},
+		{"TLS, ZKLOCK_CONTEXT", "", "jks", `context "jks": tls: zookeeper.ssl.trustStore.type is JKS`},
+		{"TLS, --context", "jks", "", `context "jks": tls: zookeeper.ssl.trustStore.type is JKS`},
+	} {
+		t.Setenv("ZKLOCK_CONTEXT", c.env)
+		g := Flags{Context: c.flag, SessionTimeout: 10 * time.Second, ConnectTimeout: 10 * time.Second}
+		_, err := g.Resolve(func(string) bool { return false })
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %s", c.what, err, c.want)
+		}
+	}
+}

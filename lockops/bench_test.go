@@ -1,11 +1,9 @@
 package lockops
 
 import (
-	"bufio"
 	"context"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -13,6 +11,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"zklock/zkview/fourletter"
 )
 
 // packetsReceived is the server's zk_packets_received (mntr): requests
@@ -22,22 +22,19 @@ func packetsReceived(tb testing.TB) int64 {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	out, err := fourLetter(ctx, testServers(tb)[0], "mntr")
+	out, err := fourletter.Ask(ctx, testServers(tb)[0], "mntr")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == "zk_packets_received" {
-			n, err := strconv.ParseInt(f[1], 10, 64)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			return n
-		}
+	v, ok := fourletter.ParseMntr(out)["zk_packets_received"]
+	if !ok {
+		tb.Fatalf("no zk_packets_received in mntr: %q", out)
 	}
-	tb.Fatalf("no zk_packets_received in mntr: %q", out)
-	return 0
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
 }
 
 // locker is what the benchmarks drive: this package's Lock, or

@@ -267,24 +267,11 @@ func (l *Lock) makeParents(ctx context.Context) error {
 	return l.s.makePath(ctx, l.abs, l.cfg.acl)
 }
 
-// makePath creates the server path abs and its ancestors as persistent
-// nodes without data, those that do not exist yet.
+// makePath creates the server path abs and those of its ancestors that do
+// not exist yet (the chroot's too) as persistent nodes without data.
 func (s *Session) makePath(ctx context.Context, abs string, acl []zk.ACL) error {
-	parts := strings.Split(strings.TrimPrefix(abs, "/"), "/")
-	p := ""
-	for _, part := range parts {
-		if part == "" {
-			continue
-		}
-		p += "/" + part
-		_, err := retry(ctx, s, func() (string, error) {
-			return s.conn.Create(p, nil, 0, acl)
-		})
-		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return fmt.Errorf("create parent %s: %w", p, err)
-		}
-	}
-	return nil
+	_, err := s.createPath(ctx, abs, "", acl)
+	return err
 }
 
 // list lists the lock parent in session generation gen: errSessionGone

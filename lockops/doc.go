@@ -11,6 +11,9 @@
 // One file per concept, as etcd's client/v3/concurrency:
 //
 //   - order.go: Order, the ordering function, and the Queue it returns;
+//     change.go: Queue.Change, a queue's next order from the names added
+//     and removed, for a queue of one recipe's mutex nodes (anything else
+//     goes back to Order);
 //     names.go reads a child's name (ParseName, SeqLess, Style);
 //     replay.go replays each recipe's own decision (Believes, Watches);
 //     family.go: which recipes can see each other (SplitHolders,
@@ -34,6 +37,10 @@
 //     options); create.go: protected create (a fresh guid in the name; a
 //     node made before a lost connection is found again by it); hold.go:
 //     the hold and its loss, release.
+//   - tree.go: the persistent nodes around the locks, for callers that set
+//     up lock parents themselves: Session.EnsurePath (says which nodes it
+//     made), Children, RemovePath (refuses a lock node); the lock makes
+//     its parents through the same create loop.
 //   - watch.go: waiting in the queue: the predecessor, at most one node
 //     more, and the shortcut that holds on the predecessor's deletion
 //     without listing again; waitEvent, the one helper that waits on a

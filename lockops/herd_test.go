@@ -1,33 +1,15 @@
 package lockops
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"path"
-	"strings"
 	"sync"
 	"testing"
 	"time"
-)
 
-// parseWchc turns `wchc` output (a session id line, then one tab-indented
-// path per watch) into session -> watched paths.
-func parseWchc(out string) map[string][]string {
-	w := map[string][]string{}
-	var cur string
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "0x"):
-			cur = strings.TrimSpace(line)
-		case strings.HasPrefix(line, "\t") && cur != "":
-			w[cur] = append(w[cur], strings.TrimSpace(line))
-		}
-	}
-	return w
-}
+	"zklock/zkview/fourletter"
+)
 
 // TestNoHerdWchc: with 32 waiters queued, the server's own watch list
 // shows every waiter watching its predecessor and at most one more node,
@@ -67,37 +49,37 @@ func TestNoHerdWchc(t *testing.T) {
 	})
 	time.Sleep(3 * ownWatchDelay) // the holder's own-node watch is armed by now
 
-	out, err := fourLetter(ctx, testServers(t)[0], "wchc")
+	out, err := fourletter.Ask(ctx, testServers(t)[0], "wchc")
 	if err != nil {
 		t.Fatal(err)
 	}
-	watches := parseWchc(out)
+	watches := fourletter.ParseWchc(out)
 	abs := hs.Abs(p)
 	kids := children(t, hs, p)
 	q := Order(kids)
 	if len(q.Entries) != waiters+1 {
 		t.Fatalf("%d lock nodes, want %d", len(q.Entries), waiters+1)
 	}
-	owner := map[string]string{} // node -> session "0x..."
+	owner := map[string]int64{} // node -> session
 	for _, e := range q.Entries {
 		_, st, err := hs.Conn().Get(abs + "/" + e.Name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		owner[e.Name] = fmt.Sprintf("0x%x", st.EphemeralOwner)
+		owner[e.Name] = st.EphemeralOwner
 	}
-	watchers := map[string][]string{} // node -> sessions watching it
+	watchers := map[string][]int64{} // node -> sessions watching it
 	for sess, paths := range watches {
 		for _, wp := range paths {
 			if path.Dir(wp) == abs {
-				watchers[path.Base(wp)] = append(watchers[path.Base(wp)], normID(sess))
+				watchers[path.Base(wp)] = append(watchers[path.Base(wp)], sess)
 			}
 		}
 	}
 	for _, e := range q.Entries {
 		sess := owner[e.Name]
 		var mine []string
-		for _, wp := range watches[findSess(watches, sess)] {
+		for _, wp := range watches[sess] {
 			if path.Dir(wp) == abs {
 				mine = append(mine, path.Base(wp))
 			}
@@ -119,10 +101,10 @@ func TestNoHerdWchc(t *testing.T) {
 			hasPred = hasPred || m == e.Predecessor
 		}
 		if !hasPred || len(mine) > 2 {
-			t.Errorf("waiter %s (session %s) watches %v: want its predecessor %s and at most one more", e.Name, sess, mine, e.Predecessor)
+			t.Errorf("waiter %s (session 0x%x) watches %v: want its predecessor %s and at most one more", e.Name, sess, mine, e.Predecessor)
 		}
 	}
-	t.Logf("holder %s watched by %v", q.Entries[0].Name, watchers[q.Entries[0].Name])
+	t.Logf("holder %s watched by %#x", q.Entries[0].Name, watchers[q.Entries[0].Name])
 	cancel()
 	wg.Wait()
 	if c := children(t, hs, p); len(c) != 1 {
@@ -133,16 +115,21 @@ func TestNoHerdWchc(t *testing.T) {
 	}
 }
 
-// normID writes a session id as fmt's %x does (wchc pads it).
-func normID(s string) string {
-	return "0x" + strings.TrimLeft(strings.ToLower(strings.TrimPrefix(s, "0x")), "0")
+// parseWchc is fourletter.ParseWchc keyed by session ids written as
+// "0x%x", for tests that compare them with such strings.
+func parseWchc(out string) map[string][]string {
+	w := map[string][]string{}
+	for id, paths := range fourletter.ParseWchc(out) {
+		w[fmt.Sprintf("0x%x", id)] = paths
+	}
+	return w
 }
 
-func findSess(w map[string][]string, norm string) string {
-	for k := range w {
-		if normID(k) == norm {
-			return k
-		}
+// findSess returns the key of w for the session written as "0x%x", or ""
+// when that session watches nothing.
+func findSess(w map[string][]string, id string) string {
+	if _, ok := w[id]; ok {
+		return id
 	}
 	return ""
 }

@@ -1,13 +1,13 @@
 package lockops
 
 import (
-	"context"
 	"os"
 	"testing"
 	"time"
 
 	"zklock/sandbox"
 	"zklock/sandbox/sandboxtest"
+	"zklock/zkview/fourletter"
 )
 
 // The package's integration tests share one standalone ZooKeeper, started
@@ -23,9 +23,8 @@ func testCluster(t testing.TB) *sandbox.Cluster {
 
 func testServers(t testing.TB) []string { return testCluster(t).Servers() }
 
-func fourLetter(ctx context.Context, addr, cmd string) (string, error) {
-	return sandbox.FourLetter(ctx, addr, cmd)
-}
+// fourLetter is fourletter.Ask, the name interop_test.go asks by.
+var fourLetter = fourletter.Ask
 
 // newTestProxy puts a proxy in front of the shared server, closed at the
 // end of the test.

@@ -27,22 +27,11 @@ func (s *Session) EnsurePath(ctx context.Context, p string) (made []string, err 
 	if err := ValidPath(p); err != nil {
 		return nil, err
 	}
-	acl := zk.WorldACL(zk.PermAll)
-	for cur := range ancestors(p) {
-		abs := s.Abs(cur)
-		_, err := retry(ctx, s, func() (string, error) { return s.conn.Create(abs, nil, 0, acl) })
-		switch {
-		case err == nil:
-			made = append(made, cur)
-		case errors.Is(err, zk.ErrNodeExists):
-			// Made by someone else, or by a create of ours whose reply
-			// was lost with the link: not counted as made, so never
-			// removed.
-		default:
-			return made, fmt.Errorf("create %s: %w", cur, err)
-		}
+	made, err = s.createPath(ctx, s.Abs(p), s.cfg.chroot, zk.WorldACL(zk.PermAll))
+	for i, m := range made {
+		made[i] = s.Rel(m)
 	}
-	return made, nil
+	return made, err
 }
 
 // Children lists p's children in the server's order, which is not queue
@@ -94,6 +83,32 @@ func (s *Session) RemovePath(ctx context.Context, p string) error {
 		return fmt.Errorf("remove %s: %w", p, err)
 	}
 	return nil
+}
+
+// createPath creates the server path abs and those of its ancestors below
+// base (a server path; "" for the root) that do not exist yet, as
+// persistent nodes without data with acl, and returns the server paths it
+// created, shallowest first. Each create is retried across link losses,
+// bounded by ctx; on an error, made still lists what was created before
+// it.
+func (s *Session) createPath(ctx context.Context, abs, base string, acl []zk.ACL) (made []string, err error) {
+	for cur := range ancestors(abs) {
+		if len(cur) <= len(base) {
+			continue // base or above it: abs starts with base
+		}
+		_, err := retry(ctx, s, func() (string, error) { return s.conn.Create(cur, nil, 0, acl) })
+		switch {
+		case err == nil:
+			made = append(made, cur)
+		case errors.Is(err, zk.ErrNodeExists):
+			// Made by someone else, or by a create of ours whose reply
+			// was lost with the link: not counted as made, so never
+			// removed.
+		default:
+			return made, fmt.Errorf("create %s: %w", s.Rel(cur), err)
+		}
+	}
+	return made, nil
 }
 
 // ancestors yields p's ancestors below the root and p itself, shallowest

@@ -7,14 +7,6 @@ import (
 	"zklock/zkview/fourletter"
 )
 
-// FourLetter sends a four-letter word to a member's plain port and
-// returns the whole reply: fourletter.Ask, bounded the same way.
-//
-// Deprecated: call fourletter.Ask, the one four-letter-word client.
-func FourLetter(ctx context.Context, addr, cmd string) (string, error) {
-	return fourletter.Ask(ctx, addr, cmd)
-}
-
 // serving reports whether a mode means the member answers clients.
 func serving(mode string) bool {
 	switch mode {

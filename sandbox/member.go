@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"zklock/zkview/fourletter"
 )
 
 const (
@@ -316,7 +318,7 @@ func (m *Member) waitServing(ctx context.Context, p *process) error {
 func (m *Member) probe(ctx context.Context) (bool, string) {
 	pctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	reply, err := FourLetter(pctx, m.addr, "ruok")
+	reply, err := fourletter.Ask(pctx, m.addr, "ruok")
 	if err != nil {
 		return false, err.Error()
 	}

@@ -32,6 +32,11 @@
 //     an overflow; children watches when the server refuses addWatch.
 //   - queue.go: merging a listing into a queue (roles, hold and wait
 //     times, handoffs, depth, events).
+//   - delta.go: a watch's creates and deletes merged as changes
+//     (lockops.Queue.Change) where the queue's shape allows, through the
+//     listing merge where it does not.
+//   - deltabuild.go: a queue built from its last build when only such
+//     changes separate them, every untouched node copied as it was.
 //   - analyze.go: building a Queue (links, split-holders, mixed-recipes,
 //     missing-watch, herd, deadlock, stale).
 //   - election.go: which parents are leader elections (LeaderLatch
@@ -46,6 +51,9 @@
 //     auxiliary paths with no queue of their own, reading Kazoo's leases
 //     and max_leases, and composing it at build time.
 //   - serverview.go: `cons` and `wchc` on every member.
+//   - fourletter/: the one four-letter-word client (Ask) and the parsers
+//     of the replies zklock reads (cons, wchc, wchp, srvr, mntr); it
+//     imports nothing from zklock, so that sandbox and tests use it too.
 //   - ls.go: `zklock ls` output.
 //   - sessions.go: the wait-for graph over sessions across every queue:
 //     kept by the Watcher one changed queue at a time, its cycles

@@ -13,6 +13,7 @@ import (
 	"zklock/lockops"
 	"zklock/sandbox"
 	"zklock/sandbox/sandboxtest"
+	"zklock/zkview/fourletter"
 )
 
 // freshEquals reports whether the snapshot's queue p holds exactly the
@@ -146,7 +147,7 @@ func TestLinkCutAndExpiry(t *testing.T) {
 	// Past the timeout on the server's side as well.
 	eventually(t, 10*time.Second, "server dropped the session", func() bool {
 		// `dump` lists every live session of a standalone server.
-		out, err := sandbox.FourLetter(tctx(t, 5*time.Second), c.Servers()[0], "dump")
+		out, err := fourletter.Ask(tctx(t, 5*time.Second), c.Servers()[0], "dump")
 		return err == nil && !strings.Contains(out, fmt.Sprintf("0x%x\n", firstSession))
 	})
 	proxy.Restore()

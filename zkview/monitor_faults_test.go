@@ -15,6 +15,7 @@ import (
 	"zklock/lockops"
 	"zklock/sandbox"
 	"zklock/sandbox/sandboxtest"
+	"zklock/zkview/fourletter"
 )
 
 // The monitor under faults, on a 3-member ensemble (fault_test.go has the
@@ -258,7 +259,7 @@ func TestMonitorSessionExpired(t *testing.T) {
 		if err != nil {
 			return false
 		}
-		out, err := sandbox.FourLetter(ctx, c.Servers()[leader], "dump")
+		out, err := fourletter.Ask(ctx, c.Servers()[leader], "dump")
 		return err == nil && !strings.Contains(out, fmt.Sprintf("0x%x", first))
 	})
 	alive(t, w, "while its member is paused")

@@ -609,9 +609,15 @@ func TestSessionsTextAndJSON(t *testing.T) {
 	if strings.Contains(out.String(), `\u001b`) || !strings.Contains(out.String(), `\\x1b]0;pwned`) {
 		t.Errorf("json not sanitized:\n%s", out.String())
 	}
+	if !strings.HasPrefix(out.String(), "{\n  \"schema\": 1,\n  \"at\": ") {
+		t.Errorf("json does not open with the schema version, then at:\n%s", out.String())
+	}
 	var js JSONSessions
 	if err := json.Unmarshal([]byte(out.String()), &js); err != nil {
 		t.Fatal(err)
+	}
+	if js.Schema != SessionsSchema {
+		t.Errorf("json schema %d, want %d", js.Schema, SessionsSchema)
 	}
 	if len(js.Sessions) != 3 || js.Sessions[0].Session != "0x2" || js.Sessions[0].Blocks != 2 || js.Sessions[0].OldestWait != 30 ||
 		len(js.Deadlocks) != 1 || js.Deadlocks[0].State != "deadlock" || js.Deadlocks[0].Waits[1].HolderNode != "lock-0000000001" {

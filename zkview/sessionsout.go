@@ -13,6 +13,7 @@ import (
 // JSONSessions is `zklock sessions --json`, one object:
 //
 //	{
+//	  "schema": 1,                      SessionsSchema
 //	  "at": "2026-11-23T00:53:54.123Z",  when the snapshot was taken
 //	  "sessions": [                     every session owning a node in the
 //	                                    watched queues, by "blocks" (most
@@ -66,10 +67,16 @@ import (
 // it may unwind by itself. How long a cycle has stood with no progress is
 // what to judge by. Every string read from ZooKeeper is sanitized.
 type JSONSessions struct {
+	Schema    int            `json:"schema"`
 	At        string         `json:"at"`
 	Sessions  []JSONSession  `json:"sessions"`
 	Deadlocks []JSONDeadlock `json:"deadlocks"`
 }
+
+// SessionsSchema is the version of JSONSessions, carried in its schema
+// field. It changes only when a field changes meaning or goes away; new
+// fields may appear within a version.
+const SessionsSchema = 1
 
 // JSONSession is one session of JSONSessions.
 type JSONSession struct {
@@ -114,6 +121,7 @@ type JSONWait struct {
 // SessionsJSON turns a sessions view into `sessions --json`'s value.
 func SessionsJSON(ss *Sessions) JSONSessions {
 	out := JSONSessions{
+		Schema:    SessionsSchema,
 		At:        jsonTime(ss.At),
 		Sessions:  make([]JSONSession, 0, len(ss.List)),
 		Deadlocks: make([]JSONDeadlock, 0, len(ss.Deadlocks)),
