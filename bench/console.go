@@ -37,6 +37,8 @@ func consoleBenches(quick bool) []goBench {
 	}
 	return []goBench{
 		{"./zkview", "BenchmarkInitialLoad1000x10", n, "zkview initial load, 1,000 lock parents x 10 nodes"},
+		{"./zkview", "BenchmarkBareLoad1000x10", n, "the floor: the same listings and reads from raw go-zookeeper calls, pipelined, no model"},
+		{"./zkview", "BenchmarkFirstPicture1000x10", n, "the console's first picture (Watch: a persistent watch, a listing and a Get per node) of 1,000 lock parents x 10 nodes; partial pictures on the way"},
 		{"./zkview", "BenchmarkChange10000", "20x", "zkview: one create and one delete in a watched 10,000-node queue, persistent recursive watch"},
 		{"./zkview", "BenchmarkChange10000Children", "5x", "the same with children watches (servers before 3.6): each change re-lists the queue"},
 		{"./zkview", "BenchmarkChange100000", "10x", "zkview: one create and one delete in a watched 100,000-node queue, persistent recursive watch"},
@@ -45,6 +47,12 @@ func consoleBenches(quick bool) []goBench {
 		{"./zkview", "BenchmarkRSS10000", "3x", "zkview: process RSS and Go heap per node for watching a 10,000-node queue (first full snapshot minus before Watch)"},
 		{"./zkview", "BenchmarkRSS100000", "1x", "the same for 100,000 nodes (target <= 1 KB/node)"},
 		{"./ui", "BenchmarkView10k", "200x", "ui View() of a 10,000-node queue at 160x48"},
+		{"./ui", "BenchmarkView100k", "200x", "ui View() of a 100,000-node queue at 160x48, 24-bit colour, the cursor moving"},
+		{"./ui", "BenchmarkUpdate100k", "200x", "ui: a new snapshot of a 100,000-node queue (the holder left, one joined at the tail) taken in and drawn"},
+		{"./ui", "BenchmarkKeys100k/down", "500x", "ui: one `down` and the frame after it, 100,000-node queue (max-ms: the slowest frame)"},
+		{"./ui", "BenchmarkKeys100k/filter", "200x", "ui: `/`, typing, enter, esc with a 100,000-node queue shown (max-ms: the slowest frame)"},
+		{"./ui", "BenchmarkKeys100k/handoff", "200x", "ui: the holder leaves while the cursor is on it, 100,000-node queue (max-ms: the slowest frame)"},
+		{"./ui", "BenchmarkLocks5k/sort", "200x", "ui: `s` over 5,000 lock parents and the frame after it"},
 		{"./ui", "BenchmarkEventToFrame", "600x", "ui: a zkview change to the frame that shows it, 200 changes/s through a real tea.Program"},
 	}
 }

@@ -26,6 +26,74 @@ func (r *report) consoleTable() string {
 	return b.String()
 }
 
+// consoleTarget is one target of the console at incident scale (#18),
+// judged on the figures of this run.
+type consoleTarget struct {
+	what  string
+	bench string // the benchmark whose figure it is
+	unit  string
+	most  float64 // the figure must be at most this
+	// per: the figure is divided by this benchmark's ns/op first (a
+	// ratio against a floor measured in the same run), when set.
+	per string
+}
+
+// consoleTargets are the targets the console benchmarks are judged by.
+var consoleTargets = []consoleTarget{
+	{what: "requests per create, 10,000-node queue", bench: "BenchmarkChange10000", unit: "requests/create", most: 2},
+	{what: "bytes read per create, 10,000-node queue", bench: "BenchmarkChange10000", unit: "bytes-read/create", most: 2048},
+	{what: "requests per create, 100,000-node queue", bench: "BenchmarkChange100000", unit: "requests/create", most: 2},
+	{what: "bytes read per create, 100,000-node queue", bench: "BenchmarkChange100000", unit: "bytes-read/create", most: 2048},
+	{what: "change to snapshot p50 (ms), 10,000 nodes", bench: "BenchmarkChange10000", unit: "ms-to-snapshot-p50", most: 10},
+	{what: "change to snapshot p99 (ms), 10,000 nodes", bench: "BenchmarkChange10000", unit: "ms-to-snapshot-p99", most: 30},
+	{what: "change to snapshot p50 (ms), 100,000 nodes", bench: "BenchmarkChange100000", unit: "ms-to-snapshot-p50", most: 20},
+	{what: "change to snapshot p99 (ms), 100,000 nodes", bench: "BenchmarkChange100000", unit: "ms-to-snapshot-p99", most: 60},
+	{what: "first picture of 1,000 x 10 against the raw pipelined loop", bench: "BenchmarkFirstPicture1000x10", unit: "ns/op", most: 1.2, per: "BenchmarkBareLoad1000x10"},
+	{what: "process memory per watched node after GC (bytes), 10,000 nodes", bench: "BenchmarkRSS10000", unit: "rss-gc-bytes/node", most: 1024},
+	{what: "process memory per watched node after GC (bytes), 100,000 nodes", bench: "BenchmarkRSS100000", unit: "rss-gc-bytes/node", most: 1024},
+	{what: "View() of a 100,000-node queue (ns)", bench: "BenchmarkView100k", unit: "ns/op", most: 2e6},
+	{what: "slowest frame scrolling a 100,000-node queue (ms)", bench: "BenchmarkKeys100k/down", unit: "max-ms", most: 50},
+	{what: "slowest frame filtering with a 100,000-node queue (ms)", bench: "BenchmarkKeys100k/filter", unit: "max-ms", most: 50},
+	{what: "slowest frame following the holder, 100,000 nodes (ms)", bench: "BenchmarkKeys100k/handoff", unit: "max-ms", most: 50},
+	{what: "200 changes/s: change to snapshot p99 (ms)", bench: "BenchmarkSustained200", unit: "p99-ms", most: 50},
+	{what: "200 changes/s: the Watcher's share of a core (%)", bench: "BenchmarkSustained200", unit: "cpu-%-of-core", most: 10},
+	{what: "2,000 changes/s: nodes wrong after it stops (against a fresh read)", bench: "BenchmarkSustained2000", unit: "final-diff-nodes", most: 0},
+}
+
+// consoleTargetTable judges consoleTargets on this run's figures.
+func (r *report) consoleTargetTable() string {
+	by := map[string]map[string]float64{}
+	for _, l := range r.console {
+		if l.Err == "" {
+			by[l.Bench.Name] = l.Metrics
+		}
+	}
+	var b strings.Builder
+	b.WriteString("| target | benchmark | measured | at most | verdict |\n|---|---|---|---|---|\n")
+	for _, t := range consoleTargets {
+		v, ok := by[t.bench][t.unit]
+		if ok && t.per != "" {
+			floor, fok := by[t.per]["ns/op"]
+			ok = fok && floor > 0
+			if ok {
+				v /= floor
+			}
+		}
+		measured, verdict := "-", "not measured"
+		if ok {
+			measured, verdict = fmtFloat(v), "met"
+			if v > t.most {
+				verdict = "not met"
+			}
+			if t.per != "" {
+				measured += "x"
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", t.what, t.bench, measured, fmtFloat(t.most), verdict)
+	}
+	return b.String()
+}
+
 // fmtMetrics is a benchmark's figures, "value unit" each, by unit.
 func fmtMetrics(metrics map[string]float64) string {
 	var fs []string

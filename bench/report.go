@@ -59,7 +59,9 @@ func (r *report) markdown() string {
 	if len(r.console) > 0 {
 		b.WriteString("\n## Console (go test -bench, each package's own sandbox server)\n\n")
 		b.WriteString(r.consoleTable())
-		b.WriteString("\nMemory per watched node is BenchmarkChange10000's heap-bytes/node (the Watcher's model of a 10,000-node queue, after GC).\n")
+		b.WriteString("\n### Incident-scale targets (#18), judged on this run\n\n")
+		b.WriteString(r.consoleTargetTable())
+		b.WriteString(consoleNotes)
 	}
 	r.writeEveryRun(&b)
 	if len(r.notes) > 0 {
@@ -74,6 +76,16 @@ func (r *report) markdown() string {
 	}
 	return b.String()
 }
+
+// consoleNotes close the console's table: which figures answer the
+// console's targets, and how to read them.
+const consoleNotes = "\nMemory per watched node is BenchmarkRSS10000's and BenchmarkRSS100000's rss-gc-bytes/node: " +
+	"the process's resident memory with the first full snapshot held, after a GC, minus before the Watch, against the target of <= 1 KB/node; " +
+	"heap-bytes/node is the Go heap's part of it, and rss-bytes/node the same right after the load, its garbage included.\n" +
+	"\nIn BenchmarkSustained200 and BenchmarkSustained2000, cpu-ms/change is the watching process's CPU per change until the last one shows; " +
+	"times the rate, it is the share of a core the Watcher needs (0.5 cpu-ms/change at 2,000 changes/s is one whole core). " +
+	"max-lag-changes is the most changes the writer had made and no snapshot showed yet; read it against changes/frame, the changes one snapshot carries on average: " +
+	"a lag of a frame or two keeps up by merging changes into fewer snapshots, a lag far beyond it means the Watcher fell behind the writer.\n"
 
 // writeSetup writes the title and how the run was made: command, date,
 // machine, server, clients, runs.

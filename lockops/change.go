@@ -63,6 +63,32 @@ func (q Queue) Change(added, removed []string) (next Queue, touched []int, ok bo
 	slices.Sort(cut)
 	cut = slices.Compact(cut)
 
+	n := len(q.Entries)
+	if len(add) == 0 && len(cut) > 0 && cut[0] == n-len(cut) && len(cut) < n {
+		// Nodes left from the tail, nothing else: the rest is as it was.
+		// The capacity ends with the slice, so that a later append does
+		// not write over the entries q still shows.
+		return Queue{Entries: q.Entries[: n-len(cut) : n-len(cut)], changeable: true}, nil, true
+	}
+	if len(cut) == 0 && len(add) > 0 && entryOrder(q.Entries[n-1], &add[0]) < 0 {
+		// Nodes joined at the tail, nothing else: they go after q's
+		// entries, in q's array when it has room (q's view ends before
+		// them; the caller orders from the result from now on).
+		out := q.Entries[:n:cap(q.Entries)]
+		for _, a := range add {
+			if gone[a.Name] || out[len(out)-1].Name == a.Name {
+				continue
+			}
+			touched = append(touched, len(out))
+			out = append(out, Entry{Node: a, Role: RoleWaiting, Believes: RoleWaiting,
+				Watches: out[len(out)-1].Name, Predecessor: out[len(out)-1].Name})
+		}
+		if len(touched) == 0 {
+			return Queue{}, nil, false // nothing joined after all: Order decides
+		}
+		return Queue{Entries: out, changeable: true}, touched, true
+	}
+
 	// Merge the kept entries (sorted by sequence, then name) with the
 	// added nodes (sorted the same way), copying the runs between two
 	// changes whole; a name in both, or added twice, is one entry, as
@@ -130,10 +156,10 @@ func (q Queue) Change(added, removed []string) (next Queue, touched []int, ok bo
 		if at > 0 {
 			pred, role = out[at-1].Name, RoleWaiting
 		}
-		if isFresh || e.Role != role || e.Predecessor != pred {
+		if isFresh || e.Role != role || e.Predecessor != pred || e.Believes != role || e.Watches != pred {
 			touched = append(touched, at)
+			e.Role, e.Believes, e.Watches, e.Predecessor = role, role, pred, pred
 		}
-		e.Role, e.Believes, e.Watches, e.Predecessor = role, role, pred, pred
 	}
 	return Queue{Entries: out, changeable: true}, touched, true
 }

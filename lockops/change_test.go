@@ -92,6 +92,59 @@ func TestChangeIsOrder(t *testing.T) {
 	}
 }
 
+// TestChangeChain: a queue followed change after change (joins at the
+// tail, leaves from the head and the tail, some in the middle) stays
+// Order's, and no change alters a Queue handed out before it.
+func TestChangeChain(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, recipe := range []string{"curator", "gozk", "kazoo", "plain"} {
+		mk := changeNamers[recipe]
+		seq := int32(0)
+		var kids []string
+		for range 5 {
+			seq++
+			kids = append(kids, mk(r, seq))
+		}
+		q := Order(kids)
+		var olds []Queue // every queue handed out, and a copy of it
+		var copies [][]Entry
+		for step := range 400 {
+			var added, removed []string
+			switch k := r.IntN(6); {
+			case k < 3:
+				for range 1 + r.IntN(3) {
+					seq++
+					added = append(added, mk(r, seq))
+				}
+			case k == 3 && len(kids) > 1:
+				removed = append(removed, kids[0]) // the holder leaves
+			case k == 4 && len(kids) > 1:
+				removed = append(removed, kids[len(kids)-1]) // the last gives up
+			case len(kids) > 2:
+				removed = append(removed, kids[1+r.IntN(len(kids)-2)])
+			}
+			next, _, ok := q.Change(added, removed)
+			kids = append(kids, added...)
+			kids = slices.DeleteFunc(kids, func(k string) bool { return slices.Contains(removed, k) })
+			want := Order(kids)
+			if !ok {
+				q = want
+				continue
+			}
+			if !reflect.DeepEqual(next, want) {
+				t.Fatalf("%s step %d: + %q - %q:\nChange %+v\nOrder  %+v", recipe, step, added, removed, next, want)
+			}
+			olds, copies = append(olds, q), append(copies, slices.Clone(q.Entries))
+			q = next
+		}
+		for i := range olds {
+			if !slices.Equal(olds[i].Entries, copies[i]) {
+				t.Fatalf("%s: queue %d was changed after it was handed out", recipe, i)
+			}
+		}
+	}
+}
+
 // checkTouched: the entries Change says it touched are exactly those
 // that are new or differ from what q had for the same name.
 func checkTouched(t *testing.T, round int, q, next Queue, touched []int) {

@@ -328,6 +328,7 @@ func benchChange(b *testing.B, size int, childWatches bool) {
 	all := append(createLat, deleteLat...)
 	b.ReportMetric(ms(percentile(all, 0.5)), "ms-to-snapshot-p50")
 	b.ReportMetric(ms(percentile(all, 0.99)), "ms-to-snapshot-p99")
+	b.Logf("latencies create %v delete %v", createLat, deleteLat)
 	b.Logf("requests by opcode since connect: getChildren2 %d, getData %d, ping %d (all %v)",
 		byOp[opGetChildren2], byOp[opGetData], byOp[opPing], byOp)
 }

@@ -44,14 +44,15 @@ const (
 	maxHandoffs  = 64
 	depthSamples = 300 // one per second: five minutes
 	// minPublish spaces snapshots: a queue that changes a thousand times a
-	// second is redrawn at most 60 times a second. A stream of changes in
+	// second is published at most 250 times a second (the console draws
+	// the newest it has). A stream of changes in
 	// a big model is spaced more: builds take at most a 1/buildShare of a
 	// core once more than buildBurst of them ran lately (a change after a
 	// quiet spell is built at once), and at most maxPublish apart.
-	minPublish = 16 * time.Millisecond
+	minPublish = 4 * time.Millisecond
 	maxPublish = 250 * time.Millisecond
 	buildShare = 10
-	buildBurst = 50 * time.Millisecond
+	buildBurst = 200 * time.Millisecond
 	// hugeQueue: a parent with more children than this re-lists no sooner
 	// than relistPerChild x children after its previous listing (a
 	// 10,000-child listing is ~190 KB): bursts of changes merge into one

@@ -154,6 +154,7 @@ func (q *queueModel) applyChange(w *Watcher, order lockops.Queue, touched []int,
 	for _, d := range departed {
 		delete(q.nodes, d.Name)
 	}
+	q.removedSince += len(departed)
 	q.handoffs = append(q.handoffs, handoffs...)
 	if over := len(q.handoffs) - maxHandoffs; over > 0 {
 		q.handoffs = append([]Handoff(nil), q.handoffs[over:]...)

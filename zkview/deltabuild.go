@@ -43,38 +43,110 @@ func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (Queue,
 		Handoffs: slices.Clone(qm.handoffs),
 		Depth:    slices.Clone(qm.depth),
 		ListedAt: qm.listedAt,
-		Nodes:    make([]Node, len(qm.order.Entries)),
 	}
-	before := func(n *Node, e *lockops.Entry) bool {
-		return n.Seq < e.Seq || n.Seq == e.Seq && n.Name < e.Name
+	fresh := func(e *lockops.Entry) (Node, bool) {
+		be := believedEntry(qm, *e, qm.nodes[e.Name], nil)
+		if be.Believes != be.Role || be.Watches != be.Predecessor {
+			return Node{}, false // it leaves the shape
+		}
+		return nodeOf(qm, be, qm.nodes[e.Name], nil), true
 	}
-	j, c := 0, 0 // in prev.Nodes, in changed
-	for i := range qm.order.Entries {
-		e := &qm.order.Entries[i]
-		for j < len(prev.Nodes) && before(&prev.Nodes[j], e) {
-			j++
-		}
-		for c < len(changed) && (changed[c].Seq < e.Seq || changed[c].Seq == e.Seq && changed[c].Name < e.Name) {
-			c++
-		}
-		if c < len(changed) && changed[c].Name == e.Name || j == len(prev.Nodes) || prev.Nodes[j].Name != e.Name {
-			be := believedEntry(qm, *e, qm.nodes[e.Name], nil)
-			if be.Believes != be.Role || be.Watches != be.Predecessor {
-				return Queue{}, false // it leaves the shape
+	entries := qm.order.Entries
+	if n, m := len(prev.Nodes), len(entries); len(changed) == 0 && qm.removedSince > 0 && m > 0 && m < n &&
+		prev.Nodes[m-1].Name == entries[m-1].Name {
+		// Nodes left from the tail, nothing else (the entries are prev's
+		// first m, in order): prev's nodes up to there, its capacity cut
+		// so that a later join does not write over what prev shows.
+		q.Nodes = prev.Nodes[:m:m]
+		// Leaving cannot make a node wait behind its own session; a
+		// self-wait prev had is counted again (rare: read it all).
+		if slices.ContainsFunc(prev.Warnings, func(w Warning) bool { return w.Code == WarnSelfWait }) {
+			if sw, ok := selfWaitWarning(&q); ok {
+				q.Warnings = append(q.Warnings, sw)
 			}
-			q.Nodes[i] = nodeOf(qm, be, qm.nodes[e.Name], nil)
-			continue
 		}
-		q.Nodes[i] = prev.Nodes[j]
+	} else if n := len(prev.Nodes); qm.removedSince == 0 && len(entries) > n && n > 0 &&
+		(len(changed) == 0 || changed[0].Seq > prev.Nodes[n-1].Seq) {
+		// Nodes joined at the tail, nothing else: the new nodes go after
+		// the last build's, in the same array when it has room (prev's
+		// view ends before them, and the next build derives from this
+		// one, never again from prev), so a join costs the joiners.
+		q.Nodes = prev.Nodes
+		for i := n; i < len(entries); i++ {
+			nd, ok := fresh(&entries[i])
+			if !ok {
+				return Queue{}, false
+			}
+			q.Nodes = append(q.Nodes, nd)
+		}
+		q.Warnings = selfWaitJoined(prev, &q, n)
+	} else {
+		q.Nodes = make([]Node, len(entries))
+		before := func(n *Node, e *lockops.Entry) bool {
+			return n.Seq < e.Seq || n.Seq == e.Seq && n.Name < e.Name
+		}
+		j, c := 0, 0 // in prev.Nodes, in changed
+		for i := range entries {
+			e := &entries[i]
+			for j < len(prev.Nodes) && before(&prev.Nodes[j], e) {
+				j++
+			}
+			for c < len(changed) && (changed[c].Seq < e.Seq || changed[c].Seq == e.Seq && changed[c].Name < e.Name) {
+				c++
+			}
+			if c < len(changed) && changed[c].Name == e.Name || j == len(prev.Nodes) || prev.Nodes[j].Name != e.Name {
+				nd, ok := fresh(e)
+				if !ok {
+					return Queue{}, false
+				}
+				q.Nodes[i] = nd
+				continue
+			}
+			q.Nodes[i] = prev.Nodes[j]
+		}
+		if sw, ok := selfWaitWarning(&q); ok {
+			q.Warnings = append(q.Warnings, sw)
+		}
 	}
+	qm.removedSince = 0
 	if stale && qm.seen {
 		q.Warnings = append(q.Warnings, staleWarning(staleSince))
 	}
 	q.Type = electionType(&q, qm)
-	if sw, ok := selfWaitWarning(&q); ok {
-		q.Warnings = append(q.Warnings, sw)
-	}
 	return q, true
+}
+
+// selfWaitJoined is q's warnings (self-wait at most: see
+// buildQueueChanged) when q is prev with nodes joined from index n: in
+// the change shape every waiter waits behind the one holder, so prev's
+// self-waiting nodes still are, and a joiner is when the holder's session
+// owns it too.
+func selfWaitJoined(prev *Queue, q *Queue, n int) []Warning {
+	var nodes []string
+	first := ""
+	for _, w := range prev.Warnings {
+		if w.Code == WarnSelfWait {
+			nodes = slices.Clone(w.Nodes)
+		}
+	}
+	if h := &q.Nodes[0]; h.Session != 0 {
+		for i := n; i < len(q.Nodes); i++ {
+			if a := &q.Nodes[i]; a.Session == h.Session {
+				if len(nodes) == 0 {
+					first = selfWaitFirst(a, h)
+				}
+				nodes = append(nodes, a.Name)
+			}
+		}
+	}
+	if len(nodes) == 0 {
+		return nil
+	}
+	if first == "" {
+		i := slices.IndexFunc(q.Nodes, func(x Node) bool { return x.Name == nodes[0] })
+		first = selfWaitFirst(&q.Nodes[i], &q.Nodes[0])
+	}
+	return []Warning{selfWait(nodes, first)}
 }
 
 // changeShaped: q, just built in full from qm without a server view, is

@@ -64,6 +64,7 @@ type queueModel struct {
 	// the next build is a full one.
 	builtChanges bool
 	changed      []lockops.Node
+	removedSince int // nodes applyChange removed since the last build
 	relisted     bool
 
 	// election: the config names this path an election (election.go).

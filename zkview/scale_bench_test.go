@@ -668,3 +668,46 @@ func rssBytes(b testing.TB) int64 {
 	}
 	return pages * int64(os.Getpagesize())
 }
+
+// BenchmarkFirstPicture1000x10 is the console's first picture of 1,000
+// lock parents of 10 nodes: Watch (a persistent watch set on each parent,
+// its listing, a Get per node) until a snapshot shows every parent read;
+// partial pictures on the way are counted (the parents appear as they
+// load). BenchmarkBareLoad1000x10 is its floor.
+func BenchmarkFirstPicture1000x10(b *testing.B) {
+	c := testCluster(b)
+	root := testPath(b)
+	parents := make([]string, 1000)
+	for i := range parents {
+		parents[i] = fmt.Sprintf("%s/p%04d", root, i)
+	}
+	fill(b, rawConn(b, c.Servers()), parents, 10)
+	partial := 0
+	for b.Loop() {
+		mon := session(b, c.Servers())
+		w, err := Watch(context.Background(), mon, Config{Paths: parents})
+		if err != nil {
+			b.Fatal(err)
+		}
+	wait:
+		for {
+			select {
+			case u := <-w.Updates():
+				s := u.Snapshot
+				if s.Unread == 0 && len(s.Queues) == 1000 && len(s.Queues[999].Nodes) == 10 && len(s.Queues[0].Nodes) == 10 {
+					break wait
+				}
+				if s.Unread > 0 && s.Unread < 1000 {
+					partial++
+				}
+			case <-time.After(time.Minute):
+				b.Fatal("no full picture within a minute")
+			}
+		}
+		b.StopTimer()
+		w.Close()
+		mon.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(partial)/float64(b.N), "partial-pictures")
+}

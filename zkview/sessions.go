@@ -190,16 +190,27 @@ func selfWaitWarning(q *Queue) (Warning, bool) {
 		}
 		last = w
 		if first == "" {
-			first = fmt.Sprintf("%s waits behind %s, both of session %s", short(a.Name), short(b.Name), SessionHex(a.Session))
+			first = selfWaitFirst(a, b)
 		}
 		nodes = append(nodes, a.Name)
 	})
 	if nodes == nil {
 		return Warning{}, false
 	}
+	return selfWait(nodes, first), true
+}
+
+// selfWaitFirst tells of the first node that waits behind its own
+// session's node b.
+func selfWaitFirst(a, b *Node) string {
+	return fmt.Sprintf("%s waits behind %s, both of session %s", short(a.Name), short(b.Name), SessionHex(a.Session))
+}
+
+// selfWait is the self-wait warning of nodes, first telling of the first.
+func selfWait(nodes []string, first string) Warning {
 	msg := first + ": it waits for itself (two threads sharing one session wait for each other to let go; one thread re-entering a lock that is not re-entrant never will)"
 	if len(nodes) > 1 {
 		msg = fmt.Sprintf("%d nodes wait behind their own session's node; %s", len(nodes), msg)
 	}
-	return Warning{Code: WarnSelfWait, Nodes: nodes, Message: msg}, true
+	return Warning{Code: WarnSelfWait, Nodes: nodes, Message: msg}
 }

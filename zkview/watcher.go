@@ -77,6 +77,7 @@ type Watcher struct {
 	dropped     int
 	snap        *Snapshot
 	frameEvery  time.Duration // the spacing of snapshots in force (publishBudget)
+	pictured    bool          // a snapshot with every path read was built
 	dirty       bool          // something changed since snap was built
 	allDirty    bool          // every queue must be rebuilt (conn, server view)
 	initPending int
@@ -331,14 +332,16 @@ func (w *Watcher) runPump() {
 
 // publishBudget spaces snapshot builds: at least minPublish apart, and,
 // once the builds of the last moments cost more than buildBurst, as far
-// apart as keeps them under a 1/buildShare of a core. debt is the build
-// time not yet paid back, at at; it pays back at 1/buildShare of the
-// time that passes.
+// apart as keeps them under a 1/buildShare of a core: buildShare times
+// what a build costs of late (an average, so that one slow build, a
+// garbage collection, does not hold the next one back for long). debt is
+// the build time not yet paid back, at at; it pays back at 1/buildShare
+// of the time that passes.
 type publishBudget struct {
-	last     time.Time     // when the last build began
-	debt     time.Duration // build time not yet paid back, at at
-	at       time.Time
-	lastCost time.Duration
+	last time.Time     // when the last build began
+	debt time.Duration // build time not yet paid back, at at
+	at   time.Time
+	avg  time.Duration // a build's cost of late (moving average)
 }
 
 func (b *publishBudget) owed(now time.Time) time.Duration {
@@ -348,34 +351,39 @@ func (b *publishBudget) owed(now time.Time) time.Duration {
 // spent records a build that began at start and cost cost.
 func (b *publishBudget) spent(start time.Time, cost time.Duration) {
 	b.debt, b.at = b.owed(start)+cost, start
-	b.last, b.lastCost = start, cost
+	b.last = start
+	b.avg += (cost - b.avg) / 4
 }
 
 // wait is how long the next build waits, from now, and the spacing of
 // snapshots in force (Snapshot.FrameEvery): minPublish while the budget
-// allows, the build's cost times buildShare once it does not.
+// allows, buildShare times a build's cost once it does not.
 func (b *publishBudget) wait(now time.Time) (wait, every time.Duration) {
-	wait = time.Until(b.last.Add(minPublish))
 	every = minPublish
-	if over := b.owed(now) - buildBurst; over > 0 {
+	if b.owed(now) > buildBurst {
 		// Never further apart than maxPublish: a model whose every build
 		// costs more than maxPublish/buildShare stays live at the price
 		// of more of a core.
-		wait = max(wait, min(over*buildShare, maxPublish))
-		every = min(max(minPublish, b.lastCost*buildShare), maxPublish)
+		every = min(max(minPublish, b.avg*buildShare), maxPublish)
 	}
-	return wait, every
+	return b.last.Add(every).Sub(now), every
 }
 
 // takeUpdate rebuilds the snapshot if needed and takes the pending
-// events; cost is the time the rebuild took.
+// events; cost is the time the rebuild took, zero for the builds of the
+// first picture (every path read once), which the budget does not charge:
+// a one-off, after which the first changes are shown at once.
 func (w *Watcher) takeUpdate() (u Update, ok bool, cost time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	start := time.Now()
+	loading := !w.pictured // the first picture is a one-off: not charged
 	rebuilt := w.rebuildLocked()
-	if rebuilt {
+	if rebuilt && !loading {
 		cost = time.Since(start)
+	}
+	if rebuilt && w.initPending <= 0 {
+		w.pictured = true
 	}
 	if !rebuilt && len(w.pending) == 0 && w.dropped == 0 {
 		return Update{}, false, cost

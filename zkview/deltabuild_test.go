@@ -1,0 +1,34 @@
+package zkview
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+// TestSelfWaitJoined: the self-wait warning of a queue that only grew at
+// its tail, worked out from the last one, is the one a full read gives.
+func TestSelfWaitJoined(t *testing.T) {
+	for name, tc := range map[string]struct {
+		before, joined []Node
+	}{
+		"none, none joins":   {[]Node{hold(1, 7, time.Minute), wait(2, 8, time.Minute)}, []Node{wait(3, 9, time.Second)}},
+		"none, one joins":    {[]Node{hold(1, 7, time.Minute), wait(2, 8, time.Minute)}, []Node{wait(3, 7, time.Second)}},
+		"one, two join":      {[]Node{hold(1, 7, time.Minute), wait(2, 7, time.Minute)}, []Node{wait(3, 8, time.Second), wait(4, 7, time.Second), wait(5, 7, time.Second)}},
+		"one, none joins":    {[]Node{hold(1, 7, time.Minute), wait(2, 7, time.Minute)}, []Node{wait(3, 8, time.Second)}},
+		"holder of no owner": {[]Node{hold(1, 0, time.Minute), wait(2, 0, time.Minute)}, []Node{wait(3, 0, time.Second)}},
+	} {
+		prev := mutexQ("/a", tc.before...)
+		if w, ok := selfWaitWarning(&prev); ok {
+			prev.Warnings = []Warning{w}
+		}
+		q := mutexQ("/a", append(append([]Node(nil), tc.before...), tc.joined...)...)
+		var want []Warning
+		if w, ok := selfWaitWarning(&q); ok {
+			want = []Warning{w}
+		}
+		if got := selfWaitJoined(&prev, &q, len(tc.before)); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\ngot  %+v\nwant %+v", name, got, want)
+		}
+	}
+}
