@@ -123,7 +123,7 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	rep, err := run(ctx, o)
+	rep, err := measure(ctx, o)
 	if rep != nil {
 		text := rep.markdown()
 		if o.out == "-" || o.out == "" {

@@ -42,11 +42,11 @@ const (
 	wGiveUp      = "8 clients, 30% give up"
 )
 
-// run measures what the options ask for: the lock workloads on a fresh
+// measure runs what the options ask for: the lock workloads on a fresh
 // standalone server, then the console's benchmarks. The report is nil
 // only when the server did not start; otherwise it holds what was
 // measured before any error.
-func run(ctx context.Context, o options) (*report, error) {
+func measure(ctx context.Context, o options) (*report, error) {
 	rep := &report{opts: o, started: time.Now(), runs: map[string]map[string][]runResult{}, watches: map[string]watchCounts{}}
 	rep.machine = readMachine(ctx)
 	defer func() { rep.finished = time.Now() }()

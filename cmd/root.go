@@ -152,11 +152,11 @@ func Main(args []string, buildVersion string) int {
 	if buildVersion != "" {
 		version = buildVersion
 	}
-	return run(args)
+	return execute(args)
 }
 
-// run executes the command line and returns the process exit code.
-func run(args []string) int {
+// execute runs the command line and returns the process exit code.
+func execute(args []string) int {
 	root := newRootCmd()
 	root.SetArgs(args)
 	err := root.Execute()

@@ -90,7 +90,7 @@ participant and CMD runs while it leads.`,
   zklock run --limit 3 /jobs/gpu-slots -- ./train.sh
   zklock run /services/scheduler/leader -- ./scheduler --active`,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, g, args, o) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runUnderLock(cmd, g, args, o) },
 	}
 	f := cmd.Flags()
 	f.DurationVar(&o.timeout, "timeout", 0, "give up (exit 3) if the lock is not held within this long (0: wait)")
@@ -118,7 +118,9 @@ func parseKind(s string) (lockops.Kind, error) {
 	return 0, fmt.Errorf("--kind %q: want mutex, read or write", s)
 }
 
-func runRun(cmd *cobra.Command, g *config.Flags, args []string, o runOptions) error {
+// runUnderLock is `zklock run`: it takes the lock, runs the command while
+// it holds it, and returns the command's exit code (or why it could not).
+func runUnderLock(cmd *cobra.Command, g *config.Flags, args []string, o runOptions) error {
 	p, argv, err := parseRunArgs(cmd.ArgsLenAtDash(), args, o)
 	if err != nil {
 		return err

@@ -25,7 +25,7 @@ func (m Model) take() (tea.Model, tea.Cmd) {
 			}
 		}
 	}
-	return m, m.run(intent{kind: intentTake, path: row.path, lockKind: lockops.KindMutex})
+	return m, m.perform(intent{kind: intentTake, path: row.path, lockKind: lockops.KindMutex})
 }
 
 // release gives up the operator's lock on the selected path, or the only
@@ -115,8 +115,8 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// run turns a dialog's intent into a command.
-func (m *Model) run(it intent) tea.Cmd {
+// perform turns a dialog's intent into a command.
+func (m *Model) perform(it intent) tea.Cmd {
 	b := m.opts.Backend
 	switch it.kind {
 	case intentQuit:

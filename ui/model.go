@@ -206,7 +206,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		var it intent
 		var cmd tea.Cmd
 		m.dialog, it, cmd = m.dialog.update(msg, m.dkeys)
-		return m, tea.Batch(cmd, m.run(it))
+		return m, tea.Batch(cmd, m.perform(it))
 	}
 	if m.list.filtering {
 		return m.filterKey(msg)

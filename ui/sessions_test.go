@@ -283,7 +283,7 @@ func TestSessionsForceReleaseReadOnly(t *testing.T) {
 		t.Errorf("read-only footer offers force: %s", footer)
 	}
 	// Even a confirmed intent does nothing.
-	if cmd := m.run(intent{kind: intentForceSession, session: payOne, targets: []forceTarget{{path: "/locks/pay-a", node: "x"}}}); cmd != nil {
+	if cmd := m.perform(intent{kind: intentForceSession, session: payOne, targets: []forceTarget{{path: "/locks/pay-a", node: "x"}}}); cmd != nil {
 		t.Fatal("read-only ran a force-release")
 	}
 }

@@ -51,7 +51,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *duration, *sample, *warmup, *giveUp); err != nil {
+	if err := soak(ctx, *duration, *sample, *warmup, *giveUp); err != nil {
 		fmt.Fprintf(os.Stderr, "soak: %v\n", err)
 		if errors.Is(err, errGrowth) || errors.Is(err, errHung) {
 			os.Exit(1)
@@ -71,7 +71,9 @@ const stopWait = 60 * time.Second
 // crashed holder's node goes within seconds, as in the demo.
 const soakTick = 200 * time.Millisecond
 
-func run(ctx context.Context, duration, every, warmup time.Duration, giveUp bool) error {
+// soak runs the console against a churning queue for duration, sampling
+// every so often after warmup (see the package comment).
+func soak(ctx context.Context, duration, every, warmup time.Duration, giveUp bool) error {
 	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	cluster, err := sandbox.Start(sctx, sandbox.Options{TickTime: soakTick})
 	cancel()
