@@ -42,7 +42,9 @@ import (
 	"strings"
 )
 
-// Node is one parsed child name.
+// Node is one parsed child name: what its name alone tells (recipe,
+// kind, sequence). zkview.Node is the same node as the console shows it,
+// with what the servers tell of it (owner, data, watches).
 type Node struct {
 	Name string
 	// Seq is the signed 32-bit counter ZooKeeper formatted with %010d

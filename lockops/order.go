@@ -55,7 +55,9 @@ type Entry struct {
 	Predecessor string
 }
 
-// Queue is a lock parent's children as the ordering function sees them.
+// Queue is a lock parent's children as the ordering function sees them:
+// names in, order and roles out, what the lock core decides with.
+// zkview.Queue is the live queue built on it.
 type Queue struct {
 	Entries []Entry  // lock nodes, in sequence order
 	Other   []string // non-lock children, sorted by name

@@ -157,7 +157,9 @@ type Warning struct {
 	Nodes   []string // node names concerned
 }
 
-// Node is one lock node of a queue, in sequence order.
+// Node is one lock node of a queue, in sequence order: lockops.Node (what
+// the name tells) with what the servers tell (owner, data, watches) and
+// what the monitor saw (since when).
 type Node struct {
 	Name     string // raw znode name; sanitize before display
 	Seq      int32
@@ -211,7 +213,8 @@ type DepthSample struct {
 	Depth int
 }
 
-// Queue is one watched lock parent.
+// Queue is one watched lock parent as the monitor shows it, its order
+// from lockops.Queue.
 type Queue struct {
 	Path  string
 	State PathState
