@@ -26,9 +26,10 @@
 //     absent and NoAuth paths, discovery under roots, fetching new nodes).
 //   - recursive.go: the same path followed by one persistent recursive
 //     watch (ZooKeeper 3.6+ addWatch, through the patched go-zookeeper in
-//     third_party): each batch of events applied without a listing, one
+//     third_party): each batch of events applied at once without a
+//     listing; within auditSoon after it (at most once per auditSoon) one
 //     exists as a barrier that tells whether the server left a change
-//     unreported, a listing again after a reconnection, a new session or
+//     unreported; a listing again after a reconnection, a new session or
 //     an overflow; children watches when the server refuses addWatch.
 //   - queue.go: merging a listing into a queue (roles, hold and wait
 //     times, handoffs, depth, events).
@@ -73,8 +74,9 @@
 // # What the servers cannot tell
 //
 // Persistent watches do not report children the monitor may not read
-// (ZooKeeper checks the ACL of each child); the barrier's child version
-// shows such changes, and the queue is listed again.
+// (ZooKeeper checks the ACL of each child); the barrier's child version,
+// read within auditSoon of any event and every few seconds on a quiet
+// path, shows such changes, and the queue is listed again.
 //
 // `wchc` lists data watches only: a herd of sessions watching the
 // parent's children (getChildren watches) is not visible and not judged.

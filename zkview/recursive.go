@@ -27,6 +27,12 @@ const (
 	ModeChildren = "children"
 )
 
+// auditSoon is how soon after a batch of events the path's stat is read
+// to check that the watch missed no change (unreported): soon enough to
+// catch a change the server did not report within a blink, and at most
+// one such read per path in that time under a stream of events.
+const auditSoon = 50 * time.Millisecond
+
 // maxBatch bounds how many events one merge takes: a burst is read in
 // batches, each one merge and one snapshot, so a busy queue coalesces
 // instead of falling behind event by event.
@@ -103,7 +109,8 @@ func (w *Watcher) followRecursive(ctx context.Context, pw *pathWatch, rw *recurs
 	if !w.readRecursive(ctx, pw, rw, gen) && (ctx.Err() != nil || rw.noAuth) {
 		return false
 	}
-	audit := time.NewTimer(w.auditEvery())
+	auditAt := time.Now().Add(w.auditEvery())
+	audit := time.NewTimer(time.Until(auditAt))
 	defer audit.Stop()
 	for {
 		var ev zk.Event
@@ -135,7 +142,9 @@ func (w *Watcher) followRecursive(ctx context.Context, pw *pathWatch, rw *recurs
 			if w.unreported(ctx, pw, rw) {
 				w.readRecursive(ctx, pw, rw, gen)
 			}
-			audit.Reset(w.auditEvery())
+			every := w.auditEvery()
+			audit.Reset(every)
+			auditAt = time.Now().Add(every)
 			continue
 		case ev, ok = <-rw.ch:
 		}
@@ -165,32 +174,16 @@ func (w *Watcher) followRecursive(ctx context.Context, pw *pathWatch, rw *recurs
 		}
 		evAt := w.cfg.Now()
 		batch, last := drainEvents(rw.ch, []zk.Event{ev})
-		// The barrier: ZooKeeper sends a watch's events before its reply
-		// to any later request, so once the path's stat is back every
-		// change made before it was asked for is in the channel. Taken in
-		// too, the snapshot holds every change up to issued (what
-		// Queue.ListedAt promises), and the stat's child version tells
-		// whether the server made changes the watch did not report.
-		var st *zk.Stat
-		issued := w.cfg.Now()
-		if last == nil {
-			st = w.barrier(ctx, pw)
-			batch, last = drainEvents(rw.ch, batch)
-			if last != nil || w.zc.PersistentBacklog(rw.ch) > 0 {
-				// Not all of the events before the barrier are in hand
-				// (a long burst, or the watch ended): neither the child
-				// version nor the barrier's time can be judged by.
-				st = nil
-			}
-		}
-		if st != nil {
-			rw.listedAt = issued
-		}
-		if !w.applyEvents(ctx, pw, rw, batch, gen, rw.listedAt, evAt, st) && ctx.Err() != nil {
+		// Applied at once, without a round trip first; the check that
+		// the watch missed nothing (unreported) follows within
+		// auditSoon, off the change's path, at most once per auditSoon
+		// however fast events come.
+		if !w.applyEvents(ctx, pw, rw, batch, gen, rw.listedAt, evAt) && ctx.Err() != nil {
 			return false
 		}
-		if st != nil {
-			audit.Reset(w.auditEvery()) // the barrier was an audit
+		if soon := time.Now().Add(auditSoon); last == nil && auditAt.After(soon) {
+			audit.Reset(auditSoon)
+			auditAt = soon
 		}
 		switch {
 		case last == nil:
@@ -294,7 +287,7 @@ func (w *Watcher) readRecursive(ctx context.Context, pw *pathWatch, rw *recursiv
 // applyEvents merges a batch of the watch's events: children created and
 // deleted change the listing without reading it; the path itself created
 // or deleted is read again.
-func (w *Watcher) applyEvents(ctx context.Context, pw *pathWatch, rw *recursiveWatch, batch []zk.Event, gen uint64, issued, evAt time.Time, st *zk.Stat) bool {
+func (w *Watcher) applyEvents(ctx context.Context, pw *pathWatch, rw *recursiveWatch, batch []zk.Event, gen uint64, issued, evAt time.Time) bool {
 	reread := false
 	was := map[string]bool{} // each child the batch names: was it there before
 	for _, ev := range batch {
@@ -317,9 +310,6 @@ func (w *Watcher) applyEvents(ctx context.Context, pw *pathWatch, rw *recursiveW
 			}
 			rw.seen++
 		}
-	}
-	if !reread && st != nil && rw.names != nil && st.Cversion-rw.cversion > rw.seen {
-		reread = true // changes the watch did not report (see unreported)
 	}
 	if reread {
 		return w.readRecursive(ctx, pw, rw, gen)
@@ -351,11 +341,18 @@ func (w *Watcher) unreported(ctx context.Context, pw *pathWatch, rw *recursiveWa
 	if rw.names == nil {
 		return false
 	}
+	issued := w.cfg.Now()
 	st := w.barrier(ctx, pw)
 	if st == nil || w.zc.PersistentBacklog(rw.ch) > 0 {
 		return false // events to read first: the next audit judges
 	}
-	return st.Cversion-rw.cversion > rw.seen
+	if st.Cversion-rw.cversion > rw.seen {
+		return true
+	}
+	// Every change made before the barrier was asked for has been
+	// received and applied: the next merge says so (Queue.ListedAt).
+	rw.listedAt = issued
+	return false
 }
 
 // auditEvery spaces the audits of one path (unreported): every 2 s for
