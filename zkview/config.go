@@ -53,6 +53,9 @@ const (
 	maxPublish = 250 * time.Millisecond
 	buildShare = 10
 	buildBurst = 200 * time.Millisecond
+	// loadingFrame spaces the snapshots of the first picture, which fills
+	// in as the paths are read.
+	loadingFrame = 100 * time.Millisecond
 	// hugeQueue: a parent with more children than this re-lists no sooner
 	// than relistPerChild x children after its previous listing (a
 	// 10,000-child listing is ~190 KB): bursts of changes merge into one

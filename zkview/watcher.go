@@ -278,8 +278,13 @@ func (w *Watcher) runPump() {
 	}()
 	build := func() {
 		start := time.Now()
-		u, ok, cost := w.takeUpdate()
+		u, ok, cost, pictured := w.takeUpdate()
 		budget.spent(start, cost)
+		if pictured {
+			// The first picture is a one-off: spaced while it loads, then
+			// forgiven, so that the first changes after it show at once.
+			budget.debt = 0
+		}
 		if !ok {
 			return
 		}
@@ -311,7 +316,10 @@ func (w *Watcher) runPump() {
 			if timerC != nil {
 				continue // already scheduled
 			}
-			wait, every := budget.wait(time.Now())
+			w.mu.Lock()
+			loading := !w.pictured
+			w.mu.Unlock()
+			wait, every := budget.wait(time.Now(), loading)
 			w.mu.Lock()
 			w.frameEvery = every
 			w.mu.Unlock()
@@ -357,9 +365,15 @@ func (b *publishBudget) spent(start time.Time, cost time.Duration) {
 
 // wait is how long the next build waits, from now, and the spacing of
 // snapshots in force (Snapshot.FrameEvery): minPublish while the budget
-// allows, buildShare times a build's cost once it does not.
-func (b *publishBudget) wait(now time.Time) (wait, every time.Duration) {
+// allows, buildShare times a build's cost once it does not; loadingFrame
+// while the first picture loads.
+func (b *publishBudget) wait(now time.Time, loading bool) (wait, every time.Duration) {
 	every = minPublish
+	if loading {
+		// The first picture fills in at loadingFrame: enough to see the
+		// parents arrive, little enough to leave the reads the CPU.
+		every = loadingFrame
+	}
 	if b.owed(now) > buildBurst {
 		// Never further apart than maxPublish: a model whose every build
 		// costs more than maxPublish/buildShare stays live at the price
@@ -370,27 +384,25 @@ func (b *publishBudget) wait(now time.Time) (wait, every time.Duration) {
 }
 
 // takeUpdate rebuilds the snapshot if needed and takes the pending
-// events; cost is the time the rebuild took, zero for the builds of the
-// first picture (every path read once), which the budget does not charge:
-// a one-off, after which the first changes are shown at once.
-func (w *Watcher) takeUpdate() (u Update, ok bool, cost time.Duration) {
+// events; cost is the time the rebuild took, and pictured says that this
+// snapshot is the first with every path read.
+func (w *Watcher) takeUpdate() (u Update, ok bool, cost time.Duration, pictured bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	start := time.Now()
-	loading := !w.pictured // the first picture is a one-off: not charged
 	rebuilt := w.rebuildLocked()
-	if rebuilt && !loading {
+	if rebuilt {
 		cost = time.Since(start)
 	}
-	if rebuilt && w.initPending <= 0 {
-		w.pictured = true
+	if rebuilt && w.initPending <= 0 && !w.pictured {
+		w.pictured, pictured = true, true
 	}
 	if !rebuilt && len(w.pending) == 0 && w.dropped == 0 {
-		return Update{}, false, cost
+		return Update{}, false, cost, pictured
 	}
 	u = Update{Snapshot: w.snap, Events: w.pending, Dropped: w.dropped}
 	w.pending, w.dropped = nil, 0
-	return u, true, cost
+	return u, true, cost, pictured
 }
 
 // syncNewSession makes the new session's server catch up with the
