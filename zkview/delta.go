@@ -118,7 +118,6 @@ func (q *queueModel) applyChange(w *Watcher, order lockops.Queue, touched []int,
 			if r == nil {
 				r = &nodeRec{} // the read failed: shown without owner, read again at the next listing
 			}
-			r.firstSeen = done
 			q.nodes[e.Name] = r
 			created = append(created, e)
 			r.since, r.exact = done, r.fetched

@@ -19,9 +19,8 @@ type nodeRec struct {
 	mtime   time.Time
 	version int32
 
-	firstSeen time.Time
-	role      lockops.Role
-	believes  lockops.Role
+	role     lockops.Role
+	believes lockops.Role
 	// believedHolder: the replay said holder at a listing the monitor
 	// read. A client that took its lock does not look again until it lets
 	// go, so it keeps believing it holds whatever a replay on a later list
@@ -204,7 +203,6 @@ func (q *queueModel) apply(w *Watcher, kids []string, got []fetched, issued, don
 			} else {
 				r = &nodeRec{}
 			}
-			r.firstSeen = done
 		}
 		nodes[e.Name] = r
 

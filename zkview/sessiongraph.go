@@ -50,17 +50,16 @@ type graphPart struct {
 	typ   QueueType
 	gen   uint64
 	pairs []pairRec
-	spare []pairRec // the array of the previous version's pairs, reused
 }
 
 // pairRec is one wait: a waiting node and a node it waits behind.
 type pairRec struct {
 	waiter, holder int64
 	wnode, hnode   string
-	wseq           int32 // the waiting node's sequence (the walk's order)
-	wi             int   // index of the waiting node in nodes
 	seen           time.Time
-	kept           bool // found in the part's previous version (readPairs)
+	wi             int32 // index of the waiting node in nodes
+	wseq           int32 // the waiting node's sequence (the walk's order)
+	kept           bool  // found in the part's previous version (readPairs)
 }
 
 func (g *sessionGraph) init() {
@@ -98,7 +97,7 @@ func (g *sessionGraph) update(queues []Queue, now time.Time) {
 			continue
 		}
 		np := &graphPart{path: q.Path, nodes: q.Nodes, typ: q.Type, gen: g.gen}
-		np.pairs, _ = g.readPairs(q, nil, nil, now)
+		np.pairs, _ = g.readPairs(q, nil, now)
 		g.apply(np, 1)
 		g.parts[q.Path] = np
 		if i < len(g.order) {
@@ -146,7 +145,7 @@ func (p *graphPart) same(q *Queue) bool {
 // waits both have keep when they were first seen and cost nothing more;
 // only the waits that went and came change the graph's counts.
 func (g *sessionGraph) rebuildPart(p *graphPart, q *Queue, now time.Time) {
-	pairs, kept := g.readPairs(q, p, p.spare, now)
+	pairs, kept := g.readPairs(q, p, now)
 	for i := range p.pairs {
 		if !kept[i] {
 			g.applyPair(p, &p.pairs[i], -1)
@@ -157,9 +156,7 @@ func (g *sessionGraph) rebuildPart(p *graphPart, q *Queue, now time.Time) {
 			g.applyPair(p, &pairs[i], 1)
 		}
 	}
-	// The old waits' array is the next version's: a part's waits are
-	// read only under the Watcher's lock, and only the newest.
-	p.nodes, p.typ, p.pairs, p.spare = q.Nodes, q.Type, pairs, p.pairs[:0]
+	p.nodes, p.typ, p.pairs = q.Nodes, q.Type, pairs
 }
 
 // readPairs reads the waits of q; a wait already in old (nil: none) is
@@ -169,13 +166,12 @@ func (g *sessionGraph) rebuildPart(p *graphPart, q *Queue, now time.Time) {
 // to both keep their relative order, so a wait is looked up in old by
 // walking it alongside, without a map, unless the order cannot be relied
 // on (a semaphore's nodes, a plain ephemeral lock's nameless waiters).
-func (g *sessionGraph) readPairs(q *Queue, old *graphPart, buf []pairRec, now time.Time) (pairs []pairRec, oldKept []bool) {
+func (g *sessionGraph) readPairs(q *Queue, old *graphPart, now time.Time) (pairs []pairRec, oldKept []bool) {
 	// About one wait a waiting node (a semaphore's waiters have one per
-	// lease holder): sized once, not grown pair by pair.
-	pairs = buf[:0]
-	if cap(pairs) < len(q.Nodes) {
-		pairs = make([]pairRec, 0, len(q.Nodes))
-	}
+	// lease holder): sized once, not grown pair by pair. (Not reused from
+	// the version before: held between snapshots, it would add its size
+	// to every watched node's memory.)
+	pairs = make([]pairRec, 0, len(q.Nodes))
 	var find func(a, b *Node) int // index in old.pairs, or -1
 	if old != nil && len(old.pairs) > 0 {
 		oldKept = make([]bool, len(old.pairs))
@@ -183,7 +179,7 @@ func (g *sessionGraph) readPairs(q *Queue, old *graphPart, buf []pairRec, now ti
 	}
 	g.scratch = queueWaits(q, g.scratch, func(w, h int) {
 		a, b := &q.Nodes[w], &q.Nodes[h]
-		r := pairRec{waiter: a.Session, holder: b.Session, wnode: a.Name, hnode: b.Name, wseq: a.Seq, wi: w, seen: now}
+		r := pairRec{waiter: a.Session, holder: b.Session, wnode: a.Name, hnode: b.Name, wseq: a.Seq, wi: int32(w), seen: now}
 		if k := -1; find != nil {
 			if k = find(a, b); k >= 0 && !oldKept[k] {
 				r.seen, r.kept, oldKept[k] = old.pairs[k].seen, true, true
