@@ -360,7 +360,10 @@ func (b *publishBudget) owed(now time.Time) time.Duration {
 func (b *publishBudget) spent(start time.Time, cost time.Duration) {
 	b.debt, b.at = b.owed(start)+cost, start
 	b.last = start
-	b.avg += (cost - b.avg) / 4
+	// A build slowed by a garbage collection counts at most twice the
+	// average (plus a millisecond) in it, so that one such build does not
+	// hold the next ones back; the debt counts it in full.
+	b.avg += (min(cost, 2*b.avg+time.Millisecond) - b.avg) / 4
 }
 
 // wait is how long the next build waits, from now, and the spacing of
