@@ -1,12 +1,10 @@
 package ui
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
@@ -127,78 +125,6 @@ func (p *queuePane) set(q *zkview.Queue, path string, own *OwnLock) {
 	p.clampCursor()
 }
 
-// nodeIndex finds one snapshot's queue nodes by name. A map of every name
-// would cost a 100,000-node queue ~15 ms per snapshot, so lookups go
-// without one where they can: a caller's guess first (a waiter watches
-// the node just before it), then a binary search by the sequence number
-// in the name, which queues are ordered by. Only names without a
-// sequence, or a queue out of order, build the map. What a lookup needs
-// is worked out on the first lookup that needs it, once per snapshot;
-// the index is shared by the copies of a Model (View has a value
-// receiver), so each is built through a sync.Once.
-type nodeIndex struct {
-	nodes []zkview.Node
-
-	seqOnce sync.Once
-	// bySeq: nodes are in Seq order and every name with a sequence
-	// number carries its node's Seq, so a binary search on the number
-	// finds a name or proves it absent.
-	bySeq bool
-
-	mapOnce sync.Once
-	byName  map[string]int
-}
-
-// find is the index of the node named name; guesses are tried first.
-// A plain ephemeral lock's waiters own no node: "" is never found.
-func (x *nodeIndex) find(name string, guesses ...int) (int, bool) {
-	if x == nil || name == "" {
-		return 0, false
-	}
-	for _, i := range guesses {
-		if i >= 0 && i < len(x.nodes) && x.nodes[i].Name == name {
-			return i, true
-		}
-	}
-	if seq, ok := seqOf(name); ok {
-		x.seqOnce.Do(x.checkSeq)
-		if x.bySeq {
-			i, _ := slices.BinarySearchFunc(x.nodes, seq, func(n zkview.Node, s int32) int { return cmp.Compare(n.Seq, s) })
-			for ; i < len(x.nodes) && x.nodes[i].Seq == seq; i++ {
-				if x.nodes[i].Name == name {
-					return i, true
-				}
-			}
-			return 0, false
-		}
-	}
-	x.mapOnce.Do(func() {
-		x.byName = make(map[string]int, len(x.nodes))
-		for i := range x.nodes {
-			if _, dup := x.byName[x.nodes[i].Name]; !dup && x.nodes[i].Name != "" {
-				x.byName[x.nodes[i].Name] = i // the first, as the searches find
-			}
-		}
-	})
-	i, ok := x.byName[name]
-	return i, ok
-}
-
-func (x *nodeIndex) checkSeq() {
-	x.bySeq = true
-	for i := range x.nodes {
-		n := &x.nodes[i]
-		if i > 0 && n.Seq < x.nodes[i-1].Seq {
-			x.bySeq = false
-			return
-		}
-		if seq, ok := seqOf(n.Name); ok && seq != n.Seq {
-			x.bySeq = false
-			return
-		}
-	}
-}
-
 func (p *queuePane) clampCursor() {
 	n := p.count()
 	p.cursor = min(max(p.cursor, 0), max(n-1, 0))
@@ -221,12 +147,6 @@ func (p *queuePane) node() *zkview.Node {
 		return nil
 	}
 	return &p.q.Nodes[p.cursor]
-}
-
-// loud says whether a warning gets the alarm banner.
-func loud(code string) bool {
-	return code == zkview.WarnSplitHolders || code == zkview.WarnDeadlock || code == zkview.WarnMixedRecipes ||
-		code == zkview.WarnOverLimit
 }
 
 // isOwn says whether n is the operator's own node.
@@ -277,107 +197,6 @@ func (p *queuePane) scroll(rows int) {
 		p.top++
 	}
 	p.top = min(p.top, p.count()-1)
-}
-
-// banners are the lines above the column header: stale data, the own lock
-// lost, and every warning, wrapped to the pane's width w. Loud warnings
-// also get their explanation when the pane is tall enough.
-func (p *queuePane) banners(st *themes.Styles, snap *zkview.Snapshot, w, h int, now time.Time) []bannerLine {
-	var out []bannerLine
-	add := func(style lipgloss.Style, first, text string, maxLines int) {
-		for i, l := range wrap(text, max(w-3, 8)) {
-			if i == maxLines {
-				break
-			}
-			lead := "   "
-			if i == 0 {
-				lead = first
-			}
-			out = append(out, bannerLine{style, lead + l})
-		}
-	}
-	if snap != nil && snap.Stale {
-		add(st.Stale, " ! ", fmt.Sprintf("STALE: disconnected since %s (%s ago); this queue may have changed",
-			clock(snap.Conn.Since), since(now, snap.Conn.Since)), 2)
-	}
-	if o := p.own; o != nil && (o.State == OwnLost || o.State == OwnSuspended) {
-		text := "YOUR LOCK IS LOST: you no longer hold it"
-		if o.State == OwnSuspended {
-			text = "YOUR LOCK IS SUSPENDED: connection lost, you may no longer hold it"
-		}
-		if o.Err != "" {
-			text += " (" + clean(o.Err, 0) + ")"
-		}
-		add(st.Lost, " ★ ", text, 2)
-	}
-	if p.q == nil {
-		return out
-	}
-	for _, wn := range p.q.Warnings {
-		title, explain := p.describe(wn)
-		msg := nodeRefs(clean(wn.Message, 0))
-		if msg == "" {
-			msg = explain
-		}
-		if loud(wn.Code) {
-			add(st.Alarm, " ‼ ", title, 2)
-			if h >= 20 {
-				add(st.Alarm, "   ", msg, 2)
-			}
-			continue
-		}
-		add(st.Warning, " ! ", title+": "+msg, 2)
-	}
-	// Keep at least half the pane for the queue itself.
-	if limit := max(h/2, 1); len(out) > limit {
-		more := len(out) - limit + 1
-		out = append(out[:limit-1], bannerLine{st.Warning, fmt.Sprintf(" ! %d more warning lines: see `zklock ls`", more)})
-	}
-	return out
-}
-
-type bannerLine struct {
-	style lipgloss.Style
-	text  string // safe, unstyled
-}
-
-// describe names a warning and the nodes it concerns, by sequence number.
-func (p *queuePane) describe(w zkview.Warning) (title, explain string) {
-	refs := make([]string, 0, len(w.Nodes))
-	for i, name := range w.Nodes {
-		if i == 8 {
-			refs = append(refs, fmt.Sprintf("+%d more", len(w.Nodes)-i))
-			break
-		}
-		j, ok := p.index.find(name)
-		ref := p.refOf(name, j, ok)
-		if ok && p.mixed {
-			ref += " " + p.q.Nodes[j].Recipe.String()
-		}
-		refs = append(refs, ref)
-	}
-	nodes := strings.Join(refs, ", ")
-	switch w.Code {
-	case zkview.WarnSplitHolders:
-		return "SPLIT HOLDERS: " + nodes + " each believe they hold this lock",
-			"Their recipes cannot see each other's nodes; both critical sections can run at once."
-	case zkview.WarnDeadlock:
-		return "DEADLOCK: " + strings.Join(refs, " ⇄ ") + " wait on each other",
-			"The watches form a cycle: none of these waiters will ever wake."
-	case zkview.WarnMixedRecipes:
-		return "MIXED RECIPES on this path: " + nodes,
-			"Clients of different recipes do not exclude each other here."
-	case zkview.WarnMissingWatch:
-		return "MISSING WATCH on " + nodes, "the servers show no watch: this waiter will never wake"
-	case zkview.WarnOverLimit:
-		return "OVER LIMIT: " + holdersText(p.q) + ": " + nodes,
-			"More clients hold a lease than the semaphore allows: a client's limit differs from the others'."
-	case zkview.WarnHerd:
-		return "HERD on " + nodes, "more watchers than the recipes predict"
-	case zkview.WarnStale:
-		return "STALE", "data may be out of date"
-	}
-	return strings.ToUpper(clean(w.Code, 20)) + " " + nodes, ""
 }
 
 // ref is how a node is named in chains and banners: #sequence (a plain

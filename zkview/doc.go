@@ -62,8 +62,9 @@
 //     Snapshot.Deadlocks at every publish; the table of sessions, root
 //     blocker first, built on demand (SessionsOf); judging a one-off
 //     read's cycles by reading again (ConfirmCycles).
-//     sessiongraph.go holds the graph and its cycles, sessiontable.go
-//     the table.
+//     sessiongraph.go holds the graph and its cycles, sessionparts.go
+//     what each queue brings to it (its waits, re-read by walking the
+//     old ones alongside), sessiontable.go the table.
 //   - sessionsout.go: `zklock sessions` output.
 //   - sanitize.go: the sanitizer.
 //   - stream.go: Diff, the changes between two snapshots (`zklock watch`).

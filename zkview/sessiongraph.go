@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+
 	"zklock/lockops"
 )
 
@@ -41,25 +42,6 @@ type sessionGraph struct {
 	last     []Deadlock  // the cycles of the previous snapshot, for events
 	recheck  *time.Timer // publishes again when a young cycle comes of age
 	recheckT time.Time
-}
-
-// graphPart is what one queue brings to the graph.
-type graphPart struct {
-	path  string
-	nodes []Node // the Queue.Nodes it was built from, or an equal one since
-	typ   QueueType
-	gen   uint64
-	pairs []pairRec
-}
-
-// pairRec is one wait: a waiting node and a node it waits behind.
-type pairRec struct {
-	waiter, holder int64
-	wnode, hnode   string
-	seen           time.Time
-	wi             int32 // index of the waiting node in nodes
-	wseq           int32 // the waiting node's sequence (the walk's order)
-	kept           bool  // found in the part's previous version (readPairs)
 }
 
 func (g *sessionGraph) init() {
@@ -120,127 +102,6 @@ func (g *sessionGraph) update(queues []Queue, now time.Time) {
 	}
 }
 
-// same says whether q makes the same waits as the queue p was built from:
-// at once when it is the same slice (the Watcher hands out a queue's
-// Nodes unchanged until the queue changes), else node by node (a new
-// server view rebuilds every queue, most of them unchanged).
-func (p *graphPart) same(q *Queue) bool {
-	a, b := p.nodes, q.Nodes
-	if len(a) != len(b) || p.typ != q.Type {
-		return false
-	}
-	if len(a) == 0 || &a[0] == &b[0] {
-		return true
-	}
-	for i := range a {
-		x, y := &a[i], &b[i]
-		if x.Name != y.Name || x.Session != y.Session || x.Believes != y.Believes || x.Kind != y.Kind {
-			return false
-		}
-	}
-	return true
-}
-
-// rebuildPart brings p, built from an older version of q, to q: the
-// waits both have keep when they were first seen and cost nothing more;
-// only the waits that went and came change the graph's counts.
-func (g *sessionGraph) rebuildPart(p *graphPart, q *Queue, now time.Time) {
-	pairs, kept := g.readPairs(q, p, now)
-	for i := range p.pairs {
-		if !kept[i] {
-			g.applyPair(p, &p.pairs[i], -1)
-		}
-	}
-	for i := range pairs {
-		if !pairs[i].kept {
-			g.applyPair(p, &pairs[i], 1)
-		}
-	}
-	p.nodes, p.typ, p.pairs = q.Nodes, q.Type, pairs
-}
-
-// readPairs reads the waits of q; a wait already in old (nil: none) is
-// marked kept, keeps when it was first seen, and is marked in oldKept.
-//
-// Both lists follow their queue's node order, in which the nodes common
-// to both keep their relative order, so a wait is looked up in old by
-// walking it alongside, without a map, unless the order cannot be relied
-// on (a semaphore's nodes, a plain ephemeral lock's nameless waiters).
-func (g *sessionGraph) readPairs(q *Queue, old *graphPart, now time.Time) (pairs []pairRec, oldKept []bool) {
-	// About one wait a waiting node (a semaphore's waiters have one per
-	// lease holder): sized once, not grown pair by pair. (Not reused from
-	// the version before: held between snapshots, it would add its size
-	// to every watched node's memory.)
-	pairs = make([]pairRec, 0, len(q.Nodes))
-	var find func(a, b *Node) int // index in old.pairs, or -1
-	if old != nil && len(old.pairs) > 0 {
-		oldKept = make([]bool, len(old.pairs))
-		find = old.walker(q.Type == TypeSemaphore || old.typ == TypeSemaphore)
-	}
-	g.scratch = queueWaits(q, g.scratch, func(w, h int) {
-		a, b := &q.Nodes[w], &q.Nodes[h]
-		r := pairRec{waiter: a.Session, holder: b.Session, wnode: a.Name, hnode: b.Name, wseq: a.Seq, wi: int32(w), seen: now}
-		if k := -1; find != nil {
-			if k = find(a, b); k >= 0 && !oldKept[k] {
-				r.seen, r.kept, oldKept[k] = old.pairs[k].seen, true, true
-			}
-		}
-		if !r.kept && g.fromNodes {
-			r.seen = later(a.Since, b.Since, now)
-		}
-		pairs = append(pairs, r)
-	})
-	return pairs, oldKept
-}
-
-// walker returns a lookup of waits in p: the index of the pair of
-// waiting node a and node waited on b, or -1. Asked in node order (the
-// order of a queue's Nodes), it walks p.pairs once; byMap looks up in a
-// map instead, for an order that cannot be relied on.
-func (p *graphPart) walker(byMap bool) func(a, b *Node) int {
-	type key struct {
-		waiter       int64
-		wnode, hnode string
-	}
-	same := func(r *pairRec, a, b *Node) bool {
-		return r.wnode == a.Name && r.hnode == b.Name && r.waiter == a.Session && r.holder == b.Session
-	}
-	if byMap {
-		at := make(map[key]int, len(p.pairs))
-		for i, r := range p.pairs {
-			at[key{r.waiter, r.wnode, r.hnode}] = i
-		}
-		return func(a, b *Node) int {
-			if i, ok := at[key{a.Session, a.Name, b.Name}]; ok && p.pairs[i].holder == b.Session {
-				return i
-			}
-			return -1
-		}
-	}
-	j := 0
-	return func(a, b *Node) int {
-		if a.Name == "" {
-			// A waiter of the plain ephemeral lock owns no node: few of
-			// them, looked for from the start.
-			for i := range p.pairs {
-				if same(&p.pairs[i], a, b) {
-					return i
-				}
-			}
-			return -1
-		}
-		for j < len(p.pairs) && (lockops.SeqLess(p.pairs[j].wseq, a.Seq) || p.pairs[j].wseq == a.Seq && p.pairs[j].wnode < a.Name) {
-			j++
-		}
-		for i := j; i < len(p.pairs) && p.pairs[i].wnode == a.Name; i++ {
-			if same(&p.pairs[i], a, b) {
-				return i
-			}
-		}
-		return -1
-	}
-}
-
 // later is the later of a and b, or now when both are unknown.
 func later(a, b, now time.Time) time.Time {
 	if b.After(a) {
@@ -250,57 +111,6 @@ func later(a, b, now time.Time) time.Time {
 		return now
 	}
 	return a
-}
-
-// apply adds (sign 1) or removes (sign -1) a part's counts and edges.
-func (g *sessionGraph) apply(p *graphPart, sign int32) {
-	for i := range p.pairs {
-		g.applyPair(p, &p.pairs[i], sign)
-	}
-}
-
-// applyPair adds (sign 1) or removes (sign -1) one wait of part p.
-func (g *sessionGraph) applyPair(p *graphPart, r *pairRec, sign int32) {
-	m := g.out[r.waiter]
-	if m == nil {
-		m = map[int64]int32{}
-		g.out[r.waiter] = m
-	}
-	m[r.holder] += sign
-	if m[r.holder] == 0 {
-		delete(m, r.holder)
-		if len(m) == 0 {
-			delete(g.out, r.waiter)
-		}
-	}
-	bump(g.waitsOut, r.waiter, sign)
-	bump(g.waitedOn, r.holder, sign)
-	g.checkBoth(r.waiter)
-	g.checkBoth(r.holder)
-	in := g.waitIn[r.waiter]
-	if in == nil {
-		in = map[*graphPart]int32{}
-		g.waitIn[r.waiter] = in
-	}
-	bump(in, p, sign)
-	if len(in) == 0 {
-		delete(g.waitIn, r.waiter)
-	}
-}
-
-// bump adds d to m[k], deleting it at zero.
-func bump[K comparable](m map[K]int32, k K, d int32) {
-	if m[k] += d; m[k] == 0 {
-		delete(m, k)
-	}
-}
-
-func (g *sessionGraph) checkBoth(s int64) {
-	if g.waitsOut[s] > 0 && g.waitedOn[s] > 0 {
-		g.both[s] = true
-	} else {
-		delete(g.both, s)
-	}
 }
 
 // cycles finds every cycle of the graph as it stands at now: the
