@@ -320,6 +320,9 @@ func (w *Watcher) runPump() {
 			loading := !w.pictured
 			w.mu.Unlock()
 			wait, every := budget.wait(time.Now(), loading)
+			if loading {
+				every = minPublish // filling in, not coalescing: the header says "reading"
+			}
 			w.mu.Lock()
 			w.frameEvery = every
 			w.mu.Unlock()
