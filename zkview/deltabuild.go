@@ -17,9 +17,10 @@ import (
 //
 // The change shape (changeShaped) is lockops.Queue.Change's, without a
 // server view: one recipe's mutex nodes, each believing what its role
-// says. In it no warning but stale can arise (no split holders, no mixed
-// recipes, no watch cycle by the recipes' rules; missing watches and
-// herds need the servers' watches), so only the nodes change.
+// says. In it no warning but stale and self-wait can arise (no split
+// holders, no mixed recipes, no watch cycle by the recipes' rules;
+// missing watches and herds need the servers' watches), so only the nodes
+// and those two change.
 func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (Queue, bool) {
 	prev := &qm.built
 	if !qm.hasBuilt || !qm.builtChanges || qm.relisted || qm.lone != nil || len(qm.order.Other) > 0 ||
