@@ -88,11 +88,7 @@ func newConsoleRun(g *config.Flags, roots *[]string) func(*cobra.Command, []stri
 // way out the operator's own locks are released (ui.Run bounds each
 // release) and the session is closed, which removes any node left.
 func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error {
-	themeName := s.Theme
-	if themeName == "" {
-		themeName = themes.Default
-	}
-	theme, err := themes.LoadEnv(themeName, os.Getenv)
+	theme, err := consoleTheme(s)
 	if err != nil {
 		return err
 	}
@@ -318,4 +314,14 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(f.Fd()) }
 // nodeParent splits a node path into its lock parent and name.
 func nodeParent(nodePath string) (string, string) {
 	return path.Dir(nodePath), path.Base(nodePath)
+}
+
+// consoleTheme is the settings' theme (the default when none is named),
+// mono when NO_COLOR is set (themes.LoadEnv).
+func consoleTheme(s *config.Settings) (themes.Theme, error) {
+	name := s.Theme
+	if name == "" {
+		name = themes.Default
+	}
+	return themes.LoadEnv(name, os.Getenv)
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"zklock/config"
-	"zklock/themes"
 	"zklock/ui"
 	"zklock/zkview"
 )
@@ -206,11 +205,7 @@ func runReplayConsole(cmd *cobra.Command, g *config.Flags, rec *zkview.Recording
 	if err != nil {
 		return err
 	}
-	themeName := s.Theme
-	if themeName == "" {
-		themeName = themes.Default
-	}
-	theme, err := themes.LoadEnv(themeName, os.Getenv)
+	theme, err := consoleTheme(s)
 	if err != nil {
 		return err
 	}
