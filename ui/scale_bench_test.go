@@ -107,6 +107,12 @@ func BenchmarkUpdate100k(b *testing.B) {
 	win := newQueueWindow(incidentNodes, 2000)
 	m := bigModel(b, incidentNodes)
 	m, _ = press(m, "pgdown", "pgdown", "pgdown")
+	feedWindow(b, m, win, false)
+}
+
+// feedWindow hands m the window's snapshots one per iteration (drawing
+// each frame when draw), timing each, and returns the model after them.
+func feedWindow(b *testing.B, m Model, win *queueWindow, draw bool) Model {
 	var w worstFrame
 	b.ReportAllocs()
 	s := 0
@@ -115,9 +121,15 @@ func BenchmarkUpdate100k(b *testing.B) {
 		s = s%win.steps() + 1
 		snap := win.snapshot(s)
 		b.StartTimer()
-		w.time(func() { m = step(m, updateMsg{zkview.Update{Snapshot: snap}}) })
+		w.time(func() {
+			m = step(m, updateMsg{zkview.Update{Snapshot: snap}})
+			if draw {
+				_ = m.View()
+			}
+		})
 	}
 	w.report(b)
+	return m
 }
 
 // BenchmarkKeys100k is the frame of each key on a 100,000-node queue: the
@@ -190,23 +202,10 @@ func BenchmarkKeys100k(b *testing.B) {
 		win := newQueueWindow(incidentNodes, 2000)
 		m := step(base, updateMsg{zkview.Update{Snapshot: win.snapshot(0)}})
 		m, _ = press(m, "g")
-		var w worstFrame
-		b.ReportAllocs()
-		s := 0
-		for b.Loop() {
-			b.StopTimer()
-			s = s%win.steps() + 1
-			snap := win.snapshot(s)
-			b.StartTimer()
-			w.time(func() {
-				m = step(m, updateMsg{zkview.Update{Snapshot: snap}})
-				_ = m.View()
-			})
-		}
+		m = feedWindow(b, m, win, true)
 		if n := m.queue.node(); n == nil || n.Role != lockops.RoleHolder {
 			b.Fatal("the cursor did not follow the holder")
 		}
-		w.report(b)
 	})
 }
 

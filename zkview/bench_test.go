@@ -15,6 +15,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"zklock/lockops"
+	"zklock/sandbox"
 )
 
 // Opcodes of the ZooKeeper protocol the monitor sends.
@@ -157,15 +158,22 @@ func fill(b testing.TB, c *zk.Conn, parents []string, nodes int) {
 	}
 }
 
-// BenchmarkInitialLoad1000x10: Load of 1,000 lock parents of 10 nodes.
-func BenchmarkInitialLoad1000x10(b *testing.B) {
+// fillParents makes n lock parents of size nodes each under the test's
+// path, on the package's cluster.
+func fillParents(b testing.TB, n, size int) (*sandbox.Cluster, []string) {
 	c := testCluster(b)
 	root := testPath(b)
-	parents := make([]string, 1000)
+	parents := make([]string, n)
 	for i := range parents {
 		parents[i] = fmt.Sprintf("%s/p%04d", root, i)
 	}
-	fill(b, rawConn(b, c.Servers()), parents, 10)
+	fill(b, rawConn(b, c.Servers()), parents, size)
+	return c, parents
+}
+
+// BenchmarkInitialLoad1000x10: Load of 1,000 lock parents of 10 nodes.
+func BenchmarkInitialLoad1000x10(b *testing.B) {
+	c, parents := fillParents(b, 1000, 10)
 	rc := &requestCounter{}
 	mon := session(b, c.Servers(), lockops.WithDialer(rc.dialer()))
 	ctx := context.Background()
@@ -187,13 +195,7 @@ func BenchmarkInitialLoad1000x10(b *testing.B) {
 // the same requests (a listing per parent, a Get per node) from
 // maxInFlight goroutines over one go-zookeeper connection, no model.
 func BenchmarkBareLoad1000x10(b *testing.B) {
-	c := testCluster(b)
-	root := testPath(b)
-	parents := make([]string, 1000)
-	for i := range parents {
-		parents[i] = fmt.Sprintf("%s/p%04d", root, i)
-	}
-	fill(b, rawConn(b, c.Servers()), parents, 10)
+	c, parents := fillParents(b, 1000, 10)
 	conn := rawConn(b, c.Servers())
 	for b.Loop() {
 		jobs := make(chan string)

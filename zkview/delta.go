@@ -125,7 +125,7 @@ func (q *queueModel) applyChange(w *Watcher, order lockops.Queue, touched []int,
 				r.since = r.ctime
 			}
 			if e.Role == lockops.RoleHolder {
-				if from := releasedBefore(e, prevEntries(prev, e.Name), departed); from != "" {
+				if from := releasedBefore(e, predIn(prev, e.Name), departed); from != "" {
 					r.since, r.exact = evAt, true
 					handoffs = append(handoffs, Handoff{Path: q.path, From: from, To: e.Name, At: done, Gap: done.Sub(evAt)})
 				}
@@ -133,7 +133,7 @@ func (q *queueModel) applyChange(w *Watcher, order lockops.Queue, touched []int,
 		} else if r.role != e.Role {
 			if e.Role == lockops.RoleHolder {
 				r.since, r.exact = evAt, true
-				handoffs = append(handoffs, Handoff{Path: q.path, From: releasedBefore(e, prevEntries(prev, e.Name), departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
+				handoffs = append(handoffs, Handoff{Path: q.path, From: releasedBefore(e, predIn(prev, e.Name), departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
 			} else {
 				r.since, r.exact = done, false
 			}
@@ -166,11 +166,10 @@ func (q *queueModel) applyChange(w *Watcher, order lockops.Queue, touched []int,
 	q.dirty = true
 }
 
-// prevEntries is the one entry of prev named name, as releasedBefore
-// looks it up; empty when prev did not have it.
-func prevEntries(prev lockops.Queue, name string) map[string]lockops.Entry {
+// predIn is name's predecessor in prev, "" when prev did not have it.
+func predIn(prev lockops.Queue, name string) string {
 	if i := prev.Index(name); i >= 0 {
-		return map[string]lockops.Entry{name: prev.Entries[i]}
+		return prev.Entries[i].Predecessor
 	}
-	return nil
+	return ""
 }

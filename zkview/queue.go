@@ -221,7 +221,7 @@ func (q *queueModel) apply(w *Watcher, kids []string, got []fetched, issued, don
 				r.since = r.ctime
 			}
 			if e.Role == lockops.RoleHolder {
-				if from := releasedBefore(e, prevByName, departed); from != "" {
+				if from := releasedBefore(e, prevByName[e.Name].Predecessor, departed); from != "" {
 					// Its predecessor went between two listings: the hold
 					// began when the release was told.
 					r.since, r.exact = evAt, true
@@ -231,7 +231,7 @@ func (q *queueModel) apply(w *Watcher, kids []string, got []fetched, issued, don
 		case r.role != e.Role:
 			if e.Role == lockops.RoleHolder {
 				r.since, r.exact = evAt, true
-				handoffs = append(handoffs, Handoff{Path: q.path, From: releasedBefore(e, prevByName, departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
+				handoffs = append(handoffs, Handoff{Path: q.path, From: releasedBefore(e, prevByName[e.Name].Predecessor, departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
 			} else {
 				r.since, r.exact = done, false
 			}
@@ -295,10 +295,10 @@ func (r *nodeRec) believe(e lockops.Entry, first bool) (lockops.Role, string) {
 // releasedBefore names the node whose release let e hold: its predecessor
 // in the previous listing when that one is gone, else the last holder
 // that left; "" when none left (e holds without a release).
-func releasedBefore(e lockops.Entry, prevByName map[string]lockops.Entry, departed []lockops.Entry) string {
-	if p, ok := prevByName[e.Name]; ok && p.Predecessor != "" {
+func releasedBefore(e lockops.Entry, wasPred string, departed []lockops.Entry) string {
+	if wasPred != "" {
 		for _, d := range departed {
-			if d.Name == p.Predecessor {
+			if d.Name == wasPred {
 				return d.Name
 			}
 		}

@@ -675,13 +675,7 @@ func rssBytes(b testing.TB) int64 {
 // partial pictures on the way are counted (the parents appear as they
 // load). BenchmarkBareLoad1000x10 is its floor.
 func BenchmarkFirstPicture1000x10(b *testing.B) {
-	c := testCluster(b)
-	root := testPath(b)
-	parents := make([]string, 1000)
-	for i := range parents {
-		parents[i] = fmt.Sprintf("%s/p%04d", root, i)
-	}
-	fill(b, rawConn(b, c.Servers()), parents, 10)
+	c, parents := fillParents(b, 1000, 10)
 	partial := 0
 	for b.Loop() {
 		mon := session(b, c.Servers())
