@@ -536,12 +536,12 @@ func (d *Workload) Kill(_ context.Context, p string) (string, error) {
 }
 
 // queue lists p and orders it as the console does.
-func (d *Workload) queue(ctx context.Context, p string) (lockops.Queue, error) {
+func (d *Workload) queue(ctx context.Context, p string) (lockops.Ordering, error) {
 	lctx, cancel := context.WithTimeout(ctx, demoCallTimeout)
 	defer cancel()
 	children, err := d.admin.Children(lctx, p)
 	if err != nil {
-		return lockops.Queue{}, fmt.Errorf("demo: %w", err)
+		return lockops.Ordering{}, fmt.Errorf("demo: %w", err)
 	}
 	return lockops.Order(children), nil
 }

@@ -18,7 +18,7 @@ import (
 const demoWait = 20 * time.Second
 
 // demoQueue lists path as the console orders it.
-func demoQueue(t *testing.T, conn *zk.Conn, path string) lockops.Queue {
+func demoQueue(t *testing.T, conn *zk.Conn, path string) lockops.Ordering {
 	t.Helper()
 	children, _, err := conn.Children(path)
 	if err != nil {

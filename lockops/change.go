@@ -1,4 +1,4 @@
-// Incremental ordering: a queue's next Queue from the children added and
+// Incremental ordering: a queue's next Ordering from the children added and
 // removed, without reading every name again, for the shape that a busy
 // queue almost always has. Everything else goes back to Order.
 
@@ -9,10 +9,10 @@ import (
 	"slices"
 )
 
-// Change returns the Queue that Order would return for q's children with
+// Change returns the Ordering that Order would return for q's children with
 // added created and removed deleted, and true; or false when the change
 // cannot be computed without Order (the caller then orders the whole
-// list). q must be the Queue of a children list (Order's or Change's).
+// list). q must be the Ordering of a children list (Order's or Change's).
 // touched are the indexes in next of the entries added or whose role or
 // predecessor changed, ascending; every other entry is as it was in q.
 //
@@ -25,26 +25,26 @@ import (
 // A change outside it (a first node, a read node, another recipe, a
 // non-lock child, a wrapped counter) returns false. The cost is one pass
 // over the entries, without parsing or sorting the names already there.
-func (q Queue) Change(added, removed []string) (next Queue, touched []int, ok bool) {
+func (q Ordering) Change(added, removed []string) (next Ordering, touched []int, ok bool) {
 	if len(q.Entries) == 0 || len(q.Other) > 0 {
-		return Queue{}, nil, false
+		return Ordering{}, nil, false
 	}
 	if !q.changeable && !changeShaped(q) {
-		return Queue{}, nil, false
+		return Ordering{}, nil, false
 	}
 	recipe := q.Entries[0].Recipe
-	simple := func(n *Node) bool {
+	simple := func(n *ParsedName) bool {
 		return n.Recipe == recipe && n.Kind == KindMutex && !n.Latch && n.Seq >= 0
 	}
-	add := make([]Node, 0, len(added))
+	add := make([]ParsedName, 0, len(added))
 	for _, name := range added {
 		n, ok := ParseName(name)
 		if !ok || !simple(&n) {
-			return Queue{}, nil, false
+			return Ordering{}, nil, false
 		}
 		add = append(add, n)
 	}
-	slices.SortFunc(add, func(a, b Node) int {
+	slices.SortFunc(add, func(a, b ParsedName) int {
 		if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
 			return c
 		}
@@ -68,7 +68,7 @@ func (q Queue) Change(added, removed []string) (next Queue, touched []int, ok bo
 		// Nodes left from the tail, nothing else: the rest is as it was.
 		// The capacity ends with the slice, so that a later append does
 		// not write over the entries q still shows.
-		return Queue{Entries: q.Entries[: n-len(cut) : n-len(cut)], changeable: true}, nil, true
+		return Ordering{Entries: q.Entries[: n-len(cut) : n-len(cut)], changeable: true}, nil, true
 	}
 	if len(cut) == 0 && len(add) > 0 && entryOrder(q.Entries[n-1], &add[0]) < 0 {
 		// Nodes joined at the tail, nothing else: they go after q's
@@ -80,13 +80,13 @@ func (q Queue) Change(added, removed []string) (next Queue, touched []int, ok bo
 				continue
 			}
 			touched = append(touched, len(out))
-			out = append(out, Entry{Node: a, Role: RoleWaiting, Believes: RoleWaiting,
+			out = append(out, Entry{ParsedName: a, Role: RoleWaiting, Believes: RoleWaiting,
 				Watches: out[len(out)-1].Name, Predecessor: out[len(out)-1].Name})
 		}
 		if len(touched) == 0 {
-			return Queue{}, nil, false // nothing joined after all: Order decides
+			return Ordering{}, nil, false // nothing joined after all: Order decides
 		}
-		return Queue{Entries: out, changeable: true}, touched, true
+		return Ordering{Entries: out, changeable: true}, touched, true
 	}
 
 	// Merge the kept entries (sorted by sequence, then name) with the
@@ -97,13 +97,13 @@ func (q Queue) Change(added, removed []string) (next Queue, touched []int, ok bo
 	// predecessor or role: edges lists them.
 	out := make([]Entry, 0, len(q.Entries)+len(add))
 	var edges, fresh []int // indexes in out, ascending
-	push := func(n Node) {
+	push := func(n ParsedName) {
 		if gone[n.Name] || len(out) > 0 && out[len(out)-1].Name == n.Name {
 			return
 		}
 		fresh = append(fresh, len(out))
 		edges = append(edges, len(out))
-		out = append(out, Entry{Node: n})
+		out = append(out, Entry{ParsedName: n})
 	}
 	i, j := 0, 0
 	for i < len(q.Entries) {
@@ -139,7 +139,7 @@ func (q Queue) Change(added, removed []string) (next Queue, touched []int, ok bo
 		push(add[j])
 	}
 	if len(out) == 0 {
-		return Queue{}, nil, false // empty: Order says what an empty list is
+		return Ordering{}, nil, false // empty: Order says what an empty list is
 	}
 	for _, f := range fresh {
 		edges = append(edges, f+1) // the entry after an added one
@@ -161,23 +161,23 @@ func (q Queue) Change(added, removed []string) (next Queue, touched []int, ok bo
 			e.Role, e.Believes, e.Watches, e.Predecessor = role, role, pred, pred
 		}
 	}
-	return Queue{Entries: out, changeable: true}, touched, true
+	return Ordering{Entries: out, changeable: true}, touched, true
 }
 
 // Changeable says whether q is of the shape Change handles: lock nodes
 // only, of one recipe, mutexes (no latch), non-negative sequences. In
 // it each node waits on the node just before it, and nothing else does.
-func (q Queue) Changeable() bool { return q.changeable || changeShaped(q) }
+func (q Ordering) Changeable() bool { return q.changeable || changeShaped(q) }
 
 // changeShaped: q is of the shape Change handles (its doc): lock nodes
 // only, of one recipe, mutexes (no latch), non-negative sequences.
-func changeShaped(q Queue) bool {
+func changeShaped(q Ordering) bool {
 	if len(q.Entries) == 0 || len(q.Other) > 0 {
 		return false
 	}
 	recipe := q.Entries[0].Recipe
 	for i := range q.Entries {
-		n := &q.Entries[i].Node
+		n := &q.Entries[i].ParsedName
 		if n.Recipe != recipe || n.Kind != KindMutex || n.Latch || n.Seq < 0 {
 			return false
 		}
@@ -187,7 +187,7 @@ func changeShaped(q Queue) bool {
 
 // entryOrder orders an entry against a node: by sequence, then by name
 // (Order's order, for non-negative sequences).
-func entryOrder(e Entry, n *Node) int {
+func entryOrder(e Entry, n *ParsedName) int {
 	if c := cmp.Compare(e.Seq, n.Seq); c != 0 {
 		return c
 	}

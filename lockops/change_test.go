@@ -94,7 +94,7 @@ func TestChangeIsOrder(t *testing.T) {
 
 // TestChangeChain: a queue followed change after change (joins at the
 // tail, leaves from the head and the tail, some in the middle) stays
-// Order's, and no change alters a Queue handed out before it.
+// Order's, and no change alters an Ordering handed out before it.
 func TestChangeChain(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, recipe := range []string{"curator", "gozk", "kazoo", "plain"} {
@@ -106,7 +106,7 @@ func TestChangeChain(t *testing.T) {
 			kids = append(kids, mk(r, seq))
 		}
 		q := Order(kids)
-		var olds []Queue // every queue handed out, and a copy of it
+		var olds []Ordering // every queue handed out, and a copy of it
 		var copies [][]Entry
 		for step := range 400 {
 			var added, removed []string
@@ -147,7 +147,7 @@ func TestChangeChain(t *testing.T) {
 
 // checkTouched: the entries Change says it touched are exactly those
 // that are new or differ from what q had for the same name.
-func checkTouched(t *testing.T, round int, q, next Queue, touched []int) {
+func checkTouched(t *testing.T, round int, q, next Ordering, touched []int) {
 	t.Helper()
 	var want []int
 	for i, e := range next.Entries {
@@ -164,7 +164,7 @@ func checkTouched(t *testing.T, round int, q, next Queue, touched []int) {
 func TestChangeRefuses(t *testing.T) {
 	q := Order([]string{"lock-0000000001", "lock-0000000002"})
 	for name, tc := range map[string]struct {
-		q              Queue
+		q              Ordering
 		added, removed []string
 	}{
 		"empty queue":     {Order(nil), []string{"lock-0000000003"}, nil},

@@ -10,8 +10,8 @@
 //
 // One file per concept, as etcd's client/v3/concurrency:
 //
-//   - order.go: Order, the ordering function, and the Queue it returns;
-//     change.go: Queue.Change, a queue's next order from the names added
+//   - order.go: Order, the ordering function, and the Ordering it returns;
+//     change.go: Ordering.Change, a queue's next order from the names added
 //     and removed, for a queue of one recipe's mutex nodes (anything else
 //     goes back to Order);
 //     names.go reads a child's name (ParseName, SeqLess, Style);

@@ -41,7 +41,7 @@ type RecipeGroup struct {
 }
 
 // Recipes are the recipes present, in Recipe's order.
-func (q Queue) Recipes() []Recipe {
+func (q Ordering) Recipes() []Recipe {
 	var seen [RecipeEphemeral + 1]bool
 	for _, e := range q.Entries {
 		seen[e.Recipe] = true
@@ -57,7 +57,7 @@ func (q Queue) Recipes() []Recipe {
 
 // SplitHolders names the nodes that believe they hold a mutex or write
 // lock, in sequence order, when there is more than one; else nil.
-func (q Queue) SplitHolders() []string {
+func (q Ordering) SplitHolders() []string {
 	var names []string
 	for _, e := range q.Entries {
 		if e.Believes == RoleHolder && e.Kind != KindRead {
@@ -73,7 +73,7 @@ func (q Queue) SplitHolders() []string {
 // MixedRecipes groups every lock node by family (curator-mutex,
 // curator-rw, curator-latch, kazoo, plain, in that order) when more than
 // one family is present; else nil.
-func (q Queue) MixedRecipes() []RecipeGroup {
+func (q Ordering) MixedRecipes() []RecipeGroup {
 	var groups []RecipeGroup
 	for _, f := range [...]string{FamilyCuratorMutex, FamilyCuratorRW, FamilyCuratorLatch, FamilyKazoo, FamilyPlain} {
 		var names []string
@@ -96,7 +96,7 @@ func (q Queue) MixedRecipes() []RecipeGroup {
 // queue of Kazoo nodes; StyleCurator for an empty queue and for one of
 // Curator, go-zookeeper or plain nodes; for a mixed queue StyleCurator
 // and ErrMixedRecipes, wrapped with the groups.
-func DetectStyle(q Queue) (Style, error) {
+func DetectStyle(q Ordering) (Style, error) {
 	if groups := q.MixedRecipes(); groups != nil {
 		const show = 3 // names per group: a 10,000-node queue stays one line
 		parts := make([]string, len(groups))

@@ -138,7 +138,7 @@ func TestInteropWithRealClients(t *testing.T) {
 			if kind == peers.Kazoo {
 				want = RecipeKazoo
 			}
-			var prev *Node
+			var prev *ParsedName
 			for _, s := range rec.all {
 				n, ok := ParseName(s.node)
 				if !ok {

@@ -258,7 +258,7 @@ type joinAs struct {
 }
 
 // joinFor is how to join a queue of others that is not mixed.
-func joinFor(q Queue) joinAs {
+func joinFor(q Ordering) joinAs {
 	st, _ := DetectStyle(q)
 	j := joinAs{style: st}
 	if len(q.Entries) > 0 {
@@ -334,7 +334,7 @@ func (l *Lock) chooseJoin(ctx context.Context) (joinAs, error) {
 	if err != nil {
 		return joinAs{}, fmt.Errorf("list %s: %w", l.abs, err)
 	}
-	q := seqQueue(children)
+	q := seqOrdering(children)
 	if _, err := DetectStyle(q); err != nil {
 		if l.cfg.allowMixed {
 			return l.forced(joinAs{}), nil
@@ -361,7 +361,7 @@ func (l *Lock) forced(j joinAs) joinAs {
 // queue of recipes that cannot see each other, or one that the own node
 // would make so (a forced style, a read lock on a mutex queue), and asks
 // for a new create when the queue turned out to want other names.
-func (l *Lock) checkJoin(all Queue, children []string, own string, join joinAs) error {
+func (l *Lock) checkJoin(all Ordering, children []string, own string, join joinAs) error {
 	if l.cfg.allowMixed {
 		return nil
 	}
@@ -377,7 +377,7 @@ func (l *Lock) checkJoin(all Queue, children []string, own string, join joinAs) 
 			others = append(others, c)
 		}
 	}
-	oq := seqQueue(others)
+	oq := seqOrdering(others)
 	if _, err := DetectStyle(oq); err != nil {
 		return err
 	}

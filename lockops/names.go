@@ -42,10 +42,10 @@ import (
 	"strings"
 )
 
-// Node is one parsed child name: what its name alone tells (recipe,
-// kind, sequence). zkview.Node is the same node as the console shows it,
+// ParsedName is one parsed child name: what its name alone tells (recipe,
+// kind, sequence). zkview.ParsedName is the same node as the console shows it,
 // with what the servers tell of it (owner, data, watches).
-type Node struct {
+type ParsedName struct {
 	Name string
 	// Seq is the signed 32-bit counter ZooKeeper formatted with %010d
 	// (negative after the counter wraps).
@@ -83,7 +83,7 @@ var (
 	ErrUnknownStyle = errors.New("lockops: unknown style")
 )
 
-// Family names, as RecipeGroup.Name and Node.Family report them.
+// Family names, as RecipeGroup.Name and ParsedName.Family report them.
 const (
 	FamilyCuratorMutex = "curator-mutex"
 	FamilyCuratorRW    = "curator-rw"
@@ -94,7 +94,7 @@ const (
 
 // Family is the group of recipes that order this node correctly (see the
 // file comment); "" for a child that is not a lock node.
-func (n Node) Family() string {
+func (n ParsedName) Family() string {
 	switch n.Recipe {
 	case RecipeCurator:
 		switch {
@@ -149,7 +149,7 @@ const (
 // ParseName reads one child name; false for a child that is not a lock
 // node ("leases", "locks", no canonical sequence suffix, a suffix no
 // recipe's prefix precedes).
-func ParseName(name string) (Node, bool) {
+func ParseName(name string) (ParsedName, bool) {
 	// The eleven-character reading first: only negative sequences of ten
 	// digits have it, and a recipe's prefix is followed directly by them.
 	for _, l := range [...]int{11, 10} {
@@ -165,7 +165,7 @@ func ParseName(name string) (Node, bool) {
 			return n, true
 		}
 	}
-	return Node{Name: name}, false
+	return ParsedName{Name: name}, false
 }
 
 // parseSeq accepts exactly what %010d makes of an int32.
@@ -207,10 +207,10 @@ func seqLen(s int32) int {
 }
 
 // parsePrefix classifies the text before the sequence.
-func parsePrefix(p string) (Node, bool) {
+func parsePrefix(p string) (ParsedName, bool) {
 	switch {
 	case strings.HasSuffix(p, curatorReadMarker), strings.HasSuffix(p, curatorWriteMarker):
-		n := Node{Kind: KindRead, Recipe: RecipeCurator}
+		n := ParsedName{Kind: KindRead, Recipe: RecipeCurator}
 		if strings.HasSuffix(p, curatorWriteMarker) {
 			n.Kind = KindWrite
 		}
@@ -220,28 +220,28 @@ func parsePrefix(p string) (Node, bool) {
 		}
 		return n, true
 	case strings.HasSuffix(p, kazooReadMarker):
-		return Node{Kind: KindRead, Recipe: RecipeKazoo, GUID: hex32(p[:len(p)-len(kazooReadMarker)])}, true
+		return ParsedName{Kind: KindRead, Recipe: RecipeKazoo, GUID: hex32(p[:len(p)-len(kazooReadMarker)])}, true
 	case strings.HasSuffix(p, kazooMutexMarker):
-		return Node{Kind: KindMutex, Recipe: RecipeKazoo, GUID: hex32(p[:len(p)-len(kazooMutexMarker)])}, true
+		return ParsedName{Kind: KindMutex, Recipe: RecipeKazoo, GUID: hex32(p[:len(p)-len(kazooMutexMarker)])}, true
 	case p == "" || strings.HasSuffix(p, "-"):
 		if strings.HasSuffix(p, "-"+curatorLatchMarker) {
 			if g, ok := protectedGUID(p[:len(p)-len(curatorLatchMarker)]); ok && isUUID(g) {
-				return Node{Kind: KindMutex, Recipe: RecipeCurator, GUID: g, Latch: true}, true
+				return ParsedName{Kind: KindMutex, Recipe: RecipeCurator, GUID: g, Latch: true}, true
 			}
 		}
 		if strings.HasSuffix(p, "-"+curatorMutexMarker) {
 			if g, ok := protectedGUID(p[:len(p)-len(curatorMutexMarker)]); ok {
 				switch {
 				case isUUID(g):
-					return Node{Kind: KindMutex, Recipe: RecipeCurator, GUID: g}, true
+					return ParsedName{Kind: KindMutex, Recipe: RecipeCurator, GUID: g}, true
 				case hex32(g) != "":
-					return Node{Kind: KindMutex, Recipe: RecipeGoZK, GUID: g}, true
+					return ParsedName{Kind: KindMutex, Recipe: RecipeGoZK, GUID: g}, true
 				}
 			}
 		}
-		return Node{Kind: KindMutex, Recipe: RecipePlain}, true
+		return ParsedName{Kind: KindMutex, Recipe: RecipePlain}, true
 	}
-	return Node{}, false
+	return ParsedName{}, false
 }
 
 // protectedGUID takes "_c_<guid>-" apart.

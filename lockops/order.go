@@ -1,4 +1,4 @@
-// The ordering function: one lock parent's children in, one Queue out.
+// The ordering function: one lock parent's children in, one Ordering out.
 // Pure (no I/O, no clock), deterministic, and shared: zkview draws with
 // it, the lock decides with it.
 //
@@ -38,15 +38,15 @@ import (
 	"slices"
 )
 
-// Entry is one lock node in a Queue.
+// Entry is one lock node in an Ordering.
 type Entry struct {
-	Node
+	ParsedName
 	// Role is by sequence order: what a correct recipe decides.
 	Role Role
 	// Believes is what the node's own recipe decides on this child list.
 	Believes Role
 	// Watches is the child this node waits on by its own recipe's rule
-	// (possibly a child in Queue.Other); "" when it believes it holds, or
+	// (possibly a child in Ordering.Other); "" when it believes it holds, or
 	// when its recipe fails on this list instead of waiting.
 	Watches string
 	// Predecessor is what a correct recipe waits on: the lock node just
@@ -55,10 +55,10 @@ type Entry struct {
 	Predecessor string
 }
 
-// Queue is a lock parent's children as the ordering function sees them:
+// Ordering is a lock parent's children as the ordering function sees them:
 // names in, order and roles out, what the lock core decides with.
 // zkview.Queue is the live queue built on it.
-type Queue struct {
+type Ordering struct {
 	Entries []Entry  // lock nodes, in sequence order
 	Other   []string // non-lock children, sorted by name
 	// changeable: Order or Change found the queue in the shape Change
@@ -85,27 +85,27 @@ func (s Style) String() string {
 // listed is one distinct child name with what each replay needs of it.
 type listed struct {
 	name  string
-	entry int // index in Queue.Entries, -1 for Other
+	entry int // index in Ordering.Entries, -1 for Other
 }
 
-// Order turns a lock parent's children into its Queue (see the file
+// Order turns a lock parent's children into its Ordering (see the file
 // comment for every rule).
-func Order(children []string) Queue { return order(children, true) }
+func Order(children []string) Ordering { return order(children, true) }
 
-// seqQueue is Order without replaying each recipe (Believes and Watches
+// seqOrdering is Order without replaying each recipe (Believes and Watches
 // stay empty): all the lock core decides with (Role, Predecessor, kinds,
 // families). It is what the lock core orders every listing with: in a
 // 32-client contended run, 28 µs per acquisition against 48 µs with Order.
-func seqQueue(children []string) Queue { return order(children, false) }
+func seqOrdering(children []string) Ordering { return order(children, false) }
 
-func order(children []string, replays bool) Queue {
+func order(children []string, replays bool) Ordering {
 	names := slices.Clone(children)
 	slices.Sort(names)
 	names = slices.Compact(names)
 
-	var q Queue
+	var q Ordering
 	kids := make([]listed, len(names))
-	var nodes []Node
+	var nodes []ParsedName
 	var nodeKid []int // nodes[i] is kids[nodeKid[i]]
 	kazooRead := false
 	for i, name := range names {
@@ -127,7 +127,7 @@ func order(children []string, replays bool) Queue {
 	last := "" // the nearest mutex or write node so far
 	for pos, i := range seqOrder(nodes) {
 		e := &q.Entries[pos]
-		e.Node = nodes[i]
+		e.ParsedName = nodes[i]
 		kids[nodeKid[i]].entry = pos
 		if kazooRead && e.Recipe == RecipeKazoo && e.Kind == KindMutex {
 			e.Kind = KindWrite
@@ -165,7 +165,7 @@ func order(children []string, replays bool) Queue {
 
 // seqOrder returns the indices of nodes (which are in name order) in
 // wrap-aware sequence order, ties in name order.
-func seqOrder(nodes []Node) []int {
+func seqOrder(nodes []ParsedName) []int {
 	// One sort of (unsigned sequence, index) packed in a uint64; the queue
 	// is a rotation of it.
 	packed := make([]uint64, len(nodes))
@@ -197,7 +197,7 @@ func seqOrder(nodes []Node) []int {
 }
 
 // Holders are the entries that hold by sequence order.
-func (q Queue) Holders() []Entry {
+func (q Ordering) Holders() []Entry {
 	var h []Entry
 	for _, e := range q.Entries {
 		if e.Role == RoleHolder {
@@ -208,7 +208,7 @@ func (q Queue) Holders() []Entry {
 }
 
 // Index is name's position in Entries, or -1.
-func (q Queue) Index(name string) int {
+func (q Ordering) Index(name string) int {
 	return slices.IndexFunc(q.Entries, func(e Entry) bool { return e.Name == name })
 }
 
@@ -221,7 +221,7 @@ func (q Queue) Index(name string) int {
 // others' order as it was, unless the queue spans a good part of the
 // sequence circle: then the largest gap, where the order starts, may move
 // (only garbage names get there), and the children are ordered again.
-func (q Queue) PredecessorWithout(own string, gone ...string) string {
+func (q Ordering) PredecessorWithout(own string, gone ...string) string {
 	i := q.Index(own)
 	if i < 0 {
 		return ""
@@ -233,7 +233,7 @@ func (q Queue) PredecessorWithout(own string, gone ...string) string {
 				rest = append(rest, e.Name)
 			}
 		}
-		r := seqQueue(rest)
+		r := seqOrdering(rest)
 		if k := r.Index(own); k >= 0 {
 			return r.Entries[k].Predecessor
 		}

@@ -54,11 +54,11 @@ func FuzzOrder(f *testing.F) {
 		checkPredecessorWithout(t, q, distinct)
 
 		// What the lock core decides with is Order's, less the replays.
-		want := Queue{Entries: slices.Clone(q.Entries), Other: q.Other}
+		want := Ordering{Entries: slices.Clone(q.Entries), Other: q.Other}
 		for i := range want.Entries {
 			want.Entries[i].Believes, want.Entries[i].Watches = 0, "" // zero values
 		}
-		if sq := seqQueue(children); !reflect.DeepEqual(sq, want) {
+		if sq := seqOrdering(children); !reflect.DeepEqual(sq, want) {
 			t.Errorf("seqQueue differs from Order less Believes and Watches:\n%+v\n%+v", sq, want)
 		}
 
@@ -91,7 +91,7 @@ func FuzzOrder(f *testing.F) {
 // checkSeqOrder: Entries start after the largest gap on the 2^32 circle
 // and go round it once; equal sequences by name; when the nodes span less
 // than 2^31, every pair agrees with SeqLess.
-func checkSeqOrder(t *testing.T, q Queue) {
+func checkSeqOrder(t *testing.T, q Ordering) {
 	t.Helper()
 	start := uint32(q.Entries[0].Seq)
 	last := uint32(q.Entries[len(q.Entries)-1].Seq) - start
@@ -112,7 +112,7 @@ func checkSeqOrder(t *testing.T, q Queue) {
 }
 
 // checkRoles: roles and predecessors by sequence order.
-func checkRoles(t *testing.T, q Queue) {
+func checkRoles(t *testing.T, q Ordering) {
 	t.Helper()
 	exclusiveHolders, readHolders, leadingReads := 0, 0, 0
 	for _, e := range q.Entries {
@@ -162,7 +162,7 @@ func checkRoles(t *testing.T, q Queue) {
 
 // checkBeliefs: each entry parses to itself, believes consistently, and
 // watches a child of the list.
-func checkBeliefs(t *testing.T, q Queue, distinct []string) {
+func checkBeliefs(t *testing.T, q Ordering, distinct []string) {
 	t.Helper()
 	kazooRead := slices.ContainsFunc(q.Entries, func(e Entry) bool { return e.Recipe == RecipeKazoo && e.Kind == KindRead })
 	for _, e := range q.Entries {
@@ -170,8 +170,8 @@ func checkBeliefs(t *testing.T, q Queue, distinct []string) {
 		if ok && kazooRead && n.Recipe == RecipeKazoo && n.Kind == KindMutex {
 			n.Kind = KindWrite
 		}
-		if !ok || n != e.Node {
-			t.Errorf("entry %+v, ParseName gives %+v, %v", e.Node, n, ok)
+		if !ok || n != e.ParsedName {
+			t.Errorf("entry %+v, ParseName gives %+v, %v", e.ParsedName, n, ok)
 		}
 		if n.Family() == "" {
 			t.Errorf("%q: lock node without a family", e.Name)
@@ -190,11 +190,11 @@ func checkBeliefs(t *testing.T, q Queue, distinct []string) {
 	}
 }
 
-// checkPredecessorWithout: Queue.PredecessorWithout agrees with ordering
+// checkPredecessorWithout: Ordering.PredecessorWithout agrees with ordering
 // the listing again without the gone nodes, for every node with its
 // predecessor gone, then its predecessor's predecessor too (what a waiter
 // asks), and with the head gone.
-func checkPredecessorWithout(t *testing.T, q Queue, children []string) {
+func checkPredecessorWithout(t *testing.T, q Ordering, children []string) {
 	t.Helper()
 	for _, e := range q.Entries {
 		var gone []string

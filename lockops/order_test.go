@@ -32,61 +32,61 @@ func curLatch(uuid string, s int32) string { return "_c_" + uuid + "-latch-" + s
 func TestParseName(t *testing.T) {
 	tests := []struct {
 		name string
-		want Node
+		want ParsedName
 		ok   bool
 	}{
-		{curMutex(uuidA, 7), Node{Seq: 7, Kind: KindMutex, Recipe: RecipeCurator, GUID: uuidA}, true},
-		{gozkMutex(hexA, 7), Node{Seq: 7, Kind: KindMutex, Recipe: RecipeGoZK, GUID: hexA}, true},
-		{curRead(uuidA, 7), Node{Seq: 7, Kind: KindRead, Recipe: RecipeCurator, GUID: uuidA}, true},
-		{curWrite(uuidA, 7), Node{Seq: 7, Kind: KindWrite, Recipe: RecipeCurator, GUID: uuidA}, true},
-		{"__WRIT__0000000007", Node{Seq: 7, Kind: KindWrite, Recipe: RecipeCurator}, true},
-		{kzLock(hexA, 7), Node{Seq: 7, Kind: KindMutex, Recipe: RecipeKazoo, GUID: hexA}, true},
-		{kzRead(hexA, 7), Node{Seq: 7, Kind: KindRead, Recipe: RecipeKazoo, GUID: hexA}, true},
-		{"someone__lock__0000000007", Node{Seq: 7, Kind: KindMutex, Recipe: RecipeKazoo}, true},
-		{"lock-0000000007", Node{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{"x-job-42-0000000007", Node{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{"0000000007", Node{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{"_c_NOTAGUID-lock-0000000007", Node{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{curLatch(uuidA, 7), Node{Seq: 7, Kind: KindMutex, Recipe: RecipeCurator, GUID: uuidA, Latch: true}, true},
-		{curLatch(uuidA, -1000000000), Node{Seq: -1000000000, Kind: KindMutex, Recipe: RecipeCurator, GUID: uuidA, Latch: true}, true},
+		{curMutex(uuidA, 7), ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipeCurator, GUID: uuidA}, true},
+		{gozkMutex(hexA, 7), ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipeGoZK, GUID: hexA}, true},
+		{curRead(uuidA, 7), ParsedName{Seq: 7, Kind: KindRead, Recipe: RecipeCurator, GUID: uuidA}, true},
+		{curWrite(uuidA, 7), ParsedName{Seq: 7, Kind: KindWrite, Recipe: RecipeCurator, GUID: uuidA}, true},
+		{"__WRIT__0000000007", ParsedName{Seq: 7, Kind: KindWrite, Recipe: RecipeCurator}, true},
+		{kzLock(hexA, 7), ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipeKazoo, GUID: hexA}, true},
+		{kzRead(hexA, 7), ParsedName{Seq: 7, Kind: KindRead, Recipe: RecipeKazoo, GUID: hexA}, true},
+		{"someone__lock__0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipeKazoo}, true},
+		{"lock-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{"x-job-42-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{"0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{"_c_NOTAGUID-lock-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{curLatch(uuidA, 7), ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipeCurator, GUID: uuidA, Latch: true}, true},
+		{curLatch(uuidA, -1000000000), ParsedName{Seq: -1000000000, Kind: KindMutex, Recipe: RecipeCurator, GUID: uuidA, Latch: true}, true},
 		// LeaderLatch always protects its name: the rest is plain.
-		{"latch-0000000007", Node{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{"_c_" + hexA + "-latch-0000000007", Node{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{"_c_" + uuidA + "-latch0000000007", Node{}, false}, // no "-" before the sequence
-		{"lock-2147483647", Node{Seq: 2147483647, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{"latch-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{"_c_" + hexA + "-latch-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{"_c_" + uuidA + "-latch0000000007", ParsedName{}, false}, // no "-" before the sequence
+		{"lock-2147483647", ParsedName{Seq: 2147483647, Kind: KindMutex, Recipe: RecipePlain}, true},
 		// Negative, after the wrap: ten characters down to -999999999,
 		// eleven from -1000000000.
-		{curMutex(uuidA, -1), Node{Seq: -1, Kind: KindMutex, Recipe: RecipeCurator, GUID: uuidA}, true},
-		{"lock--000000001", Node{Seq: -1, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{"lock--2147483648", Node{Seq: -2147483648, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{kzLock(hexA, -1000000000), Node{Seq: -1000000000, Kind: KindMutex, Recipe: RecipeKazoo, GUID: hexA}, true},
-		{kzRead(hexA, -5), Node{Seq: -5, Kind: KindRead, Recipe: RecipeKazoo, GUID: hexA}, true},
+		{curMutex(uuidA, -1), ParsedName{Seq: -1, Kind: KindMutex, Recipe: RecipeCurator, GUID: uuidA}, true},
+		{"lock--000000001", ParsedName{Seq: -1, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{"lock--2147483648", ParsedName{Seq: -2147483648, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{kzLock(hexA, -1000000000), ParsedName{Seq: -1000000000, Kind: KindMutex, Recipe: RecipeKazoo, GUID: hexA}, true},
+		{kzRead(hexA, -5), ParsedName{Seq: -5, Kind: KindRead, Recipe: RecipeKazoo, GUID: hexA}, true},
 		// "lock-" then 1000000000, not "lock" then -1000000000.
-		{"lock-1000000000", Node{Seq: 1000000000, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{"-1000000000", Node{Seq: -1000000000, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{"-0000000007", Node{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{"lock-1000000000", ParsedName{Seq: 1000000000, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{"-1000000000", ParsedName{Seq: -1000000000, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{"-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
 
-		{"leases", Node{}, false},
-		{"locks", Node{}, false},
-		{"", Node{}, false},
-		{"-", Node{}, false},
-		{"lock-", Node{}, false},
-		{"lock-000000007", Node{}, false},   // nine digits
-		{"lock-00000000007", Node{}, false}, // eleven digits
-		{"lock-12345678901", Node{}, false},
-		{"lock-2147483648", Node{}, false}, // not an int32
-		{"lock--2147483649", Node{}, false},
-		{"lock--000000000", Node{}, false}, // %010d never writes -0
-		{"lock--0999999999", Node{Seq: 999999999, Kind: KindMutex, Recipe: RecipePlain}, true}, // prefix "lock--"
-		{"lock-+000000007", Node{}, false},
-		{"lock-000000000a", Node{}, false},
-		{"lock-abcdefghij", Node{}, false},
-		{"lock-٠١٢٣٤٥٦٧٨٩", Node{}, false}, // Arabic-Indic digits
-		{"lock-０００００００００７", Node{}, false},
-		{"locké0000000007", Node{}, false},
-		{"x0000000007", Node{}, false}, // no "-" before the sequence
-		{hexA + "__lock_0000000007", Node{}, false},
-		{"-000000007", Node{Seq: -7, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{"leases", ParsedName{}, false},
+		{"locks", ParsedName{}, false},
+		{"", ParsedName{}, false},
+		{"-", ParsedName{}, false},
+		{"lock-", ParsedName{}, false},
+		{"lock-000000007", ParsedName{}, false},   // nine digits
+		{"lock-00000000007", ParsedName{}, false}, // eleven digits
+		{"lock-12345678901", ParsedName{}, false},
+		{"lock-2147483648", ParsedName{}, false}, // not an int32
+		{"lock--2147483649", ParsedName{}, false},
+		{"lock--000000000", ParsedName{}, false}, // %010d never writes -0
+		{"lock--0999999999", ParsedName{Seq: 999999999, Kind: KindMutex, Recipe: RecipePlain}, true}, // prefix "lock--"
+		{"lock-+000000007", ParsedName{}, false},
+		{"lock-000000000a", ParsedName{}, false},
+		{"lock-abcdefghij", ParsedName{}, false},
+		{"lock-٠١٢٣٤٥٦٧٨٩", ParsedName{}, false}, // Arabic-Indic digits
+		{"lock-０００００００００７", ParsedName{}, false},
+		{"locké0000000007", ParsedName{}, false},
+		{"x0000000007", ParsedName{}, false}, // no "-" before the sequence
+		{hexA + "__lock_0000000007", ParsedName{}, false},
+		{"-000000007", ParsedName{Seq: -7, Kind: KindMutex, Recipe: RecipePlain}, true},
 	}
 	for _, tt := range tests {
 		got, ok := ParseName(tt.name)
@@ -136,7 +136,7 @@ func roleLetter(r Role) string {
 	return "W"
 }
 
-func checkRows(t *testing.T, q Queue, want []row) {
+func checkRows(t *testing.T, q Ordering, want []row) {
 	t.Helper()
 	var got []row
 	for _, e := range q.Entries {
@@ -637,7 +637,7 @@ func TestQueueAccessors(t *testing.T) {
 	if got := q.Recipes(); !slices.Equal(got, []Recipe{RecipeCurator, RecipeKazoo}) {
 		t.Errorf("Recipes = %v", got)
 	}
-	var empty Queue
+	var empty Ordering
 	if empty.Holders() != nil || empty.Recipes() != nil || empty.SplitHolders() != nil || empty.MixedRecipes() != nil || empty.Index("x") != -1 {
 		t.Error("empty queue accessors not empty")
 	}
@@ -796,7 +796,7 @@ func TestFamily(t *testing.T) {
 			t.Errorf("Family(%q) = %q (parsed %v), want %q", name, got, ok, want)
 		}
 	}
-	if got := (Node{Name: "leases"}).Family(); got != "" {
+	if got := (ParsedName{Name: "leases"}).Family(); got != "" {
 		t.Errorf("Family of a non-lock child = %q", got)
 	}
 }

@@ -45,7 +45,7 @@
 //
 // Where a client's choice depends on the server's listing order (ties in
 // its sort key, which only garbage names produce), Order takes name order
-// instead, so that a Queue depends only on the set of children: a listing
+// instead, so that an Ordering depends only on the set of children: a listing
 // never repeats a name, and a repeated name is counted once.
 
 package lockops
@@ -62,12 +62,12 @@ import (
 
 // replay computes Believes and Watches for each recipe on one child list.
 type replay struct {
-	q    *Queue
+	q    *Ordering
 	kids []listed // every distinct child, sorted by name
 }
 
-func (r replay) has(pred func(Node) bool) bool {
-	return slices.ContainsFunc(r.q.Entries, func(e Entry) bool { return pred(e.Node) })
+func (r replay) has(pred func(ParsedName) bool) bool {
+	return slices.ContainsFunc(r.q.Entries, func(e Entry) bool { return pred(e.ParsedName) })
 }
 
 func (r replay) set(entry int, holds bool, watches string) {
@@ -131,25 +131,25 @@ func isASCII(s string) bool {
 // curatorMutex replays InterProcessMutex (StandardLockInternalsDriver,
 // maxLeases 1) for Curator mutex nodes.
 func (r replay) curatorMutex() {
-	r.curatorFirstHolds(func(n Node) bool { return n.Recipe == RecipeCurator && n.Kind == KindMutex && !n.Latch }, curatorMutexMarker)
+	r.curatorFirstHolds(func(n ParsedName) bool { return n.Recipe == RecipeCurator && n.Kind == KindMutex && !n.Latch }, curatorMutexMarker)
 }
 
 // curatorLatch replays LeaderLatch for its participants: InterProcessMutex's
 // rule on the text after "latch-".
 func (r replay) curatorLatch() {
-	r.curatorFirstHolds(func(n Node) bool { return n.Recipe == RecipeCurator && n.Latch }, curatorLatchMarker)
+	r.curatorFirstHolds(func(n ParsedName) bool { return n.Recipe == RecipeCurator && n.Latch }, curatorLatchMarker)
 }
 
 // curatorFirstHolds replays Curator's one-holder rule for the nodes that
 // mine accepts: every child sorted by the text after its last marker;
 // the first holds, each other watches the child sorted before it.
-func (r replay) curatorFirstHolds(mine func(Node) bool, marker string) {
+func (r replay) curatorFirstHolds(mine func(ParsedName) bool, marker string) {
 	if !r.has(mine) {
 		return
 	}
 	sorted := r.curatorSorted(func(s string) string { return curatorKey(s, marker) })
 	for pos, k := range sorted {
-		if j := r.kids[k].entry; j >= 0 && mine(r.q.Entries[j].Node) {
+		if j := r.kids[k].entry; j >= 0 && mine(r.q.Entries[j].ParsedName) {
 			if pos == 0 {
 				r.set(j, true, "")
 			} else {
@@ -162,7 +162,7 @@ func (r replay) curatorFirstHolds(mine func(Node) bool, marker string) {
 // curatorRW replays InterProcessReadWriteLock's WriteLock (a mutex on the
 // RW sort key) and ReadLock (its readers' predicate).
 func (r replay) curatorRW() {
-	isRW := func(n Node) bool { return n.Recipe == RecipeCurator && n.Kind != KindMutex }
+	isRW := func(n ParsedName) bool { return n.Recipe == RecipeCurator && n.Kind != KindMutex }
 	if !r.has(isRW) {
 		return
 	}
@@ -179,7 +179,7 @@ func (r replay) curatorRW() {
 	}
 	for pos, k := range sorted {
 		j := r.kids[k].entry
-		if j < 0 || !isRW(r.q.Entries[j].Node) {
+		if j < 0 || !isRW(r.q.Entries[j].ParsedName) {
 			continue
 		}
 		if r.q.Entries[j].Kind == KindWrite {
@@ -223,7 +223,7 @@ func goZKSeq(name string) (int, error) {
 
 // goZK replays go-zookeeper's zk.Lock.
 func (r replay) goZK() {
-	isGoZK := func(n Node) bool { return n.Recipe == RecipeGoZK }
+	isGoZK := func(n ParsedName) bool { return n.Recipe == RecipeGoZK }
 	if !r.has(isGoZK) {
 		return
 	}
@@ -237,7 +237,7 @@ func (r replay) goZK() {
 		if err != nil {
 			// The real Lock returns this error: it neither holds nor waits.
 			for j := range r.q.Entries {
-				if isGoZK(r.q.Entries[j].Node) {
+				if isGoZK(r.q.Entries[j].ParsedName) {
 					r.set(j, false, "")
 				}
 			}
@@ -254,7 +254,7 @@ func (r replay) goZK() {
 	})
 	for j := range r.q.Entries {
 		e := r.q.Entries[j]
-		if !isGoZK(e.Node) {
+		if !isGoZK(e.ParsedName) {
 			continue
 		}
 		own, _ := goZKSeq(e.Name)
@@ -306,7 +306,7 @@ func kazooMatch(name string, rlock bool) (string, bool) {
 
 // kazoo replays Kazoo 2.8's Lock._get_predecessor.
 func (r replay) kazoo() {
-	isKazoo := func(n Node) bool { return n.Recipe == RecipeKazoo }
+	isKazoo := func(n ParsedName) bool { return n.Recipe == RecipeKazoo }
 	if !r.has(isKazoo) {
 		return
 	}
@@ -337,12 +337,12 @@ func (r replay) kazoo() {
 	lockOnly, lockOnlyPos := contenders(false) // Lock, ReadLock
 	var withR []contender                      // WriteLock
 	var withRPos map[string]int
-	if r.has(func(n Node) bool { return n.Recipe == RecipeKazoo && n.Kind == KindWrite }) {
+	if r.has(func(n ParsedName) bool { return n.Recipe == RecipeKazoo && n.Kind == KindWrite }) {
 		withR, withRPos = contenders(true)
 	}
 	for j := range r.q.Entries {
 		e := r.q.Entries[j]
-		if !isKazoo(e.Node) {
+		if !isKazoo(e.ParsedName) {
 			continue
 		}
 		cs, pos := lockOnly, lockOnlyPos

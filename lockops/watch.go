@@ -138,7 +138,7 @@ func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (te
 		if err != nil {
 			return tenure{}, false, err
 		}
-		q := seqQueue(children)
+		q := seqOrdering(children)
 		if first {
 			first = false
 			if err := l.checkJoin(q, children, c.node, join); err != nil {

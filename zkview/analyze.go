@@ -224,8 +224,8 @@ func staleWarning(since time.Time) Warning {
 // the servers it is taken to have got the lock on an earlier list (the
 // only way such a node arises in a working queue: Kazoo 2.8's readers
 // with a writer queued behind them).
-func believed(qm *queueModel, sv *serverView) lockops.Queue {
-	aq := lockops.Queue{Entries: slices.Clone(qm.order.Entries), Other: qm.order.Other}
+func believed(qm *queueModel, sv *serverView) lockops.Ordering {
+	aq := lockops.Ordering{Entries: slices.Clone(qm.order.Entries), Other: qm.order.Other}
 	for i := range aq.Entries {
 		e := &aq.Entries[i]
 		*e = believedEntry(qm, *e, qm.nodes[e.Name], sv)
@@ -254,7 +254,7 @@ func believedEntry(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) 
 }
 
 // seqCompare orders two names by their position in the queue.
-func seqCompare(q lockops.Queue, a, b string) int { return q.Index(a) - q.Index(b) }
+func seqCompare(q lockops.Ordering, a, b string) int { return q.Index(a) - q.Index(b) }
 
 func splitWarning(nodes []Node, names []string) Warning {
 	byName := make(map[string]Node, len(nodes))
@@ -317,7 +317,7 @@ func judgeLink(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) Link
 // more). Several Curator readers on the first write node are expected:
 // their recipe says so. Children watches on the parent would be a herd
 // too, but `wchc` does not list them (FACTS.md): not judged.
-func herds(qm *queueModel, aq lockops.Queue, sv *serverView, nodes []Node) ([]string, string) {
+func herds(qm *queueModel, aq lockops.Ordering, sv *serverView, nodes []Node) ([]string, string) {
 	waitsOn := map[string][]string{} // node -> nodes that wait on it
 	for _, e := range aq.Entries {
 		if e.Watches != "" {
@@ -378,7 +378,7 @@ func herds(qm *queueModel, aq lockops.Queue, sv *serverView, nodes []Node) ([]st
 // nodes whose recipe waits on that node, else to all its waiting nodes
 // in this queue); without, the recipes' predicted ones. It returns the
 // cycle's nodes in wait order and whether the edges were real.
-func deadlock(qm *queueModel, aq lockops.Queue, sv *serverView) ([]string, bool) {
+func deadlock(qm *queueModel, aq lockops.Ordering, sv *serverView) ([]string, bool) {
 	entries := aq.Entries
 	index := make(map[string]int, len(entries))
 	for i, e := range entries {

@@ -1,6 +1,6 @@
 // Changes applied as changes: a persistent watch names each child created
 // and deleted, so a busy queue is updated from those names alone, in time
-// that does not grow with the queue where it can be (lockops.Queue.Change),
+// that does not grow with the queue where it can be (lockops.Ordering.Change),
 // and through the whole-listing merge (queueModel.apply) where it cannot.
 
 package zkview
@@ -90,10 +90,10 @@ func (w *Watcher) deltaFitsLocked(pw *pathWatch, qm *queueModel) bool {
 
 // applyChange installs order, made from the model's order by added nodes
 // (their reads in got) and removed ones; touched are the entries of
-// order that are new or changed role or predecessor (lockops.Queue.Change).
+// order that are new or changed role or predecessor (lockops.Ordering.Change).
 // It tells what changed as apply does for a listing, in time that grows
 // with the change, not with the queue.
-func (q *queueModel) applyChange(w *Watcher, order lockops.Queue, touched []int, removed []string, got []fetched, issued, done, evAt time.Time) {
+func (q *queueModel) applyChange(w *Watcher, order lockops.Ordering, touched []int, removed []string, got []fetched, issued, done, evAt time.Time) {
 	prev := q.order
 	var departed []lockops.Entry
 	for _, name := range removed {
@@ -111,7 +111,7 @@ func (q *queueModel) applyChange(w *Watcher, order lockops.Queue, touched []int,
 	var handoffs []Handoff
 	for _, i := range touched {
 		e := order.Entries[i]
-		q.changed = append(q.changed, e.Node)
+		q.changed = append(q.changed, e.ParsedName)
 		r, existed := q.nodes[e.Name]
 		if !existed {
 			r = gotBy[e.Name]
@@ -167,7 +167,7 @@ func (q *queueModel) applyChange(w *Watcher, order lockops.Queue, touched []int,
 }
 
 // predIn is name's predecessor in prev, "" when prev did not have it.
-func predIn(prev lockops.Queue, name string) string {
+func predIn(prev lockops.Ordering, name string) string {
 	if i := prev.Index(name); i >= 0 {
 		return prev.Entries[i].Predecessor
 	}

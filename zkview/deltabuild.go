@@ -15,7 +15,7 @@ import (
 // the last build was not of the change shape, a listing was merged since,
 // or a touched node would make it leave the shape.
 //
-// The change shape (changeShaped) is lockops.Queue.Change's, without a
+// The change shape (changeShaped) is lockops.Ordering.Change's, without a
 // server view: one recipe's mutex nodes, each believing what its role
 // says. In it no warning but stale and self-wait can arise (no split
 // holders, no mixed recipes, no watch cycle by the recipes' rules;
@@ -28,13 +28,13 @@ func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (Queue,
 		return Queue{}, false
 	}
 	changed := qm.changed
-	slices.SortFunc(changed, func(a, b lockops.Node) int {
+	slices.SortFunc(changed, func(a, b lockops.ParsedName) int {
 		if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Name, b.Name)
 	})
-	changed = slices.CompactFunc(changed, func(a, b lockops.Node) bool { return a.Name == b.Name })
+	changed = slices.CompactFunc(changed, func(a, b lockops.ParsedName) bool { return a.Name == b.Name })
 
 	q := Queue{
 		Path:     qm.path,
@@ -151,7 +151,7 @@ func selfWaitJoined(prev *Queue, q *Queue, n int) []Warning {
 }
 
 // changeShaped: q, just built in full from qm without a server view, is
-// of the shape buildQueueChanged can update: lockops.Queue.Change's
+// of the shape buildQueueChanged can update: lockops.Ordering.Change's
 // (one recipe's mutex nodes, nothing else among the children), every
 // node believing what its role says, and no warning but stale or
 // self-wait.

@@ -34,7 +34,7 @@
 //   - queue.go: merging a listing into a queue (roles, hold and wait
 //     times, handoffs, depth, events).
 //   - delta.go: a watch's creates and deletes merged as changes
-//     (lockops.Queue.Change) where the queue's shape allows, through the
+//     (lockops.Ordering.Change) where the queue's shape allows, through the
 //     listing merge where it does not.
 //   - deltabuild.go: a queue built from its last build when only such
 //     changes separate them, every untouched node copied as it was.

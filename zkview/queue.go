@@ -47,7 +47,7 @@ type queueModel struct {
 	seen      bool  // listed, or seen absent: later nodes are new ones
 	czxid     int64 // the listed parent's identity (0: not listed yet)
 	kids      []string
-	order     lockops.Queue
+	order     lockops.Ordering
 	nodes     map[string]*nodeRec // the lock nodes of order
 	listedAt  time.Time           // when the current listing was asked for
 	eventAt   time.Time           // when its watch last fired
@@ -62,7 +62,7 @@ type queueModel struct {
 	// since, and relisted says a listing (or a reset) was merged since:
 	// the next build is a full one.
 	builtChanges bool
-	changed      []lockops.Node
+	changed      []lockops.ParsedName
 	removedSince int // nodes applyChange removed since the last build
 	relisted     bool
 
@@ -88,7 +88,7 @@ func (q *queueModel) checkIdentity(w *Watcher, czxid int64, now time.Time) {
 	if prev == 0 || prev == czxid {
 		return
 	}
-	q.kids, q.order, q.nodes = nil, lockops.Queue{}, map[string]*nodeRec{}
+	q.kids, q.order, q.nodes = nil, lockops.Ordering{}, map[string]*nodeRec{}
 	q.dirty, q.relisted = true, true
 	w.emitLocked(Event{At: now, Kind: EventPath, Path: q.path,
 		Text: fmt.Sprintf("%s was deleted and created again: reading its nodes afresh", SanitizeString(q.path, 0))})
@@ -121,7 +121,7 @@ func (q *queueModel) setState(w *Watcher, st PathState, msg string, now time.Tim
 		if st == PathAbsent {
 			q.seen = true
 		}
-		q.kids, q.order, q.nodes = nil, lockops.Queue{}, map[string]*nodeRec{}
+		q.kids, q.order, q.nodes = nil, lockops.Ordering{}, map[string]*nodeRec{}
 		q.czxid = 0 // the parent that comes back is a new one: no second notice
 		q.sampleDepth(now, 0)
 	}
@@ -323,7 +323,7 @@ func releasedBefore(e lockops.Entry, wasPred string, departed []lockops.Entry) s
 
 // emitChanges tells what one listing changed, node by node while that
 // stays readable, as a summary beyond maxEventsPerListing.
-func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []lockops.Entry, prev lockops.Queue, handoffs []Handoff) {
+func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []lockops.Entry, prev lockops.Ordering, handoffs []Handoff) {
 	if len(created)+len(departed) > maxEventsPerListing {
 		w.emitLocked(Event{At: at, Kind: EventInfo, Path: q.path,
 			Text: fmt.Sprintf("%s: %d nodes created, %d deleted", SanitizeString(q.path, 0), len(created), len(departed))})
@@ -358,7 +358,7 @@ func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []l
 	}
 }
 
-func (q *queueModel) deletedText(d lockops.Entry, prev lockops.Queue, at time.Time) string {
+func (q *queueModel) deletedText(d lockops.Entry, prev lockops.Ordering, at time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s deleted", short(d.Name))
 	if r, ok := q.nodes[d.Name]; ok {

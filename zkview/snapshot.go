@@ -157,7 +157,7 @@ type Warning struct {
 	Nodes   []string // node names concerned
 }
 
-// Node is one lock node of a queue, in sequence order: lockops.Node (what
+// Node is one lock node of a queue, in sequence order: lockops.ParsedName (what
 // the name tells) with what the servers tell (owner, data, watches) and
 // what the monitor saw (since when).
 type Node struct {
@@ -214,7 +214,7 @@ type DepthSample struct {
 }
 
 // Queue is one watched lock parent as the monitor shows it, its order
-// from lockops.Queue.
+// from lockops.Ordering.
 type Queue struct {
 	Path  string
 	State PathState
