@@ -297,7 +297,7 @@ func snapshotLookup(w *zkview.Watcher) func(parent, node string) (int64, string)
 			if q.Path != parent {
 				continue
 			}
-			for _, n := range q.Nodes {
+			for _, n := range q.Nodes.All() {
 				if n.Name == node {
 					return n.Session, n.Client
 				}

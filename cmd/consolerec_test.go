@@ -24,7 +24,7 @@ func TestConsoleRecorder(t *testing.T) {
 	send := func(i int) {
 		t.Helper()
 		snap := &zkview.Snapshot{At: t0.Add(time.Duration(i) * time.Second),
-			Queues: []zkview.Queue{{Path: "/locks/a", State: zkview.PathPresent, Nodes: make([]zkview.Node, i)}}}
+			Queues: []zkview.Queue{{Path: "/locks/a", State: zkview.PathPresent, Nodes: zkview.NodesOf(make([]zkview.Node, i)...)}}}
 		in <- zkview.Update{Snapshot: snap}
 		if u := <-out; u.Snapshot != snap {
 			t.Fatalf("update %d not forwarded as it came", i)

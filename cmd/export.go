@@ -310,8 +310,7 @@ type lockMetrics struct {
 // creation; holds from the role's start (ls --json's since).
 func lockMetricsOf(q *zkview.Queue, now time.Time) lockMetrics {
 	var m lockMetrics
-	for k := range q.Nodes {
-		n := &q.Nodes[k]
+	for _, n := range q.Nodes.All() {
 		start, _ := n.Tenure()
 		age := 0.0
 		if !start.IsZero() {

@@ -106,7 +106,7 @@ func TestExportMatchesLs(t *testing.T) {
 	go lc.follow(ctx, w.Updates())
 	eventually(t, 20*time.Second, "the model to read both paths", func() bool {
 		s := w.Snapshot()
-		return s.Unread == 0 && len(s.Queues) == 2 && len(s.Queues[0].Nodes)+len(s.Queues[1].Nodes) == 5
+		return s.Unread == 0 && len(s.Queues) == 2 && s.Queues[0].Nodes.Len()+s.Queues[1].Nodes.Len() == 5
 	})
 
 	compare := func(what string) {
@@ -267,6 +267,7 @@ func syntheticSnapshot(parents, nodes int, at time.Time) *zkview.Snapshot {
 	snap := &zkview.Snapshot{At: at, Conn: zkview.Conn{State: zkview.StateConnected}, ServerView: true, ServerViewAt: at}
 	for i := range parents {
 		q := zkview.Queue{Path: fmt.Sprintf("/locks/service-%04d/job", i), State: zkview.PathPresent, Type: zkview.TypeMutex}
+		list := make([]zkview.Node, 0, nodes)
 		for k := range nodes {
 			n := zkview.Node{
 				Name: fmt.Sprintf("_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-%010d", k), Seq: int32(k),
@@ -277,8 +278,9 @@ func syntheticSnapshot(parents, nodes int, at time.Time) *zkview.Snapshot {
 			if k == 0 {
 				n.Role = lockops.RoleHolder
 			}
-			q.Nodes = append(q.Nodes, n)
+			list = append(list, n)
 		}
+		q.Nodes = zkview.NodesOf(list...)
 		if i%10 == 0 {
 			q.Warnings = []zkview.Warning{{Code: zkview.WarnHerd, Message: "herd"}}
 		}

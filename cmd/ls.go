@@ -156,7 +156,7 @@ func checkSummary(snap *zkview.Snapshot) string {
 func writeNodePaths(w io.Writer, snap *zkview.Snapshot) error {
 	var b strings.Builder
 	for _, q := range snap.Queues {
-		for _, n := range q.Nodes {
+		for _, n := range q.Nodes.All() {
 			if n.Name == "" {
 				continue // a plain ephemeral lock's waiter: it owns no node
 			}

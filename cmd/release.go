@@ -134,14 +134,14 @@ func inspectNode(ctx context.Context, sess *lockops.Session, nodePath string) (*
 	case zkview.PathError:
 		return nil, fmt.Errorf("%s: %s", parent, zkview.SanitizeString(q.Err, 0))
 	}
-	for _, n := range q.Nodes {
+	for _, n := range q.Nodes.All() {
 		if n.Name != name {
 			continue
 		}
 		if n.Session == 0 {
 			return nil, fmt.Errorf("%w: %s is persistent (lock nodes are ephemeral)", lockops.ErrNotLockNode, nodePath)
 		}
-		return &nodeFacts{parent: parent, node: n}, nil
+		return &nodeFacts{parent: parent, node: *n}, nil
 	}
 	for _, o := range q.Other {
 		if o == name {

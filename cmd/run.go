@@ -418,7 +418,7 @@ func holderText(ctx context.Context, sess *lockops.Session, p string) string {
 		return ""
 	}
 	var hs []string
-	for _, n := range snap.Queues[0].Nodes {
+	for _, n := range snap.Queues[0].Nodes.All() {
 		if n.Role != lockops.RoleHolder {
 			continue
 		}

@@ -204,7 +204,7 @@ func holderLookup(sess *lockops.Session, p string) func(context.Context) string 
 			return ""
 		}
 		var hs []string
-		for _, n := range snap.Queues[0].Nodes {
+		for _, n := range snap.Queues[0].Nodes.All() {
 			if n.Role != lockops.RoleHolder {
 				continue
 			}

@@ -48,7 +48,7 @@ func TestDemoSemaphoreAndElection(t *testing.T) {
 	leaderOf := func(q zkview.Queue) (string, int) {
 		var leader string
 		n := 0
-		for _, node := range q.Nodes {
+		for _, node := range q.Nodes.All() {
 			if node.Role == lockops.RoleHolder {
 				leader, n = node.Name, n+1
 			}
@@ -62,10 +62,10 @@ func TestDemoSemaphoreAndElection(t *testing.T) {
 		_, waiting := sem.LeaseCounts()
 		_, leaders := leaderOf(elect)
 		if sem.Type != zkview.TypeSemaphore || sem.LimitText() != "3/3" || waiting < 1 ||
-			elect.Type != zkview.TypeElection || leaders != 1 || len(elect.Nodes) != 3 {
+			elect.Type != zkview.TypeElection || leaders != 1 || elect.Nodes.Len() != 3 {
 			return false
 		}
-		for _, n := range sem.Nodes {
+		for _, n := range sem.Nodes.All() {
 			if n.Lease && n.Role == lockops.RoleHolder {
 				leases = append(leases, n.Name)
 				if !strings.Contains(string(n.Data), " pid ") {
@@ -77,7 +77,7 @@ func TestDemoSemaphoreAndElection(t *testing.T) {
 	})
 	waitUntil(t, "a lease changing hands", func() bool {
 		sem, _ := load()
-		for _, n := range sem.Nodes {
+		for _, n := range sem.Nodes.All() {
 			if n.Lease && n.Role == lockops.RoleHolder && !slices.Contains(leases, n.Name) {
 				return true
 			}

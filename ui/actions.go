@@ -18,8 +18,8 @@ func (m Model) take() (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	if q := findQueue(m.snap, row.path); q != nil {
-		for i := range q.Nodes {
-			if k := q.Nodes[i].Kind; k == lockops.KindRead || k == lockops.KindWrite {
+		for _, n := range q.Nodes.All() {
+			if k := n.Kind; k == lockops.KindRead || k == lockops.KindWrite {
 				m.dialog = &takeDialog{path: row.path}
 				return m, nil
 			}

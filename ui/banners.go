@@ -90,7 +90,7 @@ func (p *queuePane) describe(w zkview.Warning) (title, explain string) {
 		j, ok := p.index.find(name)
 		ref := p.refOf(name, j, ok)
 		if ok && p.mixed {
-			ref += " " + p.q.Nodes[j].Recipe.String()
+			ref += " " + p.q.Nodes.At(j).Recipe.String()
 		}
 		refs = append(refs, ref)
 	}

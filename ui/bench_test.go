@@ -15,9 +15,9 @@ import (
 // bigQueue is a Curator mutex queue of n nodes: one holder, n-1 waiters
 // each watching its predecessor.
 func bigQueue(path string, n int) zkview.Queue {
-	q := zkview.Queue{Path: path, State: zkview.PathPresent, Nodes: make([]zkview.Node, n)}
+	nodes := make([]zkview.Node, n)
 	prev := ""
-	for i := range q.Nodes {
+	for i := range nodes {
 		name := curatorName(fmt.Sprintf("%08x-5d4e-4f60-8a7b-1c2d3e4f5a6b", i), int32(i))
 		role := lockops.RoleWaiting
 		if i == 0 {
@@ -28,10 +28,10 @@ func bigQueue(path string, n int) zkview.Queue {
 		if i > 0 {
 			nd = waits(nd, prev, zkview.LinkVerified)
 		}
-		q.Nodes[i] = nd
+		nodes[i] = nd
 		prev = name
 	}
-	return q
+	return zkview.Queue{Path: path, State: zkview.PathPresent, Nodes: zkview.NodesOf(nodes...)}
 }
 
 func bigModel(b testing.TB, n int) Model {

@@ -27,7 +27,7 @@ func TestDetailsOfDeletedNode(t *testing.T) {
 	s.Queues = slices.Clone(s.Queues)
 	for i, q := range s.Queues {
 		if q.Path == d.path {
-			q.Nodes = slices.DeleteFunc(slices.Clone(q.Nodes), func(n zkview.Node) bool { return n.Name == d.node.Name })
+			q.Nodes = zkview.NodesOf(slices.DeleteFunc(q.Nodes.Slice(), func(n zkview.Node) bool { return n.Name == d.node.Name })...)
 			s.Queues[i] = q
 		}
 	}

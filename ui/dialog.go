@@ -416,7 +416,7 @@ func (d *detailsDialog) follow(snap *zkview.Snapshot, now time.Time) {
 		if q.Path != d.path {
 			continue
 		}
-		for _, n := range q.Nodes {
+		for _, n := range q.Nodes.All() {
 			if n.Name == d.node.Name && n.Session == d.node.Session {
 				return
 			}

@@ -21,10 +21,10 @@ func electionFleet() *zkview.Snapshot {
 	l5 := latch("3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b", 5)
 	l6 := latch("77e1a0c2-9b8d-4e7f-a6b5-c4d3e2f1a0b9", 6)
 	election := zkview.Queue{Path: "/svc/leader", State: zkview.PathPresent, Type: zkview.TypeElection,
-		Nodes: []zkview.Node{
+		Nodes: zkview.NodesOf(
 			node(l5, 5, m, c, lockops.RoleHolder, 0x10000a3f2c0031, "10.0.0.21:5000", "scheduler-a", 3*time.Minute),
 			waits(node(l6, 6, m, c, lockops.RoleWaiting, 0x10000a3f2c0032, "10.0.0.22:5000", "scheduler-b", time.Minute), l5, zkview.LinkVerified),
-		}}
+		)}
 	e := lockops.RecipeEphemeral
 	holder := node("owner", 0, m, e, lockops.RoleHolder, 0x10000a3f2c0041, "10.0.0.31:5000", "cron-1", 20*time.Second)
 	holder.Herd = true
@@ -33,7 +33,7 @@ func electionFleet() *zkview.Snapshot {
 			Watches: "owner", Predecessor: "owner", Link: zkview.LinkVerified, Session: sess}
 	}
 	plain := zkview.Queue{Path: "/cron/owner-lock", State: zkview.PathPresent, Type: zkview.TypeMutex,
-		Nodes:    []zkview.Node{holder, watcher(0x10000a3f2c0042), watcher(0x10000a3f2c0043)},
+		Nodes:    zkview.NodesOf(holder, watcher(0x10000a3f2c0042), watcher(0x10000a3f2c0043)),
 		Warnings: []zkview.Warning{{Code: zkview.WarnHerd, Nodes: []string{"owner"}, Message: "plain ephemeral lock: 2 sessions watch owner, a herd by construction"}}}
 	s.Queues = append([]zkview.Queue{plain}, s.Queues...)
 	s.Queues = append(s.Queues, election)

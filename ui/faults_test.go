@@ -383,7 +383,7 @@ func TestConsoleHostileTrees(t *testing.T) {
 			return false
 		}
 		for _, q := range s.Queues {
-			if q.State == zkview.PathPending || q.Path == big && len(q.Nodes) != 10000 {
+			if q.State == zkview.PathPending || q.Path == big && q.Nodes.Len() != 10000 {
 				return false
 			}
 		}
@@ -409,7 +409,7 @@ func TestConsoleHostileTrees(t *testing.T) {
 	con.waitView(10*time.Second, "the replaced parent's new node", func(string) bool {
 		for _, q := range con.m.snap.Queues {
 			if q.Path == replaced {
-				return len(q.Nodes) == 1 && strings.HasPrefix(q.Nodes[0].Name, "x-\u202enew-")
+				return q.Nodes.Len() == 1 && strings.HasPrefix(q.Nodes.At(0).Name, "x-\u202enew-")
 			}
 		}
 		return false

@@ -53,12 +53,12 @@ func curatorJob() zkview.Queue {
 	return zkview.Queue{
 		Path:  "/locks/job-a",
 		State: zkview.PathPresent,
-		Nodes: []zkview.Node{
+		Nodes: zkview.NodesOf(
 			holder,
 			waits(node(n42, 42, m, c, lockops.RoleWaiting, 0x10000a3f2c0012, "10.0.0.13:40112", "10.0.0.13", 62*time.Second), n41, zkview.LinkVerified),
 			waits(node(n43, 43, m, c, lockops.RoleWaiting, 0x20000b11d40007, "10.0.0.14:38820", "10.0.0.14", 48*time.Second), n42, zkview.LinkVerified),
 			waits(node(n44, 44, m, lockops.RecipeCurator, lockops.RoleWaiting, 0x10000a3f2c0099, "10.0.0.7:55100", "zklock oncall@ops-1 INC-4411", 9*time.Second), n43, zkview.LinkVerified),
-		},
+		),
 		Other: []string{"leases", "locks"},
 	}
 }
@@ -74,12 +74,12 @@ func kazooOrders() zkview.Queue {
 	return zkview.Queue{
 		Path:  "/locks/orders",
 		State: zkview.PathPresent,
-		Nodes: []zkview.Node{
+		Nodes: zkview.NodesOf(
 			node(r7, 7, lockops.KindRead, k, lockops.RoleHolder, 0x30000c22e50001, "10.0.1.21:60001", "report-gen pid=2231", 5*time.Minute),
 			node(r8, 8, lockops.KindRead, k, lockops.RoleHolder, 0x30000c22e50002, "10.0.1.22:60002", "report-gen pid=877", 4*time.Minute+2*time.Second),
 			waits(node(w9, 9, lockops.KindWrite, k, lockops.RoleWaiting, 0x30000c22e50003, "10.0.1.30:41000", "orders-writer", 31*time.Second), r8, zkview.LinkVerified),
 			waits(node(r10, 10, lockops.KindRead, k, lockops.RoleWaiting, 0x30000c22e50004, "10.0.1.23:60003", "", 12*time.Second), w9, zkview.LinkInferred),
-		},
+		),
 	}
 }
 
@@ -94,11 +94,11 @@ func splitShared() zkview.Queue {
 	return zkview.Queue{
 		Path:  "/locks/shared-ledger",
 		State: zkview.PathPresent,
-		Nodes: []zkview.Node{
+		Nodes: zkview.NodesOf(
 			node(n10, 10, lockops.KindMutex, lockops.RecipeCurator, lockops.RoleHolder, 0x40000d3f060001, "10.0.2.11:49152", "10.0.2.11", 3*time.Minute),
 			waits(node(n11, 11, lockops.KindMutex, lockops.RecipeCurator, lockops.RoleWaiting, 0x40000d3f060002, "10.0.2.12:49153", "10.0.2.12", time.Minute), n10, zkview.LinkVerified),
 			kz,
-		},
+		),
 		Warnings: []zkview.Warning{
 			{Code: zkview.WarnSplitHolders, Message: "curator node 0000000010 and kazoo node 0000000012 both hold", Nodes: []string{n10, n12}},
 			{Code: zkview.WarnMixedRecipes, Message: "curator: 2 nodes; kazoo: 1 node; they cannot see each other", Nodes: []string{n10, n11, n12}},
@@ -116,11 +116,11 @@ func kazooDeadlock() zkview.Queue {
 	return zkview.Queue{
 		Path:  "/locks/inventory",
 		State: zkview.PathPresent,
-		Nodes: []zkview.Node{
+		Nodes: zkview.NodesOf(
 			waits(node(r21, 21, lockops.KindRead, k, lockops.RoleWaiting, 0x50000e4a170001, "10.0.3.5:40001", "stock-sync", 17*time.Minute), w22, zkview.LinkVerified),
 			waits(node(w22, 22, lockops.KindWrite, k, lockops.RoleWaiting, 0x50000e4a170002, "10.0.3.6:40002", "restock", 16*time.Minute), r21, zkview.LinkVerified),
 			waits(node(w23, 23, lockops.KindWrite, k, lockops.RoleWaiting, 0x50000e4a170003, "10.0.3.7:40003", "audit", 9*time.Minute), w22, zkview.LinkMissing),
-		},
+		),
 		Warnings: []zkview.Warning{
 			{Code: zkview.WarnDeadlock, Message: "R 0000000021 waits on W 0000000022, which waits on R 0000000021 (Kazoo 2.8 read lock)", Nodes: []string{r21, w22}},
 			{Code: zkview.WarnMissingWatch, Message: "no session watches 0000000022 for 0000000023", Nodes: []string{w23}},
@@ -132,7 +132,7 @@ func quietReports() zkview.Queue {
 	n := curatorName("d1d2d3d4-e5e6-4f7f-8a8b-9c9d0e0f1a1b", 3)
 	h := node(n, 3, lockops.KindMutex, lockops.RecipeCurator, lockops.RoleHolder, 0x10000a3f2c0031, "10.0.0.31:47000", "10.0.0.31", 3*time.Hour+20*time.Minute)
 	h.SinceExact = false
-	return zkview.Queue{Path: "/locks/reports", State: zkview.PathPresent, Nodes: []zkview.Node{h}}
+	return zkview.Queue{Path: "/locks/reports", State: zkview.PathPresent, Nodes: zkview.NodesOf(h)}
 }
 
 // fleet is every queue of the fixtures in one snapshot, sorted by path.

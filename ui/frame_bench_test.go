@@ -59,7 +59,7 @@ func BenchmarkEventToFrame(b *testing.B) {
 	snapshot := func(i int) *zkview.Snapshot {
 		s := fleet()
 		s.Queues = []zkview.Queue{curatorJob()}
-		s.Queues[0].Nodes[0].Data = fmt.Appendf(nil, "mark%06d", i)
+		s.Queues[0].Nodes.At(0).Data = fmt.Appendf(nil, "mark%06d", i)
 		return s
 	}
 	sent := make([]time.Time, 0, b.N)

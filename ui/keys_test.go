@@ -381,8 +381,8 @@ func TestHerdMarked(t *testing.T) {
 	snap := fleet()
 	for i := range snap.Queues {
 		if snap.Queues[i].Path == "/locks/job-a" {
-			snap.Queues[i].Nodes[0].Herd = true
-			snap.Queues[i].Warnings = []zkview.Warning{{Code: zkview.WarnHerd, Message: "3 sessions watch 0000000041", Nodes: []string{snap.Queues[i].Nodes[0].Name}}}
+			snap.Queues[i].Nodes.At(0).Herd = true
+			snap.Queues[i].Warnings = []zkview.Warning{{Code: zkview.WarnHerd, Message: "3 sessions watch 0000000041", Nodes: []string{snap.Queues[i].Nodes.At(0).Name}}}
 		}
 	}
 	m := newTest("dark", 160, 48)

@@ -164,11 +164,10 @@ func (l *lockList) titles(st *themes.Styles) (title, foot string) {
 
 // summarize derives the list row of one queue.
 func summarize(q *zkview.Queue) lockRow {
-	r := lockRow{path: q.Path, label: clean(q.Path, 0), state: q.State, depth: len(q.Nodes)}
+	r := lockRow{path: q.Path, label: clean(q.Path, 0), state: q.State, depth: q.Nodes.Len()}
 	r.lower = strings.ToLower(r.label)
 	var first *zkview.Node
-	for i := range q.Nodes {
-		n := &q.Nodes[i]
+	for _, n := range q.Nodes.All() {
 		if n.Role == lockops.RoleHolder || n.Believes == lockops.RoleHolder {
 			r.holders++
 			if first == nil {

@@ -33,9 +33,9 @@ func narrate(ev zkview.Event, before, after *zkview.Snapshot) string {
 	case zkview.EventDeleted:
 		var watchers []string
 		if q := findQueue(before, ev.Path); q != nil {
-			for i := range q.Nodes {
-				if q.Nodes[i].Watches == ev.Node {
-					watchers = append(watchers, nodeRef(q.Nodes[i].Name))
+			for _, n := range q.Nodes.All() {
+				if n.Watches == ev.Node {
+					watchers = append(watchers, nodeRef(n.Name))
 				}
 			}
 		}
@@ -77,9 +77,9 @@ func findNode(s *zkview.Snapshot, path, name string) *zkview.Node {
 	if q == nil {
 		return nil
 	}
-	for i := range q.Nodes {
-		if q.Nodes[i].Name == name {
-			return &q.Nodes[i]
+	for _, n := range q.Nodes.All() {
+		if n.Name == name {
+			return n
 		}
 	}
 	return nil

@@ -1,8 +1,7 @@
 package ui
 
 import (
-	"cmp"
-	"slices"
+	"sort"
 	"sync"
 
 	"zklock/zkview"
@@ -18,7 +17,7 @@ import (
 // the index is shared by the copies of a Model (View has a value
 // receiver), so each is built through a sync.Once.
 type nodeIndex struct {
-	nodes []zkview.Node
+	nodes zkview.Nodes
 
 	seqOnce sync.Once
 	// bySeq: nodes are in Seq order and every name with a sequence
@@ -37,16 +36,16 @@ func (x *nodeIndex) find(name string, guesses ...int) (int, bool) {
 		return 0, false
 	}
 	for _, i := range guesses {
-		if i >= 0 && i < len(x.nodes) && x.nodes[i].Name == name {
+		if i >= 0 && i < x.nodes.Len() && x.nodes.At(i).Name == name {
 			return i, true
 		}
 	}
 	if seq, ok := seqOf(name); ok {
 		x.seqOnce.Do(x.checkSeq)
 		if x.bySeq {
-			i, _ := slices.BinarySearchFunc(x.nodes, seq, func(n zkview.Node, s int32) int { return cmp.Compare(n.Seq, s) })
-			for ; i < len(x.nodes) && x.nodes[i].Seq == seq; i++ {
-				if x.nodes[i].Name == name {
+			i := sort.Search(x.nodes.Len(), func(i int) bool { return x.nodes.At(i).Seq >= seq })
+			for ; i < x.nodes.Len() && x.nodes.At(i).Seq == seq; i++ {
+				if x.nodes.At(i).Name == name {
 					return i, true
 				}
 			}
@@ -54,10 +53,10 @@ func (x *nodeIndex) find(name string, guesses ...int) (int, bool) {
 		}
 	}
 	x.mapOnce.Do(func() {
-		x.byName = make(map[string]int, len(x.nodes))
-		for i := range x.nodes {
-			if _, dup := x.byName[x.nodes[i].Name]; !dup && x.nodes[i].Name != "" {
-				x.byName[x.nodes[i].Name] = i // the first, as the searches find
+		x.byName = make(map[string]int, x.nodes.Len())
+		for i, n := range x.nodes.All() {
+			if _, dup := x.byName[n.Name]; !dup && n.Name != "" {
+				x.byName[n.Name] = i // the first, as the searches find
 			}
 		}
 	})
@@ -67,9 +66,9 @@ func (x *nodeIndex) find(name string, guesses ...int) (int, bool) {
 
 func (x *nodeIndex) checkSeq() {
 	x.bySeq = true
-	for i := range x.nodes {
-		n := &x.nodes[i]
-		if i > 0 && n.Seq < x.nodes[i-1].Seq {
+	var prev *zkview.Node
+	for _, n := range x.nodes.All() {
+		if prev != nil && n.Seq < prev.Seq {
 			x.bySeq = false
 			return
 		}
@@ -77,5 +76,6 @@ func (x *nodeIndex) checkSeq() {
 			x.bySeq = false
 			return
 		}
+		prev = n
 	}
 }

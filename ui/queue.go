@@ -64,8 +64,7 @@ func (p *queuePane) set(q *zkview.Queue, path string, own *OwnLock) {
 	var recipes []lockops.Recipe
 	var recipeNames []string
 	minSeq, maxSeq := int32(0), int32(0)
-	for i := range q.Nodes {
-		n := &q.Nodes[i]
+	for _, n := range q.Nodes.All() {
 		if k := int(n.Kind); k >= 0 && k < len(kinds) {
 			kinds[k] = true
 		}
@@ -87,13 +86,13 @@ func (p *queuePane) set(q *zkview.Queue, path string, own *OwnLock) {
 		parts = append(parts, "election")
 	case p.rw:
 		parts = append(parts, "read/write")
-	case len(q.Nodes) > 0:
+	case q.Nodes.Len() > 0:
 		parts = append(parts, "mutex")
 	}
 	if len(recipeNames) > 0 {
 		parts = append(parts, strings.Join(recipeNames, "+"))
 	}
-	parts = append(parts, plural(len(q.Nodes), "node"))
+	parts = append(parts, plural(q.Nodes.Len(), "node"))
 	if q.Type == zkview.TypeSemaphore {
 		parts = append(parts, holdersText(q))
 	}
@@ -130,7 +129,7 @@ func (p *queuePane) clampCursor() {
 	p.cursor = min(max(p.cursor, 0), max(n-1, 0))
 	p.selected = ""
 	if n > 0 {
-		p.selected = p.q.Nodes[p.cursor].Name
+		p.selected = p.q.Nodes.At(p.cursor).Name
 	}
 }
 
@@ -138,7 +137,7 @@ func (p *queuePane) count() int {
 	if p.q == nil {
 		return 0
 	}
-	return len(p.q.Nodes)
+	return p.q.Nodes.Len()
 }
 
 // node is the node under the cursor, nil when there is none.
@@ -146,7 +145,7 @@ func (p *queuePane) node() *zkview.Node {
 	if p.count() == 0 {
 		return nil
 	}
-	return &p.q.Nodes[p.cursor]
+	return p.q.Nodes.At(p.cursor)
 }
 
 // isOwn says whether n is the operator's own node.
@@ -157,7 +156,7 @@ func (p *queuePane) isOwn(n *zkview.Node) bool {
 // height is how many lines node i takes: waiters, nodes that disagree with
 // the queue about holding, and the own node get a second line.
 func (p *queuePane) height(i int) int {
-	n := &p.q.Nodes[i]
+	n := p.q.Nodes.At(i)
 	if n.Role == lockops.RoleWaiting || n.Believes != n.Role || p.isOwn(n) {
 		return 2
 	}
@@ -208,11 +207,11 @@ func (p *queuePane) ref(name string) string {
 
 // refOf is ref of a name already looked up: i and ok are what find said.
 func (p *queuePane) refOf(name string, i int, ok bool) string {
-	if ok && p.q.Nodes[i].Lease {
-		return leaseRef(&p.q.Nodes[i])
+	if ok && p.q.Nodes.At(i).Lease {
+		return leaseRef(p.q.Nodes.At(i))
 	}
-	if ok && p.q.Nodes[i].Recipe != lockops.RecipeEphemeral {
-		return "#" + strconv.Itoa(int(p.q.Nodes[i].Seq))
+	if ok && p.q.Nodes.At(i).Recipe != lockops.RecipeEphemeral {
+		return "#" + strconv.Itoa(int(p.q.Nodes.At(i).Seq))
 	}
 	if seq, ok := seqOf(name); ok {
 		return "#" + strconv.Itoa(int(seq))
@@ -316,8 +315,8 @@ func (p *queuePane) view(st *themes.Styles, snap *zkview.Snapshot, w, h int, now
 	}
 	last := p.top - 1
 	var segs []seg // one buffer for every row: a seg holds a whole style
-	for i := p.top; i < len(p.q.Nodes) && rows > 0; i++ {
-		n := &p.q.Nodes[i]
+	for i := p.top; i < p.q.Nodes.Len() && rows > 0; i++ {
+		n := p.q.Nodes.At(i)
 		var over *lipgloss.Style
 		switch {
 		case i == p.cursor:
@@ -353,8 +352,8 @@ func (p *queuePane) view(st *themes.Styles, snap *zkview.Snapshot, w, h int, now
 		}
 		lines = append(lines, st.Muted.Render(fit(fmt.Sprintf(" + %s, not queued: %s", plural(len(p.q.Other), "other child"), strings.Join(names, ", ")), w)))
 	}
-	if p.top > 0 || last < len(p.q.Nodes)-1 {
-		foot = st.Muted.Render(fmt.Sprintf("%d-%d of %d", p.top+1, last+1, len(p.q.Nodes)))
+	if p.top > 0 || last < p.q.Nodes.Len()-1 {
+		foot = st.Muted.Render(fmt.Sprintf("%d-%d of %d", p.top+1, last+1, p.q.Nodes.Len()))
 	}
 	return title, foot, lines
 }
@@ -372,7 +371,7 @@ func (p *queuePane) emptyText() []string {
 		return []string{"No access to " + cleanLeft(p.path, 60) + " (NoAuth).", clean(p.q.Err, 200), "Check --auth-file or the context's credentials."}
 	case p.q.State == zkview.PathError:
 		return []string{"Cannot read " + cleanLeft(p.path, 60) + ":", clean(p.q.Err, 200)}
-	case len(p.q.Nodes) == 0 && len(p.q.Other) == 0:
+	case p.q.Nodes.Len() == 0 && len(p.q.Other) == 0:
 		return []string{"No lock nodes: nobody holds or waits for this lock."}
 	}
 	return nil
@@ -494,7 +493,7 @@ func (p *queuePane) chain(st *themes.Styles, n *zkview.Node, i int, now time.Tim
 		default:
 			paint(&b, st.Inferred, " ? inferred")
 		}
-		if inQueue && p.q.Nodes[target].Herd {
+		if inQueue && p.q.Nodes.At(target).Herd {
 			paint(&b, st.Warning, " ! herd on "+ref)
 		}
 		if p.cycle[n.Name] {
@@ -555,7 +554,7 @@ func (p *queuePane) nodeAt(y, rows int) (int, bool) {
 	if y < 0 || y >= rows || p.q == nil {
 		return 0, false
 	}
-	for i := p.top; i < len(p.q.Nodes); i++ {
+	for i := p.top; i < p.q.Nodes.Len(); i++ {
 		h := p.height(i)
 		if y < h {
 			return i, true

@@ -47,8 +47,8 @@ var realScenarios = []struct {
 	{"deadlock", "/locks/inventory", nil},
 	{"own-waiting", "/locks/reports", func(m Model, s *zkview.Snapshot) Model {
 		q := findQueue(s, "/locks/reports")
-		return step(m, ownMsg{[]OwnLock{{Path: q.Path, Node: q.Nodes[1].Name, State: OwnQueued,
-			Position: 2, Watching: q.Nodes[0].Name, Since: q.Nodes[1].Since}}})
+		return step(m, ownMsg{[]OwnLock{{Path: q.Path, Node: q.Nodes.At(1).Name, State: OwnQueued,
+			Position: 2, Watching: q.Nodes.At(0).Name, Since: q.Nodes.At(1).Since}}})
 	}},
 	{"absent", "/locks/nope", nil},
 }

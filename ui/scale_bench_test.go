@@ -60,7 +60,7 @@ type queueWindow struct {
 
 func newQueueWindow(n, extra int) *queueWindow {
 	big := bigQueue("/locks/huge", n+extra)
-	w := &queueWindow{all: big.Nodes, n: n}
+	w := &queueWindow{all: big.Nodes.Slice(), n: n}
 	for i := range w.ring {
 		w.ring[i] = make([]zkview.Node, n)
 	}
@@ -77,7 +77,7 @@ func (w *queueWindow) snapshot(s int) *zkview.Snapshot {
 	h := &nodes[0]
 	h.Role, h.Believes, h.Watches, h.Predecessor, h.Link = lockops.RoleHolder, lockops.RoleHolder, "", "", zkview.LinkInferred
 	snap := fleet()
-	snap.Queues = append(snap.Queues, zkview.Queue{Path: "/locks/huge", State: zkview.PathPresent, Nodes: nodes})
+	snap.Queues = append(snap.Queues, zkview.Queue{Path: "/locks/huge", State: zkview.PathPresent, Nodes: zkview.NodesOf(nodes...)})
 	return snap
 }
 
@@ -215,8 +215,8 @@ func manyLocks(parents, nodes int) *zkview.Snapshot {
 	snap.Queues = snap.Queues[:0]
 	for i := range parents {
 		q := bigQueue(fmt.Sprintf("/locks/svc-%02d/job-%05d", i%37, i), nodes)
-		for j := range q.Nodes {
-			q.Nodes[j].Since = ago(time.Duration((i*7919+j)%3600) * time.Second)
+		for j := range q.Nodes.All() {
+			q.Nodes.At(j).Since = ago(time.Duration((i*7919+j)%3600) * time.Second)
 		}
 		snap.Queues = append(snap.Queues, q)
 	}
@@ -356,7 +356,7 @@ func TestPaintSameAsRender(t *testing.T) {
 // TestNodeIndex: find answers as a map of names would, the first node
 // of a name when two share it.
 func TestNodeIndex(t *testing.T) {
-	sorted := bigQueue("/locks/q", 50).Nodes
+	sorted := bigQueue("/locks/q", 50).Nodes.Slice()
 	lease := node("3f2a1b9c5d4e4f608a7b1c2d31234567890", 0, lockops.KindOther, lockops.RecipeKazoo, lockops.RoleHolder, 1, "", "", 0)
 	plain := node("lock", 0, lockops.KindMutex, lockops.RecipeEphemeral, lockops.RoleHolder, 1, "", "", 0)
 	unsorted := slices.Clone(sorted[:10])
@@ -380,7 +380,7 @@ func TestNodeIndex(t *testing.T) {
 					want[n.Name] = i
 				}
 			}
-			x := &nodeIndex{nodes: tc.nodes}
+			x := &nodeIndex{nodes: zkview.NodesOf(tc.nodes...)}
 			for name, i := range want {
 				for _, guesses := range [][]int{nil, {i}, {i - 1, 999}} {
 					if got, ok := x.find(name, guesses...); !ok || got != i {
@@ -396,7 +396,7 @@ func TestNodeIndex(t *testing.T) {
 		})
 	}
 	// A sorted queue answers without building the map.
-	x := &nodeIndex{nodes: sorted}
+	x := &nodeIndex{nodes: zkview.NodesOf(sorted...)}
 	x.find(sorted[40].Name)
 	x.find(curatorName("gone", 4000))
 	if x.byName != nil {

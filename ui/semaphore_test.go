@@ -33,7 +33,7 @@ func kazooSlots() zkview.Queue {
 	b := lease("64b8f0c9954c4056895ce5e4ed5781f8", 0x30000a2, "import", time.Minute)
 	return zkview.Queue{Path: "/jobs/slots", State: zkview.PathPresent, Type: zkview.TypeSemaphore,
 		Limit: 1, LimitSource: zkview.LimitFromData,
-		Nodes: []zkview.Node{a, b, admitted, next},
+		Nodes: zkview.NodesOf(a, b, admitted, next),
 		Warnings: []zkview.Warning{{Code: zkview.WarnOverLimit, Nodes: []string{a.Name, b.Name},
 			Message: fmt.Sprintf("2 leases held at once, limit 1 (max_leases in the parent's data): %s, %s", a.Name, b.Name)}},
 	}

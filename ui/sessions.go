@@ -458,8 +458,8 @@ func (m *Model) applyMark() {
 	has := map[string]bool{}
 	for i := range m.snap.Queues {
 		q := &m.snap.Queues[i]
-		for j := range q.Nodes {
-			if q.Nodes[j].Session == m.mark {
+		for _, n := range q.Nodes.All() {
+			if n.Session == m.mark {
 				has[q.Path] = true
 				break
 			}

@@ -30,14 +30,14 @@ func deadlockFleet() *zkview.Snapshot {
 	a2 := curatorName("5a5b5c5d-0002-4e4f-8a8b-9c9d0e0f1a1b", 4)
 	b1 := curatorName("6a6b6c6d-0001-4e4f-8a8b-9c9d0e0f1a1b", 7)
 	b2 := curatorName("6a6b6c6d-0002-4e4f-8a8b-9c9d0e0f1a1b", 8)
-	payA := zkview.Queue{Path: "/locks/pay-a", State: zkview.PathPresent, Type: zkview.TypeMutex, Nodes: []zkview.Node{
+	payA := zkview.Queue{Path: "/locks/pay-a", State: zkview.PathPresent, Type: zkview.TypeMutex, Nodes: zkview.NodesOf(
 		node(a1, 3, mu, c, lockops.RoleHolder, payOne, "10.0.4.1:41000", "payments-1", 20*time.Second),
 		waits(node(a2, 4, mu, c, lockops.RoleWaiting, payTwo, "10.0.4.2:41000", "payments-2", 12*time.Second), a1, zkview.LinkVerified),
-	}}
-	payB := zkview.Queue{Path: "/locks/pay-b", State: zkview.PathPresent, Type: zkview.TypeMutex, Nodes: []zkview.Node{
+	)}
+	payB := zkview.Queue{Path: "/locks/pay-b", State: zkview.PathPresent, Type: zkview.TypeMutex, Nodes: zkview.NodesOf(
 		node(b1, 7, mu, c, lockops.RoleHolder, payTwo, "10.0.4.2:41000", "payments-2", 15*time.Second),
 		waits(node(b2, 8, mu, c, lockops.RoleWaiting, payOne, "10.0.4.1:41000", "payments-1", 14*time.Second), b1, zkview.LinkVerified),
-	}}
+	)}
 	s := fleet()
 	s.Queues = append(s.Queues, payA, payB)
 	slices.SortFunc(s.Queues, func(a, b zkview.Queue) int { return strings.Compare(a.Path, b.Path) })

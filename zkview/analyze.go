@@ -136,15 +136,16 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 	}
 	aq := believed(qm, sv)
 	entries := aq.Entries
-	q.Nodes = make([]Node, len(entries))
+	nodes := make([]Node, len(entries))
 	for i, e := range entries {
-		q.Nodes[i] = nodeOf(qm, e, qm.nodes[e.Name], sv)
+		nodes[i] = nodeOf(qm, e, qm.nodes[e.Name], sv)
 	}
+	q.Nodes = NodesOf(nodes...)
 
-	q.Type = lockType(q.Nodes)
+	q.Type = lockType(nodes)
 
 	if names := aq.SplitHolders(); names != nil {
-		q.Warnings = append(q.Warnings, splitWarning(q.Nodes, names))
+		q.Warnings = append(q.Warnings, splitWarning(nodes, names))
 	}
 	if cycle, real := deadlock(qm, aq, sv); cycle != nil {
 		how := "the servers' watches"
@@ -156,8 +157,8 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 				listNames(cycle, " → ", 6), short(cycle[0]))})
 	}
 	var missing []string
-	for _, n := range q.Nodes {
-		if n.Link == LinkMissing {
+	for i := range nodes {
+		if n := &nodes[i]; n.Link == LinkMissing {
 			missing = append(missing, n.Name)
 		}
 	}
@@ -167,7 +168,7 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 				len(missing), listNames(missing, ", ", 3))})
 	}
 	if sv != nil {
-		if herd, msg := herds(qm, aq, sv, q.Nodes); herd != nil {
+		if herd, msg := herds(qm, aq, sv, nodes); herd != nil {
 			q.Warnings = append(q.Warnings, Warning{Code: WarnHerd, Nodes: herd, Message: msg})
 		}
 	}

@@ -183,7 +183,7 @@ func BenchmarkInitialLoad1000x10(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(snap.Queues) != 1000 || len(snap.Queues[999].Nodes) != 10 {
+		if len(snap.Queues) != 1000 || snap.Queues[999].Nodes.Len() != 10 {
 			b.Fatalf("loaded %d queues", len(snap.Queues))
 		}
 	}
@@ -237,7 +237,7 @@ func BenchmarkLoadQueue10000(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if n := len(snap.Queues[0].Nodes); n != 10000 {
+		if n := snap.Queues[0].Nodes.Len(); n != 10000 {
 			b.Fatalf("loaded %d nodes", n)
 		}
 	}
@@ -290,7 +290,7 @@ func benchChange(b *testing.B, size int, childWatches bool) {
 			}
 		}
 	}
-	next(func(q *Queue) bool { return len(q.Nodes) == size })
+	next(func(q *Queue) bool { return q.Nodes.Len() == size })
 	runtime.GC()
 	var m1 runtime.MemStats
 	runtime.ReadMemStats(&m1)

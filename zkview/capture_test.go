@@ -70,7 +70,7 @@ func TestConsoleFixtureFromRealQueues(t *testing.T) {
 	_, holds := queueUp(t, w, p("inventory"), []step{{kaz, 5, pw, true}, {kaz, 6, pr, false}, {kaz, 7, pw, false}})
 	waitFor(t, w, 20*time.Second, "inventory chain verified", func(s *Snapshot) bool {
 		q := queueOf(s, p("inventory"))
-		return s.ServerView && q.Nodes[1].Link == LinkVerified && q.Nodes[2].Link == LinkVerified
+		return s.ServerView && q.Nodes.At(1).Link == LinkVerified && q.Nodes.At(2).Link == LinkVerified
 	})
 	if err := holds[0].Release(ctx); err != nil {
 		t.Fatal(err)
@@ -90,10 +90,10 @@ func TestConsoleFixtureFromRealQueues(t *testing.T) {
 		want := map[string]int{"billing": 4, "orders": 4, "ledger": 2, "inventory": 2, "reports": 2}
 		for name, n := range want {
 			q := queueOf(s, p(name))
-			if q == nil || len(q.Nodes) != n {
+			if q == nil || q.Nodes.Len() != n {
 				return false
 			}
-			for _, node := range q.Nodes {
+			for _, node := range q.Nodes.All() {
 				if node.Client == "" || (node.Watches != "" && node.Link == LinkInferred) {
 					return false
 				}
@@ -102,7 +102,7 @@ func TestConsoleFixtureFromRealQueues(t *testing.T) {
 		return hasWarning(queueOf(s, p("ledger")), WarnSplitHolders) != nil &&
 			hasWarning(queueOf(s, p("inventory")), WarnDeadlock) != nil
 	})
-	own := queueOf(snap, p("reports")).Nodes[1].Name
+	own := queueOf(snap, p("reports")).Nodes.At(1).Name
 	if own != operator.Node() {
 		t.Fatalf("reports: the second node is %s, the operator's is %s", own, operator.Node())
 	}
@@ -165,11 +165,13 @@ func normalizeFixture(s *Snapshot, base string) *Snapshot {
 		q := &n.Queues[i]
 		q.Path = path(q.Path)
 		tm(&q.ListedAt)
-		for j := range q.Nodes {
-			tm(&q.Nodes[j].Ctime)
-			tm(&q.Nodes[j].Mtime)
-			tm(&q.Nodes[j].Since)
+		nodes := q.Nodes.Slice() // a copy: the snapshot's nodes are shared
+		for j := range nodes {
+			tm(&nodes[j].Ctime)
+			tm(&nodes[j].Mtime)
+			tm(&nodes[j].Since)
 		}
+		q.Nodes = NodesOf(nodes...)
 		for j := range q.Handoffs {
 			q.Handoffs[j].Path = path(q.Handoffs[j].Path)
 			tm(&q.Handoffs[j].At)
@@ -192,10 +194,10 @@ func fixtureShape(s *Snapshot) string {
 	var b strings.Builder
 	for _, q := range s.Queues {
 		idx := func(name string) int {
-			return slices.IndexFunc(q.Nodes, func(n Node) bool { return n.Name == name })
+			return q.Nodes.Index(func(n *Node) bool { return n.Name == name })
 		}
 		fmt.Fprintf(&b, "%s %s [", q.Path[strings.LastIndex(q.Path, "/")+1:], q.State)
-		for _, n := range q.Nodes {
+		for _, n := range q.Nodes.All() {
 			fmt.Fprintf(&b, " %s/%s/%s/%s/%s->%d", n.Kind, n.Recipe, n.Role, n.Believes, n.Link, idx(n.Watches))
 		}
 		b.WriteString(" ] warnings")

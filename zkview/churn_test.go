@@ -190,7 +190,7 @@ func churn(t *testing.T, churnFor time.Duration, childWatches bool) {
 			continue
 		}
 		now := map[string]bool{}
-		for _, n := range q.Nodes {
+		for _, n := range q.Nodes.All() {
 			now[n.Name] = true
 			if gone[n.Name] {
 				t.Errorf("update %d shows %s again after dropping it", i, n.Name)
@@ -209,7 +209,7 @@ func churn(t *testing.T, churnFor time.Duration, childWatches bool) {
 		}
 		shown = now
 		// In a mutex queue exactly the first node holds.
-		for j, n := range q.Nodes {
+		for j, n := range q.Nodes.All() {
 			if (j == 0) != (n.Role == lockops.RoleHolder) {
 				t.Errorf("update %d: node %d %s role %v", i, j, n.Name, n.Role)
 			}
@@ -225,11 +225,11 @@ func sameNodes(t *testing.T, got, want *Queue) {
 	if got == nil || want == nil {
 		t.Fatalf("queue missing: model %v, fresh read %v", got != nil, want != nil)
 	}
-	if got.Type != want.Type || len(got.Nodes) != len(want.Nodes) {
-		t.Fatalf("model: %v with %d nodes; fresh read: %v with %d", got.Type, len(got.Nodes), want.Type, len(want.Nodes))
+	if got.Type != want.Type || got.Nodes.Len() != want.Nodes.Len() {
+		t.Fatalf("model: %v with %d nodes; fresh read: %v with %d", got.Type, got.Nodes.Len(), want.Type, want.Nodes.Len())
 	}
-	for i := range got.Nodes {
-		a, b := got.Nodes[i], want.Nodes[i]
+	for i := range got.Nodes.All() {
+		a, b := *got.Nodes.At(i), *want.Nodes.At(i) // copies: the nodes are shared
 		a.Since, a.SinceExact, b.Since, b.SinceExact = time.Time{}, false, time.Time{}, false
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("node %d:\nmodel %+v\nfresh %+v", i, a, b)

@@ -53,12 +53,12 @@ func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (Queue,
 		return nodeOf(qm, be, qm.nodes[e.Name], nil), true
 	}
 	entries := qm.order.Entries
-	if n, m := len(prev.Nodes), len(entries); len(changed) == 0 && qm.removedSince > 0 && m > 0 && m < n &&
-		prev.Nodes[m-1].Name == entries[m-1].Name {
+	prevN := prev.Nodes.Len()
+	if m := len(entries); len(changed) == 0 && qm.removedSince > 0 && m > 0 && m < prevN &&
+		prev.Nodes.At(m-1).Name == entries[m-1].Name {
 		// Nodes left from the tail, nothing else (the entries are prev's
-		// first m, in order): prev's nodes up to there, its capacity cut
-		// so that a later join does not write over what prev shows.
-		q.Nodes = prev.Nodes[:m:m]
+		// first m, in order): prev's nodes up to there.
+		q.Nodes = prev.Nodes.prefix(m)
 		// Leaving cannot make a node wait behind its own session; a
 		// self-wait prev had is counted again (rare: read it all).
 		if slices.ContainsFunc(prev.Warnings, func(w Warning) bool { return w.Code == WarnSelfWait }) {
@@ -66,45 +66,28 @@ func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (Queue,
 				q.Warnings = append(q.Warnings, sw)
 			}
 		}
-	} else if n := len(prev.Nodes); qm.removedSince == 0 && len(entries) > n && n > 0 &&
-		(len(changed) == 0 || changed[0].Seq > prev.Nodes[n-1].Seq) {
+	} else if n := prevN; qm.removedSince == 0 && len(entries) > n && n > 0 &&
+		(len(changed) == 0 || changed[0].Seq > prev.Nodes.At(n-1).Seq) {
 		// Nodes joined at the tail, nothing else: the new nodes go after
-		// the last build's, in the same array when it has room (prev's
+		// the last build's, in its last chunk while it has room (prev's
 		// view ends before them, and the next build derives from this
 		// one, never again from prev), so a join costs the joiners.
-		q.Nodes = prev.Nodes
+		b := prev.Nodes.builderForTail()
 		for i := n; i < len(entries); i++ {
 			nd, ok := fresh(&entries[i])
 			if !ok {
 				return Queue{}, false
 			}
-			q.Nodes = append(q.Nodes, nd)
+			b.add(nd)
 		}
+		q.Nodes = b.done()
 		q.Warnings = selfWaitJoined(prev, &q, n)
 	} else {
-		q.Nodes = make([]Node, len(entries))
-		before := func(n *Node, e *lockops.Entry) bool {
-			return n.Seq < e.Seq || n.Seq == e.Seq && n.Name < e.Name
+		nodes, ok := mergeChanged(prev.Nodes, entries, changed, fresh)
+		if !ok {
+			return Queue{}, false
 		}
-		j, c := 0, 0 // in prev.Nodes, in changed
-		for i := range entries {
-			e := &entries[i]
-			for j < len(prev.Nodes) && before(&prev.Nodes[j], e) {
-				j++
-			}
-			for c < len(changed) && (changed[c].Seq < e.Seq || changed[c].Seq == e.Seq && changed[c].Name < e.Name) {
-				c++
-			}
-			if c < len(changed) && changed[c].Name == e.Name || j == len(prev.Nodes) || prev.Nodes[j].Name != e.Name {
-				nd, ok := fresh(e)
-				if !ok {
-					return Queue{}, false
-				}
-				q.Nodes[i] = nd
-				continue
-			}
-			q.Nodes[i] = prev.Nodes[j]
-		}
+		q.Nodes = nodes
 		if sw, ok := selfWaitWarning(&q); ok {
 			q.Warnings = append(q.Warnings, sw)
 		}
@@ -130,9 +113,9 @@ func selfWaitJoined(prev *Queue, q *Queue, n int) []Warning {
 			nodes = slices.Clone(w.Nodes)
 		}
 	}
-	if h := &q.Nodes[0]; h.Session != 0 {
-		for i := n; i < len(q.Nodes); i++ {
-			if a := &q.Nodes[i]; a.Session == h.Session {
+	if h := q.Nodes.At(0); h.Session != 0 {
+		for _, a := range q.Nodes.From(n) {
+			if a.Session == h.Session {
 				if len(nodes) == 0 {
 					first = selfWaitFirst(a, h)
 				}
@@ -144,8 +127,8 @@ func selfWaitJoined(prev *Queue, q *Queue, n int) []Warning {
 		return nil
 	}
 	if first == "" {
-		i := slices.IndexFunc(q.Nodes, func(x Node) bool { return x.Name == nodes[0] })
-		first = selfWaitFirst(&q.Nodes[i], &q.Nodes[0])
+		i := q.Nodes.Index(func(x *Node) bool { return x.Name == nodes[0] })
+		first = selfWaitFirst(q.Nodes.At(i), q.Nodes.At(0))
 	}
 	return []Warning{selfWait(nodes, first)}
 }
@@ -157,7 +140,7 @@ func selfWaitJoined(prev *Queue, q *Queue, n int) []Warning {
 // self-wait.
 func changeShaped(qm *queueModel, q *Queue) bool {
 	qm.relisted = false
-	if q.State != PathPresent || len(q.Nodes) == 0 || len(q.Other) > 0 || qm.lone != nil {
+	if q.State != PathPresent || q.Nodes.Len() == 0 || len(q.Other) > 0 || qm.lone != nil {
 		return false
 	}
 	for _, w := range q.Warnings {
@@ -165,9 +148,8 @@ func changeShaped(qm *queueModel, q *Queue) bool {
 			return false
 		}
 	}
-	recipe := q.Nodes[0].Recipe
-	for i := range q.Nodes {
-		n := &q.Nodes[i]
+	recipe := q.Nodes.At(0).Recipe
+	for _, n := range q.Nodes.All() {
 		if n.Recipe != recipe || n.Kind != lockops.KindMutex || n.Seq < 0 || n.Believes != n.Role || n.Watches != n.Predecessor {
 			return false
 		}
@@ -178,4 +160,75 @@ func changeShaped(qm *queueModel, q *Queue) bool {
 		}
 	}
 	return true
+}
+
+// mergeChanged is prev's nodes brought to entries, the order after the
+// changes whose touched nodes are changed (sorted by sequence, then
+// name): a chunk of prev none of whose nodes changed or left is kept as
+// it is; the others are made again, a touched node by fresh and every
+// other one copied from prev. ok is false when fresh says a node leaves
+// the change shape.
+func mergeChanged(prev Nodes, entries []lockops.Entry, changed []lockops.ParsedName, fresh func(*lockops.Entry) (Node, bool)) (Nodes, bool) {
+	before := func(seq int32, name string, e *lockops.Entry) bool {
+		return seq < e.Seq || seq == e.Seq && name < e.Name
+	}
+	// changedWithin: a touched name lies between nodes a and z.
+	changedWithin := func(a, z *Node) bool {
+		c, _ := slices.BinarySearchFunc(changed, a, func(x lockops.ParsedName, n *Node) int {
+			if x.Seq != n.Seq {
+				return cmp.Compare(x.Seq, n.Seq)
+			}
+			return cmp.Compare(x.Name, n.Name)
+		})
+		return c < len(changed) && (changed[c].Seq < z.Seq || changed[c].Seq == z.Seq && changed[c].Name <= z.Name)
+	}
+	isChanged := func(e *lockops.Entry) bool {
+		_, found := slices.BinarySearchFunc(changed, e, func(x lockops.ParsedName, e *lockops.Entry) int {
+			if x.Seq != e.Seq {
+				return cmp.Compare(x.Seq, e.Seq)
+			}
+			return cmp.Compare(x.Name, e.Name)
+		})
+		return found
+	}
+	var b nodesBuilder
+	i := 0 // in entries
+	for k, c := range prev.chunks {
+		if l := len(c); i+l <= len(entries) && entries[i].Name == c[0].Name && entries[i+l-1].Name == c[l-1].Name &&
+			!changedWithin(&c[0], &c[l-1]) {
+			b.keep(c) // the same l nodes, none touched: none left
+			i += l
+			continue
+		}
+		// The entries up to the next chunk's first node: this chunk's
+		// nodes that stayed, and the nodes that joined among them.
+		var next *Node
+		if k+1 < len(prev.chunks) {
+			next = &prev.chunks[k+1][0]
+		}
+		j := 0 // in c
+		for ; i < len(entries) && (next == nil || entries[i].Seq < next.Seq || entries[i].Seq == next.Seq && entries[i].Name < next.Name); i++ {
+			e := &entries[i]
+			for j < len(c) && before(c[j].Seq, c[j].Name, e) {
+				j++
+			}
+			if j < len(c) && c[j].Name == e.Name && !isChanged(e) {
+				b.add(c[j])
+				continue
+			}
+			nd, ok := fresh(e)
+			if !ok {
+				return Nodes{}, false
+			}
+			b.add(nd)
+		}
+	}
+	for ; i < len(entries); i++ { // joined after prev's last node
+		nd, ok := fresh(&entries[i])
+		if !ok {
+			return Nodes{}, false
+		}
+		b.add(nd)
+	}
+	return b.done(), true
 }

@@ -38,7 +38,7 @@ func electionType(q *Queue, qm *queueModel) QueueType {
 	}
 	switch {
 	case !qm.election:
-	case q.Type == TypeMutex, q.Type == TypeUnknown && len(q.Nodes) == 0 && len(q.Other) == 0:
+	case q.Type == TypeMutex, q.Type == TypeUnknown && q.Nodes.Len() == 0 && len(q.Other) == 0:
 		return TypeElection
 	}
 	return q.Type

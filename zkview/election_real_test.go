@@ -63,7 +63,7 @@ func TestLeaderLatchRealClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, w, 30*time.Second, "two participants", func(s *Snapshot) bool { q := queueOf(s, p); return q != nil && len(q.Nodes) == 2 })
+	waitFor(t, w, 30*time.Second, "two participants", func(s *Snapshot) bool { q := queueOf(s, p); return q != nil && q.Nodes.Len() == 2 })
 	third, err := stays.Request(0, p, peers.Latch)
 	if err != nil {
 		t.Fatal(err)
@@ -87,10 +87,10 @@ func TestLeaderLatchRealClients(t *testing.T) {
 		}
 		snap := waitFor(t, w, 30*time.Second, step, func(s *Snapshot) bool {
 			q := queueOf(s, p)
-			if q == nil || !s.ServerView || len(q.Nodes) != len(holds)-i || q.Nodes[0].Name != lead.Node() {
+			if q == nil || !s.ServerView || q.Nodes.Len() != len(holds)-i || q.Nodes.At(0).Name != lead.Node() {
 				return false
 			}
-			for _, n := range q.Nodes[1:] {
+			for _, n := range q.Nodes.From(1) {
 				if n.Link != LinkVerified {
 					return false
 				}
@@ -100,8 +100,8 @@ func TestLeaderLatchRealClients(t *testing.T) {
 		got := showLeader(snap, p)
 		want := leaderShown{typ: "election", node: lead.Node(), session: fmt.Sprintf("0x%x", procs[i].Session(clients[i])), data: lead.ID()}
 		q := queueOf(snap, p)
-		for k := 1; k < len(q.Nodes); k++ {
-			want.followers = append(want.followers, q.Nodes[k].Name+"<-"+q.Nodes[k-1].Name)
+		for k := 1; k < q.Nodes.Len(); k++ {
+			want.followers = append(want.followers, q.Nodes.At(k).Name+"<-"+q.Nodes.At(k-1).Name)
 		}
 		if got.typ != want.typ || got.node != want.node || got.session != want.session || got.data != want.data || !slices.Equal(got.followers, want.followers) {
 			t.Errorf("%s: shown %+v, want %+v", step, got, want)
@@ -161,7 +161,7 @@ func TestNamedElections(t *testing.T) {
 	}
 	snap := waitFor(t, w, 30*time.Second, "both elections and the lock", func(s *Snapshot) bool {
 		k, c, m := queueOf(s, kzPath), queueOf(s, curPath), queueOf(s, plainPath)
-		return k != nil && c != nil && m != nil && len(k.Nodes) == 2 && len(c.Nodes) == 2 && len(m.Nodes) == 1
+		return k != nil && c != nil && m != nil && k.Nodes.Len() == 2 && c.Nodes.Len() == 2 && m.Nodes.Len() == 1
 	})
 	for p, want := range map[string]leaderShown{
 		kzPath:    {typ: "election", node: kzLeader.Node(), data: kzLeader.ID()},
@@ -222,7 +222,7 @@ func plainEphemeralLock(t *testing.T, childWatches bool) {
 	}
 	for _, p := range []string{parent, node} {
 		q := queueOf(snap, p)
-		if q == nil || len(q.Nodes) != 3 || q.Nodes[0].Session != owner.SessionID() || q.Type != TypeMutex || hasWarning(q, WarnHerd) == nil {
+		if q == nil || q.Nodes.Len() != 3 || q.Nodes.At(0).Session != owner.SessionID() || q.Type != TypeMutex || hasWarning(q, WarnHerd) == nil {
 			t.Errorf("ls %s: %+v", p, q)
 		}
 	}
@@ -239,7 +239,7 @@ func plainEphemeralLock(t *testing.T, childWatches bool) {
 		snap := waitFor(t, w, 30*time.Second, step, func(s *Snapshot) bool {
 			for _, p := range []string{parent, node} {
 				q := queueOf(s, p)
-				if !s.ServerView || q == nil || len(q.Nodes) != 1+len(waiters) || fmt.Sprintf("0x%x", q.Nodes[0].Session) != holderID {
+				if !s.ServerView || q == nil || q.Nodes.Len() != 1+len(waiters) || fmt.Sprintf("0x%x", q.Nodes.At(0).Session) != holderID {
 					return false
 				}
 			}

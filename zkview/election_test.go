@@ -82,7 +82,7 @@ func TestLatchQueue(t *testing.T) {
 	if got := names(&q); !slices.Equal(got, []string{l1, l2, l3}) {
 		t.Fatalf("order %q", got)
 	}
-	for i, n := range q.Nodes {
+	for i, n := range q.Nodes.All() {
 		if n.Kind != lockops.KindMutex || n.Recipe != lockops.RecipeCurator {
 			t.Errorf("%s: %v %v, want a curator mutex node", n.Name, n.Kind, n.Recipe)
 		}
@@ -90,7 +90,7 @@ func TestLatchQueue(t *testing.T) {
 		if i == 0 {
 			wantRole = lockops.RoleHolder
 		} else {
-			wantWatch = q.Nodes[i-1].Name
+			wantWatch = q.Nodes.At(i - 1).Name
 		}
 		if n.Role != wantRole || n.Believes != wantRole || n.Watches != wantWatch {
 			t.Errorf("%s: role %v believes %v watches %q; want %v watching %q", n.Name, n.Role, n.Believes, n.Watches, wantRole, wantWatch)

@@ -99,7 +99,7 @@ func isHex32(s string) bool {
 // servers show, the herd warning. Type mutex.
 func plainEphemeral(q *Queue, qm *queueModel, sv *serverView) {
 	l := qm.lone
-	if l == nil || q.State != PathPresent || len(q.Nodes) > 0 {
+	if l == nil || q.State != PathPresent || q.Nodes.Len() > 0 {
 		return
 	}
 	watched, name := qm.abs, path.Base(qm.path)
@@ -138,9 +138,12 @@ func plainEphemeral(q *Queue, qm *queueModel, sv *serverView) {
 			})
 		}
 	}
-	q.Nodes, q.Type = nodes, TypeMutex
-	if waiters := len(nodes) - 1; waiters > herdExtra {
-		q.Nodes[0].Herd = true
+	waiters := len(nodes) - 1
+	if waiters > herdExtra {
+		nodes[0].Herd = true
+	}
+	q.Nodes, q.Type = NodesOf(nodes...), TypeMutex
+	if waiters > herdExtra {
 		q.Warnings = append(q.Warnings, Warning{Code: WarnHerd, Nodes: []string{name},
 			Message: fmt.Sprintf("plain ephemeral lock: %d sessions watch %s to create it when it goes, a herd by construction: every release wakes them all and they race for it",
 				waiters, short(name))})

@@ -78,7 +78,7 @@ func TestPlainEphemeral(t *testing.T) {
 			qm.lone = tt.lone
 			q := buildQueue(qm, tt.sv, false, time.Time{})
 			var sessions []int64
-			for _, n := range q.Nodes {
+			for _, n := range q.Nodes.All() {
 				sessions = append(sessions, n.Session)
 			}
 			if !slices.Equal(sessions, tt.want) {
@@ -90,7 +90,7 @@ func TestPlainEphemeral(t *testing.T) {
 			if tt.want == nil {
 				return
 			}
-			h := q.Nodes[0]
+			h := q.Nodes.At(0)
 			if h.Name != tt.holder || h.Role != lockops.RoleHolder || h.Believes != lockops.RoleHolder || h.Herd != tt.herd {
 				t.Errorf("holder %+v", h)
 			}
@@ -103,7 +103,7 @@ func TestPlainEphemeral(t *testing.T) {
 			if tt.sv != nil && h.Client != "10.0.0.1:5000" {
 				t.Errorf("holder client %q", h.Client)
 			}
-			for _, n := range q.Nodes[1:] {
+			for _, n := range q.Nodes.From(1) {
 				if n.Name != "" || n.Role != lockops.RoleWaiting || n.Watches != tt.holder || n.Link != LinkVerified || n.Recipe != lockops.RecipeEphemeral {
 					t.Errorf("waiter %+v", n)
 				}

@@ -87,8 +87,8 @@ func TestMemberKilled(t *testing.T) {
 		return s.Conn.State == StateConnected && !s.Stale && s.Conn.Server != c.Members()[victim].Addr() &&
 			freshEquals(t, writer, s, p)
 	})
-	if q := queueOf(snap, p); q.Nodes[0].Name != made[1] || q.Nodes[0].Role != lockops.RoleHolder {
-		t.Errorf("holder after failover: %+v", q.Nodes[0])
+	if q := queueOf(snap, p); q.Nodes.At(0).Name != made[1] || q.Nodes.At(0).Role != lockops.RoleHolder {
+		t.Errorf("holder after failover: %+v", q.Nodes.At(0))
 	}
 	// The watch is armed again: a new change is seen.
 	n := createSeq(t, writer, p, "lock-", nil)
@@ -124,7 +124,7 @@ func TestLinkCutAndExpiry(t *testing.T) {
 	proxy.Cut()
 	waitFor(t, w, 5*time.Second, "stale", func(s *Snapshot) bool {
 		q := queueOf(s, p)
-		return s.Stale && s.Conn.State == StateDisconnected && hasWarning(q, WarnStale) != nil && len(q.Nodes) == 2
+		return s.Stale && s.Conn.State == StateDisconnected && hasWarning(q, WarnStale) != nil && q.Nodes.Len() == 2
 	})
 	gap := createSeq(t, writer, p, "lock-", nil)
 	proxy.Restore()

@@ -151,10 +151,10 @@ func TestHostileData(t *testing.T) {
 	w := watch(t, mon, Config{Paths: []string{p}})
 	snap := waitFor(t, w, 15*time.Second, "four nodes read", func(s *Snapshot) bool {
 		q := queueOf(s, p)
-		if q == nil || len(q.Nodes) != 4 {
+		if q == nil || q.Nodes.Len() != 4 {
 			return false
 		}
-		for _, n := range q.Nodes {
+		for _, n := range q.Nodes.All() {
 			if n.Ctime.IsZero() {
 				return false
 			}
@@ -162,7 +162,7 @@ func TestHostileData(t *testing.T) {
 		return true
 	})
 	q := queueOf(snap, p)
-	for _, n := range q.Nodes {
+	for _, n := range q.Nodes.All() {
 		want := byNode[n.Name]
 		if int(n.DataLen) != len(want) || len(n.Data) > DefaultDataBytes || !bytes.HasPrefix(want, n.Data) ||
 			len(n.Data) != min(len(want), DefaultDataBytes) {
@@ -258,14 +258,14 @@ func TestHostileNames(t *testing.T) {
 	w := watch(t, mon, Config{Paths: []string{p}})
 	snap := waitFor(t, w, 20*time.Second, "every name", func(s *Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && len(q.Nodes) == len(locks) && len(q.Other) == len(deceptive)
+		return q != nil && q.Nodes.Len() == len(locks) && len(q.Other) == len(deceptive)
 	})
 	q := queueOf(snap, p)
 	if !slices.Equal(names(q), locks) {
 		t.Errorf("lock nodes not in creation (sequence) order")
 	}
-	if q.Nodes[0].Role != lockops.RoleHolder || q.Nodes[1].Watches != locks[0] {
-		t.Errorf("first two: %+v %+v", q.Nodes[0].Role, q.Nodes[1].Watches)
+	if q.Nodes.At(0).Role != lockops.RoleHolder || q.Nodes.At(1).Watches != locks[0] {
+		t.Errorf("first two: %+v %+v", q.Nodes.At(0).Role, q.Nodes.At(1).Watches)
 	}
 	other := slices.Sorted(slices.Values(deceptive))
 	if !slices.Equal(q.Other, other) {
@@ -318,12 +318,12 @@ func TestTenThousandChildren(t *testing.T) {
 	w := watch(t, mon, Config{Paths: []string{p}})
 	snap := waitFor(t, w, 60*time.Second, "10,000 nodes", func(s *Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && len(q.Nodes) == n && !q.Nodes[n-1].Ctime.IsZero()
+		return q != nil && q.Nodes.Len() == n && !q.Nodes.At(n-1).Ctime.IsZero()
 	})
 	t.Logf("watched and read in %v", time.Since(start).Round(time.Millisecond))
 	q := queueOf(snap, p)
 	holders := 0
-	for i, nd := range q.Nodes {
+	for i, nd := range q.Nodes.All() {
 		if nd.Seq != int32(i) {
 			t.Fatalf("node %d has sequence %d", i, nd.Seq)
 		}
@@ -340,14 +340,14 @@ func TestTenThousandChildren(t *testing.T) {
 	if len(js) != 1 || len(js[0].Queue) != n || strings.Count(text, "\n") < n {
 		t.Errorf("ls: %d paths, %d lines", len(js), strings.Count(text, "\n"))
 	}
-	head := q.Nodes[0].Name
+	head := q.Nodes.At(0).Name
 	start = time.Now()
 	if err := raw.Delete(p+"/"+head, -1); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, w, 20*time.Second, "handoff at the head", func(s *Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && len(q.Nodes) == n-1 && q.Nodes[0].Name == fmt.Sprintf("lock-%010d", 1) && q.Nodes[0].Role == lockops.RoleHolder
+		return q != nil && q.Nodes.Len() == n-1 && q.Nodes.At(0).Name == fmt.Sprintf("lock-%010d", 1) && q.Nodes.At(0).Role == lockops.RoleHolder
 	})
 	t.Logf("handoff in a 10,000-node queue seen after %v", time.Since(start).Round(time.Millisecond))
 }
@@ -379,14 +379,14 @@ func TestUnreadableNodes(t *testing.T) {
 	w := watch(t, mon, Config{Paths: []string{p}})
 	snap := waitFor(t, w, 15*time.Second, "three nodes, one read", func(s *Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && slices.Equal(names(q), []string{a, b, cc}) && !q.Nodes[1].Ctime.IsZero()
+		return q != nil && slices.Equal(names(q), []string{a, b, cc}) && !q.Nodes.At(1).Ctime.IsZero()
 	})
 	q := queueOf(snap, p)
-	if q.Nodes[0].Role != lockops.RoleHolder || q.Nodes[2].Watches != b {
-		t.Errorf("roles: %v, %q", q.Nodes[0].Role, q.Nodes[2].Watches)
+	if q.Nodes.At(0).Role != lockops.RoleHolder || q.Nodes.At(2).Watches != b {
+		t.Errorf("roles: %v, %q", q.Nodes.At(0).Role, q.Nodes.At(2).Watches)
 	}
-	if len(q.Nodes[0].Data) != 0 || string(q.Nodes[1].Data) != "visible" {
-		t.Errorf("data: %q %q", q.Nodes[0].Data, q.Nodes[1].Data)
+	if len(q.Nodes.At(0).Data) != 0 || string(q.Nodes.At(1).Data) != "visible" {
+		t.Errorf("data: %q %q", q.Nodes.At(0).Data, q.Nodes.At(1).Data)
 	}
 	_, js := lsOutputs(t, loadOnce(t, mon, p))
 	if s := js[0].Queue[0].Session; s != "" {
@@ -398,7 +398,7 @@ func TestUnreadableNodes(t *testing.T) {
 	}
 	waitFor(t, w, 10*time.Second, "handoff", func(s *Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && slices.Equal(names(q), []string{b, cc}) && q.Nodes[0].Role == lockops.RoleHolder
+		return q != nil && slices.Equal(names(q), []string{b, cc}) && q.Nodes.At(0).Role == lockops.RoleHolder
 	})
 	checkEvents(t, w)
 }
@@ -450,7 +450,7 @@ func TestParentReplaced(t *testing.T) {
 		want := fmt.Sprintf("new %d", i)
 		waitFor(t, w, 15*time.Second, what, func(s *Snapshot) bool {
 			q := queueOf(s, p)
-			return q != nil && len(q.Nodes) == 2 && string(q.Nodes[0].Data) == want && string(q.Nodes[1].Data) == want &&
+			return q != nil && q.Nodes.Len() == 2 && string(q.Nodes.At(0).Data) == want && string(q.Nodes.At(1).Data) == want &&
 				truthDiff(newOwner, s, p) == ""
 		})
 	}

@@ -177,7 +177,7 @@ func ToJSON(snap *Snapshot) []JSONPath {
 			Limit:    q.Limit,
 			LimitSrc: q.LimitSource,
 			Warnings: make([]JSONWarning, 0, len(q.Warnings)),
-			Queue:    make([]JSONNode, 0, len(q.Nodes)),
+			Queue:    make([]JSONNode, 0, q.Nodes.Len()),
 			Other:    make([]string, 0, len(q.Other)),
 		}
 		for _, w := range q.Warnings {
@@ -187,7 +187,7 @@ func ToJSON(snap *Snapshot) []JSONPath {
 			}
 			p.Warnings = append(p.Warnings, jw)
 		}
-		for _, n := range q.Nodes {
+		for _, n := range q.Nodes.All() {
 			jn := JSONNode{
 				Node:     SanitizeString(n.Name, 0),
 				Seq:      n.Seq,
@@ -198,7 +198,7 @@ func ToJSON(snap *Snapshot) []JSONPath {
 				Client:   SanitizeString(n.Client, 0),
 				Watches:  SanitizeString(n.Watches, 0),
 				Believes: n.Believes.String(),
-				Data:     dataText(n, 0),
+				Data:     dataText(*n, 0),
 			}
 			if !n.Ctime.IsZero() {
 				jn.Session = fmt.Sprintf("0x%x", n.Session)
@@ -336,26 +336,26 @@ func writeQueueText(b *strings.Builder, q Queue, now time.Time) {
 		return
 	}
 	holders := 0
-	for _, n := range q.Nodes {
+	for _, n := range q.Nodes.All() {
 		if n.Role == lockops.RoleHolder {
 			holders++
 		}
 	}
 	if q.Type == TypeElection {
-		fmt.Fprintf(b, "%s: election, %d participants, %d leading, %d following\n", path, len(q.Nodes), holders, len(q.Nodes)-holders)
+		fmt.Fprintf(b, "%s: election, %d participants, %d leading, %d following\n", path, q.Nodes.Len(), holders, q.Nodes.Len()-holders)
 	} else if q.Type == TypeSemaphore {
 		_, waiting := q.LeaseCounts()
 		fmt.Fprintf(b, "%s: semaphore, holders %s%s, %d waiting\n", path, q.LimitText(), limitFrom(q.LimitSource), waiting)
 	} else {
-		fmt.Fprintf(b, "%s: %d lock nodes, %d holding, %d waiting\n", path, len(q.Nodes), holders, len(q.Nodes)-holders)
+		fmt.Fprintf(b, "%s: %d lock nodes, %d holding, %d waiting\n", path, q.Nodes.Len(), holders, q.Nodes.Len()-holders)
 	}
 	for _, w := range q.Warnings {
 		fmt.Fprintf(b, "  WARNING %s: %s\n", w.Code, SanitizeString(w.Message, 0))
 	}
-	if len(q.Nodes) > 0 {
+	if q.Nodes.Len() > 0 {
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  #\tSEQ\tROLE\tKIND\tRECIPE\tSESSION\tCLIENT\tWAITS ON\tAGE\tDATA\tNODE")
-		for i, n := range q.Nodes {
+		for i, n := range q.Nodes.All() {
 			role := RoleWord(q.Type, n.Role)
 			if n.Believes != n.Role {
 				role += " (believes " + RoleWord(q.Type, n.Believes) + ")"
@@ -384,12 +384,12 @@ func writeQueueText(b *strings.Builder, q Queue, now time.Time) {
 			if n.Client != "" {
 				client = SanitizeString(n.Client, 0)
 			}
-			data := dataText(n, 32)
+			data := dataText(*n, 32)
 			if data == "" {
 				data = "-"
 			}
 			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, seq, role, n.KindName(), n.Recipe,
-				session, client, waits, age(n, now), data, node)
+				session, client, waits, age(*n, now), data, node)
 		}
 		tw.Flush()
 	}

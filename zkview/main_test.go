@@ -176,8 +176,8 @@ func names(q *Queue) []string {
 	if q == nil {
 		return nil
 	}
-	out := make([]string, len(q.Nodes))
-	for i, n := range q.Nodes {
+	out := make([]string, q.Nodes.Len())
+	for i, n := range q.Nodes.All() {
 		out[i] = n.Name
 	}
 	return out

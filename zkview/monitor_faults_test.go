@@ -62,7 +62,7 @@ func truthDiff(c *zk.Conn, s *Snapshot, p string) string {
 		}
 		return fmt.Sprintf("phantom %v, missing %v", phantom, missing)
 	}
-	for _, n := range q.Nodes {
+	for _, n := range q.Nodes.All() {
 		_, st, err := c.Get(p + "/" + n.Name)
 		if err != nil {
 			return fmt.Sprintf("get %s: %v", n.Name, err)
@@ -172,7 +172,7 @@ func TestMonitorEnsembleDown(t *testing.T) {
 	}) {
 		t.Errorf("no reconnect event after the restart: %q", evs)
 	}
-	if q := queueOf(snap, p); q.Nodes[0].Name != made[1] || q.Nodes[0].Role != lockops.RoleHolder || !slices.Contains(names(q), added) {
+	if q := queueOf(snap, p); q.Nodes.At(0).Name != made[1] || q.Nodes.At(0).Role != lockops.RoleHolder || !slices.Contains(names(q), added) {
 		t.Errorf("after the restart: %v, want %s holding and %s queued", names(q), made[1], added)
 	}
 	n := createSeq(t, writer, p, "lock-", nil)
@@ -280,7 +280,7 @@ func TestMonitorSessionExpired(t *testing.T) {
 	if !slices.Equal(names(q), []string{made[1], made[2], added}) {
 		t.Errorf("queue %v, want %v", names(q), []string{made[1], made[2], added})
 	}
-	for _, n := range q.Nodes {
+	for _, n := range q.Nodes.All() {
 		if n.Name == made[2] && string(n.Data) != "changed in the gap" {
 			var evs []string
 			for _, ev := range w.events() {
@@ -329,7 +329,7 @@ func TestHolderExpiryHandoff(t *testing.T) {
 	w := watch(t, mon, Config{Paths: []string{p}})
 	waitFor(t, w, 15*time.Second, "holder and waiter", func(s *Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && len(q.Nodes) == 2 && q.Nodes[0].Name == holder.Node() && q.Nodes[0].Role == lockops.RoleHolder
+		return q != nil && q.Nodes.Len() == 2 && q.Nodes.At(0).Name == holder.Node() && q.Nodes.At(0).Role == lockops.RoleHolder
 	})
 	hnode, wnode := holder.Node(), waiter.Node()
 
@@ -366,7 +366,7 @@ func TestHolderExpiryHandoff(t *testing.T) {
 	}
 	snap := waitFor(t, w, 10*time.Second, "the handoff in the snapshot", func(s *Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && slices.Equal(names(q), []string{wnode}) && q.Nodes[0].Role == lockops.RoleHolder
+		return q != nil && slices.Equal(names(q), []string{wnode}) && q.Nodes.At(0).Role == lockops.RoleHolder
 	})
 	q := queueOf(snap, p)
 	if len(q.Handoffs) == 0 || q.Handoffs[len(q.Handoffs)-1].From != hnode || q.Handoffs[len(q.Handoffs)-1].To != wnode {

@@ -45,7 +45,7 @@ func queueUp(t *testing.T, w *testWatcher, path string, steps []step) ([]string,
 		}
 		waitFor(t, w, 30*time.Second, fmt.Sprintf("node %d on %s", i, path), func(snap *Snapshot) bool {
 			q := queueOf(snap, path)
-			return q != nil && len(q.Nodes) == i+1 && q.Nodes[i].Session == s.peer.Session(s.client)
+			return q != nil && q.Nodes.Len() == i+1 && q.Nodes.At(i).Session == s.peer.Session(s.client)
 		})
 	}
 	q := queueOf(w.Snapshot(), path)
@@ -163,10 +163,10 @@ func (rq *realQueues) verified(s *Snapshot) bool {
 	}
 	for key, p := range rq.paths {
 		q := queueOf(s, p)
-		if q == nil || len(q.Nodes) != len(rq.expect[key]) {
+		if q == nil || q.Nodes.Len() != len(rq.expect[key]) {
 			return false
 		}
-		for _, n := range q.Nodes {
+		for _, n := range q.Nodes.All() {
 			if n.Watches != "" && n.Link != LinkVerified {
 				return false
 			}
@@ -190,9 +190,9 @@ func (rq *realQueues) checkQueue(t *testing.T, snap *Snapshot, watches map[int64
 	if got := names(q); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(kids))) {
 		t.Errorf("%s: model %v, server %v", key, got, kids)
 	}
-	for i, n := range q.Nodes {
-		if i > 0 && !lockops.SeqLess(q.Nodes[i-1].Seq, n.Seq) {
-			t.Errorf("%s: %s before %s", key, q.Nodes[i-1].Name, n.Name)
+	for i, n := range q.Nodes.All() {
+		if i > 0 && !lockops.SeqLess(q.Nodes.At(i-1).Seq, n.Seq) {
+			t.Errorf("%s: %s before %s", key, q.Nodes.At(i-1).Name, n.Name)
 		}
 		_, st, err := rq.raw.Get(p + "/" + n.Name)
 		if err != nil {
@@ -205,7 +205,7 @@ func (rq *realQueues) checkQueue(t *testing.T, snap *Snapshot, watches map[int64
 		if n.Kind != e.kind || (n.Role == lockops.RoleHolder) != e.holds || n.Believes != n.Role {
 			t.Errorf("%s %s: kind %v role %v believes %v, want kind %v holds %v", key, n.Name, n.Kind, n.Role, n.Believes, e.kind, e.holds)
 		}
-		checkRealWatch(t, watches, key, p, n)
+		checkRealWatch(t, watches, key, p, *n)
 	}
 }
 
@@ -251,7 +251,7 @@ func (rq *realQueues) checkFreshLook(t *testing.T) {
 			if len(q.Warnings) != 0 {
 				t.Errorf("Load (server view %v) %s: warnings %+v", sview, key, q.Warnings)
 			}
-			for i, n := range q.Nodes {
+			for i, n := range q.Nodes.All() {
 				if (n.Believes == lockops.RoleHolder) != rq.expect[key][i].holds {
 					t.Errorf("Load (server view %v) %s %s: believes %v", sview, key, n.Name, n.Believes)
 				}
@@ -284,15 +284,15 @@ func TestSplitHolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := queueOf(snap, p)
-	if q == nil || len(q.Nodes) != 2 {
+	if q == nil || q.Nodes.Len() != 2 {
 		t.Fatalf("queue %+v", q)
 	}
 	split := hasWarning(q, WarnSplitHolders)
 	if split == nil || !slices.Equal(split.Nodes, names(q)) {
 		t.Fatalf("split-holders %+v, want both of %v", split, names(q))
 	}
-	if q.Nodes[0].Recipe != lockops.RecipeCurator || q.Nodes[1].Recipe != lockops.RecipeKazoo ||
-		q.Nodes[1].Role != lockops.RoleWaiting || q.Nodes[1].Believes != lockops.RoleHolder {
+	if q.Nodes.At(0).Recipe != lockops.RecipeCurator || q.Nodes.At(1).Recipe != lockops.RecipeKazoo ||
+		q.Nodes.At(1).Role != lockops.RoleWaiting || q.Nodes.At(1).Believes != lockops.RoleHolder {
 		t.Errorf("nodes %+v", q.Nodes)
 	}
 	if hasWarning(q, WarnMixedRecipes) == nil {
@@ -318,7 +318,7 @@ func TestKazooDeadlock(t *testing.T) {
 	// Before the release: a chain, no cycle (R1 really waits on W1).
 	waitFor(t, w, 15*time.Second, "chain verified", func(s *Snapshot) bool {
 		q := queueOf(s, p)
-		return s.ServerView && q.Nodes[1].Link == LinkVerified && q.Nodes[2].Link == LinkVerified
+		return s.ServerView && q.Nodes.At(1).Link == LinkVerified && q.Nodes.At(2).Link == LinkVerified
 	})
 	if d := hasWarning(queueOf(w.Snapshot(), p), WarnDeadlock); d != nil {
 		t.Errorf("deadlock before W1 released: %+v", d)
@@ -328,7 +328,7 @@ func TestKazooDeadlock(t *testing.T) {
 	}
 	snap := waitFor(t, w, 20*time.Second, "deadlock", func(s *Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && len(q.Nodes) == 2 && hasWarning(q, WarnDeadlock) != nil
+		return q != nil && q.Nodes.Len() == 2 && hasWarning(q, WarnDeadlock) != nil
 	})
 	q := queueOf(snap, p)
 	d := hasWarning(q, WarnDeadlock)
@@ -351,7 +351,7 @@ func TestKazooDeadlock(t *testing.T) {
 	}
 	// The real watches: R1's session on W2, W2's session on R1.
 	watches := serverWatches(t, c.Servers())
-	if !slices.Contains(watches[q.Nodes[0].Session], p+"/"+w2) || !slices.Contains(watches[q.Nodes[1].Session], p+"/"+r1) {
+	if !slices.Contains(watches[q.Nodes.At(0).Session], p+"/"+w2) || !slices.Contains(watches[q.Nodes.At(1).Session], p+"/"+r1) {
 		t.Errorf("wchc does not show the cycle: %v", watches)
 	}
 }

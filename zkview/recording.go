@@ -280,7 +280,7 @@ func topOf(s *Snapshot) Snapshot {
 // headOf is q without its lists.
 func headOf(q *Queue) Queue {
 	h := *q
-	h.Nodes, h.Handoffs, h.Depth = nil, nil, nil
+	h.Nodes, h.Handoffs, h.Depth = Nodes{}, nil, nil
 	return h
 }
 
@@ -300,7 +300,7 @@ func deltaOf(prev, next *Snapshot) *record {
 		delete(prevBy, nq.Path)
 		if pq == nil {
 			h := headOf(nq)
-			rec.Queues = append(rec.Queues, queueDelta{Path: nq.Path, Head: &h, Nodes: nq.Nodes, All: true,
+			rec.Queues = append(rec.Queues, queueDelta{Path: nq.Path, Head: &h, Nodes: nq.Nodes.Slice(), All: true,
 				Handoffs: diffList(nil, nq.Handoffs, eqHandoff), Depth: diffList(nil, nq.Depth, eqDepth)})
 			continue
 		}
@@ -331,7 +331,7 @@ func sameList[T any](a, b []T) bool {
 
 // queueDeltaOf is how pq became nq, and whether it changed.
 func queueDeltaOf(pq, nq *Queue) (queueDelta, bool) {
-	if len(nq.Nodes) > 0 && sameList(pq.Nodes, nq.Nodes) && sameList(pq.Warnings, nq.Warnings) &&
+	if nq.Nodes.Len() > 0 && pq.Nodes.shares(nq.Nodes) && sameList(pq.Warnings, nq.Warnings) &&
 		sameList(pq.Handoffs, nq.Handoffs) && sameList(pq.Depth, nq.Depth) && sameList(pq.Other, nq.Other) {
 		return queueDelta{}, false // the watcher published the same queue again
 	}
@@ -346,29 +346,28 @@ func queueDeltaOf(pq, nq *Queue) (queueDelta, bool) {
 	if d := diffList(pq.Depth, nq.Depth, eqDepth); d != nil {
 		qd.Depth, changed = d, true
 	}
-	if !sameList(pq.Nodes, nq.Nodes) {
-		prevBy := make(map[string]*Node, len(pq.Nodes))
-		for k := range pq.Nodes {
-			prevBy[nodeKey(&pq.Nodes[k])] = &pq.Nodes[k]
+	if !pq.Nodes.shares(nq.Nodes) {
+		prevBy := make(map[string]*Node, pq.Nodes.Len())
+		for _, n := range pq.Nodes.All() {
+			prevBy[nodeKey(n)] = n
 		}
-		inNext := make(map[string]bool, len(nq.Nodes))
-		for k := range nq.Nodes {
-			n := &nq.Nodes[k]
+		inNext := make(map[string]bool, nq.Nodes.Len())
+		for k, n := range nq.Nodes.All() {
 			key := nodeKey(n)
 			inNext[key] = true
 			if p, ok := prevBy[key]; !ok || !reflect.DeepEqual(*p, *n) {
 				qd.Put = append(qd.Put, nodeAt{I: k, N: *n})
 			}
 		}
-		for k := range pq.Nodes {
-			if key := nodeKey(&pq.Nodes[k]); !inNext[key] {
+		for _, n := range pq.Nodes.All() {
+			if key := nodeKey(n); !inNext[key] {
 				qd.Removed = append(qd.Removed, key)
 			}
 		}
 		// The moves must give next's order; when they do not (nodes
 		// that changed places without changing), send the list whole.
 		if got := applyNodes(pq.Nodes, qd.Removed, qd.Put); !sameKeys(got, nq.Nodes) {
-			qd.Removed, qd.Put, qd.Nodes, qd.All = nil, nil, nq.Nodes, true
+			qd.Removed, qd.Put, qd.Nodes, qd.All = nil, nil, nq.Nodes.Slice(), true
 		}
 		if qd.All || len(qd.Put) > 0 || len(qd.Removed) > 0 {
 			changed = true
@@ -379,7 +378,7 @@ func queueDeltaOf(pq, nq *Queue) (queueDelta, bool) {
 
 // applyNodes is old without removed and put nodes, then each put node
 // inserted at its index (ascending).
-func applyNodes(old []Node, removed []string, put []nodeAt) []Node {
+func applyNodes(old Nodes, removed []string, put []nodeAt) []Node {
 	drop := make(map[string]bool, len(removed)+len(put))
 	for _, k := range removed {
 		drop[k] = true
@@ -387,10 +386,10 @@ func applyNodes(old []Node, removed []string, put []nodeAt) []Node {
 	for i := range put {
 		drop[nodeKey(&put[i].N)] = true
 	}
-	out := make([]Node, 0, len(old)+len(put))
-	for k := range old {
-		if !drop[nodeKey(&old[k])] {
-			out = append(out, old[k])
+	out := make([]Node, 0, old.Len()+len(put))
+	for _, n := range old.All() {
+		if !drop[nodeKey(n)] {
+			out = append(out, *n)
 		}
 	}
 	for _, p := range put {
@@ -400,12 +399,12 @@ func applyNodes(old []Node, removed []string, put []nodeAt) []Node {
 	return out
 }
 
-func sameKeys(a, b []Node) bool {
-	if len(a) != len(b) {
+func sameKeys(a []Node, b Nodes) bool {
+	if len(a) != b.Len() {
 		return false
 	}
-	for i := range a {
-		if nodeKey(&a[i]) != nodeKey(&b[i]) {
+	for i, n := range b.All() {
+		if nodeKey(&a[i]) != nodeKey(n) {
 			return false
 		}
 	}
@@ -644,9 +643,9 @@ func applyQueue(pq *Queue, qd *queueDelta) Queue {
 	}
 	switch {
 	case qd.All:
-		q.Nodes = qd.Nodes
+		q.Nodes = NodesOf(qd.Nodes...)
 	case len(qd.Removed) > 0 || len(qd.Put) > 0:
-		q.Nodes = applyNodes(pq.Nodes, qd.Removed, qd.Put)
+		q.Nodes = NodesOf(applyNodes(pq.Nodes, qd.Removed, qd.Put)...)
 	}
 	q.Handoffs = qd.Handoffs.apply(q.Handoffs)
 	q.Depth = qd.Depth.apply(q.Depth)

@@ -338,9 +338,11 @@ func newChurnModel(parents, depth int) *churnModel {
 	m := &churnModel{at: streamT0, snap: &Snapshot{At: streamT0, Conn: Conn{State: StateConnected, SessionID: 0x2000}, WatchMode: ModeRecursive}}
 	for i := range parents {
 		q := Queue{Path: fmt.Sprintf("/locks/service-%02d/job", i), State: PathPresent, Type: TypeMutex}
+		nodes := make([]Node, 0, depth)
 		for k := range depth {
-			q.Nodes = append(q.Nodes, m.node(i, k, k == 0))
+			nodes = append(nodes, m.node(i, k, k == 0))
 		}
+		q.Nodes = NodesOf(nodes...)
 		m.seq = append(m.seq, depth)
 		m.snap.Queues = append(m.snap.Queues, q)
 	}
@@ -371,8 +373,8 @@ func (m *churnModel) step(gap time.Duration) *Snapshot {
 	next.Queues = append([]Queue(nil), m.snap.Queues...)
 	i := rand.IntN(len(next.Queues))
 	q := next.Queues[i]
-	nodes := make([]Node, 0, len(q.Nodes)+1)
-	for k, n := range q.Nodes[1:] {
+	nodes := make([]Node, 0, q.Nodes.Len()+1)
+	for k, n := range q.Nodes.Slice()[1:] {
 		if k == 0 {
 			n.Role, n.Believes, n.Since, n.Watches, n.Predecessor, n.Link = lockops.RoleHolder, lockops.RoleHolder, m.at, "", "", LinkNone
 		}
@@ -383,10 +385,10 @@ func (m *churnModel) step(gap time.Duration) *Snapshot {
 	if len(nodes) > 0 {
 		nn.Watches, nn.Predecessor = nodes[len(nodes)-1].Name, nodes[len(nodes)-1].Name
 	}
-	q.Nodes = append(nodes, nn)
+	q.Nodes = NodesOf(append(nodes, nn)...)
 	q.Handoffs = append(append([]Handoff(nil), q.Handoffs[max(len(q.Handoffs)-63, 0):]...),
-		Handoff{Path: q.Path, From: m.snap.Queues[i].Nodes[0].Name, To: nodes[0].Name, At: m.at, Gap: 300 * time.Microsecond})
-	q.Depth = append(append([]DepthSample(nil), q.Depth[max(len(q.Depth)-299, 0):]...), DepthSample{At: m.at, Depth: len(q.Nodes)})
+		Handoff{Path: q.Path, From: m.snap.Queues[i].Nodes.At(0).Name, To: nodes[0].Name, At: m.at, Gap: 300 * time.Microsecond})
+	q.Depth = append(append([]DepthSample(nil), q.Depth[max(len(q.Depth)-299, 0):]...), DepthSample{At: m.at, Depth: q.Nodes.Len()})
 	next.Queues[i] = q
 	m.snap = &next
 	return &next

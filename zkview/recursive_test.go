@@ -27,7 +27,7 @@ func TestRecursiveChangeCost(t *testing.T) {
 	w := watch(t, mon, Config{Paths: []string{p}})
 	waitFor(t, w, 20*time.Second, "the queue read", func(s *Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && len(q.Nodes) == queue && s.WatchMode == ModeRecursive
+		return q != nil && q.Nodes.Len() == queue && s.WatchMode == ModeRecursive
 	})
 	_, before := rc.requests()
 	start := time.Now()

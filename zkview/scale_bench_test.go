@@ -24,6 +24,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -126,16 +127,8 @@ func (c change) shows(q *Queue) bool {
 	if q == nil {
 		return false
 	}
-	i, found := slices.BinarySearchFunc(q.Nodes, c.seq, func(n Node, seq int32) int {
-		switch {
-		case n.Seq == seq:
-			return 0
-		case lockops.SeqLess(n.Seq, seq):
-			return -1
-		}
-		return 1
-	})
-	present := found && q.Nodes[i].Name == c.name
+	i := sort.Search(q.Nodes.Len(), func(i int) bool { return !lockops.SeqLess(q.Nodes.At(i).Seq, c.seq) })
+	present := i < q.Nodes.Len() && q.Nodes.At(i).Seq == c.seq && q.Nodes.At(i).Name == c.name
 	return present == c.create
 }
 
@@ -204,7 +197,7 @@ func benchSustained(b *testing.B, rate, workers int) {
 	defer w.Close()
 	st := &sustainedStats{path: p}
 	deadline := time.After(settleWait)
-	for q := (*Queue)(nil); q == nil || len(q.Nodes) != sustainedQueue; {
+	for q := (*Queue)(nil); q == nil || q.Nodes.Len() != sustainedQueue; {
 		select {
 		case u := <-w.Updates():
 			q = queueOf(u.Snapshot, p)
@@ -349,8 +342,8 @@ func queueDiff(a, b *Queue) (int, string) {
 		Ctime, Mtime     int64
 	}
 	views := func(q *Queue) map[string]view {
-		m := make(map[string]view, len(q.Nodes))
-		for _, n := range q.Nodes {
+		m := make(map[string]view, q.Nodes.Len())
+		for _, n := range q.Nodes.All() {
 			m[n.Name] = view{n.Seq, n.Kind, n.Role, n.Believes, n.Watches, string(n.Data), n.Session,
 				n.DataLen, n.Version, n.Ctime.UnixMilli(), n.Mtime.UnixMilli()}
 		}
@@ -626,7 +619,7 @@ func benchRSS(b *testing.B, size int) {
 		}
 		var snap *Snapshot
 		deadline := time.After(2 * time.Minute)
-		for q := (*Queue)(nil); q == nil || len(q.Nodes) != size; {
+		for q := (*Queue)(nil); q == nil || q.Nodes.Len() != size; {
 			select {
 			case u := <-w.Updates():
 				snap, q = u.Snapshot, queueOf(u.Snapshot, p)
@@ -688,7 +681,7 @@ func BenchmarkFirstPicture1000x10(b *testing.B) {
 			select {
 			case u := <-w.Updates():
 				s := u.Snapshot
-				if s.Unread == 0 && len(s.Queues) == 1000 && len(s.Queues[999].Nodes) == 10 && len(s.Queues[0].Nodes) == 10 {
+				if s.Unread == 0 && len(s.Queues) == 1000 && s.Queues[999].Nodes.Len() == 10 && s.Queues[0].Nodes.Len() == 10 {
 					break wait
 				}
 				if s.Unread > 0 && s.Unread < 1000 {

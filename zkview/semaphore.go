@@ -240,9 +240,9 @@ func composeSemaphore(in semParts) semResult {
 		})
 	}
 	var admitted *Node // the admission lock's holder: next to take a lease
-	for i := range in.Lock.Nodes {
-		if in.Lock.Nodes[i].Role == lockops.RoleHolder {
-			admitted = &in.Lock.Nodes[i]
+	for _, n := range in.Lock.Nodes.All() {
+		if n.Role == lockops.RoleHolder {
+			admitted = n
 			break
 		}
 	}
@@ -301,8 +301,8 @@ func composeSemaphore(in semParts) semResult {
 		res.Nodes = append(res.Nodes, n)
 		res.Pending = n.Name
 	}
-	for _, l := range in.Lock.Nodes {
-		n := l
+	for _, l := range in.Lock.Nodes.All() {
+		n := *l // a copy: the lock's nodes are published as they are
 		n.Parent = parentOf(lockDir)
 		if admitted != nil && n.Name == admitted.Name {
 			waitLease(&n)
@@ -364,7 +364,7 @@ func limitWords(src string) string {
 // Curator lease beyond the limit is its contender's second node, not a
 // second waiter).
 func (q *Queue) LeaseCounts() (holders, waiting int) {
-	for _, n := range q.Nodes {
+	for _, n := range q.Nodes.All() {
 		switch {
 		case n.Lease && n.Role == lockops.RoleHolder:
 			holders++
@@ -422,15 +422,15 @@ func semaphoreEvents(old *Queue, cur Queue, at time.Time) []Event {
 		return []Event{{At: at, Kind: EventInfo, Path: cur.Path,
 			Text: fmt.Sprintf("%s: %s semaphore, holders %s, %d waiting", path, recipeOf(cur), cur.LimitText(), waiting)}}
 	}
-	was := map[string]Node{}
-	for _, n := range old.Nodes {
+	was := map[string]*Node{}
+	for _, n := range old.Nodes.All() {
 		if n.Lease {
 			was[n.Name] = n
 		}
 	}
 	var evs []Event
 	now := map[string]bool{}
-	for _, n := range cur.Nodes {
+	for _, n := range cur.Nodes.All() {
 		if !n.Lease {
 			continue
 		}
@@ -445,7 +445,7 @@ func semaphoreEvents(old *Queue, cur Queue, at time.Time) []Event {
 				Text: fmt.Sprintf("lease %s created beyond the limit: %s waits for one (holders %s)", short(n.Name), sessionText(n.Session), cur.LimitText())})
 		}
 	}
-	for _, n := range old.Nodes {
+	for _, n := range old.Nodes.All() {
 		if n.Lease && !now[n.Name] {
 			text := fmt.Sprintf("lease %s returned", short(n.Name))
 			if n.Role == lockops.RoleHolder && !n.Ctime.IsZero() {
@@ -460,10 +460,10 @@ func semaphoreEvents(old *Queue, cur Queue, at time.Time) []Event {
 
 // recipeOf names the library whose nodes a semaphore holds.
 func recipeOf(q Queue) string {
-	if len(q.Nodes) == 0 {
+	if q.Nodes.Len() == 0 {
 		return "an empty"
 	}
-	return q.Nodes[0].Recipe.String()
+	return q.Nodes.At(0).Recipe.String()
 }
 
 func sessionText(id int64) string {

@@ -103,16 +103,15 @@ func kLock(seq int32, session int64) Node {
 // lockQueue is an admission lock as buildQueue builds it: the first node
 // holds, each other waits on the one before, verified.
 func lockQueue(nodes ...Node) Queue {
-	q := Queue{Nodes: nodes}
-	for i := range q.Nodes {
-		n := &q.Nodes[i]
+	for i := range nodes {
+		n := &nodes[i]
 		if i == 0 {
 			n.Role, n.Believes = lockops.RoleHolder, lockops.RoleHolder
 			continue
 		}
-		n.Role, n.Believes, n.Watches, n.Predecessor, n.Link = lockops.RoleWaiting, lockops.RoleWaiting, q.Nodes[i-1].Name, q.Nodes[i-1].Name, LinkVerified
+		n.Role, n.Believes, n.Watches, n.Predecessor, n.Link = lockops.RoleWaiting, lockops.RoleWaiting, nodes[i-1].Name, nodes[i-1].Name, LinkVerified
 	}
-	return q
+	return Queue{Nodes: NodesOf(nodes...)}
 }
 
 // semRow is what a test says of one composed node.
@@ -131,8 +130,8 @@ func TestComposeSemaphore(t *testing.T) {
 	k1, k2 := kLease(1, 0xa), kLease(2, 0xb)
 	q5, q6 := kLock(5, 0xc), kLock(6, 0xd)
 	missing := lockQueue(cLock(7, 0xe), cLock(8, 0xf))
-	missing.Nodes[1].Link = LinkMissing
-	missing.Warnings = []Warning{{Code: WarnMissingWatch, Nodes: []string{missing.Nodes[1].Name}}, {Code: WarnStale}}
+	missing.Nodes.At(1).Link = LinkMissing
+	missing.Warnings = []Warning{{Code: WarnMissingWatch, Nodes: []string{missing.Nodes.At(1).Name}}, {Code: WarnStale}}
 	missing.Other = []string{"junk"}
 
 	for _, tt := range []struct {
@@ -200,8 +199,8 @@ func TestComposeSemaphore(t *testing.T) {
 			in:   semParts{Path: "/s", Kind: semCurator, Leases: []Node{l1}, NotLeases: []string{"stray"}, Lock: missing},
 			rows: []semRow{
 				{l1.Name, true, true, "", LinkNone, "/s/leases"},
-				{missing.Nodes[0].Name, false, false, "/s/leases", LinkInferred, "/s/locks"},
-				{missing.Nodes[1].Name, false, false, missing.Nodes[0].Name, LinkMissing, "/s/locks"},
+				{missing.Nodes.At(0).Name, false, false, "/s/leases", LinkInferred, "/s/locks"},
+				{missing.Nodes.At(1).Name, false, false, missing.Nodes.At(0).Name, LinkMissing, "/s/locks"},
 			},
 			warnings: []string{WarnMissingWatch}, other: []string{"leases/stray", "locks/junk"},
 		},
@@ -280,7 +279,7 @@ func semaphoreSnapshot() *Snapshot {
 	res := composeSemaphore(semParts{Path: "/sem/x", Kind: semCurator, Leases: []Node{l1, l2, l3},
 		Lock: lockQueue(cLock(3, 0xc), cLock(4, 0xd)), Limit: 1})
 	return &Snapshot{At: semT0.Add(time.Minute), Queues: []Queue{{Path: "/sem/x", State: PathPresent, Type: TypeSemaphore,
-		Nodes: res.Nodes, Other: res.Other, Warnings: res.Warnings, Limit: res.Limit, LimitSource: res.LimitSource}}}
+		Nodes: NodesOf(res.Nodes...), Other: res.Other, Warnings: res.Warnings, Limit: res.Limit, LimitSource: res.LimitSource}}}
 }
 
 func TestSemaphoreLS(t *testing.T) {
@@ -342,7 +341,7 @@ func TestSemaphoreEvents(t *testing.T) {
 	k1, k2 := kLease(1, 0xa), kLease(2, 0xb)
 	build := func(leases ...Node) Queue {
 		res := composeSemaphore(semParts{Path: "/s", Kind: semKazoo, Leases: leases, ParentData: []byte("2")})
-		return Queue{Path: "/s", State: PathPresent, Type: TypeSemaphore, Nodes: res.Nodes, Limit: res.Limit, LimitSource: res.LimitSource}
+		return Queue{Path: "/s", State: PathPresent, Type: TypeSemaphore, Nodes: NodesOf(res.Nodes...), Limit: res.Limit, LimitSource: res.LimitSource}
 	}
 	first := semaphoreEvents(nil, build(k1), at)
 	if len(first) != 1 || !strings.Contains(first[0].Text, "kazoo semaphore, holders 1/2, 0 waiting") {

@@ -408,7 +408,7 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q Queue, sv
 		}
 	}
 	q.Type = TypeSemaphore
-	q.Nodes, q.Other = res.Nodes, res.Other
+	q.Nodes, q.Other = NodesOf(res.Nodes...), res.Other
 	q.Limit, q.LimitSource = res.Limit, res.LimitSource
 	q.Warnings = append(res.Warnings, q.Warnings...)
 	var old *Queue

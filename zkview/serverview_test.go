@@ -71,10 +71,10 @@ func TestChainVerifiedHerdMissing(t *testing.T) {
 	w := watch(t, mon, Config{Paths: []string{p}, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
 	snap := waitFor(t, w, 15*time.Second, "every waiter verified", func(s *Snapshot) bool {
 		q := queueOf(s, p)
-		if !s.ServerView || q == nil || len(q.Nodes) != 4 {
+		if !s.ServerView || q == nil || q.Nodes.Len() != 4 {
 			return false
 		}
-		for _, n := range q.Nodes[1:] {
+		for _, n := range q.Nodes.From(1) {
 			if n.Link != LinkVerified {
 				return false
 			}
@@ -88,7 +88,7 @@ func TestChainVerifiedHerdMissing(t *testing.T) {
 	}
 	clients := fourletter.ParseCons(cons)
 	real := serverWatches(t, c.Servers())
-	for _, n := range q.Nodes {
+	for _, n := range q.Nodes.All() {
 		if n.Client == "" || n.Client != clients[n.Session] {
 			t.Errorf("%s: client %q, cons says %q", n.Name, n.Client, clients[n.Session])
 		}
@@ -102,7 +102,7 @@ func TestChainVerifiedHerdMissing(t *testing.T) {
 
 	// Bad clients: four sessions watch the holder; a plain waiter sets no
 	// watch at all.
-	holder := q.Nodes[0].Name
+	holder := q.Nodes.At(0).Name
 	for range 4 {
 		bad := rawConn(t, c.Servers())
 		if _, _, _, err := bad.GetW(p + "/" + holder); err != nil {
@@ -166,7 +166,7 @@ func TestServerViewRefused(t *testing.T) {
 		t.Errorf("server view %v, note %q", snap.ServerView, snap.ServerViewNote)
 	}
 	q := queueOf(snap, p)
-	if q == nil || len(q.Nodes) != 2 || q.Nodes[1].Link != LinkInferred || q.Nodes[1].Client != "" {
+	if q == nil || q.Nodes.Len() != 2 || q.Nodes.At(1).Link != LinkInferred || q.Nodes.At(1).Client != "" {
 		t.Fatalf("queue %+v", q)
 	}
 	var b strings.Builder

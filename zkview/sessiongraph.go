@@ -37,7 +37,7 @@ type sessionGraph struct {
 	// the graph first saw it (a Watcher, or a read confirming another).
 	fromNodes bool
 	gen       uint64
-	scratch   []int
+	scratch   []nodeIdx
 
 	last     []Deadlock  // the cycles of the previous snapshot, for events
 	recheck  *time.Timer // publishes again when a young cycle comes of age
@@ -205,7 +205,7 @@ func (g *sessionGraph) describe(found [][]int64, now time.Time) []Deadlock {
 			if !ok || (cur != nil && !r.seen.Before(cur.Since)) {
 				continue
 			}
-			want[k] = &Wait{Session: r.waiter, Client: p.nodes[r.wi].Client, Path: path, Node: r.wnode,
+			want[k] = &Wait{Session: r.waiter, Client: p.nodes.At(int(r.wi)).Client, Path: path, Node: r.wnode,
 				Holder: r.holder, HolderNode: r.hnode, Since: r.seen}
 		}
 	}

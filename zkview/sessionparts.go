@@ -12,7 +12,7 @@ import (
 // graphPart is what one queue brings to the graph.
 type graphPart struct {
 	path  string
-	nodes []Node // the Queue.Nodes it was built from, or an equal one since
+	nodes Nodes // the Queue.Nodes it was built from, or an equal one since
 	typ   QueueType
 	gen   uint64
 	pairs []pairRec
@@ -29,24 +29,16 @@ type pairRec struct {
 }
 
 // same says whether q makes the same waits as the queue p was built from:
-// at once when it is the same slice (the Watcher hands out a queue's
+// at once for the chunks both share (the Watcher hands out a queue's
 // Nodes unchanged until the queue changes), else node by node (a new
 // server view rebuilds every queue, most of them unchanged).
 func (p *graphPart) same(q *Queue) bool {
-	a, b := p.nodes, q.Nodes
-	if len(a) != len(b) || p.typ != q.Type {
+	if p.typ != q.Type {
 		return false
 	}
-	if len(a) == 0 || &a[0] == &b[0] {
-		return true
-	}
-	for i := range a {
-		x, y := &a[i], &b[i]
-		if x.Name != y.Name || x.Session != y.Session || x.Believes != y.Believes || x.Kind != y.Kind {
-			return false
-		}
-	}
-	return true
+	return p.nodes.equalBy(q.Nodes, func(x, y *Node) bool {
+		return x.Name == y.Name && x.Session == y.Session && x.Believes == y.Believes && x.Kind == y.Kind
+	})
 }
 
 // rebuildPart brings p, built from an older version of q, to q: the
@@ -79,14 +71,13 @@ func (g *sessionGraph) readPairs(q *Queue, old *graphPart, now time.Time) (pairs
 	// lease holder): sized once, not grown pair by pair. (Not reused from
 	// the version before: held between snapshots, it would add its size
 	// to every watched node's memory.)
-	pairs = make([]pairRec, 0, len(q.Nodes))
+	pairs = make([]pairRec, 0, q.Nodes.Len())
 	var find func(a, b *Node) int // index in old.pairs, or -1
 	if old != nil && len(old.pairs) > 0 {
 		oldKept = make([]bool, len(old.pairs))
 		find = old.walker(q.Type == TypeSemaphore || old.typ == TypeSemaphore)
 	}
-	g.scratch = queueWaits(q, g.scratch, func(w, h int) {
-		a, b := &q.Nodes[w], &q.Nodes[h]
+	g.scratch = queueWaits(q, g.scratch, func(w, _ int, a, b *Node) {
 		r := pairRec{waiter: a.Session, holder: b.Session, wnode: a.Name, hnode: b.Name, wseq: a.Seq, wi: int32(w), seen: now}
 		if k := -1; find != nil {
 			if k = find(a, b); k >= 0 && !oldKept[k] {

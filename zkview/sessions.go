@@ -138,43 +138,49 @@ func (ss *Sessions) Find(s int64) *SessionInfo {
 // holds says whether n acts as a holder: its own recipe believes it holds.
 func holds(n *Node) bool { return n.Believes == lockops.RoleHolder }
 
-// queueWaits calls visit(w, h) for every waiting node w of q and node h it
-// waits behind (indices into q.Nodes; see the rules at the top of this
-// file). Nodes of no known session are skipped. buf is scratch space,
-// returned for reuse.
-func queueWaits(q *Queue, buf []int, visit func(w, h int)) []int {
+// queueWaits calls visit(w, h, a, b) for every waiting node a of q and
+// node b it waits behind, w and h their indices in q.Nodes (see the
+// rules at the top of this file). Nodes of no known session are skipped.
+// buf is scratch space, returned for reuse.
+func queueWaits(q *Queue, buf []nodeIdx, visit func(w, h int, a, b *Node)) []nodeIdx {
 	holders := buf[:0]
 	semaphore := q.Type == TypeSemaphore
 	if semaphore {
-		for i := range q.Nodes {
-			if holds(&q.Nodes[i]) && q.Nodes[i].Session != 0 {
-				holders = append(holders, i)
+		for i, n := range q.Nodes.All() {
+			if holds(n) && n.Session != 0 {
+				holders = append(holders, nodeIdx{i, n})
 			}
 		}
 	}
-	lastWrite := -1
-	for i := range q.Nodes {
-		n := &q.Nodes[i]
+	lastWrite := nodeIdx{-1, nil}
+	for i, n := range q.Nodes.All() {
 		switch {
 		case holds(n):
 			if !semaphore && n.Session != 0 {
-				holders = append(holders, i)
+				holders = append(holders, nodeIdx{i, n})
 			}
 		case n.Session == 0:
-		case !semaphore && n.Kind == lockops.KindRead && lastWrite >= 0:
-			if q.Nodes[lastWrite].Session != 0 {
-				visit(i, lastWrite)
+		case !semaphore && n.Kind == lockops.KindRead && lastWrite.n != nil:
+			if lastWrite.n.Session != 0 {
+				visit(i, lastWrite.i, n, lastWrite.n)
 			}
 		default:
 			for _, h := range holders {
-				visit(i, h)
+				visit(i, h.i, n, h.n)
 			}
 		}
 		if n.Kind == lockops.KindWrite || n.Kind == lockops.KindMutex {
-			lastWrite = i
+			lastWrite = nodeIdx{i, n}
 		}
 	}
+	clear(holders) // kept for reuse, without keeping q's nodes alive
 	return holders
+}
+
+// nodeIdx is a node of a queue with its index.
+type nodeIdx struct {
+	i int
+	n *Node
 }
 
 // selfWaitWarning is the self-wait warning of a queue: its waiting nodes
@@ -183,8 +189,7 @@ func selfWaitWarning(q *Queue) (Warning, bool) {
 	var nodes []string
 	var first string
 	last := -1
-	queueWaits(q, nil, func(w, h int) {
-		a, b := &q.Nodes[w], &q.Nodes[h]
+	queueWaits(q, nil, func(w, _ int, a, b *Node) {
 		if a.Session != b.Session || w == last {
 			return
 		}

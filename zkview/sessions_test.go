@@ -30,7 +30,7 @@ func rw(n Node, kind lockops.Kind) Node {
 }
 
 func mutexQ(path string, nodes ...Node) Queue {
-	return Queue{Path: path, State: PathPresent, Type: TypeMutex, Nodes: nodes}
+	return Queue{Path: path, State: PathPresent, Type: TypeMutex, Nodes: NodesOf(nodes...)}
 }
 
 func snapOf(qs ...Queue) *Snapshot {
@@ -267,9 +267,9 @@ func TestSessionsBlockerDiamond(t *testing.T) {
 
 // A semaphore's waiters wait for every lease holder, wherever it stands.
 func TestSessionsSemaphoreBlockers(t *testing.T) {
-	q := Queue{Path: "/sem", State: PathPresent, Type: TypeSemaphore, Nodes: []Node{
+	q := Queue{Path: "/sem", State: PathPresent, Type: TypeSemaphore, Nodes: NodesOf(
 		hold(5, 1, time.Minute), hold(3, 2, time.Minute), wait(1, 3, time.Minute), wait(7, 4, time.Minute),
-	}}
+	)}
 	ss := SessionsOf(snapOf(q))
 	if got := blocks(ss); !slices.Equal(got, []string{"1:2/2", "2:2/2", "3:0/0", "4:0/0"}) {
 		t.Errorf("blocks %v", got)
@@ -298,7 +298,7 @@ func TestSessionsUnknownOwners(t *testing.T) {
 func TestSessionsDeadlockAgeAcrossSnapshots(t *testing.T) {
 	build := func(holderA string) []Queue {
 		a := mutexQ("/a", hold(1, 1, 0), wait(2, 2, 0))
-		a.Nodes[0].Name = holderA
+		a.Nodes.At(0).Name = holderA
 		return []Queue{a, mutexQ("/b", hold(1, 2, 0), wait(2, 1, 0))}
 	}
 	var g sessionGraph
@@ -340,7 +340,7 @@ func TestSessionsJudgeAgainDeadlock(t *testing.T) {
 		t.Errorf("judged %+v", d)
 	}
 	moved := q()
-	moved[1].Nodes[0].Name = "lock-0000000003"
+	moved[1].Nodes.At(0).Name = "lock-0000000003"
 	next.Queues = moved
 	if d := JudgeAgain(first, next); len(d) != 1 || d[0].State != CycleYoung {
 		t.Errorf("after a handoff: %+v", d)
@@ -377,13 +377,13 @@ func benchQueues(paths, per int) []Queue {
 // session joining at the end: a new Nodes slice, as the Watcher builds.
 func handoff(qs []Queue, p int, next *int64, seq *int32) {
 	old := qs[p].Nodes
-	nodes := make([]Node, 0, len(old))
-	nodes = append(nodes, old[1:]...)
+	nodes := make([]Node, 0, old.Len())
+	nodes = append(nodes, old.Slice()[1:]...)
 	nodes[0].Role, nodes[0].Believes = lockops.RoleHolder, lockops.RoleHolder
 	*seq++
 	*next++
 	nodes = append(nodes, sn(*seq, *next, lockops.RoleWaiting, 0))
-	qs[p].Nodes = nodes
+	qs[p].Nodes = NodesOf(nodes...)
 }
 
 // BenchmarkSessionsGraphChange is the Watcher's cost of the sessions view
@@ -393,9 +393,9 @@ func handoff(qs []Queue, p int, next *int64, seq *int32) {
 func BenchmarkSessionsGraphChange(b *testing.B) {
 	qs := benchQueues(1000, 10)
 	// A standing cycle over the first two paths' holders.
-	h0, h1 := qs[0].Nodes[0].Session, qs[1].Nodes[0].Session
-	qs[0].Nodes = append(qs[0].Nodes, sn(100, h1, lockops.RoleWaiting, 0))
-	qs[1].Nodes = append(qs[1].Nodes, sn(100, h0, lockops.RoleWaiting, 0))
+	h0, h1 := qs[0].Nodes.At(0).Session, qs[1].Nodes.At(0).Session
+	qs[0].Nodes = NodesOf(append(qs[0].Nodes.Slice(), sn(100, h1, lockops.RoleWaiting, 0))...)
+	qs[1].Nodes = NodesOf(append(qs[1].Nodes.Slice(), sn(100, h0, lockops.RoleWaiting, 0))...)
 	var g sessionGraph
 	now := sessT0
 	g.update(qs, now)
@@ -425,7 +425,7 @@ func BenchmarkSessionsGraphAllRebuilt(b *testing.B) {
 	for k := range copies {
 		copies[k] = slices.Clone(qs)
 		for p := range copies[k] {
-			copies[k][p].Nodes = slices.Clone(qs[p].Nodes)
+			copies[k][p].Nodes = NodesOf(qs[p].Nodes.Slice()...)
 		}
 	}
 	b.ReportAllocs()
@@ -502,8 +502,8 @@ func TestSessionsBlocksMatchBruteForce(t *testing.T) {
 		edges := map[int64]map[int64]bool{}
 		for i := range snap.Queues {
 			q := &snap.Queues[i]
-			queueWaits(q, nil, func(w, h int) {
-				a, b := q.Nodes[w].Session, q.Nodes[h].Session
+			queueWaits(q, nil, func(_, _ int, x, y *Node) {
+				a, b := x.Session, y.Session
 				if edges[a] == nil {
 					edges[a] = map[int64]bool{}
 				}
@@ -577,7 +577,7 @@ func TestSessionsTextAndJSON(t *testing.T) {
 	evil := "/locks/\x1b]0;pwned\a"
 	a := mutexQ("/locks/a", hold(1, 1, time.Minute), wait(2, 2, 10*time.Second))
 	b := mutexQ(evil, hold(1, 2, time.Minute), wait(2, 1, 20*time.Second), wait(3, 3, 30*time.Second))
-	b.Nodes[2].Client = "\x1b[2J"
+	b.Nodes.At(2).Client = "\x1b[2J"
 	snap := snapOf(a, b)
 	ss := SessionsOf(snap)
 	var out strings.Builder

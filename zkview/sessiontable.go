@@ -16,7 +16,7 @@ import (
 func SessionsOf(snap *Snapshot) *Sessions {
 	total := 0
 	for qi := range snap.Queues {
-		total += len(snap.Queues[qi].Nodes)
+		total += snap.Queues[qi].Nodes.Len()
 	}
 	// Pass 1: number the sessions, list their nodes and their waits.
 	type entry struct {
@@ -32,12 +32,11 @@ func SessionsOf(snap *Snapshot) *Sessions {
 		oldest  = make([]time.Time, 0, total) // per session: its oldest wait's start
 		from    []int32                       // the waits, as session numbers
 		to      []int32
-		buf     []int
+		buf     []nodeIdx
 	)
 	for qi := range snap.Queues {
 		q := &snap.Queues[qi]
-		for ni := range q.Nodes {
-			n := &q.Nodes[ni]
+		for _, n := range q.Nodes.All() {
 			if n.Session == 0 {
 				continue
 			}
@@ -58,9 +57,9 @@ func SessionsOf(snap *Snapshot) *Sessions {
 				oldest[i] = n.Since
 			}
 		}
-		buf = queueWaits(q, buf, func(w, h int) {
-			from = append(from, index[q.Nodes[w].Session])
-			to = append(to, index[q.Nodes[h].Session])
+		buf = queueWaits(q, buf, func(_, _ int, a, b *Node) {
+			from = append(from, index[a.Session])
+			to = append(to, index[b.Session])
 		})
 	}
 	n := len(ids)

@@ -219,7 +219,7 @@ type Queue struct {
 	Path  string
 	State PathState
 	Err   string // when State is PathError or PathNoAuth
-	Nodes []Node // sequence order
+	Nodes Nodes  // sequence order
 	Other []string
 	// Type is the recipe the parent holds (mutex, rwlock, semaphore,
 	// election; unknown when no recipe explains it).

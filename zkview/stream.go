@@ -167,9 +167,8 @@ func Diff(prev, next *Snapshot) []Change {
 // sameQueue reports, cheaply, that the watcher published the very same
 // queue again (it reuses a queue that did not change).
 func sameQueue(a, b *Queue) bool {
-	return a.State == b.State && len(a.Nodes) == len(b.Nodes) && len(a.Warnings) == len(b.Warnings) &&
-		len(a.Handoffs) == len(b.Handoffs) &&
-		(len(a.Nodes) == 0 || &a.Nodes[0] == &b.Nodes[0]) &&
+	return a.State == b.State && len(a.Warnings) == len(b.Warnings) &&
+		len(a.Handoffs) == len(b.Handoffs) && a.Nodes.shares(b.Nodes) &&
 		(len(a.Warnings) == 0 || &a.Warnings[0] == &b.Warnings[0]) &&
 		(len(a.Handoffs) == 0 || &a.Handoffs[0] == &b.Handoffs[0])
 }
@@ -221,22 +220,21 @@ func diffQueue(out []Change, prevAt, at time.Time, pq, nq *Queue, lost map[int64
 
 	switch {
 	case firstRead:
-		for k := range nq.Nodes {
-			n := &nq.Nodes[k]
+		for _, n := range nq.Nodes.All() {
 			if n.Ctime.IsZero() || !n.Ctime.After(prevAt) {
 				continue // there before the watch began
 			}
 			out = appendJoined(out, base, n, nq)
 		}
 	case prevKnown && (gone || known(nq)):
-		var next []Node
+		var next Nodes
 		if !gone && nq.State == PathPresent {
 			next = nq.Nodes
 		}
 		out = diffNodes(out, base, prevAt, pq, nq, next, lost)
 	case pq != nil && pq.State == PathAbsent && nq != nil && nq.State == PathPresent:
-		for k := range nq.Nodes {
-			out = appendJoined(out, base, &nq.Nodes[k], nq)
+		for _, n := range nq.Nodes.All() {
+			out = appendJoined(out, base, n, nq)
 		}
 	}
 
@@ -252,8 +250,8 @@ func diffQueue(out []Change, prevAt, at time.Time, pq, nq *Queue, lost map[int64
 
 // hasNodeAfter reports whether q has a node created after t.
 func hasNodeAfter(q *Queue, t time.Time) bool {
-	for k := range q.Nodes {
-		if c := q.Nodes[k].Ctime; !c.IsZero() && c.After(t) {
+	for _, n := range q.Nodes.All() {
+		if c := n.Ctime; !c.IsZero() && c.After(t) {
 			return true
 		}
 	}
@@ -262,19 +260,18 @@ func hasNodeAfter(q *Queue, t time.Time) bool {
 
 // diffNodes compares a queue's nodes by identity; nq may be nil (the
 // queue left the model), next is its node list (nil when gone).
-func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *Queue, next []Node, lost map[int64]bool) []Change {
+func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *Queue, next Nodes, lost map[int64]bool) []Change {
 	at := base.At
-	nextBy := make(map[string]*Node, len(next))
-	for k := range next {
-		nextBy[nodeKey(&next[k])] = &next[k]
+	nextBy := make(map[string]*Node, next.Len())
+	for _, n := range next.All() {
+		nextBy[nodeKey(n)] = n
 	}
-	prevBy := make(map[string]*Node, len(pq.Nodes))
-	for k := range pq.Nodes {
-		prevBy[nodeKey(&pq.Nodes[k])] = &pq.Nodes[k]
+	prevBy := make(map[string]*Node, pq.Nodes.Len())
+	for _, p := range pq.Nodes.All() {
+		prevBy[nodeKey(p)] = p
 	}
 	// Departures, in the previous order.
-	for k := range pq.Nodes {
-		p := &pq.Nodes[k]
+	for _, p := range pq.Nodes.All() {
 		if _, ok := nextBy[nodeKey(p)]; ok {
 			continue
 		}
@@ -320,8 +317,7 @@ func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *Queue, next 
 		return out
 	}
 	// Nodes that were there and took the lock.
-	for k := range next {
-		n := &next[k]
+	for _, n := range next.All() {
 		p, ok := prevBy[nodeKey(n)]
 		if !ok || p.Role == lockops.RoleHolder || n.Role != lockops.RoleHolder {
 			continue
@@ -335,8 +331,7 @@ func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *Queue, next 
 		out = append(out, c)
 	}
 	// Nodes that joined.
-	for k := range next {
-		n := &next[k]
+	for _, n := range next.All() {
 		if _, ok := prevBy[nodeKey(n)]; ok {
 			continue
 		}
@@ -415,8 +410,8 @@ func lostSessions(prev, next *Snapshot) map[int64]bool {
 	type count struct{ had, left int }
 	var counts map[int64]*count
 	for qi := range prev.Queues {
-		for k := range prev.Queues[qi].Nodes {
-			s := prev.Queues[qi].Nodes[k].Session
+		for _, n := range prev.Queues[qi].Nodes.All() {
+			s := n.Session
 			if s == 0 {
 				continue
 			}
@@ -442,16 +437,16 @@ func lostSessions(prev, next *Snapshot) map[int64]bool {
 				if pq.Path != q.Path {
 					continue
 				}
-				for k := range pq.Nodes {
-					if c := counts[pq.Nodes[k].Session]; c != nil {
+				for _, n := range pq.Nodes.All() {
+					if c := counts[n.Session]; c != nil {
 						c.left++
 					}
 				}
 			}
 			continue
 		}
-		for k := range q.Nodes {
-			if c := counts[q.Nodes[k].Session]; c != nil {
+		for _, n := range q.Nodes.All() {
+			if c := counts[n.Session]; c != nil {
 				c.left++
 			}
 		}

@@ -32,7 +32,7 @@ func stn(seq int, session int64, holder bool) Node {
 func stnCreated(n Node, at time.Time) Node { n.Ctime, n.Since = at, at; return n }
 
 func stq(path string, nodes ...Node) Queue {
-	return Queue{Path: path, State: PathPresent, Type: TypeMutex, Nodes: nodes}
+	return Queue{Path: path, State: PathPresent, Type: TypeMutex, Nodes: NodesOf(nodes...)}
 }
 
 func snapAt(sec int, qs ...Queue) *Snapshot {

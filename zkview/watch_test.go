@@ -41,11 +41,11 @@ func TestQueueLifecycle(t *testing.T) {
 	}
 	snap := waitFor(t, w, 10*time.Second, "three nodes", func(s *Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.State == PathPresent && len(q.Nodes) == 3
+		return q != nil && q.State == PathPresent && q.Nodes.Len() == 3
 	})
 	q := queueOf(snap, p)
 	raw := rawConn(t, c.Servers())
-	for i, n := range q.Nodes {
+	for i, n := range q.Nodes.All() {
 		if n.Name != locks[i].Node() {
 			t.Errorf("position %d: %s, want %s", i, n.Name, locks[i].Node())
 		}
@@ -66,8 +66,8 @@ func TestQueueLifecycle(t *testing.T) {
 		if n.Role != wantRole || n.Believes != wantRole {
 			t.Errorf("%s: role %v believes %v, want %v", n.Name, n.Role, n.Believes, wantRole)
 		}
-		if i > 0 && n.Watches != q.Nodes[i-1].Name {
-			t.Errorf("%s watches %q, want %q", n.Name, n.Watches, q.Nodes[i-1].Name)
+		if i > 0 && n.Watches != q.Nodes.At(i-1).Name {
+			t.Errorf("%s watches %q, want %q", n.Name, n.Watches, q.Nodes.At(i-1).Name)
 		}
 		if i > 0 && (n.Link != LinkInferred || !n.SinceExact) {
 			t.Errorf("%s: link %v exact %v", n.Name, n.Link, n.SinceExact)
@@ -83,15 +83,15 @@ func TestQueueLifecycle(t *testing.T) {
 	}
 	snap = waitFor(t, w, 10*time.Second, "handoff", func(s *Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && len(q.Nodes) == 2 && len(q.Handoffs) > 0
+		return q != nil && q.Nodes.Len() == 2 && len(q.Handoffs) > 0
 	})
 	q = queueOf(snap, p)
 	h := q.Handoffs[len(q.Handoffs)-1]
 	if h.From != first || h.To != locks[1].Node() {
 		t.Errorf("handoff %s -> %s, want %s -> %s", h.From, h.To, first, locks[1].Node())
 	}
-	if q.Nodes[0].Role != lockops.RoleHolder || !q.Nodes[0].SinceExact {
-		t.Errorf("new holder: %+v", q.Nodes[0])
+	if q.Nodes.At(0).Role != lockops.RoleHolder || !q.Nodes.At(0).SinceExact {
+		t.Errorf("new holder: %+v", q.Nodes.At(0))
 	}
 	eventually(t, 5*time.Second, "handoff event", func() bool {
 		for _, ev := range w.events() {
@@ -132,7 +132,7 @@ func TestAbsentAppearsVanishes(t *testing.T) {
 	}
 	waitFor(t, w, 10*time.Second, "absent again", func(s *Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.State == PathAbsent && len(q.Nodes) == 0
+		return q != nil && q.State == PathAbsent && q.Nodes.Len() == 0
 	})
 	mkdirs(t, raw, p)
 	waitFor(t, w, 10*time.Second, "present again", func(s *Snapshot) bool {

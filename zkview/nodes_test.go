@@ -1,0 +1,211 @@
+package zkview
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"zklock/lockops"
+)
+
+func testNode(seq int32, version int32) Node {
+	return Node{Name: fmt.Sprintf("lock-%010d", seq), Seq: seq, Kind: lockops.KindMutex, Version: version}
+}
+
+// TestNodesBasics: length, index, iteration from any point, JSON as an
+// array, on lists of every size around the chunk boundaries.
+func TestNodesBasics(t *testing.T) {
+	for _, n := range []int{0, 1, nodeChunk - 1, nodeChunk, nodeChunk + 1, 3*nodeChunk + 7} {
+		nodes := make([]Node, n)
+		for i := range nodes {
+			nodes[i] = testNode(int32(i), 0)
+		}
+		ns := NodesOf(slices.Clone(nodes)...)
+		if ns.Len() != n {
+			t.Fatalf("%d nodes: Len %d", n, ns.Len())
+		}
+		for i := range nodes {
+			if ns.At(i).Name != nodes[i].Name {
+				t.Fatalf("%d nodes: At(%d) = %s", n, i, ns.At(i).Name)
+			}
+		}
+		for _, from := range []int{-1, 0, 1, n / 2, n - 1, n} {
+			var got []string
+			for i, x := range ns.From(from) {
+				if x.Name != nodes[i].Name {
+					t.Fatalf("%d nodes: From(%d) yields %d as %s", n, from, i, x.Name)
+				}
+				got = append(got, x.Name)
+			}
+			if want := n - max(from, 0); len(got) != max(want, 0) {
+				t.Fatalf("%d nodes: From(%d) yields %d nodes, want %d", n, from, len(got), want)
+			}
+		}
+		b, err := json.Marshal(ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(nodes)
+		if n == 0 {
+			want = []byte("[]")
+		}
+		if string(b) != string(want) {
+			t.Fatalf("%d nodes: JSON differs from a []Node's", n)
+		}
+		var back Nodes
+		if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back.Slice(), ns.Slice()) {
+			t.Fatalf("%d nodes: JSON round trip: %v", n, err)
+		}
+		if !ns.shares(ns) || n > 0 && ns.shares(NodesOf(slices.Clone(nodes)...)) {
+			t.Fatalf("%d nodes: shares", n)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("At out of range did not panic")
+		}
+	}()
+	NodesOf(testNode(1, 0)).At(1)
+}
+
+// TestNodesChanges: a list changed at random the three ways a build
+// changes one (nodes leaving from the tail, joining at the tail, any
+// change through mergeChanged) always holds what a plain slice changed
+// the same way holds, and no list handed out before is ever altered.
+func TestNodesChanges(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var truth []Node
+	next := int32(0)
+	for range 3*nodeChunk + 40 {
+		truth = append(truth, testNode(next, 0))
+		next++
+	}
+	ns := NodesOf(slices.Clone(truth)...)
+	type handed struct {
+		ns   Nodes
+		copy []Node
+	}
+	var old []handed
+	version := int32(0)
+	for step := range 1500 {
+		version++
+		switch op := r.IntN(10); {
+		case op < 2 && len(truth) > 1: // leave from the tail
+			m := 1 + r.IntN(len(truth)-1)
+			truth = truth[:m:m]
+			ns = ns.prefix(m)
+		case op < 5 || len(truth) == 0: // join at the tail
+			b := ns.builderForTail()
+			for range 1 + r.IntN(3) {
+				n := testNode(next, version)
+				next++
+				truth = append(truth, n)
+				b.add(n)
+			}
+			ns = b.done()
+		default: // leave anywhere, join in gaps and at the tail, nodes touched
+			var kept, changed []Node
+			for i, n := range truth {
+				switch x := r.IntN(40); {
+				case x == 0 && len(truth) > 2: // leaves
+				case x == 1 || i == 0 && r.IntN(2) == 0: // touched (a new holder)
+					n.Version = version
+					kept = append(kept, n)
+					changed = append(changed, n)
+				default:
+					kept = append(kept, n)
+				}
+			}
+			if r.IntN(3) == 0 {
+				n := testNode(next, version)
+				next += 2 // a gap for a node to come between
+				kept = append(kept, n)
+				changed = append(changed, n)
+			}
+			truth = kept
+			entries := make([]lockops.Entry, len(truth))
+			for i, n := range truth {
+				entries[i] = lockops.Entry{ParsedName: lockops.ParsedName{Name: n.Name, Seq: n.Seq, Kind: n.Kind}}
+			}
+			names := make([]lockops.ParsedName, len(changed))
+			for i, n := range changed {
+				names[i] = lockops.ParsedName{Name: n.Name, Seq: n.Seq}
+			}
+			slices.SortFunc(names, func(a, b lockops.ParsedName) int { return cmp.Compare(a.Seq, b.Seq) })
+			byName := map[string]Node{}
+			for _, n := range changed {
+				byName[n.Name] = n
+			}
+			var ok bool
+			ns, ok = mergeChanged(ns, entries, names, func(e *lockops.Entry) (Node, bool) {
+				n, found := byName[e.Name]
+				if !found {
+					t.Fatalf("step %d: fresh asked for %s, which did not change", step, e.Name)
+				}
+				return n, true
+			})
+			if !ok {
+				t.Fatalf("step %d: mergeChanged refused", step)
+			}
+		}
+		if got := ns.Slice(); !reflect.DeepEqual(got, truth) && !(len(got) == 0 && len(truth) == 0) {
+			t.Fatalf("step %d: list differs from the slice (%d nodes, want %d)", step, len(got), len(truth))
+		}
+		if len(truth) > 0 {
+			i := r.IntN(len(truth))
+			if ns.At(i).Name != truth[i].Name {
+				t.Fatalf("step %d: At(%d) = %s, want %s", step, i, ns.At(i).Name, truth[i].Name)
+			}
+		}
+		if len(ns.chunks) > 8 && len(ns.chunks) > 2*(ns.Len()/nodeChunk+1) {
+			t.Fatalf("step %d: %d chunks for %d nodes: not compacted", step, len(ns.chunks), ns.Len())
+		}
+		old = append(old, handed{ns, slices.Clone(truth)})
+		if len(old) > 20 {
+			old = old[1:]
+		}
+		for k, h := range old {
+			if got := h.ns.Slice(); !reflect.DeepEqual(got, h.copy) && !(len(got) == 0 && len(h.copy) == 0) {
+				t.Fatalf("step %d: the list handed out %d steps before was altered", step, len(old)-1-k)
+			}
+		}
+	}
+}
+
+// TestNodesShareChunks: a handoff in a long queue copies the chunk it
+// touches and shares the others with the list before it.
+func TestNodesShareChunks(t *testing.T) {
+	var nodes []Node
+	for i := range 10 * nodeChunk {
+		nodes = append(nodes, testNode(int32(i), 0))
+	}
+	prev := NodesOf(nodes...)
+	entries := make([]lockops.Entry, 0, len(nodes)-1)
+	for _, n := range nodes[1:] {
+		entries = append(entries, lockops.Entry{ParsedName: lockops.ParsedName{Name: n.Name, Seq: n.Seq}})
+	}
+	holder := nodes[1]
+	holder.Version = 1
+	next, ok := mergeChanged(prev, entries, []lockops.ParsedName{{Name: holder.Name, Seq: holder.Seq}},
+		func(*lockops.Entry) (Node, bool) { return holder, true })
+	if !ok || next.Len() != len(nodes)-1 || next.At(0).Version != 1 {
+		t.Fatalf("handoff: ok %v, %d nodes, head version %d", ok, next.Len(), next.At(0).Version)
+	}
+	shared := 0
+	for k := range next.chunks {
+		if k < len(prev.chunks) && &next.chunks[k][0] == &prev.chunks[k][0] {
+			shared++
+		}
+	}
+	if shared != len(prev.chunks)-1 {
+		t.Errorf("%d of %d chunks shared after a handoff, want all but the first", shared, len(prev.chunks))
+	}
+	eq := func(a, b *Node) bool { return a.Name == b.Name }
+	if !next.equalBy(next, eq) || next.equalBy(prev, eq) {
+		t.Error("equalBy")
+	}
+}
