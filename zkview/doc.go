@@ -21,6 +21,8 @@
 // # Files
 //
 //   - snapshot.go: the published types (Snapshot, Queue, Node, Event...).
+//     nodes.go: Nodes, a queue's nodes in chunks that snapshots share, so
+//     that publishing a change copies the chunks it touches, not the queue.
 //   - watcher.go: Watcher, Load, the connection state, the update pump.
 //   - paths.go: one goroutine per watched path (its children watch,
 //     absent and NoAuth paths, discovery under roots, fetching new nodes).
@@ -37,7 +39,8 @@
 //     (lockops.Ordering.Change) where the queue's shape allows, through the
 //     listing merge where it does not.
 //   - deltabuild.go: a queue built from its last build when only such
-//     changes separate them, every untouched node copied as it was.
+//     changes separate them: the chunks of untouched nodes shared, the
+//     others made again (mergeChanged).
 //   - analyze.go: building a Queue (links, split-holders, mixed-recipes,
 //     missing-watch, herd, deadlock, stale).
 //   - election.go: which parents are leader elections (LeaderLatch
