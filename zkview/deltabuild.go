@@ -59,13 +59,7 @@ func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (Queue,
 		// Nodes left from the tail, nothing else (the entries are prev's
 		// first m, in order): prev's nodes up to there.
 		q.Nodes = prev.Nodes.prefix(m)
-		// Leaving cannot make a node wait behind its own session; a
-		// self-wait prev had is counted again (rare: read it all).
-		if slices.ContainsFunc(prev.Warnings, func(w Warning) bool { return w.Code == WarnSelfWait }) {
-			if sw, ok := selfWaitWarning(&q); ok {
-				q.Warnings = append(q.Warnings, sw)
-			}
-		}
+		q.Warnings = selfWaitLeft(prev, &q, m)
 	} else if n := prevN; qm.removedSince == 0 && len(entries) > n && n > 0 &&
 		(len(changed) == 0 || changed[0].Seq > prev.Nodes.At(n-1).Seq) {
 		// Nodes joined at the tail, nothing else: the new nodes go after
@@ -110,7 +104,9 @@ func selfWaitJoined(prev *Queue, q *Queue, n int) []Warning {
 	first := ""
 	for _, w := range prev.Warnings {
 		if w.Code == WarnSelfWait {
-			nodes = slices.Clone(w.Nodes)
+			// Joiners go after prev's nodes, in its array when it has
+			// room, as the nodes themselves do (buildQueueChanged).
+			nodes = w.Nodes
 		}
 	}
 	if h := q.Nodes.At(0); h.Session != 0 {
@@ -131,6 +127,36 @@ func selfWaitJoined(prev *Queue, q *Queue, n int) []Warning {
 		first = selfWaitFirst(q.Nodes.At(i), q.Nodes.At(0))
 	}
 	return []Warning{selfWait(nodes, first)}
+}
+
+// selfWaitLeft is q's warnings (self-wait at most) when q is prev with
+// only its first m nodes: leaving cannot make a node wait behind its own
+// session, so prev's self-waiting nodes are, but for those that left.
+// The warning names its nodes in queue order: those that left are last.
+func selfWaitLeft(prev *Queue, q *Queue, m int) []Warning {
+	var nodes []string
+	for _, w := range prev.Warnings {
+		if w.Code == WarnSelfWait {
+			nodes = w.Nodes
+		}
+	}
+	if len(nodes) == 0 {
+		return nil
+	}
+	left := make(map[string]bool, prev.Nodes.Len()-m)
+	for _, n := range prev.Nodes.From(m) {
+		left[n.Name] = true
+	}
+	k := len(nodes)
+	for k > 0 && left[nodes[k-1]] {
+		k--
+	}
+	if k == 0 {
+		return nil
+	}
+	nodes = nodes[:k:k] // a later join must not write over what prev names
+	i := q.Nodes.Index(func(x *Node) bool { return x.Name == nodes[0] })
+	return []Warning{selfWait(nodes, selfWaitFirst(q.Nodes.At(i), q.Nodes.At(0)))}
 }
 
 // changeShaped: q, just built in full from qm without a server view, is

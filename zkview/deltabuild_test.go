@@ -32,3 +32,43 @@ func TestSelfWaitJoined(t *testing.T) {
 		}
 	}
 }
+
+// TestSelfWaitLeft: the self-wait warning of a queue whose tail left,
+// worked out from the last one, is the one a full read gives, and the
+// last one's list of nodes is not altered by joins that follow.
+func TestSelfWaitLeft(t *testing.T) {
+	for name, tc := range map[string]struct {
+		nodes []Node
+		keep  int
+	}{
+		"none":             {[]Node{hold(1, 7, time.Minute), wait(2, 8, time.Minute), wait(3, 7, time.Minute)}, 2},
+		"the last leaves":  {[]Node{hold(1, 7, time.Minute), wait(2, 7, time.Minute), wait(3, 7, time.Minute)}, 2},
+		"all of them":      {[]Node{hold(1, 7, time.Minute), wait(2, 8, time.Minute), wait(3, 7, time.Minute), wait(4, 7, time.Minute)}, 2},
+		"others leave":     {[]Node{hold(1, 7, time.Minute), wait(2, 7, time.Minute), wait(3, 8, time.Minute), wait(4, 9, time.Minute)}, 2},
+		"first stays only": {[]Node{hold(1, 7, time.Minute), wait(2, 7, time.Minute), wait(3, 7, time.Minute), wait(4, 7, time.Minute)}, 2},
+	} {
+		prev := mutexQ("/a", tc.nodes...)
+		if w, ok := selfWaitWarning(&prev); ok {
+			prev.Warnings = []Warning{w}
+		}
+		before := append([]Warning(nil), prev.Warnings...)
+		if len(before) > 0 {
+			before[0].Nodes = append([]string(nil), before[0].Nodes...)
+		}
+		q := mutexQ("/a", tc.nodes[:tc.keep]...)
+		var want []Warning
+		if w, ok := selfWaitWarning(&q); ok {
+			want = []Warning{w}
+		}
+		got := selfWaitLeft(&prev, &q, tc.keep)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\ngot  %+v\nwant %+v", name, got, want)
+		}
+		joined := mutexQ("/a", append(append([]Node(nil), tc.nodes[:tc.keep]...), wait(9, 7, 0))...)
+		q.Warnings = got
+		selfWaitJoined(&q, &joined, tc.keep)
+		if !reflect.DeepEqual(prev.Warnings, before) {
+			t.Errorf("%s: prev's warning altered: %+v", name, prev.Warnings)
+		}
+	}
+}

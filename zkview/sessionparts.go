@@ -16,6 +16,9 @@ type graphPart struct {
 	typ   QueueType
 	gen   uint64
 	pairs []pairRec
+	// readAt is when its waits were last read from its queue (see
+	// graphLongQueue).
+	readAt time.Time
 }
 
 // pairRec is one wait: a waiting node and a node it waits behind.
