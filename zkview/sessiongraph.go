@@ -43,6 +43,15 @@ type sessionGraph struct {
 	recheck  *time.Timer // publishes again when a young cycle comes of age
 	recheckT time.Time
 
+	// version counts the changes of waits (applyPair); described, the
+	// Deadlocks the cycles describedFound were last described as at
+	// version describedAt, so that a publish that changed no wait does
+	// not read every wait of their queues again.
+	version        uint64
+	described      []Deadlock
+	describedFound [][]int64
+	describedAt    uint64
+
 	// behind is the earliest time a long queue left unread by update
 	// (see graphLongQueue) is due; zero when the graph is up to date.
 	behind  time.Time
@@ -88,6 +97,9 @@ func (g *sessionGraph) update(queues []Queue, now time.Time) {
 			p, same = g.parts[q.Path], false
 		}
 		if p != nil && p.same(q) {
+			if !p.nodes.shares(q.Nodes) {
+				g.version++ // the same waits, but what describes them (clients) may differ
+			}
 			p.nodes, p.gen = q.Nodes, g.gen
 			continue
 		}
@@ -201,7 +213,31 @@ func (g *sessionGraph) cycles(now time.Time) []Deadlock {
 	if len(found) == 0 {
 		return nil
 	}
-	return g.describe(found, now)
+	if g.described != nil && g.describedAt == g.version && slices.EqualFunc(found, g.describedFound, slices.Equal) {
+		// The same cycles over the same waits: their waits and ages are
+		// as described last time, only their state follows the clock.
+		out := slices.Clone(g.described)
+		for i := range out {
+			out[i].State = cycleState(len(out[i].Sessions), out[i].Since, now)
+		}
+		sortDeadlocks(out)
+		return out
+	}
+	out := g.describe(found, now)
+	g.described, g.describedFound, g.describedAt = out, found, g.version
+	return out
+}
+
+// cycleState is the state of a cycle over n sessions whose last wait
+// began at since.
+func cycleState(n int, since, now time.Time) string {
+	switch {
+	case n == 1:
+		return CycleSelfWait
+	case now.Sub(since) >= DeadlockAfter:
+		return CycleDeadlock
+	}
+	return CycleYoung
 }
 
 // describe turns cycles of sessions into Deadlocks, with the oldest wait
@@ -252,14 +288,7 @@ func (g *sessionGraph) describe(found [][]int64, now time.Time) []Deadlock {
 				d.Since = wt.Since
 			}
 		}
-		switch {
-		case len(c) == 1:
-			d.State = CycleSelfWait
-		case now.Sub(d.Since) >= DeadlockAfter:
-			d.State = CycleDeadlock
-		default:
-			d.State = CycleYoung
-		}
+		d.State = cycleState(len(c), d.Since, now)
 		out = append(out, d)
 	}
 	sortDeadlocks(out)

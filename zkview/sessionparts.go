@@ -152,6 +152,7 @@ func (g *sessionGraph) apply(p *graphPart, sign int32) {
 
 // applyPair adds (sign 1) or removes (sign -1) one wait of part p.
 func (g *sessionGraph) applyPair(p *graphPart, r *pairRec, sign int32) {
+	g.version++
 	m := g.out[r.waiter]
 	if m == nil {
 		m = map[int64]int32{}
