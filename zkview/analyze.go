@@ -37,7 +37,7 @@ func (w *Watcher) rebuildLocked() bool {
 				nq = buildQueue(qm, sv, stale, w.conn.Since)
 				qm.builtChanges = sv == nil && sem == nil && changeShaped(qm, &nq)
 			}
-			qm.changed, qm.removedSince = qm.changed[:0], 0
+			qm.changed, qm.removed = qm.changed[:0], qm.removed[:0]
 			if sem != nil {
 				nq = w.buildSemaphoreLocked(qm, sem, nq, sv, now)
 			}

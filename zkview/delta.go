@@ -153,7 +153,9 @@ func (q *queueModel) applyChange(w *Watcher, order lockops.Ordering, touched []i
 	for _, d := range departed {
 		delete(q.nodes, d.Name)
 	}
-	q.removedSince += len(departed)
+	for _, d := range departed {
+		q.removed = append(q.removed, d.Name)
+	}
 	q.handoffs = append(q.handoffs, handoffs...)
 	if over := len(q.handoffs) - maxHandoffs; over > 0 {
 		q.handoffs = append([]Handoff(nil), q.handoffs[over:]...)

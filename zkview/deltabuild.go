@@ -3,6 +3,7 @@ package zkview
 import (
 	"cmp"
 	"slices"
+	"sort"
 	"time"
 
 	"zklock/lockops"
@@ -54,13 +55,13 @@ func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (Queue,
 	}
 	entries := qm.order.Entries
 	prevN := prev.Nodes.Len()
-	if m := len(entries); len(changed) == 0 && qm.removedSince > 0 && m > 0 && m < prevN &&
+	if m := len(entries); len(changed) == 0 && len(qm.removed) > 0 && m > 0 && m < prevN &&
 		prev.Nodes.At(m-1).Name == entries[m-1].Name {
 		// Nodes left from the tail, nothing else (the entries are prev's
 		// first m, in order): prev's nodes up to there.
 		q.Nodes = prev.Nodes.prefix(m)
 		q.Warnings = selfWaitLeft(prev, &q, m)
-	} else if n := prevN; qm.removedSince == 0 && len(entries) > n && n > 0 &&
+	} else if n := prevN; len(qm.removed) == 0 && len(entries) > n && n > 0 &&
 		(len(changed) == 0 || changed[0].Seq > prev.Nodes.At(n-1).Seq) {
 		// Nodes joined at the tail, nothing else: the new nodes go after
 		// the last build's, in its last chunk while it has room (prev's
@@ -82,11 +83,13 @@ func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (Queue,
 			return Queue{}, false
 		}
 		q.Nodes = nodes
-		if sw, ok := selfWaitWarning(&q); ok {
+		if ws, ok := selfWaitMerged(prev, &q, qm.removed); ok {
+			q.Warnings = ws
+		} else if sw, ok := selfWaitWarning(&q); ok {
 			q.Warnings = append(q.Warnings, sw)
 		}
 	}
-	qm.removedSince = 0
+	qm.removed = qm.removed[:0]
 	if stale && qm.seen {
 		q.Warnings = append(q.Warnings, staleWarning(staleSince))
 	}
@@ -157,6 +160,94 @@ func selfWaitLeft(prev *Queue, q *Queue, m int) []Warning {
 	nodes = nodes[:k:k] // a later join must not write over what prev names
 	i := q.Nodes.Index(func(x *Node) bool { return x.Name == nodes[0] })
 	return []Warning{selfWait(nodes, selfWaitFirst(q.Nodes.At(i), q.Nodes.At(0)))}
+}
+
+// selfWaitMerged is q's warnings (self-wait at most) when q is prev
+// changed by mergeChanged, worked out from prev's when the holder stayed
+// and the nodes that joined all come after prev's last (as the servers'
+// sequence numbers make them): prev's self-waiting nodes but those that
+// left, then the joiners of the holder's session. ok is false when q
+// must be read instead (selfWaitWarning).
+func selfWaitMerged(prev, q *Queue, removed []string) (ws []Warning, ok bool) {
+	pn, qn := prev.Nodes.Len(), q.Nodes.Len()
+	if pn == 0 || qn == 0 {
+		return nil, false
+	}
+	h, last := q.Nodes.At(0), prev.Nodes.At(pn-1)
+	if ph := prev.Nodes.At(0); ph.Name != h.Name || ph.Session != h.Session {
+		return nil, false
+	}
+	var nodes []string
+	for _, w := range prev.Warnings {
+		if w.Code == WarnSelfWait {
+			nodes = w.Nodes
+		}
+	}
+	// Those that left: found by sequence in prev's nodes and in the
+	// warning's list (both in queue order), without reading either.
+	left, drop := 0, []int(nil)
+	for _, name := range removed {
+		r, ok := lockops.ParseName(name)
+		if !ok {
+			return nil, false
+		}
+		if i := searchSeq(pn, func(i int) *Node { return prev.Nodes.At(i) }, r.Seq); i < pn && prev.Nodes.At(i).Name == name {
+			left++
+		}
+		if i := searchName(nodes, r.Seq); i < len(nodes) && nodes[i] == name {
+			drop = append(drop, i)
+		}
+	}
+	// Those that joined: after prev's last node, and all of them there.
+	from := searchSeq(qn, func(i int) *Node { return q.Nodes.At(i) }, last.Seq+1)
+	if from < qn && !lockops.SeqLess(last.Seq, q.Nodes.At(from).Seq) || pn-left+(qn-from) != qn {
+		return nil, false
+	}
+	slices.Sort(drop)
+	drop = slices.Compact(drop)
+	if len(drop) > 0 {
+		if drop[len(drop)-1] == len(drop)-1 {
+			nodes = nodes[len(drop):] // the oldest waiters left: the usual case
+		} else {
+			kept := make([]string, 0, len(nodes)-len(drop))
+			for i, name := range nodes {
+				if _, gone := slices.BinarySearch(drop, i); !gone {
+					kept = append(kept, name)
+				}
+			}
+			nodes = kept
+		}
+	}
+	if h.Session != 0 {
+		for _, a := range q.Nodes.From(from) {
+			if a.Session == h.Session {
+				nodes = append(nodes, a.Name) // in prev's array when it has room, as selfWaitJoined
+			}
+		}
+	}
+	if len(nodes) == 0 {
+		return nil, true
+	}
+	i := q.Nodes.Index(func(x *Node) bool { return x.Name == nodes[0] })
+	if i < 0 {
+		return nil, false
+	}
+	return []Warning{selfWait(nodes, selfWaitFirst(q.Nodes.At(i), h))}, true
+}
+
+// searchSeq is the first of n nodes in sequence order (at(i)) whose
+// sequence is not before seq.
+func searchSeq(n int, at func(int) *Node, seq int32) int {
+	return sort.Search(n, func(i int) bool { return !lockops.SeqLess(at(i).Seq, seq) })
+}
+
+// searchName is the first of names, lock node names in sequence order,
+// whose sequence is not before seq.
+func searchName(names []string, seq int32) int {
+	return sort.Search(len(names), func(i int) bool {
+		n, _ := lockops.ParseName(names[i])
+		return !lockops.SeqLess(n.Seq, seq)
+	})
 }
 
 // changeShaped: q, just built in full from qm without a server view, is

@@ -1,6 +1,7 @@
 package zkview
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"testing"
 	"time"
@@ -69,6 +70,74 @@ func TestSelfWaitLeft(t *testing.T) {
 		selfWaitJoined(&q, &joined, tc.keep)
 		if !reflect.DeepEqual(prev.Warnings, before) {
 			t.Errorf("%s: prev's warning altered: %+v", name, prev.Warnings)
+		}
+	}
+}
+
+// TestSelfWaitMerged: the self-wait warning worked out from the last one
+// after random changes (waiters leaving anywhere, nodes joining at the
+// tail, the holder staying or going) is the one a full read gives
+// whenever selfWaitMerged takes the change, and it takes every change
+// that keeps the holder.
+func TestSelfWaitMerged(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 400 {
+		var nodes []Node
+		seq := int32(0)
+		for i := range 2 + r.IntN(30) {
+			n := wait(seq, int64(1+r.IntN(3)), 0)
+			if i == 0 {
+				n = hold(seq, n.Session, 0)
+			}
+			nodes = append(nodes, n)
+			seq++
+		}
+		prev := mutexQ("/a", nodes...)
+		if w, ok := selfWaitWarning(&prev); ok {
+			prev.Warnings = []Warning{w}
+		}
+		var kept []Node
+		var removed []string
+		holderLeft := false
+		for i, n := range nodes {
+			if r.IntN(5) == 0 && (i > 0 || r.IntN(4) == 0) {
+				removed = append(removed, n.Name)
+				holderLeft = holderLeft || i == 0
+				continue
+			}
+			kept = append(kept, n)
+		}
+		for range r.IntN(4) {
+			kept = append(kept, wait(seq, int64(1+r.IntN(3)), 0))
+			seq++
+		}
+		if r.IntN(4) == 0 { // created and removed between two builds
+			removed = append(removed, wait(seq, 1, 0).Name)
+			seq++
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		if holderLeft {
+			kept[0] = hold(kept[0].Seq, kept[0].Session, 0)
+		}
+		q := mutexQ("/a", kept...)
+		var want []Warning
+		if w, ok := selfWaitWarning(&q); ok {
+			want = []Warning{w}
+		}
+		got, ok := selfWaitMerged(&prev, &q, removed)
+		if !ok {
+			if !holderLeft {
+				t.Fatalf("round %d: refused a change that kept the holder", round)
+			}
+			continue
+		}
+		if holderLeft {
+			t.Fatalf("round %d: took a change of holder", round)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d:\ngot  %+v\nwant %+v", round, got, want)
 		}
 	}
 }

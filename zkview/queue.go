@@ -63,7 +63,7 @@ type queueModel struct {
 	// the next build is a full one.
 	builtChanges bool
 	changed      []lockops.ParsedName
-	removedSince int // nodes applyChange removed since the last build
+	removed      []string // nodes applyChange removed since the last build
 	relisted     bool
 
 	// election: the config names this path an election (election.go).
