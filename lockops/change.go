@@ -26,11 +26,29 @@ import (
 // non-lock child, a wrapped counter) returns false. The cost is one pass
 // over the entries, without parsing or sorting the names already there.
 func (q Ordering) Change(added, removed []string) (next Ordering, touched []int, ok bool) {
-	if len(q.Entries) == 0 || len(q.Other) > 0 {
+	c, ok := q.prepare(added, removed)
+	if !ok {
 		return Ordering{}, nil, false
 	}
+	return q.change(c)
+}
+
+// aChange is a change read for Change and ChangeOwned: the nodes added,
+// parsed and in order, the names removed, and the indexes of the entries
+// removed, ascending.
+type aChange struct {
+	add  []ParsedName
+	gone map[string]bool
+	cut  []int
+}
+
+// prepare reads a change, or says that it is not one Change computes.
+func (q Ordering) prepare(added, removed []string) (aChange, bool) {
+	if len(q.Entries) == 0 || len(q.Other) > 0 {
+		return aChange{}, false
+	}
 	if !q.changeable && !changeShaped(q) {
-		return Ordering{}, nil, false
+		return aChange{}, false
 	}
 	recipe := q.Entries[0].Recipe
 	simple := func(n *ParsedName) bool {
@@ -40,7 +58,7 @@ func (q Ordering) Change(added, removed []string) (next Ordering, touched []int,
 	for _, name := range added {
 		n, ok := ParseName(name)
 		if !ok || !simple(&n) {
-			return Ordering{}, nil, false
+			return aChange{}, false
 		}
 		add = append(add, n)
 	}
@@ -61,8 +79,21 @@ func (q Ordering) Change(added, removed []string) (next Ordering, touched []int,
 		}
 	}
 	slices.Sort(cut)
-	cut = slices.Compact(cut)
+	return aChange{add: add, gone: gone, cut: slices.Compact(cut)}, true
+}
 
+// Fits says whether Change or ChangeOwned can take nodes added (before
+// they are read): q is of the shape Change handles and every name added
+// keeps it so. A change that Fits may still be refused (nothing joins
+// after all, or nothing is left): the caller then orders the whole list.
+func (q Ordering) Fits(added []string) bool {
+	_, ok := q.prepare(added, nil)
+	return ok
+}
+
+// change is Change once the change is read.
+func (q Ordering) change(c aChange) (next Ordering, touched []int, ok bool) {
+	add, gone, cut := c.add, c.gone, c.cut
 	n := len(q.Entries)
 	if len(add) == 0 && len(cut) > 0 && cut[0] == n-len(cut) && len(cut) < n {
 		// Nodes left from the tail, nothing else: the rest is as it was.
@@ -192,4 +223,95 @@ func entryOrder(e Entry, n *ParsedName) int {
 		return c
 	}
 	return cmp.Compare(e.Name, n.Name)
+}
+
+// ChangeOwned is Change for a caller that owns q and keeps only the
+// Ordering it returns, as zkview's model keeps one per queue: nodes
+// leaving from anywhere and nodes joining at the tail are applied in q's
+// own array (nodes leaving from the head by slicing it, from elsewhere by
+// moving the entries after them), so a change allocates nothing and moves
+// at most the entries after the first one removed; any other change is
+// Change's. It returns what Change would return. Once it returns true, q
+// and every Ordering sharing its Entries must not be read again; when it
+// returns false, q is as it was.
+func (q Ordering) ChangeOwned(added, removed []string) (next Ordering, touched []int, ok bool) {
+	c, ok := q.prepare(added, removed)
+	if !ok {
+		return Ordering{}, nil, false
+	}
+	// The nodes that join: not removed in the same change, not there
+	// already, each once; all after the last entry that stays, or the
+	// change is Change's.
+	E := q.Entries
+	lastKept := len(E) - 1
+	for k := len(c.cut) - 1; k >= 0 && c.cut[k] == lastKept; k-- {
+		lastKept--
+	}
+	join := make([]ParsedName, 0, len(c.add))
+	for _, a := range c.add {
+		if c.gone[a.Name] || len(join) > 0 && join[len(join)-1].Name == a.Name {
+			continue
+		}
+		if i, found := slices.BinarySearchFunc(E, &a, entryOrder); found {
+			if _, isCut := slices.BinarySearch(c.cut, i); !isCut {
+				continue // there already: it stays as it is
+			}
+		}
+		if lastKept >= 0 && entryOrder(E[lastKept], &a) >= 0 {
+			return q.change(c)
+		}
+		join = append(join, a)
+	}
+	if len(E)-len(c.cut)+len(join) == 0 {
+		return Ordering{}, nil, false // empty: Order says what an empty list is
+	}
+	if len(c.cut) == 0 && len(c.add) > 0 && len(join) == 0 && entryOrder(E[len(E)-1], &c.add[0]) < 0 {
+		return Ordering{}, nil, false // nothing joined after all: Order decides, as in Change
+	}
+
+	// Leaving from the head: a slice of the array.
+	h := 0
+	for h < len(c.cut) && c.cut[h] == h {
+		h++
+	}
+	clear(E[:h]) // let go of their names
+	E = E[h:]
+	edges := []int{0}
+	// Leaving from elsewhere: the entries after each one move down.
+	if rest := c.cut[h:]; len(rest) > 0 {
+		w, r := rest[0]-h, rest[0]-h
+		for _, ci := range rest {
+			ci -= h
+			w += copy(E[w:], E[r:ci])
+			r = ci + 1
+			edges = append(edges, w) // the entry that now follows a removed one
+		}
+		w += copy(E[w:], E[r:])
+		clear(E[w:])
+		E = E[:w]
+	}
+	fresh := make([]int, 0, len(join))
+	for _, a := range join {
+		fresh = append(fresh, len(E))
+		edges = append(edges, len(E))
+		E = append(E, Entry{ParsedName: a})
+	}
+	slices.Sort(edges)
+	edges = slices.Compact(edges)
+	for _, at := range edges {
+		if at >= len(E) {
+			continue
+		}
+		e := &E[at]
+		_, isFresh := slices.BinarySearch(fresh, at)
+		pred, role := "", RoleHolder
+		if at > 0 {
+			pred, role = E[at-1].Name, RoleWaiting
+		}
+		if isFresh || e.Role != role || e.Predecessor != pred || e.Believes != role || e.Watches != pred {
+			touched = append(touched, at)
+			e.Role, e.Believes, e.Watches, e.Predecessor = role, role, pred, pred
+		}
+	}
+	return Ordering{Entries: E, changeable: true}, touched, true
 }

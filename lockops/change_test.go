@@ -71,6 +71,15 @@ func TestChangeIsOrder(t *testing.T) {
 		}
 		before := Order(kids)
 		got, touched, ok := before.Change(added, removed)
+		owned := Order(kids)
+		gotOwned, touchedOwned, okOwned := owned.ChangeOwned(added, removed)
+		if okOwned != ok || ok && (!reflect.DeepEqual(gotOwned, got) || !slices.Equal(touchedOwned, touched)) {
+			t.Fatalf("round %d (%s): kids %q + %q - %q:\nChangeOwned %v %+v %v\nChange      %v %+v %v", round, recipe, kids, added, removed,
+				okOwned, gotOwned, touchedOwned, ok, got, touched)
+		}
+		if !okOwned && !reflect.DeepEqual(owned, before) {
+			t.Fatalf("round %d: ChangeOwned refused the change and altered the ordering", round)
+		}
 		if !ok {
 			continue
 		}
@@ -141,6 +150,50 @@ func TestChangeChain(t *testing.T) {
 			if !slices.Equal(olds[i].Entries, copies[i]) {
 				t.Fatalf("%s: queue %d was changed after it was handed out", recipe, i)
 			}
+		}
+	}
+}
+
+// TestChangeOwnedChain: a queue followed by ChangeOwned alone, change
+// after change, stays Order's, with what Change says it touched.
+func TestChangeOwnedChain(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, recipe := range []string{"curator", "gozk", "kazoo", "plain"} {
+		mk := changeNamers[recipe]
+		seq := int32(0)
+		var kids []string
+		for range 5 {
+			seq++
+			kids = append(kids, mk(r, seq))
+		}
+		q := Order(kids)
+		for step := range 2000 {
+			var added, removed []string
+			for range r.IntN(3) {
+				seq++
+				added = append(added, mk(r, seq))
+			}
+			for range r.IntN(3) {
+				if len(kids) > 1 {
+					removed = append(removed, kids[r.IntN(min(len(kids), 1+r.IntN(3)*len(kids)/2))])
+				}
+			}
+			copied := Ordering{Entries: slices.Clone(q.Entries), Other: q.Other}
+			want, wantTouched, wantOK := copied.Change(added, removed)
+			next, touched, ok := q.ChangeOwned(added, removed)
+			kids = append(kids, added...)
+			kids = slices.DeleteFunc(kids, func(k string) bool { return slices.Contains(removed, k) })
+			if ok != wantOK || ok && (!reflect.DeepEqual(next.Entries, want.Entries) || !slices.Equal(touched, wantTouched)) {
+				t.Fatalf("%s step %d: + %q - %q: ChangeOwned %v %v, Change %v %v", recipe, step, added, removed, ok, touched, wantOK, wantTouched)
+			}
+			if !ok {
+				q = Order(kids)
+				continue
+			}
+			if o := Order(kids); !reflect.DeepEqual(next.Entries, o.Entries) {
+				t.Fatalf("%s step %d: ChangeOwned is not Order's", recipe, step)
+			}
+			q = next
 		}
 	}
 }

@@ -29,13 +29,13 @@ func (w *Watcher) applyDelta(ctx context.Context, pw *pathWatch, added, removed 
 		return
 	}
 
-	// Only the path's goroutine (this one) changes qm.order: reading it
-	// without the lock is safe, and the ordering runs outside it. It is
-	// asked before the reads, so that a change it leaves to the listing
-	// merge reads each new node once, there.
+	// Only the path's goroutine (this one) changes qm.order, and only
+	// under the lock (ChangeOwned changes it in place, and builds read it
+	// under the lock): reading it here without the lock is safe. Whether
+	// the change fits is asked before the reads, so that a change left to
+	// the listing merge reads each new node once, there.
 	start := time.Now()
-	order, touched, fits := qm.order.Change(added, removed)
-	if !fits {
+	if !qm.order.Fits(added) {
 		w.applyListing(ctx, pw, listing{names: kids()}, gen, issued, evAt)
 		return
 	}
@@ -44,33 +44,60 @@ func (w *Watcher) applyDelta(ctx context.Context, pw *pathWatch, added, removed 
 	if ctx.Err() != nil {
 		return
 	}
-	start = time.Now()
-	var gone []string
 	for _, f := range got {
 		if f.gone {
-			gone = append(gone, f.name) // deleted since: its event follows
-		}
-	}
-	if gone != nil {
-		removed = append(removed, gone...)
-		if order, touched, fits = qm.order.Change(added, removed); !fits {
-			w.applyListing(ctx, pw, listing{names: kids()}, gen, issued, evAt)
-			return
+			removed = append(removed, f.name) // deleted since: its event follows
 		}
 	}
 
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if gen != 0 && w.gen != gen || pw.removed {
+		w.mu.Unlock()
 		return
 	}
+	start = time.Now()
+	before := priorOf(qm.order, removed)
+	order, touched, fits := qm.order.ChangeOwned(added, removed)
+	if !fits {
+		w.mu.Unlock()
+		w.applyListing(ctx, pw, listing{names: kids()}, gen, issued, evAt)
+		return
+	}
+	defer w.mu.Unlock()
 	pw.lastList, pw.lastSize = issued, len(order.Entries)
-	qm.applyChange(w, order, touched, removed, got, issued, w.cfg.Now(), evAt)
+	qm.applyChange(w, order, touched, before, got, issued, w.cfg.Now(), evAt)
 	w.stats.changeMerges++
 	pw.applyCost = cost + time.Since(start)
 	w.setReadLocked(pw)
 	w.markDirtyLocked()
 	w.kickPublish()
+}
+
+// prior is what a change needs to know of the order before it, read
+// before ChangeOwned reuses that order's array: the entries that leave,
+// the nodes that waited on each, and the predecessor of each entry that
+// followed one that leaves (the only ones whose predecessor can change,
+// besides the nodes that join).
+type prior struct {
+	departed []lockops.Entry
+	wakers   map[string][]string // by departed name
+	pred     map[string]string   // by name of the entry after a departed one
+}
+
+func priorOf(prev lockops.Ordering, removed []string) prior {
+	p := prior{wakers: map[string][]string{}, pred: map[string]string{}}
+	for _, name := range removed {
+		i := prev.Index(name)
+		if i < 0 || slices.ContainsFunc(p.departed, func(d lockops.Entry) bool { return d.Name == name }) {
+			continue
+		}
+		p.departed = append(p.departed, prev.Entries[i])
+		p.wakers[name] = wakersIn(prev, name)
+		if i+1 < len(prev.Entries) {
+			p.pred[prev.Entries[i+1].Name] = prev.Entries[i+1].Predecessor
+		}
+	}
+	return p
 }
 
 // deltaFitsLocked: pw's model can take a change without its listing. Not
@@ -93,14 +120,8 @@ func (w *Watcher) deltaFitsLocked(pw *pathWatch, qm *queueModel) bool {
 // order that are new or changed role or predecessor (lockops.Ordering.Change).
 // It tells what changed as apply does for a listing, in time that grows
 // with the change, not with the queue.
-func (q *queueModel) applyChange(w *Watcher, order lockops.Ordering, touched []int, removed []string, got []fetched, issued, done, evAt time.Time) {
-	prev := q.order
-	var departed []lockops.Entry
-	for _, name := range removed {
-		if i := prev.Index(name); i >= 0 && !slices.ContainsFunc(departed, func(d lockops.Entry) bool { return d.Name == name }) {
-			departed = append(departed, prev.Entries[i])
-		}
-	}
+func (q *queueModel) applyChange(w *Watcher, order lockops.Ordering, touched []int, before prior, got []fetched, issued, done, evAt time.Time) {
+	departed := before.departed
 	gotBy := make(map[string]*nodeRec, len(got))
 	for _, f := range got {
 		if f.rec != nil {
@@ -125,7 +146,7 @@ func (q *queueModel) applyChange(w *Watcher, order lockops.Ordering, touched []i
 				r.since = r.ctime
 			}
 			if e.Role == lockops.RoleHolder {
-				if from := releasedBefore(e, predIn(prev, e.Name), departed); from != "" {
+				if from := releasedBefore(e, before.pred[e.Name], departed); from != "" {
 					r.since, r.exact = evAt, true
 					handoffs = append(handoffs, Handoff{Path: q.path, From: from, To: e.Name, At: done, Gap: done.Sub(evAt)})
 				}
@@ -133,7 +154,7 @@ func (q *queueModel) applyChange(w *Watcher, order lockops.Ordering, touched []i
 		} else if r.role != e.Role {
 			if e.Role == lockops.RoleHolder {
 				r.since, r.exact = evAt, true
-				handoffs = append(handoffs, Handoff{Path: q.path, From: releasedBefore(e, predIn(prev, e.Name), departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
+				handoffs = append(handoffs, Handoff{Path: q.path, From: releasedBefore(e, before.pred[e.Name], departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
 			} else {
 				r.since, r.exact = done, false
 			}
@@ -149,7 +170,7 @@ func (q *queueModel) applyChange(w *Watcher, order lockops.Ordering, touched []i
 		r := q.nodes[created[i].Name]
 		created[i].Believes, created[i].Watches = r.believes, r.watches
 	}
-	q.emitChanges(w, done, created, departed, prev, handoffs)
+	q.emitChanges(w, done, created, departed, func(d lockops.Entry) []string { return before.wakers[d.Name] }, handoffs)
 	for _, d := range departed {
 		delete(q.nodes, d.Name)
 	}
@@ -166,12 +187,4 @@ func (q *queueModel) applyChange(w *Watcher, order lockops.Ordering, touched []i
 	q.listedAt = issued
 	q.sampleDepth(done, len(order.Entries))
 	q.dirty = true
-}
-
-// predIn is name's predecessor in prev, "" when prev did not have it.
-func predIn(prev lockops.Ordering, name string) string {
-	if i := prev.Index(name); i >= 0 {
-		return prev.Entries[i].Predecessor
-	}
-	return ""
 }

@@ -249,7 +249,7 @@ func (q *queueModel) apply(w *Watcher, kids []string, got []fetched, issued, don
 	}
 
 	if !initial {
-		q.emitChanges(w, done, created, departed, prev, handoffs)
+		q.emitChanges(w, done, created, departed, func(d lockops.Entry) []string { return wakersIn(prev, d.Name) }, handoffs)
 	} else {
 		holder := "no holder"
 		if h := order.Holders(); len(h) > 0 {
@@ -323,13 +323,13 @@ func releasedBefore(e lockops.Entry, wasPred string, departed []lockops.Entry) s
 
 // emitChanges tells what one listing changed, node by node while that
 // stays readable, as a summary beyond maxEventsPerListing.
-func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []lockops.Entry, prev lockops.Ordering, handoffs []Handoff) {
+func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []lockops.Entry, wakers func(lockops.Entry) []string, handoffs []Handoff) {
 	if len(created)+len(departed) > maxEventsPerListing {
 		w.emitLocked(Event{At: at, Kind: EventInfo, Path: q.path,
 			Text: fmt.Sprintf("%s: %d nodes created, %d deleted", SanitizeString(q.path, 0), len(created), len(departed))})
 	} else {
 		for _, d := range departed {
-			w.emitLocked(Event{At: at, Kind: EventDeleted, Path: q.path, Node: d.Name, Text: q.deletedText(d, prev, at)})
+			w.emitLocked(Event{At: at, Kind: EventDeleted, Path: q.path, Node: d.Name, Text: q.deletedText(d, wakers(d), at)})
 		}
 	}
 	for _, h := range handoffs {
@@ -358,7 +358,7 @@ func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []l
 	}
 }
 
-func (q *queueModel) deletedText(d lockops.Entry, prev lockops.Ordering, at time.Time) string {
+func (q *queueModel) deletedText(d lockops.Entry, wakers []string, at time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s deleted", short(d.Name))
 	if r, ok := q.nodes[d.Name]; ok {
@@ -372,23 +372,29 @@ func (q *queueModel) deletedText(d lockops.Entry, prev lockops.Ordering, at time
 			fmt.Fprintf(&b, " (waited %s)", fmtGap(at.Sub(r.since)))
 		}
 	}
+	if len(wakers) > 0 {
+		fmt.Fprintf(&b, "; wakes %s", strings.Join(wakers, ", "))
+	}
+	return b.String()
+}
+
+// wakersIn are the nodes of prev that wait on the node named name, as
+// short names.
+func wakersIn(prev lockops.Ordering, name string) []string {
 	var watchers []string
 	if prev.Changeable() {
-		// One recipe's mutex queue: only the next node waits on d.
-		if i := prev.Index(d.Name) + 1; i < len(prev.Entries) && prev.Entries[i].Watches == d.Name {
+		// One recipe's mutex queue: only the next node waits on it.
+		if i := prev.Index(name) + 1; i > 0 && i < len(prev.Entries) && prev.Entries[i].Watches == name {
 			watchers = append(watchers, short(prev.Entries[i].Name))
 		}
 	} else {
 		for _, e := range prev.Entries {
-			if e.Watches == d.Name {
+			if e.Watches == name {
 				watchers = append(watchers, short(e.Name))
 			}
 		}
 	}
-	if len(watchers) > 0 {
-		fmt.Fprintf(&b, "; wakes %s", strings.Join(watchers, ", "))
-	}
-	return b.String()
+	return watchers
 }
 
 // sampleDepth keeps the largest depth of each second.
