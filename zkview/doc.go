@@ -66,7 +66,8 @@
 //     what each queue brings to it (its waits, re-read by walking the
 //     old ones alongside), sessiontable.go the table.
 //   - sessionsout.go: `zklock sessions` output.
-//   - sanitize.go: the sanitizer.
+//   - sanitize.go: the sanitizer, and Node.DataText (a node's data as the
+//     text every output shows).
 //   - stream.go: Diff, the changes between two snapshots (`zklock watch`).
 //   - recording.go: Recorder and ReadRecording, the file of `zklock
 //     record` (full snapshots and deltas, safe to kill).

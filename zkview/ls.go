@@ -8,7 +8,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"zklock/lockops"
 )
@@ -198,7 +197,7 @@ func ToJSON(snap *Snapshot) []JSONPath {
 				Client:   SanitizeString(n.Client, 0),
 				Watches:  SanitizeString(n.Watches, 0),
 				Believes: n.Believes.String(),
-				Data:     dataText(n, 0),
+				Data:     n.DataText(0),
 			}
 			if !n.Ctime.IsZero() {
 				jn.Session = fmt.Sprintf("0x%x", n.Session)
@@ -235,33 +234,6 @@ func WriteJSON(w io.Writer, snap *Snapshot) error {
 		return fmt.Errorf("zkview: write json: %w", err)
 	}
 	return nil
-}
-
-// dataText is a node's data as sanitized text, "…" when only its first
-// bytes were kept; max > 0 cuts it to max cells.
-func dataText(n Node, max int) string {
-	d := n.Data
-	cut := int(n.DataLen) > len(d)
-	if cut {
-		// Do not show the half of a character the cut made: a start byte
-		// near the end whose rune is incomplete.
-		for k := 1; k < utf8.UTFMax && k <= len(d); k++ {
-			if c := d[len(d)-k]; c >= 0xc0 {
-				if !utf8.FullRune(d[len(d)-k:]) {
-					d = d[:len(d)-k]
-				}
-				break
-			}
-		}
-	}
-	s := Sanitize(d, 0)
-	if cut {
-		s += "…"
-	}
-	if max > 0 {
-		s = SanitizeString(s, max)
-	}
-	return s
 }
 
 // CheckCode is `ls --check`'s exit code: 2 when any queue has a
@@ -384,7 +356,7 @@ func writeQueueText(b *strings.Builder, q Queue, now time.Time) {
 			if n.Client != "" {
 				client = SanitizeString(n.Client, 0)
 			}
-			data := dataText(n, 32)
+			data := n.DataText(32)
 			if data == "" {
 				data = "-"
 			}

@@ -211,7 +211,7 @@ func WriteSessionsText(w io.Writer, ss *Sessions) error {
 		for _, s := range ss.List {
 			oldest := "-"
 			if s.Blocks > 0 && s.OldestWait > 0 {
-				oldest = fmtGap(s.OldestWait)
+				oldest = GapText(s.OldestWait)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", SessionHex(s.Session), orDash(SanitizeString(s.Client, 0)),
 				s.Blocks, s.BlocksDirect, oldest, nodeList(s.Holds, time.Time{}, 4), nodeList(s.Waits, ss.At, 4))
@@ -243,14 +243,14 @@ func WriteSessionsText(w io.Writer, ss *Sessions) error {
 // writeDeadlockText spells one cycle out: a heading, then per session its
 // client, what it holds, and what it waits on since when, held by whom.
 func writeDeadlockText(b *strings.Builder, ss *Sessions, d Deadlock) {
-	age := fmtGap(ss.At.Sub(d.Since))
+	age := GapText(ss.At.Sub(d.Since))
 	switch d.State {
 	case CycleDeadlock:
-		fmt.Fprintf(b, "CROSS-LOCK DEADLOCK: %s, no handoff for %s (since %s)\n", sessionList(d.Sessions), age, d.Since.Format("15:04:05"))
+		fmt.Fprintf(b, "CROSS-LOCK DEADLOCK: %s, no handoff for %s (since %s)\n", CycleText(d.Sessions), age, d.Since.Format("15:04:05"))
 	case CycleSelfWait:
 		fmt.Fprintf(b, "SELF-WAIT: session %s waits behind its own node (for %s)\n", SessionHex(d.Sessions[0]), age)
 	default:
-		fmt.Fprintf(b, "CYCLE: %s, seen for %s: a deadlock if it stands %s with no handoff\n", sessionList(d.Sessions), age, DeadlockAfter)
+		fmt.Fprintf(b, "CYCLE: %s, seen for %s: a deadlock if it stands %s with no handoff\n", CycleText(d.Sessions), age, DeadlockAfter)
 	}
 	for _, wt := range d.Waits {
 		client := "client unknown"
@@ -281,7 +281,7 @@ func nodeList(ns []SessionNode, now time.Time, max int) string {
 		}
 		s := SanitizeString(n.Path, 0) + " " + NodeRef(n.Node, 24)
 		if !now.IsZero() && !n.Since.IsZero() {
-			s += " (" + fmtGap(now.Sub(n.Since)) + ")"
+			s += " (" + GapText(now.Sub(n.Since)) + ")"
 		}
 		parts = append(parts, s)
 	}
