@@ -173,7 +173,7 @@ func writeLsJSON(w io.Writer, snap *zkview.Snapshot) error {
 
 // checkCode is `ls --check`'s exit code: 2 when any queue has a warning
 // that fails a check (failsCheck), or the sessions show a cross-lock
-// deadlock (zkview.DeadlockCode), else 0.
+// deadlock (deadlockCode), else 0.
 func checkCode(snap *zkview.Snapshot) int {
 	for _, q := range snap.Queues {
 		for _, w := range q.Warnings {
@@ -182,7 +182,7 @@ func checkCode(snap *zkview.Snapshot) int {
 			}
 		}
 	}
-	return zkview.DeadlockCode(snap)
+	return deadlockCode(snap)
 }
 
 // failsCheck reports whether a queue's warning fails `ls --check`: two

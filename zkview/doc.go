@@ -22,7 +22,9 @@
 //   - Load(ctx, session, Config) reads one Snapshot without setting any
 //     watch (`zklock ls`), with one server poll when Config.ServerView.
 //   - ToJSON is a Snapshot as `ls --json` (and replay's --snapshots
-//     lines) print it, schema on JSONPath.
+//     lines) print it, schema on JSONPath; SessionsJSON is a Sessions
+//     view (SessionsOf) as `sessions --json` prints it, schema on
+//     JSONSessions.
 //
 // # Files
 //
@@ -71,7 +73,8 @@
 //     sessiongraph.go holds the graph and its cycles, sessionparts.go
 //     what each queue brings to it (its waits, re-read by walking the
 //     old ones alongside), sessiontable.go the table.
-//   - sessionsout.go: `zklock sessions` output.
+//   - sessionsjson.go: JSONSessions and SessionsJSON, `sessions --json`'s
+//     schema.
 //   - sanitize.go: the sanitizer, and Node.DataText (a node's data as the
 //     text every output shows).
 //   - stream.go: Diff, the changes between two snapshots (`zklock watch`).
