@@ -87,11 +87,11 @@ func runLs(cmd *cobra.Command, g *config.Flags, args, roots []string, output str
 	out := cmd.OutOrStdout()
 	switch output {
 	case "json":
-		err = zkview.WriteJSON(out, snap)
+		err = writeLsJSON(out, snap)
 	case "name":
 		err = writeNodePaths(out, snap)
 	default:
-		err = zkview.WriteText(out, snap)
+		err = writeLsText(out, snap)
 	}
 	if err != nil {
 		return err
@@ -100,7 +100,7 @@ func runLs(cmd *cobra.Command, g *config.Flags, args, roots []string, output str
 		return err
 	}
 	if check {
-		if code := zkview.CheckCode(snap); code != 0 {
+		if code := checkCode(snap); code != 0 {
 			return exitCode(code, fmt.Errorf("check failed: %s", checkSummary(snap)))
 		}
 	}
@@ -134,8 +134,7 @@ func checkSummary(snap *zkview.Snapshot) string {
 	for _, q := range snap.Queues {
 		var codes []string
 		for _, w := range q.Warnings {
-			switch w.Code {
-			case zkview.WarnSplitHolders, zkview.WarnDeadlock, zkview.WarnMissingWatch, zkview.WarnOverLimit:
+			if failsCheck(w.Code) {
 				codes = append(codes, w.Code)
 			}
 		}

@@ -2,6 +2,10 @@
 // the exit codes, and the wiring of the pieces that must not know each
 // other (the lock core's session, the live model, the console, the audit
 // log). main.go only calls Main. Nothing imports this package but main.
+//
+// What a command prints lives beside it: lsout.go and sessionsout.go are
+// the text, JSON and --check exit codes of `ls` and `sessions` (their
+// JSON schemas are zkview's, the model's serialisable form).
 package cmd
 
 import (

@@ -91,9 +91,9 @@ func runSessions(cmd *cobra.Command, g *config.Flags, args, roots []string, asJS
 	ss := zkview.SessionsOf(snap)
 	out := cmd.OutOrStdout()
 	if asJSON {
-		err = zkview.WriteSessionsJSON(out, ss)
+		err = writeSessionsJSON(out, ss)
 	} else {
-		err = zkview.WriteSessionsText(out, ss)
+		err = writeSessionsText(out, ss)
 		if err == nil && unjudged {
 			_, err = fmt.Fprintf(out, "\n(one read: how long these cycles have stood is unknown; without --no-wait, zklock reads again after %s to tell)\n", zkview.DeadlockAfter)
 		}
@@ -104,7 +104,7 @@ func runSessions(cmd *cobra.Command, g *config.Flags, args, roots []string, asJS
 	if err := unreadablePaths(snap); err != nil {
 		return err
 	}
-	if check && zkview.DeadlockCode(snap) != 0 {
+	if check && deadlockCode(snap) != 0 {
 		return exitCode(exitCheck, fmt.Errorf("check failed: %s", deadlockSummary(snap)))
 	}
 	return nil

@@ -4,8 +4,13 @@
 // each session is and which watches really exist, and publishes immutable
 // snapshots and typed events for the console and `zklock ls`.
 //
-// zkview must never import ui. It also holds the one sanitizer every byte
-// read from ZooKeeper passes through before reaching a terminal.
+// zkview must never import ui or cmd: the commands' printing (the text of
+// `ls` and `zklock sessions`, their --check exit codes) lives in package
+// cmd. zkview holds the model's serialisable forms, the JSON schemas of
+// `ls`, `sessions` and `watch` (ToJSON, SessionsJSON, Change.ToJSON;
+// replay prints them too), so that they share one time format and one
+// text of a node's data; and the one sanitizer every byte read from
+// ZooKeeper passes through before reaching a terminal.
 //
 // # API
 //
@@ -16,7 +21,10 @@
 //     Refresh() polls the servers now, Close() stops and closes Updates.
 //   - Load(ctx, session, Config) reads one Snapshot without setting any
 //     watch (`zklock ls`), with one server poll when Config.ServerView.
-//   - WriteText, WriteJSON (schema on JSONPath) and CheckCode are `ls`.
+//   - ToJSON is a Snapshot as `ls --json` (and replay's --snapshots
+//     lines) print it, schema on JSONPath; SessionsJSON is a Sessions
+//     view (SessionsOf) as `sessions --json` prints it, schema on
+//     JSONSessions.
 //
 // # Files
 //
@@ -58,7 +66,7 @@
 //   - fourletter/: the one four-letter-word client (Ask) and the parsers
 //     of the replies zklock reads (cons, wchc, wchp, srvr, mntr); it
 //     imports nothing from zklock, so that sandbox and tests use it too.
-//   - ls.go: `zklock ls` output.
+//   - lsjson.go: JSONPath and ToJSON, `ls --json`'s schema.
 //   - sessions.go: the wait-for graph over sessions across every queue:
 //     kept by the Watcher one changed queue at a time, its cycles
 //     (cross-lock deadlocks, self-waits) and their age in
@@ -68,8 +76,10 @@
 //     sessiongraph.go holds the graph and its cycles, sessionparts.go
 //     what each queue brings to it (its waits, re-read by walking the
 //     old ones alongside), sessiontable.go the table.
-//   - sessionsout.go: `zklock sessions` output.
-//   - sanitize.go: the sanitizer.
+//   - sessionsjson.go: JSONSessions and SessionsJSON, `sessions --json`'s
+//     schema.
+//   - sanitize.go: the sanitizer, and Node.DataText (a node's data as the
+//     text every output shows).
 //   - stream.go: Diff, the changes between two snapshots (`zklock watch`).
 //   - recording.go: Recorder and ReadRecording, the file of `zklock
 //     record` (full snapshots and deltas, safe to kill).

@@ -119,8 +119,9 @@ func TestPlainEphemeral(t *testing.T) {
 	}
 }
 
-// TestPlainEphemeralViews: `ls` shows the waiters by session, with no
-// node and no sequence; JSON keeps their session.
+// TestPlainEphemeralViews: `ls --json` shows the waiters by session, with
+// no node and no sequence, each verified watching the holder, and the herd
+// (the text's rows: cmd's TestWriteLsTextEphemeral).
 func TestPlainEphemeralViews(t *testing.T) {
 	ctime := time.Date(2026, 3, 14, 3, 12, 0, 0, time.UTC)
 	qm := modelOf(t, "/x", []string{"owner"}, false)
@@ -129,17 +130,16 @@ func TestPlainEphemeralViews(t *testing.T) {
 	q := buildQueue(qm, sv, false, time.Time{})
 	snap := &Snapshot{At: ctime.Add(time.Minute), ServerView: true, Queues: []Queue{q}}
 	js := ToJSON(snap)[0]
-	if len(js.Queue) != 3 || js.Queue[1].Session != "0x22" || js.Queue[1].Node != "" || js.Queue[1].Watches != "owner" ||
-		js.Queue[1].WatchVerified == nil || !*js.Queue[1].WatchVerified || js.Queue[0].Recipe != "ephemeral" || js.Type != "mutex" {
-		t.Errorf("json %+v", js)
+	if len(js.Queue) != 3 || js.Queue[0].Recipe != "ephemeral" || js.Queue[0].Role != "holder" || js.Type != "mutex" {
+		t.Fatalf("json %+v", js)
 	}
-	var b strings.Builder
-	if err := WriteText(&b, snap); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"1 holding, 2 waiting", "0x33", "owner verified", "no node", "WARNING herd"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("ls text lacks %q:\n%s", want, b.String())
+	for i, session := range []string{"0x22", "0x33"} {
+		w := js.Queue[1+i]
+		if w.Session != session || w.Node != "" || w.Seq != 0 || w.Role != "waiting" || w.Watches != "owner" || w.WatchVerified == nil || !*w.WatchVerified {
+			t.Errorf("waiter %d: %+v", i+1, w)
 		}
+	}
+	if !slices.ContainsFunc(js.Warnings, func(w JSONWarning) bool { return w.Code == WarnHerd }) {
+		t.Errorf("warnings %+v, want the herd", js.Warnings)
 	}
 }

@@ -3,7 +3,6 @@ package zkview
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -20,10 +19,11 @@ import (
 )
 
 // Hostile data and trees, built on a real server by a raw client: what a
-// buggy or malicious client can put there. The monitor, `ls` (text and
-// JSON) must show each of them sanely: escaped, bounded, in order, and
-// without crashing. (The console's view of the same trees is in
-// ui/faults_test.go.)
+// buggy or malicious client can put there. The monitor and `ls --json`'s
+// form of its model (ToJSON) must show each of them sanely: escaped,
+// bounded, in order, and without crashing. (The console's view of the
+// same trees is in ui/faults_test.go; `ls`'s text and JSON writers over
+// them in cmd/lsout_test.go.)
 
 // unsafeRune reports the first rune of s that must not reach a terminal
 // raw: a control, a format or other non-graphic character, or invalid
@@ -43,28 +43,11 @@ func unsafeRune(s string, newlineOK bool) (string, bool) {
 	return "", false
 }
 
-// lsOutputs runs `zklock ls`'s two outputs over snap and checks that no
-// byte in them could drive a terminal.
-func lsOutputs(t *testing.T, snap *Snapshot) (string, []JSONPath) {
+// lsJSON is `zklock ls --json`'s value of snap; it checks that no string
+// in it could drive a terminal.
+func lsJSON(t *testing.T, snap *Snapshot) []JSONPath {
 	t.Helper()
-	var text bytes.Buffer
-	if err := WriteText(&text, snap); err != nil {
-		t.Fatal(err)
-	}
-	if what, bad := unsafeRune(text.String(), true); bad {
-		t.Errorf("ls text: %s", what)
-	}
-	var raw bytes.Buffer
-	if err := WriteJSON(&raw, snap); err != nil {
-		t.Fatal(err)
-	}
-	if what, bad := unsafeRune(raw.String(), true); bad {
-		t.Errorf("ls json (raw): %s", what)
-	}
-	var out []JSONPath
-	if err := json.Unmarshal(raw.Bytes(), &out); err != nil {
-		t.Fatalf("ls json does not parse: %v", err)
-	}
+	out := ToJSON(snap)
 	check := func(field, s string) {
 		if what, bad := unsafeRune(s, false); bad {
 			t.Errorf("ls json %s: %s", field, what)
@@ -88,7 +71,7 @@ func lsOutputs(t *testing.T, snap *Snapshot) (string, []JSONPath) {
 			check("other", o)
 		}
 	}
-	return text.String(), out
+	return out
 }
 
 // checkEvents: every event text (shown as is by consumers) is safe.
@@ -172,11 +155,11 @@ func TestHostileData(t *testing.T) {
 	if !slices.Equal(q.Other, []string{"leases"}) {
 		t.Errorf("other %q, want leases", q.Other)
 	}
-	text, js := lsOutputs(t, loadOnce(t, mon, p))
-	if !strings.Contains(text, `\x1b]52`) || !strings.Contains(text, "…") {
-		t.Errorf("ls text does not show the escaped data, cut:\n%s", text)
-	}
+	js := lsJSON(t, loadOnce(t, mon, p))
 	for _, n := range js[0].Queue {
+		if strings.HasPrefix(n.Node, "x-escapes-") && !strings.Contains(n.Data, `\x1b]52`) {
+			t.Errorf("escapes not shown escaped: %q", n.Data)
+		}
 		// Escaped, the kept bytes grow at most fourfold (`\xff`), plus the
 		// ellipsis: a megabyte never reaches the output.
 		if len(n.Data) > 4*DefaultDataBytes+len("…") {
@@ -271,14 +254,14 @@ func TestHostileNames(t *testing.T) {
 	if !slices.Equal(q.Other, other) {
 		t.Errorf("other %q, want %q", q.Other, other)
 	}
-	text, js := lsOutputs(t, loadOnce(t, mon, p))
-	for _, want := range []string{`\u202e`, `\u200b`, `\u2028`} {
-		if !strings.Contains(text, want) {
-			t.Errorf("ls text does not show %s escaped", want)
-		}
-	}
+	js := lsJSON(t, loadOnce(t, mon, p))
 	if len(js) != 1 || len(js[0].Queue) != len(locks) || len(js[0].Other) != len(deceptive) {
-		t.Errorf("ls json: %d paths", len(js))
+		t.Fatalf("ls json: %d paths", len(js))
+	}
+	for _, want := range []string{`\u202e`, `\u200b`, `\u2028`} {
+		if !slices.ContainsFunc(js[0].Other, func(o string) bool { return strings.Contains(o, want) }) {
+			t.Errorf("ls json does not show %s escaped: %q", want, js[0].Other)
+		}
 	}
 	checkEvents(t, w)
 }
@@ -335,10 +318,10 @@ func TestTenThousandChildren(t *testing.T) {
 		t.Errorf("%d holders", holders)
 	}
 	start = time.Now()
-	text, js := lsOutputs(t, loadOnce(t, mon, p))
-	t.Logf("ls (load, text, json) in %v: %d bytes of text", time.Since(start).Round(time.Millisecond), len(text))
-	if len(js) != 1 || len(js[0].Queue) != n || strings.Count(text, "\n") < n {
-		t.Errorf("ls: %d paths, %d lines", len(js), strings.Count(text, "\n"))
+	js := lsJSON(t, loadOnce(t, mon, p))
+	t.Logf("ls (load, json) in %v", time.Since(start).Round(time.Millisecond))
+	if len(js) != 1 || len(js[0].Queue) != n {
+		t.Errorf("ls: %d paths", len(js))
 	}
 	head := q.Nodes.At(0).Name
 	start = time.Now()
@@ -388,7 +371,7 @@ func TestUnreadableNodes(t *testing.T) {
 	if len(q.Nodes.At(0).Data) != 0 || string(q.Nodes.At(1).Data) != "visible" {
 		t.Errorf("data: %q %q", q.Nodes.At(0).Data, q.Nodes.At(1).Data)
 	}
-	_, js := lsOutputs(t, loadOnce(t, mon, p))
+	js := lsJSON(t, loadOnce(t, mon, p))
 	if s := js[0].Queue[0].Session; s != "" {
 		t.Errorf("an unreadable node's session shown as %q", s)
 	}

@@ -2,6 +2,7 @@ package zkview
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -143,9 +144,7 @@ func waitFor(t testing.TB, w *testWatcher, timeout time.Duration, desc string, c
 			return s
 		}
 		if time.Now().After(deadline) {
-			var b strings.Builder
-			_ = WriteText(&b, s)
-			t.Fatalf("timed out after %v waiting for %s; last snapshot (conn %v):\n%s", timeout, desc, s.Conn.State, b.String())
+			t.Fatalf("timed out after %v waiting for %s; last snapshot (conn %v):\n%s", timeout, desc, s.Conn.State, dump(s))
 		}
 		<-tick.C
 	}
@@ -193,6 +192,32 @@ func hasWarning(q *Queue, code string) *Warning {
 		}
 	}
 	return nil
+}
+
+// dump is a snapshot as `ls --json` shows it, for a failing test's
+// message.
+func dump(s *Snapshot) string {
+	b, err := json.MarshalIndent(ToJSON(s), "", "  ")
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
+// unhealthy names what a healthy picture must not show: a warning on any
+// queue, or a cycle of waits over sessions; "" when there is none. A
+// snapshot without them passes `zklock ls --check` (its exit code is
+// package cmd's, tested there).
+func unhealthy(s *Snapshot) string {
+	for _, q := range s.Queues {
+		if len(q.Warnings) > 0 {
+			return fmt.Sprintf("%s warns %+v", q.Path, q.Warnings)
+		}
+	}
+	if len(s.Deadlocks) > 0 {
+		return fmt.Sprintf("cycles over sessions %+v", s.Deadlocks)
+	}
+	return ""
 }
 
 func tctx(t testing.TB, d time.Duration) context.Context {

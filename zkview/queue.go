@@ -337,7 +337,7 @@ func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []l
 		if h.From != "" {
 			// "gone", not "released": a listing cannot tell a release
 			// from an expired session or a force-release.
-			text = fmt.Sprintf("%s gone → %s holds after %s", short(h.From), short(h.To), fmtGap(h.Gap))
+			text = fmt.Sprintf("%s gone → %s holds after %s", short(h.From), short(h.To), GapText(h.Gap))
 		}
 		w.emitLocked(Event{At: at, Kind: EventHandoff, Path: q.path, Node: h.To, Text: text})
 	}
@@ -367,9 +367,9 @@ func (q *queueModel) deletedText(d lockops.Entry, wakers []string, at time.Time)
 			if !r.exact {
 				bound = "at least "
 			}
-			fmt.Fprintf(&b, " (held %s%s)", bound, fmtGap(at.Sub(r.since)))
+			fmt.Fprintf(&b, " (held %s%s)", bound, GapText(at.Sub(r.since)))
 		} else {
-			fmt.Fprintf(&b, " (waited %s)", fmtGap(at.Sub(r.since)))
+			fmt.Fprintf(&b, " (waited %s)", GapText(at.Sub(r.since)))
 		}
 	}
 	if len(wakers) > 0 {
@@ -423,8 +423,8 @@ func short(name string) string {
 	return "…" + string(r[len(r)-(max-1):])
 }
 
-// fmtGap prints a duration for a person: 3.2ms, 1.4s, 2m3s.
-func fmtGap(d time.Duration) string {
+// GapText is a duration as a person reads it: 3.2ms, 1.4s, 2m3s.
+func GapText(d time.Duration) string {
 	switch {
 	case d < 0:
 		d = 0

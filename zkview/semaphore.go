@@ -449,7 +449,7 @@ func semaphoreEvents(old *Queue, cur Queue, at time.Time) []Event {
 		if n.Lease && !now[n.Name] {
 			text := fmt.Sprintf("lease %s returned", short(n.Name))
 			if n.Role == lockops.RoleHolder && !n.Ctime.IsZero() {
-				text += fmt.Sprintf(" (held %s)", fmtGap(at.Sub(n.Ctime)))
+				text += fmt.Sprintf(" (held %s)", GapText(at.Sub(n.Ctime)))
 			}
 			evs = append(evs, Event{At: at, Kind: EventDeleted, Path: cur.Path, Node: n.Name,
 				Text: text + ": holders " + cur.LimitText()})

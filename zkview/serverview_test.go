@@ -49,7 +49,7 @@ func serverWatches(t testing.TB, addrs []string) map[int64][]string {
 // TestChainVerifiedHerdMissing: a healthy queue of lockops Locks is all
 // verified and its clients known; then bad clients (four sessions
 // watching the holder, a waiter with no watch) raise herd and
-// missing-watch, and `ls --check` exits 2.
+// missing-watch (which fails `ls --check`: cmd's TestCheckCode).
 func TestChainVerifiedHerdMissing(t *testing.T) {
 	c := testCluster(t)
 	p := testPath(t)
@@ -96,8 +96,8 @@ func TestChainVerifiedHerdMissing(t *testing.T) {
 			t.Errorf("%s watches %s, but wchc for 0x%x says %v", n.Name, n.Watches, n.Session, real[n.Session])
 		}
 	}
-	if len(q.Warnings) != 0 || CheckCode(snap) != 0 {
-		t.Errorf("healthy queue: warnings %+v, check %d", q.Warnings, CheckCode(snap))
+	if what := unhealthy(snap); what != "" {
+		t.Errorf("healthy queue: %s", what)
 	}
 
 	// Bad clients: four sessions watch the holder; a plain waiter sets no
@@ -123,15 +123,14 @@ func TestChainVerifiedHerdMissing(t *testing.T) {
 	if m := hasWarning(q, WarnMissingWatch); !slices.Equal(m.Nodes, []string{stuck}) {
 		t.Errorf("missing-watch names %v, want %s", m.Nodes, stuck)
 	}
-	if CheckCode(snap) != 2 {
-		t.Errorf("check code %d, want 2", CheckCode(snap))
+	verified := map[bool]bool{}
+	for _, jn := range ToJSON(snap)[0].Queue {
+		if jn.WatchVerified != nil {
+			verified[*jn.WatchVerified] = true
+		}
 	}
-	var js strings.Builder
-	if err := WriteJSON(&js, snap); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(js.String(), `"watch_verified": false`) || !strings.Contains(js.String(), `"watch_verified": true`) {
-		t.Errorf("json lacks verified/missing links:\n%s", js.String())
+	if !verified[false] || !verified[true] {
+		t.Errorf("json lacks verified/missing links:\n%s", dump(snap))
 	}
 	for _, l := range locks {
 		_ = l.Release(ctx)
@@ -139,7 +138,8 @@ func TestChainVerifiedHerdMissing(t *testing.T) {
 }
 
 // TestServerViewRefused: a member that refuses the four-letter words
-// leaves the links inferred and says so; nothing breaks.
+// leaves the links inferred and says so in ServerViewNote (which `ls`
+// prints: cmd's TestWriteLsTextHeader); nothing breaks.
 func TestServerViewRefused(t *testing.T) {
 	c := sandboxtest.Start(t, sandbox.Options{Members: 1, TickTime: 100 * time.Millisecond,
 		ExtraConfig: []string{"4lw.commands.whitelist=srvr,ruok"}})
@@ -168,10 +168,5 @@ func TestServerViewRefused(t *testing.T) {
 	q := queueOf(snap, p)
 	if q == nil || q.Nodes.Len() != 2 || q.Nodes.At(1).Link != LinkInferred || q.Nodes.At(1).Client != "" {
 		t.Fatalf("queue %+v", q)
-	}
-	var b strings.Builder
-	_ = WriteText(&b, snap)
-	if !strings.Contains(b.String(), "server view: off") {
-		t.Errorf("text does not say the server view is off:\n%s", b.String())
 	}
 }

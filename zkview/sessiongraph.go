@@ -541,7 +541,7 @@ func (w *Watcher) cycleEventsLocked(old, cur []Deadlock, now time.Time) {
 	for _, d := range old {
 		if !has[key(d)] && d.State != CycleSelfWait {
 			w.emitLocked(Event{At: now, Kind: EventWarning, Path: d.Paths[0],
-				Text: "cross-lock cycle cleared: " + sessionList(d.Sessions)})
+				Text: "cross-lock cycle cleared: " + CycleText(d.Sessions)})
 		}
 	}
 }
@@ -552,11 +552,11 @@ func DeadlockText(d Deadlock, now time.Time) string {
 	var b strings.Builder
 	switch d.State {
 	case CycleDeadlock:
-		fmt.Fprintf(&b, "cross-lock deadlock, no handoff for %s: ", fmtGap(now.Sub(d.Since)))
+		fmt.Fprintf(&b, "cross-lock deadlock, no handoff for %s: ", GapText(now.Sub(d.Since)))
 	case CycleSelfWait:
 		b.WriteString("self-wait: ")
 	default:
-		fmt.Fprintf(&b, "cross-lock cycle, %s old (a deadlock if it stands %s with no handoff): ", fmtGap(now.Sub(d.Since)), DeadlockAfter)
+		fmt.Fprintf(&b, "cross-lock cycle, %s old (a deadlock if it stands %s with no handoff): ", GapText(now.Sub(d.Since)), DeadlockAfter)
 	}
 	for i, wt := range d.Waits {
 		if i > 0 {
@@ -571,8 +571,9 @@ func DeadlockText(d Deadlock, now time.Time) string {
 	return b.String()
 }
 
-// sessionList is "0x1 → 0x2 → 0x1", or "0x1" for one session.
-func sessionList(ss []int64) string {
+// CycleText is a cycle's sessions in wait order, back to the first:
+// "0x1 → 0x2 → 0x1", or "0x1" for one session (a self-wait).
+func CycleText(ss []int64) string {
 	parts := make([]string, 0, len(ss)+1)
 	for _, s := range ss {
 		parts = append(parts, SessionHex(s))

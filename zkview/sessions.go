@@ -38,6 +38,11 @@ import (
 // one look at the console.
 const DeadlockAfter = 5 * time.Second
 
+// SessionsCaveat is said wherever a cycle over sessions is shown.
+const SessionsCaveat = "A session is not a thread: two threads of one process sharing one session show as one session, " +
+	"and a cycle through it can include a holder that would release on its own. " +
+	"What to judge by is how long the cycle has stood with no handoff."
+
 // States of a Deadlock, as `zklock sessions --json` writes them.
 const (
 	// CycleDeadlock: a cycle that has stood DeadlockAfter or longer with

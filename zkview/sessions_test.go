@@ -1,11 +1,9 @@
 package zkview
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -568,59 +566,5 @@ func TestSessionsBlocksMatchBruteForce(t *testing.T) {
 				t.Fatalf("round %d: session %d is on a cycle none reports: %+v", round, s, snap.Deadlocks)
 			}
 		}
-	}
-}
-
-// The text and JSON of `zklock sessions`: the blocker first, the cycle
-// spelled out with the caveat, everything from ZooKeeper sanitized.
-func TestSessionsTextAndJSON(t *testing.T) {
-	evil := "/locks/\x1b]0;pwned\a"
-	a := mutexQ("/locks/a", hold(1, 1, time.Minute), wait(2, 2, 10*time.Second))
-	b := mutexQ(evil, hold(1, 2, time.Minute), wait(2, 1, 20*time.Second), wait(3, 3, 30*time.Second))
-	b.Nodes.At(2).Client = "\x1b[2J"
-	snap := snapOf(a, b)
-	ss := SessionsOf(snap)
-	var out strings.Builder
-	if err := WriteSessionsText(&out, ss); err != nil {
-		t.Fatal(err)
-	}
-	text := out.String()
-	t.Log("\n" + text)
-	lines := strings.Split(text, "\n")
-	if !strings.HasPrefix(lines[0], "SESSION") || !strings.HasPrefix(lines[1], "0x2 ") {
-		t.Errorf("the root blocker (0x2, blocking 2) is not first:\n%s", text)
-	}
-	for _, want := range []string{
-		"CROSS-LOCK DEADLOCK: 0x1 → 0x2 → 0x1, no handoff for 10.0s",
-		"0x1 (10.0.0.1:4000) holds /locks/a #1; waits on /locks/\\x1b]0;pwned\\x07 #2 since 03:11:44, held by 0x2 (#1)",
-		"A session is not a thread",
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("text lacks %q:\n%s", want, text)
-		}
-	}
-	if strings.ContainsAny(text, "\x1b\a") {
-		t.Error("raw control characters in the text")
-	}
-	out.Reset()
-	if err := WriteSessionsJSON(&out, ss); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(out.String(), `\u001b`) || !strings.Contains(out.String(), `\\x1b]0;pwned`) {
-		t.Errorf("json not sanitized:\n%s", out.String())
-	}
-	if !strings.HasPrefix(out.String(), "{\n  \"schema\": 1,\n  \"at\": ") {
-		t.Errorf("json does not open with the schema version, then at:\n%s", out.String())
-	}
-	var js JSONSessions
-	if err := json.Unmarshal([]byte(out.String()), &js); err != nil {
-		t.Fatal(err)
-	}
-	if js.Schema != SessionsSchema {
-		t.Errorf("json schema %d, want %d", js.Schema, SessionsSchema)
-	}
-	if len(js.Sessions) != 3 || js.Sessions[0].Session != "0x2" || js.Sessions[0].Blocks != 2 || js.Sessions[0].OldestWait != 30 ||
-		len(js.Deadlocks) != 1 || js.Deadlocks[0].State != "deadlock" || js.Deadlocks[0].Waits[1].HolderNode != "lock-0000000001" {
-		t.Errorf("json %+v", js)
 	}
 }

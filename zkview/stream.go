@@ -590,7 +590,7 @@ func (c Change) ToJSON() JSONChange {
 		seq := n.Seq
 		j.Node, j.Seq, j.Kind, j.Recipe = SanitizeString(n.Name, 0), &seq, n.KindName(), n.Recipe.String()
 		j.Parent, j.Role = SanitizeString(n.Parent, 0), n.Role.String()
-		j.Session, j.Client, j.Data = SessionHex(n.Session), SanitizeString(n.Client, 0), dataText(*n, 0)
+		j.Session, j.Client, j.Data = SessionHex(n.Session), SanitizeString(n.Client, 0), n.DataText(0)
 		j.From = SanitizeString(c.From, 0)
 		j.HeldS, j.WaitedS = seconds(c.Held), seconds(c.Waited)
 	}

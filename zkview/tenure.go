@@ -57,7 +57,7 @@ func (n Node) TenureText(now time.Time) string {
 	if start.IsZero() {
 		return ""
 	}
-	d := fmtGap(now.Sub(start))
+	d := GapText(now.Sub(start))
 	switch b {
 	case BoundEarliest:
 		return "≤" + d

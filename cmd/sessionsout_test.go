@@ -1,0 +1,75 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"zklock/lockops"
+	"zklock/zkview"
+)
+
+// TestSessionsTextAndJSON: the text and JSON of `zklock sessions`: the
+// blocker first, the cycle spelled out with the caveat, everything from
+// ZooKeeper sanitized.
+func TestSessionsTextAndJSON(t *testing.T) {
+	at := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
+	// node is a plain lock node of session s, holding or waiting since d
+	// before at.
+	node := func(seq int32, s int64, role lockops.Role, d time.Duration) zkview.Node {
+		return zkview.Node{Name: fmt.Sprintf("lock-%010d", seq), Seq: seq, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
+			Role: role, Believes: role, Session: s, Client: fmt.Sprintf("10.0.0.%d:4000", s), Since: at.Add(-d), SinceExact: true}
+	}
+	evil := zkview.Queue{Path: "/locks/\x1b]0;pwned\a", State: zkview.PathPresent, Type: zkview.TypeMutex, Nodes: zkview.NodesOf(
+		node(1, 2, lockops.RoleHolder, time.Minute), node(2, 1, lockops.RoleWaiting, 20*time.Second), node(3, 3, lockops.RoleWaiting, 30*time.Second))}
+	evil.Nodes.At(2).Client = "\x1b[2J"
+	a := zkview.Queue{Path: "/locks/a", State: zkview.PathPresent, Type: zkview.TypeMutex, Nodes: zkview.NodesOf(
+		node(1, 1, lockops.RoleHolder, time.Minute), node(2, 2, lockops.RoleWaiting, 10*time.Second))}
+	queues := []zkview.Queue{evil, a} // by path
+	ss := zkview.SessionsOf(&zkview.Snapshot{At: at, Queues: queues, Deadlocks: zkview.FindDeadlocks(queues, at)})
+	var out strings.Builder
+	if err := writeSessionsText(&out, ss); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	t.Log("\n" + text)
+	lines := strings.Split(text, "\n")
+	if !strings.HasPrefix(lines[0], "SESSION") || !strings.HasPrefix(lines[1], "0x2 ") {
+		t.Errorf("the root blocker (0x2, blocking 2) is not first:\n%s", text)
+	}
+	for _, want := range []string{
+		"CROSS-LOCK DEADLOCK: 0x1 → 0x2 → 0x1, no handoff for 10.0s",
+		"0x1 (10.0.0.1:4000) holds /locks/a #1; waits on /locks/\\x1b]0;pwned\\x07 #2 since 03:11:44, held by 0x2 (#1)",
+		"A session is not a thread",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.ContainsAny(text, "\x1b\a") {
+		t.Error("raw control characters in the text")
+	}
+	out.Reset()
+	if err := writeSessionsJSON(&out, ss); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), `\u001b`) || !strings.Contains(out.String(), `\\x1b]0;pwned`) {
+		t.Errorf("json not sanitized:\n%s", out.String())
+	}
+	if !strings.HasPrefix(out.String(), "{\n  \"schema\": 1,\n  \"at\": ") {
+		t.Errorf("json does not open with the schema version, then at:\n%s", out.String())
+	}
+	var js zkview.JSONSessions
+	if err := json.Unmarshal([]byte(out.String()), &js); err != nil {
+		t.Fatal(err)
+	}
+	if js.Schema != zkview.SessionsSchema {
+		t.Errorf("json schema %d, want %d", js.Schema, zkview.SessionsSchema)
+	}
+	if len(js.Sessions) != 3 || js.Sessions[0].Session != "0x2" || js.Sessions[0].Blocks != 2 || js.Sessions[0].OldestWait != 30 ||
+		len(js.Deadlocks) != 1 || js.Deadlocks[0].State != "deadlock" || js.Deadlocks[0].Waits[1].HolderNode != "lock-0000000001" {
+		t.Errorf("json %+v", js)
+	}
+}
