@@ -228,10 +228,10 @@ func entryOrder(e Entry, n *ParsedName) int {
 // ChangeOwned is Change for a caller that owns q and keeps only the
 // Ordering it returns, as zkview's model keeps one per queue: nodes
 // leaving from anywhere and nodes joining at the tail are applied in q's
-// own array (nodes leaving from the head by slicing it, from elsewhere by
-// moving the entries after them), so a change allocates nothing and moves
-// at most the entries after the first one removed; any other change is
-// Change's. It returns what Change would return. Once it returns true, q
+// own array (the entries on the shorter side of a node that leaves move
+// over it), so a change allocates nothing but the array's growth, and a
+// waiter leaving near the head moves the few entries before it; any
+// other change is Change's. It returns what Change would return. Once it returns true, q
 // and every Ordering sharing its Entries must not be read again; when it
 // returns false, q is as it was.
 func (q Ordering) ChangeOwned(added, removed []string) (next Ordering, touched []int, ok bool) {
@@ -269,26 +269,44 @@ func (q Ordering) ChangeOwned(added, removed []string) (next Ordering, touched [
 		return Ordering{}, nil, false // nothing joined after all: Order decides, as in Change
 	}
 
-	// Leaving from the head: a slice of the array.
-	h := 0
-	for h < len(c.cut) && c.cut[h] == h {
-		h++
-	}
-	clear(E[:h]) // let go of their names
-	E = E[h:]
+	// The entry after each one that leaves may have a new role or
+	// predecessor: its index once they are gone.
 	edges := []int{0}
-	// Leaving from elsewhere: the entries after each one move down.
-	if rest := c.cut[h:]; len(rest) > 0 {
-		w, r := rest[0]-h, rest[0]-h
-		for _, ci := range rest {
-			ci -= h
+	for _, ci := range c.cut {
+		next := ci + 1
+		for _, isCut := slices.BinarySearch(c.cut, next); isCut; _, isCut = slices.BinarySearch(c.cut, next) {
+			next++
+		}
+		if next < len(E) {
+			before, _ := slices.BinarySearch(c.cut, next)
+			edges = append(edges, next-before)
+		}
+	}
+	// Leaving: the shorter side of each moves (the entries before one
+	// that leaves from the front half move up, and the array is sliced;
+	// those after one from the back half move down), so a waiter leaving
+	// near the head moves the few before it, not the many after it.
+	f, _ := slices.BinarySearch(c.cut, len(E)/2)
+	if back := c.cut[f:]; len(back) > 0 {
+		w, r := back[0], back[0]
+		for _, ci := range back {
 			w += copy(E[w:], E[r:ci])
 			r = ci + 1
-			edges = append(edges, w) // the entry that now follows a removed one
 		}
 		w += copy(E[w:], E[r:])
 		clear(E[w:])
 		E = E[:w]
+	}
+	if f > 0 {
+		for k := f - 1; k >= 0; k-- {
+			lo, shift := 0, f-k
+			if k > 0 {
+				lo = c.cut[k-1] + 1
+			}
+			copy(E[lo+shift:c.cut[k]+shift], E[lo:c.cut[k]])
+		}
+		clear(E[:f]) // let go of their names
+		E = E[f:]
 	}
 	fresh := make([]int, 0, len(join))
 	for _, a := range join {
