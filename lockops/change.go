@@ -175,9 +175,17 @@ func (q Ordering) change(c aChange) (next Ordering, touched []int, ok bool) {
 	for _, f := range fresh {
 		edges = append(edges, f+1) // the entry after an added one
 	}
+	return Ordering{Entries: out, changeable: true}, settle(out, edges, fresh), true
+}
+
+// settle gives the entries of out at edges (and the added ones, fresh,
+// both indexes in out) the role and predecessor their place says, and
+// returns the indexes of those added or changed, ascending: in the shape
+// Change handles, the first entry holds and each other waits on the one
+// before it.
+func settle(out []Entry, edges, fresh []int) (touched []int) {
 	slices.Sort(edges)
-	edges = slices.Compact(edges)
-	for _, at := range edges {
+	for _, at := range slices.Compact(edges) {
 		if at >= len(out) {
 			continue
 		}
@@ -192,7 +200,7 @@ func (q Ordering) change(c aChange) (next Ordering, touched []int, ok bool) {
 			e.Role, e.Believes, e.Watches, e.Predecessor = role, role, pred, pred
 		}
 	}
-	return Ordering{Entries: out, changeable: true}, touched, true
+	return touched
 }
 
 // Changeable says whether q is of the shape Change handles: lock nodes
@@ -314,22 +322,5 @@ func (q Ordering) ChangeOwned(added, removed []string) (next Ordering, touched [
 		edges = append(edges, len(E))
 		E = append(E, Entry{ParsedName: a})
 	}
-	slices.Sort(edges)
-	edges = slices.Compact(edges)
-	for _, at := range edges {
-		if at >= len(E) {
-			continue
-		}
-		e := &E[at]
-		_, isFresh := slices.BinarySearch(fresh, at)
-		pred, role := "", RoleHolder
-		if at > 0 {
-			pred, role = E[at-1].Name, RoleWaiting
-		}
-		if isFresh || e.Role != role || e.Predecessor != pred || e.Believes != role || e.Watches != pred {
-			touched = append(touched, at)
-			e.Role, e.Believes, e.Watches, e.Predecessor = role, role, pred, pred
-		}
-	}
-	return Ordering{Entries: E, changeable: true}, touched, true
+	return Ordering{Entries: E, changeable: true}, settle(E, edges, fresh), true
 }
