@@ -71,7 +71,7 @@ func (w *Watcher) rebuildLocked() bool {
 // judge by; nil when the servers do not tell.
 func (w *Watcher) usableServerView(now time.Time) *serverView {
 	sv := w.sv
-	if sv == nil || !sv.ok || now.Sub(sv.at) > 3*w.cfg.ServerViewEvery+fourLetterTimeout {
+	if sv == nil || !sv.ok || now.Sub(sv.at) > 3*max(w.cfg.ServerViewEvery, w.svEvery)+fourLetterTimeout {
 		return nil
 	}
 	return sv

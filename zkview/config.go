@@ -70,6 +70,13 @@ const (
 	noAuthRetry = 30 * time.Second
 	// fourLetterTimeout bounds one four-letter word to one member.
 	fourLetterTimeout = 5 * time.Second
+	// serverViewShare: the polls are spaced by at least this many times
+	// the slowest member's answer, which bounds what they cost a member
+	// to half a percent of a core whatever the ensemble's size (the
+	// answer's time is the member's work writing out every connection and
+	// watch, and then some): 10 s at 10,000 sessions (about 45 ms), more
+	// for more.
+	serverViewShare = 200
 	// missingGrace: a waiter is only judged to have no watch once its
 	// watch target has been the same for this long before the poll began;
 	// a client needs a few round trips to set the watch after a change.
@@ -97,8 +104,9 @@ type Config struct {
 	// who each session is and which watches really exist; off by default
 	// because most ensembles do not allow them.
 	ServerView bool
-	// ServerViewEvery spaces the polls (DefaultServerViewEvery). Never on
-	// the hot path: a change to a queue costs no four-letter word.
+	// ServerViewEvery spaces the polls (DefaultServerViewEvery), or
+	// further when the members take long to answer (serverViewShare).
+	// Never on the hot path: a change to a queue costs no four-letter word.
 	ServerViewEvery time.Duration
 	// Members are the addresses asked; default Session.Servers().
 	Members []string

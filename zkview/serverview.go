@@ -25,18 +25,25 @@ type serverView struct {
 	self     int64                     // the monitor's own session: not a contender
 }
 
-// runServerView polls at start, every ServerViewEvery, and on Refresh.
+// runServerView polls at start, then every ServerViewEvery, or
+// serverViewShare times the slowest answer when that is longer, and on
+// Refresh.
 func (w *Watcher) runServerView() {
 	defer w.wg.Done()
-	t := time.NewTicker(w.cfg.ServerViewEvery)
+	t := time.NewTimer(w.cfg.ServerViewEvery)
 	defer t.Stop()
 	first := true
 	for {
-		w.pollServers()
+		took := w.pollServers()
+		every := pollSpacing(w.cfg.ServerViewEvery, took)
+		w.mu.Lock()
+		w.svEvery = every
+		w.mu.Unlock()
 		if first {
 			first = false
 			close(w.svDone)
 		}
+		t.Reset(every)
 		select {
 		case <-w.ctx.Done():
 			return
@@ -46,16 +53,23 @@ func (w *Watcher) runServerView() {
 	}
 }
 
+// pollSpacing is how far apart polls go: every, or serverViewShare times
+// took, the slowest member's answer, when that is longer.
+func pollSpacing(every, took time.Duration) time.Duration {
+	return max(every, took*serverViewShare)
+}
+
 // memberReply is one member's answers.
 type memberReply struct {
 	addr       string
 	cons, wchc string
 	err        error
+	took       time.Duration // both answers, asked at once
 }
 
 // pollServers asks every member for `cons` and `wchc` at once, merges the
-// answers, and publishes them.
-func (w *Watcher) pollServers() {
+// answers, and publishes them; took is the slowest member's answer.
+func (w *Watcher) pollServers() (took time.Duration) {
 	start := w.cfg.Now()
 	ctx, cancel := context.WithTimeout(w.ctx, fourLetterTimeout)
 	defer cancel()
@@ -66,6 +80,8 @@ func (w *Watcher) pollServers() {
 		go func() {
 			defer wg.Done()
 			r := memberReply{addr: addr}
+			asked := time.Now()
+			defer func() { r.took = time.Since(asked); replies[i] = r }()
 			var cerr, werr error
 			var inner sync.WaitGroup
 			inner.Add(2)
@@ -76,12 +92,16 @@ func (w *Watcher) pollServers() {
 			go func() { defer inner.Done(); r.wchc, werr = fourletter.Ask(ctx, addr, "wchc", dial) }()
 			inner.Wait()
 			r.err = errors.Join(cerr, werr)
-			replies[i] = r
 		}()
 	}
 	wg.Wait()
+	for _, r := range replies {
+		if r.err == nil {
+			took = max(took, r.took)
+		}
+	}
 	if w.ctx.Err() != nil {
-		return
+		return took
 	}
 	sv, note := mergeServerView(replies)
 	sv.start, sv.at = start, w.cfg.Now()
@@ -102,6 +122,7 @@ func (w *Watcher) pollServers() {
 	w.sv, w.svNote = sv, note
 	w.allDirty = true
 	w.markDirtyLocked()
+	return took
 }
 
 // mergeServerView merges the members' answers; note says what is missing

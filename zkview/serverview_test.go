@@ -170,3 +170,22 @@ func TestServerViewRefused(t *testing.T) {
 		t.Fatalf("queue %+v", q)
 	}
 }
+
+// TestPollSpacing: polls are ServerViewEvery apart, or further when the
+// members answer slowly, so that answering costs a member at most half a
+// percent of the time.
+func TestPollSpacing(t *testing.T) {
+	for _, tc := range []struct{ every, took, want time.Duration }{
+		{10 * time.Second, 45 * time.Millisecond, 10 * time.Second},
+		{10 * time.Second, 0, 10 * time.Second},
+		{10 * time.Second, 450 * time.Millisecond, 90 * time.Second},
+		{time.Second, 20 * time.Millisecond, 4 * time.Second},
+	} {
+		if got := pollSpacing(tc.every, tc.took); got != tc.want {
+			t.Errorf("every %v, answers in %v: %v, want %v", tc.every, tc.took, got, tc.want)
+		}
+		if got := pollSpacing(tc.every, tc.took); tc.took > 0 && float64(tc.took)/float64(got) > 0.005 {
+			t.Errorf("every %v, answers in %v: the polls take %.2f%% of the time", tc.every, tc.took, 100*float64(tc.took)/float64(got))
+		}
+	}
+}

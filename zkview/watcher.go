@@ -73,6 +73,7 @@ type Watcher struct {
 	synced      chan struct{}
 	sv          *serverView
 	svNote      string
+	svEvery     time.Duration // the polls' spacing in force (pollSpacing)
 	pending     []Event
 	dropped     int
 	snap        *Snapshot
