@@ -36,7 +36,8 @@
 //     absent and NoAuth paths, discovery under roots, fetching new nodes).
 //   - recursive.go: the same path followed by one persistent recursive
 //     watch (ZooKeeper 3.6+ addWatch, through the patched go-zookeeper in
-//     third_party): each batch of events applied at once without a
+//     third_party), its first listing sent right behind the addWatch
+//     (one round trip): each batch of events applied at once without a
 //     listing; within auditSoon after it (at most once per auditSoon) one
 //     exists as a barrier that tells whether the server left a change
 //     unreported; a listing again after a reconnection, a new session or

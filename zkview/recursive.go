@@ -69,8 +69,16 @@ func (w *Watcher) runPathRecursive(pw *pathWatch) bool {
 		if !w.waitSynced(ctx) {
 			return true
 		}
-		ch, err := call(ctx, w, func() (<-chan zk.Event, error) {
-			return w.zc.AddWatch(pw.abs, true)
+		issued := w.cfg.Now()
+		set, err := call(ctx, w, func() (watchSet, error) {
+			// The listing goes out right behind the addWatch, without
+			// waiting for its answer: the server answers in order, so
+			// once the watch is set the listing was read with it in place
+			// and the two miss nothing between them. One round trip.
+			pending := w.zc.AddWatchAsync(pw.abs, true)
+			l, lerr := w.listChildren(pw)
+			ch, err := pending.Wait()
+			return watchSet{ch: ch, issued: issued, l: l, err: lerr}, err
 		})
 		switch {
 		case ctx.Err() != nil:
@@ -88,8 +96,8 @@ func (w *Watcher) runPathRecursive(pw *pathWatch) bool {
 			}
 			continue
 		}
-		rw := &recursiveWatch{ch: ch}
-		ok := w.followRecursive(ctx, pw, rw, gen, resync)
+		rw := &recursiveWatch{ch: set.ch}
+		ok := w.followRecursive(ctx, pw, rw, gen, resync, set)
 		if rw.noAuth {
 			_ = w.zc.RemovePersistentWatch(pw.abs)
 			return false
@@ -102,11 +110,20 @@ func (w *Watcher) runPathRecursive(pw *pathWatch) bool {
 	return true
 }
 
-// followRecursive reads pw once, then applies the watch's events until
-// the watch ends (true: set it again and read again) or pw is dropped
-// (false).
-func (w *Watcher) followRecursive(ctx context.Context, pw *pathWatch, rw *recursiveWatch, gen uint64, resync <-chan struct{}) bool {
-	if !w.readRecursive(ctx, pw, rw, gen) && (ctx.Err() != nil || rw.noAuth) {
+// watchSet is a persistent watch just set and the listing read right
+// behind it (runPathRecursive).
+type watchSet struct {
+	ch     <-chan zk.Event
+	issued time.Time // when the two were asked for
+	l      listing
+	err    error // the listing's
+}
+
+// followRecursive takes pw's first listing, read with the watch's
+// addWatch (set), then applies the watch's events until the watch ends
+// (true: set it again and read again) or pw is dropped (false).
+func (w *Watcher) followRecursive(ctx context.Context, pw *pathWatch, rw *recursiveWatch, gen uint64, resync <-chan struct{}, set watchSet) bool {
+	if !w.takeListing(ctx, pw, rw, gen, set.issued, set.l, set.err) && (ctx.Err() != nil || rw.noAuth) {
 		return false
 	}
 	auditAt := time.Now().Add(w.auditEvery())
@@ -243,14 +260,23 @@ func (w *Watcher) emitOverflow(pw *pathWatch) {
 // (absent, an error: the path's state says which).
 func (w *Watcher) readRecursive(ctx context.Context, pw *pathWatch, rw *recursiveWatch, gen uint64) bool {
 	issued := w.cfg.Now()
-	l, err := call(ctx, w, func() (listing, error) {
-		kids, st, err := w.zc.Children(pw.abs)
-		l := listing{names: kids, czxid: czxidOf(st)}
-		if st != nil {
-			l.cversion = st.Cversion
-		}
-		return l, err
-	})
+	l, err := call(ctx, w, func() (listing, error) { return w.listChildren(pw) })
+	return w.takeListing(ctx, pw, rw, gen, issued, l, err)
+}
+
+// listChildren lists pw without a watch (the persistent watch covers it).
+func (w *Watcher) listChildren(pw *pathWatch) (listing, error) {
+	kids, st, err := w.zc.Children(pw.abs)
+	l := listing{names: kids, czxid: czxidOf(st)}
+	if st != nil {
+		l.cversion = st.Cversion
+	}
+	return l, err
+}
+
+// takeListing merges a listing of pw asked for at issued, or records why
+// there is none (readRecursive).
+func (w *Watcher) takeListing(ctx context.Context, pw *pathWatch, rw *recursiveWatch, gen uint64, issued time.Time, l listing, err error) bool {
 	switch {
 	case err == nil:
 		rw.cversion, rw.seen, rw.listedAt = l.cversion, 0, issued

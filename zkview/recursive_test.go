@@ -1,7 +1,13 @@
 package zkview
 
 import (
+	"encoding/binary"
+	"io"
+	"net"
 	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -80,3 +86,144 @@ func TestChildWatchFallback(t *testing.T) {
 
 // opAddWatch is addWatch's opcode (ZooKeeper 3.6+).
 const opAddWatch = 106
+
+// TestRefusedAddWatchFallback: a server that answers addWatch with
+// ZUNIMPLEMENTED (older than 3.6) leaves children watches. The listing
+// sent behind each refused addWatch is not taken for a watched one; the
+// monitor says which mode it uses and follows every queue by listing it.
+func TestRefusedAddWatchFallback(t *testing.T) {
+	c := testCluster(t)
+	root := testPath(t)
+	raw := rawConn(t, c.Servers())
+	paths := []string{root + "/a", root + "/b", root + "/c"}
+	first := map[string]string{}
+	for _, p := range paths {
+		mkdirs(t, raw, p)
+		first[p] = createSeq(t, raw, p, "lock-", nil)
+	}
+	d := &refusingDialer{}
+	mon := session(t, c.Servers(), lockops.WithDialer(d.dial))
+	w := watch(t, mon, Config{Paths: paths})
+	waitFor(t, w, 10*time.Second, "every queue read, watched by children watches", func(s *Snapshot) bool {
+		for _, p := range paths {
+			if !slices.Contains(names(queueOf(s, p)), first[p]) {
+				return false
+			}
+		}
+		return s.WatchMode == ModeChildren
+	})
+	if d.refused.Load() == 0 {
+		t.Fatal("no addWatch was refused")
+	}
+	for _, p := range paths {
+		n := createSeq(t, raw, p, "lock-", nil)
+		if err := raw.Delete(p+"/"+first[p], -1); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, w, 10*time.Second, "the create and the delete in "+p, func(s *Snapshot) bool {
+			got := names(queueOf(s, p))
+			return slices.Contains(got, n) && !slices.Contains(got, first[p])
+		})
+	}
+	if !slices.ContainsFunc(w.events(), func(ev Event) bool { return strings.Contains(ev.Text, "refuses persistent watches") }) {
+		t.Error("no event says that the server refuses persistent watches")
+	}
+}
+
+// refusingDialer connects through refusingConn, which answers every
+// addWatch itself with ZUNIMPLEMENTED, as a server before 3.6 does.
+type refusingDialer struct{ refused atomic.Int64 }
+
+func (d *refusingDialer) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
+	conn, err := net.DialTimeout(network, addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	rc := &refusingConn{Conn: conn, d: d, first: true}
+	rc.cond = sync.NewCond(&rc.mu)
+	go rc.readFrames()
+	return rc, nil
+}
+
+// refusingConn hands the client the server's replies and its own
+// refusals in order: a refusal goes in when the addWatch is written, so
+// before the reply to any request written after it.
+type refusingConn struct {
+	net.Conn
+	d     *refusingDialer
+	wmu   sync.Mutex
+	first bool // the connect request carries no xid or opcode
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	frames [][]byte // to hand to the client, each a whole packet
+	err    error    // the server's link failed: after the frames
+	cur    []byte   // what Read has not handed over of the current frame
+}
+
+// readFrames reads the server's packets whole.
+func (c *refusingConn) readFrames() {
+	for {
+		hdr := make([]byte, 4)
+		_, err := io.ReadFull(c.Conn, hdr)
+		var pkt []byte
+		if err == nil {
+			pkt = make([]byte, 4+binary.BigEndian.Uint32(hdr))
+			copy(pkt, hdr)
+			_, err = io.ReadFull(c.Conn, pkt[4:])
+		}
+		c.mu.Lock()
+		if err != nil {
+			c.err = err
+		} else {
+			c.frames = append(c.frames, pkt)
+		}
+		c.cond.Broadcast()
+		c.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (c *refusingConn) Read(b []byte) (int, error) {
+	if len(c.cur) == 0 {
+		c.mu.Lock()
+		for len(c.frames) == 0 && c.err == nil {
+			c.cond.Wait()
+		}
+		if len(c.frames) == 0 {
+			err := c.err
+			c.mu.Unlock()
+			return 0, err
+		}
+		c.cur, c.frames = c.frames[0], c.frames[1:]
+		c.mu.Unlock()
+	}
+	n := copy(b, c.cur)
+	c.cur = c.cur[n:]
+	return n, nil
+}
+
+// Write passes each request on (go-zookeeper writes one whole packet a
+// call), except an addWatch, answered here.
+func (c *refusingConn) Write(b []byte) (int, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.first || len(b) < 12 || int32(binary.BigEndian.Uint32(b[8:12])) != opAddWatch {
+		c.first = false
+		return c.Conn.Write(b)
+	}
+	// The reply header: length, xid, zxid, error (ZUNIMPLEMENTED).
+	reply := make([]byte, 4+16)
+	binary.BigEndian.PutUint32(reply[0:4], 16)
+	copy(reply[4:8], b[4:8])
+	zUnimplemented := int32(-6)
+	binary.BigEndian.PutUint32(reply[16:20], uint32(zUnimplemented))
+	c.d.refused.Add(1)
+	c.mu.Lock()
+	c.frames = append(c.frames, reply)
+	c.cond.Broadcast()
+	c.mu.Unlock()
+	return len(b), nil
+}

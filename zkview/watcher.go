@@ -314,12 +314,23 @@ func (w *Watcher) runPump() {
 		case <-w.ctx.Done():
 			return
 		case <-w.kick:
+			w.mu.Lock()
+			loading := !w.pictured
+			// The picture is complete: shown now, not at the next
+			// loading frame (up to loadingFrame later).
+			complete := loading && w.initPending <= 0
+			w.mu.Unlock()
+			if complete {
+				if timer != nil {
+					timer.Stop()
+				}
+				timerC = nil
+				build()
+				continue
+			}
 			if timerC != nil {
 				continue // already scheduled
 			}
-			w.mu.Lock()
-			loading := !w.pictured
-			w.mu.Unlock()
 			wait, every := budget.wait(time.Now(), loading)
 			if loading {
 				every = minPublish // filling in, not coalescing: the header says "reading"

@@ -55,26 +55,79 @@ import (
 // persistent watch turns the server's watch on that path into a one-shot
 // one. Do not mix the two on one path.
 func (c *Conn) AddWatch(path string, recursive bool) (<-chan Event, error) {
+	return c.AddWatchAsync(path, recursive).Wait()
+}
+
+// zklock patch (patch 3): AddWatchAsync and PendingWatch.
+
+// AddWatchAsync sends the request of AddWatch and returns without waiting
+// for the server's answer; Wait on the result returns what AddWatch would
+// have. Between the two the caller may send more requests, so that setting
+// a watch and reading what it covers take one round trip instead of two.
+//
+// Requests are sent in the order they are queued, and the server answers a
+// session's requests in the order it received them. A request the same
+// goroutine makes after AddWatchAsync returns (Children, Exists, Get...)
+// therefore goes out after the addWatch and, when Wait returns no error, is
+// answered after it: the watch was in place before that request was
+// served, so a listing read that way and the watch's events together miss
+// no change. Should the connection drop between the two answers, the watch
+// is set again with the session's other watches and receives EventSession,
+// as after any reconnection: read again then.
+//
+// When Wait returns an error, no watch was set, and a request made after
+// AddWatchAsync may have been sent on a later connection: do not rely on
+// its answer to complement a watch.
+func (c *Conn) AddWatchAsync(path string, recursive bool) *PendingWatch {
 	if err := validatePath(path, false); err != nil {
-		return nil, err
+		return &PendingWatch{c: c, done: true, err: err}
 	}
 	mode, wType := AddWatchModePersistent, watchTypePersistent
 	if recursive {
 		mode, wType = AddWatchModePersistentRecursive, watchTypePersistentRecursive
 	}
 
-	var ech <-chan Event
-	_, err := c.request(opAddWatch, &addWatchRequest{Path: path, Mode: int32(mode)}, &addWatchResponse{}, func(req *request, res *responseHeader, err error) {
+	p := &PendingWatch{c: c}
+	p.recv = c.queueRequest(opAddWatch, &addWatchRequest{Path: path, Mode: int32(mode)}, &addWatchResponse{}, func(req *request, res *responseHeader, err error) {
 		// Runs in the receive loop before it reads the next packet, so no
-		// event after the server's answer can miss the new watcher.
+		// event after the server's answer can miss the new watcher, and the
+		// watcher is registered before the answer to any later request is
+		// read.
 		if err == nil {
-			ech = c.addPersistentWatcher(path, wType)
+			p.ech = c.addPersistentWatcher(path, wType)
 		}
 	})
-	if err != nil {
-		return nil, err
+	return p
+}
+
+// PendingWatch is an addWatch request sent by AddWatchAsync. It is not
+// safe for concurrent use.
+type PendingWatch struct {
+	c    *Conn
+	recv <-chan response
+	ech  <-chan Event // set by the receive loop before the answer is on recv
+	done bool
+	err  error
+}
+
+// Wait waits for the server's answer and returns the watch's channel, or
+// the error AddWatch would have returned. Later calls return the same.
+func (p *PendingWatch) Wait() (<-chan Event, error) {
+	if !p.done {
+		p.done = true
+		select {
+		case r := <-p.recv:
+			p.err = r.err
+		case <-p.c.shouldQuit:
+			// As in request: the answer may still come, and with it a
+			// watcher; Close ends that watcher with the others.
+			p.err = ErrConnectionClosed
+		}
 	}
-	return ech, nil
+	if p.err != nil {
+		return nil, p.err
+	}
+	return p.ech, nil
 }
 
 // RemovePersistentWatch ends the persistent watches of both modes on path:
