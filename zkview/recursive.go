@@ -327,6 +327,12 @@ func (w *Watcher) applyEvents(ctx context.Context, pw *pathWatch, rw *recursiveW
 			if ev.Type != zk.EventNodeCreated && ev.Type != zk.EventNodeDeleted {
 				continue
 			}
+			if (ev.Type == zk.EventNodeCreated) == rw.names[name] {
+				// The listing holds it already: a change made between the
+				// watch and the listing, counted in the listing's child
+				// version, not to be counted again in seen.
+				continue
+			}
 			if _, ok := was[name]; !ok {
 				was[name] = rw.names[name]
 			}
