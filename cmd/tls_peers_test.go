@@ -76,7 +76,10 @@ func TestTLSLeaderKill(t *testing.T) {
 		wg.Go(func() {
 			for r := range runsPerLane {
 				id := fmt.Sprintf("%d.%d", lane, r)
-				args := append(append([]string{}, flags...), "--session-timeout", "10s", "run", p, "--", "sh", "-c", script)
+				// A run may start connecting as the leader dies: the members
+				// left refuse clients until they elect another, which under
+				// the whole suite's load can pass the default 10 s.
+				args := append(append([]string{}, flags...), "--session-timeout", "10s", "--connect-timeout", "40s", "run", p, "--", "sh", "-c", script)
 				pr, err := startProc(t, bin, []string{"LOG=" + log, "ID=" + id}, args...)
 				if err != nil {
 					errs <- err.Error()
