@@ -58,6 +58,7 @@ var consoleTargets = []consoleTarget{
 	{what: "200 changes/s: change to snapshot p99 (ms)", bench: "BenchmarkSustained200", unit: "p99-ms", most: 50},
 	{what: "200 changes/s: the Watcher's share of a core (%)", bench: "BenchmarkSustained200", unit: "cpu-%-of-core", most: 10},
 	{what: "2,000 changes/s: nodes wrong after it stops (against a fresh read)", bench: "BenchmarkSustained2000", unit: "final-diff-nodes", most: 0},
+	{what: "2,000 changes/s: the largest lag, in frames of changes", bench: "BenchmarkSustained2000", unit: "max-lag-frames", most: 1},
 }
 
 // consoleTargetTable judges consoleTargets on this run's figures.

@@ -311,6 +311,9 @@ func benchSustained(b *testing.B, rate, workers int) {
 	b.ReportMetric(float64(st.maxLag), "max-lag-changes")
 	if st.frames > 0 {
 		b.ReportMetric(float64(st.changes)/float64(st.frames), "changes/frame")
+		// The largest lag in frames: how many frames' worth of changes
+		// the writer was ahead of the snapshots at worst.
+		b.ReportMetric(float64(st.maxLag)*float64(st.frames)/float64(st.changes), "max-lag-frames")
 	}
 	b.ReportMetric(float64(finalDiff)/float64(b.N), "final-diff-nodes")
 	b.ReportMetric(float64(unshown)/float64(b.N), "never-shown")
