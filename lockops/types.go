@@ -1,7 +1,7 @@
 package lockops
 
 // Kind is what a lock node asks for.
-type Kind int
+type Kind uint8
 
 const (
 	// KindOther is a child that is not a lock node (no sequence suffix, or
@@ -25,7 +25,7 @@ func (k Kind) String() string {
 }
 
 // Recipe is the client library whose naming a lock node follows.
-type Recipe int
+type Recipe uint8
 
 const (
 	RecipeUnknown Recipe = iota
@@ -57,7 +57,7 @@ func (r Recipe) String() string {
 }
 
 // Role is whether a lock node holds or waits.
-type Role int
+type Role uint8
 
 const (
 	RoleWaiting Role = iota

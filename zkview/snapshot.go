@@ -74,7 +74,7 @@ func (p PathState) String() string {
 }
 
 // LinkStatus says what the servers confirm about a waiter's watch.
-type LinkStatus int
+type LinkStatus uint8
 
 const (
 	// LinkNone: the node waits on nothing (a holder).
@@ -187,9 +187,9 @@ type Node struct {
 	Client  string // ip:port from `cons`, "" when the servers do not tell
 	Data    []byte // first bytes of the node's data (raw; sanitize to show)
 	DataLen int32  // full data length
+	Version int32
 	Ctime   time.Time
 	Mtime   time.Time
-	Version int32
 
 	// Since is when the node took its current role, as the monitor saw it:
 	// hold start for a holder, creation for a waiter. SinceExact is false
