@@ -313,7 +313,15 @@ func mergeChanged(prev Nodes, entries []lockops.Entry, changed []lockops.ParsedN
 	for k, c := range prev.chunks {
 		if l := len(c); i+l <= len(entries) && entries[i].Name == c[0].Name && entries[i+l-1].Name == c[l-1].Name &&
 			!changedWithin(&c[0], &c[l-1]) {
-			b.keep(c) // the same l nodes, none touched: none left
+			// The same l nodes, none touched: none left.
+			if k == len(prev.chunks)-1 && i+l < len(entries) && l < nodeChunk {
+				// Nodes joined after it: into its room, as at a join
+				// (buildQueueChanged), not into a small chunk of their own.
+				b.flush()
+				b.open = c
+			} else {
+				b.keep(c)
+			}
 			i += l
 			continue
 		}
