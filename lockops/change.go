@@ -62,12 +62,7 @@ func (q Ordering) prepare(added, removed []string) (aChange, bool) {
 		}
 		add = append(add, n)
 	}
-	slices.SortFunc(add, func(a, b ParsedName) int {
-		if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Name, b.Name)
-	})
+	slices.SortFunc(add, func(a, b ParsedName) int { return ChangeOrder(&a, &b) })
 	gone := make(map[string]bool, len(removed))
 	cut := make([]int, 0, len(removed)) // indexes of removed entries
 	for _, name := range removed {
@@ -224,14 +219,18 @@ func changeShaped(q Ordering) bool {
 	return true
 }
 
-// entryOrder orders an entry against a node: by sequence, then by name
-// (Order's order, for non-negative sequences).
-func entryOrder(e Entry, n *ParsedName) int {
-	if c := cmp.Compare(e.Seq, n.Seq); c != 0 {
+// ChangeOrder orders two names as Change keeps its entries: by sequence,
+// then by name; in the shape Change handles (non-negative sequences),
+// that is Order's order.
+func ChangeOrder(a, b *ParsedName) int {
+	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
 		return c
 	}
-	return cmp.Compare(e.Name, n.Name)
+	return cmp.Compare(a.Name, b.Name)
 }
+
+// entryOrder orders an entry against a name (ChangeOrder).
+func entryOrder(e Entry, n *ParsedName) int { return ChangeOrder(&e.ParsedName, n) }
 
 // ChangeOwned is Change for a caller that owns q and keeps only the
 // Ordering it returns, as zkview's model keeps one per queue: nodes
@@ -280,14 +279,12 @@ func (q Ordering) ChangeOwned(added, removed []string) (next Ordering, touched [
 	// The entry after each one that leaves may have a new role or
 	// predecessor: its index once they are gone.
 	edges := []int{0}
-	for _, ci := range c.cut {
-		next := ci + 1
-		for _, isCut := slices.BinarySearch(c.cut, next); isCut; _, isCut = slices.BinarySearch(c.cut, next) {
-			next++
+	for k, ci := range c.cut {
+		if k+1 < len(c.cut) && c.cut[k+1] == ci+1 {
+			continue // the next one leaves too
 		}
-		if next < len(E) {
-			before, _ := slices.BinarySearch(c.cut, next)
-			edges = append(edges, next-before)
+		if ci+1 < len(E) {
+			edges = append(edges, ci+1-(k+1)) // after the k+1 that leave up to here
 		}
 	}
 	// Leaving: the shorter side of each moves (the entries before one

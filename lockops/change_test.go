@@ -108,12 +108,7 @@ func TestChangeChain(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, recipe := range []string{"curator", "gozk", "kazoo", "plain"} {
 		mk := changeNamers[recipe]
-		seq := int32(0)
-		var kids []string
-		for range 5 {
-			seq++
-			kids = append(kids, mk(r, seq))
-		}
+		kids, seq := firstKids(r, mk)
 		q := Order(kids)
 		var olds []Ordering // every queue handed out, and a copy of it
 		var copies [][]Entry
@@ -154,18 +149,23 @@ func TestChangeChain(t *testing.T) {
 	}
 }
 
+// firstKids are the five nodes a chain test starts from, and the last
+// sequence used.
+func firstKids(r *rand.Rand, mk func(*rand.Rand, int32) string) (kids []string, seq int32) {
+	for range 5 {
+		seq++
+		kids = append(kids, mk(r, seq))
+	}
+	return kids, seq
+}
+
 // TestChangeOwnedChain: a queue followed by ChangeOwned alone, change
 // after change, stays Order's, with what Change says it touched.
 func TestChangeOwnedChain(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, recipe := range []string{"curator", "gozk", "kazoo", "plain"} {
 		mk := changeNamers[recipe]
-		seq := int32(0)
-		var kids []string
-		for range 5 {
-			seq++
-			kids = append(kids, mk(r, seq))
-		}
+		kids, seq := firstKids(r, mk)
 		q := Order(kids)
 		for step := range 2000 {
 			var added, removed []string
