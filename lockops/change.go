@@ -62,7 +62,7 @@ func (q Ordering) prepare(added, removed []string) (aChange, bool) {
 		}
 		add = append(add, n)
 	}
-	slices.SortFunc(add, func(a, b ParsedName) int { return ChangeOrder(&a, &b) })
+	slices.SortFunc(add, ChangeOrder)
 	gone := make(map[string]bool, len(removed))
 	cut := make([]int, 0, len(removed)) // indexes of removed entries
 	for _, name := range removed {
@@ -222,7 +222,7 @@ func changeShaped(q Ordering) bool {
 // ChangeOrder orders two names as Change keeps its entries: by sequence,
 // then by name; in the shape Change handles (non-negative sequences),
 // that is Order's order.
-func ChangeOrder(a, b *ParsedName) int {
+func ChangeOrder(a, b ParsedName) int {
 	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
 		return c
 	}
@@ -230,7 +230,7 @@ func ChangeOrder(a, b *ParsedName) int {
 }
 
 // entryOrder orders an entry against a name (ChangeOrder).
-func entryOrder(e Entry, n *ParsedName) int { return ChangeOrder(&e.ParsedName, n) }
+func entryOrder(e Entry, n *ParsedName) int { return ChangeOrder(e.ParsedName, *n) }
 
 // ChangeOwned is Change for a caller that owns q and keeps only the
 // Ordering it returns, as zkview's model keeps one per queue: nodes

@@ -1,7 +1,6 @@
 package zkview
 
 import (
-	"cmp"
 	"slices"
 	"sort"
 	"time"
@@ -29,12 +28,7 @@ func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (Queue,
 		return Queue{}, false
 	}
 	changed := qm.changed
-	slices.SortFunc(changed, func(a, b lockops.ParsedName) int {
-		if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Name, b.Name)
-	})
+	slices.SortFunc(changed, lockops.ChangeOrder)
 	changed = slices.CompactFunc(changed, func(a, b lockops.ParsedName) bool { return a.Name == b.Name })
 
 	q := Queue{
@@ -103,33 +97,51 @@ func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (Queue,
 // self-waiting nodes still are, and a joiner is when the holder's session
 // owns it too.
 func selfWaitJoined(prev *Queue, q *Queue, n int) []Warning {
-	var nodes []string
-	first := ""
-	for _, w := range prev.Warnings {
+	return selfWaitOn(q, appendSelfWaiters(selfWaitNodes(prev), q, n))
+}
+
+// selfWaitNodes are the nodes q's self-wait warning names, in queue
+// order (nil when it has none). The change builds append to this list in
+// its array when it has room, as to the nodes themselves
+// (buildQueueChanged): the list q shows ends before that room.
+func selfWaitNodes(q *Queue) []string {
+	for _, w := range q.Warnings {
 		if w.Code == WarnSelfWait {
-			// Joiners go after prev's nodes, in its array when it has
-			// room, as the nodes themselves do (buildQueueChanged).
-			nodes = w.Nodes
+			return w.Nodes
 		}
 	}
+	return nil
+}
+
+// appendSelfWaiters appends to nodes the names of q's nodes from index
+// from on that belong to its holder's session (in the change shape, the
+// one node they all wait behind is the first).
+func appendSelfWaiters(nodes []string, q *Queue, from int) []string {
 	if h := q.Nodes.At(0); h.Session != 0 {
-		for _, a := range q.Nodes.From(n) {
+		for _, a := range q.Nodes.From(from) {
 			if a.Session == h.Session {
-				if len(nodes) == 0 {
-					first = selfWaitFirst(a, h)
-				}
 				nodes = append(nodes, a.Name)
 			}
 		}
 	}
+	return nodes
+}
+
+// selfWaitOn is q's warnings when the self-waiting nodes of q, a queue
+// in the change shape, are nodes.
+func selfWaitOn(q *Queue, nodes []string) []Warning {
 	if len(nodes) == 0 {
 		return nil
 	}
-	if first == "" {
-		i := q.Nodes.Index(func(x *Node) bool { return x.Name == nodes[0] })
-		first = selfWaitFirst(q.Nodes.At(i), q.Nodes.At(0))
+	// The first of them is near the head in the usual case.
+	i := q.Nodes.Index(func(x *Node) bool { return x.Name == nodes[0] })
+	if i < 0 { // cannot happen in the change shape: read the queue
+		if w, ok := selfWaitWarning(q); ok {
+			return []Warning{w}
+		}
+		return nil
 	}
-	return []Warning{selfWait(nodes, first)}
+	return []Warning{selfWait(nodes, selfWaitFirst(q.Nodes.At(i), q.Nodes.At(0)))}
 }
 
 // selfWaitLeft is q's warnings (self-wait at most) when q is prev with
@@ -137,12 +149,7 @@ func selfWaitJoined(prev *Queue, q *Queue, n int) []Warning {
 // session, so prev's self-waiting nodes are, but for those that left.
 // The warning names its nodes in queue order: those that left are last.
 func selfWaitLeft(prev *Queue, q *Queue, m int) []Warning {
-	var nodes []string
-	for _, w := range prev.Warnings {
-		if w.Code == WarnSelfWait {
-			nodes = w.Nodes
-		}
-	}
+	nodes := selfWaitNodes(prev)
 	if len(nodes) == 0 {
 		return nil
 	}
@@ -154,12 +161,7 @@ func selfWaitLeft(prev *Queue, q *Queue, m int) []Warning {
 	for k > 0 && left[nodes[k-1]] {
 		k--
 	}
-	if k == 0 {
-		return nil
-	}
-	nodes = nodes[:k:k] // a later join must not write over what prev names
-	i := q.Nodes.Index(func(x *Node) bool { return x.Name == nodes[0] })
-	return []Warning{selfWait(nodes, selfWaitFirst(q.Nodes.At(i), q.Nodes.At(0)))}
+	return selfWaitOn(q, nodes[:k:k]) // capped: a later join must not write over what prev names
 }
 
 // selfWaitMerged is q's warnings (self-wait at most) when q is prev
@@ -177,12 +179,7 @@ func selfWaitMerged(prev, q *Queue, removed []string) (ws []Warning, ok bool) {
 	if ph := prev.Nodes.At(0); ph.Name != h.Name || ph.Session != h.Session {
 		return nil, false
 	}
-	var nodes []string
-	for _, w := range prev.Warnings {
-		if w.Code == WarnSelfWait {
-			nodes = w.Nodes
-		}
-	}
+	nodes := selfWaitNodes(prev)
 	// Those that left: found by sequence in prev's nodes and in the
 	// warning's list (both in queue order), without reading either.
 	left, drop := 0, []int(nil)
@@ -191,7 +188,7 @@ func selfWaitMerged(prev, q *Queue, removed []string) (ws []Warning, ok bool) {
 		if !ok {
 			return nil, false
 		}
-		if i := searchSeq(pn, func(i int) *Node { return prev.Nodes.At(i) }, r.Seq); i < pn && prev.Nodes.At(i).Name == name {
+		if i := prev.Nodes.search(r.Seq); i < pn && prev.Nodes.At(i).Name == name {
 			left++
 		}
 		if i := searchName(nodes, r.Seq); i < len(nodes) && nodes[i] == name {
@@ -199,7 +196,7 @@ func selfWaitMerged(prev, q *Queue, removed []string) (ws []Warning, ok bool) {
 		}
 	}
 	// Those that joined: after prev's last node, and all of them there.
-	from := searchSeq(qn, func(i int) *Node { return q.Nodes.At(i) }, last.Seq+1)
+	from := q.Nodes.search(last.Seq + 1)
 	if from < qn && !lockops.SeqLess(last.Seq, q.Nodes.At(from).Seq) || pn-left+(qn-from) != qn {
 		return nil, false
 	}
@@ -218,27 +215,7 @@ func selfWaitMerged(prev, q *Queue, removed []string) (ws []Warning, ok bool) {
 			nodes = kept
 		}
 	}
-	if h.Session != 0 {
-		for _, a := range q.Nodes.From(from) {
-			if a.Session == h.Session {
-				nodes = append(nodes, a.Name) // in prev's array when it has room, as selfWaitJoined
-			}
-		}
-	}
-	if len(nodes) == 0 {
-		return nil, true
-	}
-	i := q.Nodes.Index(func(x *Node) bool { return x.Name == nodes[0] })
-	if i < 0 {
-		return nil, false
-	}
-	return []Warning{selfWait(nodes, selfWaitFirst(q.Nodes.At(i), h))}, true
-}
-
-// searchSeq is the first of n nodes in sequence order (at(i)) whose
-// sequence is not before seq.
-func searchSeq(n int, at func(int) *Node, seq int32) int {
-	return sort.Search(n, func(i int) bool { return !lockops.SeqLess(at(i).Seq, seq) })
+	return selfWaitOn(q, appendSelfWaiters(nodes, q, from)), true
 }
 
 // searchName is the first of names, lock node names in sequence order,
@@ -286,26 +263,15 @@ func changeShaped(qm *queueModel, q *Queue) bool {
 // other one copied from prev. ok is false when fresh says a node leaves
 // the change shape.
 func mergeChanged(prev Nodes, entries []lockops.Entry, changed []lockops.ParsedName, fresh func(*lockops.Entry) (Node, bool)) (Nodes, bool) {
-	before := func(seq int32, name string, e *lockops.Entry) bool {
-		return seq < e.Seq || seq == e.Seq && name < e.Name
-	}
+	// Nodes and entries are compared by their names' order (ChangeOrder).
+	key := func(n *Node) lockops.ParsedName { return lockops.ParsedName{Seq: n.Seq, Name: n.Name} }
 	// changedWithin: a touched name lies between nodes a and z.
 	changedWithin := func(a, z *Node) bool {
-		c, _ := slices.BinarySearchFunc(changed, a, func(x lockops.ParsedName, n *Node) int {
-			if x.Seq != n.Seq {
-				return cmp.Compare(x.Seq, n.Seq)
-			}
-			return cmp.Compare(x.Name, n.Name)
-		})
-		return c < len(changed) && (changed[c].Seq < z.Seq || changed[c].Seq == z.Seq && changed[c].Name <= z.Name)
+		c, _ := slices.BinarySearchFunc(changed, key(a), lockops.ChangeOrder)
+		return c < len(changed) && lockops.ChangeOrder(changed[c], key(z)) <= 0
 	}
 	isChanged := func(e *lockops.Entry) bool {
-		_, found := slices.BinarySearchFunc(changed, e, func(x lockops.ParsedName, e *lockops.Entry) int {
-			if x.Seq != e.Seq {
-				return cmp.Compare(x.Seq, e.Seq)
-			}
-			return cmp.Compare(x.Name, e.Name)
-		})
+		_, found := slices.BinarySearchFunc(changed, e.ParsedName, lockops.ChangeOrder)
 		return found
 	}
 	var b nodesBuilder
@@ -314,11 +280,10 @@ func mergeChanged(prev Nodes, entries []lockops.Entry, changed []lockops.ParsedN
 		if l := len(c); i+l <= len(entries) && entries[i].Name == c[0].Name && entries[i+l-1].Name == c[l-1].Name &&
 			!changedWithin(&c[0], &c[l-1]) {
 			// The same l nodes, none touched: none left.
-			if k == len(prev.chunks)-1 && i+l < len(entries) && l < nodeChunk {
-				// Nodes joined after it: into its room, as at a join
-				// (buildQueueChanged), not into a small chunk of their own.
-				b.flush()
-				b.open = c
+			if k == len(prev.chunks)-1 && i+l < len(entries) {
+				// Nodes joined after it: into its room, as at a join,
+				// not into a small chunk of their own.
+				b.extend(c)
 			} else {
 				b.keep(c)
 			}
@@ -332,9 +297,9 @@ func mergeChanged(prev Nodes, entries []lockops.Entry, changed []lockops.ParsedN
 			next = &prev.chunks[k+1][0]
 		}
 		j := 0 // in c
-		for ; i < len(entries) && (next == nil || entries[i].Seq < next.Seq || entries[i].Seq == next.Seq && entries[i].Name < next.Name); i++ {
+		for ; i < len(entries) && (next == nil || lockops.ChangeOrder(entries[i].ParsedName, key(next)) < 0); i++ {
 			e := &entries[i]
-			for j < len(c) && before(c[j].Seq, c[j].Name, e) {
+			for j < len(c) && lockops.ChangeOrder(key(&c[j]), e.ParsedName) < 0 {
 				j++
 			}
 			if j < len(c) && c[j].Name == e.Name && !isChanged(e) {

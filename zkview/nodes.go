@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"iter"
 	"slices"
+	"sort"
+
+	"zklock/lockops"
 )
 
 // nodeChunk is how many nodes a chunk holds when a list is cut into
-// chunks: a change copies the chunks it touches (about 67 KB each), a
+// chunks: a change copies the chunks it touches (about 55 KB each), a
 // lookup by index searches one entry per chunk (about 400 at 100,000
 // nodes), so both stay far below a frame's time at any queue length.
 const nodeChunk = 256
@@ -164,11 +167,25 @@ func (ns *Nodes) UnmarshalJSON(b []byte) error {
 
 // nodesBuilder makes a Nodes from an older one, reusing its chunks: the
 // chunks appended whole are shared, nodes added one by one go into new
-// chunks (or into the last shared chunk's spare room, see tail).
+// chunks (or into the room of a last chunk taken by extend).
 type nodesBuilder struct {
 	chunks [][]Node
 	ends   []int
 	open   []Node // the chunk being filled, not yet in chunks
+}
+
+// extend takes c, the last chunk of the list being extended, as the chunk
+// the next nodes go into while it has room: in its array when that has
+// spare capacity. Only the newest build of a queue is ever extended, and
+// the lists before it end before that room (see buildQueueChanged), so
+// no published list shows what goes there.
+func (b *nodesBuilder) extend(c []Node) {
+	if len(c) >= nodeChunk {
+		b.keep(c)
+		return
+	}
+	b.flush()
+	b.open = c
 }
 
 // keep appends chunk c as it is, shared with the list it came from.
@@ -237,8 +254,7 @@ func (ns Nodes) prefix(m int) Nodes {
 }
 
 // builderForTail is a builder holding ns, ready to take nodes after its
-// last: the last chunk, while it has room, takes them in place when its
-// array has spare capacity (see buildQueueChanged for why that is safe).
+// last (extend).
 func (ns Nodes) builderForTail() *nodesBuilder {
 	b := &nodesBuilder{}
 	if len(ns.chunks) == 0 {
@@ -247,12 +263,14 @@ func (ns Nodes) builderForTail() *nodesBuilder {
 	last := len(ns.chunks) - 1
 	b.chunks = append(make([][]Node, 0, len(ns.chunks)+1), ns.chunks[:last]...)
 	b.ends = append(make([]int, 0, len(ns.ends)+1), ns.ends[:last]...)
-	if c := ns.chunks[last]; len(c) < nodeChunk {
-		b.open = c
-	} else {
-		b.keep(c)
-	}
+	b.extend(ns.chunks[last])
 	return b
+}
+
+// search is the index of the first node whose sequence is not before seq
+// (Len when there is none); the nodes are in sequence order.
+func (ns Nodes) search(seq int32) int {
+	return sort.Search(ns.Len(), func(i int) bool { return !lockops.SeqLess(ns.At(i).Seq, seq) })
 }
 
 // equalBy says whether ns and o hold as many nodes and eq holds for each

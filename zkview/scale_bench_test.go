@@ -24,7 +24,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -127,7 +126,7 @@ func (c change) shows(q *Queue) bool {
 	if q == nil {
 		return false
 	}
-	i := sort.Search(q.Nodes.Len(), func(i int) bool { return !lockops.SeqLess(q.Nodes.At(i).Seq, c.seq) })
+	i := q.Nodes.search(c.seq)
 	present := i < q.Nodes.Len() && q.Nodes.At(i).Seq == c.seq && q.Nodes.At(i).Name == c.name
 	return present == c.create
 }
