@@ -37,7 +37,7 @@ type sessionGraph struct {
 	// the graph first saw it (a Watcher, or a read confirming another).
 	fromNodes bool
 	gen       uint64
-	scratch   []nodeIdx
+	scratch   []*Node
 
 	last     []Deadlock  // the cycles of the previous snapshot, for events
 	recheck  *time.Timer // publishes again when a young cycle comes of age
@@ -52,10 +52,7 @@ type sessionGraph struct {
 	describedFound [][]int64
 	describedAt    uint64
 
-	// behind is the earliest time a long queue left unread by update
-	// (see graphLongQueue) is due; zero when the graph is up to date.
-	behind  time.Time
-	catchUp *time.Timer // publishes again when a long queue is due
+	catchUp *time.Timer // publishes again when a long queue left unread is due
 }
 
 // A queue of graphLongQueue nodes or more is read into the graph at most
@@ -83,8 +80,10 @@ func (g *sessionGraph) init() {
 }
 
 // update brings the graph to queues (every watched queue of a snapshot
-// taken at now): changed queues are re-read, gone ones dropped.
-func (g *sessionGraph) update(queues []Queue, now time.Time) {
+// taken at now): changed queues are re-read, gone ones dropped. behind is
+// when the first long queue it left unread is due (graphLongQueue), zero
+// when it left none.
+func (g *sessionGraph) update(queues []Queue, now time.Time) (behind time.Time) {
 	g.init()
 	g.gen++
 	same := len(g.order) == len(queues)
@@ -106,8 +105,8 @@ func (g *sessionGraph) update(queues []Queue, now time.Time) {
 		if p != nil && !g.fromNodes && q.Nodes.Len() >= graphLongQueue && now.Sub(p.readAt) < graphLongEvery {
 			// A long queue read lately: left as it was read (its nodes
 			// and waits together) until it is due.
-			if due := p.readAt.Add(graphLongEvery); g.behind.IsZero() || due.Before(g.behind) {
-				g.behind = due
+			if due := p.readAt.Add(graphLongEvery); behind.IsZero() || due.Before(behind) {
+				behind = due
 			}
 			p.gen = g.gen
 			continue
@@ -139,6 +138,7 @@ func (g *sessionGraph) update(queues []Queue, now time.Time) {
 			}
 		}
 	}
+	return behind
 }
 
 // later is the later of a and b, or now when both are unknown.
@@ -479,19 +479,8 @@ func YoungCycles(snap *Snapshot) (bool, time.Time) {
 // even if nothing else changes.
 func (w *Watcher) judgeSessionsLocked(queues []Queue, now time.Time) []Deadlock {
 	g := &w.graph
-	g.behind = time.Time{}
-	g.update(queues, now)
-	if !g.behind.IsZero() && g.catchUp == nil && !w.oneShot {
-		g.catchUp = time.AfterFunc(g.behind.Sub(now)+time.Millisecond, func() {
-			if w.ctx.Err() != nil {
-				return
-			}
-			w.mu.Lock()
-			w.graph.catchUp = nil
-			w.markDirtyLocked()
-			w.mu.Unlock()
-			w.kickPublish()
-		})
+	if behind := g.update(queues, now); !behind.IsZero() && g.catchUp == nil && !w.oneShot {
+		g.catchUp = w.republishAfter(behind.Sub(now)+time.Millisecond, func() { w.graph.catchUp = nil })
 	}
 	cur := g.cycles(now)
 	w.cycleEventsLocked(g.last, cur, now)
@@ -508,18 +497,25 @@ func (w *Watcher) judgeSessionsLocked(queues []Queue, now time.Time) []Deadlock 
 		g.recheckT = due
 		// A little after the due time: the cycle is judged by the clock of
 		// the rebuild that follows, which must be past it.
-		g.recheck = time.AfterFunc(due.Sub(now)+10*time.Millisecond, func() {
-			if w.ctx.Err() != nil {
-				return
-			}
-			w.mu.Lock()
-			w.graph.recheckT = time.Time{}
-			w.markDirtyLocked()
-			w.mu.Unlock()
-			w.kickPublish()
-		})
+		g.recheck = w.republishAfter(due.Sub(now)+10*time.Millisecond, func() { w.graph.recheckT = time.Time{} })
 	}
 	return cur
+}
+
+// republishAfter publishes a snapshot again after d, even if nothing
+// changed (a time-judged state is due), calling fired under the lock
+// first.
+func (w *Watcher) republishAfter(d time.Duration, fired func()) *time.Timer {
+	return time.AfterFunc(d, func() {
+		if w.ctx.Err() != nil {
+			return
+		}
+		w.mu.Lock()
+		fired()
+		w.markDirtyLocked()
+		w.mu.Unlock()
+		w.kickPublish()
+	})
 }
 
 // cycleEventsLocked tells what changed between two snapshots' cycles

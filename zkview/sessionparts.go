@@ -80,7 +80,7 @@ func (g *sessionGraph) readPairs(q *Queue, old *graphPart, now time.Time) (pairs
 		oldKept = make([]bool, len(old.pairs))
 		find = old.walker(q.Type == TypeSemaphore || old.typ == TypeSemaphore)
 	}
-	g.scratch = queueWaits(q, g.scratch, func(w, _ int, a, b *Node) {
+	g.scratch = queueWaits(q, g.scratch, func(w int, a, b *Node) {
 		r := pairRec{waiter: a.Session, holder: b.Session, wnode: a.Name, hnode: b.Name, wseq: a.Seq, wi: int32(w), seen: now}
 		if k := -1; find != nil {
 			if k = find(a, b); k >= 0 && !oldKept[k] {

@@ -143,49 +143,43 @@ func (ss *Sessions) Find(s int64) *SessionInfo {
 // holds says whether n acts as a holder: its own recipe believes it holds.
 func holds(n *Node) bool { return n.Believes == lockops.RoleHolder }
 
-// queueWaits calls visit(w, h, a, b) for every waiting node a of q and
-// node b it waits behind, w and h their indices in q.Nodes (see the
-// rules at the top of this file). Nodes of no known session are skipped.
-// buf is scratch space, returned for reuse.
-func queueWaits(q *Queue, buf []nodeIdx, visit func(w, h int, a, b *Node)) []nodeIdx {
+// queueWaits calls visit(w, a, b) for every waiting node a of q, w its
+// index in q.Nodes, and node b it waits behind (see the rules at the top
+// of this file). Nodes of no known session are skipped. buf is scratch
+// space, returned for reuse.
+func queueWaits(q *Queue, buf []*Node, visit func(w int, a, b *Node)) []*Node {
 	holders := buf[:0]
 	semaphore := q.Type == TypeSemaphore
 	if semaphore {
-		for i, n := range q.Nodes.All() {
+		for _, n := range q.Nodes.All() {
 			if holds(n) && n.Session != 0 {
-				holders = append(holders, nodeIdx{i, n})
+				holders = append(holders, n)
 			}
 		}
 	}
-	lastWrite := nodeIdx{-1, nil}
+	var lastWrite *Node
 	for i, n := range q.Nodes.All() {
 		switch {
 		case holds(n):
 			if !semaphore && n.Session != 0 {
-				holders = append(holders, nodeIdx{i, n})
+				holders = append(holders, n)
 			}
 		case n.Session == 0:
-		case !semaphore && n.Kind == lockops.KindRead && lastWrite.n != nil:
-			if lastWrite.n.Session != 0 {
-				visit(i, lastWrite.i, n, lastWrite.n)
+		case !semaphore && n.Kind == lockops.KindRead && lastWrite != nil:
+			if lastWrite.Session != 0 {
+				visit(i, n, lastWrite)
 			}
 		default:
 			for _, h := range holders {
-				visit(i, h.i, n, h.n)
+				visit(i, n, h)
 			}
 		}
 		if n.Kind == lockops.KindWrite || n.Kind == lockops.KindMutex {
-			lastWrite = nodeIdx{i, n}
+			lastWrite = n
 		}
 	}
 	clear(holders) // kept for reuse, without keeping q's nodes alive
 	return holders
-}
-
-// nodeIdx is a node of a queue with its index.
-type nodeIdx struct {
-	i int
-	n *Node
 }
 
 // selfWaitWarning is the self-wait warning of a queue: its waiting nodes
@@ -194,7 +188,7 @@ func selfWaitWarning(q *Queue) (Warning, bool) {
 	var nodes []string
 	var first string
 	last := -1
-	queueWaits(q, nil, func(w, _ int, a, b *Node) {
+	queueWaits(q, nil, func(w int, a, b *Node) {
 		if a.Session != b.Session || w == last {
 			return
 		}

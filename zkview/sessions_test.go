@@ -500,7 +500,7 @@ func TestSessionsBlocksMatchBruteForce(t *testing.T) {
 		edges := map[int64]map[int64]bool{}
 		for i := range snap.Queues {
 			q := &snap.Queues[i]
-			queueWaits(q, nil, func(_, _ int, x, y *Node) {
+			queueWaits(q, nil, func(_ int, x, y *Node) {
 				a, b := x.Session, y.Session
 				if edges[a] == nil {
 					edges[a] = map[int64]bool{}
@@ -566,5 +566,47 @@ func TestSessionsBlocksMatchBruteForce(t *testing.T) {
 				t.Fatalf("round %d: session %d is on a cycle none reports: %+v", round, s, snap.Deadlocks)
 			}
 		}
+	}
+}
+
+// TestSessionsGraphLongQueue: a queue of graphLongQueue nodes or more is
+// read into the graph at most every graphLongEvery: a change within that
+// time is left for later (update says when it is due), and read once it
+// is due, so a cycle through it is found then; a short queue is read at
+// once.
+func TestSessionsGraphLongQueue(t *testing.T) {
+	long := func(lastSession int64) Queue {
+		nodes := []Node{hold(0, 1, 0)}
+		for i := range graphLongQueue {
+			nodes = append(nodes, wait(int32(i+1), 1000+int64(i), 0))
+		}
+		nodes = append(nodes, wait(graphLongQueue+1, lastSession, 0))
+		return mutexQ("/long", nodes...)
+	}
+	// Session 2 holds /short and waits in /long behind session 1; session
+	// 1 waiting on /short closes the cycle.
+	short := mutexQ("/short", hold(1, 2, 0), wait(2, 1, 0))
+	var g sessionGraph
+	at := func(d time.Duration) time.Time { return sessT0.Add(d) }
+	if behind := g.update([]Queue{long(3), short}, at(0)); !behind.IsZero() {
+		t.Fatalf("first read left a queue for later (due %v)", behind)
+	}
+	if c := g.cycles(at(0)); len(c) != 0 {
+		t.Fatalf("a cycle before session 2 waits in /long: %+v", c)
+	}
+	// 10 ms later session 2 joins /long: left for later.
+	behind := g.update([]Queue{long(2), short}, at(10*time.Millisecond))
+	if !behind.Equal(at(graphLongEvery)) {
+		t.Fatalf("due %v, want %v", behind, at(graphLongEvery))
+	}
+	if c := g.cycles(at(10 * time.Millisecond)); len(c) != 0 {
+		t.Fatalf("the long queue was read before it was due: %+v", c)
+	}
+	// Once due, it is read: the cycle shows.
+	if behind := g.update([]Queue{long(2), short}, at(graphLongEvery)); !behind.IsZero() {
+		t.Fatalf("still left for later at its due time (due %v)", behind)
+	}
+	if c := g.cycles(at(graphLongEvery)); len(c) != 1 || len(c[0].Sessions) != 2 {
+		t.Fatalf("after the long queue was read: %+v", c)
 	}
 }

@@ -32,7 +32,7 @@ func SessionsOf(snap *Snapshot) *Sessions {
 		oldest  = make([]time.Time, 0, total) // per session: its oldest wait's start
 		from    []int32                       // the waits, as session numbers
 		to      []int32
-		buf     []nodeIdx
+		buf     []*Node
 	)
 	for qi := range snap.Queues {
 		q := &snap.Queues[qi]
@@ -57,7 +57,7 @@ func SessionsOf(snap *Snapshot) *Sessions {
 				oldest[i] = n.Since
 			}
 		}
-		buf = queueWaits(q, buf, func(_, _ int, a, b *Node) {
+		buf = queueWaits(q, buf, func(_ int, a, b *Node) {
 			from = append(from, index[a.Session])
 			to = append(to, index[b.Session])
 		})
