@@ -92,7 +92,7 @@ func priorOf(prev lockops.Ordering, removed []string) prior {
 			continue
 		}
 		p.departed = append(p.departed, prev.Entries[i])
-		p.wakers[name] = wakersIn(prev, name)
+		p.wakers[name] = wakersIn(prev, i)
 		if i+1 < len(prev.Entries) {
 			p.pred[prev.Entries[i+1].Name] = prev.Entries[i+1].Predecessor
 		}
@@ -173,8 +173,6 @@ func (q *queueModel) applyChange(w *Watcher, order lockops.Ordering, touched []i
 	q.emitChanges(w, done, created, departed, func(d lockops.Entry) []string { return before.wakers[d.Name] }, handoffs)
 	for _, d := range departed {
 		delete(q.nodes, d.Name)
-	}
-	for _, d := range departed {
 		q.removed = append(q.removed, d.Name)
 	}
 	q.handoffs = append(q.handoffs, handoffs...)

@@ -249,7 +249,7 @@ func (q *queueModel) apply(w *Watcher, kids []string, got []fetched, issued, don
 	}
 
 	if !initial {
-		q.emitChanges(w, done, created, departed, func(d lockops.Entry) []string { return wakersIn(prev, d.Name) }, handoffs)
+		q.emitChanges(w, done, created, departed, func(d lockops.Entry) []string { return wakersIn(prev, prev.Index(d.Name)) }, handoffs)
 	} else {
 		holder := "no holder"
 		if h := order.Holders(); len(h) > 0 {
@@ -378,14 +378,18 @@ func (q *queueModel) deletedText(d lockops.Entry, wakers []string, at time.Time)
 	return b.String()
 }
 
-// wakersIn are the nodes of prev that wait on the node named name, as
-// short names.
-func wakersIn(prev lockops.Ordering, name string) []string {
+// wakersIn are the nodes of prev that wait on its i-th entry, as short
+// names (none when i is -1, a node prev did not have).
+func wakersIn(prev lockops.Ordering, i int) []string {
+	if i < 0 {
+		return nil
+	}
+	name := prev.Entries[i].Name
 	var watchers []string
 	if prev.Changeable() {
 		// One recipe's mutex queue: only the next node waits on it.
-		if i := prev.Index(name) + 1; i > 0 && i < len(prev.Entries) && prev.Entries[i].Watches == name {
-			watchers = append(watchers, short(prev.Entries[i].Name))
+		if i+1 < len(prev.Entries) && prev.Entries[i+1].Watches == name {
+			watchers = append(watchers, short(prev.Entries[i+1].Name))
 		}
 	} else {
 		for _, e := range prev.Entries {
