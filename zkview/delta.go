@@ -85,7 +85,10 @@ type prior struct {
 }
 
 func priorOf(prev lockops.Ordering, removed []string) prior {
-	p := prior{wakers: map[string][]string{}, pred: map[string]string{}}
+	var p prior // nil maps read as empty: a change with no leaver makes none
+	if len(removed) > 0 {
+		p.wakers, p.pred = make(map[string][]string, len(removed)), make(map[string]string, len(removed))
+	}
 	for _, name := range removed {
 		i := prev.Index(name)
 		if i < 0 || slices.ContainsFunc(p.departed, func(d lockops.Entry) bool { return d.Name == name }) {
