@@ -1,4 +1,4 @@
-module zklock
+module github.com/zklock/zklock
 
 go 1.26.0
 
@@ -9,7 +9,6 @@ require (
 	github.com/charmbracelet/x/ansi v0.11.6
 	github.com/charmbracelet/x/exp/golden v0.0.0-20241011142426-46044092ad91
 	github.com/charmbracelet/x/term v0.2.2
-	github.com/go-zookeeper/zk v1.0.4
 	github.com/muesli/termenv v0.16.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
@@ -49,5 +48,3 @@ require (
 	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
-
-replace github.com/go-zookeeper/zk => ./third_party/go-zookeeper

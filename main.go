@@ -8,7 +8,7 @@ package main
 import (
 	"os"
 
-	"zklock/cmd"
+	"github.com/zklock/zklock/cmd"
 )
 
 // version is set by the Makefile from git describe.

@@ -12,7 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"zklock/sandbox"
+	"github.com/zklock/zklock/sandbox"
 )
 
 // machineInfo is what the report's header says about the machine and the
@@ -44,7 +44,7 @@ func readMachine(ctx context.Context) machineInfo {
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
-			if d.Path == "github.com/go-zookeeper/zk" {
+			if d.Path == "github.com/zklock/zklock/third_party/zk" {
 				m.GoZK = d.Version
 			}
 		}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"zklock/sandbox/peers"
+	"github.com/zklock/zklock/sandbox/peers"
 )
 
 // percentile is the nearest-rank p-th percentile (0 < p <= 100) of ds; 0

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"zklock/sandbox/peers"
+	"github.com/zklock/zklock/sandbox/peers"
 )
 
 // TestAnalyzeHandoffSplit: a handoff is the previous holder's release call

@@ -10,10 +10,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/sandbox"
-	"zklock/sandbox/peers"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/peers"
 )
 
 const (

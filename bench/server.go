@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"zklock/zkview/fourletter"
+	"github.com/zklock/zklock/zkview/fourletter"
 )
 
 // fourLetterWait bounds one four-letter word: a loaded 2-core machine

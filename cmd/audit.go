@@ -6,10 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"zklock/config"
-	"zklock/lockops"
-	"zklock/ui"
-	"zklock/zkview"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/ui"
+	"github.com/zklock/zklock/zkview"
 )
 
 // auditedBackend writes a line before and after every console action.

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"zklock/lockops"
-	"zklock/ui"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/ui"
 )
 
 var (

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"zklock/config"
-	"zklock/lockops"
-	"zklock/ui"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/ui"
 )
 
 // TestConsoleBackendLease: `t` on a semaphore takes one lease in its

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"zklock/config"
-	"zklock/lockops"
-	"zklock/ui"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/ui"
 )
 
 // nextOwn waits for the next report on the console's own-lock channel

@@ -17,9 +17,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
-	"zklock/config"
-	"zklock/themes"
-	"zklock/zkview"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/zkview"
 )
 
 // completeTimeout bounds connecting and listing for one completion: a

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/config"
-	"zklock/lockops"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/lockops"
 )
 
 // sessionOptions turns the settings into lockops' options: timeout,

@@ -23,11 +23,11 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"zklock/config"
-	"zklock/lockops"
-	"zklock/themes"
-	"zklock/ui"
-	"zklock/zkview"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui"
+	"github.com/zklock/zklock/zkview"
 )
 
 // consoleConfig is what the console watches and how it looks, beyond the

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"zklock/zkview"
+	"github.com/zklock/zklock/zkview"
 )
 
 // consoleRecorder implements ui.Recording.

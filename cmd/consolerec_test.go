@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"zklock/zkview"
+	"github.com/zklock/zklock/zkview"
 )
 
 // TestConsoleRecorder: the console's tee forwards every update; between

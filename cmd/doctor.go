@@ -18,12 +18,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/spf13/cobra"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/config"
-	"zklock/lockops"
-	"zklock/zkview/fourletter"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/zkview/fourletter"
 )
 
 // doctorWords are the four-letter words zklock uses or reports on: srvr

@@ -20,12 +20,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/lockops"
-	"zklock/sandbox/peers"
-	"zklock/sandbox/sandboxtest"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/sandbox/peers"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/zkview"
 )
 
 // e2eWait bounds each wait for the screen or ZooKeeper: generous, since

@@ -24,8 +24,8 @@ import (
 	"github.com/prometheus/common/model"
 	"go.yaml.in/yaml/v3"
 
-	"zklock/lockops"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/zkview"
 )
 
 // scrape serves lc through the registry and handler `export` uses and

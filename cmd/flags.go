@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"zklock/config"
+	"github.com/zklock/zklock/config"
 )
 
 // registerFlags binds the flags to g: the connection flags on root, as

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"zklock/config"
+	"github.com/zklock/zklock/config"
 )
 
 // TestResolvePrecedence: flags, then the context, then the environment,

@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"zklock/config"
-	"zklock/zkview"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/zkview"
 )
 
 // lsTimeout bounds reading the snapshot once connected: the listings and

@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"zklock/lockops"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/zkview"
 )
 
 // The output of `zklock ls`: the text (writeLsText), the JSON (the schema

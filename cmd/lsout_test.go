@@ -11,8 +11,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"zklock/lockops"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/zkview"
 )
 
 // sampleSnapshot is an absent path and a split queue: a Curator holder, a

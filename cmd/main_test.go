@@ -16,12 +16,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/config"
-	"zklock/lockops"
-	"zklock/sandbox"
-	"zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
 )
 
 // The package's tests share one standalone ZooKeeper (started by the first

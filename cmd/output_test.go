@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"zklock/lockops"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/zkview"
 )
 
 // TestLsNamesIntoRelease: ls -o name prints the full path of every lock

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"zklock/lockops"
-	"zklock/sandbox/peers"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/sandbox/peers"
 )
 
 // TestRunAgainstRealPeers: `zklock run` processes and stock Curator or
@@ -128,7 +128,7 @@ func runIntervals(t *testing.T, file string) []peers.Interval {
 		}
 		iv := m[f[1]]
 		if iv == nil {
-			iv = &peers.Interval{Who: "zklock/" + f[1]}
+			iv = &peers.Interval{Who: "github.com/zklock/zklock/" + f[1]}
 			m[f[1]] = iv
 		}
 		if f[0] == "S" {

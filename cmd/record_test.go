@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"zklock/lockops"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/zkview"
 )
 
 // TestRecordKilledReplays: a recorder of a churned queue, killed with

@@ -17,9 +17,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"zklock/config"
-	"zklock/lockops"
-	"zklock/zkview"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/zkview"
 )
 
 // opTimeout bounds reading a node and acting on it once connected (the

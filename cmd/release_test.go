@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"zklock/config"
-	"zklock/lockops"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/lockops"
 )
 
 // TestReleaseForceHandsOver: `release --force --yes` on the holder's node

@@ -18,11 +18,11 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/spf13/cobra"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/config"
-	"zklock/zkview"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/zkview"
 )
 
 // version is the build's version, given to Main by package main (which

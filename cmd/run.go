@@ -19,9 +19,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"zklock/config"
-	"zklock/lockops"
-	"zklock/zkview"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/zkview"
 )
 
 const (

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"zklock/config"
-	"zklock/lockops"
-	"zklock/sandbox/peers"
-	"zklock/zkview"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/sandbox/peers"
+	"github.com/zklock/zklock/zkview"
 )
 
 // TestRunExitCodeAndEnv: CMD's exit code is zklock's, CMD sees ZKLOCK_PATH

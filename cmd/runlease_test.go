@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"zklock/lockops"
-	"zklock/sandbox/peers"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/sandbox/peers"
 )
 
 var (

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"zklock/lockops"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/zkview"
 )
 
 const (

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // TestWaitReporterTerminal: on a terminal the line is redrawn in place

@@ -16,9 +16,9 @@ import (
 	"slices"
 	"strings"
 
-	"zklock/config"
-	"zklock/lockops"
-	"zklock/zkview"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/zkview"
 )
 
 // runHold is what run holds while CMD runs: a *lockops.Lock (a lock, or

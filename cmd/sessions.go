@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"zklock/config"
-	"zklock/zkview"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/zkview"
 )
 
 func newSessionsCmd(g *config.Flags) *cobra.Command {

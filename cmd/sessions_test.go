@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"zklock/lockops"
-	"zklock/sandbox/peers"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/sandbox/peers"
+	"github.com/zklock/zklock/zkview"
 )
 
 // waitOn starts acquiring p in session s and returns once the lock is

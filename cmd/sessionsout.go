@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"zklock/zkview"
+	"github.com/zklock/zklock/zkview"
 )
 
 // The output of `zklock sessions`: the text (writeSessionsText), the JSON

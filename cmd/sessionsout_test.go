@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"zklock/lockops"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/zkview"
 )
 
 // TestSessionsTextAndJSON: the text and JSON of `zklock sessions`: the

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"zklock/sandbox"
-	"zklock/sandbox/peers"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/peers"
 )
 
 // peerTLS is the peers' TLS settings for c: Curator reads ZooKeeper's PEM

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"zklock/config"
-	"zklock/lockops"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/lockops"
 )
 
 // linkFailure is a connect that failed for good: msg is the line the

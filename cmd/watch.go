@@ -16,9 +16,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"zklock/config"
-	"zklock/lockops"
-	"zklock/zkview"
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/zkview"
 )
 
 // liveFlags are the flags of the commands that watch the live model.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"zklock/sandbox/peers"
-	"zklock/zkview"
+	"github.com/zklock/zklock/sandbox/peers"
+	"github.com/zklock/zklock/zkview"
 )
 
 // TestWatchJSONStockClients: stock Curator and Kazoo clients queue on a

@@ -20,8 +20,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"zklock/lockops"
-	"zklock/themes"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/themes"
 )
 
 const (

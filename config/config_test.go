@@ -2,10 +2,10 @@ package config
 
 import (
 	"errors"
+	"github.com/zklock/zklock/lockops"
 	"slices"
 	"strings"
 	"testing"
-	"zklock/lockops"
 )
 
 func TestParseServers(t *testing.T) {

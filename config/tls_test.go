@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"zklock/sandbox"
+	"github.com/zklock/zklock/sandbox"
 )
 
 func tlsFiles(t *testing.T) *sandbox.TLSFiles {

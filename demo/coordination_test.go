@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"zklock/lockops"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/zkview"
 )
 
 // leaderWait bounds the wait for the leader to step down: a lead lasts

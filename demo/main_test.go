@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"zklock/sandbox"
-	"zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
 )
 
 // The package's tests share one standalone ZooKeeper, started by the first

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"zklock/zkview"
+	"github.com/zklock/zklock/zkview"
 )
 
 // TestDemoRecordingReplays: a recording of the demo's five queues (locks,

@@ -6,12 +6,12 @@ package demo
 import (
 	"context"
 	"fmt"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/zkview"
 	"math/rand/v2"
 	"path"
 	"slices"
 	"time"
-	"zklock/lockops"
-	"zklock/zkview"
 )
 
 func demoSplitPath(p string) []string {

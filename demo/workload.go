@@ -15,9 +15,9 @@ import (
 	"sync"
 	"time"
 
-	"zklock/lockops"
-	"zklock/ui"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/ui"
+	"github.com/zklock/zklock/zkview"
 )
 
 const (

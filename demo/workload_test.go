@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/lockops"
-	"zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
 )
 
 // demoWait bounds each wait on the demo's clients: handoffs come every

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/zkview/fourletter"
+	"github.com/zklock/zklock/zkview/fourletter"
 )
 
 // packetsReceived is the server's zk_packets_received (mntr): requests

@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // Order reads a lock parent's children in sequence order, whatever their

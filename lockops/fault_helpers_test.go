@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"zklock/sandbox"
-	"zklock/sandbox/peers"
-	"zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/peers"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
 )
 
 // The fault suite runs on its own 3-member ensemble (the package's other

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"zklock/sandbox"
-	"zklock/sandbox/peers"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/peers"
 )
 
 // peerGroup is one driver of real Curator or Kazoo clients contending on

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"zklock/sandbox"
-	"zklock/sandbox/peers"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/peers"
 )
 
 // TestMutualExclusionUnderFaults: real Curator clients and lockops

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"path"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 var (

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"zklock/zkview/fourletter"
+	"github.com/zklock/zklock/zkview/fourletter"
 )
 
 // TestNoHerdWchc: with 32 waiters queued, the server's own watch list

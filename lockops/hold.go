@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // tenure is a hold: the own node, and its watch if one is armed.

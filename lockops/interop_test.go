@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"zklock/sandbox/peers"
+	"github.com/zklock/zklock/sandbox/peers"
 )
 
 // section is one critical section and the node that held it.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"zklock/sandbox/peers"
+	"github.com/zklock/zklock/sandbox/peers"
 )
 
 var latchName = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-latch-\d{10}$`)

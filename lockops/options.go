@@ -2,7 +2,7 @@
 
 package lockops
 
-import "github.com/go-zookeeper/zk"
+import "github.com/zklock/zklock/third_party/zk"
 
 type lockConfig struct {
 	kind       Kind

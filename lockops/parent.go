@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // ParentInfo is one reading of a parent (ReadParent).

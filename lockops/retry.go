@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // do runs one go-zookeeper request bounded by ctx. go-zookeeper has no

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"zklock/sandbox"
-	"zklock/sandbox/sandboxtest"
-	"zklock/zkview/fourletter"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/zkview/fourletter"
 )
 
 // The package's integration tests share one standalone ZooKeeper, started

@@ -46,7 +46,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // The recipes' own names (Curator's LOCK_PARENT, LEASE_PARENT and

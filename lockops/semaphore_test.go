@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/sandbox/peers"
+	"github.com/zklock/zklock/sandbox/peers"
 )
 
 var (

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // DefaultSessionTimeout is what Connect asks the ensemble for. Ten seconds

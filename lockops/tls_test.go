@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/sandbox"
-	"zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
 )
 
 // sharedTLS is a TLS standalone server (client certificates required),

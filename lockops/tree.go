@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // ErrEphemeral is returned by RemovePath for an ephemeral node: a lock

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // TestPathsAroundLocks: EnsurePath makes the missing part of a path and

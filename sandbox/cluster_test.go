@@ -6,6 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/zkview/fourletter"
 	"net"
 	"os"
 	"os/exec"
@@ -17,11 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"zklock/sandbox"
-	"zklock/sandbox/sandboxtest"
-	"zklock/zkview/fourletter"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // syncBuffer is a bytes.Buffer safe to read while the servers write to it.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"zklock/zkview/fourletter"
+	"github.com/zklock/zklock/zkview/fourletter"
 )
 
 // serving reports whether a mode means the member answers clients.

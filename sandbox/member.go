@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"zklock/zkview/fourletter"
+	"github.com/zklock/zklock/zkview/fourletter"
 )
 
 const (

@@ -3,8 +3,8 @@ package sandbox_test
 import (
 	"testing"
 
-	"zklock/sandbox"
-	"zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
 )
 
 // TestPauseStopsEveryThread: when Pause returns, no thread of the member

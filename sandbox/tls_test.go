@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"zklock/sandbox"
-	"zklock/sandbox/sandboxtest"
-	"zklock/zkview/fourletter"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/zkview/fourletter"
 )
 
 // TestTLSStandalone: a TLS member serves the same protocol on its secure

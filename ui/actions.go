@@ -7,7 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // take starts acquiring the selected lock, asking read or write first on a

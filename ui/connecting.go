@@ -7,7 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"zklock/themes"
+	"github.com/zklock/zklock/themes"
 )
 
 // connecting is the console while its session is being opened

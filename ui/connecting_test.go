@@ -12,7 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"zklock/zkview"
+	"github.com/zklock/zklock/zkview"
 )
 
 var ensemble = []string{"zk1.prod:2181", "zk2.prod:2181", "zk3.prod:2181"}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"zklock/zkview"
+	"github.com/zklock/zklock/zkview"
 )
 
 // fakeDemo records the presenter's calls.

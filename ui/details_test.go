@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"zklock/zkview"
+	"github.com/zklock/zklock/zkview"
 )
 
 // TestDetailsOfDeletedNode: a details dialog whose node is deleted while

@@ -13,9 +13,9 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"zklock/lockops"
-	"zklock/themes"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/zkview"
 )
 
 // intent is what a dialog asks the root to do once it closes; the root

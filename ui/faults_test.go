@@ -14,14 +14,14 @@ import (
 	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/go-zookeeper/zk"
 	"github.com/muesli/termenv"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/lockops"
-	"zklock/sandbox"
-	"zklock/sandbox/sandboxtest"
-	"zklock/zkview"
-	"zklock/zkview/fourletter"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/zkview/fourletter"
 )
 
 // The console fed by a real zkview Watcher on a real ensemble while

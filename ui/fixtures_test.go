@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"zklock/lockops"
-	"zklock/themes"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/zkview"
 )
 
 // t0 is "now" in every fixture: 03:12:04, when on-call gets paged.

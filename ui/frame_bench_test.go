@@ -11,7 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"zklock/zkview"
+	"github.com/zklock/zklock/zkview"
 )
 
 // frameClock is the program's output: it notes when each change's marker

@@ -7,8 +7,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"zklock/themes"
-	"zklock/zkview"
+	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/zkview"
 )
 
 // TestHeaderTLS: a TLS connection is said in the header, and one that

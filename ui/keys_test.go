@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"zklock/zkview"
+	"github.com/zklock/zklock/zkview"
 )
 
 func visiblePaths(m Model) []string {

@@ -12,9 +12,9 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"zklock/lockops"
-	"zklock/themes"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/zkview"
 )
 
 // actionTimeout bounds one Backend call made from the console: long enough

@@ -4,8 +4,8 @@ import (
 	"sort"
 	"strings"
 
-	"zklock/lockops"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/zkview"
 )
 
 // narrate tells, in one sentence for a room watching the demo, which step of

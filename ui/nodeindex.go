@@ -4,7 +4,7 @@ import (
 	"sort"
 	"sync"
 
-	"zklock/zkview"
+	"github.com/zklock/zklock/zkview"
 )
 
 // nodeIndex finds one snapshot's queue nodes by name. A map of every name

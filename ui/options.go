@@ -5,9 +5,9 @@ import (
 	"io"
 	"time"
 
-	"zklock/lockops"
-	"zklock/themes"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/zkview"
 )
 
 // Backend carries out the operator's actions. The console calls it only

@@ -6,7 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"zklock/zkview"
+	"github.com/zklock/zklock/zkview"
 )
 
 // Messages from commands back to Update.

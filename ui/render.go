@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
-	"zklock/zkview"
+	"github.com/zklock/zklock/zkview"
 )
 
 // clean is the only way text from ZooKeeper (names, data, paths, errors)

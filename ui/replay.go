@@ -15,8 +15,8 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"zklock/themes"
-	"zklock/zkview"
+	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/zkview"
 )
 
 // Timeline drives a replay (zkview.Player). The console calls it only

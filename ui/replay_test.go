@@ -11,7 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"zklock/zkview"
+	"github.com/zklock/zklock/zkview"
 )
 
 // fakeTimeline records the console's calls.

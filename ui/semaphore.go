@@ -4,9 +4,9 @@ import (
 	"strconv"
 	"strings"
 
-	"zklock/lockops"
-	"zklock/themes"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/zkview"
 )
 
 // Semaphores in the console. zkview composes a semaphore's queue: its

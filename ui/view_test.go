@@ -12,8 +12,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
-	"zklock/themes"
-	"zklock/zkview"
+	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/zkview"
 )
 
 func step(m Model, msg tea.Msg) Model {

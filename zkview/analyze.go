@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // rebuildLocked builds a new Snapshot when anything changed, rebuilding

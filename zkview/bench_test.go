@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/lockops"
-	"zklock/sandbox"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/sandbox"
 )
 
 // Opcodes of the ZooKeeper protocol the monitor sends.

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"zklock/lockops"
-	"zklock/sandbox/peers"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/sandbox/peers"
 )
 
 // The console's golden files (ui/testdata/TestRealGolden/*.golden) are

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // churnClient takes and releases a lock in the classic recipe with raw

@@ -3,8 +3,8 @@ package zkview
 import (
 	"errors"
 	"fmt"
+	"github.com/zklock/zklock/lockops"
 	"time"
-	"zklock/lockops"
 )
 
 // Defaults for Config's zero fields.

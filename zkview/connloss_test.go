@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // TestConnLoss: a listing that fails because the link failed keeps the

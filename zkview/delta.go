@@ -10,7 +10,7 @@ import (
 	"slices"
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // applyDelta merges children added and removed by a watch's events into

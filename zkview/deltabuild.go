@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // buildQueueChanged builds qm's Queue from the one built last, when only

@@ -17,7 +17,7 @@ package zkview
 import (
 	"slices"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // electionType is q's type once elections are told apart: election for a

@@ -35,7 +35,7 @@ import (
 	"path"
 	"slices"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // loneNode is what a listing read of a plain ephemeral lock's node.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 func TestLoneCandidate(t *testing.T) {

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/lockops"
-	"zklock/sandbox"
-	"zklock/sandbox/sandboxtest"
-	"zklock/zkview/fourletter"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/zkview/fourletter"
 )
 
 // freshEquals reports whether the snapshot's queue p holds exactly the

@@ -13,9 +13,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // Hostile data and trees, built on a real server by a raw client: what a

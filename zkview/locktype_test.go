@@ -3,7 +3,7 @@ package zkview
 import (
 	"testing"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 func TestLockType(t *testing.T) {

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/lockops"
-	"zklock/sandbox"
-	"zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
 )
 
 // The integration tests share one standalone ZooKeeper (100 ms tick, so

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // NodeRef names a node the way every view does: "#7" for a lock node (by

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"sort"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // nodeChunk is how many nodes a chunk holds when a list is cut into

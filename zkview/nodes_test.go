@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 func testNode(seq int32, version int32) Node {

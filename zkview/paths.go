@@ -9,9 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // pathFlags say why a path is watched; a path may be watched for several

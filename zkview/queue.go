@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // nodeRec is what the model knows of one lock node: its stat and data,

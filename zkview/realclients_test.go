@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/lockops"
-	"zklock/sandbox/peers"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/sandbox/peers"
 )
 
 // step is one lock request in a scripted queue, made by a real client

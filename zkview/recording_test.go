@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"zklock/lockops"
-	"zklock/sandbox"
-	"zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
 )
 
 // snapJSON is a snapshot in every field (json of the struct) and in

@@ -15,7 +15,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // Watch modes, as the status line and `ls --json` name them.

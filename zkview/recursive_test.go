@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // opExists is the protocol's exists opcode, which the audit of a

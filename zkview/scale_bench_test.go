@@ -31,9 +31,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 const (

@@ -45,7 +45,7 @@ import (
 	"strings"
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // semKind is which semaphore recipe a parent holds.

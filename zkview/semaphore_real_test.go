@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"zklock/sandbox/peers"
+	"github.com/zklock/zklock/sandbox/peers"
 )
 
 // semView is a semaphore as `ls --json` shows it: its holders' sessions

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 func TestSemaphoreKind(t *testing.T) {

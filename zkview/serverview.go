@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"zklock/lockops"
-	"zklock/zkview/fourletter"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/zkview/fourletter"
 )
 
 // serverView is one poll of every member's `cons` and `wchc`. Each member

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"zklock/lockops"
-	"zklock/sandbox"
-	"zklock/sandbox/sandboxtest"
-	"zklock/zkview/fourletter"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/zkview/fourletter"
 )
 
 func TestFindCycle(t *testing.T) {

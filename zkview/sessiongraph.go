@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // sessionGraph is the wait-for graph kept across snapshots, one queue at a

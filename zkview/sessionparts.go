@@ -6,7 +6,7 @@ package zkview
 import (
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // graphPart is what one queue brings to the graph.

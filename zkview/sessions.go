@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // The sessions view: a wait-for graph over the sessions that own the lock

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 var sessT0 = time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)

@@ -3,7 +3,7 @@ package zkview
 import (
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // ConnState is the monitor's connection to the ensemble.

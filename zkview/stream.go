@@ -7,7 +7,7 @@ import (
 	"math"
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // StreamSchema is the version of the `zklock watch --json` object (the

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 var streamT0 = time.Date(2026, 11, 23, 3, 12, 0, 0, time.UTC)

@@ -3,7 +3,7 @@ package zkview
 import (
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // Bound says how much is known of when a node took its role.

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // TestTenure: a holder found holding is bounded by its creation (an upper

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 
-	"zklock/lockops"
+	"github.com/zklock/zklock/lockops"
 )
 
 // TestQueueLifecycle: a queue of lockops Locks is shown in sequence order

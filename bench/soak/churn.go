@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"zklock/lockops"
-	"zklock/ui"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/ui"
 )
 
 // The three locks, as in the demo: a busy mutex, a read/write lock, a

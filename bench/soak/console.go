@@ -9,10 +9,10 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"zklock/lockops"
-	"zklock/themes"
-	"zklock/ui"
-	"zklock/zkview"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui"
+	"github.com/zklock/zklock/zkview"
 )
 
 const (

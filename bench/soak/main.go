@@ -33,7 +33,7 @@ import (
 	"syscall"
 	"time"
 
-	"zklock/sandbox"
+	"github.com/zklock/zklock/sandbox"
 )
 
 func main() {

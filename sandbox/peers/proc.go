@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zklock/zklock/sandbox"
 	"io"
 	"os"
 	"strconv"
@@ -12,7 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"zklock/sandbox"
 )
 
 // Kind is a client library.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
 )
 
 func TestSemaphoreKindParse(t *testing.T) {

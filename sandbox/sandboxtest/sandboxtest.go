@@ -6,12 +6,12 @@ package sandboxtest
 
 import (
 	"context"
+	"github.com/zklock/zklock/sandbox"
 	"sync"
 	"testing"
 	"time"
-	"zklock/sandbox"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // Start starts a cluster for a test or benchmark and closes it when the
