@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/zklock/zklock/zkview/fourletter"
+	"github.com/zklock/zklock/fourletter"
 )
 
 // fourLetterWait bounds one four-letter word: a loaded 2-core machine

@@ -23,7 +23,7 @@ import (
 
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
-	"github.com/zklock/zklock/zkview/fourletter"
+	"github.com/zklock/zklock/fourletter"
 )
 
 // doctorWords are the four-letter words zklock uses or reports on: srvr

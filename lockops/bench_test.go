@@ -12,7 +12,7 @@ import (
 
 	"github.com/zklock/zklock/third_party/zk"
 
-	"github.com/zklock/zklock/zkview/fourletter"
+	"github.com/zklock/zklock/fourletter"
 )
 
 // packetsReceived is the server's zk_packets_received (mntr): requests

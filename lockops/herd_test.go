@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/zkview/fourletter"
+	"github.com/zklock/zklock/fourletter"
 )
 
 // TestNoHerdWchc: with 32 waiters queued, the server's own watch list

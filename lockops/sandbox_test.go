@@ -7,7 +7,7 @@ import (
 
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
-	"github.com/zklock/zklock/zkview/fourletter"
+	"github.com/zklock/zklock/fourletter"
 )
 
 // The package's integration tests share one standalone ZooKeeper, started

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
-	"github.com/zklock/zklock/zkview/fourletter"
+	"github.com/zklock/zklock/fourletter"
 	"net"
 	"os"
 	"os/exec"

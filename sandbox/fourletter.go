@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/zklock/zklock/zkview/fourletter"
+	"github.com/zklock/zklock/fourletter"
 )
 
 // serving reports whether a mode means the member answers clients.

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zklock/zklock/zkview/fourletter"
+	"github.com/zklock/zklock/fourletter"
 )
 
 const (

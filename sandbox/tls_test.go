@@ -11,7 +11,7 @@ import (
 
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
-	"github.com/zklock/zklock/zkview/fourletter"
+	"github.com/zklock/zklock/fourletter"
 )
 
 // TestTLSStandalone: a TLS member serves the same protocol on its secure

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
-	"github.com/zklock/zklock/zkview/fourletter"
+	"github.com/zklock/zklock/fourletter"
 )
 
 // serverView is one poll of every member's `cons` and `wchc`. Each member
