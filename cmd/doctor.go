@@ -22,8 +22,8 @@ import (
 	"github.com/zklock/zklock/third_party/zk"
 
 	"github.com/zklock/zklock/config"
-	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/fourletter"
+	"github.com/zklock/zklock/lockops"
 )
 
 // doctorWords are the four-letter words zklock uses or reports on: srvr

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
-	"github.com/zklock/zklock/fourletter"
 )
 
 // The package's integration tests share one standalone ZooKeeper, started

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
-	"github.com/zklock/zklock/fourletter"
 )
 
 // TestTLSStandalone: a TLS member serves the same protocol on its secure

@@ -17,11 +17,11 @@ import (
 	"github.com/muesli/termenv"
 	"github.com/zklock/zklock/third_party/zk"
 
+	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
 	"github.com/zklock/zklock/zkview"
-	"github.com/zklock/zklock/fourletter"
 )
 
 // The console fed by a real zkview Watcher on a real ensemble while

@@ -70,11 +70,7 @@ func waitUpdate(ch <-chan zkview.Update) tea.Cmd {
 					// Deliver what we have; the next wait sees the close.
 					return updateMsg{u}
 				}
-				if next.Snapshot != nil {
-					u.Snapshot = next.Snapshot
-				}
-				u.Events = append(u.Events, next.Events...)
-				u.Dropped += next.Dropped
+				u.Merge(next)
 			default:
 				return updateMsg{u}
 			}

@@ -315,8 +315,8 @@ func TestSlowConsumer(t *testing.T) {
 			t.Fatalf("second update read late is still not the newest: %v", names(queueOf(u.Snapshot, p)))
 		}
 	}
-	if len(first.Events) > maxPendingEvents || dropped == 0 {
-		t.Errorf("%d events, %d dropped: want at most %d and some dropped", len(first.Events), dropped, maxPendingEvents)
+	if len(first.Events) > MaxPendingEvents || dropped == 0 {
+		t.Errorf("%d events, %d dropped: want at most %d and some dropped", len(first.Events), dropped, MaxPendingEvents)
 	}
 	if ev := first.Events[len(first.Events)-1]; ev.At.Before(first.Events[0].At) {
 		t.Errorf("events out of order")

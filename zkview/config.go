@@ -3,8 +3,9 @@ package zkview
 import (
 	"errors"
 	"fmt"
-	"github.com/zklock/zklock/lockops"
 	"time"
+
+	"github.com/zklock/zklock/lockops"
 )
 
 // Defaults for Config's zero fields.
@@ -34,9 +35,6 @@ const (
 	// maxDiscoveryNodes bounds the intermediate nodes watched under the
 	// roots, so a root of "/" on a big ensemble cannot take every node.
 	maxDiscoveryNodes = 10000
-	// maxPendingEvents bounds the events waiting for a slow consumer; the
-	// oldest are dropped first and counted in Update.Dropped.
-	maxPendingEvents = 1024
 	// maxEventsPerListing: a listing that adds or removes more nodes than
 	// this (a first load, a mass expiry) is told as one summary event.
 	maxEventsPerListing = 32

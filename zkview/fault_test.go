@@ -10,10 +10,10 @@ import (
 
 	"github.com/zklock/zklock/third_party/zk"
 
+	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
-	"github.com/zklock/zklock/fourletter"
 )
 
 // freshEquals reports whether the snapshot's queue p holds exactly the

@@ -12,10 +12,10 @@ import (
 
 	"github.com/zklock/zklock/third_party/zk"
 
+	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
-	"github.com/zklock/zklock/fourletter"
 )
 
 // The monitor under faults, on a 3-member ensemble (fault_test.go has the

@@ -1,8 +1,10 @@
 package zkview
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/zklock/zklock/lockops"
 )
@@ -51,4 +53,33 @@ func Confirms(name, typed string) bool {
 		return err == nil && n == want
 	}
 	return typed == token
+}
+
+// short is a node name for an event or warning line: sanitized, and cut
+// beyond 64 cells (every recipe's own names are shorter: Curator's are 55
+// characters), keeping the tail, where the sequence is.
+func short(name string) string {
+	s := SanitizeString(name, 0)
+	const max = 64
+	if len([]rune(s)) <= max {
+		return s
+	}
+	r := []rune(s)
+	return "…" + string(r[len(r)-(max-1):])
+}
+
+// GapText is a duration as a person reads it: 3.2ms, 1.4s, 2m3s.
+func GapText(d time.Duration) string {
+	switch {
+	case d < 0:
+		d = 0
+		fallthrough
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000)
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Truncate(time.Second).String()
 }

@@ -300,3 +300,70 @@ func (ns Nodes) equalBy(o Nodes, eq func(a, b *Node) bool) bool {
 	}
 	return true
 }
+
+// mergeChanged is prev's nodes brought to entries, the order after the
+// changes whose touched nodes are changed (sorted by sequence, then
+// name): a chunk of prev none of whose nodes changed or left is kept as
+// it is; the others are made again, a touched node by fresh and every
+// other one copied from prev. ok is false when fresh says a node leaves
+// the change shape.
+func mergeChanged(prev Nodes, entries []lockops.Entry, changed []lockops.ParsedName, fresh func(*lockops.Entry) (Node, bool)) (Nodes, bool) {
+	// Nodes and entries are compared by their names' order (ChangeOrder).
+	key := func(n *Node) lockops.ParsedName { return lockops.ParsedName{Seq: n.Seq, Name: n.Name} }
+	// changedWithin: a touched name lies between nodes a and z.
+	changedWithin := func(a, z *Node) bool {
+		c, _ := slices.BinarySearchFunc(changed, key(a), lockops.ChangeOrder)
+		return c < len(changed) && lockops.ChangeOrder(changed[c], key(z)) <= 0
+	}
+	isChanged := func(e *lockops.Entry) bool {
+		_, found := slices.BinarySearchFunc(changed, e.ParsedName, lockops.ChangeOrder)
+		return found
+	}
+	var b nodesBuilder
+	i := 0 // in entries
+	for k, c := range prev.chunks {
+		if l := len(c); i+l <= len(entries) && entries[i].Name == c[0].Name && entries[i+l-1].Name == c[l-1].Name &&
+			!changedWithin(&c[0], &c[l-1]) {
+			// The same l nodes, none touched: none left.
+			if k == len(prev.chunks)-1 && i+l < len(entries) {
+				// Nodes joined after it: into its room, as at a join,
+				// not into a small chunk of their own.
+				b.extend(c)
+			} else {
+				b.keep(c)
+			}
+			i += l
+			continue
+		}
+		// The entries up to the next chunk's first node: this chunk's
+		// nodes that stayed, and the nodes that joined among them.
+		var next *Node
+		if k+1 < len(prev.chunks) {
+			next = &prev.chunks[k+1][0]
+		}
+		j := 0 // in c
+		for ; i < len(entries) && (next == nil || lockops.ChangeOrder(entries[i].ParsedName, key(next)) < 0); i++ {
+			e := &entries[i]
+			for j < len(c) && lockops.ChangeOrder(key(&c[j]), e.ParsedName) < 0 {
+				j++
+			}
+			if j < len(c) && c[j].Name == e.Name && !isChanged(e) {
+				b.add(c[j])
+				continue
+			}
+			nd, ok := fresh(e)
+			if !ok {
+				return Nodes{}, false
+			}
+			b.add(nd)
+		}
+	}
+	for ; i < len(entries); i++ { // joined after prev's last node
+		nd, ok := fresh(&entries[i])
+		if !ok {
+			return Nodes{}, false
+		}
+		b.add(nd)
+	}
+	return b.done(), true
+}

@@ -3,6 +3,7 @@ package zkview
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -172,19 +173,15 @@ func (p *Player) moveLocked(i int, events bool, note string) {
 	if p.pending == nil {
 		p.pending = &Update{}
 	}
-	p.pending.Snapshot = snap
+	next := Update{Snapshot: snap}
 	if events {
-		evs, dropped := p.rec.Events(i)
-		p.pending.Events = append(p.pending.Events, evs...)
-		p.pending.Dropped += dropped
+		next.Events, next.Dropped = p.rec.Events(i)
+		next.Events = slices.Clone(next.Events)
 	}
 	if note != "" {
-		p.pending.Events = append(p.pending.Events, Event{At: snap.At, Kind: EventInfo, Text: note})
+		next.Events = append(next.Events, Event{At: snap.At, Kind: EventInfo, Text: note})
 	}
-	if over := len(p.pending.Events) - maxPendingEvents; over > 0 {
-		p.pending.Events = p.pending.Events[over:]
-		p.pending.Dropped += over
-	}
+	p.pending.Merge(next)
 }
 
 // run advances a playing replay on time and hands updates over.

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/fourletter"
+	"github.com/zklock/zklock/lockops"
 )
 
 // serverView is one poll of every member's `cons` and `wchc`. Each member

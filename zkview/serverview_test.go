@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
-	"github.com/zklock/zklock/fourletter"
 )
 
 func TestFindCycle(t *testing.T) {

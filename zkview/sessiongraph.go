@@ -4,13 +4,10 @@
 package zkview
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/zklock/zklock/lockops"
 )
 
 // sessionGraph is the wait-for graph kept across snapshots, one queue at a
@@ -431,33 +428,6 @@ func JudgeAgain(first, next *Snapshot) []Deadlock {
 	return g.cycles(next.At)
 }
 
-// ConfirmCycles judges the young cycles of a one-off read: it waits until
-// they would have stood DeadlockAfter, reads cfg again (Load) and returns
-// that read with its cycles dated across both (JudgeAgain): a cycle seen
-// in both on the same nodes is a deadlock, one with a handoff in between
-// is young again, one gone is gone. snap is returned as is when it shows
-// no young cycle. It takes at most DeadlockAfter plus a read; ctx bounds
-// it.
-func ConfirmCycles(ctx context.Context, s *lockops.Session, cfg Config, snap *Snapshot) (*Snapshot, error) {
-	young, due := YoungCycles(snap)
-	if !young {
-		return snap, nil
-	}
-	t := time.NewTimer(time.Until(due))
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("zkview: confirm cycles: %w", ctx.Err())
-	}
-	next, err := Load(ctx, s, cfg)
-	if err != nil {
-		return nil, err
-	}
-	next.Deadlocks = JudgeAgain(snap, next)
-	return next, nil
-}
-
 // YoungCycles says whether snap shows a cycle not yet judged a deadlock,
 // and when the youngest would come of age.
 func YoungCycles(snap *Snapshot) (bool, time.Time) {
@@ -470,76 +440,6 @@ func YoungCycles(snap *Snapshot) (bool, time.Time) {
 		}
 	}
 	return !due.IsZero(), due
-}
-
-// judgeSessionsLocked brings the Watcher's wait-for graph to the queues
-// of the snapshot being built at now and returns its cycles, telling on
-// the event log which ones appeared, became deadlocks and cleared. While a
-// young cycle stands, a snapshot is published again when it comes of age,
-// even if nothing else changes.
-func (w *Watcher) judgeSessionsLocked(queues []Queue, now time.Time) []Deadlock {
-	g := &w.graph
-	if behind := g.update(queues, now); !behind.IsZero() && g.catchUp == nil && !w.oneShot {
-		g.catchUp = w.republishAfter(behind.Sub(now)+time.Millisecond, func() { w.graph.catchUp = nil })
-	}
-	cur := g.cycles(now)
-	w.cycleEventsLocked(g.last, cur, now)
-	g.last = cur
-	young, due := YoungCycles(&Snapshot{Deadlocks: cur})
-	if !young && g.recheck != nil {
-		g.recheck.Stop()
-		g.recheck, g.recheckT = nil, time.Time{}
-	}
-	if young && !w.oneShot && !g.recheckT.Equal(due) {
-		if g.recheck != nil {
-			g.recheck.Stop()
-		}
-		g.recheckT = due
-		// A little after the due time: the cycle is judged by the clock of
-		// the rebuild that follows, which must be past it.
-		g.recheck = w.republishAfter(due.Sub(now)+10*time.Millisecond, func() { w.graph.recheckT = time.Time{} })
-	}
-	return cur
-}
-
-// republishAfter publishes a snapshot again after d, even if nothing
-// changed (a time-judged state is due), calling fired under the lock
-// first.
-func (w *Watcher) republishAfter(d time.Duration, fired func()) *time.Timer {
-	return time.AfterFunc(d, func() {
-		if w.ctx.Err() != nil {
-			return
-		}
-		w.mu.Lock()
-		fired()
-		w.markDirtyLocked()
-		w.mu.Unlock()
-		w.kickPublish()
-	})
-}
-
-// cycleEventsLocked tells what changed between two snapshots' cycles
-// over two or more sessions (a self-wait is told by its queue's warning).
-func (w *Watcher) cycleEventsLocked(old, cur []Deadlock, now time.Time) {
-	key := func(d Deadlock) string { return fmt.Sprint(d.Sessions) }
-	had := make(map[string]string, len(old))
-	for _, d := range old {
-		had[key(d)] = d.State
-	}
-	has := make(map[string]bool, len(cur))
-	for _, d := range cur {
-		has[key(d)] = true
-		if prev, ok := had[key(d)]; (ok && prev == d.State) || d.State == CycleSelfWait {
-			continue
-		}
-		w.emitLocked(Event{At: now, Kind: EventWarning, Path: d.Paths[0], Node: d.Waits[0].Node, Text: DeadlockText(d, now)})
-	}
-	for _, d := range old {
-		if !has[key(d)] && d.State != CycleSelfWait {
-			w.emitLocked(Event{At: now, Kind: EventWarning, Path: d.Paths[0],
-				Text: "cross-lock cycle cleared: " + CycleText(d.Sessions)})
-		}
-	}
 }
 
 // DeadlockText is a deadlock in one line: its state, its sessions and

@@ -1,6 +1,7 @@
 package zkview
 
 import (
+	"slices"
 	"time"
 
 	"github.com/zklock/zklock/lockops"
@@ -319,4 +320,43 @@ type Update struct {
 	Snapshot *Snapshot
 	Events   []Event
 	Dropped  int
+}
+
+// MaxPendingEvents bounds the events an Update carries to a slow
+// consumer; the oldest are dropped first and counted in Update.Dropped.
+const MaxPendingEvents = 1024
+
+// Merge folds next, the newer Update, into u: next's snapshot (when it
+// has one), both updates' events in order, and the oldest events beyond
+// MaxPendingEvents dropped and counted. The Watcher's pump, the replay's
+// player and the console's coalescing all merge this way.
+func (u *Update) Merge(next Update) {
+	if next.Snapshot != nil {
+		u.Snapshot = next.Snapshot
+	}
+	u.Events = append(u.Events, next.Events...)
+	u.Dropped += next.Dropped
+	if over := len(u.Events) - MaxPendingEvents; over > 0 {
+		u.Events = slices.Delete(u.Events, 0, over)
+		u.Dropped += over
+	}
+}
+
+// Deadlock is a cycle of the wait-for graph over sessions: a cross-lock
+// deadlock once it has stood DeadlockAfter with no handoff on any of its
+// waits, a young cycle before, or a session waiting behind its own node.
+type Deadlock struct {
+	// Sessions in wait order: each waits for the next, the last for the
+	// first; one session for a self-wait. The lowest session id is first.
+	Sessions []int64
+	// Waits[i] is the wait of Sessions[i] on Sessions[i+1] (the last on
+	// the first): the oldest of its waits when it has several.
+	Waits []Wait
+	// Paths of the waits, each once, in wait order.
+	Paths []string
+	// State is CycleDeadlock, CycleYoung or CycleSelfWait.
+	State string
+	// Since: the cycle has stood, with no handoff on any of its waits, at
+	// least since then (the latest of its waits' Since).
+	Since time.Time
 }

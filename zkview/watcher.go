@@ -174,7 +174,7 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 
 // Updates delivers the latest snapshot with the events since the previous
 // Update. A consumer that falls behind gets one Update holding the newest
-// snapshot and the most recent events (at most maxPendingEvents; Dropped
+// snapshot and the most recent events (at most MaxPendingEvents; Dropped
 // counts the rest): there is never a backlog. Closed by Close.
 func (w *Watcher) Updates() <-chan Update { return w.updates }
 
@@ -246,13 +246,13 @@ func (w *Watcher) kickPublish() {
 func (w *Watcher) markDirtyLocked() { w.dirty = true }
 
 // emitLocked queues an event for the next Update, dropping the oldest
-// beyond maxPendingEvents.
+// beyond MaxPendingEvents.
 func (w *Watcher) emitLocked(ev Event) {
 	if ev.At.IsZero() {
 		ev.At = w.cfg.Now()
 	}
 	w.pending = append(w.pending, ev)
-	if over := len(w.pending) - maxPendingEvents; over > 0 {
+	if over := len(w.pending) - MaxPendingEvents; over > 0 {
 		w.pending = slices.Delete(w.pending, 0, over)
 		w.dropped += over
 	}
@@ -293,13 +293,7 @@ func (w *Watcher) runPump() {
 			cur = &u
 			return
 		}
-		cur.Snapshot = u.Snapshot
-		cur.Events = append(cur.Events, u.Events...)
-		cur.Dropped += u.Dropped
-		if over := len(cur.Events) - maxPendingEvents; over > 0 {
-			cur.Events = slices.Delete(cur.Events, 0, over)
-			cur.Dropped += over
-		}
+		cur.Merge(u)
 	}
 	for {
 		var out chan<- Update

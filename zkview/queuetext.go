@@ -1,0 +1,58 @@
+package zkview
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/zklock/zklock/lockops"
+)
+
+// LeaseCounts are a semaphore's holders (leases held) and waiters
+// (contenders waiting for one: each has a node in the admission lock; a
+// Curator lease beyond the limit is its contender's second node, not a
+// second waiter).
+func (q *Queue) LeaseCounts() (holders, waiting int) {
+	for _, n := range q.Nodes.All() {
+		switch {
+		case n.Lease && n.Role == lockops.RoleHolder:
+			holders++
+		case !n.Lease:
+			waiting++
+		}
+	}
+	return holders, waiting
+}
+
+// LimitText is a semaphore's holders against its limit: "2/3" or
+// "2 (limit unknown)".
+func (q *Queue) LimitText() string {
+	h, _ := q.LeaseCounts()
+	if q.Limit > 0 {
+		return fmt.Sprintf("%d/%d", h, q.Limit)
+	}
+	return fmt.Sprintf("%d (limit unknown)", h)
+}
+
+// WatchesChildren says whether the node waits on a children watch (a
+// semaphore's lease waiter): its Watches is then the watched path, with
+// a leading "/", which no child name can have.
+func (n Node) WatchesChildren() bool { return strings.HasPrefix(n.Watches, "/") }
+
+// KindName is the node's kind as `ls` names it: "lease" for a semaphore's
+// lease node, else mutex, read or write.
+func (n Node) KindName() string {
+	if n.Lease {
+		return "lease"
+	}
+	return n.Kind.String()
+}
+
+// RelName is the node's name as seen from its queue's path p: the name
+// of a child of p, "leases/<name>" below it, the full path elsewhere
+// (Kazoo's lock sibling).
+func (n Node) RelName(p string) string {
+	if n.Parent == "" {
+		return n.Name
+	}
+	return under(p, n.Parent, n.Name)
+}
