@@ -154,7 +154,7 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 		}
 		q.Warnings = append(q.Warnings, Warning{Code: WarnDeadlock, Nodes: cycle,
 			Message: fmt.Sprintf("watch cycle by %s: %s → %s: each waits for the next to go, forever", how,
-				listNames(cycle, " → ", 6), short(cycle[0]))})
+				listNames(cycle, " → ", 6), shortName(cycle[0]))})
 	}
 	var missing []string
 	for i := range nodes {
@@ -246,7 +246,7 @@ func believedEntry(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) 
 	}
 	if sv != nil && sv.known[r.session] {
 		mine := sv.watches[r.session]
-		if (e.Watches != "" && mine[join(qm.abs, e.Watches)]) || (e.Predecessor != "" && mine[join(qm.abs, e.Predecessor)]) {
+		if (e.Watches != "" && mine[childPath(qm.abs, e.Watches)]) || (e.Predecessor != "" && mine[childPath(qm.abs, e.Predecessor)]) {
 			return e // it waits, and the servers show on what
 		}
 	}
@@ -268,7 +268,7 @@ func splitWarning(nodes []Node, names []string) Warning {
 			parts = append(parts, fmt.Sprintf("and %d more", len(names)-i))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", short(name), byName[name].Recipe))
+		parts = append(parts, fmt.Sprintf("%s (%s)", shortName(name), byName[name].Recipe))
 	}
 	return Warning{Code: WarnSplitHolders, Nodes: names,
 		Message: fmt.Sprintf("%d nodes believe they hold this lock at once: %s", len(names), strings.Join(parts, ", "))}
@@ -282,7 +282,7 @@ func listNames(names []string, sep string, max int) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(names)-max))
 			break
 		}
-		parts = append(parts, short(n))
+		parts = append(parts, shortName(n))
 	}
 	return strings.Join(parts, sep)
 }
@@ -301,7 +301,7 @@ func judgeLink(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) Link
 		return LinkInferred
 	}
 	mine := sv.watches[r.session]
-	if mine[join(qm.abs, e.Watches)] || (e.Predecessor != "" && mine[join(qm.abs, e.Predecessor)]) {
+	if mine[childPath(qm.abs, e.Watches)] || (e.Predecessor != "" && mine[childPath(qm.abs, e.Predecessor)]) {
 		return LinkVerified
 	}
 	settledBy := sv.start.Add(-missingGrace)
@@ -338,7 +338,7 @@ func herds(qm *queueModel, aq lockops.Ordering, sv *serverView, nodes []Node) ([
 	var worst string
 	for i := range nodes {
 		x := nodes[i].Name
-		watchers := sv.watchers[join(qm.abs, x)]
+		watchers := sv.watchers[childPath(qm.abs, x)]
 		if len(watchers) <= herdExtra {
 			continue
 		}
@@ -359,7 +359,7 @@ func herds(qm *queueModel, aq lockops.Ordering, sv *serverView, nodes []Node) ([
 			nodes[i].Herd = true
 			herd = append(herd, x)
 			if worst == "" {
-				worst = fmt.Sprintf("%s is watched by %d sessions, %d more than its recipes predict", short(x), len(watchers), extra)
+				worst = fmt.Sprintf("%s is watched by %d sessions, %d more than its recipes predict", shortName(x), len(watchers), extra)
 			}
 		}
 	}
@@ -401,7 +401,7 @@ func deadlock(qm *queueModel, aq lockops.Ordering, sv *serverView) ([]string, bo
 				waiting[r.session] = append(waiting[r.session], i)
 			}
 		}
-		prefix := join(qm.abs, "")
+		prefix := childPath(qm.abs, "")
 		for s, mine := range waiting {
 			for p := range sv.watches[s] {
 				if !strings.HasPrefix(p, prefix) {

@@ -169,12 +169,3 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	return c, nil
 }
-
-// join is path.Join for a parent and one child name, without Clean's
-// rewriting of odd names.
-func join(parent, name string) string {
-	if parent == "/" {
-		return "/" + name
-	}
-	return parent + "/" + name
-}

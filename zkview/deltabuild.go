@@ -2,7 +2,6 @@ package zkview
 
 import (
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/zklock/zklock/lockops"
@@ -61,15 +60,15 @@ func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (Queue,
 		// the last build's, in its last chunk while it has room (prev's
 		// view ends before them, and the next build derives from this
 		// one, never again from prev), so a join costs the joiners.
-		b := prev.Nodes.builderForTail()
+		joined := make([]Node, 0, len(entries)-n)
 		for i := n; i < len(entries); i++ {
 			nd, ok := fresh(&entries[i])
 			if !ok {
 				return Queue{}, false
 			}
-			b.add(nd)
+			joined = append(joined, nd)
 		}
-		q.Nodes = b.done()
+		q.Nodes = prev.Nodes.Extend(joined...)
 		q.Warnings = selfWaitJoined(prev, &q, n)
 	} else {
 		nodes, ok := mergeChanged(prev.Nodes, entries, changed, fresh)
@@ -89,142 +88,6 @@ func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (Queue,
 	}
 	q.Type = electionType(&q, qm)
 	return q, true
-}
-
-// selfWaitJoined is q's warnings (self-wait at most: see
-// buildQueueChanged) when q is prev with nodes joined from index n: in
-// the change shape every waiter waits behind the one holder, so prev's
-// self-waiting nodes still are, and a joiner is when the holder's session
-// owns it too.
-func selfWaitJoined(prev *Queue, q *Queue, n int) []Warning {
-	return selfWaitOn(q, appendSelfWaiters(selfWaitNodes(prev), q, n))
-}
-
-// selfWaitNodes are the nodes q's self-wait warning names, in queue
-// order (nil when it has none). The change builds append to this list in
-// its array when it has room, as to the nodes themselves
-// (buildQueueChanged): the list q shows ends before that room.
-func selfWaitNodes(q *Queue) []string {
-	for _, w := range q.Warnings {
-		if w.Code == WarnSelfWait {
-			return w.Nodes
-		}
-	}
-	return nil
-}
-
-// appendSelfWaiters appends to nodes the names of q's nodes from index
-// from on that belong to its holder's session (in the change shape, the
-// one node they all wait behind is the first).
-func appendSelfWaiters(nodes []string, q *Queue, from int) []string {
-	if h := q.Nodes.At(0); h.Session != 0 {
-		for _, a := range q.Nodes.From(from) {
-			if a.Session == h.Session {
-				nodes = append(nodes, a.Name)
-			}
-		}
-	}
-	return nodes
-}
-
-// selfWaitOn is q's warnings when the self-waiting nodes of q, a queue
-// in the change shape, are nodes.
-func selfWaitOn(q *Queue, nodes []string) []Warning {
-	if len(nodes) == 0 {
-		return nil
-	}
-	// The first of them is near the head in the usual case.
-	i := q.Nodes.Index(func(x *Node) bool { return x.Name == nodes[0] })
-	if i < 0 { // cannot happen in the change shape: read the queue
-		if w, ok := selfWaitWarning(q); ok {
-			return []Warning{w}
-		}
-		return nil
-	}
-	return []Warning{selfWait(nodes, selfWaitFirst(q.Nodes.At(i), q.Nodes.At(0)))}
-}
-
-// selfWaitLeft is q's warnings (self-wait at most) when q is prev with
-// only its first m nodes: leaving cannot make a node wait behind its own
-// session, so prev's self-waiting nodes are, but for those that left.
-// The warning names its nodes in queue order: those that left are last.
-func selfWaitLeft(prev *Queue, q *Queue, m int) []Warning {
-	nodes := selfWaitNodes(prev)
-	if len(nodes) == 0 {
-		return nil
-	}
-	left := make(map[string]bool, prev.Nodes.Len()-m)
-	for _, n := range prev.Nodes.From(m) {
-		left[n.Name] = true
-	}
-	k := len(nodes)
-	for k > 0 && left[nodes[k-1]] {
-		k--
-	}
-	return selfWaitOn(q, nodes[:k:k]) // capped: a later join must not write over what prev names
-}
-
-// selfWaitMerged is q's warnings (self-wait at most) when q is prev
-// changed by mergeChanged, worked out from prev's when the holder stayed
-// and the nodes that joined all come after prev's last (as the servers'
-// sequence numbers make them): prev's self-waiting nodes but those that
-// left, then the joiners of the holder's session. ok is false when q
-// must be read instead (selfWaitWarning).
-func selfWaitMerged(prev, q *Queue, removed []string) (ws []Warning, ok bool) {
-	pn, qn := prev.Nodes.Len(), q.Nodes.Len()
-	if pn == 0 || qn == 0 {
-		return nil, false
-	}
-	h, last := q.Nodes.At(0), prev.Nodes.At(pn-1)
-	if ph := prev.Nodes.At(0); ph.Name != h.Name || ph.Session != h.Session {
-		return nil, false
-	}
-	nodes := selfWaitNodes(prev)
-	// Those that left: found by sequence in prev's nodes and in the
-	// warning's list (both in queue order), without reading either.
-	left, drop := 0, []int(nil)
-	for _, name := range removed {
-		r, ok := lockops.ParseName(name)
-		if !ok {
-			return nil, false
-		}
-		if i := prev.Nodes.search(r.Seq); i < pn && prev.Nodes.At(i).Name == name {
-			left++
-		}
-		if i := searchName(nodes, r.Seq); i < len(nodes) && nodes[i] == name {
-			drop = append(drop, i)
-		}
-	}
-	// Those that joined: after prev's last node, and all of them there.
-	from := q.Nodes.search(last.Seq + 1)
-	if from < qn && !lockops.SeqLess(last.Seq, q.Nodes.At(from).Seq) || pn-left+(qn-from) != qn {
-		return nil, false
-	}
-	slices.Sort(drop)
-	drop = slices.Compact(drop)
-	if len(drop) > 0 {
-		if drop[len(drop)-1] == len(drop)-1 {
-			nodes = nodes[len(drop):] // the oldest waiters left: the usual case
-		} else {
-			kept := make([]string, 0, len(nodes)-len(drop))
-			for i, name := range nodes {
-				if _, gone := slices.BinarySearch(drop, i); !gone {
-					kept = append(kept, name)
-				}
-			}
-			nodes = kept
-		}
-	}
-	return selfWaitOn(q, appendSelfWaiters(nodes, q, from)), true
-}
-
-// searchName is the first of names, lock node names in sequence order,
-// whose sequence is not before seq.
-func searchName(names []string, seq int32) int {
-	return sort.Search(len(names), func(i int) bool {
-		n, _ := lockops.ParseName(names[i])
-		return !lockops.SeqLess(n.Seq, seq)
-	})
 }
 
 // changeShaped: q, just built in full from qm without a server view, is

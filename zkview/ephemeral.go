@@ -107,7 +107,7 @@ func plainEphemeral(q *Queue, qm *queueModel, sv *serverView) {
 		if len(qm.kids) != 1 || qm.kids[0] != l.name {
 			return // read with an older listing
 		}
-		watched, name = join(qm.abs, l.name), l.name
+		watched, name = childPath(qm.abs, l.name), l.name
 		q.Other = slices.DeleteFunc(q.Other, func(o string) bool { return o == l.name })
 	} else if len(qm.kids) != 0 {
 		return
@@ -146,6 +146,6 @@ func plainEphemeral(q *Queue, qm *queueModel, sv *serverView) {
 	if waiters > herdExtra {
 		q.Warnings = append(q.Warnings, Warning{Code: WarnHerd, Nodes: []string{name},
 			Message: fmt.Sprintf("plain ephemeral lock: %d sessions watch %s to create it when it goes, a herd by construction: every release wakes them all and they race for it",
-				waiters, short(name))})
+				waiters, shortName(name))})
 	}
 }

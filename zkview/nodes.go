@@ -253,6 +253,18 @@ func (ns Nodes) prefix(m int) Nodes {
 	return out
 }
 
+// Extend is ns with more after its last node, in its last chunk while it
+// has room. Only the newest of a line of lists may be extended: an older
+// list's view ends before the new nodes (its length), but a list extended
+// twice would have its second extension write over the first's.
+func (ns Nodes) Extend(more ...Node) Nodes {
+	b := ns.builderForTail()
+	for _, n := range more {
+		b.add(n)
+	}
+	return b.done()
+}
+
 // builderForTail is a builder holding ns, ready to take nodes after its
 // last (extend).
 func (ns Nodes) builderForTail() *nodesBuilder {

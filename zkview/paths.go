@@ -85,7 +85,7 @@ func (w *Watcher) removePathLocked(pw *pathWatch, now time.Time) {
 		w.discovered--
 	}
 	for kid := range pw.kids {
-		if c, ok := w.paths[join(pw.path, kid)]; ok && !c.keep() {
+		if c, ok := w.paths[childPath(pw.path, kid)]; ok && !c.keep() {
 			w.removePathLocked(c, now)
 		}
 	}
@@ -334,7 +334,7 @@ func (w *Watcher) setPathState(pw *pathWatch, st PathState, msg string) {
 	// What was found below a path that went away is gone too.
 	if st == PathAbsent {
 		for kid := range pw.kids {
-			if c, ok := w.paths[join(pw.path, kid)]; ok && !c.keep() {
+			if c, ok := w.paths[childPath(pw.path, kid)]; ok && !c.keep() {
 				w.removePathLocked(c, now)
 			}
 		}
@@ -431,7 +431,7 @@ func (w *Watcher) discoverLocked(pw *pathWatch, kids []string) {
 	for k := range pw.kids {
 		if !present[k] {
 			delete(pw.kids, k)
-			if c, ok := w.paths[join(pw.path, k)]; ok && !c.keep() {
+			if c, ok := w.paths[childPath(pw.path, k)]; ok && !c.keep() {
 				w.removePathLocked(c, now)
 			}
 		}
@@ -446,7 +446,7 @@ func (w *Watcher) discoverLocked(pw *pathWatch, kids []string) {
 		if _, isLock := lockops.ParseName(k); isLock {
 			continue // lock nodes are ephemeral: nothing below them
 		}
-		child := join(pw.path, k)
+		child := childPath(pw.path, k)
 		if pw.path == "/" && k == "zookeeper" {
 			continue // the server's own tree holds no locks
 		}
@@ -504,7 +504,7 @@ func (w *Watcher) fetchOne(ctx context.Context, abs, name string) fetched {
 		st   *zk.Stat
 	}
 	g, err := call(ctx, w, func() (got, error) {
-		data, st, err := w.zc.Get(join(abs, name))
+		data, st, err := w.zc.Get(childPath(abs, name))
 		return got{data, st}, err
 	})
 	switch {

@@ -333,11 +333,11 @@ func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []l
 		}
 	}
 	for _, h := range handoffs {
-		text := fmt.Sprintf("%s holds", short(h.To))
+		text := fmt.Sprintf("%s holds", shortName(h.To))
 		if h.From != "" {
 			// "gone", not "released": a listing cannot tell a release
 			// from an expired session or a force-release.
-			text = fmt.Sprintf("%s gone → %s holds after %s", short(h.From), short(h.To), GapText(h.Gap))
+			text = fmt.Sprintf("%s gone → %s holds after %s", shortName(h.From), shortName(h.To), GapText(h.Gap))
 		}
 		w.emitLocked(Event{At: at, Kind: EventHandoff, Path: q.path, Node: h.To, Text: text})
 	}
@@ -348,11 +348,11 @@ func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []l
 		var text string
 		switch {
 		case e.Role == lockops.RoleHolder:
-			text = fmt.Sprintf("%s created (%s %s): holds", short(e.Name), e.Recipe, e.Kind)
+			text = fmt.Sprintf("%s created (%s %s): holds", shortName(e.Name), e.Recipe, e.Kind)
 		case e.Watches != "":
-			text = fmt.Sprintf("%s created (%s %s): waits, watching %s", short(e.Name), e.Recipe, e.Kind, short(e.Watches))
+			text = fmt.Sprintf("%s created (%s %s): waits, watching %s", shortName(e.Name), e.Recipe, e.Kind, shortName(e.Watches))
 		default:
-			text = fmt.Sprintf("%s created (%s %s): waits", short(e.Name), e.Recipe, e.Kind)
+			text = fmt.Sprintf("%s created (%s %s): waits", shortName(e.Name), e.Recipe, e.Kind)
 		}
 		w.emitLocked(Event{At: at, Kind: EventCreated, Path: q.path, Node: e.Name, Text: text})
 	}
@@ -360,7 +360,7 @@ func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []l
 
 func (q *queueModel) deletedText(d lockops.Entry, wakers []string, at time.Time) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s deleted", short(d.Name))
+	fmt.Fprintf(&b, "%s deleted", shortName(d.Name))
 	if r, ok := q.nodes[d.Name]; ok {
 		if d.Role == lockops.RoleHolder {
 			bound := ""
@@ -389,12 +389,12 @@ func wakersIn(prev lockops.Ordering, i int) []string {
 	if prev.Changeable() {
 		// One recipe's mutex queue: only the next node waits on it.
 		if i+1 < len(prev.Entries) && prev.Entries[i+1].Watches == name {
-			watchers = append(watchers, short(prev.Entries[i+1].Name))
+			watchers = append(watchers, shortName(prev.Entries[i+1].Name))
 		}
 	} else {
 		for _, e := range prev.Entries {
 			if e.Watches == name {
-				watchers = append(watchers, short(e.Name))
+				watchers = append(watchers, shortName(e.Name))
 			}
 		}
 	}

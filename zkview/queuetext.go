@@ -56,3 +56,15 @@ func (n Node) RelName(p string) string {
 	}
 	return under(p, n.Parent, n.Name)
 }
+
+// under names child name of dir as seen from p: relative below p, the
+// full path elsewhere (Kazoo's lock sibling).
+func under(p, dir, name string) string {
+	switch {
+	case dir == p:
+		return name
+	case strings.HasPrefix(dir, p+"/"):
+		return dir[len(p)+1:] + "/" + name
+	}
+	return childPath(dir, name)
+}

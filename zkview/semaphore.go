@@ -144,7 +144,7 @@ func semaphoreDirs(p string, k semKind) (leaseDir, lockDir string) {
 	if k == semKazoo {
 		return p, p + kazooLockSuffix
 	}
-	return join(p, curatorLeasesDir), join(p, curatorLocksDir)
+	return childPath(p, curatorLeasesDir), childPath(p, curatorLocksDir)
 }
 
 // semaphoreAux are the paths watched beside P for a semaphore of kind k
@@ -334,18 +334,6 @@ func composeSemaphore(in semParts) semResult {
 	return res
 }
 
-// under names child name of dir as seen from p: relative below p, the
-// full path elsewhere (Kazoo's lock sibling).
-func under(p, dir, name string) string {
-	switch {
-	case dir == p:
-		return name
-	case strings.HasPrefix(dir, p+"/"):
-		return dir[len(p)+1:] + "/" + name
-	}
-	return join(dir, name)
-}
-
 // limitWords says where a limit comes from, for a message.
 func limitWords(src string) string {
 	switch src {
@@ -389,15 +377,15 @@ func semaphoreEvents(old *Queue, cur Queue, at time.Time) []Event {
 		switch {
 		case n.Role == lockops.RoleHolder && (!existed || prev.Role != lockops.RoleHolder):
 			evs = append(evs, Event{At: at, Kind: EventHandoff, Path: cur.Path, Node: n.Name,
-				Text: fmt.Sprintf("lease %s taken by %s: holders %s", short(n.Name), sessionText(n.Session), cur.LimitText())})
+				Text: fmt.Sprintf("lease %s taken by %s: holders %s", shortName(n.Name), sessionText(n.Session), cur.LimitText())})
 		case n.Role == lockops.RoleWaiting && !existed:
 			evs = append(evs, Event{At: at, Kind: EventCreated, Path: cur.Path, Node: n.Name,
-				Text: fmt.Sprintf("lease %s created beyond the limit: %s waits for one (holders %s)", short(n.Name), sessionText(n.Session), cur.LimitText())})
+				Text: fmt.Sprintf("lease %s created beyond the limit: %s waits for one (holders %s)", shortName(n.Name), sessionText(n.Session), cur.LimitText())})
 		}
 	}
 	for _, n := range old.Nodes.All() {
 		if n.Lease && !now[n.Name] {
-			text := fmt.Sprintf("lease %s returned", short(n.Name))
+			text := fmt.Sprintf("lease %s returned", shortName(n.Name))
 			if n.Role == lockops.RoleHolder && !n.Ctime.IsZero() {
 				text += fmt.Sprintf(" (held %s)", GapText(at.Sub(n.Ctime)))
 			}

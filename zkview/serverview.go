@@ -197,7 +197,7 @@ func (w *Watcher) narrateLinksLocked(old, sv *serverView) {
 			if r == nil || e.Watches == "" || e.Believes != lockops.RoleWaiting {
 				continue
 			}
-			wp := join(qm.abs, e.Watches)
+			wp := childPath(qm.abs, e.Watches)
 			if !sv.watches[r.session][wp] || (old != nil && old.ok && old.watches[r.session][wp]) {
 				continue
 			}
@@ -205,7 +205,7 @@ func (w *Watcher) narrateLinksLocked(old, sv *serverView) {
 				return
 			}
 			w.emitLocked(Event{At: sv.at, Kind: EventInfo, Path: qm.path, Node: e.Name,
-				Text: fmt.Sprintf("%s: its session 0x%x has a watch on %s (wchc)", short(e.Name), r.session, short(e.Watches))})
+				Text: fmt.Sprintf("%s: its session 0x%x has a watch on %s (wchc)", shortName(e.Name), r.session, shortName(e.Watches))})
 		}
 	}
 }

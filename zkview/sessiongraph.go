@@ -16,7 +16,7 @@ import (
 // comparison, a changed one the length of that queue. Cycles can only
 // pass through sessions that both wait and are waited on, so only those
 // are searched at each snapshot. The zero value is ready to use.
-type sessionGraph struct {
+type graph struct {
 	parts map[string]*graphPart     // by path
 	order []*graphPart              // parts in the order of the last update's queues
 	out   map[int64]map[int64]int32 // waiting session -> session waited for -> number of waits
@@ -65,7 +65,7 @@ const (
 	graphLongEvery = 200 * time.Millisecond
 )
 
-func (g *sessionGraph) init() {
+func (g *graph) init() {
 	if g.parts == nil {
 		g.parts = map[string]*graphPart{}
 		g.out = map[int64]map[int64]int32{}
@@ -80,7 +80,7 @@ func (g *sessionGraph) init() {
 // taken at now): changed queues are re-read, gone ones dropped. behind is
 // when the first long queue it left unread is due (graphLongQueue), zero
 // when it left none.
-func (g *sessionGraph) update(queues []Queue, now time.Time) (behind time.Time) {
+func (g *graph) update(queues []Queue, now time.Time) (behind time.Time) {
 	g.init()
 	g.gen++
 	same := len(g.order) == len(queues)
@@ -152,7 +152,7 @@ func later(a, b, now time.Time) time.Time {
 // cycles finds every cycle of the graph as it stands at now: the
 // strongly connected components of the sessions that wait and are
 // waited on, each covered by shortest cycles, and every session waiting for itself.
-func (g *sessionGraph) cycles(now time.Time) []Deadlock {
+func (g *graph) cycles(now time.Time) []Deadlock {
 	if len(g.both) == 0 {
 		return nil
 	}
@@ -239,7 +239,7 @@ func cycleState(n int, since, now time.Time) string {
 
 // describe turns cycles of sessions into Deadlocks, with the oldest wait
 // of each step, read from the parts.
-func (g *sessionGraph) describe(found [][]int64, now time.Time) []Deadlock {
+func (g *graph) describe(found [][]int64, now time.Time) []Deadlock {
 	type step struct{ from, to int64 }
 	want := map[step]*Wait{}
 	for _, c := range found {
@@ -410,7 +410,7 @@ func shortestCycle(adj [][]int32, comp []int32, v int32) []int32 {
 // fills Snapshot.Deadlocks with the waits dated from when it first saw
 // them instead; FindDeadlocks serves snapshots built by other means.
 func FindDeadlocks(queues []Queue, now time.Time) []Deadlock {
-	g := sessionGraph{fromNodes: true}
+	g := graph{fromNodes: true}
 	g.update(queues, now)
 	return g.cycles(now)
 }
@@ -422,7 +422,7 @@ func FindDeadlocks(queues []Queue, now time.Time) []Deadlock {
 // cycles so dated (Load then Load again DeadlockAfter later tells a
 // deadlock from a young cycle without watching anything).
 func JudgeAgain(first, next *Snapshot) []Deadlock {
-	var g sessionGraph
+	var g graph
 	g.update(first.Queues, first.At)
 	g.update(next.Queues, next.At)
 	return g.cycles(next.At)

@@ -47,7 +47,7 @@ func (p *graphPart) same(q *Queue) bool {
 // rebuildPart brings p, built from an older version of q, to q: the
 // waits both have keep when they were first seen and cost nothing more;
 // only the waits that went and came change the graph's counts.
-func (g *sessionGraph) rebuildPart(p *graphPart, q *Queue, now time.Time) {
+func (g *graph) rebuildPart(p *graphPart, q *Queue, now time.Time) {
 	pairs, kept := g.readPairs(q, p, now)
 	for i := range p.pairs {
 		if !kept[i] {
@@ -69,7 +69,7 @@ func (g *sessionGraph) rebuildPart(p *graphPart, q *Queue, now time.Time) {
 // to both keep their relative order, so a wait is looked up in old by
 // walking it alongside, without a map, unless the order cannot be relied
 // on (a semaphore's nodes, a plain ephemeral lock's nameless waiters).
-func (g *sessionGraph) readPairs(q *Queue, old *graphPart, now time.Time) (pairs []pairRec, oldKept []bool) {
+func (g *graph) readPairs(q *Queue, old *graphPart, now time.Time) (pairs []pairRec, oldKept []bool) {
 	// About one wait a waiting node (a semaphore's waiters have one per
 	// lease holder): sized once, not grown pair by pair. (Not reused from
 	// the version before: held between snapshots, it would add its size
@@ -144,14 +144,14 @@ func (p *graphPart) walker(byMap bool) func(a, b *Node) int {
 }
 
 // apply adds (sign 1) or removes (sign -1) a part's counts and edges.
-func (g *sessionGraph) apply(p *graphPart, sign int32) {
+func (g *graph) apply(p *graphPart, sign int32) {
 	for i := range p.pairs {
 		g.applyPair(p, &p.pairs[i], sign)
 	}
 }
 
 // applyPair adds (sign 1) or removes (sign -1) one wait of part p.
-func (g *sessionGraph) applyPair(p *graphPart, r *pairRec, sign int32) {
+func (g *graph) applyPair(p *graphPart, r *pairRec, sign int32) {
 	g.version++
 	m := g.out[r.waiter]
 	if m == nil {
@@ -187,7 +187,7 @@ func bump[K comparable](m map[K]int32, k K, d int32) {
 	}
 }
 
-func (g *sessionGraph) checkBoth(s int64) {
+func (g *graph) checkBoth(s int64) {
 	if g.waitsOut[s] > 0 && g.waitedOn[s] > 0 {
 		g.both[s] = true
 	} else {

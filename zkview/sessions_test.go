@@ -299,7 +299,7 @@ func TestSessionsDeadlockAgeAcrossSnapshots(t *testing.T) {
 		a.Nodes.At(0).Name = holderA
 		return []Queue{a, mutexQ("/b", hold(1, 2, 0), wait(2, 1, 0))}
 	}
-	var g sessionGraph
+	var g graph
 	at := func(d time.Duration) time.Time { return sessT0.Add(d) }
 	g.update(build("lock-0000000001"), at(0))
 	if c := g.cycles(at(0)); len(c) != 1 || c[0].State != CycleYoung || !c[0].Since.Equal(at(0)) {
@@ -394,7 +394,7 @@ func BenchmarkSessionsGraphChange(b *testing.B) {
 	h0, h1 := qs[0].Nodes.At(0).Session, qs[1].Nodes.At(0).Session
 	qs[0].Nodes = NodesOf(append(qs[0].Nodes.Slice(), sn(100, h1, lockops.RoleWaiting, 0))...)
 	qs[1].Nodes = NodesOf(append(qs[1].Nodes.Slice(), sn(100, h0, lockops.RoleWaiting, 0))...)
-	var g sessionGraph
+	var g graph
 	now := sessT0
 	g.update(qs, now)
 	if c := g.cycles(now); len(c) != 1 {
@@ -417,7 +417,7 @@ func BenchmarkSessionsGraphChange(b *testing.B) {
 // queue (new slices, same nodes): the graph compares, rebuilds nothing.
 func BenchmarkSessionsGraphAllRebuilt(b *testing.B) {
 	qs := benchQueues(1000, 10)
-	var g sessionGraph
+	var g graph
 	g.update(qs, sessT0)
 	copies := make([][]Queue, 2)
 	for k := range copies {
@@ -585,17 +585,17 @@ func TestSessionsGraphLongQueue(t *testing.T) {
 	}
 	// Session 2 holds /short and waits in /long behind session 1; session
 	// 1 waiting on /short closes the cycle.
-	short := mutexQ("/short", hold(1, 2, 0), wait(2, 1, 0))
-	var g sessionGraph
+	shortName := mutexQ("/short", hold(1, 2, 0), wait(2, 1, 0))
+	var g graph
 	at := func(d time.Duration) time.Time { return sessT0.Add(d) }
-	if behind := g.update([]Queue{long(3), short}, at(0)); !behind.IsZero() {
+	if behind := g.update([]Queue{long(3), shortName}, at(0)); !behind.IsZero() {
 		t.Fatalf("first read left a queue for later (due %v)", behind)
 	}
 	if c := g.cycles(at(0)); len(c) != 0 {
 		t.Fatalf("a cycle before session 2 waits in /long: %+v", c)
 	}
 	// 10 ms later session 2 joins /long: left for later.
-	behind := g.update([]Queue{long(2), short}, at(10*time.Millisecond))
+	behind := g.update([]Queue{long(2), shortName}, at(10*time.Millisecond))
 	if !behind.Equal(at(graphLongEvery)) {
 		t.Fatalf("due %v, want %v", behind, at(graphLongEvery))
 	}
@@ -603,7 +603,7 @@ func TestSessionsGraphLongQueue(t *testing.T) {
 		t.Fatalf("the long queue was read before it was due: %+v", c)
 	}
 	// Once due, it is read: the cycle shows.
-	if behind := g.update([]Queue{long(2), short}, at(graphLongEvery)); !behind.IsZero() {
+	if behind := g.update([]Queue{long(2), shortName}, at(graphLongEvery)); !behind.IsZero() {
 		t.Fatalf("still left for later at its due time (due %v)", behind)
 	}
 	if c := g.cycles(at(graphLongEvery)); len(c) != 1 || len(c[0].Sessions) != 2 {

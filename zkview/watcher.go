@@ -85,7 +85,7 @@ type Watcher struct {
 	initDone    chan struct{} // closed once every path was read once
 	initClosed  bool
 	svDone      chan struct{} // closed after the first server poll
-	graph       sessionGraph  // the wait-for graph over sessions (sessions.go)
+	graph       graph         // the wait-for graph over sessions (sessions.go)
 
 	// sems: the recognised semaphores and their parts (semwatch.go).
 	sems semaphores
