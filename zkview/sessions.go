@@ -40,17 +40,6 @@ const SessionsCaveat = "A session is not a thread: two threads of one process sh
 	"and a cycle through it can include a holder that would release on its own. " +
 	"What to judge by is how long the cycle has stood with no handoff."
 
-// States of a Deadlock, as `zklock sessions --json` writes them.
-const (
-	// CycleDeadlock: a cycle that has stood DeadlockAfter or longer with
-	// no handoff on any of its waits.
-	CycleDeadlock = "deadlock"
-	// CycleYoung: a cycle seen for less than DeadlockAfter (or seen in one
-	// read only, when its age cannot be told).
-	CycleYoung = "cycle"
-	// CycleSelfWait: a session waits behind a node of its own.
-	CycleSelfWait = WarnSelfWait
-)
 
 // SessionNode is one lock node of a session in the sessions view.
 type SessionNode struct {
@@ -61,23 +50,6 @@ type SessionNode struct {
 	Parent string
 	// Since is when the node took its role, as Node.Since: the hold's
 	// start for a held node, the wait's start for a waiting one.
-	Since time.Time
-}
-
-// Wait is one edge of the wait-for graph as the nodes make it: a waiting
-// node of Session behind a node of Holder on Path.
-type Wait struct {
-	Session    int64
-	Client     string // the waiting session's ip:port, "" when unknown
-	Path       string
-	Node       string // the waiting node
-	Holder     int64
-	HolderNode string // the node it waits behind
-	// Since: the wait has stood since then on these two nodes, with no
-	// handoff between them (a node that waits or holds keeps that role
-	// until it goes). A Watcher, or the first of two reads, dates it
-	// from when it first saw it; FindDeadlocks from the later of the two
-	// nodes' Since.
 	Since time.Time
 }
 

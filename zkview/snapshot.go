@@ -360,3 +360,32 @@ type Deadlock struct {
 	// least since then (the latest of its waits' Since).
 	Since time.Time
 }
+
+// Wait is one edge of the wait-for graph as the nodes make it: a waiting
+// node of Session behind a node of Holder on Path.
+type Wait struct {
+	Session    int64
+	Client     string // the waiting session's ip:port, "" when unknown
+	Path       string
+	Node       string // the waiting node
+	Holder     int64
+	HolderNode string // the node it waits behind
+	// Since: the wait has stood since then on these two nodes, with no
+	// handoff between them (a node that waits or holds keeps that role
+	// until it goes). A Watcher, or the first of two reads, dates it
+	// from when it first saw it; FindDeadlocks from the later of the two
+	// nodes' Since.
+	Since time.Time
+}
+
+// States of a Deadlock, as `zklock sessions --json` writes them.
+const (
+	// CycleDeadlock: a cycle that has stood DeadlockAfter or longer with
+	// no handoff on any of its waits.
+	CycleDeadlock = "deadlock"
+	// CycleYoung: a cycle seen for less than DeadlockAfter (or seen in one
+	// read only, when its age cannot be told).
+	CycleYoung = "cycle"
+	// CycleSelfWait: a session waits behind a node of its own.
+	CycleSelfWait = WarnSelfWait
+)
