@@ -6,10 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/ui"
-	"github.com/zklock/zklock/zkview"
 )
 
 // auditedBackend writes a line before and after every console action.
@@ -17,7 +18,7 @@ type auditedBackend struct {
 	inner *lockBackend
 	audit *config.AuditLog
 	sess  *lockops.Session
-	// lookup says what the live model knows of a node: owner and client.
+	// lookup says what the Watcher knows of a node: owner and client.
 	lookup func(parent, node string) (int64, string)
 }
 
@@ -26,7 +27,7 @@ var _ ui.Backend = (*auditedBackend)(nil)
 // do runs one action between its two lines.
 func (b *auditedBackend) do(r config.AuditRecord, fn func() error) error {
 	r.Phase = config.PhaseBefore
-	r.Session = zkview.SessionHex(b.sess.ID())
+	r.Session = model.SessionHex(b.sess.ID())
 	if err := b.audit.Write(r); err != nil {
 		return fmt.Errorf("%s not done: %w", r.Action, err)
 	}
@@ -75,12 +76,12 @@ func (b *auditedBackend) Release(ctx context.Context, p string) error {
 
 func (b *auditedBackend) Revoke(ctx context.Context, p, node string) error {
 	owner, client := b.lookup(p, node)
-	r := config.AuditRecord{Action: "revoke", Path: p, Node: node, Owner: zkview.SessionHex(owner), Client: client}
+	r := config.AuditRecord{Action: "revoke", Path: p, Node: node, Owner: model.SessionHex(owner), Client: client}
 	return b.do(r, func() error { return b.inner.Revoke(ctx, p, node) })
 }
 
 func (b *auditedBackend) ForceRelease(ctx context.Context, p, node string, session int64) error {
 	_, client := b.lookup(p, node)
-	r := config.AuditRecord{Action: "force-release", Path: p, Node: node, Owner: zkview.SessionHex(session), Client: client}
+	r := config.AuditRecord{Action: "force-release", Path: p, Node: node, Owner: model.SessionHex(session), Client: client}
 	return b.do(r, func() error { return b.inner.ForceRelease(ctx, p, node, session) })
 }

@@ -16,10 +16,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
-
 	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // completeTimeout bounds connecting and listing for one completion: a
@@ -137,10 +136,10 @@ func completeZKPaths(g *config.Flags, nodes bool) func(*cobra.Command, []string,
 				continue
 			}
 			full := path.Join(dir, k)
-			if zkview.SanitizeString(full, 0) != full {
+			if model.SanitizeString(full, 0) != full {
 				continue // a name a shell must not be handed raw
 			}
-			isNode := zkview.NodeRef(k, 0) != k
+			isNode := model.NodeRef(k, 0) != k
 			switch {
 			case isNode && nodes:
 				out = append(out, full)

@@ -2,7 +2,7 @@ package cmd
 
 // The console: `zklock [flags] [PATH...]`, and runConsole, which `zklock
 // demo` calls too. It wires the pieces that must not know each other: the
-// lock core's session (lockops), the live model (zkview), the Bubble Tea
+// lock core's session (lockops), the Watcher (zkview), the Bubble Tea
 // console (ui) and the audit log.
 
 import (
@@ -19,10 +19,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/zklock/zklock/timeline"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
-
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/themes"
@@ -123,7 +124,7 @@ func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error
 	}
 
 	// The console starts at once and says whom it is connecting to and
-	// for how long; the session, the live model and the backend are
+	// for how long; the session, the Watcher and the backend are
 	// opened meanwhile and handed to it, or their error ends it.
 	lctx, cancelLive := context.WithCancel(ctx)
 	defer cancelLive()
@@ -189,7 +190,7 @@ func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error
 }
 
 // liveConsole is what the console shows and acts through once connected:
-// the session, the live model on it, the recorder teeing the model's
+// the session, the Watcher on it, the recorder teeing the model's
 // updates, and (unless read-only) the audited lock backend.
 type liveConsole struct {
 	sess  *lockops.Session
@@ -220,7 +221,7 @@ func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, 
 		return nil, err
 	}
 	// ctrl+r records what the console shows (zklock record's format).
-	rec := newConsoleRecorder(os.Getenv("ZKLOCK_RECORD_DIR"), zkview.RecordingHeader{
+	rec := newConsoleRecorder(os.Getenv("ZKLOCK_RECORD_DIR"), timeline.RecordingHeader{
 		Zklock:  version,
 		Servers: strings.Join(s.Servers, ","),
 		Context: s.ContextName,
@@ -244,7 +245,7 @@ func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, 
 	return live, nil
 }
 
-// close ends the backend's acquisitions, the recording, the live model
+// close ends the backend's acquisitions, the recording, the Watcher
 // and the session, in that order; closing the session removes any own
 // node left.
 func (l *liveConsole) close() {
@@ -285,7 +286,7 @@ func openConsoleLog(file string) (*log.Logger, func(), error) {
 	return log.New(f, "zk ", log.LstdFlags|log.Lmicroseconds), func() { _ = f.Close() }, nil
 }
 
-// snapshotLookup finds what the live model knows of a node (owner session
+// snapshotLookup finds what the Watcher knows of a node (owner session
 // and client address), for the audit log.
 func snapshotLookup(w *zkview.Watcher) func(parent, node string) (int64, string) {
 	return func(parent, node string) (int64, string) {

@@ -2,7 +2,7 @@ package cmd
 
 // The console's recorder: ctrl+r in the console starts a recording of what
 // it shows (zklock record's format, for zklock replay) and stops it. The
-// live model's updates pass through a tee on their way to the console; while
+// Watcher's updates pass through a tee on their way to the console; while
 // a recording runs, each one is written first.
 
 import (
@@ -15,31 +15,32 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/timeline"
 )
 
 // consoleRecorder implements ui.Recording.
 type consoleRecorder struct {
 	dir    string // where recordings go
-	header zkview.RecordingHeader
+	header timeline.RecordingHeader
 	now    func() time.Time
 
 	mu   sync.Mutex
-	last *zkview.Update // the newest update: a recording starts with it
+	last *model.Update // the newest update: a recording starts with it
 	f    *os.File
-	rec  *zkview.Recorder
+	rec  *timeline.Recorder
 	n    int
 	err  error // the first write error of the running recording
 }
 
 // tee forwards in to the returned channel until ctx ends or in closes,
 // recording each update first while a recording runs.
-func (c *consoleRecorder) tee(ctx context.Context, in <-chan zkview.Update) <-chan zkview.Update {
-	out := make(chan zkview.Update)
+func (c *consoleRecorder) tee(ctx context.Context, in <-chan model.Update) <-chan model.Update {
+	out := make(chan model.Update)
 	go func() {
 		defer close(out)
 		for {
-			var u zkview.Update
+			var u model.Update
 			var ok bool
 			select {
 			case <-ctx.Done():
@@ -60,7 +61,7 @@ func (c *consoleRecorder) tee(ctx context.Context, in <-chan zkview.Update) <-ch
 	return out
 }
 
-func (c *consoleRecorder) record(u zkview.Update) {
+func (c *consoleRecorder) record(u model.Update) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.last = &u
@@ -90,7 +91,7 @@ func (c *consoleRecorder) Start() (string, error) {
 	}
 	h := c.header
 	h.Started = at
-	rec, err := zkview.NewRecorder(f, h)
+	rec, err := timeline.NewRecorder(f, h)
 	if err != nil {
 		f.Close()
 		os.Remove(name)
@@ -100,7 +101,7 @@ func (c *consoleRecorder) Start() (string, error) {
 	if c.last != nil {
 		// The picture on the screen now: what the first full snapshot
 		// holds, with no events (those were shown before the start).
-		if err := rec.Record(zkview.Update{Snapshot: c.last.Snapshot}); err != nil {
+		if err := rec.Record(model.Update{Snapshot: c.last.Snapshot}); err != nil {
 			c.err = err
 		} else {
 			c.n++
@@ -133,7 +134,7 @@ func (c *consoleRecorder) close() {
 }
 
 // newConsoleRecorder records into dir (the current directory when empty).
-func newConsoleRecorder(dir string, h zkview.RecordingHeader) *consoleRecorder {
+func newConsoleRecorder(dir string, h timeline.RecordingHeader) *consoleRecorder {
 	if dir == "" {
 		dir = "."
 	}

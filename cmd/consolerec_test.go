@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/timeline"
 )
 
 // TestConsoleRecorder: the console's tee forwards every update; between
@@ -14,18 +15,18 @@ import (
 // the picture shown when the recording began.
 func TestConsoleRecorder(t *testing.T) {
 	dir := t.TempDir()
-	c := newConsoleRecorder(dir, zkview.RecordingHeader{Paths: []string{"/locks/a"}})
+	c := newConsoleRecorder(dir, timeline.RecordingHeader{Paths: []string{"/locks/a"}})
 	t0 := time.Date(2026, 11, 25, 3, 12, 0, 0, time.UTC)
 	c.now = func() time.Time { return t0 }
-	in := make(chan zkview.Update)
+	in := make(chan model.Update)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	out := c.tee(ctx, in)
 	send := func(i int) {
 		t.Helper()
-		snap := &zkview.Snapshot{At: t0.Add(time.Duration(i) * time.Second),
-			Queues: []zkview.Queue{{Path: "/locks/a", State: zkview.PathPresent, Nodes: zkview.NodesOf(make([]zkview.Node, i)...)}}}
-		in <- zkview.Update{Snapshot: snap}
+		snap := &model.Snapshot{At: t0.Add(time.Duration(i) * time.Second),
+			Queues: []model.Queue{{Path: "/locks/a", State: model.PathPresent, Nodes: model.NodesOf(make([]model.Node, i)...)}}}
+		in <- model.Update{Snapshot: snap}
 		if u := <-out; u.Snapshot != snap {
 			t.Fatalf("update %d not forwarded as it came", i)
 		}
@@ -54,7 +55,7 @@ func TestConsoleRecorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rec, err := zkview.ReadRecording(f)
+	rec, err := timeline.ReadRecording(f)
 	if err != nil {
 		t.Fatal(err)
 	}

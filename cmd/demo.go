@@ -8,15 +8,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/zklock/zklock/config"
-	"github.com/zklock/zklock/demo"
-	"github.com/zklock/zklock/lockops"
-	"github.com/zklock/zklock/sandbox"
 	"maps"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/demo"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/sandbox"
 
 	"github.com/spf13/cobra"
 )

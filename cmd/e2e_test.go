@@ -20,12 +20,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox/peers"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // e2eWait bounds each wait for the screen or ZooKeeper: generous, since
@@ -268,7 +267,7 @@ func TestE2EConsole(t *testing.T) {
 		waiters = append(waiters, h)
 		waitZK(t, "a waiter's node", func() bool { return len(lockChildren(t, conn, lock)) == c+1 })
 	}
-	hs, w1s, w2s := zkview.SessionHex(curator.Session(0)), zkview.SessionHex(curator.Session(1)), zkview.SessionHex(curator.Session(2))
+	hs, w1s, w2s := model.SessionHex(curator.Session(0)), model.SessionHex(curator.Session(1)), model.SessionHex(curator.Session(2))
 
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	p := startPane(t, 160, 48, e2eEnv(t), bin, "--servers", cluster.ConnectString(), "--audit-log", audit, lock)
@@ -361,7 +360,7 @@ func TestE2EReadOnlyAndNoColor(t *testing.T) {
 	waitZK(t, "the waiter's node", func() bool { return len(lockChildren(t, conn, lock)) == 2 })
 
 	p := startPane(t, 160, 48, e2eEnv(t, "NO_COLOR=1"), bin, "--read-only", "--servers", cluster.ConnectString(), lock)
-	s := p.waitText(zkview.SessionHex(kazoo.Session(0)), zkview.SessionHex(kazoo.Session(1)), "kazoo")
+	s := p.waitText(model.SessionHex(kazoo.Session(0)), model.SessionHex(kazoo.Session(1)), "kazoo")
 	footer := lineWith(s, "q quit")
 	for _, hidden := range []string{"t take", "force-release", "revoke", "release mine"} {
 		if strings.Contains(footer, hidden) {

@@ -1,6 +1,6 @@
 package cmd
 
-// `zklock export`: Prometheus metrics of the live model, read from the
+// `zklock export`: Prometheus metrics of the Watcher, read from the
 // latest snapshot at each scrape.
 
 import (
@@ -16,10 +16,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
-
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/model"
 )
 
 // DefaultExportParents bounds the lock parents exported per scrape: with
@@ -113,16 +112,16 @@ func serveMetrics(ctx context.Context, ln net.Listener, lc *lockCollector) error
 	return nil
 }
 
-// lockCollector is a prometheus.Collector over the live model: each
+// lockCollector is a prometheus.Collector over the Watcher: each
 // scrape reads the latest snapshot (nothing is done per change, except
 // counting handoffs, below) and turns it into constant metrics.
 type lockCollector struct {
-	snapshot   func() *zkview.Snapshot
+	snapshot   func() *model.Snapshot
 	now        func() time.Time
 	maxParents int
 
 	mu sync.Mutex
-	// handoffs counts per path the handoffs the monitor saw. A queue
+	// handoffs counts per path the handoffs the Watcher saw. A queue
 	// keeps only its last 64 handoffs, so a scrape alone would miss
 	// those beyond 64 between two scrapes (a hot lock hands over
 	// hundreds of times a minute): follow counts them per update.
@@ -146,13 +145,13 @@ var (
 		waiters:    prometheus.NewDesc("zklock_lock_waiters", "Nodes waiting for the lock, as ls --json role waiting.", labelPath, nil),
 		oldestWait: prometheus.NewDesc("zklock_lock_oldest_wait_seconds", "How long the longest waiter has waited (since its creation); 0 with no waiter.", labelPath, nil),
 		hold:       prometheus.NewDesc("zklock_lock_hold_seconds", "How long the current holder has held (the longest, when several); 0 with no holder. A holder found holding counts from its creation.", labelPath, nil),
-		handoffs:   prometheus.NewDesc("zklock_lock_handoffs_total", "Handoffs (release, then the next holder) the monitor saw since it started.", labelPath, nil),
+		handoffs:   prometheus.NewDesc("zklock_lock_handoffs_total", "Handoffs (release, then the next holder) the Watcher saw since it started.", labelPath, nil),
 		warnings:   prometheus.NewDesc("zklock_lock_warnings", "Warnings on the lock parent by code (split-holders, deadlock, mixed-recipes, missing-watch, herd, over-limit, self-wait); absent means none.", []string{"path", "code"}, nil),
-		stale:      prometheus.NewDesc("zklock_lock_stale", "1 while the lock parent's data may be out of date (the monitor's link is down).", labelPath, nil),
+		stale:      prometheus.NewDesc("zklock_lock_stale", "1 while the lock parent's data may be out of date (the Watcher's link is down).", labelPath, nil),
 		exists:     prometheus.NewDesc("zklock_lock_exists", "1 when the lock parent exists, as ls --json exists.", labelPath, nil),
 
-		conn:          prometheus.NewDesc("zklock_connection_state", "The monitor's connection: 1 for the current state.", []string{"state"}, nil),
-		snapStale:     prometheus.NewDesc("zklock_stale", "1 while the monitor is disconnected and the model may be out of date.", nil, nil),
+		conn:          prometheus.NewDesc("zklock_connection_state", "The Watcher's connection: 1 for the current state.", []string{"state"}, nil),
+		snapStale:     prometheus.NewDesc("zklock_stale", "1 while the Watcher is disconnected and the model may be out of date.", nil, nil),
 		serverView:    prometheus.NewDesc("zklock_server_view", "1 when the servers' four-letter words (cons, wchc) answer: client addresses and verified watches.", nil, nil),
 		serverViewAge: prometheus.NewDesc("zklock_server_view_age_seconds", "Age of the last four-letter-word answer (links verified then); absent without a server view.", nil, nil),
 		parents:       prometheus.NewDesc("zklock_parents", "Lock parents in the model.", nil, nil),
@@ -162,15 +161,15 @@ var (
 		deadlocks:     prometheus.NewDesc("zklock_session_deadlocks", "Cycles of the wait-for graph over sessions across every lock, by state (deadlock, cycle, self-wait).", []string{"state"}, nil),
 		snapAge:       prometheus.NewDesc("zklock_snapshot_age_seconds", "Age of the model's snapshot this scrape read.", nil, nil),
 	}
-	connStates     = []zkview.ConnState{zkview.StateConnecting, zkview.StateConnected, zkview.StateDisconnected, zkview.StateExpired, zkview.StateClosed}
-	deadlockStates = []string{zkview.CycleDeadlock, zkview.CycleYoung, zkview.CycleSelfWait}
+	connStates     = []model.ConnState{model.StateConnecting, model.StateConnected, model.StateDisconnected, model.StateExpired, model.StateClosed}
+	deadlockStates = []string{model.CycleDeadlock, model.CycleYoung, model.CycleSelfWait}
 )
 
 // seriesPerParent is what one lock parent costs, for the dropped count:
 // six gauges and the counter, plus its warnings.
 const seriesPerParent = 7
 
-func newLockCollector(snapshot func() *zkview.Snapshot, now func() time.Time, maxParents int) *lockCollector {
+func newLockCollector(snapshot func() *model.Snapshot, now func() time.Time, maxParents int) *lockCollector {
 	return &lockCollector{snapshot: snapshot, now: now, maxParents: maxParents, handoffs: map[string]*handoffCount{}}
 }
 
@@ -185,7 +184,7 @@ func (c *lockCollector) Describe(ch chan<- *prometheus.Desc) {
 
 // follow counts handoffs from every update until ctx ends or the updates
 // stop.
-func (c *lockCollector) follow(ctx context.Context, updates <-chan zkview.Update) {
+func (c *lockCollector) follow(ctx context.Context, updates <-chan model.Update) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -203,7 +202,7 @@ func (c *lockCollector) follow(ctx context.Context, updates <-chan zkview.Update
 
 // countHandoffs adds the handoffs snap shows that were not counted yet,
 // and forgets the paths that left the model.
-func (c *lockCollector) countHandoffs(snap *zkview.Snapshot) {
+func (c *lockCollector) countHandoffs(snap *model.Snapshot) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range snap.Queues {
@@ -282,13 +281,13 @@ func (c *lockCollector) Collect(ch chan<- prometheus.Metric) {
 
 	for i := range exported {
 		q := &snap.Queues[i]
-		p := zkview.SanitizeString(q.Path, 0)
+		p := model.SanitizeString(q.Path, 0)
 		m := lockMetricsOf(q, now)
 		gauge(descs.holders, float64(m.holders), p)
 		gauge(descs.waiters, float64(m.waiters), p)
 		gauge(descs.oldestWait, m.oldestWait, p)
 		gauge(descs.hold, m.hold, p)
-		gauge(descs.exists, boolValue(q.State == zkview.PathPresent || q.State == zkview.PathNoAuth), p)
+		gauge(descs.exists, boolValue(q.State == model.PathPresent || q.State == model.PathNoAuth), p)
 		gauge(descs.stale, boolValue(m.stale), p)
 		ch <- prometheus.MustNewConstMetric(descs.handoffs, prometheus.CounterValue, totals[i], p)
 		for _, code := range m.codes {
@@ -308,7 +307,7 @@ type lockMetrics struct {
 
 // lockMetricsOf reads one queue at now. Waits count from a waiter's
 // creation; holds from the role's start (ls --json's since).
-func lockMetricsOf(q *zkview.Queue, now time.Time) lockMetrics {
+func lockMetricsOf(q *model.Queue, now time.Time) lockMetrics {
 	var m lockMetrics
 	for _, n := range q.Nodes.All() {
 		start, _ := n.Tenure()
@@ -325,7 +324,7 @@ func lockMetricsOf(q *zkview.Queue, now time.Time) lockMetrics {
 		}
 	}
 	for _, w := range q.Warnings {
-		if w.Code == zkview.WarnStale {
+		if w.Code == model.WarnStale {
 			m.stale = true
 			continue
 		}

@@ -19,13 +19,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/zklock/zklock/model"
+
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-	"go.yaml.in/yaml/v3"
-
+	pmodel "github.com/prometheus/common/model"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/zkview"
+	"go.yaml.in/yaml/v3"
 )
 
 // scrape serves lc through the registry and handler `export` uses and
@@ -44,7 +45,7 @@ func scrape(t testing.TB, lc *lockCollector) map[string]*dto.MetricFamily {
 
 func parseMetrics(t testing.TB, r io.Reader) map[string]*dto.MetricFamily {
 	t.Helper()
-	p := expfmt.NewTextParser(model.UTF8Validation)
+	p := expfmt.NewTextParser(pmodel.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(r)
 	if err != nil {
 		t.Fatalf("parse metrics: %v", err)
@@ -117,7 +118,7 @@ func TestExportMatchesLs(t *testing.T) {
 		}
 		clock = time.Now()
 		fams := scrape(t, lc)
-		var paths []zkview.JSONPath
+		var paths []model.JSONPath
 		if err := json.Unmarshal([]byte(out), &paths); err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +156,7 @@ func TestExportMatchesLs(t *testing.T) {
 				got, ok := metricValue(fams, m.name, "path", jp.Path)
 				if ok && m.name == "zklock_lock_hold_seconds" && holdBound == "earliest" && got <= m.want+m.tol {
 					// ls found the holder holding: it has held at most
-					// since its creation; the live model saw the handoff.
+					// since its creation; the Watcher saw the handoff.
 					continue
 				}
 				if !ok || math.Abs(got-m.want) > m.tol {
@@ -191,7 +192,7 @@ func TestExportMatchesLs(t *testing.T) {
 		}
 	}
 	compare("queue of 3")
-	if got, _ := metricValue(scrape(t, lc), "zklock_lock_warnings", "path", split, "code", zkview.WarnSplitHolders); got != 1 {
+	if got, _ := metricValue(scrape(t, lc), "zklock_lock_warnings", "path", split, "code", model.WarnSplitHolders); got != 1 {
 		t.Errorf("split-holders not exported: %v", got)
 	}
 
@@ -263,13 +264,13 @@ func TestExportServes(t *testing.T) {
 
 // syntheticSnapshot is parents lock parents of nodes nodes each, a holder
 // and waiters, a warning on every tenth.
-func syntheticSnapshot(parents, nodes int, at time.Time) *zkview.Snapshot {
-	snap := &zkview.Snapshot{At: at, Conn: zkview.Conn{State: zkview.StateConnected}, ServerView: true, ServerViewAt: at}
+func syntheticSnapshot(parents, nodes int, at time.Time) *model.Snapshot {
+	snap := &model.Snapshot{At: at, Conn: model.Conn{State: model.StateConnected}, ServerView: true, ServerViewAt: at}
 	for i := range parents {
-		q := zkview.Queue{Path: fmt.Sprintf("/locks/service-%04d/job", i), State: zkview.PathPresent, Type: zkview.TypeMutex}
-		list := make([]zkview.Node, 0, nodes)
+		q := model.Queue{Path: fmt.Sprintf("/locks/service-%04d/job", i), State: model.PathPresent, Type: model.TypeMutex}
+		list := make([]model.Node, 0, nodes)
 		for k := range nodes {
-			n := zkview.Node{
+			n := model.Node{
 				Name: fmt.Sprintf("_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-%010d", k), Seq: int32(k),
 				Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting,
 				Session: int64(0x100000 + i*nodes + k), Ctime: at.Add(-time.Duration(nodes-k) * time.Second),
@@ -280,9 +281,9 @@ func syntheticSnapshot(parents, nodes int, at time.Time) *zkview.Snapshot {
 			}
 			list = append(list, n)
 		}
-		q.Nodes = zkview.NodesOf(list...)
+		q.Nodes = model.NodesOf(list...)
 		if i%10 == 0 {
-			q.Warnings = []zkview.Warning{{Code: zkview.WarnHerd, Message: "herd"}}
+			q.Warnings = []model.Warning{{Code: model.WarnHerd, Message: "herd"}}
 		}
 		snap.Queues = append(snap.Queues, q)
 	}
@@ -294,7 +295,7 @@ func syntheticSnapshot(parents, nodes int, at time.Time) *zkview.Snapshot {
 func BenchmarkExportScrape(b *testing.B) {
 	at := time.Now()
 	snap := syntheticSnapshot(1000, 10, at)
-	lc := newLockCollector(func() *zkview.Snapshot { return snap }, func() time.Time { return at }, DefaultExportParents)
+	lc := newLockCollector(func() *model.Snapshot { return snap }, func() time.Time { return at }, DefaultExportParents)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(lc)
 	h := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
@@ -333,7 +334,7 @@ func TestAlertRulesUseExportedMetrics(t *testing.T) {
 	}
 	at := time.Now()
 	snap := syntheticSnapshot(3, 3, at)
-	fams := scrape(t, newLockCollector(func() *zkview.Snapshot { return snap }, time.Now, DefaultExportParents))
+	fams := scrape(t, newLockCollector(func() *model.Snapshot { return snap }, time.Now, DefaultExportParents))
 	names := regexp.MustCompile(`zklock_[a-z_]+`)
 	var alerts []string
 	for _, g := range file.Groups {

@@ -72,7 +72,7 @@ var commandFlags = map[string]flagGroup{
 	"release": flagsGuard | flagsAudit, // force-releases one
 	"revoke":  flagsGuard | flagsAudit, // writes __REVOKE__ into one
 	"doctor":  flagsGuard,              // its clock probe creates a node
-	// The live model's commands: the ZooKeeper client's log, as stdout
+	// The Watcher's commands: the ZooKeeper client's log, as stdout
 	// is their output.
 	"watch":  flagsLog,
 	"export": flagsLog,

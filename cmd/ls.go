@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
 	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/sessions"
 	"github.com/zklock/zklock/zkview"
 )
 
@@ -40,7 +41,7 @@ zklock release --force --yes - to read.
 --check exits 2 when any queue has a split-holders, deadlock or
 missing-watch warning, or the sessions show a cross-lock deadlock (when
 the first read shows a cycle of waits over sessions, --check reads again
-once it would have stood ` + zkview.DeadlockAfter.String() + ` to judge it, as zklock sessions does),
+once it would have stood ` + sessions.DeadlockAfter.String() + ` to judge it, as zklock sessions does),
 1 on an error, 0 when healthy.`,
 		Example: `  zklock ls /locks/billing
   zklock ls --json --root /locks | jq '.[] | select(.warnings != [])'
@@ -110,14 +111,14 @@ func runLs(cmd *cobra.Command, g *config.Flags, args, roots []string, output str
 // unreadablePaths is an error naming the paths that could not be read,
 // nil when all could: a probe must not call an unreadable lock healthy,
 // even when the rest was printed.
-func unreadablePaths(snap *zkview.Snapshot) error {
+func unreadablePaths(snap *model.Snapshot) error {
 	var unreadable []string
 	for _, q := range snap.Queues {
 		switch q.State {
-		case zkview.PathNoAuth:
-			unreadable = append(unreadable, zkview.SanitizeString(q.Path, 0)+": not readable with these credentials (NoAuth; give --auth-file or ZK_AUTH)")
-		case zkview.PathError:
-			unreadable = append(unreadable, zkview.SanitizeString(q.Path, 0)+": "+zkview.SanitizeString(q.Err, 0))
+		case model.PathNoAuth:
+			unreadable = append(unreadable, model.SanitizeString(q.Path, 0)+": not readable with these credentials (NoAuth; give --auth-file or ZK_AUTH)")
+		case model.PathError:
+			unreadable = append(unreadable, model.SanitizeString(q.Path, 0)+": "+model.SanitizeString(q.Err, 0))
 		}
 	}
 	if len(unreadable) > 0 {
@@ -129,7 +130,7 @@ func unreadablePaths(snap *zkview.Snapshot) error {
 // checkSummary names the queues that fail --check and why, and the
 // cross-lock deadlocks, for the one line on stderr (the details are in
 // the output).
-func checkSummary(snap *zkview.Snapshot) string {
+func checkSummary(snap *model.Snapshot) string {
 	var parts []string
 	for _, q := range snap.Queues {
 		var codes []string
@@ -139,7 +140,7 @@ func checkSummary(snap *zkview.Snapshot) string {
 			}
 		}
 		if len(codes) > 0 {
-			parts = append(parts, zkview.SanitizeString(q.Path, 0)+" "+strings.Join(codes, ","))
+			parts = append(parts, model.SanitizeString(q.Path, 0)+" "+strings.Join(codes, ","))
 		}
 	}
 	if d := deadlockSummary(snap); d != "" {
@@ -152,7 +153,7 @@ func checkSummary(snap *zkview.Snapshot) string {
 // queue order: what `zklock release --force --yes -` reads. A name that
 // needs escaping is written escaped (the sanitizer's form), so it never
 // reaches a terminal raw; release then refuses it.
-func writeNodePaths(w io.Writer, snap *zkview.Snapshot) error {
+func writeNodePaths(w io.Writer, snap *model.Snapshot) error {
 	var b strings.Builder
 	for _, q := range snap.Queues {
 		for _, n := range q.Nodes.All() {
@@ -163,7 +164,7 @@ func writeNodePaths(w io.Writer, snap *zkview.Snapshot) error {
 			if n.Parent != "" {
 				parent = n.Parent
 			}
-			b.WriteString(zkview.SanitizeString(path.Join(parent, n.Name), 0))
+			b.WriteString(model.SanitizeString(path.Join(parent, n.Name), 0))
 			b.WriteByte('\n')
 		}
 	}

@@ -12,12 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // queueOf starts n clients on p, each in its own session, the first
@@ -64,8 +63,8 @@ func TestLsJSONAndCheck(t *testing.T) {
 	if got := slices.Sorted(maps.Keys(raw[0])); !slices.Equal(got, []string{"exists", "other", "path", "queue", "schema", "type", "warnings"}) {
 		t.Errorf("path fields %v", got)
 	}
-	if string(raw[0]["schema"]) != strconv.Itoa(zkview.LsSchema) {
-		t.Errorf("schema %s, want %d", raw[0]["schema"], zkview.LsSchema)
+	if string(raw[0]["schema"]) != strconv.Itoa(model.LsSchema) {
+		t.Errorf("schema %s, want %d", raw[0]["schema"], model.LsSchema)
 	}
 	if string(raw[0]["type"]) != `"mutex"` {
 		t.Errorf("type %s, want \"mutex\"", raw[0]["type"])
@@ -79,7 +78,7 @@ func TestLsJSONAndCheck(t *testing.T) {
 		t.Errorf("node fields %v, want %v", got, wantFields)
 	}
 
-	var paths []zkview.JSONPath
+	var paths []model.JSONPath
 	if err := json.Unmarshal([]byte(out), &paths); err != nil {
 		t.Fatal(err)
 	}
@@ -142,11 +141,11 @@ func TestLsJSONAndCheck(t *testing.T) {
 	var codes []string
 	for _, w := range paths[1].Warnings {
 		codes = append(codes, w.Code)
-		if w.Code == zkview.WarnSplitHolders && !slices.Equal(w.Nodes, []string{cn, kn}) {
+		if w.Code == model.WarnSplitHolders && !slices.Equal(w.Nodes, []string{cn, kn}) {
 			t.Errorf("split-holders names %v, want %v", w.Nodes, []string{cn, kn})
 		}
 	}
-	if paths[1].Path != split || !slices.Contains(codes, zkview.WarnSplitHolders) || !slices.Contains(codes, zkview.WarnMixedRecipes) {
+	if paths[1].Path != split || !slices.Contains(codes, model.WarnSplitHolders) || !slices.Contains(codes, model.WarnMixedRecipes) {
 		t.Errorf("split queue warnings %v (%+v)", codes, paths[1])
 	}
 
@@ -325,7 +324,7 @@ func TestLsWithoutFourLetterWords(t *testing.T) {
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("ls took %v on an ensemble without four-letter words", took)
 	}
-	var paths []zkview.JSONPath
+	var paths []model.JSONPath
 	if err := json.Unmarshal([]byte(out), &paths); err != nil || len(paths) != 1 || len(paths[0].Queue) != 2 {
 		t.Fatalf("%v\n%s", err, out)
 	}

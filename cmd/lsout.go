@@ -9,27 +9,28 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/sessions"
 )
 
 // The output of `zklock ls`: the text (writeLsText), the JSON (the schema
-// is zkview.JSONPath, the model's serialisable form) and the --check
+// is model.JSONPath, the model's serialisable form) and the --check
 // judgment.
 
 // writeLsText writes `ls`: per path a heading, its warnings, and a table of
 // its queue in sequence order. Every text read from ZooKeeper is
 // sanitized.
-func writeLsText(w io.Writer, snap *zkview.Snapshot) error {
+func writeLsText(w io.Writer, snap *model.Snapshot) error {
 	var b strings.Builder
 	switch {
 	case snap.ServerView:
 		fmt.Fprintf(&b, "server view: cons/wchc at %s", snap.ServerViewAt.Format("15:04:05"))
 		if snap.ServerViewNote != "" {
-			fmt.Fprintf(&b, " (%s)", zkview.SanitizeString(snap.ServerViewNote, 0))
+			fmt.Fprintf(&b, " (%s)", model.SanitizeString(snap.ServerViewNote, 0))
 		}
 		b.WriteString("\n")
 	case snap.ServerViewNote != "":
-		fmt.Fprintf(&b, "server view: off: %s\n", zkview.SanitizeString(snap.ServerViewNote, 0))
+		fmt.Fprintf(&b, "server view: off: %s\n", model.SanitizeString(snap.ServerViewNote, 0))
 	}
 	if snap.Stale {
 		fmt.Fprintf(&b, "STALE: %s since %s\n", snap.Conn.State, snap.Conn.Since.Format("15:04:05"))
@@ -48,7 +49,7 @@ func writeLsText(w io.Writer, snap *zkview.Snapshot) error {
 	}
 	for _, d := range snap.Deadlocks {
 		// Across queues: spelled out by `zklock sessions`.
-		fmt.Fprintf(&b, "\nsessions: %s\n", zkview.DeadlockText(d, snap.At))
+		fmt.Fprintf(&b, "\nsessions: %s\n", sessions.DeadlockText(d, snap.At))
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("ls: write text: %w", err)
@@ -58,19 +59,19 @@ func writeLsText(w io.Writer, snap *zkview.Snapshot) error {
 
 // writeQueueText writes one queue of `ls`: its heading, warnings, table
 // and other children.
-func writeQueueText(b *strings.Builder, q zkview.Queue, now time.Time) {
-	path := zkview.SanitizeString(q.Path, 0)
+func writeQueueText(b *strings.Builder, q model.Queue, now time.Time) {
+	path := model.SanitizeString(q.Path, 0)
 	switch q.State {
-	case zkview.PathAbsent:
+	case model.PathAbsent:
 		fmt.Fprintf(b, "%s: does not exist\n", path)
 		return
-	case zkview.PathNoAuth:
-		fmt.Fprintf(b, "%s: no permission to list (%s)\n", path, zkview.SanitizeString(q.Err, 0))
+	case model.PathNoAuth:
+		fmt.Fprintf(b, "%s: no permission to list (%s)\n", path, model.SanitizeString(q.Err, 0))
 		return
-	case zkview.PathError:
-		fmt.Fprintf(b, "%s: error: %s\n", path, zkview.SanitizeString(q.Err, 0))
+	case model.PathError:
+		fmt.Fprintf(b, "%s: error: %s\n", path, model.SanitizeString(q.Err, 0))
 		return
-	case zkview.PathPending:
+	case model.PathPending:
 		fmt.Fprintf(b, "%s: not read yet\n", path)
 		return
 	}
@@ -80,26 +81,26 @@ func writeQueueText(b *strings.Builder, q zkview.Queue, now time.Time) {
 			holders++
 		}
 	}
-	if q.Type == zkview.TypeElection {
+	if q.Type == model.TypeElection {
 		fmt.Fprintf(b, "%s: election, %d participants, %d leading, %d following\n", path, q.Nodes.Len(), holders, q.Nodes.Len()-holders)
-	} else if q.Type == zkview.TypeSemaphore {
+	} else if q.Type == model.TypeSemaphore {
 		_, waiting := q.LeaseCounts()
 		fmt.Fprintf(b, "%s: semaphore, holders %s%s, %d waiting\n", path, q.LimitText(), limitFrom(q.LimitSource), waiting)
 	} else {
 		fmt.Fprintf(b, "%s: %d lock nodes, %d holding, %d waiting\n", path, q.Nodes.Len(), holders, q.Nodes.Len()-holders)
 	}
 	for _, w := range q.Warnings {
-		fmt.Fprintf(b, "  WARNING %s: %s\n", w.Code, zkview.SanitizeString(w.Message, 0))
+		fmt.Fprintf(b, "  WARNING %s: %s\n", w.Code, model.SanitizeString(w.Message, 0))
 	}
 	if q.Nodes.Len() > 0 {
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  #\tSEQ\tROLE\tKIND\tRECIPE\tSESSION\tCLIENT\tWAITS ON\tAGE\tDATA\tNODE")
 		for i, n := range q.Nodes.All() {
-			role := zkview.RoleWord(q.Type, n.Role)
+			role := model.RoleWord(q.Type, n.Role)
 			if n.Believes != n.Role {
-				role += " (believes " + zkview.RoleWord(q.Type, n.Believes) + ")"
+				role += " (believes " + model.RoleWord(q.Type, n.Believes) + ")"
 			}
-			seq, node := strconv.Itoa(int(n.Seq)), zkview.SanitizeString(n.RelName(q.Path), 0)
+			seq, node := strconv.Itoa(int(n.Seq)), model.SanitizeString(n.RelName(q.Path), 0)
 			if n.Recipe == lockops.RecipeEphemeral || n.Lease && n.Recipe == lockops.RecipeKazoo {
 				seq = "-" // the plain ephemeral lock's node has no sequence
 			}
@@ -109,9 +110,9 @@ func writeQueueText(b *strings.Builder, q zkview.Queue, now time.Time) {
 			waits := "-"
 			switch {
 			case n.WatchesChildren():
-				waits = "children of " + zkview.SanitizeString(n.Watches, 0) + " " + n.Link.String()
+				waits = "children of " + model.SanitizeString(n.Watches, 0) + " " + n.Link.String()
 			case n.Watches != "":
-				waits = zkview.NodeRef(n.Watches, 24) + " " + n.Link.String()
+				waits = model.NodeRef(n.Watches, 24) + " " + n.Link.String()
 			}
 			if n.Herd {
 				waits += " HERD"
@@ -121,7 +122,7 @@ func writeQueueText(b *strings.Builder, q zkview.Queue, now time.Time) {
 				session = fmt.Sprintf("0x%x", n.Session)
 			}
 			if n.Client != "" {
-				client = zkview.SanitizeString(n.Client, 0)
+				client = model.SanitizeString(n.Client, 0)
 			}
 			data := n.DataText(32)
 			if data == "" {
@@ -135,15 +136,15 @@ func writeQueueText(b *strings.Builder, q zkview.Queue, now time.Time) {
 	if len(q.Other) > 0 {
 		others := make([]string, len(q.Other))
 		for i, o := range q.Other {
-			others[i] = zkview.SanitizeString(o, 0)
+			others[i] = model.SanitizeString(o, 0)
 		}
 		fmt.Fprintf(b, "  other children: %s\n", strings.Join(others, ", "))
 	}
 }
 
 // age is "held 1.2s" (or "held ≤2.0s" for a holder found holding, bounded
-// by its creation; see zkview.Node.Tenure) or "waits 3.0s".
-func age(n zkview.Node, now time.Time) string {
+// by its creation; see model.Node.Tenure) or "waits 3.0s".
+func age(n model.Node, now time.Time) string {
 	t := n.TenureText(now)
 	switch {
 	case t == "":
@@ -162,10 +163,10 @@ func limitFrom(src string) string {
 	return " (" + src + ")"
 }
 
-// writeLsJSON writes `ls --json`: zkview.ToJSON's value (the schema is
-// documented on zkview.JSONPath).
-func writeLsJSON(w io.Writer, snap *zkview.Snapshot) error {
-	if err := writeJSON(w, zkview.ToJSON(snap)); err != nil {
+// writeLsJSON writes `ls --json`: model.ToJSON's value (the schema is
+// documented on model.JSONPath).
+func writeLsJSON(w io.Writer, snap *model.Snapshot) error {
+	if err := writeJSON(w, model.ToJSON(snap)); err != nil {
 		return fmt.Errorf("ls: write json: %w", err)
 	}
 	return nil
@@ -174,7 +175,7 @@ func writeLsJSON(w io.Writer, snap *zkview.Snapshot) error {
 // checkCode is `ls --check`'s exit code: 2 when any queue has a warning
 // that fails a check (failsCheck), or the sessions show a cross-lock
 // deadlock (deadlockCode), else 0.
-func checkCode(snap *zkview.Snapshot) int {
+func checkCode(snap *model.Snapshot) int {
 	for _, q := range snap.Queues {
 		for _, w := range q.Warnings {
 			if failsCheck(w.Code) {
@@ -190,7 +191,7 @@ func checkCode(snap *zkview.Snapshot) int {
 // others (mixed-recipes, herd, stale, self-wait) are shown, not failed on.
 func failsCheck(code string) bool {
 	switch code {
-	case zkview.WarnSplitHolders, zkview.WarnDeadlock, zkview.WarnMissingWatch, zkview.WarnOverLimit:
+	case model.WarnSplitHolders, model.WarnDeadlock, model.WarnMissingWatch, model.WarnOverLimit:
 		return true
 	}
 	return false

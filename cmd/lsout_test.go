@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview"
 )
 
@@ -19,33 +20,33 @@ import (
 // Kazoo node that believes it holds (its data terminal escapes, cut), a
 // plain waiter whose watch the servers do not show; other children, one
 // with an escape in its name.
-func sampleSnapshot() *zkview.Snapshot {
+func sampleSnapshot() *model.Snapshot {
 	at := time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)
-	return &zkview.Snapshot{
+	return &model.Snapshot{
 		At:           at,
-		Conn:         zkview.Conn{State: zkview.StateConnected, Since: at.Add(-time.Minute), SessionID: 0x10},
+		Conn:         model.Conn{State: model.StateConnected, Since: at.Add(-time.Minute), SessionID: 0x10},
 		ServerView:   true,
 		ServerViewAt: at.Add(-time.Second),
-		Queues: []zkview.Queue{
-			{Path: "/locks/absent", State: zkview.PathAbsent},
+		Queues: []model.Queue{
+			{Path: "/locks/absent", State: model.PathAbsent},
 			{
 				Path:  "/locks/job",
-				State: zkview.PathPresent,
-				Nodes: zkview.NodesOf(
-					zkview.Node{Name: "_c_6a3f0a1e-2b4c-4d5e-8f90-1a2b3c4d5e6f-lock-0000000007", Seq: 7, Kind: lockops.KindMutex,
+				State: model.PathPresent,
+				Nodes: model.NodesOf(
+					model.Node{Name: "_c_6a3f0a1e-2b4c-4d5e-8f90-1a2b3c4d5e6f-lock-0000000007", Seq: 7, Kind: lockops.KindMutex,
 						Recipe: lockops.RecipeCurator, Role: lockops.RoleHolder, Believes: lockops.RoleHolder,
 						Session: 0x100009311fa0000, Client: "127.0.0.1:38920", Data: []byte("10.0.0.7"), DataLen: 8,
 						Ctime: at.Add(-3 * time.Second), Since: at.Add(-2 * time.Second), SinceExact: true},
-					zkview.Node{Name: "0123456789abcdef0123456789abcdef__lock__0000000008", Seq: 8, Kind: lockops.KindMutex,
+					model.Node{Name: "0123456789abcdef0123456789abcdef__lock__0000000008", Seq: 8, Kind: lockops.KindMutex,
 						Recipe: lockops.RecipeKazoo, Role: lockops.RoleWaiting, Believes: lockops.RoleHolder,
 						Session: 0x2, Data: []byte("\x1b]52;c;evil\x07\xff"), DataLen: 300,
 						Ctime: at.Add(-time.Second), Since: at.Add(-time.Second), SinceExact: true},
-					zkview.Node{Name: "lock-0000000009", Seq: 9, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
+					model.Node{Name: "lock-0000000009", Seq: 9, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
 						Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting, Watches: "0123456789abcdef0123456789abcdef__lock__0000000008",
-						Link: zkview.LinkMissing, Session: 0x3, Ctime: at, Since: at, SinceExact: true},
+						Link: model.LinkMissing, Session: 0x3, Ctime: at, Since: at, SinceExact: true},
 				),
 				Other: []string{"leases", "bad\x1b[2Jname"},
-				Warnings: []zkview.Warning{{Code: zkview.WarnSplitHolders, Message: "2 nodes believe they hold",
+				Warnings: []model.Warning{{Code: model.WarnSplitHolders, Message: "2 nodes believe they hold",
 					Nodes: []string{"_c_6a3f0a1e-2b4c-4d5e-8f90-1a2b3c4d5e6f-lock-0000000007", "0123456789abcdef0123456789abcdef__lock__0000000008"}}},
 			},
 		},
@@ -76,8 +77,8 @@ func TestWriteLsJSON(t *testing.T) {
 		t.Errorf("path keys %v, want %v", got, want)
 	}
 	for _, p := range v {
-		if p["schema"] != float64(zkview.LsSchema) {
-			t.Errorf("%v: schema %v, want %d", p["path"], p["schema"], zkview.LsSchema)
+		if p["schema"] != float64(model.LsSchema) {
+			t.Errorf("%v: schema %v, want %d", p["path"], p["schema"], model.LsSchema)
 		}
 	}
 	if v[0]["exists"] != false || len(v[0]["queue"].([]any)) != 0 || v[0]["warnings"] == nil {
@@ -148,21 +149,21 @@ func TestCheckCode(t *testing.T) {
 		want     int
 	}{
 		{nil, "", 0},
-		{[]string{zkview.WarnMixedRecipes, zkview.WarnHerd, zkview.WarnStale, zkview.WarnSelfWait}, "", 0},
-		{[]string{zkview.WarnSplitHolders}, "", 2},
-		{[]string{zkview.WarnDeadlock}, "", 2},
-		{[]string{zkview.WarnMissingWatch}, "", 2},
-		{[]string{zkview.WarnHerd, zkview.WarnOverLimit}, "", 2},
-		{nil, zkview.CycleYoung, 0},
-		{nil, zkview.CycleSelfWait, 0},
-		{[]string{zkview.WarnHerd}, zkview.CycleDeadlock, 2},
+		{[]string{model.WarnMixedRecipes, model.WarnHerd, model.WarnStale, model.WarnSelfWait}, "", 0},
+		{[]string{model.WarnSplitHolders}, "", 2},
+		{[]string{model.WarnDeadlock}, "", 2},
+		{[]string{model.WarnMissingWatch}, "", 2},
+		{[]string{model.WarnHerd, model.WarnOverLimit}, "", 2},
+		{nil, model.CycleYoung, 0},
+		{nil, model.CycleSelfWait, 0},
+		{[]string{model.WarnHerd}, model.CycleDeadlock, 2},
 	} {
-		snap := &zkview.Snapshot{Queues: []zkview.Queue{{Path: "/a", State: zkview.PathPresent}, {Path: "/b", State: zkview.PathPresent}}}
+		snap := &model.Snapshot{Queues: []model.Queue{{Path: "/a", State: model.PathPresent}, {Path: "/b", State: model.PathPresent}}}
 		for _, code := range tt.warnings {
-			snap.Queues[1].Warnings = append(snap.Queues[1].Warnings, zkview.Warning{Code: code})
+			snap.Queues[1].Warnings = append(snap.Queues[1].Warnings, model.Warning{Code: code})
 		}
 		if tt.cycle != "" {
-			snap.Deadlocks = []zkview.Deadlock{{Sessions: []int64{1, 2}, Paths: []string{"/a", "/b"}, State: tt.cycle}}
+			snap.Deadlocks = []model.Deadlock{{Sessions: []int64{1, 2}, Paths: []string{"/a", "/b"}, State: tt.cycle}}
 		}
 		if got := checkCode(snap); got != tt.want {
 			t.Errorf("warnings %v, cycle %q: %d, want %d", tt.warnings, tt.cycle, got, tt.want)
@@ -173,11 +174,11 @@ func TestCheckCode(t *testing.T) {
 // TestWriteLsTextPathStates: a path that cannot be listed says why in one
 // line.
 func TestWriteLsTextPathStates(t *testing.T) {
-	snap := &zkview.Snapshot{Queues: []zkview.Queue{
-		{Path: "/a", State: zkview.PathAbsent},
-		{Path: "/b", State: zkview.PathNoAuth, Err: "zk: not authenticated"},
-		{Path: "/c", State: zkview.PathError, Err: "zk: connection closed\x1b[2J"},
-		{Path: "/d", State: zkview.PathPending},
+	snap := &model.Snapshot{Queues: []model.Queue{
+		{Path: "/a", State: model.PathAbsent},
+		{Path: "/b", State: model.PathNoAuth, Err: "zk: not authenticated"},
+		{Path: "/c", State: model.PathError, Err: "zk: connection closed\x1b[2J"},
+		{Path: "/d", State: model.PathPending},
 	}}
 	var b strings.Builder
 	if err := writeLsText(&b, snap); err != nil {
@@ -196,15 +197,15 @@ func TestWriteLsTextHeader(t *testing.T) {
 	at := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
 	for _, tt := range []struct {
 		name string
-		snap zkview.Snapshot
+		snap model.Snapshot
 		want string
 	}{
-		{"server view", zkview.Snapshot{ServerView: true, ServerViewAt: at}, "server view: cons/wchc at 03:12:04\nno lock parents\n"},
-		{"partial", zkview.Snapshot{ServerView: true, ServerViewAt: at, ServerViewNote: "127.0.0.1:2182 did not answer"},
+		{"server view", model.Snapshot{ServerView: true, ServerViewAt: at}, "server view: cons/wchc at 03:12:04\nno lock parents\n"},
+		{"partial", model.Snapshot{ServerView: true, ServerViewAt: at, ServerViewNote: "127.0.0.1:2182 did not answer"},
 			"server view: cons/wchc at 03:12:04 (127.0.0.1:2182 did not answer)\nno lock parents\n"},
-		{"refused", zkview.Snapshot{ServerViewNote: "cons is not allowed on 127.0.0.1:2181"},
+		{"refused", model.Snapshot{ServerViewNote: "cons is not allowed on 127.0.0.1:2181"},
 			"server view: off: cons is not allowed on 127.0.0.1:2181\nno lock parents\n"},
-		{"stale", zkview.Snapshot{Stale: true, Conn: zkview.Conn{State: zkview.StateDisconnected, Since: at}, DiscoveryCapped: true},
+		{"stale", model.Snapshot{Stale: true, Conn: model.Conn{State: model.StateDisconnected, Since: at}, DiscoveryCapped: true},
 			"STALE: disconnected since 03:12:04\ndiscovery stopped at its bound: more lock parents may exist\nno lock parents\n"},
 	} {
 		var b strings.Builder
@@ -221,18 +222,18 @@ func TestWriteLsTextHeader(t *testing.T) {
 // never holder and waiting.
 func TestWriteLsTextElection(t *testing.T) {
 	at := time.Date(2026, 3, 14, 3, 13, 4, 0, time.UTC)
-	q := zkview.Queue{Path: "/svc/leader", State: zkview.PathPresent, Type: zkview.TypeElection}
+	q := model.Queue{Path: "/svc/leader", State: model.PathPresent, Type: model.TypeElection}
 	for i, uuid := range []string{"0f8fad5b-d9cb-469f-a165-70867728950e", "7c9e6679-7425-40de-944b-e07fc1f90ae7", "16fd2706-8baf-433b-82eb-8c7fada847da"} {
-		n := zkview.Node{Name: fmt.Sprintf("_c_%s-latch-%010d", uuid, i+1), Seq: int32(i + 1), Kind: lockops.KindMutex,
+		n := model.Node{Name: fmt.Sprintf("_c_%s-latch-%010d", uuid, i+1), Seq: int32(i + 1), Kind: lockops.KindMutex,
 			Recipe: lockops.RecipeCurator, Role: lockops.RoleHolder, Believes: lockops.RoleHolder, Session: 0x100 + int64(i),
 			Data: fmt.Appendf(nil, "participant-%d", i+1), DataLen: 13, Ctime: at.Add(-2 * time.Minute), Since: at.Add(-time.Minute)}
 		if i > 0 {
-			n.Role, n.Believes, n.Watches, n.Link, n.SinceExact = lockops.RoleWaiting, lockops.RoleWaiting, q.Nodes.At(i-1).Name, zkview.LinkInferred, true
+			n.Role, n.Believes, n.Watches, n.Link, n.SinceExact = lockops.RoleWaiting, lockops.RoleWaiting, q.Nodes.At(i-1).Name, model.LinkInferred, true
 		}
-		q.Nodes = zkview.NodesOf(append(q.Nodes.Slice(), n)...)
+		q.Nodes = model.NodesOf(append(q.Nodes.Slice(), n)...)
 	}
 	var b strings.Builder
-	if err := writeLsText(&b, &zkview.Snapshot{At: at, Queues: []zkview.Queue{q}}); err != nil {
+	if err := writeLsText(&b, &model.Snapshot{At: at, Queues: []model.Queue{q}}); err != nil {
 		t.Fatal(err)
 	}
 	text := b.String()
@@ -250,16 +251,16 @@ func TestWriteLsTextElection(t *testing.T) {
 // sessions with an exists watch: no node, no sequence.
 func TestWriteLsTextEphemeral(t *testing.T) {
 	ctime := time.Date(2026, 3, 14, 3, 12, 0, 0, time.UTC)
-	eph := func(name string, session int64, role lockops.Role) zkview.Node {
-		return zkview.Node{Name: name, Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral, Role: role, Believes: role, Session: session}
+	eph := func(name string, session int64, role lockops.Role) model.Node {
+		return model.Node{Name: name, Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral, Role: role, Believes: role, Session: session}
 	}
 	holder, w1, w2 := eph("owner", 0x11, lockops.RoleHolder), eph("", 0x22, lockops.RoleWaiting), eph("", 0x33, lockops.RoleWaiting)
 	holder.Herd, holder.Ctime, holder.Since, holder.SinceExact = true, ctime, ctime, true
-	w1.Watches, w1.Predecessor, w1.Link = "owner", "owner", zkview.LinkVerified
-	w2.Watches, w2.Predecessor, w2.Link = "owner", "owner", zkview.LinkVerified
-	snap := &zkview.Snapshot{At: ctime.Add(time.Minute), ServerView: true, Queues: []zkview.Queue{{
-		Path: "/x", State: zkview.PathPresent, Type: zkview.TypeMutex, Nodes: zkview.NodesOf(holder, w1, w2),
-		Warnings: []zkview.Warning{{Code: zkview.WarnHerd, Message: "plain ephemeral lock: 2 sessions watch owner", Nodes: []string{"owner"}}},
+	w1.Watches, w1.Predecessor, w1.Link = "owner", "owner", model.LinkVerified
+	w2.Watches, w2.Predecessor, w2.Link = "owner", "owner", model.LinkVerified
+	snap := &model.Snapshot{At: ctime.Add(time.Minute), ServerView: true, Queues: []model.Queue{{
+		Path: "/x", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(holder, w1, w2),
+		Warnings: []model.Warning{{Code: model.WarnHerd, Message: "plain ephemeral lock: 2 sessions watch owner", Nodes: []string{"owner"}}},
 	}}}
 	var b strings.Builder
 	if err := writeLsText(&b, snap); err != nil {
@@ -279,8 +280,8 @@ func TestWriteLsTextEphemeral(t *testing.T) {
 // the check fails.
 func TestWriteLsSemaphore(t *testing.T) {
 	at := time.Date(2026, 11, 23, 1, 1, 0, 0, time.UTC)
-	node := func(seq int32, what string, role lockops.Role, watches string, link zkview.LinkStatus) zkview.Node {
-		n := zkview.Node{Name: fmt.Sprintf("_c_00000000-0000-4000-8000-%012d-%s-%010d", seq, what, seq), Seq: seq,
+	node := func(seq int32, what string, role lockops.Role, watches string, link model.LinkStatus) model.Node {
+		n := model.Node{Name: fmt.Sprintf("_c_00000000-0000-4000-8000-%012d-%s-%010d", seq, what, seq), Seq: seq,
 			Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: role, Believes: role, Watches: watches, Predecessor: watches,
 			Link: link, Parent: "/sem/x/locks", Session: 0x9 + int64(seq), Ctime: at.Add(time.Duration(seq-60) * time.Second), SinceExact: true}
 		if what == "lease" {
@@ -289,13 +290,13 @@ func TestWriteLsSemaphore(t *testing.T) {
 		n.Since = n.Ctime
 		return n
 	}
-	l1, l2 := node(1, "lease", lockops.RoleHolder, "", zkview.LinkNone), node(2, "lease", lockops.RoleHolder, "", zkview.LinkNone)
-	lock3, lock4 := node(3, "lock", lockops.RoleWaiting, "/sem/x/leases", zkview.LinkInferred), node(4, "lock", lockops.RoleWaiting, "", zkview.LinkVerified)
+	l1, l2 := node(1, "lease", lockops.RoleHolder, "", model.LinkNone), node(2, "lease", lockops.RoleHolder, "", model.LinkNone)
+	lock3, lock4 := node(3, "lock", lockops.RoleWaiting, "/sem/x/leases", model.LinkInferred), node(4, "lock", lockops.RoleWaiting, "", model.LinkVerified)
 	lock4.Watches, lock4.Predecessor = lock3.Name, lock3.Name
-	snap := &zkview.Snapshot{At: at, Queues: []zkview.Queue{{Path: "/sem/x", State: zkview.PathPresent, Type: zkview.TypeSemaphore,
-		Nodes: zkview.NodesOf(l1, l2, node(3, "lease", lockops.RoleWaiting, "/sem/x/leases", zkview.LinkInferred), lock3, lock4),
-		Limit: 1, LimitSource: zkview.LimitFromConfig,
-		Warnings: []zkview.Warning{{Code: zkview.WarnOverLimit, Message: "2 leases held at once, limit 1 (stated in the config)", Nodes: []string{l1.Name, l2.Name}}},
+	snap := &model.Snapshot{At: at, Queues: []model.Queue{{Path: "/sem/x", State: model.PathPresent, Type: model.TypeSemaphore,
+		Nodes: model.NodesOf(l1, l2, node(3, "lease", lockops.RoleWaiting, "/sem/x/leases", model.LinkInferred), lock3, lock4),
+		Limit: 1, LimitSource: model.LimitFromConfig,
+		Warnings: []model.Warning{{Code: model.WarnOverLimit, Message: "2 leases held at once, limit 1 (stated in the config)", Nodes: []string{l1.Name, l2.Name}}},
 	}}}
 	if got := checkCode(snap); got != 2 {
 		t.Errorf("checkCode = %d for an over-limit semaphore, want 2", got)
@@ -331,7 +332,7 @@ func TestWriteLsSemaphore(t *testing.T) {
 	}
 }
 
-// TestWriteLsHostile: what the monitor keeps of hostile trees (zkview's
+// TestWriteLsHostile: what the Watcher keeps of hostile trees (zkview's
 // TestHostileData and TestHostileNames build them on a real server)
 // reaches neither `ls`'s text nor its JSON raw: data of terminal escapes,
 // of every byte value, the first bytes of a megabyte (a character cut in
@@ -345,7 +346,7 @@ func TestWriteLsHostile(t *testing.T) {
 		every[i] = byte(i)
 	}
 	megabyte := append([]byte(escapes + string(every))[:zkview.DefaultDataBytes-1], "世"[0])
-	q := zkview.Queue{Path: "/hostile", State: zkview.PathPresent, Type: zkview.TypeMutex,
+	q := model.Queue{Path: "/hostile", State: model.PathPresent, Type: model.TypeMutex,
 		Other: []string{"lock-\u202e0000000001", "\u200b\u200d\ufeff", strings.Repeat("\u0301", 200), "leases\u2028locks", "\u00ad", " "}}
 	add := func(prefix string, data []byte, dataLen int) {
 		seq := int32(q.Nodes.Len())
@@ -353,12 +354,12 @@ func TestWriteLsHostile(t *testing.T) {
 		if seq > 0 {
 			role = lockops.RoleWaiting
 		}
-		n := zkview.Node{Name: fmt.Sprintf("x-%s-%010d", prefix, seq), Seq: seq, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
+		n := model.Node{Name: fmt.Sprintf("x-%s-%010d", prefix, seq), Seq: seq, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
 			Role: role, Believes: role, Session: 0x100 + int64(seq), Data: data, DataLen: int32(dataLen), Ctime: at, Since: at, SinceExact: true}
 		if seq > 0 {
-			n.Watches, n.Link = q.Nodes.At(int(seq-1)).Name, zkview.LinkVerified
+			n.Watches, n.Link = q.Nodes.At(int(seq-1)).Name, model.LinkVerified
 		}
-		q.Nodes = zkview.NodesOf(append(q.Nodes.Slice(), n)...)
+		q.Nodes = model.NodesOf(append(q.Nodes.Slice(), n)...)
 	}
 	add("escapes", []byte(escapes), len(escapes))
 	add("binary", every, len(every))
@@ -375,7 +376,7 @@ func TestWriteLsHostile(t *testing.T) {
 		names = names[min(400, len(names)):]
 		add(part, []byte(part[:min(len(part), 64)]), min(len(part), 64))
 	}
-	snap := &zkview.Snapshot{At: at, Queues: []zkview.Queue{q}}
+	snap := &model.Snapshot{At: at, Queues: []model.Queue{q}}
 	raw := func(s string) int {
 		if !utf8.ValidString(s) {
 			return 0
@@ -394,7 +395,7 @@ func TestWriteLsHostile(t *testing.T) {
 			t.Errorf("ls %s: a character reaches the terminal raw near %q", what, out[max(i-20, 0):min(i+20, len(out))])
 		}
 	}
-	if err := json.Unmarshal([]byte(js.String()), new([]zkview.JSONPath)); err != nil {
+	if err := json.Unmarshal([]byte(js.String()), new([]model.JSONPath)); err != nil {
 		t.Errorf("ls json does not parse: %v", err)
 	}
 	for _, want := range []string{`\x1b]52`, "…", `\u202e`, `\u200b`, `\u2028`} {
@@ -408,18 +409,18 @@ func TestWriteLsHostile(t *testing.T) {
 func TestWriteLsTextEveryNode(t *testing.T) {
 	const n = 10000
 	at := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
-	nodes := make([]zkview.Node, n)
+	nodes := make([]model.Node, n)
 	for i := range nodes {
 		role := lockops.RoleWaiting
 		if i == 0 {
 			role = lockops.RoleHolder
 		}
-		nodes[i] = zkview.Node{Name: fmt.Sprintf("lock-%010d", i), Seq: int32(i), Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
+		nodes[i] = model.Node{Name: fmt.Sprintf("lock-%010d", i), Seq: int32(i), Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
 			Role: role, Believes: role, Session: 0x100, Data: []byte("w"), DataLen: 1, Ctime: at, Since: at, SinceExact: true}
 	}
-	q := zkview.Queue{Path: "/big", State: zkview.PathPresent, Type: zkview.TypeMutex, Nodes: zkview.NodesOf(nodes...)}
+	q := model.Queue{Path: "/big", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(nodes...)}
 	var b strings.Builder
-	if err := writeLsText(&b, &zkview.Snapshot{At: at, Queues: []zkview.Queue{q}}); err != nil {
+	if err := writeLsText(&b, &model.Snapshot{At: at, Queues: []model.Queue{q}}); err != nil {
 		t.Fatal(err)
 	}
 	if lines := strings.Count(b.String(), "\n"); lines < n {

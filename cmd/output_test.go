@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/sessions"
 )
 
 // TestLsNamesIntoRelease: ls -o name prints the full path of every lock
@@ -111,7 +111,7 @@ func TestOutputFlag(t *testing.T) {
 		if got := slices.Sorted(maps.Keys(raw)); !slices.Equal(got, []string{"at", "deadlocks", "schema", "sessions"}) {
 			t.Errorf("sessions %v: fields %v", flags, got)
 		}
-		var ss []zkview.JSONSession
+		var ss []sessions.JSONSession
 		if err := json.Unmarshal(raw["sessions"], &ss); err != nil || string(raw["schema"]) != "1" ||
 			len(ss) != 1 || len(ss[0].Holds) != 1 || ss[0].Holds[0].Node != holder.Node() {
 			t.Errorf("sessions %v: schema %s, sessions %s (%v)", flags, raw["schema"], raw["sessions"], err)

@@ -1,6 +1,6 @@
 package cmd
 
-// `zklock record` and `zklock replay`: the live model's updates to a file
+// `zklock record` and `zklock replay`: the Watcher's updates to a file
 // that survives being killed, and back.
 
 import (
@@ -14,12 +14,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/timeline"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
-
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/ui"
-	"github.com/zklock/zklock/zkview"
 )
 
 func newRecordCmd(g *config.Flags) *cobra.Command {
@@ -31,7 +32,7 @@ func newRecordCmd(g *config.Flags) *cobra.Command {
 		Use:   "record -o FILE [--root PATH] [PATH...]",
 		Short: "Record the lock queues' changes to a file, for replay",
 		Long: `record watches the lock parents (and those found below --root) and writes
-every update of the live model to FILE: a full snapshot at the start and
+every update of the Watcher to FILE: a full snapshot at the start and
 every 30 seconds, and what changed in between, compressed. The file is
 only appended to and flushed after each update: a recorder killed at any
 moment (SIGKILL, a crash, a full disk) leaves a file that replays up to
@@ -81,8 +82,8 @@ prints its change stream (the lines of zklock watch --json).`,
 }
 
 // record writes every update to f until ctx ends; it returns how many.
-func record(ctx context.Context, f *os.File, lm *liveModel) (int, error) {
-	r, err := zkview.NewRecorder(f, zkview.RecordingHeader{
+func record(ctx context.Context, f *os.File, lm *liveWatcher) (int, error) {
+	r, err := timeline.NewRecorder(f, timeline.RecordingHeader{
 		Started: lm.w.Snapshot().At,
 		Zklock:  version,
 		Servers: strings.Join(lm.s.Servers, ","),
@@ -101,7 +102,7 @@ func record(ctx context.Context, f *os.File, lm *liveModel) (int, error) {
 		case u, ok := <-lm.w.Updates():
 			if !ok {
 				_ = r.Close()
-				return n, errors.New("record: the live model stopped")
+				return n, errors.New("record: the Watcher stopped")
 			}
 			if err := r.Record(u); err != nil {
 				return n, err
@@ -149,13 +150,13 @@ complete update, with a line on stderr saying so.`,
 }
 
 // openRecording reads a recording file whole.
-func openRecording(name string) (*zkview.Recording, error) {
+func openRecording(name string) (*timeline.Recording, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	defer f.Close()
-	rec, err := zkview.ReadRecording(f)
+	rec, err := timeline.ReadRecording(f)
 	if err != nil {
 		return nil, fmt.Errorf("replay %s: %w", name, err)
 	}
@@ -167,28 +168,28 @@ func openRecording(name string) (*zkview.Recording, error) {
 
 // jsonSnapshotLine is replay --snapshots' line after each update.
 type jsonSnapshotLine struct {
-	Schema int               `json:"schema"`
-	Time   string            `json:"time"`
-	Event  string            `json:"event"` // "snapshot"
-	Step   int               `json:"step"`
-	Paths  []zkview.JSONPath `json:"paths"`
+	Schema int              `json:"schema"`
+	Time   string           `json:"time"`
+	Event  string           `json:"event"` // "snapshot"
+	Step   int              `json:"step"`
+	Paths  []model.JSONPath `json:"paths"`
 }
 
 // replayJSON prints the recording's changes (and snapshots).
-func replayJSON(w io.Writer, rec *zkview.Recording, snapshots bool) error {
-	cw := zkview.NewChangeWriter(w)
+func replayJSON(w io.Writer, rec *timeline.Recording, snapshots bool) error {
+	cw := timeline.NewChangeWriter(w)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	cur := rec.NewCursor()
-	var prev *zkview.Snapshot
+	var prev *model.Snapshot
 	for i := range rec.Len() {
 		snap := cur.Seek(i)
-		if err := cw.Write(zkview.Diff(prev, snap)); err != nil {
+		if err := cw.Write(timeline.Diff(prev, snap)); err != nil {
 			return err
 		}
 		if snapshots {
-			line := jsonSnapshotLine{Schema: zkview.StreamSchema, Time: snap.At.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
-				Event: "snapshot", Step: i, Paths: zkview.ToJSON(snap)}
+			line := jsonSnapshotLine{Schema: timeline.StreamSchema, Time: snap.At.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+				Event: "snapshot", Step: i, Paths: model.ToJSON(snap)}
 			if err := enc.Encode(line); err != nil {
 				return fmt.Errorf("replay: %w", err)
 			}
@@ -199,8 +200,8 @@ func replayJSON(w io.Writer, rec *zkview.Recording, snapshots bool) error {
 }
 
 // runReplayConsole opens the console over rec: read-only, no Backend,
-// snapshots from a zkview.Player on the recording's clock.
-func runReplayConsole(cmd *cobra.Command, g *config.Flags, rec *zkview.Recording, name string) error {
+// snapshots from a timeline.Player on the recording's clock.
+func runReplayConsole(cmd *cobra.Command, g *config.Flags, rec *timeline.Recording, name string) error {
 	s, err := g.Resolve(cmd.Flags().Changed)
 	if err != nil {
 		return err
@@ -218,7 +219,7 @@ func runReplayConsole(cmd *cobra.Command, g *config.Flags, rec *zkview.Recording
 	defer stop()
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	player := zkview.NewPlayer(pctx, rec)
+	player := timeline.NewPlayer(pctx, rec)
 	var progOpts []tea.ProgramOption
 	if !isTerminal(os.Stdin) {
 		progOpts = append(progOpts, tea.WithInput(nil))
@@ -228,7 +229,7 @@ func runReplayConsole(cmd *cobra.Command, g *config.Flags, rec *zkview.Recording
 		ReadOnly: true,
 		Updates:  player.Updates(),
 		Paths:    append(slices.Clone(rec.Header.Paths), rec.Header.Roots...),
-		Title:    "zklock replay " + zkview.SanitizeString(filepath.Base(name), 40),
+		Title:    "zklock replay " + model.SanitizeString(filepath.Base(name), 40),
 		Replay:   player,
 		Now:      player.Now,
 	}, progOpts...)

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/timeline"
 )
 
 // TestRecordKilledReplays: a recorder of a churned queue, killed with
@@ -156,5 +156,5 @@ func TestReplayRefuses(t *testing.T) {
 
 	_, errOut, code = runBinary(t, nil, "replay", filepath.Join(dir, "missing.zkrec"))
 	assertOneLineFailure(t, errOut, code, "no such file")
-	_ = zkview.RecordingVersion
+	_ = timeline.RecordingVersion
 }

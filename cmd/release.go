@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview"
 )
 
@@ -110,7 +110,7 @@ func oneNodeArg(verb string, args []string) (string, error) {
 // the console's dialog shows.
 type nodeFacts struct {
 	parent string
-	node   zkview.Node
+	node   model.Node
 }
 
 // inspectNode reads nodePath's lock parent once (with the servers' view
@@ -127,12 +127,12 @@ func inspectNode(ctx context.Context, sess *lockops.Session, nodePath string) (*
 	}
 	q := snap.Queues[0]
 	switch q.State {
-	case zkview.PathAbsent:
+	case model.PathAbsent:
 		return nil, fmt.Errorf("%w: %s (its parent %s does not exist)", lockops.ErrNoNode, nodePath, parent)
-	case zkview.PathNoAuth:
+	case model.PathNoAuth:
 		return nil, fmt.Errorf("%s: not readable with these credentials (NoAuth; give --auth-file or ZK_AUTH)", parent)
-	case zkview.PathError:
-		return nil, fmt.Errorf("%s: %s", parent, zkview.SanitizeString(q.Err, 0))
+	case model.PathError:
+		return nil, fmt.Errorf("%s: %s", parent, model.SanitizeString(q.Err, 0))
 	}
 	for _, n := range q.Nodes.All() {
 		if n.Name != name {
@@ -155,11 +155,11 @@ func inspectNode(ctx context.Context, sess *lockops.Session, nodePath string) (*
 // from ZooKeeper sanitized.
 func (f *nodeFacts) write(w io.Writer, title string) {
 	n := f.node
-	client := zkview.SanitizeString(n.Client, 0)
+	client := model.SanitizeString(n.Client, 0)
 	if client == "" {
 		client = "unknown (the servers do not tell)"
 	}
-	data := zkview.Sanitize(n.Data, 0)
+	data := model.Sanitize(n.Data, 0)
 	if int(n.DataLen) > len(n.Data) {
 		data += "…"
 	}
@@ -174,8 +174,8 @@ func (f *nodeFacts) write(w io.Writer, title string) {
 		}
 	}
 	fmt.Fprintf(w, "%s\n", title)
-	fmt.Fprintf(w, "  Lock      %s\n", zkview.SanitizeString(f.parent, 0))
-	fmt.Fprintf(w, "  Node      %s\n", zkview.SanitizeString(n.Name, 0))
+	fmt.Fprintf(w, "  Lock      %s\n", model.SanitizeString(f.parent, 0))
+	fmt.Fprintf(w, "  Node      %s\n", model.SanitizeString(n.Name, 0))
 	fmt.Fprintf(w, "  Owner     session 0x%x\n", n.Session)
 	fmt.Fprintf(w, "  Client    %s\n", client)
 	fmt.Fprintf(w, "  Data      %s\n", data)
@@ -190,10 +190,10 @@ type nodeAction struct {
 	purpose string // for a read-only refusal: "... forbids <purpose>"
 	title   string // heading of the node's facts
 	// explain says what the action does and risks, after the facts.
-	explain func(out io.Writer, n zkview.Node)
+	explain func(out io.Writer, n model.Node)
 	// confirm asks on the terminal; nil error means go on.
-	confirm func(cmd *cobra.Command, n zkview.Node) error
-	act     func(ctx context.Context, sess *lockops.Session, nodePath string, n zkview.Node) error
+	confirm func(cmd *cobra.Command, n model.Node) error
+	act     func(ctx context.Context, sess *lockops.Session, nodePath string, n model.Node) error
 	// done is the line printed after success.
 	done func(out io.Writer, nodePath string, f *nodeFacts)
 }
@@ -228,7 +228,7 @@ func runNodeAction(cmd *cobra.Command, g *config.Flags, a nodeAction, nodePath s
 	}
 	out := cmd.OutOrStdout()
 	n := facts.node
-	facts.write(out, a.title+" "+zkview.SanitizeString(nodePath, 0))
+	facts.write(out, a.title+" "+model.SanitizeString(nodePath, 0))
 	a.explain(out, n)
 	if !yes {
 		if err := a.confirm(cmd, n); err != nil {
@@ -236,8 +236,8 @@ func runNodeAction(cmd *cobra.Command, g *config.Flags, a nodeAction, nodePath s
 		}
 	}
 
-	rec := config.AuditRecord{Action: a.verb, Path: facts.parent, Node: n.Name, Owner: zkview.SessionHex(n.Session),
-		Client: n.Client, Session: zkview.SessionHex(sess.ID())}
+	rec := config.AuditRecord{Action: a.verb, Path: facts.parent, Node: n.Name, Owner: model.SessionHex(n.Session),
+		Client: n.Client, Session: model.SessionHex(sess.ID())}
 	before := rec
 	before.Phase = config.PhaseBefore
 	if err := audit.Write(before); err != nil {
@@ -261,23 +261,23 @@ func runForceRelease(cmd *cobra.Command, g *config.Flags, nodePath string, yes b
 		verb:    "force-release",
 		purpose: "force-release a lock node",
 		title:   "FORCE-RELEASE",
-		explain: func(out io.Writer, n zkview.Node) {
+		explain: func(out io.Writer, n model.Node) {
 			fmt.Fprintf(out, "\nRISK: the holder is not told and may still act. It goes on as if it held the lock while the next waiter takes it: two clients in the critical section.\n")
 			fmt.Fprintf(out, "The node is deleted only if its owner is still session 0x%x.\n", n.Session)
 		},
-		confirm: func(cmd *cobra.Command, n zkview.Node) error {
-			what, token := zkview.ConfirmToken(n.Name)
-			token = zkview.SanitizeString(token, 0)
+		confirm: func(cmd *cobra.Command, n model.Node) error {
+			what, token := model.ConfirmToken(n.Name)
+			token = model.SanitizeString(token, 0)
 			typed, err := ask(cmd, fmt.Sprintf("\nType the %s %s to confirm: ", what, token))
 			if err != nil {
 				return err
 			}
-			if !zkview.Confirms(n.Name, typed) {
-				return fmt.Errorf("%w (typed %q, the %s is %s)", errNotConfirmed, zkview.SanitizeString(strings.TrimSpace(typed), 16), what, token)
+			if !model.Confirms(n.Name, typed) {
+				return fmt.Errorf("%w (typed %q, the %s is %s)", errNotConfirmed, model.SanitizeString(strings.TrimSpace(typed), 16), what, token)
 			}
 			return nil
 		},
-		act: func(ctx context.Context, sess *lockops.Session, nodePath string, n zkview.Node) error {
+		act: func(ctx context.Context, sess *lockops.Session, nodePath string, n model.Node) error {
 			err := lockops.ForceRelease(ctx, sess, nodePath, n.Session)
 			if errors.Is(err, lockops.ErrOwnerChanged) {
 				return fmt.Errorf("not deleted: %w", err)
@@ -285,7 +285,7 @@ func runForceRelease(cmd *cobra.Command, g *config.Flags, nodePath string, yes b
 			return err
 		},
 		done: func(out io.Writer, nodePath string, f *nodeFacts) {
-			fmt.Fprintf(out, "deleted %s (owner session 0x%x)\n", zkview.SanitizeString(nodePath, 0), f.node.Session)
+			fmt.Fprintf(out, "deleted %s (owner session 0x%x)\n", model.SanitizeString(nodePath, 0), f.node.Session)
 		},
 	}, nodePath, yes)
 }
@@ -295,10 +295,10 @@ func runRevoke(cmd *cobra.Command, g *config.Flags, nodePath string, yes bool) e
 		verb:    "revoke",
 		purpose: "revoke a lock",
 		title:   "REVOKE",
-		explain: func(out io.Writer, _ zkview.Node) {
+		explain: func(out io.Writer, _ model.Node) {
 			fmt.Fprintf(out, "\nThis writes __REVOKE__ into its node (Curator's revocation protocol). Only a holder that listens for revocation lets go; others ignore it and keep the lock.\n")
 		},
-		confirm: func(cmd *cobra.Command, _ zkview.Node) error {
+		confirm: func(cmd *cobra.Command, _ model.Node) error {
 			typed, err := ask(cmd, "\nRevoke? [y/N] ")
 			if err != nil {
 				return err
@@ -308,11 +308,11 @@ func runRevoke(cmd *cobra.Command, g *config.Flags, nodePath string, yes bool) e
 			}
 			return nil
 		},
-		act: func(ctx context.Context, sess *lockops.Session, nodePath string, _ zkview.Node) error {
+		act: func(ctx context.Context, sess *lockops.Session, nodePath string, _ model.Node) error {
 			return lockops.Revoke(ctx, sess, nodePath)
 		},
 		done: func(out io.Writer, _ string, f *nodeFacts) {
-			fmt.Fprintf(out, "asked %s to let go (check with: zklock ls %s)\n", zkview.SanitizeString(f.node.Name, 0), zkview.SanitizeString(f.parent, 0))
+			fmt.Fprintf(out, "asked %s to let go (check with: zklock ls %s)\n", model.SanitizeString(f.node.Name, 0), model.SanitizeString(f.parent, 0))
 		},
 	}, nodePath, yes)
 }
@@ -347,7 +347,7 @@ func releaseFromStdin(cmd *cobra.Command, g *config.Flags, yes bool) error {
 			continue
 		}
 		if err := lockops.ValidPath(line); err != nil || line == "/" {
-			return fmt.Errorf("release: stdin line %d: not a node path: %q", len(nodes)+1, zkview.SanitizeString(line, 80))
+			return fmt.Errorf("release: stdin line %d: not a node path: %q", len(nodes)+1, model.SanitizeString(line, 80))
 		}
 		nodes = append(nodes, line)
 	}
@@ -365,7 +365,7 @@ func releaseFromStdin(cmd *cobra.Command, g *config.Flags, yes bool) error {
 		}
 	}
 	if failed != nil {
-		return fmt.Errorf("release: %d of %d nodes not released: %s", len(failed), len(nodes), zkview.SanitizeString(strings.Join(failed, ", "), 200))
+		return fmt.Errorf("release: %d of %d nodes not released: %s", len(failed), len(nodes), model.SanitizeString(strings.Join(failed, ", "), 200))
 	}
 	return nil
 }

@@ -1,6 +1,6 @@
 // Package cmd is zklock's command layer: the cobra commands, their flags,
 // the exit codes, and the wiring of the pieces that must not know each
-// other (the lock core's session, the live model, the console, the audit
+// other (the lock core's session, the Watcher, the console, the audit
 // log). main.go only calls Main. Nothing imports this package but main.
 //
 // What a command prints lives beside it: lsout.go and sessionsout.go are
@@ -19,10 +19,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/config"
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // version is the build's version, given to Main by package main (which
@@ -180,14 +179,14 @@ func execute(args []string) int {
 	}
 	// Errors carry node names and data read from ZooKeeper: sanitized
 	// here once, whatever path they took.
-	fmt.Fprintf(os.Stderr, "zklock: %s\n", zkview.SanitizeString(oneLine(err.Error()), 0))
+	fmt.Fprintf(os.Stderr, "zklock: %s\n", model.SanitizeString(oneLine(err.Error()), 0))
 	return code
 }
 
 // warn prints a line on stderr for a problem that does not end the
 // command (its exit code stands), sanitized as errors are.
 func warn(err error) {
-	fmt.Fprintf(os.Stderr, "zklock: %s\n", zkview.SanitizeString(oneLine(err.Error()), 0))
+	fmt.Fprintf(os.Stderr, "zklock: %s\n", model.SanitizeString(oneLine(err.Error()), 0))
 }
 
 // oneLine keeps error output to a single line whatever the error holds.

@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview"
 )
 
@@ -171,7 +171,7 @@ func runUnderLock(cmd *cobra.Command, g *config.Flags, args []string, o runOptio
 	}
 	j := &runJob{
 		path: p, argv: argv, bin: bin, o: o, sess: sess, target: target, sigs: sigs, audit: audit,
-		rec: config.AuditRecord{Action: "run", Path: p, Kind: target.kind, Command: argv, Session: zkview.SessionHex(sess.ID())},
+		rec: config.AuditRecord{Action: "run", Path: p, Kind: target.kind, Command: argv, Session: model.SessionHex(sess.ID())},
 	}
 	before := j.rec
 	before.Phase = config.PhaseBefore
@@ -422,8 +422,8 @@ func holderText(ctx context.Context, sess *lockops.Session, p string) string {
 		if n.Role != lockops.RoleHolder {
 			continue
 		}
-		h := fmt.Sprintf("%s (session 0x%x", zkview.SanitizeString(n.Name, 60), n.Session)
-		if d := zkview.Sanitize(n.Data, 60); d != "" {
+		h := fmt.Sprintf("%s (session 0x%x", model.SanitizeString(n.Name, 60), n.Session)
+		if d := model.Sanitize(n.Data, 60); d != "" {
 			h += ", " + d
 		}
 		hs = append(hs, h+")")

@@ -13,8 +13,8 @@ import (
 
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox/peers"
-	"github.com/zklock/zklock/zkview"
 )
 
 // TestRunExitCodeAndEnv: CMD's exit code is zklock's, CMD sees ZKLOCK_PATH
@@ -238,8 +238,8 @@ func TestRunWaitsThenRuns(t *testing.T) {
 	}
 	// While queued, run says where it is and who holds the lock (stderr
 	// is not a terminal here: one line per change).
-	holder := zkview.NodeRef(l.Node(), 24)
-	want := "zklock: waiting for " + p + ": 2nd in line, watching " + holder + "; held by " + holder + " (session " + zkview.SessionHex(s.ID())
+	holder := model.NodeRef(l.Node(), 24)
+	want := "zklock: waiting for " + p + ": 2nd in line, watching " + holder + "; held by " + holder + " (session " + model.SessionHex(s.ID())
 	eventually(t, 10*time.Second, "the wait reported", func() bool { return strings.Contains(pr.err.String(), want) })
 	if err := l.Release(ctx); err != nil {
 		t.Fatal(err)

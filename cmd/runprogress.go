@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview"
 )
 
@@ -164,13 +165,13 @@ func (r *waitReporter) draw(now time.Time) {
 // the lines written to a log (one line per change, not per second).
 func waitLine(p string, pr lockops.Progress, holder string, waited time.Duration, tty bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "zklock: waiting for %s: %s in line", zkview.SanitizeString(p, 60), ordinal(pr.Position))
+	fmt.Fprintf(&b, "zklock: waiting for %s: %s in line", model.SanitizeString(p, 60), ordinal(pr.Position))
 	switch {
 	case strings.HasPrefix(pr.Watching, "/"):
 		// A children watch: a semaphore's admitted contender.
-		fmt.Fprintf(&b, ", waiting for a lease (watching the children of %s)", zkview.SanitizeString(pr.Watching, 60))
+		fmt.Fprintf(&b, ", waiting for a lease (watching the children of %s)", model.SanitizeString(pr.Watching, 60))
 	case pr.Watching != "":
-		fmt.Fprintf(&b, ", watching %s", zkview.NodeRef(pr.Watching, 24))
+		fmt.Fprintf(&b, ", watching %s", model.NodeRef(pr.Watching, 24))
 	}
 	if holder != "" {
 		b.WriteString("; held by " + holder)
@@ -208,9 +209,9 @@ func holderLookup(sess *lockops.Session, p string) func(context.Context) string 
 			if n.Role != lockops.RoleHolder {
 				continue
 			}
-			h := zkview.NodeRef(n.Name, 24) + " (session " + zkview.SessionHex(n.Session)
+			h := model.NodeRef(n.Name, 24) + " (session " + model.SessionHex(n.Session)
 			if n.Client != "" {
-				h += " " + zkview.SanitizeString(n.Client, 40)
+				h += " " + model.SanitizeString(n.Client, 40)
 			}
 			if t := n.TenureText(snap.At); t != "" {
 				h += ", " + t

@@ -18,6 +18,7 @@ import (
 
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview"
 )
 
@@ -130,7 +131,7 @@ func semaphoreLimit(ctx context.Context, sess *lockops.Session, stated int, p st
 	if err != nil || len(snap.Queues) != 1 {
 		return 0
 	}
-	if q := snap.Queues[0]; q.Type == zkview.TypeSemaphore && q.LimitSource == zkview.LimitDeduced {
+	if q := snap.Queues[0]; q.Type == model.TypeSemaphore && q.LimitSource == model.LimitDeduced {
 		return q.Limit
 	}
 	return 0

@@ -6,8 +6,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
 	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/sessions"
 	"github.com/zklock/zklock/zkview"
 )
 
@@ -29,14 +30,14 @@ at first. -o json (or --json) prints the schema documented in the README.
 
 Then every cycle of waits over sessions is spelled out: a cross-lock
 deadlock (session A holds /x and waits on /y, session B holds /y and waits
-on /x) is called "deadlock" once it has stood ` + zkview.DeadlockAfter.String() + ` with no handoff on
+on /x) is called "deadlock" once it has stood ` + sessions.DeadlockAfter.String() + ` with no handoff on
 any of its waits, "cycle" before; "self-wait" is a session waiting behind
 its own node. A session is not a thread: two threads of one process sharing
 one session look like one session, and a cycle through it may unwind by
 itself; how long it has stood with no progress is what to judge by.
 
 One read cannot tell how long a cycle has stood, so when the first read
-shows a cycle, sessions waits until it would have stood ` + zkview.DeadlockAfter.String() + ` and reads
+shows a cycle, sessions waits until it would have stood ` + sessions.DeadlockAfter.String() + ` and reads
 again: a cycle seen in both reads on the same nodes is a deadlock. With
 --no-wait it prints the first read at once, every cycle as "cycle".
 
@@ -75,27 +76,27 @@ func runSessions(cmd *cobra.Command, g *config.Flags, args, roots []string, asJS
 	}
 	defer sess.Close()
 	// Two reads at most, DeadlockAfter apart.
-	lctx, cancel := context.WithTimeout(ctx, lsTimeout+zkview.DeadlockAfter)
+	lctx, cancel := context.WithTimeout(ctx, lsTimeout+sessions.DeadlockAfter)
 	defer cancel()
 	snap, err := zkview.Load(lctx, sess, cfg)
 	if err != nil {
 		return fmt.Errorf("sessions: %w", err)
 	}
-	unjudged, _ := zkview.YoungCycles(snap)
+	unjudged, _ := sessions.YoungCycles(snap)
 	if unjudged && !noWait {
 		if snap, err = zkview.ConfirmCycles(lctx, sess, cfg, snap); err != nil {
 			return fmt.Errorf("sessions: %w", err)
 		}
 		unjudged = false
 	}
-	ss := zkview.SessionsOf(snap)
+	ss := sessions.SessionsOf(snap)
 	out := cmd.OutOrStdout()
 	if asJSON {
 		err = writeSessionsJSON(out, ss)
 	} else {
 		err = writeSessionsText(out, ss)
 		if err == nil && unjudged {
-			_, err = fmt.Fprintf(out, "\n(one read: how long these cycles have stood is unknown; without --no-wait, zklock reads again after %s to tell)\n", zkview.DeadlockAfter)
+			_, err = fmt.Fprintf(out, "\n(one read: how long these cycles have stood is unknown; without --no-wait, zklock reads again after %s to tell)\n", sessions.DeadlockAfter)
 		}
 	}
 	if err != nil {
@@ -111,19 +112,19 @@ func runSessions(cmd *cobra.Command, g *config.Flags, args, roots []string, asJS
 }
 
 // deadlockSummary names the cross-lock deadlocks of snap in one line.
-func deadlockSummary(snap *zkview.Snapshot) string {
+func deadlockSummary(snap *model.Snapshot) string {
 	var parts []string
 	for _, d := range snap.Deadlocks {
-		if d.State != zkview.CycleDeadlock {
+		if d.State != model.CycleDeadlock {
 			continue
 		}
 		ids := make([]string, len(d.Sessions))
 		for i, s := range d.Sessions {
-			ids[i] = zkview.SessionHex(s)
+			ids[i] = model.SessionHex(s)
 		}
 		paths := make([]string, len(d.Paths))
 		for i, p := range d.Paths {
-			paths[i] = zkview.SanitizeString(p, 0)
+			paths[i] = model.SanitizeString(p, 0)
 		}
 		parts = append(parts, fmt.Sprintf("cross-lock deadlock of %s on %s", strings.Join(ids, ", "), strings.Join(paths, ", ")))
 	}

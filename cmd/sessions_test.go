@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox/peers"
+	"github.com/zklock/zklock/sessions"
 	"github.com/zklock/zklock/zkview"
 )
 
@@ -32,22 +34,22 @@ func waitOn(t *testing.T, s *lockops.Session, p string) *lockops.Lock {
 
 // sessionsJSON runs `zklock sessions -o json` with args and decodes it,
 // checking its schema version.
-func sessionsJSON(t *testing.T, args ...string) (zkview.JSONSessions, string, int) {
+func sessionsJSON(t *testing.T, args ...string) (sessions.JSONSessions, string, int) {
 	t.Helper()
 	out, errOut, code := runBinary(t, nil, append([]string{serversFlag(t), "sessions", "-o", "json"}, args...)...)
-	var js zkview.JSONSessions
+	var js sessions.JSONSessions
 	if err := json.Unmarshal([]byte(out), &js); err != nil {
 		t.Fatalf("sessions -o json %v: %v (code %d, stderr %q)\n%s", args, err, code, errOut, out)
 	}
-	if js.Schema != zkview.SessionsSchema {
-		t.Fatalf("sessions -o json %v: schema %d, want %d\n%s", args, js.Schema, zkview.SessionsSchema, out)
+	if js.Schema != sessions.SessionsSchema {
+		t.Fatalf("sessions -o json %v: schema %d, want %d\n%s", args, js.Schema, sessions.SessionsSchema, out)
 	}
 	return js, errOut, code
 }
 
 // nextSnapshot waits, at most limit, for an Update whose snapshot
 // satisfies cond (the current snapshot counts too).
-func nextSnapshot(t *testing.T, w *zkview.Watcher, limit time.Duration, what string, cond func(*zkview.Snapshot) bool) *zkview.Snapshot {
+func nextSnapshot(t *testing.T, w *zkview.Watcher, limit time.Duration, what string, cond func(*model.Snapshot) bool) *model.Snapshot {
 	t.Helper()
 	if s := w.Snapshot(); cond(s) {
 		return s
@@ -71,7 +73,7 @@ func nextSnapshot(t *testing.T, w *zkview.Watcher, limit time.Duration, what str
 
 // checkCycle asserts that d is the cycle of the two sessions over the two
 // paths, in state.
-func checkCycle(t *testing.T, d zkview.JSONDeadlock, state string, sessions, paths []string) {
+func checkCycle(t *testing.T, d sessions.JSONDeadlock, state string, sessions, paths []string) {
 	t.Helper()
 	if d.State != state || !sameSet(d.Sessions, sessions) || !sameSet(d.Paths, paths) || len(d.Waits) != len(sessions) {
 		t.Fatalf("deadlock %+v, want %s of %v over %v", d, state, sessions, paths)
@@ -105,14 +107,14 @@ func TestSessionsDeadlockOfTwoLockCores(t *testing.T) {
 	holdLock(t, s2, b)
 	waitOn(t, s1, b)
 	waitOn(t, s2, a)
-	id1, id2 := zkview.SessionHex(s1.ID()), zkview.SessionHex(s2.ID())
+	id1, id2 := model.SessionHex(s1.ID()), model.SessionHex(s2.ID())
 	ids, paths := []string{id1, id2}, []string{a, b}
 
 	js, errOut, code := sessionsJSON(t, "--no-wait", a, b)
 	if code != 0 || len(js.Deadlocks) != 1 {
 		t.Fatalf("one read: code %d, stderr %q, deadlocks %+v", code, errOut, js.Deadlocks)
 	}
-	checkCycle(t, js.Deadlocks[0], zkview.CycleYoung, ids, paths)
+	checkCycle(t, js.Deadlocks[0], model.CycleYoung, ids, paths)
 	if len(js.Sessions) != 2 {
 		t.Fatalf("sessions %+v", js.Sessions)
 	}
@@ -128,10 +130,10 @@ func TestSessionsDeadlockOfTwoLockCores(t *testing.T) {
 	if code != exitCheck || len(js.Deadlocks) != 1 {
 		t.Fatalf("--check: code %d, stderr %q, deadlocks %+v", code, errOut, js.Deadlocks)
 	}
-	if took := time.Since(start); took < zkview.DeadlockAfter {
-		t.Errorf("--check judged the cycle in %v, before it could have stood %v", took, zkview.DeadlockAfter)
+	if took := time.Since(start); took < sessions.DeadlockAfter {
+		t.Errorf("--check judged the cycle in %v, before it could have stood %v", took, sessions.DeadlockAfter)
 	}
-	checkCycle(t, js.Deadlocks[0], zkview.CycleDeadlock, ids, paths)
+	checkCycle(t, js.Deadlocks[0], model.CycleDeadlock, ids, paths)
 	assertOneLineFailure(t, errOut, code, "cross-lock deadlock")
 
 	_, errOut, code = runBinary(t, nil, serversFlag(t), "ls", "--check", a, b)
@@ -152,12 +154,12 @@ func TestSessionsDeadlockOfTwoLockCores(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	nextSnapshot(t, w, 3*zkview.DeadlockAfter, "the watcher to call the cycle a deadlock", func(s *zkview.Snapshot) bool {
-		return len(s.Deadlocks) == 1 && s.Deadlocks[0].State == zkview.CycleDeadlock
+	nextSnapshot(t, w, 3*sessions.DeadlockAfter, "the watcher to call the cycle a deadlock", func(s *model.Snapshot) bool {
+		return len(s.Deadlocks) == 1 && s.Deadlocks[0].State == model.CycleDeadlock
 	})
 	s1.Close()
 	closed := time.Now()
-	nextSnapshot(t, w, 2*time.Second, "the deadlock to clear once a session closed", func(s *zkview.Snapshot) bool {
+	nextSnapshot(t, w, 2*time.Second, "the deadlock to clear once a session closed", func(s *model.Snapshot) bool {
 		return len(s.Deadlocks) == 0
 	})
 	t.Logf("cleared %v after the session closed", time.Since(closed).Round(time.Millisecond))
@@ -189,7 +191,7 @@ func TestSessionsChainRootBlocker(t *testing.T) {
 	}
 	want := map[string]int{}
 	for i, s := range sess {
-		want[zkview.SessionHex(s.ID())] = i
+		want[model.SessionHex(s.ID())] = i
 	}
 	for k, s := range js.Sessions {
 		i := want[s.Session]
@@ -198,9 +200,9 @@ func TestSessionsChainRootBlocker(t *testing.T) {
 		}
 	}
 	root := js.Sessions[0]
-	if root.Session != zkview.SessionHex(sess[4].ID()) || root.Blocks != 4 || len(root.Waits) != 0 ||
+	if root.Session != model.SessionHex(sess[4].ID()) || root.Blocks != 4 || len(root.Waits) != 0 ||
 		len(root.Holds) != 1 || root.Holds[0].Path != paths[4] || root.OldestWait <= 0 {
-		t.Errorf("root blocker %+v, want session %s", root, zkview.SessionHex(sess[4].ID()))
+		t.Errorf("root blocker %+v, want session %s", root, model.SessionHex(sess[4].ID()))
 	}
 	// The exact field sets, by name.
 	var raw map[string]json.RawMessage
@@ -220,7 +222,7 @@ func TestSessionsChainRootBlocker(t *testing.T) {
 	}
 	text, _, code := runBinary(t, nil, serversFlag(t), "sessions", base+"/p0", base+"/p1", base+"/p2", base+"/p3", base+"/p4")
 	lines := strings.Split(text, "\n")
-	if code != 0 || len(lines) < 2 || !strings.HasPrefix(lines[1], zkview.SessionHex(sess[4].ID())+" ") || strings.Contains(text, "DEADLOCK") {
+	if code != 0 || len(lines) < 2 || !strings.HasPrefix(lines[1], model.SessionHex(sess[4].ID())+" ") || strings.Contains(text, "DEADLOCK") {
 		t.Errorf("text: code %d:\n%s", code, text)
 	}
 }
@@ -256,12 +258,12 @@ func TestSessionsDeadlockCuratorPeers(t *testing.T) {
 		kb, _, _ := c.Children(b)
 		return len(ka) == 2 && len(kb) == 2
 	})
-	ids := []string{zkview.SessionHex(proc.Session(0)), zkview.SessionHex(proc.Session(1))}
+	ids := []string{model.SessionHex(proc.Session(0)), model.SessionHex(proc.Session(1))}
 	js, errOut, code := sessionsJSON(t, "--check", "--root", base)
 	if code != exitCheck || len(js.Deadlocks) != 1 {
 		t.Fatalf("--check: code %d, stderr %q, %+v", code, errOut, js)
 	}
-	checkCycle(t, js.Deadlocks[0], zkview.CycleDeadlock, ids, []string{a, b})
+	checkCycle(t, js.Deadlocks[0], model.CycleDeadlock, ids, []string{a, b})
 	if err := proc.CloseSession(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -279,22 +281,22 @@ func TestSessionsSelfWaitNotACheckFailure(t *testing.T) {
 	s := testSession(t)
 	holdLock(t, s, p)
 	second := waitOn(t, s, p)
-	id := zkview.SessionHex(s.ID())
+	id := model.SessionHex(s.ID())
 	js, errOut, code := sessionsJSON(t, "--check", p)
 	if code != 0 || len(js.Deadlocks) != 1 {
 		t.Fatalf("code %d, stderr %q, %+v", code, errOut, js)
 	}
 	d := js.Deadlocks[0]
-	if d.State != zkview.CycleSelfWait || !slices.Equal(d.Sessions, []string{id}) || !slices.Equal(d.Paths, []string{p}) ||
+	if d.State != model.CycleSelfWait || !slices.Equal(d.Sessions, []string{id}) || !slices.Equal(d.Paths, []string{p}) ||
 		d.Waits[0].Node != second.Node() || d.Waits[0].Holder != id {
 		t.Errorf("self-wait %+v", d)
 	}
 	out, errOut, code := runBinary(t, nil, serversFlag(t), "ls", "--json", "--check", p)
-	var paths []zkview.JSONPath
+	var paths []model.JSONPath
 	if err := json.Unmarshal([]byte(out), &paths); err != nil || code != 0 || len(paths) != 1 {
 		t.Fatalf("ls: code %d, stderr %q, %v", code, errOut, err)
 	}
-	if w := paths[0].Warnings; len(w) != 1 || w[0].Code != zkview.WarnSelfWait || !slices.Equal(w[0].Nodes, []string{second.Node()}) {
+	if w := paths[0].Warnings; len(w) != 1 || w[0].Code != model.WarnSelfWait || !slices.Equal(w[0].Nodes, []string{second.Node()}) {
 		t.Errorf("ls warnings %+v", w)
 	}
 }

@@ -7,18 +7,19 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/sessions"
 )
 
 // The output of `zklock sessions`: the text (writeSessionsText), the JSON
-// (the schema is zkview.JSONSessions, the model's serialisable form) and
+// (the schema is sessions.JSONSessions, the model's serialisable form) and
 // the --check judgment.
 
 // writeSessionsText writes `zklock sessions`: one line per session (id,
 // client, what it blocks, the oldest wait behind it, what it holds and
 // waits on), most blocking first, then every cycle spelled out. Every
 // text read from ZooKeeper is sanitized.
-func writeSessionsText(w io.Writer, ss *zkview.Sessions) error {
+func writeSessionsText(w io.Writer, ss *sessions.Sessions) error {
 	var b strings.Builder
 	if len(ss.List) == 0 {
 		b.WriteString("no session holds or waits on the watched locks\n")
@@ -28,9 +29,9 @@ func writeSessionsText(w io.Writer, ss *zkview.Sessions) error {
 		for _, s := range ss.List {
 			oldest := "-"
 			if s.Blocks > 0 && s.OldestWait > 0 {
-				oldest = zkview.GapText(s.OldestWait)
+				oldest = model.GapText(s.OldestWait)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", zkview.SessionHex(s.Session), orDash(zkview.SanitizeString(s.Client, 0)),
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", model.SessionHex(s.Session), orDash(model.SanitizeString(s.Client, 0)),
 				s.Blocks, s.BlocksDirect, oldest, nodeList(s.Holds, time.Time{}, 4), nodeList(s.Waits, ss.At, 4))
 		}
 		tw.Flush()
@@ -42,7 +43,7 @@ func writeSessionsText(w io.Writer, ss *zkview.Sessions) error {
 	if len(ss.Deadlocks) > 0 {
 		b.WriteString("\n")
 		line := ""
-		for _, word := range strings.Fields(zkview.SessionsCaveat) {
+		for _, word := range strings.Fields(sessions.SessionsCaveat) {
 			if line != "" && len(line)+1+len(word) > 76 {
 				b.WriteString(line + "\n")
 				line = ""
@@ -59,34 +60,34 @@ func writeSessionsText(w io.Writer, ss *zkview.Sessions) error {
 
 // writeDeadlockText spells one cycle out: a heading, then per session its
 // client, what it holds, and what it waits on since when, held by whom.
-func writeDeadlockText(b *strings.Builder, ss *zkview.Sessions, d zkview.Deadlock) {
-	age := zkview.GapText(ss.At.Sub(d.Since))
+func writeDeadlockText(b *strings.Builder, ss *sessions.Sessions, d model.Deadlock) {
+	age := model.GapText(ss.At.Sub(d.Since))
 	switch d.State {
-	case zkview.CycleDeadlock:
-		fmt.Fprintf(b, "CROSS-LOCK DEADLOCK: %s, no handoff for %s (since %s)\n", zkview.CycleText(d.Sessions), age, d.Since.Format("15:04:05"))
-	case zkview.CycleSelfWait:
-		fmt.Fprintf(b, "SELF-WAIT: session %s waits behind its own node (for %s)\n", zkview.SessionHex(d.Sessions[0]), age)
+	case model.CycleDeadlock:
+		fmt.Fprintf(b, "CROSS-LOCK DEADLOCK: %s, no handoff for %s (since %s)\n", sessions.CycleText(d.Sessions), age, d.Since.Format("15:04:05"))
+	case model.CycleSelfWait:
+		fmt.Fprintf(b, "SELF-WAIT: session %s waits behind its own node (for %s)\n", model.SessionHex(d.Sessions[0]), age)
 	default:
-		fmt.Fprintf(b, "CYCLE: %s, seen for %s: a deadlock if it stands %s with no handoff\n", zkview.CycleText(d.Sessions), age, zkview.DeadlockAfter)
+		fmt.Fprintf(b, "CYCLE: %s, seen for %s: a deadlock if it stands %s with no handoff\n", sessions.CycleText(d.Sessions), age, sessions.DeadlockAfter)
 	}
 	for _, wt := range d.Waits {
 		client := "client unknown"
 		holds := "-"
 		if s := ss.Find(wt.Session); s != nil {
 			if s.Client != "" {
-				client = zkview.SanitizeString(s.Client, 0)
+				client = model.SanitizeString(s.Client, 0)
 			}
 			holds = nodeList(s.Holds, time.Time{}, 6)
 		}
 		fmt.Fprintf(b, "  %s (%s) holds %s; waits on %s %s since %s, held by %s (%s)\n",
-			zkview.SessionHex(wt.Session), client, holds, zkview.SanitizeString(wt.Path, 0), zkview.NodeRef(wt.Node, 24),
-			wt.Since.Format("15:04:05"), zkview.SessionHex(wt.Holder), zkview.NodeRef(wt.HolderNode, 24))
+			model.SessionHex(wt.Session), client, holds, model.SanitizeString(wt.Path, 0), model.NodeRef(wt.Node, 24),
+			wt.Since.Format("15:04:05"), model.SessionHex(wt.Holder), model.NodeRef(wt.HolderNode, 24))
 	}
 }
 
 // nodeList is "/locks/a #7, /locks/b #3" (with each wait's age when now is
 // set), at most max, then a count of the rest; "-" when empty.
-func nodeList(ns []zkview.SessionNode, now time.Time, max int) string {
+func nodeList(ns []sessions.SessionNode, now time.Time, max int) string {
 	if len(ns) == 0 {
 		return "-"
 	}
@@ -96,9 +97,9 @@ func nodeList(ns []zkview.SessionNode, now time.Time, max int) string {
 			parts = append(parts, fmt.Sprintf("+%d more", len(ns)-max))
 			break
 		}
-		s := zkview.SanitizeString(n.Path, 0) + " " + zkview.NodeRef(n.Node, 24)
+		s := model.SanitizeString(n.Path, 0) + " " + model.NodeRef(n.Node, 24)
 		if !now.IsZero() && !n.Since.IsZero() {
-			s += " (" + zkview.GapText(now.Sub(n.Since)) + ")"
+			s += " (" + model.GapText(now.Sub(n.Since)) + ")"
 		}
 		parts = append(parts, s)
 	}
@@ -113,10 +114,10 @@ func orDash(s string) string {
 	return s
 }
 
-// writeSessionsJSON writes `sessions --json`: zkview.SessionsJSON's value
-// (the schema is documented on zkview.JSONSessions).
-func writeSessionsJSON(w io.Writer, ss *zkview.Sessions) error {
-	if err := writeJSON(w, zkview.SessionsJSON(ss)); err != nil {
+// writeSessionsJSON writes `sessions --json`: sessions.SessionsJSON's value
+// (the schema is documented on sessions.JSONSessions).
+func writeSessionsJSON(w io.Writer, ss *sessions.Sessions) error {
+	if err := writeJSON(w, sessions.SessionsJSON(ss)); err != nil {
 		return fmt.Errorf("sessions: write json: %w", err)
 	}
 	return nil
@@ -124,9 +125,9 @@ func writeSessionsJSON(w io.Writer, ss *zkview.Sessions) error {
 
 // deadlockCode is the exit code a check gives a snapshot's cycles: 2 when
 // any has stood long enough to be a deadlock, else 0.
-func deadlockCode(snap *zkview.Snapshot) int {
+func deadlockCode(snap *model.Snapshot) int {
 	for _, d := range snap.Deadlocks {
-		if d.State == zkview.CycleDeadlock {
+		if d.State == model.CycleDeadlock {
 			return exitCheck
 		}
 	}

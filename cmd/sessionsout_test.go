@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/sessions"
 )
 
 // TestSessionsTextAndJSON: the text and JSON of `zklock sessions`: the
@@ -18,17 +19,17 @@ func TestSessionsTextAndJSON(t *testing.T) {
 	at := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
 	// node is a plain lock node of session s, holding or waiting since d
 	// before at.
-	node := func(seq int32, s int64, role lockops.Role, d time.Duration) zkview.Node {
-		return zkview.Node{Name: fmt.Sprintf("lock-%010d", seq), Seq: seq, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
+	node := func(seq int32, s int64, role lockops.Role, d time.Duration) model.Node {
+		return model.Node{Name: fmt.Sprintf("lock-%010d", seq), Seq: seq, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
 			Role: role, Believes: role, Session: s, Client: fmt.Sprintf("10.0.0.%d:4000", s), Since: at.Add(-d), SinceExact: true}
 	}
-	evil := zkview.Queue{Path: "/locks/\x1b]0;pwned\a", State: zkview.PathPresent, Type: zkview.TypeMutex, Nodes: zkview.NodesOf(
+	evil := model.Queue{Path: "/locks/\x1b]0;pwned\a", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(
 		node(1, 2, lockops.RoleHolder, time.Minute), node(2, 1, lockops.RoleWaiting, 20*time.Second), node(3, 3, lockops.RoleWaiting, 30*time.Second))}
 	evil.Nodes.At(2).Client = "\x1b[2J"
-	a := zkview.Queue{Path: "/locks/a", State: zkview.PathPresent, Type: zkview.TypeMutex, Nodes: zkview.NodesOf(
+	a := model.Queue{Path: "/locks/a", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(
 		node(1, 1, lockops.RoleHolder, time.Minute), node(2, 2, lockops.RoleWaiting, 10*time.Second))}
-	queues := []zkview.Queue{evil, a} // by path
-	ss := zkview.SessionsOf(&zkview.Snapshot{At: at, Queues: queues, Deadlocks: zkview.FindDeadlocks(queues, at)})
+	queues := []model.Queue{evil, a} // by path
+	ss := sessions.SessionsOf(&model.Snapshot{At: at, Queues: queues, Deadlocks: sessions.FindDeadlocks(queues, at)})
 	var out strings.Builder
 	if err := writeSessionsText(&out, ss); err != nil {
 		t.Fatal(err)
@@ -61,12 +62,12 @@ func TestSessionsTextAndJSON(t *testing.T) {
 	if !strings.HasPrefix(out.String(), "{\n  \"schema\": 1,\n  \"at\": ") {
 		t.Errorf("json does not open with the schema version, then at:\n%s", out.String())
 	}
-	var js zkview.JSONSessions
+	var js sessions.JSONSessions
 	if err := json.Unmarshal([]byte(out.String()), &js); err != nil {
 		t.Fatal(err)
 	}
-	if js.Schema != zkview.SessionsSchema {
-		t.Errorf("json schema %d, want %d", js.Schema, zkview.SessionsSchema)
+	if js.Schema != sessions.SessionsSchema {
+		t.Errorf("json schema %d, want %d", js.Schema, sessions.SessionsSchema)
 	}
 	if len(js.Sessions) != 3 || js.Sessions[0].Session != "0x2" || js.Sessions[0].Blocks != 2 || js.Sessions[0].OldestWait != 30 ||
 		len(js.Deadlocks) != 1 || js.Deadlocks[0].State != "deadlock" || js.Deadlocks[0].Waits[1].HolderNode != "lock-0000000001" {

@@ -10,13 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // sharedTLS is a 3-member TLS ensemble (client certificates required),
@@ -74,9 +73,9 @@ func holdOver(t *testing.T, s *lockops.Session, p string, want lockops.LockState
 	return l
 }
 
-func lsJSON(t *testing.T, out string) []zkview.JSONPath {
+func lsJSON(t *testing.T, out string) []model.JSONPath {
 	t.Helper()
-	var paths []zkview.JSONPath
+	var paths []model.JSONPath
 	if err := json.Unmarshal([]byte(out), &paths); err != nil {
 		t.Fatalf("ls --json: %v\n%s", err, out)
 	}

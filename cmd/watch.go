@@ -1,6 +1,6 @@
 package cmd
 
-// `zklock watch`: the live model's changes as a stream, one line each, and
+// `zklock watch`: the Watcher's changes as a stream, one line each, and
 // the setup that `watch`, `export` and `record` share (connect, watch the
 // paths and roots, hand over the Watcher).
 
@@ -15,13 +15,14 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/timeline"
 	"github.com/zklock/zklock/zkview"
 )
 
-// liveFlags are the flags of the commands that watch the live model.
+// liveFlags are the flags of the commands that watch the Watcher.
 type liveFlags struct {
 	roots      []string
 	maxParents int
@@ -32,8 +33,8 @@ func (lf *liveFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&lf.maxParents, "max-parents", zkview.DefaultMaxParents, "watch at most this many lock parents (discovery stops there)")
 }
 
-// liveModel is a connected session and a Watcher over it.
-type liveModel struct {
+// liveWatcher is a connected session and a Watcher over it.
+type liveWatcher struct {
 	sess    *lockops.Session
 	w       *zkview.Watcher
 	paths   []string
@@ -42,7 +43,7 @@ type liveModel struct {
 	closeLg func()
 }
 
-func (lm *liveModel) Close() {
+func (lm *liveWatcher) Close() {
 	lm.w.Close()
 	lm.sess.Close()
 	lm.closeLg()
@@ -51,7 +52,7 @@ func (lm *liveModel) Close() {
 // startLive resolves the settings, connects and starts watching args and
 // the roots (the flags' and the context's). The ZooKeeper client's log
 // goes to --log-file or nowhere: stdout is the command's output.
-func startLive(ctx context.Context, cmd *cobra.Command, g *config.Flags, lf *liveFlags, args []string) (*liveModel, error) {
+func startLive(ctx context.Context, cmd *cobra.Command, g *config.Flags, lf *liveFlags, args []string) (*liveWatcher, error) {
 	s, cfg, err := lockTargets(cmd, g, args, lf.roots)
 	if err != nil {
 		return nil, err
@@ -75,7 +76,7 @@ func startLive(ctx context.Context, cmd *cobra.Command, g *config.Flags, lf *liv
 		closeLog()
 		return nil, err
 	}
-	return &liveModel{sess: sess, w: w, paths: cfg.Paths, roots: cfg.Roots, s: s, closeLg: closeLog}, nil
+	return &liveWatcher{sess: sess, w: w, paths: cfg.Paths, roots: cfg.Roots, s: s, closeLg: closeLog}, nil
 }
 
 // signalContext ends on SIGINT, SIGTERM or SIGHUP: the streaming commands
@@ -118,7 +119,7 @@ code 0.`,
 			defer lm.Close()
 			write := writeChangesText(cmd.OutOrStdout())
 			if format == "json" {
-				write = zkview.NewChangeWriter(cmd.OutOrStdout()).Write
+				write = timeline.NewChangeWriter(cmd.OutOrStdout()).Write
 			}
 			return streamChanges(ctx, lm.w.Updates(), write)
 		},
@@ -132,7 +133,7 @@ code 0.`,
 // (Diff matches nodes by identity, so nothing is told twice or lost). A
 // session's end deletes all its nodes in one transaction, but the model
 // hears of each parent on its own and may publish them apart; seen in one
-// step they are told session-lost (zkview.Diff). streamSettle is two
+// step they are told session-lost (timeline.Diff). streamSettle is two
 // publish intervals of the model; streamMaxLag bounds the delay under a
 // steady flow of changes.
 const (
@@ -143,9 +144,9 @@ const (
 // streamChanges writes the changes between settled snapshots until ctx
 // ends (nil) or the updates stop. The first snapshot is the start: the
 // state then is not a change.
-func streamChanges(ctx context.Context, updates <-chan zkview.Update, write func([]zkview.Change) error) error {
+func streamChanges(ctx context.Context, updates <-chan model.Update, write func([]timeline.Change) error) error {
 	var (
-		prev, pending *zkview.Snapshot
+		prev, pending *model.Snapshot
 		first         time.Time
 		timer         = time.NewTimer(time.Hour)
 		timerC        <-chan time.Time
@@ -156,7 +157,7 @@ func streamChanges(ctx context.Context, updates <-chan zkview.Update, write func
 		if pending == nil {
 			return nil
 		}
-		err := write(zkview.Diff(prev, pending))
+		err := write(timeline.Diff(prev, pending))
 		prev, pending, timerC = pending, nil, nil
 		return err
 	}
@@ -169,7 +170,7 @@ func streamChanges(ctx context.Context, updates <-chan zkview.Update, write func
 				if err := flush(); err != nil || ctx.Err() != nil {
 					return err
 				}
-				return errors.New("watch: the live model stopped")
+				return errors.New("watch: the Watcher stopped")
 			}
 			if u.Snapshot == nil {
 				continue
@@ -194,8 +195,8 @@ func streamChanges(ctx context.Context, updates <-chan zkview.Update, write func
 }
 
 // writeChangesText is watch's text form: one line per change.
-func writeChangesText(w io.Writer) func([]zkview.Change) error {
-	return func(cs []zkview.Change) error {
+func writeChangesText(w io.Writer) func([]timeline.Change) error {
+	return func(cs []timeline.Change) error {
 		if len(cs) == 0 {
 			return nil
 		}
@@ -210,12 +211,12 @@ func writeChangesText(w io.Writer) func([]zkview.Change) error {
 			case j.Code != "":
 				fmt.Fprintf(&b, " %s: %s", j.Code, j.Message)
 			case j.Node != "" || j.Session != "" && j.Monitor == "":
-				fmt.Fprintf(&b, " %s %s %s", zkview.NodeRef(c.Node.Name, 40), j.Role, j.Session)
+				fmt.Fprintf(&b, " %s %s %s", model.NodeRef(c.Node.Name, 40), j.Role, j.Session)
 				if j.Client != "" {
 					b.WriteString(" " + j.Client)
 				}
 				if j.From != "" {
-					b.WriteString(" after " + zkview.NodeRef(c.From, 40))
+					b.WriteString(" after " + model.NodeRef(c.From, 40))
 				}
 				if j.HeldS != nil {
 					fmt.Fprintf(&b, " held %.3fs", *j.HeldS)
@@ -224,7 +225,7 @@ func writeChangesText(w io.Writer) func([]zkview.Change) error {
 					fmt.Fprintf(&b, " waited %.3fs", *j.WaitedS)
 				}
 				if j.Data != "" {
-					b.WriteString(" " + zkview.SanitizeString(j.Data, 40))
+					b.WriteString(" " + model.SanitizeString(j.Data, 40))
 				}
 			case j.State != "":
 				b.WriteString(" " + j.State)

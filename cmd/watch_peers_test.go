@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox/peers"
-	"github.com/zklock/zklock/zkview"
 )
 
 // TestWatchJSONStockClients: stock Curator and Kazoo clients queue on a
@@ -83,8 +83,8 @@ func TestWatchJSONStockClients(t *testing.T) {
 						continue
 					}
 					events = append(events, ch.Event)
-					if ch.Session != zkview.SessionHex(sessions[h.Client()]) || ch.Recipe != tc.recipe || ch.Path != p {
-						t.Errorf("%s: %+v, want session %s, recipe %s", h.Node(), ch, zkview.SessionHex(sessions[h.Client()]), tc.recipe)
+					if ch.Session != model.SessionHex(sessions[h.Client()]) || ch.Recipe != tc.recipe || ch.Path != p {
+						t.Errorf("%s: %+v, want session %s, recipe %s", h.Node(), ch, model.SessionHex(sessions[h.Client()]), tc.recipe)
 					}
 					if ch.Event == "acquired" {
 						acquired = append(acquired, ch.Node)

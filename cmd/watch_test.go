@@ -12,27 +12,27 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/lockops"
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/third_party/zk"
+	"github.com/zklock/zklock/timeline"
 )
 
 // watchLines parses what `watch --json` printed so far.
-func watchLines(t *testing.T, out string) []zkview.JSONChange {
+func watchLines(t *testing.T, out string) []timeline.JSONChange {
 	t.Helper()
-	var cs []zkview.JSONChange
+	var cs []timeline.JSONChange
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		if line == "" {
 			continue
 		}
-		var c zkview.JSONChange
+		var c timeline.JSONChange
 		dec := json.NewDecoder(strings.NewReader(line))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
 			t.Fatalf("watch line %q: %v", line, err)
 		}
-		if c.Schema != zkview.StreamSchema {
+		if c.Schema != timeline.StreamSchema {
 			t.Fatalf("watch line %q: schema %d", line, c.Schema)
 		}
 		cs = append(cs, c)
@@ -40,8 +40,8 @@ func watchLines(t *testing.T, out string) []zkview.JSONChange {
 	return cs
 }
 
-func hasChange(cs []zkview.JSONChange, event, node string) bool {
-	return slices.ContainsFunc(cs, func(c zkview.JSONChange) bool { return c.Event == event && c.Node == node })
+func hasChange(cs []timeline.JSONChange, event, node string) bool {
+	return slices.ContainsFunc(cs, func(c timeline.JSONChange) bool { return c.Event == event && c.Node == node })
 }
 
 // TestWatchJSON: clients of the lock core queue on a lock and hand it
@@ -107,7 +107,7 @@ func TestWatchJSON(t *testing.T) {
 	cs := watchLines(t, w.out.String())
 	var acquired []string
 	for i, cl := range clients {
-		node, sess := cl.l.Node(), zkview.SessionHex(cl.s.ID())
+		node, sess := cl.l.Node(), model.SessionHex(cl.s.ID())
 		var events []string
 		for _, ch := range cs {
 			if ch.Node != node {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview"
 )
 
@@ -22,7 +23,7 @@ const leaderWait = 40 * time.Second
 // steps down for another.
 func TestDemoSemaphoreAndElection(t *testing.T) {
 	ctx, view := runningDemo(t)
-	load := func() (sem, elect zkview.Queue) {
+	load := func() (sem, elect model.Queue) {
 		t.Helper()
 		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
@@ -39,13 +40,13 @@ func TestDemoSemaphoreAndElection(t *testing.T) {
 			}
 		}
 		for _, w := range sem.Warnings {
-			if w.Code == zkview.WarnOverLimit {
+			if w.Code == model.WarnOverLimit {
 				t.Fatalf("the demo's semaphore is over its limit: %s", w.Message)
 			}
 		}
 		return sem, elect
 	}
-	leaderOf := func(q zkview.Queue) (string, int) {
+	leaderOf := func(q model.Queue) (string, int) {
 		var leader string
 		n := 0
 		for _, node := range q.Nodes.All() {
@@ -61,8 +62,8 @@ func TestDemoSemaphoreAndElection(t *testing.T) {
 		sem, elect := load()
 		_, waiting := sem.LeaseCounts()
 		_, leaders := leaderOf(elect)
-		if sem.Type != zkview.TypeSemaphore || sem.LimitText() != "3/3" || waiting < 1 ||
-			elect.Type != zkview.TypeElection || leaders != 1 || elect.Nodes.Len() != 3 {
+		if sem.Type != model.TypeSemaphore || sem.LimitText() != "3/3" || waiting < 1 ||
+			elect.Type != model.TypeElection || leaders != 1 || elect.Nodes.Len() != 3 {
 			return false
 		}
 		for _, n := range sem.Nodes.All() {
@@ -90,7 +91,7 @@ func TestDemoSemaphoreAndElection(t *testing.T) {
 	for {
 		_, elect := load()
 		if leader, n := leaderOf(elect); n == 1 && leader != first {
-			t.Logf("leadership passed from %s to %s", zkview.NodeRef(first, 20), zkview.NodeRef(leader, 20))
+			t.Logf("leadership passed from %s to %s", model.NodeRef(first, 20), model.NodeRef(leader, 20))
 			break
 		} else if n > 1 {
 			t.Fatalf("%d leaders at once", n)

@@ -6,12 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/timeline"
 	"github.com/zklock/zklock/zkview"
 )
 
 // TestDemoRecordingReplays: a recording of the demo's five queues (locks,
 // the read/write lock, the semaphore, the election) replays, at every
-// recorded update, the very snapshot the live model published then.
+// recorded update, the very snapshot the Watcher published then.
 func TestDemoRecordingReplays(t *testing.T) {
 	ctx, view := runningDemo(t)
 	w, err := zkview.Watch(ctx, view, zkview.Config{Paths: Paths(), SemaphoreLimits: Limits(), ServerView: true})
@@ -19,12 +21,12 @@ func TestDemoRecordingReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	var file bytes.Buffer
-	r, err := zkview.NewRecorder(&file, zkview.RecordingHeader{Started: time.Now(), Zklock: "test", Paths: Paths()})
+	r, err := timeline.NewRecorder(&file, timeline.RecordingHeader{Started: time.Now(), Zklock: "test", Paths: Paths()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.FullEvery = time.Second
-	var live []zkview.Update
+	var live []model.Update
 	end := time.After(6 * time.Second)
 record:
 	for {
@@ -42,7 +44,7 @@ record:
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := zkview.ReadRecording(bytes.NewReader(file.Bytes()))
+	rec, err := timeline.ReadRecording(bytes.NewReader(file.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +52,7 @@ record:
 		t.Fatalf("read back %d steps (cut %v), recorded %d", rec.Len(), rec.Cut, len(live))
 	}
 	cur := rec.NewCursor()
-	types := map[zkview.QueueType]bool{}
+	types := map[model.QueueType]bool{}
 	for i, u := range live {
 		want, _ := json.Marshal(u.Snapshot)
 		got, _ := json.Marshal(cur.Seek(i))
@@ -61,7 +63,7 @@ record:
 			types[q.Type] = true
 		}
 	}
-	for _, typ := range []zkview.QueueType{zkview.TypeMutex, zkview.TypeRWLock, zkview.TypeSemaphore, zkview.TypeElection} {
+	for _, typ := range []model.QueueType{model.TypeMutex, model.TypeRWLock, model.TypeSemaphore, model.TypeElection} {
 		if !types[typ] {
 			t.Errorf("the recording never showed a %s queue", typ)
 		}

@@ -6,12 +6,13 @@ package demo
 import (
 	"context"
 	"fmt"
-	"github.com/zklock/zklock/lockops"
-	"github.com/zklock/zklock/zkview"
 	"math/rand/v2"
 	"path"
 	"slices"
 	"time"
+
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 func demoSplitPath(p string) []string {
@@ -31,7 +32,7 @@ func demoSplitPath(p string) []string {
 // split goes to the busy mutex instead.
 func (d *Workload) Split(ctx context.Context, p string) (string, error) {
 	if !isDemoLock(p) {
-		return "", fmt.Errorf("%w: %s", errNotDemoLock, zkview.SanitizeString(p, 80))
+		return "", fmt.Errorf("%w: %s", errNotDemoLock, model.SanitizeString(p, 80))
 	}
 	if !isDemoLockPath(p) {
 		what := "a semaphore"

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/ui"
-	"github.com/zklock/zklock/zkview"
 )
 
 const (
@@ -510,7 +510,7 @@ func isDemoLock(p string) bool { return slices.Contains(Paths(), p) }
 // without a release: the server deletes its ephemeral node at once.
 func (d *Workload) Kill(_ context.Context, p string) (string, error) {
 	if !isDemoLock(p) {
-		return "", fmt.Errorf("%w: %s", errNotDemoLock, zkview.SanitizeString(p, 80))
+		return "", fmt.Errorf("%w: %s", errNotDemoLock, model.SanitizeString(p, 80))
 	}
 	d.mu.Lock()
 	var holders []*demoClient
@@ -551,7 +551,7 @@ func demoNodeRef(name string) string {
 	if name == "" {
 		return "its node"
 	}
-	return zkview.NodeRef(name, 40)
+	return model.NodeRef(name, 40)
 }
 
 func demoJoinAnd(s []string) string {

@@ -234,7 +234,7 @@ func (l *Lock) Release(ctx context.Context) error {
 	l.releasing = true
 	l.mu.Unlock()
 
-	// The monitor ends on its own; releasing (set above) keeps it from
+	// The Watcher ends on its own; releasing (set above) keeps it from
 	// reporting our own delete as a loss, so there is no need to wait.
 	stop()
 

@@ -57,7 +57,7 @@ type Entry struct {
 
 // Ordering is a lock parent's children as the ordering function sees them:
 // names in, order and roles out, what the lock core decides with.
-// zkview.Queue is the live queue built on it.
+// model.Queue is the live queue built on it.
 type Ordering struct {
 	Entries []Entry  // lock nodes, in sequence order
 	Other   []string // non-lock children, sorted by name

@@ -31,7 +31,7 @@ var (
 	ErrSessionExpired = errors.New("lockops: session expired")
 )
 
-// SessionState is the Session's view of its link and session (zkview.ConnState is the monitor's, with its own states).
+// SessionState is the Session's view of its link and session (model.ConnState is the Watcher's, with its own states).
 type SessionState int
 
 const (

@@ -6,21 +6,20 @@ import (
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
-
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // loud says whether a warning gets the alarm banner.
 func loud(code string) bool {
-	return code == zkview.WarnSplitHolders || code == zkview.WarnDeadlock || code == zkview.WarnMixedRecipes ||
-		code == zkview.WarnOverLimit
+	return code == model.WarnSplitHolders || code == model.WarnDeadlock || code == model.WarnMixedRecipes ||
+		code == model.WarnOverLimit
 }
 
 // banners are the lines above the column header: stale data, the own lock
 // lost, and every warning, wrapped to the pane's width w. Loud warnings
 // also get their explanation when the pane is tall enough.
-func (p *queuePane) banners(st *themes.Styles, snap *zkview.Snapshot, w, h int, now time.Time) []bannerLine {
+func (p *queuePane) banners(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time) []bannerLine {
 	var out []bannerLine
 	add := func(style lipgloss.Style, first, text string, maxLines int) {
 		for i, l := range wrap(text, max(w-3, 8)) {
@@ -80,7 +79,7 @@ type bannerLine struct {
 }
 
 // describe names a warning and the nodes it concerns, by sequence number.
-func (p *queuePane) describe(w zkview.Warning) (title, explain string) {
+func (p *queuePane) describe(w model.Warning) (title, explain string) {
 	refs := make([]string, 0, len(w.Nodes))
 	for i, name := range w.Nodes {
 		if i == 8 {
@@ -96,23 +95,23 @@ func (p *queuePane) describe(w zkview.Warning) (title, explain string) {
 	}
 	nodes := strings.Join(refs, ", ")
 	switch w.Code {
-	case zkview.WarnSplitHolders:
+	case model.WarnSplitHolders:
 		return "SPLIT HOLDERS: " + nodes + " each believe they hold this lock",
 			"Their recipes cannot see each other's nodes; both critical sections can run at once."
-	case zkview.WarnDeadlock:
+	case model.WarnDeadlock:
 		return "DEADLOCK: " + strings.Join(refs, " ⇄ ") + " wait on each other",
 			"The watches form a cycle: none of these waiters will ever wake."
-	case zkview.WarnMixedRecipes:
+	case model.WarnMixedRecipes:
 		return "MIXED RECIPES on this path: " + nodes,
 			"Clients of different recipes do not exclude each other here."
-	case zkview.WarnMissingWatch:
+	case model.WarnMissingWatch:
 		return "MISSING WATCH on " + nodes, "the servers show no watch: this waiter will never wake"
-	case zkview.WarnOverLimit:
+	case model.WarnOverLimit:
 		return "OVER LIMIT: " + holdersText(p.q) + ": " + nodes,
 			"More clients hold a lease than the semaphore allows: a client's limit differs from the others'."
-	case zkview.WarnHerd:
+	case model.WarnHerd:
 		return "HERD on " + nodes, "more watchers than the recipes predict"
-	case zkview.WarnStale:
+	case model.WarnStale:
 		return "STALE", "data may be out of date"
 	}
 	return strings.ToUpper(clean(w.Code, 20)) + " " + nodes, ""

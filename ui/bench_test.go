@@ -7,15 +7,14 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-
 	"github.com/zklock/zklock/lockops"
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/model"
 )
 
 // bigQueue is a Curator mutex queue of n nodes: one holder, n-1 waiters
 // each watching its predecessor.
-func bigQueue(path string, n int) zkview.Queue {
-	nodes := make([]zkview.Node, n)
+func bigQueue(path string, n int) model.Queue {
+	nodes := make([]model.Node, n)
 	prev := ""
 	for i := range nodes {
 		name := curatorName(fmt.Sprintf("%08x-5d4e-4f60-8a7b-1c2d3e4f5a6b", i), int32(i))
@@ -26,19 +25,19 @@ func bigQueue(path string, n int) zkview.Queue {
 		nd := node(name, int32(i), lockops.KindMutex, lockops.RecipeCurator, role, 0x10000a3f2c0000+int64(i),
 			fmt.Sprintf("10.0.%d.%d:5%04d", i/256%256, i%256, i%10000), fmt.Sprintf("worker-%d", i), time.Duration(n-i)*time.Second)
 		if i > 0 {
-			nd = waits(nd, prev, zkview.LinkVerified)
+			nd = waits(nd, prev, model.LinkVerified)
 		}
 		nodes[i] = nd
 		prev = name
 	}
-	return zkview.Queue{Path: path, State: zkview.PathPresent, Nodes: zkview.NodesOf(nodes...)}
+	return model.Queue{Path: path, State: model.PathPresent, Nodes: model.NodesOf(nodes...)}
 }
 
 func bigModel(b testing.TB, n int) Model {
 	snap := fleet()
 	snap.Queues = append(snap.Queues, bigQueue("/locks/huge", n))
 	m := newTest("dark", 160, 48)
-	m = step(m, updateMsg{zkview.Update{Snapshot: snap}})
+	m = step(m, updateMsg{model.Update{Snapshot: snap}})
 	m = selectPath(m, "/locks/huge")
 	m, _ = press(m, "tab")
 	return m
@@ -66,7 +65,7 @@ func BenchmarkUpdate10k(b *testing.B) {
 	snap.Queues = append(snap.Queues, bigQueue("/locks/huge", 10000))
 	b.ReportAllocs()
 	for b.Loop() {
-		m = step(m, updateMsg{zkview.Update{Snapshot: snap}})
+		m = step(m, updateMsg{model.Update{Snapshot: snap}})
 	}
 }
 

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/model"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/zklock/zklock/zkview"
 )
 
 var ensemble = []string{"zk1.prod:2181", "zk2.prod:2181", "zk3.prod:2181"}
@@ -102,8 +102,8 @@ func TestConnectedStartsFeeds(t *testing.T) {
 		t.Fatal("t ran a command before the session was open")
 	}
 	fb := &fakeBackend{}
-	updates := make(chan zkview.Update, 1)
-	updates <- zkview.Update{Snapshot: fleet(), Events: events()}
+	updates := make(chan model.Update, 1)
+	updates <- model.Update{Snapshot: fleet(), Events: events()}
 	next, cmd := m.Update(connectedMsg{Connected{Backend: fb, Updates: updates}})
 	m = next.(Model)
 	for _, msg := range runCmd(cmd) {

@@ -8,8 +8,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/model"
 )
 
 // fakeDemo records the presenter's calls.
@@ -199,7 +198,7 @@ func TestNarrationFollowsTheSelectedLock(t *testing.T) {
 	job := curatorName("77e1a0c2-9b8d-4e7f-a6b5-c4d3e2f1a0b9", 42)
 	other := curatorName("1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", 10)
 	deleted := func(path, node string) updateMsg {
-		return updateMsg{zkview.Update{Events: []zkview.Event{{At: t0, Kind: zkview.EventDeleted, Path: path, Node: node}}}}
+		return updateMsg{model.Update{Events: []model.Event{{At: t0, Kind: model.EventDeleted, Path: path, Node: node}}}}
 	}
 	// The first step on the selected lock takes over from the fixture's.
 	m = step(m, deleted("/locks/job-a", job))

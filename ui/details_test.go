@@ -6,8 +6,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/model"
 )
 
 // TestDetailsOfDeletedNode: a details dialog whose node is deleted while
@@ -27,16 +26,16 @@ func TestDetailsOfDeletedNode(t *testing.T) {
 	s.Queues = slices.Clone(s.Queues)
 	for i, q := range s.Queues {
 		if q.Path == d.path {
-			q.Nodes = zkview.NodesOf(slices.DeleteFunc(q.Nodes.Slice(), func(n zkview.Node) bool { return n.Name == d.node.Name })...)
+			q.Nodes = model.NodesOf(slices.DeleteFunc(q.Nodes.Slice(), func(n model.Node) bool { return n.Name == d.node.Name })...)
 			s.Queues[i] = q
 		}
 	}
-	m = step(m, updateMsg{zkview.Update{Snapshot: &s}})
+	m = step(m, updateMsg{model.Update{Snapshot: &s}})
 	view := ansi.Strip(m.View())
 	if !strings.Contains(view, "DELETED: this node is gone") {
 		t.Fatalf("the dialog does not say its node is gone:\n%s", view)
 	}
-	if !strings.Contains(view, zkview.NodeRef(d.node.Name, 24)) {
+	if !strings.Contains(view, model.NodeRef(d.node.Name, 24)) {
 		t.Errorf("the dialog lost what was known of the node:\n%s", view)
 	}
 }

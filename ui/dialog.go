@@ -9,13 +9,13 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/zklock/zklock/model"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // intent is what a dialog asks the root to do once it closes; the root
@@ -103,7 +103,7 @@ type forceDialog struct {
 	wrong      string // the last entry that did not match, sanitized
 }
 
-func newForceDialog(path string, n *zkview.Node, now time.Time) *forceDialog {
+func newForceDialog(path string, n *model.Node, now time.Time) *forceDialog {
 	ti := textinput.New()
 	ti.Prompt = "> "
 	ti.CharLimit = 12
@@ -117,7 +117,7 @@ func newForceDialog(path string, n *zkview.Node, now time.Time) *forceDialog {
 			role += " for " + since(now, n.Since)
 		}
 	}
-	data := zkview.Sanitize(n.Data, 0)
+	data := model.Sanitize(n.Data, 0)
 	if int(n.DataLen) > len(n.Data) {
 		data += "…"
 	}
@@ -146,14 +146,14 @@ func (d *forceDialog) update(msg tea.Msg, k dialogKeys) (dialog, intent, tea.Cmd
 	return d, intent{}, cmd
 }
 
-// matches accepts the node's confirmation (zkview.Confirms): its sequence
+// matches accepts the node's confirmation (model.Confirms): its sequence
 // number, or the end of the name of a node without one.
-func (d *forceDialog) matches(typed string) bool { return zkview.Confirms(d.node, typed) }
+func (d *forceDialog) matches(typed string) bool { return model.Confirms(d.node, typed) }
 
 func (d *forceDialog) view(st *themes.Styles, screenW, screenH int) []string {
 	w := dialogWidth(screenW)
 	inner := w - 4
-	what, seq := zkview.ConfirmToken(d.node)
+	what, seq := model.ConfirmToken(d.node)
 	seq = clean(seq, 0)
 	var body []string
 	field := func(name, value string, style lipgloss.Style) {
@@ -398,7 +398,7 @@ func helpModel(st *themes.Styles, w int) help.Model {
 // detailsDialog shows everything known about one node, unabbreviated.
 type detailsDialog struct {
 	path string
-	node zkview.Node
+	node model.Node
 	ref  func(string) string
 	now  time.Time
 	// goneAt is when a snapshot first showed the node gone (zero while it
@@ -408,7 +408,7 @@ type detailsDialog struct {
 
 // follow looks for the dialog's node in snap: once it is gone, the dialog
 // says so instead of passing the old node off as current.
-func (d *detailsDialog) follow(snap *zkview.Snapshot, now time.Time) {
+func (d *detailsDialog) follow(snap *model.Snapshot, now time.Time) {
 	if snap == nil || !d.goneAt.IsZero() {
 		return
 	}
@@ -421,7 +421,7 @@ func (d *detailsDialog) follow(snap *zkview.Snapshot, now time.Time) {
 				return
 			}
 		}
-		if q.State != zkview.PathPresent {
+		if q.State != model.PathPresent {
 			return // not read (stale, absent, no permission): unknown
 		}
 	}
@@ -469,7 +469,7 @@ func (d *detailsDialog) view(st *themes.Styles, screenW, screenH int) []string {
 	}
 	field("Session", session(n.Session))
 	field("Client", clean(n.Client, 0))
-	data := zkview.Sanitize(n.Data, 0)
+	data := model.Sanitize(n.Data, 0)
 	if int(n.DataLen) > len(n.Data) {
 		data += " … (" + strconv.Itoa(int(n.DataLen)) + " bytes in all)"
 	}

@@ -7,7 +7,7 @@
 // the size as a WindowSizeMsg. Snapshots and the operator's own lock states
 // are pumped in from channels; actions go out through a Backend, called
 // only from tea.Cmds. Every name, path, datum and error that came from
-// ZooKeeper is drawn through zkview.SanitizeString.
+// ZooKeeper is drawn through model.SanitizeString.
 //
 // ui renders zkview snapshots and asks for actions through callbacks; it
 // never holds a ZooKeeper connection and never imports the zk client.

@@ -7,35 +7,34 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-
 	"github.com/zklock/zklock/lockops"
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/model"
 )
 
 // electionFleet is the fleet with a Curator LeaderLatch election and a
 // plain ephemeral lock beside the locks.
-func electionFleet() *zkview.Snapshot {
+func electionFleet() *model.Snapshot {
 	s := *fleet()
 	latch := func(uuid string, seq int32) string { return fmt.Sprintf("_c_%s-latch-%010d", uuid, seq) }
 	c, m := lockops.RecipeCurator, lockops.KindMutex
 	l5 := latch("3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b", 5)
 	l6 := latch("77e1a0c2-9b8d-4e7f-a6b5-c4d3e2f1a0b9", 6)
-	election := zkview.Queue{Path: "/svc/leader", State: zkview.PathPresent, Type: zkview.TypeElection,
-		Nodes: zkview.NodesOf(
+	election := model.Queue{Path: "/svc/leader", State: model.PathPresent, Type: model.TypeElection,
+		Nodes: model.NodesOf(
 			node(l5, 5, m, c, lockops.RoleHolder, 0x10000a3f2c0031, "10.0.0.21:5000", "scheduler-a", 3*time.Minute),
-			waits(node(l6, 6, m, c, lockops.RoleWaiting, 0x10000a3f2c0032, "10.0.0.22:5000", "scheduler-b", time.Minute), l5, zkview.LinkVerified),
+			waits(node(l6, 6, m, c, lockops.RoleWaiting, 0x10000a3f2c0032, "10.0.0.22:5000", "scheduler-b", time.Minute), l5, model.LinkVerified),
 		)}
 	e := lockops.RecipeEphemeral
 	holder := node("owner", 0, m, e, lockops.RoleHolder, 0x10000a3f2c0041, "10.0.0.31:5000", "cron-1", 20*time.Second)
 	holder.Herd = true
-	watcher := func(sess int64) zkview.Node {
-		return zkview.Node{Kind: m, Recipe: e, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
-			Watches: "owner", Predecessor: "owner", Link: zkview.LinkVerified, Session: sess}
+	watcher := func(sess int64) model.Node {
+		return model.Node{Kind: m, Recipe: e, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
+			Watches: "owner", Predecessor: "owner", Link: model.LinkVerified, Session: sess}
 	}
-	plain := zkview.Queue{Path: "/cron/owner-lock", State: zkview.PathPresent, Type: zkview.TypeMutex,
-		Nodes:    zkview.NodesOf(holder, watcher(0x10000a3f2c0042), watcher(0x10000a3f2c0043)),
-		Warnings: []zkview.Warning{{Code: zkview.WarnHerd, Nodes: []string{"owner"}, Message: "plain ephemeral lock: 2 sessions watch owner, a herd by construction"}}}
-	s.Queues = append([]zkview.Queue{plain}, s.Queues...)
+	plain := model.Queue{Path: "/cron/owner-lock", State: model.PathPresent, Type: model.TypeMutex,
+		Nodes:    model.NodesOf(holder, watcher(0x10000a3f2c0042), watcher(0x10000a3f2c0043)),
+		Warnings: []model.Warning{{Code: model.WarnHerd, Nodes: []string{"owner"}, Message: "plain ephemeral lock: 2 sessions watch owner, a herd by construction"}}}
+	s.Queues = append([]model.Queue{plain}, s.Queues...)
 	s.Queues = append(s.Queues, election)
 	return &s
 }
@@ -45,7 +44,7 @@ func electionFleet() *zkview.Snapshot {
 // sequence and no action on them.
 func TestElectionAndPlainLockViews(t *testing.T) {
 	m := newTest("dark", 160, 48)
-	m = step(m, updateMsg{zkview.Update{Snapshot: electionFleet()}})
+	m = step(m, updateMsg{model.Update{Snapshot: electionFleet()}})
 	m = selectPath(m, "/svc/leader")
 	view := ansi.Strip(m.View())
 	for _, want := range []string{"election · curator · 2 nodes", "LEADER", "follower", "└─▶ watches #5 ✓ verified"} {

@@ -7,10 +7,9 @@ import (
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
-
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // logCapacity bounds the event log: enough for a long incident on a busy
@@ -30,7 +29,7 @@ const (
 type logEntry struct {
 	at   time.Time
 	kind logKind
-	ev   zkview.EventKind
+	ev   model.EventKind
 	path string // sanitized
 	text string // sanitized
 }
@@ -57,7 +56,7 @@ func (l *eventLog) add(e logEntry) {
 	}
 }
 
-func (l *eventLog) addEvent(e zkview.Event) {
+func (l *eventLog) addEvent(e model.Event) {
 	l.add(logEntry{at: e.At, kind: logZK, ev: e.Kind, path: clean(e.Path, 0), text: nodeRefs(clean(e.Text, 0))})
 }
 
@@ -128,17 +127,17 @@ func (l *eventLog) label(st *themes.Styles, e *logEntry) (string, lipgloss.Style
 		return "demo", st.Key
 	}
 	switch e.ev {
-	case zkview.EventHandoff:
+	case model.EventHandoff:
 		return "handoff", st.Holder
-	case zkview.EventCreated:
+	case model.EventCreated:
 		return "created", st.Waiter
-	case zkview.EventDeleted:
+	case model.EventDeleted:
 		return "deleted", st.Muted
-	case zkview.EventConn:
+	case model.EventConn:
 		return "conn", st.Warning
-	case zkview.EventWarning:
+	case model.EventWarning:
 		return "warning", st.Danger
-	case zkview.EventPath:
+	case model.EventPath:
 		return "path", st.Title
 	}
 	return "info", st.Text

@@ -15,12 +15,12 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/third_party/zk"
 	"github.com/zklock/zklock/zkview"
 )
 
@@ -164,7 +164,7 @@ func connectT(t *testing.T, servers []string) *lockops.Session {
 
 // TestConsoleUnderFaults: a holder's link is cut past its session
 // timeout; the console shows the waiter holding and the handoff in the
-// event log. Then the monitor's own link: a short cut shows DISCONNECTED
+// event log. Then the Watcher's own link: a short cut shows DISCONNECTED
 // since T, data STALE, then connected again; a cut past its timeout shows
 // SESSION EXPIRED, re-syncing, then a new session, the truth on screen.
 func TestConsoleUnderFaults(t *testing.T) {
@@ -216,14 +216,14 @@ func TestConsoleUnderFaults(t *testing.T) {
 	}
 	holderLinks.restore()
 
-	// 2. The monitor's link cut briefly: stale since the cut, then back.
+	// 2. The Watcher's link cut briefly: stale since the cut, then back.
 	cutAt = time.Now()
 	monLinks.cut()
 	view = con.waitView(faultTimeout, "DISCONNECTED since T, STALE", func(v string) bool {
 		return strings.Contains(v, "DISCONNECTED since") && strings.Contains(v, "STALE")
 	})
 	since := regexp.MustCompile(`DISCONNECTED since (\d\d:\d\d:\d\d)`).FindStringSubmatch(view)
-	// The monitor notices a cut link at once (the proxy closes it); a
+	// The Watcher notices a cut link at once (the proxy closes it); a
 	// loaded machine may take a moment to say so.
 	near := false
 	for d := time.Duration(0); d <= 3*time.Second; d += time.Second {
@@ -241,13 +241,13 @@ func TestConsoleUnderFaults(t *testing.T) {
 		return strings.Contains(v, "● connected") && lineWith(v, "reconnected") && lineWith(v, "HOLDER", wsess)
 	})
 
-	// 3. The monitor's link cut past its session timeout.
+	// 3. The Watcher's link cut past its session timeout.
 	first := mon.ID()
 	monLinks.cut()
 	con.waitView(2*faultTimeout, "SESSION EXPIRED", func(v string) bool {
 		return strings.Contains(v, "SESSION EXPIRED") && lineWith(v, "HOLDER", wsess)
 	})
-	// Changes while the monitor is away: the holder lets go.
+	// Changes while the Watcher is away: the holder lets go.
 	if err := waiter.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func faultPause(ctx context.Context, d time.Duration) {
 // TestConsoleHostileTrees: real trees a buggy or malicious client can
 // make, watched by zkview and drawn by the console: data of a megabyte,
 // binary, terminal escapes; names with deceptive characters; 10,000
-// children; non-lock children; a parent the monitor may not read; a
+// children; non-lock children; a parent the Watcher may not read; a
 // parent replaced while watched. Each selected and drawn at two sizes,
 // its details and force dialogs open: no raw control reaches the screen,
 // the frame holds, and the 10,000-node queue draws quickly.
@@ -383,7 +383,7 @@ func TestConsoleHostileTrees(t *testing.T) {
 			return false
 		}
 		for _, q := range s.Queues {
-			if q.State == zkview.PathPending || q.Path == big && q.Nodes.Len() != 10000 {
+			if q.State == model.PathPending || q.Path == big && q.Nodes.Len() != 10000 {
 				return false
 			}
 		}

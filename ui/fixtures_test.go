@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // t0 is "now" in every fixture: 03:12:04, when on-call gets paged.
@@ -26,22 +26,22 @@ func kazooName(hex, kind string, seq int32) string {
 }
 
 // node builds a lock node; the caller fills in what a scenario needs.
-func node(name string, seq int32, kind lockops.Kind, recipe lockops.Recipe, role lockops.Role, sess int64, client, data string, age time.Duration) zkview.Node {
-	return zkview.Node{
+func node(name string, seq int32, kind lockops.Kind, recipe lockops.Recipe, role lockops.Role, sess int64, client, data string, age time.Duration) model.Node {
+	return model.Node{
 		Name: name, Seq: seq, Kind: kind, Recipe: recipe, Role: role, Believes: role,
 		Session: sess, Client: client, Data: []byte(data), DataLen: int32(len(data)),
 		Ctime: ago(age), Mtime: ago(age), Since: ago(age), SinceExact: true,
 	}
 }
 
-func waits(n zkview.Node, on string, link zkview.LinkStatus) zkview.Node {
+func waits(n model.Node, on string, link model.LinkStatus) model.Node {
 	n.Watches, n.Link = on, link
 	return n
 }
 
 // curatorJob is a Curator InterProcessMutex queue: a holder and three
 // waiters, every link verified by wchc.
-func curatorJob() zkview.Queue {
+func curatorJob() model.Queue {
 	c := lockops.RecipeCurator
 	m := lockops.KindMutex
 	n41 := curatorName("3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b", 41)
@@ -50,14 +50,14 @@ func curatorJob() zkview.Queue {
 	n44 := curatorName("c9d8e7f6-a5b4-4c3d-8e2f-1a0b9c8d7e6f", 44)
 	holder := node(n41, 41, m, c, lockops.RoleHolder, 0x10000a3f2c0011, "10.0.0.12:51234", "10.0.0.12", 2*time.Minute+13*time.Second)
 	holder.Since = ago(2*time.Minute + 13*time.Second)
-	return zkview.Queue{
+	return model.Queue{
 		Path:  "/locks/job-a",
-		State: zkview.PathPresent,
-		Nodes: zkview.NodesOf(
+		State: model.PathPresent,
+		Nodes: model.NodesOf(
 			holder,
-			waits(node(n42, 42, m, c, lockops.RoleWaiting, 0x10000a3f2c0012, "10.0.0.13:40112", "10.0.0.13", 62*time.Second), n41, zkview.LinkVerified),
-			waits(node(n43, 43, m, c, lockops.RoleWaiting, 0x20000b11d40007, "10.0.0.14:38820", "10.0.0.14", 48*time.Second), n42, zkview.LinkVerified),
-			waits(node(n44, 44, m, lockops.RecipeCurator, lockops.RoleWaiting, 0x10000a3f2c0099, "10.0.0.7:55100", "zklock oncall@ops-1 INC-4411", 9*time.Second), n43, zkview.LinkVerified),
+			waits(node(n42, 42, m, c, lockops.RoleWaiting, 0x10000a3f2c0012, "10.0.0.13:40112", "10.0.0.13", 62*time.Second), n41, model.LinkVerified),
+			waits(node(n43, 43, m, c, lockops.RoleWaiting, 0x20000b11d40007, "10.0.0.14:38820", "10.0.0.14", 48*time.Second), n42, model.LinkVerified),
+			waits(node(n44, 44, m, lockops.RecipeCurator, lockops.RoleWaiting, 0x10000a3f2c0099, "10.0.0.7:55100", "zklock oncall@ops-1 INC-4411", 9*time.Second), n43, model.LinkVerified),
 		),
 		Other: []string{"leases", "locks"},
 	}
@@ -65,89 +65,89 @@ func curatorJob() zkview.Queue {
 
 // kazooOrders is a Kazoo read/write queue: two readers hold, a writer
 // waits on the last reader, a reader waits on the writer.
-func kazooOrders() zkview.Queue {
+func kazooOrders() model.Queue {
 	k := lockops.RecipeKazoo
 	r7 := kazooName("a1b2c3d4e5f60718293a4b5c6d7e8f90", "rlock", 7)
 	r8 := kazooName("0f1e2d3c4b5a69788796a5b4c3d2e1f0", "rlock", 8)
 	w9 := kazooName("5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b", "lock", 9)
 	r10 := kazooName("99aa88bb77cc66dd55ee44ff33001122", "rlock", 10)
-	return zkview.Queue{
+	return model.Queue{
 		Path:  "/locks/orders",
-		State: zkview.PathPresent,
-		Nodes: zkview.NodesOf(
+		State: model.PathPresent,
+		Nodes: model.NodesOf(
 			node(r7, 7, lockops.KindRead, k, lockops.RoleHolder, 0x30000c22e50001, "10.0.1.21:60001", "report-gen pid=2231", 5*time.Minute),
 			node(r8, 8, lockops.KindRead, k, lockops.RoleHolder, 0x30000c22e50002, "10.0.1.22:60002", "report-gen pid=877", 4*time.Minute+2*time.Second),
-			waits(node(w9, 9, lockops.KindWrite, k, lockops.RoleWaiting, 0x30000c22e50003, "10.0.1.30:41000", "orders-writer", 31*time.Second), r8, zkview.LinkVerified),
-			waits(node(r10, 10, lockops.KindRead, k, lockops.RoleWaiting, 0x30000c22e50004, "10.0.1.23:60003", "", 12*time.Second), w9, zkview.LinkInferred),
+			waits(node(w9, 9, lockops.KindWrite, k, lockops.RoleWaiting, 0x30000c22e50003, "10.0.1.30:41000", "orders-writer", 31*time.Second), r8, model.LinkVerified),
+			waits(node(r10, 10, lockops.KindRead, k, lockops.RoleWaiting, 0x30000c22e50004, "10.0.1.23:60003", "", 12*time.Second), w9, model.LinkInferred),
 		),
 	}
 }
 
 // splitShared is a Java service (Curator) and a Python job (Kazoo) on one
 // path: each believes it holds.
-func splitShared() zkview.Queue {
+func splitShared() model.Queue {
 	n10 := curatorName("1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", 10)
 	n11 := curatorName("6f5e4d3c-2b1a-4f9e-8d7c-6b5a4f3e2d1c", 11)
 	n12 := kazooName("3fa4c2d19e8b47a6b5c4d3e2f1a0b9c8", "lock", 12)
 	kz := node(n12, 12, lockops.KindMutex, lockops.RecipeKazoo, lockops.RoleWaiting, 0x40000d3f060003, "10.0.2.40:52000", "nightly.py", 40*time.Second)
 	kz.Believes = lockops.RoleHolder
-	return zkview.Queue{
+	return model.Queue{
 		Path:  "/locks/shared-ledger",
-		State: zkview.PathPresent,
-		Nodes: zkview.NodesOf(
+		State: model.PathPresent,
+		Nodes: model.NodesOf(
 			node(n10, 10, lockops.KindMutex, lockops.RecipeCurator, lockops.RoleHolder, 0x40000d3f060001, "10.0.2.11:49152", "10.0.2.11", 3*time.Minute),
-			waits(node(n11, 11, lockops.KindMutex, lockops.RecipeCurator, lockops.RoleWaiting, 0x40000d3f060002, "10.0.2.12:49153", "10.0.2.12", time.Minute), n10, zkview.LinkVerified),
+			waits(node(n11, 11, lockops.KindMutex, lockops.RecipeCurator, lockops.RoleWaiting, 0x40000d3f060002, "10.0.2.12:49153", "10.0.2.12", time.Minute), n10, model.LinkVerified),
 			kz,
 		),
-		Warnings: []zkview.Warning{
-			{Code: zkview.WarnSplitHolders, Message: "curator node 0000000010 and kazoo node 0000000012 both hold", Nodes: []string{n10, n12}},
-			{Code: zkview.WarnMixedRecipes, Message: "curator: 2 nodes; kazoo: 1 node; they cannot see each other", Nodes: []string{n10, n11, n12}},
+		Warnings: []model.Warning{
+			{Code: model.WarnSplitHolders, Message: "curator node 0000000010 and kazoo node 0000000012 both hold", Nodes: []string{n10, n12}},
+			{Code: model.WarnMixedRecipes, Message: "curator: 2 nodes; kazoo: 1 node; they cannot see each other", Nodes: []string{n10, n11, n12}},
 		},
 	}
 }
 
 // kazooDeadlock is the Kazoo 2.8 read/write deadlock: R21 watches W22,
 // W22 watches R21; W23 behind them has lost its watch.
-func kazooDeadlock() zkview.Queue {
+func kazooDeadlock() model.Queue {
 	k := lockops.RecipeKazoo
 	r21 := kazooName("4c4d4e4f505152535455565758595a5b", "rlock", 21)
 	w22 := kazooName("6a6b6c6d6e6f70717273747576777879", "lock", 22)
 	w23 := kazooName("8a8b8c8d8e8f90919293949596979899", "lock", 23)
-	return zkview.Queue{
+	return model.Queue{
 		Path:  "/locks/inventory",
-		State: zkview.PathPresent,
-		Nodes: zkview.NodesOf(
-			waits(node(r21, 21, lockops.KindRead, k, lockops.RoleWaiting, 0x50000e4a170001, "10.0.3.5:40001", "stock-sync", 17*time.Minute), w22, zkview.LinkVerified),
-			waits(node(w22, 22, lockops.KindWrite, k, lockops.RoleWaiting, 0x50000e4a170002, "10.0.3.6:40002", "restock", 16*time.Minute), r21, zkview.LinkVerified),
-			waits(node(w23, 23, lockops.KindWrite, k, lockops.RoleWaiting, 0x50000e4a170003, "10.0.3.7:40003", "audit", 9*time.Minute), w22, zkview.LinkMissing),
+		State: model.PathPresent,
+		Nodes: model.NodesOf(
+			waits(node(r21, 21, lockops.KindRead, k, lockops.RoleWaiting, 0x50000e4a170001, "10.0.3.5:40001", "stock-sync", 17*time.Minute), w22, model.LinkVerified),
+			waits(node(w22, 22, lockops.KindWrite, k, lockops.RoleWaiting, 0x50000e4a170002, "10.0.3.6:40002", "restock", 16*time.Minute), r21, model.LinkVerified),
+			waits(node(w23, 23, lockops.KindWrite, k, lockops.RoleWaiting, 0x50000e4a170003, "10.0.3.7:40003", "audit", 9*time.Minute), w22, model.LinkMissing),
 		),
-		Warnings: []zkview.Warning{
-			{Code: zkview.WarnDeadlock, Message: "R 0000000021 waits on W 0000000022, which waits on R 0000000021 (Kazoo 2.8 read lock)", Nodes: []string{r21, w22}},
-			{Code: zkview.WarnMissingWatch, Message: "no session watches 0000000022 for 0000000023", Nodes: []string{w23}},
+		Warnings: []model.Warning{
+			{Code: model.WarnDeadlock, Message: "R 0000000021 waits on W 0000000022, which waits on R 0000000021 (Kazoo 2.8 read lock)", Nodes: []string{r21, w22}},
+			{Code: model.WarnMissingWatch, Message: "no session watches 0000000022 for 0000000023", Nodes: []string{w23}},
 		},
 	}
 }
 
-func quietReports() zkview.Queue {
+func quietReports() model.Queue {
 	n := curatorName("d1d2d3d4-e5e6-4f7f-8a8b-9c9d0e0f1a1b", 3)
 	h := node(n, 3, lockops.KindMutex, lockops.RecipeCurator, lockops.RoleHolder, 0x10000a3f2c0031, "10.0.0.31:47000", "10.0.0.31", 3*time.Hour+20*time.Minute)
 	h.SinceExact = false
-	return zkview.Queue{Path: "/locks/reports", State: zkview.PathPresent, Nodes: zkview.NodesOf(h)}
+	return model.Queue{Path: "/locks/reports", State: model.PathPresent, Nodes: model.NodesOf(h)}
 }
 
 // fleet is every queue of the fixtures in one snapshot, sorted by path.
-func fleet() *zkview.Snapshot {
-	return &zkview.Snapshot{
+func fleet() *model.Snapshot {
+	return &model.Snapshot{
 		At: t0,
-		Conn: zkview.Conn{
-			State: zkview.StateConnected, Since: ago(time.Hour), SessionID: 0x10000a3f2c0099,
+		Conn: model.Conn{
+			State: model.StateConnected, Since: ago(time.Hour), SessionID: 0x10000a3f2c0099,
 			Server: "zk1.prod:2181", Ensemble: []string{"zk1.prod:2181", "zk2.prod:2181", "zk3.prod:2181"}, Context: "prod",
 		},
-		Queues: []zkview.Queue{
-			{Path: "/locks/idle", State: zkview.PathPresent},
+		Queues: []model.Queue{
+			{Path: "/locks/idle", State: model.PathPresent},
 			kazooDeadlock(),
 			curatorJob(),
-			{Path: "/locks/nope", State: zkview.PathAbsent},
+			{Path: "/locks/nope", State: model.PathAbsent},
 			kazooOrders(),
 			quietReports(),
 			splitShared(),
@@ -157,12 +157,12 @@ func fleet() *zkview.Snapshot {
 	}
 }
 
-func events() []zkview.Event {
-	return []zkview.Event{
-		{At: ago(3 * time.Minute), Kind: zkview.EventCreated, Path: "/locks/shared-ledger", Node: curatorName("1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", 10), Text: "#10 curator, session 0x40000d3f060001"},
-		{At: ago(2*time.Minute + 13*time.Second), Kind: zkview.EventHandoff, Path: "/locks/job-a", Node: curatorName("3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b", 41), Text: "#40 -> #41 in 4ms"},
-		{At: ago(40 * time.Second), Kind: zkview.EventWarning, Path: "/locks/shared-ledger", Text: "split-holders: #10 (curator) and #12 (kazoo)"},
-		{At: ago(9 * time.Second), Kind: zkview.EventCreated, Path: "/locks/job-a", Node: curatorName("c9d8e7f6-a5b4-4c3d-8e2f-1a0b9c8d7e6f", 44), Text: "#44 curator, session 0x10000a3f2c0099 (you)"},
+func events() []model.Event {
+	return []model.Event{
+		{At: ago(3 * time.Minute), Kind: model.EventCreated, Path: "/locks/shared-ledger", Node: curatorName("1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", 10), Text: "#10 curator, session 0x40000d3f060001"},
+		{At: ago(2*time.Minute + 13*time.Second), Kind: model.EventHandoff, Path: "/locks/job-a", Node: curatorName("3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b", 41), Text: "#40 -> #41 in 4ms"},
+		{At: ago(40 * time.Second), Kind: model.EventWarning, Path: "/locks/shared-ledger", Text: "split-holders: #10 (curator) and #12 (kazoo)"},
+		{At: ago(9 * time.Second), Kind: model.EventCreated, Path: "/locks/job-a", Node: curatorName("c9d8e7f6-a5b4-4c3d-8e2f-1a0b9c8d7e6f", 44), Text: "#44 curator, session 0x10000a3f2c0099 (you)"},
 	}
 }
 
@@ -223,6 +223,6 @@ func newTest(theme string, w, h int, opts ...func(*Options)) Model {
 	}
 	m := New(o)
 	m = step(m, sizeMsg(w, h))
-	m = step(m, updateMsg{zkview.Update{Snapshot: fleet(), Events: events()}})
+	m = step(m, updateMsg{model.Update{Snapshot: fleet(), Events: events()}})
 	return m
 }

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	"github.com/zklock/zklock/model"
 
-	"github.com/zklock/zklock/zkview"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // frameClock is the program's output: it notes when each change's marker
@@ -49,16 +49,16 @@ func (f *frameClock) Write(b []byte) (int, error) {
 func BenchmarkEventToFrame(b *testing.B) {
 	const every = time.Second / 200
 	out := &frameClock{seen: map[int]time.Time{}}
-	updates := make(chan zkview.Update, 1)
+	updates := make(chan model.Update, 1)
 	m := New(Options{Theme: mustTheme("dark"), Updates: updates, Paths: []string{"/locks/job-a"}, Now: time.Now})
 	p := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(out), tea.WithoutSignalHandler())
 	done := make(chan error, 1)
 	go func() { _, err := p.Run(); done <- err }()
 	p.Send(tea.WindowSizeMsg{Width: 160, Height: 48})
 
-	snapshot := func(i int) *zkview.Snapshot {
+	snapshot := func(i int) *model.Snapshot {
 		s := fleet()
-		s.Queues = []zkview.Queue{curatorJob()}
+		s.Queues = []model.Queue{curatorJob()}
 		s.Queues[0].Nodes.At(0).Data = fmt.Appendf(nil, "mark%06d", i)
 		return s
 	}
@@ -69,7 +69,7 @@ func BenchmarkEventToFrame(b *testing.B) {
 	for i := range b.N {
 		<-tick.C
 		sent = append(sent, time.Now())
-		updates <- zkview.Update{Snapshot: snapshot(i % 1000000)}
+		updates <- model.Update{Snapshot: snapshot(i % 1000000)}
 	}
 	// The last change's frame: wait for it, bounded.
 	deadline := time.Now().Add(5 * time.Second)

@@ -7,9 +7,8 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // coalescingShown: frames this far apart are said to coalesce (zkview
@@ -21,11 +20,11 @@ const coalescingShown = 100 * time.Millisecond
 // what is on screen can be trusted (connected, or stale since when).
 // dial, when not nil, is the session being opened: the state says whom it
 // dials and for how long.
-func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, dial *connecting, w int, now time.Time) string {
+func headerView(st *themes.Styles, title string, snap *model.Snapshot, dial *connecting, w int, now time.Time) string {
 	if title == "" {
 		title = "zklock"
 	}
-	var conn zkview.Conn
+	var conn model.Conn
 	if snap != nil {
 		conn = snap.Conn
 	}
@@ -42,17 +41,17 @@ func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, dial *co
 		// Room left by the title and the clock, which are kept first.
 		room := w - ansi.StringWidth(titleP.text) - 2 - ansi.StringWidth(clock(now)+" ") - 4
 		stateP.text, stateP.style = dial.headline(now, room), st.Warning
-	case snap == nil || conn.State == zkview.StateConnecting:
+	case snap == nil || conn.State == model.StateConnecting:
 		stateP.text, stateP.style = "◌ connecting…", st.Warning
-	case conn.State == zkview.StateConnected:
+	case conn.State == model.StateConnected:
 		stateP.text = "● connected"
 		if conn.Server != "" {
 			stateP.text += " to " + clean(conn.Server, 40)
 		}
-	case conn.State == zkview.StateDisconnected:
+	case conn.State == model.StateDisconnected:
 		stateP.text = " ✗ DISCONNECTED since " + clock(conn.Since) + " (" + since(now, conn.Since) + "): data is STALE "
 		stateP.style = st.Lost
-	case conn.State == zkview.StateExpired:
+	case conn.State == model.StateExpired:
 		stateP.text, stateP.style = " ✗ SESSION EXPIRED: re-syncing ", st.Lost
 	default:
 		stateP.text, stateP.style = "○ "+conn.State.String(), st.Muted
@@ -79,9 +78,9 @@ func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, dial *co
 	modeP := part{style: st.Header, right: true}
 	if snap != nil {
 		switch snap.WatchMode {
-		case zkview.ModeRecursive:
+		case model.ModeRecursive:
 			modeP.text = "watch: recursive"
-		case zkview.ModeChildren:
+		case model.ModeChildren:
 			modeP.text, modeP.style = "watch: children (re-lists)", st.Warning
 		}
 	}

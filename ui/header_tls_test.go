@@ -6,9 +6,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // TestHeaderTLS: a TLS connection is said in the header, and one that
@@ -21,7 +20,7 @@ func TestHeaderTLS(t *testing.T) {
 	}
 	st := th.Styles()
 	now := time.Date(2026, 11, 25, 3, 0, 0, 0, time.UTC)
-	conn := zkview.Conn{State: zkview.StateConnected, Server: "zk1:2281", Ensemble: []string{"zk1:2281"}, Context: "prod", SessionID: 0x1234}
+	conn := model.Conn{State: model.StateConnected, Server: "zk1:2281", Ensemble: []string{"zk1:2281"}, Context: "prod", SessionID: 0x1234}
 	cases := []struct {
 		tls, verified bool
 		want, not     string
@@ -34,7 +33,7 @@ func TestHeaderTLS(t *testing.T) {
 		c := conn
 		c.TLS, c.HostnameVerified = tc.tls, tc.verified
 		for _, w := range []int{160, 80} {
-			got := ansi.Strip(headerView(&st, "zklock", &zkview.Snapshot{Conn: c}, nil, w, now))
+			got := ansi.Strip(headerView(&st, "zklock", &model.Snapshot{Conn: c}, nil, w, now))
 			if tc.want != "" && !strings.Contains(got, tc.want) {
 				t.Errorf("TLS %v verified %v width %d: %q lacks %q", tc.tls, tc.verified, w, got, tc.want)
 			}

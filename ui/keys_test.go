@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/model"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/zklock/zklock/zkview"
 )
 
 func visiblePaths(m Model) []string {
@@ -323,10 +323,10 @@ func TestMouseWheelScrollsFocusedPane(t *testing.T) {
 }
 
 func TestPumpsCoalesce(t *testing.T) {
-	ch := make(chan zkview.Update, 4)
+	ch := make(chan model.Update, 4)
 	s1, s2 := fleet(), fleet()
-	ch <- zkview.Update{Snapshot: s1, Events: []zkview.Event{{Text: "a"}}}
-	ch <- zkview.Update{Snapshot: s2, Events: []zkview.Event{{Text: "b"}}, Dropped: 2}
+	ch <- model.Update{Snapshot: s1, Events: []model.Event{{Text: "a"}}}
+	ch <- model.Update{Snapshot: s2, Events: []model.Event{{Text: "b"}}, Dropped: 2}
 	msg := waitUpdate(ch)().(updateMsg)
 	if msg.Snapshot != s2 || len(msg.Events) != 2 || msg.Events[1].Text != "b" || msg.Dropped != 2 {
 		t.Fatalf("coalesced update: %+v", msg.Update)
@@ -370,7 +370,7 @@ func TestNarration(t *testing.T) {
 	}
 
 	// A handoff says what the console saw, not a listing it cannot see.
-	ev := zkview.Event{Kind: zkview.EventHandoff, Path: "/locks/job-a", Node: "_c_0f8fad5b-d9cb-469f-a165-70867728950e-lock-0000000044"}
+	ev := model.Event{Kind: model.EventHandoff, Path: "/locks/job-a", Node: "_c_0f8fad5b-d9cb-469f-a165-70867728950e-lock-0000000044"}
 	want = "#44 was notified: no node it must wait for is left in /locks/job-a, so it holds the lock (the recipe re-checks by listing the children again)."
 	if got := narrate(ev, nil, nil); got != want {
 		t.Errorf("handoff narration %q, want %q", got, want)
@@ -382,11 +382,11 @@ func TestHerdMarked(t *testing.T) {
 	for i := range snap.Queues {
 		if snap.Queues[i].Path == "/locks/job-a" {
 			snap.Queues[i].Nodes.At(0).Herd = true
-			snap.Queues[i].Warnings = []zkview.Warning{{Code: zkview.WarnHerd, Message: "3 sessions watch 0000000041", Nodes: []string{snap.Queues[i].Nodes.At(0).Name}}}
+			snap.Queues[i].Warnings = []model.Warning{{Code: model.WarnHerd, Message: "3 sessions watch 0000000041", Nodes: []string{snap.Queues[i].Nodes.At(0).Name}}}
 		}
 	}
 	m := newTest("dark", 160, 48)
-	m = step(m, updateMsg{zkview.Update{Snapshot: snap}})
+	m = step(m, updateMsg{model.Update{Snapshot: snap}})
 	m = selectPath(m, "/locks/job-a")
 	view := ansi.Strip(m.View())
 	for _, want := range []string{"! HERD on #41: 3 sessions watch 0000000041", "└─▶ watches #41 ✓ verified ! herd on #41"} {
@@ -399,7 +399,7 @@ func TestHerdMarked(t *testing.T) {
 func TestEventLogScroll(t *testing.T) {
 	m := newTest("dark", 120, 24)
 	for i := range 20 {
-		m = step(m, updateMsg{zkview.Update{Events: []zkview.Event{{At: t0, Kind: zkview.EventInfo, Text: fmt.Sprintf("event-%02d", i)}}}})
+		m = step(m, updateMsg{model.Update{Events: []model.Event{{At: t0, Kind: model.EventInfo, Text: fmt.Sprintf("event-%02d", i)}}}})
 	}
 	m, _ = press(m, "tab", "tab") // focus the log
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "event-19") {

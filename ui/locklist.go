@@ -10,10 +10,9 @@ import (
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/lipgloss"
-
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // sortMode orders the lock list.
@@ -44,13 +43,13 @@ type lockRow struct {
 	path      string // raw; the key
 	label     string // sanitized path
 	lower     string // label in lower case, for the filter
-	state     zkview.PathState
+	state     model.PathState
 	holder    string // sanitized identity of the holder(s)
 	holders   int
 	depth     int
 	waitSince time.Time // oldest waiter's Since; zero when nobody waits
 	holdSince time.Time // first holder's tenure start; zero when nobody holds
-	holdBound zkview.Bound
+	holdBound model.Bound
 	danger    bool   // split-holders, deadlock or mixed-recipes
 	warn      bool   // any other warning
 	codes     string // warning codes, for the filter and the marker
@@ -89,7 +88,7 @@ func newLockList() lockList {
 
 // rebuild recomputes the rows from a snapshot, the configured paths and the
 // operator's own locks, keeping the selection on the same path.
-func (l *lockList) rebuild(snap *zkview.Snapshot, paths []string, own map[string]OwnLock) {
+func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]OwnLock) {
 	n := len(paths)
 	if snap != nil {
 		n += len(snap.Queues)
@@ -110,7 +109,7 @@ func (l *lockList) rebuild(snap *zkview.Snapshot, paths []string, own map[string
 		if !added[p] && findQueue(snap, p) == nil {
 			added[p] = true
 			label := clean(p, 0)
-			l.rows = append(l.rows, lockRow{path: p, label: label, lower: strings.ToLower(label), state: zkview.PathPending})
+			l.rows = append(l.rows, lockRow{path: p, label: label, lower: strings.ToLower(label), state: model.PathPending})
 		}
 	}
 	l.prefix = commonParent(l.rows)
@@ -163,10 +162,10 @@ func (l *lockList) titles(st *themes.Styles) (title, foot string) {
 }
 
 // summarize derives the list row of one queue.
-func summarize(q *zkview.Queue) lockRow {
+func summarize(q *model.Queue) lockRow {
 	r := lockRow{path: q.Path, label: clean(q.Path, 0), state: q.State, depth: q.Nodes.Len()}
 	r.lower = strings.ToLower(r.label)
-	var first *zkview.Node
+	var first *model.Node
 	for _, n := range q.Nodes.All() {
 		if n.Role == lockops.RoleHolder || n.Believes == lockops.RoleHolder {
 			r.holders++
@@ -182,14 +181,14 @@ func summarize(q *zkview.Queue) lockRow {
 	if first != nil {
 		r.holdSince, r.holdBound = first.Tenure()
 		switch {
-		case q.Type == zkview.TypeSemaphore:
+		case q.Type == model.TypeSemaphore:
 			r.holder = holdersText(q)
 		case r.holders > 1 && first.Kind == lockops.KindRead:
 			r.holder = strconv.Itoa(r.holders) + " readers"
 		case r.holders > 1:
 			r.holder = strconv.Itoa(r.holders) + " holders"
 		case len(first.Data) > 0:
-			r.holder = zkview.Sanitize(first.Data, 0)
+			r.holder = model.Sanitize(first.Data, 0)
 		default:
 			r.holder = session(first.Session)
 		}
@@ -198,7 +197,7 @@ func summarize(q *zkview.Queue) lockRow {
 	for _, w := range q.Warnings {
 		codes = append(codes, w.Code)
 		switch w.Code {
-		case zkview.WarnSplitHolders, zkview.WarnDeadlock, zkview.WarnMixedRecipes, zkview.WarnOverLimit:
+		case model.WarnSplitHolders, model.WarnDeadlock, model.WarnMixedRecipes, model.WarnOverLimit:
 			r.danger = true
 		default:
 			r.warn = true
@@ -445,12 +444,12 @@ func (l *lockList) rowSegs(segs []seg, st *themes.Styles, r *lockRow, cols []col
 			switch {
 			case r.danger:
 				style = st.Danger
-			case r.state != zkview.PathPresent:
+			case r.state != model.PathPresent:
 				style = st.Muted
 			}
 		case "HOLDER":
 			switch r.state {
-			case zkview.PathPresent:
+			case model.PathPresent:
 				text = r.holder
 				if r.holders == 0 {
 					text, style = "-", st.Muted
@@ -459,16 +458,16 @@ func (l *lockList) rowSegs(segs []seg, st *themes.Styles, r *lockRow, cols []col
 				} else {
 					style = st.Holder
 				}
-			case zkview.PathNoAuth:
+			case model.PathNoAuth:
 				text, style = "no access (NoAuth)", st.Danger
-			case zkview.PathError:
+			case model.PathError:
 				text, style = "error", st.Danger
 			default:
 				text, style = r.state.String(), st.Muted
 			}
 			text = clean(text, c.width)
 		case "QUEUE":
-			if r.state == zkview.PathPresent {
+			if r.state == model.PathPresent {
 				text = strconv.Itoa(r.depth)
 			}
 		case "WAIT":
@@ -477,10 +476,10 @@ func (l *lockList) rowSegs(segs []seg, st *themes.Styles, r *lockRow, cols []col
 			text, style = since(now, r.holdSince), st.Holder
 			switch {
 			case text == "":
-			case r.holdBound == zkview.BoundEarliest:
+			case r.holdBound == model.BoundEarliest:
 				// Found holding: at most since its creation.
 				text = "≤" + text
-			case r.holdBound == zkview.BoundLatest:
+			case r.holdBound == model.BoundLatest:
 				text = "≥" + text
 			}
 		}

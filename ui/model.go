@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/zklock/zklock/model"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // actionTimeout bounds one Backend call made from the console: long enough
@@ -51,7 +51,7 @@ type Model struct {
 
 	width, height int
 	now           time.Time
-	snap          *zkview.Snapshot
+	snap          *model.Snapshot
 	own           map[string]OwnLock // by path
 	// taking holds the paths of takes sent to the Backend whose answer
 	// has not come back: the own node may exist before Own says so.
@@ -157,7 +157,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.applyUpdate(msg.Update)
 		return m, waitUpdate(m.opts.Updates)
 	case updatesClosedMsg:
-		m.log.add(logEntry{at: m.now, kind: logFailed, text: "the monitor stopped: nothing on screen will change any more"})
+		m.log.add(logEntry{at: m.now, kind: logFailed, text: "the Watcher stopped: nothing on screen will change any more"})
 		return m, nil
 	case ownMsg:
 		m.applyOwn(msg.locks)
@@ -418,7 +418,7 @@ func (m *Model) enter() {
 }
 
 // applyUpdate takes in a snapshot and its events.
-func (m *Model) applyUpdate(u zkview.Update) {
+func (m *Model) applyUpdate(u model.Update) {
 	before := m.snap
 	if u.Snapshot != nil {
 		m.snap = u.Snapshot
@@ -441,7 +441,7 @@ func (m *Model) applyUpdate(u zkview.Update) {
 // a step elsewhere is told only while the narration is not yet about the
 // selected lock, so that a room watching one queue is not told about
 // another one mid-sentence. Only the step told is worked out.
-func (m *Model) narrateSteps(events []zkview.Event, before *zkview.Snapshot) {
+func (m *Model) narrateSteps(events []model.Event, before *model.Snapshot) {
 	sel := m.list.selected
 	for _, only := range []bool{true, false} {
 		if !only && m.narration != "" && m.narrationPath == sel {

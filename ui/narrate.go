@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/zklock/zklock/lockops"
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/model"
 )
 
 // narrate tells, in one sentence for a room watching the demo, which step of
@@ -13,11 +13,11 @@ import (
 // on the predecessor, predecessor deleted, successor notified, re-check,
 // holds. before is the snapshot the event happened after, after the one
 // that shows its result. "" when the event is not a recipe step.
-func narrate(ev zkview.Event, before, after *zkview.Snapshot) string {
+func narrate(ev model.Event, before, after *model.Snapshot) string {
 	path := cleanLeft(ev.Path, 40)
 	me := nodeRef(ev.Node)
 	switch ev.Kind {
-	case zkview.EventCreated:
+	case model.EventCreated:
 		n := findNode(after, ev.Path, ev.Node)
 		switch {
 		case n == nil:
@@ -30,7 +30,7 @@ func narrate(ev zkview.Event, before, after *zkview.Snapshot) string {
 				": it is not the lowest, so it sets a watch on " + nodeRef(n.Watches) + " and waits."
 		}
 		return me + " created its node under " + path + " and waits."
-	case zkview.EventDeleted:
+	case model.EventDeleted:
 		var watchers []string
 		if q := findQueue(before, ev.Path); q != nil {
 			for _, n := range q.Nodes.All() {
@@ -44,7 +44,7 @@ func narrate(ev zkview.Event, before, after *zkview.Snapshot) string {
 			return s + "; nobody was watching it."
 		}
 		return s + ": ZooKeeper notifies its watcher " + strings.Join(watchers, ", ") + "."
-	case zkview.EventHandoff:
+	case model.EventHandoff:
 		// The console sees the deletion and the new holder, not the
 		// holder's reads: a classic client lists the children again here,
 		// zklock's lock core may already know the deleted node was the last
@@ -55,7 +55,7 @@ func narrate(ev zkview.Event, before, after *zkview.Snapshot) string {
 	return ""
 }
 
-func findQueue(s *zkview.Snapshot, path string) *zkview.Queue {
+func findQueue(s *model.Snapshot, path string) *model.Queue {
 	if s == nil {
 		return nil
 	}
@@ -72,7 +72,7 @@ func findQueue(s *zkview.Snapshot, path string) *zkview.Queue {
 	return nil
 }
 
-func findNode(s *zkview.Snapshot, path, name string) *zkview.Node {
+func findNode(s *model.Snapshot, path, name string) *model.Node {
 	q := findQueue(s, path)
 	if q == nil {
 		return nil

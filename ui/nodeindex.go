@@ -4,7 +4,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/model"
 )
 
 // nodeIndex finds one snapshot's queue nodes by name. A map of every name
@@ -17,7 +17,7 @@ import (
 // the index is shared by the copies of a Model (View has a value
 // receiver), so each is built through a sync.Once.
 type nodeIndex struct {
-	nodes zkview.Nodes
+	nodes model.Nodes
 
 	seqOnce sync.Once
 	// bySeq: nodes are in Seq order and every name with a sequence
@@ -66,7 +66,7 @@ func (x *nodeIndex) find(name string, guesses ...int) (int, bool) {
 
 func (x *nodeIndex) checkSeq() {
 	x.bySeq = true
-	var prev *zkview.Node
+	var prev *model.Node
 	for _, n := range x.nodes.All() {
 		if prev != nil && n.Seq < prev.Seq {
 			x.bySeq = false

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // Backend carries out the operator's actions. The console calls it only
@@ -87,7 +87,7 @@ type Options struct {
 	Theme    themes.Theme
 	ReadOnly bool // no take, release, revoke or force: keys and help hide them
 	Backend  Backend
-	Updates  <-chan zkview.Update // snapshots and events from zkview
+	Updates  <-chan model.Update // snapshots and events from zkview
 	// Recording starts and stops a recording of what the console shows
 	// (zklock record's file, for zklock replay) from a key; nil: no key.
 	Recording Recording
@@ -126,7 +126,7 @@ type Options struct {
 // live console's feeds, or why there are none.
 type Connected struct {
 	Backend   Backend // nil: read-only
-	Updates   <-chan zkview.Update
+	Updates   <-chan model.Update
 	Own       <-chan OwnLock
 	Recording Recording // nil: no recording key
 	Err       error

@@ -4,14 +4,14 @@ import (
 	"errors"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	"github.com/zklock/zklock/model"
 
-	"github.com/zklock/zklock/zkview"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // Messages from commands back to Update.
 type (
-	updateMsg        struct{ zkview.Update }
+	updateMsg        struct{ model.Update }
 	updatesClosedMsg struct{}
 	ownMsg           struct{ locks []OwnLock }
 	ownClosedMsg     struct{}
@@ -54,7 +54,7 @@ func waitConnected(ch <-chan Connected) tea.Cmd {
 // are already queued behind it: only the newest snapshot matters, events
 // are kept in order. Update re-arms it after each message (the Bubble Tea
 // "realtime" pattern).
-func waitUpdate(ch <-chan zkview.Update) tea.Cmd {
+func waitUpdate(ch <-chan model.Update) tea.Cmd {
 	if ch == nil {
 		return nil
 	}

@@ -8,10 +8,9 @@ import (
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
-
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // queuePane is the right pane: the selected lock's queue, one row per node
@@ -19,7 +18,7 @@ import (
 // rows on screen are drawn, so a queue of 10,000 nodes scrolls as fast as
 // one of ten.
 type queuePane struct {
-	q        *zkview.Queue // nil: nothing selected, or not read yet
+	q        *model.Queue // nil: nothing selected, or not read yet
 	path     string
 	index    *nodeIndex // finds nodes of q by name
 	cursor   int        // node index
@@ -43,7 +42,7 @@ type queuePane struct {
 // allocation per node, and nothing at all when q is the queue already
 // shown (snapshots are immutable): a key that only moves the lock list's
 // cursor or narrows its filter does not pay for a 100,000-node queue.
-func (p *queuePane) set(q *zkview.Queue, path string, own *OwnLock) {
+func (p *queuePane) set(q *model.Queue, path string, own *OwnLock) {
 	if q != nil && q == p.q && path == p.path {
 		p.own = own
 		return
@@ -79,10 +78,10 @@ func (p *queuePane) set(q *zkview.Queue, path string, own *OwnLock) {
 	p.mixed = len(recipes) > 1
 	var parts []string
 	switch {
-	case q.Type == zkview.TypeSemaphore:
+	case q.Type == model.TypeSemaphore:
 		p.rw = true // KIND tells leases from the admission lock's nodes
 		parts = append(parts, "semaphore")
-	case q.Type == zkview.TypeElection:
+	case q.Type == model.TypeElection:
 		parts = append(parts, "election")
 	case p.rw:
 		parts = append(parts, "read/write")
@@ -93,14 +92,14 @@ func (p *queuePane) set(q *zkview.Queue, path string, own *OwnLock) {
 		parts = append(parts, strings.Join(recipeNames, "+"))
 	}
 	parts = append(parts, plural(q.Nodes.Len(), "node"))
-	if q.Type == zkview.TypeSemaphore {
+	if q.Type == model.TypeSemaphore {
 		parts = append(parts, holdersText(q))
 	}
 	p.summary = strings.Join(parts, " · ")
 	for _, w := range q.Warnings {
 		// Mixed recipes names every node: flagging them all would hide
 		// the ones that matter.
-		if w.Code != zkview.WarnSplitHolders && w.Code != zkview.WarnDeadlock {
+		if w.Code != model.WarnSplitHolders && w.Code != model.WarnDeadlock {
 			continue
 		}
 		for _, n := range w.Nodes {
@@ -108,7 +107,7 @@ func (p *queuePane) set(q *zkview.Queue, path string, own *OwnLock) {
 				p.flagged = map[string]bool{}
 			}
 			p.flagged[n] = true
-			if w.Code == zkview.WarnDeadlock {
+			if w.Code == model.WarnDeadlock {
 				if p.cycle == nil {
 					p.cycle = map[string]bool{}
 				}
@@ -141,7 +140,7 @@ func (p *queuePane) count() int {
 }
 
 // node is the node under the cursor, nil when there is none.
-func (p *queuePane) node() *zkview.Node {
+func (p *queuePane) node() *model.Node {
 	if p.count() == 0 {
 		return nil
 	}
@@ -149,7 +148,7 @@ func (p *queuePane) node() *zkview.Node {
 }
 
 // isOwn says whether n is the operator's own node.
-func (p *queuePane) isOwn(n *zkview.Node) bool {
+func (p *queuePane) isOwn(n *model.Node) bool {
 	return p.own != nil && p.own.Node != "" && p.own.Node == n.Name
 }
 
@@ -256,7 +255,7 @@ func (p *queuePane) columns(w int) []column {
 
 // roleW fits the widest role word: "follower" in an election.
 func (p *queuePane) roleW() int {
-	if p.q != nil && p.q.Type == zkview.TypeElection {
+	if p.q != nil && p.q.Type == model.TypeElection {
 		return len("follower")
 	}
 	return 7
@@ -264,7 +263,7 @@ func (p *queuePane) roleW() int {
 
 // rowsFor is the number of lines left for node rows in a pane of inner
 // height h once banners, the column header and the "other" line are drawn.
-func (p *queuePane) rowsFor(st *themes.Styles, snap *zkview.Snapshot, w, h int, now time.Time) int {
+func (p *queuePane) rowsFor(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time) int {
 	used := len(p.banners(st, snap, w, h, now)) + 1
 	if p.q != nil && len(p.q.Other) > 0 {
 		used++
@@ -273,7 +272,7 @@ func (p *queuePane) rowsFor(st *themes.Styles, snap *zkview.Snapshot, w, h int, 
 }
 
 // view draws the pane: its title, its bottom-edge label and inner lines.
-func (p *queuePane) view(st *themes.Styles, snap *zkview.Snapshot, w, h int, now time.Time, focused bool) (title, foot string, lines []string) {
+func (p *queuePane) view(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time, focused bool) (title, foot string, lines []string) {
 	title = st.Title.Render(cleanLeft(p.path, max(w/2, 12)))
 	if p.summary != "" {
 		title += st.Muted.Render(" · " + p.summary)
@@ -363,13 +362,13 @@ func (p *queuePane) emptyText() []string {
 	switch {
 	case p.path == "":
 		return []string{"No lock selected."}
-	case p.q == nil || p.q.State == zkview.PathPending:
+	case p.q == nil || p.q.State == model.PathPending:
 		return []string{"Reading " + cleanLeft(p.path, 60) + " …"}
-	case p.q.State == zkview.PathAbsent:
+	case p.q.State == model.PathAbsent:
 		return []string{cleanLeft(p.path, 60) + " does not exist.", "Watching it: the queue appears here when a client creates it."}
-	case p.q.State == zkview.PathNoAuth:
+	case p.q.State == model.PathNoAuth:
 		return []string{"No access to " + cleanLeft(p.path, 60) + " (NoAuth).", clean(p.q.Err, 200), "Check --auth-file or the context's credentials."}
-	case p.q.State == zkview.PathError:
+	case p.q.State == model.PathError:
 		return []string{"Cannot read " + cleanLeft(p.path, 60) + ":", clean(p.q.Err, 200)}
 	case p.q.Nodes.Len() == 0 && len(p.q.Other) == 0:
 		return []string{"No lock nodes: nobody holds or waits for this lock."}
@@ -378,7 +377,7 @@ func (p *queuePane) emptyText() []string {
 }
 
 // rowSegs appends node n's cells to segs.
-func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *zkview.Node, i int, cols []column, now time.Time) []seg {
+func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *model.Node, i int, cols []column, now time.Time) []seg {
 	for ci, c := range cols {
 		if ci > 0 {
 			segs = append(segs, seg{" ", st.Text})
@@ -397,7 +396,7 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *zkview.Node, i int
 				flag, fs = "◆", st.Key
 			case p.flagged[n.Name]:
 				flag, fs = "‼", st.Danger
-			case n.Link == zkview.LinkMissing || n.Herd:
+			case n.Link == model.LinkMissing || n.Herd:
 				flag, fs = "!", st.Warning
 			}
 			segs = append(segs, seg{mark, st.Key}, seg{flag, fs})
@@ -421,7 +420,7 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *zkview.Node, i int
 			// The role shown is what the node's own recipe believes: in a
 			// split queue two nodes act as holders, and both must look it.
 			// An election says leader and follower.
-			word := strings.ToUpper(zkview.RoleWord(p.q.Type, lockops.RoleHolder))
+			word := strings.ToUpper(model.RoleWord(p.q.Type, lockops.RoleHolder))
 			switch {
 			case n.Believes == lockops.RoleHolder && n.Role != lockops.RoleHolder:
 				text, style = word+"‼", st.Danger
@@ -431,7 +430,7 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *zkview.Node, i int
 					style = st.Danger
 				}
 			default:
-				text, style = zkview.RoleWord(p.q.Type, lockops.RoleWaiting), st.Waiter
+				text, style = model.RoleWord(p.q.Type, lockops.RoleWaiting), st.Waiter
 			}
 		case "KIND":
 			text, style = n.KindName(), st.Muted
@@ -447,7 +446,7 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *zkview.Node, i int
 		case "AGE":
 			text, style = since(now, n.Ctime), st.Muted
 		case "DATA":
-			text = zkview.Sanitize(n.Data, 0)
+			text = model.Sanitize(n.Data, 0)
 			if int(n.DataLen) > len(n.Data) {
 				text += "…"
 			}
@@ -463,7 +462,7 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *zkview.Node, i int
 
 // chain is the line under a node: the watch it hangs on, what the servers
 // say about it, and the operator's own state.
-func (p *queuePane) chain(st *themes.Styles, n *zkview.Node, i int, now time.Time) string {
+func (p *queuePane) chain(st *themes.Styles, n *model.Node, i int, now time.Time) string {
 	var b strings.Builder
 	switch {
 	case n.Believes == lockops.RoleHolder && n.Role != lockops.RoleHolder:
@@ -486,9 +485,9 @@ func (p *queuePane) chain(st *themes.Styles, n *zkview.Node, i int, now time.Tim
 			paint(&b, st.Muted, " (gone)")
 		}
 		switch n.Link {
-		case zkview.LinkVerified:
+		case model.LinkVerified:
 			paint(&b, st.Verified, " ✓ verified")
-		case zkview.LinkMissing:
+		case model.LinkMissing:
 			paint(&b, st.Missing, " ✗ MISSING: will never wake (no watch on the servers)")
 		default:
 			paint(&b, st.Inferred, " ? inferred")

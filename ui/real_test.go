@@ -12,21 +12,20 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // realFleet is the snapshot zkview took of queues built by real Curator,
 // Kazoo and lockops clients (zkview's TestConsoleFixtureFromRealQueues
 // builds them again on every run and checks they still look like this).
-func realFleet(t *testing.T) *zkview.Snapshot {
+func realFleet(t *testing.T) *model.Snapshot {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "real", "fleet.json"))
 	if err != nil {
 		t.Fatalf("%v (go test ./zkview -run TestConsoleFixture -update-fixture writes it)", err)
 	}
-	var s zkview.Snapshot
+	var s model.Snapshot
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
@@ -36,16 +35,16 @@ func realFleet(t *testing.T) *zkview.Snapshot {
 // realScenarios are the real queues as an on-call engineer meets them.
 var realScenarios = []struct {
 	name, path string
-	setup      func(Model, *zkview.Snapshot) Model
+	setup      func(Model, *model.Snapshot) Model
 }{
 	{"curator-mutex", "/locks/billing", nil},
-	{"kazoo-rw", "/locks/orders", func(m Model, _ *zkview.Snapshot) Model {
+	{"kazoo-rw", "/locks/orders", func(m Model, _ *model.Snapshot) Model {
 		m, _ = press(m, "tab", "down", "down")
 		return m
 	}},
 	{"split-holders", "/locks/ledger", nil},
 	{"deadlock", "/locks/inventory", nil},
-	{"own-waiting", "/locks/reports", func(m Model, s *zkview.Snapshot) Model {
+	{"own-waiting", "/locks/reports", func(m Model, s *model.Snapshot) Model {
 		q := findQueue(s, "/locks/reports")
 		return step(m, ownMsg{[]OwnLock{{Path: q.Path, Node: q.Nodes.At(1).Name, State: OwnQueued,
 			Position: 2, Watching: q.Nodes.At(0).Name, Since: q.Nodes.At(1).Since}}})
@@ -68,7 +67,7 @@ func TestRealGolden(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					m := New(Options{Theme: mustTheme(theme), Backend: &fakeBackend{}, Paths: paths, Now: func() time.Time { return snap.At }})
 					m = step(m, sizeMsg(sz[0], sz[1]))
-					m = step(m, updateMsg{zkview.Update{Snapshot: snap}})
+					m = step(m, updateMsg{model.Update{Snapshot: snap}})
 					m = selectPath(m, sc.path)
 					if sc.setup != nil {
 						m = sc.setup(m, snap)
@@ -89,7 +88,7 @@ func TestRealWarningsShown(t *testing.T) {
 	for path, want := range map[string]string{"/locks/ledger": "SPLIT", "/locks/inventory": "DEADLOCK"} {
 		m := New(Options{Theme: mustTheme("mono"), Paths: []string{path}, Now: func() time.Time { return snap.At }})
 		m = step(m, sizeMsg(80, 24))
-		m = step(m, updateMsg{zkview.Update{Snapshot: snap}})
+		m = step(m, updateMsg{model.Update{Snapshot: snap}})
 		m = selectPath(m, path)
 		if view := ansi.Strip(m.View()); !strings.Contains(strings.ToUpper(view), want) {
 			t.Errorf("%s at 80x24 mono: no %q on screen:\n%s", path, want, view)
@@ -104,7 +103,7 @@ func TestRealDeadlockChainDrawn(t *testing.T) {
 	snap := realFleet(t)
 	m := New(Options{Theme: mustTheme("mono"), Paths: []string{"/locks/inventory"}, Now: func() time.Time { return snap.At }})
 	m = step(m, sizeMsg(160, 48))
-	m = step(m, updateMsg{zkview.Update{Snapshot: snap}})
+	m = step(m, updateMsg{model.Update{Snapshot: snap}})
 	m = selectPath(m, "/locks/inventory")
 	view := ansi.Strip(m.View())
 	for _, want := range []string{"watches #2 ✓ verified ⟲ DEADLOCK", "watches #1 ✓ verified ⟲ DEADLOCK"} {

@@ -11,13 +11,12 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
-
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/model"
 )
 
 // clean is the only way text from ZooKeeper (names, data, paths, errors)
 // reaches a view: zkview's sanitizer, cut to w cells (w <= 0: no cut).
-func clean(s string, w int) string { return zkview.SanitizeString(s, w) }
+func clean(s string, w int) string { return model.SanitizeString(s, w) }
 
 // cleanLeft sanitizes s and, if it is wider than w, keeps its end: the
 // last components of a path say more than its first.
@@ -362,7 +361,7 @@ func session(id int64) string {
 	if id == 0 {
 		return "-"
 	}
-	return zkview.SessionHex(id)
+	return model.SessionHex(id)
 }
 
 // seqOf reads the sequence number ZooKeeper appended to a lock node's name

@@ -2,7 +2,7 @@ package ui
 
 // The replay's timeline (`zklock replay`): keys that drive a Timeline,
 // its state in the status bar, and the jump-to-time dialog. The console
-// draws a replay as it draws the live model: snapshots arrive on
+// draws a replay as it draws the Watcher: snapshots arrive on
 // Options.Updates, the clock is the recording's (Options.Now), and every
 // action on locks is off (read-only, no Backend).
 
@@ -13,24 +13,24 @@ import (
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
-	tea "github.com/charmbracelet/bubbletea"
+	"github.com/zklock/zklock/timeline"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
-// Timeline drives a replay (zkview.Player). The console calls it only
+// Timeline drives a replay (timeline.Player). The console calls it only
 // from tea.Cmds; each call returns where the replay then stands.
 type Timeline interface {
-	State() zkview.PlayerState
+	State() timeline.PlayerState
 	// Toggle plays or pauses.
-	Toggle() zkview.PlayerState
+	Toggle() timeline.PlayerState
 	// Step pauses and moves n updates (negative: back).
-	Step(n int) zkview.PlayerState
+	Step(n int) timeline.PlayerState
 	// Seek jumps to the recording's moment t.
-	Seek(t time.Time) zkview.PlayerState
-	Faster() zkview.PlayerState
-	Slower() zkview.PlayerState
+	Seek(t time.Time) timeline.PlayerState
+	Faster() timeline.PlayerState
+	Slower() timeline.PlayerState
 }
 
 // replayKeys are the timeline's keys, on top of the console's.
@@ -50,7 +50,7 @@ func newReplayKeys() replayKeys {
 }
 
 // replayMsg is where the replay stands after a timeline call.
-type replayMsg struct{ state zkview.PlayerState }
+type replayMsg struct{ state timeline.PlayerState }
 
 // replayKey handles the timeline's keys; ok is false for any other key.
 func (m Model) replayKey(msg tea.KeyMsg) (Model, tea.Cmd, bool) {
@@ -59,16 +59,16 @@ func (m Model) replayKey(msg tea.KeyMsg) (Model, tea.Cmd, bool) {
 		return m, nil, false
 	}
 	k := newReplayKeys()
-	call := func(f func() zkview.PlayerState) tea.Cmd {
+	call := func(f func() timeline.PlayerState) tea.Cmd {
 		return func() tea.Msg { return replayMsg{state: f()} }
 	}
 	switch {
 	case key.Matches(msg, k.Play):
 		return m, call(tl.Toggle), true
 	case key.Matches(msg, k.Forward):
-		return m, call(func() zkview.PlayerState { return tl.Step(1) }), true
+		return m, call(func() timeline.PlayerState { return tl.Step(1) }), true
 	case key.Matches(msg, k.Back):
-		return m, call(func() zkview.PlayerState { return tl.Step(-1) }), true
+		return m, call(func() timeline.PlayerState { return tl.Step(-1) }), true
 	case key.Matches(msg, k.Faster):
 		return m, call(tl.Faster), true
 	case key.Matches(msg, k.Slower):
@@ -88,7 +88,7 @@ func (m *Model) applyReplay(r replayMsg) {
 }
 
 // replayText is the status bar's line for a replay.
-func replayText(s zkview.PlayerState) string {
+func replayText(s timeline.PlayerState) string {
 	return "REPLAY " + s.String() + " · space play/pause · ←/→ step · +/- speed · J jump"
 }
 

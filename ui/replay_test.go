@@ -8,48 +8,52 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/timeline"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/zklock/zklock/zkview"
 )
 
 // fakeTimeline records the console's calls.
 type fakeTimeline struct {
-	st    zkview.PlayerState
+	st    timeline.PlayerState
 	calls []string
 }
 
-func (f *fakeTimeline) State() zkview.PlayerState { return f.st }
-func (f *fakeTimeline) Toggle() zkview.PlayerState {
+func (f *fakeTimeline) State() timeline.PlayerState { return f.st }
+func (f *fakeTimeline) Toggle() timeline.PlayerState {
 	f.calls = append(f.calls, "toggle")
 	f.st.Playing = !f.st.Playing
 	return f.st
 }
-func (f *fakeTimeline) Step(n int) zkview.PlayerState {
+func (f *fakeTimeline) Step(n int) timeline.PlayerState {
 	f.calls = append(f.calls, map[int]string{1: "step+1", -1: "step-1"}[n])
 	f.st.Playing = false
 	f.st.Step += n
 	f.st.At = f.st.At.Add(time.Duration(n) * time.Second)
 	return f.st
 }
-func (f *fakeTimeline) Seek(t time.Time) zkview.PlayerState {
+func (f *fakeTimeline) Seek(t time.Time) timeline.PlayerState {
 	f.calls = append(f.calls, "seek "+t.Format("15:04:05"))
 	f.st.At = t
 	return f.st
 }
-func (f *fakeTimeline) Faster() zkview.PlayerState {
+func (f *fakeTimeline) Faster() timeline.PlayerState {
 	f.calls = append(f.calls, "faster")
 	f.st.Speed *= 2
 	return f.st
 }
-func (f *fakeTimeline) Slower() zkview.PlayerState { f.calls = append(f.calls, "slower"); return f.st }
+func (f *fakeTimeline) Slower() timeline.PlayerState {
+	f.calls = append(f.calls, "slower")
+	return f.st
+}
 
 // TestReplayKeys: in a replay the timeline's keys drive it from commands,
 // the status bar says where the replay stands, the clock follows a step,
 // and the lock actions are off.
 func TestReplayKeys(t *testing.T) {
-	tl := &fakeTimeline{st: zkview.PlayerState{At: t0, Steps: 10, Speed: 1, Start: t0, End: t0.Add(time.Minute)}}
+	tl := &fakeTimeline{st: timeline.PlayerState{At: t0, Steps: 10, Speed: 1, Start: t0, End: t0.Add(time.Minute)}}
 	m := newTest("dark", 160, 48, func(o *Options) { o.Replay = tl; o.ReadOnly = true; o.Backend = nil })
 	if !strings.Contains(ansi.Strip(m.View()), "REPLAY ‖ paused") {
 		t.Fatalf("no replay status:\n%s", ansi.Strip(m.View()))
@@ -133,11 +137,11 @@ func TestParseJump(t *testing.T) {
 	}
 }
 
-// TestReplayRuns: the console over a real zkview.Player: played at
+// TestReplayRuns: the console over a real timeline.Player: played at
 // 100x to the end of the recording, then quit, with no error.
 func TestReplayRuns(t *testing.T) {
 	var file bytes.Buffer
-	r, err := zkview.NewRecorder(&file, zkview.RecordingHeader{Started: t0, Zklock: "test"})
+	r, err := timeline.NewRecorder(&file, timeline.RecordingHeader{Started: t0, Zklock: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,17 +152,17 @@ func TestReplayRuns(t *testing.T) {
 		if i%2 == 1 {
 			s.Queues = s.Queues[1:]
 		}
-		if err := r.Record(zkview.Update{Snapshot: &s, Events: events()}); err != nil {
+		if err := r.Record(model.Update{Snapshot: &s, Events: events()}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	rec, err := zkview.ReadRecording(&file)
+	rec, err := timeline.ReadRecording(&file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	p := zkview.NewPlayer(ctx, rec)
+	p := timeline.NewPlayer(ctx, rec)
 	started, ended, faster := false, false, 0
 	err = runConsole(t, ctx, Options{Theme: mustTheme("mono"), ReadOnly: true, Updates: p.Updates(), Replay: p, Now: p.Now},
 		func(msg tea.Msg, w io.Writer) {
@@ -186,7 +190,7 @@ func TestReplayRuns(t *testing.T) {
 	if err != nil || !ended {
 		t.Fatalf("replay console: %v (reached the end: %v)", err, ended)
 	}
-	if st := p.State(); st.Step != 29 || st.Speed != zkview.MaxSpeed {
+	if st := p.State(); st.Step != 29 || st.Speed != timeline.MaxSpeed {
 		t.Errorf("after playing: %+v", st)
 	}
 }

@@ -11,10 +11,9 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
-
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // The console at incident scale (PRODUCT.md): a 100,000-node queue opens,
@@ -53,16 +52,16 @@ func (w *worstFrame) report(b *testing.B) {
 // holder. From one snapshot to the next the holder leaves and a waiter
 // joins at the tail: the common change of a busy lock.
 type queueWindow struct {
-	all  []zkview.Node
+	all  []model.Node
 	n    int
-	ring [3][]zkview.Node // the model holds at most two snapshots at once
+	ring [3][]model.Node // the model holds at most two snapshots at once
 }
 
 func newQueueWindow(n, extra int) *queueWindow {
 	big := bigQueue("/locks/huge", n+extra)
 	w := &queueWindow{all: big.Nodes.Slice(), n: n}
 	for i := range w.ring {
-		w.ring[i] = make([]zkview.Node, n)
+		w.ring[i] = make([]model.Node, n)
 	}
 	return w
 }
@@ -71,13 +70,13 @@ func newQueueWindow(n, extra int) *queueWindow {
 func (w *queueWindow) steps() int { return len(w.all) - w.n }
 
 // snapshot is the fleet with the huge queue's window at s.
-func (w *queueWindow) snapshot(s int) *zkview.Snapshot {
+func (w *queueWindow) snapshot(s int) *model.Snapshot {
 	nodes := w.ring[s%len(w.ring)]
 	copy(nodes, w.all[s:s+w.n])
 	h := &nodes[0]
-	h.Role, h.Believes, h.Watches, h.Predecessor, h.Link = lockops.RoleHolder, lockops.RoleHolder, "", "", zkview.LinkInferred
+	h.Role, h.Believes, h.Watches, h.Predecessor, h.Link = lockops.RoleHolder, lockops.RoleHolder, "", "", model.LinkInferred
 	snap := fleet()
-	snap.Queues = append(snap.Queues, zkview.Queue{Path: "/locks/huge", State: zkview.PathPresent, Nodes: zkview.NodesOf(nodes...)})
+	snap.Queues = append(snap.Queues, model.Queue{Path: "/locks/huge", State: model.PathPresent, Nodes: model.NodesOf(nodes...)})
 	return snap
 }
 
@@ -122,7 +121,7 @@ func feedWindow(b *testing.B, m Model, win *queueWindow, draw bool) Model {
 		snap := win.snapshot(s)
 		b.StartTimer()
 		w.time(func() {
-			m = step(m, updateMsg{zkview.Update{Snapshot: snap}})
+			m = step(m, updateMsg{model.Update{Snapshot: snap}})
 			if draw {
 				_ = m.View()
 			}
@@ -200,7 +199,7 @@ func BenchmarkKeys100k(b *testing.B) {
 	// under the cursor.
 	b.Run("handoff", func(b *testing.B) {
 		win := newQueueWindow(incidentNodes, 2000)
-		m := step(base, updateMsg{zkview.Update{Snapshot: win.snapshot(0)}})
+		m := step(base, updateMsg{model.Update{Snapshot: win.snapshot(0)}})
 		m, _ = press(m, "g")
 		m = feedWindow(b, m, win, true)
 		if n := m.queue.node(); n == nil || n.Role != lockops.RoleHolder {
@@ -210,7 +209,7 @@ func BenchmarkKeys100k(b *testing.B) {
 }
 
 // manyLocks is a snapshot of parents lock parents of nodes nodes each.
-func manyLocks(parents, nodes int) *zkview.Snapshot {
+func manyLocks(parents, nodes int) *model.Snapshot {
 	snap := fleet()
 	snap.Queues = snap.Queues[:0]
 	for i := range parents {
@@ -221,7 +220,7 @@ func manyLocks(parents, nodes int) *zkview.Snapshot {
 		snap.Queues = append(snap.Queues, q)
 	}
 	// Sorted by path, as zkview publishes them.
-	slices.SortFunc(snap.Queues, func(a, b zkview.Queue) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(snap.Queues, func(a, b model.Queue) int { return strings.Compare(a.Path, b.Path) })
 	return snap
 }
 
@@ -231,7 +230,7 @@ func BenchmarkLocks5k(b *testing.B) {
 	trueColor(b)
 	snap := manyLocks(5000, 10)
 	base := newTest("dark", 160, 48)
-	base = step(base, updateMsg{zkview.Update{Snapshot: snap}})
+	base = step(base, updateMsg{model.Update{Snapshot: snap}})
 	cycle := func(keys ...string) func(b *testing.B) {
 		return func(b *testing.B) {
 			m := base
@@ -267,7 +266,7 @@ func BenchmarkLocks5k(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			next := *snap // a new snapshot of the same queues
-			w.time(func() { m = step(m, updateMsg{zkview.Update{Snapshot: &next}}) })
+			w.time(func() { m = step(m, updateMsg{model.Update{Snapshot: &next}}) })
 		}
 		w.report(b)
 	})
@@ -278,7 +277,7 @@ func BenchmarkLocks5k(b *testing.B) {
 // the filter keeps the queue shown.
 func TestIncidentQueue(t *testing.T) {
 	win := newQueueWindow(incidentNodes, 2)
-	m := step(bigModel(t, incidentNodes), updateMsg{zkview.Update{Snapshot: win.snapshot(0)}})
+	m := step(bigModel(t, incidentNodes), updateMsg{model.Update{Snapshot: win.snapshot(0)}})
 	m, _ = press(m, "G")
 	if m.queue.cursor != incidentNodes-1 {
 		t.Fatalf("G: cursor %d", m.queue.cursor)
@@ -287,12 +286,12 @@ func TestIncidentQueue(t *testing.T) {
 		m, _ = press(m, "up")
 	}
 	on := m.queue.node().Name
-	m = step(m, updateMsg{zkview.Update{Snapshot: win.snapshot(1)}})
+	m = step(m, updateMsg{model.Update{Snapshot: win.snapshot(1)}})
 	if got := m.queue.node().Name; got != on {
 		t.Errorf("after a handoff the cursor moved from %s to %s", on, got)
 	}
 	m, _ = press(m, "g")
-	m = step(m, updateMsg{zkview.Update{Snapshot: win.snapshot(2)}})
+	m = step(m, updateMsg{model.Update{Snapshot: win.snapshot(2)}})
 	if n := m.queue.node(); m.queue.cursor != 0 || n.Role != lockops.RoleHolder || n.Name != win.all[2].Name {
 		t.Errorf("the cursor did not follow the holder: at %d", m.queue.cursor)
 	}
@@ -364,12 +363,12 @@ func TestNodeIndex(t *testing.T) {
 	dup := append(slices.Clone(sorted[:5]), sorted[2])
 	for _, tc := range []struct {
 		name  string
-		nodes []zkview.Node
+		nodes []model.Node
 	}{
 		{"sorted", sorted},
 		{"unsorted", unsorted},
-		{"lease named like a sequence", append([]zkview.Node{lease}, sorted[:5]...)},
-		{"no sequence", append([]zkview.Node{plain}, sorted[:3]...)},
+		{"lease named like a sequence", append([]model.Node{lease}, sorted[:5]...)},
+		{"no sequence", append([]model.Node{plain}, sorted[:3]...)},
 		{"duplicate", dup},
 		{"empty", nil},
 	} {
@@ -380,7 +379,7 @@ func TestNodeIndex(t *testing.T) {
 					want[n.Name] = i
 				}
 			}
-			x := &nodeIndex{nodes: zkview.NodesOf(tc.nodes...)}
+			x := &nodeIndex{nodes: model.NodesOf(tc.nodes...)}
 			for name, i := range want {
 				for _, guesses := range [][]int{nil, {i}, {i - 1, 999}} {
 					if got, ok := x.find(name, guesses...); !ok || got != i {
@@ -396,7 +395,7 @@ func TestNodeIndex(t *testing.T) {
 		})
 	}
 	// A sorted queue answers without building the map.
-	x := &nodeIndex{nodes: zkview.NodesOf(sorted...)}
+	x := &nodeIndex{nodes: model.NodesOf(sorted...)}
 	x.find(sorted[40].Name)
 	x.find(curatorName("gone", 4000))
 	if x.byName != nil {

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // Semaphores in the console. zkview composes a semaphore's queue: its
@@ -18,14 +18,14 @@ import (
 
 // holdersText is a semaphore's holders against its limit: "holders 2/3",
 // "holders 2 (limit unknown)".
-func holdersText(q *zkview.Queue) string {
+func holdersText(q *model.Queue) string {
 	return "holders " + q.LimitText()
 }
 
 // leaseRef names a lease node in chains and banners: Curator's by its
 // sequence under leases/ ("lease #4"), Kazoo's, which have none, by the
 // start of their random name.
-func leaseRef(n *zkview.Node) string {
+func leaseRef(n *model.Node) string {
 	if n.Recipe == lockops.RecipeKazoo {
 		return "lease " + clean(n.Name[:min(len(n.Name), 8)], 8) + "…"
 	}
@@ -34,7 +34,7 @@ func leaseRef(n *zkview.Node) string {
 
 // leaseName is a lease's NODE cell: Kazoo's 32 hex digits may end in ten
 // digits that are no sequence, so shortName's rule is not applied.
-func leaseName(n *zkview.Node, width int) string {
+func leaseName(n *model.Node, width int) string {
 	if n.Recipe == lockops.RecipeKazoo {
 		return clean(n.Name[:min(len(n.Name), 8)]+"…", width)
 	}
@@ -43,7 +43,7 @@ func leaseName(n *zkview.Node, width int) string {
 
 // childrenChain is the line under a waiter on a children watch: a
 // semaphore's contender waiting for a lease.
-func childrenChain(st *themes.Styles, n *zkview.Node) string {
+func childrenChain(st *themes.Styles, n *model.Node) string {
 	var b strings.Builder
 	b.WriteString(st.Muted.Render("└─▶ waits for a lease: children of "))
 	b.WriteString(st.Text.Render(cleanLeft(n.Watches, 40)))

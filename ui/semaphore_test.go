@@ -7,17 +7,16 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-
 	"github.com/zklock/zklock/lockops"
-	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/model"
 )
 
 // kazooSlots is a Kazoo semaphore as zkview composes it: two leases held
 // (one more than the parent's max_leases says), the admitted contender
 // waiting for a lease on a children watch, one more in line.
-func kazooSlots() zkview.Queue {
+func kazooSlots() model.Queue {
 	k, m := lockops.RecipeKazoo, lockops.KindMutex
-	lease := func(hex string, sess int64, data string, age time.Duration) zkview.Node {
+	lease := func(hex string, sess int64, data string, age time.Duration) model.Node {
 		n := node(hex, 0, lockops.KindOther, k, lockops.RoleHolder, sess, "10.0.0.21:4000", data, age)
 		n.Lease = true
 		return n
@@ -25,16 +24,16 @@ func kazooSlots() zkview.Queue {
 	lockDir := "/jobs/slots-__lock__"
 	l5 := kazooName("5b801e0416834ba09e5ecf2d1f2b65ac", "lock", 5)
 	l6 := kazooName("2c7c6e9a12f740dea45b6c5570169695", "lock", 6)
-	admitted := waits(node(l5, 5, m, k, lockops.RoleWaiting, 0x30000c1, "10.0.0.22:4001", "reindex", 20*time.Second), "/jobs/slots", zkview.LinkInferred)
+	admitted := waits(node(l5, 5, m, k, lockops.RoleWaiting, 0x30000c1, "10.0.0.22:4001", "reindex", 20*time.Second), "/jobs/slots", model.LinkInferred)
 	admitted.Parent = lockDir
-	next := waits(node(l6, 6, m, k, lockops.RoleWaiting, 0x30000c2, "10.0.0.23:4002", "backfill", 5*time.Second), l5, zkview.LinkVerified)
+	next := waits(node(l6, 6, m, k, lockops.RoleWaiting, 0x30000c2, "10.0.0.23:4002", "backfill", 5*time.Second), l5, model.LinkVerified)
 	next.Parent = lockDir
 	a := lease("9f6ee7281e5c4f088109cbfec0123456", 0x30000a1, "export", 3*time.Minute)
 	b := lease("64b8f0c9954c4056895ce5e4ed5781f8", 0x30000a2, "import", time.Minute)
-	return zkview.Queue{Path: "/jobs/slots", State: zkview.PathPresent, Type: zkview.TypeSemaphore,
-		Limit: 1, LimitSource: zkview.LimitFromData,
-		Nodes: zkview.NodesOf(a, b, admitted, next),
-		Warnings: []zkview.Warning{{Code: zkview.WarnOverLimit, Nodes: []string{a.Name, b.Name},
+	return model.Queue{Path: "/jobs/slots", State: model.PathPresent, Type: model.TypeSemaphore,
+		Limit: 1, LimitSource: model.LimitFromData,
+		Nodes: model.NodesOf(a, b, admitted, next),
+		Warnings: []model.Warning{{Code: model.WarnOverLimit, Nodes: []string{a.Name, b.Name},
 			Message: fmt.Sprintf("2 leases held at once, limit 1 (max_leases in the parent's data): %s, %s", a.Name, b.Name)}},
 	}
 }
@@ -46,8 +45,8 @@ func kazooSlots() zkview.Queue {
 func TestSemaphoreView(t *testing.T) {
 	m := newTest("dark", 160, 48)
 	snap := fleet()
-	snap.Queues = append([]zkview.Queue{kazooSlots()}, snap.Queues...)
-	m = step(m, updateMsg{zkview.Update{Snapshot: snap}})
+	snap.Queues = append([]model.Queue{kazooSlots()}, snap.Queues...)
+	m = step(m, updateMsg{model.Update{Snapshot: snap}})
 	m = selectPath(m, "/jobs/slots")
 	view := ansi.Strip(m.View())
 	for _, want := range []string{

@@ -8,10 +8,10 @@ import (
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
-	tea "github.com/charmbracelet/bubbletea"
+	"github.com/zklock/zklock/sessions"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // forceTarget is one node a session force-release deletes.
@@ -38,7 +38,7 @@ type sessionForceDialog struct {
 
 // newSessionForceDialog is nil when s owns no node that can be deleted (a
 // plain ephemeral lock's waiter owns none).
-func newSessionForceDialog(s *zkview.SessionInfo, _ time.Time) *sessionForceDialog {
+func newSessionForceDialog(s *sessions.SessionInfo, _ time.Time) *sessionForceDialog {
 	d := &sessionForceDialog{session: s.Session, client: clean(s.Client, 0)}
 	// The waits go first: cut off from the locks it waits on, the session
 	// cannot take one of them while its holds are being deleted.
@@ -66,7 +66,7 @@ func newSessionForceDialog(s *zkview.SessionInfo, _ time.Time) *sessionForceDial
 	return d
 }
 
-func parentOf(n zkview.SessionNode) string {
+func parentOf(n sessions.SessionNode) string {
 	if n.Parent != "" {
 		return n.Parent
 	}

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/sessions"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // viewMode is what the body of the screen shows.
@@ -25,27 +26,27 @@ const (
 // sessionsPane is the sessions view (key w): the cycles of waits over
 // sessions, then every session that owns a node in the watched queues,
 // the one blocking most first; below the table, the selected row spelled
-// out. Its table is built (zkview.SessionsOf) when the pane is shown, once
+// out. Its table is built (sessions.SessionsOf) when the pane is shown, once
 // per snapshot: a few milliseconds for 10,000 sessions, never per frame.
 type sessionsPane struct {
-	ss       *zkview.Sessions
-	from     *zkview.Snapshot // what ss was built from
-	cursor   int              // row: the deadlocks first, then the sessions
+	ss       *sessions.Sessions
+	from     *model.Snapshot // what ss was built from
+	cursor   int             // row: the deadlocks first, then the sessions
 	top      int
 	selected string // the selected row's identity, kept across snapshots
 }
 
 // set rebuilds the table from snap when it is a new snapshot, keeping the
 // cursor on the same row.
-func (p *sessionsPane) set(snap *zkview.Snapshot) {
+func (p *sessionsPane) set(snap *model.Snapshot) {
 	if p.ss != nil && snap == p.from {
 		return
 	}
 	p.from = snap
 	if snap == nil {
-		p.ss = &zkview.Sessions{}
+		p.ss = &sessions.Sessions{}
 	} else {
-		p.ss = zkview.SessionsOf(snap)
+		p.ss = sessions.SessionsOf(snap)
 	}
 	for i := range p.count() {
 		if p.rowKey(i) == p.selected {
@@ -81,7 +82,7 @@ func (p *sessionsPane) rowKey(i int) string {
 }
 
 // deadlock is the selected cycle, nil when a session is selected.
-func (p *sessionsPane) deadlock() *zkview.Deadlock {
+func (p *sessionsPane) deadlock() *model.Deadlock {
 	if p.ss == nil || p.cursor >= len(p.ss.Deadlocks) {
 		return nil
 	}
@@ -89,7 +90,7 @@ func (p *sessionsPane) deadlock() *zkview.Deadlock {
 }
 
 // session is the selected session, nil when a cycle is selected.
-func (p *sessionsPane) session() *zkview.SessionInfo {
+func (p *sessionsPane) session() *sessions.SessionInfo {
 	if p.ss == nil || p.cursor < len(p.ss.Deadlocks) || p.cursor >= p.count() {
 		return nil
 	}
@@ -203,14 +204,14 @@ func (p *sessionsPane) view(st *themes.Styles, border lipgloss.Style, w, h int, 
 }
 
 func cycleStyle(st *themes.Styles, state string) lipgloss.Style {
-	if state == zkview.CycleDeadlock {
+	if state == model.CycleDeadlock {
 		return st.Alarm
 	}
 	return st.Warning
 }
 
 // cycleRow is a cycle as one table row.
-func (p *sessionsPane) cycleRow(d *zkview.Deadlock, cursor bool, w int, now time.Time) string {
+func (p *sessionsPane) cycleRow(d *model.Deadlock, cursor bool, w int, now time.Time) string {
 	mark := " "
 	if cursor {
 		mark = "❯"
@@ -220,17 +221,17 @@ func (p *sessionsPane) cycleRow(d *zkview.Deadlock, cursor bool, w int, now time
 		paths[i] = cleanLeft(pa, 30)
 	}
 	switch d.State {
-	case zkview.CycleDeadlock:
+	case model.CycleDeadlock:
 		return mark + "‼ DEADLOCK " + cycleSessions(d) + " on " + strings.Join(paths, ", ") + " · no handoff for " + since(now, d.Since)
-	case zkview.CycleSelfWait:
+	case model.CycleSelfWait:
 		return mark + "! SELF-WAIT " + session(d.Sessions[0]) + " behind its own node on " + strings.Join(paths, ", ") + " · " + since(now, d.Since)
 	}
 	return mark + "! CYCLE " + cycleSessions(d) + " on " + strings.Join(paths, ", ") + " · " + since(now, d.Since) +
-		" old, a deadlock at " + dur(zkview.DeadlockAfter)
+		" old, a deadlock at " + dur(sessions.DeadlockAfter)
 }
 
 // cycleSessions is "0x1 → 0x2 → 0x1".
-func cycleSessions(d *zkview.Deadlock) string {
+func cycleSessions(d *model.Deadlock) string {
 	parts := make([]string, 0, len(d.Sessions)+1)
 	for _, s := range d.Sessions {
 		parts = append(parts, session(s))
@@ -239,7 +240,7 @@ func cycleSessions(d *zkview.Deadlock) string {
 	return strings.Join(parts, " → ")
 }
 
-func (p *sessionsPane) sessionSegs(st *themes.Styles, s *zkview.SessionInfo, cols []column, cursor, marked bool, now time.Time) []seg {
+func (p *sessionsPane) sessionSegs(st *themes.Styles, s *sessions.SessionInfo, cols []column, cursor, marked bool, now time.Time) []seg {
 	segs := make([]seg, 0, 2*len(cols)+1)
 	for ci, c := range cols {
 		if ci > 0 {
@@ -293,7 +294,7 @@ func (p *sessionsPane) sessionSegs(st *themes.Styles, s *zkview.SessionInfo, col
 }
 
 // nodesCell is "/locks/a #7 +2" in w cells, "-" when empty.
-func nodesCell(ns []zkview.SessionNode, w int) string {
+func nodesCell(ns []sessions.SessionNode, w int) string {
 	if len(ns) == 0 {
 		return "-"
 	}
@@ -316,14 +317,14 @@ func (p *sessionsPane) detail(st *themes.Styles, w int, now time.Time) (string, 
 	if d := p.deadlock(); d != nil {
 		title := "CYCLE"
 		switch d.State {
-		case zkview.CycleDeadlock:
+		case model.CycleDeadlock:
 			title = "CROSS-LOCK DEADLOCK"
 			add(st.Alarm, "No handoff on any of these waits for "+since(now, d.Since)+" (since "+clock(d.Since)+"):")
-		case zkview.CycleSelfWait:
+		case model.CycleSelfWait:
 			title = "SELF-WAIT"
 			add(st.Warning, "A session waits behind its own node, for "+since(now, d.Since)+":")
 		default:
-			add(st.Warning, "Seen for "+since(now, d.Since)+": a deadlock if it stands "+dur(zkview.DeadlockAfter)+" with no handoff.")
+			add(st.Warning, "Seen for "+since(now, d.Since)+": a deadlock if it stands "+dur(sessions.DeadlockAfter)+" with no handoff.")
 		}
 		for _, wt := range d.Waits {
 			holds := "-"
@@ -341,7 +342,7 @@ func (p *sessionsPane) detail(st *themes.Styles, w int, now time.Time) (string, 
 			add(st.Text, session(wt.Session)+" ("+client+") holds "+holds+"; waits on "+cleanLeft(wt.Path, 30)+" "+
 				nodeRef(wt.Node)+" since "+clock(wt.Since)+", held by "+session(wt.Holder)+" "+nodeRef(wt.HolderNode))
 		}
-		add(st.Muted, zkview.SessionsCaveat)
+		add(st.Muted, sessions.SessionsCaveat)
 		return st.Title.Render(title), lines
 	}
 	s := p.session()
@@ -501,10 +502,10 @@ func (m *Model) deadlockBanner(w int) string {
 	}
 	on := " on " + strings.Join(paths, ", ")
 	switch d.State {
-	case zkview.CycleDeadlock:
+	case model.CycleDeadlock:
 		style = m.st.Alarm
 		text = " ‼ CROSS-LOCK DEADLOCK " + since(m.now, d.Since) + ": " + cycleShort(d) + on
-	case zkview.CycleSelfWait:
+	case model.CycleSelfWait:
 		text = " ! SELF-WAIT: session " + session(d.Sessions[0]) + " waits behind its own node" + on
 	default:
 		text = " ! CYCLE over sessions, " + since(m.now, d.Since) + " old: " + cycleShort(d) + on
@@ -518,7 +519,7 @@ func (m *Model) deadlockBanner(w int) string {
 
 // cycleShort is "0x1 ⇄ 0x2" for two sessions, "0x1 → 0x2 → 0x3 → 0x1"
 // for more.
-func cycleShort(d *zkview.Deadlock) string {
+func cycleShort(d *model.Deadlock) string {
 	if len(d.Sessions) == 2 {
 		return session(d.Sessions[0]) + " ⇄ " + session(d.Sessions[1])
 	}
@@ -544,7 +545,7 @@ func (m *Model) flagDeadlocked() {
 	}
 	in := map[string]bool{}
 	for _, d := range m.snap.Deadlocks {
-		if d.State == zkview.CycleDeadlock {
+		if d.State == model.CycleDeadlock {
 			for _, p := range d.Paths {
 				in[p] = true
 			}

@@ -8,12 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/sessions"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // Two payment jobs, each holding one lock and waiting on the other's.
@@ -24,29 +25,29 @@ const (
 
 // deadlockFleet is the fleet plus a cross-lock deadlock over
 // /locks/pay-a and /locks/pay-b, its cycle found as a Watcher would.
-func deadlockFleet() *zkview.Snapshot {
+func deadlockFleet() *model.Snapshot {
 	c, mu := lockops.RecipeCurator, lockops.KindMutex
 	a1 := curatorName("5a5b5c5d-0001-4e4f-8a8b-9c9d0e0f1a1b", 3)
 	a2 := curatorName("5a5b5c5d-0002-4e4f-8a8b-9c9d0e0f1a1b", 4)
 	b1 := curatorName("6a6b6c6d-0001-4e4f-8a8b-9c9d0e0f1a1b", 7)
 	b2 := curatorName("6a6b6c6d-0002-4e4f-8a8b-9c9d0e0f1a1b", 8)
-	payA := zkview.Queue{Path: "/locks/pay-a", State: zkview.PathPresent, Type: zkview.TypeMutex, Nodes: zkview.NodesOf(
+	payA := model.Queue{Path: "/locks/pay-a", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(
 		node(a1, 3, mu, c, lockops.RoleHolder, payOne, "10.0.4.1:41000", "payments-1", 20*time.Second),
-		waits(node(a2, 4, mu, c, lockops.RoleWaiting, payTwo, "10.0.4.2:41000", "payments-2", 12*time.Second), a1, zkview.LinkVerified),
+		waits(node(a2, 4, mu, c, lockops.RoleWaiting, payTwo, "10.0.4.2:41000", "payments-2", 12*time.Second), a1, model.LinkVerified),
 	)}
-	payB := zkview.Queue{Path: "/locks/pay-b", State: zkview.PathPresent, Type: zkview.TypeMutex, Nodes: zkview.NodesOf(
+	payB := model.Queue{Path: "/locks/pay-b", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(
 		node(b1, 7, mu, c, lockops.RoleHolder, payTwo, "10.0.4.2:41000", "payments-2", 15*time.Second),
-		waits(node(b2, 8, mu, c, lockops.RoleWaiting, payOne, "10.0.4.1:41000", "payments-1", 14*time.Second), b1, zkview.LinkVerified),
+		waits(node(b2, 8, mu, c, lockops.RoleWaiting, payOne, "10.0.4.1:41000", "payments-1", 14*time.Second), b1, model.LinkVerified),
 	)}
 	s := fleet()
 	s.Queues = append(s.Queues, payA, payB)
-	slices.SortFunc(s.Queues, func(a, b zkview.Queue) int { return strings.Compare(a.Path, b.Path) })
-	s.Deadlocks = zkview.FindDeadlocks(s.Queues, s.At)
+	slices.SortFunc(s.Queues, func(a, b model.Queue) int { return strings.Compare(a.Path, b.Path) })
+	s.Deadlocks = sessions.FindDeadlocks(s.Queues, s.At)
 	return s
 }
 
 func withDeadlock(m Model) Model {
-	return step(m, updateMsg{zkview.Update{Snapshot: deadlockFleet()}})
+	return step(m, updateMsg{model.Update{Snapshot: deadlockFleet()}})
 }
 
 // selectSession puts the pane's cursor on session id.
@@ -152,7 +153,7 @@ func TestSessionsPaneTable(t *testing.T) {
 		t.Errorf("back in the main view without the banner:\n%s", ansi.Strip(m.View()))
 	}
 	// A snapshot without the deadlock: no banner.
-	m = step(m, updateMsg{zkview.Update{Snapshot: fleet()}})
+	m = step(m, updateMsg{model.Update{Snapshot: fleet()}})
 	if strings.Contains(ansi.Strip(m.View()), "CROSS-LOCK") {
 		t.Error("banner after the deadlock cleared")
 	}

@@ -6,9 +6,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 // notice is the outcome of the operator's last action, shown in the status
@@ -69,7 +68,7 @@ func noticeSegs(st *themes.Styles, n notice) []seg {
 
 // nodeRef names a node by its sequence number when the name carries one.
 func nodeRef(name string) string {
-	return zkview.NodeRef(name, 24)
+	return model.NodeRef(name, 24)
 }
 
 // narrationLines is the demo's narration: the last step of the recipe,

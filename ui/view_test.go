@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/model"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
-
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/zkview"
 )
 
 func step(m Model, msg tea.Msg) Model {
@@ -102,8 +102,8 @@ var scenarios = []struct {
 	{"absent", func(m Model) Model { return selectPath(m, "/locks/nope") }},
 	{"stale", func(m Model) Model {
 		s := *fleet()
-		s.Conn.State, s.Conn.Since, s.Stale = zkview.StateDisconnected, ago(14*time.Second), true
-		m = step(m, updateMsg{zkview.Update{Snapshot: &s, Events: []zkview.Event{{At: ago(14 * time.Second), Kind: zkview.EventConn, Text: "disconnected from zk1.prod:2181"}}}})
+		s.Conn.State, s.Conn.Since, s.Stale = model.StateDisconnected, ago(14*time.Second), true
+		m = step(m, updateMsg{model.Update{Snapshot: &s, Events: []model.Event{{At: ago(14 * time.Second), Kind: model.EventConn, Text: "disconnected from zk1.prod:2181"}}}})
 		m = step(m, ownMsg{[]OwnLock{{Path: "/locks/job-a", Node: curatorName("3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b", 41), State: OwnLost, Since: ago(time.Minute), Err: "session expired"}}})
 		return selectPath(m, "/locks/job-a")
 	}},
@@ -254,13 +254,13 @@ func TestHostileNamesAndData(t *testing.T) {
 	q.Nodes.At(1).Name = "_c_" + evil + "-lock-0000000042"
 	q.Nodes.At(1).Client = evil
 	q.Other = []string{evil}
-	q.Warnings = []zkview.Warning{{Code: zkview.WarnHerd, Message: evil, Nodes: []string{evil}}}
+	q.Warnings = []model.Warning{{Code: model.WarnHerd, Message: evil, Nodes: []string{evil}}}
 	snap := fleet()
 	snap.Queues = append(snap.Queues, q)
 	snap.Conn.Context = evil
 	snap.Conn.Ensemble = []string{evil}
 	m := newTest("dark", 160, 48, func(o *Options) { o.Title = evil })
-	m = step(m, updateMsg{zkview.Update{Snapshot: snap, Events: []zkview.Event{{At: t0, Kind: zkview.EventInfo, Path: q.Path, Node: evil, Text: evil}}}})
+	m = step(m, updateMsg{model.Update{Snapshot: snap, Events: []model.Event{{At: t0, Kind: model.EventInfo, Path: q.Path, Node: evil, Text: evil}}}})
 	m = step(m, ownMsg{[]OwnLock{{Path: q.Path, Node: evil, State: OwnLost, Err: evil}}})
 	m = step(m, actionMsg{verb: "take", path: q.Path, err: fmt.Errorf("zk: %s", evil)})
 	m = selectPath(m, q.Path)

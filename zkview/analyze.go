@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // rebuildLocked builds a new Snapshot when anything changed, rebuilding
@@ -18,15 +19,15 @@ func (w *Watcher) rebuildLocked() bool {
 	}
 	now := w.cfg.Now()
 	sv := w.usableServerView(now)
-	stale := w.conn.State == StateDisconnected || w.conn.State == StateExpired
+	stale := w.conn.State == model.StateDisconnected || w.conn.State == model.StateExpired
 	w.hideAuxEventsLocked()
 	w.tidySemaphoresLocked()
-	queues := make([]Queue, 0, len(w.sortedPaths))
+	queues := make([]model.Queue, 0, len(w.sortedPaths))
 	for _, p := range w.sortedPaths {
 		qm := w.queues[p]
 		sem := w.semaphoreLocked(p)
 		if qm.dirty || w.allDirty || !qm.hasBuilt || w.semaphoreDirtyLocked(sem) {
-			nq, ok := Queue{}, false
+			nq, ok := model.Queue{}, false
 			if !w.allDirty && sem == nil && sv == nil {
 				nq, ok = buildQueueChanged(qm, stale, w.conn.Since)
 				if ok {
@@ -46,7 +47,7 @@ func (w *Watcher) rebuildLocked() bool {
 		}
 		queues = append(queues, qm.built)
 	}
-	snap := &Snapshot{
+	snap := &model.Snapshot{
 		At:              now,
 		Conn:            w.conn,
 		Queues:          queues,
@@ -78,8 +79,8 @@ func (w *Watcher) usableServerView(now time.Time) *serverView {
 }
 
 // warningEventsLocked tells which warnings a rebuild raised and cleared.
-func (w *Watcher) warningEventsLocked(qm *queueModel, nq Queue, now time.Time) {
-	var old []Warning
+func (w *Watcher) warningEventsLocked(qm *queueModel, nq model.Queue, now time.Time) {
+	var old []model.Warning
 	if qm.hasBuilt {
 		old = qm.built.Warnings
 	}
@@ -88,10 +89,10 @@ func (w *Watcher) warningEventsLocked(qm *queueModel, nq Queue, now time.Time) {
 	// leaving a mixed queue do not end it (judged by nodes, every handoff
 	// on it would log a "cleared" and a new raise). The others name their
 	// nodes: another pair of split holders is another incident.
-	same := func(x, y *Warning) bool {
-		return x.Code == y.Code && (x.Code == WarnMixedRecipes || slices.Equal(x.Nodes, y.Nodes))
+	same := func(x, y *model.Warning) bool {
+		return x.Code == y.Code && (x.Code == model.WarnMixedRecipes || slices.Equal(x.Nodes, y.Nodes))
 	}
-	in := func(x *Warning, ws []Warning) bool {
+	in := func(x *model.Warning, ws []model.Warning) bool {
 		for i := range ws {
 			if same(x, &ws[i]) {
 				return true
@@ -101,16 +102,16 @@ func (w *Watcher) warningEventsLocked(qm *queueModel, nq Queue, now time.Time) {
 	}
 	for i := range nq.Warnings {
 		x := &nq.Warnings[i]
-		if x.Code != WarnStale && !in(x, old) {
-			w.emitLocked(Event{At: now, Kind: EventWarning, Path: nq.Path, Node: first(x.Nodes),
+		if x.Code != model.WarnStale && !in(x, old) {
+			w.emitLocked(model.Event{At: now, Kind: model.EventWarning, Path: nq.Path, Node: first(x.Nodes),
 				Text: fmt.Sprintf("%s: %s", x.Code, x.Message)})
 		}
 	}
 	for i := range old {
 		x := &old[i]
-		if x.Code != WarnStale && !in(x, nq.Warnings) {
-			w.emitLocked(Event{At: now, Kind: EventWarning, Path: nq.Path, Node: first(x.Nodes),
-				Text: fmt.Sprintf("%s cleared on %s", x.Code, SanitizeString(nq.Path, 0))})
+		if x.Code != model.WarnStale && !in(x, nq.Warnings) {
+			w.emitLocked(model.Event{At: now, Kind: model.EventWarning, Path: nq.Path, Node: first(x.Nodes),
+				Text: fmt.Sprintf("%s cleared on %s", x.Code, model.SanitizeString(nq.Path, 0))})
 		}
 	}
 }
@@ -124,8 +125,8 @@ func first(s []string) string {
 
 // buildQueue turns a queue's model into its immutable Queue, judging the
 // links and warnings with the server view when there is one.
-func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time) Queue {
-	q := Queue{
+func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time) model.Queue {
+	q := model.Queue{
 		Path:     qm.path,
 		State:    qm.state,
 		Err:      qm.err,
@@ -136,11 +137,11 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 	}
 	aq := believed(qm, sv)
 	entries := aq.Entries
-	nodes := make([]Node, len(entries))
+	nodes := make([]model.Node, len(entries))
 	for i, e := range entries {
 		nodes[i] = nodeOf(qm, e, qm.nodes[e.Name], sv)
 	}
-	q.Nodes = NodesOf(nodes...)
+	q.Nodes = model.NodesOf(nodes...)
 
 	q.Type = lockType(nodes)
 
@@ -152,24 +153,24 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 		if !real {
 			how = "the recipes' rules (the servers do not tell)"
 		}
-		q.Warnings = append(q.Warnings, Warning{Code: WarnDeadlock, Nodes: cycle,
+		q.Warnings = append(q.Warnings, model.Warning{Code: model.WarnDeadlock, Nodes: cycle,
 			Message: fmt.Sprintf("watch cycle by %s: %s → %s: each waits for the next to go, forever", how,
-				listNames(cycle, " → ", 6), shortName(cycle[0]))})
+				listNames(cycle, " → ", 6), model.ShortName(cycle[0]))})
 	}
 	var missing []string
 	for i := range nodes {
-		if n := &nodes[i]; n.Link == LinkMissing {
+		if n := &nodes[i]; n.Link == model.LinkMissing {
 			missing = append(missing, n.Name)
 		}
 	}
 	if missing != nil {
-		q.Warnings = append(q.Warnings, Warning{Code: WarnMissingWatch, Nodes: missing,
+		q.Warnings = append(q.Warnings, model.Warning{Code: model.WarnMissingWatch, Nodes: missing,
 			Message: fmt.Sprintf("%d waiting nodes have no server watch on the node their recipe waits on (they will never wake): %s",
 				len(missing), listNames(missing, ", ", 3))})
 	}
 	if sv != nil {
 		if herd, msg := herds(qm, aq, sv, nodes); herd != nil {
-			q.Warnings = append(q.Warnings, Warning{Code: WarnHerd, Nodes: herd, Message: msg})
+			q.Warnings = append(q.Warnings, model.Warning{Code: model.WarnHerd, Nodes: herd, Message: msg})
 		}
 	}
 	if groups := qm.order.MixedRecipes(); groups != nil {
@@ -180,7 +181,7 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 			parts[i] = fmt.Sprintf("%s (%d): %s", g.Name, len(g.Nodes), listNames(g.Nodes, ", ", 3))
 		}
 		slices.SortFunc(all, func(a, b string) int { return seqCompare(qm.order, a, b) })
-		q.Warnings = append(q.Warnings, Warning{Code: WarnMixedRecipes, Nodes: all,
+		q.Warnings = append(q.Warnings, model.Warning{Code: model.WarnMixedRecipes, Nodes: all,
 			Message: "recipes that cannot see each other share this parent: " + strings.Join(parts, "; ")})
 	}
 	if stale && qm.seen {
@@ -188,7 +189,7 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 	}
 	plainEphemeral(&q, qm, sv)
 	q.Type = electionType(&q, qm)
-	if sw, ok := selfWaitWarning(&q); ok {
+	if sw, ok := model.SelfWaitWarning(&q); ok {
 		q.Warnings = append(q.Warnings, sw)
 	}
 	return q
@@ -196,8 +197,8 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 
 // nodeOf is the Node of e (believed: see believed), with what the model
 // read of it in r (nil: nothing yet).
-func nodeOf(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) Node {
-	n := Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role,
+func nodeOf(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) model.Node {
+	n := model.Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role,
 		Believes: e.Believes, Watches: e.Watches, Predecessor: e.Predecessor}
 	if r != nil {
 		n.Session, n.Data, n.DataLen = r.session, r.data, r.dataLen
@@ -212,13 +213,13 @@ func nodeOf(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) Node {
 }
 
 // staleWarning says that a queue may have changed while the link was down.
-func staleWarning(since time.Time) Warning {
-	return Warning{Code: WarnStale,
+func staleWarning(since time.Time) model.Warning {
+	return model.Warning{Code: model.WarnStale,
 		Message: fmt.Sprintf("disconnected since %s: the queue may have changed", since.Format("15:04:05"))}
 }
 
 // believed is the queue as its clients believe it: the replay on the
-// current list, with the monitor's history (a node seen believing it
+// current list, with the Watcher's history (a node seen believing it
 // holds keeps holding) and, for a node of the first listing that holds by
 // sequence order yet would wait by its replay, the servers' evidence: it
 // waits only if its session watches the node it would wait on; without
@@ -246,7 +247,7 @@ func believedEntry(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) 
 	}
 	if sv != nil && sv.known[r.session] {
 		mine := sv.watches[r.session]
-		if (e.Watches != "" && mine[childPath(qm.abs, e.Watches)]) || (e.Predecessor != "" && mine[childPath(qm.abs, e.Predecessor)]) {
+		if (e.Watches != "" && mine[model.ChildPath(qm.abs, e.Watches)]) || (e.Predecessor != "" && mine[model.ChildPath(qm.abs, e.Predecessor)]) {
 			return e // it waits, and the servers show on what
 		}
 	}
@@ -257,8 +258,8 @@ func believedEntry(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) 
 // seqCompare orders two names by their position in the queue.
 func seqCompare(q lockops.Ordering, a, b string) int { return q.Index(a) - q.Index(b) }
 
-func splitWarning(nodes []Node, names []string) Warning {
-	byName := make(map[string]Node, len(nodes))
+func splitWarning(nodes []model.Node, names []string) model.Warning {
+	byName := make(map[string]model.Node, len(nodes))
 	for _, n := range nodes {
 		byName[n.Name] = n
 	}
@@ -268,9 +269,9 @@ func splitWarning(nodes []Node, names []string) Warning {
 			parts = append(parts, fmt.Sprintf("and %d more", len(names)-i))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", shortName(name), byName[name].Recipe))
+		parts = append(parts, fmt.Sprintf("%s (%s)", model.ShortName(name), byName[name].Recipe))
 	}
-	return Warning{Code: WarnSplitHolders, Nodes: names,
+	return model.Warning{Code: model.WarnSplitHolders, Nodes: names,
 		Message: fmt.Sprintf("%d nodes believe they hold this lock at once: %s", len(names), strings.Join(parts, ", "))}
 }
 
@@ -282,7 +283,7 @@ func listNames(names []string, sep string, max int) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(names)-max))
 			break
 		}
-		parts = append(parts, shortName(n))
+		parts = append(parts, model.ShortName(n))
 	}
 	return strings.Join(parts, sep)
 }
@@ -293,22 +294,22 @@ func listNames(names []string, sep string, max int) string {
 // said when the servers know the session, the queue was quiet and the
 // watch target unchanged for missingGrace before the poll began (a client
 // needs a few round trips to set a new watch).
-func judgeLink(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) LinkStatus {
+func judgeLink(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) model.LinkStatus {
 	if e.Believes == lockops.RoleHolder || e.Watches == "" {
-		return LinkNone
+		return model.LinkNone
 	}
 	if sv == nil || r.session == 0 || !sv.known[r.session] {
-		return LinkInferred
+		return model.LinkInferred
 	}
 	mine := sv.watches[r.session]
-	if mine[childPath(qm.abs, e.Watches)] || (e.Predecessor != "" && mine[childPath(qm.abs, e.Predecessor)]) {
-		return LinkVerified
+	if mine[model.ChildPath(qm.abs, e.Watches)] || (e.Predecessor != "" && mine[model.ChildPath(qm.abs, e.Predecessor)]) {
+		return model.LinkVerified
 	}
 	settledBy := sv.start.Add(-missingGrace)
 	if r.watchesSince.Before(settledBy) && qm.eventAt.Before(settledBy) {
-		return LinkMissing
+		return model.LinkMissing
 	}
-	return LinkInferred
+	return model.LinkInferred
 }
 
 // herds finds nodes watched by more sessions than the recipes present
@@ -318,7 +319,7 @@ func judgeLink(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) Link
 // more). Several Curator readers on the first write node are expected:
 // their recipe says so. Children watches on the parent would be a herd
 // too, but `wchc` does not list them (FACTS.md): not judged.
-func herds(qm *queueModel, aq lockops.Ordering, sv *serverView, nodes []Node) ([]string, string) {
+func herds(qm *queueModel, aq lockops.Ordering, sv *serverView, nodes []model.Node) ([]string, string) {
 	waitsOn := map[string][]string{} // node -> nodes that wait on it
 	for _, e := range aq.Entries {
 		if e.Watches != "" {
@@ -338,7 +339,7 @@ func herds(qm *queueModel, aq lockops.Ordering, sv *serverView, nodes []Node) ([
 	var worst string
 	for i := range nodes {
 		x := nodes[i].Name
-		watchers := sv.watchers[childPath(qm.abs, x)]
+		watchers := sv.watchers[model.ChildPath(qm.abs, x)]
 		if len(watchers) <= herdExtra {
 			continue
 		}
@@ -359,7 +360,7 @@ func herds(qm *queueModel, aq lockops.Ordering, sv *serverView, nodes []Node) ([
 			nodes[i].Herd = true
 			herd = append(herd, x)
 			if worst == "" {
-				worst = fmt.Sprintf("%s is watched by %d sessions, %d more than its recipes predict", shortName(x), len(watchers), extra)
+				worst = fmt.Sprintf("%s is watched by %d sessions, %d more than its recipes predict", model.ShortName(x), len(watchers), extra)
 			}
 		}
 	}
@@ -401,7 +402,7 @@ func deadlock(qm *queueModel, aq lockops.Ordering, sv *serverView) ([]string, bo
 				waiting[r.session] = append(waiting[r.session], i)
 			}
 		}
-		prefix := childPath(qm.abs, "")
+		prefix := model.ChildPath(qm.abs, "")
 		for s, mine := range waiting {
 			for p := range sv.watches[s] {
 				if !strings.HasPrefix(p, prefix) {
@@ -490,13 +491,13 @@ func findCycle(edges [][]int) []int {
 // lockType is a lock parent's type from its nodes: rwlock when any node
 // is a read or write node, mutex when it has lock nodes, unknown when it
 // has none (an empty parent tells no recipe).
-func lockType(nodes []Node) QueueType {
-	t := TypeUnknown
+func lockType(nodes []model.Node) model.QueueType {
+	t := model.TypeUnknown
 	for _, n := range nodes {
 		if n.Kind == lockops.KindRead || n.Kind == lockops.KindWrite {
-			return TypeRWLock
+			return model.TypeRWLock
 		}
-		t = TypeMutex
+		t = model.TypeMutex
 	}
 	return t
 }

@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
-// Opcodes of the ZooKeeper protocol the monitor sends.
+// Opcodes of the ZooKeeper protocol the Watcher sends.
 const (
 	opGetData      = 4
 	opGetChildren2 = 12
@@ -244,7 +244,7 @@ func BenchmarkLoadQueue10000(b *testing.B) {
 }
 
 // BenchmarkChange10000: one create, then one delete, in a watched
-// 10,000-node queue: the requests the monitor sends for each (counted on
+// 10,000-node queue: the requests the Watcher sends for each (counted on
 // its wire), the time until a snapshot shows it, and the model's memory
 // per node.
 func BenchmarkChange10000(b *testing.B) { benchChange(b, 10000, false) }
@@ -274,7 +274,7 @@ func benchChange(b *testing.B, size int, childWatches bool) {
 		b.Fatal(err)
 	}
 	defer w.Close()
-	next := func(cond func(*Queue) bool) {
+	next := func(cond func(*model.Queue) bool) {
 		deadline := time.After(30 * time.Second)
 		for {
 			select {
@@ -290,7 +290,7 @@ func benchChange(b *testing.B, size int, childWatches bool) {
 			}
 		}
 	}
-	next(func(q *Queue) bool { return q.Nodes.Len() == size })
+	next(func(q *model.Queue) bool { return q.Nodes.Len() == size })
 	runtime.GC()
 	var m1 runtime.MemStats
 	runtime.ReadMemStats(&m1)
@@ -304,7 +304,7 @@ func benchChange(b *testing.B, size int, childWatches bool) {
 		by0 := rc.bytesRead()
 		start := time.Now()
 		n := createSeq(b, writer, p, benchPrefix, nil) // the recipe the queue was filled with
-		next(func(q *Queue) bool { return slices.Contains(names(q), n) })
+		next(func(q *model.Queue) bool { return slices.Contains(names(q), n) })
 		createLat = append(createLat, time.Since(start))
 		r1, _ := rc.requests()
 		by1 := rc.bytesRead()
@@ -312,7 +312,7 @@ func benchChange(b *testing.B, size int, childWatches bool) {
 		if err := writer.Delete(p+"/"+n, -1); err != nil {
 			b.Fatal(err)
 		}
-		next(func(q *Queue) bool { return !slices.Contains(names(q), n) })
+		next(func(q *model.Queue) bool { return !slices.Contains(names(q), n) })
 		deleteLat = append(deleteLat, time.Since(start))
 		r2, _ := rc.requests()
 		by2 := rc.bytesRead()

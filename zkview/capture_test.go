@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox/peers"
 )
 
@@ -68,9 +69,9 @@ func TestConsoleFixtureFromRealQueues(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, holds := queueUp(t, w, p("inventory"), []step{{kaz, 5, pw, true}, {kaz, 6, pr, false}, {kaz, 7, pw, false}})
-	waitFor(t, w, 20*time.Second, "inventory chain verified", func(s *Snapshot) bool {
+	waitFor(t, w, 20*time.Second, "inventory chain verified", func(s *model.Snapshot) bool {
 		q := queueOf(s, p("inventory"))
-		return s.ServerView && q.Nodes.At(1).Link == LinkVerified && q.Nodes.At(2).Link == LinkVerified
+		return s.ServerView && q.Nodes.At(1).Link == model.LinkVerified && q.Nodes.At(2).Link == model.LinkVerified
 	})
 	if err := holds[0].Release(ctx); err != nil {
 		t.Fatal(err)
@@ -83,7 +84,7 @@ func TestConsoleFixtureFromRealQueues(t *testing.T) {
 	go func() { _ = operator.Acquire(ctx) }()
 	t.Cleanup(func() { _ = operator.Release(tctx(t, 10*time.Second)) })
 
-	snap := waitFor(t, w, 30*time.Second, "every queue settled and judged by the servers", func(s *Snapshot) bool {
+	snap := waitFor(t, w, 30*time.Second, "every queue settled and judged by the servers", func(s *model.Snapshot) bool {
 		if !s.ServerView {
 			return false
 		}
@@ -94,13 +95,13 @@ func TestConsoleFixtureFromRealQueues(t *testing.T) {
 				return false
 			}
 			for _, node := range q.Nodes.All() {
-				if node.Client == "" || (node.Watches != "" && node.Link == LinkInferred) {
+				if node.Client == "" || (node.Watches != "" && node.Link == model.LinkInferred) {
 					return false
 				}
 			}
 		}
-		return hasWarning(queueOf(s, p("ledger")), WarnSplitHolders) != nil &&
-			hasWarning(queueOf(s, p("inventory")), WarnDeadlock) != nil
+		return hasWarning(queueOf(s, p("ledger")), model.WarnSplitHolders) != nil &&
+			hasWarning(queueOf(s, p("inventory")), model.WarnDeadlock) != nil
 	})
 	own := queueOf(snap, p("reports")).Nodes.At(1).Name
 	if own != operator.Node() {
@@ -126,7 +127,7 @@ func TestConsoleFixtureFromRealQueues(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (write it with -update-fixture)", err)
 	}
-	var want Snapshot
+	var want model.Snapshot
 	if err := json.Unmarshal(b, &want); err != nil {
 		t.Fatal(err)
 	}
@@ -140,16 +141,16 @@ func TestConsoleFixtureFromRealQueues(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(bytes.TrimSpace(again), bytes.TrimSpace(b)) {
-		t.Errorf("%s does not round-trip through zkview.Snapshot", fixtureFile)
+		t.Errorf("%s does not round-trip through model.Snapshot", fixtureFile)
 	}
 }
 
 // normalizeFixture makes a snapshot fit to check in: the test's prefix
 // becomes /locks, every time moves so that the snapshot was taken at
 // fixtureNow (ages kept, to the second), all in UTC.
-func normalizeFixture(s *Snapshot, base string) *Snapshot {
+func normalizeFixture(s *model.Snapshot, base string) *model.Snapshot {
 	b, _ := json.Marshal(s)
-	var n Snapshot
+	var n model.Snapshot
 	_ = json.Unmarshal(b, &n) // a deep copy
 	shift := fixtureNow.Sub(s.At)
 	tm := func(t *time.Time) {
@@ -171,7 +172,7 @@ func normalizeFixture(s *Snapshot, base string) *Snapshot {
 			tm(&nodes[j].Mtime)
 			tm(&nodes[j].Since)
 		}
-		q.Nodes = NodesOf(nodes...)
+		q.Nodes = model.NodesOf(nodes...)
 		for j := range q.Handoffs {
 			q.Handoffs[j].Path = path(q.Handoffs[j].Path)
 			tm(&q.Handoffs[j].At)
@@ -190,11 +191,11 @@ func normalizeFixture(s *Snapshot, base string) *Snapshot {
 // and each node's kind, recipe, role, belief, link and watched node (by
 // index), and the warnings with the nodes they name (by index). Names,
 // sessions, addresses and times differ every run.
-func fixtureShape(s *Snapshot) string {
+func fixtureShape(s *model.Snapshot) string {
 	var b strings.Builder
 	for _, q := range s.Queues {
 		idx := func(name string) int {
-			return q.Nodes.Index(func(n *Node) bool { return n.Name == name })
+			return q.Nodes.Index(func(n *model.Node) bool { return n.Name == name })
 		}
 		fmt.Fprintf(&b, "%s %s [", q.Path[strings.LastIndex(q.Path, "/")+1:], q.State)
 		for _, n := range q.Nodes.All() {

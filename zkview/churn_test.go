@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // churnClient takes and releases a lock in the classic recipe with raw
@@ -105,8 +105,8 @@ func (r *churnRecord) deleted(n string) {
 func TestChurn(t *testing.T) {
 	// Both ways of watching: persistent recursive watches (the default)
 	// and the children watches of servers before 3.6.
-	t.Run(ModeRecursive, func(t *testing.T) { churn(t, 10*time.Second, false) })
-	t.Run(ModeChildren, func(t *testing.T) { churn(t, 5*time.Second, true) })
+	t.Run(model.ModeRecursive, func(t *testing.T) { churn(t, 10*time.Second, false) })
+	t.Run(model.ModeChildren, func(t *testing.T) { churn(t, 5*time.Second, true) })
 }
 
 func churn(t *testing.T, churnFor time.Duration, childWatches bool) {
@@ -120,9 +120,9 @@ func churn(t *testing.T, churnFor time.Duration, childWatches bool) {
 	mkdirs(t, raw, p)
 	mon := session(t, c.Servers())
 	w := watch(t, mon, Config{Paths: []string{p}, ChildWatches: childWatches})
-	waitFor(t, w, 10*time.Second, "present", func(s *Snapshot) bool {
+	waitFor(t, w, 10*time.Second, "present", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.State == PathPresent
+		return q != nil && q.State == model.PathPresent
 	})
 
 	rec := &churnRecord{made: map[string]bool{}, dels: map[string]time.Time{}}
@@ -151,7 +151,7 @@ func churn(t *testing.T, churnFor time.Duration, childWatches bool) {
 		t.Fatal(err)
 	}
 	sort.Strings(kids)
-	final := waitFor(t, w, 10*time.Second, "model equal to a fresh listing", func(s *Snapshot) bool {
+	final := waitFor(t, w, 10*time.Second, "model equal to a fresh listing", func(s *model.Snapshot) bool {
 		got := names(queueOf(s, p))
 		sort.Strings(got)
 		return slices.Equal(got, kids)
@@ -184,7 +184,7 @@ func churn(t *testing.T, churnFor time.Duration, childWatches bool) {
 	shown := map[string]bool{}
 	handoffs := 0
 	for i, u := range updates {
-		handoffs += countKind(u.Events, EventHandoff)
+		handoffs += countKind(u.Events, model.EventHandoff)
 		q := queueOf(u.Snapshot, p)
 		if q == nil {
 			continue
@@ -220,7 +220,7 @@ func churn(t *testing.T, churnFor time.Duration, childWatches bool) {
 
 // sameNodes: the model's queue shows what a fresh read shows, node by
 // node (all but the times, which the two saw at different moments).
-func sameNodes(t *testing.T, got, want *Queue) {
+func sameNodes(t *testing.T, got, want *model.Queue) {
 	t.Helper()
 	if got == nil || want == nil {
 		t.Fatalf("queue missing: model %v, fresh read %v", got != nil, want != nil)
@@ -235,7 +235,7 @@ func sameNodes(t *testing.T, got, want *Queue) {
 			t.Errorf("node %d:\nmodel %+v\nfresh %+v", i, a, b)
 		}
 	}
-	codes := func(ws []Warning) (out []string) {
+	codes := func(ws []model.Warning) (out []string) {
 		for _, w := range ws {
 			out = append(out, w.Code)
 		}
@@ -246,7 +246,7 @@ func sameNodes(t *testing.T, got, want *Queue) {
 	}
 }
 
-func countKind(evs []Event, k EventKind) int {
+func countKind(evs []model.Event, k model.EventKind) int {
 	n := 0
 	for _, e := range evs {
 		if e.Kind == k {
@@ -294,7 +294,7 @@ func TestSlowConsumer(t *testing.T) {
 	// publish interval. A slow consumer must get the newest within a
 	// couple of reads, never a backlog to work through.
 	var (
-		u, first Update
+		u, first model.Update
 		dropped  int
 	)
 	deadline := time.After(10 * time.Second)
@@ -315,8 +315,8 @@ func TestSlowConsumer(t *testing.T) {
 			t.Fatalf("second update read late is still not the newest: %v", names(queueOf(u.Snapshot, p)))
 		}
 	}
-	if len(first.Events) > MaxPendingEvents || dropped == 0 {
-		t.Errorf("%d events, %d dropped: want at most %d and some dropped", len(first.Events), dropped, MaxPendingEvents)
+	if len(first.Events) > model.MaxPendingEvents || dropped == 0 {
+		t.Errorf("%d events, %d dropped: want at most %d and some dropped", len(first.Events), dropped, model.MaxPendingEvents)
 	}
 	if ev := first.Events[len(first.Events)-1]; ev.At.Before(first.Events[0].At) {
 		t.Errorf("events out of order")

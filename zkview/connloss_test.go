@@ -14,7 +14,7 @@ import (
 
 // TestConnLoss: a listing that fails because the link failed keeps the
 // path's last reading (stale) and re-reads at the reconnection; anything
-// else is an error on the path. A clean-clone CI run cut the monitor's
+// else is an error on the path. A clean-clone CI run cut the Watcher's
 // link while it re-listed after a reconnection: go-zookeeper returned the
 // bare write error, the path turned to "Cannot read" and the console lost
 // the queue it had shown a moment before.

@@ -6,34 +6,45 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/sessions"
 )
+
+// cycleTimers is what the Watcher keeps of the graph's cycles between
+// publishes.
+type cycleTimers struct {
+	last      []model.Deadlock // the cycles of the previous snapshot, for events
+	recheck   *time.Timer      // publishes again when a young cycle comes of age
+	recheckAt time.Time
+	catchUp   *time.Timer // publishes again when a long queue left unread is due
+}
 
 // judgeSessionsLocked brings the Watcher's wait-for graph to the queues
 // of the snapshot being built at now and returns its cycles, telling on
 // the event log which ones appeared, became deadlocks and cleared. While a
 // young cycle stands, a snapshot is published again when it comes of age,
 // even if nothing else changes.
-func (w *Watcher) judgeSessionsLocked(queues []Queue, now time.Time) []Deadlock {
-	g := &w.graph
-	if behind := g.update(queues, now); !behind.IsZero() && g.catchUp == nil && !w.oneShot {
-		g.catchUp = w.republishAfter(behind.Sub(now)+time.Millisecond, func() { w.graph.catchUp = nil })
+func (w *Watcher) judgeSessionsLocked(queues []model.Queue, now time.Time) []model.Deadlock {
+	g := &w.cycles
+	if behind := w.graph.Update(queues, now); !behind.IsZero() && g.catchUp == nil && !w.oneShot {
+		g.catchUp = w.republishAfter(behind.Sub(now)+time.Millisecond, func() { w.cycles.catchUp = nil })
 	}
-	cur := g.cycles(now)
+	cur := w.graph.Cycles(now)
 	w.cycleEventsLocked(g.last, cur, now)
 	g.last = cur
-	young, due := YoungCycles(&Snapshot{Deadlocks: cur})
+	young, due := sessions.YoungCycles(&model.Snapshot{Deadlocks: cur})
 	if !young && g.recheck != nil {
 		g.recheck.Stop()
-		g.recheck, g.recheckT = nil, time.Time{}
+		g.recheck, g.recheckAt = nil, time.Time{}
 	}
-	if young && !w.oneShot && !g.recheckT.Equal(due) {
+	if young && !w.oneShot && !g.recheckAt.Equal(due) {
 		if g.recheck != nil {
 			g.recheck.Stop()
 		}
-		g.recheckT = due
+		g.recheckAt = due
 		// A little after the due time: the cycle is judged by the clock of
 		// the rebuild that follows, which must be past it.
-		g.recheck = w.republishAfter(due.Sub(now)+10*time.Millisecond, func() { w.graph.recheckT = time.Time{} })
+		g.recheck = w.republishAfter(due.Sub(now)+10*time.Millisecond, func() { w.cycles.recheckAt = time.Time{} })
 	}
 	return cur
 }
@@ -56,8 +67,8 @@ func (w *Watcher) republishAfter(d time.Duration, fired func()) *time.Timer {
 
 // cycleEventsLocked tells what changed between two snapshots' cycles
 // over two or more sessions (a self-wait is told by its queue's warning).
-func (w *Watcher) cycleEventsLocked(old, cur []Deadlock, now time.Time) {
-	key := func(d Deadlock) string { return fmt.Sprint(d.Sessions) }
+func (w *Watcher) cycleEventsLocked(old, cur []model.Deadlock, now time.Time) {
+	key := func(d model.Deadlock) string { return fmt.Sprint(d.Sessions) }
 	had := make(map[string]string, len(old))
 	for _, d := range old {
 		had[key(d)] = d.State
@@ -65,15 +76,15 @@ func (w *Watcher) cycleEventsLocked(old, cur []Deadlock, now time.Time) {
 	has := make(map[string]bool, len(cur))
 	for _, d := range cur {
 		has[key(d)] = true
-		if prev, ok := had[key(d)]; (ok && prev == d.State) || d.State == CycleSelfWait {
+		if prev, ok := had[key(d)]; (ok && prev == d.State) || d.State == model.CycleSelfWait {
 			continue
 		}
-		w.emitLocked(Event{At: now, Kind: EventWarning, Path: d.Paths[0], Node: d.Waits[0].Node, Text: DeadlockText(d, now)})
+		w.emitLocked(model.Event{At: now, Kind: model.EventWarning, Path: d.Paths[0], Node: d.Waits[0].Node, Text: sessions.DeadlockText(d, now)})
 	}
 	for _, d := range old {
-		if !has[key(d)] && d.State != CycleSelfWait {
-			w.emitLocked(Event{At: now, Kind: EventWarning, Path: d.Paths[0],
-				Text: "cross-lock cycle cleared: " + CycleText(d.Sessions)})
+		if !has[key(d)] && d.State != model.CycleSelfWait {
+			w.emitLocked(model.Event{At: now, Kind: model.EventWarning, Path: d.Paths[0],
+				Text: "cross-lock cycle cleared: " + sessions.CycleText(d.Sessions)})
 		}
 	}
 }
@@ -85,8 +96,8 @@ func (w *Watcher) cycleEventsLocked(old, cur []Deadlock, now time.Time) {
 // is young again, one gone is gone. snap is returned as is when it shows
 // no young cycle. It takes at most DeadlockAfter plus a read; ctx bounds
 // it.
-func ConfirmCycles(ctx context.Context, s *lockops.Session, cfg Config, snap *Snapshot) (*Snapshot, error) {
-	young, due := YoungCycles(snap)
+func ConfirmCycles(ctx context.Context, s *lockops.Session, cfg Config, snap *model.Snapshot) (*model.Snapshot, error) {
+	young, due := sessions.YoungCycles(snap)
 	if !young {
 		return snap, nil
 	}
@@ -101,6 +112,6 @@ func ConfirmCycles(ctx context.Context, s *lockops.Session, cfg Config, snap *Sn
 	if err != nil {
 		return nil, err
 	}
-	next.Deadlocks = JudgeAgain(snap, next)
+	next.Deadlocks = sessions.JudgeAgain(snap, next)
 	return next, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // applyDelta merges children added and removed by a watch's events into
@@ -108,7 +109,7 @@ func priorOf(prev lockops.Ordering, removed []string) prior {
 // or refused; one with other children (semaphores, discovery, a plain
 // ephemeral lock's node), or one a semaphore reads beside its own.
 func (w *Watcher) deltaFitsLocked(pw *pathWatch, qm *queueModel) bool {
-	if !qm.seen || qm.state != PathPresent || qm.lone != nil || len(qm.order.Entries) == 0 || len(qm.order.Other) > 0 {
+	if !qm.seen || qm.state != model.PathPresent || qm.lone != nil || len(qm.order.Entries) == 0 || len(qm.order.Other) > 0 {
 		return false
 	}
 	if _, isAux := w.sems.auxOf[pw.path]; isAux {
@@ -132,7 +133,7 @@ func (q *queueModel) applyChange(w *Watcher, order lockops.Ordering, touched []i
 		}
 	}
 	var created []lockops.Entry
-	var handoffs []Handoff
+	var handoffs []model.Handoff
 	for _, i := range touched {
 		e := order.Entries[i]
 		q.changed = append(q.changed, e.ParsedName)
@@ -151,13 +152,13 @@ func (q *queueModel) applyChange(w *Watcher, order lockops.Ordering, touched []i
 			if e.Role == lockops.RoleHolder {
 				if from := releasedBefore(e, before.pred[e.Name], departed); from != "" {
 					r.since, r.exact = evAt, true
-					handoffs = append(handoffs, Handoff{Path: q.path, From: from, To: e.Name, At: done, Gap: done.Sub(evAt)})
+					handoffs = append(handoffs, model.Handoff{Path: q.path, From: from, To: e.Name, At: done, Gap: done.Sub(evAt)})
 				}
 			}
 		} else if r.role != e.Role {
 			if e.Role == lockops.RoleHolder {
 				r.since, r.exact = evAt, true
-				handoffs = append(handoffs, Handoff{Path: q.path, From: releasedBefore(e, before.pred[e.Name], departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
+				handoffs = append(handoffs, model.Handoff{Path: q.path, From: releasedBefore(e, before.pred[e.Name], departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
 			} else {
 				r.since, r.exact = done, false
 			}
@@ -180,7 +181,7 @@ func (q *queueModel) applyChange(w *Watcher, order lockops.Ordering, touched []i
 	}
 	q.handoffs = append(q.handoffs, handoffs...)
 	if over := len(q.handoffs) - maxHandoffs; over > 0 {
-		q.handoffs = append([]Handoff(nil), q.handoffs[over:]...)
+		q.handoffs = append([]model.Handoff(nil), q.handoffs[over:]...)
 	}
 	// kids is the last listing's: read only while the queue holds no lock
 	// node (a plain ephemeral lock), which a change here never leaves.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // buildQueueChanged builds qm's Queue from the one built last, when only
@@ -20,17 +21,17 @@ import (
 // holders, no mixed recipes, no watch cycle by the recipes' rules;
 // missing watches and herds need the servers' watches), so only the nodes
 // and those two change.
-func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (Queue, bool) {
+func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (model.Queue, bool) {
 	prev := &qm.built
 	if !qm.hasBuilt || !qm.builtChanges || qm.relisted || qm.lone != nil || len(qm.order.Other) > 0 ||
-		prev.State != PathPresent || qm.state != PathPresent {
-		return Queue{}, false
+		prev.State != model.PathPresent || qm.state != model.PathPresent {
+		return model.Queue{}, false
 	}
 	changed := qm.changed
 	slices.SortFunc(changed, lockops.ChangeOrder)
 	changed = slices.CompactFunc(changed, func(a, b lockops.ParsedName) bool { return a.Name == b.Name })
 
-	q := Queue{
+	q := model.Queue{
 		Path:     qm.path,
 		State:    qm.state,
 		Err:      qm.err,
@@ -39,10 +40,10 @@ func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (Queue,
 		Depth:    slices.Clone(qm.depth),
 		ListedAt: qm.listedAt,
 	}
-	fresh := func(e *lockops.Entry) (Node, bool) {
+	fresh := func(e *lockops.Entry) (model.Node, bool) {
 		be := believedEntry(qm, *e, qm.nodes[e.Name], nil)
 		if be.Believes != be.Role || be.Watches != be.Predecessor {
-			return Node{}, false // it leaves the shape
+			return model.Node{}, false // it leaves the shape
 		}
 		return nodeOf(qm, be, qm.nodes[e.Name], nil), true
 	}
@@ -52,33 +53,33 @@ func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (Queue,
 		prev.Nodes.At(m-1).Name == entries[m-1].Name {
 		// Nodes left from the tail, nothing else (the entries are prev's
 		// first m, in order): prev's nodes up to there.
-		q.Nodes = prev.Nodes.prefix(m)
-		q.Warnings = selfWaitLeft(prev, &q, m)
+		q.Nodes = prev.Nodes.Prefix(m)
+		q.Warnings = model.SelfWaitLeft(prev, &q, m)
 	} else if n := prevN; len(qm.removed) == 0 && len(entries) > n && n > 0 &&
 		(len(changed) == 0 || changed[0].Seq > prev.Nodes.At(n-1).Seq) {
 		// Nodes joined at the tail, nothing else: the new nodes go after
 		// the last build's, in its last chunk while it has room (prev's
 		// view ends before them, and the next build derives from this
 		// one, never again from prev), so a join costs the joiners.
-		joined := make([]Node, 0, len(entries)-n)
+		joined := make([]model.Node, 0, len(entries)-n)
 		for i := n; i < len(entries); i++ {
 			nd, ok := fresh(&entries[i])
 			if !ok {
-				return Queue{}, false
+				return model.Queue{}, false
 			}
 			joined = append(joined, nd)
 		}
 		q.Nodes = prev.Nodes.Extend(joined...)
-		q.Warnings = selfWaitJoined(prev, &q, n)
+		q.Warnings = model.SelfWaitJoined(prev, &q, n)
 	} else {
-		nodes, ok := mergeChanged(prev.Nodes, entries, changed, fresh)
+		nodes, ok := model.MergeChanged(prev.Nodes, entries, changed, fresh)
 		if !ok {
-			return Queue{}, false
+			return model.Queue{}, false
 		}
 		q.Nodes = nodes
-		if ws, ok := selfWaitMerged(prev, &q, qm.removed); ok {
+		if ws, ok := model.SelfWaitMerged(prev, &q, qm.removed); ok {
 			q.Warnings = ws
-		} else if sw, ok := selfWaitWarning(&q); ok {
+		} else if sw, ok := model.SelfWaitWarning(&q); ok {
 			q.Warnings = append(q.Warnings, sw)
 		}
 	}
@@ -95,13 +96,13 @@ func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (Queue,
 // (one recipe's mutex nodes, nothing else among the children), every
 // node believing what its role says, and no warning but stale or
 // self-wait.
-func changeShaped(qm *queueModel, q *Queue) bool {
+func changeShaped(qm *queueModel, q *model.Queue) bool {
 	qm.relisted = false
-	if q.State != PathPresent || q.Nodes.Len() == 0 || len(q.Other) > 0 || qm.lone != nil {
+	if q.State != model.PathPresent || q.Nodes.Len() == 0 || len(q.Other) > 0 || qm.lone != nil {
 		return false
 	}
 	for _, w := range q.Warnings {
-		if w.Code != WarnStale && w.Code != WarnSelfWait {
+		if w.Code != model.WarnStale && w.Code != model.WarnSelfWait {
 			return false
 		}
 	}

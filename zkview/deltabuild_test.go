@@ -5,30 +5,33 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 )
 
 // TestSelfWaitJoined: the self-wait warning of a queue that only grew at
 // its tail, worked out from the last one, is the one a full read gives.
 func TestSelfWaitJoined(t *testing.T) {
 	for name, tc := range map[string]struct {
-		before, joined []Node
+		before, joined []model.Node
 	}{
-		"none, none joins":   {[]Node{hold(1, 7, time.Minute), wait(2, 8, time.Minute)}, []Node{wait(3, 9, time.Second)}},
-		"none, one joins":    {[]Node{hold(1, 7, time.Minute), wait(2, 8, time.Minute)}, []Node{wait(3, 7, time.Second)}},
-		"one, two join":      {[]Node{hold(1, 7, time.Minute), wait(2, 7, time.Minute)}, []Node{wait(3, 8, time.Second), wait(4, 7, time.Second), wait(5, 7, time.Second)}},
-		"one, none joins":    {[]Node{hold(1, 7, time.Minute), wait(2, 7, time.Minute)}, []Node{wait(3, 8, time.Second)}},
-		"holder of no owner": {[]Node{hold(1, 0, time.Minute), wait(2, 0, time.Minute)}, []Node{wait(3, 0, time.Second)}},
+		"none, none joins":   {[]model.Node{modeltest.Hold(1, 7, time.Minute), modeltest.Wait(2, 8, time.Minute)}, []model.Node{modeltest.Wait(3, 9, time.Second)}},
+		"none, one joins":    {[]model.Node{modeltest.Hold(1, 7, time.Minute), modeltest.Wait(2, 8, time.Minute)}, []model.Node{modeltest.Wait(3, 7, time.Second)}},
+		"one, two join":      {[]model.Node{modeltest.Hold(1, 7, time.Minute), modeltest.Wait(2, 7, time.Minute)}, []model.Node{modeltest.Wait(3, 8, time.Second), modeltest.Wait(4, 7, time.Second), modeltest.Wait(5, 7, time.Second)}},
+		"one, none joins":    {[]model.Node{modeltest.Hold(1, 7, time.Minute), modeltest.Wait(2, 7, time.Minute)}, []model.Node{modeltest.Wait(3, 8, time.Second)}},
+		"holder of no owner": {[]model.Node{modeltest.Hold(1, 0, time.Minute), modeltest.Wait(2, 0, time.Minute)}, []model.Node{modeltest.Wait(3, 0, time.Second)}},
 	} {
-		prev := mutexQ("/a", tc.before...)
-		if w, ok := selfWaitWarning(&prev); ok {
-			prev.Warnings = []Warning{w}
+		prev := modeltest.MutexQ("/a", tc.before...)
+		if w, ok := model.SelfWaitWarning(&prev); ok {
+			prev.Warnings = []model.Warning{w}
 		}
-		q := mutexQ("/a", append(append([]Node(nil), tc.before...), tc.joined...)...)
-		var want []Warning
-		if w, ok := selfWaitWarning(&q); ok {
-			want = []Warning{w}
+		q := modeltest.MutexQ("/a", append(append([]model.Node(nil), tc.before...), tc.joined...)...)
+		var want []model.Warning
+		if w, ok := model.SelfWaitWarning(&q); ok {
+			want = []model.Warning{w}
 		}
-		if got := selfWaitJoined(&prev, &q, len(tc.before)); !reflect.DeepEqual(got, want) {
+		if got := model.SelfWaitJoined(&prev, &q, len(tc.before)); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s:\ngot  %+v\nwant %+v", name, got, want)
 		}
 	}
@@ -39,35 +42,35 @@ func TestSelfWaitJoined(t *testing.T) {
 // last one's list of nodes is not altered by joins that follow.
 func TestSelfWaitLeft(t *testing.T) {
 	for name, tc := range map[string]struct {
-		nodes []Node
+		nodes []model.Node
 		keep  int
 	}{
-		"none":             {[]Node{hold(1, 7, time.Minute), wait(2, 8, time.Minute), wait(3, 7, time.Minute)}, 2},
-		"the last leaves":  {[]Node{hold(1, 7, time.Minute), wait(2, 7, time.Minute), wait(3, 7, time.Minute)}, 2},
-		"all of them":      {[]Node{hold(1, 7, time.Minute), wait(2, 8, time.Minute), wait(3, 7, time.Minute), wait(4, 7, time.Minute)}, 2},
-		"others leave":     {[]Node{hold(1, 7, time.Minute), wait(2, 7, time.Minute), wait(3, 8, time.Minute), wait(4, 9, time.Minute)}, 2},
-		"first stays only": {[]Node{hold(1, 7, time.Minute), wait(2, 7, time.Minute), wait(3, 7, time.Minute), wait(4, 7, time.Minute)}, 2},
+		"none":             {[]model.Node{modeltest.Hold(1, 7, time.Minute), modeltest.Wait(2, 8, time.Minute), modeltest.Wait(3, 7, time.Minute)}, 2},
+		"the last leaves":  {[]model.Node{modeltest.Hold(1, 7, time.Minute), modeltest.Wait(2, 7, time.Minute), modeltest.Wait(3, 7, time.Minute)}, 2},
+		"all of them":      {[]model.Node{modeltest.Hold(1, 7, time.Minute), modeltest.Wait(2, 8, time.Minute), modeltest.Wait(3, 7, time.Minute), modeltest.Wait(4, 7, time.Minute)}, 2},
+		"others leave":     {[]model.Node{modeltest.Hold(1, 7, time.Minute), modeltest.Wait(2, 7, time.Minute), modeltest.Wait(3, 8, time.Minute), modeltest.Wait(4, 9, time.Minute)}, 2},
+		"first stays only": {[]model.Node{modeltest.Hold(1, 7, time.Minute), modeltest.Wait(2, 7, time.Minute), modeltest.Wait(3, 7, time.Minute), modeltest.Wait(4, 7, time.Minute)}, 2},
 	} {
-		prev := mutexQ("/a", tc.nodes...)
-		if w, ok := selfWaitWarning(&prev); ok {
-			prev.Warnings = []Warning{w}
+		prev := modeltest.MutexQ("/a", tc.nodes...)
+		if w, ok := model.SelfWaitWarning(&prev); ok {
+			prev.Warnings = []model.Warning{w}
 		}
-		before := append([]Warning(nil), prev.Warnings...)
+		before := append([]model.Warning(nil), prev.Warnings...)
 		if len(before) > 0 {
 			before[0].Nodes = append([]string(nil), before[0].Nodes...)
 		}
-		q := mutexQ("/a", tc.nodes[:tc.keep]...)
-		var want []Warning
-		if w, ok := selfWaitWarning(&q); ok {
-			want = []Warning{w}
+		q := modeltest.MutexQ("/a", tc.nodes[:tc.keep]...)
+		var want []model.Warning
+		if w, ok := model.SelfWaitWarning(&q); ok {
+			want = []model.Warning{w}
 		}
-		got := selfWaitLeft(&prev, &q, tc.keep)
+		got := model.SelfWaitLeft(&prev, &q, tc.keep)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s:\ngot  %+v\nwant %+v", name, got, want)
 		}
-		joined := mutexQ("/a", append(append([]Node(nil), tc.nodes[:tc.keep]...), wait(9, 7, 0))...)
+		joined := modeltest.MutexQ("/a", append(append([]model.Node(nil), tc.nodes[:tc.keep]...), modeltest.Wait(9, 7, 0))...)
 		q.Warnings = got
-		selfWaitJoined(&q, &joined, tc.keep)
+		model.SelfWaitJoined(&q, &joined, tc.keep)
 		if !reflect.DeepEqual(prev.Warnings, before) {
 			t.Errorf("%s: prev's warning altered: %+v", name, prev.Warnings)
 		}
@@ -82,21 +85,21 @@ func TestSelfWaitLeft(t *testing.T) {
 func TestSelfWaitMerged(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for round := range 400 {
-		var nodes []Node
+		var nodes []model.Node
 		seq := int32(0)
 		for i := range 2 + r.IntN(30) {
-			n := wait(seq, int64(1+r.IntN(3)), 0)
+			n := modeltest.Wait(seq, int64(1+r.IntN(3)), 0)
 			if i == 0 {
-				n = hold(seq, n.Session, 0)
+				n = modeltest.Hold(seq, n.Session, 0)
 			}
 			nodes = append(nodes, n)
 			seq++
 		}
-		prev := mutexQ("/a", nodes...)
-		if w, ok := selfWaitWarning(&prev); ok {
-			prev.Warnings = []Warning{w}
+		prev := modeltest.MutexQ("/a", nodes...)
+		if w, ok := model.SelfWaitWarning(&prev); ok {
+			prev.Warnings = []model.Warning{w}
 		}
-		var kept []Node
+		var kept []model.Node
 		var removed []string
 		holderLeft := false
 		for i, n := range nodes {
@@ -108,25 +111,25 @@ func TestSelfWaitMerged(t *testing.T) {
 			kept = append(kept, n)
 		}
 		for range r.IntN(4) {
-			kept = append(kept, wait(seq, int64(1+r.IntN(3)), 0))
+			kept = append(kept, modeltest.Wait(seq, int64(1+r.IntN(3)), 0))
 			seq++
 		}
 		if r.IntN(4) == 0 { // created and removed between two builds
-			removed = append(removed, wait(seq, 1, 0).Name)
+			removed = append(removed, modeltest.Wait(seq, 1, 0).Name)
 			seq++
 		}
 		if len(kept) == 0 {
 			continue
 		}
 		if holderLeft {
-			kept[0] = hold(kept[0].Seq, kept[0].Session, 0)
+			kept[0] = modeltest.Hold(kept[0].Seq, kept[0].Session, 0)
 		}
-		q := mutexQ("/a", kept...)
-		var want []Warning
-		if w, ok := selfWaitWarning(&q); ok {
-			want = []Warning{w}
+		q := modeltest.MutexQ("/a", kept...)
+		var want []model.Warning
+		if w, ok := model.SelfWaitWarning(&q); ok {
+			want = []model.Warning{w}
 		}
-		got, ok := selfWaitMerged(&prev, &q, removed)
+		got, ok := model.SelfWaitMerged(&prev, &q, removed)
 		if !ok {
 			if !holderLeft {
 				t.Fatalf("round %d: refused a change that kept the holder", round)

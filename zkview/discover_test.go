@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/zklock/zklock/model"
 )
 
 // TestDiscovery: lock parents below a root are found down to MaxDepth,
@@ -21,7 +23,7 @@ func TestDiscovery(t *testing.T) {
 
 	mon := session(t, c.Servers())
 	w := watch(t, mon, Config{Roots: []string{root}, MaxDepth: 3})
-	paths := func(s *Snapshot) []string {
+	paths := func(s *model.Snapshot) []string {
 		var ps []string
 		for _, q := range s.Queues {
 			ps = append(ps, q.Path)
@@ -30,9 +32,9 @@ func TestDiscovery(t *testing.T) {
 	}
 	// Discovered first, read next: a found parent is "pending" until its
 	// listing arrives, so the wait is for both.
-	snap := waitFor(t, w, 10*time.Second, "svc/a discovered and read", func(s *Snapshot) bool {
+	snap := waitFor(t, w, 10*time.Second, "svc/a discovered and read", func(s *model.Snapshot) bool {
 		q := queueOf(s, root+"/svc/a")
-		return slices.Equal(paths(s), []string{root + "/svc/a"}) && q != nil && q.State == PathPresent
+		return slices.Equal(paths(s), []string{root + "/svc/a"}) && q != nil && q.State == model.PathPresent
 	})
 	if q := queueOf(snap, root+"/svc/a"); !slices.Equal(q.Other, []string{"leases"}) || q.Nodes.Len() != 1 {
 		t.Errorf("queue %+v", q)
@@ -41,7 +43,7 @@ func TestDiscovery(t *testing.T) {
 	// A new lock parent appears; an old one is deleted.
 	mkdirs(t, raw, root+"/svc/b")
 	createSeq(t, raw, root+"/svc/b", "_c_0123456789abcdef0123456789abcdef-lock-", nil)
-	waitFor(t, w, 10*time.Second, "svc/b discovered", func(s *Snapshot) bool {
+	waitFor(t, w, 10*time.Second, "svc/b discovered", func(s *model.Snapshot) bool {
 		return slices.Equal(paths(s), []string{root + "/svc/a", root + "/svc/b"})
 	})
 	for _, kid := range []string{"leases"} {
@@ -61,7 +63,7 @@ func TestDiscovery(t *testing.T) {
 	if err := raw.Delete(root+"/svc/a", -1); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, w, 10*time.Second, "svc/a gone", func(s *Snapshot) bool {
+	waitFor(t, w, 10*time.Second, "svc/a gone", func(s *model.Snapshot) bool {
 		return slices.Equal(paths(s), []string{root + "/svc/b"})
 	})
 

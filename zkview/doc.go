@@ -1,16 +1,31 @@
-// Package zkview keeps a live, truthful model of lock queues: it owns every
-// ZooKeeper watch the console needs, reads queues through lockops' ordering
-// function (never a copy of it), asks the servers' four-letter words who
-// each session is and which watches really exist, and publishes immutable
-// snapshots and typed events for the console and `zklock ls`.
+// Package zkview follows ZooKeeper for the console and the commands: a
+// Watcher owns every watch on the lock parents (persistent recursive
+// watches, children watches as the fallback), reads each new node once,
+// merges listings and changes into each queue's state through lockops'
+// ordering function (never a copy of it), asks the servers' four-letter
+// words who each session is and which watches really exist, and
+// publishes immutable model.Snapshots with typed model.Events.
 //
-// zkview must never import ui or cmd: the commands' printing (the text of
-// `ls` and `zklock sessions`, their --check exit codes) lives in package
-// cmd. zkview holds the model's serialisable forms, the JSON schemas of
-// `ls`, `sessions` and `watch` (ToJSON, SessionsJSON, Change.ToJSON;
-// replay prints them too), so that they share one time format and one
-// text of a node's data; and the one sanitizer every byte read from
-// ZooKeeper passes through before reaching a terminal.
+// The packages around it, and why the cut is there (imports point one
+// way, left to right):
+//
+//	ui ──► timeline ──► model ──► lockops
+//	 │                   ▲
+//	 └──► sessions ──────┘
+//	cmd ─► zkview ─► sessions, model, fourletter, lockops, third_party/zk
+//
+// What each holds:
+//
+//   - model: the published picture and the pure rules that read it (no
+//     I/O; every reader needs it, none may hold a connection);
+//   - sessions: the wait-for graph over sessions (the Watcher keeps one
+//     and puts its cycles in every snapshot);
+//   - timeline: changes between snapshots, recordings and their player;
+//   - fourletter: the four-letter-word client and parsers.
+//
+// zkview is what holds a ZooKeeper session's watches and does the
+// reading; ui never imports it (the console gets Updates through an
+// interface that cmd wires), and zkview never imports ui or cmd.
 //
 // # API
 //
@@ -21,16 +36,11 @@
 //     Refresh() polls the servers now, Close() stops and closes Updates.
 //   - Load(ctx, session, Config) reads one Snapshot without setting any
 //     watch (`zklock ls`), with one server poll when Config.ServerView.
-//   - ToJSON is a Snapshot as `ls --json` (and replay's --snapshots
-//     lines) print it, schema on JSONPath; SessionsJSON is a Sessions
-//     view (SessionsOf) as `sessions --json` prints it, schema on
-//     JSONSessions.
+//   - ConfirmCycles judges a one-off read's cycles over sessions by
+//     reading again.
 //
 // # Files
 //
-//   - snapshot.go: the published types (Snapshot, Queue, Node, Event...).
-//     nodes.go: Nodes, a queue's nodes in chunks that snapshots share, so
-//     that publishing a change copies the chunks it touches, not the queue.
 //   - watcher.go: Watcher, Load, the connection state, the update pump.
 //   - paths.go: one goroutine per watched path (its children watch,
 //     absent and NoAuth paths, discovery under roots, fetching new nodes).
@@ -49,46 +59,30 @@
 //     listing merge where it does not.
 //   - deltabuild.go: a queue built from its last build when only such
 //     changes separate them: the chunks of untouched nodes shared, the
-//     others made again (mergeChanged).
+//     others made again (model.MergeChanged).
 //   - analyze.go: building a Queue (links, split-holders, mixed-recipes,
 //     missing-watch, herd, deadlock, stale).
 //   - election.go: which parents are leader elections (LeaderLatch
-//     nodes, or Config.Elections) and the words for their roles.
+//     nodes, or Config.Elections).
 //   - ephemeral.go: the plain ephemeral-node lock (one ephemeral node,
 //     its waiters the sessions the servers show watching it).
 //   - semaphore.go: semaphores (Curator InterProcessSemaphoreV2, Kazoo
-//     Semaphore) on the wire, and the pure function composing one Queue
-//     of a semaphore's leases and admission lock (limit, over-limit).
+//     Semaphore) on the wire, the function composing one Queue of a
+//     semaphore's leases and admission lock (limit, over-limit), and the
+//     events of its changes.
 //   - semwatch.go: recognising a semaphore parent from its listing,
 //     watching its leases/ and locks/ (or Kazoo's <path>-__lock__) as
 //     auxiliary paths with no queue of their own, reading Kazoo's leases
 //     and max_leases, and composing it at build time.
 //   - serverview.go: `cons` and `wchc` on every member.
-//   - fourletter/: the one four-letter-word client (Ask) and the parsers
-//     of the replies zklock reads (cons, wchc, wchp, srvr, mntr); it
-//     imports nothing from zklock, so that sandbox and tests use it too.
-//   - lsjson.go: JSONPath and ToJSON, `ls --json`'s schema.
-//   - sessions.go: the wait-for graph over sessions across every queue:
-//     kept by the Watcher one changed queue at a time, its cycles
-//     (cross-lock deadlocks, self-waits) and their age in
-//     Snapshot.Deadlocks at every publish; the table of sessions, root
-//     blocker first, built on demand (SessionsOf); judging a one-off
-//     read's cycles by reading again (ConfirmCycles).
-//     sessiongraph.go holds the graph and its cycles, sessionparts.go
-//     what each queue brings to it (its waits, re-read by walking the
-//     old ones alongside), sessiontable.go the table.
-//   - sessionsjson.go: JSONSessions and SessionsJSON, `sessions --json`'s
-//     schema.
-//   - sanitize.go: the sanitizer, and Node.DataText (a node's data as the
-//     text every output shows).
-//   - stream.go: Diff, the changes between two snapshots (`zklock watch`).
-//   - recording.go: Recorder and ReadRecording, the file of `zklock
-//     record` (full snapshots and deltas, safe to kill).
-//   - player.go: Player, a recording replayed as Updates on its clock.
+//   - cycles.go: the Watcher's sessions.Graph brought up to date at each
+//     build, its cycles told as events, a publish again when a young
+//     cycle comes of age; ConfirmCycles.
+//   - config.go: Config and its defaults.
 //
 // # What the servers cannot tell
 //
-// Persistent watches do not report children the monitor may not read
+// Persistent watches do not report children the Watcher may not read
 // (ZooKeeper checks the ACL of each child); the barrier's child version,
 // read within auditSoon of any event and every few seconds on a quiet
 // path, shows such changes, and the queue is listed again.
@@ -101,5 +95,5 @@
 // holder that would release on its own: it is called a deadlock only once
 // it has stood DeadlockAfter with no handoff.
 // Without the four-letter words, links are inferred and a deadlock is
-// predicted from the recipes' rules and what the monitor saw happen.
+// predicted from the recipes' rules and what the Watcher saw happen.
 package zkview

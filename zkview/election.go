@@ -18,6 +18,7 @@ import (
 	"slices"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // electionType is q's type once elections are told apart: election for a
@@ -26,36 +27,23 @@ import (
 // no child at all: an election nobody runs for now); else q.Type as it
 // is. A config name does not turn a read/write lock or a semaphore into
 // an election: the nodes on the wire win.
-func electionType(q *Queue, qm *queueModel) QueueType {
-	if q.State != PathPresent {
+func electionType(q *model.Queue, qm *queueModel) model.QueueType {
+	if q.State != model.PathPresent {
 		if qm.election {
-			return TypeElection
+			return model.TypeElection
 		}
 		return q.Type
 	}
 	if len(qm.order.Entries) > 0 && !slices.ContainsFunc(qm.order.Entries, func(e lockops.Entry) bool { return !e.Latch }) {
-		return TypeElection
+		return model.TypeElection
 	}
 	switch {
 	case !qm.election:
-	case q.Type == TypeMutex, q.Type == TypeUnknown && q.Nodes.Len() == 0 && len(q.Other) == 0:
-		return TypeElection
+	case q.Type == model.TypeMutex, q.Type == model.TypeUnknown && q.Nodes.Len() == 0 && len(q.Other) == 0:
+		return model.TypeElection
 	}
 	return q.Type
 }
 
 // isElection says whether the config names p an election.
 func (c Config) isElection(p string) bool { return slices.Contains(c.Elections, p) }
-
-// RoleWord is how the console and `ls` name a node's role in a queue of
-// type t: leader and follower in an election, holder and waiting
-// otherwise (lockops.Role's own words, which `ls --json` keeps).
-func RoleWord(t QueueType, r lockops.Role) string {
-	if t == TypeElection {
-		if r == lockops.RoleHolder {
-			return "leader"
-		}
-		return "follower"
-	}
-	return r.String()
-}

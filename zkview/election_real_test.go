@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox/peers"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // leaderShown is what `ls --json` of a watched snapshot says of an
@@ -21,8 +21,8 @@ type leaderShown struct {
 	followers                []string // "node<-watches"
 }
 
-func showLeader(snap *Snapshot, p string) leaderShown {
-	for _, jp := range ToJSON(snap) {
+func showLeader(snap *model.Snapshot, p string) leaderShown {
+	for _, jp := range model.ToJSON(snap) {
 		if jp.Path != p {
 			continue
 		}
@@ -64,7 +64,7 @@ func TestLeaderLatchRealClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, w, 30*time.Second, "two participants", func(s *Snapshot) bool { q := queueOf(s, p); return q != nil && q.Nodes.Len() == 2 })
+	waitFor(t, w, 30*time.Second, "two participants", func(s *model.Snapshot) bool { q := queueOf(s, p); return q != nil && q.Nodes.Len() == 2 })
 	third, err := stays.Request(0, p, peers.Latch)
 	if err != nil {
 		t.Fatal(err)
@@ -86,13 +86,13 @@ func TestLeaderLatchRealClients(t *testing.T) {
 				t.Fatalf("%s: participant %d leads beside %d", step, j, i)
 			}
 		}
-		snap := waitFor(t, w, 30*time.Second, step, func(s *Snapshot) bool {
+		snap := waitFor(t, w, 30*time.Second, step, func(s *model.Snapshot) bool {
 			q := queueOf(s, p)
 			if q == nil || !s.ServerView || q.Nodes.Len() != len(holds)-i || q.Nodes.At(0).Name != lead.Node() {
 				return false
 			}
 			for _, n := range q.Nodes.From(1) {
-				if n.Link != LinkVerified {
+				if n.Link != model.LinkVerified {
 					return false
 				}
 			}
@@ -153,7 +153,7 @@ func TestNamedElections(t *testing.T) {
 	if _, err := cur.Acquire(ctx, 2, plainPath, peers.Mutex); err != nil {
 		t.Fatal(err)
 	}
-	snap := waitFor(t, w, 30*time.Second, "both elections and the lock", func(s *Snapshot) bool {
+	snap := waitFor(t, w, 30*time.Second, "both elections and the lock", func(s *model.Snapshot) bool {
 		k, c, m := queueOf(s, kzPath), queueOf(s, curPath), queueOf(s, plainPath)
 		return k != nil && c != nil && m != nil && k.Nodes.Len() == 2 && c.Nodes.Len() == 2 && m.Nodes.Len() == 1
 	})
@@ -170,9 +170,9 @@ func TestNamedElections(t *testing.T) {
 	// One leader (holder) each: `ls` counts them (cmd's
 	// TestWriteLsTextElection).
 	for p, want := range map[string]struct {
-		typ   QueueType
+		typ   model.QueueType
 		nodes int
-	}{kzPath: {TypeElection, 2}, curPath: {TypeElection, 2}, plainPath: {TypeMutex, 1}} {
+	}{kzPath: {model.TypeElection, 2}, curPath: {model.TypeElection, 2}, plainPath: {model.TypeMutex, 1}} {
 		q := queueOf(snap, p)
 		holding := 0
 		for _, n := range q.Nodes.All() {
@@ -193,8 +193,8 @@ func TestNamedElections(t *testing.T) {
 // two watchers its waiters, a herd by construction; when the owner goes,
 // the watcher that creates the node next holds.
 func TestPlainEphemeralLock(t *testing.T) {
-	for _, mode := range []string{ModeRecursive, ModeChildren} {
-		t.Run(mode, func(t *testing.T) { plainEphemeralLock(t, mode == ModeChildren) })
+	for _, mode := range []string{model.ModeRecursive, model.ModeChildren} {
+		t.Run(mode, func(t *testing.T) { plainEphemeralLock(t, mode == model.ModeChildren) })
 	}
 }
 
@@ -226,7 +226,7 @@ func plainEphemeralLock(t *testing.T, childWatches bool) {
 	}
 	for _, p := range []string{parent, node} {
 		q := queueOf(snap, p)
-		if q == nil || q.Nodes.Len() != 3 || q.Nodes.At(0).Session != owner.SessionID() || q.Type != TypeMutex || hasWarning(q, WarnHerd) == nil {
+		if q == nil || q.Nodes.Len() != 3 || q.Nodes.At(0).Session != owner.SessionID() || q.Type != model.TypeMutex || hasWarning(q, model.WarnHerd) == nil {
 			t.Errorf("ls %s: %+v", p, q)
 		}
 	}
@@ -240,7 +240,7 @@ func plainEphemeralLock(t *testing.T, childWatches bool) {
 		}
 		slices.Sort(want)
 		holderID := fmt.Sprintf("0x%x", holder.SessionID())
-		snap := waitFor(t, w, 30*time.Second, step, func(s *Snapshot) bool {
+		snap := waitFor(t, w, 30*time.Second, step, func(s *model.Snapshot) bool {
 			for _, p := range []string{parent, node} {
 				q := queueOf(s, p)
 				if !s.ServerView || q == nil || q.Nodes.Len() != 1+len(waiters) || fmt.Sprintf("0x%x", q.Nodes.At(0).Session) != holderID {
@@ -249,7 +249,7 @@ func plainEphemeralLock(t *testing.T, childWatches bool) {
 			}
 			return true
 		})
-		for _, jp := range ToJSON(snap) {
+		for _, jp := range model.ToJSON(snap) {
 			var got []string
 			for _, n := range jp.Queue[1:] {
 				got = append(got, n.Session)
@@ -263,7 +263,7 @@ func plainEphemeralLock(t *testing.T, childWatches bool) {
 			}
 			herd := false
 			for _, wn := range jp.Warnings {
-				herd = herd || wn.Code == WarnHerd && strings.Contains(wn.Message, "by construction")
+				herd = herd || wn.Code == model.WarnHerd && strings.Contains(wn.Message, "by construction")
 			}
 			if herd != (len(waiters) > 1) {
 				t.Errorf("%s %s: warnings %+v, want herd %v", step, jp.Path, jp.Warnings, len(waiters) > 1)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 const (
@@ -45,24 +46,24 @@ func TestElectionType(t *testing.T) {
 		kids     []string
 		election bool // named in Config.Elections
 		absent   bool
-		want     QueueType
+		want     model.QueueType
 	}{
-		{name: "leader latch", kids: []string{l3, l1, l2}, want: TypeElection},
-		{name: "leader latch, also named", kids: []string{l1, l2}, election: true, want: TypeElection},
-		{name: "curator mutex", kids: []string{lockName(uuidA, 1), lockName(uuidB, 2)}, want: TypeMutex},
-		{name: "curator mutex named an election (LeaderSelector)", kids: []string{lockName(uuidA, 1), lockName(uuidB, 2)}, election: true, want: TypeElection},
-		{name: "kazoo Election", kids: []string{strings.Repeat("ab", 16) + "__lock__0000000004"}, election: true, want: TypeElection},
-		{name: "read/write named an election: the wire wins", kids: []string{fmt.Sprintf("_c_%s-__WRIT__%010d", uuidA, 1)}, election: true, want: TypeRWLock},
-		{name: "empty, named", election: true, want: TypeElection},
-		{name: "empty", want: TypeUnknown},
-		{name: "only other children, named", kids: []string{"config"}, election: true, want: TypeUnknown},
-		{name: "absent, named", election: true, absent: true, want: TypeElection},
-		{name: "latch and a lock node: mixed, a mutex", kids: []string{l1, lockName(uuidB, 2)}, want: TypeMutex},
+		{name: "leader latch", kids: []string{l3, l1, l2}, want: model.TypeElection},
+		{name: "leader latch, also named", kids: []string{l1, l2}, election: true, want: model.TypeElection},
+		{name: "curator mutex", kids: []string{lockName(uuidA, 1), lockName(uuidB, 2)}, want: model.TypeMutex},
+		{name: "curator mutex named an election (LeaderSelector)", kids: []string{lockName(uuidA, 1), lockName(uuidB, 2)}, election: true, want: model.TypeElection},
+		{name: "kazoo Election", kids: []string{strings.Repeat("ab", 16) + "__lock__0000000004"}, election: true, want: model.TypeElection},
+		{name: "read/write named an election: the wire wins", kids: []string{fmt.Sprintf("_c_%s-__WRIT__%010d", uuidA, 1)}, election: true, want: model.TypeRWLock},
+		{name: "empty, named", election: true, want: model.TypeElection},
+		{name: "empty", want: model.TypeUnknown},
+		{name: "only other children, named", kids: []string{"config"}, election: true, want: model.TypeUnknown},
+		{name: "absent, named", election: true, absent: true, want: model.TypeElection},
+		{name: "latch and a lock node: mixed, a mutex", kids: []string{l1, lockName(uuidB, 2)}, want: model.TypeMutex},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			qm := modelOf(t, "/svc/leader", tt.kids, tt.election)
 			if tt.absent {
-				qm.setState(&Watcher{cfg: Config{Now: time.Now}}, PathAbsent, "", time.Now())
+				qm.setState(&Watcher{cfg: Config{Now: time.Now}}, model.PathAbsent, "", time.Now())
 			}
 			q := buildQueue(qm, nil, false, time.Time{})
 			if q.Type != tt.want {
@@ -99,8 +100,8 @@ func TestLatchQueue(t *testing.T) {
 	if len(q.Warnings) != 0 {
 		t.Errorf("warnings %+v", q.Warnings)
 	}
-	snap := &Snapshot{At: time.Date(2026, 3, 14, 3, 13, 4, 0, time.UTC), Queues: []Queue{q}}
-	js := ToJSON(snap)
+	snap := &model.Snapshot{At: time.Date(2026, 3, 14, 3, 13, 4, 0, time.UTC), Queues: []model.Queue{q}}
+	js := model.ToJSON(snap)
 	if js[0].Type != "election" || js[0].Queue[0].Role != "holder" || js[0].Queue[1].Role != "waiting" || js[0].Queue[0].Data != "participant-1" {
 		t.Errorf("json: type %q, roles %q %q, data %q", js[0].Type, js[0].Queue[0].Role, js[0].Queue[1].Role, js[0].Queue[0].Data)
 	}
@@ -108,18 +109,18 @@ func TestLatchQueue(t *testing.T) {
 
 func TestRoleWord(t *testing.T) {
 	for _, tt := range []struct {
-		t    QueueType
+		t    model.QueueType
 		r    lockops.Role
 		want string
 	}{
-		{TypeElection, lockops.RoleHolder, "leader"},
-		{TypeElection, lockops.RoleWaiting, "follower"},
-		{TypeMutex, lockops.RoleHolder, "holder"},
-		{TypeRWLock, lockops.RoleWaiting, "waiting"},
-		{TypeUnknown, lockops.RoleHolder, "holder"},
+		{model.TypeElection, lockops.RoleHolder, "leader"},
+		{model.TypeElection, lockops.RoleWaiting, "follower"},
+		{model.TypeMutex, lockops.RoleHolder, "holder"},
+		{model.TypeRWLock, lockops.RoleWaiting, "waiting"},
+		{model.TypeUnknown, lockops.RoleHolder, "holder"},
 	} {
-		if got := RoleWord(tt.t, tt.r); got != tt.want {
-			t.Errorf("RoleWord(%v, %v) = %q, want %q", tt.t, tt.r, got, tt.want)
+		if got := model.RoleWord(tt.t, tt.r); got != tt.want {
+			t.Errorf("model.RoleWord(%v, %v) = %q, want %q", tt.t, tt.r, got, tt.want)
 		}
 	}
 }

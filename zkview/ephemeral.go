@@ -14,7 +14,7 @@
 //
 // The holder is the node's ephemeralOwner, held since the node's ctime.
 // The waiters are the sessions the servers list (`wchc`, every member) as
-// watching the node, less its owner and the monitor's own session; they
+// watching the node, less its owner and the Watcher's own session; they
 // own no node, so their Node has Name "", Watches the lock node and Link
 // verified (the servers are the only source), sorted by session id: the
 // order they will be served in is a race. More than herdExtra of them
@@ -36,6 +36,7 @@ import (
 	"slices"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // loneNode is what a listing read of a plain ephemeral lock's node.
@@ -97,9 +98,9 @@ func isHex32(s string) bool {
 // plainEphemeral shows qm's plain ephemeral lock in q, when the last
 // listing found one and q has no lock node: the holder, the waiters the
 // servers show, the herd warning. Type mutex.
-func plainEphemeral(q *Queue, qm *queueModel, sv *serverView) {
+func plainEphemeral(q *model.Queue, qm *queueModel, sv *serverView) {
 	l := qm.lone
-	if l == nil || q.State != PathPresent || q.Nodes.Len() > 0 {
+	if l == nil || q.State != model.PathPresent || q.Nodes.Len() > 0 {
 		return
 	}
 	watched, name := qm.abs, path.Base(qm.path)
@@ -107,13 +108,13 @@ func plainEphemeral(q *Queue, qm *queueModel, sv *serverView) {
 		if len(qm.kids) != 1 || qm.kids[0] != l.name {
 			return // read with an older listing
 		}
-		watched, name = childPath(qm.abs, l.name), l.name
+		watched, name = model.ChildPath(qm.abs, l.name), l.name
 		q.Other = slices.DeleteFunc(q.Other, func(o string) bool { return o == l.name })
 	} else if len(qm.kids) != 0 {
 		return
 	}
 	r := l.rec
-	holder := Node{
+	holder := model.Node{
 		Name: name, Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral,
 		Role: lockops.RoleHolder, Believes: lockops.RoleHolder,
 		Session: r.session, Data: r.data, DataLen: r.dataLen,
@@ -121,7 +122,7 @@ func plainEphemeral(q *Queue, qm *queueModel, sv *serverView) {
 		// Created holding: the hold began with the node.
 		Since: r.ctime, SinceExact: true,
 	}
-	nodes := []Node{holder}
+	nodes := []model.Node{holder}
 	if sv != nil {
 		nodes[0].Client = sv.clients[r.session]
 		watchers := slices.Clone(sv.watchers[watched])
@@ -130,10 +131,10 @@ func plainEphemeral(q *Queue, qm *queueModel, sv *serverView) {
 			if s == r.session || s == sv.self {
 				continue
 			}
-			nodes = append(nodes, Node{
+			nodes = append(nodes, model.Node{
 				Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral,
 				Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
-				Watches: name, Predecessor: name, Link: LinkVerified,
+				Watches: name, Predecessor: name, Link: model.LinkVerified,
 				Session: s, Client: sv.clients[s],
 			})
 		}
@@ -142,10 +143,10 @@ func plainEphemeral(q *Queue, qm *queueModel, sv *serverView) {
 	if waiters > herdExtra {
 		nodes[0].Herd = true
 	}
-	q.Nodes, q.Type = NodesOf(nodes...), TypeMutex
+	q.Nodes, q.Type = model.NodesOf(nodes...), model.TypeMutex
 	if waiters > herdExtra {
-		q.Warnings = append(q.Warnings, Warning{Code: WarnHerd, Nodes: []string{name},
+		q.Warnings = append(q.Warnings, model.Warning{Code: model.WarnHerd, Nodes: []string{name},
 			Message: fmt.Sprintf("plain ephemeral lock: %d sessions watch %s to create it when it goes, a herd by construction: every release wakes them all and they race for it",
-				waiters, shortName(name))})
+				waiters, model.ShortName(name))})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 func TestLoneCandidate(t *testing.T) {
@@ -28,7 +29,7 @@ func TestLoneCandidate(t *testing.T) {
 
 // TestPlainEphemeral: a watched path that is an ephemeral node, or a
 // parent whose only child is one, is a held mutex; the sessions the
-// servers show watching it (not its owner, not the monitor) wait, and two
+// servers show watching it (not its owner, not the Watcher) wait, and two
 // or more of them are a herd by construction.
 func TestPlainEphemeral(t *testing.T) {
 	const (
@@ -53,25 +54,25 @@ func TestPlainEphemeral(t *testing.T) {
 		holder   string
 		herd     bool
 		other    []string
-		typ      QueueType
+		typ      model.QueueType
 	}{
 		{name: "lone child, two watchers", path: "/x", kids: []string{"owner"}, lone: &loneNode{"owner", rec},
-			sv: view("/x/owner", w2, w1, owner, self), want: []int64{owner, w1, w2}, holder: "owner", herd: true, typ: TypeMutex},
+			sv: view("/x/owner", w2, w1, owner, self), want: []int64{owner, w1, w2}, holder: "owner", herd: true, typ: model.TypeMutex},
 		{name: "lone child, one watcher", path: "/x", kids: []string{"owner"}, lone: &loneNode{"owner", rec},
-			sv: view("/x/owner", w1), want: []int64{owner, w1}, holder: "owner", typ: TypeMutex},
+			sv: view("/x/owner", w1), want: []int64{owner, w1}, holder: "owner", typ: model.TypeMutex},
 		{name: "lone child, no server view", path: "/x", kids: []string{"owner"}, lone: &loneNode{"owner", rec},
-			want: []int64{owner}, holder: "owner", typ: TypeMutex},
+			want: []int64{owner}, holder: "owner", typ: model.TypeMutex},
 		{name: "the watched path is the node", path: "/x/owner", lone: &loneNode{"", rec},
-			sv: view("/x/owner", w1, w2, self), want: []int64{owner, w1, w2}, holder: "owner", herd: true, typ: TypeMutex},
+			sv: view("/x/owner", w1, w2, self), want: []int64{owner, w1, w2}, holder: "owner", herd: true, typ: model.TypeMutex},
 		{name: "named an election", path: "/x/owner", lone: &loneNode{"", rec}, election: true,
-			sv: view("/x/owner", w1), want: []int64{owner, w1}, holder: "owner", typ: TypeElection},
+			sv: view("/x/owner", w1), want: []int64{owner, w1}, holder: "owner", typ: model.TypeElection},
 		{name: "read with an older listing", path: "/x", kids: []string{"other"}, lone: &loneNode{"owner", rec},
-			other: []string{"other"}, typ: TypeUnknown},
+			other: []string{"other"}, typ: model.TypeUnknown},
 		{name: "children came since", path: "/x/owner", kids: []string{"a"}, lone: &loneNode{"", rec},
-			other: []string{"a"}, typ: TypeUnknown},
+			other: []string{"a"}, typ: model.TypeUnknown},
 		{name: "a lock node is there", path: "/x", kids: []string{"lock-0000000001"}, lone: &loneNode{"owner", rec},
-			want: []int64{0x100}, holder: "lock-0000000001", typ: TypeMutex},
-		{name: "nothing read", path: "/x", kids: []string{"owner"}, other: []string{"owner"}, typ: TypeUnknown},
+			want: []int64{0x100}, holder: "lock-0000000001", typ: model.TypeMutex},
+		{name: "nothing read", path: "/x", kids: []string{"owner"}, other: []string{"owner"}, typ: model.TypeUnknown},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			qm := modelOf(t, tt.path, tt.kids, tt.election)
@@ -104,11 +105,11 @@ func TestPlainEphemeral(t *testing.T) {
 				t.Errorf("holder client %q", h.Client)
 			}
 			for _, n := range q.Nodes.From(1) {
-				if n.Name != "" || n.Role != lockops.RoleWaiting || n.Watches != tt.holder || n.Link != LinkVerified || n.Recipe != lockops.RecipeEphemeral {
+				if n.Name != "" || n.Role != lockops.RoleWaiting || n.Watches != tt.holder || n.Link != model.LinkVerified || n.Recipe != lockops.RecipeEphemeral {
 					t.Errorf("waiter %+v", n)
 				}
 			}
-			herd := hasWarning(&q, WarnHerd)
+			herd := hasWarning(&q, model.WarnHerd)
 			if (herd != nil) != tt.herd {
 				t.Fatalf("herd warning %+v, want %v", herd, tt.herd)
 			}
@@ -128,8 +129,8 @@ func TestPlainEphemeralViews(t *testing.T) {
 	qm.lone = &loneNode{"owner", &nodeRec{fetched: true, session: 0x11, ctime: ctime}}
 	sv := &serverView{ok: true, watchers: map[string][]int64{"/x/owner": {0x22, 0x33}}, clients: map[int64]string{}}
 	q := buildQueue(qm, sv, false, time.Time{})
-	snap := &Snapshot{At: ctime.Add(time.Minute), ServerView: true, Queues: []Queue{q}}
-	js := ToJSON(snap)[0]
+	snap := &model.Snapshot{At: ctime.Add(time.Minute), ServerView: true, Queues: []model.Queue{q}}
+	js := model.ToJSON(snap)[0]
 	if len(js.Queue) != 3 || js.Queue[0].Recipe != "ephemeral" || js.Queue[0].Role != "holder" || js.Type != "mutex" {
 		t.Fatalf("json %+v", js)
 	}
@@ -139,7 +140,7 @@ func TestPlainEphemeralViews(t *testing.T) {
 			t.Errorf("waiter %d: %+v", i+1, w)
 		}
 	}
-	if !slices.ContainsFunc(js.Warnings, func(w JSONWarning) bool { return w.Code == WarnHerd }) {
+	if !slices.ContainsFunc(js.Warnings, func(w model.JSONWarning) bool { return w.Code == model.WarnHerd }) {
 		t.Errorf("warnings %+v, want the herd", js.Warnings)
 	}
 }

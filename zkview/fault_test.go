@@ -8,23 +8,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // freshEquals reports whether the snapshot's queue p holds exactly the
 // children a fresh listing returns.
-func freshEquals(t testing.TB, c *zk.Conn, s *Snapshot, p string) bool {
+func freshEquals(t testing.TB, c *zk.Conn, s *model.Snapshot, p string) bool {
 	kids, _, err := c.Children(p)
 	if err != nil {
 		return false
 	}
 	q := queueOf(s, p)
-	if q == nil || q.State != PathPresent {
+	if q == nil || q.State != model.PathPresent {
 		return false
 	}
 	got := append(names(q), q.Other...)
@@ -35,15 +35,15 @@ func freshEquals(t testing.TB, c *zk.Conn, s *Snapshot, p string) bool {
 
 func hasConnEvent(w *testWatcher, text string) bool {
 	for _, ev := range w.events() {
-		if ev.Kind == EventConn && strings.Contains(ev.Text, text) {
+		if ev.Kind == model.EventConn && strings.Contains(ev.Text, text) {
 			return true
 		}
 	}
 	return false
 }
 
-// TestMemberKilled: in a 3-member ensemble, the member the monitor is
-// connected to dies; the monitor reconnects elsewhere and converges,
+// TestMemberKilled: in a 3-member ensemble, the member the Watcher is
+// connected to dies; the Watcher reconnects elsewhere and converges,
 // changes made meanwhile included.
 func TestMemberKilled(t *testing.T) {
 	c := sandboxtest.Start(t, sandbox.Options{Members: 3, TickTime: 100 * time.Millisecond})
@@ -71,20 +71,20 @@ func TestMemberKilled(t *testing.T) {
 		made = append(made, createSeq(t, writer, p, "lock-", nil))
 	}
 	w := watch(t, mon, Config{Paths: []string{p}})
-	waitFor(t, w, 15*time.Second, "three nodes", func(s *Snapshot) bool { return freshEquals(t, writer, s, p) })
+	waitFor(t, w, 15*time.Second, "three nodes", func(s *model.Snapshot) bool { return freshEquals(t, writer, s, p) })
 
 	if err := c.Members()[victim].Kill(); err != nil {
 		t.Fatal(err)
 	}
-	// Changes while the monitor has no link (or has just found another).
+	// Changes while the Watcher has no link (or has just found another).
 	// The victim may have led: the others elect a new leader first.
 	eventually(t, 20*time.Second, "delete after the kill", func() bool {
 		err := writer.Delete(p+"/"+made[0], -1)
 		return err == nil || err == zk.ErrNoNode
 	})
 	eventually(t, 15*time.Second, "disconnected event", func() bool { return hasConnEvent(w, "disconnected") })
-	snap := waitFor(t, w, 20*time.Second, "reconnected and converged", func(s *Snapshot) bool {
-		return s.Conn.State == StateConnected && !s.Stale && s.Conn.Server != c.Members()[victim].Addr() &&
+	snap := waitFor(t, w, 20*time.Second, "reconnected and converged", func(s *model.Snapshot) bool {
+		return s.Conn.State == model.StateConnected && !s.Stale && s.Conn.Server != c.Members()[victim].Addr() &&
 			freshEquals(t, writer, s, p)
 	})
 	if q := queueOf(snap, p); q.Nodes.At(0).Name != made[1] || q.Nodes.At(0).Role != lockops.RoleHolder {
@@ -92,7 +92,7 @@ func TestMemberKilled(t *testing.T) {
 	}
 	// The watch is armed again: a new change is seen.
 	n := createSeq(t, writer, p, "lock-", nil)
-	waitFor(t, w, 10*time.Second, "change after failover", func(s *Snapshot) bool {
+	waitFor(t, w, 10*time.Second, "change after failover", func(s *model.Snapshot) bool {
 		return slices.Contains(names(queueOf(s, p)), n)
 	})
 }
@@ -117,25 +117,25 @@ func TestLinkCutAndExpiry(t *testing.T) {
 	const timeout = 1500 * time.Millisecond
 	mon := session(t, []string{proxy.Addr()}, lockops.WithSessionTimeout(timeout))
 	w := watch(t, mon, Config{Paths: []string{p}})
-	waitFor(t, w, 10*time.Second, "loaded", func(s *Snapshot) bool { return freshEquals(t, writer, s, p) })
+	waitFor(t, w, 10*time.Second, "loaded", func(s *model.Snapshot) bool { return freshEquals(t, writer, s, p) })
 	firstSession := mon.ID()
 
 	// A short cut: the session survives; a change in the gap is caught.
 	proxy.Cut()
-	waitFor(t, w, 5*time.Second, "stale", func(s *Snapshot) bool {
+	waitFor(t, w, 5*time.Second, "stale", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return s.Stale && s.Conn.State == StateDisconnected && hasWarning(q, WarnStale) != nil && q.Nodes.Len() == 2
+		return s.Stale && s.Conn.State == model.StateDisconnected && hasWarning(q, model.WarnStale) != nil && q.Nodes.Len() == 2
 	})
 	gap := createSeq(t, writer, p, "lock-", nil)
 	proxy.Restore()
-	waitFor(t, w, 10*time.Second, "gap change seen", func(s *Snapshot) bool {
+	waitFor(t, w, 10*time.Second, "gap change seen", func(s *model.Snapshot) bool {
 		return !s.Stale && s.Conn.SessionID == firstSession && slices.Contains(names(queueOf(s, p)), gap) &&
 			freshEquals(t, writer, s, p)
 	})
 
 	// A long cut: the server expires the session.
 	proxy.Cut()
-	waitFor(t, w, 10*time.Second, "expired", func(s *Snapshot) bool { return s.Conn.State == StateExpired && s.Stale })
+	waitFor(t, w, 10*time.Second, "expired", func(s *model.Snapshot) bool { return s.Conn.State == model.StateExpired && s.Stale })
 	kids, _, err := writer.Children(p)
 	if err != nil {
 		t.Fatal(err)
@@ -151,14 +151,14 @@ func TestLinkCutAndExpiry(t *testing.T) {
 		return err == nil && !strings.Contains(out, fmt.Sprintf("0x%x\n", firstSession))
 	})
 	proxy.Restore()
-	waitFor(t, w, 15*time.Second, "new session, converged", func(s *Snapshot) bool {
-		return s.Conn.State == StateConnected && s.Conn.SessionID != firstSession && freshEquals(t, writer, s, p)
+	waitFor(t, w, 15*time.Second, "new session, converged", func(s *model.Snapshot) bool {
+		return s.Conn.State == model.StateConnected && s.Conn.SessionID != firstSession && freshEquals(t, writer, s, p)
 	})
 	if !hasConnEvent(w, "expired") || !hasConnEvent(w, "new session") {
 		t.Errorf("conn events: %+v", w.events())
 	}
 	n := createSeq(t, writer, p, "lock-", nil)
-	waitFor(t, w, 10*time.Second, "watch re-set after expiry", func(s *Snapshot) bool {
+	waitFor(t, w, 10*time.Second, "watch re-set after expiry", func(s *model.Snapshot) bool {
 		return slices.Contains(names(queueOf(s, p)), n)
 	})
 }

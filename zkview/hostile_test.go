@@ -13,13 +13,13 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // Hostile data and trees, built on a real server by a raw client: what a
-// buggy or malicious client can put there. The monitor and `ls --json`'s
+// buggy or malicious client can put there. The Watcher and `ls --json`'s
 // form of its model (ToJSON) must show each of them sanely: escaped,
 // bounded, in order, and without crashing. (The console's view of the
 // same trees is in ui/faults_test.go; `ls`'s text and JSON writers over
@@ -45,9 +45,9 @@ func unsafeRune(s string, newlineOK bool) (string, bool) {
 
 // lsJSON is `zklock ls --json`'s value of snap; it checks that no string
 // in it could drive a terminal.
-func lsJSON(t *testing.T, snap *Snapshot) []JSONPath {
+func lsJSON(t *testing.T, snap *model.Snapshot) []model.JSONPath {
 	t.Helper()
-	out := ToJSON(snap)
+	out := model.ToJSON(snap)
 	check := func(field, s string) {
 		if what, bad := unsafeRune(s, false); bad {
 			t.Errorf("ls json %s: %s", field, what)
@@ -84,7 +84,7 @@ func checkEvents(t *testing.T, w *testWatcher) {
 	}
 }
 
-func loadOnce(t *testing.T, s *lockops.Session, p string) *Snapshot {
+func loadOnce(t *testing.T, s *lockops.Session, p string) *model.Snapshot {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -107,14 +107,14 @@ func hostileData() map[string][]byte {
 	}
 	// 10^6 bytes: a request must stay under the server's default
 	// jute.maxbuffer (1 MiB less one byte) with its path and ACL. A
-	// multi-byte character straddles the 256-byte cut the monitor keeps.
+	// multi-byte character straddles the 256-byte cut the Watcher keeps.
 	mb := bytes.Repeat(append(slices.Clone(escapes), all...), 1_000_000/(len(escapes)+256)+1)[:1_000_000]
 	copy(mb[DefaultDataBytes-1:], "世")
 	return map[string][]byte{"escapes": escapes, "binary": all, "megabyte": mb, "empty": nil}
 }
 
 // TestHostileData: lock nodes whose data is terminal escapes, binary, a
-// megabyte, or nothing. The monitor keeps only the first DataBytes bytes
+// megabyte, or nothing. The Watcher keeps only the first DataBytes bytes
 // (the whole length is known), and nothing raw reaches `ls`.
 func TestHostileData(t *testing.T) {
 	c := testCluster(t)
@@ -132,7 +132,7 @@ func TestHostileData(t *testing.T) {
 	}
 	mon := session(t, c.Servers())
 	w := watch(t, mon, Config{Paths: []string{p}})
-	snap := waitFor(t, w, 15*time.Second, "four nodes read", func(s *Snapshot) bool {
+	snap := waitFor(t, w, 15*time.Second, "four nodes read", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		if q == nil || q.Nodes.Len() != 4 {
 			return false
@@ -172,7 +172,7 @@ func TestHostileData(t *testing.T) {
 	checkEvents(t, w)
 	// Still live: a change after all that is seen.
 	n := createSeq(t, raw, p, "x-after-", data["escapes"])
-	waitFor(t, w, 10*time.Second, "a change after the hostile data", func(s *Snapshot) bool {
+	waitFor(t, w, 10*time.Second, "a change after the hostile data", func(s *model.Snapshot) bool {
 		return slices.Contains(names(queueOf(s, p)), n)
 	})
 }
@@ -239,7 +239,7 @@ func TestHostileNames(t *testing.T) {
 	}
 	mon := session(t, c.Servers())
 	w := watch(t, mon, Config{Paths: []string{p}})
-	snap := waitFor(t, w, 20*time.Second, "every name", func(s *Snapshot) bool {
+	snap := waitFor(t, w, 20*time.Second, "every name", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && q.Nodes.Len() == len(locks) && len(q.Other) == len(deceptive)
 	})
@@ -299,7 +299,7 @@ func TestTenThousandChildren(t *testing.T) {
 	mon := session(t, c.Servers())
 	start = time.Now()
 	w := watch(t, mon, Config{Paths: []string{p}})
-	snap := waitFor(t, w, 60*time.Second, "10,000 nodes", func(s *Snapshot) bool {
+	snap := waitFor(t, w, 60*time.Second, "10,000 nodes", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && q.Nodes.Len() == n && !q.Nodes.At(n-1).Ctime.IsZero()
 	})
@@ -328,14 +328,14 @@ func TestTenThousandChildren(t *testing.T) {
 	if err := raw.Delete(p+"/"+head, -1); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, w, 20*time.Second, "handoff at the head", func(s *Snapshot) bool {
+	waitFor(t, w, 20*time.Second, "handoff at the head", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && q.Nodes.Len() == n-1 && q.Nodes.At(0).Name == fmt.Sprintf("lock-%010d", 1) && q.Nodes.At(0).Role == lockops.RoleHolder
 	})
 	t.Logf("handoff in a 10,000-node queue seen after %v", time.Since(start).Round(time.Millisecond))
 }
 
-// TestUnreadableNodes: lock nodes whose ACL does not let the monitor read
+// TestUnreadableNodes: lock nodes whose ACL does not let the Watcher read
 // them (the parent lists fine). The queue is still ordered and drawn,
 // their owner and data unknown; nothing loops or crashes. A readable
 // node among them is read.
@@ -360,7 +360,7 @@ func TestUnreadableNodes(t *testing.T) {
 	a, cc = a[strings.LastIndexByte(a, '/')+1:], cc[strings.LastIndexByte(cc, '/')+1:]
 	mon := session(t, c.Servers())
 	w := watch(t, mon, Config{Paths: []string{p}})
-	snap := waitFor(t, w, 15*time.Second, "three nodes, one read", func(s *Snapshot) bool {
+	snap := waitFor(t, w, 15*time.Second, "three nodes, one read", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && slices.Equal(names(q), []string{a, b, cc}) && !q.Nodes.At(1).Ctime.IsZero()
 	})
@@ -379,7 +379,7 @@ func TestUnreadableNodes(t *testing.T) {
 	if err := raw.Delete(p+"/"+a, -1); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, w, 10*time.Second, "handoff", func(s *Snapshot) bool {
+	waitFor(t, w, 10*time.Second, "handoff", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && slices.Equal(names(q), []string{b, cc}) && q.Nodes.At(0).Role == lockops.RoleHolder
 	})
@@ -387,11 +387,11 @@ func TestUnreadableNodes(t *testing.T) {
 }
 
 // TestParentReplaced: the lock parent is deleted and created again while
-// watched, in one multi-op, so the monitor never sees it absent. The new
+// watched, in one multi-op, so the Watcher never sees it absent. The new
 // parent's counter starts again at 0: the new nodes have the very names
-// the old ones had, in other sessions with other data. The monitor must
+// the old ones had, in other sessions with other data. The Watcher must
 // show the new nodes' owners and data, not the old ones'. Then twenty
-// quick replacements; the monitor ends on the truth.
+// quick replacements; the Watcher ends on the truth.
 func TestParentReplaced(t *testing.T) {
 	c := testCluster(t)
 	p := testPath(t)
@@ -403,7 +403,7 @@ func TestParentReplaced(t *testing.T) {
 	}
 	mon := session(t, c.Servers())
 	w := watch(t, mon, Config{Paths: []string{p}})
-	waitFor(t, w, 10*time.Second, "old queue", func(s *Snapshot) bool { return truthDiff(oldOwner, s, p) == "" })
+	waitFor(t, w, 10*time.Second, "old queue", func(s *model.Snapshot) bool { return truthDiff(oldOwner, s, p) == "" })
 
 	replace := func(i int) {
 		t.Helper()
@@ -431,7 +431,7 @@ func TestParentReplaced(t *testing.T) {
 	replaced := func(what string, i int) {
 		t.Helper()
 		want := fmt.Sprintf("new %d", i)
-		waitFor(t, w, 15*time.Second, what, func(s *Snapshot) bool {
+		waitFor(t, w, 15*time.Second, what, func(s *model.Snapshot) bool {
 			q := queueOf(s, p)
 			return q != nil && q.Nodes.Len() == 2 && string(q.Nodes.At(0).Data) == want && string(q.Nodes.At(1).Data) == want &&
 				truthDiff(newOwner, s, p) == ""

@@ -4,20 +4,21 @@ import (
 	"testing"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 func TestLockType(t *testing.T) {
 	for _, tt := range []struct {
 		kinds []lockops.Kind
-		want  QueueType
+		want  model.QueueType
 	}{
-		{nil, TypeUnknown},
-		{[]lockops.Kind{lockops.KindMutex}, TypeMutex},
-		{[]lockops.Kind{lockops.KindMutex, lockops.KindMutex}, TypeMutex},
-		{[]lockops.Kind{lockops.KindWrite}, TypeRWLock},
-		{[]lockops.Kind{lockops.KindMutex, lockops.KindRead}, TypeRWLock},
+		{nil, model.TypeUnknown},
+		{[]lockops.Kind{lockops.KindMutex}, model.TypeMutex},
+		{[]lockops.Kind{lockops.KindMutex, lockops.KindMutex}, model.TypeMutex},
+		{[]lockops.Kind{lockops.KindWrite}, model.TypeRWLock},
+		{[]lockops.Kind{lockops.KindMutex, lockops.KindRead}, model.TypeRWLock},
 	} {
-		nodes := make([]Node, len(tt.kinds))
+		nodes := make([]model.Node, len(tt.kinds))
 		for i, k := range tt.kinds {
 			nodes[i].Kind = k
 		}

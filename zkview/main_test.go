@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // The integration tests share one standalone ZooKeeper (100 ms tick, so
@@ -94,7 +94,7 @@ func createSeq(t testing.TB, c *zk.Conn, parent, prefix string, data []byte) str
 type testWatcher struct {
 	*Watcher
 	mu      sync.Mutex
-	updates []Update
+	updates []model.Update
 	done    chan struct{}
 }
 
@@ -121,10 +121,10 @@ func watch(t testing.TB, s *lockops.Session, cfg Config) *testWatcher {
 }
 
 // events returns every event received so far.
-func (tw *testWatcher) events() []Event {
+func (tw *testWatcher) events() []model.Event {
 	tw.mu.Lock()
 	defer tw.mu.Unlock()
-	var evs []Event
+	var evs []model.Event
 	for _, u := range tw.updates {
 		evs = append(evs, u.Events...)
 	}
@@ -133,7 +133,7 @@ func (tw *testWatcher) events() []Event {
 
 // waitFor polls the Watcher's snapshot until cond holds, failing the test
 // after timeout with desc and the last snapshot.
-func waitFor(t testing.TB, w *testWatcher, timeout time.Duration, desc string, cond func(*Snapshot) bool) *Snapshot {
+func waitFor(t testing.TB, w *testWatcher, timeout time.Duration, desc string, cond func(*model.Snapshot) bool) *model.Snapshot {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -162,7 +162,7 @@ func eventually(t testing.TB, timeout time.Duration, desc string, cond func() bo
 	}
 }
 
-func queueOf(s *Snapshot, p string) *Queue {
+func queueOf(s *model.Snapshot, p string) *model.Queue {
 	for i := range s.Queues {
 		if s.Queues[i].Path == p {
 			return &s.Queues[i]
@@ -171,7 +171,7 @@ func queueOf(s *Snapshot, p string) *Queue {
 	return nil
 }
 
-func names(q *Queue) []string {
+func names(q *model.Queue) []string {
 	if q == nil {
 		return nil
 	}
@@ -182,7 +182,7 @@ func names(q *Queue) []string {
 	return out
 }
 
-func hasWarning(q *Queue, code string) *Warning {
+func hasWarning(q *model.Queue, code string) *model.Warning {
 	if q == nil {
 		return nil
 	}
@@ -196,8 +196,8 @@ func hasWarning(q *Queue, code string) *Warning {
 
 // dump is a snapshot as `ls --json` shows it, for a failing test's
 // message.
-func dump(s *Snapshot) string {
-	b, err := json.MarshalIndent(ToJSON(s), "", "  ")
+func dump(s *model.Snapshot) string {
+	b, err := json.MarshalIndent(model.ToJSON(s), "", "  ")
 	if err != nil {
 		return err.Error()
 	}
@@ -208,7 +208,7 @@ func dump(s *Snapshot) string {
 // queue, or a cycle of waits over sessions; "" when there is none. A
 // snapshot without them passes `zklock ls --check` (its exit code is
 // package cmd's, tested there).
-func unhealthy(s *Snapshot) string {
+func unhealthy(s *model.Snapshot) string {
 	for _, q := range s.Queues {
 		if len(q.Warnings) > 0 {
 			return fmt.Sprintf("%s warns %+v", q.Path, q.Warnings)

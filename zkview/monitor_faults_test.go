@@ -10,20 +10,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
-// The monitor under faults, on a 3-member ensemble (fault_test.go has the
+// The Watcher under faults, on a 3-member ensemble (fault_test.go has the
 // member-killed and link-cut cases): the whole ensemble down and back,
 // its own session expired by a paused member, and a holder's expiry seen
 // as a handoff.
 
-// monitorTimeout is the monitor's and the clients' session timeout here:
+// monitorTimeout is the Watcher's and the clients' session timeout here:
 // the lease (nine tenths of it) is what turns a silent link into
 // "expired" on screen.
 const monitorTimeout = 4 * time.Second
@@ -36,13 +36,13 @@ func faultEnsemble(t *testing.T) *sandbox.Cluster {
 // truthDiff compares the snapshot's queue p with ZooKeeper now: the same
 // children, and each lock node's session equal to its ephemeralOwner. ""
 // when they agree.
-func truthDiff(c *zk.Conn, s *Snapshot, p string) string {
+func truthDiff(c *zk.Conn, s *model.Snapshot, p string) string {
 	kids, _, err := c.Children(p)
 	if err != nil {
 		return fmt.Sprintf("list %s: %v", p, err)
 	}
 	q := queueOf(s, p)
-	if q == nil || q.State != PathPresent {
+	if q == nil || q.State != model.PathPresent {
 		return fmt.Sprintf("queue %s missing or not present", p)
 	}
 	got := append(names(q), q.Other...)
@@ -89,14 +89,14 @@ func alive(t *testing.T, w *testWatcher, when string) {
 func connEventsSince(w *testWatcher, at time.Time) []string {
 	var out []string
 	for _, ev := range w.events() {
-		if ev.Kind == EventConn && !ev.At.Before(at) {
+		if ev.Kind == model.EventConn && !ev.At.Before(at) {
 			out = append(out, ev.Text)
 		}
 	}
 	return out
 }
 
-// TestMonitorEnsembleDown: every member dies. The monitor keeps its model,
+// TestMonitorEnsembleDown: every member dies. The Watcher keeps its model,
 // marked stale since the moment the link went, then says the session is
 // presumed expired; it never exits. Once the ensemble is back it
 // reconnects (the same session, which the servers restore, or a new one),
@@ -115,7 +115,7 @@ func TestMonitorEnsembleDown(t *testing.T) {
 	}
 	mon := session(t, c.Servers(), lockops.WithSessionTimeout(monitorTimeout))
 	w := watch(t, mon, Config{Paths: []string{p}})
-	waitFor(t, w, 15*time.Second, "loaded", func(s *Snapshot) bool { return truthDiff(writer, s, p) == "" })
+	waitFor(t, w, 15*time.Second, "loaded", func(s *model.Snapshot) bool { return truthDiff(writer, s, p) == "" })
 
 	killAt := time.Now()
 	for _, m := range c.Members() {
@@ -123,16 +123,16 @@ func TestMonitorEnsembleDown(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	snap := waitFor(t, w, monitorTimeout, "stale", func(s *Snapshot) bool { return s.Stale })
+	snap := waitFor(t, w, monitorTimeout, "stale", func(s *model.Snapshot) bool { return s.Stale })
 	if since := snap.Conn.Since; since.Before(killAt.Add(-time.Second)) || since.After(killAt.Add(monitorTimeout)) {
 		t.Errorf("stale since %s, the ensemble died at %s", since.Format("15:04:05.000"), killAt.Format("15:04:05.000"))
 	}
 	// The model is kept while stale, and says so.
-	if q := queueOf(snap, p); q == nil || !slices.Equal(names(q), made) || hasWarning(q, WarnStale) == nil {
+	if q := queueOf(snap, p); q == nil || !slices.Equal(names(q), made) || hasWarning(q, model.WarnStale) == nil {
 		t.Errorf("while disconnected the queue should keep its nodes %v with a stale warning: %+v", made, q)
 	}
-	waitFor(t, w, 2*monitorTimeout, "presumed expired", func(s *Snapshot) bool {
-		return s.Stale && s.Conn.State == StateExpired
+	waitFor(t, w, 2*monitorTimeout, "presumed expired", func(s *model.Snapshot) bool {
+		return s.Stale && s.Conn.State == model.StateExpired
 	})
 	if q := queueOf(w.Snapshot(), p); q == nil || !slices.Equal(names(q), made) {
 		t.Errorf("while expired the queue should keep its last known nodes %v: %+v", made, q)
@@ -155,14 +155,14 @@ func TestMonitorEnsembleDown(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	// Changes right after the restart, perhaps before the monitor is back.
+	// Changes right after the restart, perhaps before the Watcher is back.
 	eventually(t, 20*time.Second, "writer deletes after the restart", func() bool {
 		err := writer.Delete(p+"/"+made[0], -1)
 		return err == nil || err == zk.ErrNoNode
 	})
 	added := createSeq(t, writer, p, "lock-", []byte("after"))
-	snap = waitFor(t, w, 30*time.Second, "reconnected and converged", func(s *Snapshot) bool {
-		return s.Conn.State == StateConnected && !s.Stale && truthDiff(writer, s, p) == ""
+	snap = waitFor(t, w, 30*time.Second, "reconnected and converged", func(s *model.Snapshot) bool {
+		return s.Conn.State == model.StateConnected && !s.Stale && truthDiff(writer, s, p) == ""
 	})
 	alive(t, w, "after the restart")
 	evs := connEventsSince(w, restartAt)
@@ -176,7 +176,7 @@ func TestMonitorEnsembleDown(t *testing.T) {
 		t.Errorf("after the restart: %v, want %s holding and %s queued", names(q), made[1], added)
 	}
 	n := createSeq(t, writer, p, "lock-", nil)
-	waitFor(t, w, 10*time.Second, "watch armed again", func(s *Snapshot) bool {
+	waitFor(t, w, 10*time.Second, "watch armed again", func(s *model.Snapshot) bool {
 		return slices.Contains(names(queueOf(s, p)), n)
 	})
 }
@@ -192,10 +192,10 @@ func faultSleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// TestMonitorSessionExpired: the monitor knows one member only, and that
-// member is paused (a hung host) past the monitor's session timeout, so
-// the ensemble expires the monitor's session. Meanwhile the queue
-// changes. The monitor shows stale, then expired; once the member is
+// TestMonitorSessionExpired: the Watcher knows one member only, and that
+// member is paused (a hung host) past the Watcher's session timeout, so
+// the ensemble expires the Watcher's session. Meanwhile the queue
+// changes. The Watcher shows stale, then expired; once the member is
 // back, a new session, a full re-sync (a node whose data changed in the
 // gap is read again), and the truth.
 func TestMonitorSessionExpired(t *testing.T) {
@@ -225,7 +225,7 @@ func TestMonitorSessionExpired(t *testing.T) {
 	mon := session(t, []string{c.Servers()[victim]}, lockops.WithSessionTimeout(monitorTimeout))
 	first := mon.ID()
 	w := watch(t, mon, Config{Paths: []string{p}})
-	waitFor(t, w, 15*time.Second, "loaded", func(s *Snapshot) bool { return truthDiff(writer, s, p) == "" })
+	waitFor(t, w, 15*time.Second, "loaded", func(s *model.Snapshot) bool { return truthDiff(writer, s, p) == "" })
 
 	m := c.Members()[victim]
 	pauseAt := time.Now()
@@ -246,11 +246,11 @@ func TestMonitorSessionExpired(t *testing.T) {
 		t.Fatal(err)
 	}
 	added := createSeq(t, writer, p, "lock-", []byte("gap"))
-	waitFor(t, w, 2*monitorTimeout, "stale, presumed expired", func(s *Snapshot) bool {
-		return s.Stale && s.Conn.State == StateExpired
+	waitFor(t, w, 2*monitorTimeout, "stale, presumed expired", func(s *model.Snapshot) bool {
+		return s.Stale && s.Conn.State == model.StateExpired
 	})
 	// Past the timeout on the servers' side too: the session is gone.
-	eventually(t, 3*monitorTimeout, "the servers expired the monitor's session", func() bool {
+	eventually(t, 3*monitorTimeout, "the servers expired the Watcher's session", func() bool {
 		_, _, err := writer.Exists(p) // keeps the writer's view fresh
 		if err != nil {
 			return false
@@ -269,8 +269,8 @@ func TestMonitorSessionExpired(t *testing.T) {
 		t.Fatal(err)
 	}
 	resumed = true
-	snap := waitFor(t, w, 30*time.Second, "new session, re-synced", func(s *Snapshot) bool {
-		return s.Conn.State == StateConnected && !s.Stale && s.Conn.SessionID != first && truthDiff(writer, s, p) == ""
+	snap := waitFor(t, w, 30*time.Second, "new session, re-synced", func(s *model.Snapshot) bool {
+		return s.Conn.State == model.StateConnected && !s.Stale && s.Conn.SessionID != first && truthDiff(writer, s, p) == ""
 	})
 	t.Logf("re-synced %v after the resume: %q", time.Since(resumeAt).Round(time.Millisecond), connEventsSince(w, resumeAt))
 	if !hasConnEvent(w, "expired") || !hasConnEvent(w, "new session") {
@@ -291,14 +291,14 @@ func TestMonitorSessionExpired(t *testing.T) {
 		}
 	}
 	n := createSeq(t, writer, p, "lock-", nil)
-	waitFor(t, w, 10*time.Second, "watch set in the new session", func(s *Snapshot) bool {
+	waitFor(t, w, 10*time.Second, "watch set in the new session", func(s *model.Snapshot) bool {
 		return slices.Contains(names(queueOf(s, p)), n)
 	})
 }
 
 // TestHolderExpiryHandoff: a holder's link stays cut past its session
 // timeout. It learns it lost the lock before the next waiter holds; the
-// waiter holds within the session timeout plus a small bound; the monitor
+// waiter holds within the session timeout plus a small bound; the Watcher
 // shows the handoff as an event and in the snapshot.
 func TestHolderExpiryHandoff(t *testing.T) {
 	c := faultEnsemble(t)
@@ -327,7 +327,7 @@ func TestHolderExpiryHandoff(t *testing.T) {
 	go func() { got <- waiter.Acquire(ctx) }()
 	mon := session(t, c.Servers(), lockops.WithSessionTimeout(monitorTimeout))
 	w := watch(t, mon, Config{Paths: []string{p}})
-	waitFor(t, w, 15*time.Second, "holder and waiter", func(s *Snapshot) bool {
+	waitFor(t, w, 15*time.Second, "holder and waiter", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && q.Nodes.Len() == 2 && q.Nodes.At(0).Name == holder.Node() && q.Nodes.At(0).Role == lockops.RoleHolder
 	})
@@ -364,7 +364,7 @@ func TestHolderExpiryHandoff(t *testing.T) {
 	if heldAt > monitorTimeout+bound {
 		t.Errorf("the waiter held %v after the cut: more than the session timeout plus %v", heldAt, bound)
 	}
-	snap := waitFor(t, w, 10*time.Second, "the handoff in the snapshot", func(s *Snapshot) bool {
+	snap := waitFor(t, w, 10*time.Second, "the handoff in the snapshot", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && slices.Equal(names(q), []string{wnode}) && q.Nodes.At(0).Role == lockops.RoleHolder
 	})
@@ -374,7 +374,7 @@ func TestHolderExpiryHandoff(t *testing.T) {
 	}
 	eventually(t, 5*time.Second, "handoff event", func() bool {
 		for _, ev := range w.events() {
-			if ev.Kind == EventHandoff && ev.Node == wnode {
+			if ev.Kind == model.EventHandoff && ev.Node == wnode {
 				return true
 			}
 		}

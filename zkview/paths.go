@@ -9,9 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // pathFlags say why a path is watched; a path may be watched for several
@@ -85,7 +85,7 @@ func (w *Watcher) removePathLocked(pw *pathWatch, now time.Time) {
 		w.discovered--
 	}
 	for kid := range pw.kids {
-		if c, ok := w.paths[childPath(pw.path, kid)]; ok && !c.keep() {
+		if c, ok := w.paths[model.ChildPath(pw.path, kid)]; ok && !c.keep() {
 			w.removePathLocked(c, now)
 		}
 	}
@@ -95,9 +95,9 @@ func (w *Watcher) removePathLocked(pw *pathWatch, now time.Time) {
 		if found {
 			w.sortedPaths = slices.Delete(w.sortedPaths, i, i+1)
 		}
-		if qm.state == PathPresent {
-			w.emitLocked(Event{At: now, Kind: EventPath, Path: pw.path,
-				Text: fmt.Sprintf("%s vanished (it held %d lock nodes)", SanitizeString(pw.path, 0), len(qm.order.Entries))})
+		if qm.state == model.PathPresent {
+			w.emitLocked(model.Event{At: now, Kind: model.EventPath, Path: pw.path,
+				Text: fmt.Sprintf("%s vanished (it held %d lock nodes)", model.SanitizeString(pw.path, 0), len(qm.order.Entries))})
 		}
 	}
 	w.setReadLocked(pw)
@@ -135,7 +135,7 @@ func (w *Watcher) ensureQueueLocked(pw *pathWatch) *queueModel {
 // wait for the watch, a reconnection or a retry timer, and again.
 func (w *Watcher) runPath(pw *pathWatch) {
 	defer w.wg.Done()
-	if !w.oneShot && w.watchMode() == ModeRecursive && w.runPathRecursive(pw) {
+	if !w.oneShot && w.watchMode() == model.ModeRecursive && w.runPathRecursive(pw) {
 		return
 	}
 	ctx := pw.ctx
@@ -196,13 +196,13 @@ func (w *Watcher) runPath(pw *pathWatch) {
 			case eerr != nil:
 				retry = w.pathFailed(pw, eerr)
 			case !ex.ok:
-				w.setPathState(pw, PathAbsent, "")
+				w.setPathState(pw, model.PathAbsent, "")
 				watch, read = ex.ch, true
 			case errors.Is(err, zk.ErrNoNode):
 				evAt = time.Time{}
 				continue // created in between: list it now
 			default:
-				w.setPathState(pw, PathNoAuth, fmt.Sprintf("not allowed to list %s: %v", SanitizeString(pw.path, 0), err))
+				w.setPathState(pw, model.PathNoAuth, fmt.Sprintf("not allowed to list %s: %v", model.SanitizeString(pw.path, 0), err))
 				watch, retry, read = ex.ch, noAuthRetry, true
 			}
 		default:
@@ -263,7 +263,7 @@ func (w *Watcher) pathFailed(pw *pathWatch, err error) time.Duration {
 	if connLoss(err) {
 		return 0
 	}
-	w.setPathState(pw, PathError, fmt.Sprintf("reading %s: %v", SanitizeString(pw.path, 0), err))
+	w.setPathState(pw, model.PathError, fmt.Sprintf("reading %s: %v", model.SanitizeString(pw.path, 0), err))
 	return retryEvery
 }
 
@@ -320,7 +320,7 @@ func (w *Watcher) spaceHugeRelist(ctx context.Context, pw *pathWatch) {
 
 // setPathState records that pw could not be listed (absent, NoAuth,
 // error); its queue, if it is one, is emptied.
-func (w *Watcher) setPathState(pw *pathWatch, st PathState, msg string) {
+func (w *Watcher) setPathState(pw *pathWatch, st model.PathState, msg string) {
 	now := w.cfg.Now()
 	w.mu.Lock()
 	defer w.kickPublish()
@@ -332,9 +332,9 @@ func (w *Watcher) setPathState(pw *pathWatch, st PathState, msg string) {
 		qm.setState(w, st, msg, now)
 	}
 	// What was found below a path that went away is gone too.
-	if st == PathAbsent {
+	if st == model.PathAbsent {
 		for kid := range pw.kids {
-			if c, ok := w.paths[childPath(pw.path, kid)]; ok && !c.keep() {
+			if c, ok := w.paths[model.ChildPath(pw.path, kid)]; ok && !c.keep() {
 				w.removePathLocked(c, now)
 			}
 		}
@@ -368,11 +368,11 @@ func (w *Watcher) applyListing(ctx context.Context, pw *pathWatch, l listing, ge
 	if qm == nil && pw.discover && hasLockChild(kids) {
 		if len(w.queues) < w.cfg.MaxParents {
 			qm = w.ensureQueueLocked(pw)
-			w.emitLocked(Event{At: now, Kind: EventPath, Path: pw.path,
-				Text: fmt.Sprintf("found lock parent %s", SanitizeString(pw.path, 0))})
+			w.emitLocked(model.Event{At: now, Kind: model.EventPath, Path: pw.path,
+				Text: fmt.Sprintf("found lock parent %s", model.SanitizeString(pw.path, 0))})
 		} else if !w.capped {
 			w.capped = true
-			w.emitLocked(Event{At: now, Kind: EventInfo, Path: pw.path,
+			w.emitLocked(model.Event{At: now, Kind: model.EventInfo, Path: pw.path,
 				Text: fmt.Sprintf("discovery stopped at %d lock parents (MaxParents)", w.cfg.MaxParents)})
 		}
 	}
@@ -431,7 +431,7 @@ func (w *Watcher) discoverLocked(pw *pathWatch, kids []string) {
 	for k := range pw.kids {
 		if !present[k] {
 			delete(pw.kids, k)
-			if c, ok := w.paths[childPath(pw.path, k)]; ok && !c.keep() {
+			if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && !c.keep() {
 				w.removePathLocked(c, now)
 			}
 		}
@@ -446,14 +446,14 @@ func (w *Watcher) discoverLocked(pw *pathWatch, kids []string) {
 		if _, isLock := lockops.ParseName(k); isLock {
 			continue // lock nodes are ephemeral: nothing below them
 		}
-		child := childPath(pw.path, k)
+		child := model.ChildPath(pw.path, k)
 		if pw.path == "/" && k == "zookeeper" {
 			continue // the server's own tree holds no locks
 		}
 		if _, watched := w.paths[child]; !watched && w.discovered >= maxDiscoveryNodes {
 			if !w.capped {
 				w.capped = true
-				w.emitLocked(Event{At: now, Kind: EventInfo, Path: pw.path,
+				w.emitLocked(model.Event{At: now, Kind: model.EventInfo, Path: pw.path,
 					Text: fmt.Sprintf("discovery stopped at %d watched nodes", maxDiscoveryNodes)})
 			}
 			continue
@@ -504,7 +504,7 @@ func (w *Watcher) fetchOne(ctx context.Context, abs, name string) fetched {
 		st   *zk.Stat
 	}
 	g, err := call(ctx, w, func() (got, error) {
-		data, st, err := w.zc.Get(childPath(abs, name))
+		data, st, err := w.zc.Get(model.ChildPath(abs, name))
 		return got{data, st}, err
 	})
 	switch {

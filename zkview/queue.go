@@ -6,10 +6,11 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // nodeRec is what the model knows of one lock node: its stat and data,
-// read once, and what the monitor saw of its roles.
+// read once, and what the Watcher saw of its roles.
 type nodeRec struct {
 	fetched bool // stat and data read (false: the Get failed, read again later)
 	session int64
@@ -21,7 +22,7 @@ type nodeRec struct {
 
 	role     lockops.Role
 	believes lockops.Role
-	// believedHolder: the replay said holder at a listing the monitor
+	// believedHolder: the replay said holder at a listing the Watcher
 	// read. A client that took its lock does not look again until it lets
 	// go, so it keeps believing it holds whatever a replay on a later list
 	// says (Kazoo 2.8's readers, asked again once a writer queued behind
@@ -35,14 +36,14 @@ type nodeRec struct {
 	since        time.Time
 	exact        bool
 	watches      string
-	watchesSince time.Time // when watches took its value, as the monitor saw
+	watchesSince time.Time // when watches took its value, as the Watcher saw
 }
 
 // queueModel is one lock parent. Guarded by Watcher.mu; changed only by
 // its path's goroutine (apply, setState) and read by the builder.
 type queueModel struct {
 	path, abs string
-	state     PathState
+	state     model.PathState
 	err       string
 	seen      bool  // listed, or seen absent: later nodes are new ones
 	czxid     int64 // the listed parent's identity (0: not listed yet)
@@ -51,10 +52,10 @@ type queueModel struct {
 	nodes     map[string]*nodeRec // the lock nodes of order
 	listedAt  time.Time           // when the current listing was asked for
 	eventAt   time.Time           // when its watch last fired
-	handoffs  []Handoff
-	depth     []DepthSample
+	handoffs  []model.Handoff
+	depth     []model.DepthSample
 
-	built    Queue // the last immutable Queue handed out
+	built    model.Queue // the last immutable Queue handed out
 	hasBuilt bool
 	dirty    bool
 	// builtChanges: built is of the shape that changes can update
@@ -90,8 +91,8 @@ func (q *queueModel) checkIdentity(w *Watcher, czxid int64, now time.Time) {
 	}
 	q.kids, q.order, q.nodes = nil, lockops.Ordering{}, map[string]*nodeRec{}
 	q.dirty, q.relisted = true, true
-	w.emitLocked(Event{At: now, Kind: EventPath, Path: q.path,
-		Text: fmt.Sprintf("%s was deleted and created again: reading its nodes afresh", SanitizeString(q.path, 0))})
+	w.emitLocked(model.Event{At: now, Kind: model.EventPath, Path: q.path,
+		Text: fmt.Sprintf("%s was deleted and created again: reading its nodes afresh", model.SanitizeString(q.path, 0))})
 }
 
 // needFetch names the lock nodes of kids whose stat and data are unknown.
@@ -110,34 +111,34 @@ func (q *queueModel) needFetch(kids []string) []string {
 
 // setState records that the parent could not be listed. Absent and NoAuth
 // empty the queue: nothing in it can be known.
-func (q *queueModel) setState(w *Watcher, st PathState, msg string, now time.Time) {
+func (q *queueModel) setState(w *Watcher, st model.PathState, msg string, now time.Time) {
 	if q.state == st && q.err == msg {
 		return
 	}
 	prev := q.state
 	q.state, q.err = st, msg
 	q.dirty, q.relisted = true, true
-	if st == PathAbsent || st == PathNoAuth {
-		if st == PathAbsent {
+	if st == model.PathAbsent || st == model.PathNoAuth {
+		if st == model.PathAbsent {
 			q.seen = true
 		}
 		q.kids, q.order, q.nodes = nil, lockops.Ordering{}, map[string]*nodeRec{}
 		q.czxid = 0 // the parent that comes back is a new one: no second notice
 		q.sampleDepth(now, 0)
 	}
-	ev := Event{At: now, Kind: EventPath, Path: q.path}
-	name := SanitizeString(q.path, 0)
+	ev := model.Event{At: now, Kind: model.EventPath, Path: q.path}
+	name := model.SanitizeString(q.path, 0)
 	switch st {
-	case PathAbsent:
-		if prev == PathPresent {
+	case model.PathAbsent:
+		if prev == model.PathPresent {
 			ev.Text = fmt.Sprintf("%s was deleted: watching until it appears again", name)
 		} else {
 			ev.Text = fmt.Sprintf("%s does not exist: watching until it appears", name)
 		}
-	case PathNoAuth:
-		ev.Text = fmt.Sprintf("%s: no permission to list it (%s)", name, SanitizeString(msg, 200))
-	case PathError:
-		ev.Text = fmt.Sprintf("%s: %s", name, SanitizeString(msg, 200))
+	case model.PathNoAuth:
+		ev.Text = fmt.Sprintf("%s: no permission to list it (%s)", name, model.SanitizeString(msg, 200))
+	case model.PathError:
+		ev.Text = fmt.Sprintf("%s: %s", name, model.SanitizeString(msg, 200))
 	default:
 		return
 	}
@@ -162,9 +163,9 @@ func (q *queueModel) apply(w *Watcher, kids []string, got []fetched, issued, don
 		}
 	}
 	initial := !q.seen
-	if q.state != PathPresent && !initial {
-		w.emitLocked(Event{At: done, Kind: EventPath, Path: q.path,
-			Text: fmt.Sprintf("%s appeared", SanitizeString(q.path, 0))})
+	if q.state != model.PathPresent && !initial {
+		w.emitLocked(model.Event{At: done, Kind: model.EventPath, Path: q.path,
+			Text: fmt.Sprintf("%s appeared", model.SanitizeString(q.path, 0))})
 	}
 
 	prev := q.order
@@ -185,7 +186,7 @@ func (q *queueModel) apply(w *Watcher, kids []string, got []fetched, issued, don
 	}
 
 	var created []lockops.Entry
-	var handoffs []Handoff
+	var handoffs []model.Handoff
 	nodes := make(map[string]*nodeRec, len(order.Entries))
 	for _, e := range order.Entries {
 		r, existed := q.nodes[e.Name]
@@ -225,13 +226,13 @@ func (q *queueModel) apply(w *Watcher, kids []string, got []fetched, issued, don
 					// Its predecessor went between two listings: the hold
 					// began when the release was told.
 					r.since, r.exact = evAt, true
-					handoffs = append(handoffs, Handoff{Path: q.path, From: from, To: e.Name, At: done, Gap: done.Sub(evAt)})
+					handoffs = append(handoffs, model.Handoff{Path: q.path, From: from, To: e.Name, At: done, Gap: done.Sub(evAt)})
 				}
 			}
 		case r.role != e.Role:
 			if e.Role == lockops.RoleHolder {
 				r.since, r.exact = evAt, true
-				handoffs = append(handoffs, Handoff{Path: q.path, From: releasedBefore(e, prevByName[e.Name].Predecessor, departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
+				handoffs = append(handoffs, model.Handoff{Path: q.path, From: releasedBefore(e, prevByName[e.Name].Predecessor, departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
 			} else {
 				r.since, r.exact = done, false
 			}
@@ -253,30 +254,30 @@ func (q *queueModel) apply(w *Watcher, kids []string, got []fetched, issued, don
 	} else {
 		holder := "no holder"
 		if h := order.Holders(); len(h) > 0 {
-			holder = "held by " + SanitizeString(h[0].Name, 60)
+			holder = "held by " + model.SanitizeString(h[0].Name, 60)
 			if len(h) > 1 {
 				holder += fmt.Sprintf(" and %d more", len(h)-1)
 			}
 		}
-		w.emitLocked(Event{At: done, Kind: EventInfo, Path: q.path,
-			Text: fmt.Sprintf("listed %s: %d lock nodes, %s", SanitizeString(q.path, 0), len(order.Entries), holder)})
+		w.emitLocked(model.Event{At: done, Kind: model.EventInfo, Path: q.path,
+			Text: fmt.Sprintf("listed %s: %d lock nodes, %s", model.SanitizeString(q.path, 0), len(order.Entries), holder)})
 	}
 	for _, h := range handoffs {
 		q.handoffs = append(q.handoffs, h)
 	}
 	if over := len(q.handoffs) - maxHandoffs; over > 0 {
-		q.handoffs = append([]Handoff(nil), q.handoffs[over:]...)
+		q.handoffs = append([]model.Handoff(nil), q.handoffs[over:]...)
 	}
 
 	q.kids, q.order, q.nodes = cur, order, nodes
 	q.relisted = true
 	q.listedAt, q.seen = issued, true
-	q.state, q.err = PathPresent, ""
+	q.state, q.err = model.PathPresent, ""
 	q.sampleDepth(done, len(order.Entries))
 	q.dirty = true
 }
 
-// believe is what e's own client believes, given what the monitor saw of
+// believe is what e's own client believes, given what the Watcher saw of
 // it: the replay on this list (Entry.Believes, Entry.Watches), except
 // that a node once seen believing it holds keeps holding. first: the node
 // is in the queue's first listing, with no history.
@@ -323,23 +324,23 @@ func releasedBefore(e lockops.Entry, wasPred string, departed []lockops.Entry) s
 
 // emitChanges tells what one listing changed, node by node while that
 // stays readable, as a summary beyond maxEventsPerListing.
-func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []lockops.Entry, wakers func(lockops.Entry) []string, handoffs []Handoff) {
+func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []lockops.Entry, wakers func(lockops.Entry) []string, handoffs []model.Handoff) {
 	if len(created)+len(departed) > maxEventsPerListing {
-		w.emitLocked(Event{At: at, Kind: EventInfo, Path: q.path,
-			Text: fmt.Sprintf("%s: %d nodes created, %d deleted", SanitizeString(q.path, 0), len(created), len(departed))})
+		w.emitLocked(model.Event{At: at, Kind: model.EventInfo, Path: q.path,
+			Text: fmt.Sprintf("%s: %d nodes created, %d deleted", model.SanitizeString(q.path, 0), len(created), len(departed))})
 	} else {
 		for _, d := range departed {
-			w.emitLocked(Event{At: at, Kind: EventDeleted, Path: q.path, Node: d.Name, Text: q.deletedText(d, wakers(d), at)})
+			w.emitLocked(model.Event{At: at, Kind: model.EventDeleted, Path: q.path, Node: d.Name, Text: q.deletedText(d, wakers(d), at)})
 		}
 	}
 	for _, h := range handoffs {
-		text := fmt.Sprintf("%s holds", shortName(h.To))
+		text := fmt.Sprintf("%s holds", model.ShortName(h.To))
 		if h.From != "" {
 			// "gone", not "released": a listing cannot tell a release
 			// from an expired session or a force-release.
-			text = fmt.Sprintf("%s gone → %s holds after %s", shortName(h.From), shortName(h.To), GapText(h.Gap))
+			text = fmt.Sprintf("%s gone → %s holds after %s", model.ShortName(h.From), model.ShortName(h.To), model.GapText(h.Gap))
 		}
-		w.emitLocked(Event{At: at, Kind: EventHandoff, Path: q.path, Node: h.To, Text: text})
+		w.emitLocked(model.Event{At: at, Kind: model.EventHandoff, Path: q.path, Node: h.To, Text: text})
 	}
 	if len(created)+len(departed) > maxEventsPerListing {
 		return
@@ -348,28 +349,28 @@ func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []l
 		var text string
 		switch {
 		case e.Role == lockops.RoleHolder:
-			text = fmt.Sprintf("%s created (%s %s): holds", shortName(e.Name), e.Recipe, e.Kind)
+			text = fmt.Sprintf("%s created (%s %s): holds", model.ShortName(e.Name), e.Recipe, e.Kind)
 		case e.Watches != "":
-			text = fmt.Sprintf("%s created (%s %s): waits, watching %s", shortName(e.Name), e.Recipe, e.Kind, shortName(e.Watches))
+			text = fmt.Sprintf("%s created (%s %s): waits, watching %s", model.ShortName(e.Name), e.Recipe, e.Kind, model.ShortName(e.Watches))
 		default:
-			text = fmt.Sprintf("%s created (%s %s): waits", shortName(e.Name), e.Recipe, e.Kind)
+			text = fmt.Sprintf("%s created (%s %s): waits", model.ShortName(e.Name), e.Recipe, e.Kind)
 		}
-		w.emitLocked(Event{At: at, Kind: EventCreated, Path: q.path, Node: e.Name, Text: text})
+		w.emitLocked(model.Event{At: at, Kind: model.EventCreated, Path: q.path, Node: e.Name, Text: text})
 	}
 }
 
 func (q *queueModel) deletedText(d lockops.Entry, wakers []string, at time.Time) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s deleted", shortName(d.Name))
+	fmt.Fprintf(&b, "%s deleted", model.ShortName(d.Name))
 	if r, ok := q.nodes[d.Name]; ok {
 		if d.Role == lockops.RoleHolder {
 			bound := ""
 			if !r.exact {
 				bound = "at least "
 			}
-			fmt.Fprintf(&b, " (held %s%s)", bound, GapText(at.Sub(r.since)))
+			fmt.Fprintf(&b, " (held %s%s)", bound, model.GapText(at.Sub(r.since)))
 		} else {
-			fmt.Fprintf(&b, " (waited %s)", GapText(at.Sub(r.since)))
+			fmt.Fprintf(&b, " (waited %s)", model.GapText(at.Sub(r.since)))
 		}
 	}
 	if len(wakers) > 0 {
@@ -389,12 +390,12 @@ func wakersIn(prev lockops.Ordering, i int) []string {
 	if prev.Changeable() {
 		// One recipe's mutex queue: only the next node waits on it.
 		if i+1 < len(prev.Entries) && prev.Entries[i+1].Watches == name {
-			watchers = append(watchers, shortName(prev.Entries[i+1].Name))
+			watchers = append(watchers, model.ShortName(prev.Entries[i+1].Name))
 		}
 	} else {
 		for _, e := range prev.Entries {
 			if e.Watches == name {
-				watchers = append(watchers, shortName(e.Name))
+				watchers = append(watchers, model.ShortName(e.Name))
 			}
 		}
 	}
@@ -408,8 +409,8 @@ func (q *queueModel) sampleDepth(at time.Time, depth int) {
 		q.depth[n-1].Depth = max(q.depth[n-1].Depth, depth)
 		return
 	}
-	q.depth = append(q.depth, DepthSample{At: sec, Depth: depth})
+	q.depth = append(q.depth, model.DepthSample{At: sec, Depth: depth})
 	if over := len(q.depth) - depthSamples; over > 0 {
-		q.depth = append([]DepthSample(nil), q.depth[over:]...)
+		q.depth = append([]model.DepthSample(nil), q.depth[over:]...)
 	}
 }

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox/peers"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // step is one lock request in a scripted queue, made by a real client
@@ -43,7 +43,7 @@ func queueUp(t *testing.T, w *testWatcher, path string, steps []step) ([]string,
 				t.Fatalf("step %d on %s: %v", i, path, err)
 			}
 		}
-		waitFor(t, w, 30*time.Second, fmt.Sprintf("node %d on %s", i, path), func(snap *Snapshot) bool {
+		waitFor(t, w, 30*time.Second, fmt.Sprintf("node %d on %s", i, path), func(snap *model.Snapshot) bool {
 			q := queueOf(snap, path)
 			return q != nil && q.Nodes.Len() == i+1 && q.Nodes.At(i).Session == s.peer.Session(s.client)
 		})
@@ -153,7 +153,7 @@ func (rq *realQueues) queueLockops(t *testing.T, servers []string) {
 
 // verified says whether snapshot s shows every queue whole, with the
 // server view, and each waiter's watch verified by the servers.
-func (rq *realQueues) verified(s *Snapshot) bool {
+func (rq *realQueues) verified(s *model.Snapshot) bool {
 	if !s.ServerView {
 		return false
 	}
@@ -163,7 +163,7 @@ func (rq *realQueues) verified(s *Snapshot) bool {
 			return false
 		}
 		for _, n := range q.Nodes.All() {
-			if n.Watches != "" && n.Link != LinkVerified {
+			if n.Watches != "" && n.Link != model.LinkVerified {
 				return false
 			}
 		}
@@ -174,7 +174,7 @@ func (rq *realQueues) verified(s *Snapshot) bool {
 // checkQueue compares the model's queue key at p with ZooKeeper's truth:
 // the children, their order, owners, kinds and roles, and what each
 // session really watches under p (watches: wchc, by session).
-func (rq *realQueues) checkQueue(t *testing.T, snap *Snapshot, watches map[int64][]string, key, p string) {
+func (rq *realQueues) checkQueue(t *testing.T, snap *model.Snapshot, watches map[int64][]string, key, p string) {
 	q := queueOf(snap, p)
 	if len(q.Warnings) != 0 {
 		t.Errorf("%s: single-recipe queue has warnings %+v", key, q.Warnings)
@@ -207,7 +207,7 @@ func (rq *realQueues) checkQueue(t *testing.T, snap *Snapshot, watches map[int64
 
 // checkRealWatch: what n's session really watches under p is exactly
 // what the model says it waits on.
-func checkRealWatch(t *testing.T, watches map[int64][]string, key, p string, n Node) {
+func checkRealWatch(t *testing.T, watches map[int64][]string, key, p string, n model.Node) {
 	var real []string
 	for _, wp := range watches[n.Session] {
 		if strings.HasPrefix(wp, p+"/") {
@@ -284,7 +284,7 @@ func TestSplitHolders(t *testing.T) {
 	if q == nil || q.Nodes.Len() != 2 {
 		t.Fatalf("queue %+v", q)
 	}
-	split := hasWarning(q, WarnSplitHolders)
+	split := hasWarning(q, model.WarnSplitHolders)
 	if split == nil || !slices.Equal(split.Nodes, names(q)) {
 		t.Fatalf("split-holders %+v, want both of %v", split, names(q))
 	}
@@ -292,7 +292,7 @@ func TestSplitHolders(t *testing.T) {
 		q.Nodes.At(1).Role != lockops.RoleWaiting || q.Nodes.At(1).Believes != lockops.RoleHolder {
 		t.Errorf("nodes %+v", q.Nodes)
 	}
-	if hasWarning(q, WarnMixedRecipes) == nil {
+	if hasWarning(q, model.WarnMixedRecipes) == nil {
 		t.Errorf("no mixed-recipes warning: %+v", q.Warnings)
 	}
 }
@@ -310,22 +310,22 @@ func TestKazooDeadlock(t *testing.T) {
 	nodes, holds := queueUp(t, w, p, []step{{kaz, 0, peers.Write, true}, {kaz, 1, peers.Read, false}, {kaz, 2, peers.Write, false}})
 	w1, r1, w2 := nodes[0], nodes[1], nodes[2]
 	// Before the release: a chain, no cycle (R1 really waits on W1).
-	waitFor(t, w, 15*time.Second, "chain verified", func(s *Snapshot) bool {
+	waitFor(t, w, 15*time.Second, "chain verified", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return s.ServerView && q.Nodes.At(1).Link == LinkVerified && q.Nodes.At(2).Link == LinkVerified
+		return s.ServerView && q.Nodes.At(1).Link == model.LinkVerified && q.Nodes.At(2).Link == model.LinkVerified
 	})
-	if d := hasWarning(queueOf(w.Snapshot(), p), WarnDeadlock); d != nil {
+	if d := hasWarning(queueOf(w.Snapshot(), p), model.WarnDeadlock); d != nil {
 		t.Errorf("deadlock before W1 released: %+v", d)
 	}
 	if err := holds[0].Release(tctx(t, 20*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	snap := waitFor(t, w, 20*time.Second, "deadlock", func(s *Snapshot) bool {
+	snap := waitFor(t, w, 20*time.Second, "deadlock", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.Nodes.Len() == 2 && hasWarning(q, WarnDeadlock) != nil
+		return q != nil && q.Nodes.Len() == 2 && hasWarning(q, model.WarnDeadlock) != nil
 	})
 	q := queueOf(snap, p)
-	d := hasWarning(q, WarnDeadlock)
+	d := hasWarning(q, model.WarnDeadlock)
 	if !slices.Equal(d.Nodes, []string{r1, w2}) {
 		t.Errorf("deadlock names %v, want [%s %s] (W1 was %s)", d.Nodes, r1, w2, w1)
 	}
@@ -337,7 +337,7 @@ func TestKazooDeadlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := hasWarning(queueOf(fresh, p), WarnDeadlock); d == nil || !slices.Equal(d.Nodes, []string{r1, w2}) {
+	if d := hasWarning(queueOf(fresh, p), model.WarnDeadlock); d == nil || !slices.Equal(d.Nodes, []string{r1, w2}) {
 		t.Errorf("Load: deadlock %+v", d)
 	}
 	// The real watches: R1's session on W2, W2's session on R1.

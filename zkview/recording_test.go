@@ -12,28 +12,30 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/timeline"
 )
 
 // snapJSON is a snapshot in every field (json of the struct) and in
 // `ls --json`'s form, for comparing a replayed snapshot with the live one.
-func snapJSON(t testing.TB, s *Snapshot) (all, ls string) {
+func SnapJSON(t testing.TB, s *model.Snapshot) (all, ls string) {
 	t.Helper()
 	a, err := json.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := json.Marshal(ToJSON(s))
+	l, err := json.Marshal(model.ToJSON(s))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(a), string(l)
 }
 
-func changesJSON(t testing.TB, cs []Change) string {
+func changesJSON(t testing.TB, cs []timeline.Change) string {
 	var b bytes.Buffer
-	if err := NewChangeWriter(&b).Write(cs); err != nil {
+	if err := timeline.NewChangeWriter(&b).Write(cs); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -41,13 +43,13 @@ func changesJSON(t testing.TB, cs []Change) string {
 
 // recordLive records a real churned queue (and a quieter one with data)
 // while keeping every live update; it returns the recording's bytes.
-func recordLive(t *testing.T, churnFor time.Duration) ([]Update, []byte) {
+func recordLive(t *testing.T, churnFor time.Duration) ([]model.Update, []byte) {
 	return recordLiveOn(t, testCluster(t), churnFor, nil)
 }
 
 // recordLiveOn is recordLive on c; fault, when given, runs halfway
 // through the churn (a leader kill, say) while the churn goes on.
-func recordLiveOn(t *testing.T, c *sandbox.Cluster, churnFor time.Duration, fault func()) ([]Update, []byte) {
+func recordLiveOn(t *testing.T, c *sandbox.Cluster, churnFor time.Duration, fault func()) ([]model.Update, []byte) {
 	p, quiet := testPath(t), testPath(t)
 	raw := rawConn(t, c.Servers())
 	mkdirs(t, raw, p)
@@ -59,11 +61,11 @@ func recordLiveOn(t *testing.T, c *sandbox.Cluster, churnFor time.Duration, faul
 	}
 	var (
 		file    bytes.Buffer
-		live    []Update
+		live    []model.Update
 		recErr  error
 		drained = make(chan struct{})
 	)
-	r, err := NewRecorder(&file, RecordingHeader{Started: time.Now(), Zklock: "test", Paths: []string{p, quiet}})
+	r, err := timeline.NewRecorder(&file, timeline.RecordingHeader{Started: time.Now(), Zklock: "test", Paths: []string{p, quiet}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +126,7 @@ func recordLiveOn(t *testing.T, c *sandbox.Cluster, churnFor time.Duration, faul
 }
 
 // TestRecordingReplaysLiveSnapshots: a recording of a real churned queue
-// rebuilds, at every recorded update, the very snapshot the live model
+// rebuilds, at every recorded update, the very snapshot the Watcher
 // published then (every field, and `ls --json`'s form), forward and by
 // seeking back; the watch stream of the replay is the live one.
 func TestRecordingReplaysLiveSnapshots(t *testing.T) {
@@ -133,8 +135,8 @@ func TestRecordingReplaysLiveSnapshots(t *testing.T) {
 }
 
 // TestRecordingThroughLeaderKill: the same through a fault: the leader of
-// a 3-member ensemble is killed halfway through the churn (the monitor
-// and the clients reconnect, the monitor marks the picture stale and
+// a 3-member ensemble is killed halfway through the churn (the Watcher
+// and the clients reconnect, the Watcher marks the picture stale and
 // reads again); every recorded update still replays as the live one.
 func TestRecordingThroughLeaderKill(t *testing.T) {
 	c := sandboxtest.Start(t, sandbox.Options{Members: 3, TickTime: 100 * time.Millisecond})
@@ -155,7 +157,7 @@ func TestRecordingThroughLeaderKill(t *testing.T) {
 		stale = stale || u.Snapshot.Stale
 	}
 	if !stale {
-		t.Log("the monitor's member survived the kill: no stale picture recorded")
+		t.Log("the Watcher's member survived the kill: no stale picture recorded")
 	}
 	checkReplay(t, live, file, 20)
 }
@@ -163,9 +165,9 @@ func TestRecordingThroughLeaderKill(t *testing.T) {
 // checkReplay: the recording of live, read back, rebuilds every live
 // update (every field and `ls --json`'s form), forward and seeking back,
 // and its watch stream is the live one; at least minChanges changes.
-func checkReplay(t *testing.T, live []Update, file []byte, minChanges int) {
+func checkReplay(t *testing.T, live []model.Update, file []byte, minChanges int) {
 	t.Helper()
-	rec, err := ReadRecording(bytes.NewReader(file))
+	rec, err := timeline.ReadRecording(bytes.NewReader(file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,11 +176,11 @@ func checkReplay(t *testing.T, live []Update, file []byte, minChanges int) {
 	}
 	changes := 0
 	cur := rec.NewCursor()
-	var prevLive, prevReplay *Snapshot
+	var prevLive, prevReplay *model.Snapshot
 	for i, u := range live {
 		got := cur.Seek(i)
-		wa, wl := snapJSON(t, u.Snapshot)
-		ga, gl := snapJSON(t, got)
+		wa, wl := SnapJSON(t, u.Snapshot)
+		ga, gl := SnapJSON(t, got)
 		if gl != wl {
 			t.Fatalf("step %d: ls --json differs:\nlive   %s\nreplay %s", i, wl, gl)
 		}
@@ -192,7 +194,7 @@ func checkReplay(t *testing.T, live []Update, file []byte, minChanges int) {
 		if len(evs) != len(u.Events) {
 			t.Fatalf("step %d: %d events, live %d", i, len(evs), len(u.Events))
 		}
-		lc, rc := Diff(prevLive, u.Snapshot), Diff(prevReplay, got)
+		lc, rc := timeline.Diff(prevLive, u.Snapshot), timeline.Diff(prevReplay, got)
 		if changesJSON(t, lc) != changesJSON(t, rc) {
 			t.Fatalf("step %d: the replay's watch stream differs:\nlive   %s\nreplay %s", i, changesJSON(t, lc), changesJSON(t, rc))
 		}
@@ -202,8 +204,8 @@ func checkReplay(t *testing.T, live []Update, file []byte, minChanges int) {
 	// Seeking back lands on the same snapshots.
 	for range 50 {
 		i := rand.IntN(len(live))
-		_, wl := snapJSON(t, live[i].Snapshot)
-		if _, gl := snapJSON(t, cur.Seek(i)); gl != wl {
+		_, wl := SnapJSON(t, live[i].Snapshot)
+		if _, gl := SnapJSON(t, cur.Seek(i)); gl != wl {
 			t.Fatalf("seek to %d: differs", i)
 		}
 	}
@@ -218,23 +220,23 @@ func checkReplay(t *testing.T, live []Update, file []byte, minChanges int) {
 // one; a damaged byte ends it there.
 func TestRecordingCut(t *testing.T) {
 	live, file := recordLive(t, time.Second)
-	full, err := ReadRecording(bytes.NewReader(file))
+	full, err := timeline.ReadRecording(bytes.NewReader(file))
 	if err != nil || full.Cut {
 		t.Fatalf("whole file: %v %v", err, full.CutErr)
 	}
-	check := func(what string, rec *Recording) {
+	check := func(what string, rec *timeline.Recording) {
 		t.Helper()
 		cur := rec.NewCursor()
 		for i := range rec.Len() {
-			_, wl := snapJSON(t, live[i].Snapshot)
-			if _, gl := snapJSON(t, cur.Seek(i)); gl != wl {
+			_, wl := SnapJSON(t, live[i].Snapshot)
+			if _, gl := SnapJSON(t, cur.Seek(i)); gl != wl {
 				t.Fatalf("%s: step %d differs from the live one", what, i)
 			}
 		}
 	}
 	last := -1
 	for cut := 64; cut < len(file); cut += 1 + len(file)/97 {
-		rec, err := ReadRecording(bytes.NewReader(file[:cut]))
+		rec, err := timeline.ReadRecording(bytes.NewReader(file[:cut]))
 		if last == -1 && err != nil && strings.Contains(err.Error(), "inside its header") {
 			continue
 		}
@@ -262,7 +264,7 @@ func TestRecordingCut(t *testing.T) {
 		at := len(file)/2 + k*(len(file)/64)
 		damaged := bytes.Clone(file)
 		damaged[at] ^= 0x5a
-		rec, err := ReadRecording(bytes.NewReader(damaged))
+		rec, err := timeline.ReadRecording(bytes.NewReader(damaged))
 		if err != nil {
 			t.Fatalf("damaged at %d: %v", at, err)
 		}

@@ -15,16 +15,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
-)
-
-// Watch modes, as the status line and `ls --json` name them.
-const (
-	// ModeRecursive: persistent recursive watches (addWatch).
-	ModeRecursive = "persistent-recursive"
-	// ModeChildren: a children watch per path, re-armed by re-listing at
-	// every change (servers before 3.6, or Config.ChildWatches).
-	ModeChildren = "children"
 )
 
 // auditSoon is how soon after a batch of events the path's stat is read
@@ -252,8 +244,8 @@ func (w *Watcher) barrier(ctx context.Context, pw *pathWatch) *zk.Stat {
 func (w *Watcher) emitOverflow(pw *pathWatch) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.emitLocked(Event{At: w.cfg.Now(), Kind: EventInfo, Path: pw.path,
-		Text: fmt.Sprintf("%s changed faster than it was read: reading it afresh", SanitizeString(pw.path, 0))})
+	w.emitLocked(model.Event{At: w.cfg.Now(), Kind: model.EventInfo, Path: pw.path,
+		Text: fmt.Sprintf("%s changed faster than it was read: reading it afresh", model.SanitizeString(pw.path, 0))})
 }
 
 // readRecursive lists pw and merges the listing; false when it could not
@@ -302,7 +294,7 @@ func (w *Watcher) takeListing(ctx context.Context, pw *pathWatch, rw *recursiveW
 		}
 		// The watch stays set on the absent path and says when it is
 		// created.
-		w.setPathState(pw, PathAbsent, "")
+		w.setPathState(pw, model.PathAbsent, "")
 		return true
 	default:
 		w.pathFailed(pw, err)
@@ -412,11 +404,11 @@ func (w *Watcher) dropWatch(pw *pathWatch) {
 func (w *Watcher) fallBack(err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.mode == ModeChildren {
+	if w.mode == model.ModeChildren {
 		return
 	}
-	w.mode = ModeChildren
-	w.emitLocked(Event{At: w.cfg.Now(), Kind: EventInfo,
+	w.mode = model.ModeChildren
+	w.emitLocked(model.Event{At: w.cfg.Now(), Kind: model.EventInfo,
 		Text: fmt.Sprintf("the server refuses persistent watches (%v): watching with children watches, re-listing at every change", err)})
 	w.markDirtyLocked()
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // opExists is the protocol's exists opcode, which the audit of a
@@ -31,19 +32,19 @@ func TestRecursiveChangeCost(t *testing.T) {
 	rc := &requestCounter{}
 	mon := session(t, c.Servers(), lockops.WithDialer(rc.dialer()))
 	w := watch(t, mon, Config{Paths: []string{p}})
-	waitFor(t, w, 20*time.Second, "the queue read", func(s *Snapshot) bool {
+	waitFor(t, w, 20*time.Second, "the queue read", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.Nodes.Len() == queue && s.WatchMode == ModeRecursive
+		return q != nil && q.Nodes.Len() == queue && s.WatchMode == model.ModeRecursive
 	})
 	_, before := rc.requests()
 	start := time.Now()
 	for range changes {
 		n := createSeq(t, raw, p, "lock-", []byte("x"))
-		waitFor(t, w, 10*time.Second, "the create", func(s *Snapshot) bool { return slices.Contains(names(queueOf(s, p)), n) })
+		waitFor(t, w, 10*time.Second, "the create", func(s *model.Snapshot) bool { return slices.Contains(names(queueOf(s, p)), n) })
 		if err := raw.Delete(p+"/"+n, -1); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, w, 10*time.Second, "the delete", func(s *Snapshot) bool { return !slices.Contains(names(queueOf(s, p)), n) })
+		waitFor(t, w, 10*time.Second, "the delete", func(s *model.Snapshot) bool { return !slices.Contains(names(queueOf(s, p)), n) })
 	}
 	elapsed := time.Since(start)
 	_, after := rc.requests()
@@ -64,7 +65,7 @@ func TestRecursiveChangeCost(t *testing.T) {
 }
 
 // TestChildWatchFallback: told to use children watches (what a server
-// before 3.6 leaves), the monitor says so and follows the queue by
+// before 3.6 leaves), the Watcher says so and follows the queue by
 // listing it.
 func TestChildWatchFallback(t *testing.T) {
 	c := testCluster(t)
@@ -75,8 +76,8 @@ func TestChildWatchFallback(t *testing.T) {
 	mon := session(t, c.Servers(), lockops.WithDialer(rc.dialer()))
 	w := watch(t, mon, Config{Paths: []string{p}, ChildWatches: true})
 	n := createSeq(t, raw, p, "lock-", nil)
-	waitFor(t, w, 10*time.Second, "the node, watched by children watches", func(s *Snapshot) bool {
-		return slices.Contains(names(queueOf(s, p)), n) && s.WatchMode == ModeChildren
+	waitFor(t, w, 10*time.Second, "the node, watched by children watches", func(s *model.Snapshot) bool {
+		return slices.Contains(names(queueOf(s, p)), n) && s.WatchMode == model.ModeChildren
 	})
 	_, byOp := rc.requests()
 	if byOp[opAddWatch] != 0 {
@@ -104,13 +105,13 @@ func TestRefusedAddWatchFallback(t *testing.T) {
 	d := &refusingDialer{}
 	mon := session(t, c.Servers(), lockops.WithDialer(d.dial))
 	w := watch(t, mon, Config{Paths: paths})
-	waitFor(t, w, 10*time.Second, "every queue read, watched by children watches", func(s *Snapshot) bool {
+	waitFor(t, w, 10*time.Second, "every queue read, watched by children watches", func(s *model.Snapshot) bool {
 		for _, p := range paths {
 			if !slices.Contains(names(queueOf(s, p)), first[p]) {
 				return false
 			}
 		}
-		return s.WatchMode == ModeChildren
+		return s.WatchMode == model.ModeChildren
 	})
 	if d.refused.Load() == 0 {
 		t.Fatal("no addWatch was refused")
@@ -120,12 +121,12 @@ func TestRefusedAddWatchFallback(t *testing.T) {
 		if err := raw.Delete(p+"/"+first[p], -1); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, w, 10*time.Second, "the create and the delete in "+p, func(s *Snapshot) bool {
+		waitFor(t, w, 10*time.Second, "the create and the delete in "+p, func(s *model.Snapshot) bool {
 			got := names(queueOf(s, p))
 			return slices.Contains(got, n) && !slices.Contains(got, first[p])
 		})
 	}
-	if !slices.ContainsFunc(w.events(), func(ev Event) bool { return strings.Contains(ev.Text, "refuses persistent watches") }) {
+	if !slices.ContainsFunc(w.events(), func(ev model.Event) bool { return strings.Contains(ev.Text, "refuses persistent watches") }) {
 		t.Error("no event says that the server refuses persistent watches")
 	}
 }

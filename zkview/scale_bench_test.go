@@ -31,9 +31,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 const (
@@ -100,7 +100,7 @@ type change struct {
 
 // frame is one received Update's queue and when it was received.
 type frame struct {
-	q  *Queue
+	q  *model.Queue
 	at time.Time
 }
 
@@ -116,17 +116,17 @@ type sustainedStats struct {
 	cpu, wall time.Duration // over the writer's runs
 	cpuAll    time.Duration // from each run's start until its last change shows
 	running   bool
-	last      *Snapshot
+	last      *model.Snapshot
 	lastAt    time.Time
 }
 
 // shows reports whether q reflects c: a created node present, a deleted
 // one absent. q.Nodes is in sequence order, so a binary search does.
-func (c change) shows(q *Queue) bool {
+func (c change) shows(q *model.Queue) bool {
 	if q == nil {
 		return false
 	}
-	i := q.Nodes.search(c.seq)
+	i := q.Nodes.Search(c.seq)
 	present := i < q.Nodes.Len() && q.Nodes.At(i).Seq == c.seq && q.Nodes.At(i).Name == c.name
 	return present == c.create
 }
@@ -146,7 +146,7 @@ func (st *sustainedStats) report(c change) {
 
 // frame takes one Update received at now: the pending changes it shows
 // are done.
-func (st *sustainedStats) frame(u Update, now time.Time) {
+func (st *sustainedStats) frame(u model.Update, now time.Time) {
 	st.last, st.lastAt = u.Snapshot, now
 	if st.running {
 		st.frames++
@@ -196,7 +196,7 @@ func benchSustained(b *testing.B, rate, workers int) {
 	defer w.Close()
 	st := &sustainedStats{path: p}
 	deadline := time.After(settleWait)
-	for q := (*Queue)(nil); q == nil || q.Nodes.Len() != sustainedQueue; {
+	for q := (*model.Queue)(nil); q == nil || q.Nodes.Len() != sustainedQueue; {
 		select {
 		case u := <-w.Updates():
 			q = queueOf(u.Snapshot, p)
@@ -330,7 +330,7 @@ func cpuTime(b testing.TB) time.Duration {
 // queueDiff counts the nodes that differ between a and b in what a
 // snapshot says of them (recipe's view, owner, data, stat; order follows
 // from the sequences) and describes the difference.
-func queueDiff(a, b *Queue) (int, string) {
+func queueDiff(a, b *model.Queue) (int, string) {
 	if a == nil || b == nil {
 		return 1, fmt.Sprintf("queue missing (watched %v, loaded %v)", a != nil, b != nil)
 	}
@@ -343,7 +343,7 @@ func queueDiff(a, b *Queue) (int, string) {
 		DataLen, Version int32
 		Ctime, Mtime     int64
 	}
-	views := func(q *Queue) map[string]view {
+	views := func(q *model.Queue) map[string]view {
 		m := make(map[string]view, q.Nodes.Len())
 		for _, n := range q.Nodes.All() {
 			m[n.Name] = view{n.Seq, n.Kind, n.Role, n.Believes, n.Watches, string(n.Data), n.Session,
@@ -619,9 +619,9 @@ func benchRSS(b *testing.B, size int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		var snap *Snapshot
+		var snap *model.Snapshot
 		deadline := time.After(2 * time.Minute)
-		for q := (*Queue)(nil); q == nil || q.Nodes.Len() != size; {
+		for q := (*model.Queue)(nil); q == nil || q.Nodes.Len() != size; {
 			select {
 			case u := <-w.Updates():
 				snap, q = u.Snapshot, queueOf(u.Snapshot, p)

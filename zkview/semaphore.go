@@ -46,6 +46,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // semKind is which semaphore recipe a parent holds.
@@ -144,7 +145,7 @@ func semaphoreDirs(p string, k semKind) (leaseDir, lockDir string) {
 	if k == semKazoo {
 		return p, p + kazooLockSuffix
 	}
-	return childPath(p, curatorLeasesDir), childPath(p, curatorLocksDir)
+	return model.ChildPath(p, curatorLeasesDir), model.ChildPath(p, curatorLocksDir)
 }
 
 // semaphoreAux are the paths watched beside P for a semaphore of kind k
@@ -182,11 +183,11 @@ func parseLimit(data []byte) (int, bool) {
 type semParts struct {
 	Path   string
 	Kind   semKind
-	Leases []Node // every lease node, any order, with owner, data, Ctime, Since
+	Leases []model.Node // every lease node, any order, with owner, data, Ctime, Since
 	// NotLeases are children of the lease dir that no lease grammar reads.
 	NotLeases []string
 	// Lock is the admission lock's queue as buildQueue built it.
-	Lock Queue
+	Lock model.Queue
 	// Limit is the limit the config states, 0 when it does not.
 	Limit int
 	// ParentData is Kazoo's parent data (max_leases); nil when unread.
@@ -195,9 +196,9 @@ type semParts struct {
 
 // semResult is a composed semaphore.
 type semResult struct {
-	Nodes       []Node
+	Nodes       []model.Node
 	Other       []string
-	Warnings    []Warning
+	Warnings    []model.Warning
 	Limit       int
 	LimitSource string
 	// Pending is the Curator lease created beyond the limit, "" when none.
@@ -212,7 +213,7 @@ type semResult struct {
 func composeSemaphore(in semParts) semResult {
 	// Nodes is never nil, as buildQueue's: a snapshot's empty queue reads
 	// back from a recording as the same empty list.
-	res := semResult{Nodes: []Node{}}
+	res := semResult{Nodes: []model.Node{}}
 	leaseDir, lockDir := semaphoreDirs(in.Path, in.Kind)
 	parentOf := func(dir string) string {
 		if dir == in.Path {
@@ -222,7 +223,7 @@ func composeSemaphore(in semParts) semResult {
 	}
 	leases := slices.Clone(in.Leases)
 	if in.Kind == semCurator {
-		slices.SortStableFunc(leases, func(a, b Node) int {
+		slices.SortStableFunc(leases, func(a, b model.Node) int {
 			switch {
 			case a.Seq == b.Seq:
 				return strings.Compare(a.Name, b.Name)
@@ -232,14 +233,14 @@ func composeSemaphore(in semParts) semResult {
 			return 1
 		})
 	} else {
-		slices.SortStableFunc(leases, func(a, b Node) int {
+		slices.SortStableFunc(leases, func(a, b model.Node) int {
 			if c := a.Ctime.Compare(b.Ctime); c != 0 {
 				return c
 			}
 			return strings.Compare(a.Name, b.Name)
 		})
 	}
-	var admitted *Node // the admission lock's holder: next to take a lease
+	var admitted *model.Node // the admission lock's holder: next to take a lease
 	for _, n := range in.Lock.Nodes.All() {
 		if n.Role == lockops.RoleHolder {
 			admitted = n
@@ -249,10 +250,10 @@ func composeSemaphore(in semParts) semResult {
 
 	switch {
 	case in.Limit > 0:
-		res.Limit, res.LimitSource = in.Limit, LimitFromConfig
+		res.Limit, res.LimitSource = in.Limit, model.LimitFromConfig
 	case in.Kind == semKazoo:
 		if n, ok := parseLimit(in.ParentData); ok {
-			res.Limit, res.LimitSource = n, LimitFromData
+			res.Limit, res.LimitSource = n, model.LimitFromData
 		}
 	}
 	// Curator's admitted contender with a lease beyond the limit waits
@@ -272,7 +273,7 @@ func composeSemaphore(in semParts) semResult {
 		case res.Limit == 0 && len(leases) < 2:
 			pending = -1 // a first lease is within any limit
 		case res.Limit == 0:
-			res.Limit, res.LimitSource = len(leases)-1, LimitDeduced
+			res.Limit, res.LimitSource = len(leases)-1, model.LimitDeduced
 		}
 	}
 
@@ -283,13 +284,13 @@ func composeSemaphore(in semParts) semResult {
 		}
 		n := l
 		n.Lease, n.Kind, n.Recipe, n.Parent = true, lockops.KindOther, in.Kind.recipe(), parentOf(leaseDir)
-		n.Role, n.Believes, n.Watches, n.Predecessor, n.Link, n.Herd = lockops.RoleHolder, lockops.RoleHolder, "", "", LinkNone, false
+		n.Role, n.Believes, n.Watches, n.Predecessor, n.Link, n.Herd = lockops.RoleHolder, lockops.RoleHolder, "", "", model.LinkNone, false
 		res.Nodes = append(res.Nodes, n)
 		holders = append(holders, n.Name)
 	}
 	// A waiter for a lease waits on a children watch of the lease dir.
-	waitLease := func(n *Node) {
-		n.Role, n.Believes, n.Watches, n.Predecessor, n.Link, n.Herd = lockops.RoleWaiting, lockops.RoleWaiting, leaseDir, "", LinkInferred, false
+	waitLease := func(n *model.Node) {
+		n.Role, n.Believes, n.Watches, n.Predecessor, n.Link, n.Herd = lockops.RoleWaiting, lockops.RoleWaiting, leaseDir, "", model.LinkInferred, false
 	}
 	if pending >= 0 {
 		n := leases[pending]
@@ -316,20 +317,20 @@ func composeSemaphore(in semParts) semResult {
 	}
 
 	if res.Limit > 0 && len(holders) > res.Limit {
-		res.Warnings = append(res.Warnings, Warning{Code: WarnOverLimit, Nodes: holders,
+		res.Warnings = append(res.Warnings, model.Warning{Code: model.WarnOverLimit, Nodes: holders,
 			Message: fmt.Sprintf("%d leases held at once, limit %d (%s): %s", len(holders), res.Limit,
 				limitWords(res.LimitSource), listNames(holders, ", ", 3))})
 	}
 	for _, w := range in.Lock.Warnings {
-		if w.Code != WarnStale {
+		if w.Code != model.WarnStale {
 			res.Warnings = append(res.Warnings, w)
 		}
 	}
 	for _, o := range in.NotLeases {
-		res.Other = append(res.Other, under(in.Path, leaseDir, o))
+		res.Other = append(res.Other, model.Under(in.Path, leaseDir, o))
 	}
 	for _, o := range in.Lock.Other {
-		res.Other = append(res.Other, under(in.Path, lockDir, o))
+		res.Other = append(res.Other, model.Under(in.Path, lockDir, o))
 	}
 	return res
 }
@@ -337,11 +338,11 @@ func composeSemaphore(in semParts) semResult {
 // limitWords says where a limit comes from, for a message.
 func limitWords(src string) string {
 	switch src {
-	case LimitFromConfig:
+	case model.LimitFromConfig:
 		return "stated in the config"
-	case LimitFromData:
+	case model.LimitFromData:
 		return "max_leases in the parent's data"
-	case LimitDeduced:
+	case model.LimitDeduced:
 		return "deduced from a waiting lease"
 	}
 	return "unknown"
@@ -350,23 +351,23 @@ func limitWords(src string) string {
 // semaphoreEvents tells what changed between two builds of a semaphore:
 // leases taken and returned, a lease that waits. old is nil for the
 // first build.
-func semaphoreEvents(old *Queue, cur Queue, at time.Time) []Event {
-	if cur.State != PathPresent {
+func semaphoreEvents(old *model.Queue, cur model.Queue, at time.Time) []model.Event {
+	if cur.State != model.PathPresent {
 		return nil
 	}
-	path := SanitizeString(cur.Path, 0)
-	if old == nil || old.Type != TypeSemaphore || old.State != PathPresent {
+	path := model.SanitizeString(cur.Path, 0)
+	if old == nil || old.Type != model.TypeSemaphore || old.State != model.PathPresent {
 		_, waiting := cur.LeaseCounts()
-		return []Event{{At: at, Kind: EventInfo, Path: cur.Path,
+		return []model.Event{{At: at, Kind: model.EventInfo, Path: cur.Path,
 			Text: fmt.Sprintf("%s: %s semaphore, holders %s, %d waiting", path, recipeOf(cur), cur.LimitText(), waiting)}}
 	}
-	was := map[string]*Node{}
+	was := map[string]*model.Node{}
 	for _, n := range old.Nodes.All() {
 		if n.Lease {
 			was[n.Name] = n
 		}
 	}
-	var evs []Event
+	var evs []model.Event
 	now := map[string]bool{}
 	for _, n := range cur.Nodes.All() {
 		if !n.Lease {
@@ -376,20 +377,20 @@ func semaphoreEvents(old *Queue, cur Queue, at time.Time) []Event {
 		prev, existed := was[n.Name]
 		switch {
 		case n.Role == lockops.RoleHolder && (!existed || prev.Role != lockops.RoleHolder):
-			evs = append(evs, Event{At: at, Kind: EventHandoff, Path: cur.Path, Node: n.Name,
-				Text: fmt.Sprintf("lease %s taken by %s: holders %s", shortName(n.Name), sessionText(n.Session), cur.LimitText())})
+			evs = append(evs, model.Event{At: at, Kind: model.EventHandoff, Path: cur.Path, Node: n.Name,
+				Text: fmt.Sprintf("lease %s taken by %s: holders %s", model.ShortName(n.Name), sessionText(n.Session), cur.LimitText())})
 		case n.Role == lockops.RoleWaiting && !existed:
-			evs = append(evs, Event{At: at, Kind: EventCreated, Path: cur.Path, Node: n.Name,
-				Text: fmt.Sprintf("lease %s created beyond the limit: %s waits for one (holders %s)", shortName(n.Name), sessionText(n.Session), cur.LimitText())})
+			evs = append(evs, model.Event{At: at, Kind: model.EventCreated, Path: cur.Path, Node: n.Name,
+				Text: fmt.Sprintf("lease %s created beyond the limit: %s waits for one (holders %s)", model.ShortName(n.Name), sessionText(n.Session), cur.LimitText())})
 		}
 	}
 	for _, n := range old.Nodes.All() {
 		if n.Lease && !now[n.Name] {
-			text := fmt.Sprintf("lease %s returned", shortName(n.Name))
+			text := fmt.Sprintf("lease %s returned", model.ShortName(n.Name))
 			if n.Role == lockops.RoleHolder && !n.Ctime.IsZero() {
-				text += fmt.Sprintf(" (held %s)", GapText(at.Sub(n.Ctime)))
+				text += fmt.Sprintf(" (held %s)", model.GapText(at.Sub(n.Ctime)))
 			}
-			evs = append(evs, Event{At: at, Kind: EventDeleted, Path: cur.Path, Node: n.Name,
+			evs = append(evs, model.Event{At: at, Kind: model.EventDeleted, Path: cur.Path, Node: n.Name,
 				Text: text + ": holders " + cur.LimitText()})
 		}
 	}
@@ -397,7 +398,7 @@ func semaphoreEvents(old *Queue, cur Queue, at time.Time) []Event {
 }
 
 // recipeOf names the library whose nodes a semaphore holds.
-func recipeOf(q Queue) string {
+func recipeOf(q model.Queue) string {
 	if q.Nodes.Len() == 0 {
 		return "an empty"
 	}
@@ -405,7 +406,7 @@ func recipeOf(q Queue) string {
 }
 
 func sessionText(id int64) string {
-	if s := SessionHex(id); s != "" {
+	if s := model.SessionHex(id); s != "" {
 		return s
 	}
 	return "an unknown session"

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox/peers"
 )
 
@@ -28,8 +29,8 @@ func (v semView) String() string {
 
 // semViewOf reads path's semaphore from snap through ToJSON, as a script
 // reading `ls --json` would.
-func semViewOf(snap *Snapshot, path string) (semView, *JSONPath) {
-	for _, p := range ToJSON(snap) {
+func semViewOf(snap *model.Snapshot, path string) (semView, *model.JSONPath) {
+	for _, p := range model.ToJSON(snap) {
 		if p.Path != path {
 			continue
 		}
@@ -121,7 +122,7 @@ func TestSemaphoreRealClients(t *testing.T) {
 	agree := func(step, path string, want semView) {
 		t.Helper()
 		for name, w := range watchers {
-			waitFor(t, w, 30*time.Second, fmt.Sprintf("%s (%s): %s", step, name, want), func(s *Snapshot) bool {
+			waitFor(t, w, 30*time.Second, fmt.Sprintf("%s (%s): %s", step, name, want), func(s *model.Snapshot) bool {
 				got, _ := semViewOf(s, path)
 				return got.String() == want.String()
 			})
@@ -141,7 +142,7 @@ func TestSemaphoreRealClients(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &semRequest{hold: h, sess: SessionHex(p.Session(client))}
+		return &semRequest{hold: h, sess: model.SessionHex(p.Session(client))}
 	}
 	release := func(r *semRequest) {
 		t.Helper()
@@ -152,9 +153,9 @@ func TestSemaphoreRealClients(t *testing.T) {
 	}
 
 	for _, sc := range cases {
-		src := LimitFromData
+		src := model.LimitFromData
 		if sc.lib == "curator" {
-			src = LimitDeduced // known once a lease waits
+			src = model.LimitDeduced // known once a lease waits
 		}
 		var reqs []*semRequest
 		for i := range sc.limit {
@@ -164,7 +165,7 @@ func TestSemaphoreRealClients(t *testing.T) {
 			}
 			reqs = append(reqs, r)
 		}
-		full := clientsView(reqs, sc.limit, LimitFromData)
+		full := clientsView(reqs, sc.limit, model.LimitFromData)
 		if sc.lib == "curator" {
 			full.Limit, full.Source = 0, "" // nothing waits: the limit is the clients' secret
 		}
@@ -186,7 +187,7 @@ func TestSemaphoreRealClients(t *testing.T) {
 		// The waiter in line for the semaphore's lock watches the one
 		// before it, as the servers confirm; the one admitted waits on a
 		// children watch (not listed by wchc: inferred, never missing).
-		snap := waitFor(t, recursive, 20*time.Second, sc.path+" line verified", func(s *Snapshot) bool {
+		snap := waitFor(t, recursive, 20*time.Second, sc.path+" line verified", func(s *model.Snapshot) bool {
 			_, p := semViewOf(s, sc.path)
 			if p == nil || len(p.Queue) == 0 {
 				return false
@@ -233,7 +234,7 @@ func TestSemaphoreRealClients(t *testing.T) {
 		}
 		over = append(over, r)
 	}
-	agree("curator over its stated limit", overCur, clientsView(over, 1, LimitFromConfig))
+	agree("curator over its stated limit", overCur, clientsView(over, 1, model.LimitFromConfig))
 	// Kazoo refuses a client whose max_leases differs from the parent's data.
 	var kover []*semRequest
 	for i := range 2 {
@@ -255,17 +256,17 @@ func TestSemaphoreRealClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := mustView(kfresh, overKaz), clientsView(kover, 1, LimitFromData); got.String() != want.String() {
+	if got, want := mustView(kfresh, overKaz), clientsView(kover, 1, model.LimitFromData); got.String() != want.String() {
 		t.Errorf("kazoo with max_leases 1 in the data: %s, want %s", got, want)
 	}
-	watched := waitFor(t, recursive, 20*time.Second, "over-limit", func(s *Snapshot) bool {
-		return hasWarning(queueOf(s, overCur), WarnOverLimit) != nil
+	watched := waitFor(t, recursive, 20*time.Second, "over-limit", func(s *model.Snapshot) bool {
+		return hasWarning(queueOf(s, overCur), model.WarnOverLimit) != nil
 	})
 	for _, o := range []struct {
-		snap *Snapshot
+		snap *model.Snapshot
 		path string
 	}{{kfresh, overCur}, {kfresh, overKaz}, {watched, overCur}} {
-		if w := hasWarning(queueOf(o.snap, o.path), WarnOverLimit); w == nil || len(w.Nodes) != 2 {
+		if w := hasWarning(queueOf(o.snap, o.path), model.WarnOverLimit); w == nil || len(w.Nodes) != 2 {
 			t.Errorf("%s: over-limit %+v", o.path, w)
 		}
 	}
@@ -279,7 +280,7 @@ func TestSemaphoreRealClients(t *testing.T) {
 	var got []string
 	for _, q := range rooted.Queues {
 		got = append(got, q.Path)
-		if q.State == PathPresent && q.Type != TypeSemaphore {
+		if q.State == model.PathPresent && q.Type != model.TypeSemaphore {
 			t.Errorf("--root: %s is a %s", q.Path, q.Type)
 		}
 	}
@@ -289,13 +290,13 @@ func TestSemaphoreRealClients(t *testing.T) {
 		}
 	}
 	for _, p := range []string{overCur, overKaz} {
-		if !slices.Contains(got, p) || hasWarning(queueOf(rooted, p), WarnOverLimit) == nil {
+		if !slices.Contains(got, p) || hasWarning(queueOf(rooted, p), model.WarnOverLimit) == nil {
 			t.Errorf("--root: %s missing or not over-limit: %v", p, got)
 		}
 	}
 }
 
-func mustView(s *Snapshot, path string) semView {
+func mustView(s *model.Snapshot, path string) semView {
 	v, _ := semViewOf(s, path)
 	return v
 }

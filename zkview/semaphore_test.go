@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 func TestSemaphoreKind(t *testing.T) {
@@ -44,8 +45,8 @@ func TestSemaphoreNodeNames(t *testing.T) {
 	if _, ok := lockops.ParseName(digitsTail); ok {
 		t.Errorf("ParseName reads the lease %s as a lock node", digitsTail)
 	}
-	if NodeRef(digitsTail, 0) != digitsTail {
-		t.Errorf("NodeRef(%s) = %s, want the name", digitsTail, NodeRef(digitsTail, 0))
+	if model.NodeRef(digitsTail, 0) != digitsTail {
+		t.Errorf("NodeRef(%s) = %s, want the name", digitsTail, model.NodeRef(digitsTail, 0))
 	}
 	for _, tt := range []struct {
 		name string
@@ -79,38 +80,38 @@ func TestSemaphoreNodeNames(t *testing.T) {
 // semT builds the nodes of a composeSemaphore case.
 var semT0 = time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)
 
-func cLease(seq int32, session int64) Node {
-	return Node{Name: fmt.Sprintf("_c_00000000-0000-4000-8000-%012d-lease-%010d", seq, seq), Seq: seq, Session: session,
+func cLease(seq int32, session int64) model.Node {
+	return model.Node{Name: fmt.Sprintf("_c_00000000-0000-4000-8000-%012d-lease-%010d", seq, seq), Seq: seq, Session: session,
 		Ctime: semT0.Add(time.Duration(seq) * time.Second), Since: semT0.Add(time.Duration(seq) * time.Second), SinceExact: true}
 }
 
-func cLock(seq int32, session int64) Node {
-	return Node{Name: fmt.Sprintf("_c_00000000-0000-4000-8000-%012d-lock-%010d", seq, seq), Seq: seq, Session: session,
+func cLock(seq int32, session int64) model.Node {
+	return model.Node{Name: fmt.Sprintf("_c_00000000-0000-4000-8000-%012d-lock-%010d", seq, seq), Seq: seq, Session: session,
 		Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Ctime: semT0.Add(time.Duration(seq) * time.Second)}
 }
 
-func kLease(i int, session int64) Node {
-	return Node{Name: fmt.Sprintf("%032x", 0xabc000+i), Session: session, Ctime: semT0.Add(time.Duration(i) * time.Second),
+func kLease(i int, session int64) model.Node {
+	return model.Node{Name: fmt.Sprintf("%032x", 0xabc000+i), Session: session, Ctime: semT0.Add(time.Duration(i) * time.Second),
 		Since: semT0.Add(time.Duration(i) * time.Second), SinceExact: true}
 }
 
-func kLock(seq int32, session int64) Node {
-	return Node{Name: fmt.Sprintf("%032x__lock__%010d", 0xdef000+seq, seq), Seq: seq, Session: session,
+func kLock(seq int32, session int64) model.Node {
+	return model.Node{Name: fmt.Sprintf("%032x__lock__%010d", 0xdef000+seq, seq), Seq: seq, Session: session,
 		Kind: lockops.KindMutex, Recipe: lockops.RecipeKazoo, Ctime: semT0.Add(time.Duration(seq) * time.Second)}
 }
 
 // lockQueue is an admission lock as buildQueue builds it: the first node
 // holds, each other waits on the one before, verified.
-func lockQueue(nodes ...Node) Queue {
+func lockQueue(nodes ...model.Node) model.Queue {
 	for i := range nodes {
 		n := &nodes[i]
 		if i == 0 {
 			n.Role, n.Believes = lockops.RoleHolder, lockops.RoleHolder
 			continue
 		}
-		n.Role, n.Believes, n.Watches, n.Predecessor, n.Link = lockops.RoleWaiting, lockops.RoleWaiting, nodes[i-1].Name, nodes[i-1].Name, LinkVerified
+		n.Role, n.Believes, n.Watches, n.Predecessor, n.Link = lockops.RoleWaiting, lockops.RoleWaiting, nodes[i-1].Name, nodes[i-1].Name, model.LinkVerified
 	}
-	return Queue{Nodes: NodesOf(nodes...)}
+	return model.Queue{Nodes: model.NodesOf(nodes...)}
 }
 
 // semRow is what a test says of one composed node.
@@ -119,7 +120,7 @@ type semRow struct {
 	lease   bool
 	holds   bool
 	watches string
-	link    LinkStatus
+	link    model.LinkStatus
 	parent  string
 }
 
@@ -129,8 +130,8 @@ func TestComposeSemaphore(t *testing.T) {
 	k1, k2 := kLease(1, 0xa), kLease(2, 0xb)
 	q5, q6 := kLock(5, 0xc), kLock(6, 0xd)
 	missing := lockQueue(cLock(7, 0xe), cLock(8, 0xf))
-	missing.Nodes.At(1).Link = LinkMissing
-	missing.Warnings = []Warning{{Code: WarnMissingWatch, Nodes: []string{missing.Nodes.At(1).Name}}, {Code: WarnStale}}
+	missing.Nodes.At(1).Link = model.LinkMissing
+	missing.Warnings = []model.Warning{{Code: model.WarnMissingWatch, Nodes: []string{missing.Nodes.At(1).Name}}, {Code: model.WarnStale}}
 	missing.Other = []string{"junk"}
 
 	for _, tt := range []struct {
@@ -146,90 +147,90 @@ func TestComposeSemaphore(t *testing.T) {
 	}{
 		{
 			name: "curator, leases only: limit unknown",
-			in:   semParts{Path: "/s", Kind: semCurator, Leases: []Node{l2, l1}},
-			rows: []semRow{{l1.Name, true, true, "", LinkNone, "/s/leases"}, {l2.Name, true, true, "", LinkNone, "/s/leases"}},
+			in:   semParts{Path: "/s", Kind: semCurator, Leases: []model.Node{l2, l1}},
+			rows: []semRow{{l1.Name, true, true, "", model.LinkNone, "/s/leases"}, {l2.Name, true, true, "", model.LinkNone, "/s/leases"}},
 		},
 		{
 			name: "curator, a lease beyond the limit: deduced",
-			in:   semParts{Path: "/s", Kind: semCurator, Leases: []Node{l3, l1, l2}, Lock: lockQueue(c3, c4)},
+			in:   semParts{Path: "/s", Kind: semCurator, Leases: []model.Node{l3, l1, l2}, Lock: lockQueue(c3, c4)},
 			rows: []semRow{
-				{l1.Name, true, true, "", LinkNone, "/s/leases"},
-				{l2.Name, true, true, "", LinkNone, "/s/leases"},
-				{l3.Name, true, false, "/s/leases", LinkInferred, "/s/leases"},
-				{c3.Name, false, false, "/s/leases", LinkInferred, "/s/locks"},
-				{c4.Name, false, false, c3.Name, LinkVerified, "/s/locks"},
+				{l1.Name, true, true, "", model.LinkNone, "/s/leases"},
+				{l2.Name, true, true, "", model.LinkNone, "/s/leases"},
+				{l3.Name, true, false, "/s/leases", model.LinkInferred, "/s/leases"},
+				{c3.Name, false, false, "/s/leases", model.LinkInferred, "/s/locks"},
+				{c4.Name, false, false, c3.Name, model.LinkVerified, "/s/locks"},
 			},
-			limit: 2, src: LimitDeduced, pending: l3.Name,
+			limit: 2, src: model.LimitDeduced, pending: l3.Name,
 		},
 		{
 			name: "curator, admitted before its lease: limit unknown",
-			in:   semParts{Path: "/s", Kind: semCurator, Leases: []Node{l1, l2}, Lock: lockQueue(c3)},
+			in:   semParts{Path: "/s", Kind: semCurator, Leases: []model.Node{l1, l2}, Lock: lockQueue(c3)},
 			rows: []semRow{
-				{l1.Name, true, true, "", LinkNone, "/s/leases"},
-				{l2.Name, true, true, "", LinkNone, "/s/leases"},
-				{c3.Name, false, false, "/s/leases", LinkInferred, "/s/locks"},
+				{l1.Name, true, true, "", model.LinkNone, "/s/leases"},
+				{l2.Name, true, true, "", model.LinkNone, "/s/leases"},
+				{c3.Name, false, false, "/s/leases", model.LinkInferred, "/s/locks"},
 			},
 		},
 		{
 			name: "curator, stated limit, lease within it: holds",
-			in:   semParts{Path: "/s", Kind: semCurator, Leases: []Node{l1, l2, l3}, Lock: lockQueue(c3), Limit: 3},
+			in:   semParts{Path: "/s", Kind: semCurator, Leases: []model.Node{l1, l2, l3}, Lock: lockQueue(c3), Limit: 3},
 			rows: []semRow{
-				{l1.Name, true, true, "", LinkNone, "/s/leases"},
-				{l2.Name, true, true, "", LinkNone, "/s/leases"},
-				{l3.Name, true, true, "", LinkNone, "/s/leases"},
-				{c3.Name, false, false, "/s/leases", LinkInferred, "/s/locks"},
+				{l1.Name, true, true, "", model.LinkNone, "/s/leases"},
+				{l2.Name, true, true, "", model.LinkNone, "/s/leases"},
+				{l3.Name, true, true, "", model.LinkNone, "/s/leases"},
+				{c3.Name, false, false, "/s/leases", model.LinkInferred, "/s/locks"},
 			},
-			limit: 3, src: LimitFromConfig,
+			limit: 3, src: model.LimitFromConfig,
 		},
 		{
 			name: "curator, stated limit below the holders: over-limit",
-			in:   semParts{Path: "/s", Kind: semCurator, Leases: []Node{l1, l2, l3}, Lock: lockQueue(c3), Limit: 1},
+			in:   semParts{Path: "/s", Kind: semCurator, Leases: []model.Node{l1, l2, l3}, Lock: lockQueue(c3), Limit: 1},
 			rows: []semRow{
-				{l1.Name, true, true, "", LinkNone, "/s/leases"},
-				{l2.Name, true, true, "", LinkNone, "/s/leases"},
-				{l3.Name, true, false, "/s/leases", LinkInferred, "/s/leases"},
-				{c3.Name, false, false, "/s/leases", LinkInferred, "/s/locks"},
+				{l1.Name, true, true, "", model.LinkNone, "/s/leases"},
+				{l2.Name, true, true, "", model.LinkNone, "/s/leases"},
+				{l3.Name, true, false, "/s/leases", model.LinkInferred, "/s/leases"},
+				{c3.Name, false, false, "/s/leases", model.LinkInferred, "/s/locks"},
 			},
-			limit: 1, src: LimitFromConfig, pending: l3.Name,
-			warnings: []string{WarnOverLimit}, overNodes: []string{l1.Name, l2.Name},
+			limit: 1, src: model.LimitFromConfig, pending: l3.Name,
+			warnings: []string{model.WarnOverLimit}, overNodes: []string{l1.Name, l2.Name},
 		},
 		{
 			name: "curator, the lock's own warnings and others carried, stale dropped",
-			in:   semParts{Path: "/s", Kind: semCurator, Leases: []Node{l1}, NotLeases: []string{"stray"}, Lock: missing},
+			in:   semParts{Path: "/s", Kind: semCurator, Leases: []model.Node{l1}, NotLeases: []string{"stray"}, Lock: missing},
 			rows: []semRow{
-				{l1.Name, true, true, "", LinkNone, "/s/leases"},
-				{missing.Nodes.At(0).Name, false, false, "/s/leases", LinkInferred, "/s/locks"},
-				{missing.Nodes.At(1).Name, false, false, missing.Nodes.At(0).Name, LinkMissing, "/s/locks"},
+				{l1.Name, true, true, "", model.LinkNone, "/s/leases"},
+				{missing.Nodes.At(0).Name, false, false, "/s/leases", model.LinkInferred, "/s/locks"},
+				{missing.Nodes.At(1).Name, false, false, missing.Nodes.At(0).Name, model.LinkMissing, "/s/locks"},
 			},
-			warnings: []string{WarnMissingWatch}, other: []string{"leases/stray", "locks/junk"},
+			warnings: []string{model.WarnMissingWatch}, other: []string{"leases/stray", "locks/junk"},
 		},
 		{
 			name: "kazoo, max_leases in the parent's data",
-			in:   semParts{Path: "/s", Kind: semKazoo, Leases: []Node{k2, k1}, Lock: lockQueue(q5, q6), ParentData: []byte("2")},
+			in:   semParts{Path: "/s", Kind: semKazoo, Leases: []model.Node{k2, k1}, Lock: lockQueue(q5, q6), ParentData: []byte("2")},
 			rows: []semRow{
-				{k1.Name, true, true, "", LinkNone, ""},
-				{k2.Name, true, true, "", LinkNone, ""},
-				{q5.Name, false, false, "/s", LinkInferred, "/s-__lock__"},
-				{q6.Name, false, false, q5.Name, LinkVerified, "/s-__lock__"},
+				{k1.Name, true, true, "", model.LinkNone, ""},
+				{k2.Name, true, true, "", model.LinkNone, ""},
+				{q5.Name, false, false, "/s", model.LinkInferred, "/s-__lock__"},
+				{q6.Name, false, false, q5.Name, model.LinkVerified, "/s-__lock__"},
 			},
-			limit: 2, src: LimitFromData,
+			limit: 2, src: model.LimitFromData,
 		},
 		{
 			name:  "kazoo, data below the holders: over-limit",
-			in:    semParts{Path: "/s", Kind: semKazoo, Leases: []Node{k1, k2}, ParentData: []byte(" 1\n")},
-			rows:  []semRow{{k1.Name, true, true, "", LinkNone, ""}, {k2.Name, true, true, "", LinkNone, ""}},
-			limit: 1, src: LimitFromData, warnings: []string{WarnOverLimit}, overNodes: []string{k1.Name, k2.Name},
+			in:    semParts{Path: "/s", Kind: semKazoo, Leases: []model.Node{k1, k2}, ParentData: []byte(" 1\n")},
+			rows:  []semRow{{k1.Name, true, true, "", model.LinkNone, ""}, {k2.Name, true, true, "", model.LinkNone, ""}},
+			limit: 1, src: model.LimitFromData, warnings: []string{model.WarnOverLimit}, overNodes: []string{k1.Name, k2.Name},
 		},
 		{
 			name:  "kazoo, the config wins over the data",
-			in:    semParts{Path: "/s", Kind: semKazoo, Leases: []Node{k1, k2}, ParentData: []byte("1"), Limit: 3},
-			rows:  []semRow{{k1.Name, true, true, "", LinkNone, ""}, {k2.Name, true, true, "", LinkNone, ""}},
-			limit: 3, src: LimitFromConfig,
+			in:    semParts{Path: "/s", Kind: semKazoo, Leases: []model.Node{k1, k2}, ParentData: []byte("1"), Limit: 3},
+			rows:  []semRow{{k1.Name, true, true, "", model.LinkNone, ""}, {k2.Name, true, true, "", model.LinkNone, ""}},
+			limit: 3, src: model.LimitFromConfig,
 		},
 		{
 			name:  "kazoo, data no number: limit unknown",
-			in:    semParts{Path: "/s", Kind: semKazoo, Leases: []Node{k1}, NotLeases: []string{"x"}, ParentData: []byte("config")},
-			rows:  []semRow{{k1.Name, true, true, "", LinkNone, ""}},
+			in:    semParts{Path: "/s", Kind: semKazoo, Leases: []model.Node{k1}, NotLeases: []string{"x"}, ParentData: []byte("config")},
+			rows:  []semRow{{k1.Name, true, true, "", model.LinkNone, ""}},
 			other: []string{"x"},
 		},
 	} {
@@ -257,7 +258,7 @@ func TestComposeSemaphore(t *testing.T) {
 			var codes []string
 			for _, w := range res.Warnings {
 				codes = append(codes, w.Code)
-				if w.Code == WarnOverLimit && !slices.Equal(w.Nodes, tt.overNodes) {
+				if w.Code == model.WarnOverLimit && !slices.Equal(w.Nodes, tt.overNodes) {
 					t.Errorf("over-limit names %v, want %v", w.Nodes, tt.overNodes)
 				}
 			}
@@ -273,12 +274,12 @@ func TestComposeSemaphore(t *testing.T) {
 
 // semaphoreSnapshot is a Curator semaphore with a lease beyond its
 // stated limit and an over-limit warning, as Watch builds it.
-func semaphoreSnapshot() *Snapshot {
+func semaphoreSnapshot() *model.Snapshot {
 	l1, l2, l3 := cLease(1, 0xa), cLease(2, 0xb), cLease(3, 0xc)
-	res := composeSemaphore(semParts{Path: "/sem/x", Kind: semCurator, Leases: []Node{l1, l2, l3},
+	res := composeSemaphore(semParts{Path: "/sem/x", Kind: semCurator, Leases: []model.Node{l1, l2, l3},
 		Lock: lockQueue(cLock(3, 0xc), cLock(4, 0xd)), Limit: 1})
-	return &Snapshot{At: semT0.Add(time.Minute), Queues: []Queue{{Path: "/sem/x", State: PathPresent, Type: TypeSemaphore,
-		Nodes: NodesOf(res.Nodes...), Other: res.Other, Warnings: res.Warnings, Limit: res.Limit, LimitSource: res.LimitSource}}}
+	return &model.Snapshot{At: semT0.Add(time.Minute), Queues: []model.Queue{{Path: "/sem/x", State: model.PathPresent, Type: model.TypeSemaphore,
+		Nodes: model.NodesOf(res.Nodes...), Other: res.Other, Warnings: res.Warnings, Limit: res.Limit, LimitSource: res.LimitSource}}}
 }
 
 // TestSemaphoreLS: `ls --json` of a semaphore over its stated limit: its
@@ -286,7 +287,7 @@ func semaphoreSnapshot() *Snapshot {
 // TestCheckCode), its leases and admission lock in the order they are
 // served (the text: cmd's TestWriteLsTextSemaphore).
 func TestSemaphoreLS(t *testing.T) {
-	p := ToJSON(semaphoreSnapshot())[0]
+	p := model.ToJSON(semaphoreSnapshot())[0]
 	if p.Type != "semaphore" || p.Limit != 1 || p.LimitSrc != "config" || len(p.Warnings) != 1 || p.Warnings[0].Code != "over-limit" {
 		t.Errorf("path %+v", p)
 	}
@@ -311,9 +312,9 @@ func TestSemaphoreLS(t *testing.T) {
 func TestSemaphoreEvents(t *testing.T) {
 	at := semT0.Add(time.Minute)
 	k1, k2 := kLease(1, 0xa), kLease(2, 0xb)
-	build := func(leases ...Node) Queue {
+	build := func(leases ...model.Node) model.Queue {
 		res := composeSemaphore(semParts{Path: "/s", Kind: semKazoo, Leases: leases, ParentData: []byte("2")})
-		return Queue{Path: "/s", State: PathPresent, Type: TypeSemaphore, Nodes: NodesOf(res.Nodes...), Limit: res.Limit, LimitSource: res.LimitSource}
+		return model.Queue{Path: "/s", State: model.PathPresent, Type: model.TypeSemaphore, Nodes: model.NodesOf(res.Nodes...), Limit: res.Limit, LimitSource: res.LimitSource}
 	}
 	first := semaphoreEvents(nil, build(k1), at)
 	if len(first) != 1 || !strings.Contains(first[0].Text, "kazoo semaphore, holders 1/2, 0 waiting") {

@@ -29,6 +29,8 @@ import (
 	"path"
 	"slices"
 	"time"
+
+	"github.com/zklock/zklock/model"
 )
 
 // semaphores is the Watcher's registry of recognised semaphores. Guarded
@@ -98,15 +100,15 @@ func (w *Watcher) semaphoreListingLocked(pw *pathWatch, kids []string) {
 			if !pw.explicit && len(w.sortedPaths) >= w.cfg.MaxParents {
 				if !w.capped {
 					w.capped = true
-					w.emitLocked(Event{At: now, Kind: EventInfo, Path: pw.path,
+					w.emitLocked(model.Event{At: now, Kind: model.EventInfo, Path: pw.path,
 						Text: fmt.Sprintf("discovery stopped at %d lock parents (MaxParents)", w.cfg.MaxParents)})
 				}
 				return
 			}
 			w.ensureQueueLocked(pw)
 			if !pw.explicit {
-				w.emitLocked(Event{At: now, Kind: EventPath, Path: pw.path,
-					Text: fmt.Sprintf("found semaphore %s", SanitizeString(pw.path, 0))})
+				w.emitLocked(model.Event{At: now, Kind: model.EventPath, Path: pw.path,
+					Text: fmt.Sprintf("found semaphore %s", model.SanitizeString(pw.path, 0))})
 			}
 		}
 		if s.owners == nil {
@@ -316,7 +318,7 @@ func (w *Watcher) fetchSemaphoreParts(ctx context.Context, pw *pathWatch, kids [
 // over q, the Queue buildQueue made of the parent's own listing (its
 // state, and a stale warning), and tells what changed since the last
 // build.
-func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q Queue, sv *serverView, now time.Time) Queue {
+func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q model.Queue, sv *serverView, now time.Time) model.Queue {
 	st.dirty = false
 	leaseDir, lockDir := semaphoreDirs(qm.path, st.kind)
 	settle := func(a string) *queueModel {
@@ -334,12 +336,12 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q Queue, sv
 		lq = settle(leaseDir)
 	}
 	kq := settle(lockDir)
-	if q.State != PathPresent {
+	if q.State != model.PathPresent {
 		return q
 	}
 	parts := semParts{Path: qm.path, Kind: st.kind, Limit: w.cfg.SemaphoreLimits[qm.path]}
-	lease := func(name string, seq int32, r *nodeRec) Node {
-		n := Node{Name: name, Seq: seq}
+	lease := func(name string, seq int32, r *nodeRec) model.Node {
+		n := model.Node{Name: name, Seq: seq}
 		if r != nil && r.fetched {
 			n.Session, n.Data, n.DataLen = r.session, r.data, r.dataLen
 			n.Ctime, n.Mtime, n.Version = r.ctime, r.mtime, r.version
@@ -376,7 +378,7 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q Queue, sv
 			current[k] = true
 			n := lease(k, seq, r)
 			// Held since its creation, unless it waited first, or was
-			// already there when the monitor first looked.
+			// already there when the Watcher first looked.
 			n.SinceExact = n.SinceExact && !st.initial[k] && !st.pended[k]
 			parts.Leases = append(parts.Leases, n)
 		}
@@ -407,11 +409,11 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q Queue, sv
 			}
 		}
 	}
-	q.Type = TypeSemaphore
-	q.Nodes, q.Other = NodesOf(res.Nodes...), res.Other
+	q.Type = model.TypeSemaphore
+	q.Nodes, q.Other = model.NodesOf(res.Nodes...), res.Other
 	q.Limit, q.LimitSource = res.Limit, res.LimitSource
 	q.Warnings = append(res.Warnings, q.Warnings...)
-	var old *Queue
+	var old *model.Queue
 	if qm.hasBuilt {
 		old = &qm.built
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // serverView is one poll of every member's `cons` and `wchc`. Each member
@@ -22,7 +23,7 @@ type serverView struct {
 	known    map[int64]bool            // sessions whose watches are known
 	watches  map[int64]map[string]bool // session -> server paths watched
 	watchers map[string][]int64        // server path -> sessions watching
-	self     int64                     // the monitor's own session: not a contender
+	self     int64                     // the Watcher's own session: not a contender
 }
 
 // runServerView polls at start, then every ServerViewEvery, or
@@ -116,7 +117,7 @@ func (w *Watcher) pollServers() (took time.Duration) {
 		if text == "" {
 			text = fmt.Sprintf("server view: %d members answered cons and wchc; links verified", len(replies))
 		}
-		w.emitLocked(Event{At: sv.at, Kind: EventInfo, Text: text})
+		w.emitLocked(model.Event{At: sv.at, Kind: model.EventInfo, Text: text})
 	}
 	w.narrateLinksLocked(w.sv, sv)
 	w.sv, w.svNote = sv, note
@@ -171,11 +172,11 @@ func mergeServerView(replies []memberReply) (*serverView, string) {
 	var notes []string
 	if len(refused) > 0 {
 		notes = append(notes, fmt.Sprintf("four-letter words cons/wchc are not allowed on %s (4lw.commands.whitelist): links are inferred, not verified",
-			SanitizeString(strings.Join(refused, ", "), 200)))
+			model.SanitizeString(strings.Join(refused, ", "), 200)))
 	}
 	if len(silent) > 0 {
 		notes = append(notes, fmt.Sprintf("no answer from %s: sessions connected there are not judged",
-			SanitizeString(strings.Join(silent, ", "), 200)))
+			model.SanitizeString(strings.Join(silent, ", "), 200)))
 	}
 	if answered == 0 && len(refused) == 0 && len(silent) == 0 {
 		notes = append(notes, "no member to ask")
@@ -197,15 +198,15 @@ func (w *Watcher) narrateLinksLocked(old, sv *serverView) {
 			if r == nil || e.Watches == "" || e.Believes != lockops.RoleWaiting {
 				continue
 			}
-			wp := childPath(qm.abs, e.Watches)
+			wp := model.ChildPath(qm.abs, e.Watches)
 			if !sv.watches[r.session][wp] || (old != nil && old.ok && old.watches[r.session][wp]) {
 				continue
 			}
 			if n++; n > maxEventsPerListing {
 				return
 			}
-			w.emitLocked(Event{At: sv.at, Kind: EventInfo, Path: qm.path, Node: e.Name,
-				Text: fmt.Sprintf("%s: its session 0x%x has a watch on %s (wchc)", shortName(e.Name), r.session, shortName(e.Watches))})
+			w.emitLocked(model.Event{At: sv.at, Kind: model.EventInfo, Path: qm.path, Node: e.Name,
+				Text: fmt.Sprintf("%s: its session 0x%x has a watch on %s (wchc)", model.ShortName(e.Name), r.session, model.ShortName(e.Watches))})
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
 )
@@ -69,13 +70,13 @@ func TestChainVerifiedHerdMissing(t *testing.T) {
 	}
 	mon := session(t, c.Servers())
 	w := watch(t, mon, Config{Paths: []string{p}, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
-	snap := waitFor(t, w, 15*time.Second, "every waiter verified", func(s *Snapshot) bool {
+	snap := waitFor(t, w, 15*time.Second, "every waiter verified", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		if !s.ServerView || q == nil || q.Nodes.Len() != 4 {
 			return false
 		}
 		for _, n := range q.Nodes.From(1) {
-			if n.Link != LinkVerified {
+			if n.Link != model.LinkVerified {
 				return false
 			}
 		}
@@ -112,19 +113,19 @@ func TestChainVerifiedHerdMissing(t *testing.T) {
 	lazy := rawConn(t, c.Servers())
 	stuck := createSeq(t, lazy, p, "lock-", nil)
 	// missingGrace must pass before a poll may call the link missing.
-	snap = waitFor(t, w, 15*time.Second, "herd and missing-watch", func(s *Snapshot) bool {
+	snap = waitFor(t, w, 15*time.Second, "herd and missing-watch", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return hasWarning(q, WarnHerd) != nil && hasWarning(q, WarnMissingWatch) != nil
+		return hasWarning(q, model.WarnHerd) != nil && hasWarning(q, model.WarnMissingWatch) != nil
 	})
 	q = queueOf(snap, p)
-	if h := hasWarning(q, WarnHerd); !slices.Equal(h.Nodes, []string{holder}) {
+	if h := hasWarning(q, model.WarnHerd); !slices.Equal(h.Nodes, []string{holder}) {
 		t.Errorf("herd names %v, want the holder %s", h.Nodes, holder)
 	}
-	if m := hasWarning(q, WarnMissingWatch); !slices.Equal(m.Nodes, []string{stuck}) {
+	if m := hasWarning(q, model.WarnMissingWatch); !slices.Equal(m.Nodes, []string{stuck}) {
 		t.Errorf("missing-watch names %v, want %s", m.Nodes, stuck)
 	}
 	verified := map[bool]bool{}
-	for _, jn := range ToJSON(snap)[0].Queue {
+	for _, jn := range model.ToJSON(snap)[0].Queue {
 		if jn.WatchVerified != nil {
 			verified[*jn.WatchVerified] = true
 		}
@@ -166,7 +167,7 @@ func TestServerViewRefused(t *testing.T) {
 		t.Errorf("server view %v, note %q", snap.ServerView, snap.ServerViewNote)
 	}
 	q := queueOf(snap, p)
-	if q == nil || q.Nodes.Len() != 2 || q.Nodes.At(1).Link != LinkInferred || q.Nodes.At(1).Client != "" {
+	if q == nil || q.Nodes.Len() != 2 || q.Nodes.At(1).Link != model.LinkInferred || q.Nodes.At(1).Client != "" {
 		t.Fatalf("queue %+v", q)
 	}
 }

@@ -5,26 +5,27 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // TestTenure: a holder found holding is bounded by its creation (an upper
-// bound on the hold), not by the first listing; what the monitor saw
+// bound on the hold), not by the first listing; what the Watcher saw
 // begin is exact; without a creation time only a lower bound is left.
 func TestTenure(t *testing.T) {
 	now := time.Date(2026, 11, 25, 3, 0, 10, 0, time.UTC)
 	ctime, seen := now.Add(-2*time.Second), now.Add(-150*time.Microsecond)
 	tests := []struct {
 		name  string
-		n     Node
+		n     model.Node
 		start time.Time
-		bound Bound
+		bound model.Bound
 		text  string
 	}{
-		{"holder found holding", Node{Role: lockops.RoleHolder, Since: seen, Ctime: ctime}, ctime, BoundEarliest, "≤2.0s"},
-		{"handoff seen", Node{Role: lockops.RoleHolder, Since: seen, SinceExact: true, Ctime: ctime}, seen, BoundExact, "150µs"},
-		{"holder not yet read", Node{Role: lockops.RoleHolder, Since: seen}, seen, BoundLatest, "≥150µs"},
-		{"waiter", Node{Role: lockops.RoleWaiting, Since: ctime, SinceExact: true, Ctime: ctime}, ctime, BoundExact, "2.0s"},
-		{"unknown", Node{Role: lockops.RoleWaiting}, time.Time{}, BoundLatest, ""},
+		{"holder found holding", model.Node{Role: lockops.RoleHolder, Since: seen, Ctime: ctime}, ctime, model.BoundEarliest, "≤2.0s"},
+		{"handoff seen", model.Node{Role: lockops.RoleHolder, Since: seen, SinceExact: true, Ctime: ctime}, seen, model.BoundExact, "150µs"},
+		{"holder not yet read", model.Node{Role: lockops.RoleHolder, Since: seen}, seen, model.BoundLatest, "≥150µs"},
+		{"waiter", model.Node{Role: lockops.RoleWaiting, Since: ctime, SinceExact: true, Ctime: ctime}, ctime, model.BoundExact, "2.0s"},
+		{"unknown", model.Node{Role: lockops.RoleWaiting}, time.Time{}, model.BoundLatest, ""},
 	}
 	for _, tt := range tests {
 		start, b := tt.n.Tenure()

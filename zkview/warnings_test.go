@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zklock/zklock/model"
 )
 
 // TestWarningEventsOncePerIncident: a mixed queue whose nodes come and go
@@ -13,9 +15,9 @@ func TestWarningEventsOncePerIncident(t *testing.T) {
 	now := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
 	w := &Watcher{cfg: Config{Now: func() time.Time { return now }}}
 	qm := &queueModel{path: "/locks/a"}
-	step := func(ws ...Warning) []string {
+	step := func(ws ...model.Warning) []string {
 		w.pending = nil
-		nq := Queue{Path: qm.path, Warnings: ws}
+		nq := model.Queue{Path: qm.path, Warnings: ws}
 		w.warningEventsLocked(qm, nq, now)
 		qm.built, qm.hasBuilt = nq, true
 		var texts []string
@@ -24,21 +26,21 @@ func TestWarningEventsOncePerIncident(t *testing.T) {
 		}
 		return texts
 	}
-	mixed := func(nodes ...string) Warning {
-		return Warning{Code: WarnMixedRecipes, Message: "curator and kazoo", Nodes: nodes}
+	mixed := func(nodes ...string) model.Warning {
+		return model.Warning{Code: model.WarnMixedRecipes, Message: "curator and kazoo", Nodes: nodes}
 	}
-	split := func(nodes ...string) Warning {
-		return Warning{Code: WarnSplitHolders, Message: "both hold", Nodes: nodes}
+	split := func(nodes ...string) model.Warning {
+		return model.Warning{Code: model.WarnSplitHolders, Message: "both hold", Nodes: nodes}
 	}
 	for i, tc := range []struct {
-		ws   []Warning
+		ws   []model.Warning
 		want []string // substrings, one per event
 	}{
-		{[]Warning{mixed("a1", "b2")}, []string{"mixed-recipes: "}},
-		{[]Warning{mixed("a1", "b2", "a3")}, nil},
-		{[]Warning{mixed("b2", "a3")}, nil},
-		{[]Warning{mixed("b2", "a3"), split("b2", "a3")}, []string{"split-holders: "}},
-		{[]Warning{mixed("b2", "a3", "a4"), split("a3", "a4")}, []string{"split-holders: ", "split-holders cleared"}},
+		{[]model.Warning{mixed("a1", "b2")}, []string{"mixed-recipes: "}},
+		{[]model.Warning{mixed("a1", "b2", "a3")}, nil},
+		{[]model.Warning{mixed("b2", "a3")}, nil},
+		{[]model.Warning{mixed("b2", "a3"), split("b2", "a3")}, []string{"split-holders: "}},
+		{[]model.Warning{mixed("b2", "a3", "a4"), split("a3", "a4")}, []string{"split-holders: ", "split-holders cleared"}},
 		{nil, []string{"split-holders cleared", "mixed-recipes cleared"}},
 	} {
 		got := step(tc.ws...)

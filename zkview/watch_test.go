@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // TestQueueLifecycle: a queue of lockops Locks is shown in sequence order
@@ -20,9 +20,9 @@ func TestQueueLifecycle(t *testing.T) {
 	ctx := tctx(t, 30*time.Second)
 	mon := session(t, c.Servers())
 	w := watch(t, mon, Config{Paths: []string{p}})
-	waitFor(t, w, 10*time.Second, "absent path", func(s *Snapshot) bool {
+	waitFor(t, w, 10*time.Second, "absent path", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.State == PathAbsent
+		return q != nil && q.State == model.PathAbsent
 	})
 
 	var locks []*lockops.Lock
@@ -39,9 +39,9 @@ func TestQueueLifecycle(t *testing.T) {
 		locks = append(locks, l)
 		eventually(t, 10*time.Second, "node created", func() bool { return l.Node() != "" })
 	}
-	snap := waitFor(t, w, 10*time.Second, "three nodes", func(s *Snapshot) bool {
+	snap := waitFor(t, w, 10*time.Second, "three nodes", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.State == PathPresent && q.Nodes.Len() == 3
+		return q != nil && q.State == model.PathPresent && q.Nodes.Len() == 3
 	})
 	q := queueOf(snap, p)
 	raw := rawConn(t, c.Servers())
@@ -69,7 +69,7 @@ func TestQueueLifecycle(t *testing.T) {
 		if i > 0 && n.Watches != q.Nodes.At(i-1).Name {
 			t.Errorf("%s watches %q, want %q", n.Name, n.Watches, q.Nodes.At(i-1).Name)
 		}
-		if i > 0 && (n.Link != LinkInferred || !n.SinceExact) {
+		if i > 0 && (n.Link != model.LinkInferred || !n.SinceExact) {
 			t.Errorf("%s: link %v exact %v", n.Name, n.Link, n.SinceExact)
 		}
 	}
@@ -81,7 +81,7 @@ func TestQueueLifecycle(t *testing.T) {
 	if err := locks[0].Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	snap = waitFor(t, w, 10*time.Second, "handoff", func(s *Snapshot) bool {
+	snap = waitFor(t, w, 10*time.Second, "handoff", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && q.Nodes.Len() == 2 && len(q.Handoffs) > 0
 	})
@@ -95,7 +95,7 @@ func TestQueueLifecycle(t *testing.T) {
 	}
 	eventually(t, 5*time.Second, "handoff event", func() bool {
 		for _, ev := range w.events() {
-			if ev.Kind == EventHandoff && ev.Node == locks[1].Node() && strings.Contains(ev.Text, "gone →") {
+			if ev.Kind == model.EventHandoff && ev.Node == locks[1].Node() && strings.Contains(ev.Text, "gone →") {
 				return true
 			}
 		}
@@ -113,16 +113,16 @@ func TestAbsentAppearsVanishes(t *testing.T) {
 	p := testPath(t)
 	mon := session(t, c.Servers())
 	w := watch(t, mon, Config{Paths: []string{p}})
-	waitFor(t, w, 10*time.Second, "absent", func(s *Snapshot) bool {
+	waitFor(t, w, 10*time.Second, "absent", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.State == PathAbsent
+		return q != nil && q.State == model.PathAbsent
 	})
 	raw := rawConn(t, c.Servers())
 	mkdirs(t, raw, p)
 	n := createSeq(t, raw, p, "lock-", []byte("x"))
-	waitFor(t, w, 10*time.Second, "appeared with node", func(s *Snapshot) bool {
+	waitFor(t, w, 10*time.Second, "appeared with node", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.State == PathPresent && slices.Equal(names(q), []string{n})
+		return q != nil && q.State == model.PathPresent && slices.Equal(names(q), []string{n})
 	})
 	if err := raw.Delete(p+"/"+n, -1); err != nil {
 		t.Fatal(err)
@@ -130,18 +130,18 @@ func TestAbsentAppearsVanishes(t *testing.T) {
 	if err := raw.Delete(p, -1); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, w, 10*time.Second, "absent again", func(s *Snapshot) bool {
+	waitFor(t, w, 10*time.Second, "absent again", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.State == PathAbsent && q.Nodes.Len() == 0
+		return q != nil && q.State == model.PathAbsent && q.Nodes.Len() == 0
 	})
 	mkdirs(t, raw, p)
-	waitFor(t, w, 10*time.Second, "present again", func(s *Snapshot) bool {
+	waitFor(t, w, 10*time.Second, "present again", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.State == PathPresent
+		return q != nil && q.State == model.PathPresent
 	})
 }
 
-// TestNoAuth: a parent whose ACL the monitor cannot read is PathNoAuth
+// TestNoAuth: a parent whose ACL the Watcher cannot read is PathNoAuth
 // with the error (`ls` says "no permission": cmd's
 // TestWriteLsTextPathStates).
 func TestNoAuth(t *testing.T) {
@@ -157,9 +157,9 @@ func TestNoAuth(t *testing.T) {
 	}
 	mon := session(t, c.Servers())
 	w := watch(t, mon, Config{Paths: []string{p}})
-	snap := waitFor(t, w, 10*time.Second, "noauth", func(s *Snapshot) bool {
+	snap := waitFor(t, w, 10*time.Second, "noauth", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.State == PathNoAuth
+		return q != nil && q.State == model.PathNoAuth
 	})
 	if q := queueOf(snap, p); !strings.Contains(q.Err, "not authenticated") && !strings.Contains(q.Err, "auth") {
 		t.Errorf("noauth error %q does not say why", q.Err)
@@ -167,8 +167,8 @@ func TestNoAuth(t *testing.T) {
 	// With the credentials the same path reads.
 	authed := session(t, c.Servers(), lockops.WithDigestAuth("owner", "secret"))
 	w2 := watch(t, authed, Config{Paths: []string{p}})
-	waitFor(t, w2, 10*time.Second, "present with auth", func(s *Snapshot) bool {
+	waitFor(t, w2, 10*time.Second, "present with auth", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.State == PathPresent
+		return q != nil && q.State == model.PathPresent
 	})
 }

@@ -8,15 +8,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zklock/zklock/third_party/zk"
-
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/sessions"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 // ErrClosed: the Watcher was closed.
 var ErrClosed = errors.New("zkview: watcher closed")
 
-// Watcher keeps the live model of the configured lock parents. It owns
+// Watcher keeps the Watcher of the configured lock parents. It owns
 // every watch it sets on the Session's connection; the Session stays the
 // caller's (Close does not close it).
 //
@@ -53,7 +54,7 @@ type Watcher struct {
 	wg      sync.WaitGroup
 	sem     chan struct{}
 
-	updates   chan Update
+	updates   chan model.Update
 	kick      chan struct{} // the model changed: publish
 	refresh   chan struct{} // poll the servers now
 	closeOnce sync.Once
@@ -64,8 +65,8 @@ type Watcher struct {
 	sortedPaths []string // queue paths, sorted
 	discovered  int      // intermediate nodes watched for discovery
 	capped      bool     // discovery stopped at a bound
-	mode        string   // ModeRecursive or ModeChildren; "" for Load
-	conn        Conn
+	mode        string   // model.ModeRecursive or model.ModeChildren; "" for Load
+	conn        model.Conn
 	gen         uint64
 	resync      chan struct{} // closed when the session (re)connects
 	// synced is closed once the server of a new session has caught up
@@ -74,9 +75,9 @@ type Watcher struct {
 	sv          *serverView
 	svNote      string
 	svEvery     time.Duration // the polls' spacing in force (pollSpacing)
-	pending     []Event
+	pending     []model.Event
 	dropped     int
-	snap        *Snapshot
+	snap        *model.Snapshot
 	frameEvery  time.Duration // the spacing of snapshots in force (publishBudget)
 	pictured    bool          // a snapshot with every path read was built
 	dirty       bool          // something changed since snap was built
@@ -84,8 +85,9 @@ type Watcher struct {
 	initPending int
 	initDone    chan struct{} // closed once every path was read once
 	initClosed  bool
-	svDone      chan struct{} // closed after the first server poll
-	graph       graph         // the wait-for graph over sessions (sessions.go)
+	svDone      chan struct{}  // closed after the first server poll
+	graph       sessions.Graph // the wait-for graph over sessions
+	cycles      cycleTimers    // its cycles between publishes (cycles.go)
 
 	// sems: the recognised semaphores and their parts (semwatch.go).
 	sems semaphores
@@ -127,7 +129,7 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 		// Unbuffered: the pump keeps the one pending Update and merges into
 		// it until the consumer takes it, so what the consumer takes is
 		// always the newest snapshot.
-		updates:  make(chan Update),
+		updates:  make(chan model.Update),
 		kick:     make(chan struct{}, 1),
 		refresh:  make(chan struct{}, 1),
 		paths:    map[string]*pathWatch{},
@@ -140,13 +142,13 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 	switch {
 	case oneShot:
 	case cfg.ChildWatches:
-		w.mode = ModeChildren
+		w.mode = model.ModeChildren
 	default:
-		w.mode = ModeRecursive
+		w.mode = model.ModeRecursive
 	}
-	w.conn = Conn{State: StateConnecting, Since: cfg.Now(), Ensemble: s.Servers(), Context: cfg.Context,
+	w.conn = model.Conn{State: model.StateConnecting, Since: cfg.Now(), Ensemble: s.Servers(), Context: cfg.Context,
 		TLS: s.Secure(), HostnameVerified: s.HostnameVerified()}
-	w.snap = &Snapshot{At: cfg.Now(), Conn: w.conn}
+	w.snap = &model.Snapshot{At: cfg.Now(), Conn: w.conn}
 	w.readConnState()
 
 	w.mu.Lock()
@@ -176,11 +178,11 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 // Update. A consumer that falls behind gets one Update holding the newest
 // snapshot and the most recent events (at most MaxPendingEvents; Dropped
 // counts the rest): there is never a backlog. Closed by Close.
-func (w *Watcher) Updates() <-chan Update { return w.updates }
+func (w *Watcher) Updates() <-chan model.Update { return w.updates }
 
 // Snapshot is the current model (built now if anything changed since the
 // last one).
-func (w *Watcher) Snapshot() *Snapshot {
+func (w *Watcher) Snapshot() *model.Snapshot {
 	w.mu.Lock()
 	rebuilt := w.rebuildLocked()
 	snap := w.snap
@@ -207,7 +209,7 @@ func (w *Watcher) Close() {
 		w.stop()
 		w.wg.Wait()
 		w.mu.Lock()
-		w.conn.State, w.conn.Since = StateClosed, w.cfg.Now()
+		w.conn.State, w.conn.Since = model.StateClosed, w.cfg.Now()
 		w.mu.Unlock()
 		close(w.updates)
 	})
@@ -215,7 +217,7 @@ func (w *Watcher) Close() {
 
 // Load reads one snapshot of cfg's paths and roots (discovery included,
 // and one server-view poll when cfg.ServerView), for `zklock ls`.
-func Load(ctx context.Context, s *lockops.Session, cfg Config) (*Snapshot, error) {
+func Load(ctx context.Context, s *lockops.Session, cfg Config) (*model.Snapshot, error) {
 	w, err := start(ctx, s, cfg, true)
 	if err != nil {
 		return nil, err
@@ -247,12 +249,12 @@ func (w *Watcher) markDirtyLocked() { w.dirty = true }
 
 // emitLocked queues an event for the next Update, dropping the oldest
 // beyond MaxPendingEvents.
-func (w *Watcher) emitLocked(ev Event) {
+func (w *Watcher) emitLocked(ev model.Event) {
 	if ev.At.IsZero() {
 		ev.At = w.cfg.Now()
 	}
 	w.pending = append(w.pending, ev)
-	if over := len(w.pending) - MaxPendingEvents; over > 0 {
+	if over := len(w.pending) - model.MaxPendingEvents; over > 0 {
 		w.pending = slices.Delete(w.pending, 0, over)
 		w.dropped += over
 	}
@@ -267,7 +269,7 @@ func (w *Watcher) emitLocked(ev Event) {
 func (w *Watcher) runPump() {
 	defer w.wg.Done()
 	var (
-		cur    *Update
+		cur    *model.Update
 		timer  *time.Timer
 		timerC <-chan time.Time
 		budget publishBudget
@@ -296,11 +298,11 @@ func (w *Watcher) runPump() {
 		cur.Merge(u)
 	}
 	for {
-		var out chan<- Update
+		var out chan<- model.Update
 		if cur != nil {
 			out = w.updates
 		}
-		var next Update
+		var next model.Update
 		if cur != nil {
 			next = *cur
 		}
@@ -398,7 +400,7 @@ func (b *publishBudget) wait(now time.Time, loading bool) (wait, every time.Dura
 // takeUpdate rebuilds the snapshot if needed and takes the pending
 // events; cost is the time the rebuild took, and pictured says that this
 // snapshot is the first with every path read.
-func (w *Watcher) takeUpdate() (u Update, ok bool, cost time.Duration, pictured bool) {
+func (w *Watcher) takeUpdate() (u model.Update, ok bool, cost time.Duration, pictured bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	start := time.Now()
@@ -410,9 +412,9 @@ func (w *Watcher) takeUpdate() (u Update, ok bool, cost time.Duration, pictured 
 		w.pictured, pictured = true, true
 	}
 	if !rebuilt && len(w.pending) == 0 && w.dropped == 0 {
-		return Update{}, false, cost, pictured
+		return model.Update{}, false, cost, pictured
 	}
-	u = Update{Snapshot: w.snap, Events: w.pending, Dropped: w.dropped}
+	u = model.Update{Snapshot: w.snap, Events: w.pending, Dropped: w.dropped}
 	w.pending, w.dropped = nil, 0
 	return u, true, cost, pictured
 }
@@ -492,18 +494,18 @@ func (w *Watcher) readConnState() {
 	now := w.cfg.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var to ConnState
+	var to model.ConnState
 	switch st {
 	case lockops.SessionConnected:
-		to = StateConnected
+		to = model.StateConnected
 	case lockops.SessionSuspended:
-		to = StateDisconnected
+		to = model.StateDisconnected
 	case lockops.SessionExpired:
-		to = StateExpired
+		to = model.StateExpired
 	case lockops.SessionClosed:
-		to = StateClosed
+		to = model.StateClosed
 	default:
-		to = StateConnecting
+		to = model.StateConnecting
 	}
 	prev := w.conn
 	if to == prev.State && id == prev.SessionID {
@@ -511,19 +513,19 @@ func (w *Watcher) readConnState() {
 	}
 	w.conn.State, w.conn.Since, w.conn.SessionID = to, now, id
 	w.conn.Server = ""
-	if to == StateConnected {
+	if to == model.StateConnected {
 		w.conn.Server = w.s.Server()
 	}
 	w.allDirty = true
 	w.markDirtyLocked()
-	ev := Event{At: now, Kind: EventConn}
+	ev := model.Event{At: now, Kind: model.EventConn}
 	switch to {
-	case StateConnected:
+	case model.StateConnected:
 		switch {
 		case w.gen == 0:
-			ev.Text = fmt.Sprintf("connected to %s, session 0x%x", SanitizeString(w.conn.Server, 80), id)
+			ev.Text = fmt.Sprintf("connected to %s, session 0x%x", model.SanitizeString(w.conn.Server, 80), id)
 		case gen != w.gen:
-			ev.Text = fmt.Sprintf("new session 0x%x on %s: re-reading every path (the old session expired)", id, SanitizeString(w.conn.Server, 80))
+			ev.Text = fmt.Sprintf("new session 0x%x on %s: re-reading every path (the old session expired)", id, model.SanitizeString(w.conn.Server, 80))
 			// A full re-sync: every node's stat and data are read again
 			// with its parent's next listing (a revoke may have changed
 			// them while no watch was set).
@@ -535,19 +537,19 @@ func (w *Watcher) readConnState() {
 			w.synced = make(chan struct{})
 			go w.syncNewSession(w.synced)
 		default:
-			ev.Text = fmt.Sprintf("reconnected to %s, session 0x%x: re-listing every path", SanitizeString(w.conn.Server, 80), id)
+			ev.Text = fmt.Sprintf("reconnected to %s, session 0x%x: re-listing every path", model.SanitizeString(w.conn.Server, 80), id)
 		}
 		w.gen = gen
-		if prev.State != StateConnected {
+		if prev.State != model.StateConnected {
 			close(w.resync)
 			w.resync = make(chan struct{})
 		}
-	case StateDisconnected:
+	case model.StateDisconnected:
 		ev.Text = "disconnected: the model is stale until the link is back"
-	case StateExpired:
+	case model.StateExpired:
 		ev.Text = fmt.Sprintf("session 0x%x expired: a new one is being made", prev.SessionID)
 		w.conn.SessionID = prev.SessionID
-	case StateClosed:
+	case model.StateClosed:
 		ev.Text = "session closed"
 	default:
 		ev.Text = "connecting"

@@ -26,7 +26,7 @@ const (
 	serverViewEvery = 5 * time.Second
 )
 
-// console is the monitor and the console model, driven as Bubble Tea
+// console is the Watcher and the console model, driven as Bubble Tea
 // would drive them but without a terminal: every command runs on its own
 // goroutine and its message comes back to the one loop that calls Update;
 // View is called for a frame at most every frameEvery.
@@ -50,7 +50,7 @@ func startConsole(ctx context.Context, servers []string, own <-chan ui.OwnLock) 
 	s, err := lockops.Connect(cctx, servers, lockops.WithSessionTimeout(soakSession))
 	cancel()
 	if err != nil {
-		return nil, fmt.Errorf("connect the monitor: %w", err)
+		return nil, fmt.Errorf("connect the Watcher: %w", err)
 	}
 	w, err := zkview.Watch(ctx, s, zkview.Config{Paths: soakPaths(), ServerView: true, ServerViewEvery: serverViewEvery})
 	if err != nil {

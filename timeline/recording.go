@@ -1,4 +1,4 @@
-package zkview
+package timeline
 
 import (
 	"bufio"
@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/zklock/zklock/model"
 )
 
 // A recording (`zklock record`, `zklock replay`) is the model's updates
@@ -55,7 +57,7 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // ErrNotRecording: the file is not a zklock recording, or one whose
 // format this build does not read.
-var ErrNotRecording = errors.New("zkview: not a zklock recording")
+var ErrNotRecording = errors.New("timeline: not a zklock recording")
 
 // RecordingHeader opens a recording.
 type RecordingHeader struct {
@@ -72,11 +74,11 @@ type RecordingHeader struct {
 type record struct {
 	Kind    string           `json:"k"`
 	Header  *RecordingHeader `json:"h,omitempty"`
-	Snap    *Snapshot        `json:"s,omitempty"`
+	Snap    *model.Snapshot  `json:"s,omitempty"`
 	At      time.Time        `json:"at"`
-	Top     *Snapshot        `json:"top,omitempty"` // the snapshot's fields but At and Queues, when they changed
+	Top     *model.Snapshot  `json:"top,omitempty"` // the snapshot's fields but At and Queues, when they changed
 	Queues  []queueDelta     `json:"q,omitempty"`
-	Events  []Event          `json:"e,omitempty"`
+	Events  []model.Event    `json:"e,omitempty"`
 	Dropped int              `json:"x,omitempty"`
 }
 
@@ -86,21 +88,21 @@ type queueDelta struct {
 	Gone bool   `json:"gone,omitempty"` // left the model
 	// Head is the queue's fields but Nodes, Handoffs and Depth, when new
 	// or changed.
-	Head *Queue `json:"head,omitempty"`
+	Head *model.Queue `json:"head,omitempty"`
 	// Nodes replaces the node list whole (a new queue, or an order the
 	// moves below cannot say); else Removed and Put apply.
-	Nodes    []Node                  `json:"nodes,omitempty"`
-	All      bool                    `json:"all,omitempty"` // Nodes is the whole list (maybe empty)
-	Removed  []string                `json:"rm,omitempty"`  // node keys
-	Put      []nodeAt                `json:"put,omitempty"` // ascending I
-	Handoffs *listDelta[Handoff]     `json:"ho,omitempty"`
-	Depth    *listDelta[DepthSample] `json:"dp,omitempty"`
+	Nodes    []model.Node                  `json:"nodes,omitempty"`
+	All      bool                          `json:"all,omitempty"` // Nodes is the whole list (maybe empty)
+	Removed  []string                      `json:"rm,omitempty"`  // node keys
+	Put      []nodeAt                      `json:"put,omitempty"` // ascending I
+	Handoffs *listDelta[model.Handoff]     `json:"ho,omitempty"`
+	Depth    *listDelta[model.DepthSample] `json:"dp,omitempty"`
 }
 
 // nodeAt is a node and its index in the new list.
 type nodeAt struct {
-	I int  `json:"i"`
-	N Node `json:"n"`
+	I int        `json:"i"`
+	N model.Node `json:"n"`
 }
 
 // listDelta: new = old[Drop : len(old)-Trunc] + Add.
@@ -158,7 +160,7 @@ func diffList[T any](old, new []T, eq func(a, b T) bool) *listDelta[T] {
 type Recorder struct {
 	w        io.Writer
 	gz       *gzip.Writer
-	last     *Snapshot
+	last     *model.Snapshot
 	lastFull time.Time
 	// FullEvery spaces full snapshots (RecordFullEvery when zero).
 	FullEvery time.Duration
@@ -176,7 +178,7 @@ func NewRecorder(w io.Writer, h RecordingHeader) (*Recorder, error) {
 		return nil, err
 	}
 	if _, err := r.gz.Write([]byte(recordingMagic)); err != nil {
-		return nil, fmt.Errorf("zkview: record: %w", err)
+		return nil, fmt.Errorf("timeline: record: %w", err)
 	}
 	if err := r.write(&record{Kind: "header", Header: &h, At: h.Started}); err != nil {
 		return nil, err
@@ -191,14 +193,14 @@ func (r *Recorder) Records() int { return r.records }
 func (r *Recorder) startMember() error {
 	if r.gz != nil {
 		if err := r.gz.Close(); err != nil {
-			return fmt.Errorf("zkview: record: %w", err)
+			return fmt.Errorf("timeline: record: %w", err)
 		}
 		r.gz.Reset(r.w)
 		return nil
 	}
 	gz, err := gzip.NewWriterLevel(r.w, gzip.BestSpeed)
 	if err != nil {
-		return fmt.Errorf("zkview: record: %w", err)
+		return fmt.Errorf("timeline: record: %w", err)
 	}
 	r.gz = gz
 	return nil
@@ -210,19 +212,19 @@ func (r *Recorder) write(rec *record) error {
 	enc := json.NewEncoder(&r.buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(rec); err != nil {
-		return fmt.Errorf("zkview: record: %w", err)
+		return fmt.Errorf("timeline: record: %w", err)
 	}
 	payload := r.buf.Bytes()
 	r.frame = binary.AppendUvarint(r.frame[:0], uint64(len(payload)))
 	r.frame = binary.BigEndian.AppendUint32(r.frame, crc32.Checksum(payload, crcTable))
 	if _, err := r.gz.Write(r.frame); err != nil {
-		return fmt.Errorf("zkview: record: %w", err)
+		return fmt.Errorf("timeline: record: %w", err)
 	}
 	if _, err := r.gz.Write(payload); err != nil {
-		return fmt.Errorf("zkview: record: %w", err)
+		return fmt.Errorf("timeline: record: %w", err)
 	}
 	if err := r.gz.Flush(); err != nil {
-		return fmt.Errorf("zkview: record: %w", err)
+		return fmt.Errorf("timeline: record: %w", err)
 	}
 	r.records++
 	return nil
@@ -231,7 +233,7 @@ func (r *Recorder) write(rec *record) error {
 // Record writes one update: a full snapshot at the start and every
 // FullEvery (of the snapshots' clock), else what changed since the
 // previous one.
-func (r *Recorder) Record(u Update) error {
+func (r *Recorder) Record(u model.Update) error {
 	snap := u.Snapshot
 	if snap == nil {
 		return nil
@@ -265,32 +267,32 @@ func (r *Recorder) Record(u Update) error {
 // caller's to close). A recording not closed still replays.
 func (r *Recorder) Close() error {
 	if err := r.gz.Close(); err != nil {
-		return fmt.Errorf("zkview: record: %w", err)
+		return fmt.Errorf("timeline: record: %w", err)
 	}
 	return nil
 }
 
 // topOf is s without At and Queues, for comparing and recording.
-func topOf(s *Snapshot) Snapshot {
+func topOf(s *model.Snapshot) model.Snapshot {
 	t := *s
 	t.At, t.Queues = time.Time{}, nil
 	return t
 }
 
 // headOf is q without its lists.
-func headOf(q *Queue) Queue {
+func headOf(q *model.Queue) model.Queue {
 	h := *q
-	h.Nodes, h.Handoffs, h.Depth = Nodes{}, nil, nil
+	h.Nodes, h.Handoffs, h.Depth = model.Nodes{}, nil, nil
 	return h
 }
 
 // deltaOf is the delta record from prev to next.
-func deltaOf(prev, next *Snapshot) *record {
+func deltaOf(prev, next *model.Snapshot) *record {
 	rec := &record{Kind: "delta", At: next.At}
 	if pt, nt := topOf(prev), topOf(next); !reflect.DeepEqual(pt, nt) {
 		rec.Top = &nt
 	}
-	prevBy := make(map[string]*Queue, len(prev.Queues))
+	prevBy := make(map[string]*model.Queue, len(prev.Queues))
 	for i := range prev.Queues {
 		prevBy[prev.Queues[i].Path] = &prev.Queues[i]
 	}
@@ -319,10 +321,10 @@ func deltaOf(prev, next *Snapshot) *record {
 	return rec
 }
 
-func eqHandoff(a, b Handoff) bool {
+func eqHandoff(a, b model.Handoff) bool {
 	return a.Path == b.Path && a.From == b.From && a.To == b.To && a.At.Equal(b.At) && a.Gap == b.Gap
 }
-func eqDepth(a, b DepthSample) bool { return a.Depth == b.Depth && a.At.Equal(b.At) }
+func eqDepth(a, b model.DepthSample) bool { return a.Depth == b.Depth && a.At.Equal(b.At) }
 
 // sameList reports that a and b are the very same slice.
 func sameList[T any](a, b []T) bool {
@@ -330,8 +332,8 @@ func sameList[T any](a, b []T) bool {
 }
 
 // queueDeltaOf is how pq became nq, and whether it changed.
-func queueDeltaOf(pq, nq *Queue) (queueDelta, bool) {
-	if nq.Nodes.Len() > 0 && pq.Nodes.shares(nq.Nodes) && sameList(pq.Warnings, nq.Warnings) &&
+func queueDeltaOf(pq, nq *model.Queue) (queueDelta, bool) {
+	if nq.Nodes.Len() > 0 && pq.Nodes.Shares(nq.Nodes) && sameList(pq.Warnings, nq.Warnings) &&
 		sameList(pq.Handoffs, nq.Handoffs) && sameList(pq.Depth, nq.Depth) && sameList(pq.Other, nq.Other) {
 		return queueDelta{}, false // the watcher published the same queue again
 	}
@@ -346,8 +348,8 @@ func queueDeltaOf(pq, nq *Queue) (queueDelta, bool) {
 	if d := diffList(pq.Depth, nq.Depth, eqDepth); d != nil {
 		qd.Depth, changed = d, true
 	}
-	if !pq.Nodes.shares(nq.Nodes) {
-		prevBy := make(map[string]*Node, pq.Nodes.Len())
+	if !pq.Nodes.Shares(nq.Nodes) {
+		prevBy := make(map[string]*model.Node, pq.Nodes.Len())
 		for _, n := range pq.Nodes.All() {
 			prevBy[nodeKey(n)] = n
 		}
@@ -378,7 +380,7 @@ func queueDeltaOf(pq, nq *Queue) (queueDelta, bool) {
 
 // applyNodes is old without removed and put nodes, then each put node
 // inserted at its index (ascending).
-func applyNodes(old Nodes, removed []string, put []nodeAt) []Node {
+func applyNodes(old model.Nodes, removed []string, put []nodeAt) []model.Node {
 	drop := make(map[string]bool, len(removed)+len(put))
 	for _, k := range removed {
 		drop[k] = true
@@ -386,7 +388,7 @@ func applyNodes(old Nodes, removed []string, put []nodeAt) []Node {
 	for i := range put {
 		drop[nodeKey(&put[i].N)] = true
 	}
-	out := make([]Node, 0, old.Len()+len(put))
+	out := make([]model.Node, 0, old.Len()+len(put))
 	for _, n := range old.All() {
 		if !drop[nodeKey(n)] {
 			out = append(out, *n)
@@ -399,7 +401,7 @@ func applyNodes(old Nodes, removed []string, put []nodeAt) []Node {
 	return out
 }
 
-func sameKeys(a []Node, b Nodes) bool {
+func sameKeys(a []model.Node, b model.Nodes) bool {
 	if len(a) != b.Len() {
 		return false
 	}
@@ -432,7 +434,9 @@ func (rec *Recording) Len() int { return len(rec.steps) }
 func (rec *Recording) At(i int) time.Time { return rec.steps[i].At }
 
 // Events are the model's events of step i (for the console's log).
-func (rec *Recording) Events(i int) ([]Event, int) { return rec.steps[i].Events, rec.steps[i].Dropped }
+func (rec *Recording) Events(i int) ([]model.Event, int) {
+	return rec.steps[i].Events, rec.steps[i].Dropped
+}
 
 // Search is the last step taken at or before t (0 when t is before the
 // first).
@@ -556,7 +560,7 @@ func cutError(err error) error {
 type Cursor struct {
 	rec  *Recording
 	i    int
-	snap *Snapshot
+	snap *model.Snapshot
 }
 
 // NewCursor is a cursor before the first step.
@@ -566,10 +570,10 @@ func (rec *Recording) NewCursor() *Cursor { return &Cursor{rec: rec, i: -1} }
 func (c *Cursor) Index() int { return c.i }
 
 // Snapshot is the snapshot at the cursor (nil before the first step).
-func (c *Cursor) Snapshot() *Snapshot { return c.snap }
+func (c *Cursor) Snapshot() *model.Snapshot { return c.snap }
 
 // Seek moves to step i and returns its snapshot.
-func (c *Cursor) Seek(i int) *Snapshot {
+func (c *Cursor) Seek(i int) *model.Snapshot {
 	if len(c.rec.steps) == 0 {
 		return nil
 	}
@@ -596,8 +600,8 @@ func (c *Cursor) Seek(i int) *Snapshot {
 
 // applyDelta is prev changed by a delta record: a new snapshot (prev is
 // not modified; unchanged queues share their lists with it).
-func applyDelta(prev *Snapshot, d *record) *Snapshot {
-	var next Snapshot
+func applyDelta(prev *model.Snapshot, d *record) *model.Snapshot {
+	var next model.Snapshot
 	if d.Top != nil {
 		next = *d.Top
 	} else {
@@ -608,7 +612,7 @@ func applyDelta(prev *Snapshot, d *record) *Snapshot {
 	for k := range d.Queues {
 		byPath[d.Queues[k].Path] = k
 	}
-	queues := make([]Queue, 0, len(prev.Queues)+len(d.Queues))
+	queues := make([]model.Queue, 0, len(prev.Queues)+len(d.Queues))
 	for i := range prev.Queues {
 		pq := &prev.Queues[i]
 		k, ok := byPath[pq.Path]
@@ -628,14 +632,14 @@ func applyDelta(prev *Snapshot, d *record) *Snapshot {
 		if _, ok := byPath[qd.Path]; !ok || qd.Gone {
 			continue
 		}
-		queues = append(queues, applyQueue(&Queue{Path: qd.Path}, qd))
+		queues = append(queues, applyQueue(&model.Queue{Path: qd.Path}, qd))
 	}
 	sort.SliceStable(queues, func(a, b int) bool { return queues[a].Path < queues[b].Path })
 	next.Queues = queues
 	return &next
 }
 
-func applyQueue(pq *Queue, qd *queueDelta) Queue {
+func applyQueue(pq *model.Queue, qd *queueDelta) model.Queue {
 	q := *pq
 	if qd.Head != nil {
 		q = *qd.Head
@@ -643,9 +647,9 @@ func applyQueue(pq *Queue, qd *queueDelta) Queue {
 	}
 	switch {
 	case qd.All:
-		q.Nodes = NodesOf(qd.Nodes...)
+		q.Nodes = model.NodesOf(qd.Nodes...)
 	case len(qd.Removed) > 0 || len(qd.Put) > 0:
-		q.Nodes = NodesOf(applyNodes(pq.Nodes, qd.Removed, qd.Put)...)
+		q.Nodes = model.NodesOf(applyNodes(pq.Nodes, qd.Removed, qd.Put)...)
 	}
 	q.Handoffs = qd.Handoffs.apply(q.Handoffs)
 	q.Depth = qd.Depth.apply(q.Depth)

@@ -1,4 +1,4 @@
-package zkview
+package model
 
 import "fmt"
 
@@ -152,7 +152,7 @@ type JSONNode struct {
 }
 
 // rfc3339Milli is RFC 3339 with ZooKeeper's millisecond precision.
-const rfc3339Milli = "2006-01-02T15:04:05.000Z07:00"
+const RFC3339Milli = "2006-01-02T15:04:05.000Z07:00"
 
 // ToJSON turns a snapshot into `ls --json`'s value (see JSONPath).
 func ToJSON(snap *Snapshot) []JSONPath {
@@ -191,12 +191,12 @@ func ToJSON(snap *Snapshot) []JSONPath {
 			}
 			if !n.Ctime.IsZero() {
 				jn.Session = fmt.Sprintf("0x%x", n.Session)
-				jn.Ctime = n.Ctime.UTC().Format(rfc3339Milli)
+				jn.Ctime = n.Ctime.UTC().Format(RFC3339Milli)
 			} else if n.Name == "" {
 				jn.Session = fmt.Sprintf("0x%x", n.Session) // a waiter known by its session only
 			}
 			if start, b := n.Tenure(); !start.IsZero() {
-				jn.Since, jn.SinceBound = start.UTC().Format(rfc3339Milli), b.String()
+				jn.Since, jn.SinceBound = start.UTC().Format(RFC3339Milli), b.String()
 			}
 			switch n.Link {
 			case LinkVerified:

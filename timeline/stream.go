@@ -1,4 +1,4 @@
-package zkview
+package timeline
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // StreamSchema is the version of the `zklock watch --json` object (the
@@ -32,7 +33,7 @@ const (
 	ChangeSessionLost
 	ChangeWarningRaised
 	ChangeWarningCleared
-	// ChangeStale: the monitor lost its link; the model may be out of
+	// ChangeStale: the Watcher lost its link; the model may be out of
 	// date until ChangeFresh.
 	ChangeStale
 	ChangeFresh
@@ -76,20 +77,20 @@ type Change struct {
 	Kind ChangeKind
 	At   time.Time // the snapshot that showed it (Snapshot.At)
 	Path string
-	Type QueueType
+	Type model.QueueType
 	// Node is the node concerned, as the newer snapshot shows it (as the
 	// older one did for a node that went away).
-	Node Node
+	Node model.Node
 	// From is the node whose release let Node hold (acquired), "" when
-	// the monitor did not see one.
+	// the Watcher did not see one.
 	From string
 	// Held is how long a node that went away had held; Waited how long a
 	// node that acquired or went away had waited. Zero when the start of
 	// the role is not known exactly.
 	Held, Waited time.Duration
-	Warning      Warning   // warning-raised, warning-cleared
-	Conn         Conn      // stale, fresh
-	State        PathState // path-appeared, path-vanished
+	Warning      model.Warning   // warning-raised, warning-cleared
+	Conn         model.Conn      // stale, fresh
+	State        model.PathState // path-appeared, path-vanished
 }
 
 // Diff tells what changed from prev to next, in a stable order: the
@@ -122,7 +123,7 @@ type Change struct {
 // fresh say it once for every queue.
 //
 // Snapshots are immutable: Diff only reads them.
-func Diff(prev, next *Snapshot) []Change {
+func Diff(prev, next *model.Snapshot) []Change {
 	if prev == nil || next == nil {
 		return nil
 	}
@@ -137,7 +138,7 @@ func Diff(prev, next *Snapshot) []Change {
 	lost := lostSessions(prev, next)
 	i, j := 0, 0
 	for i < len(prev.Queues) || j < len(next.Queues) {
-		var pq, nq *Queue
+		var pq, nq *model.Queue
 		switch {
 		case i == len(prev.Queues):
 			nq = &next.Queues[j]
@@ -166,46 +167,48 @@ func Diff(prev, next *Snapshot) []Change {
 
 // sameQueue reports, cheaply, that the watcher published the very same
 // queue again (it reuses a queue that did not change).
-func sameQueue(a, b *Queue) bool {
+func sameQueue(a, b *model.Queue) bool {
 	return a.State == b.State && len(a.Warnings) == len(b.Warnings) &&
-		len(a.Handoffs) == len(b.Handoffs) && a.Nodes.shares(b.Nodes) &&
+		len(a.Handoffs) == len(b.Handoffs) && a.Nodes.Shares(b.Nodes) &&
 		(len(a.Warnings) == 0 || &a.Warnings[0] == &b.Warnings[0]) &&
 		(len(a.Handoffs) == 0 || &a.Handoffs[0] == &b.Handoffs[0])
 }
 
 // nodeKey is a node's identity within its queue.
-func nodeKey(n *Node) string {
+func nodeKey(n *model.Node) string {
 	if n.Name == "" {
-		return "\x00" + SessionHex(n.Session)
+		return "\x00" + model.SessionHex(n.Session)
 	}
 	return n.Parent + "\x00" + n.Name
 }
 
 // exists is a path's existence as `ls --json` says it.
-func exists(q *Queue) bool {
-	return q != nil && (q.State == PathPresent || q.State == PathNoAuth)
+func exists(q *model.Queue) bool {
+	return q != nil && (q.State == model.PathPresent || q.State == model.PathNoAuth)
 }
 
 // diffQueue appends the changes of one path; pq or nq is nil when the
 // path is not in that snapshot.
-func diffQueue(out []Change, prevAt, at time.Time, pq, nq *Queue, lost map[int64]bool) []Change {
+func diffQueue(out []Change, prevAt, at time.Time, pq, nq *model.Queue, lost map[int64]bool) []Change {
 	q := nq
 	if q == nil {
 		q = pq
 	}
 	base := Change{At: at, Path: q.Path, Type: q.Type}
-	if base.Type == TypeUnknown && pq != nil {
+	if base.Type == model.TypeUnknown && pq != nil {
 		base.Type = pq.Type // a queue that just emptied is still what it was
 	}
 	// Nodes are known in a snapshot when the path was listed, or seen
 	// absent (known empty); unknown while pending, NoAuth or in error.
-	known := func(x *Queue) bool { return x != nil && (x.State == PathPresent || x.State == PathAbsent) }
+	known := func(x *model.Queue) bool {
+		return x != nil && (x.State == model.PathPresent || x.State == model.PathAbsent)
+	}
 	gone := nq == nil // left the model: as if deleted
 
-	prevKnown := known(pq) && pq.State == PathPresent
-	firstRead := !known(pq) && nq != nil && nq.State == PathPresent
+	prevKnown := known(pq) && pq.State == model.PathPresent
+	firstRead := !known(pq) && nq != nil && nq.State == model.PathPresent
 
-	if pq != nil && pq.State == PathAbsent && exists(nq) {
+	if pq != nil && pq.State == model.PathAbsent && exists(nq) {
 		c := base
 		c.Kind, c.State = ChangePathAppeared, nq.State
 		out = append(out, c)
@@ -227,12 +230,12 @@ func diffQueue(out []Change, prevAt, at time.Time, pq, nq *Queue, lost map[int64
 			out = appendJoined(out, base, n, nq)
 		}
 	case prevKnown && (gone || known(nq)):
-		var next Nodes
-		if !gone && nq.State == PathPresent {
+		var next model.Nodes
+		if !gone && nq.State == model.PathPresent {
 			next = nq.Nodes
 		}
 		out = diffNodes(out, base, prevAt, pq, nq, next, lost)
-	case pq != nil && pq.State == PathAbsent && nq != nil && nq.State == PathPresent:
+	case pq != nil && pq.State == model.PathAbsent && nq != nil && nq.State == model.PathPresent:
 		for _, n := range nq.Nodes.All() {
 			out = appendJoined(out, base, n, nq)
 		}
@@ -240,16 +243,16 @@ func diffQueue(out []Change, prevAt, at time.Time, pq, nq *Queue, lost map[int64
 
 	out = diffWarnings(out, base, pq, nq)
 
-	if exists(pq) && (nq == nil || nq.State == PathAbsent) {
+	if exists(pq) && (nq == nil || nq.State == model.PathAbsent) {
 		c := base
-		c.Kind, c.State = ChangePathVanished, PathAbsent
+		c.Kind, c.State = ChangePathVanished, model.PathAbsent
 		out = append(out, c)
 	}
 	return out
 }
 
 // hasNodeAfter reports whether q has a node created after t.
-func hasNodeAfter(q *Queue, t time.Time) bool {
+func hasNodeAfter(q *model.Queue, t time.Time) bool {
 	for _, n := range q.Nodes.All() {
 		if c := n.Ctime; !c.IsZero() && c.After(t) {
 			return true
@@ -260,13 +263,13 @@ func hasNodeAfter(q *Queue, t time.Time) bool {
 
 // diffNodes compares a queue's nodes by identity; nq may be nil (the
 // queue left the model), next is its node list (nil when gone).
-func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *Queue, next Nodes, lost map[int64]bool) []Change {
+func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *model.Queue, next model.Nodes, lost map[int64]bool) []Change {
 	at := base.At
-	nextBy := make(map[string]*Node, next.Len())
+	nextBy := make(map[string]*model.Node, next.Len())
 	for _, n := range next.All() {
 		nextBy[nodeKey(n)] = n
 	}
-	prevBy := make(map[string]*Node, pq.Nodes.Len())
+	prevBy := make(map[string]*model.Node, pq.Nodes.Len())
 	for _, p := range pq.Nodes.All() {
 		prevBy[nodeKey(p)] = p
 	}
@@ -341,7 +344,7 @@ func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *Queue, next 
 }
 
 // appendJoined tells a new node: joined, then acquired when it holds.
-func appendJoined(out []Change, base Change, n *Node, q *Queue) []Change {
+func appendJoined(out []Change, base Change, n *model.Node, q *model.Queue) []Change {
 	c := base
 	c.Kind, c.Node = ChangeJoined, *n
 	out = append(out, c)
@@ -359,9 +362,9 @@ func appendJoined(out []Change, base Change, n *Node, q *Queue) []Change {
 }
 
 // handoffTo finds the newest handoff of q to node seen after t.
-func handoffTo(q *Queue, node string, t time.Time) (Handoff, bool) {
+func handoffTo(q *model.Queue, node string, t time.Time) (model.Handoff, bool) {
 	if node == "" {
-		return Handoff{}, false
+		return model.Handoff{}, false
 	}
 	for k := len(q.Handoffs) - 1; k >= 0; k-- {
 		h := q.Handoffs[k]
@@ -372,11 +375,11 @@ func handoffTo(q *Queue, node string, t time.Time) (Handoff, bool) {
 			return h, true
 		}
 	}
-	return Handoff{}, false
+	return model.Handoff{}, false
 }
 
 // acquiredAt is when a holder took the lock: its exact Since, else at.
-func acquiredAt(n *Node, at time.Time) time.Time {
+func acquiredAt(n *model.Node, at time.Time) time.Time {
 	if n.SinceExact && !n.Since.IsZero() {
 		return n.Since
 	}
@@ -384,15 +387,15 @@ func acquiredAt(n *Node, at time.Time) time.Time {
 }
 
 // held is how long a holder held until at, 0 when its start is unknown.
-func held(n *Node, at time.Time) time.Duration {
-	if start, b := n.Tenure(); b == BoundExact && !start.IsZero() && at.After(start) {
+func held(n *model.Node, at time.Time) time.Duration {
+	if start, b := n.Tenure(); b == model.BoundExact && !start.IsZero() && at.After(start) {
 		return at.Sub(start)
 	}
 	return 0
 }
 
 // waited is how long a waiter waited until at: from its creation.
-func waited(n *Node, at time.Time) time.Duration {
+func waited(n *model.Node, at time.Time) time.Duration {
 	start := n.Ctime
 	if start.IsZero() && n.SinceExact {
 		start = n.Since
@@ -406,7 +409,7 @@ func waited(n *Node, at time.Time) time.Duration {
 // lostSessions are the sessions whose nodes all went away from prev to
 // next, two or more of them (see Diff). A session with a node on a path
 // whose nodes next does not know may still own it: not lost.
-func lostSessions(prev, next *Snapshot) map[int64]bool {
+func lostSessions(prev, next *model.Snapshot) map[int64]bool {
 	type count struct{ had, left int }
 	var counts map[int64]*count
 	for qi := range prev.Queues {
@@ -431,7 +434,7 @@ func lostSessions(prev, next *Snapshot) map[int64]bool {
 	}
 	for qi := range next.Queues {
 		q := &next.Queues[qi]
-		if q.State != PathPresent && q.State != PathAbsent {
+		if q.State != model.PathPresent && q.State != model.PathAbsent {
 			// Unknown: count its sessions' previous nodes there as left.
 			for _, pq := range prev.Queues {
 				if pq.Path != q.Path {
@@ -466,15 +469,15 @@ func lostSessions(prev, next *Snapshot) map[int64]bool {
 // diffWarnings tells the warning codes a queue cleared, then raised.
 // A code is one incident while it stays on the queue, whatever nodes it
 // names; a queue that left the model clears its warnings.
-func diffWarnings(out []Change, base Change, pq, nq *Queue) []Change {
-	var before, after []Warning
+func diffWarnings(out []Change, base Change, pq, nq *model.Queue) []Change {
+	var before, after []model.Warning
 	if pq != nil {
 		before = pq.Warnings
 	}
 	if nq != nil {
 		after = nq.Warnings
 	}
-	has := func(ws []Warning, code string) bool {
+	has := func(ws []model.Warning, code string) bool {
 		for _, w := range ws {
 			if w.Code == code {
 				return true
@@ -484,7 +487,7 @@ func diffWarnings(out []Change, base Change, pq, nq *Queue) []Change {
 	}
 	seen := map[string]bool{}
 	for _, w := range before {
-		if w.Code == WarnStale || seen[w.Code] || has(after, w.Code) {
+		if w.Code == model.WarnStale || seen[w.Code] || has(after, w.Code) {
 			continue
 		}
 		seen[w.Code] = true
@@ -493,7 +496,7 @@ func diffWarnings(out []Change, base Change, pq, nq *Queue) []Change {
 		out = append(out, c)
 	}
 	for _, w := range after {
-		if w.Code == WarnStale || seen[w.Code] || has(before, w.Code) {
+		if w.Code == model.WarnStale || seen[w.Code] || has(before, w.Code) {
 			continue
 		}
 		seen[w.Code] = true
@@ -508,7 +511,7 @@ func diffWarnings(out []Change, base Change, pq, nq *Queue) []Change {
 //
 //	{
 //	  "schema": 1,                   StreamSchema
-//	  "time": "2026-11-23T03:12:07.120Z",  when the monitor saw it (RFC
+//	  "time": "2026-11-23T03:12:07.120Z",  when the Watcher saw it (RFC
 //	                                 3339, UTC, milliseconds)
 //	  "event": "acquired",           joined | acquired | released | gave-up |
 //	                                 session-lost | warning-raised |
@@ -526,7 +529,7 @@ func diffWarnings(out []Change, base Change, pq, nq *Queue) []Change {
 //	  "client": "10.0.0.7:4711",     ip:port when the servers tell
 //	  "data": "user@host pid 42",    its first bytes of data, sanitized
 //	  "from": "_c_...-0000000006",   acquired: the node whose release let
-//	                                 it hold, when the monitor saw it
+//	                                 it hold, when the Watcher saw it
 //	  "held_s": 1.25,                released, session-lost: how long it held
 //	  "waited_s": 0.5,               acquired, gave-up, session-lost: how
 //	                                 long it waited (from its creation)
@@ -534,9 +537,9 @@ func diffWarnings(out []Change, base Change, pq, nq *Queue) []Change {
 //	  warning events:
 //	  "code": "split-holders", "message": "...", "nodes": ["..."],
 //	  stale, fresh:
-//	  "state": "disconnected",       the monitor's connection (stale, fresh)
+//	  "state": "disconnected",       the Watcher's connection (stale, fresh)
 //	                                 or the path (present, noauth, absent)
-//	  "monitor_session": "0x..."     the monitor's own session (stale, fresh)
+//	  "monitor_session": "0x..."     the Watcher's own session (stale, fresh)
 //	}
 //
 // Optional fields are left out when empty. Every string read from
@@ -568,30 +571,30 @@ type JSONChange struct {
 
 // ToJSON is the change as one `watch --json` object.
 func (c Change) ToJSON() JSONChange {
-	j := JSONChange{Schema: StreamSchema, Time: c.At.UTC().Format(rfc3339Milli), Event: c.Kind.String()}
+	j := JSONChange{Schema: StreamSchema, Time: c.At.UTC().Format(model.RFC3339Milli), Event: c.Kind.String()}
 	switch c.Kind {
 	case ChangeStale, ChangeFresh:
 		j.State = c.Conn.State.String()
-		j.Monitor = SessionHex(c.Conn.SessionID)
+		j.Monitor = model.SessionHex(c.Conn.SessionID)
 		return j
 	}
-	j.Path, j.Type = SanitizeString(c.Path, 0), c.Type.String()
+	j.Path, j.Type = model.SanitizeString(c.Path, 0), c.Type.String()
 	switch c.Kind {
 	case ChangeWarningRaised, ChangeWarningCleared:
-		j.Code, j.Message = SanitizeString(c.Warning.Code, 0), SanitizeString(c.Warning.Message, 0)
+		j.Code, j.Message = model.SanitizeString(c.Warning.Code, 0), model.SanitizeString(c.Warning.Message, 0)
 		j.Nodes = make([]string, 0, len(c.Warning.Nodes))
 		for _, n := range c.Warning.Nodes {
-			j.Nodes = append(j.Nodes, SanitizeString(n, 0))
+			j.Nodes = append(j.Nodes, model.SanitizeString(n, 0))
 		}
 	case ChangePathAppeared, ChangePathVanished:
 		j.State = c.State.String()
 	default:
 		n := &c.Node
 		seq := n.Seq
-		j.Node, j.Seq, j.Kind, j.Recipe = SanitizeString(n.Name, 0), &seq, n.KindName(), n.Recipe.String()
-		j.Parent, j.Role = SanitizeString(n.Parent, 0), n.Role.String()
-		j.Session, j.Client, j.Data = SessionHex(n.Session), SanitizeString(n.Client, 0), n.DataText(0)
-		j.From = SanitizeString(c.From, 0)
+		j.Node, j.Seq, j.Kind, j.Recipe = model.SanitizeString(n.Name, 0), &seq, n.KindName(), n.Recipe.String()
+		j.Parent, j.Role = model.SanitizeString(n.Parent, 0), n.Role.String()
+		j.Session, j.Client, j.Data = model.SessionHex(n.Session), model.SanitizeString(n.Client, 0), n.DataText(0)
+		j.From = model.SanitizeString(c.From, 0)
 		j.HeldS, j.WaitedS = seconds(c.Held), seconds(c.Waited)
 	}
 	return j
@@ -622,7 +625,7 @@ func NewChangeWriter(w io.Writer) *ChangeWriter {
 func (cw *ChangeWriter) Write(cs []Change) error {
 	for _, c := range cs {
 		if err := cw.enc.Encode(c.ToJSON()); err != nil {
-			return fmt.Errorf("zkview: write change: %w", err)
+			return fmt.Errorf("timeline: write change: %w", err)
 		}
 	}
 	return nil

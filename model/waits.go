@@ -1,4 +1,4 @@
-package zkview
+package model
 
 import (
 	"fmt"
@@ -9,18 +9,18 @@ import (
 )
 
 // holds says whether n acts as a holder: its own recipe believes it holds.
-func holds(n *Node) bool { return n.Believes == lockops.RoleHolder }
+func Holds(n *Node) bool { return n.Believes == lockops.RoleHolder }
 
 // queueWaits calls visit(w, a, b) for every waiting node a of q, w its
 // index in q.Nodes, and node b it waits behind (see the rules at the top
 // of this file). Nodes of no known session are skipped. buf is scratch
 // space, returned for reuse.
-func queueWaits(q *Queue, buf []*Node, visit func(w int, a, b *Node)) []*Node {
+func QueueWaits(q *Queue, buf []*Node, visit func(w int, a, b *Node)) []*Node {
 	holders := buf[:0]
 	semaphore := q.Type == TypeSemaphore
 	if semaphore {
 		for _, n := range q.Nodes.All() {
-			if holds(n) && n.Session != 0 {
+			if Holds(n) && n.Session != 0 {
 				holders = append(holders, n)
 			}
 		}
@@ -28,7 +28,7 @@ func queueWaits(q *Queue, buf []*Node, visit func(w int, a, b *Node)) []*Node {
 	var lastWrite *Node
 	for i, n := range q.Nodes.All() {
 		switch {
-		case holds(n):
+		case Holds(n):
 			if !semaphore && n.Session != 0 {
 				holders = append(holders, n)
 			}
@@ -52,11 +52,11 @@ func queueWaits(q *Queue, buf []*Node, visit func(w int, a, b *Node)) []*Node {
 
 // selfWaitWarning is the self-wait warning of a queue: its waiting nodes
 // that wait behind a node of their own session (ok false when none).
-func selfWaitWarning(q *Queue) (Warning, bool) {
+func SelfWaitWarning(q *Queue) (Warning, bool) {
 	var nodes []string
 	var first string
 	last := -1
-	queueWaits(q, nil, func(w int, a, b *Node) {
+	QueueWaits(q, nil, func(w int, a, b *Node) {
 		if a.Session != b.Session || w == last {
 			return
 		}
@@ -75,7 +75,7 @@ func selfWaitWarning(q *Queue) (Warning, bool) {
 // selfWaitFirst tells of the first node that waits behind its own
 // session's node b.
 func selfWaitFirst(a, b *Node) string {
-	return fmt.Sprintf("%s waits behind %s, both of session %s", shortName(a.Name), shortName(b.Name), SessionHex(a.Session))
+	return fmt.Sprintf("%s waits behind %s, both of session %s", ShortName(a.Name), ShortName(b.Name), SessionHex(a.Session))
 }
 
 // selfWait is the self-wait warning of nodes, first telling of the first.
@@ -92,7 +92,7 @@ func selfWait(nodes []string, first string) Warning {
 // the change shape every waiter waits behind the one holder, so prev's
 // self-waiting nodes still are, and a joiner is when the holder's session
 // owns it too.
-func selfWaitJoined(prev *Queue, q *Queue, n int) []Warning {
+func SelfWaitJoined(prev *Queue, q *Queue, n int) []Warning {
 	return selfWaitOn(q, appendSelfWaiters(selfWaitNodes(prev), q, n))
 }
 
@@ -132,7 +132,7 @@ func selfWaitOn(q *Queue, nodes []string) []Warning {
 	// The first of them is near the head in the usual case.
 	i := q.Nodes.Index(func(x *Node) bool { return x.Name == nodes[0] })
 	if i < 0 { // cannot happen in the change shape: read the queue
-		if w, ok := selfWaitWarning(q); ok {
+		if w, ok := SelfWaitWarning(q); ok {
 			return []Warning{w}
 		}
 		return nil
@@ -144,7 +144,7 @@ func selfWaitOn(q *Queue, nodes []string) []Warning {
 // only its first m nodes: leaving cannot make a node wait behind its own
 // session, so prev's self-waiting nodes are, but for those that left.
 // The warning names its nodes in queue order: those that left are last.
-func selfWaitLeft(prev *Queue, q *Queue, m int) []Warning {
+func SelfWaitLeft(prev *Queue, q *Queue, m int) []Warning {
 	nodes := selfWaitNodes(prev)
 	if len(nodes) == 0 {
 		return nil
@@ -166,7 +166,7 @@ func selfWaitLeft(prev *Queue, q *Queue, m int) []Warning {
 // sequence numbers make them): prev's self-waiting nodes but those that
 // left, then the joiners of the holder's session. ok is false when q
 // must be read instead (selfWaitWarning).
-func selfWaitMerged(prev, q *Queue, removed []string) (ws []Warning, ok bool) {
+func SelfWaitMerged(prev, q *Queue, removed []string) (ws []Warning, ok bool) {
 	pn, qn := prev.Nodes.Len(), q.Nodes.Len()
 	if pn == 0 || qn == 0 {
 		return nil, false
@@ -184,7 +184,7 @@ func selfWaitMerged(prev, q *Queue, removed []string) (ws []Warning, ok bool) {
 		if !ok {
 			return nil, false
 		}
-		if i := prev.Nodes.search(r.Seq); i < pn && prev.Nodes.At(i).Name == name {
+		if i := prev.Nodes.Search(r.Seq); i < pn && prev.Nodes.At(i).Name == name {
 			left++
 		}
 		if i := searchName(nodes, r.Seq); i < len(nodes) && nodes[i] == name {
@@ -192,7 +192,7 @@ func selfWaitMerged(prev, q *Queue, removed []string) (ws []Warning, ok bool) {
 		}
 	}
 	// Those that joined: after prev's last node, and all of them there.
-	from := q.Nodes.search(last.Seq + 1)
+	from := q.Nodes.Search(last.Seq + 1)
 	if from < qn && !lockops.SeqLess(last.Seq, q.Nodes.At(from).Seq) || pn-left+(qn-from) != qn {
 		return nil, false
 	}

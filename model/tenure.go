@@ -1,4 +1,4 @@
-package zkview
+package model
 
 import (
 	"time"
@@ -10,7 +10,7 @@ import (
 type Bound int
 
 const (
-	// BoundExact: the monitor saw the role begin (a handoff it watched,
+	// BoundExact: the Watcher saw the role begin (a handoff it watched,
 	// a waiter's creation), or the node was created holding.
 	BoundExact Bound = iota
 	// BoundEarliest: the role began at or after Start (a holder found

@@ -1,4 +1,4 @@
-package zkview
+package model
 
 import (
 	"fmt"
@@ -54,17 +54,30 @@ func (n Node) RelName(p string) string {
 	if n.Parent == "" {
 		return n.Name
 	}
-	return under(p, n.Parent, n.Name)
+	return Under(p, n.Parent, n.Name)
 }
 
 // under names child name of dir as seen from p: relative below p, the
 // full path elsewhere (Kazoo's lock sibling).
-func under(p, dir, name string) string {
+func Under(p, dir, name string) string {
 	switch {
 	case dir == p:
 		return name
 	case strings.HasPrefix(dir, p+"/"):
 		return dir[len(p)+1:] + "/" + name
 	}
-	return childPath(dir, name)
+	return ChildPath(dir, name)
+}
+
+// RoleWord is how the console and `ls` name a node's role in a queue of
+// type t: leader and follower in an election, holder and waiting
+// otherwise (lockops.Role's own words, which `ls --json` keeps).
+func RoleWord(t QueueType, r lockops.Role) string {
+	if t == TypeElection {
+		if r == lockops.RoleHolder {
+			return "leader"
+		}
+		return "follower"
+	}
+	return r.String()
 }

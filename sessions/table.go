@@ -1,11 +1,13 @@
 // The sessions table, built on demand: every session with what it holds
 // and waits on, what it blocks, root blocker first.
 
-package zkview
+package sessions
 
 import (
 	"slices"
 	"time"
+
+	"github.com/zklock/zklock/model"
 )
 
 // SessionsOf builds the sessions view of snap: every session owning a node
@@ -13,7 +15,7 @@ import (
 // and snap.Deadlocks. It reads only snap and may be called on any
 // snapshot; a consumer builds it when it shows it, once per snapshot (a
 // few milliseconds for 10,000 sessions).
-func SessionsOf(snap *Snapshot) *Sessions {
+func SessionsOf(snap *model.Snapshot) *Sessions {
 	total := 0
 	for qi := range snap.Queues {
 		total += snap.Queues[qi].Nodes.Len()
@@ -32,7 +34,7 @@ func SessionsOf(snap *Snapshot) *Sessions {
 		oldest  = make([]time.Time, 0, total) // per session: its oldest wait's start
 		from    []int32                       // the waits, as session numbers
 		to      []int32
-		buf     []*Node
+		buf     []*model.Node
 	)
 	for qi := range snap.Queues {
 		q := &snap.Queues[qi]
@@ -51,13 +53,13 @@ func SessionsOf(snap *Snapshot) *Sessions {
 			if clients[i] == "" {
 				clients[i] = n.Client
 			}
-			e := entry{who: i, hold: holds(n), node: SessionNode{Path: q.Path, Node: n.Name, Parent: n.Parent, Since: n.Since}}
+			e := entry{who: i, hold: model.Holds(n), node: SessionNode{Path: q.Path, Node: n.Name, Parent: n.Parent, Since: n.Since}}
 			entries = append(entries, e)
 			if !e.hold && !n.Since.IsZero() && (oldest[i].IsZero() || n.Since.Before(oldest[i])) {
 				oldest[i] = n.Since
 			}
 		}
-		buf = queueWaits(q, buf, func(_ int, a, b *Node) {
+		buf = model.QueueWaits(q, buf, func(_ int, a, b *model.Node) {
 			from = append(from, index[a.Session])
 			to = append(to, index[b.Session])
 		})

@@ -1,8 +1,9 @@
-package zkview
+package timeline
 
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // TestRecordingRefused: not a recording, or another format version: one
@@ -62,34 +64,34 @@ func recordingWithVersion(t *testing.T, v int) []byte {
 // parent's holder goes, its next holds, a node joins; every other queue
 // is the very same value as before.
 type churnModel struct {
-	snap *Snapshot
+	snap *model.Snapshot
 	seq  []int
 	at   time.Time
 }
 
 func newChurnModel(parents, depth int) *churnModel {
-	m := &churnModel{at: streamT0, snap: &Snapshot{At: streamT0, Conn: Conn{State: StateConnected, SessionID: 0x2000}, WatchMode: ModeRecursive}}
+	m := &churnModel{at: streamT0, snap: &model.Snapshot{At: streamT0, Conn: model.Conn{State: model.StateConnected, SessionID: 0x2000}, WatchMode: model.ModeRecursive}}
 	for i := range parents {
-		q := Queue{Path: fmt.Sprintf("/locks/service-%02d/job", i), State: PathPresent, Type: TypeMutex}
-		nodes := make([]Node, 0, depth)
+		q := model.Queue{Path: fmt.Sprintf("/locks/service-%02d/job", i), State: model.PathPresent, Type: model.TypeMutex}
+		nodes := make([]model.Node, 0, depth)
 		for k := range depth {
 			nodes = append(nodes, m.node(i, k, k == 0))
 		}
-		q.Nodes = NodesOf(nodes...)
+		q.Nodes = model.NodesOf(nodes...)
 		m.seq = append(m.seq, depth)
 		m.snap.Queues = append(m.snap.Queues, q)
 	}
 	return m
 }
 
-func (m *churnModel) node(parent, seq int, holder bool) Node {
+func (m *churnModel) node(parent, seq int, holder bool) model.Node {
 	ctime := m.at.Add(-time.Duration(seq) * time.Millisecond)
-	n := Node{
+	n := model.Node{
 		Name: fmt.Sprintf("_c_%08x-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-%010d", rand.Uint32(), seq), Seq: int32(seq),
 		Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
 		Session: 0x1000000000 + int64(parent*1000+seq), Client: fmt.Sprintf("10.0.%d.%d:%d", parent, seq%250, 30000+seq),
 		Data: []byte(fmt.Sprintf("worker@host-%d pid %d", seq%40, 1000+seq)), Ctime: ctime, Mtime: ctime,
-		Since: ctime, SinceExact: true, Link: LinkVerified,
+		Since: ctime, SinceExact: true, Link: model.LinkVerified,
 	}
 	n.DataLen = int32(len(n.Data))
 	if holder {
@@ -99,17 +101,17 @@ func (m *churnModel) node(parent, seq int, holder bool) Node {
 }
 
 // step hands one parent over and returns the new snapshot.
-func (m *churnModel) step(gap time.Duration) *Snapshot {
+func (m *churnModel) step(gap time.Duration) *model.Snapshot {
 	m.at = m.at.Add(gap)
 	next := *m.snap
 	next.At = m.at
-	next.Queues = append([]Queue(nil), m.snap.Queues...)
+	next.Queues = append([]model.Queue(nil), m.snap.Queues...)
 	i := rand.IntN(len(next.Queues))
 	q := next.Queues[i]
-	nodes := make([]Node, 0, q.Nodes.Len()+1)
+	nodes := make([]model.Node, 0, q.Nodes.Len()+1)
 	for k, n := range q.Nodes.Slice()[1:] {
 		if k == 0 {
-			n.Role, n.Believes, n.Since, n.Watches, n.Predecessor, n.Link = lockops.RoleHolder, lockops.RoleHolder, m.at, "", "", LinkNone
+			n.Role, n.Believes, n.Since, n.Watches, n.Predecessor, n.Link = lockops.RoleHolder, lockops.RoleHolder, m.at, "", "", model.LinkNone
 		}
 		nodes = append(nodes, n)
 	}
@@ -118,10 +120,10 @@ func (m *churnModel) step(gap time.Duration) *Snapshot {
 	if len(nodes) > 0 {
 		nn.Watches, nn.Predecessor = nodes[len(nodes)-1].Name, nodes[len(nodes)-1].Name
 	}
-	q.Nodes = NodesOf(append(nodes, nn)...)
-	q.Handoffs = append(append([]Handoff(nil), q.Handoffs[max(len(q.Handoffs)-63, 0):]...),
-		Handoff{Path: q.Path, From: m.snap.Queues[i].Nodes.At(0).Name, To: nodes[0].Name, At: m.at, Gap: 300 * time.Microsecond})
-	q.Depth = append(append([]DepthSample(nil), q.Depth[max(len(q.Depth)-299, 0):]...), DepthSample{At: m.at, Depth: q.Nodes.Len()})
+	q.Nodes = model.NodesOf(append(nodes, nn)...)
+	q.Handoffs = append(append([]model.Handoff(nil), q.Handoffs[max(len(q.Handoffs)-63, 0):]...),
+		model.Handoff{Path: q.Path, From: m.snap.Queues[i].Nodes.At(0).Name, To: nodes[0].Name, At: m.at, Gap: 300 * time.Microsecond})
+	q.Depth = append(append([]model.DepthSample(nil), q.Depth[max(len(q.Depth)-299, 0):]...), model.DepthSample{At: m.at, Depth: q.Nodes.Len()})
 	next.Queues[i] = q
 	m.snap = &next
 	return &next
@@ -139,7 +141,7 @@ func BenchmarkRecord(b *testing.B) {
 		b.Fatal(err)
 	}
 	prev := m.snap
-	if err := r.Record(Update{Snapshot: prev}); err != nil {
+	if err := r.Record(model.Update{Snapshot: prev}); err != nil {
 		b.Fatal(err)
 	}
 	start := file.Len()
@@ -154,7 +156,7 @@ func BenchmarkRecord(b *testing.B) {
 		changes += len(Diff(prev, next))
 		prev = next
 		b.StartTimer()
-		if err := r.Record(Update{Snapshot: next, Events: []Event{{At: next.At, Kind: EventHandoff, Path: "/locks/x", Text: "#41 gone → #42 holds after 300µs"}}}); err != nil {
+		if err := r.Record(model.Update{Snapshot: next, Events: []model.Event{{At: next.At, Kind: model.EventHandoff, Path: "/locks/x", Text: "#41 gone → #42 holds after 300µs"}}}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -162,4 +164,19 @@ func BenchmarkRecord(b *testing.B) {
 	b.ReportMetric(float64(file.Len()-start)/float64(changes), "bytes/change")
 	updatesPerSec := 200.0 / (float64(changes) / float64(b.N))
 	b.ReportMetric(perUpdate*updatesPerSec/1e9*100, "%core@200changes/s")
+}
+
+// snapJSON is a snapshot in every field (json of the struct) and in
+// `ls --json`'s form.
+func snapJSON(t testing.TB, s *model.Snapshot) (all, ls string) {
+	t.Helper()
+	a, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := json.Marshal(model.ToJSON(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(a), string(l)
 }

@@ -1,4 +1,4 @@
-package zkview
+package model
 
 import "testing"
 

@@ -1,7 +1,9 @@
-package zkview
+package sessions
 
 import (
 	"time"
+
+	"github.com/zklock/zklock/model"
 )
 
 // The sessions view: a wait-for graph over the sessions that own the lock
@@ -40,7 +42,6 @@ const SessionsCaveat = "A session is not a thread: two threads of one process sh
 	"and a cycle through it can include a holder that would release on its own. " +
 	"What to judge by is how long the cycle has stood with no handoff."
 
-
 // SessionNode is one lock node of a session in the sessions view.
 type SessionNode struct {
 	Path string // the queue's path
@@ -77,7 +78,7 @@ type Sessions struct {
 	// BlocksDirect, OldestWait, and id.
 	List []SessionInfo
 	// Deadlocks are the snapshot's (Snapshot.Deadlocks).
-	Deadlocks []Deadlock
+	Deadlocks []model.Deadlock
 }
 
 // Find returns the session with id s, nil when it owns no node.

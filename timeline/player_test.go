@@ -1,15 +1,17 @@
-package zkview
+package timeline
 
 import (
 	"bytes"
 	"context"
 	"testing"
 	"time"
+
+	"github.com/zklock/zklock/model"
 )
 
 // syntheticRecording records steps updates of a churned model, 100 ms
 // apart, with a full snapshot every second.
-func syntheticRecording(t *testing.T, steps int) (*Recording, []*Snapshot) {
+func syntheticRecording(t *testing.T, steps int) (*Recording, []*model.Snapshot) {
 	t.Helper()
 	m := newChurnModel(5, 4)
 	var file bytes.Buffer
@@ -18,14 +20,14 @@ func syntheticRecording(t *testing.T, steps int) (*Recording, []*Snapshot) {
 		t.Fatal(err)
 	}
 	r.FullEvery = time.Second
-	snaps := []*Snapshot{m.snap}
-	if err := r.Record(Update{Snapshot: m.snap}); err != nil {
+	snaps := []*model.Snapshot{m.snap}
+	if err := r.Record(model.Update{Snapshot: m.snap}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 1; i < steps; i++ {
 		s := m.step(100 * time.Millisecond)
 		snaps = append(snaps, s)
-		if err := r.Record(Update{Snapshot: s, Events: []Event{{At: s.At, Kind: EventHandoff, Text: "handoff"}}}); err != nil {
+		if err := r.Record(model.Update{Snapshot: s, Events: []model.Event{{At: s.At, Kind: model.EventHandoff, Text: "handoff"}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -44,7 +46,7 @@ func TestPlayer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	p := NewPlayer(ctx, rec)
-	next := func() Update {
+	next := func() model.Update {
 		t.Helper()
 		select {
 		case u := <-p.Updates():
@@ -52,9 +54,9 @@ func TestPlayer(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("no update")
 		}
-		return Update{}
+		return model.Update{}
 	}
-	same := func(what string, got, want *Snapshot) {
+	same := func(what string, got, want *model.Snapshot) {
 		t.Helper()
 		_, gl := snapJSON(t, got)
 		_, wl := snapJSON(t, want)

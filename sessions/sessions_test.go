@@ -1,4 +1,4 @@
-package zkview
+package sessions
 
 import (
 	"fmt"
@@ -8,33 +8,19 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 )
 
-var sessT0 = time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
-
-// sn is a lock node of session s, holding or waiting since d before
-// sessT0.
-func sn(seq int32, s int64, role lockops.Role, d time.Duration) Node {
-	return Node{Name: fmt.Sprintf("lock-%010d", seq), Seq: seq, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
-		Role: role, Believes: role, Session: s, Client: fmt.Sprintf("10.0.0.%d:4000", s%250), Since: sessT0.Add(-d), SinceExact: true}
-}
-
-func hold(seq int32, s int64, d time.Duration) Node { return sn(seq, s, lockops.RoleHolder, d) }
-func wait(seq int32, s int64, d time.Duration) Node { return sn(seq, s, lockops.RoleWaiting, d) }
-
-func rw(n Node, kind lockops.Kind) Node {
+func rw(n model.Node, kind lockops.Kind) model.Node {
 	n.Kind = kind
 	return n
 }
 
-func mutexQ(path string, nodes ...Node) Queue {
-	return Queue{Path: path, State: PathPresent, Type: TypeMutex, Nodes: NodesOf(nodes...)}
-}
-
-func snapOf(qs ...Queue) *Snapshot {
-	slices.SortFunc(qs, func(a, b Queue) int { return cmpString(a.Path, b.Path) })
-	s := &Snapshot{At: sessT0, Queues: qs}
-	s.Deadlocks = FindDeadlocks(qs, sessT0)
+func snapOf(qs ...model.Queue) *model.Snapshot {
+	slices.SortFunc(qs, func(a, b model.Queue) int { return cmpString(a.Path, b.Path) })
+	s := &model.Snapshot{At: modeltest.T0, Queues: qs}
+	s.Deadlocks = FindDeadlocks(qs, modeltest.T0)
 	return s
 }
 
@@ -62,14 +48,14 @@ func TestSessionsCycleOfTwoOverTwoPaths(t *testing.T) {
 		age  time.Duration
 		want string
 	}{
-		{10 * time.Second, CycleDeadlock},
-		{DeadlockAfter, CycleDeadlock},
-		{DeadlockAfter - time.Millisecond, CycleYoung},
-		{time.Second, CycleYoung},
+		{10 * time.Second, model.CycleDeadlock},
+		{DeadlockAfter, model.CycleDeadlock},
+		{DeadlockAfter - time.Millisecond, model.CycleYoung},
+		{time.Second, model.CycleYoung},
 	} {
 		snap := snapOf(
-			mutexQ("/a", hold(1, 1, time.Minute), wait(2, 2, tc.age)),
-			mutexQ("/b", hold(1, 2, time.Minute), wait(2, 1, 2*time.Minute)),
+			modeltest.MutexQ("/a", modeltest.Hold(1, 1, time.Minute), modeltest.Wait(2, 2, tc.age)),
+			modeltest.MutexQ("/b", modeltest.Hold(1, 2, time.Minute), modeltest.Wait(2, 1, 2*time.Minute)),
 		)
 		if len(snap.Deadlocks) != 1 {
 			t.Fatalf("age %v: %d cycles, want 1: %+v", tc.age, len(snap.Deadlocks), snap.Deadlocks)
@@ -78,8 +64,8 @@ func TestSessionsCycleOfTwoOverTwoPaths(t *testing.T) {
 		if !slices.Equal(d.Sessions, []int64{1, 2}) || !slices.Equal(d.Paths, []string{"/b", "/a"}) || d.State != tc.want {
 			t.Errorf("age %v: %+v, want sessions [1 2] paths [/b /a] %s", tc.age, d, tc.want)
 		}
-		if !d.Since.Equal(sessT0.Add(-tc.age)) {
-			t.Errorf("age %v: since %v, want the younger wait's start %v", tc.age, d.Since, sessT0.Add(-tc.age))
+		if !d.Since.Equal(modeltest.T0.Add(-tc.age)) {
+			t.Errorf("age %v: since %v, want the younger wait's start %v", tc.age, d.Since, modeltest.T0.Add(-tc.age))
 		}
 		w0, w1 := d.Waits[0], d.Waits[1]
 		if w0.Session != 1 || w0.Holder != 2 || w0.Path != "/b" || w0.Node != "lock-0000000002" || w0.HolderNode != "lock-0000000001" ||
@@ -99,18 +85,18 @@ func TestSessionsCycleOfTwoOverTwoPaths(t *testing.T) {
 
 func TestSessionsCycleOfThreeOverThreePaths(t *testing.T) {
 	snap := snapOf(
-		mutexQ("/a", hold(1, 30, time.Minute), wait(2, 10, time.Minute)),
-		mutexQ("/b", hold(1, 10, time.Minute), wait(2, 20, time.Minute)),
-		mutexQ("/c", hold(1, 20, time.Minute), wait(2, 30, time.Minute)),
+		modeltest.MutexQ("/a", modeltest.Hold(1, 30, time.Minute), modeltest.Wait(2, 10, time.Minute)),
+		modeltest.MutexQ("/b", modeltest.Hold(1, 10, time.Minute), modeltest.Wait(2, 20, time.Minute)),
+		modeltest.MutexQ("/c", modeltest.Hold(1, 20, time.Minute), modeltest.Wait(2, 30, time.Minute)),
 		// A bystander waiting on the cycle: blocked, not part of it.
-		mutexQ("/d", hold(1, 20, time.Minute), wait(2, 40, time.Minute)),
+		modeltest.MutexQ("/d", modeltest.Hold(1, 20, time.Minute), modeltest.Wait(2, 40, time.Minute)),
 	)
 	if len(snap.Deadlocks) != 1 {
 		t.Fatalf("%d cycles, want 1: %+v", len(snap.Deadlocks), snap.Deadlocks)
 	}
 	d := snap.Deadlocks[0]
 	// 10 waits on /a held by 30; 30 on /c held by 20; 20 on /b held by 10.
-	if !slices.Equal(d.Sessions, []int64{10, 30, 20}) || !slices.Equal(d.Paths, []string{"/a", "/c", "/b"}) || d.State != CycleDeadlock {
+	if !slices.Equal(d.Sessions, []int64{10, 30, 20}) || !slices.Equal(d.Paths, []string{"/a", "/c", "/b"}) || d.State != model.CycleDeadlock {
 		t.Errorf("%+v", d)
 	}
 	ss := SessionsOf(snap)
@@ -124,9 +110,9 @@ func TestSessionsCycleOfThreeOverThreePaths(t *testing.T) {
 // waits on the cycle is not in it.
 func TestSessionsDeadlockTwoCyclesOneComponent(t *testing.T) {
 	snap := snapOf(
-		mutexQ("/a", hold(1, 1, time.Minute), wait(2, 2, time.Minute), wait(3, 3, time.Minute)),
-		mutexQ("/b", hold(1, 2, time.Minute), wait(2, 1, time.Minute)),
-		mutexQ("/c", hold(1, 3, time.Minute), wait(2, 1, time.Minute)),
+		modeltest.MutexQ("/a", modeltest.Hold(1, 1, time.Minute), modeltest.Wait(2, 2, time.Minute), modeltest.Wait(3, 3, time.Minute)),
+		modeltest.MutexQ("/b", modeltest.Hold(1, 2, time.Minute), modeltest.Wait(2, 1, time.Minute)),
+		modeltest.MutexQ("/c", modeltest.Hold(1, 3, time.Minute), modeltest.Wait(2, 1, time.Minute)),
 	)
 	var got [][]int64
 	for _, d := range snap.Deadlocks {
@@ -139,13 +125,13 @@ func TestSessionsDeadlockTwoCyclesOneComponent(t *testing.T) {
 
 func TestSessionsSelfWait(t *testing.T) {
 	// Same path: session 7 holds #1 and waits behind it with #2.
-	same := mutexQ("/a", hold(1, 7, time.Minute), wait(2, 7, time.Minute), wait(3, 8, time.Minute))
+	same := modeltest.MutexQ("/a", modeltest.Hold(1, 7, time.Minute), modeltest.Wait(2, 7, time.Minute), modeltest.Wait(3, 8, time.Minute))
 	// Another path: 9 holds /b, and on /c waits behind its own holder.
-	other := []Queue{
-		mutexQ("/b", hold(1, 9, time.Minute), wait(2, 5, time.Minute)),
-		mutexQ("/c", hold(1, 9, time.Minute), wait(2, 9, time.Minute)),
+	other := []model.Queue{
+		modeltest.MutexQ("/b", modeltest.Hold(1, 9, time.Minute), modeltest.Wait(2, 5, time.Minute)),
+		modeltest.MutexQ("/c", modeltest.Hold(1, 9, time.Minute), modeltest.Wait(2, 9, time.Minute)),
 	}
-	snap := snapOf(append([]Queue{same}, other...)...)
+	snap := snapOf(append([]model.Queue{same}, other...)...)
 	var got []string
 	for _, d := range snap.Deadlocks {
 		got = append(got, fmt.Sprintf("%v %s %v", d.Sessions, d.State, d.Paths))
@@ -153,11 +139,11 @@ func TestSessionsSelfWait(t *testing.T) {
 	if want := []string{"[7] self-wait [/a]", "[9] self-wait [/c]"}; !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
-	w, ok := selfWaitWarning(&same)
-	if !ok || w.Code != WarnSelfWait || !slices.Equal(w.Nodes, []string{"lock-0000000002"}) {
+	w, ok := model.SelfWaitWarning(&same)
+	if !ok || w.Code != model.WarnSelfWait || !slices.Equal(w.Nodes, []string{"lock-0000000002"}) {
 		t.Errorf("warning %+v %v", w, ok)
 	}
-	if _, ok := selfWaitWarning(&other[0]); ok {
+	if _, ok := model.SelfWaitWarning(&other[0]); ok {
 		t.Errorf("self-wait on a queue of two sessions")
 	}
 	ss := SessionsOf(snap)
@@ -175,13 +161,13 @@ func TestSessionsSelfWait(t *testing.T) {
 // A chain of five: each holds one lock and waits on the next; the last
 // holds and waits on nothing. No cycle; the last is the root blocker.
 func TestSessionsChainRootBlocker(t *testing.T) {
-	var qs []Queue
+	var qs []model.Queue
 	for i := int64(1); i <= 5; i++ {
-		nodes := []Node{hold(1, i, time.Hour)}
+		nodes := []model.Node{modeltest.Hold(1, i, time.Hour)}
 		if i > 1 {
-			nodes = append(nodes, wait(2, i-1, time.Duration(i)*time.Second))
+			nodes = append(nodes, modeltest.Wait(2, i-1, time.Duration(i)*time.Second))
 		}
-		qs = append(qs, mutexQ(fmt.Sprintf("/p%d", i), nodes...))
+		qs = append(qs, modeltest.MutexQ(fmt.Sprintf("/p%d", i), nodes...))
 	}
 	snap := snapOf(qs...)
 	if len(snap.Deadlocks) != 0 {
@@ -205,13 +191,13 @@ func TestSessionsChainRootBlocker(t *testing.T) {
 func TestSessionsReadLocks(t *testing.T) {
 	// R1 and R2 hold; W3 waits for both; R4 waits for W3 (the nearest
 	// writer before it), not for the readers.
-	q := mutexQ("/rw",
-		rw(hold(1, 1, time.Minute), lockops.KindRead),
-		rw(hold(2, 2, time.Minute), lockops.KindRead),
-		rw(wait(3, 3, time.Minute), lockops.KindWrite),
-		rw(wait(4, 4, time.Minute), lockops.KindRead),
+	q := modeltest.MutexQ("/rw",
+		rw(modeltest.Hold(1, 1, time.Minute), lockops.KindRead),
+		rw(modeltest.Hold(2, 2, time.Minute), lockops.KindRead),
+		rw(modeltest.Wait(3, 3, time.Minute), lockops.KindWrite),
+		rw(modeltest.Wait(4, 4, time.Minute), lockops.KindRead),
 	)
-	q.Type = TypeRWLock
+	q.Type = model.TypeRWLock
 	ss := SessionsOf(snapOf(q))
 	if got := blocks(ss); !slices.Equal(got, []string{"1:2/1", "2:2/1", "3:1/1", "4:0/0"}) {
 		t.Errorf("blocks %v", got)
@@ -223,12 +209,12 @@ func TestSessionsReadLocks(t *testing.T) {
 		t.Errorf("reader waits for %v", w)
 	}
 	// A writer holds: both readers wait for it.
-	q2 := mutexQ("/rw2",
-		rw(hold(1, 1, time.Minute), lockops.KindWrite),
-		rw(wait(2, 2, time.Minute), lockops.KindRead),
-		rw(wait(3, 3, time.Minute), lockops.KindRead),
+	q2 := modeltest.MutexQ("/rw2",
+		rw(modeltest.Hold(1, 1, time.Minute), lockops.KindWrite),
+		rw(modeltest.Wait(2, 2, time.Minute), lockops.KindRead),
+		rw(modeltest.Wait(3, 3, time.Minute), lockops.KindRead),
 	)
-	q2.Type = TypeRWLock
+	q2.Type = model.TypeRWLock
 	if got := blocks(SessionsOf(snapOf(q2))); !slices.Equal(got, []string{"1:2/2", "2:0/0", "3:0/0"}) {
 		t.Errorf("blocks %v", got)
 	}
@@ -238,8 +224,8 @@ func TestSessionsReadLocks(t *testing.T) {
 // waiting on both.
 func TestSessionsFanInBlocker(t *testing.T) {
 	snap := snapOf(
-		mutexQ("/a", hold(1, 1, time.Minute), wait(2, 2, 40*time.Second), wait(3, 3, 30*time.Second), wait(4, 4, 20*time.Second)),
-		mutexQ("/b", hold(1, 1, time.Minute), wait(2, 5, 90*time.Second), wait(3, 2, 10*time.Second)),
+		modeltest.MutexQ("/a", modeltest.Hold(1, 1, time.Minute), modeltest.Wait(2, 2, 40*time.Second), modeltest.Wait(3, 3, 30*time.Second), modeltest.Wait(4, 4, 20*time.Second)),
+		modeltest.MutexQ("/b", modeltest.Hold(1, 1, time.Minute), modeltest.Wait(2, 5, 90*time.Second), modeltest.Wait(3, 2, 10*time.Second)),
 	)
 	ss := SessionsOf(snap)
 	top := ss.List[0]
@@ -254,9 +240,9 @@ func TestSessionsFanInBlocker(t *testing.T) {
 // A diamond is counted once: 4 waits for 2 and 3, both wait for 1.
 func TestSessionsBlockerDiamond(t *testing.T) {
 	snap := snapOf(
-		mutexQ("/x", hold(1, 2, time.Minute), wait(2, 4, time.Minute)),
-		mutexQ("/y", hold(1, 3, time.Minute), wait(2, 4, time.Minute)),
-		mutexQ("/z", hold(1, 1, time.Minute), wait(2, 2, time.Minute), wait(3, 3, time.Minute)),
+		modeltest.MutexQ("/x", modeltest.Hold(1, 2, time.Minute), modeltest.Wait(2, 4, time.Minute)),
+		modeltest.MutexQ("/y", modeltest.Hold(1, 3, time.Minute), modeltest.Wait(2, 4, time.Minute)),
+		modeltest.MutexQ("/z", modeltest.Hold(1, 1, time.Minute), modeltest.Wait(2, 2, time.Minute), modeltest.Wait(3, 3, time.Minute)),
 	)
 	if got := blocks(SessionsOf(snap)); !slices.Equal(got, []string{"1:3/2", "2:1/1", "3:1/1", "4:0/0"}) {
 		t.Errorf("blocks %v", got)
@@ -265,8 +251,8 @@ func TestSessionsBlockerDiamond(t *testing.T) {
 
 // A semaphore's waiters wait for every lease holder, wherever it stands.
 func TestSessionsSemaphoreBlockers(t *testing.T) {
-	q := Queue{Path: "/sem", State: PathPresent, Type: TypeSemaphore, Nodes: NodesOf(
-		hold(5, 1, time.Minute), hold(3, 2, time.Minute), wait(1, 3, time.Minute), wait(7, 4, time.Minute),
+	q := model.Queue{Path: "/sem", State: model.PathPresent, Type: model.TypeSemaphore, Nodes: model.NodesOf(
+		modeltest.Hold(5, 1, time.Minute), modeltest.Hold(3, 2, time.Minute), modeltest.Wait(1, 3, time.Minute), modeltest.Wait(7, 4, time.Minute),
 	)}
 	ss := SessionsOf(snapOf(q))
 	if got := blocks(ss); !slices.Equal(got, []string{"1:2/2", "2:2/2", "3:0/0", "4:0/0"}) {
@@ -277,15 +263,15 @@ func TestSessionsSemaphoreBlockers(t *testing.T) {
 // Nodes of no known owner are left out; empty and absent queues are fine.
 func TestSessionsUnknownOwners(t *testing.T) {
 	snap := snapOf(
-		mutexQ("/a", hold(1, 0, time.Minute), wait(2, 2, time.Minute)),
-		Queue{Path: "/gone", State: PathAbsent},
-		mutexQ("/empty"),
+		modeltest.MutexQ("/a", modeltest.Hold(1, 0, time.Minute), modeltest.Wait(2, 2, time.Minute)),
+		model.Queue{Path: "/gone", State: model.PathAbsent},
+		modeltest.MutexQ("/empty"),
 	)
 	ss := SessionsOf(snap)
 	if got := blocks(ss); !slices.Equal(got, []string{"2:0/0"}) {
 		t.Errorf("blocks %v", got)
 	}
-	if len(SessionsOf(&Snapshot{}).List) != 0 {
+	if len(SessionsOf(&model.Snapshot{}).List) != 0 {
 		t.Error("sessions of an empty snapshot")
 	}
 }
@@ -294,34 +280,34 @@ func TestSessionsUnknownOwners(t *testing.T) {
 // comes of age after DeadlockAfter with no handoff, and a handoff on any
 // of its waits makes it young again.
 func TestSessionsDeadlockAgeAcrossSnapshots(t *testing.T) {
-	build := func(holderA string) []Queue {
-		a := mutexQ("/a", hold(1, 1, 0), wait(2, 2, 0))
+	build := func(holderA string) []model.Queue {
+		a := modeltest.MutexQ("/a", modeltest.Hold(1, 1, 0), modeltest.Wait(2, 2, 0))
 		a.Nodes.At(0).Name = holderA
-		return []Queue{a, mutexQ("/b", hold(1, 2, 0), wait(2, 1, 0))}
+		return []model.Queue{a, modeltest.MutexQ("/b", modeltest.Hold(1, 2, 0), modeltest.Wait(2, 1, 0))}
 	}
-	var g graph
-	at := func(d time.Duration) time.Time { return sessT0.Add(d) }
-	g.update(build("lock-0000000001"), at(0))
-	if c := g.cycles(at(0)); len(c) != 1 || c[0].State != CycleYoung || !c[0].Since.Equal(at(0)) {
+	var g Graph
+	at := func(d time.Duration) time.Time { return modeltest.T0.Add(d) }
+	g.Update(build("lock-0000000001"), at(0))
+	if c := g.Cycles(at(0)); len(c) != 1 || c[0].State != model.CycleYoung || !c[0].Since.Equal(at(0)) {
 		t.Fatalf("first sight: %+v", c)
 	}
 	// The same queues again (new slices, same nodes), 6s later.
-	g.update(build("lock-0000000001"), at(6*time.Second))
-	if c := g.cycles(at(6 * time.Second)); len(c) != 1 || c[0].State != CycleDeadlock || !c[0].Since.Equal(at(0)) {
+	g.Update(build("lock-0000000001"), at(6*time.Second))
+	if c := g.Cycles(at(6 * time.Second)); len(c) != 1 || c[0].State != model.CycleDeadlock || !c[0].Since.Equal(at(0)) {
 		t.Fatalf("6s later: %+v", c)
 	}
 	// A handoff on /a to another node of the same session: progress.
-	g.update(build("lock-0000000000"), at(7*time.Second))
-	if c := g.cycles(at(7 * time.Second)); len(c) != 1 || c[0].State != CycleYoung || !c[0].Since.Equal(at(7*time.Second)) {
+	g.Update(build("lock-0000000000"), at(7*time.Second))
+	if c := g.Cycles(at(7 * time.Second)); len(c) != 1 || c[0].State != model.CycleYoung || !c[0].Since.Equal(at(7*time.Second)) {
 		t.Fatalf("after a handoff: %+v", c)
 	}
 	// One session gone: cleared.
-	g.update([]Queue{mutexQ("/a", wait(2, 2, 0)), mutexQ("/b", hold(1, 2, 0))}, at(8*time.Second))
-	if c := g.cycles(at(8 * time.Second)); len(c) != 0 {
+	g.Update([]model.Queue{modeltest.MutexQ("/a", modeltest.Wait(2, 2, 0)), modeltest.MutexQ("/b", modeltest.Hold(1, 2, 0))}, at(8*time.Second))
+	if c := g.Cycles(at(8 * time.Second)); len(c) != 0 {
 		t.Fatalf("after the session left: %+v", c)
 	}
 	// A path no longer watched drops out of the graph.
-	g.update(nil, at(9*time.Second))
+	g.Update(nil, at(9*time.Second))
 	if len(g.parts) != 0 || len(g.out) != 0 || len(g.waitsOut) != 0 || len(g.waitedOn) != 0 || len(g.waitIn) != 0 || len(g.both) != 0 {
 		t.Errorf("graph not empty: %+v", g)
 	}
@@ -329,21 +315,21 @@ func TestSessionsDeadlockAgeAcrossSnapshots(t *testing.T) {
 
 // Two reads DeadlockAfter apart judge a cycle without watching.
 func TestSessionsJudgeAgainDeadlock(t *testing.T) {
-	q := func() []Queue {
-		return []Queue{mutexQ("/a", hold(1, 1, 0), wait(2, 2, 0)), mutexQ("/b", hold(1, 2, 0), wait(2, 1, 0))}
+	q := func() []model.Queue {
+		return []model.Queue{modeltest.MutexQ("/a", modeltest.Hold(1, 1, 0), modeltest.Wait(2, 2, 0)), modeltest.MutexQ("/b", modeltest.Hold(1, 2, 0), modeltest.Wait(2, 1, 0))}
 	}
-	first := &Snapshot{At: sessT0, Queues: q()}
-	next := &Snapshot{At: sessT0.Add(DeadlockAfter), Queues: q()}
-	if d := JudgeAgain(first, next); len(d) != 1 || d[0].State != CycleDeadlock || !d[0].Since.Equal(sessT0) {
+	first := &model.Snapshot{At: modeltest.T0, Queues: q()}
+	next := &model.Snapshot{At: modeltest.T0.Add(DeadlockAfter), Queues: q()}
+	if d := JudgeAgain(first, next); len(d) != 1 || d[0].State != model.CycleDeadlock || !d[0].Since.Equal(modeltest.T0) {
 		t.Errorf("judged %+v", d)
 	}
 	moved := q()
 	moved[1].Nodes.At(0).Name = "lock-0000000003"
 	next.Queues = moved
-	if d := JudgeAgain(first, next); len(d) != 1 || d[0].State != CycleYoung {
+	if d := JudgeAgain(first, next); len(d) != 1 || d[0].State != model.CycleYoung {
 		t.Errorf("after a handoff: %+v", d)
 	}
-	young, due := YoungCycles(&Snapshot{Deadlocks: JudgeAgain(first, next)})
+	young, due := YoungCycles(&model.Snapshot{Deadlocks: JudgeAgain(first, next)})
 	if !young || !due.Equal(next.At.Add(DeadlockAfter)) {
 		t.Errorf("young %v due %v", young, due)
 	}
@@ -353,35 +339,35 @@ func TestSessionsJudgeAgainDeadlock(t *testing.T) {
 
 // benchQueues is paths queues of per sessions each (one holder, the rest
 // waiting), every session distinct: 10,000 sessions over 1,000 paths.
-func benchQueues(paths, per int) []Queue {
-	qs := make([]Queue, paths)
+func benchQueues(paths, per int) []model.Queue {
+	qs := make([]model.Queue, paths)
 	s := int64(1)
 	for p := range qs {
-		nodes := make([]Node, per)
+		nodes := make([]model.Node, per)
 		for i := range nodes {
 			role := lockops.RoleWaiting
 			if i == 0 {
 				role = lockops.RoleHolder
 			}
-			nodes[i] = sn(int32(i), s, role, time.Minute)
+			nodes[i] = modeltest.Node(int32(i), s, role, time.Minute)
 			s++
 		}
-		qs[p] = mutexQ(fmt.Sprintf("/locks/p%04d", p), nodes...)
+		qs[p] = modeltest.MutexQ(fmt.Sprintf("/locks/p%04d", p), nodes...)
 	}
 	return qs
 }
 
 // handoff makes queue p's holder go and its first waiter hold, with a new
 // session joining at the end: a new Nodes slice, as the Watcher builds.
-func handoff(qs []Queue, p int, next *int64, seq *int32) {
+func handoff(qs []model.Queue, p int, next *int64, seq *int32) {
 	old := qs[p].Nodes
-	nodes := make([]Node, 0, old.Len())
+	nodes := make([]model.Node, 0, old.Len())
 	nodes = append(nodes, old.Slice()[1:]...)
 	nodes[0].Role, nodes[0].Believes = lockops.RoleHolder, lockops.RoleHolder
 	*seq++
 	*next++
-	nodes = append(nodes, sn(*seq, *next, lockops.RoleWaiting, 0))
-	qs[p].Nodes = NodesOf(nodes...)
+	nodes = append(nodes, modeltest.Node(*seq, *next, lockops.RoleWaiting, 0))
+	qs[p].Nodes = model.NodesOf(nodes...)
 }
 
 // BenchmarkSessionsGraphChange is the Watcher's cost of the sessions view
@@ -392,12 +378,12 @@ func BenchmarkSessionsGraphChange(b *testing.B) {
 	qs := benchQueues(1000, 10)
 	// A standing cycle over the first two paths' holders.
 	h0, h1 := qs[0].Nodes.At(0).Session, qs[1].Nodes.At(0).Session
-	qs[0].Nodes = NodesOf(append(qs[0].Nodes.Slice(), sn(100, h1, lockops.RoleWaiting, 0))...)
-	qs[1].Nodes = NodesOf(append(qs[1].Nodes.Slice(), sn(100, h0, lockops.RoleWaiting, 0))...)
-	var g graph
-	now := sessT0
-	g.update(qs, now)
-	if c := g.cycles(now); len(c) != 1 {
+	qs[0].Nodes = model.NodesOf(append(qs[0].Nodes.Slice(), modeltest.Node(100, h1, lockops.RoleWaiting, 0))...)
+	qs[1].Nodes = model.NodesOf(append(qs[1].Nodes.Slice(), modeltest.Node(100, h0, lockops.RoleWaiting, 0))...)
+	var g Graph
+	now := modeltest.T0
+	g.Update(qs, now)
+	if c := g.Cycles(now); len(c) != 1 {
 		b.Fatalf("cycles %+v", c)
 	}
 	next, seq := int64(1_000_000), int32(1000)
@@ -406,8 +392,8 @@ func BenchmarkSessionsGraphChange(b *testing.B) {
 	for i := range b.N {
 		handoff(qs, 2+i%998, &next, &seq)
 		now = now.Add(time.Millisecond)
-		g.update(qs, now)
-		if len(g.cycles(now)) != 1 {
+		g.Update(qs, now)
+		if len(g.Cycles(now)) != 1 {
 			b.Fatal("cycle lost")
 		}
 	}
@@ -417,20 +403,20 @@ func BenchmarkSessionsGraphChange(b *testing.B) {
 // queue (new slices, same nodes): the graph compares, rebuilds nothing.
 func BenchmarkSessionsGraphAllRebuilt(b *testing.B) {
 	qs := benchQueues(1000, 10)
-	var g graph
-	g.update(qs, sessT0)
-	copies := make([][]Queue, 2)
+	var g Graph
+	g.Update(qs, modeltest.T0)
+	copies := make([][]model.Queue, 2)
 	for k := range copies {
 		copies[k] = slices.Clone(qs)
 		for p := range copies[k] {
-			copies[k][p].Nodes = NodesOf(qs[p].Nodes.Slice()...)
+			copies[k][p].Nodes = model.NodesOf(qs[p].Nodes.Slice()...)
 		}
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		g.update(copies[i%2], sessT0)
-		g.cycles(sessT0)
+		g.Update(copies[i%2], modeltest.T0)
+		g.Cycles(modeltest.T0)
 	}
 }
 
@@ -438,7 +424,7 @@ func BenchmarkSessionsGraphAllRebuilt(b *testing.B) {
 // sessions over 1,000 paths, built on demand by the console's sessions
 // pane and `zklock sessions`.
 func BenchmarkSessionsTable(b *testing.B) {
-	snap := &Snapshot{At: sessT0, Queues: benchQueues(1000, 10)}
+	snap := &model.Snapshot{At: modeltest.T0, Queues: benchQueues(1000, 10)}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
@@ -451,15 +437,15 @@ func BenchmarkSessionsTable(b *testing.B) {
 // BenchmarkSessionsTableChain: the worst shape for counting, one chain
 // of 10,000 sessions.
 func BenchmarkSessionsTableChain(b *testing.B) {
-	qs := make([]Queue, 10000)
+	qs := make([]model.Queue, 10000)
 	for i := range qs {
-		nodes := []Node{hold(1, int64(i+1), time.Hour)}
+		nodes := []model.Node{modeltest.Hold(1, int64(i+1), time.Hour)}
 		if i > 0 {
-			nodes = append(nodes, wait(2, int64(i), time.Second))
+			nodes = append(nodes, modeltest.Wait(2, int64(i), time.Second))
 		}
-		qs[i] = mutexQ(fmt.Sprintf("/c/%05d", i), nodes...)
+		qs[i] = modeltest.MutexQ(fmt.Sprintf("/c/%05d", i), nodes...)
 	}
-	snap := &Snapshot{At: sessT0, Queues: qs}
+	snap := &model.Snapshot{At: modeltest.T0, Queues: qs}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
@@ -475,23 +461,23 @@ func TestSessionsBlocksMatchBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 17))
 	for round := range 300 {
 		sessions := 2 + rng.IntN(12)
-		var qs []Queue
+		var qs []model.Queue
 		for p := range 1 + rng.IntN(8) {
-			var nodes []Node
+			var nodes []model.Node
 			for i := range rng.IntN(5) {
 				role := lockops.RoleWaiting
 				if i == 0 || rng.IntN(6) == 0 {
 					role = lockops.RoleHolder
 				}
-				n := sn(int32(i), 1+int64(rng.IntN(sessions)), role, time.Duration(rng.IntN(60))*time.Second)
+				n := modeltest.Node(int32(i), 1+int64(rng.IntN(sessions)), role, time.Duration(rng.IntN(60))*time.Second)
 				if rng.IntN(4) == 0 {
 					n.Kind = lockops.KindRead
 				}
 				nodes = append(nodes, n)
 			}
-			q := mutexQ(fmt.Sprintf("/r%d", p), nodes...)
+			q := modeltest.MutexQ(fmt.Sprintf("/r%d", p), nodes...)
 			if rng.IntN(5) == 0 {
-				q.Type = TypeSemaphore
+				q.Type = model.TypeSemaphore
 			}
 			qs = append(qs, q)
 		}
@@ -500,7 +486,7 @@ func TestSessionsBlocksMatchBruteForce(t *testing.T) {
 		edges := map[int64]map[int64]bool{}
 		for i := range snap.Queues {
 			q := &snap.Queues[i]
-			queueWaits(q, nil, func(_ int, x, y *Node) {
+			model.QueueWaits(q, nil, func(_ int, x, y *model.Node) {
 				a, b := x.Session, y.Session
 				if edges[a] == nil {
 					edges[a] = map[int64]bool{}
@@ -575,38 +561,38 @@ func TestSessionsBlocksMatchBruteForce(t *testing.T) {
 // is due, so a cycle through it is found then; a short queue is read at
 // once.
 func TestSessionsGraphLongQueue(t *testing.T) {
-	long := func(lastSession int64) Queue {
-		nodes := []Node{hold(0, 1, 0)}
+	long := func(lastSession int64) model.Queue {
+		nodes := []model.Node{modeltest.Hold(0, 1, 0)}
 		for i := range graphLongQueue {
-			nodes = append(nodes, wait(int32(i+1), 1000+int64(i), 0))
+			nodes = append(nodes, modeltest.Wait(int32(i+1), 1000+int64(i), 0))
 		}
-		nodes = append(nodes, wait(graphLongQueue+1, lastSession, 0))
-		return mutexQ("/long", nodes...)
+		nodes = append(nodes, modeltest.Wait(graphLongQueue+1, lastSession, 0))
+		return modeltest.MutexQ("/long", nodes...)
 	}
 	// Session 2 holds /short and waits in /long behind session 1; session
 	// 1 waiting on /short closes the cycle.
-	shortName := mutexQ("/short", hold(1, 2, 0), wait(2, 1, 0))
-	var g graph
-	at := func(d time.Duration) time.Time { return sessT0.Add(d) }
-	if behind := g.update([]Queue{long(3), shortName}, at(0)); !behind.IsZero() {
+	shortName := modeltest.MutexQ("/short", modeltest.Hold(1, 2, 0), modeltest.Wait(2, 1, 0))
+	var g Graph
+	at := func(d time.Duration) time.Time { return modeltest.T0.Add(d) }
+	if behind := g.Update([]model.Queue{long(3), shortName}, at(0)); !behind.IsZero() {
 		t.Fatalf("first read left a queue for later (due %v)", behind)
 	}
-	if c := g.cycles(at(0)); len(c) != 0 {
+	if c := g.Cycles(at(0)); len(c) != 0 {
 		t.Fatalf("a cycle before session 2 waits in /long: %+v", c)
 	}
 	// 10 ms later session 2 joins /long: left for later.
-	behind := g.update([]Queue{long(2), shortName}, at(10*time.Millisecond))
+	behind := g.Update([]model.Queue{long(2), shortName}, at(10*time.Millisecond))
 	if !behind.Equal(at(graphLongEvery)) {
 		t.Fatalf("due %v, want %v", behind, at(graphLongEvery))
 	}
-	if c := g.cycles(at(10 * time.Millisecond)); len(c) != 0 {
+	if c := g.Cycles(at(10 * time.Millisecond)); len(c) != 0 {
 		t.Fatalf("the long queue was read before it was due: %+v", c)
 	}
 	// Once due, it is read: the cycle shows.
-	if behind := g.update([]Queue{long(2), shortName}, at(graphLongEvery)); !behind.IsZero() {
+	if behind := g.Update([]model.Queue{long(2), shortName}, at(graphLongEvery)); !behind.IsZero() {
 		t.Fatalf("still left for later at its due time (due %v)", behind)
 	}
-	if c := g.cycles(at(graphLongEvery)); len(c) != 1 || len(c[0].Sessions) != 2 {
+	if c := g.Cycles(at(graphLongEvery)); len(c) != 1 || len(c[0].Sessions) != 2 {
 		t.Fatalf("after the long queue was read: %+v", c)
 	}
 }

@@ -1,6 +1,6 @@
 // A queue's nodes, stored in chunks that consecutive snapshots share.
 
-package zkview
+package model
 
 import (
 	"encoding/json"
@@ -59,7 +59,7 @@ func (ns Nodes) At(i int) *Node {
 // chunkOf is the chunk holding node i.
 func (ns Nodes) chunkOf(i int) int {
 	if i < 0 || i >= ns.Len() {
-		panic("zkview: Nodes index out of range")
+		panic("model: Nodes index out of range")
 	}
 	// Full chunks are the rule: try the direct guess first.
 	if k := i / nodeChunk; k < len(ns.ends) && ns.ends[k] == (k+1)*nodeChunk {
@@ -134,7 +134,7 @@ func (ns Nodes) Index(f func(*Node) bool) int {
 // shares says whether ns and o are the very same list (the Watcher hands
 // out a queue's Nodes unchanged until the queue changes): a comparison of
 // chunk headers, not of nodes.
-func (ns Nodes) shares(o Nodes) bool {
+func (ns Nodes) Shares(o Nodes) bool {
 	if len(ns.chunks) != len(o.chunks) {
 		return false
 	}
@@ -243,7 +243,7 @@ func (b *nodesBuilder) done() Nodes {
 // prefix is the first m nodes (0 < m <= Len), sharing ns's chunks; the
 // last one's capacity ends with it, so that a later join cannot write
 // over nodes ns still shows.
-func (ns Nodes) prefix(m int) Nodes {
+func (ns Nodes) Prefix(m int) Nodes {
 	k := ns.chunkOf(m - 1)
 	r := m - ns.start(k)
 	out := Nodes{chunks: make([][]Node, k+1), ends: make([]int, k+1)}
@@ -281,13 +281,13 @@ func (ns Nodes) builderForTail() *nodesBuilder {
 
 // search is the index of the first node whose sequence is not before seq
 // (Len when there is none); the nodes are in sequence order.
-func (ns Nodes) search(seq int32) int {
+func (ns Nodes) Search(seq int32) int {
 	return sort.Search(ns.Len(), func(i int) bool { return !lockops.SeqLess(ns.At(i).Seq, seq) })
 }
 
 // equalBy says whether ns and o hold as many nodes and eq holds for each
 // pair at the same index; chunks the two share are not looked into.
-func (ns Nodes) equalBy(o Nodes, eq func(a, b *Node) bool) bool {
+func (ns Nodes) EqualBy(o Nodes, eq func(a, b *Node) bool) bool {
 	if ns.Len() != o.Len() {
 		return false
 	}
@@ -319,7 +319,7 @@ func (ns Nodes) equalBy(o Nodes, eq func(a, b *Node) bool) bool {
 // it is; the others are made again, a touched node by fresh and every
 // other one copied from prev. ok is false when fresh says a node leaves
 // the change shape.
-func mergeChanged(prev Nodes, entries []lockops.Entry, changed []lockops.ParsedName, fresh func(*lockops.Entry) (Node, bool)) (Nodes, bool) {
+func MergeChanged(prev Nodes, entries []lockops.Entry, changed []lockops.ParsedName, fresh func(*lockops.Entry) (Node, bool)) (Nodes, bool) {
 	// Nodes and entries are compared by their names' order (ChangeOrder).
 	key := func(n *Node) lockops.ParsedName { return lockops.ParsedName{Seq: n.Seq, Name: n.Name} }
 	// changedWithin: a touched name lies between nodes a and z.

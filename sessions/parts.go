@@ -1,19 +1,20 @@
 // What one queue brings to the wait-for graph over sessions (its waits,
 // read again when the queue changes) and how they enter its counts.
 
-package zkview
+package sessions
 
 import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // graphPart is what one queue brings to the graph.
 type graphPart struct {
 	path  string
-	nodes Nodes // the Queue.Nodes it was built from, or an equal one since
-	typ   QueueType
+	nodes model.Nodes // the Queue.Nodes it was built from, or an equal one since
+	typ   model.QueueType
 	gen   uint64
 	pairs []pairRec
 	// readAt is when its waits were last read from its queue (see
@@ -35,11 +36,11 @@ type pairRec struct {
 // at once for the chunks both share (the Watcher hands out a queue's
 // Nodes unchanged until the queue changes), else node by node (a new
 // server view rebuilds every queue, most of them unchanged).
-func (p *graphPart) same(q *Queue) bool {
+func (p *graphPart) same(q *model.Queue) bool {
 	if p.typ != q.Type {
 		return false
 	}
-	return p.nodes.equalBy(q.Nodes, func(x, y *Node) bool {
+	return p.nodes.EqualBy(q.Nodes, func(x, y *model.Node) bool {
 		return x.Name == y.Name && x.Session == y.Session && x.Believes == y.Believes && x.Kind == y.Kind
 	})
 }
@@ -47,7 +48,7 @@ func (p *graphPart) same(q *Queue) bool {
 // rebuildPart brings p, built from an older version of q, to q: the
 // waits both have keep when they were first seen and cost nothing more;
 // only the waits that went and came change the graph's counts.
-func (g *graph) rebuildPart(p *graphPart, q *Queue, now time.Time) {
+func (g *Graph) rebuildPart(p *graphPart, q *model.Queue, now time.Time) {
 	pairs, kept := g.readPairs(q, p, now)
 	for i := range p.pairs {
 		if !kept[i] {
@@ -69,18 +70,18 @@ func (g *graph) rebuildPart(p *graphPart, q *Queue, now time.Time) {
 // to both keep their relative order, so a wait is looked up in old by
 // walking it alongside, without a map, unless the order cannot be relied
 // on (a semaphore's nodes, a plain ephemeral lock's nameless waiters).
-func (g *graph) readPairs(q *Queue, old *graphPart, now time.Time) (pairs []pairRec, oldKept []bool) {
+func (g *Graph) readPairs(q *model.Queue, old *graphPart, now time.Time) (pairs []pairRec, oldKept []bool) {
 	// About one wait a waiting node (a semaphore's waiters have one per
 	// lease holder): sized once, not grown pair by pair. (Not reused from
 	// the version before: held between snapshots, it would add its size
 	// to every watched node's memory.)
 	pairs = make([]pairRec, 0, q.Nodes.Len())
-	var find func(a, b *Node) int // index in old.pairs, or -1
+	var find func(a, b *model.Node) int // index in old.pairs, or -1
 	if old != nil && len(old.pairs) > 0 {
 		oldKept = make([]bool, len(old.pairs))
-		find = old.walker(q.Type == TypeSemaphore || old.typ == TypeSemaphore)
+		find = old.walker(q.Type == model.TypeSemaphore || old.typ == model.TypeSemaphore)
 	}
-	g.scratch = queueWaits(q, g.scratch, func(w int, a, b *Node) {
+	g.scratch = model.QueueWaits(q, g.scratch, func(w int, a, b *model.Node) {
 		r := pairRec{waiter: a.Session, holder: b.Session, wnode: a.Name, hnode: b.Name, wseq: a.Seq, wi: int32(w), seen: now}
 		if k := -1; find != nil {
 			if k = find(a, b); k >= 0 && !oldKept[k] {
@@ -99,12 +100,12 @@ func (g *graph) readPairs(q *Queue, old *graphPart, now time.Time) (pairs []pair
 // waiting node a and node waited on b, or -1. Asked in node order (the
 // order of a queue's Nodes), it walks p.pairs once; byMap looks up in a
 // map instead, for an order that cannot be relied on.
-func (p *graphPart) walker(byMap bool) func(a, b *Node) int {
+func (p *graphPart) walker(byMap bool) func(a, b *model.Node) int {
 	type key struct {
 		waiter       int64
 		wnode, hnode string
 	}
-	same := func(r *pairRec, a, b *Node) bool {
+	same := func(r *pairRec, a, b *model.Node) bool {
 		return r.wnode == a.Name && r.hnode == b.Name && r.waiter == a.Session && r.holder == b.Session
 	}
 	if byMap {
@@ -112,7 +113,7 @@ func (p *graphPart) walker(byMap bool) func(a, b *Node) int {
 		for i, r := range p.pairs {
 			at[key{r.waiter, r.wnode, r.hnode}] = i
 		}
-		return func(a, b *Node) int {
+		return func(a, b *model.Node) int {
 			if i, ok := at[key{a.Session, a.Name, b.Name}]; ok && p.pairs[i].holder == b.Session {
 				return i
 			}
@@ -120,7 +121,7 @@ func (p *graphPart) walker(byMap bool) func(a, b *Node) int {
 		}
 	}
 	j := 0
-	return func(a, b *Node) int {
+	return func(a, b *model.Node) int {
 		if a.Name == "" {
 			// A waiter of the plain ephemeral lock owns no node: few of
 			// them, looked for from the start.
@@ -144,14 +145,14 @@ func (p *graphPart) walker(byMap bool) func(a, b *Node) int {
 }
 
 // apply adds (sign 1) or removes (sign -1) a part's counts and edges.
-func (g *graph) apply(p *graphPart, sign int32) {
+func (g *Graph) apply(p *graphPart, sign int32) {
 	for i := range p.pairs {
 		g.applyPair(p, &p.pairs[i], sign)
 	}
 }
 
 // applyPair adds (sign 1) or removes (sign -1) one wait of part p.
-func (g *graph) applyPair(p *graphPart, r *pairRec, sign int32) {
+func (g *Graph) applyPair(p *graphPart, r *pairRec, sign int32) {
 	g.version++
 	m := g.out[r.waiter]
 	if m == nil {
@@ -187,7 +188,7 @@ func bump[K comparable](m map[K]int32, k K, d int32) {
 	}
 }
 
-func (g *graph) checkBoth(s int64) {
+func (g *Graph) checkBoth(s int64) {
 	if g.waitsOut[s] > 0 && g.waitedOn[s] > 0 {
 		g.both[s] = true
 	} else {

@@ -1,8 +1,10 @@
-package zkview
+package sessions
 
 import (
 	"math"
 	"time"
+
+	"github.com/zklock/zklock/model"
 )
 
 // JSONSessions is `zklock sessions --json`, one object:
@@ -124,15 +126,15 @@ func SessionsJSON(ss *Sessions) JSONSessions {
 	nodes := func(ns []SessionNode) []JSONSessionNode {
 		o := make([]JSONSessionNode, 0, len(ns))
 		for _, n := range ns {
-			o = append(o, JSONSessionNode{Path: SanitizeString(n.Path, 0), Node: SanitizeString(n.Node, 0),
-				Parent: SanitizeString(n.Parent, 0), Since: jsonTime(n.Since)})
+			o = append(o, JSONSessionNode{Path: model.SanitizeString(n.Path, 0), Node: model.SanitizeString(n.Node, 0),
+				Parent: model.SanitizeString(n.Parent, 0), Since: jsonTime(n.Since)})
 		}
 		return o
 	}
 	for _, s := range ss.List {
 		js := JSONSession{
-			Session:      SessionHex(s.Session),
-			Client:       SanitizeString(s.Client, 0),
+			Session:      model.SessionHex(s.Session),
+			Client:       model.SanitizeString(s.Client, 0),
 			Holds:        nodes(s.Holds),
 			Waits:        nodes(s.Waits),
 			WaitsFor:     make([]string, 0, len(s.WaitsFor)),
@@ -141,7 +143,7 @@ func SessionsJSON(ss *Sessions) JSONSessions {
 			OldestWait:   math.Round(s.OldestWait.Seconds()*1000) / 1000,
 		}
 		for _, w := range s.WaitsFor {
-			js.WaitsFor = append(js.WaitsFor, SessionHex(w))
+			js.WaitsFor = append(js.WaitsFor, model.SessionHex(w))
 		}
 		out.Sessions = append(out.Sessions, js)
 	}
@@ -149,16 +151,16 @@ func SessionsJSON(ss *Sessions) JSONSessions {
 		jd := JSONDeadlock{State: d.State, Since: jsonTime(d.Since),
 			Sessions: make([]string, 0, len(d.Sessions)), Paths: make([]string, 0, len(d.Paths)), Waits: make([]JSONWait, 0, len(d.Waits))}
 		for _, s := range d.Sessions {
-			jd.Sessions = append(jd.Sessions, SessionHex(s))
+			jd.Sessions = append(jd.Sessions, model.SessionHex(s))
 		}
 		for _, p := range d.Paths {
-			jd.Paths = append(jd.Paths, SanitizeString(p, 0))
+			jd.Paths = append(jd.Paths, model.SanitizeString(p, 0))
 		}
 		for _, w := range d.Waits {
 			jd.Waits = append(jd.Waits, JSONWait{
-				Session: SessionHex(w.Session), Client: SanitizeString(w.Client, 0),
-				Path: SanitizeString(w.Path, 0), Node: SanitizeString(w.Node, 0),
-				Holder: SessionHex(w.Holder), HolderNode: SanitizeString(w.HolderNode, 0),
+				Session: model.SessionHex(w.Session), Client: model.SanitizeString(w.Client, 0),
+				Path: model.SanitizeString(w.Path, 0), Node: model.SanitizeString(w.Node, 0),
+				Holder: model.SessionHex(w.Holder), HolderNode: model.SanitizeString(w.HolderNode, 0),
 				Since: jsonTime(w.Since),
 			})
 		}
@@ -173,5 +175,5 @@ func jsonTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.UTC().Format(rfc3339Milli)
+	return t.UTC().Format(model.RFC3339Milli)
 }

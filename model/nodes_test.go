@@ -1,4 +1,4 @@
-package zkview
+package model
 
 import (
 	"cmp"
@@ -60,7 +60,7 @@ func TestNodesBasics(t *testing.T) {
 		if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back.Slice(), ns.Slice()) {
 			t.Fatalf("%d nodes: JSON round trip: %v", n, err)
 		}
-		if !ns.shares(ns) || n > 0 && ns.shares(NodesOf(slices.Clone(nodes)...)) {
+		if !ns.Shares(ns) || n > 0 && ns.Shares(NodesOf(slices.Clone(nodes)...)) {
 			t.Fatalf("%d nodes: shares", n)
 		}
 	}
@@ -97,7 +97,7 @@ func TestNodesChanges(t *testing.T) {
 		case op < 2 && len(truth) > 1: // leave from the tail
 			m := 1 + r.IntN(len(truth)-1)
 			truth = truth[:m:m]
-			ns = ns.prefix(m)
+			ns = ns.Prefix(m)
 		case op < 5 || len(truth) == 0: // join at the tail
 			b := ns.builderForTail()
 			for range 1 + r.IntN(3) {
@@ -141,7 +141,7 @@ func TestNodesChanges(t *testing.T) {
 				byName[n.Name] = n
 			}
 			var ok bool
-			ns, ok = mergeChanged(ns, entries, names, func(e *lockops.Entry) (Node, bool) {
+			ns, ok = MergeChanged(ns, entries, names, func(e *lockops.Entry) (Node, bool) {
 				n, found := byName[e.Name]
 				if !found {
 					t.Fatalf("step %d: fresh asked for %s, which did not change", step, e.Name)
@@ -190,7 +190,7 @@ func TestNodesShareChunks(t *testing.T) {
 	}
 	holder := nodes[1]
 	holder.Version = 1
-	next, ok := mergeChanged(prev, entries, []lockops.ParsedName{{Name: holder.Name, Seq: holder.Seq}},
+	next, ok := MergeChanged(prev, entries, []lockops.ParsedName{{Name: holder.Name, Seq: holder.Seq}},
 		func(*lockops.Entry) (Node, bool) { return holder, true })
 	if !ok || next.Len() != len(nodes)-1 || next.At(0).Version != 1 {
 		t.Fatalf("handoff: ok %v, %d nodes, head version %d", ok, next.Len(), next.At(0).Version)
@@ -205,7 +205,7 @@ func TestNodesShareChunks(t *testing.T) {
 		t.Errorf("%d of %d chunks shared after a handoff, want all but the first", shared, len(prev.chunks))
 	}
 	eq := func(a, b *Node) bool { return a.Name == b.Name }
-	if !next.equalBy(next, eq) || next.equalBy(prev, eq) {
+	if !next.EqualBy(next, eq) || next.EqualBy(prev, eq) {
 		t.Error("equalBy")
 	}
 }

@@ -1,4 +1,4 @@
-package zkview
+package model
 
 import (
 	"slices"
@@ -7,7 +7,7 @@ import (
 	"github.com/zklock/zklock/lockops"
 )
 
-// ConnState is the monitor's connection to the ensemble.
+// ConnState is the Watcher's connection to the ensemble.
 type ConnState int
 
 const (
@@ -36,7 +36,7 @@ func (s ConnState) String() string {
 	return "connecting"
 }
 
-// Conn describes the monitor's own connection.
+// Conn describes the Watcher's own connection.
 type Conn struct {
 	State     ConnState
 	Since     time.Time // when State began
@@ -160,7 +160,7 @@ type Warning struct {
 
 // Node is one lock node of a queue, in sequence order: lockops.ParsedName (what
 // the name tells) with what the servers tell (owner, data, watches) and
-// what the monitor saw (since when).
+// what the Watcher saw (since when).
 type Node struct {
 	Name     string // raw znode name; sanitize before display
 	Seq      int32
@@ -192,19 +192,19 @@ type Node struct {
 	Ctime   time.Time
 	Mtime   time.Time
 
-	// Since is when the node took its current role, as the monitor saw it:
+	// Since is when the node took its current role, as the Watcher saw it:
 	// hold start for a holder, creation for a waiter. SinceExact is false
-	// when the monitor did not see the transition (Since is then a lower
-	// bound: the first time the monitor saw it in this role).
+	// when the Watcher did not see the transition (Since is then a lower
+	// bound: the first time the Watcher saw it in this role).
 	Since      time.Time
 	SinceExact bool
 }
 
-// Handoff is one release -> next holder transition the monitor saw.
+// Handoff is one release -> next holder transition the Watcher saw.
 type Handoff struct {
 	Path     string
 	From, To string    // node names; From is "" when unknown
-	At       time.Time // when the monitor saw the new holder
+	At       time.Time // when the Watcher saw the new holder
 	Gap      time.Duration
 }
 
@@ -214,7 +214,7 @@ type DepthSample struct {
 	Depth int
 }
 
-// Queue is one watched lock parent as the monitor shows it, its order
+// Queue is one watched lock parent as the Watcher shows it, its order
 // from lockops.Ordering.
 type Queue struct {
 	Path  string
@@ -238,7 +238,7 @@ type Queue struct {
 }
 
 // Snapshot is an immutable view of every watched queue. Consumers must not
-// modify it; zkview never does once published.
+// modify it; the Watcher never does once published.
 type Snapshot struct {
 	At     time.Time
 	Conn   Conn
@@ -388,4 +388,13 @@ const (
 	CycleYoung = "cycle"
 	// CycleSelfWait: a session waits behind a node of its own.
 	CycleSelfWait = WarnSelfWait
+)
+
+// Watch modes, as the status line and `ls --json` name them.
+const (
+	// ModeRecursive: persistent recursive watches (addWatch).
+	ModeRecursive = "persistent-recursive"
+	// ModeChildren: a children watch per path, re-armed by re-listing at
+	// every change (servers before 3.6, or Config.ChildWatches).
+	ModeChildren = "children"
 )

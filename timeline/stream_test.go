@@ -1,4 +1,4 @@
-package zkview
+package timeline
 
 import (
 	"bytes"
@@ -10,14 +10,15 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 var streamT0 = time.Date(2026, 11, 23, 3, 12, 0, 0, time.UTC)
 
 // sn is a lock node for Diff's tests: seq, session and role; created
 // a second before streamT0 unless ctime says otherwise.
-func stn(seq int, session int64, holder bool) Node {
-	n := Node{
+func stn(seq int, session int64, holder bool) model.Node {
+	n := model.Node{
 		Name: fmt.Sprintf("_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-%010d", seq), Seq: int32(seq),
 		Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
 		Session: session, Ctime: streamT0.Add(-time.Second), Data: []byte("job"), DataLen: 3,
@@ -29,14 +30,14 @@ func stn(seq int, session int64, holder bool) Node {
 	return n
 }
 
-func stnCreated(n Node, at time.Time) Node { n.Ctime, n.Since = at, at; return n }
+func stnCreated(n model.Node, at time.Time) model.Node { n.Ctime, n.Since = at, at; return n }
 
-func stq(path string, nodes ...Node) Queue {
-	return Queue{Path: path, State: PathPresent, Type: TypeMutex, Nodes: NodesOf(nodes...)}
+func stq(path string, nodes ...model.Node) model.Queue {
+	return model.Queue{Path: path, State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(nodes...)}
 }
 
-func snapAt(sec int, qs ...Queue) *Snapshot {
-	return &Snapshot{At: streamT0.Add(time.Duration(sec) * time.Second), Conn: Conn{State: StateConnected}, Queues: qs}
+func snapAt(sec int, qs ...model.Queue) *model.Snapshot {
+	return &model.Snapshot{At: streamT0.Add(time.Duration(sec) * time.Second), Conn: model.Conn{State: model.StateConnected}, Queues: qs}
 }
 
 // changeLine is a compact form of a change for the tables.
@@ -58,14 +59,14 @@ func changeLine(c Change) string {
 
 func TestDiff(t *testing.T) {
 	const p, r = "/locks/a", "/locks/b"
-	held := func(q Queue, hs ...Handoff) Queue { q.Handoffs = hs; return q }
-	warn := func(q Queue, codes ...string) Queue {
+	held := func(q model.Queue, hs ...model.Handoff) model.Queue { q.Handoffs = hs; return q }
+	warn := func(q model.Queue, codes ...string) model.Queue {
 		for _, c := range codes {
-			q.Warnings = append(q.Warnings, Warning{Code: c, Message: c + "!"})
+			q.Warnings = append(q.Warnings, model.Warning{Code: c, Message: c + "!"})
 		}
 		return q
 	}
-	state := func(q Queue, st PathState) Queue { q.State = st; return q }
+	state := func(q model.Queue, st model.PathState) model.Queue { q.State = st; return q }
 	h1 := stn(1, 0x11, true)
 	w2, w3 := stn(2, 0x22, false), stn(3, 0x33, false)
 	h2 := stn(2, 0x22, true)
@@ -73,13 +74,13 @@ func TestDiff(t *testing.T) {
 	h3 := stn(3, 0x33, true)
 	new4 := stnCreated(stn(4, 0x44, false), streamT0.Add(500*time.Millisecond))
 	new1h := stnCreated(stn(1, 0x11, true), streamT0.Add(500*time.Millisecond))
-	handoff := func(from, to Node, sec float64) Handoff {
-		return Handoff{Path: p, From: from.Name, To: to.Name, At: streamT0.Add(time.Duration(sec * float64(time.Second)))}
+	handoff := func(from, to model.Node, sec float64) model.Handoff {
+		return model.Handoff{Path: p, From: from.Name, To: to.Name, At: streamT0.Add(time.Duration(sec * float64(time.Second)))}
 	}
 
 	for _, tc := range []struct {
 		name       string
-		prev, next *Snapshot
+		prev, next *model.Snapshot
 		want       []string
 	}{
 		{name: "start: nothing yet", prev: nil, next: snapAt(1, stq(p, h1, w2)), want: nil},
@@ -136,35 +137,35 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name: "warnings raised and cleared, stale not told",
-			prev: snapAt(0, warn(stq(p, h1), WarnHerd)),
-			next: snapAt(1, warn(stq(p, h1), WarnSplitHolders, WarnStale, WarnSplitHolders)),
+			prev: snapAt(0, warn(stq(p, h1), model.WarnHerd)),
+			next: snapAt(1, warn(stq(p, h1), model.WarnSplitHolders, model.WarnStale, model.WarnSplitHolders)),
 			want: []string{"warning-cleared /locks/a herd", "warning-raised /locks/a split-holders"},
 		},
 		{
 			name: "stale, then fresh",
 			prev: snapAt(0, stq(p, h1)),
-			next: func() *Snapshot { s := snapAt(1, stq(p, h1)); s.Stale = true; return s }(),
+			next: func() *model.Snapshot { s := snapAt(1, stq(p, h1)); s.Stale = true; return s }(),
 			want: []string{"stale"},
 		},
 		{
 			name: "fresh",
-			prev: func() *Snapshot { s := snapAt(0, stq(p, h1)); s.Stale = true; return s }(),
+			prev: func() *model.Snapshot { s := snapAt(0, stq(p, h1)); s.Stale = true; return s }(),
 			next: snapAt(1, stq(p, h1)),
 			want: []string{"fresh"},
 		},
 		{
 			name: "path appears with its first node",
-			prev: snapAt(0, state(stq(p), PathAbsent)), next: snapAt(1, stq(p, new1h)),
+			prev: snapAt(0, state(stq(p), model.PathAbsent)), next: snapAt(1, stq(p, new1h)),
 			want: []string{"path-appeared /locks/a", "joined /locks/a #1 0x11", "acquired /locks/a #1 0x11"},
 		},
 		{
 			name: "the last node goes: the queue keeps its type",
-			prev: snapAt(0, stq(p, h1)), next: snapAt(1, Queue{Path: p, State: PathPresent}),
+			prev: snapAt(0, stq(p, h1)), next: snapAt(1, model.Queue{Path: p, State: model.PathPresent}),
 			want: []string{"released /locks/a #1 0x11"},
 		},
 		{
 			name: "path vanishes",
-			prev: snapAt(0, warn(stq(p, h1), WarnHerd)), next: snapAt(1, state(stq(p), PathAbsent)),
+			prev: snapAt(0, warn(stq(p, h1), model.WarnHerd)), next: snapAt(1, state(stq(p), model.PathAbsent)),
 			want: []string{"released /locks/a #1 0x11", "warning-cleared /locks/a herd", "path-vanished /locks/a"},
 		},
 		{
@@ -176,7 +177,7 @@ func TestDiff(t *testing.T) {
 			// First read of a path: what was there before is no change;
 			// a node created since the previous snapshot joined.
 			name: "first read: only nodes created since",
-			prev: snapAt(0, state(Queue{Path: p}, PathPending)), next: snapAt(1, stq(p, h1, w2, new4)),
+			prev: snapAt(0, state(model.Queue{Path: p}, model.PathPending)), next: snapAt(1, stq(p, h1, w2, new4)),
 			want: []string{"joined /locks/a #4 0x44"},
 		},
 		{
@@ -191,13 +192,13 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name: "unreadable: no node change claimed",
-			prev: snapAt(0, stq(p, h1, w2)), next: snapAt(1, state(stq(p), PathNoAuth)),
+			prev: snapAt(0, stq(p, h1, w2)), next: snapAt(1, state(stq(p), model.PathNoAuth)),
 			want: nil,
 		},
 		{
 			name: "waiter of a plain ephemeral lock, known by session",
-			prev: snapAt(0, stq(p, Node{Name: "lock", Session: 0x11, Role: lockops.RoleHolder}, Node{Session: 0x22})),
-			next: snapAt(1, stq(p, Node{Name: "lock", Session: 0x11, Role: lockops.RoleHolder}, Node{Session: 0x33})),
+			prev: snapAt(0, stq(p, model.Node{Name: "lock", Session: 0x11, Role: lockops.RoleHolder}, model.Node{Session: 0x22})),
+			next: snapAt(1, stq(p, model.Node{Name: "lock", Session: 0x11, Role: lockops.RoleHolder}, model.Node{Session: 0x33})),
 			want: []string{"gave-up /locks/a #0 0x22", "joined /locks/a #0 0x33"},
 		},
 	} {
@@ -243,13 +244,13 @@ func TestChangeJSON(t *testing.T) {
 		c    Change
 		want string
 	}{
-		{Change{Kind: ChangeAcquired, At: at, Path: "/locks/a", Type: TypeMutex, Node: n, From: "x-0000000006", Waited: 1234 * time.Millisecond},
+		{Change{Kind: ChangeAcquired, At: at, Path: "/locks/a", Type: model.TypeMutex, Node: n, From: "x-0000000006", Waited: 1234 * time.Millisecond},
 			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"acquired","path":"/locks/a","type":"mutex","node":"x-\\x1b[2J-0000000007","seq":7,"kind":"mutex","recipe":"curator","role":"holder","session":"0x1000a","client":"10.0.0.7:4711","data":"evil\\x07","from":"x-0000000006","waited_s":1.234}`},
-		{Change{Kind: ChangeWarningRaised, At: at, Path: "/locks/a", Type: TypeRWLock, Warning: Warning{Code: WarnDeadlock, Message: "cycle", Nodes: []string{"a", "b"}}},
+		{Change{Kind: ChangeWarningRaised, At: at, Path: "/locks/a", Type: model.TypeRWLock, Warning: model.Warning{Code: model.WarnDeadlock, Message: "cycle", Nodes: []string{"a", "b"}}},
 			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"warning-raised","path":"/locks/a","type":"rwlock","code":"deadlock","message":"cycle","nodes":["a","b"]}`},
-		{Change{Kind: ChangeStale, At: at, Conn: Conn{State: StateDisconnected, SessionID: 0x2000}},
+		{Change{Kind: ChangeStale, At: at, Conn: model.Conn{State: model.StateDisconnected, SessionID: 0x2000}},
 			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"stale","state":"disconnected","monitor_session":"0x2000"}`},
-		{Change{Kind: ChangePathVanished, At: at, Path: "/locks/a", State: PathAbsent},
+		{Change{Kind: ChangePathVanished, At: at, Path: "/locks/a", State: model.PathAbsent},
 			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"path-vanished","path":"/locks/a","type":"unknown","state":"absent"}`},
 	} {
 		var b bytes.Buffer
@@ -269,8 +270,8 @@ func TestChangeJSON(t *testing.T) {
 // TestDiffEmptiedQueueType: a queue whose last node went says the type
 // it had (an empty parent is "unknown").
 func TestDiffEmptiedQueueType(t *testing.T) {
-	cs := Diff(snapAt(0, stq("/locks/a", stn(1, 0x11, true))), snapAt(1, Queue{Path: "/locks/a", State: PathPresent}))
-	if len(cs) != 1 || cs[0].Type != TypeMutex {
+	cs := Diff(snapAt(0, stq("/locks/a", stn(1, 0x11, true))), snapAt(1, model.Queue{Path: "/locks/a", State: model.PathPresent}))
+	if len(cs) != 1 || cs[0].Type != model.TypeMutex {
 		t.Fatalf("%+v", cs)
 	}
 }

@@ -1,22 +1,24 @@
 // The wait-for graph over sessions, kept by the Watcher one changed queue
 // at a time, its cycles and their age.
 
-package zkview
+package sessions
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/zklock/zklock/model"
 )
 
-// sessionGraph is the wait-for graph kept across snapshots, one queue at a
+// Graph is the wait-for graph kept across snapshots, one queue at a
 // time: a queue whose Nodes did not change since the last snapshot (the
 // Watcher reuses a queue's built Queue until it changes) costs a pointer
 // comparison, a changed one the length of that queue. Cycles can only
 // pass through sessions that both wait and are waited on, so only those
 // are searched at each snapshot. The zero value is ready to use.
-type graph struct {
+type Graph struct {
 	parts map[string]*graphPart     // by path
 	order []*graphPart              // parts in the order of the last update's queues
 	out   map[int64]map[int64]int32 // waiting session -> session waited for -> number of waits
@@ -34,22 +36,16 @@ type graph struct {
 	// the graph first saw it (a Watcher, or a read confirming another).
 	fromNodes bool
 	gen       uint64
-	scratch   []*Node
-
-	last     []Deadlock  // the cycles of the previous snapshot, for events
-	recheck  *time.Timer // publishes again when a young cycle comes of age
-	recheckT time.Time
+	scratch   []*model.Node
 
 	// version counts the changes of waits (applyPair); described, the
 	// Deadlocks the cycles describedFound were last described as at
 	// version describedAt, so that a publish that changed no wait does
 	// not read every wait of their queues again.
 	version        uint64
-	described      []Deadlock
+	described      []model.Deadlock
 	describedFound [][]int64
 	describedAt    uint64
-
-	catchUp *time.Timer // publishes again when a long queue left unread is due
 }
 
 // A queue of graphLongQueue nodes or more is read into the graph at most
@@ -65,7 +61,7 @@ const (
 	graphLongEvery = 200 * time.Millisecond
 )
 
-func (g *graph) init() {
+func (g *Graph) init() {
 	if g.parts == nil {
 		g.parts = map[string]*graphPart{}
 		g.out = map[int64]map[int64]int32{}
@@ -80,7 +76,7 @@ func (g *graph) init() {
 // taken at now): changed queues are re-read, gone ones dropped. behind is
 // when the first long queue it left unread is due (graphLongQueue), zero
 // when it left none.
-func (g *graph) update(queues []Queue, now time.Time) (behind time.Time) {
+func (g *Graph) Update(queues []model.Queue, now time.Time) (behind time.Time) {
 	g.init()
 	g.gen++
 	same := len(g.order) == len(queues)
@@ -93,7 +89,7 @@ func (g *graph) update(queues []Queue, now time.Time) (behind time.Time) {
 			p, same = g.parts[q.Path], false
 		}
 		if p != nil && p.same(q) {
-			if !p.nodes.shares(q.Nodes) {
+			if !p.nodes.Shares(q.Nodes) {
 				g.version++ // the same waits, but what describes them (clients) may differ
 			}
 			p.nodes, p.gen = q.Nodes, g.gen
@@ -152,7 +148,7 @@ func later(a, b, now time.Time) time.Time {
 // cycles finds every cycle of the graph as it stands at now: the
 // strongly connected components of the sessions that wait and are
 // waited on, each covered by shortest cycles, and every session waiting for itself.
-func (g *graph) cycles(now time.Time) []Deadlock {
+func (g *Graph) Cycles(now time.Time) []model.Deadlock {
 	if len(g.both) == 0 {
 		return nil
 	}
@@ -230,18 +226,18 @@ func (g *graph) cycles(now time.Time) []Deadlock {
 func cycleState(n int, since, now time.Time) string {
 	switch {
 	case n == 1:
-		return CycleSelfWait
+		return model.CycleSelfWait
 	case now.Sub(since) >= DeadlockAfter:
-		return CycleDeadlock
+		return model.CycleDeadlock
 	}
-	return CycleYoung
+	return model.CycleYoung
 }
 
 // describe turns cycles of sessions into Deadlocks, with the oldest wait
 // of each step, read from the parts.
-func (g *graph) describe(found [][]int64, now time.Time) []Deadlock {
+func (g *Graph) describe(found [][]int64, now time.Time) []model.Deadlock {
 	type step struct{ from, to int64 }
-	want := map[step]*Wait{}
+	want := map[step]*model.Wait{}
 	for _, c := range found {
 		for i, s := range c {
 			want[step{s, c[(i+1)%len(c)]}] = nil
@@ -265,13 +261,13 @@ func (g *graph) describe(found [][]int64, now time.Time) []Deadlock {
 			if !ok || (cur != nil && !r.seen.Before(cur.Since)) {
 				continue
 			}
-			want[k] = &Wait{Session: r.waiter, Client: p.nodes.At(int(r.wi)).Client, Path: path, Node: r.wnode,
+			want[k] = &model.Wait{Session: r.waiter, Client: p.nodes.At(int(r.wi)).Client, Path: path, Node: r.wnode,
 				Holder: r.holder, HolderNode: r.hnode, Since: r.seen}
 		}
 	}
-	out := make([]Deadlock, 0, len(found))
+	out := make([]model.Deadlock, 0, len(found))
 	for _, c := range found {
-		d := Deadlock{Sessions: c}
+		d := model.Deadlock{Sessions: c}
 		for i, s := range c {
 			wt := want[step{s, c[(i+1)%len(c)]}]
 			if wt == nil { // cannot happen: every edge comes from a pair
@@ -294,9 +290,9 @@ func (g *graph) describe(found [][]int64, now time.Time) []Deadlock {
 
 // sortDeadlocks puts deadlocks first, then young cycles, then self-waits;
 // the oldest first within each.
-func sortDeadlocks(ds []Deadlock) {
-	rank := map[string]int{CycleDeadlock: 0, CycleYoung: 1, CycleSelfWait: 2}
-	slices.SortStableFunc(ds, func(a, b Deadlock) int {
+func sortDeadlocks(ds []model.Deadlock) {
+	rank := map[string]int{model.CycleDeadlock: 0, model.CycleYoung: 1, model.CycleSelfWait: 2}
+	slices.SortStableFunc(ds, func(a, b model.Deadlock) int {
 		if r := rank[a.State] - rank[b.State]; r != 0 {
 			return r
 		}
@@ -409,10 +405,10 @@ func shortestCycle(adj [][]int32, comp []int32, v int32) []int32 {
 // judged at now, each wait dated from its two nodes' Since. A Watcher
 // fills Snapshot.Deadlocks with the waits dated from when it first saw
 // them instead; FindDeadlocks serves snapshots built by other means.
-func FindDeadlocks(queues []Queue, now time.Time) []Deadlock {
-	g := graph{fromNodes: true}
-	g.update(queues, now)
-	return g.cycles(now)
+func FindDeadlocks(queues []model.Queue, now time.Time) []model.Deadlock {
+	g := Graph{fromNodes: true}
+	g.Update(queues, now)
+	return g.Cycles(now)
 }
 
 // JudgeAgain dates the cycles of next by what first showed: a wait seen
@@ -421,19 +417,19 @@ func FindDeadlocks(queues []Queue, now time.Time) []Deadlock {
 // every wait was in first is at least as old as first. It returns next's
 // cycles so dated (Load then Load again DeadlockAfter later tells a
 // deadlock from a young cycle without watching anything).
-func JudgeAgain(first, next *Snapshot) []Deadlock {
-	var g graph
-	g.update(first.Queues, first.At)
-	g.update(next.Queues, next.At)
-	return g.cycles(next.At)
+func JudgeAgain(first, next *model.Snapshot) []model.Deadlock {
+	var g Graph
+	g.Update(first.Queues, first.At)
+	g.Update(next.Queues, next.At)
+	return g.Cycles(next.At)
 }
 
 // YoungCycles says whether snap shows a cycle not yet judged a deadlock,
 // and when the youngest would come of age.
-func YoungCycles(snap *Snapshot) (bool, time.Time) {
+func YoungCycles(snap *model.Snapshot) (bool, time.Time) {
 	var due time.Time
 	for _, d := range snap.Deadlocks {
-		if d.State == CycleYoung {
+		if d.State == model.CycleYoung {
 			if t := d.Since.Add(DeadlockAfter); t.After(due) {
 				due = t
 			}
@@ -444,24 +440,24 @@ func YoungCycles(snap *Snapshot) (bool, time.Time) {
 
 // DeadlockText is a deadlock in one line: its state, its sessions and
 // where each waits.
-func DeadlockText(d Deadlock, now time.Time) string {
+func DeadlockText(d model.Deadlock, now time.Time) string {
 	var b strings.Builder
 	switch d.State {
-	case CycleDeadlock:
-		fmt.Fprintf(&b, "cross-lock deadlock, no handoff for %s: ", GapText(now.Sub(d.Since)))
-	case CycleSelfWait:
+	case model.CycleDeadlock:
+		fmt.Fprintf(&b, "cross-lock deadlock, no handoff for %s: ", model.GapText(now.Sub(d.Since)))
+	case model.CycleSelfWait:
 		b.WriteString("self-wait: ")
 	default:
-		fmt.Fprintf(&b, "cross-lock cycle, %s old (a deadlock if it stands %s with no handoff): ", GapText(now.Sub(d.Since)), DeadlockAfter)
+		fmt.Fprintf(&b, "cross-lock cycle, %s old (a deadlock if it stands %s with no handoff): ", model.GapText(now.Sub(d.Since)), DeadlockAfter)
 	}
 	for i, wt := range d.Waits {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		fmt.Fprintf(&b, "%s waits on %s %s held by %s", SessionHex(wt.Session), SanitizeString(wt.Path, 0),
-			NodeRef(wt.Node, 24), SessionHex(wt.Holder))
+		fmt.Fprintf(&b, "%s waits on %s %s held by %s", model.SessionHex(wt.Session), model.SanitizeString(wt.Path, 0),
+			model.NodeRef(wt.Node, 24), model.SessionHex(wt.Holder))
 		if wt.Holder == wt.Session {
-			fmt.Fprintf(&b, " (its own %s)", NodeRef(wt.HolderNode, 24))
+			fmt.Fprintf(&b, " (its own %s)", model.NodeRef(wt.HolderNode, 24))
 		}
 	}
 	return b.String()
@@ -472,10 +468,10 @@ func DeadlockText(d Deadlock, now time.Time) string {
 func CycleText(ss []int64) string {
 	parts := make([]string, 0, len(ss)+1)
 	for _, s := range ss {
-		parts = append(parts, SessionHex(s))
+		parts = append(parts, model.SessionHex(s))
 	}
 	if len(ss) > 1 {
-		parts = append(parts, SessionHex(ss[0]))
+		parts = append(parts, model.SessionHex(ss[0]))
 	}
 	return strings.Join(parts, " → ")
 }

@@ -1,4 +1,4 @@
-package zkview
+package model
 
 import (
 	"fmt"
@@ -58,7 +58,7 @@ func Confirms(name, typed string) bool {
 // short is a node name for an event or warning line: sanitized, and cut
 // beyond 64 cells (every recipe's own names are shorter: Curator's are 55
 // characters), keeping the tail, where the sequence is.
-func shortName(name string) string {
+func ShortName(name string) string {
 	s := SanitizeString(name, 0)
 	const max = 64
 	if len([]rune(s)) <= max {
@@ -86,7 +86,7 @@ func GapText(d time.Duration) string {
 
 // join is path.Join for a parent and one child name, without Clean's
 // rewriting of odd names.
-func childPath(parent, name string) string {
+func ChildPath(parent, name string) string {
 	if parent == "/" {
 		return "/" + name
 	}

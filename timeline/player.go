@@ -1,4 +1,4 @@
-package zkview
+package timeline
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/zklock/zklock/model"
 )
 
 // PlayerState is where a replay stands.
@@ -28,14 +30,14 @@ const MaxSpeed = 100
 // speed change are never far behind.
 const playerMaxWait = 200 * time.Millisecond
 
-// Player replays a Recording as a live model would publish it: Updates
+// Player replays a Recording as a Watcher would publish it: Updates
 // delivers the snapshot of each step with its recorded events (merged
 // while the consumer is busy, as the Watcher's), on the recording's clock
 // at Speed times real time. It starts paused on the first update.
 type Player struct {
 	rec     *Recording
 	wall    func() time.Time
-	updates chan Update
+	updates chan model.Update
 	wake    chan struct{}
 
 	mu      sync.Mutex
@@ -44,12 +46,12 @@ type Player struct {
 	playing bool
 	clockAt time.Time // the recording's clock at wallAt
 	wallAt  time.Time
-	pending *Update
+	pending *model.Update
 }
 
 // NewPlayer starts replaying rec until ctx ends (then Updates closes).
 func NewPlayer(ctx context.Context, rec *Recording) *Player {
-	p := &Player{rec: rec, wall: time.Now, updates: make(chan Update), wake: make(chan struct{}, 1), speed: 1}
+	p := &Player{rec: rec, wall: time.Now, updates: make(chan model.Update), wake: make(chan struct{}, 1), speed: 1}
 	p.cur = rec.NewCursor()
 	if rec.Len() > 0 {
 		p.moveLocked(0, true, "")
@@ -60,7 +62,7 @@ func NewPlayer(ctx context.Context, rec *Recording) *Player {
 
 // Updates delivers the replayed updates; closed when the player's ctx
 // ends.
-func (p *Player) Updates() <-chan Update { return p.updates }
+func (p *Player) Updates() <-chan model.Update { return p.updates }
 
 // Now is the recording's clock (the console's clock during a replay).
 func (p *Player) Now() time.Time {
@@ -171,15 +173,15 @@ func (p *Player) moveLocked(i int, events bool, note string) {
 		p.clockAt = snap.At
 	}
 	if p.pending == nil {
-		p.pending = &Update{}
+		p.pending = &model.Update{}
 	}
-	next := Update{Snapshot: snap}
+	next := model.Update{Snapshot: snap}
 	if events {
 		next.Events, next.Dropped = p.rec.Events(i)
 		next.Events = slices.Clone(next.Events)
 	}
 	if note != "" {
-		next.Events = append(next.Events, Event{At: snap.At, Kind: EventInfo, Text: note})
+		next.Events = append(next.Events, model.Event{At: snap.At, Kind: model.EventInfo, Text: note})
 	}
 	p.pending.Merge(next)
 }
@@ -205,8 +207,8 @@ func (p *Player) run(ctx context.Context) {
 				wait = min(max(wait, time.Millisecond), playerMaxWait)
 			}
 		}
-		var out chan Update
-		var u Update
+		var out chan model.Update
+		var u model.Update
 		if p.pending != nil {
 			out, u = p.updates, *p.pending
 		}
@@ -236,11 +238,11 @@ func (p *Player) run(ctx context.Context) {
 	}
 }
 
-func mergeNote(u *Update, snap *Snapshot, note string) *Update {
+func mergeNote(u *model.Update, snap *model.Snapshot, note string) *model.Update {
 	if u == nil {
-		u = &Update{Snapshot: snap}
+		u = &model.Update{Snapshot: snap}
 	}
-	u.Events = append(u.Events, Event{At: snap.At, Kind: EventInfo, Text: note})
+	u.Events = append(u.Events, model.Event{At: snap.At, Kind: model.EventInfo, Text: note})
 	return u
 }
 

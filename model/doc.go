@@ -1,0 +1,35 @@
+// Package model is the picture of lock queues that zklock shows: the
+// immutable Snapshot a zkview.Watcher publishes (queues, their nodes in
+// sequence order, warnings, handoffs, depth, the connection), the Events
+// told beside it in an Update, and the pure rules that read a queue
+// (self-waits, a semaphore's counts and limit, the words for roles, how
+// well a hold's start is known). It also holds `ls --json`'s schema and
+// the one sanitizer every byte read from ZooKeeper passes through before
+// it reaches a terminal.
+//
+// Why a package of its own: every reader of the picture (the console in
+// ui, the commands in cmd, the sessions graph, the timeline) needs these
+// types, and none of them may reach a ZooKeeper connection. So model
+// imports lockops (the ordering's words: Kind, Recipe, Role) and nothing
+// else of zklock, and it does no I/O.
+//
+// # Files
+//
+//   - snapshot.go: the published types (Snapshot, Queue, Node, Warning,
+//     Event, Update and Update.Merge, Deadlock and Wait, the watch modes).
+//   - nodes.go: Nodes, a queue's nodes in chunks that snapshots share, so
+//     that publishing a change copies the chunks it touches (Extend,
+//     Prefix, MergeChanged), never the queue.
+//   - waits.go: who waits on whom inside one queue (QueueWaits) and the
+//     self-wait warning, worked out in full or from the last build.
+//   - queuetext.go: a semaphore's counts and limit, a node's kind and
+//     name relative to its queue, and RoleWord.
+//   - tenure.go: since when a node holds or waits, and how well that is
+//     known (Bound).
+//   - names.go: short forms of node names and session ids, the typed
+//     confirmation of destructive actions, GapText.
+//   - lsjson.go: JSONPath and ToJSON, `ls --json`'s schema (LsSchema).
+//   - sanitize.go: Sanitize, SanitizeString and Node.DataText.
+//   - modeltest/: model values for tests (nodes of a session holding or
+//     waiting since a moment; mutex queues of them).
+package model

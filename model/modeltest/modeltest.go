@@ -1,0 +1,35 @@
+// Package modeltest builds model values for tests: lock nodes of one
+// session that hold or wait since a moment before T0, and mutex queues of
+// them. Test code only; nothing in the product imports it.
+package modeltest
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+)
+
+// T0 is the moment the nodes' ages are counted back from.
+var T0 = time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
+
+// Node is a plain mutex lock node of session s with role, holding or
+// waiting since d before T0.
+func Node(seq int32, s int64, role lockops.Role, d time.Duration) model.Node {
+	return model.Node{Name: fmt.Sprintf("lock-%010d", seq), Seq: seq, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
+		Role: role, Believes: role, Session: s, Client: fmt.Sprintf("10.0.0.%d:4000", s%250), Since: T0.Add(-d), SinceExact: true}
+}
+
+// Hold is a node of session s holding since d before T0.
+func Hold(seq int32, s int64, d time.Duration) model.Node { return Node(seq, s, lockops.RoleHolder, d) }
+
+// Wait is a node of session s waiting since d before T0.
+func Wait(seq int32, s int64, d time.Duration) model.Node {
+	return Node(seq, s, lockops.RoleWaiting, d)
+}
+
+// MutexQ is a present mutex queue at path holding nodes in order.
+func MutexQ(path string, nodes ...model.Node) model.Queue {
+	return model.Queue{Path: path, State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(nodes...)}
+}

@@ -1,0 +1,17 @@
+// Package timeline is what happened between snapshots: Diff, the changes
+// between two snapshots as `zklock watch` streams them (Change, its JSON
+// form and ChangeWriter); the recording file of `zklock record`
+// (Recorder writes full snapshots and deltas, safe to kill;
+// ReadRecording and Cursor read it back); and Player, a recording
+// replayed as model.Updates on its own clock for the console.
+//
+// Why a package of its own: the timeline only reads model values, and
+// its file format and stream schema change for reasons of their own. It
+// imports model and lockops, never zkview, ui or cmd.
+//
+// # Files
+//
+//   - stream.go: Diff, Change and ChangeKind, JSONChange, ChangeWriter.
+//   - recording.go: RecordingHeader, Recorder, Recording, Cursor.
+//   - player.go: Player and PlayerState.
+package timeline
