@@ -95,7 +95,6 @@ func TestSolrShard(t *testing.T) {
 	}
 }
 
-
 func TestSolrLookAlikes(t *testing.T) {
 	tests := []struct {
 		name  string
