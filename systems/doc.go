@@ -1,0 +1,45 @@
+// Package systems recognises the coordination of the systems that most
+// ZooKeeper ensembles serve (Kafka, Solr, Hadoop HA, HBase, ClickHouse,
+// Druid, Storm, Flink, NiFi, Marathon, Helix, Pulsar, Mesos) from the
+// layout each one writes: a path's shape, its nodes' names, modes and
+// data bytes, read from the system's own source. It names the system
+// (System, a Label such as "solr overseer" or "hdfs ns1"), the
+// coordination's Type, each participant's role and Identity (a Kafka
+// broker id, a Solr node name, a NameNode id and host, a ClickHouse
+// replica), and checks a leader record kept beside an election against
+// it (Finding, code "leader-mismatch").
+//
+// A layout is recognised from its own evidence, never from a path prefix
+// alone: a chroot moves everything ("/kafka1/controller"), and a path a
+// system did not write stays unknown (Recognize returns false).
+//
+// The package is pure: recognisers read a Tree (a MemTree built by hand,
+// or filled by ReadTree from a server) and return values; they hold no
+// state and keep no clock. A Finding is a reading of one moment: the
+// caller times it by Finding.Key (a failover passes through a short
+// mismatch; `ls --check` fails on one that lasts 10 s). Identities and
+// messages carry raw server text: the caller sanitizes them before a
+// terminal sees them.
+//
+// One file per system:
+//
+//   - tree.go: Tree, NodeInfo, Recognition, Participant, System, Type;
+//     Recognize (every recogniser in turn) and Scan (a walk).
+//     memtree.go: MemTree. zktree.go: ReadTree, a subtree read from a
+//     go-zookeeper connection into a MemTree. finding.go: Finding.
+//     proto.go: a protobuf wire reader for the few fields needed, and the
+//     JSON helpers.
+//   - kafka.go: the controller, checked against brokers/ids.
+//   - solr.go: the overseer and shard elections (SolrOrder), checked
+//     against their leader records.
+//   - hadoop.go: ActiveStandbyElector (HDFS ZKFC, YARN RM), the breadcrumb
+//     checked against the lock.
+//   - hbase.go: the master with its backups, the old table locks.
+//   - clickhouse.go: replica elections, multi-leader mode included.
+//   - others.go: Druid, Storm, Flink, NiFi and Marathon's Curator
+//     elections, Helix's and Pulsar's leader nodes, Mesos's group.
+//
+// Imports: systems may import lockops (its Role and Kind, ParseName) and
+// the zk client (ReadTree only); it must never import zkview, ui or cmd,
+// which call it.
+package systems

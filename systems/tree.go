@@ -1,0 +1,252 @@
+package systems
+
+import (
+	"path"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/zklock/zklock/lockops"
+)
+
+// DataLimit is how much of a node's data the recognisers read: every
+// record they decode (a JSON registration, an HBase ServerName, a Hadoop
+// ActiveNodeInfo) fits in a few hundred bytes; 4 KB leaves room for a
+// Kafka registration with many listeners without carrying large blobs.
+const DataLimit = 4096
+
+// NodeInfo is what a recogniser needs to know of one node.
+type NodeInfo struct {
+	// Data is the node's data, at most DataLimit bytes of it.
+	Data []byte
+	// EphemeralOwner is the owning session of an ephemeral node, 0 for a
+	// persistent one.
+	EphemeralOwner int64
+	// Czxid is the transaction that created the node (the fencing token).
+	Czxid int64
+	// Ctime is the node's creation time, in milliseconds since the epoch.
+	Ctime int64
+}
+
+// Ephemeral says whether the node lives and dies with a session.
+func (n NodeInfo) Ephemeral() bool { return n.EphemeralOwner != 0 }
+
+// Tree is a read-only view of part of a ZooKeeper tree: an in-memory
+// MemTree in tests, a MemTree filled by ReadTree from a server, or the
+// caller's own cache. Paths are absolute and clean ("/a/b").
+type Tree interface {
+	// Children lists the names of a node's children; false when the node
+	// is not known to exist.
+	Children(p string) ([]string, bool)
+	// Node describes one node; false when it is not known to exist.
+	Node(p string) (NodeInfo, bool)
+}
+
+// System names the software whose layout a path follows, as `ls --json`
+// says it in "system".
+type System string
+
+// The systems recognised.
+const (
+	Kafka      System = "kafka"
+	HBase      System = "hbase"
+	Solr       System = "solr"
+	HadoopHA   System = "hadoop-ha"
+	ClickHouse System = "clickhouse"
+	Druid      System = "druid"
+	Flink      System = "flink"
+	NiFi       System = "nifi"
+	Storm      System = "storm"
+	Helix      System = "helix"
+	Pulsar     System = "pulsar"
+	Mesos      System = "mesos"
+	Marathon   System = "marathon"
+)
+
+// Type is the coordination a recognised path does, as `ls --json` says it
+// in "type".
+type Type string
+
+// The types a system's layout can have.
+const (
+	TypeElection Type = "election"
+	TypeMutex    Type = "mutex"
+	TypeRWLock   Type = "rwlock"
+)
+
+// Participant is one node taking part in a recognised coordination.
+type Participant struct {
+	Path string // the node's full path
+	Name string // its last path element
+	// Seq is the node's sequence when it has one (HasSeq).
+	Seq    int64
+	HasSeq bool
+	Kind   lockops.Kind // mutex, or read/write in a read/write lock
+	Role   lockops.Role
+	// Identity is the participant as the system names it (a Kafka broker
+	// id, a Solr node name, a NameNode id and host), decoded from the
+	// node's name or data; "" when the layout does not say. Raw text from
+	// the server: the caller sanitizes it before it reaches a terminal.
+	Identity string
+	// Marker: the node stands for a mode, not a participant (ClickHouse's
+	// persistent "all (multiple leaders Ok)" node).
+	Marker  bool
+	Session int64 // ephemeralOwner, 0 for a persistent node
+	Czxid   int64
+	Ctime   int64
+}
+
+// Recognition is one path read as a system's coordination.
+type Recognition struct {
+	// Path is the coordination point: the election's parent for a queue
+	// of nodes, the lone node itself for a single-node election.
+	Path   string
+	System System
+	Type   Type
+	// Label names the coordination for a person: "solr overseer",
+	// "hdfs ns1", "kafka controller".
+	Label string
+	// MultiLeader: every participant leads, nobody waits (ClickHouse's
+	// "multiple leaders Ok" mode).
+	MultiLeader bool
+	// Participants in the system's own order: the holder(s) first.
+	Participants []Participant
+	// Record is the path of the leader record kept beside the election,
+	// "" when the system keeps none.
+	Record   string
+	Findings []Finding
+}
+
+// Holders returns the participants whose role is holder.
+func (r Recognition) Holders() []Participant {
+	var hs []Participant
+	for _, p := range r.Participants {
+		if p.Role == lockops.RoleHolder {
+			hs = append(hs, p)
+		}
+	}
+	return hs
+}
+
+// recogniser reads one path as one system's layout.
+type recogniser func(t Tree, p string) (Recognition, bool)
+
+// recognisers are tried in order; each needs its own evidence (names, data
+// format, node modes), so at most one matches a path.
+var recognisers = []recogniser{
+	kafkaController,
+	solrElection,
+	hadoopElector,
+	hbaseMaster,
+	hbaseTableLock,
+	clickhouseElection,
+	latchElection,
+	helixController,
+	pulsarLeader,
+	mesosGroup,
+}
+
+// Recognize reads path p of t as a system's coordination; false when no
+// system's layout explains it (unknown stays unknown).
+func Recognize(t Tree, p string) (Recognition, bool) {
+	for _, r := range recognisers {
+		if rec, ok := r(t, p); ok {
+			return rec, true
+		}
+	}
+	return Recognition{}, false
+}
+
+// Scan walks t from root, depth first in name order, and returns every
+// path Recognize reads as a system's coordination, in path order. It does
+// not descend below a recognised path: its nodes are the participants.
+func Scan(t Tree, root string) []Recognition {
+	var out []Recognition
+	var walk func(p string)
+	walk = func(p string) {
+		if rec, ok := Recognize(t, p); ok {
+			out = append(out, rec)
+			return
+		}
+		kids, _ := t.Children(p)
+		for _, k := range kids {
+			walk(path.Join(p, k))
+		}
+	}
+	walk(path.Clean(root))
+	return out
+}
+
+// childNodes reads p's children as participants (waiting, mutex), in
+// name order; nodes that vanished between the listing and the read are
+// left out.
+func childNodes(t Tree, p string) []Participant {
+	kids, _ := t.Children(p)
+	kids = slices.Clone(kids)
+	slices.Sort(kids)
+	out := make([]Participant, 0, len(kids))
+	for _, k := range kids {
+		full := path.Join(p, k)
+		n, ok := t.Node(full)
+		if !ok {
+			continue
+		}
+		out = append(out, participant(full, n))
+	}
+	return out
+}
+
+// participant is a node as a waiting participant, before any role.
+func participant(full string, n NodeInfo) Participant {
+	return Participant{
+		Path: full, Name: path.Base(full), Kind: lockops.KindMutex,
+		Role: lockops.RoleWaiting, Session: n.EphemeralOwner, Czxid: n.Czxid, Ctime: n.Ctime,
+	}
+}
+
+// seq10 reads the ten-digit sequence ZooKeeper appends to a sequential
+// node's name (%010d of a signed 32-bit counter).
+func seq10(name string) (int64, bool) {
+	if len(name) < 10 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range name[len(name)-10:] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v, true
+}
+
+// identityLimit bounds an identity: a host name and a port or two.
+const identityLimit = 200
+
+// clean keeps an identity on one printable line of bounded length; the
+// caller's sanitizer still sees it before any terminal does.
+func clean(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsPrint(r) {
+			return r
+		}
+		return '?'
+	}, s)
+	if len(s) > identityLimit {
+		s = s[:identityLimit]
+	}
+	return s
+}
+
+// sortBySeq orders participants by sequence, then name.
+func sortBySeq(ps []Participant) {
+	slices.SortStableFunc(ps, func(a, b Participant) int {
+		if a.Seq != b.Seq {
+			if a.Seq < b.Seq {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+}
