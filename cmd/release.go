@@ -130,7 +130,7 @@ func inspectNode(ctx context.Context, sess *lockops.Session, nodePath string) (*
 	case zkview.PathAbsent:
 		return nil, fmt.Errorf("%w: %s (its parent %s does not exist)", lockops.ErrNoNode, nodePath, parent)
 	case zkview.PathNoAuth:
-		return nil, fmt.Errorf("%s: not readable with these credentials (NoAuth; give --auth-file or ZK_AUTH)", parent)
+		return nil, fmt.Errorf("%s: not readable with these credentials (NoAuth; give --auth-file or ZKLOCK_AUTH)", parent)
 	case zkview.PathError:
 		return nil, fmt.Errorf("%s: %s", parent, zkview.SanitizeString(q.Err, 0))
 	}

@@ -34,23 +34,21 @@ func (lf *liveFlags) register(cmd *cobra.Command) {
 
 // liveModel is a connected session and a Watcher over it.
 type liveModel struct {
-	sess    *lockops.Session
-	w       *zkview.Watcher
-	paths   []string
-	roots   []string
-	s       *config.Settings
-	closeLg func()
+	sess  *lockops.Session
+	w     *zkview.Watcher
+	paths []string
+	roots []string
+	s     *config.Settings
 }
 
 func (lm *liveModel) Close() {
 	lm.w.Close()
 	lm.sess.Close()
-	lm.closeLg()
 }
 
 // startLive resolves the settings, connects and starts watching args and
 // the roots (the flags' and the context's). The ZooKeeper client's log
-// goes to --log-file or nowhere: stdout is the command's output.
+// goes to the debug log (logging.go): stdout is the command's output.
 func startLive(ctx context.Context, cmd *cobra.Command, g *config.Flags, lf *liveFlags, args []string) (*liveModel, error) {
 	s, cfg, err := lockTargets(cmd, g, args, lf.roots)
 	if err != nil {
@@ -59,23 +57,17 @@ func startLive(ctx context.Context, cmd *cobra.Command, g *config.Flags, lf *liv
 	if lf.maxParents <= 0 {
 		return nil, fmt.Errorf("--max-parents %d: want 1 or more", lf.maxParents)
 	}
-	logger, closeLog, err := openConsoleLog(s.LogFile)
+	sess, err := connect(ctx, s)
 	if err != nil {
-		return nil, err
-	}
-	sess, err := connect(ctx, s, lockops.WithLogger(logger))
-	if err != nil {
-		closeLog()
 		return nil, err
 	}
 	cfg.MaxParents = lf.maxParents
 	w, err := zkview.Watch(ctx, sess, cfg)
 	if err != nil {
 		sess.Close()
-		closeLog()
 		return nil, err
 	}
-	return &liveModel{sess: sess, w: w, paths: cfg.Paths, roots: cfg.Roots, s: s, closeLg: closeLog}, nil
+	return &liveModel{sess: sess, w: w, paths: cfg.Paths, roots: cfg.Roots, s: s}, nil
 }
 
 // signalContext ends on SIGINT, SIGTERM or SIGHUP: the streaming commands
