@@ -58,7 +58,7 @@ var exitCodes = []exitCodeRow{
 	{fmt.Sprint(exitFailure), "an error: bad input, unreachable ensemble, NoAuth, refused action; one line on stderr starting `zklock:`"},
 	{fmt.Sprint(exitCheck), "`--check` found a failing condition: `ls`: a " + checkFailingList() + " warning, or a cross-lock deadlock; `sessions`: a cross-lock deadlock"},
 	{fmt.Sprint(exitCheckUnknown), "`--check` could not tell: the ensemble could not be reached or read (connection, TLS, auth, a path not readable, a bad context)"},
-	{fmt.Sprint(exitUsage), "usage error, refused before connecting: an unknown command or flag, a flag the command does not take, a bad flag value or `-o` format, too many or too few arguments, `run` without `--` before CMD"},
+	{fmt.Sprint(exitUsage), "usage error, refused before connecting: an unknown command or flag, a flag the command does not take, a flag value of the wrong type (`--timeout soon`), an unknown `-o` format, too many or too few arguments, `run` without `--` before CMD"},
 	{fmt.Sprint(exitLost), "`run`: the lock was lost while CMD ran; CMD was stopped"},
 	{fmt.Sprint(exitNotAcquired), "`run`: the lock was not held within `--timeout`; CMD did not run"},
 	{"126, 127", "`run`: CMD could not be started / was not found"},
@@ -123,22 +123,24 @@ func usageArgs(root *cobra.Command) {
 	walk = func(c *cobra.Command) {
 		check := c.Args
 		if check == nil && c.HasSubCommands() && c != root {
-			c.Args = func(c *cobra.Command, args []string) error {
-				if len(args) > 0 {
-					return exitCode(exitUsage, fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath()))
-				}
-				return nil
-			}
-			if c.RunE == nil && c.Run == nil {
-				c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
-			}
-		} else if check != nil {
+			check = cobra.NoArgs // cobra's "unknown command" line
+		}
+		if check != nil {
 			c.Args = func(c *cobra.Command, args []string) error {
 				if err := check(c, args); err != nil {
-					return exitCode(exitUsage, fmt.Errorf("%s: %w", c.CommandPath(), err))
+					if !strings.Contains(err.Error(), c.CommandPath()) {
+						err = fmt.Errorf("%s: %w", strings.TrimPrefix(c.CommandPath(), root.Name()+" "), err)
+					}
+					return exitCode(exitUsage, err)
 				}
 				return nil
 			}
+		}
+		if c.HasSubCommands() && !c.Runnable() {
+			// Cobra checks no arguments of a command that cannot run:
+			// it prints the help and exits 0, even for a mistyped
+			// subcommand.
+			c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 		}
 		for _, sub := range c.Commands() {
 			walk(sub)
