@@ -28,7 +28,7 @@ func TestDocEdit(t *testing.T) {
 	}
 	// The operator adds a comment and a context by hand.
 	b, _ := os.ReadFile(path)
-	hand := "# team ensembles\n" + string(b) + "  staging: # the small one\n    servers: [zk9:2181]\n"
+	hand := "# team ensembles\n" + string(b) + "  staging: # the small one\n    servers: [zk8:2181] # moved in May\n"
 	if err := os.WriteFile(path, []byte(hand), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -57,11 +57,14 @@ func TestDocEdit(t *testing.T) {
 	if err := doc.SetCurrentContext("staging"); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := doc.SetContextValue("staging", []string{"servers"}, []string{"zk9:2181"}); err != nil {
+		t.Fatal(err)
+	}
 	if err := doc.Write(path); err != nil {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(path)
-	for _, want := range []string{"# team ensembles", "# the small one"} {
+	for _, want := range []string{"# team ensembles", "# the small one", "# moved in May"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("comment %q lost:\n%s", want, b)
 		}
