@@ -71,7 +71,7 @@ func TestResolvePrecedence(t *testing.T) {
 
 // TestFlagsOnlyWhereUsed: a flag that would do nothing on a command is not
 // offered there: wherever it stands on the line, it is refused as an
-// unknown flag with one line and exit 2, before connecting. The commands
+// unknown flag with one line and exit 64, before connecting. The commands
 // that use it take it: they go on to fail for another reason (the servers
 // named are a closed port, the recording does not exist).
 func TestFlagsOnlyWhereUsed(t *testing.T) {
