@@ -54,7 +54,7 @@ func TestBadInvocations(t *testing.T) {
 		want string
 	}{
 		{"refused port", nil, []string{"--servers", dead, "--connect-timeout", "2s", "ls", "/x"}, "connection refused by " + dead},
-		{"refused port, console", nil, []string{"--servers", dead, "--connect-timeout", "2s", "--read-only", "/x"}, "connection refused by " + dead},
+		{"console without a terminal", nil, []string{"--servers", dead, "--connect-timeout", "2s", "--read-only", "/x"}, "the console needs a terminal on stdout"},
 		{"unknown host", nil, []string{"--servers", "no-such-host.invalid:2181", "ls", "/x"}, "unknown host no-such-host.invalid:2181"},
 		{"malformed server list", nil, []string{"--servers", "zk1:2181,,zk2", "ls", "/x"}, "malformed server list"},
 		{"server port out of range", nil, []string{"--servers", "zk1:99999", "ls", "/x"}, "bad port"},
@@ -74,7 +74,7 @@ func TestBadInvocations(t *testing.T) {
 		{"run with a bad style", nil, []string{srv, "run", "--style", "zookeeper", "/x", "--", "true"}, "unknown style"},
 		{"missing auth file", nil, []string{srv, "--auth-file", "/no/such/auth", "ls", "/x"}, "auth file"},
 		{"bad auth file", nil, []string{srv, "--auth-file", badAuth, "ls", "/x"}, "want user:password"},
-		{"bad ZK_AUTH", []string{"ZK_AUTH=:nouser"}, []string{srv, "ls", "/x"}, "ZK_AUTH"},
+		{"bad ZK_AUTH", []string{"ZK_AUTH=:nouser"}, []string{srv, "ls", "/x"}, "ZKLOCK_AUTH (or ZK_AUTH)"},
 		{"NoAuth", nil, []string{srv, "ls", secret}, "NoAuth"},
 		{"wrong credentials", []string{"ZK_AUTH=alice:wrong"}, []string{srv, "ls", secret}, "NoAuth"},
 		{"force-release of a parent", nil, []string{srv, "release", "--force", "--yes", parent}, "not named like a lock node"},

@@ -40,7 +40,7 @@ func completeValues(vals ...string) cobra.CompletionFunc {
 // is a flag of the console's commands only (registerFlags). -o values
 // are registered with the flag (addOutputFlag), each command its own.
 func registerCompletion(root *cobra.Command, g *config.Flags) {
-	_ = root.RegisterFlagCompletionFunc("context", completeContexts)
+	_ = root.RegisterFlagCompletionFunc("context", completeContexts(g))
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if f := c.Flags().Lookup("theme"); f != nil {
@@ -53,11 +53,13 @@ func registerCompletion(root *cobra.Command, g *config.Flags) {
 			_ = c.RegisterFlagCompletionFunc("kind", completeValues("mutex", "read", "write", "lease", "election"))
 		}
 		if c.Name() == "record" {
-			// record's -o is the file it writes, not a format: the
-			// shell's own file names.
-			_ = c.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-				return nil, cobra.ShellCompDirectiveDefault
-			})
+			// record's -f (and its deprecated -o) is the file it
+			// writes: the shell's own file names.
+			for _, name := range []string{"file", "output"} {
+				_ = c.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+					return nil, cobra.ShellCompDirectiveDefault
+				})
+			}
 		}
 		if f := c.Flags().Lookup("root"); f != nil {
 			_ = c.RegisterFlagCompletionFunc("root", completeZKPaths(g, false))
@@ -82,18 +84,16 @@ func registerCompletion(root *cobra.Command, g *config.Flags) {
 	walk(root)
 }
 
-// completeContexts offers the contexts of the config file.
-func completeContexts(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-	f, _, err := config.Load()
-	if err != nil || f == nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
+// completeContexts offers the contexts of the config file (--config's,
+// when given before the word completed).
+func completeContexts(g *config.Flags) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		f, _, err := g.Load()
+		if err != nil || f == nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return f.Names(), cobra.ShellCompDirectiveNoFileComp
 	}
-	var names []string
-	for n := range f.Contexts {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names, cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeZKPaths offers the children of the path being typed, read from

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -37,6 +38,27 @@ func sessionOptions(s *config.Settings) []lockops.SessionOption {
 // clean-up after the deadline (closing a dial in progress) is not waited
 // for: it finishes in the background.
 func connect(ctx context.Context, s *config.Settings, extra ...lockops.SessionOption) (*lockops.Session, error) {
+	start := time.Now()
+	sess, err := connectBounded(ctx, s, extra...)
+	if err != nil {
+		slog.Debug("connect failed", "servers", s.Servers, "after", time.Since(start), "err", err)
+		return nil, err
+	}
+	slog.Debug("connected", "session", fmt.Sprintf("0x%x", sess.ID()), "after", time.Since(start))
+	return sess, nil
+}
+
+// connectBounded is connect without its log lines.
+func connectBounded(ctx context.Context, s *config.Settings, extra ...lockops.SessionOption) (*lockops.Session, error) {
+	auth := ""
+	if s.Auth != nil {
+		auth = s.Auth.User // the user, never the password
+	}
+	slog.Debug("connecting", "servers", s.Servers, "context", s.ContextName, "chroot", s.Chroot,
+		"tls", s.TLS != nil, "auth_user", auth, "session_timeout", s.SessionTimeout, "connect_timeout", s.ConnectTimeout)
+	// The client's log first: a caller's WithLogger still wins.
+	opts := append([]lockops.SessionOption{lockops.WithLogger(zkLogger())}, sessionOptions(s)...)
+	opts = append(opts, extra...)
 	cctx, cancel := context.WithTimeout(ctx, s.ConnectTimeout)
 	type result struct {
 		sess *lockops.Session
@@ -45,7 +67,7 @@ func connect(ctx context.Context, s *config.Settings, extra ...lockops.SessionOp
 	res := make(chan result, 1)
 	go func() {
 		defer cancel()
-		sess, err := lockops.Connect(cctx, s.Servers, append(sessionOptions(s), extra...)...)
+		sess, err := lockops.Connect(cctx, s.Servers, opts...)
 		res <- result{sess, err}
 	}()
 	var r result
@@ -97,7 +119,7 @@ func contextHint(s *config.Settings) string {
 func zkErr(p string, err error) error {
 	switch {
 	case errors.Is(err, zk.ErrNoAuth):
-		return fmt.Errorf("%s: not allowed with these credentials (NoAuth; give --auth-file or ZK_AUTH): %w", p, err)
+		return fmt.Errorf("%s: not allowed with these credentials (NoAuth; give --auth-file or ZKLOCK_AUTH): %w", p, err)
 	case errors.Is(err, zk.ErrNoNode):
 		return fmt.Errorf("%s: no such node: %w", p, err)
 	}

@@ -9,8 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"os"
 	"os/signal"
 	"path"
@@ -54,9 +52,9 @@ func newConsoleRun(g *config.Flags, roots *[]string) func(*cobra.Command, []stri
 				// A typo of a command lands here: say both readings,
 				// and the command it may have meant.
 				if s := cmd.SuggestionsFor(a); len(s) > 0 {
-					return fmt.Errorf("unknown command %q: did you mean %s? (lock paths start with /)", a, strings.Join(s, " or "))
+					return exitCode(exitUsage, fmt.Errorf("unknown command %q: did you mean %s? (lock paths start with /)", a, strings.Join(s, " or ")))
 				}
-				return fmt.Errorf("unknown command or invalid path %q (lock paths start with /; see zklock --help)", a)
+				return exitCode(exitUsage, fmt.Errorf("unknown command or invalid path %q (lock paths start with /; see zklock --help)", a))
 			}
 		}
 		s, err := g.Resolve(cmd.Flags().Changed)
@@ -102,16 +100,14 @@ func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error
 		return fmt.Errorf("root: %w", err)
 	}
 	if len(paths) == 0 && len(roots) == 0 {
-		return errNothingToWatch
+		return exitCode(exitUsage, errNothingToWatch)
 	}
 
-	// Nothing may write to the terminal the console draws on: the
-	// standard logger goes to the log file or nowhere.
-	logger, closeLog, err := openConsoleLog(s.LogFile)
-	if err != nil {
+	// Refused before connecting: a console written into a pipe or a
+	// file is escape sequences nobody reads.
+	if err := requireTerminal(); err != nil {
 		return err
 	}
-	defer closeLog()
 
 	var audit *config.AuditLog
 	if !s.ReadOnly {
@@ -135,7 +131,7 @@ func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error
 	opened := make(chan opening, 1)
 	connected := make(chan ui.Connected, 1)
 	go func() {
-		live, err := openLive(lctx, s, cc, paths, roots, logger, audit)
+		live, err := openLive(lctx, s, cc, paths, roots, audit)
 		// opened first: when the console quits on the error, runConsole
 		// finds it there.
 		opened <- opening{live, err}
@@ -202,8 +198,8 @@ type liveConsole struct {
 
 // openLive connects and starts watching cc's paths and roots. On an error
 // it closes what it opened.
-func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, roots []string, logger *log.Logger, audit *config.AuditLog) (*liveConsole, error) {
-	sess, err := connect(ctx, s, lockops.WithLogger(logger))
+func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, roots []string, audit *config.AuditLog) (*liveConsole, error) {
+	sess, err := connect(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -272,18 +268,16 @@ func cleanPaths(ps []string) ([]string, error) {
 	return out, nil
 }
 
-// openConsoleLog points the standard logger (Bubble Tea's, and ours) and
-// go-zookeeper's log at the file, or at nothing.
-func openConsoleLog(file string) (*log.Logger, func(), error) {
-	if file == "" {
-		log.SetOutput(io.Discard)
-		return log.New(io.Discard, "", 0), func() {}, nil
+// errNoTerminal is the console's refusal when stdout is not a terminal.
+var errNoTerminal = errors.New("the console needs a terminal on stdout; for a script or a pipe use zklock ls, sessions or watch")
+
+// requireTerminal refuses to start the console unless stdout is a
+// terminal (logs never go there: see logging.go).
+func requireTerminal() error {
+	if !isTerminal(os.Stdout) {
+		return errNoTerminal
 	}
-	f, err := tea.LogToFile(config.ExpandHome(file), "zklock")
-	if err != nil {
-		return nil, nil, fmt.Errorf("log file: %w", err)
-	}
-	return log.New(f, "zk ", log.LstdFlags|log.Lmicroseconds), func() { _ = f.Close() }, nil
+	return nil
 }
 
 // snapshotLookup finds what the Watcher knows of a node (owner session

@@ -26,18 +26,22 @@ func registerFlags(root *cobra.Command, g *config.Flags) {
 // how: every command that connects uses them.
 func registerConnFlags(cmd *cobra.Command, g *config.Flags) {
 	f := cmd.PersistentFlags()
-	f.StringVar(&g.Context, "context", "", "named ensemble from the config file ("+config.PathHint()+")")
-	f.StringVar(&g.Servers, "servers", "", "ZooKeeper servers, host:port[,host:port...][/chroot] (env ZK_SERVERS, default "+config.DefaultServers+")")
+	f.StringVar(&g.ConfigFile, "config", "", "the config file of contexts (env ZKLOCK_CONFIG, default "+config.PathHint()+")")
+	f.StringVar(&g.Context, "context", "", "named ensemble from the config file (zklock config get-contexts lists them)")
+	f.StringVar(&g.Servers, "servers", "", "ZooKeeper servers, host:port[,host:port...][/chroot] (env ZKLOCK_SERVERS, default "+config.DefaultServers+")")
 	f.StringVar(&g.Chroot, "chroot", "", "path prefix applied to every path")
 	f.DurationVar(&g.SessionTimeout, "session-timeout", config.DefaultSessionTimeout, "ZooKeeper session timeout")
 	f.DurationVar(&g.ConnectTimeout, "connect-timeout", config.DefaultConnectTimeout, "give up connecting after this long")
-	f.StringVar(&g.AuthFile, "auth-file", "", "file holding digest credentials user:password (or env ZK_AUTH)")
+	f.StringVar(&g.AuthFile, "auth-file", "", "file holding digest credentials user:password (or env ZKLOCK_AUTH)")
 	f.BoolVar(&g.TLS, "tls", false, "connect over TLS (implied by any --tls-* flag; the system's CAs unless --tls-ca)")
 	f.StringVar(&g.TLSCA, "tls-ca", "", "PEM bundle of the CAs that sign the servers' certificates")
 	f.StringVar(&g.TLSCert, "tls-cert", "", "PEM client certificate (may hold the key too)")
 	f.StringVar(&g.TLSKey, "tls-key", "", "PEM file of the client certificate's unencrypted key")
 	f.StringVar(&g.TLSServerName, "tls-server-name", "", "name to verify in every server's certificate instead of the host dialled")
 	f.BoolVar(&g.TLSInsecureSkipVerify, "tls-insecure-skip-verify", false, "do not verify the servers' names (their certificates are still checked against the CAs); shown in the header")
+	// Every command logs (logging.go): its start, and where it connects,
+	// what the ZooKeeper client says, the console's own lines.
+	f.StringVar(&g.LogFile, "log-file", "", "append a debug log to FILE (never the console's terminal; default: none)")
 }
 
 // flagGroup is a set of the flags of config.Flags that are not about
@@ -54,29 +58,29 @@ const (
 	// flagsAudit is --audit-log: what takes, releases, revokes or
 	// force-releases a lock.
 	flagsAudit
-	// flagsLog is --log-file: what keeps a ZooKeeper client running
-	// while its terminal or stdout is taken (the console, the streams).
-	flagsLog
+	// flagsVerbose is --verbose: the debug log on stderr, for the
+	// commands that do not draw the console on the terminal.
+	flagsVerbose
 
-	flagsConsole = flagsTheme | flagsGuard | flagsAudit | flagsLog
+	flagsConsole = flagsTheme | flagsGuard | flagsAudit
 )
 
 // commandFlags is which groups each command uses, by command name ("zklock"
 // is the root: the console). A command not named takes none: ls,
-// sessions, version, gen-man, completion.
+// version, gen-man, completion, config.
 var commandFlags = map[string]flagGroup{
-	"zklock":  flagsConsole,
-	"demo":    flagsConsole,            // the console on the demo's workload
-	"replay":  flagsTheme | flagsLog,   // the console over a recording: read-only by nature
-	"run":     flagsGuard | flagsAudit, // takes a lock
-	"release": flagsGuard | flagsAudit, // force-releases one
-	"revoke":  flagsGuard | flagsAudit, // writes __REVOKE__ into one
-	"doctor":  flagsGuard,              // its clock probe creates a node
-	// The Watcher's commands: the ZooKeeper client's log, as stdout
-	// is their output.
-	"watch":  flagsLog,
-	"export": flagsLog,
-	"record": flagsLog,
+	"zklock":   flagsConsole,
+	"demo":     flagsConsole,                           // the console on the demo's workload
+	"replay":   flagsTheme,                             // the console over a recording: read-only by nature
+	"run":      flagsGuard | flagsAudit | flagsVerbose, // takes a lock
+	"release":  flagsGuard | flagsAudit | flagsVerbose, // force-releases one
+	"revoke":   flagsGuard | flagsAudit | flagsVerbose, // writes __REVOKE__ into one
+	"doctor":   flagsGuard | flagsVerbose,              // its clock probe creates a node
+	"ls":       flagsVerbose,
+	"sessions": flagsVerbose,
+	"watch":    flagsVerbose,
+	"export":   flagsVerbose,
+	"record":   flagsVerbose,
 }
 
 // registerCommandFlags binds the groups of flags that cmd uses to g, as
@@ -94,8 +98,8 @@ func registerCommandFlags(cmd *cobra.Command, g *config.Flags, groups flagGroup)
 	if groups&flagsAudit != 0 {
 		f.StringVar(&g.AuditLog, "audit-log", "", "JSON-lines audit log of operator actions (default $XDG_STATE_HOME/zklock/audit.log or ~/.local/state/zklock/audit.log)")
 	}
-	if groups&flagsLog != 0 {
-		f.StringVar(&g.LogFile, "log-file", "", "debug log of the ZooKeeper client, and of the console where there is one (default: none; never the terminal)")
+	if groups&flagsVerbose != 0 {
+		f.BoolVarP(&g.Verbose, "verbose", "v", false, "debug log on stderr (and in --log-file when given)")
 	}
 }
 
@@ -143,7 +147,7 @@ func addOutputFlag(cmd *cobra.Command, usage string, formats ...string) *outputF
 }
 
 // format is the chosen output format. An unknown one, or --json beside
-// another -o, is a usage error (exit 2), said before connecting.
+// another -o, is a usage error (exitUsage), said before connecting.
 func (o *outputFlag) format() (string, error) {
 	v := o.value
 	if o.asJSON {

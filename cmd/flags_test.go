@@ -71,7 +71,7 @@ func TestResolvePrecedence(t *testing.T) {
 
 // TestFlagsOnlyWhereUsed: a flag that would do nothing on a command is not
 // offered there: wherever it stands on the line, it is refused as an
-// unknown flag with one line and exit 2, before connecting. The commands
+// unknown flag with one line and exit 64, before connecting. The commands
 // that use it take it: they go on to fail for another reason (the servers
 // named are a closed port, the recording does not exist).
 func TestFlagsOnlyWhereUsed(t *testing.T) {
@@ -87,8 +87,9 @@ func TestFlagsOnlyWhereUsed(t *testing.T) {
 		{"--audit-log", []string{"sessions", "--audit-log", file("a"), "/x"}},
 		{"--read-only", []string{"--read-only", "watch", "/x"}},
 		{"--write", []string{"export", "--write", "--listen", "127.0.0.1:0", "/x"}},
-		{"--log-file", []string{"doctor", "--log-file", file("l")}},
-		{"--theme", []string{"record", "-o", file("r.zkrec"), "--theme", "dark", "/x"}},
+		{"--theme", []string{"record", "-f", file("r.zkrec"), "--theme", "dark", "/x"}},
+		{"--verbose", []string{"--verbose", "/x"}},
+		{"--verbose", []string{"replay", "--verbose", file("none.zkrec")}},
 		{"--read-only", []string{"replay", "--read-only", file("none.zkrec")}},
 		{"--audit-log", []string{"version", "--audit-log", file("a")}},
 	}
@@ -110,7 +111,7 @@ func TestFlagsOnlyWhereUsed(t *testing.T) {
 		args []string
 		want string // the error they reach instead
 	}{
-		{[]string{"--theme", "mono", "--read-only", "--write", "--log-file", file("l"), "--audit-log", file("a"), "/x"}, "connection refused"},
+		{[]string{"--theme", "mono", "--read-only", "--write", "--log-file", file("l"), "--audit-log", file("a"), "/x"}, "needs a terminal"},
 		{[]string{"demo", "--theme", "neon", "--read-only", "--write", "--log-file", file("l"), "--audit-log", file("a")}, `unknown theme "neon"`},
 		{[]string{"replay", "--theme", "mono", "--log-file", file("l"), file("none.zkrec")}, "no such file"},
 		{[]string{"run", "--write", "--audit-log", file("a"), "/x", "--", "true"}, "connection refused"},
@@ -119,7 +120,11 @@ func TestFlagsOnlyWhereUsed(t *testing.T) {
 		{[]string{"doctor", "--read-only", "--write"}, "problem"},
 		{[]string{"watch", "--log-file", file("l"), "/x"}, "connection refused"},
 		{[]string{"export", "--log-file", file("l"), "--listen", "127.0.0.1:0", "/x"}, "connection refused"},
-		{[]string{"record", "--log-file", file("l"), "-o", file("r.zkrec"), "/x"}, "connection refused"},
+		{[]string{"record", "--log-file", file("l"), "-f", file("r.zkrec"), "/x"}, "connection refused"},
+		{[]string{"doctor", "--log-file", file("l")}, "problem"},
+		{[]string{"ls", "--log-file", file("l"), "/x"}, "connection refused"},
+		{[]string{"sessions", "--log-file", file("l"), "/x"}, "connection refused"},
+		{[]string{"release", "--log-file", file("l"), "--force", "--yes", "/x/lock-0000000001"}, "connection refused"},
 	}
 	for _, tc := range taken {
 		_, errOut, code := runBinary(t, nil, append([]string{dead, "--connect-timeout", "5s"}, tc.args...)...)

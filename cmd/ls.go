@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sessions"
@@ -38,11 +39,12 @@ warnings; -o json (or --json) prints the schema documented in the README
 prints the full path of every lock node, one a line, for
 zklock release --force --yes - to read.
 
---check exits 2 when any queue has a split-holders, deadlock or
-missing-watch warning, or the sessions show a cross-lock deadlock (when
-the first read shows a cycle of waits over sessions, --check reads again
-once it would have stood ` + sessions.DeadlockAfter.String() + ` to judge it, as zklock sessions does),
-1 on an error, 0 when healthy.`,
+--check exits 2 when any queue has a ` + strings.ReplaceAll(checkFailingList(), "`", "") + `
+warning, or the sessions show a cross-lock deadlock (when the first read
+shows a cycle of waits over sessions, --check reads again once it would
+have stood ` + sessions.DeadlockAfter.String() + ` to judge it, as zklock sessions does); 3 when it
+could not tell (the ensemble unreachable, a path not readable); 0 when
+healthy. ` + strings.ReplaceAll(orList(checkShown), "`", "") + ` are shown, not failed on.`,
 		Example: `  zklock ls /locks/billing
   zklock ls --json --root /locks | jq '.[] | select(.warnings != [])'
   zklock ls --check /locks/billing || page-oncall`,
@@ -52,11 +54,15 @@ once it would have stood ` + sessions.DeadlockAfter.String() + ` to judge it, as
 			if err != nil {
 				return err
 			}
-			return runLs(cmd, g, args, roots, format, check)
+			err = runLs(cmd, g, args, roots, format, check)
+			if check {
+				return checkUnknown(err)
+			}
+			return err
 		},
 	}
 	output = addOutputFlag(cmd, "text, json (schema in the README) or name (full node paths, one a line)", "text", "json", "name")
-	cmd.Flags().BoolVar(&check, "check", false, "exit 2 on split-holders, deadlock or missing-watch, or a cross-lock deadlock")
+	cmd.Flags().BoolVar(&check, "check", false, "exit 2 on "+strings.ReplaceAll(checkFailingList(), "`", "")+", or a cross-lock deadlock; 3 when it cannot tell")
 	cmd.Flags().StringArrayVar(&roots, "root", nil, "discover lock parents below this path (repeatable)")
 	return cmd
 }
@@ -116,7 +122,7 @@ func unreadablePaths(snap *model.Snapshot) error {
 	for _, q := range snap.Queues {
 		switch q.State {
 		case model.PathNoAuth:
-			unreadable = append(unreadable, model.SanitizeString(q.Path, 0)+": not readable with these credentials (NoAuth; give --auth-file or ZK_AUTH)")
+			unreadable = append(unreadable, model.SanitizeString(q.Path, 0)+": not readable with these credentials (NoAuth; give --auth-file or ZKLOCK_AUTH)")
 		case model.PathError:
 			unreadable = append(unreadable, model.SanitizeString(q.Path, 0)+": "+model.SanitizeString(q.Err, 0))
 		}
@@ -190,7 +196,7 @@ func lockTargets(cmd *cobra.Command, g *config.Flags, args, roots []string) (*co
 		return nil, zkview.Config{}, fmt.Errorf("root: %w", err)
 	}
 	if len(paths) == 0 && len(roots) == 0 {
-		return nil, zkview.Config{}, errNothingToWatch
+		return nil, zkview.Config{}, exitCode(exitUsage, errNothingToWatch)
 	}
 	return s, zkview.Config{
 		Paths:           paths,

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -186,13 +187,25 @@ func checkCode(snap *model.Snapshot) int {
 	return deadlockCode(snap)
 }
 
-// failsCheck reports whether a queue's warning fails `ls --check`: two
-// holders, a cycle, a waiter that will never wake, too many leases. The
-// others (mixed-recipes, herd, stale, self-wait) are shown, not failed on.
-func failsCheck(code string) bool {
-	switch code {
-	case model.WarnSplitHolders, model.WarnDeadlock, model.WarnMissingWatch, model.WarnOverLimit:
-		return true
+// checkFailing are the warning codes that fail `ls --check`: two
+// holders, a cycle, a waiter that will never wake, too many leases.
+// checkShown are those shown and not failed on. Every warning code of
+// zkview is in one of the two (TestCheckCodesInHelp), and `ls --help`
+// and the exit codes table name checkFailing from here.
+var (
+	checkFailing = []string{model.WarnSplitHolders, model.WarnDeadlock, model.WarnOverLimit, model.WarnMissingWatch}
+	checkShown   = []string{model.WarnMixedRecipes, model.WarnHerd, model.WarnStale, model.WarnSelfWait}
+)
+
+// failsCheck reports whether a queue's warning fails `ls --check`.
+func failsCheck(code string) bool { return slices.Contains(checkFailing, code) }
+
+// checkFailingList is checkFailing as "`a`, `b` or `c`" (README's
+// backquotes; --help drops them).
+func checkFailingList() string {
+	quoted := make([]string, len(checkFailing))
+	for i, c := range checkFailing {
+		quoted[i] = "`" + c + "`"
 	}
-	return false
+	return orList(quoted)
 }

@@ -54,7 +54,7 @@ func TestMain(m *testing.M) {
 	} {
 		os.Setenv(k, v)
 	}
-	for _, k := range []string{"ZK_SERVERS", "ZK_AUTH", "NO_COLOR"} {
+	for _, k := range []string{"ZK_SERVERS", "ZK_AUTH", "ZKLOCK_SERVERS", "ZKLOCK_AUTH", "ZKLOCK_CONTEXT", "NO_COLOR"} {
 		os.Unsetenv(k)
 	}
 	code := m.Run()
@@ -78,7 +78,7 @@ func buildBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "zklock")
-		out, err := exec.Command("go", "build", "-o", binPath, "zklock").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/zklock/zklock").CombinedOutput()
 		if err != nil {
 			binErr = &buildError{out: string(out), err: err}
 		}

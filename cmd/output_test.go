@@ -71,7 +71,7 @@ func TestVersionJSONAndTypos(t *testing.T) {
 }
 
 // TestOutputFlag: every command that prints data takes -o; an unknown
-// format, or --json beside another -o, is one line and exit 2, said
+// format, or --json beside another -o, is one line and exit 64, said
 // before connecting (the servers named are a closed port: that refusal
 // would come after). --json is -o json: the same object, with its
 // schema version.

@@ -25,11 +25,11 @@ import (
 
 func newRecordCmd(g *config.Flags) *cobra.Command {
 	var (
-		lf  liveFlags
-		out string
+		lf            liveFlags
+		out, outOldOp string
 	)
 	cmd := &cobra.Command{
-		Use:   "record -o FILE [--root PATH] [PATH...]",
+		Use:   "record -f FILE [--root PATH] [PATH...]",
 		Short: "Record the lock queues' changes to a file, for replay",
 		Long: `record watches the lock parents (and those found below --root) and writes
 every update of the Watcher to FILE: a full snapshot at the start and
@@ -40,12 +40,13 @@ its last complete update. SIGINT or SIGTERM ends it cleanly (exit 0).
 
 zklock replay FILE opens the console over it; zklock replay --json FILE
 prints its change stream (the lines of zklock watch --json).`,
-		Example: `  zklock record -o incident.zkrec --root /locks
+		Example: `  zklock record -f incident.zkrec --root /locks
   zklock replay incident.zkrec`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return errors.New("record: give -o FILE")
+			out, err := recordFile(cmd, out, outOldOp)
+			if err != nil {
+				return err
 			}
 			// Refuse before connecting: an incident's recording is not
 			// overwritten by the next one.
@@ -76,9 +77,29 @@ prints its change stream (the lines of zklock watch --json).`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "the file to write (must not exist)")
+	cmd.Flags().StringVarP(&out, "file", "f", "", "the file to write (must not exist)")
+	// -o FILE was record's file until -o meant a format in every other
+	// command: still taken for one release, with a warning, and hidden.
+	cmd.Flags().StringVarP(&outOldOp, "output", "o", "", "deprecated: -f FILE")
+	_ = cmd.Flags().MarkHidden("output")
 	lf.register(cmd)
 	return cmd
+}
+
+// recordFile is the file record writes: -f, or the deprecated -o with a
+// warning. Neither, or both, is a usage error.
+func recordFile(cmd *cobra.Command, file, old string) (string, error) {
+	switch {
+	case cmd.Flags().Changed("output") && cmd.Flags().Changed("file"):
+		return "", exitCode(exitUsage, errors.New("record: -f FILE and -o FILE: give -f"))
+	case cmd.Flags().Changed("output"):
+		warn(errors.New("record: -o FILE is deprecated and will mean a format, as in every other command: use -f FILE"))
+		file = old
+	}
+	if file == "" {
+		return "", exitCode(exitUsage, errors.New("record: give -f FILE"))
+	}
+	return file, nil
 }
 
 // record writes every update to f until ctx ends; it returns how many.
@@ -210,11 +231,9 @@ func runReplayConsole(cmd *cobra.Command, g *config.Flags, rec *timeline.Recordi
 	if err != nil {
 		return err
 	}
-	_, closeLog, err := openConsoleLog(s.LogFile)
-	if err != nil {
-		return err
+	if err := requireTerminal(); err != nil {
+		return fmt.Errorf("%w (replay --json prints the recording)", err)
 	}
-	defer closeLog()
 	ctx, stop := signalContext(cmd.Context())
 	defer stop()
 	pctx, cancel := context.WithCancel(ctx)

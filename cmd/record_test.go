@@ -29,7 +29,7 @@ func TestRecordKilledReplays(t *testing.T) {
 	c := testConn(t)
 	mkdirs(t, c, p, nil)
 	file := filepath.Join(t.TempDir(), "incident.zkrec")
-	r := startBinary(t, nil, serversFlag(t), "record", "-o", file, p)
+	r := startBinary(t, nil, serversFlag(t), "record", "-f", file, p)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -113,9 +113,17 @@ func TestRecordKilledReplays(t *testing.T) {
 	}
 	t.Logf("%d snapshots, %d acquired, %d released", snaps, acquired, released)
 
-	// The recording is not overwritten by the next one.
-	_, errOut, code = runBinary(t, nil, serversFlag(t), "record", "-o", file, p)
+	// The recording is not overwritten by the next one, named by -f or
+	// by the deprecated -o, which still works for one release, saying so
+	// on a line of its own.
+	_, errOut, code = runBinary(t, nil, serversFlag(t), "record", "-f", file, p)
 	assertOneLineFailure(t, errOut, code, "exists")
+	_, errOut, code = runBinary(t, nil, serversFlag(t), "record", "-o", file, p)
+	deprecated, rest, _ := strings.Cut(errOut, "\n")
+	if !strings.Contains(deprecated, "zklock: record: -o FILE is deprecated") {
+		t.Errorf("record -o FILE: no deprecation line first: %q", errOut)
+	}
+	assertOneLineFailure(t, rest, code, "exists")
 }
 
 // connectNoT connects from a goroutine of a test (nil on failure).

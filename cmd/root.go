@@ -46,19 +46,6 @@ func (e *exitError) Unwrap() error { return e.err }
 // exit with that code (used when a child command's exit code is passed on).
 func exitCode(code int, err error) error { return &exitError{code: code, err: err} }
 
-// Exit codes (README: Exit codes). `zklock run` otherwise exits with its
-// command's code, so scripts can tell zklock's own failures only by these
-// codes when the command does not use them.
-const (
-	exitOK          = 0
-	exitFailure     = 1   // bad input, unreachable ensemble, NoAuth, any failure
-	exitCheck       = 2   // ls --check: split-holders, deadlock or missing-watch; sessions --check: a cross-lock deadlock
-	exitUsage       = 2   // a usage error (unknown flag, -o value; run: no -- before CMD), refused before connecting
-	exitNotAcquired = 3   // run: --timeout passed before the lock was held
-	exitLost        = 4   // run: the lock was lost while the command ran; it was stopped
-	exitSignal      = 130 // stopped by SIGINT/SIGTERM before the command ran (own locks released)
-)
-
 func newRootCmd() *cobra.Command {
 	g := &config.Flags{}
 	var roots []string
@@ -72,7 +59,16 @@ With PATHs (lock parents such as /locks/billing), --root or a context's
 roots, zklock opens the console on them. The subcommands print one
 snapshot (ls), who blocks whom across locks (sessions), hold a lock
 while a command runs (run), delete or revoke someone else's lock node
-(release --force, revoke), or start a local demo (demo).`,
+(release --force, revoke), or start a local demo (demo).
+
+Environment: ZKLOCK_SERVERS (the servers when neither --servers nor a
+context names them), ZKLOCK_CONTEXT (the context when --context is not
+given), ZKLOCK_AUTH (digest credentials user:password when no auth file
+is given), ZKLOCK_CONFIG (the config file of contexts when --config is
+not given; zklock config view prints the one in use).
+
+Exit codes:
+` + exitCodesText(),
 		Example: `  zklock --servers zk1:2181,zk2:2181 /locks/billing /locks/orders
   zklock --context prod --root /locks`,
 		SilenceUsage:  true,
@@ -80,6 +76,9 @@ while a command runs (run), delete or revoke someone else's lock node
 		Args:          cobra.ArbitraryArgs,
 		RunE:          newConsoleRun(g, &roots),
 		Version:       version,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return startLogging(cmd, g)
+		},
 	}
 	root.SetVersionTemplate("zklock {{.Version}}\n")
 	root.SuggestionsMinimumDistance = 2 // "sesions" -> sessions
@@ -91,8 +90,10 @@ while a command runs (run), delete or revoke someone else's lock node
 	})
 	root.AddCommand(newVersionCmd(), newLsCmd(g), newSessionsCmd(g), newRunCmd(g), newReleaseCmd(g), newRevokeCmd(g), newDemoCmd(g), newDoctorCmd(g))
 	root.AddCommand(newWatchCmd(g), newExportCmd(g), newRecordCmd(g), newReplayCmd(g), newGenManCmd())
+	root.AddCommand(newConfigCmd(g))
 	registerFlags(root, g)
 	registerCompletion(root, g)
+	usageArgs(root)
 	return root
 }
 
@@ -163,6 +164,7 @@ func execute(args []string) int {
 	root := newRootCmd()
 	root.SetArgs(args)
 	err := root.Execute()
+	closeLog()
 	if err == nil {
 		return 0
 	}
@@ -174,8 +176,8 @@ func execute(args []string) int {
 			return code
 		}
 	}
-	if errors.Is(err, zk.ErrNoAuth) && !strings.Contains(err.Error(), "ZK_AUTH") {
-		err = fmt.Errorf("%w (NoAuth: give --auth-file or ZK_AUTH with credentials the ACL allows)", err)
+	if errors.Is(err, zk.ErrNoAuth) && !strings.Contains(err.Error(), "ZKLOCK_AUTH") {
+		err = fmt.Errorf("%w (NoAuth: give --auth-file or ZKLOCK_AUTH with credentials the ACL allows)", err)
 	}
 	// Errors carry node names and data read from ZooKeeper: sanitized
 	// here once, whatever path they took.

@@ -70,8 +70,8 @@ a terminal, erased once the lock is held; one line per change otherwise);
 
 If the lock is lost while CMD runs (session expired, node deleted by
 someone else), CMD is sent SIGTERM, then SIGKILL after --grace, and zklock
-exits 4. If --timeout passes before the lock is held, CMD does not run
-and zklock exits 3.
+exits 69. If --timeout passes before the lock is held, CMD does not run
+and zklock exits 75 (EX_TEMPFAIL: busy, try later).
 
 The node is named like the clients already in the queue (Curator style
 for an empty queue, or --style); a queue of recipes that cannot see each
@@ -93,7 +93,7 @@ participant and CMD runs while it leads.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runUnderLock(cmd, g, args, o) },
 	}
 	f := cmd.Flags()
-	f.DurationVar(&o.timeout, "timeout", 0, "give up (exit 3) if the lock is not held within this long (0: wait)")
+	f.DurationVar(&o.timeout, "timeout", 0, "give up (exit 75) if the lock is not held within this long (0: wait)")
 	f.DurationVar(&o.grace, "grace", defaultGrace, "after a lost lock, time between SIGTERM and SIGKILL")
 	f.StringVar(&o.note, "note", "", "text added to the lock node's data (who and why)")
 	f.StringVar(&o.kind, "kind", "mutex", "mutex, read, write, lease (one of a semaphore's) or election (default: as the parent holds)")

@@ -338,7 +338,7 @@ sys.exit(42)
 
 // TestRunUsageRefusedBeforeConnecting: a run without -- (CMD's own flags
 // would be read as zklock's), with nothing after it, or with two paths is
-// one usage line and exit 2, before any connection: the servers named
+// one usage line and exit 64, before any connection: the servers named
 // are a closed port, which a connection attempt would report instead.
 func TestRunUsageRefusedBeforeConnecting(t *testing.T) {
 	dead := closedPort(t)
@@ -355,8 +355,8 @@ func TestRunUsageRefusedBeforeConnecting(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"--servers", dead, "--connect-timeout", "30s", "run"}, tt.args...)
 			_, stderr, code := runBinary(t, nil, args...)
-			if code != 2 || !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, "usage: zklock run") {
-				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			if code != exitUsage || !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, "usage: zklock run") {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tt.want)
 			}
 			if strings.Contains(stderr, "cannot reach") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 				t.Fatalf("not one usage line before connecting: %q", stderr)

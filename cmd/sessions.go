@@ -41,7 +41,8 @@ shows a cycle, sessions waits until it would have stood ` + sessions.DeadlockAft
 again: a cycle seen in both reads on the same nodes is a deadlock. With
 --no-wait it prints the first read at once, every cycle as "cycle".
 
---check exits 2 when a deadlock is found, 1 on an error, 0 otherwise.`,
+--check exits 2 when a deadlock is found, 3 when it could not tell (the
+ensemble unreachable, a path not readable), 0 otherwise.`,
 		Example: `  zklock sessions --root /locks
   zklock sessions --json /locks/a /locks/b | jq '.sessions[0]'
   zklock sessions --check --root /locks || page-oncall`,
@@ -52,13 +53,17 @@ again: a cycle seen in both reads on the same nodes is a deadlock. With
 				return err
 			}
 			if check && noWait {
-				return exitCode(exitFailure, fmt.Errorf("sessions: --check needs to judge cycles: drop --no-wait"))
+				return exitCode(exitUsage, fmt.Errorf("sessions: --check needs to judge cycles: drop --no-wait"))
 			}
-			return runSessions(cmd, g, args, roots, format == "json", check, noWait)
+			err = runSessions(cmd, g, args, roots, format == "json", check, noWait)
+			if check {
+				return checkUnknown(err)
+			}
+			return err
 		},
 	}
 	output = addOutputFlag(cmd, "text or json (schema in the README)", "text", "json")
-	cmd.Flags().BoolVar(&check, "check", false, "exit 2 on a cross-lock deadlock")
+	cmd.Flags().BoolVar(&check, "check", false, "exit 2 on a cross-lock deadlock; 3 when it cannot tell")
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "print the first read at once, without judging the age of its cycles")
 	cmd.Flags().StringArrayVar(&roots, "root", nil, "discover lock parents below this path (repeatable)")
 	return cmd

@@ -1,6 +1,6 @@
 package cmd
 
-// `zklock watch`: the Watcher's changes as a stream, one line each, and
+// `zklock watch`: the live model's changes as a stream, one line each, and
 // the setup that `watch`, `export` and `record` share (connect, watch the
 // paths and roots, hand over the Watcher).
 
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
@@ -22,7 +23,7 @@ import (
 	"github.com/zklock/zklock/zkview"
 )
 
-// liveFlags are the flags of the commands that watch the Watcher.
+// liveFlags are the flags of the commands that watch the live model.
 type liveFlags struct {
 	roots      []string
 	maxParents int
@@ -35,23 +36,21 @@ func (lf *liveFlags) register(cmd *cobra.Command) {
 
 // liveWatcher is a connected session and a Watcher over it.
 type liveWatcher struct {
-	sess    *lockops.Session
-	w       *zkview.Watcher
-	paths   []string
-	roots   []string
-	s       *config.Settings
-	closeLg func()
+	sess  *lockops.Session
+	w     *zkview.Watcher
+	paths []string
+	roots []string
+	s     *config.Settings
 }
 
 func (lm *liveWatcher) Close() {
 	lm.w.Close()
 	lm.sess.Close()
-	lm.closeLg()
 }
 
 // startLive resolves the settings, connects and starts watching args and
 // the roots (the flags' and the context's). The ZooKeeper client's log
-// goes to --log-file or nowhere: stdout is the command's output.
+// goes to the debug log (logging.go): stdout is the command's output.
 func startLive(ctx context.Context, cmd *cobra.Command, g *config.Flags, lf *liveFlags, args []string) (*liveWatcher, error) {
 	s, cfg, err := lockTargets(cmd, g, args, lf.roots)
 	if err != nil {
@@ -60,23 +59,17 @@ func startLive(ctx context.Context, cmd *cobra.Command, g *config.Flags, lf *liv
 	if lf.maxParents <= 0 {
 		return nil, fmt.Errorf("--max-parents %d: want 1 or more", lf.maxParents)
 	}
-	logger, closeLog, err := openConsoleLog(s.LogFile)
+	sess, err := connect(ctx, s)
 	if err != nil {
-		return nil, err
-	}
-	sess, err := connect(ctx, s, lockops.WithLogger(logger))
-	if err != nil {
-		closeLog()
 		return nil, err
 	}
 	cfg.MaxParents = lf.maxParents
 	w, err := zkview.Watch(ctx, sess, cfg)
 	if err != nil {
 		sess.Close()
-		closeLog()
 		return nil, err
 	}
-	return &liveWatcher{sess: sess, w: w, paths: cfg.Paths, roots: cfg.Roots, s: s, closeLg: closeLog}, nil
+	return &liveWatcher{sess: sess, w: w, paths: cfg.Paths, roots: cfg.Roots, s: s}, nil
 }
 
 // signalContext ends on SIGINT, SIGTERM or SIGHUP: the streaming commands
@@ -170,7 +163,7 @@ func streamChanges(ctx context.Context, updates <-chan model.Update, write func(
 				if err := flush(); err != nil || ctx.Err() != nil {
 					return err
 				}
-				return errors.New("watch: the Watcher stopped")
+				return errors.New("watch: the live model stopped")
 			}
 			if u.Snapshot == nil {
 				continue

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -39,6 +40,9 @@ const (
 // Flags are the values of the flags every command shares (PRODUCT.md:
 // Common flags); cmd registers them.
 type Flags struct {
+	// ConfigFile is --config: the config file instead of ZKLOCK_CONFIG
+	// or the default (Path).
+	ConfigFile     string
 	Context        string
 	Servers        string
 	Chroot         string
@@ -50,6 +54,9 @@ type Flags struct {
 	Write          bool
 	AuditLog       string
 	LogFile        string
+	// Verbose is --verbose: the debug log on stderr too (the commands
+	// that do not draw the console).
+	Verbose bool
 
 	// TLS flags (tls.go): any of them turns TLS on.
 	TLS                   bool
@@ -110,7 +117,7 @@ func (g *Flags) Resolve(changed func(flag string) bool) (*Settings, error) {
 	}
 	var ctx *Context
 	if name, source := g.contextName(); name != "" {
-		c, err := loadContext(name, source)
+		c, err := g.loadContext(name, source)
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +164,7 @@ func (g *Flags) contextName() (name, source string) {
 		name, source = os.Getenv("ZKLOCK_CONTEXT"), "ZKLOCK_CONTEXT"
 	}
 	if name == "" && g.Servers == "" && envServers() == "" {
-		if cfg, _, err := Load(); err == nil && cfg.CurrentContext != "" {
+		if cfg, _, err := g.Load(); err == nil && cfg.CurrentContext != "" {
 			name, source = cfg.CurrentContext, "current_context"
 		}
 	}
@@ -166,8 +173,8 @@ func (g *Flags) contextName() (name, source string) {
 
 // loadContext reads the context name from the config file; source says
 // what named it, for the error when the file has no such context.
-func loadContext(name, source string) (*Context, error) {
-	cfg, path, err := Load()
+func (g *Flags) loadContext(name, source string) (*Context, error) {
+	cfg, path, err := g.Load()
 	if err != nil {
 		return nil, err
 	}
@@ -465,6 +472,9 @@ func (c *File) Names() []string {
 	return n
 }
 
+// Path is the config file: ZKLOCK_CONFIG, else zklock/config.yaml in
+// the user's config directory (os.UserConfigDir: $XDG_CONFIG_HOME or
+// ~/.config on Linux, ~/Library/Application Support on macOS).
 func Path() (string, error) {
 	if p := os.Getenv("ZKLOCK_CONFIG"); p != "" {
 		return p, nil
@@ -476,50 +486,95 @@ func Path() (string, error) {
 	return filepath.Join(dir, "zklock", "config.yaml"), nil
 }
 
+// PathHint is Path's default for a help text: the same on every
+// machine (man pages are made on one machine for all), naming both
+// systems' config directories.
 func PathHint() string {
-	p, err := Path()
-	if err != nil {
-		return "$XDG_CONFIG_HOME/zklock/config.yaml"
-	}
-	return p
+	return "$XDG_CONFIG_HOME/zklock/config.yaml or ~/.config/zklock/config.yaml; on macOS ~/Library/Application Support/zklock/config.yaml"
 }
 
+// Load reads and checks the config file at Path; it returns the path
+// read.
 func Load() (*File, string, error) {
 	path, err := Path()
 	if err != nil {
 		return nil, "", fmt.Errorf("config file: %w", err)
 	}
+	cfg, err := LoadPath(path)
+	return cfg, path, err
+}
+
+// Load reads and checks the config file: --config, else Path.
+func (g *Flags) Load() (*File, string, error) {
+	if g.ConfigFile == "" {
+		return Load()
+	}
+	path := ExpandHome(g.ConfigFile)
+	cfg, err := LoadPath(path)
+	return cfg, path, err
+}
+
+// ConfigPath is the config file the flags name: --config, else Path.
+func (g *Flags) ConfigPath() (string, error) {
+	if g.ConfigFile != "" {
+		return ExpandHome(g.ConfigFile), nil
+	}
+	return Path()
+}
+
+// LoadPath reads and checks the config file at path: unknown keys,
+// invalid paths and limits are errors.
+func LoadPath(path string) (*File, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, path, fmt.Errorf("config file: %w", err)
+		return nil, fmt.Errorf("config file: %w", err)
 	}
-	var cfg File
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil {
-		return nil, path, fmt.Errorf("config file %s: %s", path, strings.ReplaceAll(err.Error(), "\n", " "))
+	cfg, err := decodeFile(b)
+	if err != nil {
+		return nil, fmt.Errorf("config file %s: %w", path, err)
 	}
+	if err := cfg.check(path); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// check refuses what decodes but cannot be used: invalid paths, limits
+// below one.
+func (cfg *File) check(path string) error {
 	for name, c := range cfg.Contexts {
 		for _, r := range c.Roots {
 			if err := lockops.ValidPath(r); err != nil {
-				return nil, path, fmt.Errorf("config file %s: context %q: root: %w", path, name, err)
+				return fmt.Errorf("config file %s: context %q: root: %w", path, name, err)
 			}
 		}
 		for p, n := range c.Semaphores {
 			if err := lockops.ValidPath(p); err != nil {
-				return nil, path, fmt.Errorf("config file %s: context %q: semaphore: %w", path, name, err)
+				return fmt.Errorf("config file %s: context %q: semaphore: %w", path, name, err)
 			}
 			if n < 1 {
-				return nil, path, fmt.Errorf("config file %s: context %q: semaphore %s: limit %d (want 1 or more)", path, name, p, n)
+				return fmt.Errorf("config file %s: context %q: semaphore %s: limit %d (want 1 or more)", path, name, p, n)
 			}
 		}
 		for _, e := range c.Elections {
 			if err := lockops.ValidPath(e); err != nil {
-				return nil, path, fmt.Errorf("config file %s: context %q: election: %w", path, name, err)
+				return fmt.Errorf("config file %s: context %q: election: %w", path, name, err)
 			}
 		}
 	}
-	return &cfg, path, nil
+	return nil
+}
+
+// decodeFile decodes a config file's text strictly (unknown keys are
+// errors); an empty file is an empty config.
+func decodeFile(b []byte) (*File, error) {
+	var cfg File
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+		return nil, errors.New(strings.ReplaceAll(err.Error(), "\n", " "))
+	}
+	return &cfg, nil
 }
 
 func ExpandHome(p string) string {
