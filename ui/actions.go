@@ -163,10 +163,11 @@ func (m *Model) perform(it intent) tea.Cmd {
 // call runs one Backend call as a command, bounded by actionTimeout, and
 // reports its outcome as an actionMsg.
 func (m *Model) call(verb, path, node string, fn func(context.Context) error) tea.Cmd {
-	parent := m.ctx
+	parent, now := m.ctx, m.opts.Now
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(parent, actionTimeout)
 		defer cancel()
-		return actionMsg{verb: verb, path: path, node: node, err: fn(ctx)}
+		err := fn(ctx)
+		return actionMsg{verb: verb, path: path, node: node, err: err, at: now()}
 	}
 }

@@ -20,8 +20,9 @@ const coalescingShown = 100 * time.Millisecond
 // headerView is the top bar: which ensemble, whose session, and whether
 // what is on screen can be trusted (connected, or stale since when).
 // dial, when not nil, is the session being opened: the state says whom it
-// dials and for how long.
-func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, dial *connecting, w int, now time.Time) string {
+// dials and for how long. A replay says REPLAY first, and what was
+// connected as recorded, never as live.
+func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, dial *connecting, replay bool, w int, now time.Time) string {
 	if title == "" {
 		title = "zklock"
 	}
@@ -44,6 +45,11 @@ func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, dial *co
 		stateP.text, stateP.style = dial.headline(now, room), st.Warning
 	case snap == nil || conn.State == zkview.StateConnecting:
 		stateP.text, stateP.style = "◌ connecting…", st.Warning
+	case conn.State == zkview.StateConnected && replay:
+		stateP.text, stateP.style = "recorded", st.Header
+		if conn.Server != "" {
+			stateP.text += " from " + clean(conn.Server, 40)
+		}
 	case conn.State == zkview.StateConnected:
 		stateP.text = "● connected"
 		if conn.Server != "" {
@@ -93,13 +99,17 @@ func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, dial *co
 		modeP.text, modeP.style = fmt.Sprintf("reading %d paths…", snap.Unread), st.Warning
 	}
 	clockP := part{text: clock(now) + " ", style: st.Header, right: true}
+	replayP := part{style: st.Warning.Reverse(true)}
+	if replay {
+		replayP.text = " REPLAY "
+	}
 	if dial != nil {
 		// No session yet, nothing watched: say only whom it dials.
 		sessP.text, watchP.text = "", ""
 	}
 
 	// Keep parts in priority order while they fit; the ensemble shrinks.
-	prio := []*part{&titleP, &stateP, &ctxP, &tlsP, &clockP, &sessP, &watchP, &modeP, &ensP}
+	prio := []*part{&titleP, &replayP, &stateP, &ctxP, &tlsP, &clockP, &sessP, &watchP, &modeP, &ensP}
 	keep := map[*part]bool{}
 	used := 0
 	for _, p := range prio {
@@ -122,7 +132,7 @@ func headerView(st *themes.Styles, title string, snap *zkview.Snapshot, dial *co
 		ensP.text = clean(ensP.text, room)
 	}
 	var left, right []seg
-	for _, p := range []*part{&titleP, &ctxP, &ensP, &sessP, &stateP, &tlsP} {
+	for _, p := range []*part{&titleP, &replayP, &ctxP, &ensP, &sessP, &stateP, &tlsP} {
 		if keep[p] {
 			left = append(left, seg{p.text, p.style.Inherit(st.Header)}, seg{"  ", st.Header})
 		}

@@ -81,6 +81,9 @@ type Model struct {
 	// dial is the session being opened (Options.Connect), nil once the
 	// outcome arrived or when the console started connected.
 	dial *connecting
+	// replay is where a replay stands (Options.Replay), read on every
+	// tick and update.
+	replay zkview.PlayerState
 }
 
 // New builds the console. It does no I/O: the first frame is drawn from
@@ -111,7 +114,7 @@ func New(opts Options) Model {
 	}
 	m.resetKeys()
 	if opts.Replay != nil {
-		m.notice = replayNotice(opts.Replay)
+		m.replay = opts.Replay.State()
 	}
 	m.rebuild()
 	return m
@@ -150,12 +153,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tickMsg:
 		m.now = time.Time(msg)
-		return m, tick(m.opts.Now)
+		if m.list.release(m.now) {
+			m.syncQueue()
+		}
+		return m, tea.Batch(tick(m.opts.Now), readReplay(m.opts.Replay))
 	case connectedMsg:
 		return m, m.applyConnected(msg.Connected)
 	case updateMsg:
 		m.applyUpdate(msg.Update)
-		return m, waitUpdate(m.opts.Updates)
+		return m, tea.Batch(waitUpdate(m.opts.Updates), readReplay(m.opts.Replay))
 	case updatesClosedMsg:
 		m.log.add(logEntry{at: m.now, kind: logFailed, text: "the monitor stopped: nothing on screen will change any more"})
 		return m, nil
@@ -250,6 +256,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.copySelected()
 	case key.Matches(msg, k.Sort):
 		m.list.sort = (m.list.sort + 1) % sortModes
+		m.list.heldRank = nil // the operator asked for this order
 		m.list.refresh()
 		m.syncQueue()
 	case key.Matches(msg, k.Narrate):
@@ -301,6 +308,7 @@ func (m *Model) scrollFocused(delta int) {
 	}
 	switch m.focus {
 	case focusList:
+		m.list.hold(m.now)
 		m.list.move(delta, m.list.rowsFor(fr.bodyH-2))
 		m.syncQueue()
 	case focusQueue:
@@ -472,7 +480,13 @@ func (m *Model) applyOwn(locks []OwnLock) {
 		if had && prev.State == o.State && prev.Position == o.Position {
 			continue
 		}
-		e := logEntry{at: m.now, kind: logYou, path: clean(o.Path, 0), text: ownState(&o, m.now, nodeRef)}
+		// The lock core's own time of the step: the console's clock ticks
+		// once a second and would put the step before what led to it.
+		at := o.Since
+		if at.IsZero() {
+			at = m.now
+		}
+		e := logEntry{at: at, kind: logYou, path: clean(o.Path, 0), text: ownState(&o, m.now, nodeRef)}
 		if o.State == OwnLost || o.State == OwnSuspended {
 			e.kind = logFailed
 		}
@@ -490,16 +504,28 @@ func (m *Model) applyAction(a actionMsg) {
 		delete(m.taking, a.path)
 	}
 	what := a.verb + " " + cleanLeft(a.path, 50)
+	verb := a.verb
 	if a.node != "" {
 		what = a.verb + " " + nodeRef(a.node) + " on " + cleanLeft(a.path, 50)
+		verb += " " + nodeRef(a.node)
+	}
+	at := a.at
+	if at.IsZero() {
+		at = m.now
 	}
 	if a.err != nil {
 		m.notice = notice{text: what + ": " + clean(a.err.Error(), 0), failed: true}
-		m.log.add(logEntry{at: m.now, kind: logFailed, path: clean(a.path, 0), text: a.verb + ": " + clean(a.err.Error(), 0)})
+		m.log.add(logEntry{at: at, kind: logFailed, path: clean(a.path, 0), text: a.verb + ": " + clean(a.err.Error(), 0)})
 		return
 	}
-	m.notice = notice{text: what + ": done"}
-	m.log.add(logEntry{at: m.now, kind: logYou, path: clean(a.path, 0), text: a.verb + " " + nodeRef(a.node) + " done"})
+	// A take returns once the node is queued: holding is the lock
+	// core's to say (applyOwn), not this answer's.
+	outcome := "done"
+	if a.verb == "take" {
+		outcome = "queued"
+	}
+	m.notice = notice{text: what + ": " + outcome}
+	m.log.add(logEntry{at: at, kind: logYou, path: clean(a.path, 0), text: verb + " " + outcome})
 	if a.verb == "release" {
 		// The lock core may not report Released for a lock already lost.
 		delete(m.own, a.path)
@@ -582,7 +608,7 @@ func (m Model) View() string {
 		return st.Border
 	}
 	lines := make([]string, 0, h)
-	lines = append(lines, headerView(st, m.opts.Title, m.snap, m.dial, w, m.now))
+	lines = append(lines, headerView(st, m.opts.Title, m.snap, m.dial, m.opts.Replay != nil, w, m.now))
 	if b := m.deadlockBanner(w); b != "" {
 		lines = append(lines, b)
 	}
@@ -604,9 +630,12 @@ func (m Model) View() string {
 	logFoot, logLines := m.log.view(st, w-2, fr.logH-2)
 	lines = append(lines, box(border(focusLog), st.Title.Render("Events"), logFoot, logLines, w, fr.logH)...)
 	lines = append(lines, m.narrationLines()...)
-	if m.dial != nil {
+	switch {
+	case m.dial != nil:
 		lines = append(lines, m.dial.statusLine(st, m.notice, w, m.now))
-	} else {
+	case m.opts.Replay != nil:
+		lines = append(lines, replayStatus(st, m.replay, m.notice, w))
+	default:
 		lines = append(lines, statusView(st, m.own, m.notice, m.readOnly, m.recording, w, m.now))
 	}
 	lines = append(lines, m.footer(w))
