@@ -63,7 +63,7 @@ func (l *eventLog) add(e logEntry) {
 		if !prev.After(e.at) || prev.Sub(e.at) > reorderWithin {
 			break
 		}
-		*l.at(i-1), *l.at(i) = *l.at(i), *l.at(i-1)
+		*l.at(i - 1), *l.at(i) = *l.at(i), *l.at(i - 1)
 	}
 	if l.back > 0 {
 		// Keep the operator's place while they read back.
