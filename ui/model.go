@@ -156,12 +156,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.list.release(m.now) {
 			m.syncQueue()
 		}
-		return m, tea.Batch(tick(m.opts.Now), readReplay(m.opts.Replay))
+		m.readReplay()
+		return m, tick(m.opts.Now)
 	case connectedMsg:
 		return m, m.applyConnected(msg.Connected)
 	case updateMsg:
 		m.applyUpdate(msg.Update)
-		return m, tea.Batch(waitUpdate(m.opts.Updates), readReplay(m.opts.Replay))
+		m.readReplay()
+		return m, waitUpdate(m.opts.Updates)
 	case updatesClosedMsg:
 		m.log.add(logEntry{at: m.now, kind: logFailed, text: "the monitor stopped: nothing on screen will change any more"})
 		return m, nil

@@ -24,6 +24,8 @@ import (
 // Timeline drives a replay (zkview.Player). The console calls it only
 // from tea.Cmds; each call returns where the replay then stands.
 type Timeline interface {
+	// State returns at once (no I/O): the console reads it on every tick
+	// and update, since a playing replay moves with no key pressed.
 	State() zkview.PlayerState
 	// Toggle plays or pauses.
 	Toggle() zkview.PlayerState
@@ -107,14 +109,13 @@ func (m *Model) applyReplay(r replayMsg) {
 	m.replay = r.state
 }
 
-// readReplay asks the timeline where the replay stands: a playing replay
-// moves with no key pressed, so the console asks on every tick and
-// update, as it asks the clock.
-func readReplay(tl Timeline) tea.Cmd {
-	if tl == nil {
-		return nil
+// readReplay takes in where the replay stands now: a playing replay
+// moves with no key pressed, so the console reads it on every tick and
+// update, as it reads the clock.
+func (m *Model) readReplay() {
+	if m.opts.Replay != nil {
+		m.replay = m.opts.Replay.State()
 	}
-	return func() tea.Msg { return replayMsg{state: tl.State()} }
 }
 
 // replayStatus is the status bar of a replay: where it stands, always
