@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/zklock/zklock/model"
@@ -243,15 +242,10 @@ func runReplayConsole(cmd *cobra.Command, g *config.Flags, rec *timeline.Recordi
 	if !isTerminal(os.Stdin) {
 		progOpts = append(progOpts, tea.WithInput(nil))
 	}
-	err = ui.Run(ctx, ui.Options{
-		Theme:    theme,
-		ReadOnly: true,
-		Updates:  player.Updates(),
-		Paths:    append(slices.Clone(rec.Header.Paths), rec.Header.Roots...),
-		Title:    "zklock replay " + model.SanitizeString(filepath.Base(name), 40),
-		Replay:   player,
-		Now:      player.Now,
-	}, progOpts...)
+	opts := ui.ReplayOptions(rec.Header, player)
+	opts.Theme = theme
+	opts.Title = "zklock replay " + model.SanitizeString(filepath.Base(name), 40)
+	err = ui.Run(ctx, opts, progOpts...)
 	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) {
 		return nil
 	}

@@ -163,10 +163,46 @@ func (m *Model) perform(it intent) tea.Cmd {
 // call runs one Backend call as a command, bounded by actionTimeout, and
 // reports its outcome as an actionMsg.
 func (m *Model) call(verb, path, node string, fn func(context.Context) error) tea.Cmd {
-	parent := m.ctx
+	parent, now := m.ctx, m.opts.Now
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(parent, actionTimeout)
 		defer cancel()
-		return actionMsg{verb: verb, path: path, node: node, err: fn(ctx)}
+		err := fn(ctx)
+		return actionMsg{verb: verb, path: path, node: node, err: err, at: now()}
+	}
+}
+
+// applyAction records the outcome of a Backend call.
+func (m *Model) applyAction(a actionMsg) {
+	if a.verb == "take" {
+		delete(m.taking, a.path)
+	}
+	what := a.verb + " " + cleanLeft(a.path, 50)
+	verb := a.verb
+	if a.node != "" {
+		what = a.verb + " " + nodeRef(a.node) + " on " + cleanLeft(a.path, 50)
+		verb += " " + nodeRef(a.node)
+	}
+	at := a.at
+	if at.IsZero() {
+		at = m.now
+	}
+	if a.err != nil {
+		m.notice = notice{text: what + ": " + clean(a.err.Error(), 0), failed: true}
+		m.log.add(logEntry{at: at, kind: logFailed, path: clean(a.path, 0), text: a.verb + ": " + clean(a.err.Error(), 0)})
+		return
+	}
+	// A take returns once the node is queued: holding is the lock
+	// core's to say (applyOwn), not this answer's.
+	outcome := "done"
+	if a.verb == "take" {
+		outcome = "queued"
+	}
+	m.notice = notice{text: what + ": " + outcome}
+	m.log.add(logEntry{at: at, kind: logYou, path: clean(a.path, 0), text: verb + " " + outcome})
+	if a.verb == "release" {
+		// The lock core may not report Released for a lock already lost.
+		delete(m.own, a.path)
+		m.rebuild()
 	}
 }

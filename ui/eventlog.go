@@ -43,12 +43,26 @@ type eventLog struct {
 	back int
 }
 
+// reorderWithin is how far apart in time two feeds of the log (zkview's
+// events, the lock core's reports of the operator's own steps) may report
+// one moment: an entry at most this much older than the newest goes in
+// its place by time. An older one (a replay jumped back) is appended.
+const reorderWithin = 2 * time.Second
+
+// add logs e in time order among the entries of the last reorderWithin.
 func (l *eventLog) add(e logEntry) {
 	if len(l.ring) < logCapacity {
 		l.ring = append(l.ring, e)
 	} else {
 		l.ring[l.start] = e
 		l.start = (l.start + 1) % logCapacity
+	}
+	for i := len(l.ring) - 1; i > 0; i-- {
+		prev := l.at(i - 1).at
+		if !prev.After(e.at) || prev.Sub(e.at) > reorderWithin {
+			break
+		}
+		*l.at(i - 1), *l.at(i) = *l.at(i), *l.at(i - 1)
 	}
 	if l.back > 0 {
 		// Keep the operator's place while they read back.

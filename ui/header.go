@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
 )
@@ -19,8 +20,9 @@ const coalescingShown = 100 * time.Millisecond
 // headerView is the top bar: which ensemble, whose session, and whether
 // what is on screen can be trusted (connected, or stale since when).
 // dial, when not nil, is the session being opened: the state says whom it
-// dials and for how long.
-func headerView(st *themes.Styles, title string, snap *model.Snapshot, dial *connecting, w int, now time.Time) string {
+// dials and for how long. A replay says REPLAY first, and what was
+// connected as recorded, never as live.
+func headerView(st *themes.Styles, title string, snap *model.Snapshot, dial *connecting, replay bool, w int, now time.Time) string {
 	if title == "" {
 		title = "zklock"
 	}
@@ -43,6 +45,11 @@ func headerView(st *themes.Styles, title string, snap *model.Snapshot, dial *con
 		stateP.text, stateP.style = dial.headline(now, room), st.Warning
 	case snap == nil || conn.State == model.StateConnecting:
 		stateP.text, stateP.style = "◌ connecting…", st.Warning
+	case conn.State == model.StateConnected && replay:
+		stateP.text, stateP.style = "recorded", st.Header
+		if conn.Server != "" {
+			stateP.text += " from " + clean(conn.Server, 40)
+		}
 	case conn.State == model.StateConnected:
 		stateP.text = "● connected"
 		if conn.Server != "" {
@@ -92,13 +99,17 @@ func headerView(st *themes.Styles, title string, snap *model.Snapshot, dial *con
 		modeP.text, modeP.style = fmt.Sprintf("reading %d paths…", snap.Unread), st.Warning
 	}
 	clockP := part{text: clock(now) + " ", style: st.Header, right: true}
+	replayP := part{style: st.Warning.Reverse(true)}
+	if replay {
+		replayP.text = " REPLAY "
+	}
 	if dial != nil {
 		// No session yet, nothing watched: say only whom it dials.
 		sessP.text, watchP.text = "", ""
 	}
 
 	// Keep parts in priority order while they fit; the ensemble shrinks.
-	prio := []*part{&titleP, &stateP, &ctxP, &tlsP, &clockP, &sessP, &watchP, &modeP, &ensP}
+	prio := []*part{&titleP, &replayP, &stateP, &ctxP, &tlsP, &clockP, &sessP, &watchP, &modeP, &ensP}
 	keep := map[*part]bool{}
 	used := 0
 	for _, p := range prio {
@@ -121,7 +132,7 @@ func headerView(st *themes.Styles, title string, snap *model.Snapshot, dial *con
 		ensP.text = clean(ensP.text, room)
 	}
 	var left, right []seg
-	for _, p := range []*part{&titleP, &ctxP, &ensP, &sessP, &stateP, &tlsP} {
+	for _, p := range []*part{&titleP, &replayP, &ctxP, &ensP, &sessP, &stateP, &tlsP} {
 		if keep[p] {
 			left = append(left, seg{p.text, p.style.Inherit(st.Header)}, seg{"  ", st.Header})
 		}

@@ -74,6 +74,14 @@ type lockList struct {
 	// prefix is the parent all paths share ("/locks/"), named once in the
 	// title instead of on every row.
 	prefix string
+	// heldRank is the order the operator is moving through (path to
+	// place), kept until heldUntil: a list re-sorted by contention under
+	// the cursor would send j back to a row just left. Nil when not held.
+	heldRank  map[string]int
+	heldUntil time.Time
+	// pathW is the widest path shown (after the prefix): the PATH column
+	// grows to it before the holder's gets the rest.
+	pathW int
 }
 
 func newLockList() lockList {
@@ -113,6 +121,10 @@ func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]
 		}
 	}
 	l.prefix = commonParent(l.rows)
+	l.pathW = 0
+	for i := range l.rows {
+		l.pathW = max(l.pathW, width(clean(l.rows[i].path[len(l.prefix):], 0)))
+	}
 	l.orders = [sortModes][]int{}
 	for i := 0; i < len(l.rows) && len(own) > 0; i++ {
 		if o, ok := own[l.rows[i].path]; ok {
@@ -158,6 +170,9 @@ func (l *lockList) titles(st *themes.Styles) (title, foot string) {
 	}
 	title += st.Muted.Render(" · " + count)
 	foot = st.Muted.Render("sort: " + l.sort.String())
+	if l.heldRank != nil {
+		foot += st.Muted.Render(" · held while you move")
+	}
 	return title, foot
 }
 
@@ -212,6 +227,9 @@ func summarize(q *model.Queue) lockRow {
 func (l *lockList) refresh() {
 	needle := strings.ToLower(strings.TrimSpace(l.filter.Value()))
 	order := l.order(l.sort)
+	if l.heldRank != nil {
+		order = l.heldOrder(order)
+	}
 	l.visible = make([]int, 0, len(order))
 	for _, i := range order {
 		if needle == "" || strings.Contains(l.rows[i].lower, needle) || strings.Contains(l.rows[i].codes, needle) {
@@ -279,6 +297,48 @@ func (l *lockList) order(s sortMode) []int {
 	slices.SortStableFunc(order, byRow)
 	l.orders[s] = order
 	return order
+}
+
+// holdOrder is how long the list keeps its order after the operator last
+// moved through it: long enough to read a row and press j again, short
+// enough that a queue that grew moves up soon after they stop.
+const holdOrder = 5 * time.Second
+
+// hold keeps the order shown until holdOrder after now: the rows stay
+// where the operator sees them while new data arrives.
+func (l *lockList) hold(now time.Time) {
+	if l.heldRank == nil {
+		l.heldRank = make(map[string]int, len(l.visible))
+		for i, ri := range l.order(l.sort) {
+			l.heldRank[l.rows[ri].path] = i
+		}
+	}
+	l.heldUntil = now.Add(holdOrder)
+}
+
+// release lets the order follow the sort again once the hold has run out
+// at now; it says whether the list changed.
+func (l *lockList) release(now time.Time) bool {
+	if l.heldRank == nil || now.Before(l.heldUntil) {
+		return false
+	}
+	l.heldRank, l.heldUntil = nil, time.Time{}
+	l.refresh()
+	return true
+}
+
+// heldOrder puts order (the sort's) in the held order: rows held keep
+// their place, rows new since the hold come after them, sorted.
+func (l *lockList) heldOrder(order []int) []int {
+	out := slices.Clone(order)
+	rank := func(i int) int {
+		if r, ok := l.heldRank[l.rows[i].path]; ok {
+			return r
+		}
+		return len(l.heldRank)
+	}
+	slices.SortStableFunc(out, func(a, b int) int { return cmp.Compare(rank(a), rank(b)) })
+	return out
 }
 
 // earlier orders known times before unknown (zero) ones.
@@ -351,10 +411,10 @@ const (
 
 var listOrder = []int{lcMark, lcPath, lcHolder, lcDepth, lcWait, lcHeld}
 
-func listColumns(w int) []column {
+func listColumns(w, pathW int) []column {
 	return layoutColumns(w, []column{
 		lcMark:   {title: "", width: 2},
-		lcPath:   {title: "PATH", width: 10, flex: true},
+		lcPath:   {title: "PATH", width: 10, flex: true, need: pathW},
 		lcDepth:  {title: "QUEUE", width: 5, right: true},
 		lcHeld:   {title: "HELD", width: 6, right: true},
 		lcWait:   {title: "WAIT", width: 6, right: true},
@@ -372,7 +432,7 @@ func (l *lockList) view(st *themes.Styles, w, h int, now time.Time, focused bool
 		f.PlaceholderStyle = st.Muted
 		lines = append(lines, fit(f.View(), w))
 	}
-	cols := listColumns(w)
+	cols := listColumns(w, l.pathW)
 	var head []seg
 	for i, c := range cols {
 		t := c.title

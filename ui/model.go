@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/timeline"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -81,6 +82,9 @@ type Model struct {
 	// dial is the session being opened (Options.Connect), nil once the
 	// outcome arrived or when the console started connected.
 	dial *connecting
+	// replay is where a replay stands (Options.Replay), read on every
+	// tick and update.
+	replay timeline.PlayerState
 }
 
 // New builds the console. It does no I/O: the first frame is drawn from
@@ -111,7 +115,7 @@ func New(opts Options) Model {
 	}
 	m.resetKeys()
 	if opts.Replay != nil {
-		m.notice = replayNotice(opts.Replay)
+		m.replay = opts.Replay.State()
 	}
 	m.rebuild()
 	return m
@@ -150,11 +154,16 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tickMsg:
 		m.now = time.Time(msg)
+		if m.list.release(m.now) {
+			m.syncQueue()
+		}
+		m.readReplay()
 		return m, tick(m.opts.Now)
 	case connectedMsg:
 		return m, m.applyConnected(msg.Connected)
 	case updateMsg:
 		m.applyUpdate(msg.Update)
+		m.readReplay()
 		return m, waitUpdate(m.opts.Updates)
 	case updatesClosedMsg:
 		m.log.add(logEntry{at: m.now, kind: logFailed, text: "the Watcher stopped: nothing on screen will change any more"})
@@ -250,6 +259,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.copySelected()
 	case key.Matches(msg, k.Sort):
 		m.list.sort = (m.list.sort + 1) % sortModes
+		m.list.heldRank = nil // the operator asked for this order
 		m.list.refresh()
 		m.syncQueue()
 	case key.Matches(msg, k.Narrate):
@@ -301,6 +311,7 @@ func (m *Model) scrollFocused(delta int) {
 	}
 	switch m.focus {
 	case focusList:
+		m.list.hold(m.now)
 		m.list.move(delta, m.list.rowsFor(fr.bodyH-2))
 		m.syncQueue()
 	case focusQueue:
@@ -472,7 +483,13 @@ func (m *Model) applyOwn(locks []OwnLock) {
 		if had && prev.State == o.State && prev.Position == o.Position {
 			continue
 		}
-		e := logEntry{at: m.now, kind: logYou, path: clean(o.Path, 0), text: ownState(&o, m.now, nodeRef)}
+		// The lock core's own time of the step: the console's clock ticks
+		// once a second and would put the step before what led to it.
+		at := o.Since
+		if at.IsZero() {
+			at = m.now
+		}
+		e := logEntry{at: at, kind: logYou, path: clean(o.Path, 0), text: ownState(&o, m.now, nodeRef)}
 		if o.State == OwnLost || o.State == OwnSuspended {
 			e.kind = logFailed
 		}
@@ -482,29 +499,6 @@ func (m *Model) applyOwn(locks []OwnLock) {
 		m.log.add(e)
 	}
 	m.rebuild()
-}
-
-// applyAction records the outcome of a Backend call.
-func (m *Model) applyAction(a actionMsg) {
-	if a.verb == "take" {
-		delete(m.taking, a.path)
-	}
-	what := a.verb + " " + cleanLeft(a.path, 50)
-	if a.node != "" {
-		what = a.verb + " " + nodeRef(a.node) + " on " + cleanLeft(a.path, 50)
-	}
-	if a.err != nil {
-		m.notice = notice{text: what + ": " + clean(a.err.Error(), 0), failed: true}
-		m.log.add(logEntry{at: m.now, kind: logFailed, path: clean(a.path, 0), text: a.verb + ": " + clean(a.err.Error(), 0)})
-		return
-	}
-	m.notice = notice{text: what + ": done"}
-	m.log.add(logEntry{at: m.now, kind: logYou, path: clean(a.path, 0), text: a.verb + " " + nodeRef(a.node) + " done"})
-	if a.verb == "release" {
-		// The lock core may not report Released for a lock already lost.
-		delete(m.own, a.path)
-		m.rebuild()
-	}
 }
 
 // rebuild recomputes everything derived from the snapshot and own locks.
@@ -582,7 +576,7 @@ func (m Model) View() string {
 		return st.Border
 	}
 	lines := make([]string, 0, h)
-	lines = append(lines, headerView(st, m.opts.Title, m.snap, m.dial, w, m.now))
+	lines = append(lines, headerView(st, m.opts.Title, m.snap, m.dial, m.opts.Replay != nil, w, m.now))
 	if b := m.deadlockBanner(w); b != "" {
 		lines = append(lines, b)
 	}
@@ -604,9 +598,12 @@ func (m Model) View() string {
 	logFoot, logLines := m.log.view(st, w-2, fr.logH-2)
 	lines = append(lines, box(border(focusLog), st.Title.Render("Events"), logFoot, logLines, w, fr.logH)...)
 	lines = append(lines, m.narrationLines()...)
-	if m.dial != nil {
+	switch {
+	case m.dial != nil:
 		lines = append(lines, m.dial.statusLine(st, m.notice, w, m.now))
-	} else {
+	case m.opts.Replay != nil:
+		lines = append(lines, replayStatus(st, m.replay, m.notice, w))
+	default:
 		lines = append(lines, statusView(st, m.own, m.notice, m.readOnly, m.recording, w, m.now))
 	}
 	lines = append(lines, m.footer(w))

@@ -45,6 +45,7 @@ func (m *Model) click(x, y int) {
 		if x < fr.listW {
 			m.focus = focusList
 			if i, ok := m.list.rowAt(inner, fr.bodyH-2); ok {
+				m.list.hold(m.now)
 				m.list.move(i-m.list.cursor, m.list.rowsFor(fr.bodyH-2))
 				m.syncQueue()
 			}

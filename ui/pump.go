@@ -20,6 +20,7 @@ type (
 	actionMsg        struct {
 		verb, path, node string
 		err              error
+		at               time.Time // when the answer came (Options.Now)
 	}
 )
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
@@ -27,7 +29,7 @@ type queuePane struct {
 	own      *OwnLock   // the operator's lock on this path, if any
 
 	// Derived once per snapshot, never per frame.
-	summary string          // "mutex · curator · 4 nodes"
+	summary []string        // "mutex", "curator", "4 nodes": the title's parts, most needed first
 	rw      bool            // has read or write nodes: show KIND
 	mixed   bool            // more than one recipe: show RECIPE
 	seqW    int             // widest sequence number
@@ -53,7 +55,7 @@ func (p *queuePane) set(q *model.Queue, path string, own *OwnLock) {
 	hint := p.cursor
 	p.q, p.path, p.own = q, path, own
 	p.index = nil
-	p.summary, p.rw, p.mixed, p.seqW = "", false, false, 3
+	p.summary, p.rw, p.mixed, p.seqW = nil, false, false, 3
 	p.flagged, p.cycle = nil, nil
 	if q == nil {
 		return
@@ -80,7 +82,8 @@ func (p *queuePane) set(q *model.Queue, path string, own *OwnLock) {
 	switch {
 	case q.Type == model.TypeSemaphore:
 		p.rw = true // KIND tells leases from the admission lock's nodes
-		parts = append(parts, "semaphore")
+		// How full it is matters more than the recipe or the node count.
+		parts = append(parts, "semaphore", holdersText(q))
 	case q.Type == model.TypeElection:
 		parts = append(parts, "election")
 	case p.rw:
@@ -91,11 +94,7 @@ func (p *queuePane) set(q *model.Queue, path string, own *OwnLock) {
 	if len(recipeNames) > 0 {
 		parts = append(parts, strings.Join(recipeNames, "+"))
 	}
-	parts = append(parts, plural(q.Nodes.Len(), "node"))
-	if q.Type == model.TypeSemaphore {
-		parts = append(parts, holdersText(q))
-	}
-	p.summary = strings.Join(parts, " · ")
+	p.summary = append(parts, plural(q.Nodes.Len(), "node"))
 	for _, w := range q.Warnings {
 		// Mixed recipes names every node: flagging them all would hide
 		// the ones that matter.
@@ -273,18 +272,18 @@ func (p *queuePane) rowsFor(st *themes.Styles, snap *model.Snapshot, w, h int, n
 
 // view draws the pane: its title, its bottom-edge label and inner lines.
 func (p *queuePane) view(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time, focused bool) (title, foot string, lines []string) {
-	title = st.Title.Render(cleanLeft(p.path, max(w/2, 12)))
-	if p.summary != "" {
-		title += st.Muted.Render(" · " + p.summary)
-	}
+	title = p.title(st, w-4) // as much as the border leaves a label (edge)
 	lines = make([]string, 0, h)
 	bans := p.banners(st, snap, w, h, now)
 	for _, b := range bans {
 		lines = append(lines, b.style.Render(fit(clean(b.text, w), w)))
 	}
 	if msg := p.emptyText(); msg != nil {
+		// Wrapped, not cut: these sentences are all the pane says.
 		for _, m := range msg {
-			lines = append(lines, st.Muted.Render(fit(" "+m, w)))
+			for _, l := range wrap(m, w-2) {
+				lines = append(lines, st.Muted.Render(fit(" "+l, w)))
+			}
 		}
 		return title, "", lines
 	}
@@ -333,7 +332,7 @@ func (p *queuePane) view(st *themes.Styles, snap *model.Snapshot, w, h int, now 
 		rows--
 		last = i
 		if p.height(i) == 2 && rows > 0 {
-			lines = append(lines, fit(strings.Repeat(" ", chainX)+p.chain(st, n, i, now), w))
+			lines = append(lines, fit(strings.Repeat(" ", chainX)+p.chain(st, n, i, now, w-chainX), w))
 			rows--
 		}
 	}
@@ -355,6 +354,31 @@ func (p *queuePane) view(st *themes.Styles, snap *model.Snapshot, w, h int, now 
 		foot = st.Muted.Render(fmt.Sprintf("%d-%d of %d", p.top+1, last+1, p.q.Nodes.Len()))
 	}
 	return title, foot, lines
+}
+
+// title is the pane's top label in at most w cells: the path, cut from
+// the left but never into its last element while any cell is left, then
+// the summary's parts that fit, most needed first ("semaphore · holders
+// 3/3" before the recipe and the node count).
+func (p *queuePane) title(st *themes.Styles, w int) string {
+	const sep = " · "
+	path := clean(p.path, 0)
+	last := path[strings.LastIndexByte(path, '/')+1:]
+	// The path keeps its last element; the parts share what is left.
+	room := w - ansi.StringWidth(last) - 1
+	var kept []string
+	for _, part := range p.summary {
+		if need := ansi.StringWidth(sep + part); need <= room {
+			kept = append(kept, part)
+			room -= need
+		}
+	}
+	rest := ""
+	if len(kept) > 0 {
+		rest = sep + strings.Join(kept, sep)
+	}
+	pathW := max(w-ansi.StringWidth(rest), 1)
+	return st.Title.Render(cleanLeft(p.path, pathW)) + st.Muted.Render(rest)
 }
 
 // emptyText explains a pane with no queue to draw, nil when there is one.
@@ -462,7 +486,7 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *model.Node, i int,
 
 // chain is the line under a node: the watch it hangs on, what the servers
 // say about it, and the operator's own state.
-func (p *queuePane) chain(st *themes.Styles, n *model.Node, i int, now time.Time) string {
+func (p *queuePane) chain(st *themes.Styles, n *model.Node, i int, now time.Time, w int) string {
 	var b strings.Builder
 	switch {
 	case n.Believes == lockops.RoleHolder && n.Role != lockops.RoleHolder:
@@ -474,7 +498,7 @@ func (p *queuePane) chain(st *themes.Styles, n *model.Node, i int, now time.Time
 	case n.Watches == "":
 		paint(&b, st.Muted, "└─ waits; the node it watches is unknown")
 	case n.WatchesChildren():
-		b.WriteString(childrenChain(st, n))
+		b.WriteString(childrenChain(st, n, w))
 	default:
 		paint(&b, st.Muted, "└─▶ watches ")
 		// Most waiters watch the node just before them.

@@ -33,7 +33,8 @@ func cleanLeft(s string, w int) string {
 }
 
 // fit pads or cuts an already safe (possibly styled) string to exactly w
-// cells.
+// cells. A cut that drops more than spaces ends in "…": the operator must
+// see that the text goes on.
 func fit(s string, w int) string {
 	if w <= 0 {
 		return ""
@@ -45,8 +46,18 @@ func fit(s string, w int) string {
 	case sw < w:
 		return s + strings.Repeat(" ", w-sw)
 	}
-	return ansi.Truncate(s, w, "")
+	out := ansi.Truncate(s, w, "")
+	if strings.TrimSpace(ansi.Strip(ansi.TruncateLeft(s, w, ""))) != "" {
+		out = ansi.Truncate(s, w, "…")
+	}
+	if cutSeen != nil {
+		cutSeen(s, out)
+	}
+	return out
 }
+
+// cutSeen, when set (by tests only), is told of every cut fit makes.
+var cutSeen func(in, out string)
 
 // fitRight right-aligns an unstyled string in w cells.
 func fitRight(s string, w int) string {
@@ -176,6 +187,9 @@ type column struct {
 	flex  bool // takes a share of the space left over
 	off   bool // not wanted for this table
 	maxW  int  // a flexible column grows no wider than this (0: no limit)
+	// need is how wide a flexible column's content is: it grows to it
+	// first, before the space left is shared.
+	need int
 }
 
 // layoutColumns keeps, in priority order, the columns that fit in width
@@ -201,7 +215,15 @@ func layoutColumns(width int, want []column, order []int) []column {
 	}
 	out := make([]column, len(want))
 	copy(out, want)
-	for spare := width - used; spare > 0; {
+	spare := width - used
+	for i := range out {
+		if c := &out[i]; keep[i] && c.flex && c.need > c.width && spare > 0 {
+			give := min(c.need-c.width, spare)
+			c.width += give
+			spare -= give
+		}
+	}
+	for spare > 0 {
 		var grow []int
 		for i, c := range out {
 			if keep[i] && c.flex && (c.maxW == 0 || c.width < c.maxW) {

@@ -2,26 +2,31 @@ package ui
 
 // The replay's timeline (`zklock replay`): keys that drive a Timeline,
 // its state in the status bar, and the jump-to-time dialog. The console
-// draws a replay as it draws the Watcher: snapshots arrive on
+// draws a replay as it draws the live model: snapshots arrive on
 // Options.Updates, the clock is the recording's (Options.Now), and every
 // action on locks is off (read-only, no Backend).
 
 import (
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
-	"github.com/zklock/zklock/timeline"
-
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/timeline"
 )
 
 // Timeline drives a replay (timeline.Player). The console calls it only
 // from tea.Cmds; each call returns where the replay then stands.
 type Timeline interface {
+	// State returns at once (no I/O): the console reads it on every tick
+	// and update, since a playing replay moves with no key pressed.
 	State() timeline.PlayerState
 	// Toggle plays or pauses.
 	Toggle() timeline.PlayerState
@@ -31,6 +36,24 @@ type Timeline interface {
 	Seek(t time.Time) timeline.PlayerState
 	Faster() timeline.PlayerState
 	Slower() timeline.PlayerState
+}
+
+// Replayer is a Timeline that also delivers the replayed updates on its
+// own clock: a timeline.Player.
+type Replayer interface {
+	Timeline
+	Updates() <-chan model.Update
+	Now() time.Time
+}
+
+// ReplayOptions are the console's options over a recording made with
+// header h and played by r: read-only, the recording's updates and
+// clock, and the paths the recorder was given as the live console lists
+// them. A root (--root) is not one: the queues found below it are in the
+// snapshots, and the root listed as a path of its own would be a row that
+// is no lock and never read.
+func ReplayOptions(h timeline.RecordingHeader, r Replayer) Options {
+	return Options{ReadOnly: true, Updates: r.Updates(), Paths: slices.Clone(h.Paths), Replay: r, Now: r.Now}
 }
 
 // replayKeys are the timeline's keys, on top of the console's.
@@ -81,20 +104,40 @@ func (m Model) replayKey(msg tea.KeyMsg) (Model, tea.Cmd, bool) {
 }
 
 // applyReplay shows the replay's state: the clock jumps with a step, and
-// the status bar says where the replay stands and which keys drive it.
+// the status bar says where the replay stands.
 func (m *Model) applyReplay(r replayMsg) {
 	m.now = r.state.At
-	m.notice = notice{text: replayText(r.state)}
+	m.replay = r.state
 }
 
-// replayText is the status bar's line for a replay.
-func replayText(s timeline.PlayerState) string {
-	return "REPLAY " + s.String() + " · space play/pause · ←/→ step · +/- speed · J jump"
+// readReplay takes in where the replay stands now: a playing replay
+// moves with no key pressed, so the console reads it on every tick and
+// update, as it reads the clock.
+func (m *Model) readReplay() {
+	if m.opts.Replay != nil {
+		m.replay = m.opts.Replay.State()
+	}
 }
 
-// replayNotice is the first status line of a replay.
-func replayNotice(tl Timeline) notice {
-	return notice{text: replayText(tl.State())}
+// replayStatus is the status bar of a replay: where it stands, always
+// whole, then the last action's outcome and the timeline's keys, as many
+// whole hints as fit and "…" for the rest.
+func replayStatus(st *themes.Styles, s timeline.PlayerState, n notice, w int) string {
+	segs := []seg{{" REPLAY ", st.Warning.Reverse(true)}, {" " + s.String(), st.Text}}
+	segs = append(segs, noticeSegs(st, n)...)
+	head := line(segs, nil)
+	room := w - ansi.StringWidth(head) - 3
+	hint := func(k, desc string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, desc)) }
+	hints := []key.Binding{hint("space", "play/pause"), hint("←/→", "step"), hint("+/-", "speed"), hint("J", "jump")}
+	h := helpModel(st, 0)
+	shown, cut := fitBindings(hints, room-2, ansi.StringWidth(h.ShortSeparator))
+	if len(shown) > 0 {
+		head += st.Muted.Render(" │ ") + h.ShortHelpView(shown)
+	}
+	if cut {
+		head += " " + st.Muted.Render("…")
+	}
+	return fit(head, w)
 }
 
 // jumpDialog asks for a moment of the recording: a clock time
@@ -123,7 +166,8 @@ func (d *jumpDialog) update(msg tea.Msg, k dialogKeys) (dialog, intent, tea.Cmd)
 		case key.Matches(km, k.Cancel):
 			return nil, intent{}, nil
 		case key.Matches(km, k.Confirm):
-			t, ok := parseJump(d.input.Value(), d.now, d.tl.State().Start)
+			s := d.tl.State()
+			t, ok := parseJump(d.input.Value(), d.now, s.Start, s.End)
 			if !ok {
 				d.wrong = clean(d.input.Value(), 24)
 				d.input.Reset()
@@ -138,9 +182,12 @@ func (d *jumpDialog) update(msg tea.Msg, k dialogKeys) (dialog, intent, tea.Cmd)
 	return d, intent{}, cmd
 }
 
-// parseJump reads a clock time (on the day of start, in local time) or
-// an offset from now.
-func parseJump(s string, now, start time.Time) (time.Time, bool) {
+// parseJump reads a clock time or an offset from now. A clock time is
+// taken on the day of the recording (start to end) that puts it nearest
+// the recording: the next day only for a recording that runs past
+// midnight, so a time before the start stays before it (the player then
+// starts from the beginning) rather than landing a day later, at the end.
+func parseJump(s string, now, start, end time.Time) (time.Time, bool) {
 	s = strings.TrimSpace(s)
 	if strings.HasPrefix(s, "+") || strings.HasPrefix(s, "-") {
 		d, err := time.ParseDuration(s)
@@ -150,8 +197,8 @@ func parseJump(s string, now, start time.Time) (time.Time, bool) {
 		if c, err := time.ParseInLocation(layout, s, time.Local); err == nil {
 			day := start.Local()
 			t := time.Date(day.Year(), day.Month(), day.Day(), c.Hour(), c.Minute(), c.Second(), c.Nanosecond(), time.Local)
-			if t.Before(day.Add(-time.Second)) {
-				t = t.AddDate(0, 0, 1) // past midnight in a recording that spans it
+			if next := t.AddDate(0, 0, 1); outside(next, start, end) < outside(t, start, end) {
+				t = next // past midnight in a recording that spans it
 			}
 			return t, true
 		}
@@ -160,6 +207,17 @@ func parseJump(s string, now, start time.Time) (time.Time, bool) {
 		return t, true
 	}
 	return time.Time{}, false
+}
+
+// outside is how far t lies outside [start, end] (0 inside).
+func outside(t, start, end time.Time) time.Duration {
+	switch {
+	case t.Before(start):
+		return start.Sub(t)
+	case t.After(end):
+		return t.Sub(end)
+	}
+	return 0
 }
 
 func (d *jumpDialog) view(st *themes.Styles, screenW, screenH int) []string {

@@ -55,7 +55,7 @@ func (f *fakeTimeline) Slower() timeline.PlayerState {
 func TestReplayKeys(t *testing.T) {
 	tl := &fakeTimeline{st: timeline.PlayerState{At: t0, Steps: 10, Speed: 1, Start: t0, End: t0.Add(time.Minute)}}
 	m := newTest("dark", 160, 48, func(o *Options) { o.Replay = tl; o.ReadOnly = true; o.Backend = nil })
-	if !strings.Contains(ansi.Strip(m.View()), "REPLAY ‖ paused") {
+	if v := ansi.Strip(m.View()); !strings.Contains(v, " REPLAY  ‖ paused ") {
 		t.Fatalf("no replay status:\n%s", ansi.Strip(m.View()))
 	}
 	apply := func(keys ...string) {
@@ -120,19 +120,28 @@ func keyMsgNamed(s string) tea.KeyMsg {
 
 func TestParseJump(t *testing.T) {
 	start := time.Date(2026, 11, 23, 3, 0, 0, 0, time.Local)
+	end := start.Add(30 * time.Minute)
 	now := start.Add(10 * time.Minute)
 	for in, want := range map[string]time.Time{
 		"03:12:07":     start.Add(12*time.Minute + 7*time.Second),
 		"03:12:07.250": start.Add(12*time.Minute + 7250*time.Millisecond),
 		"+90s":         now.Add(90 * time.Second),
 		"-5m":          now.Add(-5 * time.Minute),
-		"02:59:00":     start.Add(24*time.Hour - time.Minute),
+		// Before the start: that day (the player starts from the
+		// beginning), not the next day, which is after the end.
+		"02:59:00": start.Add(-time.Minute),
+		"04:00":    start.Add(time.Hour),
 	} {
-		if got, ok := parseJump(in, now, start); !ok || !got.Equal(want) {
+		if got, ok := parseJump(in, now, start, end); !ok || !got.Equal(want) {
 			t.Errorf("%q: %v %v, want %v", in, got, ok, want)
 		}
 	}
-	if _, ok := parseJump("soon", now, start); ok {
+	// A recording that runs past midnight: an early hour is the next day.
+	late := time.Date(2026, 11, 23, 23, 50, 0, 0, time.Local)
+	if got, _ := parseJump("00:05", late, late, late.Add(20*time.Minute)); !got.Equal(late.Add(15 * time.Minute)) {
+		t.Errorf("00:05 in a recording from 23:50 to 00:10: %v", got)
+	}
+	if _, ok := parseJump("soon", now, start, end); ok {
 		t.Errorf("soon parsed")
 	}
 }

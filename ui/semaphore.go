@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
@@ -41,12 +43,33 @@ func leaseName(n *model.Node, width int) string {
 	return clean(shortName(n.Name), width)
 }
 
-// childrenChain is the line under a waiter on a children watch: a
-// semaphore's contender waiting for a lease.
-func childrenChain(st *themes.Styles, n *model.Node) string {
+// childrenChain is the line under a waiter on a children watch (a
+// semaphore's contender waiting for a lease) in w cells: the longest
+// telling that fits, the reason the watch is inferred said last and
+// dropped first.
+func childrenChain(st *themes.Styles, n *model.Node, w int) string {
+	const (
+		lead   = "└─▶ waits for a lease"
+		of     = ": children of "
+		why    = " (children watches are not listed by the servers)"
+		status = " ? inferred"
+	)
+	watched := clean(n.Watches, 0)
+	tellings := [][3]string{{of + watched, status, why}, {of + watched, status, ""}}
+	if room := w - ansi.StringWidth(lead+of+status); room > 8 {
+		// The watched path cut from the left keeps its lock's name.
+		tellings = append(tellings, [3]string{of + cleanLeft(n.Watches, room), status, ""})
+	}
+	tellings = append(tellings, [3]string{"", status, ""})
+	t := tellings[len(tellings)-1]
+	for _, c := range tellings {
+		if ansi.StringWidth(lead+c[0]+c[1]+c[2]) <= w {
+			t = c
+			break
+		}
+	}
 	var b strings.Builder
-	b.WriteString(st.Muted.Render("└─▶ waits for a lease: children of "))
-	b.WriteString(st.Text.Render(cleanLeft(n.Watches, 40)))
-	b.WriteString(st.Inferred.Render(" ? inferred (children watches are not listed by the servers)"))
+	b.WriteString(st.Muted.Render(lead + t[0]))
+	b.WriteString(st.Inferred.Render(t[1] + t[2]))
 	return b.String()
 }

@@ -51,7 +51,7 @@ func TestSemaphoreView(t *testing.T) {
 	view := ansi.Strip(m.View())
 	for _, want := range []string{
 		"holders 2/1",
-		"/jobs/slots · semaphore · kazoo · 4 nodes · holders 2/1",
+		"/jobs/slots · semaphore · holders 2/1 · kazoo · 4 nodes",
 		"OVER LIMIT: holders 2/1: lease 9f6ee728…, lease 64b8f0c9…",
 		"lease",
 		"HOLDER",

@@ -1,0 +1,114 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/zklock/zklock/model"
+)
+
+// TestLockListHoldsOrder: sorted by contention, the list does not
+// re-sort under an operator moving through it: j goes to the row shown
+// below, the selection stays on its lock while queues change; once they
+// stop for holdOrder, the sort applies again, the selection still kept.
+func TestLockListHoldsOrder(t *testing.T) {
+	m := newTest("mono", 160, 48)
+	shown := func() []string {
+		var out []string
+		for _, i := range m.list.visible {
+			out = append(out, m.list.rows[i].path)
+		}
+		return out
+	}
+	before := shown()
+	c := m.list.cursor
+	m, _ = press(m, "down")
+	sel := m.list.selected
+	if sel != before[c+1] {
+		t.Fatalf("j from row %d selected %s, want %s", c, sel, before[c+1])
+	}
+	// The last but one lock's queue grows longest: by contention it moves up.
+	snap := fleet()
+	snap.At = t0.Add(time.Second)
+	for i := range snap.Queues {
+		if snap.Queues[i].Path == before[len(before)-2] {
+			q := curatorJob()
+			q.Path = snap.Queues[i].Path
+			nodes := []model.Node{}
+			for _, n := range q.Nodes.All() {
+				nodes = append(nodes, *n)
+			}
+			for range 3 {
+				nodes = append(nodes, nodes[len(nodes)-1])
+			}
+			q.Nodes = model.NodesOf(nodes...)
+			snap.Queues[i] = q
+		}
+	}
+	m = step(m, updateMsg{model.Update{Snapshot: snap}})
+	if got := shown(); strings.Join(got, " ") != strings.Join(before, " ") || m.list.selected != sel {
+		t.Fatalf("the list moved under the cursor: %v (selected %s), was %v (selected %s)", got, m.list.selected, before, sel)
+	}
+	if foot := ansi.Strip(m.View()); !strings.Contains(foot, "sort: contention · held while you move") {
+		t.Errorf("the held order is not said")
+	}
+	m, _ = press(m, "down")
+	if m.list.selected != before[c+2] {
+		t.Errorf("j went to %s, want the row shown below, %s", m.list.selected, before[c+2])
+	}
+	sel = m.list.selected
+	// Ticks within the hold keep it; after it, the sort applies.
+	m = step(m, tickMsg(t0.Add(holdOrder-time.Second)))
+	if strings.Join(shown(), " ") != strings.Join(before, " ") {
+		t.Errorf("re-sorted before the hold ran out")
+	}
+	m = step(m, tickMsg(t0.Add(holdOrder+time.Second)))
+	grown := before[len(before)-2]
+	if got := shown(); indexOf(got, grown) >= indexOf(before, grown) || m.list.selected != sel {
+		t.Errorf("after the hold: %v, selected %s; want %s moved up and %s still selected", got, m.list.selected, grown, sel)
+	}
+}
+
+func indexOf(s []string, v string) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestOwnStepsLoggedInOrder: the operator's own steps are logged at the
+// lock core's time, in order with zkview's events, and a take that only
+// queued says so.
+func TestOwnStepsLoggedInOrder(t *testing.T) {
+	m := newTest("mono", 160, 48)
+	at := t0.Add(1500 * time.Millisecond)
+	// zkview saw the node a little before the lock core's report came;
+	// the console's clock still says t0 (it ticks once a second).
+	m = step(m, updateMsg{model.Update{Events: []model.Event{{At: t0.Add(time.Second), Kind: model.EventCreated, Path: "/locks/job-a", Text: "#45 created"}}}})
+	m = step(m, ownMsg{[]OwnLock{{Path: "/locks/job-a", Node: curatorName("c9d8e7f6-a5b4-4c3d-8e2f-1a0b9c8d7e6f", 45), State: OwnQueued, Position: 5, Since: at}}})
+	m = step(m, actionMsg{verb: "take", path: "/locks/job-a", at: at.Add(100 * time.Millisecond)})
+	m = step(m, updateMsg{model.Update{Events: []model.Event{{At: t0.Add(1200 * time.Millisecond), Kind: model.EventInfo, Path: "/locks/job-a", Text: "late zkview event"}}}})
+	var last time.Time
+	var texts []string
+	for i := range len(m.log.ring) {
+		e := m.log.at(i)
+		if e.at.Before(last) {
+			t.Errorf("entry %d %q at %s after one at %s", i, e.text, e.at.Format("15:04:05.000"), last.Format("15:04:05.000"))
+		}
+		last = e.at
+		texts = append(texts, e.text)
+	}
+	all := strings.Join(texts, "|")
+	for _, want := range []string{"#45 created|late zkview event|waiting at 5|take queued"} {
+		if !strings.HasSuffix(all, want) {
+			t.Errorf("log %q does not end %q", all, want)
+		}
+	}
+	if strings.Contains(all, "  ") || strings.Contains(all, "take done") {
+		t.Errorf("log %q", all)
+	}
+}
