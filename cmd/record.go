@@ -76,7 +76,7 @@ prints its change stream (the lines of zklock watch --json).`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the file to write (must not exist)")
-	lf.register(cmd)
+	lf.register(cmd, zkview.DefaultMaxParents)
 	return cmd
 }
 
