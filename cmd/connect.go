@@ -33,11 +33,11 @@ func sessionOptions(s *config.Settings) []lockops.SessionOption {
 	return opts
 }
 
-// connect opens a session, bounded by the connect timeout: an unreachable
-// ensemble is one line naming it, within that time. lockops.Connect's own
-// clean-up after the deadline (closing a dial in progress) is not waited
-// for: it finishes in the background.
+// connect warns when the servers' names go unverified (warnInsecure) and
+// opens a session (connectBounded). Every command that reaches an ensemble
+// connects through it once, so the warning is one line per command.
 func connect(ctx context.Context, s *config.Settings, extra ...lockops.SessionOption) (*lockops.Session, error) {
+	warnInsecure(s)
 	start := time.Now()
 	sess, err := connectBounded(ctx, s, extra...)
 	if err != nil {
@@ -124,4 +124,23 @@ func zkErr(p string, err error) error {
 		return fmt.Errorf("%s: no such node: %w", p, err)
 	}
 	return fmt.Errorf("%s: %w", p, err)
+}
+
+// insecureWarning is the line a command prints on stderr when TLS does not
+// verify the servers' names; "" when it does, or over plain TCP.
+func insecureWarning(s *config.Settings) string {
+	if s.TLS == nil || !s.TLS.SkipHostnameVerify {
+		return ""
+	}
+	return "warning: TLS without hostname verification (--tls-insecure-skip-verify, or the context's insecure_skip_verify): " +
+		"any certificate the CAs signed is accepted for these servers, whatever name it is for"
+}
+
+// warnInsecure prints insecureWarning, if any, on stderr: an operator
+// reading only a command's output (a script's log) is told too, not only
+// the console's header.
+func warnInsecure(s *config.Settings) {
+	if w := insecureWarning(s); w != "" {
+		warn(errors.New(w))
+	}
 }

@@ -199,7 +199,9 @@ type liveConsole struct {
 // openLive connects and starts watching cc's paths and roots. On an error
 // it closes what it opened.
 func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, roots []string, audit *config.AuditLog) (*liveConsole, error) {
-	sess, err := connect(ctx, s)
+	// Not connect: its warning line on stderr would cut into the screen
+	// the console is drawing; the header says it instead.
+	sess, err := connectBounded(ctx, s)
 	if err != nil {
 		return nil, err
 	}

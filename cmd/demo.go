@@ -9,22 +9,25 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/demo"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/sandbox"
-
-	"github.com/spf13/cobra"
 )
 
 func newDemoCmd(g *config.Flags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "demo",
+	var port int
+	cmd := &cobra.Command{
+		Use:   "demo [--port N]",
 		Short: "A real local ZooKeeper, contending clients and the console",
 		Long: `demo starts a standalone ZooKeeper on 127.0.0.1 (unless --servers or
 --context names an ensemble), clients contending for three locks under
@@ -36,24 +39,35 @@ Presenter's keys: p pauses or resumes the clients, space steps one handoff,
 x kills the session of the selected lock's holder (its node vanishes with
 it), S makes a split-holders queue (a Kazoo-style client on a Curator
 queue). On quit the clients stop, and the local server and its data are
-removed.`,
+removed.
+
+--port N puts the local ZooKeeper on 127.0.0.1:N (a free port otherwise),
+so that a second tool can be pointed at the demo from a script:
+zklock --servers 127.0.0.1:N ls /demo/locks/billing.`,
+		Example: `  zklock demo
+  zklock demo --port 2181 &  zklock --servers 127.0.0.1:2181 watch --root /demo/locks`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runDemo(cmd, g) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDemo(cmd, g, port) },
 	}
+	cmd.Flags().IntVar(&port, "port", 0, "client port of the local ZooKeeper on 127.0.0.1 (default: a free one)")
+	return cmd
 }
 
-func runDemo(cmd *cobra.Command, g *config.Flags) error {
+func runDemo(cmd *cobra.Command, g *config.Flags, port int) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	gf := *g
 	// Only an explicit ensemble is used: a ZK_SERVERS left in the
 	// environment must not put the demo's clients on production.
 	external := gf.Servers != "" || gf.Context != ""
+	if err := checkDemoPort(port, external); err != nil {
+		return err
+	}
 	var cluster *sandbox.Cluster
 	if !external {
 		fmt.Fprintln(cmd.ErrOrStderr(), "zklock demo: starting a local ZooKeeper…")
 		var err error
-		cluster, err = sandbox.Start(ctx, sandbox.Options{TickTime: demo.TickTime, StartTimeout: demo.StartTimeout})
+		cluster, err = sandbox.Start(ctx, sandbox.Options{TickTime: demo.TickTime, StartTimeout: demo.StartTimeout, ClientPort: port})
 		if err != nil {
 			if ctx.Err() != nil {
 				return exitCode(exitSignal, errors.New("demo: interrupted while ZooKeeper was starting; nothing left behind"))
@@ -104,6 +118,25 @@ func runDemo(cmd *cobra.Command, g *config.Flags) error {
 		return exitCode(exitSignal, errors.New("demo stopped by a signal; its clients and server are gone"))
 	}
 	return runErr
+}
+
+// checkDemoPort refuses a --port the local ZooKeeper cannot have, before
+// it is started (a start takes seconds): out of range, given with an
+// ensemble of the operator's, or taken by another process.
+func checkDemoPort(port int, external bool) error {
+	switch {
+	case port == 0:
+		return nil
+	case port < 1 || port > 65535:
+		return exitCode(exitUsage, fmt.Errorf("demo: --port %d: want a port from 1 to 65535", port))
+	case external:
+		return exitCode(exitUsage, errors.New("demo: --port is the local ZooKeeper's port; with --servers or --context the demo uses that ensemble"))
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return fmt.Errorf("demo: port %d on 127.0.0.1 is taken (%s): choose another --port, or leave it out for a free one", port, errText(errors.Unwrap(err)))
+	}
+	return ln.Close()
 }
 
 // demoServerViewEvery: see runConsole's call above.

@@ -71,6 +71,9 @@ doctor exits 1 when a member cannot be used or a root cannot be read.`,
 			if err != nil {
 				return err
 			}
+			// Once for the ensemble: each member's session is made
+			// without connect's own warning.
+			warnInsecure(s)
 			rep := runDoctor(cmd.Context(), s)
 			if format == "json" {
 				if err := writeJSON(cmd.OutOrStdout(), rep); err != nil {
@@ -207,34 +210,43 @@ func runDoctor(ctx context.Context, s *config.Settings) *doctorReport {
 }
 
 // examineMember fills m and returns the member's session (nil if none).
+// The four-letter words are asked while the session is made; a link that
+// fails for good (the port speaks the other protocol, a certificate is
+// refused) fails them too, so they are cut short and told why once,
+// instead of each waiting out the connect timeout.
 func examineMember(ctx context.Context, s *config.Settings, m *doctorMember) *lockops.Session {
+	wctx, cutWords := context.WithCancel(ctx)
+	defer cutWords()
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for _, w := range doctorWords {
-		wg.Go(func() {
-			v := askWord(ctx, s, m.Server, w)
-			mu.Lock()
-			defer mu.Unlock()
-			m.FourLetter[w] = v.verdict
-			if w == "srvr" && v.reply != "" {
-				srvr := fourletter.ParseSrvr(v.reply)
-				m.Version, m.Mode = srvr.Version, srvr.Mode
-			}
-			if w == "mntr" && v.reply != "" && m.Version == "" {
-				mntr := fourletter.ParseMntr(v.reply)
-				m.Version, m.Mode = fourletter.ShortVersion(mntr["zk_version"]), mntr["zk_server_state"]
-			}
-		})
+	results := make([]wordResult, len(doctorWords))
+	for i, w := range doctorWords {
+		wg.Go(func() { results[i] = askWord(wctx, s, m.Server, w) })
 	}
 	one := *s
 	one.Servers = []string{m.Server}
-	sess, err := connect(ctx, &one)
+	sess, err := connectBounded(ctx, &one)
+	var lf *linkFailure
+	if errors.As(err, &lf) {
+		cutWords()
+	}
 	wg.Wait()
+	for i, w := range doctorWords {
+		r := results[i]
+		if r.cut && ctx.Err() == nil {
+			if les := linkErrors(err); len(les) > 0 {
+				r.verdict = "no answer: " + les[0].Problem.String()
+			}
+		}
+		m.FourLetter[w] = r.verdict
+		m.readVersion(w, r.reply)
+	}
 	if err != nil {
 		m.Error = err.Error()
 		m.AddWatch = "unknown: no session"
-		if les := linkErrors(err); len(les) > 0 && les[0].Cert != nil {
-			m.TLS = certDetails(les[0].Cert, false)
+		if les := linkErrors(err); len(les) > 0 {
+			if c := serverCert(les[0]); c != nil {
+				m.TLS = certDetails(c, false)
+			}
 		}
 		return nil
 	}
@@ -252,12 +264,30 @@ func examineMember(ctx context.Context, s *config.Settings, m *doctorMember) *lo
 	return sess
 }
 
-type wordResult struct{ verdict, reply string }
+// readVersion takes the member's version and mode from the reply to
+// srvr, or to mntr when srvr gave none.
+func (m *doctorMember) readVersion(word, reply string) {
+	switch {
+	case reply == "":
+	case word == "srvr":
+		srvr := fourletter.ParseSrvr(reply)
+		m.Version, m.Mode = srvr.Version, srvr.Mode
+	case word == "mntr" && m.Version == "":
+		mntr := fourletter.ParseMntr(reply)
+		m.Version, m.Mode = fourletter.ShortVersion(mntr["zk_version"]), mntr["zk_server_state"]
+	}
+}
+
+type wordResult struct {
+	verdict, reply string
+	cut            bool // given up: the caller's ctx ended first
+}
 
 // askWord sends one four-letter word through the same kind of link a
-// session uses (TLS on a secure port).
-func askWord(ctx context.Context, s *config.Settings, addr, word string) wordResult {
-	ctx, cancel := context.WithTimeout(ctx, s.ConnectTimeout)
+// session uses (TLS on a secure port). A word given up because parent
+// ended (not at the connect timeout) is marked cut.
+func askWord(parent context.Context, s *config.Settings, addr, word string) wordResult {
+	ctx, cancel := context.WithTimeout(parent, s.ConnectTimeout)
 	defer cancel()
 	var opts []lockops.SessionOption
 	if s.TLS != nil {
@@ -275,6 +305,8 @@ func askWord(ctx context.Context, s *config.Settings, addr, word string) wordRes
 		// Cut short by the cap or the deadline, it still tells an answer
 		// from a refusal.
 		return wordResult{verdict: "allowed", reply: reply}
+	case parent.Err() != nil:
+		return wordResult{verdict: "no answer: " + errText(err), cut: true}
 	case err != nil:
 		if les := linkErrors(err); len(les) > 0 {
 			return wordResult{verdict: "no answer: " + les[0].Problem.String()}
@@ -294,10 +326,7 @@ func certDetails(c *x509.Certificate, verified bool) *doctorPeerTLS {
 		return t
 	}
 	t.Subject, t.Issuer, t.NotAfter = c.Subject.String(), c.Issuer.String(), c.NotAfter.UTC()
-	t.Names = append(t.Names, c.DNSNames...)
-	for _, ip := range c.IPAddresses {
-		t.Names = append(t.Names, ip.String())
-	}
+	t.Names = certNames(c)
 	return t
 }
 

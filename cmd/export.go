@@ -1,6 +1,6 @@
 package cmd
 
-// `zklock export`: Prometheus metrics of the Watcher, read from the
+// `zklock export`: Prometheus metrics of the live model, read from the
 // latest snapshot at each scrape.
 
 import (
@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
+
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
@@ -43,12 +44,15 @@ func newExportCmd(g *config.Flags) *cobra.Command {
 serves their metrics at http://ADDR/metrics for Prometheus: per lock
 parent the holders, waiters, oldest wait, current hold, handoffs and
 warnings by code; the connection's state and the age of the servers'
-four-letter-word view. Metric names and an example alert rule file are
-in the README (deploy/prometheus/zklock-alerts.yml).
+four-letter-word view. Metric names are in docs/metrics.md; alert rules
+with their runbooks in deploy/prometheus/ and docs/runbooks.md; a
+systemd unit in deploy/systemd/.
 
 Labels stay bounded: paths come only from the watched paths and roots,
 at most --max-series-parents of them per scrape; the others are counted
-in zklock_export_dropped_parents.`,
+in zklock_export_dropped_parents. Until every path was read once,
+zklock_first_picture_complete is 0 and the lock parents served are a
+partial picture. Times are Unix timestamps (..._timestamp_seconds).`,
 		Example: `  zklock export --listen :9464 --root /locks
   curl -s localhost:9464/metrics | grep zklock_lock_waiters`,
 		Args: cobra.ArbitraryArgs,
@@ -72,7 +76,7 @@ in zklock_export_dropped_parents.`,
 				return err
 			}
 			defer lm.Close()
-			lc := newLockCollector(lm.w.Snapshot, time.Now, maxSeries)
+			lc := newLockCollector(lm.w.Snapshot, maxSeries)
 			go lc.follow(ctx, lm.w.Updates())
 			fmt.Fprintf(cmd.OutOrStdout(), "zklock export: serving http://%s/metrics\n", ln.Addr())
 			return serveMetrics(ctx, ln, lc)
@@ -80,7 +84,8 @@ in zklock_export_dropped_parents.`,
 	}
 	cmd.Flags().StringVar(&listen, "listen", "", "address to serve /metrics on (host:port, :port)")
 	cmd.Flags().IntVar(&maxSeries, "max-series-parents", DefaultExportParents, "export at most this many lock parents per scrape")
-	lf.register(cmd)
+	// Discovery may find as many lock parents as a scrape may serve.
+	lf.register(cmd, DefaultExportParents)
 	return cmd
 }
 
@@ -112,21 +117,24 @@ func serveMetrics(ctx context.Context, ln net.Listener, lc *lockCollector) error
 	return nil
 }
 
-// lockCollector is a prometheus.Collector over the Watcher: each
+// lockCollector is a prometheus.Collector over the live model: each
 // scrape reads the latest snapshot (nothing is done per change, except
 // counting handoffs, below) and turns it into constant metrics.
 type lockCollector struct {
 	snapshot   func() *model.Snapshot
-	now        func() time.Time
 	maxParents int
+	build      versionInfo
 
 	mu sync.Mutex
 	// handoffs counts per path the handoffs the Watcher saw. A queue
 	// keeps only its last 64 handoffs, so a scrape alone would miss
 	// those beyond 64 between two scrapes (a hot lock hands over
 	// hundreds of times a minute): follow counts them per update.
-	handoffs     map[string]*handoffCount
-	droppedTotal float64
+	handoffs map[string]*handoffCount
+	// pictured: a snapshot with every watched path read was seen. Paths
+	// discovered later make Unread non-zero again; the first picture
+	// stays complete.
+	pictured bool
 }
 
 type handoffCount struct {
@@ -134,32 +142,37 @@ type handoffCount struct {
 	last  time.Time // the newest handoff counted
 }
 
+// Times are exported as Unix timestamps, not ages, as Prometheus advises
+// (process_start_time_seconds): a timestamp stays true between scrapes
+// and alerts compute the age with time() - metric.
 var (
 	labelPath = []string{"path"}
 	descs     = struct {
-		holders, waiters, oldestWait, hold, handoffs, warnings, stale, exists *prometheus.Desc
-		conn, snapStale, serverView, serverViewAge, parents, dropped          *prometheus.Desc
-		droppedTotal, capped, deadlocks, snapAge                              *prometheus.Desc
+		holders, waiters, waitSince, holdSince, handoffs, warnings, stale, exists *prometheus.Desc
+		conn, snapStale, serverView, serverViewAt, parents, dropped               *prometheus.Desc
+		droppedSeries, capped, deadlocks, snapAt, pictured, build                 *prometheus.Desc
 	}{
-		holders:    prometheus.NewDesc("zklock_lock_holders", "Nodes holding the lock (by sequence order), as ls --json role holder.", labelPath, nil),
-		waiters:    prometheus.NewDesc("zklock_lock_waiters", "Nodes waiting for the lock, as ls --json role waiting.", labelPath, nil),
-		oldestWait: prometheus.NewDesc("zklock_lock_oldest_wait_seconds", "How long the longest waiter has waited (since its creation); 0 with no waiter.", labelPath, nil),
-		hold:       prometheus.NewDesc("zklock_lock_hold_seconds", "How long the current holder has held (the longest, when several); 0 with no holder. A holder found holding counts from its creation.", labelPath, nil),
-		handoffs:   prometheus.NewDesc("zklock_lock_handoffs_total", "Handoffs (release, then the next holder) the Watcher saw since it started.", labelPath, nil),
-		warnings:   prometheus.NewDesc("zklock_lock_warnings", "Warnings on the lock parent by code (split-holders, deadlock, mixed-recipes, missing-watch, herd, over-limit, self-wait); absent means none.", []string{"path", "code"}, nil),
-		stale:      prometheus.NewDesc("zklock_lock_stale", "1 while the lock parent's data may be out of date (the Watcher's link is down).", labelPath, nil),
-		exists:     prometheus.NewDesc("zklock_lock_exists", "1 when the lock parent exists, as ls --json exists.", labelPath, nil),
+		holders:   prometheus.NewDesc("zklock_lock_holders", "Nodes holding the lock (by sequence order), as ls --json role holder.", labelPath, nil),
+		waiters:   prometheus.NewDesc("zklock_lock_waiters", "Nodes waiting for the lock, as ls --json role waiting.", labelPath, nil),
+		waitSince: prometheus.NewDesc("zklock_lock_oldest_wait_since_timestamp_seconds", "Unix time the longest waiter started waiting (its creation); absent with no waiter.", labelPath, nil),
+		holdSince: prometheus.NewDesc("zklock_lock_held_since_timestamp_seconds", "Unix time the current holder started holding (the earliest, when several; one found holding counts from its creation); absent with no holder.", labelPath, nil),
+		handoffs:  prometheus.NewDesc("zklock_lock_handoffs_total", "Handoffs (release, then the next holder) the Watcher saw since it started.", labelPath, nil),
+		warnings:  prometheus.NewDesc("zklock_lock_warnings", "Warnings on the lock parent by code (split-holders, deadlock, mixed-recipes, missing-watch, herd, over-limit, self-wait); absent means none.", []string{"path", "code"}, nil),
+		stale:     prometheus.NewDesc("zklock_lock_stale", "1 while the lock parent's data may be out of date (the Watcher's link is down).", labelPath, nil),
+		exists:    prometheus.NewDesc("zklock_lock_exists", "1 when the lock parent exists, as ls --json exists.", labelPath, nil),
 
-		conn:          prometheus.NewDesc("zklock_connection_state", "The Watcher's connection: 1 for the current state.", []string{"state"}, nil),
-		snapStale:     prometheus.NewDesc("zklock_stale", "1 while the Watcher is disconnected and the model may be out of date.", nil, nil),
+		conn:          prometheus.NewDesc("zklock_connection_state", "The monitor's connection: 1 for the current state.", []string{"state"}, nil),
+		snapStale:     prometheus.NewDesc("zklock_stale", "1 while the monitor is disconnected and the model may be out of date.", nil, nil),
 		serverView:    prometheus.NewDesc("zklock_server_view", "1 when the servers' four-letter words (cons, wchc) answer: client addresses and verified watches.", nil, nil),
-		serverViewAge: prometheus.NewDesc("zklock_server_view_age_seconds", "Age of the last four-letter-word answer (links verified then); absent without a server view.", nil, nil),
+		serverViewAt:  prometheus.NewDesc("zklock_server_view_timestamp_seconds", "Unix time of the last four-letter-word answer (links verified then); absent without a server view.", nil, nil),
 		parents:       prometheus.NewDesc("zklock_parents", "Lock parents in the model.", nil, nil),
 		dropped:       prometheus.NewDesc("zklock_export_dropped_parents", "Lock parents not exported by this scrape (beyond --max-series-parents).", nil, nil),
-		droppedTotal:  prometheus.NewDesc("zklock_export_dropped_series_total", "Per-parent series left out of scrapes so far, for the cap.", nil, nil),
+		droppedSeries: prometheus.NewDesc("zklock_export_dropped_series", "Per-parent series this scrape left out for the cap (--max-series-parents).", nil, nil),
 		capped:        prometheus.NewDesc("zklock_discovery_capped", "1 when discovery under the roots stopped at its bound (--max-parents): more lock parents may exist.", nil, nil),
 		deadlocks:     prometheus.NewDesc("zklock_session_deadlocks", "Cycles of the wait-for graph over sessions across every lock, by state (deadlock, cycle, self-wait).", []string{"state"}, nil),
-		snapAge:       prometheus.NewDesc("zklock_snapshot_age_seconds", "Age of the model's snapshot this scrape read.", nil, nil),
+		snapAt:        prometheus.NewDesc("zklock_snapshot_timestamp_seconds", "Unix time of the model's snapshot this scrape read.", nil, nil),
+		pictured:      prometheus.NewDesc("zklock_first_picture_complete", "0 until every watched path (and every lock parent discovered under the roots) was read once: until then the lock parents served are a partial picture.", nil, nil),
+		build:         prometheus.NewDesc("zklock_build_info", "1, labelled with the version, commit and Go release of the zklock serving it.", []string{"version", "commit", "goversion"}, nil),
 	}
 	connStates     = []model.ConnState{model.StateConnecting, model.StateConnected, model.StateDisconnected, model.StateExpired, model.StateClosed}
 	deadlockStates = []string{model.CycleDeadlock, model.CycleYoung, model.CycleSelfWait}
@@ -169,15 +182,15 @@ var (
 // six gauges and the counter, plus its warnings.
 const seriesPerParent = 7
 
-func newLockCollector(snapshot func() *model.Snapshot, now func() time.Time, maxParents int) *lockCollector {
-	return &lockCollector{snapshot: snapshot, now: now, maxParents: maxParents, handoffs: map[string]*handoffCount{}}
+func newLockCollector(snapshot func() *model.Snapshot, maxParents int) *lockCollector {
+	return &lockCollector{snapshot: snapshot, maxParents: maxParents, build: buildInfo(), handoffs: map[string]*handoffCount{}}
 }
 
 // Describe sends every descriptor the collector uses.
 func (c *lockCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descs.holders, descs.waiters, descs.oldestWait, descs.hold, descs.handoffs,
-		descs.warnings, descs.stale, descs.exists, descs.conn, descs.snapStale, descs.serverView, descs.serverViewAge,
-		descs.parents, descs.dropped, descs.droppedTotal, descs.capped, descs.deadlocks, descs.snapAge} {
+	for _, d := range []*prometheus.Desc{descs.holders, descs.waiters, descs.waitSince, descs.holdSince, descs.handoffs,
+		descs.warnings, descs.stale, descs.exists, descs.conn, descs.snapStale, descs.serverView, descs.serverViewAt,
+		descs.parents, descs.dropped, descs.droppedSeries, descs.capped, descs.deadlocks, descs.snapAt, descs.pictured, descs.build} {
 		ch <- d
 	}
 }
@@ -232,28 +245,42 @@ func (c *lockCollector) countHandoffs(snap *model.Snapshot) {
 	}
 }
 
-// Collect turns the latest snapshot into metrics.
+// Collect turns the latest snapshot into metrics. zklock_build_info is
+// served before the first snapshot too: a target that is up says what it
+// runs.
 func (c *lockCollector) Collect(ch chan<- prometheus.Metric) {
-	snap := c.snapshot()
-	if snap == nil {
-		return
-	}
-	now := c.now()
-	c.countHandoffs(snap)
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
+	gauge(descs.build, 1, c.build.Version, c.build.Commit, c.build.Go)
+	snap := c.snapshot()
+	if snap == nil {
+		gauge(descs.pictured, 0)
+		return
+	}
+	c.countHandoffs(snap)
+	c.collectModel(snap, gauge)
+	c.collectParents(snap, ch, gauge)
+}
+
+// collectModel sends the metrics of the model as a whole.
+func (c *lockCollector) collectModel(snap *model.Snapshot, gauge func(*prometheus.Desc, float64, ...string)) {
+	c.mu.Lock()
+	c.pictured = c.pictured || snap.Unread == 0
+	pictured := c.pictured
+	c.mu.Unlock()
+	gauge(descs.pictured, boolValue(pictured))
 	for _, st := range connStates {
 		gauge(descs.conn, boolValue(snap.Conn.State == st), st.String())
 	}
 	gauge(descs.snapStale, boolValue(snap.Stale))
 	gauge(descs.serverView, boolValue(snap.ServerView))
 	if snap.ServerView && !snap.ServerViewAt.IsZero() {
-		gauge(descs.serverViewAge, max(now.Sub(snap.ServerViewAt).Seconds(), 0))
+		gauge(descs.serverViewAt, unixSeconds(snap.ServerViewAt))
 	}
 	gauge(descs.parents, float64(len(snap.Queues)))
 	gauge(descs.capped, boolValue(snap.DiscoveryCapped))
-	gauge(descs.snapAge, max(now.Sub(snap.At).Seconds(), 0))
+	gauge(descs.snapAt, unixSeconds(snap.At))
 	for _, st := range deadlockStates {
 		n := 0
 		for _, d := range snap.Deadlocks {
@@ -263,12 +290,15 @@ func (c *lockCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		gauge(descs.deadlocks, float64(n), st)
 	}
+}
 
+// collectParents sends the metrics of each lock parent, up to the cap.
+func (c *lockCollector) collectParents(snap *model.Snapshot, ch chan<- prometheus.Metric, gauge func(*prometheus.Desc, float64, ...string)) {
 	exported := min(len(snap.Queues), c.maxParents)
 	dropped := len(snap.Queues) - exported
+	gauge(descs.dropped, float64(dropped))
+	gauge(descs.droppedSeries, float64(dropped*seriesPerParent))
 	c.mu.Lock()
-	c.droppedTotal += float64(dropped * seriesPerParent)
-	droppedTotal := c.droppedTotal
 	totals := make([]float64, exported)
 	for i := range exported {
 		if hc := c.handoffs[snap.Queues[i].Path]; hc != nil {
@@ -276,17 +306,18 @@ func (c *lockCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	c.mu.Unlock()
-	gauge(descs.dropped, float64(dropped))
-	ch <- prometheus.MustNewConstMetric(descs.droppedTotal, prometheus.CounterValue, droppedTotal)
-
 	for i := range exported {
 		q := &snap.Queues[i]
 		p := model.SanitizeString(q.Path, 0)
-		m := lockMetricsOf(q, now)
+		m := lockMetricsOf(q)
 		gauge(descs.holders, float64(m.holders), p)
 		gauge(descs.waiters, float64(m.waiters), p)
-		gauge(descs.oldestWait, m.oldestWait, p)
-		gauge(descs.hold, m.hold, p)
+		if !m.waitSince.IsZero() {
+			gauge(descs.waitSince, unixSeconds(m.waitSince), p)
+		}
+		if !m.holdSince.IsZero() {
+			gauge(descs.holdSince, unixSeconds(m.holdSince), p)
+		}
 		gauge(descs.exists, boolValue(q.State == model.PathPresent || q.State == model.PathNoAuth), p)
 		gauge(descs.stale, boolValue(m.stale), p)
 		ch <- prometheus.MustNewConstMetric(descs.handoffs, prometheus.CounterValue, totals[i], p)
@@ -298,29 +329,30 @@ func (c *lockCollector) Collect(ch chan<- prometheus.Metric) {
 
 // lockMetrics are one lock parent's values.
 type lockMetrics struct {
-	holders, waiters int
-	oldestWait, hold float64 // seconds
-	stale            bool
-	codes            []string // warning codes, first-seen order
-	byCode           map[string]int
+	holders, waiters     int
+	waitSince, holdSince time.Time // the earliest start of a wait, of a hold; zero with none
+	stale                bool
+	codes                []string // warning codes, first-seen order
+	byCode               map[string]int
 }
 
-// lockMetricsOf reads one queue at now. Waits count from a waiter's
-// creation; holds from the role's start (ls --json's since).
-func lockMetricsOf(q *model.Queue, now time.Time) lockMetrics {
+// lockMetricsOf reads one queue. Waits count from a waiter's creation;
+// holds from the role's start (ls --json's since).
+func lockMetricsOf(q *model.Queue) lockMetrics {
 	var m lockMetrics
+	earliest := func(cur *time.Time, t time.Time) {
+		if !t.IsZero() && (cur.IsZero() || t.Before(*cur)) {
+			*cur = t
+		}
+	}
 	for _, n := range q.Nodes.All() {
 		start, _ := n.Tenure()
-		age := 0.0
-		if !start.IsZero() {
-			age = max(now.Sub(start).Seconds(), 0)
-		}
 		if n.Role == lockops.RoleHolder {
 			m.holders++
-			m.hold = max(m.hold, age)
+			earliest(&m.holdSince, start)
 		} else {
 			m.waiters++
-			m.oldestWait = max(m.oldestWait, age)
+			earliest(&m.waitSince, start)
 		}
 	}
 	for _, w := range q.Warnings {
@@ -338,6 +370,10 @@ func lockMetricsOf(q *model.Queue, now time.Time) lockMetrics {
 	}
 	return m
 }
+
+// unixSeconds is t as a Prometheus timestamp value: seconds since the
+// epoch, milliseconds kept.
+func unixSeconds(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
 
 func boolValue(b bool) float64 {
 	if b {

@@ -19,14 +19,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/zklock/zklock/model"
-
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	pmodel "github.com/prometheus/common/model"
-	"github.com/zklock/zklock/lockops"
-	"github.com/zklock/zklock/zkview"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/zkview"
 )
 
 // scrape serves lc through the registry and handler `export` uses and
@@ -102,8 +102,7 @@ func TestExportMatchesLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	var clock time.Time
-	lc := newLockCollector(w.Snapshot, func() time.Time { return clock }, DefaultExportParents)
+	lc := newLockCollector(w.Snapshot, DefaultExportParents)
 	go lc.follow(ctx, w.Updates())
 	eventually(t, 20*time.Second, "the model to read both paths", func() bool {
 		s := w.Snapshot()
@@ -116,7 +115,6 @@ func TestExportMatchesLs(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("ls: %d %s", code, errOut)
 		}
-		clock = time.Now()
 		fams := scrape(t, lc)
 		var paths []model.JSONPath
 		if err := json.Unmarshal([]byte(out), &paths); err != nil {
@@ -124,23 +122,28 @@ func TestExportMatchesLs(t *testing.T) {
 		}
 		for _, jp := range paths {
 			var holders, waiters int
-			var hold, wait float64
+			var holdSince, waitSince float64 // the earliest; 0 with none
 			holdBound := "exact"
+			earliest := func(cur *float64, v float64) {
+				if *cur == 0 || v < *cur {
+					*cur = v
+				}
+			}
 			for _, n := range jp.Queue {
 				since, err := time.Parse(time.RFC3339Nano, n.Since)
 				if err != nil {
 					t.Fatalf("%s: since %q: %v", what, n.Since, err)
 				}
-				age := clock.Sub(since).Seconds()
+				ts := float64(since.UnixMilli()) / 1000
 				if n.Role == "holder" {
 					holders++
-					hold = math.Max(hold, age)
+					earliest(&holdSince, ts)
 					if n.SinceBound != "exact" {
 						holdBound = n.SinceBound
 					}
 				} else {
 					waiters++
-					wait = math.Max(wait, age)
+					earliest(&waitSince, ts)
 				}
 			}
 			for _, m := range []struct {
@@ -149,14 +152,21 @@ func TestExportMatchesLs(t *testing.T) {
 			}{
 				{"zklock_lock_holders", float64(holders), 0},
 				{"zklock_lock_waiters", float64(waiters), 0},
-				{"zklock_lock_hold_seconds", hold, 0.002}, // ls prints milliseconds
-				{"zklock_lock_oldest_wait_seconds", wait, 0.002},
+				{"zklock_lock_held_since_timestamp_seconds", holdSince, 0.002}, // ls prints milliseconds
+				{"zklock_lock_oldest_wait_since_timestamp_seconds", waitSince, 0.002},
 				{"zklock_lock_exists", 1, 0},
 			} {
 				got, ok := metricValue(fams, m.name, "path", jp.Path)
-				if ok && m.name == "zklock_lock_hold_seconds" && holdBound == "earliest" && got <= m.want+m.tol {
+				if m.want == 0 && strings.HasSuffix(m.name, "_timestamp_seconds") {
+					// No holder, or no waiter: no timestamp.
+					if ok {
+						t.Errorf("%s: %s{path=%s} = %v, want absent", what, m.name, jp.Path, got)
+					}
+					continue
+				}
+				if ok && m.name == "zklock_lock_held_since_timestamp_seconds" && holdBound == "earliest" && got >= m.want-m.tol {
 					// ls found the holder holding: it has held at most
-					// since its creation; the Watcher saw the handoff.
+					// since its creation; the live model saw the handoff.
 					continue
 				}
 				if !ok || math.Abs(got-m.want) > m.tol {
@@ -203,28 +213,33 @@ func TestExportMatchesLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 20*time.Second, "the handoff counted", func() bool {
-		clock = time.Now()
 		v, _ := metricValue(scrape(t, lc), "zklock_lock_handoffs_total", "path", p)
 		return v == 1
 	})
 	eventually(t, 20*time.Second, "the second client to hold", func() bool { return locks[1].State() == lockops.LockHolding })
 	compare("after the handoff")
-	clock = time.Now()
 	if v, _ := metricValue(scrape(t, lc), "zklock_lock_handoffs_total", "path", p); v != 1 {
 		t.Errorf("handoffs_total %v after one handoff", v)
 	}
 
-	// The cap: one parent exported, the other counted as dropped.
-	capped := newLockCollector(w.Snapshot, time.Now, 1)
-	fams := scrape(t, capped)
-	if _, ok := metricValue(fams, "zklock_lock_holders", "path", split); ok {
-		t.Errorf("a parent beyond the cap was exported")
-	}
-	if v, _ := metricValue(fams, "zklock_export_dropped_parents"); v != 1 {
-		t.Errorf("dropped parents %v, want 1", v)
-	}
-	if v, _ := metricValue(fams, "zklock_export_dropped_series_total"); v != seriesPerParent {
-		t.Errorf("dropped series total %v, want %d", v, seriesPerParent)
+	// The cap: one parent exported, the other counted as dropped, the
+	// same at every scrape (a gauge of this scrape, not a running sum).
+	capped := newLockCollector(w.Snapshot, 1)
+	for range 2 {
+		fams := scrape(t, capped)
+		// The first path in order is kept ("-10" sorts before "-9").
+		if n := len(fams["zklock_lock_holders"].GetMetric()); n != 1 {
+			t.Errorf("%d parents exported, want 1 (the cap)", n)
+		}
+		if v, _ := metricValue(fams, "zklock_export_dropped_parents"); v != 1 {
+			t.Errorf("dropped parents %v, want 1", v)
+		}
+		if f := fams["zklock_export_dropped_series"]; f.GetType() != dto.MetricType_GAUGE {
+			t.Errorf("dropped series: %v, want a gauge", f)
+		}
+		if v, _ := metricValue(fams, "zklock_export_dropped_series"); v != seriesPerParent {
+			t.Errorf("dropped series %v, want %d", v, seriesPerParent)
+		}
 	}
 }
 
@@ -250,7 +265,9 @@ func TestExportServes(t *testing.T) {
 		h, _ := metricValue(fams, "zklock_lock_holders", "path", p)
 		w, _ := metricValue(fams, "zklock_lock_waiters", "path", p)
 		_, goOK := fams["go_goroutines"]
-		return h == 1 && w == 1 && goOK
+		pictured, _ := metricValue(fams, "zklock_first_picture_complete")
+		build, _ := metricValue(fams, "zklock_build_info")
+		return h == 1 && w == 1 && goOK && pictured == 1 && build == 1
 	})
 	if err := e.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -295,7 +312,7 @@ func syntheticSnapshot(parents, nodes int, at time.Time) *model.Snapshot {
 func BenchmarkExportScrape(b *testing.B) {
 	at := time.Now()
 	snap := syntheticSnapshot(1000, 10, at)
-	lc := newLockCollector(func() *model.Snapshot { return snap }, func() time.Time { return at }, DefaultExportParents)
+	lc := newLockCollector(func() *model.Snapshot { return snap }, DefaultExportParents)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(lc)
 	h := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
@@ -334,7 +351,7 @@ func TestAlertRulesUseExportedMetrics(t *testing.T) {
 	}
 	at := time.Now()
 	snap := syntheticSnapshot(3, 3, at)
-	fams := scrape(t, newLockCollector(func() *model.Snapshot { return snap }, time.Now, DefaultExportParents))
+	fams := scrape(t, newLockCollector(func() *model.Snapshot { return snap }, DefaultExportParents))
 	names := regexp.MustCompile(`zklock_[a-z_]+`)
 	var alerts []string
 	for _, g := range file.Groups {

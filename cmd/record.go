@@ -15,6 +15,7 @@ import (
 
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/timeline"
+	"github.com/zklock/zklock/zkview"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
@@ -81,7 +82,7 @@ prints its change stream (the lines of zklock watch --json).`,
 	// command: still taken for one release, with a warning, and hidden.
 	cmd.Flags().StringVarP(&outOldOp, "output", "o", "", "deprecated: -f FILE")
 	_ = cmd.Flags().MarkHidden("output")
-	lf.register(cmd)
+	lf.register(cmd, zkview.DefaultMaxParents)
 	return cmd
 }
 

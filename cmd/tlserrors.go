@@ -4,8 +4,11 @@ package cmd
 // server, what is wrong, and what to change.
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"time"
@@ -95,8 +98,8 @@ func problemLine(s *config.Settings, servers string, le *lockops.LinkError) stri
 		return fmt.Sprintf("TLS: the certificate of %s has expired: renew it on the server (its ssl.keyStore)", servers)
 	case lockops.LinkUnknownAuthority:
 		issuer := "an unknown CA"
-		if le.Cert != nil {
-			issuer = fmt.Sprintf("%q", le.Cert.Issuer.String())
+		if c := serverCert(le); c != nil {
+			issuer = fmt.Sprintf("%q", c.Issuer.String())
 		}
 		trusted := "the system's CAs"
 		if s.TLS != nil && s.TLS.CA != "" {
@@ -105,19 +108,7 @@ func problemLine(s *config.Settings, servers string, le *lockops.LinkError) stri
 		return fmt.Sprintf("TLS: the certificate of %s is signed by %s, which is not in %s: give the CA that signed it with --tls-ca",
 			servers, issuer, trusted)
 	case lockops.LinkNameMismatch:
-		names := "other names"
-		if le.Cert != nil {
-			var n []string
-			n = append(n, le.Cert.DNSNames...)
-			for _, ip := range le.Cert.IPAddresses {
-				n = append(n, ip.String())
-			}
-			if len(n) > 0 {
-				names = strings.Join(n, ", ")
-			}
-		}
-		return fmt.Sprintf("TLS: the certificate of %s is for %s, not %q: connect by one of those names, or set --tls-server-name (last resort: --tls-insecure-skip-verify)",
-			servers, names, le.Name)
+		return nameMismatchLine(s, servers, le)
 	case lockops.LinkCertInvalid:
 		return fmt.Sprintf("TLS: the certificate of %s is not valid (%s): fix it on the server", servers, errText(le.Err))
 	case lockops.LinkClientCertRefused:
@@ -138,6 +129,52 @@ func problemLine(s *config.Settings, servers string, le *lockops.LinkError) stri
 		return fmt.Sprintf("%s closed the connection before answering: the server may require TLS (that port answers a TLS handshake): give --tls-ca CA (and --tls-cert, --tls-key if it asks for a client certificate), or a context with a tls: block", servers)
 	}
 	return fmt.Sprintf("%s: %s (%s)", servers, le.Problem, errText(le.Err))
+}
+
+// nameMismatchLine says which names the server's certificate has and
+// where the name it was checked against came from: the host dialled, or a
+// server name set on purpose (then setting it again is no advice: the
+// name set is what is wrong).
+func nameMismatchLine(s *config.Settings, servers string, le *lockops.LinkError) string {
+	names := "no name at all"
+	c := serverCert(le)
+	if n := certNames(c); len(n) > 0 {
+		names = strings.Join(n, ", ")
+	}
+	if s.TLS == nil || s.TLS.ServerName == "" {
+		return fmt.Sprintf("TLS: the certificate of %s is for %s, not %q: connect by one of those names, or set --tls-server-name to one (last resort: --tls-insecure-skip-verify)",
+			servers, names, le.Name)
+	}
+	line := fmt.Sprintf("TLS: the certificate of %s is for %s, not %q, the server name set (--tls-server-name, or the context's tls server_name): set it to one of the certificate's names",
+		servers, names, s.TLS.ServerName)
+	if host, _, err := net.SplitHostPort(le.Server); err == nil && c != nil && c.VerifyHostname(host) == nil {
+		line += fmt.Sprintf(", or drop it: the certificate is valid for %s, the host dialled", host)
+	}
+	return line
+}
+
+// serverCert is the certificate the server presented for itself (the
+// first of the chain it sent), when the handshake got that far. le.Cert is
+// where verification stopped instead: for an unknown authority, the end
+// of the chain, which is the server's CA when the server sends it.
+func serverCert(le *lockops.LinkError) *x509.Certificate {
+	var cve *tls.CertificateVerificationError
+	if errors.As(le.Err, &cve) && len(cve.UnverifiedCertificates) > 0 {
+		return cve.UnverifiedCertificates[0]
+	}
+	return le.Cert
+}
+
+// certNames are the DNS names and IP addresses c is valid for.
+func certNames(c *x509.Certificate) []string {
+	if c == nil {
+		return nil
+	}
+	n := append([]string{}, c.DNSNames...)
+	for _, ip := range c.IPAddresses {
+		n = append(n, ip.String())
+	}
+	return n
 }
 
 // linkHints adds, to an unreachable ensemble's line, what the last

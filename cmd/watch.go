@@ -29,9 +29,10 @@ type liveFlags struct {
 	maxParents int
 }
 
-func (lf *liveFlags) register(cmd *cobra.Command) {
+// register adds the flags to cmd; maxParents is --max-parents' default.
+func (lf *liveFlags) register(cmd *cobra.Command, maxParents int) {
 	cmd.Flags().StringArrayVar(&lf.roots, "root", nil, "discover lock parents below this path (repeatable)")
-	cmd.Flags().IntVar(&lf.maxParents, "max-parents", zkview.DefaultMaxParents, "watch at most this many lock parents (discovery stops there)")
+	cmd.Flags().IntVar(&lf.maxParents, "max-parents", maxParents, "watch at most this many lock parents (discovery stops there)")
 }
 
 // liveWatcher is a connected session and a Watcher over it.
@@ -118,7 +119,7 @@ code 0.`,
 		},
 	}
 	output = addOutputFlag(cmd, "text (a line per change) or json (an object per line, schema in the README)", "text", "json")
-	lf.register(cmd)
+	lf.register(cmd, zkview.DefaultMaxParents)
 	return cmd
 }
 

@@ -233,8 +233,12 @@ func tlsFor(cfg *tls.Config, addr string, skipHostname bool) *tls.Config {
 			for _, ic := range cs.PeerCertificates[1:] {
 				opts.Intermediates.AddCert(ic)
 			}
-			_, err := cs.PeerCertificates[0].Verify(opts)
-			return err
+			if _, err := cs.PeerCertificates[0].Verify(opts); err != nil {
+				// As Go's own verification does: the chain the server
+				// sent stays readable (its first is the server's own).
+				return &tls.CertificateVerificationError{UnverifiedCertificates: cs.PeerCertificates, Err: err}
+			}
+			return nil
 		}
 	}
 	return c

@@ -82,6 +82,10 @@ type Options struct {
 	// Netty) beside its plain client port, and makes a CA and certificates
 	// for it (Cluster.TLS, tls.go).
 	TLS *TLSOptions
+	// ClientPort is a standalone server's client port, for a caller that
+	// must know it in advance (zklock demo --port); 0 picks a free one.
+	// A port in use fails Start with ErrPortInUse, without a retry.
+	ClientPort int
 
 	// pickPorts replaces freePorts in tests that need a port clash.
 	pickPorts func(n int) ([]int, error)
@@ -115,6 +119,19 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.pickPorts == nil {
 		o.pickPorts = freePorts
+	}
+	if o.ClientPort != 0 {
+		if o.Members != 1 || o.ClientPort < 1 || o.ClientPort > 65535 {
+			return o, fmt.Errorf("%w: ClientPort %d (a port 1 to 65535, for a standalone server)", ErrOptions, o.ClientPort)
+		}
+		pick := o.pickPorts
+		o.pickPorts = func(n int) ([]int, error) {
+			ports, err := pick(n)
+			if err == nil {
+				ports[0] = o.ClientPort // the first is the client port
+			}
+			return ports, err
+		}
 	}
 	return o, nil
 }
@@ -156,7 +173,7 @@ func startWith(ctx context.Context, inst Install, opts Options) (*Cluster, error
 		return nil, err
 	}
 	c, err := startOnce(ctx, inst, opts)
-	if err == nil || !errors.Is(err, ErrPortInUse) || ctx.Err() != nil {
+	if err == nil || !errors.Is(err, ErrPortInUse) || ctx.Err() != nil || opts.ClientPort != 0 {
 		return c, err
 	}
 	c, err2 := startOnce(ctx, inst, opts)

@@ -14,6 +14,7 @@ if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-query >/dev/null 2>
   [ -n "${ZOOKEEPER_HOME:-}" ] || command -v zkServer.sh >/dev/null 2>&1 || {
     echo "deps: install Apache ZooKeeper 3.6+ (Homebrew: brew install zookeeper) or set ZOOKEEPER_HOME"; missing=1; }
   command -v tmux >/dev/null 2>&1 || { echo "deps: install tmux"; missing=1; }
+  command -v promtool >/dev/null 2>&1 || { echo "deps: install promtool (Homebrew: brew install prometheus)"; missing=1; }
   echo "deps: interop tests also need Apache Curator 5 jars and Python Kazoo; see README.md"
   exit "$missing"
 fi
@@ -23,6 +24,12 @@ for p in default-jre-headless zookeeper tmux python3-kazoo libcurator-recipes-ja
 done
 # javac compiles the small Curator driver used by interop tests and benchmarks.
 command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
+# promtool checks and unit-tests deploy/prometheus/ (cmd's TestAlertRulesPromtool).
+# Debian ships it only in the prometheus package (about 30 s to install), whose
+# prometheus.service is enabled: on a host booted with systemd it starts a
+# Prometheus server on :9090 (systemctl disable --now prometheus if unwanted);
+# in a container policy-rc.d usually stops it starting.
+command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 
 if [ ${#need[@]} -eq 0 ]; then
   echo "deps: all present"
