@@ -17,7 +17,7 @@ func (m Model) take() (tea.Model, tea.Cmd) {
 	if row == nil {
 		return m, nil
 	}
-	if q := findQueue(m.snap, row.path); q != nil {
+	if q := m.snap.Queue(row.path); q != nil {
 		for _, n := range q.Nodes.All() {
 			if k := n.Kind; k == lockops.KindRead || k == lockops.KindWrite {
 				m.dialog = &takeDialog{path: row.path}

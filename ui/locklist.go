@@ -114,7 +114,7 @@ func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]
 	// rows do.
 	added := make(map[string]bool, len(paths))
 	for _, p := range paths {
-		if !added[p] && findQueue(snap, p) == nil {
+		if !added[p] && snap.Queue(p) == nil {
 			added[p] = true
 			label := clean(p, 0)
 			l.rows = append(l.rows, lockRow{path: p, label: label, lower: strings.ToLower(label), state: model.PathPending})

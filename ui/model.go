@@ -515,7 +515,7 @@ func (m *Model) syncQueue() {
 	if o, ok := m.own[path]; ok {
 		own = &o
 	}
-	m.queue.set(findQueue(m.snap, path), path, own)
+	m.queue.set(m.snap.Queue(path), path, own)
 	m.fixScroll()
 }
 

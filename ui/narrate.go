@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/zklock/zklock/lockops"
@@ -32,7 +31,7 @@ func narrate(ev model.Event, before, after *model.Snapshot) string {
 		return me + " created its node under " + path + " and waits."
 	case model.EventDeleted:
 		var watchers []string
-		if q := findQueue(before, ev.Path); q != nil {
+		if q := before.Queue(ev.Path); q != nil {
 			for _, n := range q.Nodes.All() {
 				if n.Watches == ev.Node {
 					watchers = append(watchers, nodeRef(n.Name))
@@ -55,25 +54,10 @@ func narrate(ev model.Event, before, after *model.Snapshot) string {
 	return ""
 }
 
-func findQueue(s *model.Snapshot, path string) *model.Queue {
-	if s == nil {
-		return nil
-	}
-	i := sort.Search(len(s.Queues), func(i int) bool { return s.Queues[i].Path >= path })
-	if i < len(s.Queues) && s.Queues[i].Path == path {
-		return &s.Queues[i]
-	}
-	// Snapshots are sorted by path; fall back in case one is not.
-	for i := range s.Queues {
-		if s.Queues[i].Path == path {
-			return &s.Queues[i]
-		}
-	}
-	return nil
-}
-
+// findNode is the node called name in the queue at path, nil when s has
+// no such node.
 func findNode(s *model.Snapshot, path, name string) *model.Node {
-	q := findQueue(s, path)
+	q := s.Queue(path)
 	if q == nil {
 		return nil
 	}
