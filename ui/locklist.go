@@ -2,6 +2,8 @@ package ui
 
 import (
 	"cmp"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,6 +61,7 @@ type lockRow struct {
 
 // lockList is the left pane: every watched lock, sortable and filterable.
 type lockList struct {
+	pane
 	rows     []lockRow
 	visible  []int // indices into rows, filtered and sorted
 	cursor   int   // index into visible
@@ -92,6 +95,81 @@ func newLockList() lockList {
 	// A blinking cursor would redraw the screen twice a second for nothing.
 	ti.Cursor.SetMode(cursor.CursorStatic)
 	return lockList{filter: ti}
+}
+
+// Update handles the list's keys (navigation, filter, sort, clear), the
+// filter's editing while it has the keyboard, and the mouse (the root
+// gives Y from the pane's top border). The root shows the selected
+// lock's queue afterwards.
+func (l lockList) Update(msg tea.Msg) (lockList, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		if l.filtering {
+			return l.filterKey(msg)
+		}
+		k := l.keys
+		switch {
+		case key.Matches(msg, k.Filter):
+			l.filtering = true
+			return l, l.filter.Focus()
+		case key.Matches(msg, k.Clear):
+			if l.filter.Value() != "" {
+				l.filter.Reset()
+				l.refresh()
+			}
+		case key.Matches(msg, k.Sort):
+			l.sort = (l.sort + 1) % sortModes
+			l.heldRank = nil // the operator asked for this order
+			l.refresh()
+		default:
+			if d, ok := navDelta(msg, k, max(l.rowsFor(l.height-2)-1, 1)); ok {
+				l.hold(l.now)
+				l.move(d, l.rowsFor(l.height-2))
+			}
+		}
+	case tea.MouseMsg:
+		if d, ok := wheelDelta(msg); ok {
+			l.hold(l.now)
+			l.move(d, l.rowsFor(l.height-2))
+		} else if i, ok := l.rowAt(msg.Y-1, l.height-2); ok && leftClick(msg) {
+			l.hold(l.now)
+			l.move(i-l.cursor, l.rowsFor(l.height-2))
+		}
+	default:
+		if l.filtering {
+			// A text input's own messages.
+			l.filter, cmd = l.filter.Update(msg)
+		}
+	}
+	return l, cmd
+}
+
+// filterKey edits the filter; enter keeps it, esc drops it.
+func (l lockList) filterKey(msg tea.KeyMsg) (lockList, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg.Type {
+	case tea.KeyEnter:
+		l.filtering = false
+		l.filter.Blur()
+	case tea.KeyEsc:
+		l.filtering = false
+		l.filter.Blur()
+		l.filter.Reset()
+	default:
+		l.filter, cmd = l.filter.Update(msg)
+	}
+	l.refresh()
+	return l, cmd
+}
+
+// keepInView keeps the cursor on screen after a change of size or data.
+func (l *lockList) keepInView() { l.scroll(l.rowsFor(l.height - 2)) }
+
+// View draws the pane in its border, width x height cells.
+func (l lockList) View() []string {
+	title, foot := l.titles(l.st)
+	return box(l.border, title, foot, l.body(l.st, l.width-2, l.height-2, l.now, l.focused), l.width, l.height)
 }
 
 // rebuild recomputes the rows from a snapshot, the configured paths and the
@@ -132,6 +210,55 @@ func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]
 		}
 	}
 	l.refresh()
+}
+
+// markSession flags the rows of the locks where session id (0: none)
+// owns a node in snap.
+func (l *lockList) markSession(snap *model.Snapshot, id int64) {
+	if id == 0 || snap == nil {
+		return
+	}
+	has := map[string]bool{}
+	for i := range snap.Queues {
+		q := &snap.Queues[i]
+		for _, n := range q.Nodes.All() {
+			if n.Session == id {
+				has[q.Path] = true
+				break
+			}
+		}
+	}
+	for i := range l.rows {
+		l.rows[i].marked = has[l.rows[i].path]
+	}
+}
+
+// flagDeadlocks flags the locks of a cross-lock deadlock in snap (‼,
+// sorted first, found by the filter "deadlock"), as a deadlock within one
+// queue is; it says whether any row was flagged.
+func (l *lockList) flagDeadlocks(snap *model.Snapshot) bool {
+	if snap == nil {
+		return false
+	}
+	in := map[string]bool{}
+	for _, d := range snap.Deadlocks {
+		if d.State == model.CycleDeadlock {
+			for _, p := range d.Paths {
+				in[p] = true
+			}
+		}
+	}
+	if len(in) == 0 {
+		return false
+	}
+	for i := range l.rows {
+		if r := &l.rows[i]; in[r.path] {
+			r.danger = true
+			r.codes = strings.TrimSpace(r.codes + " cross-lock-deadlock")
+		}
+	}
+	l.refresh()
+	return true
 }
 
 // commonParent is the longest parent path ending in "/" that every row's
@@ -422,8 +549,8 @@ func listColumns(w, pathW int) []column {
 	}, listOrder)
 }
 
-// view draws the pane's inner lines (w x h).
-func (l *lockList) view(st *themes.Styles, w, h int, now time.Time, focused bool) []string {
+// body draws the pane's inner lines (w x h).
+func (l *lockList) body(st *themes.Styles, w, h int, now time.Time, focused bool) []string {
 	lines := make([]string, 0, h)
 	if l.filterShown() {
 		f := l.filter

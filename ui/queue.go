@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	tea "github.com/charmbracelet/bubbletea"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,7 +22,9 @@ import (
 // rows on screen are drawn, so a queue of 10,000 nodes scrolls as fast as
 // one of ten.
 type queuePane struct {
-	q        *model.Queue // nil: nothing selected, or not read yet
+	pane
+	snap     *model.Snapshot // the root's, for the staleness banner
+	q        *model.Queue    // nil: nothing selected, or not read yet
 	path     string
 	index    *nodeIndex // finds nodes of q by name
 	cursor   int        // node index
@@ -37,6 +41,42 @@ type queuePane struct {
 	cycle   map[string]bool // nodes in a deadlock
 
 	mark int64 // the session whose nodes are marked ◆ (sessions pane), 0 for none
+}
+
+// Update handles navigation keys and the mouse (the root gives Y from the
+// pane's top border).
+func (p queuePane) Update(msg tea.Msg) (queuePane, tea.Cmd) {
+	rows := p.rows()
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		// Nodes take up to two lines each.
+		if d, ok := navDelta(msg, p.keys, max(rows/2, 1)); ok {
+			p.move(d, rows)
+		}
+	case tea.MouseMsg:
+		head := len(p.banners(p.st, p.snap, p.width-2, p.height-2, p.now)) + 1 // banners, column header
+		if d, ok := wheelDelta(msg); ok {
+			p.move(d, rows)
+		} else if i, ok := p.nodeAt(msg.Y-1-head, rows); ok && leftClick(msg) {
+			p.move(i-p.cursor, rows)
+		}
+	}
+	return p, nil
+}
+
+// rows is how many lines the pane has for node rows now.
+func (p *queuePane) rows() int {
+	return p.rowsFor(p.st, p.snap, p.width-2, p.height-2, p.now)
+}
+
+// keepInView keeps the cursor's node on screen after a change of size or
+// data.
+func (p *queuePane) keepInView() { p.scroll(p.rows()) }
+
+// View draws the pane in its border, width x height cells.
+func (p queuePane) View() []string {
+	title, foot, lines := p.body(p.st, p.snap, p.width-2, p.height-2, p.now, p.focused)
+	return box(p.border, title, foot, lines, p.width, p.height)
 }
 
 // set shows queue q (nil for none), keeping the cursor on the same node
@@ -146,14 +186,27 @@ func (p *queuePane) node() *model.Node {
 	return p.q.Nodes.At(p.cursor)
 }
 
+// copyTarget is the full path of the node under the cursor, for y.
+func (p *queuePane) copyTarget() (raw, shown string, ok bool) {
+	n := p.node()
+	if n == nil {
+		return "", "", false
+	}
+	raw = p.path
+	if n.Name != "" { // a plain ephemeral lock's waiters own no node
+		raw = path.Join(raw, n.Name)
+	}
+	return raw, clean(raw, 0), true
+}
+
 // isOwn says whether n is the operator's own node.
 func (p *queuePane) isOwn(n *model.Node) bool {
 	return p.own != nil && p.own.Node != "" && p.own.Node == n.Name
 }
 
-// height is how many lines node i takes: waiters, nodes that disagree with
+// nodeLines is how many lines node i takes: waiters, nodes that disagree with
 // the queue about holding, and the own node get a second line.
-func (p *queuePane) height(i int) int {
+func (p *queuePane) nodeLines(i int) int {
 	n := p.q.Nodes.At(i)
 	if n.Role == lockops.RoleWaiting || n.Believes != n.Role || p.isOwn(n) {
 		return 2
@@ -186,7 +239,7 @@ func (p *queuePane) scroll(rows int) {
 	for {
 		used := 0
 		for i := p.top; i <= p.cursor; i++ {
-			used += p.height(i)
+			used += p.nodeLines(i)
 		}
 		if used <= rows || p.top == p.cursor {
 			break
@@ -270,8 +323,8 @@ func (p *queuePane) rowsFor(st *themes.Styles, snap *model.Snapshot, w, h int, n
 	return max(h-used, 1)
 }
 
-// view draws the pane: its title, its bottom-edge label and inner lines.
-func (p *queuePane) view(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time, focused bool) (title, foot string, lines []string) {
+// body draws the pane: its title, its bottom-edge label and inner lines.
+func (p *queuePane) body(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time, focused bool) (title, foot string, lines []string) {
 	title = p.title(st, w-4) // as much as the border leaves a label (edge)
 	lines = make([]string, 0, h)
 	bans := p.banners(st, snap, w, h, now)
@@ -331,7 +384,7 @@ func (p *queuePane) view(st *themes.Styles, snap *model.Snapshot, w, h int, now 
 		lines = append(lines, line(segs, over))
 		rows--
 		last = i
-		if p.height(i) == 2 && rows > 0 {
+		if p.nodeLines(i) == 2 && rows > 0 {
 			lines = append(lines, fit(strings.Repeat(" ", chainX)+p.chain(st, n, i, now, w-chainX), w))
 			rows--
 		}
@@ -578,7 +631,7 @@ func (p *queuePane) nodeAt(y, rows int) (int, bool) {
 		return 0, false
 	}
 	for i := p.top; i < p.q.Nodes.Len(); i++ {
-		h := p.height(i)
+		h := p.nodeLines(i)
 		if y < h {
 			return i, true
 		}
