@@ -12,7 +12,6 @@ import (
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
 )
@@ -37,26 +36,6 @@ func (s sortMode) String() string {
 		return "hold time"
 	}
 	return "contention"
-}
-
-// lockRow is one watched lock parent, summarised for the list. Times are
-// kept rather than durations so that a clock tick needs no rebuild.
-type lockRow struct {
-	path      string // raw; the key
-	label     string // sanitized path
-	lower     string // label in lower case, for the filter
-	state     model.PathState
-	holder    string // sanitized identity of the holder(s)
-	holders   int
-	depth     int
-	waitSince time.Time // oldest waiter's Since; zero when nobody waits
-	holdSince time.Time // first holder's tenure start; zero when nobody holds
-	holdBound model.Bound
-	danger    bool   // split-holders, deadlock or mixed-recipes
-	warn      bool   // any other warning
-	codes     string // warning codes, for the filter and the marker
-	own       *OwnLock
-	marked    bool // the marked session (sessions pane) has a node here
 }
 
 // lockList is the left pane: every watched lock, sortable and filterable.
@@ -261,30 +240,6 @@ func (l *lockList) flagDeadlocks(snap *model.Snapshot) bool {
 	return true
 }
 
-// commonParent is the longest parent path ending in "/" that every row's
-// path starts with; "" for fewer than two rows or only the root.
-func commonParent(rows []lockRow) string {
-	if len(rows) < 2 {
-		return ""
-	}
-	p := rows[0].path
-	for _, r := range rows[1:] {
-		for !strings.HasPrefix(r.path, p) {
-			p = p[:len(p)-1]
-		}
-	}
-	p = p[:strings.LastIndex(p, "/")+1]
-	if p == "/" {
-		return ""
-	}
-	for _, r := range rows {
-		if len(r.path) == len(p) {
-			return "" // a row would have an empty name
-		}
-	}
-	return p
-}
-
 // titles are the pane's top and bottom border labels.
 func (l *lockList) titles(st *themes.Styles) (title, foot string) {
 	title = st.Title.Render("Locks")
@@ -301,52 +256,6 @@ func (l *lockList) titles(st *themes.Styles) (title, foot string) {
 		foot += st.Muted.Render(" · held while you move")
 	}
 	return title, foot
-}
-
-// summarize derives the list row of one queue.
-func summarize(q *model.Queue) lockRow {
-	r := lockRow{path: q.Path, label: clean(q.Path, 0), state: q.State, depth: q.Nodes.Len()}
-	r.lower = strings.ToLower(r.label)
-	var first *model.Node
-	for _, n := range q.Nodes.All() {
-		if n.Role == lockops.RoleHolder || n.Believes == lockops.RoleHolder {
-			r.holders++
-			if first == nil {
-				first = n
-			}
-			continue
-		}
-		if r.waitSince.IsZero() || n.Since.Before(r.waitSince) {
-			r.waitSince = n.Since
-		}
-	}
-	if first != nil {
-		r.holdSince, r.holdBound = first.Tenure()
-		switch {
-		case q.Type == model.TypeSemaphore:
-			r.holder = holdersText(q)
-		case r.holders > 1 && first.Kind == lockops.KindRead:
-			r.holder = strconv.Itoa(r.holders) + " readers"
-		case r.holders > 1:
-			r.holder = strconv.Itoa(r.holders) + " holders"
-		case len(first.Data) > 0:
-			r.holder = model.Sanitize(first.Data, 0)
-		default:
-			r.holder = session(first.Session)
-		}
-	}
-	var codes []string
-	for _, w := range q.Warnings {
-		codes = append(codes, w.Code)
-		switch w.Code {
-		case model.WarnSplitHolders, model.WarnDeadlock, model.WarnMixedRecipes, model.WarnOverLimit:
-			r.danger = true
-		default:
-			r.warn = true
-		}
-	}
-	r.codes = strings.Join(codes, " ")
-	return r
 }
 
 // refresh re-applies filter and sort and puts the cursor back on the
@@ -466,17 +375,6 @@ func (l *lockList) heldOrder(order []int) []int {
 	}
 	slices.SortStableFunc(out, func(a, b int) int { return cmp.Compare(rank(a), rank(b)) })
 	return out
-}
-
-// earlier orders known times before unknown (zero) ones.
-func earlier(a, b time.Time) bool {
-	switch {
-	case a.IsZero():
-		return false
-	case b.IsZero():
-		return true
-	}
-	return a.Before(b)
 }
 
 func (l *lockList) syncSelected() {

@@ -341,25 +341,8 @@ func (p *queuePane) body(st *themes.Styles, snap *model.Snapshot, w, h int, now 
 		return title, "", lines
 	}
 	cols := p.columns(w)
-	var head []seg
-	// Chains hang under the first column after SEQ (NODE when shown).
-	x, chainX := 0, 0
-	for i, c := range cols {
-		if i > 0 {
-			head = append(head, seg{" ", st.Column})
-			x++
-		}
-		if chainX == 0 && i > 0 && cols[i-1].title == "SEQ" {
-			chainX = x
-		}
-		t := c.title
-		if c.right {
-			t = fitRight(t, c.width)
-		}
-		head = append(head, seg{fit(t, c.width), st.Column})
-		x += c.width
-	}
-	lines = append(lines, line(head, nil))
+	head, chainX := columnHeader(st, cols)
+	lines = append(lines, head)
 	rows := h - len(lines)
 	if len(p.q.Other) > 0 {
 		rows--
@@ -393,20 +376,50 @@ func (p *queuePane) body(st *themes.Styles, snap *model.Snapshot, w, h int, now 
 		lines = append(lines, "")
 	}
 	if len(p.q.Other) > 0 {
-		names := make([]string, 0, min(len(p.q.Other), 6))
-		for i, o := range p.q.Other {
-			if i == 6 {
-				names = append(names, "…")
-				break
-			}
-			names = append(names, clean(o, 24))
-		}
-		lines = append(lines, st.Muted.Render(fit(fmt.Sprintf(" + %s, not queued: %s", plural(len(p.q.Other), "other child"), strings.Join(names, ", ")), w)))
+		lines = append(lines, p.otherLine(st, w))
 	}
 	if p.top > 0 || last < p.q.Nodes.Len()-1 {
 		foot = st.Muted.Render(fmt.Sprintf("%d-%d of %d", p.top+1, last+1, p.q.Nodes.Len()))
 	}
 	return title, foot, lines
+}
+
+// columnHeader is the column titles' line, and the cell where the chain
+// under a node starts: under the first column after SEQ (NODE when
+// shown).
+func columnHeader(st *themes.Styles, cols []column) (head string, chainX int) {
+	var segs []seg
+	x := 0
+	for i, c := range cols {
+		if i > 0 {
+			segs = append(segs, seg{" ", st.Column})
+			x++
+		}
+		if chainX == 0 && i > 0 && cols[i-1].title == "SEQ" {
+			chainX = x
+		}
+		t := c.title
+		if c.right {
+			t = fitRight(t, c.width)
+		}
+		segs = append(segs, seg{fit(t, c.width), st.Column})
+		x += c.width
+	}
+	return line(segs, nil), chainX
+}
+
+// otherLine names, in w cells, the children of the lock that are not lock
+// nodes (a few, then "…").
+func (p *queuePane) otherLine(st *themes.Styles, w int) string {
+	names := make([]string, 0, min(len(p.q.Other), 6))
+	for i, o := range p.q.Other {
+		if i == 6 {
+			names = append(names, "…")
+			break
+		}
+		names = append(names, clean(o, 24))
+	}
+	return st.Muted.Render(fit(fmt.Sprintf(" + %s, not queued: %s", plural(len(p.q.Other), "other child"), strings.Join(names, ", ")), w))
 }
 
 // title is the pane's top label in at most w cells: the path, cut from
@@ -462,21 +475,7 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *model.Node, i int,
 		text, style := "", st.Text
 		switch c.title {
 		case "":
-			mark, flag, fs := " ", " ", st.Text
-			if i == p.cursor {
-				mark = "❯"
-			}
-			switch {
-			case p.isOwn(n):
-				flag, fs = "★", st.Own
-			case p.mark != 0 && n.Session == p.mark:
-				flag, fs = "◆", st.Key
-			case p.flagged[n.Name]:
-				flag, fs = "‼", st.Danger
-			case n.Link == model.LinkMissing || n.Herd:
-				flag, fs = "!", st.Warning
-			}
-			segs = append(segs, seg{mark, st.Key}, seg{flag, fs})
+			segs = p.markCells(segs, st, n, i)
 			continue
 		case "POS":
 			text = strconv.Itoa(i + 1)
@@ -494,21 +493,7 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *model.Node, i int,
 				text, style = "(watch)", st.Muted // waits by an exists watch, owns no node
 			}
 		case "ROLE":
-			// The role shown is what the node's own recipe believes: in a
-			// split queue two nodes act as holders, and both must look it.
-			// An election says leader and follower.
-			word := strings.ToUpper(model.RoleWord(p.q.Type, lockops.RoleHolder))
-			switch {
-			case n.Believes == lockops.RoleHolder && n.Role != lockops.RoleHolder:
-				text, style = word+"‼", st.Danger
-			case n.Believes == lockops.RoleHolder:
-				text, style = word, st.Holder
-				if p.flagged[n.Name] {
-					style = st.Danger
-				}
-			default:
-				text, style = model.RoleWord(p.q.Type, lockops.RoleWaiting), st.Waiter
-			}
+			text, style = p.roleCell(st, n)
 		case "KIND":
 			text, style = n.KindName(), st.Muted
 		case "RECIPE":
@@ -535,6 +520,42 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *model.Node, i int,
 		segs = append(segs, seg{fit(text, c.width), style})
 	}
 	return segs
+}
+
+// markCells appends node n's (row i's) first two cells: the cursor, then
+// its flag (own, marked session, named by a warning, never wakes or herd).
+func (p *queuePane) markCells(segs []seg, st *themes.Styles, n *model.Node, i int) []seg {
+	mark, flag, fs := " ", " ", st.Text
+	if i == p.cursor {
+		mark = "❯"
+	}
+	switch {
+	case p.isOwn(n):
+		flag, fs = "★", st.Own
+	case p.mark != 0 && n.Session == p.mark:
+		flag, fs = "◆", st.Key
+	case p.flagged[n.Name]:
+		flag, fs = "‼", st.Danger
+	case n.Link == model.LinkMissing || n.Herd:
+		flag, fs = "!", st.Warning
+	}
+	return append(segs, seg{mark, st.Key}, seg{flag, fs})
+}
+
+// roleCell is node n's ROLE: what its own recipe believes. In a split
+// queue two nodes act as holders, and both must look it; an election
+// says leader and follower.
+func (p *queuePane) roleCell(st *themes.Styles, n *model.Node) (string, lipgloss.Style) {
+	word := strings.ToUpper(model.RoleWord(p.q.Type, lockops.RoleHolder))
+	switch {
+	case n.Believes == lockops.RoleHolder && n.Role != lockops.RoleHolder:
+		return word + "‼", st.Danger
+	case n.Believes == lockops.RoleHolder && p.flagged[n.Name]:
+		return word, st.Danger
+	case n.Believes == lockops.RoleHolder:
+		return word, st.Holder
+	}
+	return model.RoleWord(p.q.Type, lockops.RoleWaiting), st.Waiter
 }
 
 // chain is the line under a node: the watch it hangs on, what the servers
