@@ -2,6 +2,7 @@ package model
 
 import (
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/zklock/zklock/lockops"
@@ -271,6 +272,25 @@ type Snapshot struct {
 	// sessions.go), judged at At; nil when there are none. SessionsOf
 	// builds the rest of the sessions view on demand.
 	Deadlocks []Deadlock
+}
+
+// Queue returns the queue watched at path, nil when the snapshot has none
+// there (or s is nil). Queues are sorted by path, so it is a binary
+// search; a snapshot built out of order is still searched in full.
+func (s *Snapshot) Queue(path string) *Queue {
+	if s == nil {
+		return nil
+	}
+	i := sort.Search(len(s.Queues), func(i int) bool { return s.Queues[i].Path >= path })
+	if i < len(s.Queues) && s.Queues[i].Path == path {
+		return &s.Queues[i]
+	}
+	for i := range s.Queues {
+		if s.Queues[i].Path == path {
+			return &s.Queues[i]
+		}
+	}
+	return nil
 }
 
 // EventKind classifies what changed.

@@ -2,8 +2,10 @@ package ui
 
 import (
 	"context"
+	"github.com/charmbracelet/bubbles/key"
 	"sort"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -17,7 +19,7 @@ func (m Model) take() (tea.Model, tea.Cmd) {
 	if row == nil {
 		return m, nil
 	}
-	if q := findQueue(m.snap, row.path); q != nil {
+	if q := m.snap.Queue(row.path); q != nil {
 		for _, n := range q.Nodes.All() {
 			if k := n.Kind; k == lockops.KindRead || k == lockops.KindWrite {
 				m.dialog = &takeDialog{path: row.path}
@@ -48,7 +50,7 @@ func (m Model) release() (tea.Model, tea.Cmd) {
 	}
 	m.notice = notice{text: "releasing " + cleanLeft(path, 50) + "…"}
 	b := m.opts.Backend
-	return m, m.call("release", path, "", func(ctx context.Context) error { return b.Release(ctx, path) })
+	return m, backendCall(m.ctx, m.opts.Now, "release", path, "", func(ctx context.Context) error { return b.Release(ctx, path) })
 }
 
 // askRevoke asks before asking the selected holder to let go.
@@ -84,15 +86,15 @@ func (m *Model) askForce() {
 // a lock (Run releases them on the way out).
 func (m Model) quit() (tea.Model, tea.Cmd) {
 	var active []string
-	for _, o := range m.OwnLocks() {
-		if m.ownActive(o.Path) {
+	for _, o := range m.own.sorted() {
+		if m.own.active(o.Path) {
 			active = append(active, cleanLeft(o.Path, 40))
 		}
 	}
 	// A take still in flight may already have queued a node.
 	var pending []string
 	for p := range m.taking {
-		if !m.ownActive(p) {
+		if !m.own.active(p) {
 			pending = append(pending, cleanLeft(p, 40))
 		}
 	}
@@ -127,13 +129,13 @@ func (m *Model) perform(it intent) tea.Cmd {
 		}
 		m.notice = notice{text: "taking " + cleanLeft(it.path, 50) + " (" + it.lockKind.String() + ")…"}
 		m.taking[it.path] = true
-		return m.call("take", it.path, "", func(ctx context.Context) error { return b.Take(ctx, it.path, it.lockKind) })
+		return backendCall(m.ctx, m.opts.Now, "take", it.path, "", func(ctx context.Context) error { return b.Take(ctx, it.path, it.lockKind) })
 	case intentRevoke:
 		if b == nil {
 			return nil
 		}
 		m.notice = notice{text: "revoking " + nodeRef(it.node) + "…"}
-		return m.call("revoke", it.path, it.node, func(ctx context.Context) error { return b.Revoke(ctx, it.path, it.node) })
+		return backendCall(m.ctx, m.opts.Now, "revoke", it.path, it.node, func(ctx context.Context) error { return b.Revoke(ctx, it.path, it.node) })
 	case intentForceSession:
 		if b == nil || m.readOnly {
 			return nil
@@ -143,7 +145,7 @@ func (m *Model) perform(it intent) tea.Cmd {
 		m.notice = notice{text: "force-releasing " + plural(len(it.targets), "node") + " of session " + session(it.session) + "…"}
 		cmds := make([]tea.Cmd, 0, len(it.targets))
 		for _, t := range it.targets {
-			cmds = append(cmds, m.call("force-release", t.path, t.node, func(ctx context.Context) error {
+			cmds = append(cmds, backendCall(m.ctx, m.opts.Now, "force-release", t.path, t.node, func(ctx context.Context) error {
 				return b.ForceRelease(ctx, t.path, t.node, it.session)
 			}))
 		}
@@ -153,17 +155,17 @@ func (m *Model) perform(it intent) tea.Cmd {
 			return nil
 		}
 		m.notice = notice{text: "force-releasing " + nodeRef(it.node) + "…"}
-		return m.call("force-release", it.path, it.node, func(ctx context.Context) error {
+		return backendCall(m.ctx, m.opts.Now, "force-release", it.path, it.node, func(ctx context.Context) error {
 			return b.ForceRelease(ctx, it.path, it.node, it.session)
 		})
 	}
 	return nil
 }
 
-// call runs one Backend call as a command, bounded by actionTimeout, and
-// reports its outcome as an actionMsg.
-func (m *Model) call(verb, path, node string, fn func(context.Context) error) tea.Cmd {
-	parent, now := m.ctx, m.opts.Now
+// backendCall runs one Backend call as a command, bounded by
+// actionTimeout under parent, and reports its outcome (at now()) as an
+// actionMsg.
+func backendCall(parent context.Context, now func() time.Time, verb, path, node string, fn func(context.Context) error) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(parent, actionTimeout)
 		defer cancel()
@@ -204,5 +206,127 @@ func (m *Model) applyAction(a actionMsg) {
 		// The lock core may not report Released for a lock already lost.
 		delete(m.own, a.path)
 		m.rebuild()
+	}
+}
+
+// enter opens the selected lock's queue, or the selected node's details.
+func (m *Model) enter() {
+	switch m.focus {
+	case focusList:
+		m.focus = focusQueue
+	case focusQueue:
+		if n := m.queue.node(); n != nil {
+			m.dialog = &detailsDialog{path: m.queue.path, node: *n, ref: m.queue.ref, now: m.now}
+		}
+	}
+}
+
+// present runs the presenter's key as a command on Options.Demo. Kill and
+// split act on the lock selected in the list (the queue pane shows the
+// same lock).
+func (m *Model) present(msg tea.KeyMsg, k KeyMap) tea.Cmd {
+	d := m.opts.Demo
+	if d == nil {
+		return nil
+	}
+	path := ""
+	if row := m.list.current(); row != nil {
+		path = row.path
+	}
+	switch {
+	case key.Matches(msg, k.Pause):
+		return demoCall(m.ctx, "pause", "", d.Pause)
+	case key.Matches(msg, k.Step):
+		return demoCall(m.ctx, "step", "", d.Step)
+	case key.Matches(msg, k.Kill):
+		m.notice = notice{text: "killing the client holding " + cleanLeft(path, 50) + "…"}
+		return demoCall(m.ctx, "kill", path, func(ctx context.Context) (string, error) { return d.Kill(ctx, path) })
+	case key.Matches(msg, k.Split):
+		m.notice = notice{text: "making a split-holders queue on " + cleanLeft(path, 50) + "…"}
+		return demoCall(m.ctx, "split", path, func(ctx context.Context) (string, error) { return d.Split(ctx, path) })
+	}
+	return nil
+}
+
+// applyDemo shows the outcome in the status bar and the event log, and
+// follows the contenders' paused state.
+func (m *Model) applyDemo(d demoMsg) {
+	if d.err != nil {
+		m.notice = notice{text: d.verb + ": " + clean(d.err.Error(), 0), failed: true}
+		m.log.add(logEntry{at: m.now, kind: logFailed, path: clean(d.path, 0), text: d.verb + ": " + clean(d.err.Error(), 0)})
+		return
+	}
+	switch d.verb {
+	case "pause":
+		m.paused = !m.paused
+	case "step":
+		m.paused = true
+	}
+	text := clean(d.text, 0)
+	if text == "" {
+		text = d.verb + " done"
+	}
+	m.notice = notice{text: text}
+	m.log.add(logEntry{at: m.now, kind: logDemo, path: clean(d.path, 0), text: text})
+	// The narration line may now need a row, or give one back.
+	m.fixScroll()
+}
+
+// toggleSessions opens the sessions pane, or goes back to the main view.
+func (m *Model) toggleSessions() {
+	if m.view == viewSessions {
+		m.view = viewMain
+		return
+	}
+	m.view = viewSessions
+	m.sessions.set(m.snap)
+	m.sessions.move(0, m.sessions.tableRows(m.frame().bodyH))
+}
+
+// showSessionInQueues marks the selected session's nodes in every queue
+// (the first session of a selected cycle) and shows the first lock it
+// holds or waits on.
+func (m *Model) showSessionInQueues() {
+	var id int64
+	var first string
+	if d := m.sessions.deadlock(); d != nil {
+		id = d.Sessions[0]
+		first = d.Waits[0].Path
+	} else if s := m.sessions.session(); s != nil {
+		id = s.Session
+		if len(s.Holds) > 0 {
+			first = s.Holds[0].Path
+		} else if len(s.Waits) > 0 {
+			first = s.Waits[0].Path
+		}
+	}
+	if id == 0 {
+		return
+	}
+	m.mark = id
+	m.view = viewMain
+	if first != "" {
+		m.list.filter.Reset()
+		m.list.selected = first
+		m.list.refresh()
+	}
+	m.focus = focusQueue
+	m.rebuild()
+	m.notice = notice{text: "◆ marks the nodes of session " + session(id) + " in every queue (esc clears)"}
+}
+
+// askForceSession opens the typed confirmation for deleting every node of
+// the selected session; read-only consoles refuse.
+func (m *Model) askForceSession() {
+	s := m.sessions.session()
+	if s == nil {
+		return
+	}
+	if m.readOnly {
+		m.notice = notice{text: "read-only: force-release is refused", failed: true}
+		return
+	}
+	if d := newSessionForceDialog(s, m.now); d != nil {
+		m.dialog = d
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/zklock/zklock/themes"
@@ -45,18 +44,4 @@ func (c *connecting) statusLine(st *themes.Styles, n notice, w int, now time.Tim
 	}
 	segs := append([]seg{{text + ".", st.Warning}}, noticeSegs(st, n)...)
 	return fit(line(segs, nil), w)
-}
-
-// applyConnected takes in the outcome of opening the session: the live
-// feeds, whose pumps it starts, or the error, which ends the console (the
-// caller reports it once the terminal is restored).
-func (m *Model) applyConnected(c Connected) tea.Cmd {
-	m.dial = nil
-	if c.Err != nil {
-		return tea.Quit
-	}
-	m.opts.Backend, m.opts.Updates, m.opts.Own, m.opts.Recording = c.Backend, c.Updates, c.Own, c.Recording
-	m.resetKeys()
-	m.rebuild()
-	return tea.Batch(waitUpdate(c.Updates), waitOwn(c.Own))
 }

@@ -2,8 +2,13 @@
 // list, queue, sessions pane, event log, header, status bar, dialogs) and
 // their key maps.
 //
-// Only Model implements tea.Model; widgets are plain structs the root
-// updates and draws. View is pure: the clock arrives as a tick message and
+// Only Model implements tea.Model (model.go; its actions in actions.go).
+// Each pane is a child model in its own file with Update(msg) and View()
+// (locklist.go, queue.go, eventlog.go, sessions.go): the root gives them
+// their size, clock and border (pane.go), handles global keys and hands
+// the rest to the focused pane. Dialogs have update and view of their own
+// (dialog.go, forcedialog.go, sessiondialog.go, askdialog.go,
+// helpdialog.go; typedconfirm.go is the typed confirmation they share). View is pure: the clock arrives as a tick message and
 // the size as a WindowSizeMsg. Snapshots and the operator's own lock states
 // are pumped in from channels; actions go out through a Backend, called
 // only from tea.Cmds. Every name, path, datum and error that came from

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	tea "github.com/charmbracelet/bubbletea"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,7 @@ type logEntry struct {
 
 // eventLog is the bottom pane: the newest events last, in a fixed ring.
 type eventLog struct {
+	pane
 	ring  []logEntry
 	start int // index of the oldest entry once the ring is full
 	// back is how many entries the view is scrolled up from the newest;
@@ -48,6 +50,28 @@ type eventLog struct {
 // one moment: an entry at most this much older than the newest goes in
 // its place by time. An older one (a replay jumped back) is appended.
 const reorderWithin = 2 * time.Second
+
+// Update scrolls the log with the navigation keys and the wheel.
+func (l eventLog) Update(msg tea.Msg) (eventLog, tea.Cmd) {
+	rows := l.height - 2
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		if d, ok := navDelta(msg, l.keys, max(l.height-3, 1)); ok {
+			l.scroll(d, rows)
+		}
+	case tea.MouseMsg:
+		if d, ok := wheelDelta(msg); ok {
+			l.scroll(d, rows)
+		}
+	}
+	return l, nil
+}
+
+// View draws the log in its border, width x height cells.
+func (l eventLog) View() []string {
+	foot, lines := l.body(l.st, l.width-2, l.height-2)
+	return box(l.border, l.st.Title.Render("Events"), foot, lines, l.width, l.height)
+}
 
 // add logs e in time order among the entries of the last reorderWithin.
 func (l *eventLog) add(e logEntry) {
@@ -102,8 +126,8 @@ func (l *eventLog) scroll(delta, rows int) {
 	l.back = min(max(l.back-delta, 0), max(len(l.ring)-rows, 0))
 }
 
-// view draws the newest entries that fit in h lines of w cells.
-func (l *eventLog) view(st *themes.Styles, w, h int) (foot string, lines []string) {
+// body draws the newest entries that fit in h lines of w cells.
+func (l *eventLog) body(st *themes.Styles, w, h int) (foot string, lines []string) {
 	n := len(l.ring)
 	if n == 0 {
 		return "", []string{st.Muted.Render(fit(" No events yet.", w))}

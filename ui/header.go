@@ -30,18 +30,64 @@ func headerView(st *themes.Styles, title string, snap *model.Snapshot, dial *con
 	if snap != nil {
 		conn = snap.Conn
 	}
-	type part struct {
-		text  string // safe, unstyled
-		style lipgloss.Style
-		right bool
-		flex  bool
+	titleP := headerPart{text: " " + clean(title, 24) + " ", style: st.Header.Bold(true)}
+	stateP := headerState(st, snap, dial, replay, w-ansi.StringWidth(titleP.text), now)
+	// Which cluster this is matters most at 3 a.m.: the context name is
+	// kept before the session; the server list shrinks first.
+	ctxP := headerPart{text: clean(conn.Context, 24), style: st.Header.Bold(true)}
+	// TLS is said; TLS without hostname verification is warned of.
+	tlsP := headerPart{style: st.Header}
+	switch {
+	case conn.TLS && !conn.HostnameVerified:
+		tlsP.text, tlsP.style = "TLS: hostname NOT verified", st.Warning
+	case conn.TLS:
+		tlsP.text = "TLS"
 	}
-	titleP := part{text: " " + clean(title, 24) + " ", style: st.Header.Bold(true)}
-	stateP := part{style: st.Verified}
+	ensP := headerPart{text: clean(strings.Join(conn.Ensemble, ","), 0), style: st.Header, flex: true}
+	sessP := headerPart{text: "session " + session(conn.SessionID), style: st.Header}
+	watchP := headerPart{text: "watches inferred (4lw off)", style: st.Header, right: true}
+	if snap != nil && snap.ServerView {
+		watchP.text = "watches verified " + clock(snap.ServerViewAt)
+	}
+	modeP := headerMode(st, snap)
+	clockP := headerPart{text: clock(now) + " ", style: st.Header, right: true}
+	replayP := headerPart{style: st.Warning.Reverse(true)}
+	if replay {
+		replayP.text = " REPLAY "
+	}
+	if dial != nil {
+		// No session yet, nothing watched: say only whom it dials.
+		sessP.text, watchP.text = "", ""
+	}
+
+	// Keep parts in priority order while they fit; the ensemble shrinks.
+	prio := []*headerPart{&titleP, &replayP, &stateP, &ctxP, &tlsP, &clockP, &sessP, &watchP, &modeP, &ensP}
+	left := []*headerPart{&titleP, &replayP, &ctxP, &ensP, &sessP, &stateP, &tlsP}
+	right := []*headerPart{&modeP, &watchP, &clockP}
+	return layoutHeader(st, w, prio, &ensP, left, right)
+}
+
+// headerPart is one piece of the header.
+type headerPart struct {
+	text  string // safe, unstyled
+	style lipgloss.Style
+	right bool
+	flex  bool
+}
+
+// headerState is the header's connection state, room being the cells the
+// title leaves: whom it dials, connected to whom (recorded, in a
+// replay), or since when the data is stale.
+func headerState(st *themes.Styles, snap *model.Snapshot, dial *connecting, replay bool, room int, now time.Time) headerPart {
+	var conn model.Conn
+	if snap != nil {
+		conn = snap.Conn
+	}
+	stateP := headerPart{style: st.Verified}
 	switch {
 	case dial != nil:
 		// Room left by the title and the clock, which are kept first.
-		room := w - ansi.StringWidth(titleP.text) - 2 - ansi.StringWidth(clock(now)+" ") - 4
+		room -= 2 + ansi.StringWidth(clock(now)+" ") + 4
 		stateP.text, stateP.style = dial.headline(now, room), st.Warning
 	case snap == nil || conn.State == model.StateConnecting:
 		stateP.text, stateP.style = "◌ connecting…", st.Warning
@@ -63,26 +109,15 @@ func headerView(st *themes.Styles, title string, snap *model.Snapshot, dial *con
 	default:
 		stateP.text, stateP.style = "○ "+conn.State.String(), st.Muted
 	}
-	// Which cluster this is matters most at 3 a.m.: the context name is
-	// kept before the session; the server list shrinks first.
-	ctxP := part{text: clean(conn.Context, 24), style: st.Header.Bold(true)}
-	// TLS is said; TLS without hostname verification is warned of.
-	tlsP := part{style: st.Header}
-	switch {
-	case conn.TLS && !conn.HostnameVerified:
-		tlsP.text, tlsP.style = "TLS: hostname NOT verified", st.Warning
-	case conn.TLS:
-		tlsP.text = "TLS"
-	}
-	ensP := part{text: clean(strings.Join(conn.Ensemble, ","), 0), style: st.Header, flex: true}
-	sessP := part{text: "session " + session(conn.SessionID), style: st.Header}
-	watchP := part{text: "watches inferred (4lw off)", style: st.Header, right: true}
-	if snap != nil && snap.ServerView {
-		watchP.text = "watches verified " + clock(snap.ServerViewAt)
-	}
+	return stateP
+}
+
+// headerMode is how the queues are watched, or why frames lag: the
+// header's right-hand note.
+func headerMode(st *themes.Styles, snap *model.Snapshot) headerPart {
 	// How the queues are watched: persistent recursive watches cost a read
 	// per change; children watches (servers before 3.6) re-list the queue.
-	modeP := part{style: st.Header, right: true}
+	modeP := headerPart{style: st.Header, right: true}
 	if snap != nil {
 		switch snap.WatchMode {
 		case model.ModeRecursive:
@@ -98,19 +133,14 @@ func headerView(st *themes.Styles, title string, snap *model.Snapshot, dial *con
 	if snap != nil && snap.Unread > 0 {
 		modeP.text, modeP.style = fmt.Sprintf("reading %d paths…", snap.Unread), st.Warning
 	}
-	clockP := part{text: clock(now) + " ", style: st.Header, right: true}
-	replayP := part{style: st.Warning.Reverse(true)}
-	if replay {
-		replayP.text = " REPLAY "
-	}
-	if dial != nil {
-		// No session yet, nothing watched: say only whom it dials.
-		sessP.text, watchP.text = "", ""
-	}
+	return modeP
+}
 
-	// Keep parts in priority order while they fit; the ensemble shrinks.
-	prio := []*part{&titleP, &replayP, &stateP, &ctxP, &tlsP, &clockP, &sessP, &watchP, &modeP, &ensP}
-	keep := map[*part]bool{}
+// layoutHeader keeps the parts of prio that fit in w cells, in priority
+// order, gives what is left to the ensemble (which shrinks), and draws
+// left's parts from the left edge and right's against the right edge.
+func layoutHeader(st *themes.Styles, w int, prio []*headerPart, ensP *headerPart, left, right []*headerPart) string {
+	keep := map[*headerPart]bool{}
 	used := 0
 	for _, p := range prio {
 		if p.text == "" {
@@ -126,23 +156,23 @@ func headerView(st *themes.Styles, title string, snap *model.Snapshot, dial *con
 		keep[p] = true
 		used += need
 	}
-	if keep[&ensP] {
+	if keep[ensP] {
 		full := ansi.StringWidth(ensP.text) + 2
 		room := w - used + min(full, 12) - 2
 		ensP.text = clean(ensP.text, room)
 	}
-	var left, right []seg
-	for _, p := range []*part{&titleP, &replayP, &ctxP, &ensP, &sessP, &stateP, &tlsP} {
+	var ls, rs []seg
+	for _, p := range left {
 		if keep[p] {
-			left = append(left, seg{p.text, p.style.Inherit(st.Header)}, seg{"  ", st.Header})
+			ls = append(ls, seg{p.text, p.style.Inherit(st.Header)}, seg{"  ", st.Header})
 		}
 	}
-	for _, p := range []*part{&modeP, &watchP, &clockP} {
+	for _, p := range right {
 		if keep[p] {
-			right = append(right, seg{"  ", st.Header}, seg{p.text, p.style.Inherit(st.Header)})
+			rs = append(rs, seg{"  ", st.Header}, seg{p.text, p.style.Inherit(st.Header)})
 		}
 	}
-	l, r := line(left, nil), line(right, nil)
+	l, r := line(ls, nil), line(rs, nil)
 	gap := w - ansi.StringWidth(l) - ansi.StringWidth(r)
 	if gap < 0 {
 		return fit(l+r, w)

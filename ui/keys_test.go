@@ -358,8 +358,8 @@ func TestTickMovesClockNotView(t *testing.T) {
 func TestNarration(t *testing.T) {
 	m := newTest("dark", 120, 40, func(o *Options) { o.Narration = true })
 	want := "#44 created its ephemeral sequential node and listed the children of /locks/job-a: it is not the lowest, so it sets a watch on #43 and waits."
-	if m.narration != want {
-		t.Errorf("narration %q, want %q", m.narration, want)
+	if m.narration.text != want {
+		t.Errorf("narration %q, want %q", m.narration.text, want)
 	}
 	if view := ansi.Strip(m.View()); !strings.Contains(view, "▸ narration #44 created its ephemeral sequential node") {
 		t.Errorf("narration not shown:\n%s", view)

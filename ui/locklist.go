@@ -2,6 +2,8 @@ package ui
 
 import (
 	"cmp"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,7 +12,6 @@ import (
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
 )
@@ -37,28 +38,9 @@ func (s sortMode) String() string {
 	return "contention"
 }
 
-// lockRow is one watched lock parent, summarised for the list. Times are
-// kept rather than durations so that a clock tick needs no rebuild.
-type lockRow struct {
-	path      string // raw; the key
-	label     string // sanitized path
-	lower     string // label in lower case, for the filter
-	state     model.PathState
-	holder    string // sanitized identity of the holder(s)
-	holders   int
-	depth     int
-	waitSince time.Time // oldest waiter's Since; zero when nobody waits
-	holdSince time.Time // first holder's tenure start; zero when nobody holds
-	holdBound model.Bound
-	danger    bool   // split-holders, deadlock or mixed-recipes
-	warn      bool   // any other warning
-	codes     string // warning codes, for the filter and the marker
-	own       *OwnLock
-	marked    bool // the marked session (sessions pane) has a node here
-}
-
 // lockList is the left pane: every watched lock, sortable and filterable.
 type lockList struct {
+	pane
 	rows     []lockRow
 	visible  []int // indices into rows, filtered and sorted
 	cursor   int   // index into visible
@@ -94,6 +76,81 @@ func newLockList() lockList {
 	return lockList{filter: ti}
 }
 
+// Update handles the list's keys (navigation, filter, sort, clear), the
+// filter's editing while it has the keyboard, and the mouse (the root
+// gives Y from the pane's top border). The root shows the selected
+// lock's queue afterwards.
+func (l lockList) Update(msg tea.Msg) (lockList, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		if l.filtering {
+			return l.filterKey(msg)
+		}
+		k := l.keys
+		switch {
+		case key.Matches(msg, k.Filter):
+			l.filtering = true
+			return l, l.filter.Focus()
+		case key.Matches(msg, k.Clear):
+			if l.filter.Value() != "" {
+				l.filter.Reset()
+				l.refresh()
+			}
+		case key.Matches(msg, k.Sort):
+			l.sort = (l.sort + 1) % sortModes
+			l.heldRank = nil // the operator asked for this order
+			l.refresh()
+		default:
+			if d, ok := navDelta(msg, k, max(l.rowsFor(l.height-2)-1, 1)); ok {
+				l.hold(l.now)
+				l.move(d, l.rowsFor(l.height-2))
+			}
+		}
+	case tea.MouseMsg:
+		if d, ok := wheelDelta(msg); ok {
+			l.hold(l.now)
+			l.move(d, l.rowsFor(l.height-2))
+		} else if i, ok := l.rowAt(msg.Y-1, l.height-2); ok && leftClick(msg) {
+			l.hold(l.now)
+			l.move(i-l.cursor, l.rowsFor(l.height-2))
+		}
+	default:
+		if l.filtering {
+			// A text input's own messages.
+			l.filter, cmd = l.filter.Update(msg)
+		}
+	}
+	return l, cmd
+}
+
+// filterKey edits the filter; enter keeps it, esc drops it.
+func (l lockList) filterKey(msg tea.KeyMsg) (lockList, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg.Type {
+	case tea.KeyEnter:
+		l.filtering = false
+		l.filter.Blur()
+	case tea.KeyEsc:
+		l.filtering = false
+		l.filter.Blur()
+		l.filter.Reset()
+	default:
+		l.filter, cmd = l.filter.Update(msg)
+	}
+	l.refresh()
+	return l, cmd
+}
+
+// keepInView keeps the cursor on screen after a change of size or data.
+func (l *lockList) keepInView() { l.scroll(l.rowsFor(l.height - 2)) }
+
+// View draws the pane in its border, width x height cells.
+func (l lockList) View() []string {
+	title, foot := l.titles(l.st)
+	return box(l.border, title, foot, l.body(l.st, l.width-2, l.height-2, l.now, l.focused), l.width, l.height)
+}
+
 // rebuild recomputes the rows from a snapshot, the configured paths and the
 // operator's own locks, keeping the selection on the same path.
 func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]OwnLock) {
@@ -114,7 +171,7 @@ func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]
 	// rows do.
 	added := make(map[string]bool, len(paths))
 	for _, p := range paths {
-		if !added[p] && findQueue(snap, p) == nil {
+		if !added[p] && snap.Queue(p) == nil {
 			added[p] = true
 			label := clean(p, 0)
 			l.rows = append(l.rows, lockRow{path: p, label: label, lower: strings.ToLower(label), state: model.PathPending})
@@ -134,28 +191,53 @@ func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]
 	l.refresh()
 }
 
-// commonParent is the longest parent path ending in "/" that every row's
-// path starts with; "" for fewer than two rows or only the root.
-func commonParent(rows []lockRow) string {
-	if len(rows) < 2 {
-		return ""
+// markSession flags the rows of the locks where session id (0: none)
+// owns a node in snap.
+func (l *lockList) markSession(snap *model.Snapshot, id int64) {
+	if id == 0 || snap == nil {
+		return
 	}
-	p := rows[0].path
-	for _, r := range rows[1:] {
-		for !strings.HasPrefix(r.path, p) {
-			p = p[:len(p)-1]
+	has := map[string]bool{}
+	for i := range snap.Queues {
+		q := &snap.Queues[i]
+		for _, n := range q.Nodes.All() {
+			if n.Session == id {
+				has[q.Path] = true
+				break
+			}
 		}
 	}
-	p = p[:strings.LastIndex(p, "/")+1]
-	if p == "/" {
-		return ""
+	for i := range l.rows {
+		l.rows[i].marked = has[l.rows[i].path]
 	}
-	for _, r := range rows {
-		if len(r.path) == len(p) {
-			return "" // a row would have an empty name
+}
+
+// flagDeadlocks flags the locks of a cross-lock deadlock in snap (‼,
+// sorted first, found by the filter "deadlock"), as a deadlock within one
+// queue is; it says whether any row was flagged.
+func (l *lockList) flagDeadlocks(snap *model.Snapshot) bool {
+	if snap == nil {
+		return false
+	}
+	in := map[string]bool{}
+	for _, d := range snap.Deadlocks {
+		if d.State == model.CycleDeadlock {
+			for _, p := range d.Paths {
+				in[p] = true
+			}
 		}
 	}
-	return p
+	if len(in) == 0 {
+		return false
+	}
+	for i := range l.rows {
+		if r := &l.rows[i]; in[r.path] {
+			r.danger = true
+			r.codes = strings.TrimSpace(r.codes + " cross-lock-deadlock")
+		}
+	}
+	l.refresh()
+	return true
 }
 
 // titles are the pane's top and bottom border labels.
@@ -174,52 +256,6 @@ func (l *lockList) titles(st *themes.Styles) (title, foot string) {
 		foot += st.Muted.Render(" · held while you move")
 	}
 	return title, foot
-}
-
-// summarize derives the list row of one queue.
-func summarize(q *model.Queue) lockRow {
-	r := lockRow{path: q.Path, label: clean(q.Path, 0), state: q.State, depth: q.Nodes.Len()}
-	r.lower = strings.ToLower(r.label)
-	var first *model.Node
-	for _, n := range q.Nodes.All() {
-		if n.Role == lockops.RoleHolder || n.Believes == lockops.RoleHolder {
-			r.holders++
-			if first == nil {
-				first = n
-			}
-			continue
-		}
-		if r.waitSince.IsZero() || n.Since.Before(r.waitSince) {
-			r.waitSince = n.Since
-		}
-	}
-	if first != nil {
-		r.holdSince, r.holdBound = first.Tenure()
-		switch {
-		case q.Type == model.TypeSemaphore:
-			r.holder = holdersText(q)
-		case r.holders > 1 && first.Kind == lockops.KindRead:
-			r.holder = strconv.Itoa(r.holders) + " readers"
-		case r.holders > 1:
-			r.holder = strconv.Itoa(r.holders) + " holders"
-		case len(first.Data) > 0:
-			r.holder = model.Sanitize(first.Data, 0)
-		default:
-			r.holder = session(first.Session)
-		}
-	}
-	var codes []string
-	for _, w := range q.Warnings {
-		codes = append(codes, w.Code)
-		switch w.Code {
-		case model.WarnSplitHolders, model.WarnDeadlock, model.WarnMixedRecipes, model.WarnOverLimit:
-			r.danger = true
-		default:
-			r.warn = true
-		}
-	}
-	r.codes = strings.Join(codes, " ")
-	return r
 }
 
 // refresh re-applies filter and sort and puts the cursor back on the
@@ -341,17 +377,6 @@ func (l *lockList) heldOrder(order []int) []int {
 	return out
 }
 
-// earlier orders known times before unknown (zero) ones.
-func earlier(a, b time.Time) bool {
-	switch {
-	case a.IsZero():
-		return false
-	case b.IsZero():
-		return true
-	}
-	return a.Before(b)
-}
-
 func (l *lockList) syncSelected() {
 	if len(l.visible) == 0 {
 		l.cursor = 0
@@ -422,8 +447,8 @@ func listColumns(w, pathW int) []column {
 	}, listOrder)
 }
 
-// view draws the pane's inner lines (w x h).
-func (l *lockList) view(st *themes.Styles, w, h int, now time.Time, focused bool) []string {
+// body draws the pane's inner lines (w x h).
+func (l *lockList) body(st *themes.Styles, w, h int, now time.Time, focused bool) []string {
 	lines := make([]string, 0, h)
 	if l.filterShown() {
 		f := l.filter

@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -12,8 +11,6 @@ import (
 	"github.com/zklock/zklock/timeline"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/themes"
 )
@@ -40,8 +37,9 @@ const (
 )
 
 // Model is the console: the only tea.Model of the package. It composes the
-// widgets (lock list, queue, event log, header, status bar, dialogs),
-// handles global keys and hands the rest to the focused widget.
+// widgets (lock list, queue, sessions pane, event log, header, status bar,
+// dialogs), handles global keys and hands the rest to the focused widget:
+// each pane has its own Update and View.
 type Model struct {
 	opts     Options
 	st       *themes.Styles // shared, read-only: Styles is large and Model is copied on every Update
@@ -53,20 +51,18 @@ type Model struct {
 	width, height int
 	now           time.Time
 	snap          *model.Snapshot
-	own           map[string]OwnLock // by path
+	own           ownLocks
 	// taking holds the paths of takes sent to the Backend whose answer
 	// has not come back: the own node may exist before Own says so.
 	taking map[string]bool
 
-	list          lockList
-	queue         queuePane
-	log           eventLog
-	focus         focusArea
-	dialog        dialog
-	notice        notice
-	narrate       bool
-	narration     string
-	narrationPath string // the lock the narration is about
+	list      lockList
+	queue     queuePane
+	log       eventLog
+	focus     focusArea
+	dialog    dialog
+	notice    notice
+	narration narration
 	// paused mirrors the demo's contenders (Options.Demo): set by a
 	// successful pause or step, cleared by a successful resume.
 	paused bool
@@ -100,15 +96,15 @@ func New(opts Options) Model {
 	}
 	st := opts.Theme.Styles()
 	m := Model{
-		opts:    opts,
-		st:      &st,
-		dkeys:   newDialogKeys(),
-		ctx:     context.Background(),
-		now:     opts.Now(),
-		own:     map[string]OwnLock{},
-		taking:  map[string]bool{},
-		list:    newLockList(),
-		narrate: opts.Narration,
+		opts:      opts,
+		st:        &st,
+		dkeys:     newDialogKeys(),
+		ctx:       context.Background(),
+		now:       opts.Now(),
+		own:       ownLocks{},
+		taking:    map[string]bool{},
+		list:      newLockList(),
+		narration: narration{on: opts.Narration},
 	}
 	if opts.Connect != nil {
 		m.dial = &connecting{servers: opts.Servers, since: m.now, timeout: opts.ConnectTimeout}
@@ -144,14 +140,14 @@ func (m Model) Init() tea.Cmd {
 	return tea.Batch(tick(m.opts.Now), waitConnected(m.opts.Connect), waitUpdate(m.opts.Updates), waitOwn(m.opts.Own))
 }
 
-// Update handles one message: size, clock, pumped data, action results,
-// mouse and keys.
+// Update handles one message: size, clock, pumped data and the outcomes
+// of commands are the root's; mouse and keys go to the widget they are
+// for.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.fixScroll()
-		return m, nil
 	case tickMsg:
 		m.now = time.Time(msg)
 		if m.list.release(m.now) {
@@ -167,66 +163,75 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, waitUpdate(m.opts.Updates)
 	case updatesClosedMsg:
 		m.log.add(logEntry{at: m.now, kind: logFailed, text: "the Watcher stopped: nothing on screen will change any more"})
-		return m, nil
 	case ownMsg:
-		m.applyOwn(msg.locks)
+		for _, e := range m.own.take(msg.locks, m.now) {
+			m.log.add(e)
+		}
+		m.rebuild()
 		return m, waitOwn(m.opts.Own)
 	case ownClosedMsg:
-		return m, nil
 	case actionMsg:
 		m.applyAction(msg)
-		return m, nil
 	case demoMsg:
 		m.applyDemo(msg)
-		return m, nil
 	case replayMsg:
-		m.applyReplay(msg)
-		return m, nil
+		// The clock jumps with a step; the status bar says where it stands.
+		m.now, m.replay = msg.state.At, msg.state
 	case recordMsg:
-		m.applyRecord(msg)
-		return m, nil
+		m.recording, m.notice = msg.outcome(m.recording)
 	case copiedMsg:
-		m.applyCopied(msg)
-		return m, nil
+		m.notice = copiedNotice(msg)
 	case tea.MouseMsg:
 		return m.mouse(msg)
 	case tea.KeyMsg:
 		return m.key(msg)
+	default:
+		// Anything else (a text input's internal messages) goes to whoever
+		// has the keyboard.
+		var cmd tea.Cmd
+		switch {
+		case m.dialog != nil:
+			m.dialog, _, cmd = m.dialog.update(msg, m.dkeys)
+		case m.list.filtering:
+			m.list, cmd = m.list.Update(msg)
+		}
+		return m, cmd
 	}
-	// Anything else (a text input's internal messages) goes to whoever has
-	// the keyboard.
-	var cmd tea.Cmd
-	switch {
-	case m.dialog != nil:
-		m.dialog, _, cmd = m.dialog.update(msg, m.dkeys)
-	case m.list.filtering:
-		m.list.filter, cmd = m.list.filter.Update(msg)
-	}
-	return m, cmd
+	return m, nil
 }
 
-// key handles global keys, then hands navigation to the focused pane.
+// key handles global keys, then hands the rest to the widget that has the
+// keyboard: an open dialog, the filter, the sessions pane, the focused
+// pane.
 func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := m.activeKeys()
-	if key.Matches(msg, k.Abort) {
+	switch {
+	case key.Matches(msg, k.Abort):
 		return m, tea.Quit
-	}
-	if m.dialog != nil {
+	case m.dialog != nil:
 		var it intent
 		var cmd tea.Cmd
 		m.dialog, it, cmd = m.dialog.update(msg, m.dkeys)
 		return m, tea.Batch(cmd, m.perform(it))
+	case m.list.filtering:
+		return m.toList(msg)
+	case m.view == viewSessions && key.Matches(msg, k.Enter):
+		m.showSessionInQueues()
+		return m, nil
+	case m.view == viewSessions && key.Matches(msg, k.Force):
+		m.askForceSession()
+		return m, nil
+	case m.view == viewSessions && key.Matches(msg, k.Clear):
+		m.view = viewMain
+		return m, nil
+	case m.view == viewSessions && isNav(msg, k):
+		return m.toFocused(msg)
 	}
-	if m.list.filtering {
-		return m.filterKey(msg)
-	}
-	if m.view == viewSessions {
-		if next, ok := m.sessionsKey(msg, k); ok {
-			return next, nil
+	if jump, cmd, ok := replayKey(m.opts.Replay, msg, m.now); ok {
+		if jump != nil {
+			m.dialog = jump
 		}
-	}
-	if next, cmd, ok := m.replayKey(msg); ok {
-		return next, cmd
+		return m, cmd
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
@@ -234,36 +239,30 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Help):
 		m.dialog = &helpDialog{groups: helpGroups(m.modeKeys(), m.opts.Replay != nil)}
 	case key.Matches(msg, k.Record):
-		return m, m.toggleRecording()
+		return m, toggleRecording(m.opts.Recording, m.recording)
 	case key.Matches(msg, k.Focus):
 		step := focusArea(1)
 		if msg.String() == "shift+tab" {
 			step = focusAreas - 1
 		}
 		m.focus = (m.focus + step) % focusAreas
-	case key.Matches(msg, k.Filter):
-		m.focus = focusList
-		m.list.filtering = true
-		m.fixScroll()
-		return m, m.list.filter.Focus()
 	case m.mark != 0 && m.list.filter.Value() == "" && key.Matches(msg, k.Clear):
 		m.mark, m.notice = 0, notice{text: "mark cleared"}
 		m.rebuild()
+	case key.Matches(msg, k.Filter):
+		m.focus = focusList
+		return m.toList(msg)
+	case key.Matches(msg, k.Clear, k.Sort):
+		// The lock list's keys, whichever pane has the focus.
+		return m.toList(msg)
 	case key.Matches(msg, k.Sessions):
 		m.toggleSessions()
-	case key.Matches(msg, k.Clear):
-		m.list.filter.Reset()
-		m.list.refresh()
-		m.syncQueue()
 	case key.Matches(msg, k.Copy):
-		return m.copySelected()
-	case key.Matches(msg, k.Sort):
-		m.list.sort = (m.list.sort + 1) % sortModes
-		m.list.heldRank = nil // the operator asked for this order
-		m.list.refresh()
-		m.syncQueue()
+		if raw, shown, ok := m.copyTarget(); ok {
+			return m, copyToClipboard(m.opts.Output, raw, shown)
+		}
 	case key.Matches(msg, k.Narrate):
-		m.narrate = !m.narrate
+		m.narration.on = !m.narration.on
 		m.fixScroll()
 	case key.Matches(msg, k.Take):
 		return m.take()
@@ -277,104 +276,101 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.enter()
 	case key.Matches(msg, k.Pause, k.Step, k.Kill, k.Split):
 		return m, m.present(msg, k)
-	default:
-		m.navigate(msg, k)
+	case isNav(msg, k):
+		return m.toFocused(msg)
 	}
 	return m, nil
 }
 
-// navigate moves within the focused pane.
-func (m *Model) navigate(msg tea.KeyMsg, k KeyMap) {
-	page := m.pageRows()
+// isNav says whether msg is one of the keys that move within a pane.
+func isNav(msg tea.KeyMsg, k KeyMap) bool {
+	return key.Matches(msg, k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End)
+}
+
+// mouse handles the mouse (Run enables cell-motion reporting, as k9s and
+// lazygit do; terminals still select text with shift held): the wheel
+// goes to the focused pane; a left click focuses the pane under the
+// pointer and goes to it, with Y from the pane's top. Open dialogs and
+// the filter keep the keyboard's focus: clicks are ignored then.
+func (m Model) mouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
+	if m.dialog != nil || msg.Action != tea.MouseActionPress || m.width < minWidth || m.height < minHeight {
+		return m, nil
+	}
+	if _, ok := wheelDelta(msg); ok {
+		return m.toFocused(msg)
+	}
+	if !leftClick(msg) || m.list.filtering {
+		return m, nil
+	}
+	fr := m.frame()
+	msg.Y -= 1 + m.bannerLines() // from the body's first line
 	switch {
-	case key.Matches(msg, k.Up):
-		m.scrollFocused(-1)
-	case key.Matches(msg, k.Down):
-		m.scrollFocused(1)
-	case key.Matches(msg, k.PageUp):
-		m.scrollFocused(-page)
-	case key.Matches(msg, k.PageDown):
-		m.scrollFocused(page)
-	case key.Matches(msg, k.Home):
-		m.scrollFocused(-1 << 30)
-	case key.Matches(msg, k.End):
-		m.scrollFocused(1 << 30)
+	case msg.Y < 0:
+	case msg.Y < fr.bodyH && m.view == viewSessions:
+		return m.toFocused(msg)
+	case m.view == viewSessions:
+	case msg.Y < fr.bodyH && msg.X < fr.listW:
+		m.focus = focusList
+		return m.toList(msg)
+	case msg.Y < fr.bodyH:
+		m.focus = focusQueue
+		msg.X -= fr.listW
+		return m.toFocused(msg)
+	case msg.Y < fr.bodyH+fr.logH:
+		m.focus = focusLog
 	}
-}
-
-// scrollFocused moves the focused pane's cursor (or the log) by delta.
-func (m *Model) scrollFocused(delta int) {
-	fr := m.frame()
-	if m.view == viewSessions {
-		m.sessions.move(delta, m.sessions.tableRows(fr.bodyH))
-		return
-	}
-	switch m.focus {
-	case focusList:
-		m.list.hold(m.now)
-		m.list.move(delta, m.list.rowsFor(fr.bodyH-2))
-		m.syncQueue()
-	case focusQueue:
-		m.queue.move(delta, m.queue.rowsFor(m.st, m.snap, fr.queueW-2, fr.bodyH-2, m.now))
-	case focusLog:
-		m.log.scroll(delta, fr.logH-2)
-	}
-}
-
-func (m *Model) pageRows() int {
-	fr := m.frame()
-	switch m.focus {
-	case focusQueue:
-		// Nodes take up to two lines each.
-		return max(m.queue.rowsFor(m.st, m.snap, fr.queueW-2, fr.bodyH-2, m.now)/2, 1)
-	case focusLog:
-		return max(fr.logH-3, 1)
-	}
-	return max(m.list.rowsFor(fr.bodyH-2)-1, 1)
-}
-
-// filterKey edits the lock list filter; enter keeps it, esc drops it.
-func (m Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch msg.Type {
-	case tea.KeyEnter:
-		m.list.filtering = false
-		m.list.filter.Blur()
-	case tea.KeyEsc:
-		m.list.filtering = false
-		m.list.filter.Blur()
-		m.list.filter.Reset()
-	default:
-		var cmd tea.Cmd
-		m.list.filter, cmd = m.list.filter.Update(msg)
-		m.list.refresh()
-		m.syncQueue()
-		return m, cmd
-	}
-	m.list.refresh()
-	m.syncQueue()
 	return m, nil
 }
 
-// activeKeys is the key map with only the keys that apply now enabled, for
-// both matching and the footer.
+// toList hands msg to the lock list, then shows the queue of the lock it
+// selects.
+func (m Model) toList(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.layoutPanes()
+	var cmd tea.Cmd
+	m.list, cmd = m.list.Update(msg)
+	m.syncQueue()
+	return m, cmd
+}
+
+// toFocused hands msg (a key that moves, the wheel, a click) to the
+// focused pane: the sessions pane while it is shown.
+func (m Model) toFocused(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.layoutPanes()
+	var cmd tea.Cmd
+	switch {
+	case m.view == viewSessions:
+		m.sessions, cmd = m.sessions.Update(msg)
+	case m.focus == focusList:
+		return m.toList(msg)
+	case m.focus == focusQueue:
+		m.queue, cmd = m.queue.Update(msg)
+	case m.focus == focusLog:
+		m.log, cmd = m.log.Update(msg)
+	}
+	return m, cmd
+}
+
 // modeKeys are the keys of the console's mode: what activeKeys would
 // enable with something selected, so that help lists every key the mode
 // has, not only what applies to the row under the cursor.
 func (m *Model) modeKeys() KeyMap {
 	k := m.keys
 	if m.view != viewMain {
-		m.sessionKeys(&k)
+		m.sessions.keysOf(&k, m.readOnly)
 		k.Force.SetEnabled(!m.readOnly)
 		k.Enter.SetEnabled(true)
 		k.Copy.SetHelp("y", "copy session id")
 		return k
 	}
+	m.markKeys(&k)
 	if m.opts.Demo != nil && m.paused {
 		k.Pause.SetHelp("p", "resume")
 	}
 	return k
 }
 
+// activeKeys is the key map with only the keys that apply now enabled, for
+// both matching and the footer.
 func (m *Model) activeKeys() KeyMap {
 	k := m.keys
 	row := m.list.current()
@@ -387,7 +383,7 @@ func (m *Model) activeKeys() KeyMap {
 	} else {
 		k.Enter.SetHelp("enter", "open queue")
 	}
-	k.Take.SetEnabled(rw && row != nil && !m.ownActive(row.path))
+	k.Take.SetEnabled(rw && row != nil && !m.own.active(row.path))
 	k.Release.SetEnabled(rw && len(m.own) > 0)
 	// A plain ephemeral lock's rows are shown, not acted on: its waiters
 	// own no node, and its node has no sequence to confirm a force with.
@@ -395,7 +391,11 @@ func (m *Model) activeKeys() KeyMap {
 	k.Revoke.SetEnabled(rw && acts && node.Believes == lockops.RoleHolder)
 	k.Force.SetEnabled(rw && acts)
 	k.Clear.SetEnabled(m.list.filter.Value() != "")
-	m.sessionKeys(&k)
+	if m.view == viewMain {
+		m.markKeys(&k)
+	} else {
+		m.sessions.keysOf(&k, m.readOnly)
+	}
 	_, _, canCopy := m.copyTarget()
 	k.Copy.SetEnabled(canCopy)
 	if m.view != viewMain {
@@ -411,21 +411,32 @@ func (m *Model) activeKeys() KeyMap {
 	return k
 }
 
-// ownActive says whether the operator holds or waits for path.
-func (m *Model) ownActive(path string) bool {
-	o, ok := m.own[path]
-	return ok && (o.State == OwnQueued || o.State == OwnHolding || o.State == OwnSuspended)
+// markKeys lets esc clear the mark while no filter takes it.
+func (m *Model) markKeys(k *KeyMap) {
+	if m.mark != 0 && m.list.filter.Value() == "" {
+		k.Clear.SetEnabled(true)
+		k.Clear.SetHelp("esc", "clear mark")
+	}
 }
 
-func (m *Model) enter() {
-	switch m.focus {
-	case focusList:
-		m.focus = focusQueue
-	case focusQueue:
-		if n := m.queue.node(); n != nil {
-			m.dialog = &detailsDialog{path: m.queue.path, node: *n, ref: m.queue.ref, now: m.now}
+// copyTarget is what y copies now: in the sessions pane the selected
+// session's id; in the queue the selected node's full path; else the
+// selected lock's path. raw is the text as ZooKeeper has it (it goes to
+// the clipboard, base64-encoded); shown is its sanitized name for the
+// status bar. ok is false when nothing is selected.
+func (m *Model) copyTarget() (raw, shown string, ok bool) {
+	if m.view == viewSessions {
+		return m.sessions.copyTarget()
+	}
+	if m.focus == focusQueue {
+		if raw, shown, ok := m.queue.copyTarget(); ok {
+			return raw, shown, true
 		}
 	}
+	if row := m.list.current(); row != nil {
+		return row.path, clean(row.path, 0), true
+	}
+	return "", "", false
 }
 
 // applyUpdate takes in a snapshot and its events.
@@ -440,72 +451,50 @@ func (m *Model) applyUpdate(u model.Update) {
 	if u.Dropped > 0 {
 		m.log.add(logEntry{at: m.now, kind: logFailed, text: fmt.Sprintf("%d events dropped: the console fell behind", u.Dropped)})
 	}
-	m.narrateSteps(u.Events, before)
+	m.narration.follow(u.Events, before, m.snap, m.list.selected)
 	if d, ok := m.dialog.(*detailsDialog); ok {
 		d.follow(m.snap, m.now)
 	}
 	m.rebuild()
 }
 
-// narrateSteps tells the latest step of the recipe among events. The
-// narration follows the queue on screen: a step on the selected lock wins;
-// a step elsewhere is told only while the narration is not yet about the
-// selected lock, so that a room watching one queue is not told about
-// another one mid-sentence. Only the step told is worked out.
-func (m *Model) narrateSteps(events []model.Event, before *model.Snapshot) {
-	sel := m.list.selected
-	for _, only := range []bool{true, false} {
-		if !only && m.narration != "" && m.narrationPath == sel {
-			return
-		}
-		for i := len(events) - 1; i >= 0; i-- {
-			e := events[i]
-			if only && e.Path != sel {
-				continue
-			}
-			if s := narrate(e, before, m.snap); s != "" {
-				m.narration, m.narrationPath = s, e.Path
-				return
-			}
-		}
+// applyConnected takes in the outcome of opening the session: the live
+// feeds, whose pumps it starts, or the error, which ends the console (the
+// caller reports it once the terminal is restored).
+func (m *Model) applyConnected(c Connected) tea.Cmd {
+	m.dial = nil
+	if c.Err != nil {
+		return tea.Quit
 	}
-}
-
-// applyOwn takes in progress of the operator's own locks.
-func (m *Model) applyOwn(locks []OwnLock) {
-	for _, o := range locks {
-		prev, had := m.own[o.Path]
-		if o.State == OwnReleased {
-			delete(m.own, o.Path)
-		} else {
-			m.own[o.Path] = o
-		}
-		if had && prev.State == o.State && prev.Position == o.Position {
-			continue
-		}
-		// The lock core's own time of the step: the console's clock ticks
-		// once a second and would put the step before what led to it.
-		at := o.Since
-		if at.IsZero() {
-			at = m.now
-		}
-		e := logEntry{at: at, kind: logYou, path: clean(o.Path, 0), text: ownState(&o, m.now, nodeRef)}
-		if o.State == OwnLost || o.State == OwnSuspended {
-			e.kind = logFailed
-		}
-		if o.Err != "" {
-			e.text += " (" + clean(o.Err, 0) + ")"
-		}
-		m.log.add(e)
-	}
+	m.opts.Backend, m.opts.Updates, m.opts.Own, m.opts.Recording = c.Backend, c.Updates, c.Own, c.Recording
+	m.resetKeys()
 	m.rebuild()
+	return tea.Batch(waitUpdate(c.Updates), waitOwn(c.Own))
 }
 
-// rebuild recomputes everything derived from the snapshot and own locks.
+// readReplay takes in where the replay stands now: a playing replay
+// moves with no key pressed, so the console reads it on every tick and
+// update, as it reads the clock.
+func (m *Model) readReplay() {
+	if m.opts.Replay != nil {
+		m.replay = m.opts.Replay.State()
+	}
+}
+
+// rebuild recomputes everything derived from the snapshot and own locks:
+// the list, the queue shown, the sessions pane (while shown), the mark
+// and the locks of a cross-lock deadlock.
 func (m *Model) rebuild() {
 	m.list.rebuild(m.snap, m.opts.Paths, m.own)
 	m.syncQueue()
-	m.syncSessions()
+	if m.view == viewSessions {
+		m.sessions.set(m.snap)
+	}
+	m.queue.mark = m.mark
+	m.list.markSession(m.snap, m.mark)
+	if m.list.flagDeadlocks(m.snap) {
+		m.syncQueue()
+	}
 }
 
 // syncQueue shows the queue of the lock selected in the list.
@@ -515,15 +504,15 @@ func (m *Model) syncQueue() {
 	if o, ok := m.own[path]; ok {
 		own = &o
 	}
-	m.queue.set(findQueue(m.snap, path), path, own)
+	m.queue.set(m.snap.Queue(path), path, own)
 	m.fixScroll()
 }
 
 // fixScroll keeps both cursors on screen after a change of size or data.
 func (m *Model) fixScroll() {
-	fr := m.frame()
-	m.list.scroll(m.list.rowsFor(fr.bodyH - 2))
-	m.queue.scroll(m.queue.rowsFor(m.st, m.snap, fr.queueW-2, fr.bodyH-2, m.now))
+	m.layoutPanes()
+	m.list.keepInView()
+	m.queue.keepInView()
 }
 
 // frame is the size of each part of the screen.
@@ -540,17 +529,43 @@ func (m *Model) frame() frame {
 	case m.height >= 30:
 		logH = 7
 	}
-	fixed := 3 + len(m.narrationLines()) + m.bannerLines() // header, status bar, footer, narration, deadlock banner
+	fixed := 3 + len(m.narration.View(m.st, m.paused, m.width)) + m.bannerLines() // header, status bar, footer, narration, deadlock banner
 	listW := min(max(m.width*33/100, min(32, m.width*40/100)), 60)
 	return frame{listW: listW, queueW: m.width - listW, bodyH: max(m.height-fixed-logH, 4), logH: logH}
 }
 
-// narrationLines is the narration as drawn now: none when it is off.
-func (m *Model) narrationLines() []string {
-	if !m.narrate || m.width <= 0 {
-		return nil
+// bannerLines is how many lines the deadlock banner takes now.
+func (m *Model) bannerLines() int {
+	if m.snap == nil || len(m.snap.Deadlocks) == 0 || m.view != viewMain {
+		return 0
 	}
-	return narrationLines(m.st, m.narration, m.paused, m.width)
+	return 1
+}
+
+// layoutPanes gives every pane what its Update and View read: its size
+// in the frame, the styles, its border (focused, or stale when the data
+// is), the clock and the keys.
+func (m *Model) layoutPanes() frame {
+	fr := m.frame()
+	stale := m.snap != nil && m.snap.Stale
+	at := func(f focusArea, w, h int) pane {
+		p := pane{st: m.st, border: m.st.Border, width: w, height: h, now: m.now, focused: m.focus == f, keys: m.keys}
+		switch {
+		case stale:
+			p.border = m.st.Stale
+		case p.focused:
+			p.border = m.st.FocusBorder
+		}
+		return p
+	}
+	m.list.pane = at(focusList, fr.listW, fr.bodyH)
+	m.queue.pane = at(focusQueue, fr.queueW, fr.bodyH)
+	m.queue.snap = m.snap
+	m.log.pane = at(focusLog, m.width, fr.logH)
+	// The sessions pane is the whole body: focused whenever shown.
+	m.sessions.pane = at(m.focus, m.width, fr.bodyH)
+	m.sessions.mark = m.mark
+	return fr
 }
 
 // View draws the whole screen: exactly width x height cells, no clock
@@ -561,124 +576,35 @@ func (m Model) View() string {
 		return ""
 	}
 	if w < minWidth || h < minHeight {
-		return strings.Join(m.tooSmall(), "\n")
+		return strings.Join(tooSmallView(m.st, w, h), "\n")
 	}
-	fr := m.frame()
-	st := m.st
-	stale := m.snap != nil && m.snap.Stale
-	border := func(f focusArea) lipgloss.Style {
-		switch {
-		case stale:
-			return st.Stale
-		case m.focus == f:
-			return st.FocusBorder
-		}
-		return st.Border
-	}
+	m.layoutPanes()
 	lines := make([]string, 0, h)
-	lines = append(lines, headerView(st, m.opts.Title, m.snap, m.dial, m.opts.Replay != nil, w, m.now))
-	if b := m.deadlockBanner(w); b != "" {
-		lines = append(lines, b)
-	}
-
+	lines = append(lines, headerView(m.st, m.opts.Title, m.snap, m.dial, m.opts.Replay != nil, w, m.now))
 	if m.view == viewSessions {
-		pb := st.FocusBorder
-		if stale {
-			pb = st.Stale
-		}
-		lines = append(lines, m.sessions.view(st, pb, w, fr.bodyH, m.now, m.mark)...)
+		lines = append(lines, m.sessions.View()...)
 	} else {
-		listTitle, listFoot := m.list.titles(st)
-		left := box(border(focusList), listTitle, listFoot, m.list.view(st, fr.listW-2, fr.bodyH-2, m.now, m.focus == focusList), fr.listW, fr.bodyH)
-		qTitle, qFoot, qLines := m.queue.view(st, m.snap, fr.queueW-2, fr.bodyH-2, m.now, m.focus == focusQueue)
-		right := box(border(focusQueue), qTitle, qFoot, qLines, fr.queueW, fr.bodyH)
-		lines = append(lines, sideBySide(left, right)...)
+		if b := deadlockBanner(m.st, m.snap, m.now, w); b != "" {
+			lines = append(lines, b)
+		}
+		lines = append(lines, sideBySide(m.list.View(), m.queue.View())...)
 	}
-
-	logFoot, logLines := m.log.view(st, w-2, fr.logH-2)
-	lines = append(lines, box(border(focusLog), st.Title.Render("Events"), logFoot, logLines, w, fr.logH)...)
-	lines = append(lines, m.narrationLines()...)
+	lines = append(lines, m.log.View()...)
+	lines = append(lines, m.narration.View(m.st, m.paused, w)...)
 	switch {
 	case m.dial != nil:
-		lines = append(lines, m.dial.statusLine(st, m.notice, w, m.now))
+		lines = append(lines, m.dial.statusLine(m.st, m.notice, w, m.now))
 	case m.opts.Replay != nil:
-		lines = append(lines, replayStatus(st, m.replay, m.notice, w))
+		lines = append(lines, replayStatus(m.st, m.replay, m.notice, w))
 	default:
-		lines = append(lines, statusView(st, m.own, m.notice, m.readOnly, m.recording, w, m.now))
+		lines = append(lines, statusView(m.st, m.own, m.notice, m.readOnly, m.recording, w, m.now))
 	}
-	lines = append(lines, m.footer(w))
+	lines = append(lines, footerView(m.st, m.activeKeys(), m.list.filtering, w))
 	if m.dialog != nil {
-		lines = overlay(lines, m.dialog.view(st, w, h), w)
+		lines = overlay(lines, m.dialog.view(m.st, w, h), w)
 	}
 	return strings.Join(lines, "\n")
 }
 
-// footer is the keys that apply now; help and quit are pinned right so that
-// a narrow terminal never hides them.
-func (m Model) footer(w int) string {
-	k := m.activeKeys().ShortHelp()
-	h := helpModel(m.st, 0)
-	if m.list.filtering {
-		// The filter has the keyboard: only its own keys do anything.
-		keys := []key.Binding{
-			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep filter")),
-			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
-		}
-		return fit(" "+m.st.Muted.Render("filtering: type a path part")+"  "+h.ShortHelpView(keys), w)
-	}
-	right := h.ShortHelpView(k[len(k)-2:]) + " "
-	room := w - ansi.StringWidth(right) - 3
-	shown, cut := fitBindings(k[:len(k)-2], room-2, ansi.StringWidth(h.ShortSeparator))
-	left := " " + h.ShortHelpView(shown)
-	if cut {
-		left += " " + m.st.Muted.Render("…")
-	}
-	gap := max(w-ansi.StringWidth(left)-ansi.StringWidth(right), 1)
-	return fit(left+strings.Repeat(" ", gap)+right, w)
-}
-
-// fitBindings keeps the enabled bindings that fit in width cells as help
-// items ("key desc", sep between). bubbles/help truncates by itself, but
-// when even its ellipsis does not fit it adds the item anyway and the line
-// overflows; choosing the items here keeps the footer inside the screen.
-func fitBindings(bs []key.Binding, width, sep int) (shown []key.Binding, cut bool) {
-	used := 0
-	for _, b := range bs {
-		if !b.Enabled() {
-			continue
-		}
-		w := ansi.StringWidth(b.Help().Key) + 1 + ansi.StringWidth(b.Help().Desc)
-		if used > 0 {
-			w += sep
-		}
-		if used+w > width {
-			return shown, true
-		}
-		used += w
-		shown = append(shown, b)
-	}
-	return shown, false
-}
-
-// tooSmall fills the screen with a request for a bigger terminal.
-func (m Model) tooSmall() []string {
-	out := blank(m.width, m.height)
-	msg := []string{"zklock needs", fmt.Sprintf("%dx%d or more", minWidth, minHeight), fmt.Sprintf("(now %dx%d)", m.width, m.height)}
-	top := max((m.height-len(msg))/2, 0)
-	for i, s := range msg {
-		if top+i < len(out) {
-			out[top+i] = m.st.Warning.Render(fit(fitRight(s, (m.width+len(s))/2), m.width))
-		}
-	}
-	return out
-}
-
 // OwnLocks lists the operator's locks the console knows of, by path.
-func (m Model) OwnLocks() []OwnLock {
-	out := make([]OwnLock, 0, len(m.own))
-	for _, o := range m.own {
-		out = append(out, o)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out
-}
+func (m Model) OwnLocks() []OwnLock { return m.own.sorted() }

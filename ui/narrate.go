@@ -1,12 +1,53 @@
 package ui
 
 import (
-	"sort"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/zklock/zklock/themes"
 	"strings"
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 )
+
+// narration is the demo's narration line: the latest step of the recipe
+// on the screen's locks, told while on.
+type narration struct {
+	on   bool
+	text string
+	path string // the lock the narration is about
+}
+
+// follow tells the latest step of the recipe among events, before being
+// the snapshot they happened after and after the one that shows them.
+// The narration follows the queue on screen (selected): a step on it
+// wins; a step elsewhere is told only while the narration is not yet
+// about it, so that a room watching one queue is not told about another
+// one mid-sentence. Only the step told is worked out.
+func (n *narration) follow(events []model.Event, before, after *model.Snapshot, selected string) {
+	for _, only := range []bool{true, false} {
+		if !only && n.text != "" && n.path == selected {
+			return
+		}
+		for i := len(events) - 1; i >= 0; i-- {
+			e := events[i]
+			if only && e.Path != selected {
+				continue
+			}
+			if s := narrate(e, before, after); s != "" {
+				n.text, n.path = s, e.Path
+				return
+			}
+		}
+	}
+}
+
+// View is the narration as drawn now, w cells wide: none when it is off.
+func (n narration) View(st *themes.Styles, paused bool, w int) []string {
+	if !n.on || w <= 0 {
+		return nil
+	}
+	return narrationLines(st, n.text, paused, w)
+}
 
 // narrate tells, in one sentence for a room watching the demo, which step of
 // the lock recipe an event shows: node created, children listed, watch set
@@ -32,7 +73,7 @@ func narrate(ev model.Event, before, after *model.Snapshot) string {
 		return me + " created its node under " + path + " and waits."
 	case model.EventDeleted:
 		var watchers []string
-		if q := findQueue(before, ev.Path); q != nil {
+		if q := before.Queue(ev.Path); q != nil {
 			for _, n := range q.Nodes.All() {
 				if n.Watches == ev.Node {
 					watchers = append(watchers, nodeRef(n.Name))
@@ -55,25 +96,10 @@ func narrate(ev model.Event, before, after *model.Snapshot) string {
 	return ""
 }
 
-func findQueue(s *model.Snapshot, path string) *model.Queue {
-	if s == nil {
-		return nil
-	}
-	i := sort.Search(len(s.Queues), func(i int) bool { return s.Queues[i].Path >= path })
-	if i < len(s.Queues) && s.Queues[i].Path == path {
-		return &s.Queues[i]
-	}
-	// Snapshots are sorted by path; fall back in case one is not.
-	for i := range s.Queues {
-		if s.Queues[i].Path == path {
-			return &s.Queues[i]
-		}
-	}
-	return nil
-}
-
+// findNode is the node called name in the queue at path, nil when s has
+// no such node.
 func findNode(s *model.Snapshot, path, name string) *model.Node {
-	q := findQueue(s, path)
+	q := s.Queue(path)
 	if q == nil {
 		return nil
 	}
@@ -83,4 +109,37 @@ func findNode(s *model.Snapshot, path, name string) *model.Node {
 		}
 	}
 	return nil
+}
+
+// narrationLines is the demo's narration: the last step of the recipe,
+// on one line, or on two when one would cut the sentence (the end of it,
+// "so it sets a watch on #43 and waits", is what the room is told). While
+// the demo's contenders are paused it says so first, so the room knows
+// why nothing moves.
+func narrationLines(st *themes.Styles, text string, paused bool, w int) []string {
+	if text == "" {
+		text = "Waiting for the next step of the recipe…"
+	}
+	text = clean(text, 0)
+	label := st.Key.Render(" ▸ narration ")
+	if paused {
+		label = st.Warning.Render(" ‖ PAUSED ") + st.Key.Render(" ▸ ")
+	}
+	room := max(w-ansi.StringWidth(label), 1)
+	if ansi.StringWidth(text) <= room {
+		return []string{fit(label+st.Text.Render(text), w)}
+	}
+	// Break at the last space that fits; the second line, indented a
+	// little, is cut with an ellipsis if the sentence is longer still.
+	first, rest := text, ""
+	cut := ansi.Truncate(text, room, "")
+	if i := strings.LastIndexByte(cut, ' '); i > 0 {
+		first, rest = cut[:i], cut[i+1:]+text[len(cut):]
+	} else {
+		first, rest = cut, text[len(cut):]
+	}
+	return []string{
+		fit(label+st.Text.Render(first), w),
+		fit("   "+st.Text.Render(clean(rest, max(w-3, 1))), w),
+	}
 }

@@ -137,7 +137,7 @@ func checkEssentials(t *testing.T, where string, m Model, view string) {
 	if last := path.Base(sel); !strings.Contains(view, last) {
 		t.Errorf("%s: the selected lock's name %q is not shown", where, last)
 	}
-	q := findQueue(m.snap, sel)
+	q := m.snap.Queue(sel)
 	if q == nil || q.Nodes.Len() == 0 {
 		return
 	}

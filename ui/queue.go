@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	tea "github.com/charmbracelet/bubbletea"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,7 +22,9 @@ import (
 // rows on screen are drawn, so a queue of 10,000 nodes scrolls as fast as
 // one of ten.
 type queuePane struct {
-	q        *model.Queue // nil: nothing selected, or not read yet
+	pane
+	snap     *model.Snapshot // the root's, for the staleness banner
+	q        *model.Queue    // nil: nothing selected, or not read yet
 	path     string
 	index    *nodeIndex // finds nodes of q by name
 	cursor   int        // node index
@@ -37,6 +41,42 @@ type queuePane struct {
 	cycle   map[string]bool // nodes in a deadlock
 
 	mark int64 // the session whose nodes are marked ◆ (sessions pane), 0 for none
+}
+
+// Update handles navigation keys and the mouse (the root gives Y from the
+// pane's top border).
+func (p queuePane) Update(msg tea.Msg) (queuePane, tea.Cmd) {
+	rows := p.rows()
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		// Nodes take up to two lines each.
+		if d, ok := navDelta(msg, p.keys, max(rows/2, 1)); ok {
+			p.move(d, rows)
+		}
+	case tea.MouseMsg:
+		head := len(p.banners(p.st, p.snap, p.width-2, p.height-2, p.now)) + 1 // banners, column header
+		if d, ok := wheelDelta(msg); ok {
+			p.move(d, rows)
+		} else if i, ok := p.nodeAt(msg.Y-1-head, rows); ok && leftClick(msg) {
+			p.move(i-p.cursor, rows)
+		}
+	}
+	return p, nil
+}
+
+// rows is how many lines the pane has for node rows now.
+func (p *queuePane) rows() int {
+	return p.rowsFor(p.st, p.snap, p.width-2, p.height-2, p.now)
+}
+
+// keepInView keeps the cursor's node on screen after a change of size or
+// data.
+func (p *queuePane) keepInView() { p.scroll(p.rows()) }
+
+// View draws the pane in its border, width x height cells.
+func (p queuePane) View() []string {
+	title, foot, lines := p.body(p.st, p.snap, p.width-2, p.height-2, p.now, p.focused)
+	return box(p.border, title, foot, lines, p.width, p.height)
 }
 
 // set shows queue q (nil for none), keeping the cursor on the same node
@@ -146,14 +186,27 @@ func (p *queuePane) node() *model.Node {
 	return p.q.Nodes.At(p.cursor)
 }
 
+// copyTarget is the full path of the node under the cursor, for y.
+func (p *queuePane) copyTarget() (raw, shown string, ok bool) {
+	n := p.node()
+	if n == nil {
+		return "", "", false
+	}
+	raw = p.path
+	if n.Name != "" { // a plain ephemeral lock's waiters own no node
+		raw = path.Join(raw, n.Name)
+	}
+	return raw, clean(raw, 0), true
+}
+
 // isOwn says whether n is the operator's own node.
 func (p *queuePane) isOwn(n *model.Node) bool {
 	return p.own != nil && p.own.Node != "" && p.own.Node == n.Name
 }
 
-// height is how many lines node i takes: waiters, nodes that disagree with
+// nodeLines is how many lines node i takes: waiters, nodes that disagree with
 // the queue about holding, and the own node get a second line.
-func (p *queuePane) height(i int) int {
+func (p *queuePane) nodeLines(i int) int {
 	n := p.q.Nodes.At(i)
 	if n.Role == lockops.RoleWaiting || n.Believes != n.Role || p.isOwn(n) {
 		return 2
@@ -186,7 +239,7 @@ func (p *queuePane) scroll(rows int) {
 	for {
 		used := 0
 		for i := p.top; i <= p.cursor; i++ {
-			used += p.height(i)
+			used += p.nodeLines(i)
 		}
 		if used <= rows || p.top == p.cursor {
 			break
@@ -270,8 +323,8 @@ func (p *queuePane) rowsFor(st *themes.Styles, snap *model.Snapshot, w, h int, n
 	return max(h-used, 1)
 }
 
-// view draws the pane: its title, its bottom-edge label and inner lines.
-func (p *queuePane) view(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time, focused bool) (title, foot string, lines []string) {
+// body draws the pane: its title, its bottom-edge label and inner lines.
+func (p *queuePane) body(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time, focused bool) (title, foot string, lines []string) {
 	title = p.title(st, w-4) // as much as the border leaves a label (edge)
 	lines = make([]string, 0, h)
 	bans := p.banners(st, snap, w, h, now)
@@ -288,25 +341,8 @@ func (p *queuePane) view(st *themes.Styles, snap *model.Snapshot, w, h int, now 
 		return title, "", lines
 	}
 	cols := p.columns(w)
-	var head []seg
-	// Chains hang under the first column after SEQ (NODE when shown).
-	x, chainX := 0, 0
-	for i, c := range cols {
-		if i > 0 {
-			head = append(head, seg{" ", st.Column})
-			x++
-		}
-		if chainX == 0 && i > 0 && cols[i-1].title == "SEQ" {
-			chainX = x
-		}
-		t := c.title
-		if c.right {
-			t = fitRight(t, c.width)
-		}
-		head = append(head, seg{fit(t, c.width), st.Column})
-		x += c.width
-	}
-	lines = append(lines, line(head, nil))
+	head, chainX := columnHeader(st, cols)
+	lines = append(lines, head)
 	rows := h - len(lines)
 	if len(p.q.Other) > 0 {
 		rows--
@@ -331,7 +367,7 @@ func (p *queuePane) view(st *themes.Styles, snap *model.Snapshot, w, h int, now 
 		lines = append(lines, line(segs, over))
 		rows--
 		last = i
-		if p.height(i) == 2 && rows > 0 {
+		if p.nodeLines(i) == 2 && rows > 0 {
 			lines = append(lines, fit(strings.Repeat(" ", chainX)+p.chain(st, n, i, now, w-chainX), w))
 			rows--
 		}
@@ -340,20 +376,50 @@ func (p *queuePane) view(st *themes.Styles, snap *model.Snapshot, w, h int, now 
 		lines = append(lines, "")
 	}
 	if len(p.q.Other) > 0 {
-		names := make([]string, 0, min(len(p.q.Other), 6))
-		for i, o := range p.q.Other {
-			if i == 6 {
-				names = append(names, "…")
-				break
-			}
-			names = append(names, clean(o, 24))
-		}
-		lines = append(lines, st.Muted.Render(fit(fmt.Sprintf(" + %s, not queued: %s", plural(len(p.q.Other), "other child"), strings.Join(names, ", ")), w)))
+		lines = append(lines, p.otherLine(st, w))
 	}
 	if p.top > 0 || last < p.q.Nodes.Len()-1 {
 		foot = st.Muted.Render(fmt.Sprintf("%d-%d of %d", p.top+1, last+1, p.q.Nodes.Len()))
 	}
 	return title, foot, lines
+}
+
+// columnHeader is the column titles' line, and the cell where the chain
+// under a node starts: under the first column after SEQ (NODE when
+// shown).
+func columnHeader(st *themes.Styles, cols []column) (head string, chainX int) {
+	var segs []seg
+	x := 0
+	for i, c := range cols {
+		if i > 0 {
+			segs = append(segs, seg{" ", st.Column})
+			x++
+		}
+		if chainX == 0 && i > 0 && cols[i-1].title == "SEQ" {
+			chainX = x
+		}
+		t := c.title
+		if c.right {
+			t = fitRight(t, c.width)
+		}
+		segs = append(segs, seg{fit(t, c.width), st.Column})
+		x += c.width
+	}
+	return line(segs, nil), chainX
+}
+
+// otherLine names, in w cells, the children of the lock that are not lock
+// nodes (a few, then "…").
+func (p *queuePane) otherLine(st *themes.Styles, w int) string {
+	names := make([]string, 0, min(len(p.q.Other), 6))
+	for i, o := range p.q.Other {
+		if i == 6 {
+			names = append(names, "…")
+			break
+		}
+		names = append(names, clean(o, 24))
+	}
+	return st.Muted.Render(fit(fmt.Sprintf(" + %s, not queued: %s", plural(len(p.q.Other), "other child"), strings.Join(names, ", ")), w))
 }
 
 // title is the pane's top label in at most w cells: the path, cut from
@@ -409,21 +475,7 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *model.Node, i int,
 		text, style := "", st.Text
 		switch c.title {
 		case "":
-			mark, flag, fs := " ", " ", st.Text
-			if i == p.cursor {
-				mark = "❯"
-			}
-			switch {
-			case p.isOwn(n):
-				flag, fs = "★", st.Own
-			case p.mark != 0 && n.Session == p.mark:
-				flag, fs = "◆", st.Key
-			case p.flagged[n.Name]:
-				flag, fs = "‼", st.Danger
-			case n.Link == model.LinkMissing || n.Herd:
-				flag, fs = "!", st.Warning
-			}
-			segs = append(segs, seg{mark, st.Key}, seg{flag, fs})
+			segs = p.markCells(segs, st, n, i)
 			continue
 		case "POS":
 			text = strconv.Itoa(i + 1)
@@ -441,21 +493,7 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *model.Node, i int,
 				text, style = "(watch)", st.Muted // waits by an exists watch, owns no node
 			}
 		case "ROLE":
-			// The role shown is what the node's own recipe believes: in a
-			// split queue two nodes act as holders, and both must look it.
-			// An election says leader and follower.
-			word := strings.ToUpper(model.RoleWord(p.q.Type, lockops.RoleHolder))
-			switch {
-			case n.Believes == lockops.RoleHolder && n.Role != lockops.RoleHolder:
-				text, style = word+"‼", st.Danger
-			case n.Believes == lockops.RoleHolder:
-				text, style = word, st.Holder
-				if p.flagged[n.Name] {
-					style = st.Danger
-				}
-			default:
-				text, style = model.RoleWord(p.q.Type, lockops.RoleWaiting), st.Waiter
-			}
+			text, style = p.roleCell(st, n)
 		case "KIND":
 			text, style = n.KindName(), st.Muted
 		case "RECIPE":
@@ -482,6 +520,42 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *model.Node, i int,
 		segs = append(segs, seg{fit(text, c.width), style})
 	}
 	return segs
+}
+
+// markCells appends node n's (row i's) first two cells: the cursor, then
+// its flag (own, marked session, named by a warning, never wakes or herd).
+func (p *queuePane) markCells(segs []seg, st *themes.Styles, n *model.Node, i int) []seg {
+	mark, flag, fs := " ", " ", st.Text
+	if i == p.cursor {
+		mark = "❯"
+	}
+	switch {
+	case p.isOwn(n):
+		flag, fs = "★", st.Own
+	case p.mark != 0 && n.Session == p.mark:
+		flag, fs = "◆", st.Key
+	case p.flagged[n.Name]:
+		flag, fs = "‼", st.Danger
+	case n.Link == model.LinkMissing || n.Herd:
+		flag, fs = "!", st.Warning
+	}
+	return append(segs, seg{mark, st.Key}, seg{flag, fs})
+}
+
+// roleCell is node n's ROLE: what its own recipe believes. In a split
+// queue two nodes act as holders, and both must look it; an election
+// says leader and follower.
+func (p *queuePane) roleCell(st *themes.Styles, n *model.Node) (string, lipgloss.Style) {
+	word := strings.ToUpper(model.RoleWord(p.q.Type, lockops.RoleHolder))
+	switch {
+	case n.Believes == lockops.RoleHolder && n.Role != lockops.RoleHolder:
+		return word + "‼", st.Danger
+	case n.Believes == lockops.RoleHolder && p.flagged[n.Name]:
+		return word, st.Danger
+	case n.Believes == lockops.RoleHolder:
+		return word, st.Holder
+	}
+	return model.RoleWord(p.q.Type, lockops.RoleWaiting), st.Waiter
 }
 
 // chain is the line under a node: the watch it hangs on, what the servers
@@ -578,7 +652,7 @@ func (p *queuePane) nodeAt(y, rows int) (int, bool) {
 		return 0, false
 	}
 	for i := p.top; i < p.q.Nodes.Len(); i++ {
-		h := p.height(i)
+		h := p.nodeLines(i)
 		if y < h {
 			return i, true
 		}

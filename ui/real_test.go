@@ -45,7 +45,7 @@ var realScenarios = []struct {
 	{"split-holders", "/locks/ledger", nil},
 	{"deadlock", "/locks/inventory", nil},
 	{"own-waiting", "/locks/reports", func(m Model, s *model.Snapshot) Model {
-		q := findQueue(s, "/locks/reports")
+		q := s.Queue("/locks/reports")
 		return step(m, ownMsg{[]OwnLock{{Path: q.Path, Node: q.Nodes.At(1).Name, State: OwnQueued,
 			Position: 2, Watching: q.Nodes.At(0).Name, Since: q.Nodes.At(1).Since}}})
 	}},

@@ -14,40 +14,36 @@ type recordMsg struct {
 	err     error
 }
 
-// toggleRecording starts a recording, or stops the one running; the
-// recorder's I/O runs in a command.
-func (m *Model) toggleRecording() tea.Cmd {
-	rec := m.opts.Recording
+// toggleRecording starts a recording, or stops the one running to the
+// file running ("" for none); the recorder's I/O runs in a command.
+func toggleRecording(rec Recording, running string) tea.Cmd {
 	if rec == nil {
 		return nil
 	}
-	if m.recording == "" {
+	if running == "" {
 		return func() tea.Msg {
 			f, err := rec.Start()
 			return recordMsg{started: true, file: f, err: err}
 		}
 	}
-	file := m.recording
+	file := running
 	return func() tea.Msg {
 		n, err := rec.Stop()
 		return recordMsg{file: file, updates: n, err: err}
 	}
 }
 
-// applyRecord shows a recording's start and end in the status bar (the
-// running one stays there, first, until it stops).
-func (m *Model) applyRecord(r recordMsg) {
+// outcome is the file recorded to once r is taken in ("" for none) and
+// what the status bar says of it (the running recording stays there,
+// first, until it stops).
+func (r recordMsg) outcome(running string) (string, notice) {
 	switch {
 	case r.started && r.err != nil:
-		m.notice = notice{text: "recording not started: " + clean(r.err.Error(), 120), failed: true}
+		return running, notice{text: "recording not started: " + clean(r.err.Error(), 120), failed: true}
 	case r.started:
-		m.recording = r.file
-		m.notice = notice{text: "recording to " + clean(r.file, 80) + " (ctrl+r stops it; zklock replay " + clean(r.file, 60) + " plays it)"}
+		return r.file, notice{text: "recording to " + clean(r.file, 80) + " (ctrl+r stops it; zklock replay " + clean(r.file, 60) + " plays it)"}
 	case r.err != nil:
-		m.recording = ""
-		m.notice = notice{text: "recording ended with an error: " + clean(r.err.Error(), 120), failed: true}
-	default:
-		m.recording = ""
-		m.notice = notice{text: fmt.Sprintf("recorded %d updates to %s", r.updates, clean(r.file, 80))}
+		return "", notice{text: "recording ended with an error: " + clean(r.err.Error(), 120), failed: true}
 	}
+	return "", notice{text: fmt.Sprintf("recorded %d updates to %s", r.updates, clean(r.file, 80))}
 }

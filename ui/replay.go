@@ -75,11 +75,12 @@ func newReplayKeys() replayKeys {
 // replayMsg is where the replay stands after a timeline call.
 type replayMsg struct{ state timeline.PlayerState }
 
-// replayKey handles the timeline's keys; ok is false for any other key.
-func (m Model) replayKey(msg tea.KeyMsg) (Model, tea.Cmd, bool) {
-	tl := m.opts.Replay
+// replayKey turns the timeline's keys into a call on tl or the jump
+// dialog (from the shown time now); ok is false for any other key, and
+// without a replay.
+func replayKey(tl Timeline, msg tea.KeyMsg, now time.Time) (jump dialog, cmd tea.Cmd, ok bool) {
 	if tl == nil {
-		return m, nil, false
+		return nil, nil, false
 	}
 	k := newReplayKeys()
 	call := func(f func() timeline.PlayerState) tea.Cmd {
@@ -87,36 +88,19 @@ func (m Model) replayKey(msg tea.KeyMsg) (Model, tea.Cmd, bool) {
 	}
 	switch {
 	case key.Matches(msg, k.Play):
-		return m, call(tl.Toggle), true
+		return nil, call(tl.Toggle), true
 	case key.Matches(msg, k.Forward):
-		return m, call(func() timeline.PlayerState { return tl.Step(1) }), true
+		return nil, call(func() timeline.PlayerState { return tl.Step(1) }), true
 	case key.Matches(msg, k.Back):
-		return m, call(func() timeline.PlayerState { return tl.Step(-1) }), true
+		return nil, call(func() timeline.PlayerState { return tl.Step(-1) }), true
 	case key.Matches(msg, k.Faster):
-		return m, call(tl.Faster), true
+		return nil, call(tl.Faster), true
 	case key.Matches(msg, k.Slower):
-		return m, call(tl.Slower), true
+		return nil, call(tl.Slower), true
 	case key.Matches(msg, k.Jump):
-		m.dialog = newJumpDialog(tl, m.now)
-		return m, textinput.Blink, true
+		return newJumpDialog(tl, now), textinput.Blink, true
 	}
-	return m, nil, false
-}
-
-// applyReplay shows the replay's state: the clock jumps with a step, and
-// the status bar says where the replay stands.
-func (m *Model) applyReplay(r replayMsg) {
-	m.now = r.state.At
-	m.replay = r.state
-}
-
-// readReplay takes in where the replay stands now: a playing replay
-// moves with no key pressed, so the console reads it on every tick and
-// update, as it reads the clock.
-func (m *Model) readReplay() {
-	if m.opts.Replay != nil {
-		m.replay = m.opts.Replay.State()
-	}
+	return nil, nil, false
 }
 
 // replayStatus is the status bar of a replay: where it stands, always

@@ -36,22 +36,23 @@ func Run(ctx context.Context, opts Options, progOpts ...tea.ProgramOption) error
 	if !ok {
 		return runErr
 	}
-	return errors.Join(runErr, fm.releaseAll(ctx))
+	return errors.Join(runErr, releaseAll(ctx, fm.opts.Backend, fm.own))
 }
 
-// releaseAll releases every lock the operator holds or waits for.
-func (m Model) releaseAll(ctx context.Context) error {
-	if m.opts.Backend == nil {
+// releaseAll releases through b every lock in own the operator holds or
+// waits for.
+func releaseAll(ctx context.Context, b Backend, own ownLocks) error {
+	if b == nil {
 		return nil
 	}
 	base := context.WithoutCancel(ctx)
 	var errs []error
-	for _, o := range m.OwnLocks() {
-		if !m.ownActive(o.Path) {
+	for _, o := range own.sorted() {
+		if !own.active(o.Path) {
 			continue
 		}
 		rctx, cancel := context.WithTimeout(base, releaseTimeout)
-		if err := m.opts.Backend.Release(rctx, o.Path); err != nil {
+		if err := b.Release(rctx, o.Path); err != nil {
 			errs = append(errs, fmt.Errorf("%w %s: %w", ErrRelease, clean(o.Path, 0), err))
 		}
 		cancel()

@@ -5,9 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/cursor"
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/zklock/zklock/sessions"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -32,8 +29,7 @@ type sessionForceDialog struct {
 	client  string // sanitized
 	targets []forceTarget
 	holds   int
-	input   textinput.Model
-	wrong   string // the last entry that did not match, sanitized
+	confirm typedConfirm
 }
 
 // newSessionForceDialog is nil when s owns no node that can be deleted (a
@@ -56,13 +52,7 @@ func newSessionForceDialog(s *sessions.SessionInfo, _ time.Time) *sessionForceDi
 	if len(d.targets) == 0 {
 		return nil
 	}
-	ti := textinput.New()
-	ti.Prompt = "> "
-	ti.CharLimit = 24
-	ti.Placeholder = "last 4 hex digits"
-	ti.Cursor.SetMode(cursor.CursorStatic)
-	ti.Focus()
-	d.input = ti
+	d.confirm = newTypedConfirm(24, "last 4 hex digits", 24)
 	return d
 }
 
@@ -88,21 +78,15 @@ func (d *sessionForceDialog) matches(typed string) bool {
 }
 
 func (d *sessionForceDialog) update(msg tea.Msg, k dialogKeys) (dialog, intent, tea.Cmd) {
-	if km, ok := msg.(tea.KeyMsg); ok {
-		switch {
-		case key.Matches(km, k.Cancel):
-			return nil, intent{}, nil
-		case key.Matches(km, k.Confirm):
-			if d.matches(d.input.Value()) {
-				return nil, intent{kind: intentForceSession, session: d.session, targets: d.targets}, nil
-			}
-			d.wrong = clean(d.input.Value(), 24)
-			d.input.Reset()
-			return d, intent{}, nil
-		}
-	}
+	var ans answer
 	var cmd tea.Cmd
-	d.input, cmd = d.input.Update(msg)
+	d.confirm, ans, cmd = d.confirm.Update(msg, k, d.matches)
+	switch ans {
+	case answerCancelled:
+		return nil, intent{}, nil
+	case answerConfirmed:
+		return nil, intent{kind: intentForceSession, session: d.session, targets: d.targets}, nil
+	}
 	return d, intent{}, cmd
 }
 
@@ -166,7 +150,7 @@ func (d *sessionForceDialog) view(st *themes.Styles, screenW, screenH int) []str
 	if !tight {
 		guard = "Each node is deleted only if its owner is still session " + session(d.session) + "; each deletion is audited."
 	}
-	body = append(body, typedConfirm(st, inner, risk, guard, "Type the session's last 4 hex digits ", d.tail(), d.input, d.wrong)...)
+	body = append(body, d.confirm.View(st, inner, risk, guard, "Type the session's last 4 hex digits ", d.tail())...)
 	body = append(body, keyHints(st, "enter", "delete "+plural(len(d.targets), "node"), "esc", "cancel"))
 	return dialogBox(st.Danger, st.Danger.Render("FORCE-RELEASE SESSION "+session(d.session)), body, w, screenH)
 }

@@ -29,11 +29,56 @@ const (
 // out. Its table is built (sessions.SessionsOf) when the pane is shown, once
 // per snapshot: a few milliseconds for 10,000 sessions, never per frame.
 type sessionsPane struct {
+	pane
+	mark     int64 // the marked session, flagged ◆ in the table
 	ss       *sessions.Sessions
 	from     *model.Snapshot // what ss was built from
 	cursor   int             // row: the deadlocks first, then the sessions
 	top      int
 	selected string // the selected row's identity, kept across snapshots
+}
+
+// Update moves the cursor with the navigation keys and the wheel, and
+// selects the row clicked (the root gives Y from the body's top line:
+// the table's border and column header come first).
+func (p sessionsPane) Update(msg tea.Msg) (sessionsPane, tea.Cmd) {
+	rows := p.tableRows(p.height)
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		if d, ok := navDelta(msg, p.keys, rows); ok {
+			p.move(d, rows)
+		}
+	case tea.MouseMsg:
+		if d, ok := wheelDelta(msg); ok {
+			p.move(d, rows)
+		} else if leftClick(msg) {
+			p.click(msg.Y)
+		}
+	}
+	return p, nil
+}
+
+// click selects the table row drawn on line y of the pane.
+func (p *sessionsPane) click(y int) {
+	_, detail := p.detail(p.st, p.width-2, p.now)
+	th, _ := p.heights(p.height, len(detail))
+	rows := max(th-3, 1)
+	r := y - 2
+	if r < 0 || r >= rows {
+		return
+	}
+	// The first row drawn, as the view works it out.
+	first := min(max(p.top, p.cursor-rows+1), p.cursor)
+	if first+r >= p.count() {
+		return
+	}
+	p.top = first
+	p.move(first+r-p.cursor, rows)
+}
+
+// View draws the table box over the detail box, width x height cells.
+func (p sessionsPane) View() []string {
+	return p.body(p.st, p.border, p.width, p.height, p.now, p.mark)
 }
 
 // set rebuilds the table from snap when it is a new snapshot, keeping the
@@ -152,8 +197,8 @@ func sessionColumns(w int) []column {
 	}, sessionOrder)
 }
 
-// view draws the body: the table box over the detail box, w x h cells.
-func (p *sessionsPane) view(st *themes.Styles, border lipgloss.Style, w, h int, now time.Time, mark int64) []string {
+// body draws the table box over the detail box, w x h cells.
+func (p *sessionsPane) body(st *themes.Styles, border lipgloss.Style, w, h int, now time.Time, mark int64) []string {
 	dTitle, dLines := p.detail(st, w-2, now)
 	th, dh := p.heights(h, len(dLines))
 	title := st.Title.Render("Sessions") + st.Muted.Render(" · "+plural(len(p.ss.List), "session"))
@@ -376,126 +421,42 @@ func (p *sessionsPane) detail(st *themes.Styles, w int, now time.Time) (string, 
 	return st.Title.Render("Session " + session(s.Session)), lines
 }
 
-// --- the root's side ---------------------------------------------------------
-
-// toggleSessions opens the sessions pane, or goes back to the main view.
-func (m *Model) toggleSessions() {
-	if m.view == viewSessions {
-		m.view = viewMain
-		return
+// keysOf sets the keys of the console while the pane is shown: no
+// action on locks, enter marks, f force-releases a session, esc goes back.
+func (p *sessionsPane) keysOf(k *KeyMap, readOnly bool) {
+	for _, b := range []*key.Binding{&k.Take, &k.Release, &k.Revoke, &k.Focus, &k.Filter, &k.Sort,
+		&k.Pause, &k.Step, &k.Kill, &k.Split} {
+		b.SetEnabled(false)
 	}
-	m.view = viewSessions
-	m.sessions.set(m.snap)
-	m.sessions.move(0, m.sessions.tableRows(m.frame().bodyH))
+	s := p.session()
+	k.Enter.SetEnabled(s != nil || p.deadlock() != nil)
+	k.Enter.SetHelp("enter", "mark in queues")
+	k.Force.SetEnabled(!readOnly && s != nil)
+	k.Force.SetHelp("f", "force-release session")
+	k.Clear.SetEnabled(true)
+	k.Clear.SetHelp("esc", "back")
+	k.Sessions.SetHelp("w", "locks")
 }
 
-// sessionsKey handles a key while the sessions pane is shown; ok false
-// leaves it to the main view's handling (quit, help, the pane's key).
-func (m Model) sessionsKey(msg tea.KeyMsg, k KeyMap) (Model, bool) {
-	rows := m.sessions.tableRows(m.frame().bodyH)
-	switch {
-	case key.Matches(msg, k.Up):
-		m.sessions.move(-1, rows)
-	case key.Matches(msg, k.Down):
-		m.sessions.move(1, rows)
-	case key.Matches(msg, k.PageUp):
-		m.sessions.move(-rows, rows)
-	case key.Matches(msg, k.PageDown):
-		m.sessions.move(rows, rows)
-	case key.Matches(msg, k.Home):
-		m.sessions.move(-1<<30, rows)
-	case key.Matches(msg, k.End):
-		m.sessions.move(1<<30, rows)
-	case key.Matches(msg, k.Enter):
-		m.showSessionInQueues()
-	case key.Matches(msg, k.Force):
-		m.askForceSession()
-	case key.Matches(msg, k.Clear):
-		m.view = viewMain
-	default:
-		return m, false
-	}
-	return m, true
-}
-
-// showSessionInQueues marks the selected session's nodes in every queue
-// (the first session of a selected cycle) and shows the first lock it
-// holds or waits on.
-func (m *Model) showSessionInQueues() {
-	var id int64
-	var first string
-	if d := m.sessions.deadlock(); d != nil {
-		id = d.Sessions[0]
-		first = d.Waits[0].Path
-	} else if s := m.sessions.session(); s != nil {
-		id = s.Session
-		if len(s.Holds) > 0 {
-			first = s.Holds[0].Path
-		} else if len(s.Waits) > 0 {
-			first = s.Waits[0].Path
-		}
-	}
-	if id == 0 {
-		return
-	}
-	m.mark = id
-	m.view = viewMain
-	if first != "" {
-		m.list.filter.Reset()
-		m.list.selected = first
-		m.list.refresh()
-	}
-	m.focus = focusQueue
-	m.rebuild()
-	m.notice = notice{text: "◆ marks the nodes of session " + session(id) + " in every queue (esc clears)"}
-}
-
-// applyMark flags the lock rows and queue nodes of the marked session.
-func (m *Model) applyMark() {
-	m.queue.mark = m.mark
-	if m.mark == 0 || m.snap == nil {
-		return
-	}
-	has := map[string]bool{}
-	for i := range m.snap.Queues {
-		q := &m.snap.Queues[i]
-		for _, n := range q.Nodes.All() {
-			if n.Session == m.mark {
-				has[q.Path] = true
-				break
-			}
-		}
-	}
-	for i := range m.list.rows {
-		m.list.rows[i].marked = has[m.list.rows[i].path]
-	}
-}
-
-// askForceSession opens the typed confirmation for deleting every node of
-// the selected session; read-only consoles refuse.
-func (m *Model) askForceSession() {
-	s := m.sessions.session()
+// copyTarget is the selected session's id, for y.
+func (p *sessionsPane) copyTarget() (raw, shown string, ok bool) {
+	s := p.session()
 	if s == nil {
-		return
+		return "", "", false
 	}
-	if m.readOnly {
-		m.notice = notice{text: "read-only: force-release is refused", failed: true}
-		return
-	}
-	if d := newSessionForceDialog(s, m.now); d != nil {
-		m.dialog = d
-	}
+	id := session(s.Session)
+	return id, "session " + id, true
 }
 
-// deadlockBanner is the line above the body while the snapshot shows a
-// cycle of waits over sessions; "" when none.
-func (m *Model) deadlockBanner(w int) string {
-	if m.snap == nil || len(m.snap.Deadlocks) == 0 || m.view != viewMain {
+// deadlockBanner is the line above the body while snap shows a cycle of
+// waits over sessions; "" when none.
+func deadlockBanner(st *themes.Styles, snap *model.Snapshot, now time.Time, w int) string {
+	if snap == nil || len(snap.Deadlocks) == 0 {
 		return ""
 	}
-	d := &m.snap.Deadlocks[0] // the worst first
+	d := &snap.Deadlocks[0] // the worst first
 	var text string
-	style := m.st.Warning
+	style := st.Warning
 	paths := make([]string, len(d.Paths))
 	for i, p := range d.Paths {
 		paths[i] = cleanLeft(p, 30)
@@ -503,14 +464,14 @@ func (m *Model) deadlockBanner(w int) string {
 	on := " on " + strings.Join(paths, ", ")
 	switch d.State {
 	case model.CycleDeadlock:
-		style = m.st.Alarm
-		text = " ‼ CROSS-LOCK DEADLOCK " + since(m.now, d.Since) + ": " + cycleShort(d) + on
+		style = st.Alarm
+		text = " ‼ CROSS-LOCK DEADLOCK " + since(now, d.Since) + ": " + cycleShort(d) + on
 	case model.CycleSelfWait:
 		text = " ! SELF-WAIT: session " + session(d.Sessions[0]) + " waits behind its own node" + on
 	default:
-		text = " ! CYCLE over sessions, " + since(m.now, d.Since) + " old: " + cycleShort(d) + on
+		text = " ! CYCLE over sessions, " + since(now, d.Since) + " old: " + cycleShort(d) + on
 	}
-	if n := len(m.snap.Deadlocks) - 1; n > 0 {
+	if n := len(snap.Deadlocks) - 1; n > 0 {
 		text += fmt.Sprintf(" (+%d more)", n)
 	}
 	hint := " w: sessions "
@@ -524,74 +485,4 @@ func cycleShort(d *model.Deadlock) string {
 		return session(d.Sessions[0]) + " ⇄ " + session(d.Sessions[1])
 	}
 	return cycleSessions(d)
-}
-
-// syncSessions brings the sessions pane (while shown) and the mark to a
-// new snapshot.
-func (m *Model) syncSessions() {
-	if m.view == viewSessions {
-		m.sessions.set(m.snap)
-	}
-	m.applyMark()
-	m.flagDeadlocked()
-}
-
-// flagDeadlocked flags the locks of a cross-lock deadlock in the list
-// (‼, sorted first, found by the filter "deadlock"), as a deadlock within
-// one queue is.
-func (m *Model) flagDeadlocked() {
-	if m.snap == nil {
-		return
-	}
-	in := map[string]bool{}
-	for _, d := range m.snap.Deadlocks {
-		if d.State == model.CycleDeadlock {
-			for _, p := range d.Paths {
-				in[p] = true
-			}
-		}
-	}
-	if len(in) == 0 {
-		return
-	}
-	for i := range m.list.rows {
-		if r := &m.list.rows[i]; in[r.path] {
-			r.danger = true
-			r.codes = strings.TrimSpace(r.codes + " cross-lock-deadlock")
-		}
-	}
-	m.list.refresh()
-	m.syncQueue()
-}
-
-// bannerLines is how many lines the deadlock banner takes now.
-func (m *Model) bannerLines() int {
-	if m.snap == nil || len(m.snap.Deadlocks) == 0 || m.view != viewMain {
-		return 0
-	}
-	return 1
-}
-
-// sessionKeys sets the keys of the sessions pane (when shown) and the
-// clearing of the mark.
-func (m *Model) sessionKeys(k *KeyMap) {
-	if m.view == viewMain {
-		if m.mark != 0 && m.list.filter.Value() == "" {
-			k.Clear.SetEnabled(true)
-			k.Clear.SetHelp("esc", "clear mark")
-		}
-		return
-	}
-	for _, b := range []*key.Binding{&k.Take, &k.Release, &k.Revoke, &k.Focus, &k.Filter, &k.Sort,
-		&k.Pause, &k.Step, &k.Kill, &k.Split} {
-		b.SetEnabled(false)
-	}
-	s := m.sessions.session()
-	k.Enter.SetEnabled(s != nil || m.sessions.deadlock() != nil)
-	k.Enter.SetHelp("enter", "mark in queues")
-	k.Force.SetEnabled(!m.readOnly && s != nil)
-	k.Force.SetHelp("f", "force-release session")
-	k.Clear.SetEnabled(true)
-	k.Clear.SetHelp("esc", "back")
-	k.Sessions.SetHelp("w", "locks")
 }

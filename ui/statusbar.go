@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+	"github.com/charmbracelet/bubbles/key"
 	"sort"
 	"strings"
 	"time"
@@ -71,35 +73,63 @@ func nodeRef(name string) string {
 	return model.NodeRef(name, 24)
 }
 
-// narrationLines is the demo's narration: the last step of the recipe,
-// on one line, or on two when one would cut the sentence (the end of it,
-// "so it sets a watch on #43 and waits", is what the room is told). While
-// the demo's contenders are paused it says so first, so the room knows
-// why nothing moves.
-func narrationLines(st *themes.Styles, text string, paused bool, w int) []string {
-	if text == "" {
-		text = "Waiting for the next step of the recipe…"
+// footerView is the keys k that apply now; help and quit are pinned
+// right so that a narrow terminal never hides them. While the filter has
+// the keyboard only its own keys are shown.
+func footerView(st *themes.Styles, k KeyMap, filtering bool, w int) string {
+	bs := k.ShortHelp()
+	h := helpModel(st, 0)
+	if filtering {
+		// The filter has the keyboard: only its own keys do anything.
+		keys := []key.Binding{
+			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep filter")),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
+		}
+		return fit(" "+st.Muted.Render("filtering: type a path part")+"  "+h.ShortHelpView(keys), w)
 	}
-	text = clean(text, 0)
-	label := st.Key.Render(" ▸ narration ")
-	if paused {
-		label = st.Warning.Render(" ‖ PAUSED ") + st.Key.Render(" ▸ ")
+	right := h.ShortHelpView(bs[len(bs)-2:]) + " "
+	room := w - ansi.StringWidth(right) - 3
+	shown, cut := fitBindings(bs[:len(bs)-2], room-2, ansi.StringWidth(h.ShortSeparator))
+	left := " " + h.ShortHelpView(shown)
+	if cut {
+		left += " " + st.Muted.Render("…")
 	}
-	room := max(w-ansi.StringWidth(label), 1)
-	if ansi.StringWidth(text) <= room {
-		return []string{fit(label+st.Text.Render(text), w)}
+	gap := max(w-ansi.StringWidth(left)-ansi.StringWidth(right), 1)
+	return fit(left+strings.Repeat(" ", gap)+right, w)
+}
+
+// fitBindings keeps the enabled bindings that fit in width cells as help
+// items ("key desc", sep between). bubbles/help truncates by itself, but
+// when even its ellipsis does not fit it adds the item anyway and the line
+// overflows; choosing the items here keeps the footer inside the screen.
+func fitBindings(bs []key.Binding, width, sep int) (shown []key.Binding, cut bool) {
+	used := 0
+	for _, b := range bs {
+		if !b.Enabled() {
+			continue
+		}
+		w := ansi.StringWidth(b.Help().Key) + 1 + ansi.StringWidth(b.Help().Desc)
+		if used > 0 {
+			w += sep
+		}
+		if used+w > width {
+			return shown, true
+		}
+		used += w
+		shown = append(shown, b)
 	}
-	// Break at the last space that fits; the second line, indented a
-	// little, is cut with an ellipsis if the sentence is longer still.
-	first, rest := text, ""
-	cut := ansi.Truncate(text, room, "")
-	if i := strings.LastIndexByte(cut, ' '); i > 0 {
-		first, rest = cut[:i], cut[i+1:]+text[len(cut):]
-	} else {
-		first, rest = cut, text[len(cut):]
+	return shown, false
+}
+
+// tooSmallView fills a w x h screen with a request for a bigger terminal.
+func tooSmallView(st *themes.Styles, w, h int) []string {
+	out := blank(w, h)
+	msg := []string{"zklock needs", fmt.Sprintf("%dx%d or more", minWidth, minHeight), fmt.Sprintf("(now %dx%d)", w, h)}
+	top := max((h-len(msg))/2, 0)
+	for i, s := range msg {
+		if top+i < len(out) {
+			out[top+i] = st.Warning.Render(fit(fitRight(s, (w+len(s))/2), w))
+		}
 	}
-	return []string{
-		fit(label+st.Text.Render(first), w),
-		fit("   "+st.Text.Render(clean(rest, max(w-3, 1))), w),
-	}
+	return out
 }

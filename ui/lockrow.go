@@ -1,0 +1,111 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+)
+
+// lockRow is one watched lock parent, summarised for the list. Times are
+// kept rather than durations so that a clock tick needs no rebuild.
+type lockRow struct {
+	path      string // raw; the key
+	label     string // sanitized path
+	lower     string // label in lower case, for the filter
+	state     model.PathState
+	holder    string // sanitized identity of the holder(s)
+	holders   int
+	depth     int
+	waitSince time.Time // oldest waiter's Since; zero when nobody waits
+	holdSince time.Time // first holder's tenure start; zero when nobody holds
+	holdBound model.Bound
+	danger    bool   // split-holders, deadlock or mixed-recipes
+	warn      bool   // any other warning
+	codes     string // warning codes, for the filter and the marker
+	own       *OwnLock
+	marked    bool // the marked session (sessions pane) has a node here
+}
+
+// summarize derives the list row of one queue.
+func summarize(q *model.Queue) lockRow {
+	r := lockRow{path: q.Path, label: clean(q.Path, 0), state: q.State, depth: q.Nodes.Len()}
+	r.lower = strings.ToLower(r.label)
+	var first *model.Node
+	for _, n := range q.Nodes.All() {
+		if n.Role == lockops.RoleHolder || n.Believes == lockops.RoleHolder {
+			r.holders++
+			if first == nil {
+				first = n
+			}
+			continue
+		}
+		if r.waitSince.IsZero() || n.Since.Before(r.waitSince) {
+			r.waitSince = n.Since
+		}
+	}
+	if first != nil {
+		r.holdSince, r.holdBound = first.Tenure()
+		switch {
+		case q.Type == model.TypeSemaphore:
+			r.holder = holdersText(q)
+		case r.holders > 1 && first.Kind == lockops.KindRead:
+			r.holder = strconv.Itoa(r.holders) + " readers"
+		case r.holders > 1:
+			r.holder = strconv.Itoa(r.holders) + " holders"
+		case len(first.Data) > 0:
+			r.holder = model.Sanitize(first.Data, 0)
+		default:
+			r.holder = session(first.Session)
+		}
+	}
+	var codes []string
+	for _, w := range q.Warnings {
+		codes = append(codes, w.Code)
+		switch w.Code {
+		case model.WarnSplitHolders, model.WarnDeadlock, model.WarnMixedRecipes, model.WarnOverLimit:
+			r.danger = true
+		default:
+			r.warn = true
+		}
+	}
+	r.codes = strings.Join(codes, " ")
+	return r
+}
+
+// commonParent is the longest parent path ending in "/" that every row's
+// path starts with; "" for fewer than two rows or only the root.
+func commonParent(rows []lockRow) string {
+	if len(rows) < 2 {
+		return ""
+	}
+	p := rows[0].path
+	for _, r := range rows[1:] {
+		for !strings.HasPrefix(r.path, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	p = p[:strings.LastIndex(p, "/")+1]
+	if p == "/" {
+		return ""
+	}
+	for _, r := range rows {
+		if len(r.path) == len(p) {
+			return "" // a row would have an empty name
+		}
+	}
+	return p
+}
+
+// earlier orders known times before unknown (zero) ones.
+func earlier(a, b time.Time) bool {
+	switch {
+	case a.IsZero():
+		return false
+	case b.IsZero():
+		return true
+	}
+	return a.Before(b)
+}
