@@ -96,13 +96,25 @@ func nodeList(ns []zkview.SessionNode, now time.Time, max int) string {
 			parts = append(parts, fmt.Sprintf("+%d more", len(ns)-max))
 			break
 		}
-		s := zkview.SanitizeString(n.Path, 0) + " " + zkview.NodeRef(n.Node, 24)
+		s := zkview.SanitizeString(n.Path, 0) + " " + nodeWhat(n) + zkview.NodeRef(n.Node, 24)
 		if !now.IsZero() && !n.Since.IsZero() {
-			s += " (" + zkview.GapText(now.Sub(n.Since)) + ")"
+			s += " (" + n.SinceBound.Mark() + zkview.GapText(now.Sub(n.Since)) + ")"
 		}
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// nodeWhat tells a semaphore's two nodes of one contender apart: its
+// lease and its node in the admission lock ("" for a lock's node).
+func nodeWhat(n zkview.SessionNode) string {
+	switch {
+	case n.Kind == "lease":
+		return "lease "
+	case n.Admission:
+		return "admission lock "
+	}
+	return ""
 }
 
 // orDash is s, or "-" for an empty table cell.

@@ -217,6 +217,9 @@ func writeChangesText(w io.Writer) func([]zkview.Change) error {
 				if j.From != "" {
 					b.WriteString(" after " + zkview.NodeRef(c.From, 40))
 				}
+				if j.Lease != "" {
+					b.WriteString(" got lease " + zkview.NodeRef(c.Lease, 40))
+				}
 				if j.HeldS != nil {
 					fmt.Fprintf(&b, " held %.3fs", *j.HeldS)
 				}

@@ -409,9 +409,9 @@ func (n Node) RelName(p string) string {
 	return under(p, n.Parent, n.Name)
 }
 
-// semaphoreEvents tells what changed between two builds of a semaphore:
-// leases taken and returned, a lease that waits. old is nil for the
-// first build.
+// semaphoreEvents tells what changed between two builds of a semaphore,
+// in the order it happened: leases returned, then leases taken and
+// leases that wait. old is nil for the first build.
 func semaphoreEvents(old *Queue, cur Queue, at time.Time) []Event {
 	if cur.State != PathPresent {
 		return nil
@@ -428,13 +428,29 @@ func semaphoreEvents(old *Queue, cur Queue, at time.Time) []Event {
 			was[n.Name] = n
 		}
 	}
-	var evs []Event
 	now := map[string]bool{}
+	for _, n := range cur.Nodes.All() {
+		if n.Lease {
+			now[n.Name] = true
+		}
+	}
+	// The leases returned first: a return is what lets a waiting lease
+	// hold, or the next contender in.
+	var evs []Event
+	for _, n := range old.Nodes.All() {
+		if n.Lease && !now[n.Name] {
+			text := fmt.Sprintf("lease %s returned", short(n.Name))
+			if t := n.TenureText(at); n.Role == lockops.RoleHolder && t != "" {
+				text += " (held " + t + ")"
+			}
+			evs = append(evs, Event{At: at, Kind: EventDeleted, Path: cur.Path, Node: n.Name,
+				Text: text + ": holders " + cur.LimitText()})
+		}
+	}
 	for _, n := range cur.Nodes.All() {
 		if !n.Lease {
 			continue
 		}
-		now[n.Name] = true
 		prev, existed := was[n.Name]
 		switch {
 		case n.Role == lockops.RoleHolder && (!existed || prev.Role != lockops.RoleHolder):
@@ -445,17 +461,54 @@ func semaphoreEvents(old *Queue, cur Queue, at time.Time) []Event {
 				Text: fmt.Sprintf("lease %s created beyond the limit: %s waits for one (holders %s)", short(n.Name), sessionText(n.Session), cur.LimitText())})
 		}
 	}
-	for _, n := range old.Nodes.All() {
-		if n.Lease && !now[n.Name] {
-			text := fmt.Sprintf("lease %s returned", short(n.Name))
-			if n.Role == lockops.RoleHolder && !n.Ctime.IsZero() {
-				text += fmt.Sprintf(" (held %s)", GapText(at.Sub(n.Ctime)))
-			}
-			evs = append(evs, Event{At: at, Kind: EventDeleted, Path: cur.Path, Node: n.Name,
-				Text: text + ": holders " + cur.LimitText()})
+	return evs
+}
+
+// admissions finds the lease that admitted a semaphore contender whose
+// admission-lock node left: both recipes create the lease while holding
+// that lock, and delete the lock's node once the lease holds (Curator
+// also when it gives up, deleting its waiting lease with it). Each lease
+// admits one node.
+type admissions struct {
+	pq      *Queue
+	prevBy  map[string]*Node
+	next    Nodes
+	claimed map[string]bool
+}
+
+// leaseOf is the lease that admitted p: a lease of p's session, created
+// no earlier than p, that took its hold in this step, or that held
+// already while p was the admission lock's holder (it waited for a lease
+// then, and got it); false when p is no admission-lock node or got no
+// lease.
+func (a *admissions) leaseOf(p *Node) (string, bool) {
+	if a.pq.Type != TypeSemaphore || p.Lease || p.Session == 0 {
+		return "", false
+	}
+	fits := func(l *Node) bool {
+		return l.Lease && l.Role == lockops.RoleHolder && l.Session == p.Session && !a.claimed[l.Name] &&
+			(l.Ctime.IsZero() || p.Ctime.IsZero() || !l.Ctime.Before(p.Ctime))
+	}
+	claim := func(l *Node) (string, bool) {
+		if a.claimed == nil {
+			a.claimed = map[string]bool{}
+		}
+		a.claimed[l.Name] = true
+		return l.Name, true
+	}
+	for _, l := range a.next.All() {
+		if was := a.prevBy[nodeKey(l)]; fits(l) && (was == nil || was.Role != lockops.RoleHolder) {
+			return claim(l)
 		}
 	}
-	return evs
+	if p.WatchesChildren() {
+		for _, l := range a.pq.Nodes.All() {
+			if fits(l) {
+				return claim(l)
+			}
+		}
+	}
+	return "", false
 }
 
 // recipeOf names the library whose nodes a semaphore holds.

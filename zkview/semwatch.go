@@ -29,6 +29,8 @@ import (
 	"path"
 	"slices"
 	"time"
+
+	"github.com/zklock/zklock/lockops"
 )
 
 // semaphores is the Watcher's registry of recognised semaphores. Guarded
@@ -54,6 +56,10 @@ type semState struct {
 	leasesSeen bool
 	initial    map[string]bool
 	pended     map[string]bool
+	// heldFrom dates the hold of a lease seen waiting, then holding;
+	// builtAt is the last build's time.
+	heldFrom map[string]time.Time
+	builtAt  time.Time
 }
 
 // semaphoreLocked is the semaphore recognised at p, nil when none.
@@ -112,7 +118,8 @@ func (w *Watcher) semaphoreListingLocked(pw *pathWatch, kids []string) {
 		if s.owners == nil {
 			s.owners, s.auxOf = map[string]*semState{}, map[string]string{}
 		}
-		st = &semState{kind: kind, leases: map[string]*nodeRec{}, initial: map[string]bool{}, pended: map[string]bool{}}
+		st = &semState{kind: kind, leases: map[string]*nodeRec{}, initial: map[string]bool{}, pended: map[string]bool{},
+			heldFrom: map[string]time.Time{}}
 		s.owners[pw.path] = st
 	}
 	want := semaphoreAux(pw.path, kind, kids)
@@ -400,11 +407,17 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q Queue, sv
 	if res.Pending != "" {
 		st.pended[res.Pending] = true
 	}
+	st.datePendedHolds(res.Nodes, lq, now)
 	for _, m := range []map[string]bool{st.initial, st.pended} {
 		for k := range m {
 			if !current[k] {
 				delete(m, k)
 			}
+		}
+	}
+	for k := range st.heldFrom {
+		if !current[k] {
+			delete(st.heldFrom, k)
 		}
 	}
 	q.Type = TypeSemaphore
@@ -419,4 +432,29 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q Queue, sv
 		w.emitLocked(ev)
 	}
 	return q
+}
+
+// datePendedHolds dates the hold of each Curator lease seen waiting
+// beyond the limit and holding now: from the change of the lease dir that
+// made room (a lease returned), when it came after the previous build,
+// else from this build. That is when the monitor saw the hold begin, as
+// a lock's handoff (Node.SinceExact): its release can then say how long
+// it held.
+func (st *semState) datePendedHolds(nodes []Node, lq *queueModel, now time.Time) {
+	defer func() { st.builtAt = now }()
+	for i := range nodes {
+		n := &nodes[i]
+		if !n.Lease || n.Role != lockops.RoleHolder || !st.pended[n.Name] {
+			continue
+		}
+		start, ok := st.heldFrom[n.Name]
+		if !ok {
+			start = now
+			if lq != nil && lq.eventAt.After(st.builtAt) && lq.eventAt.Before(now) {
+				start = lq.eventAt
+			}
+			st.heldFrom[n.Name] = start
+		}
+		n.Since, n.SinceExact = start, true
+	}
 }
