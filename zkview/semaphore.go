@@ -477,10 +477,12 @@ type admissions struct {
 }
 
 // leaseOf is the lease that admitted p: a lease of p's session, created
-// no earlier than p, that took its hold in this step, or that held
-// already while p was the admission lock's holder (it waited for a lease
-// then, and got it); false when p is no admission-lock node or got no
-// lease.
+// no earlier than p, that took its hold in this step, else one that held
+// already (the lock's and the leases' listings need not show the same
+// instant); false when p is no admission-lock node or got no lease. Two
+// contenders of one session on one semaphore can be told apart by their
+// leases' creation only: one that gives up just after the other got a
+// lease may be read admitted.
 func (a *admissions) leaseOf(p *Node) (string, bool) {
 	if a.pq.Type != TypeSemaphore || p.Lease || p.Session == 0 {
 		return "", false
@@ -501,11 +503,9 @@ func (a *admissions) leaseOf(p *Node) (string, bool) {
 			return claim(l)
 		}
 	}
-	if p.WatchesChildren() {
-		for _, l := range a.pq.Nodes.All() {
-			if fits(l) {
-				return claim(l)
-			}
+	for _, l := range a.pq.Nodes.All() {
+		if fits(l) {
+			return claim(l)
 		}
 	}
 	return "", false

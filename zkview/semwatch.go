@@ -49,6 +49,9 @@ type semState struct {
 	leases   map[string]*nodeRec
 	data     []byte
 	dataRead bool
+	// gone: Kazoo leases found deleted when read, left out until a
+	// listing no longer shows them (a lock's listing merge does the same).
+	gone map[string]bool
 	// dirty: parts read here changed since the last build.
 	dirty bool
 	// Curator's lease history, for hold times: a lease of the lease dir's
@@ -276,7 +279,7 @@ func (w *Watcher) fetchSemaphoreParts(ctx context.Context, pw *pathWatch, kids [
 	var need []string
 	if st != nil && st.kind == semKazoo {
 		for _, k := range kids {
-			if r := st.leases[k]; isKazooLease(k) && (r == nil || !r.fetched) {
+			if r := st.leases[k]; isKazooLease(k) && (r == nil || !r.fetched) && !st.gone[k] {
 				need = append(need, k)
 			}
 		}
@@ -304,9 +307,20 @@ func (w *Watcher) fetchSemaphoreParts(ctx context.Context, pw *pathWatch, kids [
 			delete(st.leases, k)
 		}
 	}
+	for k := range st.gone {
+		if !present[k] {
+			delete(st.gone, k)
+		}
+	}
 	for _, f := range got {
-		if f.rec != nil {
+		switch {
+		case f.rec != nil:
 			st.leases[f.name] = f.rec
+		case f.gone:
+			if st.gone == nil {
+				st.gone = map[string]bool{}
+			}
+			st.gone[f.name] = true
 		}
 	}
 	switch {
@@ -343,6 +357,14 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q Queue, sv
 	kq := settle(lockDir)
 	if q.State != PathPresent {
 		return q
+	}
+	for _, m := range []*queueModel{lq, kq} {
+		if m != nil && !m.seen {
+			// A part not listed yet: its nodes are unknown, not absent
+			// (told as joined once listed, they would be news that is not).
+			q.State = PathPending
+			return q
+		}
 	}
 	parts := semParts{Path: qm.path, Kind: st.kind, Limit: w.cfg.SemaphoreLimits[qm.path]}
 	lease := func(name string, seq int32, r *nodeRec) Node {
@@ -390,6 +412,9 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q Queue, sv
 	case semKazoo:
 		for _, k := range qm.order.Other {
 			r := st.leases[k]
+			if st.gone[k] {
+				continue // deleted before it could be read: told by no one
+			}
 			if !isKazooLease(k) || r != nil && r.fetched && r.session == 0 {
 				parts.NotLeases = append(parts.NotLeases, k) // no lease name, or persistent
 				continue

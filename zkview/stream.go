@@ -125,7 +125,9 @@ type Change struct {
 // listing tells it from a delete. The model says session-lost when every
 // node of a session went away in one step and there were two or more (a
 // client does not release two locks in one request; a session's end
-// removes them together). Otherwise the node is released or gave-up;
+// removes them together; a semaphore contender's nodes in one semaphore,
+// its admission-lock node and its lease, count as one: its client deletes
+// both when it gives up). Otherwise the node is released or gave-up;
 // or admitted: a node of a semaphore's admission lock that left once its
 // session held a lease made after it (see admissions), which did not
 // give up.
@@ -440,7 +442,9 @@ func lostSessions(prev, next *Snapshot) map[int64]bool {
 	type count struct{ had, left int }
 	var counts map[int64]*count
 	for qi := range prev.Queues {
-		for _, n := range prev.Queues[qi].Nodes.All() {
+		q := &prev.Queues[qi]
+		var once map[int64]bool // a semaphore's sessions counted
+		for _, n := range q.Nodes.All() {
 			s := n.Session
 			if s == 0 {
 				continue
@@ -452,6 +456,17 @@ func lostSessions(prev, next *Snapshot) map[int64]bool {
 			if c == nil {
 				c = &count{}
 				counts[s] = c
+			}
+			if q.Type == TypeSemaphore {
+				// A contender's admission-lock node and its lease are one
+				// acquisition, which its client ends with two deletes.
+				if once[s] {
+					continue
+				}
+				if once == nil {
+					once = map[int64]bool{}
+				}
+				once[s] = true
 			}
 			c.had++
 		}
