@@ -284,11 +284,8 @@ func TestWaitLineLease(t *testing.T) {
 func TestRunLeaseLimitAgainstDeduced(t *testing.T) {
 	p := testPath(t)
 	c := testConn(t)
-	for _, dir := range []string{p, p + "/leases", p + "/locks"} {
-		if _, err := c.Create(dir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mkdirs(t, c, p+"/leases", zk.WorldACL(zk.PermAll))
+	mkdirs(t, c, p+"/locks", zk.WorldACL(zk.PermAll))
 	// One session plays the clients: two leases held, and the admitted
 	// contender (the lock's holder) with a third lease, waiting.
 	const id = "0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f"
