@@ -425,5 +425,5 @@ func holderText(ctx context.Context, sess *lockops.Session, p string) string {
 	if len(hs) == 0 {
 		return ""
 	}
-	return "; held by " + holdersText(hs, nil)
+	return "; held by " + holdersText(hs, true, nil)
 }

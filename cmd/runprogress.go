@@ -236,7 +236,7 @@ func (r *waitReporter) draw(now time.Time) {
 	if r.done || r.p.State != lockops.LockQueued {
 		return
 	}
-	holder := holdersText(r.holders, func(n *zkview.Node) string {
+	holder := holdersText(r.holders, false, func(n *zkview.Node) string {
 		if t, ok := r.firstSeen[n.Name]; ok && now.Sub(t) >= time.Second {
 			return "held ≥" + zkview.GapText(now.Sub(t).Truncate(100*time.Millisecond))
 		}
@@ -318,13 +318,14 @@ func queueLookup(sess *lockops.Session, p string) func(context.Context, string) 
 }
 
 // holdersText names who holds a lock, for the progress line and the
-// "not acquired" message: the first holder's node, session, client
-// (when the servers tell), data, and how long it has held when heldFor
-// knows (nil: not said), then how many more hold. A holder found holding
+// "not acquired" message: the first holder's node (its full name when
+// full, for the operator to act on; else "#seq"), session, client (when
+// the servers tell), data, and how long it has held when heldFor knows
+// (nil: not said), then how many more hold. A holder found holding
 // by a one-off read has held for an unknown time: its node's age bounds
 // it from above only, which says nothing of a lock handed on every
 // second, so no age is given for it.
-func holdersText(hs []zkview.Node, heldFor func(*zkview.Node) string) string {
+func holdersText(hs []zkview.Node, full bool, heldFor func(*zkview.Node) string) string {
 	if len(hs) == 0 {
 		return ""
 	}
@@ -342,6 +343,9 @@ func holdersText(hs []zkview.Node, heldFor func(*zkview.Node) string) string {
 		}
 	}
 	what := zkview.NodeRef(n.Name, 24)
+	if full {
+		what = zkview.SanitizeString(n.Name, 60)
+	}
 	if n.Lease {
 		what = "lease " + what
 	}

@@ -98,15 +98,17 @@ func TestHoldersText(t *testing.T) {
 	lease := zkview.Node{Name: "_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lease-0000000004", Seq: 4, Session: 0x2b, Lease: true, Role: lockops.RoleHolder}
 	for _, tc := range []struct {
 		hs      []zkview.Node
+		full    bool
 		heldFor func(*zkview.Node) string
 		want    string
 	}{
-		{nil, nil, ""},
-		{[]zkview.Node{h}, nil, "#131 (session 0x1a, 10.0.0.7:4711, deploy@ci)"},
-		{[]zkview.Node{h}, func(*zkview.Node) string { return "held ≥2.0s" }, "#131 (session 0x1a, 10.0.0.7:4711, deploy@ci, held ≥2.0s)"},
-		{[]zkview.Node{lease, h, h}, nil, "lease #4 (session 0x2b) and 2 more"},
+		{nil, false, nil, ""},
+		{[]zkview.Node{h}, false, nil, "#131 (session 0x1a, 10.0.0.7:4711, deploy@ci)"},
+		{[]zkview.Node{h}, true, nil, "lock-0000000131 (session 0x1a, 10.0.0.7:4711, deploy@ci)"},
+		{[]zkview.Node{h}, false, func(*zkview.Node) string { return "held ≥2.0s" }, "#131 (session 0x1a, 10.0.0.7:4711, deploy@ci, held ≥2.0s)"},
+		{[]zkview.Node{lease, h, h}, false, nil, "lease #4 (session 0x2b) and 2 more"},
 	} {
-		if got := holdersText(tc.hs, tc.heldFor); got != tc.want {
+		if got := holdersText(tc.hs, tc.full, tc.heldFor); got != tc.want {
 			t.Errorf("holdersText = %q, want %q", got, tc.want)
 		}
 	}
