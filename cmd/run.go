@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -162,7 +161,7 @@ func runUnderLock(cmd *cobra.Command, g *config.Flags, args []string, o runOptio
 
 	var rep *waitReporter
 	if !o.quiet {
-		rep = newWaitReporter(os.Stderr, isTerminal(os.Stderr), p, holderLookup(sess, p))
+		rep = newWaitReporter(os.Stderr, isTerminal(os.Stderr), p, queueLookup(sess, p))
 		lockOpts = append(lockOpts, lockops.WithProgress(rep.Progress))
 	}
 	target, err := chooseRunTarget(ctx, sess, s, p, o, cmd.Flags().Changed("kind"), lockOpts)
@@ -417,19 +416,14 @@ func holderText(ctx context.Context, sess *lockops.Session, p string) string {
 	if err != nil || len(snap.Queues) == 0 {
 		return ""
 	}
-	var hs []string
+	var hs []model.Node
 	for _, n := range snap.Queues[0].Nodes.All() {
-		if n.Role != lockops.RoleHolder {
-			continue
+		if n.Role == lockops.RoleHolder {
+			hs = append(hs, *n)
 		}
-		h := fmt.Sprintf("%s (session 0x%x", model.SanitizeString(n.Name, 60), n.Session)
-		if d := model.Sanitize(n.Data, 60); d != "" {
-			h += ", " + d
-		}
-		hs = append(hs, h+")")
 	}
 	if len(hs) == 0 {
 		return ""
 	}
-	return "; held by " + strings.Join(hs, ", ")
+	return "; held by " + holdersText(hs, true, nil)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/sandbox/peers"
+	"github.com/zklock/zklock/third_party/zk"
 )
 
 var (
@@ -272,5 +273,37 @@ func TestWaitLineLease(t *testing.T) {
 	want := "zklock: waiting for /jobs/slots: 1st in line, waiting for a lease (watching the children of /jobs/slots/leases)"
 	if got != want {
 		t.Fatalf("%q\nwant %q", got, want)
+	}
+}
+
+// TestRunLeaseLimitAgainstDeduced: on a Curator semaphore whose clients
+// show their limit (two leases hold, a third waits beyond them), a
+// --limit above it is refused in one line that says the limit they
+// show, before anything is created; one below it is taken with a
+// one-line warning.
+func TestRunLeaseLimitAgainstDeduced(t *testing.T) {
+	p := testPath(t)
+	c := testConn(t)
+	mkdirs(t, c, p+"/leases", zk.WorldACL(zk.PermAll))
+	mkdirs(t, c, p+"/locks", zk.WorldACL(zk.PermAll))
+	// One session plays the clients: two leases held, and the admitted
+	// contender (the lock's holder) with a third lease, waiting.
+	const id = "0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f"
+	for _, n := range []string{p + "/leases/_c_" + id + "-lease-", p + "/leases/_c_" + id + "-lease-", p + "/locks/_c_" + id + "-lock-", p + "/leases/_c_" + id + "-lease-"} {
+		if _, err := c.Create(n, nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	audit := filepath.Join(t.TempDir(), "audit.log")
+	_, errOut, code := runBinary(t, nil, serversFlag(t), "--audit-log", audit, "run", "--limit", "3", p, "--", "echo", "must-not-run")
+	assertOneLineFailure(t, errOut, code, "--limit 3 is above the limit of semaphore "+p+": its clients let 2 hold at once")
+	t.Logf("stderr: %s", errOut)
+	if kids, _, err := c.Children(p + "/locks"); err != nil || len(kids) != 1 {
+		t.Fatalf("a refused run touched the admission lock: %v %v", kids, err)
+	}
+	_, errOut, code = runBinary(t, nil, serversFlag(t), "--audit-log", audit, "run", "--quiet", "--timeout", "300ms", "--limit", "1", p, "--", "echo", "must-not-run")
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	if code != exitNotAcquired || !strings.HasPrefix(lines[0], "zklock: warning: --limit 1 is below the limit of semaphore "+p+" that its clients show (2)") {
+		t.Fatalf("--limit below the clients': code %d, stderr %q", code, errOut)
 	}
 }

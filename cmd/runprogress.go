@@ -20,9 +20,16 @@ import (
 )
 
 const (
-	// holderLookupEvery spaces the reads of who holds the lock: one
-	// listing of the queue each, so not at every move of a long queue.
-	holderLookupEvery = 2 * time.Second
+	// lookEvery spaces the reads of the queue (its place in line, who
+	// holds): the Lock hears only of its own predecessor, so a waiter
+	// 8th in line learns nothing from it until it is 2nd. One read is a
+	// listing and a read of each node (zkview.Load): at most once a
+	// second, and never more than a tenth of the time (a long queue is
+	// read less often).
+	lookEvery = time.Second
+	// logGap is the least time between two lines written to a log: a
+	// change is written when it happens, or this long after the last.
+	logGap = time.Second
 	// progressTick redraws the elapsed wait on a terminal.
 	progressTick = time.Second
 	// quietWait: a lock held within this long needs no report, so an
@@ -30,29 +37,41 @@ const (
 	quietWait = 300 * time.Millisecond
 )
 
+// queueLook is what one read of the queue told: the own node's place in
+// line (0 when it was not found) and the holders, as read at At.
+type queueLook struct {
+	Position int
+	Holders  []model.Node
+	At       time.Time
+}
+
 // waitReporter renders a Lock's progress while it waits.
 type waitReporter struct {
 	out   io.Writer
 	tty   bool
 	path  string
 	start time.Time
-	// lookup reads who holds the lock ("" when unknown); nil: never.
-	lookup func(context.Context) string
+	// lookup reads the queue, own being the own node's name; nil: never.
+	lookup func(ctx context.Context, own string) queueLook
+	// every and gap are lookEvery and logGap (shorter in tests).
+	every, gap time.Duration
 
-	mu       sync.Mutex
-	p        lockops.Progress
-	holder   string
-	lastLine string
-	drawn    bool // a line is on the terminal, to erase
-	done     bool
-	kick     chan struct{}
-	stop     chan struct{}
-	wg       sync.WaitGroup
+	mu        sync.Mutex
+	p         lockops.Progress
+	holders   []model.Node
+	firstSeen map[string]time.Time // holders by name: first seen holding
+	lastLine  string
+	lastKey   string // what a log line is written again for
+	drawn     bool   // a line is on the terminal, to erase
+	done      bool
+	kick      chan struct{}
+	stop      chan struct{}
+	wg        sync.WaitGroup
 }
 
-func newWaitReporter(out io.Writer, tty bool, p string, lookup func(context.Context) string) *waitReporter {
-	return &waitReporter{out: out, tty: tty, path: p, start: time.Now(), lookup: lookup,
-		kick: make(chan struct{}, 1), stop: make(chan struct{})}
+func newWaitReporter(out io.Writer, tty bool, p string, lookup func(context.Context, string) queueLook) *waitReporter {
+	return &waitReporter{out: out, tty: tty, path: p, start: time.Now(), lookup: lookup, every: lookEvery, gap: logGap,
+		firstSeen: map[string]time.Time{}, kick: make(chan struct{}, 1), stop: make(chan struct{})}
 }
 
 // Progress is the Lock's callback (lockops.WithProgress).
@@ -73,56 +92,125 @@ func (r *waitReporter) Progress(p lockops.Progress) {
 	}
 }
 
-// Start draws until Stop: at each move of the Lock, and every second on a
-// terminal.
+// Start reports until Stop: once quietWait has passed, at each move of
+// the Lock and each read of the queue (written to a log only when the
+// place in line, the node watched or the holder changed, at most once
+// per logGap), and every second on a terminal.
 func (r *waitReporter) Start(ctx context.Context) {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		var tick <-chan time.Time
-		if r.tty {
-			t := time.NewTicker(progressTick)
-			defer t.Stop()
-			tick = t.C
-		}
-		var lastLookup time.Time
-		first := time.NewTimer(quietWait)
-		defer first.Stop()
-		quiet := true
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-r.stop:
-				return
-			case <-first.C:
-				quiet = false
-				select {
-				case r.kick <- struct{}{}: // look up the holder now
-				default:
-				}
-				continue
-			case <-r.kick:
-				if quiet {
-					continue // the state is read when the quiet wait ends
-				}
-				if r.lookup != nil && time.Since(lastLookup) >= holderLookupEvery {
-					lastLookup = time.Now()
-					lctx, cancel := context.WithTimeout(ctx, holderLookupTimeout)
-					h := r.lookup(lctx)
-					cancel()
-					r.mu.Lock()
-					r.holder = h
-					r.mu.Unlock()
-				}
-			case <-tick:
-				if quiet {
-					continue
-				}
-			}
-			r.draw(time.Now())
-		}
+		r.loop(ctx)
 	}()
+}
+
+func (r *waitReporter) loop(ctx context.Context) {
+	quiet := time.NewTimer(quietWait)
+	defer quiet.Stop()
+	look, later := stoppedTimer(), stoppedTimer()
+	defer look.Stop()
+	defer later.Stop()
+	var tick <-chan time.Time
+	speaking := false
+	var lastLog time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.stop:
+			return
+		case <-quiet.C:
+			speaking = true
+			if r.tty {
+				t := time.NewTicker(progressTick)
+				defer t.Stop()
+				tick = t.C
+			}
+			look.Reset(r.read(ctx))
+		case <-look.C:
+			look.Reset(r.read(ctx))
+		case <-r.kick:
+		case <-tick:
+		case <-later.C:
+		}
+		if !speaking {
+			continue
+		}
+		now := time.Now()
+		if r.tty {
+			r.draw(now)
+			continue
+		}
+		if !r.changed() {
+			continue
+		}
+		if wait := lastLog.Add(r.gap).Sub(now); wait > 0 {
+			later.Reset(wait) // the change is written once the gap has passed
+			continue
+		}
+		r.draw(now)
+		lastLog = now
+	}
+}
+
+// stoppedTimer is a timer that has not been started.
+func stoppedTimer() *time.Timer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return t
+}
+
+// read looks at the queue and keeps what it tells; it returns when to
+// look again.
+func (r *waitReporter) read(ctx context.Context) time.Duration {
+	if r.lookup == nil {
+		return time.Hour
+	}
+	r.mu.Lock()
+	own := r.p.Node
+	r.mu.Unlock()
+	began := time.Now()
+	lctx, cancel := context.WithTimeout(ctx, holderLookupTimeout)
+	look := r.lookup(lctx, own)
+	cancel()
+	cost := time.Since(began)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if look.At.IsZero() {
+		return max(r.every, 10*cost) // the read failed: keep what was known
+	}
+	// The Lock's own report wins when it is newer than the read.
+	if look.Position > 0 && own == r.p.Node && !r.p.At.After(began) {
+		r.p.Position = look.Position
+	}
+	r.holders = look.Holders
+	seen := make(map[string]time.Time, len(look.Holders))
+	for _, h := range look.Holders {
+		t, ok := r.firstSeen[h.Name]
+		if !ok {
+			t = look.At
+		}
+		seen[h.Name] = t
+	}
+	r.firstSeen = seen
+	return max(r.every, 10*cost)
+}
+
+// changed says whether what a log line reports (place, node watched,
+// holders) differs from the last line written.
+func (r *waitReporter) changed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.p.State == lockops.LockQueued && r.key() != r.lastKey
+}
+
+// key is what a log line is written again for. Guarded by mu.
+func (r *waitReporter) key() string {
+	k := fmt.Sprintf("%d %s", r.p.Position, r.p.Watching)
+	for _, h := range r.holders {
+		k += " " + h.Name
+	}
+	return k
 }
 
 // Stop ends the reports; on a terminal the line is erased.
@@ -149,7 +237,13 @@ func (r *waitReporter) draw(now time.Time) {
 	if r.done || r.p.State != lockops.LockQueued {
 		return
 	}
-	line := waitLine(r.path, r.p, r.holder, now.Sub(r.start), r.tty)
+	holder := holdersText(r.holders, false, func(n *model.Node) string {
+		if t, ok := r.firstSeen[n.Name]; ok && now.Sub(t) >= time.Second {
+			return "held ≥" + model.GapText(now.Sub(t).Truncate(100*time.Millisecond))
+		}
+		return ""
+	})
+	line := waitLine(r.path, r.p, holder, now.Sub(r.start), r.tty)
 	switch {
 	case r.tty:
 		fmt.Fprint(r.out, "\r\x1b[K"+line)
@@ -157,7 +251,7 @@ func (r *waitReporter) draw(now time.Time) {
 	case line != r.lastLine:
 		fmt.Fprintln(r.out, line)
 	}
-	r.lastLine = line
+	r.lastLine, r.lastKey = line, r.key()
 }
 
 // waitLine is one report: "zklock: waiting for /locks/x: 3rd in line,
@@ -196,28 +290,69 @@ func ordinal(n int) string {
 	return fmt.Sprintf("%d%s", n, suffix)
 }
 
-// holderLookup reads who holds p: node, session, client (when the servers
-// tell) and for how long.
-func holderLookup(sess *lockops.Session, p string) func(context.Context) string {
-	return func(ctx context.Context) string {
+// queueLookup reads p as zkview shows it (with the servers' view, for
+// the holders' clients): the holders, and the place in line of the own
+// node, counted as lockops counts it: among the lock's nodes (a
+// semaphore's admission lock, its leases left out), first = 1.
+func queueLookup(sess *lockops.Session, p string) func(context.Context, string) queueLook {
+	return func(ctx context.Context, own string) queueLook {
 		snap, err := zkview.Load(ctx, sess, zkview.Config{Paths: []string{p}, ServerView: true})
 		if err != nil || len(snap.Queues) == 0 {
-			return ""
+			return queueLook{}
 		}
-		var hs []string
+		look := queueLook{At: snap.At}
+		line := 0
 		for _, n := range snap.Queues[0].Nodes.All() {
-			if n.Role != lockops.RoleHolder {
+			if n.Role == lockops.RoleHolder {
+				look.Holders = append(look.Holders, *n)
+			}
+			if n.Lease {
 				continue
 			}
-			h := model.NodeRef(n.Name, 24) + " (session " + model.SessionHex(n.Session)
-			if n.Client != "" {
-				h += " " + model.SanitizeString(n.Client, 40)
+			line++
+			if own != "" && n.Name == own {
+				look.Position = line
 			}
-			if t := n.TenureText(snap.At); t != "" {
-				h += ", " + t
-			}
-			hs = append(hs, h+")")
 		}
-		return strings.Join(hs, ", ")
+		return look
 	}
+}
+
+// holdersText names who holds a lock, for the progress line and the
+// "not acquired" message: the first holder's node (its full name when
+// full, for the operator to act on; else "#seq"), session, client (when
+// the servers tell), data, and how long it has held when heldFor knows
+// (nil: not said), then how many more hold. A holder found holding
+// by a one-off read has held for an unknown time: its node's age bounds
+// it from above only, which says nothing of a lock handed on every
+// second, so no age is given for it.
+func holdersText(hs []model.Node, full bool, heldFor func(*model.Node) string) string {
+	if len(hs) == 0 {
+		return ""
+	}
+	n := &hs[0]
+	parts := []string{"session " + model.SessionHex(n.Session)}
+	if n.Client != "" {
+		parts = append(parts, model.SanitizeString(n.Client, 40))
+	}
+	if d := n.DataText(40); d != "" {
+		parts = append(parts, d)
+	}
+	if heldFor != nil {
+		if h := heldFor(n); h != "" {
+			parts = append(parts, h)
+		}
+	}
+	what := model.NodeRef(n.Name, 24)
+	if full {
+		what = model.SanitizeString(n.Name, 60)
+	}
+	if n.Lease {
+		what = "lease " + what
+	}
+	text := what + " (" + strings.Join(parts, ", ") + ")"
+	if len(hs) > 1 {
+		text += fmt.Sprintf(" and %d more", len(hs)-1)
+	}
+	return text
 }

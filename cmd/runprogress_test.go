@@ -3,10 +3,12 @@ package cmd
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // TestWaitReporterTerminal: on a terminal the line is redrawn in place
@@ -14,7 +16,10 @@ import (
 // CMD's output starts on a clean line.
 func TestWaitReporterTerminal(t *testing.T) {
 	var out lockedBuffer
-	r := newWaitReporter(&out, true, "/locks/x", func(context.Context) string { return "#3 (session 0x1)" })
+	holder := model.Node{Name: "lock-0000000003", Seq: 3, Session: 1, Role: lockops.RoleHolder}
+	r := newWaitReporter(&out, true, "/locks/x", func(context.Context, string) queueLook {
+		return queueLook{Position: 2, Holders: []model.Node{holder}, At: time.Now()}
+	})
 	r.Start(context.Background())
 	r.Progress(lockops.Progress{State: lockops.LockQueued, Position: 2, Watching: "lock-0000000003"})
 	deadline := time.Now().Add(5 * time.Second)
@@ -42,6 +47,70 @@ func TestWaitReporterQuickHold(t *testing.T) {
 	r.Stop()
 	if out.String() != "" {
 		t.Errorf("a quick hold was reported: %q", out.String())
+	}
+}
+
+// TestWaitReporterLogsMoves: written to a log, the wait says each move
+// in line the reads of the queue show, though the Lock itself hears of
+// none (it watches only its predecessor): one line per change, never
+// the same line twice, ending at the place it reached.
+func TestWaitReporterLogsMoves(t *testing.T) {
+	var out lockedBuffer
+	var mu sync.Mutex
+	places := []int{8, 8, 6, 5, 5, 3, 2}
+	r := newWaitReporter(&out, false, "/locks/x", func(_ context.Context, own string) queueLook {
+		mu.Lock()
+		defer mu.Unlock()
+		if own != "lock-0000000009" {
+			return queueLook{At: time.Now()} // not the own node: no place
+		}
+		pos := places[0]
+		if len(places) > 1 {
+			places = places[1:]
+		}
+		return queueLook{Position: pos, At: time.Now()}
+	})
+	r.every, r.gap = 5*time.Millisecond, 5*time.Millisecond
+	r.Start(context.Background())
+	r.Progress(lockops.Progress{State: lockops.LockQueued, Node: "lock-0000000009", Position: 8, Watching: "lock-0000000008", At: time.Now()})
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), "2nd in line") && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	r.Stop()
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if !strings.Contains(lines[0], ": 8th in line, watching #8") || !strings.Contains(lines[len(lines)-1], ": 2nd in line") {
+		t.Fatalf("the wait's lines %q: want 8th first, 2nd last", lines)
+	}
+	for i := 1; i < len(lines); i++ {
+		if lines[i] == lines[i-1] {
+			t.Errorf("line %q written twice", lines[i])
+		}
+	}
+}
+
+// TestHoldersText: who holds, with no age a one-off read cannot know (a
+// node's age bounds its hold from above only); with how long it has held
+// at least, since the reports first saw it.
+func TestHoldersText(t *testing.T) {
+	h := model.Node{Name: "lock-0000000131", Seq: 131, Session: 0x1a, Client: "10.0.0.7:4711", Data: []byte("deploy@ci"), DataLen: 9,
+		Role: lockops.RoleHolder, Ctime: time.Now().Add(-time.Hour)}
+	lease := model.Node{Name: "_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lease-0000000004", Seq: 4, Session: 0x2b, Lease: true, Role: lockops.RoleHolder}
+	for _, tc := range []struct {
+		hs      []model.Node
+		full    bool
+		heldFor func(*model.Node) string
+		want    string
+	}{
+		{nil, false, nil, ""},
+		{[]model.Node{h}, false, nil, "#131 (session 0x1a, 10.0.0.7:4711, deploy@ci)"},
+		{[]model.Node{h}, true, nil, "lock-0000000131 (session 0x1a, 10.0.0.7:4711, deploy@ci)"},
+		{[]model.Node{h}, false, func(*model.Node) string { return "held ≥2.0s" }, "#131 (session 0x1a, 10.0.0.7:4711, deploy@ci, held ≥2.0s)"},
+		{[]model.Node{lease, h, h}, false, nil, "lease #4 (session 0x2b) and 2 more"},
+	} {
+		if got := holdersText(tc.hs, tc.full, tc.heldFor); got != tc.want {
+			t.Errorf("holdersText = %q, want %q", got, tc.want)
+		}
 	}
 }
 

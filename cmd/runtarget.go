@@ -106,11 +106,15 @@ func lockTarget(sess *lockops.Session, p string, o runOptions, lockOpts []lockop
 // Curator lease waiting beyond the limit, Kazoo's max_leases); a Kazoo
 // semaphore states its own, and without any, Curator's is refused.
 func leaseTarget(ctx context.Context, sess *lockops.Session, s *config.Settings, p string, o runOptions, lockOpts []lockops.Option) (runTarget, error) {
-	stated := o.limit
+	stated, src := o.limit, "--limit"
 	if stated == 0 {
-		stated = s.Semaphores[p]
+		stated, src = s.Semaphores[p], "the context's semaphores: limit"
 	}
-	if limit := semaphoreLimit(ctx, sess, stated, p); limit != 0 {
+	limit, err := runLimit(ctx, sess, stated, src, p)
+	if err != nil {
+		return runTarget{}, err
+	}
+	if limit != 0 {
 		lockOpts = append(lockOpts, lockops.WithLimit(limit))
 	}
 	m := lockops.NewSemaphore(sess, p, lockOpts...)
@@ -135,6 +139,33 @@ func semaphoreLimit(ctx context.Context, sess *lockops.Session, stated int, p st
 		return q.Limit
 	}
 	return 0
+}
+
+// runLimit is the limit run takes a lease of p under: the stated one
+// (from src) checked against the one the console deduces from the
+// clients there (a Curator lease waiting beyond their limit), else the
+// deduced one; 0 when neither is known.
+//
+// A stated limit above the deduced one is refused: those clients let no
+// more than that many hold at once, and a lease taken under a higher
+// limit would be one more than they allow, the overload the semaphore is
+// there to prevent (lockops refuses a limit other than Kazoo's stated
+// max_leases for the same reason). To raise a limit, raise it in the
+// clients. A stated limit below it is taken, with a warning: the run
+// then only waits longer than it needs to.
+func runLimit(ctx context.Context, sess *lockops.Session, stated int, src, p string) (int, error) {
+	deduced := semaphoreLimit(ctx, sess, 0, p)
+	switch {
+	case stated == 0:
+		return deduced, nil
+	case deduced == 0 || stated == deduced:
+		return stated, nil
+	case stated > deduced:
+		return 0, fmt.Errorf("run: %s %d is above the limit of semaphore %s: its clients let %d hold at once (deduced from a lease waiting beyond it); give %d, or leave the limit out",
+			src, stated, p, deduced, deduced)
+	}
+	warn(fmt.Errorf("warning: %s %d is below the limit of semaphore %s that its clients show (%d): this run may wait longer than they would", src, stated, p, deduced))
+	return stated, nil
 }
 
 // leaseNode is a semaphore's lease node relative to its path p

@@ -97,13 +97,25 @@ func nodeList(ns []sessions.SessionNode, now time.Time, max int) string {
 			parts = append(parts, fmt.Sprintf("+%d more", len(ns)-max))
 			break
 		}
-		s := model.SanitizeString(n.Path, 0) + " " + model.NodeRef(n.Node, 24)
+		s := model.SanitizeString(n.Path, 0) + " " + nodeWhat(n) + model.NodeRef(n.Node, 24)
 		if !now.IsZero() && !n.Since.IsZero() {
-			s += " (" + model.GapText(now.Sub(n.Since)) + ")"
+			s += " (" + n.SinceBound.Mark() + model.GapText(now.Sub(n.Since)) + ")"
 		}
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// nodeWhat tells a semaphore's two nodes of one contender apart: its
+// lease and its node in the admission lock ("" for a lock's node).
+func nodeWhat(n sessions.SessionNode) string {
+	switch {
+	case n.Kind == "lease":
+		return "lease "
+	case n.Admission:
+		return "admission lock "
+	}
+	return ""
 }
 
 // orDash is s, or "-" for an empty table cell.

@@ -12,6 +12,44 @@ import (
 	"github.com/zklock/zklock/sessions"
 )
 
+// TestSessionsSemaphoreNodes: a Curator contender waiting for a lease
+// has two nodes of one sequence on one path, its lease waiting beyond the
+// limit and its node in the admission lock: the text names each for what
+// it is, and the JSON says which (kind, admission_lock).
+func TestSessionsSemaphoreNodes(t *testing.T) {
+	at := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
+	const uuid = "0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f"
+	lease := func(seq int32, s int64, role lockops.Role) model.Node {
+		return model.Node{Name: fmt.Sprintf("_c_%s-lease-%010d", uuid, seq), Seq: seq, Lease: true, Recipe: lockops.RecipeCurator,
+			Role: role, Believes: role, Session: s, Parent: "/sem/leases", Ctime: at.Add(-2 * time.Second), Since: at.Add(-2 * time.Second), SinceExact: true}
+	}
+	admit := model.Node{Name: fmt.Sprintf("_c_%s-lock-%010d", uuid, 79), Seq: 79, Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator,
+		Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting, Watches: "/sem/leases", Session: 2, Parent: "/sem/locks",
+		Ctime: at.Add(-3 * time.Second), Since: at.Add(-3 * time.Second), SinceExact: true}
+	q := model.Queue{Path: "/sem", State: model.PathPresent, Type: model.TypeSemaphore, Limit: 1, LimitSource: model.LimitDeduced,
+		Nodes: model.NodesOf(lease(78, 1, lockops.RoleHolder), lease(79, 2, lockops.RoleWaiting), admit)}
+	ss := sessions.SessionsOf(&model.Snapshot{At: at, Queues: []model.Queue{q}})
+	var out strings.Builder
+	if err := writeSessionsText(&out, ss); err != nil {
+		t.Fatal(err)
+	}
+	if want := "/sem lease #79 (2.0s), /sem admission lock #79 (3.0s)"; !strings.Contains(out.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, out.String())
+	}
+	if !strings.Contains(out.String(), "/sem lease #78") {
+		t.Errorf("the held lease is not named a lease:\n%s", out.String())
+	}
+	var kinds []string
+	for _, s := range sessions.SessionsJSON(ss).Sessions {
+		for _, n := range append(s.Holds, s.Waits...) {
+			kinds = append(kinds, fmt.Sprintf("%s/%v", n.Kind, n.Admission))
+		}
+	}
+	if got := strings.Join(kinds, " "); !strings.Contains(got, "lease/false") || !strings.Contains(got, "mutex/true") {
+		t.Errorf("json kinds %s: want leases and the admission lock's node told apart", got)
+	}
+}
+
 // TestSessionsTextAndJSON: the text and JSON of `zklock sessions`: the
 // blocker first, the cycle spelled out with the caveat, everything from
 // ZooKeeper sanitized.

@@ -212,6 +212,9 @@ func writeChangesText(w io.Writer) func([]timeline.Change) error {
 				if j.From != "" {
 					b.WriteString(" after " + model.NodeRef(c.From, 40))
 				}
+				if j.Lease != "" {
+					b.WriteString(" got lease " + model.NodeRef(c.Lease, 40))
+				}
 				if j.HeldS != nil {
 					fmt.Fprintf(&b, " held %.3fs", *j.HeldS)
 				}

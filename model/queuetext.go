@@ -81,3 +81,14 @@ func RoleWord(t QueueType, r lockops.Role) string {
 	}
 	return r.String()
 }
+
+// Key is the node's identity within its queue, as the timeline matches
+// nodes between snapshots: its parent and name, or, for a session the
+// servers show waiting with no node of its own (a plain ephemeral lock's
+// waiter), that session.
+func (n *Node) Key() string {
+	if n.Name == "" {
+		return "\x00" + SessionHex(n.Session)
+	}
+	return n.Parent + "\x00" + n.Name
+}

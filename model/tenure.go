@@ -57,12 +57,17 @@ func (n Node) TenureText(now time.Time) string {
 	if start.IsZero() {
 		return ""
 	}
-	d := GapText(now.Sub(start))
+	return b.Mark() + GapText(now.Sub(start))
+}
+
+// Mark is how a duration from a start of bound b reads: "≤" (an upper
+// bound), "≥" (a lower one), "" when exact.
+func (b Bound) Mark() string {
 	switch b {
 	case BoundEarliest:
-		return "≤" + d
+		return "≤"
 	case BoundLatest:
-		return "≥" + d
+		return "≥"
 	}
-	return d
+	return ""
 }

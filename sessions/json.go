@@ -26,8 +26,14 @@ import (
 //	         "node": "_c_...-lock-0000000007",
 //	         "parent": "/sem/x/leases",  only when the node is not a child
 //	                                   of path (a semaphore's nodes)
-//	         "since": "..."}           when it took the lock, as the
-//	      ],                           monitor saw it (RFC 3339, UTC)
+//	         "kind": "lease",          as ls --json: lease | mutex | read |
+//	                                   write
+//	         "admission_lock": true,   only on a semaphore's admission-lock
+//	                                   node (its contender waits for a
+//	                                   lease; not a lease itself)
+//	         "since": "...",           when it took the lock, and how to
+//	         "since_bound": "exact"}   read it: both as ls --json gives
+//	      ],                           them (RFC 3339, UTC)
 //	      "waits": [...],              the nodes it waits with, same
 //	                                   fields; since: when it began waiting
 //	      "waits_for": ["0x..."],      the sessions it waits for directly
@@ -89,10 +95,13 @@ type JSONSession struct {
 
 // JSONSessionNode is one node a session holds or waits with.
 type JSONSessionNode struct {
-	Path   string `json:"path"`
-	Node   string `json:"node"`
-	Parent string `json:"parent,omitempty"`
-	Since  string `json:"since"`
+	Path       string `json:"path"`
+	Node       string `json:"node"`
+	Parent     string `json:"parent,omitempty"`
+	Kind       string `json:"kind"`
+	Admission  bool   `json:"admission_lock,omitempty"`
+	Since      string `json:"since"`
+	SinceBound string `json:"since_bound"`
 }
 
 // JSONDeadlock is one cycle of JSONSessions.
@@ -126,8 +135,12 @@ func SessionsJSON(ss *Sessions) JSONSessions {
 	nodes := func(ns []SessionNode) []JSONSessionNode {
 		o := make([]JSONSessionNode, 0, len(ns))
 		for _, n := range ns {
-			o = append(o, JSONSessionNode{Path: model.SanitizeString(n.Path, 0), Node: model.SanitizeString(n.Node, 0),
-				Parent: model.SanitizeString(n.Parent, 0), Since: jsonTime(n.Since)})
+			jn := JSONSessionNode{Path: model.SanitizeString(n.Path, 0), Node: model.SanitizeString(n.Node, 0),
+				Parent: model.SanitizeString(n.Parent, 0), Kind: n.Kind, Admission: n.Admission, Since: jsonTime(n.Since)}
+			if !n.Since.IsZero() {
+				jn.SinceBound = n.SinceBound.String()
+			}
+			o = append(o, jn)
 		}
 		return o
 	}

@@ -49,9 +49,16 @@ type SessionNode struct {
 	// Parent is the znode's parent when it is not Path (Node.Parent: a
 	// semaphore's leases/ or locks/); "" otherwise.
 	Parent string
-	// Since is when the node took its role, as Node.Since: the hold's
-	// start for a held node, the wait's start for a waiting one.
-	Since time.Time
+	// Kind is the node's kind as `ls --json` names it (Node.KindName):
+	// lease, mutex, read or write. Admission: the node is a semaphore's
+	// admission-lock node (its contender waits for a lease), not a lease.
+	Kind      string
+	Admission bool
+	// Since is when the node took its role and SinceBound how to read
+	// it, as `ls --json` gives them (Node.Tenure): the hold's start for a
+	// held node, the wait's start for a waiting one.
+	Since      time.Time
+	SinceBound model.Bound
 }
 
 // SessionInfo is one session in the sessions view.

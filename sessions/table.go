@@ -53,7 +53,7 @@ func SessionsOf(snap *model.Snapshot) *Sessions {
 			if clients[i] == "" {
 				clients[i] = n.Client
 			}
-			e := entry{who: i, hold: model.Holds(n), node: SessionNode{Path: q.Path, Node: n.Name, Parent: n.Parent, Since: n.Since}}
+			e := entry{who: i, hold: model.Holds(n), node: sessionNode(q, n)}
 			entries = append(entries, e)
 			if !e.hold && !n.Since.IsZero() && (oldest[i].IsZero() || n.Since.Before(oldest[i])) {
 				oldest[i] = n.Since
@@ -158,6 +158,13 @@ func SessionsOf(snap *model.Snapshot) *Sessions {
 		sorted[i] = list[o]
 	}
 	return &Sessions{At: snap.At, List: sorted, Deadlocks: snap.Deadlocks}
+}
+
+// sessionNode is n of q in the sessions view, dated as `ls` dates it.
+func sessionNode(q *model.Queue, n *model.Node) SessionNode {
+	start, b := n.Tenure()
+	return SessionNode{Path: q.Path, Node: n.Name, Parent: n.Parent, Kind: n.KindName(),
+		Admission: q.Type == model.TypeSemaphore && !n.Lease, Since: start, SinceBound: b}
 }
 
 func cmpInt64(a, b int64) int {

@@ -351,18 +351,18 @@ func queueDeltaOf(pq, nq *model.Queue) (queueDelta, bool) {
 	if !pq.Nodes.Shares(nq.Nodes) {
 		prevBy := make(map[string]*model.Node, pq.Nodes.Len())
 		for _, n := range pq.Nodes.All() {
-			prevBy[nodeKey(n)] = n
+			prevBy[n.Key()] = n
 		}
 		inNext := make(map[string]bool, nq.Nodes.Len())
 		for k, n := range nq.Nodes.All() {
-			key := nodeKey(n)
+			key := n.Key()
 			inNext[key] = true
 			if p, ok := prevBy[key]; !ok || !reflect.DeepEqual(*p, *n) {
 				qd.Put = append(qd.Put, nodeAt{I: k, N: *n})
 			}
 		}
 		for _, n := range pq.Nodes.All() {
-			if key := nodeKey(n); !inNext[key] {
+			if key := n.Key(); !inNext[key] {
 				qd.Removed = append(qd.Removed, key)
 			}
 		}
@@ -386,11 +386,11 @@ func applyNodes(old model.Nodes, removed []string, put []nodeAt) []model.Node {
 		drop[k] = true
 	}
 	for i := range put {
-		drop[nodeKey(&put[i].N)] = true
+		drop[put[i].N.Key()] = true
 	}
 	out := make([]model.Node, 0, old.Len()+len(put))
 	for _, n := range old.All() {
-		if !drop[nodeKey(n)] {
+		if !drop[n.Key()] {
 			out = append(out, *n)
 		}
 	}
@@ -406,7 +406,7 @@ func sameKeys(a []model.Node, b model.Nodes) bool {
 		return false
 	}
 	for i, n := range b.All() {
-		if nodeKey(&a[i]) != nodeKey(n) {
+		if a[i].Key() != n.Key() {
 			return false
 		}
 	}

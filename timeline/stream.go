@@ -42,6 +42,10 @@ const (
 	ChangePathAppeared
 	// ChangePathVanished: a lock parent was deleted (or left the model).
 	ChangePathVanished
+	// ChangeAdmitted: a semaphore contender's node left the admission
+	// lock because its contender got a lease (Change.Lease): it did not
+	// give up, and it never held anything itself.
+	ChangeAdmitted
 )
 
 func (k ChangeKind) String() string {
@@ -68,6 +72,8 @@ func (k ChangeKind) String() string {
 		return "path-appeared"
 	case ChangePathVanished:
 		return "path-vanished"
+	case ChangeAdmitted:
+		return "admitted"
 	}
 	return "unknown"
 }
@@ -84,6 +90,8 @@ type Change struct {
 	// From is the node whose release let Node hold (acquired), "" when
 	// the Watcher did not see one.
 	From string
+	// Lease is the lease an admitted contender got (admitted).
+	Lease string
 	// Held is how long a node that went away had held; Waited how long a
 	// node that acquired or went away had waited. Zero when the start of
 	// the role is not known exactly.
@@ -97,7 +105,8 @@ type Change struct {
 // connection first, then per path (sorted) its appearance, the nodes that
 // went away (in prev's order), the nodes that took the lock, the nodes
 // that joined (each joined node followed by its acquisition when it
-// holds), the warnings cleared, then raised, and its disappearance.
+// holds), the semaphore contenders admitted (after the lease each got),
+// the warnings cleared, then raised, and its disappearance.
 //
 // Nodes are matched by identity (their parent and name; a waiter of a
 // plain ephemeral lock, which owns no node, by its session), so a
@@ -117,7 +126,12 @@ type Change struct {
 // listing tells it from a delete. The model says session-lost when every
 // node of a session went away in one step and there were two or more (a
 // client does not release two locks in one request; a session's end
-// removes them together). Otherwise the node is released or gave-up.
+// removes them together; a semaphore contender's nodes in one semaphore,
+// its admission-lock node and its lease, count as one: its client deletes
+// both when it gives up). Otherwise the node is released or gave-up;
+// or admitted: a node of a semaphore's admission lock that left once its
+// session held a lease made after it (see admissions), which did not
+// give up.
 //
 // The per-queue warning `stale` is not told: the connection's stale and
 // fresh say it once for every queue.
@@ -172,14 +186,6 @@ func sameQueue(a, b *model.Queue) bool {
 		len(a.Handoffs) == len(b.Handoffs) && a.Nodes.Shares(b.Nodes) &&
 		(len(a.Warnings) == 0 || &a.Warnings[0] == &b.Warnings[0]) &&
 		(len(a.Handoffs) == 0 || &a.Handoffs[0] == &b.Handoffs[0])
-}
-
-// nodeKey is a node's identity within its queue.
-func nodeKey(n *model.Node) string {
-	if n.Name == "" {
-		return "\x00" + model.SessionHex(n.Session)
-	}
-	return n.Parent + "\x00" + n.Name
 }
 
 // exists is a path's existence as `ls --json` says it.
@@ -262,20 +268,24 @@ func hasNodeAfter(q *model.Queue, t time.Time) bool {
 }
 
 // diffNodes compares a queue's nodes by identity; nq may be nil (the
-// queue left the model), next is its node list (nil when gone).
+// queue left the model), next is its node list (nil when gone). A
+// semaphore contender admitted to a lease is told after the lease's own
+// changes: it leaves the admission lock once it holds the lease.
 func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *model.Queue, next model.Nodes, lost map[int64]bool) []Change {
 	at := base.At
 	nextBy := make(map[string]*model.Node, next.Len())
 	for _, n := range next.All() {
-		nextBy[nodeKey(n)] = n
+		nextBy[n.Key()] = n
 	}
 	prevBy := make(map[string]*model.Node, pq.Nodes.Len())
 	for _, p := range pq.Nodes.All() {
-		prevBy[nodeKey(p)] = p
+		prevBy[p.Key()] = p
 	}
+	var admitted []Change
+	adm := admissions{pq: pq, prevBy: prevBy, next: next}
 	// Departures, in the previous order.
 	for _, p := range pq.Nodes.All() {
-		if _, ok := nextBy[nodeKey(p)]; ok {
+		if _, ok := nextBy[p.Key()]; ok {
 			continue
 		}
 		wasHolder := p.Role == lockops.RoleHolder
@@ -283,19 +293,7 @@ func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *model.Queue,
 			// It may have held between the two snapshots: the handoff
 			// history knows.
 			if h, ok := handoffTo(nq, p.Name, prevAt); ok {
-				c := base
-				c.Kind, c.Node, c.From = ChangeAcquired, *p, h.From
-				c.Node.Role = lockops.RoleHolder
-				c.Waited = waited(p, h.At)
-				out = append(out, c)
-				c = base
-				c.Kind, c.Node = ChangeReleased, *p
-				c.Node.Role = lockops.RoleHolder
-				if lost[p.Session] {
-					c.Kind = ChangeSessionLost
-				}
-				c.Held = at.Sub(h.At)
-				out = append(out, c)
+				out = appendTransient(out, base, p, h, at, lost[p.Session])
 				continue
 			}
 		}
@@ -308,11 +306,18 @@ func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *model.Queue,
 			c.Kind = ChangeReleased
 		default:
 			c.Kind = ChangeGaveUp
+			if lease, ok := adm.leaseOf(p); ok {
+				c.Kind, c.Lease = ChangeAdmitted, lease
+			}
 		}
 		if wasHolder {
 			c.Held = held(p, at)
 		} else {
 			c.Waited = waited(p, at)
+		}
+		if c.Kind == ChangeAdmitted {
+			admitted = append(admitted, c)
+			continue
 		}
 		out = append(out, c)
 	}
@@ -321,7 +326,7 @@ func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *model.Queue,
 	}
 	// Nodes that were there and took the lock.
 	for _, n := range next.All() {
-		p, ok := prevBy[nodeKey(n)]
+		p, ok := prevBy[n.Key()]
 		if !ok || p.Role == lockops.RoleHolder || n.Role != lockops.RoleHolder {
 			continue
 		}
@@ -335,12 +340,31 @@ func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *model.Queue,
 	}
 	// Nodes that joined.
 	for _, n := range next.All() {
-		if _, ok := prevBy[nodeKey(n)]; ok {
+		if _, ok := prevBy[n.Key()]; ok {
 			continue
 		}
 		out = appendJoined(out, base, n, nq)
 	}
-	return out
+	return append(out, admitted...)
+}
+
+// appendTransient tells a waiter that took the lock and let it go
+// between two snapshots (h: its handoff): acquired, then released (or
+// session-lost).
+func appendTransient(out []Change, base Change, p *model.Node, h model.Handoff, at time.Time, lost bool) []Change {
+	c := base
+	c.Kind, c.Node, c.From = ChangeAcquired, *p, h.From
+	c.Node.Role = lockops.RoleHolder
+	c.Waited = waited(p, h.At)
+	out = append(out, c)
+	c = base
+	c.Kind, c.Node = ChangeReleased, *p
+	c.Node.Role = lockops.RoleHolder
+	if lost {
+		c.Kind = ChangeSessionLost
+	}
+	c.Held = at.Sub(h.At)
+	return append(out, c)
 }
 
 // appendJoined tells a new node: joined, then acquired when it holds.
@@ -413,7 +437,9 @@ func lostSessions(prev, next *model.Snapshot) map[int64]bool {
 	type count struct{ had, left int }
 	var counts map[int64]*count
 	for qi := range prev.Queues {
-		for _, n := range prev.Queues[qi].Nodes.All() {
+		q := &prev.Queues[qi]
+		var once map[int64]bool // a semaphore's sessions counted
+		for _, n := range q.Nodes.All() {
 			s := n.Session
 			if s == 0 {
 				continue
@@ -425,6 +451,17 @@ func lostSessions(prev, next *model.Snapshot) map[int64]bool {
 			if c == nil {
 				c = &count{}
 				counts[s] = c
+			}
+			if q.Type == model.TypeSemaphore {
+				// A contender's admission-lock node and its lease are one
+				// acquisition, which its client ends with two deletes.
+				if once[s] {
+					continue
+				}
+				if once == nil {
+					once = map[int64]bool{}
+				}
+				once[s] = true
 			}
 			c.had++
 		}
@@ -514,12 +551,12 @@ func diffWarnings(out []Change, base Change, pq, nq *model.Queue) []Change {
 //	  "time": "2026-11-23T03:12:07.120Z",  when the Watcher saw it (RFC
 //	                                 3339, UTC, milliseconds)
 //	  "event": "acquired",           joined | acquired | released | gave-up |
-//	                                 session-lost | warning-raised |
+//	                                 admitted | session-lost | warning-raised |
 //	                                 warning-cleared | stale | fresh |
 //	                                 path-appeared | path-vanished
 //	  "path": "/locks/job",          the lock parent (absent for stale/fresh)
 //	  "type": "mutex",               the queue's type, as ls --json
-//	  node events (joined ... session-lost):
+//	  node events (joined ... session-lost, admitted):
 //	  "node": "_c_...-lock-0000000007",  the node's name
 //	  "seq": 7, "kind": "mutex", "recipe": "curator",  as ls --json
 //	  "parent": "/sem/x/leases",     when the node is not a child of path
@@ -529,9 +566,12 @@ func diffWarnings(out []Change, base Change, pq, nq *model.Queue) []Change {
 //	  "client": "10.0.0.7:4711",     ip:port when the servers tell
 //	  "data": "user@host pid 42",    its first bytes of data, sanitized
 //	  "from": "_c_...-0000000006",   acquired: the node whose release let
-//	                                 it hold, when the Watcher saw it
+//	                                 it hold, when the monitor saw it
+//	  "lease": "_c_...-lease-0000000009",  admitted: the lease that a
+//	                                 semaphore contender's admission-lock
+//	                                 node left for (the node is the lock's)
 //	  "held_s": 1.25,                released, session-lost: how long it held
-//	  "waited_s": 0.5,               acquired, gave-up, session-lost: how
+//	  "waited_s": 0.5,               acquired, gave-up, admitted, session-lost: how
 //	                                 long it waited (from its creation)
 //	                                 (both only when known)
 //	  warning events:
@@ -560,6 +600,7 @@ type JSONChange struct {
 	Client  string   `json:"client,omitempty"`
 	Data    string   `json:"data,omitempty"`
 	From    string   `json:"from,omitempty"`
+	Lease   string   `json:"lease,omitempty"`
 	HeldS   *float64 `json:"held_s,omitempty"`
 	WaitedS *float64 `json:"waited_s,omitempty"`
 	Code    string   `json:"code,omitempty"`
@@ -594,7 +635,7 @@ func (c Change) ToJSON() JSONChange {
 		j.Node, j.Seq, j.Kind, j.Recipe = model.SanitizeString(n.Name, 0), &seq, n.KindName(), n.Recipe.String()
 		j.Parent, j.Role = model.SanitizeString(n.Parent, 0), n.Role.String()
 		j.Session, j.Client, j.Data = model.SessionHex(n.Session), model.SanitizeString(n.Client, 0), n.DataText(0)
-		j.From = model.SanitizeString(c.From, 0)
+		j.From, j.Lease = model.SanitizeString(c.From, 0), model.SanitizeString(c.Lease, 0)
 		j.HeldS, j.WaitedS = seconds(c.Held), seconds(c.Waited)
 	}
 	return j

@@ -2,10 +2,11 @@ package ui
 
 import (
 	"context"
-	"github.com/charmbracelet/bubbles/key"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/charmbracelet/bubbles/key"
 
 	tea "github.com/charmbracelet/bubbletea"
 

@@ -1,9 +1,10 @@
 package ui
 
 import (
+	"strings"
+
 	"github.com/charmbracelet/x/ansi"
 	"github.com/zklock/zklock/themes"
-	"strings"
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"

@@ -2,10 +2,11 @@ package ui
 
 import (
 	"fmt"
-	"github.com/charmbracelet/bubbles/key"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/charmbracelet/bubbles/key"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/zklock/zklock/model"

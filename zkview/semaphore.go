@@ -348,9 +348,9 @@ func limitWords(src string) string {
 	return "unknown"
 }
 
-// semaphoreEvents tells what changed between two builds of a semaphore:
-// leases taken and returned, a lease that waits. old is nil for the
-// first build.
+// semaphoreEvents tells what changed between two builds of a semaphore,
+// in the order it happened: leases returned, then leases taken and
+// leases that wait. old is nil for the first build.
 func semaphoreEvents(old *model.Queue, cur model.Queue, at time.Time) []model.Event {
 	if cur.State != model.PathPresent {
 		return nil
@@ -367,13 +367,29 @@ func semaphoreEvents(old *model.Queue, cur model.Queue, at time.Time) []model.Ev
 			was[n.Name] = n
 		}
 	}
-	var evs []model.Event
 	now := map[string]bool{}
+	for _, n := range cur.Nodes.All() {
+		if n.Lease {
+			now[n.Name] = true
+		}
+	}
+	// The leases returned first: a return is what lets a waiting lease
+	// hold, or the next contender in.
+	var evs []model.Event
+	for _, n := range old.Nodes.All() {
+		if n.Lease && !now[n.Name] {
+			text := fmt.Sprintf("lease %s returned", model.ShortName(n.Name))
+			if t := n.TenureText(at); n.Role == lockops.RoleHolder && t != "" {
+				text += " (held " + t + ")"
+			}
+			evs = append(evs, model.Event{At: at, Kind: model.EventDeleted, Path: cur.Path, Node: n.Name,
+				Text: text + ": holders " + cur.LimitText()})
+		}
+	}
 	for _, n := range cur.Nodes.All() {
 		if !n.Lease {
 			continue
 		}
-		now[n.Name] = true
 		prev, existed := was[n.Name]
 		switch {
 		case n.Role == lockops.RoleHolder && (!existed || prev.Role != lockops.RoleHolder):
@@ -382,16 +398,6 @@ func semaphoreEvents(old *model.Queue, cur model.Queue, at time.Time) []model.Ev
 		case n.Role == lockops.RoleWaiting && !existed:
 			evs = append(evs, model.Event{At: at, Kind: model.EventCreated, Path: cur.Path, Node: n.Name,
 				Text: fmt.Sprintf("lease %s created beyond the limit: %s waits for one (holders %s)", model.ShortName(n.Name), sessionText(n.Session), cur.LimitText())})
-		}
-	}
-	for _, n := range old.Nodes.All() {
-		if n.Lease && !now[n.Name] {
-			text := fmt.Sprintf("lease %s returned", model.ShortName(n.Name))
-			if n.Role == lockops.RoleHolder && !n.Ctime.IsZero() {
-				text += fmt.Sprintf(" (held %s)", model.GapText(at.Sub(n.Ctime)))
-			}
-			evs = append(evs, model.Event{At: at, Kind: model.EventDeleted, Path: cur.Path, Node: n.Name,
-				Text: text + ": holders " + cur.LimitText()})
 		}
 	}
 	return evs

@@ -326,7 +326,8 @@ func TestSemaphoreEvents(t *testing.T) {
 	for _, e := range evs {
 		texts = append(texts, e.Kind.String()+" "+e.Text)
 	}
-	want := []string{"handoff lease " + k2.Name + " taken by 0xb: holders 1/2", "deleted lease " + k1.Name + " returned (held 59.0s): holders 1/2"}
+	// The return first: it is what let the next lease in.
+	want := []string{"deleted lease " + k1.Name + " returned (held 59.0s): holders 1/2", "handoff lease " + k2.Name + " taken by 0xb: holders 1/2"}
 	if !slices.Equal(texts, want) {
 		t.Errorf("events\n got %q\nwant %q", texts, want)
 	}

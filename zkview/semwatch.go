@@ -30,6 +30,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 )
 
@@ -49,6 +50,9 @@ type semState struct {
 	leases   map[string]*nodeRec
 	data     []byte
 	dataRead bool
+	// gone: Kazoo leases found deleted when read, left out until a
+	// listing no longer shows them (a lock's listing merge does the same).
+	gone map[string]bool
 	// dirty: parts read here changed since the last build.
 	dirty bool
 	// Curator's lease history, for hold times: a lease of the lease dir's
@@ -56,6 +60,10 @@ type semState struct {
 	leasesSeen bool
 	initial    map[string]bool
 	pended     map[string]bool
+	// heldFrom dates the hold of a lease seen waiting, then holding;
+	// builtAt is the last build's time.
+	heldFrom map[string]time.Time
+	builtAt  time.Time
 }
 
 // semaphoreLocked is the semaphore recognised at p, nil when none.
@@ -114,7 +122,8 @@ func (w *Watcher) semaphoreListingLocked(pw *pathWatch, kids []string) {
 		if s.owners == nil {
 			s.owners, s.auxOf = map[string]*semState{}, map[string]string{}
 		}
-		st = &semState{kind: kind, leases: map[string]*nodeRec{}, initial: map[string]bool{}, pended: map[string]bool{}}
+		st = &semState{kind: kind, leases: map[string]*nodeRec{}, initial: map[string]bool{}, pended: map[string]bool{},
+			heldFrom: map[string]time.Time{}}
 		s.owners[pw.path] = st
 	}
 	want := semaphoreAux(pw.path, kind, kids)
@@ -271,7 +280,7 @@ func (w *Watcher) fetchSemaphoreParts(ctx context.Context, pw *pathWatch, kids [
 	var need []string
 	if st != nil && st.kind == semKazoo {
 		for _, k := range kids {
-			if r := st.leases[k]; isKazooLease(k) && (r == nil || !r.fetched) {
+			if r := st.leases[k]; isKazooLease(k) && (r == nil || !r.fetched) && !st.gone[k] {
 				need = append(need, k)
 			}
 		}
@@ -299,9 +308,20 @@ func (w *Watcher) fetchSemaphoreParts(ctx context.Context, pw *pathWatch, kids [
 			delete(st.leases, k)
 		}
 	}
+	for k := range st.gone {
+		if !present[k] {
+			delete(st.gone, k)
+		}
+	}
 	for _, f := range got {
-		if f.rec != nil {
+		switch {
+		case f.rec != nil:
 			st.leases[f.name] = f.rec
+		case f.gone:
+			if st.gone == nil {
+				st.gone = map[string]bool{}
+			}
+			st.gone[f.name] = true
 		}
 	}
 	switch {
@@ -338,6 +358,14 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q model.Que
 	kq := settle(lockDir)
 	if q.State != model.PathPresent {
 		return q
+	}
+	for _, m := range []*queueModel{lq, kq} {
+		if m != nil && !m.seen {
+			// A part not listed yet: its nodes are unknown, not absent
+			// (told as joined once listed, they would be news that is not).
+			q.State = model.PathPending
+			return q
+		}
 	}
 	parts := semParts{Path: qm.path, Kind: st.kind, Limit: w.cfg.SemaphoreLimits[qm.path]}
 	lease := func(name string, seq int32, r *nodeRec) model.Node {
@@ -385,6 +413,9 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q model.Que
 	case semKazoo:
 		for _, k := range qm.order.Other {
 			r := st.leases[k]
+			if st.gone[k] {
+				continue // deleted before it could be read: told by no one
+			}
 			if !isKazooLease(k) || r != nil && r.fetched && r.session == 0 {
 				parts.NotLeases = append(parts.NotLeases, k) // no lease name, or persistent
 				continue
@@ -402,11 +433,17 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q model.Que
 	if res.Pending != "" {
 		st.pended[res.Pending] = true
 	}
+	st.datePendedHolds(res.Nodes, lq, now)
 	for _, m := range []map[string]bool{st.initial, st.pended} {
 		for k := range m {
 			if !current[k] {
 				delete(m, k)
 			}
+		}
+	}
+	for k := range st.heldFrom {
+		if !current[k] {
+			delete(st.heldFrom, k)
 		}
 	}
 	q.Type = model.TypeSemaphore
@@ -421,4 +458,29 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q model.Que
 		w.emitLocked(ev)
 	}
 	return q
+}
+
+// datePendedHolds dates the hold of each Curator lease seen waiting
+// beyond the limit and holding now: from the change of the lease dir that
+// made room (a lease returned), when it came after the previous build,
+// else from this build. That is when the monitor saw the hold begin, as
+// a lock's handoff (Node.SinceExact): its release can then say how long
+// it held.
+func (st *semState) datePendedHolds(nodes []model.Node, lq *queueModel, now time.Time) {
+	defer func() { st.builtAt = now }()
+	for i := range nodes {
+		n := &nodes[i]
+		if !n.Lease || n.Role != lockops.RoleHolder || !st.pended[n.Name] {
+			continue
+		}
+		start, ok := st.heldFrom[n.Name]
+		if !ok {
+			start = now
+			if lq != nil && lq.eventAt.After(st.builtAt) && lq.eventAt.Before(now) {
+				start = lq.eventAt
+			}
+			st.heldFrom[n.Name] = start
+		}
+		n.Since, n.SinceExact = start, true
+	}
 }

@@ -1,0 +1,313 @@
+package zkview
+
+// The oracle's judgments (TestOracle drives the churn): each is a pure
+// function of snapshots, the changes and events made of them, and what
+// the clients recorded, returning one line per problem.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/sessions"
+	"github.com/zklock/zklock/third_party/zk"
+	"github.com/zklock/zklock/timeline"
+
+	"github.com/zklock/zklock/lockops"
+)
+
+// oracleNodes are a snapshot's nodes by path and identity, and its
+// queues whose nodes are known (listed).
+func oracleNodes(s *model.Snapshot) (map[string]*model.Node, map[string]*model.Queue) {
+	nodes, queues := map[string]*model.Node{}, map[string]*model.Queue{}
+	for qi := range s.Queues {
+		q := &s.Queues[qi]
+		if q.State != model.PathPresent {
+			continue
+		}
+		queues[q.Path] = q
+		for _, n := range q.Nodes.All() {
+			nodes[q.Path+"\x00"+n.Key()] = n
+		}
+	}
+	return nodes, queues
+}
+
+func departure(k timeline.ChangeKind) bool {
+	return k == timeline.ChangeReleased || k == timeline.ChangeGaveUp || k == timeline.ChangeAdmitted || k == timeline.ChangeSessionLost
+}
+
+// oracleStep is one step of the stream being judged.
+type oracleStep struct {
+	prev, next         *model.Snapshot
+	prevNodes, nextBy  map[string]*model.Node
+	prevQs, nextQs     map[string]*model.Queue
+	changes            []timeline.Change
+	d                  *oracleDriver
+	told               map[string]bool
+	departs, joins     map[string]int
+	acquires           map[string]int
+	acquiredStillThere map[string]bool // per path
+}
+
+// checkStep judges the changes Diff told from prev to next: each node
+// change is one the two snapshots show (and the clients did); each node
+// that left, joined or took the lock is told exactly once; on one path,
+// nothing leaves after an acquisition it let happen. told collects the
+// nodes whose acquisition the stream told, across steps: their release
+// must say how long they held (unless the node could not be read: a
+// lease gone before its Get is not told at all, one whose Get failed
+// otherwise is shown unread).
+func checkStep(prev, next *model.Snapshot, changes []timeline.Change, d *oracleDriver, told map[string]bool) []string {
+	st := &oracleStep{prev: prev, next: next, changes: changes, d: d, told: told,
+		departs: map[string]int{}, joins: map[string]int{}, acquires: map[string]int{}, acquiredStillThere: map[string]bool{}}
+	st.prevNodes, st.prevQs = oracleNodes(prev)
+	st.nextBy, st.nextQs = oracleNodes(next)
+	var out []string
+	for i, c := range changes {
+		if c.Node.Name == "" && c.Node.Session == 0 || st.prevQs[c.Path] == nil || st.nextQs[c.Path] == nil {
+			continue // no node change, or a path not listed in both
+		}
+		k := c.Path + "\x00" + c.Node.Key()
+		what := fmt.Sprintf("%s %s %s (held_s %v, waited_s %v)", c.Kind, c.Path, c.Node.RelName(c.Path), c.Held, c.Waited)
+		if p := st.judge(i, c, k); p != "" {
+			out = append(out, what+": "+p)
+		}
+	}
+	return append(out, st.complete()...)
+}
+
+// judge is one change's problem, "" when none.
+func (st *oracleStep) judge(i int, c timeline.Change, k string) string {
+	p, n := st.prevNodes[k], st.nextBy[k]
+	holder := lockops.RoleHolder
+	switch c.Kind {
+	case timeline.ChangeJoined:
+		st.joins[k]++
+		if p != nil || n == nil {
+			return "not a node that appeared"
+		}
+	case timeline.ChangeAcquired:
+		st.acquires[k]++
+		st.told[k] = true
+		transient := p != nil && n == nil && i+1 < len(st.changes) &&
+			(st.changes[i+1].Kind == timeline.ChangeReleased || st.changes[i+1].Kind == timeline.ChangeSessionLost) &&
+			st.changes[i+1].Node.Key() == c.Node.Key()
+		switch {
+		case transient:
+		case n == nil || n.Role != holder:
+			return "not a holder in the newer snapshot"
+		case p != nil && p.Role == holder:
+			return "it held already"
+		default:
+			st.acquiredStillThere[c.Path] = true
+		}
+	default:
+		if !departure(c.Kind) {
+			return ""
+		}
+		st.departs[k]++
+		if st.acquiredStillThere[c.Path] && c.Kind != timeline.ChangeAdmitted {
+			return "told after an acquisition on its path: a departure comes before what it lets happen"
+		}
+		if p == nil || n != nil {
+			return "not a node that left"
+		}
+		transient := i > 0 && st.changes[i-1].Kind == timeline.ChangeAcquired && st.changes[i-1].Node.Key() == c.Node.Key()
+		return st.judgeDeparture(c, k, p, transient)
+	}
+	return ""
+}
+
+// judgeDeparture judges a node that left: how, and for how long it held.
+func (st *oracleStep) judgeDeparture(c timeline.Change, k string, p *model.Node, transient bool) string {
+	switch c.Kind {
+	case timeline.ChangeSessionLost:
+		return "no session ended during the churn"
+	case timeline.ChangeReleased:
+		if !transient && p.Role != lockops.RoleHolder {
+			return "it never held"
+		}
+		start, b := p.Tenure()
+		switch {
+		case transient:
+			if c.Held <= 0 {
+				return "no held_s for a hold the handoff history dates"
+			}
+		case b == model.BoundExact:
+			if d := c.Held - c.At.Sub(start); d < -time.Millisecond || d > time.Millisecond {
+				return fmt.Sprintf("held_s is not the hold seen: it held from %s to %s", start.Format("15:04:05.000"), c.At.Format("15:04:05.000"))
+			}
+		case st.told[k] && !p.Ctime.IsZero():
+			return fmt.Sprintf("no exact hold, though the stream told its acquisition (since %s, bound %s, ctime %s, session %x)",
+				start.Format("15:04:05.000"), b, p.Ctime.Format("15:04:05.000"), p.Session)
+		case c.Held != 0:
+			return "held_s from a start known only as a bound"
+		}
+	case timeline.ChangeGaveUp:
+		if p.Role == lockops.RoleHolder {
+			return "it held"
+		}
+		if lease, ok := st.d.leaseFor(p.Parent, p.Name); ok && st.leaseShown(c.Path, lease, p.Session) {
+			return "its contender got lease " + lease + ", shown holding"
+		}
+	case timeline.ChangeAdmitted:
+		lease, ok := st.d.leaseFor(p.Parent, p.Name)
+		switch {
+		case p.Lease || p.Role == lockops.RoleHolder:
+			return "not a contender waiting in an admission lock"
+		case !ok:
+			return "its contender gave up"
+		case lease != c.Lease:
+			return fmt.Sprintf("told lease %s; its contender got %s", c.Lease, lease)
+		}
+	}
+	return ""
+}
+
+// leaseShown: either snapshot shows lease holding on path, owned by
+// session.
+func (st *oracleStep) leaseShown(path, lease string, session int64) bool {
+	for _, q := range []*model.Queue{st.prevQs[path], st.nextQs[path]} {
+		for _, n := range q.Nodes.All() {
+			if n.Lease && n.Name == lease && n.Role == lockops.RoleHolder && n.Session == session {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// complete lists the nodes that left, joined or took the lock on a
+// judged path and were not told exactly once.
+func (st *oracleStep) complete() []string {
+	var out []string
+	judged := func(k string) bool {
+		path, _, _ := strings.Cut(k, "\x00")
+		return st.prevQs[path] != nil && st.nextQs[path] != nil
+	}
+	show := func(k string) string { return strings.ReplaceAll(k, "\x00", " ") }
+	for k, p := range st.prevNodes {
+		if !judged(k) {
+			continue
+		}
+		n := st.nextBy[k]
+		switch {
+		case n == nil && st.departs[k] != 1:
+			out = append(out, fmt.Sprintf("%s left, told %d times", show(k), st.departs[k]))
+		case n != nil && p.Role != lockops.RoleHolder && n.Role == lockops.RoleHolder && st.acquires[k] != 1:
+			out = append(out, fmt.Sprintf("%s took the lock, told %d times", show(k), st.acquires[k]))
+		}
+	}
+	for k := range st.nextBy {
+		if judged(k) && st.prevNodes[k] == nil && st.joins[k] != 1 {
+			out = append(out, fmt.Sprintf("%s joined, told %d times", show(k), st.joins[k]))
+		}
+	}
+	return out
+}
+
+// checkEventOrder: within one update, the console's events of one path
+// at one moment tell a node's going before the handoff it lets happen.
+func checkEventOrder(evs []model.Event) []string {
+	type moment struct {
+		path string
+		at   int64
+	}
+	handoff := map[moment]string{}
+	var out []string
+	for _, e := range evs {
+		m := moment{e.Path, e.At.UnixNano()}
+		switch e.Kind {
+		case model.EventHandoff:
+			handoff[m] = e.Text
+		case model.EventDeleted:
+			if h, ok := handoff[m]; ok {
+				out = append(out, fmt.Sprintf("event %q told after %q", e.Text, h))
+			}
+		}
+	}
+	return out
+}
+
+// checkSessionsAgree: `sessions --json` gives every node the kind,
+// since and since_bound that `ls --json` gives it.
+func checkSessionsAgree(s *model.Snapshot) []string {
+	type dated struct{ kind, since, bound string }
+	ls := map[string]dated{}
+	for _, p := range model.ToJSON(s) {
+		for _, n := range p.Queue {
+			ls[p.Path+" "+n.Parent+" "+n.Node] = dated{n.Kind, n.Since, n.SinceBound}
+		}
+	}
+	var out []string
+	for _, ss := range sessions.SessionsJSON(sessions.SessionsOf(s)).Sessions {
+		for _, list := range [][]sessions.JSONSessionNode{ss.Holds, ss.Waits} {
+			for _, n := range list {
+				k := n.Path + " " + n.Parent + " " + n.Node
+				want, ok := ls[k]
+				got := dated{n.Kind, n.Since, n.SinceBound}
+				if !ok || got != want {
+					out = append(out, fmt.Sprintf("sessions dates %s %+v, ls %+v", k, got, want))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// checkStayingHolders: once the churn is over, one holder per recipe
+// stays; two one-off reads (as `zklock sessions` and `ls` make) date
+// each hold the same, and the same as `ls`.
+func checkStayingHolders(t *testing.T, servers []string, d *oracleDriver, raw *zk.Conn, cfg Config) {
+	t.Helper()
+	oc := &oracleClient{c: raw, d: d}
+	for _, n := range []struct{ dir, name string }{
+		{d.mutexPath(), "_c_00000000-0000-0000-0000-000000000001-lock-"},
+		{d.rwPath(), "_c_00000000-0000-0000-0000-000000000002-__READ__"},
+		{d.latchPath(), "_c_00000000-0000-0000-0000-000000000003-latch-"},
+		{d.curatorSemPath() + "/leases", "_c_00000000-0000-0000-0000-000000000004-lease-"},
+	} {
+		if _, err := oc.create(n.dir, n.name, nil, zk.FlagEphemeral|zk.FlagSequence); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := oc.create(d.kazooSemPath(), "000000000000000000000000000000aa", nil, zk.FlagEphemeral); err != nil {
+		t.Fatal(err)
+	}
+	mon := session(t, servers)
+	read := func() (*model.Snapshot, map[string]string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		s, err := Load(ctx, mon, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range checkSessionsAgree(s) {
+			t.Errorf("one-off read: %s", p)
+		}
+		holds := map[string]string{}
+		for _, ss := range sessions.SessionsJSON(sessions.SessionsOf(s)).Sessions {
+			for _, h := range ss.Holds {
+				holds[h.Path+" "+h.Parent+" "+h.Node] = h.Since
+			}
+		}
+		return s, holds
+	}
+	s1, first := read()
+	// The second read a few milliseconds later: a date that is the
+	// read's own would differ (the dates have milliseconds).
+	eventually(t, time.Second, "the clock to move on", func() bool { return time.Since(s1.At) > 5*time.Millisecond })
+	_, second := read()
+	if len(first) < 5 {
+		t.Errorf("one-off read: %d holds, want the 5 that stay: %v", len(first), first)
+	}
+	for k, since := range first {
+		if second[k] != since {
+			t.Errorf("one-off reads date the hold of %s %s, then %s", k, since, second[k])
+		}
+	}
+}
