@@ -82,6 +82,9 @@ type Options struct {
 	// Netty) beside its plain client port, and makes a CA and certificates
 	// for it (Cluster.TLS, tls.go).
 	TLS *TLSOptions
+	// SASL, when set, makes every member authenticate clients by SASL
+	// (sasl.go).
+	SASL *SASLOptions
 
 	// pickPorts replaces freePorts in tests that need a port clash.
 	pickPorts func(n int) ([]int, error)
@@ -127,6 +130,7 @@ type Cluster struct {
 	root    string
 	members []*Member
 	tls     *TLSFiles // nil without Options.TLS
+	saslJVM []string  // JVM options of Options.SASL
 
 	outMu     sync.Mutex // keeps lines whole in Options.Stdout
 	closed    atomic.Bool
@@ -196,6 +200,11 @@ func startOnce(ctx context.Context, inst Install, opts Options) (*Cluster, error
 			return nil, errors.Join(err, c.Close())
 		}
 		c.inst.ClassPath = tlsClassPath(c.inst.ClassPath)
+	}
+	if opts.SASL != nil {
+		if c.saslJVM, err = writeSASL(root, *opts.SASL); err != nil {
+			return nil, errors.Join(err, c.Close())
+		}
 	}
 	var servers []string
 	if n > 1 {
