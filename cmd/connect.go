@@ -30,6 +30,9 @@ func sessionOptions(s *config.Settings) []lockops.SessionOption {
 	if s.Auth != nil {
 		opts = append(opts, lockops.WithDigestAuth(s.Auth.User, s.Auth.Password))
 	}
+	if s.SASL != nil {
+		opts = append(opts, lockops.WithSASL(s.SASL.Mech))
+	}
 	return opts
 }
 
@@ -55,7 +58,7 @@ func connectBounded(ctx context.Context, s *config.Settings, extra ...lockops.Se
 		auth = s.Auth.User // the user, never the password
 	}
 	slog.Debug("connecting", "servers", s.Servers, "context", s.ContextName, "chroot", s.Chroot,
-		"tls", s.TLS != nil, "auth_user", auth, "session_timeout", s.SessionTimeout, "connect_timeout", s.ConnectTimeout)
+		"tls", s.TLS != nil, "auth_user", auth, "sasl", saslLog(s), "session_timeout", s.SessionTimeout, "connect_timeout", s.ConnectTimeout)
 	// The client's log first: a caller's WithLogger still wins.
 	opts := append([]lockops.SessionOption{lockops.WithLogger(zkLogger())}, sessionOptions(s)...)
 	opts = append(opts, extra...)

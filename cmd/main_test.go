@@ -61,6 +61,7 @@ func TestMain(m *testing.M) {
 	shared.Close()
 	sharedTLS.Close()
 	sharedExpired.Close()
+	sharedSASL.Close()
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
 	}

@@ -176,6 +176,7 @@ func execute(args []string) int {
 			return code
 		}
 	}
+	err = saslHint(err) // saslerrors.go
 	if errors.Is(err, zk.ErrNoAuth) && !strings.Contains(err.Error(), "ZKLOCK_AUTH") {
 		err = fmt.Errorf("%w (NoAuth: give --auth-file or ZKLOCK_AUTH with credentials the ACL allows)", err)
 	}

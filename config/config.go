@@ -65,6 +65,10 @@ type Flags struct {
 	TLSKey                string
 	TLSServerName         string
 	TLSInsecureSkipVerify bool
+
+	// SASL flags (sasl.go): --sasl MECH or --jaas FILE turns SASL on.
+	SASL, SASLUser, SASLPasswordFile, SASLKeytab string
+	SASLPrincipal, Krb5Conf, SASLService, JAAS   string
 }
 
 // Settings are the resolved connection and console settings: flags over
@@ -94,6 +98,8 @@ type Settings struct {
 
 	// TLS is nil for plain TCP (tls.go).
 	TLS *TLS
+	// SASL is nil without SASL (sasl.go).
+	SASL *SASL
 }
 
 type Credentials struct {
@@ -141,6 +147,13 @@ func (g *Flags) Resolve(changed func(flag string) bool) (*Settings, error) {
 		ctxTLS, where = ctx.TLS, fmt.Sprintf("context %q", s.ContextName)
 	}
 	if s.TLS, err = resolveTLS(g, ctxTLS, where); err != nil {
+		return nil, err
+	}
+	var ctxSASL *ContextSASL
+	if ctx != nil {
+		ctxSASL = ctx.SASL
+	}
+	if s.SASL, err = resolveSASL(g, ctxSASL); err != nil {
 		return nil, err
 	}
 	s.AuditLog = g.AuditLog
@@ -461,6 +474,8 @@ type Context struct {
 
 	// TLS is the `tls:` block (ContextTLS): paths, never key material.
 	TLS *ContextTLS `yaml:"tls"`
+	// SASL is the `sasl:` block (ContextSASL): paths, never passwords.
+	SASL *ContextSASL `yaml:"sasl"`
 }
 
 func (c *File) Names() []string {

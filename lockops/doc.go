@@ -26,6 +26,9 @@
 //     session (negotiated timeout, last reply), so that a holder whose link
 //     is down stops believing it holds before the server can expire it.
 //     retry.go: do and retry, the one place for retries, and ConnLoss.
+//     sasl.go: WithSASL: every connection authenticates by SASL before
+//     anything else; connected only once it has; a refusal closes the
+//     Session with its *zk.SASLError.
 //     tls.go: the links themselves: WithTLS (hostname verified unless
 //     WithoutHostnameVerification), servers dialled by the names given,
 //     and LinkError: why a link failed (a certificate expired, from an

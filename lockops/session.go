@@ -80,6 +80,8 @@ type sessionConfig struct {
 	// tls, when set, makes every link TLS (tls.go).
 	tls          *tls.Config
 	skipHostname bool
+	// sasl, when set, authenticates every connection (sasl.go).
+	sasl zk.SASLMechanism
 }
 
 // SessionOption configures Connect.
@@ -138,6 +140,7 @@ type Session struct {
 	lease    *leaseMeter
 	hints    map[string]joinAs
 	closeErr error
+	authErr  error // the *zk.SASLError that ended the connection (sasl.go)
 
 	pipelined atomic.Int64 // listings that came with their create (tests read it)
 }
@@ -183,7 +186,7 @@ func Connect(ctx context.Context, servers []string, opts ...SessionOption) (*Ses
 	conn, events, err := zk.Connect(servers, cfg.timeout,
 		zk.WithLogger(cfg.logger), zk.WithLogInfo(false),
 		zk.WithEventCallback(s.onEvent), zk.WithDialer(s.lease.dialer(s.links.dialer(cfg.dialer))),
-		zk.WithHostProvider(&namedHosts{}))
+		zk.WithHostProvider(&namedHosts{}), zk.WithSASL(cfg.sasl))
 	if err != nil {
 		s.mu.Unlock()
 		return nil, fmt.Errorf("lockops: connect %s: %w", strings.Join(servers, ","), err)
@@ -229,7 +232,7 @@ func (s *Session) onEvent(ev zk.Event) {
 		return
 	}
 	switch ev.State {
-	case zk.StateHasSession:
+	case zk.StateHasSession, zk.StateSaslAuthenticated:
 		// Back in the same session too: the patched go-zookeeper reads the
 		// last zxid for its SetWatches atomically, so our requests may go
 		// out before it (they once had to wait 20 ms behind it: PATCHES.md).
@@ -237,7 +240,12 @@ func (s *Session) onEvent(ev zk.Event) {
 			s.id = id
 			s.gen++
 		}
+		if ev.State == zk.StateHasSession && s.cfg.sasl != nil {
+			return // connected once authenticated again (sasl.go)
+		}
 		s.setLocked(SessionConnected)
+	case zk.StateAuthFailed:
+		s.authErr = ev.Err // the connection ends next: setClosed
 	case zk.StateExpired:
 		s.setLocked(SessionExpired)
 	case zk.StateDisconnected, zk.StateConnecting, zk.StateConnected:
@@ -401,7 +409,7 @@ func (s *Session) waitFirstSession(ctx context.Context) error {
 		case SessionConnected:
 			return nil
 		case SessionClosed:
-			return ErrSessionClosed
+			return s.closedErr()
 		}
 		if err := s.links.verdict(s.servers); err != nil {
 			return err

@@ -86,6 +86,9 @@ type Options struct {
 	// must know it in advance (zklock demo --port); 0 picks a free one.
 	// A port in use fails Start with ErrPortInUse, without a retry.
 	ClientPort int
+	// SASL, when set, makes every member authenticate clients by SASL
+	// (sasl.go).
+	SASL *SASLOptions
 
 	// pickPorts replaces freePorts in tests that need a port clash.
 	pickPorts func(n int) ([]int, error)
@@ -144,6 +147,7 @@ type Cluster struct {
 	root    string
 	members []*Member
 	tls     *TLSFiles // nil without Options.TLS
+	saslJVM []string  // JVM options of Options.SASL
 
 	outMu     sync.Mutex // keeps lines whole in Options.Stdout
 	closed    atomic.Bool
@@ -213,6 +217,11 @@ func startOnce(ctx context.Context, inst Install, opts Options) (*Cluster, error
 			return nil, errors.Join(err, c.Close())
 		}
 		c.inst.ClassPath = tlsClassPath(c.inst.ClassPath)
+	}
+	if opts.SASL != nil {
+		if c.saslJVM, err = writeSASL(root, *opts.SASL); err != nil {
+			return nil, errors.Join(err, c.Close())
+		}
 	}
 	var servers []string
 	if n > 1 {

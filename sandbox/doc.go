@@ -21,6 +21,9 @@
 //     stores), with a CA, server and client certificates made at start by
 //     crypto/x509, and certificates wrong on purpose (expired, for another
 //     name, from an unknown CA) for tests of what clients say.
+//   - sasl.go: Options.SASL: a JAAS Server section (DigestLoginModule users,
+//     or a given Krb5LoginModule), ZooKeeper's SASL provider, and the
+//     3.8 setting that requires client SASL.
 //   - fourletter.go: a member's mode (srvr) for the readiness wait, through
 //     zkview/fourletter, zklock's one four-letter-word client.
 //   - proxy.go: Proxy, a loopback TCP proxy that cuts and restores a

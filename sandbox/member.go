@@ -241,6 +241,7 @@ func (m *Member) javaArgs() []string {
 		"-Dorg.slf4j.simpleLogger.log.org.apache.zookeeper.server.NIOServerCnxn=warn",
 		"-Dorg.slf4j.simpleLogger.log.org.apache.zookeeper.server.NettyServerCnxn=warn", // the same, with TLS
 	}
+	args = append(args, m.cluster.saslJVM...)
 	args = append(args, m.cluster.opts.JVMOptions...)
 	return append(args,
 		"-cp", m.cluster.inst.ClassPath,

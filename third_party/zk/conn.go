@@ -114,6 +114,10 @@ type Conn struct {
 	persistentWatchBuffer int                               // zklock patch: see WithPersistentWatchBuffer
 	persistentWatches     map[<-chan Event]*persistentWatch // zklock patch: under watchersLock; their channels are in watchers
 
+	sasl    SASLMechanism // zklock patch: see WithSASL (sasl.go); nil for none
+	authMu  sync.Mutex    // zklock patch: protects authErr
+	authErr error         // zklock patch: a *SASLError that ended the connection for good
+
 	// Debug (used by unit tests)
 	reconnectLatch   chan struct{}
 	setWatchLimit    int
@@ -481,6 +485,12 @@ func (c *Conn) loop(ctx context.Context) {
 				defer c.conn.Close() // causes recv loop to EOF/exit
 				defer wg.Done()
 
+				// zklock patch: SASL before any other request (sasl.go).
+				if err := c.saslAuthenticate(ctx); err != nil {
+					c.logger.Printf("SASL authentication: %v", err)
+					return
+				}
+
 				if err := c.resendZkAuthFn(ctx, c); err != nil {
 					c.logger.Printf("error in resending auth creds: %v", err)
 					return
@@ -512,6 +522,9 @@ func (c *Conn) loop(ctx context.Context) {
 
 			c.sendSetWatches()
 			wg.Wait()
+			if c.endOnAuthFailure() { // zklock patch: an auth failure is final (sasl.go)
+				return
+			}
 		}
 
 		c.setState(StateDisconnected)
@@ -880,6 +893,11 @@ func (c *Conn) recvLoop(conn net.Conn) error {
 		if err != nil {
 			return err
 		}
+		// zklock patch: a client without SASL refused (any reply, pings too;
+		// the server closes the link next). With SASL, saslAuthenticate sees it.
+		if res.Err == errSASLRequired && c.sasl == nil {
+			c.failAuth(ErrSASLRequired)
+		}
 
 		if res.Xid == -1 {
 			res := &watcherEvent{}
@@ -969,13 +987,13 @@ func (c *Conn) queueRequest(opcode int32, req interface{}, res interface{}, recv
 		// the ZK connection is closed yet.
 		select {
 		case <-c.shouldQuit:
-			rq.recvChan <- response{-1, ErrConnectionClosed}
+			rq.recvChan <- response{-1, c.closedErr()} // zklock patch: the auth failure, if one ended it
 		case c.sendChan <- rq:
 			// check for a tie
 			select {
 			case <-c.shouldQuit:
 				// maybe the caller gets this, maybe not- we tried.
-				rq.recvChan <- response{-1, ErrConnectionClosed}
+				rq.recvChan <- response{-1, c.closedErr()} // zklock patch
 			default:
 			}
 		}
@@ -994,7 +1012,7 @@ func (c *Conn) request(opcode int32, req interface{}, res interface{}, recvFunc 
 		// access `res` fields concurrently w/ the async response processor.
 		// NOTE: callers of this func should check for (at least) ErrConnectionClosed
 		// and avoid accessing fields of the response object if such error is present.
-		return -1, ErrConnectionClosed
+		return -1, c.closedErr() // zklock patch: the auth failure, if one ended it
 	}
 }
 

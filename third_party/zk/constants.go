@@ -33,6 +33,7 @@ const (
 	opClose           = -11
 	opSetAuth         = 100
 	opSetWatches      = 101
+	opSasl            = 102 // zklock patch: one step of a SASL exchange (sasl.go)
 	opSetWatches2     = 105 // zklock patch: ZooKeeper 3.6+, carries persistent watches
 	opAddWatch        = 106 // zklock patch: ZooKeeper 3.6+
 	opError           = -1
@@ -139,6 +140,10 @@ var (
 	// persistent watch whose channel was full: events were lost, so re-read
 	// what it covered and add the watch again.
 	ErrWatchOverflow = errors.New("zk: persistent watch ended: its channel was full") // zklock patch
+	// ErrSASLRequired is the server's answer (SESSIONCLOSEDREQUIRESASLAUTH,
+	// -124) to a request from a connection that has not authenticated by
+	// SASL when the server requires it; the server then closes the link.
+	ErrSASLRequired = errors.New("zk: server requires SASL authentication") // zklock patch
 	// ErrInvalidCallback         = errors.New("zk: invalid callback specified")
 
 	errCodeToError = map[ErrCode]error{
@@ -161,6 +166,7 @@ var (
 		errBadArguments:      ErrBadArguments,
 		errUnimplemented:     ErrUnimplemented, // zklock patch
 		errNoWatcher:         ErrNoWatcher,     // zklock patch
+		errSASLRequired:      ErrSASLRequired,  // zklock patch
 	}
 )
 
@@ -201,6 +207,7 @@ const (
 	errNoWatcher               ErrCode = -121 // zklock patch
 	// Attempts to perform a reconfiguration operation when reconfiguration feature is disabled
 	errZReconfigDisabled ErrCode = -123
+	errSASLRequired      ErrCode = -124 // zklock patch: SESSIONCLOSEDREQUIRESASLAUTH
 )
 
 // Constants for ACL permissions
@@ -240,6 +247,7 @@ var (
 		opSetWatches2:     "setWatches2",   // zklock patch
 		opAddWatch:        "addWatch",      // zklock patch
 		opRemoveWatches:   "removeWatches", // zklock patch
+		opSasl:            "sasl",          // zklock patch
 
 		opWatcherEvent: "watcherEvent",
 	}

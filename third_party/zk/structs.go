@@ -221,6 +221,12 @@ type getSaslRequest struct {
 	Token []byte
 }
 
+// saslResponse is the server's token in one step of a SASL exchange (jute
+// SetSASLResponse; upstream's unused setSaslResponse has a string). zklock patch.
+type saslResponse struct {
+	Token []byte
+}
+
 type pingRequest struct{}
 type pingResponse struct{}
 
@@ -657,6 +663,8 @@ func requestStructForOp(op int32) interface{} {
 		return &syncRequest{}
 	case opSetAuth:
 		return &setAuthRequest{}
+	case opSasl: // zklock patch
+		return &getSaslRequest{}
 	case opCheck:
 		return &CheckVersionRequest{}
 	case opMulti:

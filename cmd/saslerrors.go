@@ -1,0 +1,81 @@
+package cmd
+
+// One line for each way SASL authentication fails: who refused, why, and
+// what to change.
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/sasl"
+	"github.com/zklock/zklock/third_party/zk"
+)
+
+// saslFailure is a SASL failure reworded; err keeps the chain.
+type saslFailure struct {
+	msg string
+	err error
+}
+
+func (e *saslFailure) Error() string { return e.msg }
+func (e *saslFailure) Unwrap() error { return e.err }
+
+// saslHint rewords err when it is a SASL failure, and returns it unchanged
+// otherwise.
+func saslHint(err error) error {
+	var se *zk.SASLError
+	if !errors.As(err, &se) {
+		// The refused request itself; zkview keeps a path's error as text,
+		// hence the match on the message.
+		if errors.Is(err, zk.ErrSASLRequired) || strings.Contains(err.Error(), zk.ErrSASLRequired.Error()) {
+			se = &zk.SASLError{Err: zk.ErrSASLRequired}
+		} else {
+			return err
+		}
+	}
+	var msg string
+	switch {
+	case errors.Is(se.Err, zk.ErrSASLRequired):
+		at := ""
+		if se.Server != "" {
+			at = " at " + se.Server
+		}
+		msg = "ZooKeeper" + at + " requires SASL authentication and zklock sent none: give --sasl DIGEST-MD5 --sasl-user NAME (password in --sasl-password-file FILE or ZKLOCK_SASL_PASSWORD), --sasl GSSAPI --sasl-keytab FILE --sasl-principal NAME, or --jaas FILE"
+	case errors.Is(se.Err, zk.ErrAuthFailed):
+		msg = fmt.Sprintf("SASL %s refused by %s: unknown user or wrong password (ZooKeeper does not say which): check --sasl-user and the password (--sasl-password-file, ZKLOCK_SASL_PASSWORD or the --jaas file's Client section)", se.Mechanism, se.Server)
+	case errors.Is(se.Err, sasl.ErrNoChallenge):
+		msg = fmt.Sprintf("SASL %s: %s has no SASL configured (no JAAS Server section in its JVM's java.security.auth.login.config), so it cannot check anyone: connect without --sasl/--jaas, or configure SASL on the server", se.Mechanism, se.Server)
+	case errors.Is(se.Err, sasl.ErrServerProof):
+		msg = fmt.Sprintf("SASL %s with %s: the server did not prove it knows your password (bad rspauth): check --servers points at the ensemble you mean", se.Mechanism, se.Server)
+	default:
+		msg = fmt.Sprintf("SASL %s with %s failed: %v", se.Mechanism, se.Server, se.Err)
+	}
+	return &saslFailure{msg: msg, err: err}
+}
+
+// registerSASLFlags binds the --sasl* flags (PRODUCT.md, "SASL and
+// Kerberos"). There is no password flag: argv is visible to every user
+// of the machine.
+func registerSASLFlags(f *pflag.FlagSet, g *config.Flags) {
+	f.StringVar(&g.SASL, "sasl", "", "authenticate by SASL: DIGEST-MD5 or GSSAPI (Kerberos)")
+	f.StringVar(&g.SASLUser, "sasl-user", "", "DIGEST-MD5 user name")
+	f.StringVar(&g.SASLPasswordFile, "sasl-password-file", "", "file holding the DIGEST-MD5 password (or env ZKLOCK_SASL_PASSWORD; never in argv)")
+	f.StringVar(&g.SASLKeytab, "sasl-keytab", "", "GSSAPI: the client's keytab")
+	f.StringVar(&g.SASLPrincipal, "sasl-principal", "", "GSSAPI: the client's principal, name@REALM")
+	f.StringVar(&g.Krb5Conf, "krb5-conf", "", "GSSAPI: krb5.conf (default $KRB5_CONFIG or /etc/krb5.conf)")
+	f.StringVar(&g.SASLService, "sasl-service", config.DefaultSASLService, "GSSAPI: the servers' Kerberos service, as in SERVICE/host@REALM")
+	f.StringVar(&g.JAAS, "jaas", "", "read --sasl and its credentials from the Client section of a JAAS file (DigestLoginModule, Krb5LoginModule)")
+}
+
+// saslLog is the SASL setting for the debug log: mechanism and identity,
+// never the password.
+func saslLog(s *config.Settings) string {
+	if s.SASL == nil {
+		return ""
+	}
+	return s.SASL.Mechanism + " as " + s.SASL.Identity()
+}

@@ -1,0 +1,76 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestResolveSASL(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pwFile := write("pw", "s3cret\n")
+	jaas := write("jaas.conf", `Client { org.apache.zookeeper.server.auth.DigestLoginModule required username="jay" password="jaas-pw"; };`)
+	krbJAAS := write("krb.conf", `Client { com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true keyTab="/k.keytab" principal="me@R"; };`)
+	tests := []struct {
+		name    string
+		flags   Flags
+		ctx     *ContextSASL
+		env     string
+		want    *SASL // nil: no SASL (when err is "")
+		wantErr string
+	}{
+		{name: "off", flags: Flags{}},
+		{name: "digest with a password file", flags: Flags{SASL: "digest-md5", SASLUser: "alice", SASLPasswordFile: pwFile},
+			want: &SASL{Mechanism: MechDigest, User: "alice", Password: "s3cret"}},
+		{name: "digest, password from the environment", flags: Flags{SASL: "DIGEST-MD5", SASLUser: "alice"}, env: "from-env",
+			want: &SASL{Mechanism: MechDigest, User: "alice", Password: "from-env"}},
+		{name: "digest without a password", flags: Flags{SASL: "DIGEST-MD5", SASLUser: "alice"}, wantErr: "ZKLOCK_SASL_PASSWORD"},
+		{name: "digest without a user", flags: Flags{SASL: "DIGEST-MD5"}, env: "x", wantErr: "--sasl-user"},
+		{name: "jaas digest", flags: Flags{JAAS: jaas}, want: &SASL{Mechanism: MechDigest, User: "jay", Password: "jaas-pw"}},
+		{name: "flags over jaas", flags: Flags{JAAS: jaas, SASLUser: "other", SASLPasswordFile: pwFile},
+			want: &SASL{Mechanism: MechDigest, User: "other", Password: "s3cret"}},
+		{name: "jaas kerberos", flags: Flags{JAAS: krbJAAS}, wantErr: "GSSAPI"},
+		{name: "context block", ctx: &ContextSASL{Mechanism: "DIGEST-MD5", User: "ctx", PasswordFile: pwFile},
+			want: &SASL{Mechanism: MechDigest, User: "ctx", Password: "s3cret"}},
+		{name: "gssapi without keytab", flags: Flags{SASL: "GSSAPI", SASLPrincipal: "me@R"}, wantErr: "--sasl-keytab"},
+		{name: "unknown mechanism", flags: Flags{SASL: "PLAIN"}, wantErr: "unknown mechanism"},
+		{name: "user without mechanism", flags: Flags{SASLUser: "alice"}, wantErr: "without --sasl MECH"},
+		{name: "missing jaas file", flags: Flags{JAAS: filepath.Join(dir, "nope")}, wantErr: "--jaas"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("ZKLOCK_SASL_PASSWORD", tt.env)
+			got, err := resolveSASL(&tt.flags, tt.ctx)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one naming %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (got == nil) != (tt.want == nil) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+			if got == nil {
+				return
+			}
+			if got.Mechanism != tt.want.Mechanism || got.User != tt.want.User || got.Password != tt.want.Password ||
+				got.Keytab != tt.want.Keytab || got.Principal != tt.want.Principal {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+			if got.Service != DefaultSASLService {
+				t.Errorf("service = %q, want the default", got.Service)
+			}
+		})
+	}
+}

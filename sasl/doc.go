@@ -1,0 +1,12 @@
+// Package sasl holds the client side of the SASL mechanisms zklock speaks to
+// ZooKeeper (zk.SASLMechanism: the patched go-zookeeper runs the exchange,
+// PATCHES.md patch 4), and the reading of a JAAS file's Client section.
+//
+//   - digest.go: DIGEST-MD5 (RFC 2831), qop "auth", against ZooKeeper's
+//     fixed realm and digest-uri.
+//   - jaas.go: ReadJAAS, a tolerant reader of the Client section
+//     (DigestLoginModule username/password, Krb5LoginModule keyTab/principal).
+//
+// Tests of the mechanisms against a real SASL ZooKeeper (sandbox.SASL) are
+// here too. sasl imports the zk client only; lockops and cmd build on it.
+package sasl
