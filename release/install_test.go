@@ -61,6 +61,7 @@ func TestGoInstall(t *testing.T) {
 		if err == nil || !strings.Contains(out, "replace directives") {
 			t.Errorf("go install with a replace directive in go.mod: err %v, want the go command's refusal\n%s", err, out)
 		}
+		t.Logf("refused, as it must be:\n%s", out)
 	})
 }
 
