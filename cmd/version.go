@@ -38,7 +38,7 @@ func newVersionCmd() *cobra.Command {
 	var output *outputFlag
 	cmd := &cobra.Command{
 		Use:   "version [-o text|json]",
-		Short: "Print zklock's version, commit, build date, Go release and platform (paste it into a bug report)",
+		Short: "Print the version, commit, build date, Go release and platform (for bug reports)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			format, err := output.format()
