@@ -11,9 +11,15 @@ import (
 	"github.com/zklock/zklock/cmd"
 )
 
-// version is set by the Makefile from git describe.
-var version = "dev"
+// version, commit and date are stamped by the release build (goreleaser)
+// and `make build` with -ldflags "-X main.version=...". Left empty (go
+// install, go build), cmd reads what the go command recorded instead.
+var (
+	version string
+	commit  string
+	date    string
+)
 
 func main() {
-	os.Exit(cmd.Main(os.Args[1:], version))
+	os.Exit(cmd.Main(os.Args[1:], cmd.Build{Version: version, Commit: commit, Date: date}))
 }

@@ -14,8 +14,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -23,10 +21,6 @@ import (
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
 )
-
-// version is the build's version, given to Main by package main (which
-// the Makefile stamps from git describe).
-var version = "dev"
 
 // exitError carries a process exit code with the one line to print.
 type exitError struct {
@@ -97,65 +91,12 @@ Exit codes:
 	return root
 }
 
-func newVersionCmd() *cobra.Command {
-	var output *outputFlag
-	cmd := &cobra.Command{
-		Use:   "version [-o text|json]",
-		Short: "Print zklock's version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := output.format()
-			if err != nil {
-				return err
-			}
-			b := buildInfo()
-			if format == "json" {
-				return writeJSON(cmd.OutOrStdout(), b)
-			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "zklock %s\n", b.Version)
-			return err
-		},
-	}
-	output = addOutputFlag(cmd, "text or json (version, commit, Go release, schema)", "text", "json")
-	return cmd
-}
-
-// versionInfo is `zklock version -o json`.
-type versionInfo struct {
-	Schema  int    `json:"schema"`
-	Version string `json:"version"`         // as stamped by the Makefile (git describe)
-	Commit  string `json:"commit"`          // the VCS revision the binary was built from, "" when unknown
-	Dirty   bool   `json:"dirty"`           // built from a tree with uncommitted changes
-	Go      string `json:"go"`              // the Go release that built it
-	Built   string `json:"built,omitempty"` // the commit's time, RFC 3339
-}
-
-// buildInfo reads the version stamped by the Makefile and what the Go
-// toolchain recorded of the build.
-func buildInfo() versionInfo {
-	v := versionInfo{Schema: 1, Version: version, Go: runtime.Version()}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				v.Commit = s.Value
-			case "vcs.modified":
-				v.Dirty = s.Value == "true"
-			case "vcs.time":
-				v.Built = s.Value
-			}
-		}
-	}
-	return v
-}
-
-// Main executes the command line of the build named version and returns
+// Main executes the command line of the build b (version.go) and returns
 // the process exit code, printing any error as one line on stderr: never a
 // panic or a stack trace.
-func Main(args []string, buildVersion string) int {
-	if buildVersion != "" {
-		version = buildVersion
-	}
+func Main(args []string, b Build) int {
+	stamped = b
+	version = buildInfo().Version
 	return execute(args)
 }
 
