@@ -17,7 +17,7 @@ deps:
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
 
-test: deps
+test: deps release-tools
 	$(GO) vet ./...
 	$(GO) test -race -timeout 25m ./...
 	$(MAKE) fuzz FUZZTIME=60000x
@@ -66,3 +66,11 @@ release-snapshot:
 
 clean:
 	rm -rf bin build dist
+
+# goreleaser compiled once, before the tests (release/goreleaser_test.go
+# runs the same version): compiling it from source takes about 7 CPU
+# minutes the first time on a machine, which must not count against the
+# tests' timeout. Later runs find it in Go's build cache.
+.PHONY: release-tools
+release-tools:
+	$(GO) run $(GORELEASER) --version >/dev/null
