@@ -360,9 +360,12 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q model.Que
 		return q
 	}
 	for _, m := range []*queueModel{lq, kq} {
-		if m != nil && !m.seen {
+		if m != nil && !m.seen && !w.pathRead(m.path) {
 			// A part not listed yet: its nodes are unknown, not absent
 			// (told as joined once listed, they would be news that is not).
+			// A part listed with no lock node in it (an empty Kazoo
+			// <path>-__lock__ found by discovery) has no queue to mark
+			// seen, but its path was read: it is known to be empty.
 			q.State = model.PathPending
 			return q
 		}
@@ -483,4 +486,11 @@ func (st *semState) datePendedHolds(nodes []model.Node, lq *queueModel, now time
 		}
 		n.Since, n.SinceExact = start, true
 	}
+}
+
+// pathRead says whether p's path has been listed (or seen absent) at
+// least once.
+func (w *Watcher) pathRead(p string) bool {
+	pw := w.paths[p]
+	return pw != nil && pw.read
 }
