@@ -30,6 +30,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 )
 
@@ -129,7 +130,7 @@ func (w *Watcher) semaphoreListingLocked(pw *pathWatch, kids []string) {
 	st.aux = want
 	if kind == semKazoo && pw.discover {
 		for _, k := range kids {
-			if isKazooLease(k) {
+			if lockops.IsHex32(k) {
 				pw.kids[k] = true
 			}
 		}
@@ -271,7 +272,7 @@ func (w *Watcher) fetchSemaphoreParts(ctx context.Context, pw *pathWatch, kids [
 	var need []string
 	if st != nil && st.kind == semKazoo {
 		for _, k := range kids {
-			if r := st.leases[k]; isKazooLease(k) && (r == nil || !r.fetched) {
+			if r := st.leases[k]; lockops.IsHex32(k) && (r == nil || !r.fetched) {
 				need = append(need, k)
 			}
 		}
@@ -280,8 +281,8 @@ func (w *Watcher) fetchSemaphoreParts(ctx context.Context, pw *pathWatch, kids [
 	if st == nil || st.kind != semKazoo || pw.abs == "/" {
 		return
 	}
-	got := w.fetch(ctx, pw.abs, need)
-	data := w.fetchOne(ctx, path.Dir(pw.abs), path.Base(pw.abs))
+	got := w.fetch(ctx, pw.path, need)
+	data := w.fetchOne(ctx, pw.path, path.Base(pw.abs))
 	if ctx.Err() != nil {
 		return
 	}
@@ -385,7 +386,7 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q model.Que
 	case semKazoo:
 		for _, k := range qm.order.Other {
 			r := st.leases[k]
-			if !isKazooLease(k) || r != nil && r.fetched && r.session == 0 {
+			if !lockops.IsHex32(k) || r != nil && r.fetched && r.session == 0 {
 				parts.NotLeases = append(parts.NotLeases, k) // no lease name, or persistent
 				continue
 			}
