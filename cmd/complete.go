@@ -125,7 +125,7 @@ func completeZKPaths(g *config.Flags, nodes bool) func(*cobra.Command, []string,
 			return nil, none
 		}
 		defer sess.Close()
-		kids, _, err := sess.Conn().Children(sess.Abs(dir))
+		kids, _, err := sess.ChildrenStat(ctx, dir)
 		if err != nil {
 			return nil, none
 		}

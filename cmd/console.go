@@ -91,16 +91,9 @@ func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error
 	if err != nil {
 		return err
 	}
-	paths, err := cleanPaths(cc.Paths)
+	paths, roots, err := consolePaths(cc)
 	if err != nil {
 		return err
-	}
-	roots, err := cleanPaths(cc.Roots)
-	if err != nil {
-		return fmt.Errorf("root: %w", err)
-	}
-	if len(paths) == 0 && len(roots) == 0 {
-		return exitCode(exitUsage, errNothingToWatch)
 	}
 
 	// Refused before connecting: a console written into a pipe or a
@@ -124,23 +117,7 @@ func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error
 	// opened meanwhile and handed to it, or their error ends it.
 	lctx, cancelLive := context.WithCancel(ctx)
 	defer cancelLive()
-	type opening struct {
-		live *liveConsole
-		err  error
-	}
-	opened := make(chan opening, 1)
-	connected := make(chan ui.Connected, 1)
-	go func() {
-		live, err := openLive(lctx, s, cc, paths, roots, audit)
-		// opened first: when the console quits on the error, runConsole
-		// finds it there.
-		opened <- opening{live, err}
-		if err != nil {
-			connected <- ui.Connected{Err: err}
-			return
-		}
-		connected <- live.feeds
-	}()
+	opened, connected := openLiveAsync(lctx, s, cc, paths, roots, audit)
 
 	opts := ui.Options{
 		Theme:          theme,
@@ -162,7 +139,57 @@ func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error
 	// A cancelled ctx comes back wrapped in the error: the caller tells a
 	// signal from a failure (errors.Is(err, context.Canceled)).
 	runErr := ui.Run(ctx, opts, progOpts...)
+	return endConsole(runErr, opened, cancelLive)
+}
 
+// consolePaths are the console's lock paths and roots, cleaned; a usage
+// error when there is nothing to watch.
+func consolePaths(cc consoleConfig) (paths, roots []string, err error) {
+	paths, err = cleanPaths(cc.Paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	roots, err = cleanPaths(cc.Roots)
+	if err != nil {
+		return nil, nil, fmt.Errorf("root: %w", err)
+	}
+	if len(paths) == 0 && len(roots) == 0 {
+		return nil, nil, exitCode(exitUsage, errNothingToWatch)
+	}
+	return paths, roots, nil
+}
+
+// opening is the outcome of openLive.
+type opening struct {
+	live *liveConsole
+	err  error
+}
+
+// openLiveAsync opens the session, the Watcher and the backend (openLive)
+// in the background. opened gets the outcome; connected hands the console
+// its feeds, or the error that ends it.
+func openLiveAsync(ctx context.Context, s *config.Settings, cc consoleConfig, paths, roots []string, audit *config.AuditLog) (<-chan opening, <-chan ui.Connected) {
+	opened := make(chan opening, 1)
+	connected := make(chan ui.Connected, 1)
+	go func() {
+		live, err := openLive(ctx, s, cc, paths, roots, audit)
+		// opened first: when the console quits on the error, runConsole
+		// finds it there.
+		opened <- opening{live, err}
+		if err != nil {
+			connected <- ui.Connected{Err: err}
+			return
+		}
+		connected <- live.feeds
+	}()
+	return opened, connected
+}
+
+// endConsole closes what openLiveAsync opened once the console (ui.Run)
+// ended with runErr, and says how runConsole ends: an attempt to connect
+// still under way is abandoned (cancelLive), and its error is not the
+// console's.
+func endConsole(runErr error, opened <-chan opening, cancelLive context.CancelFunc) error {
 	var o opening
 	select {
 	case o = <-opened:

@@ -333,13 +333,13 @@ func certDetails(c *x509.Certificate, verified bool) *doctorPeerTLS {
 // tryAddWatch sets a persistent recursive watch on a path that does not
 // exist (nothing is delivered to it) and removes it again.
 func tryAddWatch(ctx context.Context, sess *lockops.Session) string {
-	p := sess.Abs("/zklock-doctor-" + randomHex())
+	p := "/zklock-doctor-" + randomHex()
 	type res struct{ err error }
 	ch := make(chan res, 1)
 	go func() {
-		_, err := sess.Conn().AddWatch(p, true)
+		_, err := sess.AddWatch(ctx, p, true)
 		if err == nil {
-			err = sess.Conn().RemovePersistentWatch(p)
+			err = sess.RemovePersistentWatch(ctx, p)
 		}
 		ch <- res{err}
 	}()
@@ -368,7 +368,7 @@ func measureClock(ctx context.Context, s *config.Settings, sess *lockops.Session
 	if s.ReadOnly {
 		return doctorClock{Note: "read-only: measuring writes a temporary node (a read-only context needs --write)"}
 	}
-	p := sess.Abs("/zklock-doctor-" + randomHex())
+	p := "/zklock-doctor-" + randomHex()
 	type res struct {
 		ctime      int64
 		start, end time.Time
@@ -378,15 +378,15 @@ func measureClock(ctx context.Context, s *config.Settings, sess *lockops.Session
 	go func() {
 		var r res
 		r.start = time.Now()
-		_, err := sess.Conn().Create(p, []byte("zklock doctor: clock probe"), zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+		_, err := sess.Create(ctx, p, []byte("zklock doctor: clock probe"), zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
 		r.end = time.Now()
 		if err == nil {
 			var st *zk.Stat
-			_, st, err = sess.Conn().Get(p)
+			_, st, err = sess.Get(ctx, p)
 			if err == nil {
 				r.ctime = st.Ctime
 			}
-			_ = sess.Conn().Delete(p, -1)
+			_ = sess.Delete(ctx, p, -1)
 		}
 		r.err = err
 		ch <- r
@@ -400,7 +400,7 @@ func measureClock(ctx context.Context, s *config.Settings, sess *lockops.Session
 		return doctorClock{Note: "no reply within " + doctorRequestWait.String()}
 	}
 	if r.err != nil {
-		return doctorClock{Note: "cannot create a temporary node at " + s.Chroot + "/: " + errText(zkErr(sess.Rel(p), r.err))}
+		return doctorClock{Note: "cannot create a temporary node at " + s.Chroot + "/: " + errText(zkErr(p, r.err))}
 	}
 	mid := r.start.Add(r.end.Sub(r.start) / 2)
 	server := time.UnixMilli(r.ctime)
@@ -420,7 +420,7 @@ func readRoot(ctx context.Context, sess *lockops.Session, root string) doctorRoo
 	}
 	ch := make(chan res, 1)
 	go func() {
-		kids, _, err := sess.Conn().Children(sess.Abs(root))
+		kids, _, err := sess.ChildrenStat(ctx, root)
 		ch <- res{kids, err}
 	}()
 	select {

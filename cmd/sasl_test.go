@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,7 +54,7 @@ func TestSASLLsRunRelease(t *testing.T) {
 	c := sharedSASL.Cluster(t)
 	alice := saslSession(t, c, "alice", "alice-secret")
 	p := testPath(t)
-	mkdirs(t, alice.Conn(), p, aliceOnly)
+	mkdirsAs(t, alice, p, aliceOnly)
 	holder := holdOver(t, alice, p, lockops.LockHolding)
 
 	args, env := saslFlags(c, "alice", "alice-secret")
@@ -130,12 +131,12 @@ func TestSASLLeaderKill(t *testing.T) {
 	c := sharedSASL.Cluster(t)
 	alice := saslSession(t, c, "alice", "alice-secret")
 	p := testPath(t)
-	mkdirs(t, alice.Conn(), p, aliceOnly)
+	mkdirsAs(t, alice, p, aliceOnly)
 	holder := holdOver(t, alice, p, lockops.LockHolding)
 	args, env := saslFlags(c, "alice", "alice-secret")
 	pr := startBinary(t, env, append(args, "run", p, "--", "sh", "-c", `echo "$ZKLOCK_NODE"`)...)
 	eventually(t, 20*time.Second, "run's node to queue", func() bool {
-		kids, _, _ := alice.Conn().Children(p)
+		kids, _, _ := alice.ChildrenStat(context.Background(), p)
 		return len(kids) == 2
 	})
 	gen := alice.Generation()
@@ -156,7 +157,7 @@ func TestSASLLeaderKill(t *testing.T) {
 	if alice.Generation() != gen {
 		t.Fatalf("the holder's session was replaced: the test wants the same session after the election")
 	}
-	if _, _, err := alice.Conn().Children(p); err != nil {
+	if _, _, err := alice.ChildrenStat(context.Background(), p); err != nil {
 		t.Fatalf("the alice-only parent after the reconnect: %v", err)
 	}
 	if err := holder.Release(t.Context()); err != nil {
@@ -164,5 +165,22 @@ func TestSASLLeaderKill(t *testing.T) {
 	}
 	if code := pr.wait(t, 30*time.Second); code != 0 || !strings.HasPrefix(pr.out.String(), p+"/") {
 		t.Fatalf("run after the election: code %d, out %q, stderr %q", code, pr.out.String(), pr.err.String())
+	}
+}
+
+// mkdirsAs makes p and its parents through s (a SASL session: the raw
+// test connections cannot authenticate), p itself with acl.
+func mkdirsAs(t testing.TB, s *lockops.Session, p string, acl []zk.ACL) {
+	t.Helper()
+	cur := ""
+	for _, seg := range strings.Split(strings.Trim(p, "/"), "/") {
+		cur += "/" + seg
+		a := zk.WorldACL(zk.PermAll)
+		if cur == p {
+			a = acl
+		}
+		if _, err := s.Create(context.Background(), cur, nil, 0, a); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			t.Fatalf("create %s: %v", cur, err)
+		}
 	}
 }

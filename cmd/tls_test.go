@@ -2,8 +2,12 @@ package cmd
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
+	"net"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -132,10 +136,40 @@ func TestTLSLsAndRun(t *testing.T) {
 	}
 }
 
-// testTLSConn is a raw go-zookeeper client over TLS (no chroot).
+// testTLSConn is a raw go-zookeeper client over TLS (no chroot) with a
+// session, for planting and reading nodes; closed at the end of the test.
 func testTLSConn(t *testing.T, c *sandbox.Cluster) *zk.Conn {
 	t.Helper()
-	return tlsSession(t, c).Conn()
+	cfg, err := c.TLS().ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial := func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		tc := cfg.Clone()
+		tc.ServerName, _, _ = net.SplitHostPort(addr)
+		return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, addr, tc)
+	}
+	hasSession := make(chan struct{}, 1)
+	conn, _, err := zk.Connect(c.SecureServers(), 30*time.Second, zk.WithDialer(dial),
+		zk.WithLogger(log.New(io.Discard, "", 0)),
+		zk.WithEventCallback(func(ev zk.Event) {
+			if ev.Type == zk.EventSession && ev.State == zk.StateHasSession {
+				select {
+				case hasSession <- struct{}{}:
+				default:
+				}
+			}
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	select {
+	case <-hasSession:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no session over TLS with %v (state %v)", c.SecureServers(), conn.State())
+	}
+	return conn
 }
 
 // TestTLSChroot: a queue under /app/locks/x is /locks/x through

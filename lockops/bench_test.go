@@ -61,7 +61,7 @@ func newGoZK(tb testing.TB, p string) locker {
 	if err := NewLock(s, p).makeParents(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
-	return gozk{zk.NewLock(s.Conn(), s.Abs(p), zk.WorldACL(zk.PermAll))}
+	return gozk{zk.NewLock(s.conn, s.Abs(p), zk.WorldACL(zk.PermAll))}
 }
 
 // runContended has n contenders, each in its own session, take the lock
@@ -174,16 +174,16 @@ func BenchmarkDeleteWakeFloor(b *testing.B) {
 	abs := a.Abs(p)
 	lat := make([]time.Duration, 0, b.N)
 	for b.Loop() {
-		n, err := a.Conn().Create(abs+"/n-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+		n, err := a.conn.Create(abs+"/n-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, _, ch, err := w.Conn().GetW(n)
+		_, _, ch, err := w.conn.GetW(n)
 		if err != nil {
 			b.Fatal(err)
 		}
 		start := time.Now()
-		if err := a.Conn().Delete(n, -1); err != nil {
+		if err := a.conn.Delete(n, -1); err != nil {
 			b.Fatal(err)
 		}
 		if _, _, err := waitEvent(context.Background(), nil, ch); err != nil {
@@ -209,13 +209,13 @@ func warmServer(b *testing.B) {
 		}
 		abs := s.Abs(p)
 		for range 5000 {
-			n, err := s.Conn().Create(abs+"/warm-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+			n, err := s.conn.Create(abs+"/warm-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
 			if err != nil {
 				b.Fatal(err)
 			}
-			_, _, _ = s.Conn().Children(abs)
-			_, _, _ = s.Conn().Get(n)
-			_ = s.Conn().Delete(n, -1)
+			_, _, _ = s.conn.Children(abs)
+			_, _, _ = s.conn.Get(n)
+			_ = s.conn.Delete(n, -1)
 		}
 	})
 }

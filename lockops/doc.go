@@ -40,6 +40,13 @@
 //     options); create.go: protected create (a fresh guid in the name; a
 //     node made before a lost connection is found again by it); hold.go:
 //     the hold and its loss, release.
+//   - requests.go: one request each (ChildrenStat, ChildrenW, Get, Exists,
+//     ExistsW, Sync, Create, Delete, AddWatch, AddWatchAsync,
+//     RemovePersistentWatch), bounded by ctx through do, paths as the user
+//     sees them (the chroot applied here once), for the callers that read
+//     the tree and follow it themselves: the console's Watcher, doctor,
+//     completion. No caller outside lockops holds the connection itself.
+//     EventPath names a watch event's node below the chroot.
 //   - tree.go: the persistent nodes around the locks, for callers that set
 //     up lock parents themselves: Session.EnsurePath (says which nodes it
 //     made), Children, RemovePath (refuses a lock node); the lock makes

@@ -309,7 +309,7 @@ func (fc *faultContender) holdCut(ctx context.Context, span *critSpan, plan cutP
 	if !span.lost {
 		// Still ours on the servers: the node exists, owned by this
 		// session (an expired session's node would be gone).
-		_, st, err := fc.s.Conn().Get(fc.s.Abs(fc.lock) + "/" + span.node)
+		_, st, err := fc.s.conn.Get(fc.s.Abs(fc.lock) + "/" + span.node)
 		switch {
 		case err != nil:
 			out.ownerErr = err

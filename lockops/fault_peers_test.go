@@ -210,7 +210,7 @@ func (g *peerGroup) cutWhileHolding(ctx context.Context, check *Session, short b
 	}
 	out.survived = !lost && g.p.Session(cl) == sess
 	if out.survived {
-		_, st, err := check.Conn().Get(g.lock + "/" + out.node)
+		_, st, err := check.conn.Get(g.lock + "/" + out.node)
 		switch {
 		case err != nil:
 			out.ownerErr, out.survived = err, false

@@ -391,7 +391,7 @@ func (f *faultScenario) checkNothingLeft(t *testing.T) {
 	}
 	for _, lk := range f.locks {
 		eventually(t, 2*faultTimeout, "no node left on "+lk.path, func() bool {
-			kids, _, err := f.check.Conn().Children(lk.path)
+			kids, _, err := f.check.conn.Children(lk.path)
 			return err == nil && len(kids) == 0
 		})
 	}
@@ -507,7 +507,7 @@ func testReleaseAcrossFailover(t *testing.T, c *sandbox.Cluster) {
 		time.Since(start).Round(time.Millisecond), gen, hs.Generation(), hs.State())
 	other := checkSession(t, c.Servers())
 	eventually(t, 2*faultTimeout, "the node gone", func() bool {
-		ok, _, err := other.Conn().Exists(p + "/" + node)
+		ok, _, err := other.conn.Exists(p + "/" + node)
 		return err == nil && !ok
 	})
 	if err := c.Members()[victim].Restart(ctx); err != nil {
@@ -567,12 +567,12 @@ func testCancelQueuedWhileCut(t *testing.T, c *sandbox.Cluster) {
 	}
 	t.Logf("Acquire returned %v after cancel, link down", time.Since(start).Round(time.Millisecond))
 	check := checkSession(t, c.Servers())
-	if ok, _, err := check.Conn().Exists(p + "/" + node); err != nil || !ok {
+	if ok, _, err := check.conn.Exists(p + "/" + node); err != nil || !ok {
 		t.Fatalf("the waiter's node should still be there while its session lives: %v %v", ok, err)
 	}
 	ls.restore()
 	eventually(t, 2*faultTimeout, "the cancelled waiter's node gone", func() bool {
-		ok, _, err := check.Conn().Exists(p + "/" + node)
+		ok, _, err := check.conn.Exists(p + "/" + node)
 		return err == nil && !ok
 	})
 	if ws.Generation() != gen {
@@ -640,7 +640,7 @@ func testProtectedCreateMemberKilled(t *testing.T, c *sandbox.Cluster) {
 		kids := children(t, other, p)
 		var mine []string
 		for _, k := range kids {
-			_, st, err := other.Conn().Get(p + "/" + k)
+			_, st, err := other.conn.Get(p + "/" + k)
 			if err == nil && st.EphemeralOwner == s.ID() {
 				mine = append(mine, k)
 			}
@@ -709,7 +709,7 @@ func testProtectedCreateSessionExpires(t *testing.T, c *sandbox.Cluster) {
 	if len(kids) != 1 || kids[0] != l.Node() {
 		t.Fatalf("children %v, want exactly the lock's node %s", kids, l.Node())
 	}
-	if _, st, err := other.Conn().Get(p + "/" + kids[0]); err != nil || st.EphemeralOwner != s.ID() {
+	if _, st, err := other.conn.Get(p + "/" + kids[0]); err != nil || st.EphemeralOwner != s.ID() {
 		t.Fatalf("own node's owner: %v %v, want the new session 0x%x", st, err, s.ID())
 	}
 	if err := l.Release(ctx); err != nil {

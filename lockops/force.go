@@ -27,7 +27,7 @@ func lockNodeStat(ctx context.Context, s *Session, nodePath string) (string, *zk
 	if err := ValidPath(nodePath); err != nil {
 		return "", nil, err
 	}
-	if n, ok := ParseName(path.Base(nodePath)); (!ok || n.Kind == KindOther) && hex32(path.Base(nodePath)) == "" {
+	if n, ok := ParseName(path.Base(nodePath)); (!ok || n.Kind == KindOther) && !IsHex32(path.Base(nodePath)) {
 		return "", nil, fmt.Errorf("%w: %s is not named like a lock node", ErrNotLockNode, nodePath)
 	}
 	abs := s.Abs(nodePath)

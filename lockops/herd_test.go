@@ -62,7 +62,7 @@ func TestNoHerdWchc(t *testing.T) {
 	}
 	owner := map[string]int64{} // node -> session
 	for _, e := range q.Entries {
-		_, st, err := hs.Conn().Get(abs + "/" + e.Name)
+		_, st, err := hs.conn.Get(abs + "/" + e.Name)
 		if err != nil {
 			t.Fatal(err)
 		}

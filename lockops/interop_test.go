@@ -277,7 +277,7 @@ func TestRealClientQueuesOrder(t *testing.T) {
 				t.Fatalf("%s: %d entries, want %d", qd.name, len(q.Entries), len(qd.steps))
 			}
 			for i, e := range q.Entries {
-				_, stat, err := s.Conn().Get(abs + "/" + e.Name)
+				_, stat, err := s.conn.Get(abs + "/" + e.Name)
 				if err != nil {
 					t.Fatal(err)
 				}

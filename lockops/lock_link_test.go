@@ -203,7 +203,7 @@ func TestConnectionCutDuringCreate(t *testing.T) {
 		if len(c) != 1 || c[0] != l.Node() {
 			t.Fatalf("round %d: children %v, want exactly the own node %s", round, c, l.Node())
 		}
-		_, st, err := other.Conn().Get(s.Abs(p) + "/" + l.Node())
+		_, st, err := other.conn.Get(s.Abs(p) + "/" + l.Node())
 		if err != nil || st.EphemeralOwner != s.ID() {
 			t.Fatalf("round %d: own node owner: %v %v", round, st, err)
 		}

@@ -40,10 +40,10 @@ func tctx(t testing.TB, d time.Duration) context.Context {
 // checks the release of one session through another saw the deleted node).
 func children(t testing.TB, s *Session, p string) []string {
 	t.Helper()
-	if _, err := s.Conn().Sync("/"); err != nil {
+	if _, err := s.conn.Sync("/"); err != nil {
 		t.Fatalf("sync before listing %s: %v", p, err)
 	}
-	c, _, err := s.Conn().Children(s.Abs(p))
+	c, _, err := s.conn.Children(s.Abs(p))
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
 		t.Fatalf("children %s: %v", p, err)
 	}
@@ -107,7 +107,7 @@ func TestUncontendedAcquireRelease(t *testing.T) {
 	if !ok || n.Recipe != RecipeCurator || n.Kind != KindMutex {
 		t.Fatalf("own node %q: want a Curator mutex name (%+v)", l.Node(), n)
 	}
-	data, st, err := s.Conn().Get(s.Abs(p) + "/" + l.Node())
+	data, st, err := s.conn.Get(s.Abs(p) + "/" + l.Node())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestChrootAndKinds(t *testing.T) {
 	got := make(chan error, 1)
 	go func() { got <- w.Acquire(ctx) }()
 	eventually(t, 5*time.Second, "writer queued", func() bool { return len(children(t, s, "/rw")) == 3 })
-	if _, _, err := s.Conn().Get(base + "/rw"); err != nil {
+	if _, _, err := s.conn.Get(base + "/rw"); err != nil {
 		t.Errorf("chroot not applied: %v", err)
 	}
 	if err := r1.Release(ctx); err != nil {
@@ -331,7 +331,7 @@ func TestKazooStyleAndMixedRefusal(t *testing.T) {
 	if err := NewLock(other, kp).makeParents(ctx); err != nil {
 		t.Fatal(err)
 	}
-	kazooNode, err := other.Conn().Create(other.Abs(kp)+"/0123456789abcdef0123456789abcdef__lock__", nil, zk.FlagEphemeral|zk.FlagSequence, acl)
+	kazooNode, err := other.conn.Create(other.Abs(kp)+"/0123456789abcdef0123456789abcdef__lock__", nil, zk.FlagEphemeral|zk.FlagSequence, acl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +344,7 @@ func TestKazooStyleAndMixedRefusal(t *testing.T) {
 	if n, _ := ParseName(l.Node()); n.Recipe != RecipeKazoo {
 		t.Fatalf("own node %q in a Kazoo queue: want Kazoo style", l.Node())
 	}
-	if err := other.Conn().Delete(kazooNode, -1); err != nil {
+	if err := other.conn.Delete(kazooNode, -1); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-got; err != nil {
@@ -360,7 +360,7 @@ func TestKazooStyleAndMixedRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"_c_0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b-lock-", "0123456789abcdef0123456789abcdef__lock__"} {
-		if _, err := other.Conn().Create(other.Abs(mp)+"/"+n, nil, zk.FlagEphemeral|zk.FlagSequence, acl); err != nil {
+		if _, err := other.conn.Create(other.Abs(mp)+"/"+n, nil, zk.FlagEphemeral|zk.FlagSequence, acl); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -384,7 +384,7 @@ func TestKazooStyleAndMixedRefusal(t *testing.T) {
 	if err := NewLock(s, kp, WithStyle(StyleCurator)).makeParents(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := other.Conn().Create(other.Abs(kp)+"/0123456789abcdef0123456789abcdef__lock__", nil, zk.FlagEphemeral|zk.FlagSequence, acl); err != nil {
+	if _, err := other.conn.Create(other.Abs(kp)+"/0123456789abcdef0123456789abcdef__lock__", nil, zk.FlagEphemeral|zk.FlagSequence, acl); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := NewLock(s, kp, WithStyle(StyleCurator)).TryAcquire(ctx); !errors.Is(err, ErrMixedRecipes) {
@@ -409,7 +409,7 @@ func TestForceReleaseAndRevoke(t *testing.T) {
 	if err := ForceRelease(ctx, op, node, s2.ID()); !errors.Is(err, ErrOwnerChanged) {
 		t.Fatalf("ForceRelease with the wrong owner: %v, want ErrOwnerChanged", err)
 	}
-	if ok, _, _ := op.Conn().Exists(op.Abs(node)); !ok {
+	if ok, _, _ := op.conn.Exists(op.Abs(node)); !ok {
 		t.Fatal("node deleted by a refused ForceRelease")
 	}
 	if err := ForceRelease(ctx, op, p, s1.ID()); !errors.Is(err, ErrNotLockNode) {
@@ -470,7 +470,7 @@ func TestShortcutNotFooledByOwnDeletion(t *testing.T) {
 		t.Fatal(err)
 	}
 	for round := range 10 {
-		h, err := op.Conn().Create(op.Abs(p)+"/_c_0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b-lock-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+		h, err := op.conn.Create(op.Abs(p)+"/_c_0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b-lock-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -483,7 +483,7 @@ func TestShortcutNotFooledByOwnDeletion(t *testing.T) {
 		got := make(chan error, 1)
 		go func() { got <- w.Acquire(ctx) }()
 		eventually(t, 5*time.Second, "waiter queued behind the holder", armed.Load)
-		if _, err := op.Conn().Multi(
+		if _, err := op.conn.Multi(
 			&zk.DeleteRequest{Path: op.Abs(p) + "/" + w.Node(), Version: -1},
 			&zk.DeleteRequest{Path: h, Version: -1},
 		); err != nil {
@@ -557,7 +557,7 @@ func TestThirdInLineListsOnce(t *testing.T) {
 			}
 			continue
 		}
-		if _, err := op.Conn().Multi(
+		if _, err := op.conn.Multi(
 			&zk.DeleteRequest{Path: op.Abs(p) + "/" + c.Node(), Version: -1},
 			&zk.DeleteRequest{Path: op.Abs(p) + "/" + b.Node(), Version: -1},
 		); err != nil {
@@ -612,7 +612,7 @@ func TestCuratorFamilies(t *testing.T) {
 		if err := NewLock(other, p).makeParents(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := other.Conn().Create(other.Abs(p)+"/"+tc.present, nil, zk.FlagEphemeral|zk.FlagSequence, acl); err != nil {
+		if _, err := other.conn.Create(other.Abs(p)+"/"+tc.present, nil, zk.FlagEphemeral|zk.FlagSequence, acl); err != nil {
 			t.Fatal(err)
 		}
 		l := NewLock(s, p, WithKind(tc.kind))

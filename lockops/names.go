@@ -220,9 +220,9 @@ func parsePrefix(p string) (ParsedName, bool) {
 		}
 		return n, true
 	case strings.HasSuffix(p, kazooReadMarker):
-		return ParsedName{Kind: KindRead, Recipe: RecipeKazoo, GUID: hex32(p[:len(p)-len(kazooReadMarker)])}, true
+		return ParsedName{Kind: KindRead, Recipe: RecipeKazoo, GUID: hexGUID(p[:len(p)-len(kazooReadMarker)])}, true
 	case strings.HasSuffix(p, kazooMutexMarker):
-		return ParsedName{Kind: KindMutex, Recipe: RecipeKazoo, GUID: hex32(p[:len(p)-len(kazooMutexMarker)])}, true
+		return ParsedName{Kind: KindMutex, Recipe: RecipeKazoo, GUID: hexGUID(p[:len(p)-len(kazooMutexMarker)])}, true
 	case p == "" || strings.HasSuffix(p, "-"):
 		if strings.HasSuffix(p, "-"+curatorLatchMarker) {
 			if g, ok := protectedGUID(p[:len(p)-len(curatorLatchMarker)]); ok && isUUID(g) {
@@ -234,7 +234,7 @@ func parsePrefix(p string) (ParsedName, bool) {
 				switch {
 				case isUUID(g):
 					return ParsedName{Kind: KindMutex, Recipe: RecipeCurator, GUID: g}, true
-				case hex32(g) != "":
+				case IsHex32(g):
 					return ParsedName{Kind: KindMutex, Recipe: RecipeGoZK, GUID: g}, true
 				}
 			}
@@ -252,18 +252,29 @@ func protectedGUID(p string) (string, bool) {
 	return p[len(protectedPrefix) : len(p)-1], true
 }
 
-// hex32 returns s when it is 32 lower-case hex digits (Python's
-// uuid4().hex, go-zookeeper's %x of 16 random bytes), else "".
-func hex32(s string) string {
+// IsHex32 reports whether s is 32 lower-case hex digits: Python's
+// uuid4().hex (a Kazoo lock's guid, a Kazoo semaphore's lease name) and
+// go-zookeeper's %x of 16 random bytes. No lock node of any recipe is
+// named so: every recipe's sequence follows a marker ("__lock__",
+// "lock-"...), which hex digits never spell.
+func IsHex32(s string) bool {
 	if len(s) != 32 {
-		return ""
+		return false
 	}
 	for i := 0; i < len(s); i++ {
 		if !isLowerHex(s[i]) {
-			return ""
+			return false
 		}
 	}
-	return s
+	return true
+}
+
+// hexGUID is s when it is a guid of 32 hex digits (IsHex32), else "".
+func hexGUID(s string) string {
+	if IsHex32(s) {
+		return s
+	}
+	return ""
 }
 
 // isUUID: Java's UUID.toString, 8-4-4-4-12 lower-case hex.

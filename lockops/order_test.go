@@ -97,6 +97,30 @@ func TestParseName(t *testing.T) {
 	}
 }
 
+// TestIsHex32: the 32-hex names (Kazoo's guids and lease names,
+// go-zookeeper's guids) and the near misses around them.
+func TestIsHex32(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		want bool
+	}{
+		{"0123456789abcdef0123456789abcdef", true},
+		{"abcdefabcdefabcdefabcd0123456789", true},
+		{"0123456789abcdef0123456789abcde", false},   // 31
+		{"0123456789abcdef0123456789abcdef0", false}, // 33
+		{"0123456789ABCDEF0123456789abcdef", false},  // upper case
+		{"0123456789abcdeg0123456789abcdef", false},
+		{"0123456789abcdef0123456789abcde/", false},
+		{"0123456789abcdef0123456789abcde:", false}, // the byte after '9'
+		{"0123456789abcdef0123456789abcde`", false}, // the byte before 'a'
+		{"", false},
+	} {
+		if got := IsHex32(tt.s); got != tt.want {
+			t.Errorf("IsHex32(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
 func TestSeqLess(t *testing.T) {
 	tests := []struct {
 		a, b int32

@@ -85,7 +85,7 @@ func (in ParentInfo) Semaphore() (Style, bool) {
 		switch {
 		case k == curatorLeasesDir, k == curatorLocksDir:
 			curator = true
-		case hex32(k) != "":
+		case IsHex32(k):
 			kazoo = true
 		default:
 			if _, ok := ParseName(k); ok {

@@ -514,7 +514,7 @@ func semStyle(p string, in ParentInfo, cfg lockConfig) (Style, error) {
 		switch {
 		case k == curatorLeasesDir, k == curatorLocksDir:
 			curator = append(curator, k)
-		case hex32(k) != "":
+		case IsHex32(k):
 			kazoo = append(kazoo, k)
 		default:
 			other = append(other, k)

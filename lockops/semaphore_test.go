@@ -71,7 +71,7 @@ func TestSemaphoreCuratorProtocol(t *testing.T) {
 			t.Fatalf("state %s", m.State())
 		}
 	}
-	if data, _, err := s0.Conn().Get(s0.Abs(a.LeasePath())); err != nil || string(data) != DefaultData("a") {
+	if data, _, err := s0.conn.Get(s0.Abs(a.LeasePath())); err != nil || string(data) != DefaultData("a") {
 		t.Errorf("lease data %q (%v), want %q", data, err, DefaultData("a"))
 	}
 	if k := children(t, s0, locks); len(k) != 0 {
@@ -166,13 +166,13 @@ func TestSemaphoreKazooProtocol(t *testing.T) {
 	if err := a.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if data, _, err := s0.Conn().Get(s0.Abs(p)); err != nil || string(data) != "2" {
+	if data, _, err := s0.conn.Get(s0.Abs(p)); err != nil || string(data) != "2" {
 		t.Fatalf("parent data %q (%v), want max_leases 2", data, err)
 	}
 	if !kazooLeaseName.MatchString(a.Node()) || a.LeasePath() != p+"/"+a.Node() {
 		t.Fatalf("lease %q at %q: not a Kazoo lease", a.Node(), a.LeasePath())
 	}
-	data, st, err := s0.Conn().Get(s0.Abs(a.LeasePath()))
+	data, st, err := s0.conn.Get(s0.Abs(a.LeasePath()))
 	if err != nil || string(data) != "worker-a" || st.EphemeralOwner == 0 {
 		t.Fatalf("lease data %q owner 0x%x (%v)", data, st.EphemeralOwner, err)
 	}
@@ -222,7 +222,7 @@ func TestSemaphoreKazooProtocol(t *testing.T) {
 func TestSemaphoreRefusals(t *testing.T) {
 	ctx := tctx(t, 30*time.Second)
 	s := connect(t)
-	c := s.Conn()
+	c := s.conn
 	mk := func(p string, data string, kids ...string) {
 		t.Helper()
 		if err := s.makePath(ctx, s.Abs(p), zk.WorldACL(zk.PermAll)); err != nil {
@@ -293,7 +293,7 @@ func TestSemaphoreLeaseLost(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Force-release, as an operator does: the owner check first.
-			_, st, err := s0.Conn().Get(s0.Abs(m.LeasePath()))
+			_, st, err := s0.conn.Get(s0.Abs(m.LeasePath()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -542,7 +542,7 @@ func TestSemaphoreSessionExpires(t *testing.T) {
 	if err := recvWithin(t, got, 10*time.Second, "the waiter to hold"); err != nil {
 		t.Fatal(err)
 	}
-	_, st, err := s0.Conn().Get(s0.Abs(waiter.LeasePath()))
+	_, st, err := s0.conn.Get(s0.Abs(waiter.LeasePath()))
 	if err != nil || st.EphemeralOwner != ws.ID() {
 		t.Fatalf("lease owned by 0x%x (%v), want the new session 0x%x", st.EphemeralOwner, err, ws.ID())
 	}

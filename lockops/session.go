@@ -295,10 +295,6 @@ func (s *Session) setClosed() {
 	s.setLocked(SessionClosed)
 }
 
-// Conn is the underlying connection, for callers that need raw requests.
-// Paths given to it are absolute (use Abs).
-func (s *Session) Conn() *zk.Conn { return s.conn }
-
 // ID is the current session id (0 before the first session).
 func (s *Session) ID() int64 {
 	s.mu.Lock()

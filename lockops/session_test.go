@@ -128,7 +128,7 @@ func TestDigestAuthSurvivesReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	anon := connect(t)
-	if _, _, err := anon.Conn().Get(p); !errors.Is(err, zk.ErrNoAuth) {
+	if _, _, err := anon.conn.Get(p); !errors.Is(err, zk.ErrNoAuth) {
 		t.Fatalf("anonymous read of a digest-only node: %v, want ErrNoAuth", err)
 	}
 	px.Cut()

@@ -91,7 +91,7 @@ func TestTLSChroot(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := s.Conn().Create("/app", nil, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+	if _, err := s.conn.Create("/app", nil, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 		t.Fatal(err)
 	}
 	l := NewLock(s, "/locks/x")
@@ -102,7 +102,7 @@ func TestTLSChroot(t *testing.T) {
 	if got := s.Rel(s.Abs("/locks/x")); got != "/locks/x" {
 		t.Errorf("Rel(Abs(/locks/x)) = %q", got)
 	}
-	kids, _, err := s.Conn().Children("/app/locks/x")
+	kids, _, err := s.conn.Children("/app/locks/x")
 	if err != nil || len(kids) != 1 {
 		t.Fatalf("children of /app/locks/x = %v, %v; want the lock's node", kids, err)
 	}

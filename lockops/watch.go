@@ -145,13 +145,7 @@ func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (te
 				return tenure{}, false, err
 			}
 		}
-		for _, ch := range children {
-			if ch != c.node && ownName(ch, c.prefix) {
-				// An earlier try of this very create that succeeded after
-				// all: ours, and in the way.
-				go l.s.deleteOwned(l.abs+"/"+ch, c.gen)
-			}
-		}
+		l.dropEarlierTries(c, children)
 		i := q.Index(c.node)
 		if i < 0 {
 			if l.s.Generation() != c.gen {
@@ -173,47 +167,13 @@ func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (te
 		// no need to list again (the same reasoning as for pHead).
 		w.ppHead = !w.pHead && q.PredecessorWithout(c.node, pName, ppName) == ""
 
-		// Keep the watches still wanted; the others are on deleted nodes.
-		pool := []watch{w.p, w.pp}
-		take := func(name string) watch {
-			for k, pw := range pool {
-				if pw.armed() && pw.name == name {
-					pool[k] = watch{}
-					return pw
-				}
-			}
-			return watch{}
+		w.keepWatches(pName, ppName)
+		gone, err := l.armTurn(ctx, c, &w, pName, ppName)
+		if err != nil {
+			return tenure{}, false, err
 		}
-		w.p = take(pName)
-		w.pp = watch{}
-		if !w.pHead {
-			w.pp = take(ppName)
-		}
-
-		var gone bool
-		if !w.p.armed() {
-			if w.p, gone, err = armWatch(ctx, l.s, l.abs+"/"+pName, pName, false); err != nil {
-				return tenure{}, false, err
-			}
-			if gone {
-				continue
-			}
-		}
-		if w.pHead && !w.own.armed() {
-			if w.own, gone, err = armWatch(ctx, l.s, c.abs, c.node, false); err != nil {
-				return tenure{}, false, err
-			}
-			if gone {
-				continue
-			}
-		}
-		if !w.pHead && !w.pp.armed() {
-			if w.pp, gone, err = armWatch(ctx, l.s, l.abs+"/"+ppName, ppName, false); err != nil {
-				return tenure{}, false, err
-			}
-			if gone {
-				continue
-			}
+		if gone {
+			continue
 		}
 		w.queued = Progress{State: LockQueued, Node: c.node, Position: i + 1, Watching: pName}
 		l.report(w.queued)
@@ -249,27 +209,9 @@ type turn struct {
 func (l *Lock) waitTurn(ctx context.Context, c created, w *turn) (held bool, t tenure, err error) {
 	suspended := false
 	for {
-		st, gen, sch := l.s.snapshot()
-		if gen != c.gen {
-			return false, tenure{}, errSessionGone
-		}
-		switch st {
-		case SessionClosed:
-			return false, tenure{}, ErrSessionClosed
-		case SessionSuspended, SessionExpired:
-			if !suspended {
-				suspended = true
-				p := w.queued
-				p.State = LockSuspended
-				l.report(p)
-			}
-		case SessionConnected:
-			if suspended {
-				// Same session: the watches were re-set by go-zookeeper, and
-				// the server fires those whose node changed meanwhile.
-				suspended = false
-				l.report(w.queued)
-			}
+		sch, err := l.turnSession(c, w, &suspended)
+		if err != nil {
+			return false, tenure{}, err
 		}
 		second := w.pp.ch
 		if w.pHead {
@@ -279,70 +221,179 @@ func (l *Lock) waitTurn(ctx context.Context, c created, w *turn) (held bool, t t
 		if err != nil {
 			return false, tenure{}, err
 		}
-		switch {
-		case which == sessionWake:
+		if which == sessionWake {
 			continue
-		case which == 0 && ev.Type == zk.EventNodeDeleted:
-			w.p = watch{}
-			if !w.pHead {
-				return false, tenure{}, nil
-			}
-			if oev, ok := fired(w.own.ch); ok {
-				w.own = watch{}
-				if oev.Type == zk.EventNodeDeleted || oev.Type == zk.EventNotWatching {
-					return false, tenure{}, nil // the list tells what happened
-				}
-				// A data change on the own node: the hold re-arms at once.
-				l.shortcuts.Add(1)
-				return true, tenure{created: c, armNow: true}, nil
-			}
-			l.shortcuts.Add(1)
-			return true, tenure{created: c, own: w.own}, nil
-		case ev.Type == zk.EventNotWatching:
-			// The session ended or the Session closed: the list (after
-			// waiting for the link) tells which.
-			w.p, w.pp, w.own = watch{}, watch{}, watch{}
-			return false, tenure{}, nil
-		case which == 1 && ev.Type == zk.EventNodeDeleted && !w.pHead && w.ppHead:
-			// PP was the head: P is now. The own-node watch must be armed
-			// before P's deletion is relied on; if the own node is gone
-			// already, the list reports it.
-			w.pp = watch{}
-			nw, gone, err := armWatch(ctx, l.s, c.abs, c.node, false)
-			if err != nil {
-				return false, tenure{}, err
-			}
-			if gone {
-				return false, tenure{}, nil
-			}
-			w.own = nw
-			w.pHead = true
-			l.ppSkips.Add(1)
-			w.queued.Position-- // PP was ahead
-			l.report(w.queued)
-		case which == 1 && ev.Type == zk.EventNodeDeleted:
-			// PP went (list again while P still holds), or the own node did
-			// (the list reports it).
-			w.pp, w.own = watch{}, watch{}
-			return false, tenure{}, nil
-		default:
-			// A data change: a data watch is one-shot, so re-arm it. A node
-			// found gone meanwhile is handled by listing again.
-			fw := &w.p
-			if which == 1 {
-				fw = &w.pp
-				if w.pHead {
-					fw = &w.own
-				}
-			}
-			nw, gone, err := armWatch(ctx, l.s, l.abs+"/"+fw.name, fw.name, false)
-			if err != nil {
-				return false, tenure{}, err
-			}
-			*fw = nw
-			if gone {
-				return false, tenure{}, nil
-			}
+		}
+		if done, held, t, err := l.turnEvent(ctx, c, w, which, ev); done {
+			return held, t, err
 		}
 	}
+}
+
+// dropEarlierTries deletes the nodes of the listing children that an
+// earlier try of this very create made after all: ours, and in the way.
+func (l *Lock) dropEarlierTries(c created, children []string) {
+	for _, ch := range children {
+		if ch != c.node && ownName(ch, c.prefix) {
+			go l.s.deleteOwned(l.abs+"/"+ch, c.gen)
+		}
+	}
+}
+
+// keepWatches keeps the watches of w still wanted after a listing (on P,
+// and on PP unless P is the head) and forgets the others: they are on
+// deleted nodes.
+func (w *turn) keepWatches(pName, ppName string) {
+	pool := []watch{w.p, w.pp}
+	take := func(name string) watch {
+		for k, pw := range pool {
+			if pw.armed() && pw.name == name {
+				pool[k] = watch{}
+				return pw
+			}
+		}
+		return watch{}
+	}
+	w.p = take(pName)
+	w.pp = watch{}
+	if !w.pHead {
+		w.pp = take(ppName)
+	}
+}
+
+// armTurn arms the watches w lacks: on P; then on the own node when P is
+// the head, on PP otherwise. gone: a node was found deleted already, so
+// the caller lists again.
+func (l *Lock) armTurn(ctx context.Context, c created, w *turn, pName, ppName string) (gone bool, err error) {
+	if !w.p.armed() {
+		if w.p, gone, err = armWatch(ctx, l.s, l.abs+"/"+pName, pName, false); err != nil || gone {
+			return gone, err
+		}
+	}
+	if w.pHead && !w.own.armed() {
+		if w.own, gone, err = armWatch(ctx, l.s, c.abs, c.node, false); err != nil || gone {
+			return gone, err
+		}
+	}
+	if !w.pHead && !w.pp.armed() {
+		if w.pp, gone, err = armWatch(ctx, l.s, l.abs+"/"+ppName, ppName, false); err != nil || gone {
+			return gone, err
+		}
+	}
+	return false, nil
+}
+
+// turnSession reads the Session's state for waitTurn: Suspended is
+// reported once while the link is down, Queued again when it is back in
+// the same session; a later session is errSessionGone. It returns the
+// channel closed at the Session's next change.
+func (l *Lock) turnSession(c created, w *turn, suspended *bool) (<-chan struct{}, error) {
+	st, gen, sch := l.s.snapshot()
+	if gen != c.gen {
+		return nil, errSessionGone
+	}
+	switch st {
+	case SessionClosed:
+		return nil, ErrSessionClosed
+	case SessionSuspended, SessionExpired:
+		if !*suspended {
+			*suspended = true
+			p := w.queued
+			p.State = LockSuspended
+			l.report(p)
+		}
+	case SessionConnected:
+		if *suspended {
+			// Same session: the watches were re-set by go-zookeeper, and
+			// the server fires those whose node changed meanwhile.
+			*suspended = false
+			l.report(w.queued)
+		}
+	}
+	return sch, nil
+}
+
+// turnEvent takes one event of waitTurn's watches (which: 0 for P's, 1 for
+// PP's or the own node's). done: waitTurn returns held, t and err; else it
+// goes on waiting on w as updated.
+func (l *Lock) turnEvent(ctx context.Context, c created, w *turn, which int, ev zk.Event) (done, held bool, t tenure, err error) {
+	switch {
+	case which == 0 && ev.Type == zk.EventNodeDeleted:
+		held, t = l.predecessorGone(c, w)
+		return true, held, t, nil
+	case ev.Type == zk.EventNotWatching:
+		// The session ended or the Session closed: the list (after
+		// waiting for the link) tells which.
+		w.p, w.pp, w.own = watch{}, watch{}, watch{}
+		return true, false, tenure{}, nil
+	case which == 1 && ev.Type == zk.EventNodeDeleted && !w.pHead && w.ppHead:
+		gone, err := l.promoteP(ctx, c, w)
+		return gone || err != nil, false, tenure{}, err
+	case which == 1 && ev.Type == zk.EventNodeDeleted:
+		// PP went (list again while P still holds), or the own node did
+		// (the list reports it).
+		w.pp, w.own = watch{}, watch{}
+		return true, false, tenure{}, nil
+	default:
+		gone, err := l.rearmTurn(ctx, w, which)
+		return gone || err != nil, false, tenure{}, err
+	}
+}
+
+// predecessorGone: P was deleted. When P was the head the lock is held by
+// the shortcut, without listing again (held, and its tenure); otherwise,
+// or when the own node changed meanwhile in a way only a listing can
+// tell, the caller lists again.
+func (l *Lock) predecessorGone(c created, w *turn) (held bool, t tenure) {
+	w.p = watch{}
+	if !w.pHead {
+		return false, tenure{}
+	}
+	if oev, ok := fired(w.own.ch); ok {
+		w.own = watch{}
+		if oev.Type == zk.EventNodeDeleted || oev.Type == zk.EventNotWatching {
+			return false, tenure{} // the list tells what happened
+		}
+		// A data change on the own node: the hold re-arms at once.
+		l.shortcuts.Add(1)
+		return true, tenure{created: c, armNow: true}
+	}
+	l.shortcuts.Add(1)
+	return true, tenure{created: c, own: w.own}
+}
+
+// promoteP: PP was the head and went, so P is now. The own-node watch must
+// be armed before P's deletion is relied on; if the own node is gone
+// already (gone), the list reports it.
+func (l *Lock) promoteP(ctx context.Context, c created, w *turn) (gone bool, err error) {
+	w.pp = watch{}
+	nw, gone, err := armWatch(ctx, l.s, c.abs, c.node, false)
+	if err != nil || gone {
+		return gone, err
+	}
+	w.own = nw
+	w.pHead = true
+	l.ppSkips.Add(1)
+	w.queued.Position-- // PP was ahead
+	l.report(w.queued)
+	return false, nil
+}
+
+// rearmTurn re-arms the data watch that fired with a data change (which
+// as in turnEvent): a data watch is one-shot. A node found gone meanwhile
+// (gone) is handled by listing again.
+func (l *Lock) rearmTurn(ctx context.Context, w *turn, which int) (gone bool, err error) {
+	fw := &w.p
+	if which == 1 {
+		fw = &w.pp
+		if w.pHead {
+			fw = &w.own
+		}
+	}
+	nw, gone, err := armWatch(ctx, l.s, l.abs+"/"+fw.name, fw.name, false)
+	if err != nil {
+		return false, err
+	}
+	*fw = nw
+	return gone, nil
 }

@@ -41,7 +41,7 @@ func (w *Watcher) applyDelta(ctx context.Context, pw *pathWatch, added, removed 
 		return
 	}
 	cost := time.Since(start)
-	got := w.fetch(ctx, pw.abs, added)
+	got := w.fetch(ctx, pw.path, added)
 	if ctx.Err() != nil {
 		return
 	}

@@ -41,7 +41,10 @@
 //
 // # Files
 //
-//   - watcher.go: Watcher, Load, the connection state, the update pump.
+//   - watcher.go: Watcher, Load, the connection state, the update pump,
+//     and the in-flight pool every request goes through (pooled); the
+//     requests themselves are the Session's (lockops/requests.go: bounded
+//     by ctx, paths as the user sees them), never the raw connection.
 //   - paths.go: one goroutine per watched path (its children watch,
 //     absent and NoAuth paths, discovery under roots, fetching new nodes).
 //   - recursive.go: the same path followed by one persistent recursive

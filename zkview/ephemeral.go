@@ -62,10 +62,10 @@ func (w *Watcher) fetchLone(ctx context.Context, pw *pathWatch, isQueue bool, ki
 		if !explicit || pw.abs == "/" {
 			return nil
 		}
-		f = w.fetchOne(ctx, path.Dir(pw.abs), path.Base(pw.abs))
+		f = w.fetchOne(ctx, pw.path, path.Base(pw.abs))
 		f.name = ""
 	case len(kids) == 1 && loneCandidate(kids[0]):
-		f = w.fetchOne(ctx, pw.abs, kids[0])
+		f = w.fetchOne(ctx, model.ChildPath(pw.path, kids[0]), kids[0])
 	default:
 		return nil
 	}
@@ -80,19 +80,7 @@ func loneCandidate(name string) bool {
 	if _, ok := lockops.ParseName(name); ok {
 		return false
 	}
-	return !isHex32(name)
-}
-
-func isHex32(s string) bool {
-	if len(s) != 32 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return !lockops.IsHex32(name)
 }
 
 // plainEphemeral shows qm's plain ephemeral lock in q, when the last

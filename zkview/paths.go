@@ -157,12 +157,12 @@ func (w *Watcher) runPath(pw *pathWatch) {
 			watch <-chan zk.Event
 			retry time.Duration
 		)
-		kids, err := call(ctx, w, func() (listing, error) {
+		kids, err := pooled(ctx, w, func() (listing, error) {
 			if w.oneShot {
-				kids, st, err := w.zc.Children(pw.abs)
+				kids, st, err := w.s.ChildrenStat(ctx, pw.path)
 				return listing{names: kids, czxid: czxidOf(st)}, err
 			}
-			kids, st, ch, err := w.zc.ChildrenW(pw.abs)
+			kids, st, ch, err := w.s.ChildrenW(ctx, pw.path)
 			return listing{names: kids, ch: ch, czxid: czxidOf(st)}, err
 		})
 		read := false // the path's state is known: a one-shot watcher is done
@@ -182,12 +182,12 @@ func (w *Watcher) runPath(pw *pathWatch) {
 			}
 			// Exists needs no read permission, so it watches a NoAuth path
 			// for deletion too.
-			ex, eerr := call(ctx, w, func() (existence, error) {
+			ex, eerr := pooled(ctx, w, func() (existence, error) {
 				if w.oneShot {
-					ok, _, err := w.zc.Exists(pw.abs)
+					ok, _, err := w.s.Exists(ctx, pw.path)
 					return existence{ok: ok}, err
 				}
-				ok, _, ch, err := w.zc.ExistsW(pw.abs)
+				ok, _, ch, err := w.s.ExistsW(ctx, pw.path)
 				return existence{ok, ch}, err
 			})
 			switch {
@@ -383,7 +383,7 @@ func (w *Watcher) applyListing(ctx context.Context, pw *pathWatch, l listing, ge
 	}
 	w.mu.Unlock()
 
-	got := w.fetch(ctx, pw.abs, need)
+	got := w.fetch(ctx, pw.path, need)
 	lone := w.fetchLone(ctx, pw, qm != nil, kids)
 	w.fetchSemaphoreParts(ctx, pw, kids)
 	if ctx.Err() != nil {
@@ -470,9 +470,9 @@ type fetched struct {
 	gone bool     // deleted since the listing
 }
 
-// fetch reads the stat and first bytes of each named node, maxInFlight at
-// a time over the one connection.
-func (w *Watcher) fetch(ctx context.Context, abs string, names []string) []fetched {
+// fetch reads the stat and first bytes of each named child of dir,
+// maxInFlight at a time over the one connection.
+func (w *Watcher) fetch(ctx context.Context, dir string, names []string) []fetched {
 	out := make([]fetched, len(names))
 	if len(names) == 0 {
 		return out
@@ -490,7 +490,7 @@ func (w *Watcher) fetch(ctx context.Context, abs string, names []string) []fetch
 				if i >= len(names) || ctx.Err() != nil {
 					return
 				}
-				out[i] = w.fetchOne(ctx, abs, names[i])
+				out[i] = w.fetchOne(ctx, model.ChildPath(dir, names[i]), names[i])
 			}
 		}()
 	}
@@ -498,13 +498,14 @@ func (w *Watcher) fetch(ctx context.Context, abs string, names []string) []fetch
 	return out
 }
 
-func (w *Watcher) fetchOne(ctx context.Context, abs, name string) fetched {
+// fetchOne reads the node at p, called name in what it returns.
+func (w *Watcher) fetchOne(ctx context.Context, p, name string) fetched {
 	type got struct {
 		data []byte
 		st   *zk.Stat
 	}
-	g, err := call(ctx, w, func() (got, error) {
-		data, st, err := w.zc.Get(model.ChildPath(abs, name))
+	g, err := pooled(ctx, w, func() (got, error) {
+		data, st, err := w.s.Get(ctx, p)
 		return got{data, st}, err
 	})
 	switch {

@@ -62,14 +62,17 @@ func (w *Watcher) runPathRecursive(pw *pathWatch) bool {
 			return true
 		}
 		issued := w.cfg.Now()
-		set, err := call(ctx, w, func() (watchSet, error) {
+		set, err := pooled(ctx, w, func() (watchSet, error) {
 			// The listing goes out right behind the addWatch, without
 			// waiting for its answer: the server answers in order, so
 			// once the watch is set the listing was read with it in place
 			// and the two miss nothing between them. One round trip.
-			pending := w.zc.AddWatchAsync(pw.abs, true)
-			l, lerr := w.listChildren(pw)
-			ch, err := pending.Wait()
+			pending, err := w.s.AddWatchAsync(ctx, pw.path, true)
+			if err != nil {
+				return watchSet{}, err
+			}
+			l, lerr := w.listChildren(ctx, pw)
+			ch, err := pending.Wait(ctx)
 			return watchSet{ch: ch, issued: issued, l: l, err: lerr}, err
 		})
 		switch {
@@ -91,7 +94,7 @@ func (w *Watcher) runPathRecursive(pw *pathWatch) bool {
 		rw := &recursiveWatch{ch: set.ch}
 		ok := w.followRecursive(ctx, pw, rw, gen, resync, set)
 		if rw.noAuth {
-			_ = w.zc.RemovePersistentWatch(pw.abs)
+			_ = w.s.RemovePersistentWatch(ctx, pw.path)
 			return false
 		}
 		w.dropWatch(pw)
@@ -230,8 +233,8 @@ func drainEvents(ch <-chan zk.Event, batch []zk.Event) ([]zk.Event, *zk.Event) {
 // barrier reads the path's stat; nil when it could not (a lost link or a
 // gone path: the watch says so next).
 func (w *Watcher) barrier(ctx context.Context, pw *pathWatch) *zk.Stat {
-	st, err := call(ctx, w, func() (*zk.Stat, error) {
-		_, st, err := w.zc.Exists(pw.abs)
+	st, err := pooled(ctx, w, func() (*zk.Stat, error) {
+		_, st, err := w.s.Exists(ctx, pw.path)
 		return st, err
 	})
 	if err != nil {
@@ -252,13 +255,13 @@ func (w *Watcher) emitOverflow(pw *pathWatch) {
 // (absent, an error: the path's state says which).
 func (w *Watcher) readRecursive(ctx context.Context, pw *pathWatch, rw *recursiveWatch, gen uint64) bool {
 	issued := w.cfg.Now()
-	l, err := call(ctx, w, func() (listing, error) { return w.listChildren(pw) })
+	l, err := pooled(ctx, w, func() (listing, error) { return w.listChildren(ctx, pw) })
 	return w.takeListing(ctx, pw, rw, gen, issued, l, err)
 }
 
 // listChildren lists pw without a watch (the persistent watch covers it).
-func (w *Watcher) listChildren(pw *pathWatch) (listing, error) {
-	kids, st, err := w.zc.Children(pw.abs)
+func (w *Watcher) listChildren(ctx context.Context, pw *pathWatch) (listing, error) {
+	kids, st, err := w.s.ChildrenStat(ctx, pw.path)
 	l := listing{names: kids, czxid: czxidOf(st)}
 	if st != nil {
 		l.cversion = st.Cversion
@@ -309,13 +312,13 @@ func (w *Watcher) applyEvents(ctx context.Context, pw *pathWatch, rw *recursiveW
 	reread := false
 	was := map[string]bool{} // each child the batch names: was it there before
 	for _, ev := range batch {
-		switch {
-		case ev.Path == pw.abs:
+		switch p := w.s.EventPath(ev); {
+		case p == pw.path:
 			if ev.Type == zk.EventNodeCreated || ev.Type == zk.EventNodeDeleted {
 				reread = true
 			}
-		case path.Dir(ev.Path) == pw.abs:
-			name := path.Base(ev.Path)
+		case path.Dir(p) == pw.path:
+			name := path.Base(p)
 			if ev.Type != zk.EventNodeCreated && ev.Type != zk.EventNodeDeleted {
 				continue
 			}
@@ -367,7 +370,7 @@ func (w *Watcher) unreported(ctx context.Context, pw *pathWatch, rw *recursiveWa
 	}
 	issued := w.cfg.Now()
 	st := w.barrier(ctx, pw)
-	if st == nil || w.zc.PersistentBacklog(rw.ch) > 0 {
+	if st == nil || w.s.PersistentBacklog(rw.ch) > 0 {
 		return false // events to read first: the next audit judges
 	}
 	if st.Cversion-rw.cversion > rw.seen {
@@ -396,9 +399,16 @@ func (w *Watcher) dropWatch(pw *pathWatch) {
 		return
 	}
 	go func() {
-		_ = w.zc.RemovePersistentWatch(pw.abs)
+		ctx, cancel := context.WithTimeout(context.Background(), dropWatchWait)
+		defer cancel()
+		_ = w.s.RemovePersistentWatch(ctx, pw.path)
 	}()
 }
+
+// dropWatchWait bounds the wait for the server's answer to a watch's
+// removal; the client drops its side at once if the link fails, and the
+// server's copy goes with the connection.
+const dropWatchWait = 10 * time.Second
 
 // fallBack switches the Watcher to children watches for good.
 func (w *Watcher) fallBack(err error) {

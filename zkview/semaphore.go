@@ -89,7 +89,7 @@ func semaphoreKind(kids []string) semKind {
 			leases, kazoo = true, false
 		case k == curatorLocksDir:
 			kazoo = false
-		case isKazooLease(k):
+		case lockops.IsHex32(k):
 			curator = false
 		default:
 			return semNone
@@ -102,21 +102,6 @@ func semaphoreKind(kids []string) semKind {
 		return semKazoo
 	}
 	return semNone
-}
-
-// isKazooLease: Kazoo's lease name, uuid4().hex: exactly 32 lower-case hex
-// digits. No lock node has that name: every recipe's sequence follows a
-// marker ("__lock__", "lock-"...), which hex digits never spell.
-func isKazooLease(name string) bool {
-	if len(name) != 32 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // curatorLease reads a Curator lease node's name, "_c_<uuid>-lease-<seq>"

@@ -39,7 +39,7 @@ func TestSemaphoreKind(t *testing.T) {
 
 func TestSemaphoreNodeNames(t *testing.T) {
 	digitsTail := "abcdefabcdefabcdefabcd0123456789"
-	if !isKazooLease(digitsTail) {
+	if !lockops.IsHex32(digitsTail) {
 		t.Errorf("%s is a Kazoo lease name", digitsTail)
 	}
 	if _, ok := lockops.ParseName(digitsTail); ok {

@@ -138,7 +138,7 @@ func (w *Watcher) semaphoreListingLocked(pw *pathWatch, kids []string) {
 	st.aux = want
 	if kind == semKazoo && pw.discover {
 		for _, k := range kids {
-			if isKazooLease(k) {
+			if lockops.IsHex32(k) {
 				pw.kids[k] = true
 			}
 		}
@@ -280,7 +280,7 @@ func (w *Watcher) fetchSemaphoreParts(ctx context.Context, pw *pathWatch, kids [
 	var need []string
 	if st != nil && st.kind == semKazoo {
 		for _, k := range kids {
-			if r := st.leases[k]; isKazooLease(k) && (r == nil || !r.fetched) && !st.gone[k] {
+			if r := st.leases[k]; lockops.IsHex32(k) && (r == nil || !r.fetched) && !st.gone[k] {
 				need = append(need, k)
 			}
 		}
@@ -289,8 +289,8 @@ func (w *Watcher) fetchSemaphoreParts(ctx context.Context, pw *pathWatch, kids [
 	if st == nil || st.kind != semKazoo || pw.abs == "/" {
 		return
 	}
-	got := w.fetch(ctx, pw.abs, need)
-	data := w.fetchOne(ctx, path.Dir(pw.abs), path.Base(pw.abs))
+	got := w.fetch(ctx, pw.path, need)
+	data := w.fetchOne(ctx, pw.path, path.Base(pw.abs))
 	if ctx.Err() != nil {
 		return
 	}
@@ -419,7 +419,7 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q model.Que
 			if st.gone[k] {
 				continue // deleted before it could be read: told by no one
 			}
-			if !isKazooLease(k) || r != nil && r.fetched && r.session == 0 {
+			if !lockops.IsHex32(k) || r != nil && r.fetched && r.session == 0 {
 				parts.NotLeases = append(parts.NotLeases, k) // no lease name, or persistent
 				continue
 			}

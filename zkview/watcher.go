@@ -44,7 +44,6 @@ var ErrClosed = errors.New("zkview: watcher closed")
 //     Update.
 type Watcher struct {
 	s   *lockops.Session
-	zc  *zk.Conn
 	cfg Config
 	// oneShot: read every path once and set no watch (Load); go-zookeeper
 	// cannot remove a watch, so a one-off read must not leave any behind.
@@ -120,7 +119,6 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 	wctx, cancel := context.WithCancel(ctx)
 	w := &Watcher{
 		s:       s,
-		zc:      s.Conn(),
 		oneShot: oneShot,
 		cfg:     cfg,
 		ctx:     wctx,
@@ -433,7 +431,7 @@ func (w *Watcher) syncNewSession(done chan struct{}) {
 	defer cancel()
 	// Any outcome ends the wait: a failed sync means the link dropped
 	// again, and the next connection decides what comes next.
-	_, _ = call(ctx, w, func() (string, error) { return w.zc.Sync("/") })
+	_, _ = pooled(ctx, w, func() (struct{}, error) { return struct{}{}, w.s.Sync(ctx, "/") })
 }
 
 // syncTimeout bounds the wait for a new session's sync.
@@ -558,32 +556,17 @@ func (w *Watcher) readConnState() {
 	w.kickPublish()
 }
 
-// call runs one request through the in-flight pool, bounded by ctx.
-// go-zookeeper has no context: a request abandoned on cancel finishes in
-// its goroutine and its result is dropped (every request here is a read).
-func call[T any](ctx context.Context, w *Watcher, f func() (T, error)) (T, error) {
+// pooled runs f, which makes its requests through the Session (bounded
+// by ctx there), in one of the in-flight pool's maxInFlight slots.
+func pooled[T any](ctx context.Context, w *Watcher, f func() (T, error)) (T, error) {
 	var zero T
 	select {
 	case w.sem <- struct{}{}:
 	case <-ctx.Done():
 		return zero, ctx.Err()
 	}
-	type result struct {
-		v   T
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		defer func() { <-w.sem }()
-		v, err := f()
-		ch <- result{v, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.v, r.err
-	case <-ctx.Done():
-		return zero, ctx.Err()
-	}
+	defer func() { <-w.sem }()
+	return f()
 }
 
 // connLoss: the request's outcome is unknown or it was never sent (the
