@@ -78,7 +78,7 @@ func buildBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "zklock")
-		out, err := exec.Command("go", "build", "-o", binPath, "zklock").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/zklock/zklock").CombinedOutput()
 		if err != nil {
 			binErr = &buildError{out: string(out), err: err}
 		}
