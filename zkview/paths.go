@@ -524,5 +524,6 @@ func (w *Watcher) fetchOne(ctx context.Context, abs, name string) fetched {
 		ctime:   time.UnixMilli(g.st.Ctime),
 		mtime:   time.UnixMilli(g.st.Mtime),
 		version: g.st.Version,
+		czxid:   g.st.Czxid,
 	}}
 }

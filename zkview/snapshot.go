@@ -190,6 +190,9 @@ type Node struct {
 	Version int32
 	Ctime   time.Time
 	Mtime   time.Time
+	// Czxid is the zxid of the transaction that created the node: its
+	// holder's fencing token (lockops.Lock.FencingToken); 0 when unread.
+	Czxid int64
 
 	// Since is when the node took its current role, as the monitor saw it:
 	// hold start for a holder, creation for a waiter. SinceExact is false
