@@ -73,7 +73,7 @@ func TestLsJSONAndCheck(t *testing.T) {
 	if err := json.Unmarshal(raw[0]["queue"], &rawQ); err != nil || len(rawQ) != 3 {
 		t.Fatalf("queue: %v", err)
 	}
-	wantFields := []string{"believes", "client", "ctime", "data", "kind", "node", "recipe", "role", "seq", "session", "since", "since_bound", "watch_verified", "watches"}
+	wantFields := []string{"believes", "client", "ctime", "czxid", "data", "kind", "node", "recipe", "role", "seq", "session", "since", "since_bound", "watch_verified", "watches"}
 	if got := slices.Sorted(maps.Keys(rawQ[0])); !slices.Equal(got, wantFields) {
 		t.Errorf("node fields %v, want %v", got, wantFields)
 	}
@@ -91,6 +91,9 @@ func TestLsJSONAndCheck(t *testing.T) {
 		_, st, err := c.Exists(p + "/" + n.Node)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if n.Czxid == 0 || n.Czxid != st.Czxid || i == 0 && n.Czxid != l.FencingToken() {
+			t.Errorf("node %d: czxid %d, ZooKeeper reads %d, the holder's token %d", i, n.Czxid, st.Czxid, l.FencingToken())
 		}
 		if n.Node != l.Node() || n.Session != fmt.Sprintf("0x%x", st.EphemeralOwner) || n.Kind != "mutex" || n.Recipe != "curator" {
 			t.Errorf("node %d: %+v, want %s owned by 0x%x", i, n, l.Node(), st.EphemeralOwner)

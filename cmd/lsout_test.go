@@ -86,7 +86,7 @@ func TestWriteLsJSON(t *testing.T) {
 	}
 	queue := v[1]["queue"].([]any)
 	n0 := queue[0].(map[string]any)
-	want := []string{"believes", "client", "ctime", "data", "kind", "node", "recipe", "role", "seq", "session", "since", "since_bound", "watch_verified", "watches"}
+	want := []string{"believes", "client", "ctime", "czxid", "data", "kind", "node", "recipe", "role", "seq", "session", "since", "since_bound", "watch_verified", "watches"}
 	if got := keys(n0); !slices.Equal(got, want) {
 		t.Errorf("node keys %v, want %v", got, want)
 	}

@@ -13,6 +13,10 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -58,8 +62,11 @@ func newRunCmd(g *config.Flags) *cobra.Command {
 		Short: "Hold a lock while a command runs",
 		Long: `run takes the lock at PATH (a lock parent), runs CMD with zklock's stdin,
 stdout and stderr, releases the lock when CMD exits and exits with CMD's
-code. CMD sees ZKLOCK_PATH (the lock parent) and ZKLOCK_NODE (the full
-path of its lock node) in its environment. SIGINT, SIGTERM and SIGHUP
+code. CMD sees ZKLOCK_PATH (the lock parent), ZKLOCK_NODE (the full
+path of its lock node), ZKLOCK_FENCING_TOKEN (the node's czxid: pass it
+to the resource, which refuses a token lower than the highest it saw),
+ZKLOCK_SEQ (the node's sequence, when it has one) and ZKLOCK_SESSION
+(0x...) in its environment. SIGINT, SIGTERM and SIGHUP
 sent to zklock are passed on to CMD.
 
 While it waits, run says on stderr where it is in the queue, the node it
@@ -301,7 +308,7 @@ func (j *runJob) runCommand() error {
 	child := exec.Command(j.bin, j.argv[1:]...)
 	child.Args[0] = j.argv[0]
 	child.Stdin, child.Stdout, child.Stderr = os.Stdin, os.Stdout, os.Stderr
-	child.Env = append(os.Environ(), "ZKLOCK_PATH="+j.path, "ZKLOCK_NODE="+nodePath)
+	child.Env = j.childEnv(nodePath)
 	stopWithParent(child)
 	if err := child.Start(); err != nil {
 		rerr := releaseRun(j.target.hold)
@@ -317,6 +324,28 @@ func (j *runJob) runCommand() error {
 		warn(rerr)
 	}
 	return j.finish("exited", code, nil)
+}
+
+// runHoldEnv are the variables that describe a run's hold to CMD.
+var runHoldEnv = []string{"ZKLOCK_PATH", "ZKLOCK_NODE", "ZKLOCK_FENCING_TOKEN", "ZKLOCK_SEQ", "ZKLOCK_SESSION"}
+
+// childEnv is CMD's environment: zklock's own, without the hold's
+// variables inherited from an outer run (a nested hold without a
+// sequence must not show the outer one's), plus this hold's path, node,
+// fencing token (the node's czxid, decimal), sequence (decimal, when the
+// name has one) and session ("0x..." as ZooKeeper's tools print it).
+func (j *runJob) childEnv(nodePath string) []string {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(runHoldEnv, name)
+	})
+	env = append(env, "ZKLOCK_PATH="+j.path, "ZKLOCK_NODE="+nodePath,
+		"ZKLOCK_FENCING_TOKEN="+strconv.FormatInt(j.target.hold.FencingToken(), 10),
+		fmt.Sprintf("ZKLOCK_SESSION=0x%x", j.sess.ID()))
+	if n, ok := lockops.ParseName(path.Base(nodePath)); ok {
+		env = append(env, fmt.Sprintf("ZKLOCK_SEQ=%d", n.Seq))
+	}
+	return env
 }
 
 // acquireUnlessSignalled waits for the lock, bounded by timeout (0: no

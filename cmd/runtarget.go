@@ -29,6 +29,7 @@ type runHold interface {
 	Release(context.Context) error
 	Done() <-chan struct{}
 	Err() error
+	FencingToken() int64
 }
 
 // Kinds of `run --kind` beyond the lock kinds, and the audit record's.

@@ -24,6 +24,9 @@ type created struct {
 	prefix  string // name up to the sequence: unique to this create
 	gen     uint64
 	listing []string // the parent's children just after the create, if read with it
+	// czxid is the zxid of the transaction that made the node: its
+	// fencing token, from the create's own answer (Create2).
+	czxid int64
 }
 
 // nodePrefix is the own node's name before the sequence, with a fresh
@@ -117,6 +120,7 @@ func ownName(child, prefix string) bool {
 
 type createResult struct {
 	path string
+	stat *zk.Stat
 	err  error
 }
 
@@ -138,8 +142,8 @@ func (l *Lock) createNode(ctx context.Context, join joinAs) (created, error) {
 		res := make(chan createResult, 1)
 		sent := l.s.lease.sent.expect([]byte(full))
 		go func() {
-			p, err := l.s.conn.Create(full, l.cfg.data, zk.FlagEphemeral|zk.FlagSequence, l.cfg.acl)
-			res <- createResult{p, err}
+			p, st, err := l.s.conn.Create2(full, l.cfg.data, zk.FlagEphemeral|zk.FlagSequence, l.cfg.acl)
+			res <- createResult{p, st, err}
 		}()
 		var (
 			r       createResult
@@ -165,7 +169,7 @@ func (l *Lock) createNode(ctx context.Context, join joinAs) (created, error) {
 		}
 		switch {
 		case r.err == nil:
-			c := created{node: path.Base(r.path), abs: r.path, prefix: prefix, gen: gen}
+			c := created{node: path.Base(r.path), abs: r.path, prefix: prefix, gen: gen, czxid: r.stat.Czxid}
 			if listing != nil {
 				c.listing = l.awaitListing(ctx, listing, c)
 			}
@@ -180,6 +184,9 @@ func (l *Lock) createNode(ctx context.Context, join joinAs) (created, error) {
 			return created{}, ErrSessionClosed
 		case ConnLoss(r.err):
 			c, found, err := l.findOwn(ctx, prefix, gen)
+			if err == nil && found {
+				c.czxid, found, err = l.s.readCzxid(ctx, c.abs, gen)
+			}
 			if errors.Is(err, errSessionGone) {
 				continue
 			}
@@ -243,6 +250,30 @@ func (l *Lock) findOwn(ctx context.Context, prefix string, gen uint64) (created,
 		}
 	}
 	return created{}, false, nil
+}
+
+// readCzxid reads the czxid of a node that session gen made but whose
+// create's answer was lost with the link: the only case where the token
+// is read after the create. The node is the create's own (its name holds
+// the create's fresh guid), and a czxid never changes, so this is the
+// value the answer carried. false if the node is gone meanwhile.
+func (s *Session) readCzxid(ctx context.Context, abs string, gen uint64) (int64, bool, error) {
+	st, err := retry(ctx, s, func() (*zk.Stat, error) {
+		ok, st, err := s.conn.Exists(abs)
+		if err != nil || !ok {
+			return nil, err
+		}
+		return st, nil
+	})
+	switch {
+	case s.Generation() != gen, errors.Is(err, zk.ErrSessionExpired):
+		return 0, false, errSessionGone
+	case err != nil:
+		return 0, false, fmt.Errorf("read own node %s: %w", abs, err)
+	case st == nil:
+		return 0, false, nil
+	}
+	return st.Czxid, true, nil
 }
 
 // reapCreate waits for a create its caller gave up on and deletes the

@@ -65,6 +65,9 @@
 //     protocol, a LeaderLatch election), read in one go.
 //     A Curator LeaderLatch is the lock core with "-latch-" names
 //     (WithLatch, create.go): holding is leading.
+//   - fencing.go: FencingToken of a Lock (an election's participant
+//     too) and of a Semaphore's lease: the hold's node's czxid, from the
+//     create's own answer (go-zookeeper's Create2, a patch of ours).
 //   - force.go: ForceRelease (only if the owner session is still the one the
 //     operator saw) and Revoke (Curator's protocol).
 //

@@ -2,7 +2,6 @@ package lockops
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -748,7 +747,7 @@ type killConn struct {
 func (c *killConn) Write(b []byte) (int, error) {
 	n, err := c.Conn.Write(b)
 	// go-zookeeper writes one packet per Write: length, xid, opcode.
-	if err == nil && len(b) >= 12 && int32(binary.BigEndian.Uint32(b[8:12])) == opCreateCode {
+	if err == nil && isCreate(b) {
 		c.d.mu.Lock()
 		h := c.d.hook
 		c.d.hook = nil

@@ -169,12 +169,26 @@ type cutConn struct {
 	d *cutAfterCreate
 }
 
-const opCreateCode = 1 // ZooKeeper's create opcode
+// ZooKeeper's create opcodes: create, and create2 (answered with the
+// node's Stat), which the lock core sends.
+const (
+	opCreateCode  = 1
+	opCreate2Code = 15
+)
+
+// isCreate reports whether packet b (length, xid, opcode) is a create.
+func isCreate(b []byte) bool {
+	if len(b) < 12 {
+		return false
+	}
+	op := int32(binary.BigEndian.Uint32(b[8:12]))
+	return op == opCreateCode || op == opCreate2Code
+}
 
 func (c *cutConn) Write(b []byte) (int, error) {
 	n, err := c.Conn.Write(b)
 	// One packet per Write: length, xid, opcode.
-	if err == nil && len(b) >= 12 && int32(binary.BigEndian.Uint32(b[8:12])) == opCreateCode && c.d.armed.CompareAndSwap(true, false) {
+	if err == nil && isCreate(b) && c.d.armed.CompareAndSwap(true, false) {
 		c.d.cuts.Add(1)
 		c.Conn.Close()
 	}
@@ -206,6 +220,10 @@ func TestConnectionCutDuringCreate(t *testing.T) {
 		_, st, err := other.conn.Get(s.Abs(p) + "/" + l.Node())
 		if err != nil || st.EphemeralOwner != s.ID() {
 			t.Fatalf("round %d: own node owner: %v %v", round, st, err)
+		}
+		// The create's answer was lost: the token is still the node's.
+		if l.FencingToken() != st.Czxid {
+			t.Fatalf("round %d: token %d, the node's czxid %d", round, l.FencingToken(), st.Czxid)
 		}
 		// The lock still works: a contender waits, then gets it.
 		w := NewLock(other, p)

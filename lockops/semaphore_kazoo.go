@@ -66,16 +66,18 @@ func (m *Semaphore) createKazooLease(ctx context.Context, gen uint64) (created, 
 		if g != gen {
 			return created{}, errSessionGone
 		}
-		res := make(chan error, 1)
+		res := make(chan createResult, 1)
 		go func() {
-			_, err := m.s.conn.Create(abs, m.cfg.data, zk.FlagEphemeral, m.cfg.acl)
-			res <- err
+			_, st, err := m.s.conn.Create2(abs, m.cfg.data, zk.FlagEphemeral, m.cfg.acl)
+			res <- createResult{stat: st, err: err}
 		}()
+		var r createResult
 		select {
-		case err = <-res:
+		case r = <-res:
+			err = r.err
 		case <-ctx.Done():
 			go func() {
-				if err := <-res; err == nil || ConnLoss(err) {
+				if r := <-res; r.err == nil || ConnLoss(r.err) {
 					_ = m.s.deleteOwned(abs, gen)
 				}
 			}()
@@ -83,7 +85,7 @@ func (m *Semaphore) createKazooLease(ctx context.Context, gen uint64) (created, 
 		}
 		switch {
 		case err == nil:
-			return created{node: name, abs: abs, prefix: name, gen: gen}, nil
+			return created{node: name, abs: abs, prefix: name, gen: gen, czxid: r.stat.Czxid}, nil
 		case errors.Is(err, zk.ErrSessionExpired):
 			return created{}, errSessionGone
 		case errors.Is(err, zk.ErrClosing):
@@ -105,7 +107,9 @@ func (m *Semaphore) createKazooLease(ctx context.Context, gen uint64) (created, 
 			}
 			if st != nil {
 				if st.EphemeralOwner == m.s.ID() {
-					return created{node: name, abs: abs, prefix: name, gen: gen}, nil
+					// The answer was lost: the stat read here is the
+					// node's own (its name is fresh), czxid included.
+					return created{node: name, abs: abs, prefix: name, gen: gen, czxid: st.Czxid}, nil
 				}
 				return created{}, fmt.Errorf("create %s: taken by session 0x%x", abs, st.EphemeralOwner)
 			}

@@ -90,6 +90,9 @@ import "fmt"
 //	        "data": "user@host pid 42",  the first bytes of its data as
 //	                                   sanitized text ("…" when cut)
 //	        "ctime": "2026-11-23T00:53:54.123Z"  creation, RFC 3339, UTC
+//	        "czxid": 4294967310,       the zxid that created the node: its
+//	                                   holder's fencing token (a number; 0
+//	                                   when unread)
 //	        "since": "2026-11-23T00:53:55.001Z", when it took its role
 //	        "since_bound": "exact"     exact | earliest (the role began at
 //	                                   or after since: a holder found
@@ -147,6 +150,7 @@ type JSONNode struct {
 	Believes      string `json:"believes"`
 	Data          string `json:"data"`
 	Ctime         string `json:"ctime"`
+	Czxid         int64  `json:"czxid"`
 	Since         string `json:"since"`
 	SinceBound    string `json:"since_bound"`
 }
@@ -188,6 +192,7 @@ func ToJSON(snap *Snapshot) []JSONPath {
 				Watches:  SanitizeString(n.Watches, 0),
 				Believes: n.Believes.String(),
 				Data:     n.DataText(0),
+				Czxid:    n.Czxid,
 			}
 			if !n.Ctime.IsZero() {
 				jn.Session = fmt.Sprintf("0x%x", n.Session)

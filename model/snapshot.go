@@ -192,6 +192,11 @@ type Node struct {
 	Version int32
 	Ctime   time.Time
 	Mtime   time.Time
+	// Czxid is the zxid of the transaction that created the node: its
+	// holder's fencing token (lockops.Lock.FencingToken); 0 when unread
+	// (and then left out of a snapshot's JSON, as recordings and the
+	// console's fixtures made before it have it).
+	Czxid int64 `json:",omitempty"`
 
 	// Since is when the node took its current role, as the Watcher saw it:
 	// hold start for a holder, creation for a waiter. SinceExact is false

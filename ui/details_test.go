@@ -2,6 +2,7 @@ package ui
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -37,5 +38,33 @@ func TestDetailsOfDeletedNode(t *testing.T) {
 	}
 	if !strings.Contains(view, model.NodeRef(d.node.Name, 24)) {
 		t.Errorf("the dialog lost what was known of the node:\n%s", view)
+	}
+}
+
+// TestDetailsShowsFencingToken: the details dialog shows the node's czxid,
+// its holder's fencing token, when the monitor read it.
+func TestDetailsShowsFencingToken(t *testing.T) {
+	const czxid = 4294967310
+	s := *fleet()
+	s.Queues = slices.Clone(s.Queues)
+	for i, q := range s.Queues {
+		nodes := q.Nodes.Slice()
+		for j := range nodes {
+			nodes[j].Czxid = czxid + int64(j)
+		}
+		q.Nodes = model.NodesOf(nodes...)
+		s.Queues[i] = q
+	}
+	m := step(newTest("dark", 160, 48), updateMsg{model.Update{Snapshot: &s}})
+	m = selectPath(m, "/locks/job-a")
+	m, _ = press(m, "tab", "enter")
+	d, ok := m.dialog.(*detailsDialog)
+	if !ok {
+		t.Fatalf("enter on a node opened %T", m.dialog)
+	}
+	view := ansi.Strip(m.View())
+	want := "Token      " + strconv.FormatInt(d.node.Czxid, 10) + " (czxid"
+	if d.node.Czxid < czxid || !strings.Contains(view, want) {
+		t.Fatalf("the dialog lacks %q:\n%s", want, view)
 	}
 }

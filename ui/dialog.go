@@ -166,6 +166,9 @@ func (d *detailsDialog) view(st *themes.Styles, screenW, screenH int) []string {
 	field("Data", data)
 	field("Created", n.Ctime.Format(time.DateTime)+" ("+since(d.now, n.Ctime)+" ago)")
 	field("Version", strconv.Itoa(int(n.Version)))
+	if n.Czxid != 0 {
+		field("Token", strconv.FormatInt(n.Czxid, 10)+" (czxid: the fencing token of its holder)")
+	}
 	body = append(body, "", keyHints(st, "any key", "close"))
 	return dialogBox(st.FocusBorder, st.Title.Render("NODE "+d.ref(n.Name)), body, w, screenH)
 }

@@ -202,7 +202,7 @@ func nodeOf(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) model.N
 		Believes: e.Believes, Watches: e.Watches, Predecessor: e.Predecessor}
 	if r != nil {
 		n.Session, n.Data, n.DataLen = r.session, r.data, r.dataLen
-		n.Ctime, n.Mtime, n.Version = r.ctime, r.mtime, r.version
+		n.Ctime, n.Mtime, n.Version, n.Czxid = r.ctime, r.mtime, r.version, r.czxid
 		n.Since, n.SinceExact = r.since, r.exact
 		n.Link = judgeLink(qm, e, r, sv)
 		if sv != nil {

@@ -106,7 +106,7 @@ func plainEphemeral(q *model.Queue, qm *queueModel, sv *serverView) {
 		Name: name, Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral,
 		Role: lockops.RoleHolder, Believes: lockops.RoleHolder,
 		Session: r.session, Data: r.data, DataLen: r.dataLen,
-		Ctime: r.ctime, Mtime: r.mtime, Version: r.version,
+		Ctime: r.ctime, Mtime: r.mtime, Version: r.version, Czxid: r.czxid,
 		// Created holding: the hold began with the node.
 		Since: r.ctime, SinceExact: true,
 	}

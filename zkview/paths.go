@@ -525,5 +525,6 @@ func (w *Watcher) fetchOne(ctx context.Context, p, name string) fetched {
 		ctime:   time.UnixMilli(g.st.Ctime),
 		mtime:   time.UnixMilli(g.st.Mtime),
 		version: g.st.Version,
+		czxid:   g.st.Czxid,
 	}}
 }

@@ -19,6 +19,7 @@ type nodeRec struct {
 	ctime   time.Time
 	mtime   time.Time
 	version int32
+	czxid   int64
 
 	role     lockops.Role
 	believes lockops.Role
@@ -194,7 +195,7 @@ func (q *queueModel) apply(w *Watcher, kids []string, got []fetched, issued, don
 		switch {
 		case existed && !r.fetched && f.rec != nil:
 			r.fetched, r.session, r.data, r.dataLen = true, f.rec.session, f.rec.data, f.rec.dataLen
-			r.ctime, r.mtime, r.version = f.rec.ctime, f.rec.mtime, f.rec.version
+			r.ctime, r.mtime, r.version, r.czxid = f.rec.ctime, f.rec.mtime, f.rec.version, f.rec.czxid
 			if r.role == lockops.RoleWaiting {
 				r.since, r.exact = r.ctime, true
 			}

@@ -375,7 +375,7 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q model.Que
 		n := model.Node{Name: name, Seq: seq}
 		if r != nil && r.fetched {
 			n.Session, n.Data, n.DataLen = r.session, r.data, r.dataLen
-			n.Ctime, n.Mtime, n.Version = r.ctime, r.mtime, r.version
+			n.Ctime, n.Mtime, n.Version, n.Czxid = r.ctime, r.mtime, r.version, r.czxid
 			n.Since, n.SinceExact = r.ctime, true
 			if sv != nil {
 				n.Client = sv.clients[r.session]

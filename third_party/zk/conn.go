@@ -1149,6 +1149,29 @@ func (c *Conn) Create(path string, data []byte, flags int32, acl []ACL) (string,
 	return res.Path, err
 }
 
+// Create2 creates a znode as Create does and also returns the new node's
+// Stat from the create's own answer (opCreate2, ZooKeeper 3.5+): its Czxid
+// is the zxid of the transaction that made it, known without a second
+// request that could meet another node of the same name.
+func (c *Conn) Create2(path string, data []byte, flags int32, acl []ACL) (string, *Stat, error) { // zklock patch
+	createMode, err := parseCreateMode(flags)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := validatePath(path, createMode.isSequential); err != nil {
+		return "", nil, err
+	}
+	if createMode.isTTL || createMode.isContainer {
+		return "", nil, fmt.Errorf("Create2 with TTL or container flag disallowed: %w", ErrInvalidFlags)
+	}
+	res := &create2Response{}
+	_, err = c.request(opCreate2, &CreateRequest{path, data, acl, createMode.flag}, res, nil)
+	if err != nil {
+		return "", nil, err
+	}
+	return res.Path, &res.Stat, nil
+}
+
 // CreateContainer creates a container znode and returns the path.
 //
 // Containers cannot be ephemeral or sequential, or have TTLs.

@@ -26,6 +26,7 @@ const (
 	opGetChildren2    = 12
 	opCheck           = 13
 	opMulti           = 14
+	opCreate2         = 15 // zklock patch: ZooKeeper 3.5+, answers with the node's Stat
 	opReconfig        = 16
 	opRemoveWatches   = 18 // zklock patch: ZooKeeper 3.5+
 	opCreateContainer = 19
@@ -226,6 +227,7 @@ var (
 	opNames       = map[int32]string{
 		opNotify:          "notify",
 		opCreate:          "create",
+		opCreate2:         "create2", // zklock patch
 		opCreateContainer: "createContainer",
 		opCreateTTL:       "createTTL",
 		opDelete:          "delete",

@@ -175,6 +175,12 @@ type CreateTTLRequest struct {
 }
 
 type createResponse pathResponse
+
+// create2Response is a create's answer with the node's Stat (opCreate2).
+type create2Response struct { // zklock patch
+	Path string
+	Stat Stat
+}
 type DeleteRequest PathVersionRequest
 type deleteResponse struct{}
 
@@ -629,7 +635,7 @@ func requestStructForOp(op int32) interface{} {
 	switch op {
 	case opClose:
 		return &closeRequest{}
-	case opCreate, opCreateContainer:
+	case opCreate, opCreateContainer, opCreate2: // zklock patch: opCreate2
 		return &CreateRequest{}
 	case opCreateTTL:
 		return &CreateTTLRequest{}
