@@ -10,11 +10,15 @@ import (
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/sessions"
 )
 
 // wideSnapshot is a root of parents lock parents (a lock per entity):
 // every tenth with a holder, every hundredth with two waiters behind it,
 // a warning on every fiftieth, strays and hostile bytes here and there.
+// A waiter's session is the holder of a parent further on (a worker
+// holding one entity waits on another): parents/10 sessions in all,
+// waiting for each other in chains.
 func wideSnapshot(parents int, at time.Time) *model.Snapshot {
 	snap := &model.Snapshot{At: at, Conn: model.Conn{State: model.StateConnected}}
 	snap.Queues = make([]model.Queue, 0, parents)
@@ -26,7 +30,7 @@ func wideSnapshot(parents int, at time.Time) *model.Snapshot {
 				n := model.Node{
 					Name: fmt.Sprintf("_c_0f6e4c9a-1d2b-4c3d-8e9f-%012d-lock-%010d", i, k), Seq: int32(k),
 					Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
-					Session: int64(0x100000 + i*3 + k), Ctime: at.Add(-time.Duration(i%3600+k) * time.Second),
+					Session: int64(0x100000 + (i+10*k)*3), Ctime: at.Add(-time.Duration(i%3600+k) * time.Second),
 					Data: []byte(fmt.Sprintf("worker-%d <pid %d>", i, k)),
 				}
 				n.Since, n.SinceExact = n.Ctime, true
@@ -125,4 +129,36 @@ func BenchmarkLsJSON100k(b *testing.B) {
 			b.ReportMetric(float64(h.peak-min(base, h.peak))/(1<<20), "peak-heap-MB")
 		})
 	}
+}
+
+// BenchmarkSessions10k is `zklock sessions --root` after the read, at a
+// root of 100,000 lock parents and 10,000 sessions: the table
+// (SessionsOf) and its text and JSON. Target: under 2 s.
+func BenchmarkSessions10k(b *testing.B) {
+	snap := wideSnapshot(100_000, time.Now())
+	b.Run("table", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if ss := sessions.SessionsOf(snap); len(ss.List) != 10_000 {
+				b.Fatalf("%d sessions", len(ss.List))
+			}
+		}
+	})
+	ss := sessions.SessionsOf(snap)
+	b.Run("text", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := writeSessionsText(io.Discard, ss); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := writeSessionsJSON(io.Discard, ss); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
