@@ -59,6 +59,14 @@ var consoleTargets = []consoleTarget{
 	{what: "200 changes/s: the Watcher's share of a core (%)", bench: "BenchmarkSustained200", unit: "cpu-%-of-core", most: 10},
 	{what: "2,000 changes/s: nodes wrong after it stops (against a fresh read)", bench: "BenchmarkSustained2000", unit: "final-diff-nodes", most: 0},
 	{what: "2,000 changes/s: the largest lag, in frames of changes", bench: "BenchmarkSustained2000", unit: "max-lag-frames", most: 1},
+	// A lock per entity (#34), 100,000 lock parents.
+	{what: "View() of the lock list of 100,000 parents (ns)", bench: "BenchmarkWide100k/view", unit: "ns/op", most: 2e6},
+	{what: "slowest frame scrolling 100,000 parents (ms)", bench: "BenchmarkWide100k/down", unit: "max-ms", most: 50},
+	{what: "slowest frame sorting 100,000 parents (ms)", bench: "BenchmarkWide100k/sort", unit: "max-ms", most: 50},
+	{what: "slowest frame filtering 100,000 parents (ms)", bench: "BenchmarkWide100k/filter", unit: "max-ms", most: 50},
+	{what: "slowest frame of waiting-only, 100,000 parents (ms)", bench: "BenchmarkWide100k/waiting", unit: "max-ms", most: 50},
+	{what: "sessions table of 10,000 sessions (ns)", bench: "BenchmarkSessions10k/table", unit: "ns/op", most: 2e9},
+	{what: "export scrape of 100,000 parents (ns)", bench: "BenchmarkExportScrape100k", unit: "ns/op", most: 2e8},
 }
 
 // consoleTargetTable judges consoleTargets on this run's figures.

@@ -20,22 +20,25 @@ import (
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/zkview"
 )
 
-// DefaultExportParents bounds the lock parents exported per scrape: with
-// about eight series each, 2,000 parents are 16,000 series, what one
-// Prometheus target should carry at most. The rest are counted as
-// dropped, never exported.
-const DefaultExportParents = 2000
+// DefaultExportTop is how many lock parents get series of their own per
+// scrape (--top): the 200 that wait longest (about eight series each,
+// 1,600 series) find the stuck locks of a root of 100,000 parents, and
+// the aggregate series count every parent. A root of one series set per
+// parent would be 800,000 series, more than a Prometheus target should
+// carry.
+const DefaultExportTop = 200
 
 // exportShutdown bounds the wait for scrapes in flight on the way out.
 const exportShutdown = 5 * time.Second
 
 func newExportCmd(g *config.Flags) *cobra.Command {
 	var (
-		lf        liveFlags
-		listen    string
-		maxSeries int
+		lf     liveFlags
+		listen string
+		top    int
 	)
 	cmd := &cobra.Command{
 		Use:   "export --listen ADDR [--root PATH] [PATH...]",
@@ -49,8 +52,14 @@ with their runbooks in deploy/prometheus/ and docs/runbooks.md; a
 systemd unit in deploy/systemd/.
 
 Labels stay bounded: paths come only from the watched paths and roots,
-at most --max-series-parents of them per scrape; the others are counted
-in zklock_export_dropped_parents. Until every path was read once,
+and per-path series only for the --top lock parents of each scrape:
+those with a failing warning (split-holders, deadlock, over-limit,
+missing-watch) first, then those with waiters by their oldest wait,
+then the longest held. Aggregate series count every parent (zklock_parents,
+zklock_parents_held, zklock_parents_waiting, zklock_holders,
+zklock_waiters, zklock_parents_warned, zklock_oldest_wait_since_timestamp_seconds);
+zklock_export_dropped_parents says how many had no series of their own.
+Until every path was read once,
 zklock_first_picture_complete is 0 and the lock parents served are a
 partial picture. Times are Unix timestamps (..._timestamp_seconds).`,
 		Example: `  zklock export --listen :9464 --root /locks
@@ -60,8 +69,8 @@ partial picture. Times are Unix timestamps (..._timestamp_seconds).`,
 			if listen == "" {
 				return errors.New("export: give --listen ADDR (for example :9464)")
 			}
-			if maxSeries <= 0 {
-				return fmt.Errorf("--max-series-parents %d: want 1 or more", maxSeries)
+			if top <= 0 {
+				return fmt.Errorf("--top %d: want 1 or more", top)
 			}
 			// Listen before connecting: a busy port is said at once.
 			ln, err := net.Listen("tcp", listen)
@@ -76,16 +85,20 @@ partial picture. Times are Unix timestamps (..._timestamp_seconds).`,
 				return err
 			}
 			defer lm.Close()
-			lc := newLockCollector(lm.w.Snapshot, maxSeries)
+			lc := newLockCollector(lm.w.Snapshot, top)
 			go lc.follow(ctx, lm.w.Updates())
 			fmt.Fprintf(cmd.OutOrStdout(), "zklock export: serving http://%s/metrics\n", ln.Addr())
 			return serveMetrics(ctx, ln, lc)
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "", "address to serve /metrics on (host:port, :port)")
-	cmd.Flags().IntVar(&maxSeries, "max-series-parents", DefaultExportParents, "export at most this many lock parents per scrape")
-	// Discovery may find as many lock parents as a scrape may serve.
-	lf.register(cmd, DefaultExportParents)
+	cmd.Flags().IntVar(&top, "top", DefaultExportTop, "per-path series for this many lock parents per scrape, the longest waiting first (aggregates cover all)")
+	// The old name of --top, kept so that existing units still start.
+	cmd.Flags().IntVar(&top, "max-series-parents", DefaultExportTop, "")
+	_ = cmd.Flags().MarkDeprecated("max-series-parents", "use --top")
+	// Discovery is the model's: the aggregates count every parent found,
+	// the top ones get series of their own.
+	lf.register(cmd, zkview.DefaultMaxParents)
 	return cmd
 }
 
@@ -121,9 +134,9 @@ func serveMetrics(ctx context.Context, ln net.Listener, lc *lockCollector) error
 // scrape reads the latest snapshot (nothing is done per change, except
 // counting handoffs, below) and turns it into constant metrics.
 type lockCollector struct {
-	snapshot   func() *model.Snapshot
-	maxParents int
-	build      versionInfo
+	snapshot func() *model.Snapshot
+	top      int // lock parents with series of their own per scrape
+	build    versionInfo
 
 	mu sync.Mutex
 	// handoffs counts per path the handoffs the Watcher saw. A queue
@@ -166,8 +179,8 @@ var (
 		serverView:    prometheus.NewDesc("zklock_server_view", "1 when the servers' four-letter words (cons, wchc) answer: client addresses and verified watches.", nil, nil),
 		serverViewAt:  prometheus.NewDesc("zklock_server_view_timestamp_seconds", "Unix time of the last four-letter-word answer (links verified then); absent without a server view.", nil, nil),
 		parents:       prometheus.NewDesc("zklock_parents", "Lock parents in the model.", nil, nil),
-		dropped:       prometheus.NewDesc("zklock_export_dropped_parents", "Lock parents not exported by this scrape (beyond --max-series-parents).", nil, nil),
-		droppedSeries: prometheus.NewDesc("zklock_export_dropped_series", "Per-parent series this scrape left out for the cap (--max-series-parents).", nil, nil),
+		dropped:       prometheus.NewDesc("zklock_export_dropped_parents", "Lock parents with no per-path series in this scrape (beyond --top); the aggregates still count them.", nil, nil),
+		droppedSeries: prometheus.NewDesc("zklock_export_dropped_series", "Per-parent series this scrape left out (parents beyond --top).", nil, nil),
 		capped:        prometheus.NewDesc("zklock_discovery_capped", "1 when discovery under the roots stopped at its bound (--max-parents): more lock parents may exist.", nil, nil),
 		deadlocks:     prometheus.NewDesc("zklock_session_deadlocks", "Cycles of the wait-for graph over sessions across every lock, by state (deadlock, cycle, self-wait).", []string{"state"}, nil),
 		snapAt:        prometheus.NewDesc("zklock_snapshot_timestamp_seconds", "Unix time of the model's snapshot this scrape read.", nil, nil),
@@ -182,15 +195,16 @@ var (
 // six gauges and the counter, plus its warnings.
 const seriesPerParent = 7
 
-func newLockCollector(snapshot func() *model.Snapshot, maxParents int) *lockCollector {
-	return &lockCollector{snapshot: snapshot, maxParents: maxParents, build: buildInfo(), handoffs: map[string]*handoffCount{}}
+func newLockCollector(snapshot func() *model.Snapshot, top int) *lockCollector {
+	return &lockCollector{snapshot: snapshot, top: top, build: buildInfo(), handoffs: map[string]*handoffCount{}}
 }
 
 // Describe sends every descriptor the collector uses.
 func (c *lockCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descs.holders, descs.waiters, descs.waitSince, descs.holdSince, descs.handoffs,
 		descs.warnings, descs.stale, descs.exists, descs.conn, descs.snapStale, descs.serverView, descs.serverViewAt,
-		descs.parents, descs.dropped, descs.droppedSeries, descs.capped, descs.deadlocks, descs.snapAt, descs.pictured, descs.build} {
+		descs.parents, descs.dropped, descs.droppedSeries, descs.capped, descs.deadlocks, descs.snapAt, descs.pictured, descs.build,
+		aggDescs.held, aggDescs.waiting, aggDescs.holders, aggDescs.waiters, aggDescs.warned, aggDescs.oldestWait} {
 		ch <- d
 	}
 }
@@ -214,17 +228,23 @@ func (c *lockCollector) follow(ctx context.Context, updates <-chan model.Update)
 }
 
 // countHandoffs adds the handoffs snap shows that were not counted yet,
-// and forgets the paths that left the model.
+// and forgets the paths that left the model. Only queues with handoffs
+// are looked at: most parents of a wide root never hand off.
 func (c *lockCollector) countHandoffs(snap *model.Snapshot) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	seen := 0 // counted paths still in snap with handoffs
 	for i := range snap.Queues {
 		q := &snap.Queues[i]
+		if len(q.Handoffs) == 0 {
+			continue
+		}
 		hc := c.handoffs[q.Path]
 		if hc == nil {
 			hc = &handoffCount{}
 			c.handoffs[q.Path] = hc
 		}
+		seen++
 		for k := len(q.Handoffs) - 1; k >= 0 && q.Handoffs[k].At.After(hc.last); k-- {
 			hc.total++
 		}
@@ -232,10 +252,12 @@ func (c *lockCollector) countHandoffs(snap *model.Snapshot) {
 			hc.last = q.Handoffs[n-1].At
 		}
 	}
-	if len(c.handoffs) > len(snap.Queues) {
-		in := make(map[string]bool, len(snap.Queues))
+	if len(c.handoffs) > seen {
+		in := make(map[string]bool, seen)
 		for i := range snap.Queues {
-			in[snap.Queues[i].Path] = true
+			if len(snap.Queues[i].Handoffs) > 0 {
+				in[snap.Queues[i].Path] = true
+			}
 		}
 		for p := range c.handoffs {
 			if !in[p] {
@@ -292,24 +314,29 @@ func (c *lockCollector) collectModel(snap *model.Snapshot, gauge func(*prometheu
 	}
 }
 
-// collectParents sends the metrics of each lock parent, up to the cap.
+// collectParents sends the aggregates over every lock parent, then the
+// metrics of each of the top ones (topParents).
 func (c *lockCollector) collectParents(snap *model.Snapshot, ch chan<- prometheus.Metric, gauge func(*prometheus.Desc, float64, ...string)) {
-	exported := min(len(snap.Queues), c.maxParents)
-	dropped := len(snap.Queues) - exported
+	all := make([]lockMetrics, len(snap.Queues))
+	for i := range snap.Queues {
+		all[i] = lockMetricsOf(&snap.Queues[i])
+	}
+	collectAggregates(all, gauge)
+	top := topParents(snap.Queues, all, c.top)
+	dropped := len(snap.Queues) - len(top)
 	gauge(descs.dropped, float64(dropped))
 	gauge(descs.droppedSeries, float64(dropped*seriesPerParent))
 	c.mu.Lock()
-	totals := make([]float64, exported)
-	for i := range exported {
+	totals := make([]float64, len(top))
+	for k, i := range top {
 		if hc := c.handoffs[snap.Queues[i].Path]; hc != nil {
-			totals[i] = hc.total
+			totals[k] = hc.total
 		}
 	}
 	c.mu.Unlock()
-	for i := range exported {
-		q := &snap.Queues[i]
+	for k, i := range top {
+		q, m := &snap.Queues[i], &all[i]
 		p := model.SanitizeString(q.Path, 0)
-		m := lockMetricsOf(q)
 		gauge(descs.holders, float64(m.holders), p)
 		gauge(descs.waiters, float64(m.waiters), p)
 		if !m.waitSince.IsZero() {
@@ -320,7 +347,7 @@ func (c *lockCollector) collectParents(snap *model.Snapshot, ch chan<- prometheu
 		}
 		gauge(descs.exists, boolValue(q.State == model.PathPresent || q.State == model.PathNoAuth), p)
 		gauge(descs.stale, boolValue(m.stale), p)
-		ch <- prometheus.MustNewConstMetric(descs.handoffs, prometheus.CounterValue, totals[i], p)
+		ch <- prometheus.MustNewConstMetric(descs.handoffs, prometheus.CounterValue, totals[k], p)
 		for _, code := range m.codes {
 			gauge(descs.warnings, float64(m.byCode[code]), p, code)
 		}

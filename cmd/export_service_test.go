@@ -19,7 +19,7 @@ import (
 // path read, and stays 1 when a path discovered later is being read.
 func TestExportFirstPicture(t *testing.T) {
 	var snap *model.Snapshot
-	lc := newLockCollector(func() *model.Snapshot { return snap }, DefaultExportParents)
+	lc := newLockCollector(func() *model.Snapshot { return snap }, DefaultExportTop)
 	at := time.Now()
 	for i, step := range []struct {
 		snap *model.Snapshot
@@ -47,7 +47,7 @@ func withUnread(s *model.Snapshot, n int) *model.Snapshot {
 // and Go release `zklock version -o json` reports (buildInfo), before the
 // first snapshot too.
 func TestExportBuildInfo(t *testing.T) {
-	lc := newLockCollector(func() *model.Snapshot { return nil }, DefaultExportParents)
+	lc := newLockCollector(func() *model.Snapshot { return nil }, DefaultExportTop)
 	if got, want := lc.build, buildInfo(); got != want {
 		t.Errorf("collector's build %+v, want buildInfo's %+v", got, want)
 	}
@@ -71,7 +71,7 @@ func TestExportTimestamps(t *testing.T) {
 	q0 := syntheticSnapshot(1, 1, at).Queues[0] // a holder alone
 	q0.Path = "/locks/alone"
 	snap.Queues = append(snap.Queues, q0)
-	fams := scrape(t, newLockCollector(func() *model.Snapshot { return snap }, DefaultExportParents))
+	fams := scrape(t, newLockCollector(func() *model.Snapshot { return snap }, DefaultExportTop))
 	p := snap.Queues[0].Path
 	// syntheticSnapshot: node k of n was created n-k seconds before at;
 	// node 0 holds, node 1 waits longest.
@@ -102,20 +102,19 @@ func TestExportTimestamps(t *testing.T) {
 	}
 }
 
-// TestExportDiscoveryReachesTheCap: export's discovery stops no sooner
-// than its series cap: --max-parents defaults to what a scrape may serve.
+// TestExportDiscoveryReachesTheCap: export discovers as far as the
+// model does (the aggregates count every parent; --top picks among
+// them), and the old name of --top still parses.
 func TestExportDiscoveryReachesTheCap(t *testing.T) {
 	f := newExportCmd(&config.Flags{}).Flags()
-	discover, err := strconv.Atoi(f.Lookup("max-parents").DefValue)
-	if err != nil {
-		t.Fatal(err)
+	if got := f.Lookup("max-parents").DefValue; got != strconv.Itoa(zkview.DefaultMaxParents) {
+		t.Errorf("export: --max-parents %s, want the model's default %d", got, zkview.DefaultMaxParents)
 	}
-	series, err := strconv.Atoi(f.Lookup("max-series-parents").DefValue)
-	if err != nil {
-		t.Fatal(err)
+	if got := f.Lookup("top").DefValue; got != strconv.Itoa(DefaultExportTop) {
+		t.Errorf("export: --top %s, want %d", got, DefaultExportTop)
 	}
-	if discover < series || series != DefaultExportParents {
-		t.Errorf("export: --max-parents %d, --max-series-parents %d: discovery stops before the cap %d", discover, series, DefaultExportParents)
+	if err := f.Parse([]string{"--max-series-parents", "7"}); err != nil || f.Lookup("top").Value.String() != "7" {
+		t.Errorf("--max-series-parents 7: %v, --top %s", err, f.Lookup("top").Value)
 	}
 	w := newWatchCmd(&config.Flags{}).Flags().Lookup("max-parents").DefValue
 	if w != strconv.Itoa(zkview.DefaultMaxParents) {

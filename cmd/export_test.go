@@ -102,7 +102,7 @@ func TestExportMatchesLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	lc := newLockCollector(w.Snapshot, DefaultExportParents)
+	lc := newLockCollector(w.Snapshot, DefaultExportTop)
 	go lc.follow(ctx, w.Updates())
 	eventually(t, 20*time.Second, "the model to read both paths", func() bool {
 		s := w.Snapshot()
@@ -227,7 +227,7 @@ func TestExportMatchesLs(t *testing.T) {
 	capped := newLockCollector(w.Snapshot, 1)
 	for range 2 {
 		fams := scrape(t, capped)
-		// The first path in order is kept ("-10" sorts before "-9").
+		// The top one is kept (the one waiting longest).
 		if n := len(fams["zklock_lock_holders"].GetMetric()); n != 1 {
 			t.Errorf("%d parents exported, want 1 (the cap)", n)
 		}
@@ -312,7 +312,7 @@ func syntheticSnapshot(parents, nodes int, at time.Time) *model.Snapshot {
 func BenchmarkExportScrape(b *testing.B) {
 	at := time.Now()
 	snap := syntheticSnapshot(1000, 10, at)
-	lc := newLockCollector(func() *model.Snapshot { return snap }, DefaultExportParents)
+	lc := newLockCollector(func() *model.Snapshot { return snap }, DefaultExportTop)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(lc)
 	h := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
@@ -351,7 +351,7 @@ func TestAlertRulesUseExportedMetrics(t *testing.T) {
 	}
 	at := time.Now()
 	snap := syntheticSnapshot(3, 3, at)
-	fams := scrape(t, newLockCollector(func() *model.Snapshot { return snap }, DefaultExportParents))
+	fams := scrape(t, newLockCollector(func() *model.Snapshot { return snap }, DefaultExportTop))
 	names := regexp.MustCompile(`zklock_[a-z_]+`)
 	var alerts []string
 	for _, g := range file.Groups {

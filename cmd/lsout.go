@@ -1,6 +1,9 @@
 package cmd
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -165,12 +168,40 @@ func limitFrom(src string) string {
 }
 
 // writeLsJSON writes `ls --json`: model.ToJSON's value (the schema is
-// documented on model.JSONPath).
+// documented on model.JSONPath), byte for byte as writeJSON would write
+// it, but streamed one path at a time: a root of 100,000 lock parents
+// never holds the whole array, and the output starts at once.
 func writeLsJSON(w io.Writer, snap *model.Snapshot) error {
-	if err := writeJSON(w, model.ToJSON(snap)); err != nil {
+	if err := streamLsJSON(w, snap); err != nil {
 		return fmt.Errorf("ls: write json: %w", err)
 	}
 	return nil
+}
+
+func streamLsJSON(w io.Writer, snap *model.Snapshot) error {
+	if len(snap.Queues) == 0 {
+		_, err := io.WriteString(w, "[]\n")
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	// One element as writeJSON indents it inside the array: each line
+	// after the first gets the array's indent as a prefix.
+	var elem bytes.Buffer
+	enc := json.NewEncoder(&elem)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("  ", "  ")
+	sep := "[\n  "
+	for i := range snap.Queues {
+		elem.Reset()
+		if err := enc.Encode(model.PathJSON(&snap.Queues[i])); err != nil {
+			return err
+		}
+		bw.WriteString(sep)
+		bw.Write(bytes.TrimSuffix(elem.Bytes(), []byte("\n")))
+		sep = ",\n  "
+	}
+	bw.WriteString("\n]\n")
+	return bw.Flush()
 }
 
 // checkCode is `ls --check`'s exit code: 2 when any queue has a warning

@@ -28,7 +28,7 @@
 //     known (Bound).
 //   - names.go: short forms of node names and session ids, the typed
 //     confirmation of destructive actions, GapText.
-//   - lsjson.go: JSONPath and ToJSON, `ls --json`'s schema (LsSchema).
+//   - lsjson.go: JSONPath, ToJSON and PathJSON (one path, for a streaming writer), `ls --json`'s schema (LsSchema).
 //   - sanitize.go: Sanitize, SanitizeString and Node.DataText.
 //   - modeltest/: model values for tests (nodes of a session holding or
 //     waiting since a moment; mutex queues of them).

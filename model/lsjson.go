@@ -161,61 +161,72 @@ const RFC3339Milli = "2006-01-02T15:04:05.000Z07:00"
 // ToJSON turns a snapshot into `ls --json`'s value (see JSONPath).
 func ToJSON(snap *Snapshot) []JSONPath {
 	out := make([]JSONPath, 0, len(snap.Queues))
-	for _, q := range snap.Queues {
-		p := JSONPath{
-			Schema:   LsSchema,
-			Path:     SanitizeString(q.Path, 0),
-			Exists:   q.State == PathPresent || q.State == PathNoAuth,
-			Type:     q.Type.String(),
-			Limit:    q.Limit,
-			LimitSrc: q.LimitSource,
-			Warnings: make([]JSONWarning, 0, len(q.Warnings)),
-			Queue:    make([]JSONNode, 0, q.Nodes.Len()),
-			Other:    make([]string, 0, len(q.Other)),
-		}
-		for _, w := range q.Warnings {
-			jw := JSONWarning{Code: w.Code, Message: SanitizeString(w.Message, 0), Nodes: make([]string, 0, len(w.Nodes))}
-			for _, n := range w.Nodes {
-				jw.Nodes = append(jw.Nodes, SanitizeString(n, 0))
-			}
-			p.Warnings = append(p.Warnings, jw)
-		}
-		for _, n := range q.Nodes.All() {
-			jn := JSONNode{
-				Node:     SanitizeString(n.Name, 0),
-				Seq:      n.Seq,
-				Kind:     n.KindName(),
-				Parent:   SanitizeString(n.Parent, 0),
-				Recipe:   n.Recipe.String(),
-				Role:     n.Role.String(),
-				Client:   SanitizeString(n.Client, 0),
-				Watches:  SanitizeString(n.Watches, 0),
-				Believes: n.Believes.String(),
-				Data:     n.DataText(0),
-				Czxid:    n.Czxid,
-			}
-			if !n.Ctime.IsZero() {
-				jn.Session = fmt.Sprintf("0x%x", n.Session)
-				jn.Ctime = n.Ctime.UTC().Format(RFC3339Milli)
-			} else if n.Name == "" {
-				jn.Session = fmt.Sprintf("0x%x", n.Session) // a waiter known by its session only
-			}
-			if start, b := n.Tenure(); !start.IsZero() {
-				jn.Since, jn.SinceBound = start.UTC().Format(RFC3339Milli), b.String()
-			}
-			switch n.Link {
-			case LinkVerified:
-				jn.WatchVerified = new(bool)
-				*jn.WatchVerified = true
-			case LinkMissing:
-				jn.WatchVerified = new(bool)
-			}
-			p.Queue = append(p.Queue, jn)
-		}
-		for _, o := range q.Other {
-			p.Other = append(p.Other, SanitizeString(o, 0))
-		}
-		out = append(out, p)
+	for i := range snap.Queues {
+		out = append(out, PathJSON(&snap.Queues[i]))
 	}
 	return out
+}
+
+// PathJSON is one queue's object of `ls --json` (see JSONPath): a writer
+// of many lock parents turns them one at a time, holding one, not all.
+func PathJSON(q *Queue) JSONPath {
+	p := JSONPath{
+		Schema:   LsSchema,
+		Path:     SanitizeString(q.Path, 0),
+		Exists:   q.State == PathPresent || q.State == PathNoAuth,
+		Type:     q.Type.String(),
+		Limit:    q.Limit,
+		LimitSrc: q.LimitSource,
+		Warnings: make([]JSONWarning, 0, len(q.Warnings)),
+		Queue:    make([]JSONNode, 0, q.Nodes.Len()),
+		Other:    make([]string, 0, len(q.Other)),
+	}
+	for _, w := range q.Warnings {
+		jw := JSONWarning{Code: w.Code, Message: SanitizeString(w.Message, 0), Nodes: make([]string, 0, len(w.Nodes))}
+		for _, n := range w.Nodes {
+			jw.Nodes = append(jw.Nodes, SanitizeString(n, 0))
+		}
+		p.Warnings = append(p.Warnings, jw)
+	}
+	for _, n := range q.Nodes.All() {
+		p.Queue = append(p.Queue, nodeJSON(n))
+	}
+	for _, o := range q.Other {
+		p.Other = append(p.Other, SanitizeString(o, 0))
+	}
+	return p
+}
+
+// nodeJSON is one lock node of a JSONPath's queue.
+func nodeJSON(n *Node) JSONNode {
+	jn := JSONNode{
+		Node:     SanitizeString(n.Name, 0),
+		Seq:      n.Seq,
+		Kind:     n.KindName(),
+		Parent:   SanitizeString(n.Parent, 0),
+		Recipe:   n.Recipe.String(),
+		Role:     n.Role.String(),
+		Client:   SanitizeString(n.Client, 0),
+		Watches:  SanitizeString(n.Watches, 0),
+		Believes: n.Believes.String(),
+		Data:     n.DataText(0),
+		Czxid:    n.Czxid,
+	}
+	if !n.Ctime.IsZero() {
+		jn.Session = fmt.Sprintf("0x%x", n.Session)
+		jn.Ctime = n.Ctime.UTC().Format(RFC3339Milli)
+	} else if n.Name == "" {
+		jn.Session = fmt.Sprintf("0x%x", n.Session) // a waiter known by its session only
+	}
+	if start, b := n.Tenure(); !start.IsZero() {
+		jn.Since, jn.SinceBound = start.UTC().Format(RFC3339Milli), b.String()
+	}
+	switch n.Link {
+	case LinkVerified:
+		jn.WatchVerified = new(bool)
+		*jn.WatchVerified = true
+	case LinkMissing:
+		jn.WatchVerified = new(bool)
+	}
+	return jn
 }

@@ -13,6 +13,9 @@ type KeyMap struct {
 	Filter key.Binding
 	Clear  key.Binding // esc: drop the filter
 	Sort   key.Binding
+	// Waiting shows only the lock parents with waiters (and back): with
+	// the stuck-first sort, the stuck ones of a wide root in one screen.
+	Waiting key.Binding
 	// Copy puts the selected lock's path, node's path or session id on
 	// the clipboard of the operator's terminal (OSC 52, so over SSH too).
 	Copy key.Binding
@@ -53,6 +56,7 @@ func DefaultKeyMap() KeyMap {
 		Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Clear:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
 		Sort:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
+		Waiting:  key.NewBinding(key.WithKeys("W"), key.WithHelp("W", "waiting only")),
 		Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy path")),
 		Take:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "take")),
 		Release:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "release mine")),
@@ -83,7 +87,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
-		{k.Focus, k.Enter, k.Filter, k.Clear, k.Sort, k.Copy, k.Sessions, k.Narrate},
+		{k.Focus, k.Enter, k.Filter, k.Clear, k.Sort, k.Waiting, k.Copy, k.Sessions, k.Narrate},
 		{k.Take, k.Release, k.Revoke, k.Force},
 		{k.Pause, k.Step, k.Kill, k.Split},
 		{k.Help, k.Quit, k.Abort},

@@ -59,9 +59,11 @@ func TestSortCycle(t *testing.T) {
 		t.Errorf("contention order:\n got %v\nwant %v", got, want)
 	}
 	m, _ = press(m, "s")
-	want = []string{"/locks/idle", "/locks/inventory", "/locks/job-a", "/locks/nope", "/locks/orders", "/locks/reports", "/locks/shared-ledger"}
-	if got := visiblePaths(m); m.list.sort != sortName || strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("name order:\n got %v\nwant %v", got, want)
+	// Broken queues first, then those with waiters by the oldest wait,
+	// then the longest holds (here the same as by contention).
+	want = []string{"/locks/inventory", "/locks/shared-ledger", "/locks/job-a", "/locks/orders", "/locks/reports", "/locks/idle", "/locks/nope"}
+	if got := visiblePaths(m); m.list.sort != sortStuck || strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("stuck-first order:\n got %v\nwant %v", got, want)
 	}
 	m, _ = press(m, "s")
 	want = []string{"/locks/reports", "/locks/orders", "/locks/shared-ledger", "/locks/job-a"}
@@ -70,6 +72,11 @@ func TestSortCycle(t *testing.T) {
 	}
 	if !strings.Contains(ansi.Strip(m.View()), "sort: hold time") {
 		t.Error("sort mode not shown")
+	}
+	m, _ = press(m, "s")
+	want = []string{"/locks/idle", "/locks/inventory", "/locks/job-a", "/locks/nope", "/locks/orders", "/locks/reports", "/locks/shared-ledger"}
+	if got := visiblePaths(m); m.list.sort != sortName || strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("name order:\n got %v\nwant %v", got, want)
 	}
 	m, _ = press(m, "s")
 	if m.list.sort != sortContention {

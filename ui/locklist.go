@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,28 +16,6 @@ import (
 	"github.com/zklock/zklock/themes"
 )
 
-// sortMode orders the lock list.
-type sortMode int
-
-const (
-	// sortContention puts broken queues first, then the longest queues,
-	// then the longest waits: where an on-call engineer looks first.
-	sortContention sortMode = iota
-	sortName
-	sortHold // longest held first
-	sortModes
-)
-
-func (s sortMode) String() string {
-	switch s {
-	case sortName:
-		return "name"
-	case sortHold:
-		return "hold time"
-	}
-	return "contention"
-}
-
 // lockList is the left pane: every watched lock, sortable and filterable.
 type lockList struct {
 	pane
@@ -49,18 +26,32 @@ type lockList struct {
 	selected string
 	sort     sortMode
 	// orders holds every row index in each sort order, sorted on first
-	// use after a rebuild: a key that changes the sort or the filter
-	// then costs one pass over the rows, not a sort.
+	// use after a rebuild (listorder.go).
 	orders    [sortModes][]int
 	filter    textinput.Model
 	filtering bool // the filter input has the keyboard
+	// waitingOnly shows only the parents with waiters (W).
+	waitingOnly bool
+	// gen counts the changes of rows, flags and held order; shown* say
+	// what visible was filtered from, so that a filter that narrows
+	// filters visible again (refresh).
+	gen          int
+	shownGen     int
+	shownSort    sortMode
+	shownNeedle  string
+	shownWaiting bool
+	// queues are the snapshot's queues the rows were built from: a row
+	// whose queue is the same in the next snapshot is kept (rebuild).
+	queues []model.Queue
 	// prefix is the parent all paths share ("/locks/"), named once in the
 	// title instead of on every row.
 	prefix string
-	// heldRank is the order the operator is moving through (path to
-	// place), kept until heldUntil: a list re-sorted by contention under
-	// the cursor would send j back to a row just left. Nil when not held.
-	heldRank  map[string]int
+	// heldRank is the order the operator is moving through (each row's
+	// place in it, -1 for a row new since, over heldN places), kept until
+	// heldUntil: a list re-sorted by contention under the cursor would
+	// send j back to a row just left. Nil when not held.
+	heldRank  []int32
+	heldN     int
 	heldUntil time.Time
 	// pathW is the widest path shown (after the prefix): the PATH column
 	// grows to it before the holder's gets the rest.
@@ -101,6 +92,10 @@ func (l lockList) Update(msg tea.Msg) (lockList, tea.Cmd) {
 		case key.Matches(msg, k.Sort):
 			l.sort = (l.sort + 1) % sortModes
 			l.heldRank = nil // the operator asked for this order
+			l.gen++
+			l.refresh()
+		case key.Matches(msg, k.Waiting):
+			l.waitingOnly = !l.waitingOnly
 			l.refresh()
 		default:
 			if d, ok := navDelta(msg, k, max(l.rowsFor(l.height-2)-1, 1)); ok {
@@ -153,43 +148,83 @@ func (l lockList) View() []string {
 }
 
 // rebuild recomputes the rows from a snapshot, the configured paths and the
-// operator's own locks, keeping the selection on the same path.
+// operator's own locks, keeping the selection on the same path. A queue
+// the same as in the last snapshot keeps its row: on a root of 100,000
+// lock parents most of them are.
 func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]OwnLock) {
-	n := len(paths)
+	var queues []model.Queue
 	if snap != nil {
-		n += len(snap.Queues)
+		queues = snap.Queues
 	}
+	prev, prevQueues := l.rows, l.queues
 	// Fresh slices, not l.rows[:0]: an earlier Model value may still share
 	// the old ones.
-	l.rows = make([]lockRow, 0, n)
-	if snap != nil {
-		for i := range snap.Queues {
-			l.rows = append(l.rows, summarize(&snap.Queues[i]))
+	rows := make([]lockRow, 0, len(queues)+len(paths))
+	pending := pendingRows(snap, paths)
+	sorted := true
+	j := 0
+	for i := range queues {
+		q := &queues[i]
+		if i > 0 && queues[i-1].Path >= q.Path {
+			sorted = false
 		}
-	}
-	// Configured paths the snapshot lacks are looked up in it: a set of
-	// every path would cost a snapshot of many locks more than all the
-	// rows do.
-	added := make(map[string]bool, len(paths))
-	for _, p := range paths {
-		if !added[p] && snap.Queue(p) == nil {
-			added[p] = true
-			label := clean(p, 0)
-			l.rows = append(l.rows, lockRow{path: p, label: label, lower: strings.ToLower(label), state: model.PathPending})
+		for len(pending) > 0 && pending[0].path < q.Path {
+			rows, pending = append(rows, pending[0]), pending[1:]
 		}
+		for j < len(prev) && prev[j].path < q.Path {
+			j++
+		}
+		var r lockRow
+		if j < len(prev) && prev[j].path == q.Path && prev[j].qi >= 0 && sameQueue(&prevQueues[prev[j].qi], q) {
+			r = prev[j]
+			r.own, r.marked, r.crossLock = nil, false, false
+		} else {
+			r = summarize(q)
+		}
+		r.qi = int32(i)
+		rows = append(rows, r)
 	}
+	rows = append(rows, pending...)
+	if !sorted {
+		// Path order is what every sort falls back on (listorder.go).
+		slices.SortFunc(rows, func(a, b lockRow) int { return strings.Compare(a.path, b.path) })
+	}
+	if l.heldRank != nil {
+		l.heldRank = carryRanks(prev, rows, l.heldRank)
+	}
+	l.rows, l.queues = rows, queues
 	l.prefix = commonParent(l.rows)
 	l.pathW = 0
 	for i := range l.rows {
-		l.pathW = max(l.pathW, width(clean(l.rows[i].path[len(l.prefix):], 0)))
+		l.pathW = max(l.pathW, l.rows[i].labelW)
 	}
-	l.orders = [sortModes][]int{}
+	l.pathW = max(l.pathW-width(clean(l.prefix, 0)), 0)
+	l.reorder()
 	for i := 0; i < len(l.rows) && len(own) > 0; i++ {
 		if o, ok := own[l.rows[i].path]; ok {
 			l.rows[i].own = &o
 		}
 	}
 	l.refresh()
+}
+
+// pendingRows are the rows of the configured paths the snapshot lacks,
+// in path order.
+func pendingRows(snap *model.Snapshot, paths []string) []lockRow {
+	// Configured paths the snapshot lacks are looked up in it: a set of
+	// every path would cost a snapshot of many locks more than all the
+	// rows do.
+	var pending []lockRow
+	added := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		if !added[p] && snap.Queue(p) == nil {
+			added[p] = true
+			label := clean(p, 0)
+			pending = append(pending, lockRow{path: p, label: label, lower: strings.ToLower(label), labelW: width(label), state: model.PathPending, qi: -1})
+		}
+	}
+	slices.SortFunc(pending, func(a, b lockRow) int { return strings.Compare(a.path, b.path) })
+	return pending
 }
 
 // markSession flags the rows of the locks where session id (0: none)
@@ -233,10 +268,10 @@ func (l *lockList) flagDeadlocks(snap *model.Snapshot) bool {
 	}
 	for i := range l.rows {
 		if r := &l.rows[i]; in[r.path] {
-			r.danger = true
-			r.codes = strings.TrimSpace(r.codes + " cross-lock-deadlock")
+			r.crossLock = true
 		}
 	}
+	l.reorder()
 	l.refresh()
 	return true
 }
@@ -253,129 +288,13 @@ func (l *lockList) titles(st *themes.Styles) (title, foot string) {
 	}
 	title += st.Muted.Render(" · " + count)
 	foot = st.Muted.Render("sort: " + l.sort.String())
+	if l.waitingOnly {
+		foot += st.Muted.Render(" · waiting only")
+	}
 	if l.heldRank != nil {
 		foot += st.Muted.Render(" · held while you move")
 	}
 	return title, foot
-}
-
-// refresh re-applies filter and sort and puts the cursor back on the
-// selected path (or as near as the list allows).
-func (l *lockList) refresh() {
-	needle := strings.ToLower(strings.TrimSpace(l.filter.Value()))
-	order := l.order(l.sort)
-	if l.heldRank != nil {
-		order = l.heldOrder(order)
-	}
-	l.visible = make([]int, 0, len(order))
-	for _, i := range order {
-		if needle == "" || strings.Contains(l.rows[i].lower, needle) || strings.Contains(l.rows[i].codes, needle) {
-			l.visible = append(l.visible, i)
-		}
-	}
-	l.cursor = 0
-	for i, ri := range l.visible {
-		if l.rows[ri].path == l.selected {
-			l.cursor = i
-			break
-		}
-	}
-	l.syncSelected()
-}
-
-// order is every row's index in sort mode s. It is sorted once per
-// rebuild and only checked afterwards (rows flagged after a rebuild, as
-// a cross-lock deadlock flags them, may move). Paths are unique, so the
-// order is total: sorted is the one order a stable sort of the filtered
-// rows would give too.
-func (l *lockList) order(s sortMode) []int {
-	rows := l.rows
-	cmpRows := func(a, b *lockRow) int { return strings.Compare(a.path, b.path) }
-	switch s {
-	case sortContention:
-		cmpRows = func(a, b *lockRow) int {
-			switch {
-			case a.danger != b.danger:
-				if a.danger {
-					return -1
-				}
-				return 1
-			case a.depth != b.depth:
-				return cmp.Compare(b.depth, a.depth)
-			case !a.waitSince.Equal(b.waitSince):
-				if earlier(a.waitSince, b.waitSince) {
-					return -1
-				}
-				return 1
-			}
-			return strings.Compare(a.path, b.path)
-		}
-	case sortHold:
-		cmpRows = func(a, b *lockRow) int {
-			if !a.holdSince.Equal(b.holdSince) {
-				if earlier(a.holdSince, b.holdSince) {
-					return -1
-				}
-				return 1
-			}
-			return strings.Compare(a.path, b.path)
-		}
-	}
-	byRow := func(i, j int) int { return cmpRows(&rows[i], &rows[j]) }
-	order := l.orders[s]
-	if order != nil && slices.IsSortedFunc(order, byRow) {
-		return order
-	}
-	// A fresh slice: an earlier Model value may share the old one.
-	order = make([]int, len(rows))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, byRow)
-	l.orders[s] = order
-	return order
-}
-
-// holdOrder is how long the list keeps its order after the operator last
-// moved through it: long enough to read a row and press j again, short
-// enough that a queue that grew moves up soon after they stop.
-const holdOrder = 5 * time.Second
-
-// hold keeps the order shown until holdOrder after now: the rows stay
-// where the operator sees them while new data arrives.
-func (l *lockList) hold(now time.Time) {
-	if l.heldRank == nil {
-		l.heldRank = make(map[string]int, len(l.visible))
-		for i, ri := range l.order(l.sort) {
-			l.heldRank[l.rows[ri].path] = i
-		}
-	}
-	l.heldUntil = now.Add(holdOrder)
-}
-
-// release lets the order follow the sort again once the hold has run out
-// at now; it says whether the list changed.
-func (l *lockList) release(now time.Time) bool {
-	if l.heldRank == nil || now.Before(l.heldUntil) {
-		return false
-	}
-	l.heldRank, l.heldUntil = nil, time.Time{}
-	l.refresh()
-	return true
-}
-
-// heldOrder puts order (the sort's) in the held order: rows held keep
-// their place, rows new since the hold come after them, sorted.
-func (l *lockList) heldOrder(order []int) []int {
-	out := slices.Clone(order)
-	rank := func(i int) int {
-		if r, ok := l.heldRank[l.rows[i].path]; ok {
-			return r
-		}
-		return len(l.heldRank)
-	}
-	slices.SortStableFunc(out, func(a, b int) int { return cmp.Compare(rank(a), rank(b)) })
-	return out
 }
 
 func (l *lockList) syncSelected() {
@@ -473,8 +392,11 @@ func (l *lockList) body(st *themes.Styles, w, h int, now time.Time, focused bool
 	lines = append(lines, line(head, nil))
 	if len(l.visible) == 0 {
 		msg := "no lock paths: pass PATH... or --root"
-		if l.filter.Value() != "" {
+		switch {
+		case l.filter.Value() != "":
 			msg = "nothing matches the filter (esc clears)"
+		case l.waitingOnly && len(l.rows) > 0:
+			msg = "no lock has waiters (W shows all)"
 		}
 		lines = append(lines, st.Muted.Render(fit(" "+msg, w)))
 		return lines
@@ -516,7 +438,7 @@ func (l *lockList) rowSegs(segs []seg, st *themes.Styles, r *lockRow, cols []col
 				flag, style = "★", st.Lost
 			case r.marked:
 				flag, style = "◆", st.Key
-			case r.danger:
+			case r.dangerous():
 				flag, style = "‼", st.Danger
 			case r.own != nil:
 				flag, style = "★", st.Own
@@ -528,7 +450,7 @@ func (l *lockList) rowSegs(segs []seg, st *themes.Styles, r *lockRow, cols []col
 		case "PATH":
 			text = cleanLeft(r.path[len(l.prefix):], c.width)
 			switch {
-			case r.danger:
+			case r.dangerous():
 				style = st.Danger
 			case r.state != model.PathPresent:
 				style = st.Muted
@@ -539,7 +461,7 @@ func (l *lockList) rowSegs(segs []seg, st *themes.Styles, r *lockRow, cols []col
 				text = r.holder
 				if r.holders == 0 {
 					text, style = "-", st.Muted
-				} else if r.holders > 1 && r.danger {
+				} else if r.holders > 1 && r.dangerous() {
 					style = st.Danger
 				} else {
 					style = st.Holder

@@ -16,8 +16,10 @@ type lockRow struct {
 	label     string // sanitized path
 	lower     string // label in lower case, for the filter
 	state     model.PathState
+	labelW    int    // cells of label
 	holder    string // sanitized identity of the holder(s)
 	holders   int
+	waiters   int
 	depth     int
 	waitSince time.Time // oldest waiter's Since; zero when nobody waits
 	holdSince time.Time // first holder's tenure start; zero when nobody holds
@@ -25,14 +27,57 @@ type lockRow struct {
 	danger    bool   // split-holders, deadlock or mixed-recipes
 	warn      bool   // any other warning
 	codes     string // warning codes, for the filter and the marker
+	// The overlay: what the root knows beside the queue (its own locks,
+	// the marked session, a deadlock across locks). A row kept from the
+	// previous snapshot has its overlay cleared and set again.
 	own       *OwnLock
 	marked    bool // the marked session (sessions pane) has a node here
+	crossLock bool // in a cross-lock deadlock: danger, code cross-lock-deadlock
+	// qi is the row's queue in the snapshot it was built from, -1 for a
+	// configured path the snapshot lacks.
+	qi int32
+}
+
+// crossLockCode is the filter's word for a lock in a cross-lock deadlock.
+const crossLockCode = "cross-lock-deadlock"
+
+// dangerous says whether the row is drawn and sorted as broken: split
+// holders, a deadlock, mixed recipes, over its limit, or a cross-lock
+// deadlock.
+func (r *lockRow) dangerous() bool { return r.danger || r.crossLock }
+
+// matches says whether the row passes the filter: needle (lower case, ""
+// for any) in its path or its warning codes, and a waiter when
+// waitingOnly.
+func (r *lockRow) matches(needle string, waitingOnly bool) bool {
+	if waitingOnly && r.waiters == 0 {
+		return false
+	}
+	return needle == "" || strings.Contains(r.lower, needle) || strings.Contains(r.codes, needle) ||
+		r.crossLock && strings.Contains(crossLockCode, needle)
+}
+
+// sameQueue says whether q summarizes as p did: the Watcher hands out a
+// queue's Nodes unchanged until the queue changes, so for most queues of
+// a wide root this is a comparison of headers.
+func sameQueue(p, q *model.Queue) bool {
+	if p.Path != q.Path || p.State != q.State || p.Type != q.Type || p.Limit != q.Limit || p.LimitSource != q.LimitSource ||
+		len(p.Warnings) != len(q.Warnings) || !p.Nodes.Shares(q.Nodes) {
+		return false
+	}
+	for i := range p.Warnings {
+		if p.Warnings[i].Code != q.Warnings[i].Code {
+			return false
+		}
+	}
+	return true
 }
 
 // summarize derives the list row of one queue.
 func summarize(q *model.Queue) lockRow {
 	r := lockRow{path: q.Path, label: clean(q.Path, 0), state: q.State, depth: q.Nodes.Len()}
 	r.lower = strings.ToLower(r.label)
+	r.labelW = width(r.label)
 	var first *model.Node
 	for _, n := range q.Nodes.All() {
 		if n.Role == lockops.RoleHolder || n.Believes == lockops.RoleHolder {
@@ -42,6 +87,7 @@ func summarize(q *model.Queue) lockRow {
 			}
 			continue
 		}
+		r.waiters++
 		if r.waitSince.IsZero() || n.Since.Before(r.waitSince) {
 			r.waitSince = n.Since
 		}

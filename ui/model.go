@@ -252,7 +252,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Filter):
 		m.focus = focusList
 		return m.toList(msg)
-	case key.Matches(msg, k.Clear, k.Sort):
+	case key.Matches(msg, k.Clear, k.Sort, k.Waiting):
 		// The lock list's keys, whichever pane has the focus.
 		return m.toList(msg)
 	case key.Matches(msg, k.Sessions):

@@ -1,0 +1,164 @@
+package cmd
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/sessions"
+)
+
+// wideSnapshot is a root of parents lock parents (a lock per entity):
+// every tenth with a holder, every hundredth with two waiters behind it,
+// a warning on every fiftieth, strays and hostile bytes here and there.
+// A waiter's session is the holder of a parent further on (a worker
+// holding one entity waits on another): parents/10 sessions in all,
+// waiting for each other in chains.
+func wideSnapshot(parents int, at time.Time) *model.Snapshot {
+	snap := &model.Snapshot{At: at, Conn: model.Conn{State: model.StateConnected}}
+	snap.Queues = make([]model.Queue, 0, parents)
+	for i := range parents {
+		q := model.Queue{Path: fmt.Sprintf("/locks/orders/order-%07d", i), State: model.PathPresent, Type: model.TypeMutex}
+		if i%10 == 0 {
+			var nodes []model.Node
+			for k := range 1 + 2*boolInt(i%100 == 0) {
+				n := model.Node{
+					Name: fmt.Sprintf("_c_0f6e4c9a-1d2b-4c3d-8e9f-%012d-lock-%010d", i, k), Seq: int32(k),
+					Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
+					Session: int64(0x100000 + (i+10*k)*3), Ctime: at.Add(-time.Duration(i%3600+k) * time.Second),
+					Data: []byte(fmt.Sprintf("worker-%d <pid %d>", i, k)),
+				}
+				n.Since, n.SinceExact = n.Ctime, true
+				if k == 0 {
+					n.Role, n.Believes = lockops.RoleHolder, lockops.RoleHolder
+				} else {
+					n.Watches, n.Link = nodes[k-1].Name, model.LinkVerified
+				}
+				nodes = append(nodes, n)
+			}
+			q.Nodes = model.NodesOf(nodes...)
+		}
+		if i%50 == 0 {
+			q.Warnings = []model.Warning{{Code: model.WarnHerd, Message: "herd on \x1b[31m" + q.Path, Nodes: []string{"a&b"}}}
+		}
+		if i%70 == 0 {
+			q.Other = []string{"stray\x07", "leases"}
+		}
+		if i%333 == 0 {
+			q.State = model.PathAbsent
+		}
+		snap.Queues = append(snap.Queues, q)
+	}
+	return snap
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestLsJSONStreamsSameBytes: the streamed `ls --json` is byte for byte
+// what writeJSON wrote of the whole array, for an empty snapshot, one
+// path and a root of thousands (holders, waiters, warnings, strays,
+// escapes and HTML characters in data).
+func TestLsJSONStreamsSameBytes(t *testing.T) {
+	at := time.Date(2026, 3, 14, 3, 11, 4, 0, time.UTC)
+	for _, snap := range []*model.Snapshot{{At: at}, wideSnapshot(1, at), wideSnapshot(3000, at), syntheticSnapshot(20, 4, at)} {
+		var want, got bytes.Buffer
+		if err := writeJSON(&want, model.ToJSON(snap)); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeLsJSON(&got, snap); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			i := 0
+			for i < min(got.Len(), want.Len()) && got.Bytes()[i] == want.Bytes()[i] {
+				i++
+			}
+			t.Fatalf("%d paths: streamed output differs at byte %d:\n got …%q\nwant …%q", len(snap.Queues), i,
+				got.Bytes()[max(i-40, 0):min(i+40, got.Len())], want.Bytes()[max(i-40, 0):min(i+40, want.Len())])
+		}
+	}
+}
+
+// heapWatch is an io.Writer that notes the largest heap in use at any
+// write: what a writer holds while it writes.
+type heapWatch struct{ peak uint64 }
+
+func (h *heapWatch) Write(b []byte) (int, error) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	h.peak = max(h.peak, ms.HeapAlloc)
+	return len(b), nil
+}
+
+// BenchmarkLsJSON100k writes `ls --json` of 100,000 lock parents,
+// streamed (as ls does) and, for the floor of the old way, as one array
+// marshalled at once: allocations per write and the heap in use at the
+// writes (peak-heap-MB, sampled at each write to the output, above the
+// snapshot's own).
+func BenchmarkLsJSON100k(b *testing.B) {
+	snap := wideSnapshot(100_000, time.Now())
+	for _, way := range []struct {
+		name  string
+		write func(w io.Writer) error
+	}{
+		{"stream", func(w io.Writer) error { return writeLsJSON(w, snap) }},
+		{"array", func(w io.Writer) error { return writeJSON(w, model.ToJSON(snap)) }},
+	} {
+		b.Run(way.name, func(b *testing.B) {
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			base := ms.HeapAlloc
+			h := &heapWatch{}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := way.write(h); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(h.peak-min(base, h.peak))/(1<<20), "peak-heap-MB")
+		})
+	}
+}
+
+// BenchmarkSessions10k is `zklock sessions --root` after the read, at a
+// root of 100,000 lock parents and 10,000 sessions: the table
+// (SessionsOf) and its text and JSON. Target: under 2 s.
+func BenchmarkSessions10k(b *testing.B) {
+	snap := wideSnapshot(100_000, time.Now())
+	b.Run("table", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if ss := sessions.SessionsOf(snap); len(ss.List) != 10_000 {
+				b.Fatalf("%d sessions", len(ss.List))
+			}
+		}
+	})
+	ss := sessions.SessionsOf(snap)
+	b.Run("text", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := writeSessionsText(io.Discard, ss); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := writeSessionsJSON(io.Discard, ss); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

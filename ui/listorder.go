@@ -1,0 +1,253 @@
+package ui
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The lock list's orders and filter, sized for a root of 100,000 lock
+// parents: the rows are kept in path order, each sort is a sort of
+// integer keys computed once per snapshot (the path order breaks ties by
+// row index, never by comparing strings), and a filter that only narrows
+// looks at the rows it showed last, not at every row.
+
+// sortMode orders the lock list.
+type sortMode int
+
+const (
+	// sortContention puts broken queues first, then the longest queues,
+	// then the longest waits: where an on-call engineer looks first.
+	sortContention sortMode = iota
+	// sortStuck puts broken queues first, then the parents with waiters
+	// by their oldest wait, then the longest holds: on a root of many
+	// lock parents, the stuck ones are the first screen.
+	sortStuck
+	sortHold // longest held first
+	sortName
+	sortModes
+)
+
+func (s sortMode) String() string {
+	switch s {
+	case sortStuck:
+		return "stuck first"
+	case sortName:
+		return "name"
+	case sortHold:
+		return "hold time"
+	}
+	return "contention"
+}
+
+// sortKey is a row's place in one sort mode, compared field by field;
+// rows with equal keys stay in path order.
+type sortKey struct{ a, b, c, d int64 }
+
+func (k sortKey) compare(o sortKey) int {
+	if c := cmp.Compare(k.a, o.a); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(k.b, o.b); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(k.c, o.c); c != 0 {
+		return c
+	}
+	return cmp.Compare(k.d, o.d)
+}
+
+// timeKey orders times earliest first and unknown (zero) ones last, as
+// earlier does.
+func timeKey(t time.Time) int64 {
+	if t.IsZero() {
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
+func boolKey(first bool) int64 {
+	if first {
+		return 0
+	}
+	return 1
+}
+
+// keyOf is row r's key in sort mode s (sortName: none, the path order is
+// the order).
+func keyOf(s sortMode, r *lockRow) sortKey {
+	switch s {
+	case sortContention:
+		return sortKey{a: boolKey(r.dangerous()), b: -int64(r.depth), c: timeKey(r.waitSince)}
+	case sortStuck:
+		return sortKey{a: boolKey(r.dangerous()), b: boolKey(r.waiters > 0), c: timeKey(r.waitSince), d: timeKey(r.holdSince)}
+	case sortHold:
+		return sortKey{a: timeKey(r.holdSince)}
+	}
+	return sortKey{}
+}
+
+// order is every row's index in sort mode s, sorted once per rebuild (or
+// flag of the rows) and kept: a key that changes the sort or the filter
+// then costs one pass over the rows, not a sort.
+func (l *lockList) order(s sortMode) []int {
+	if o := l.orders[s]; o != nil {
+		return o
+	}
+	// A fresh slice: an earlier Model value may share the old one.
+	order := make([]int, len(l.rows))
+	if s == sortName {
+		for i := range order {
+			order[i] = i
+		}
+		l.orders[s] = order
+		return order
+	}
+	type keyed struct {
+		k sortKey
+		i int
+	}
+	// An empty row's key is the greatest of every mode (no danger, no
+	// node, no times): the rows that have it, most of a wide root, go
+	// last in path order without being sorted.
+	last := keyOf(s, &lockRow{})
+	ks := make([]keyed, 0, len(l.rows)/8)
+	tail := order[:0:0]
+	for i := range l.rows {
+		if k := keyOf(s, &l.rows[i]); k != last {
+			ks = append(ks, keyed{k, i})
+		} else {
+			tail = append(tail, i)
+		}
+	}
+	// Unique indices make the order total: the one a stable sort by path
+	// would give.
+	slices.SortFunc(ks, func(x, y keyed) int {
+		if c := x.k.compare(y.k); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.i, y.i)
+	})
+	for i, k := range ks {
+		order[i] = k.i
+	}
+	copy(order[len(ks):], tail)
+	l.orders[s] = order
+	return order
+}
+
+// reorder forgets the orders and the filtered rows after the rows or
+// their flags changed.
+func (l *lockList) reorder() {
+	l.orders = [sortModes][]int{}
+	l.gen++
+}
+
+// refresh re-applies filter and sort and puts the cursor back on the
+// selected path (or as near as the list allows). A filter that only
+// narrows the last one (a letter typed, waiting-only turned on) over the
+// same order filters the rows shown, not every row.
+func (l *lockList) refresh() {
+	needle := strings.ToLower(strings.TrimSpace(l.filter.Value()))
+	src := l.visible
+	narrows := l.shownGen == l.gen && l.shownSort == l.sort && strings.Contains(needle, l.shownNeedle) && (l.waitingOnly || !l.shownWaiting)
+	if !narrows {
+		src = l.order(l.sort)
+		if l.heldRank != nil {
+			src = l.heldOrder(src)
+		}
+	}
+	visible := make([]int, 0, len(src))
+	for _, i := range src {
+		if l.rows[i].matches(needle, l.waitingOnly) {
+			visible = append(visible, i)
+		}
+	}
+	l.visible = visible
+	l.shownGen, l.shownSort, l.shownNeedle, l.shownWaiting = l.gen, l.sort, needle, l.waitingOnly
+	l.cursor = 0
+	for i, ri := range l.visible {
+		if l.rows[ri].path == l.selected {
+			l.cursor = i
+			break
+		}
+	}
+	l.syncSelected()
+}
+
+// holdOrder is how long the list keeps its order after the operator last
+// moved through it: long enough to read a row and press j again, short
+// enough that a queue that grew moves up soon after they stop.
+const holdOrder = 5 * time.Second
+
+// hold keeps the order shown until holdOrder after now: the rows stay
+// where the operator sees them while new data arrives.
+func (l *lockList) hold(now time.Time) {
+	if l.heldRank == nil {
+		order := l.order(l.sort)
+		rank := make([]int32, len(l.rows))
+		for pos, ri := range order {
+			rank[ri] = int32(pos)
+		}
+		l.heldRank, l.heldN = rank, len(order)
+		l.gen++
+	}
+	l.heldUntil = now.Add(holdOrder)
+}
+
+// release lets the order follow the sort again once the hold has run out
+// at now; it says whether the list changed.
+func (l *lockList) release(now time.Time) bool {
+	if l.heldRank == nil || now.Before(l.heldUntil) {
+		return false
+	}
+	l.heldRank, l.heldN, l.heldUntil = nil, 0, time.Time{}
+	l.gen++
+	l.refresh()
+	return true
+}
+
+// heldOrder puts order (the sort's) in the held order: rows held keep
+// their place, rows new since the hold come after them, sorted.
+func (l *lockList) heldOrder(order []int) []int {
+	slots := make([]int, l.heldN)
+	for i := range slots {
+		slots[i] = -1
+	}
+	for _, i := range order {
+		if r := l.heldRank[i]; r >= 0 {
+			slots[r] = i
+		}
+	}
+	out := make([]int, 0, len(order))
+	for _, i := range slots {
+		if i >= 0 {
+			out = append(out, i)
+		}
+	}
+	for _, i := range order {
+		if l.heldRank[i] < 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// carryRanks is the held ranks of prev's rows (heldRank) given to the
+// same paths in rows, -1 for a path new since; both are in path order.
+func carryRanks(prev, rows []lockRow, heldRank []int32) []int32 {
+	out := make([]int32, len(rows))
+	j := 0
+	for i := range rows {
+		for j < len(prev) && prev[j].path < rows[i].path {
+			j++
+		}
+		out[i] = -1
+		if j < len(prev) && prev[j].path == rows[i].path {
+			out[i] = heldRank[j]
+		}
+	}
+	return out
+}

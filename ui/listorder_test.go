@@ -1,0 +1,139 @@
+package ui
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+)
+
+// stuckQueue is a lock parent with a holder since hold ago (none when
+// 0) and waiters waiting since wait ago each (the first the oldest).
+func stuckQueue(path string, hold time.Duration, waits ...time.Duration) model.Queue {
+	var nodes []model.Node
+	seq := int32(0)
+	if hold > 0 {
+		nodes = append(nodes, node(curatorName("aaaaaaaa-5d4e-4f60-8a7b-1c2d3e4f5a6b", seq), seq, lockops.KindMutex, lockops.RecipeCurator, lockops.RoleHolder, 0x100+int64(seq), "", "", hold))
+	}
+	for _, w := range waits {
+		seq++
+		nodes = append(nodes, node(curatorName("bbbbbbbb-5d4e-4f60-8a7b-1c2d3e4f5a6b", seq), seq, lockops.KindMutex, lockops.RecipeCurator, lockops.RoleWaiting, 0x100+int64(seq), "", "", w))
+	}
+	return model.Queue{Path: path, State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(nodes...)}
+}
+
+// TestStuckFirstAndWaitingOnly: the stuck-first sort puts the parents
+// with waiters first by their oldest wait (not by depth, as contention
+// does), then the longest holds, then the rest by path; W shows only the
+// parents with waiters, and the filter narrows within them.
+func TestStuckFirstAndWaitingOnly(t *testing.T) {
+	snap := fleet()
+	snap.Queues = []model.Queue{
+		stuckQueue("/locks/e/deep-recent", time.Minute, 10*time.Second, 5*time.Second, time.Second),
+		stuckQueue("/locks/e/empty", 0),
+		stuckQueue("/locks/e/held-long", 3*time.Hour),
+		stuckQueue("/locks/e/held-short", time.Minute),
+		stuckQueue("/locks/e/shallow-old", time.Hour, 40*time.Minute),
+	}
+	m := newTest("mono", 160, 48, func(o *Options) { o.Paths = nil })
+	m = step(m, updateMsg{model.Update{Snapshot: snap}})
+	short := func(m Model) string {
+		return strings.ReplaceAll(strings.Join(visiblePaths(m), " "), "/locks/e/", "")
+	}
+	if got, want := short(m), "deep-recent shallow-old held-long held-short empty"; got != want {
+		t.Errorf("contention: %s, want %s", got, want)
+	}
+	m, _ = press(m, "s")
+	if got, want := short(m), "shallow-old deep-recent held-long held-short empty"; m.list.sort != sortStuck || got != want {
+		t.Errorf("stuck first: %s, want %s", got, want)
+	}
+	m, _ = press(m, "W")
+	if got, want := short(m), "shallow-old deep-recent"; got != want {
+		t.Errorf("waiting only: %s, want %s", got, want)
+	}
+	if v := viewText(m); !strings.Contains(v, "2 of 5") || !strings.Contains(v, "waiting only") {
+		t.Errorf("waiting only is not said:\n%s", v)
+	}
+	m, _ = press(m, "/", "deep", "enter")
+	if got := short(m); got != "deep-recent" {
+		t.Errorf("filter within waiting only: %s", got)
+	}
+	m, _ = press(m, "esc", "W")
+	if got := len(m.list.visible); got != 5 {
+		t.Errorf("W again shows %d rows, want 5", got)
+	}
+}
+
+func viewText(m Model) string { return m.View() }
+
+// TestListRowsKeptMatchFresh: over random snapshots of many parents
+// (queues changing, appearing, vanishing; configured paths the snapshot
+// lacks), the rows a list keeps from the last snapshot, its orders and
+// its narrowing filter are what a fresh list computes.
+func TestListRowsKeptMatchFresh(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	paths := []string{"/locks/p/0005", "/locks/p/zz-configured", "/locks/p/0000-first"}
+	queues := map[string]model.Queue{}
+	randomQueue := func(p string) model.Queue {
+		var waits []time.Duration
+		for range rng.IntN(3) {
+			waits = append(waits, time.Duration(rng.IntN(100))*time.Second)
+		}
+		hold := time.Duration(0)
+		if rng.IntN(3) > 0 {
+			hold = time.Duration(1+rng.IntN(100)) * time.Second
+		}
+		return stuckQueue(p, hold, waits...)
+	}
+	kept := newTest("mono", 160, 48, func(o *Options) { o.Paths = paths })
+	for round := range 40 {
+		for range 1 + rng.IntN(20) {
+			p := fmt.Sprintf("/locks/p/%04d", rng.IntN(60))
+			if rng.IntN(4) == 0 {
+				delete(queues, p)
+			} else {
+				queues[p] = randomQueue(p)
+			}
+		}
+		snap := fleet()
+		snap.Queues = nil
+		for _, q := range queues {
+			snap.Queues = append(snap.Queues, q)
+		}
+		slices.SortFunc(snap.Queues, func(a, b model.Queue) int { return strings.Compare(a.Path, b.Path) })
+		kept = step(kept, updateMsg{model.Update{Snapshot: snap}})
+		fresh := newTest("mono", 160, 48, func(o *Options) { o.Paths = paths })
+		fresh = step(fresh, updateMsg{model.Update{Snapshot: snap}})
+		for s := range sortModes {
+			kept.list.sort, fresh.list.sort = s, s
+			kept.list.gen++
+			kept.list.refresh()
+			fresh.list.refresh()
+			for _, keys := range [][]string{nil, {"W"}, {"/", "0", "0", "2"}, {"W", "/", "0", "0", "1"}, {"/", "0", "0", "2", "backspace", "1"}} {
+				k, f := kept, fresh
+				k, _ = press(k, keys...)
+				f.list.waitingOnly = k.list.waitingOnly
+				f.list.filter.SetValue(k.list.filter.Value())
+				f.list.gen++
+				f.list.refresh()
+				if got, want := visiblePaths(k), visiblePaths(f); !slices.Equal(got, want) {
+					t.Fatalf("round %d sort %v keys %v:\nkept  %v\nfresh %v", round, s, keys, got, want)
+				}
+			}
+		}
+		kept.list.sort = sortContention
+		kept.list.gen++
+		kept.list.refresh()
+		for i := range kept.list.rows {
+			k, f := kept.list.rows[i], fresh.list.rows[i]
+			if k.path != f.path || k.depth != f.depth || k.waiters != f.waiters || !k.waitSince.Equal(f.waitSince) || !k.holdSince.Equal(f.holdSince) || k.holder != f.holder {
+				t.Fatalf("round %d row %d: kept %+v, fresh %+v", round, i, k, f)
+			}
+		}
+	}
+}
