@@ -169,11 +169,11 @@ func (g *GSSAPI) Start(server string) (zk.SASLExchange, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if err := g.cl.AffirmLogin(); err != nil {
-		return nil, classifyKerberos(fmt.Errorf("log in as %s: %w", g.principal, err))
+		return nil, classifyKerberos(err, "log in as "+g.principal)
 	}
 	tkt, key, err := g.cl.GetServiceTicket(spn)
 	if err != nil {
-		return nil, classifyKerberos(fmt.Errorf("ticket for %s: %w", spn, err))
+		return nil, classifyKerberos(err, "ticket for "+spn)
 	}
 	tok, err := spnego.NewKRB5TokenAPREQ(g.cl, tkt, key,
 		[]int{gssapi.ContextFlagInteg, gssapi.ContextFlagMutual}, []int{flags.APOptionMutualRequired})
@@ -237,7 +237,7 @@ func (e *gssapiExchange) checkAPRep(b []byte) error {
 		return fmt.Errorf("%w: AP-REP: %w", ErrSecurityLayer, err)
 	}
 	if tok.IsKRBError() {
-		return classifyKerberos(fmt.Errorf("the server refused the AP-REQ: %v", tok.KRBError))
+		return classifyKerberos(tok.KRBError, "the server's answer to the AP-REQ")
 	}
 	if !tok.IsAPRep() {
 		return fmt.Errorf("%w: a GSS token that is not an AP-REP", ErrSecurityLayer)
@@ -297,10 +297,18 @@ func authenticatorTime(apreq messages.APReq, key types.EncryptionKey) (types.Aut
 	return a, nil
 }
 
-// classifyKerberos puts a sentinel on a gokrb5 failure. gokrb5 keeps a
-// KDC's error only as text (krberror has no Unwrap), hence the names.
-func classifyKerberos(err error) error {
+// classifyKerberos puts a sentinel on a gokrb5 failure of op and keeps
+// only the KDC's error of gokrb5's long text. gokrb5 keeps a KDC's error
+// only as text (krberror has no Unwrap), hence the match on names.
+func classifyKerberos(err error, op string) error {
 	msg := err.Error()
+	detail := msg
+	if i := strings.LastIndex(msg, "KRB Error: "); i >= 0 {
+		detail = strings.TrimSpace(msg[i+len("KRB Error: "):])
+		detail, _, _ = strings.Cut(detail, " - ") // gokrb5's e-text suffix
+	} else if i := strings.LastIndex(msg, "dial tcp "); i >= 0 {
+		detail = strings.TrimRight(msg[i:], ")") // the TCP try: UDP's says less
+	}
 	for _, c := range []struct {
 		name string
 		is   error
@@ -318,10 +326,10 @@ func classifyKerberos(err error) error {
 		{"TGT session expired", ErrNoTicket},
 	} {
 		if strings.Contains(msg, c.name) {
-			return fmt.Errorf("%w: %w", c.is, err)
+			return fmt.Errorf("%w: %s: %s", c.is, op, detail)
 		}
 	}
-	return err
+	return fmt.Errorf("%s: %w", op, err)
 }
 
 // splitPrincipal splits name@REALM, with realm when there is none.
