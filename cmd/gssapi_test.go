@@ -176,3 +176,30 @@ func TestGSSAPIRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestGSSAPIDoctor: doctor says which mechanism it used, as whom, and what
+// the server answered, accepted or refused.
+func TestGSSAPIDoctor(t *testing.T) {
+	k, server := kerberosZK(t)
+	out, errOut, code := runBinary(t, nil, append(gssapiFlags(k, server, "alice"), "doctor", "-o", "json")...)
+	if code != 0 {
+		t.Fatalf("doctor: code %d, stderr %q\n%s", code, errOut, out)
+	}
+	r := doctorJSON(t, out)
+	if r.SASL == nil || r.SASL.Mechanism != "GSSAPI" || r.SASL.Identity != k.Principal("alice") {
+		t.Fatalf("doctor's sasl: %+v", r.SASL)
+	}
+	if len(r.Members) != 1 || r.Members[0].SASL != "accepted" {
+		t.Fatalf("doctor's member: %+v", r.Members)
+	}
+	text, _, _ := runBinary(t, nil, append(gssapiFlags(k, server, "alice"), "doctor")...)
+	if want := "SASL        GSSAPI as " + k.Principal("alice") + ": accepted"; !strings.Contains(text, want) {
+		t.Errorf("doctor text lacks %q:\n%s", want, text)
+	}
+
+	out, _, _ = runBinary(t, nil, append(gssapiFlags(k, server, "alice"), "--sasl-service", "nosuch", "doctor", "-o", "json")...)
+	r = doctorJSON(t, out)
+	if m := r.Members[0]; !strings.HasPrefix(m.SASL, "refused: ") || !strings.Contains(m.SASL, "no such service principal") || m.Usable {
+		t.Fatalf("doctor with a wrong service: %+v", m)
+	}
+}
