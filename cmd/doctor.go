@@ -108,6 +108,8 @@ type doctorReport struct {
 	Clock    doctorClock     `json:"clock"`
 	Roots    []doctorRoot    `json:"roots"`
 	Problems []string        `json:"problems"` // one line each; [] when all is well
+	// SASL is null without SASL (doctorsasl.go).
+	SASL *doctorSASL `json:"sasl"`
 }
 
 type doctorTLSConf struct {
@@ -132,6 +134,8 @@ type doctorMember struct {
 	// SessionTimeoutMS is the timeout the member granted (0: no session).
 	SessionTimeoutMS int64          `json:"session_timeout_ms"`
 	TLS              *doctorPeerTLS `json:"tls,omitempty"`
+	// SASL is the member's answer to the exchange (doctorsasl.go).
+	SASL string `json:"sasl,omitempty"`
 }
 
 type doctorPeerTLS struct {
@@ -167,6 +171,7 @@ func runDoctor(ctx context.Context, s *config.Settings) *doctorReport {
 	if s.TLS != nil {
 		rep.TLS = &doctorTLSConf{CA: s.TLS.CA, Cert: s.TLS.Cert, ServerName: s.TLS.ServerName, HostnameVerified: !s.TLS.SkipHostnameVerify}
 	}
+	rep.SASL = newDoctorSASL(s)
 	sessions := make([]*lockops.Session, len(s.Servers))
 	var wg sync.WaitGroup
 	for i, addr := range s.Servers {
@@ -240,8 +245,9 @@ func examineMember(ctx context.Context, s *config.Settings, m *doctorMember) *lo
 		m.FourLetter[w] = r.verdict
 		m.readVersion(w, r.reply)
 	}
+	m.SASL = saslAnswer(s, err)
 	if err != nil {
-		m.Error = err.Error()
+		m.Error = saslHint(err).Error()
 		m.AddWatch = "unknown: no session"
 		if les := linkErrors(err); len(les) > 0 {
 			if c := serverCert(les[0]); c != nil {
@@ -477,6 +483,7 @@ func (r *doctorReport) write(w io.Writer) {
 		} else {
 			fmt.Fprintf(w, "  %-11s timeout %s granted\n", "session", time.Duration(m.SessionTimeoutMS)*time.Millisecond)
 		}
+		writeSASLLine(w, r, m)
 		if t := m.TLS; t != nil {
 			var parts []string
 			if t.Protocol != "" {

@@ -62,6 +62,7 @@ func TestMain(m *testing.M) {
 	sharedTLS.Close()
 	sharedExpired.Close()
 	sharedSASL.Close()
+	closeKerberos()
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
 	}

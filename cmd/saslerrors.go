@@ -45,6 +45,8 @@ func saslHint(err error) error {
 			at = " at " + se.Server
 		}
 		msg = "ZooKeeper" + at + " requires SASL authentication and zklock sent none: give --sasl DIGEST-MD5 --sasl-user NAME (password in --sasl-password-file FILE or ZKLOCK_SASL_PASSWORD), --sasl GSSAPI --sasl-keytab FILE --sasl-principal NAME, or --jaas FILE"
+	case se.Mechanism == config.MechGSSAPI:
+		msg = gssapiHint(se)
 	case errors.Is(se.Err, zk.ErrAuthFailed):
 		msg = fmt.Sprintf("SASL %s refused by %s: unknown user or wrong password (ZooKeeper does not say which): check --sasl-user and the password (--sasl-password-file, ZKLOCK_SASL_PASSWORD or the --jaas file's Client section)", se.Mechanism, se.Server)
 	case errors.Is(se.Err, sasl.ErrNoChallenge):
@@ -55,6 +57,33 @@ func saslHint(err error) error {
 		msg = fmt.Sprintf("SASL %s with %s failed: %v", se.Mechanism, se.Server, se.Err)
 	}
 	return &saslFailure{msg: msg, err: err}
+}
+
+// gssapiHint is the one line for a failed Kerberos exchange: the cause
+// as the sasl package words it, then the fix.
+func gssapiHint(se *zk.SASLError) string {
+	fix := ""
+	switch {
+	case errors.Is(se.Err, zk.ErrAuthFailed):
+		return fmt.Sprintf("SASL GSSAPI refused by %s: the server did not accept the Kerberos ticket: its keytab may hold another key or principal than the KDC's, its clock may be off, or it has no Kerberos login (DIGEST-MD5 only): see the server's log", se.Server)
+	case errors.Is(se.Err, sasl.ErrServicePrincipal):
+		fix = "the servers' principal is SERVICE/HOST with HOST as given in --servers: check --sasl-service (default zookeeper) and give the host name the principal has, not an address"
+	case errors.Is(se.Err, sasl.ErrClientPrincipal):
+		fix = "check --sasl-principal, and that --sasl-keytab holds its current key"
+	case errors.Is(se.Err, sasl.ErrKDCUnreachable):
+		fix = "is the realm's KDC up, and does krb5.conf (--krb5-conf, KRB5_CONFIG) name it?"
+	case errors.Is(se.Err, sasl.ErrClockSkew):
+		fix = "set this machine's clock (NTP): Kerberos allows 5 minutes"
+	case errors.Is(se.Err, sasl.ErrNoTicket):
+		fix = "run kinit, or give --sasl-keytab FILE --sasl-principal NAME"
+	case errors.Is(se.Err, sasl.ErrNoChallenge):
+		fix = "connect without --sasl/--jaas, or configure SASL on the server"
+	case errors.Is(se.Err, sasl.ErrSecurityLayer):
+		fix = "the server could not prove it holds the service's key: check --servers points at the ensemble you mean"
+	default:
+		return fmt.Sprintf("SASL GSSAPI with %s failed: %v", se.Server, se.Err)
+	}
+	return fmt.Sprintf("SASL GSSAPI with %s: %v: %s", se.Server, se.Err, fix)
 }
 
 // registerSASLFlags binds the --sasl* flags (PRODUCT.md, "SASL and

@@ -115,8 +115,9 @@ func resolveSASL(g *Flags, c *ContextSASL) (*SASL, error) {
 			return nil, err
 		}
 	case MechGSSAPI:
-		if s.Keytab == "" || s.Principal == "" {
-			return nil, fmt.Errorf("--sasl GSSAPI needs --sasl-keytab FILE and --sasl-principal NAME (or --jaas FILE with a Krb5LoginModule keyTab and principal)")
+		// Without a keytab the credential cache (kinit's) is used.
+		if s.Keytab != "" && s.Principal == "" {
+			return nil, fmt.Errorf("--sasl GSSAPI --sasl-keytab needs --sasl-principal NAME (or --jaas FILE with a Krb5LoginModule keyTab and principal)")
 		}
 	}
 	var err error

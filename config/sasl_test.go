@@ -19,6 +19,8 @@ func TestResolveSASL(t *testing.T) {
 	pwFile := write("pw", "s3cret\n")
 	jaas := write("jaas.conf", `Client { org.apache.zookeeper.server.auth.DigestLoginModule required username="jay" password="jaas-pw"; };`)
 	krbJAAS := write("krb.conf", `Client { com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true keyTab="/k.keytab" principal="me@R"; };`)
+	krb5 := write("krb5.conf", "[libdefaults]\n default_realm = R\n")
+	t.Setenv("KRB5CCNAME", "FILE:"+filepath.Join(dir, "no-cache"))
 	tests := []struct {
 		name    string
 		flags   Flags
@@ -40,7 +42,14 @@ func TestResolveSASL(t *testing.T) {
 		{name: "jaas kerberos", flags: Flags{JAAS: krbJAAS}, wantErr: "GSSAPI"},
 		{name: "context block", ctx: &ContextSASL{Mechanism: "DIGEST-MD5", User: "ctx", PasswordFile: pwFile},
 			want: &SASL{Mechanism: MechDigest, User: "ctx", Password: "s3cret"}},
-		{name: "gssapi without keytab", flags: Flags{SASL: "GSSAPI", SASLPrincipal: "me@R"}, wantErr: "--sasl-keytab"},
+		{name: "gssapi, no keytab and no ticket cache", flags: Flags{SASL: "GSSAPI", SASLPrincipal: "me@R", Krb5Conf: krb5},
+			wantErr: "credential cache " + filepath.Join(dir, "no-cache")},
+		{name: "gssapi, missing keytab", flags: Flags{SASL: "GSSAPI", SASLPrincipal: "me", SASLKeytab: filepath.Join(dir, "no.keytab"), Krb5Conf: krb5},
+			wantErr: "keytab " + filepath.Join(dir, "no.keytab")},
+		{name: "gssapi, keytab without principal", flags: Flags{SASL: "GSSAPI", SASLKeytab: filepath.Join(dir, "no.keytab"), Krb5Conf: krb5},
+			wantErr: "--sasl-principal"},
+		{name: "gssapi, missing krb5.conf", flags: Flags{SASL: "GSSAPI", SASLPrincipal: "me", SASLKeytab: filepath.Join(dir, "no.keytab"), Krb5Conf: filepath.Join(dir, "no-krb5.conf")},
+			wantErr: "krb5.conf " + filepath.Join(dir, "no-krb5.conf")},
 		{name: "unknown mechanism", flags: Flags{SASL: "PLAIN"}, wantErr: "unknown mechanism"},
 		{name: "user without mechanism", flags: Flags{SASLUser: "alice"}, wantErr: "without --sasl MECH"},
 		{name: "missing jaas file", flags: Flags{JAAS: filepath.Join(dir, "nope")}, wantErr: "--jaas"},

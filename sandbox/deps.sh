@@ -22,6 +22,14 @@ fi
 for p in default-jre-headless zookeeper tmux python3-kazoo libcurator-recipes-java libslf4j-java; do
   have_pkg "$p" || need+=("$p")
 done
+# MIT Kerberos's KDC for the GSSAPI tests (sandbox/kdc.go makes a throwaway
+# realm per test run; about 15 s to install). krb5-config's debconf writes
+# /etc/krb5.conf with a sample realm: the tests never read it. On a host
+# booted with systemd both services are enabled with the stock realm
+# (systemctl disable --now krb5-kdc krb5-admin-server if unwanted).
+for p in krb5-kdc krb5-admin-server; do
+  have_pkg "$p" || need+=("$p")
+done
 # javac compiles the small Curator driver used by interop tests and benchmarks.
 command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
 # promtool checks and unit-tests deploy/prometheus/ (cmd's TestAlertRulesPromtool).

@@ -4,9 +4,12 @@
 //
 //   - digest.go: DIGEST-MD5 (RFC 2831), qop "auth", against ZooKeeper's
 //     fixed realm and digest-uri.
+//   - gssapi.go: GSSAPI (RFC 4752) on gokrb5: keytab or credential cache,
+//     an AP-REQ for <service>/<host as given>, the AP-REP checked, layer
+//     "none" (qop auth); Kerberos failures carry sentinels (ErrKDCUnreachable...).
 //   - jaas.go: ReadJAAS, a tolerant reader of the Client section
 //     (DigestLoginModule username/password, Krb5LoginModule keyTab/principal).
 //
-// Tests of the mechanisms against a real SASL ZooKeeper (sandbox.SASL) are
-// here too. sasl imports the zk client only; lockops and cmd build on it.
+// Tests of the mechanisms against a real SASL ZooKeeper (sandbox.SASL, and
+// sandbox.KDC's realm for GSSAPI) are here too. sasl imports the zk client only; lockops and cmd build on it.
 package sasl

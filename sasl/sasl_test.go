@@ -31,6 +31,7 @@ func TestMain(m *testing.M) {
 	if saslZK.c != nil {
 		saslZK.c.Close()
 	}
+	closeKerberos()
 	os.Exit(code)
 }
 

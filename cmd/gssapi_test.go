@@ -1,0 +1,205 @@
+package cmd
+
+import (
+	"context"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sasl"
+	"github.com/zklock/zklock/third_party/zk"
+)
+
+// kerberos is the package's Kerberos realm (principals alice, bob and the
+// service zookeeper/localhost) and a standalone ZooKeeper that requires
+// SASL and is that service, for every GSSAPI test.
+var kerberos struct {
+	once sync.Once
+	kdc  *sandbox.KDC
+	c    *sandbox.Cluster
+	err  error
+}
+
+// kerberosZK returns the realm and the server as localhost:port (the
+// host of its principal), starting them on first use.
+func kerberosZK(t *testing.T) (*sandbox.KDC, string) {
+	t.Helper()
+	kerberos.once.Do(func() {
+		ctx := context.Background()
+		kerberos.kdc, kerberos.err = sandbox.StartKDC(ctx, sandbox.KDCOptions{
+			Principals: []string{"zookeeper/localhost", "alice", "bob"}})
+		if kerberos.err == nil {
+			kerberos.c, kerberos.err = sandbox.Start(ctx, sandbox.Options{SASL: kerberos.kdc.ZooKeeperSASL("zookeeper/localhost")})
+		}
+	})
+	if kerberos.err != nil {
+		t.Fatalf("cmd GSSAPI tests need a Kerberos KDC and ZooKeeper: %v", kerberos.err)
+	}
+	return kerberos.kdc, asLocalhost(t, kerberos.c.Servers()[0])
+}
+
+// closeKerberos ends the realm and its server (TestMain).
+func closeKerberos() {
+	if kerberos.c != nil {
+		kerberos.c.Close()
+	}
+	if kerberos.kdc != nil {
+		kerberos.kdc.Close()
+	}
+}
+
+func asLocalhost(t *testing.T, addr string) string {
+	t.Helper()
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "localhost:" + port
+}
+
+// gssapiFlags are the flags that make zklock authenticate as name.
+func gssapiFlags(k *sandbox.KDC, server, name string) []string {
+	return []string{"--servers=" + server, "--sasl", "GSSAPI", "--sasl-keytab", k.Keytab(name),
+		"--sasl-principal", name, "--krb5-conf", k.Krb5Conf()}
+}
+
+// gssapiConn is a go-zookeeper connection authenticated as name, with
+// the server's name kept as given (no DNS step), as lockops connects.
+func gssapiConn(t *testing.T, k *sandbox.KDC, server, name string) *zk.Conn {
+	t.Helper()
+	g, err := sasl.NewGSSAPI(sasl.GSSAPIOptions{Principal: name, Keytab: k.Keytab(name), Krb5Conf: k.Krb5Conf()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	authed := make(chan struct{})
+	var once sync.Once
+	c, _, err := zk.Connect([]string{server}, 10*time.Second, zk.WithLogInfo(false), zk.WithHostProvider(&givenHosts{}),
+		zk.WithSASL(g), zk.WithEventCallback(func(ev zk.Event) {
+			if ev.State == zk.StateSaslAuthenticated {
+				once.Do(func() { close(authed) })
+			}
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	select {
+	case <-authed:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s: no SASL GSSAPI session within 20s", name)
+	}
+	return c
+}
+
+// givenHosts is a zk.HostProvider that keeps the servers as given.
+type givenHosts struct {
+	mu      sync.Mutex
+	servers []string
+	next    int
+}
+
+func (h *givenHosts) Init(servers []string) error { h.servers = servers; return nil }
+func (h *givenHosts) Len() int                    { return len(h.servers) }
+func (h *givenHosts) Connected()                  {}
+func (h *givenHosts) Next() (string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.servers[h.next%len(h.servers)]
+	h.next++
+	return s, h.next%len(h.servers) == 0
+}
+
+// TestGSSAPILs: on a parent only sasl:alice@REALM may use, zklock as alice
+// (Kerberos, keytab) lists the queue; as bob it is refused with NoAuth.
+func TestGSSAPILs(t *testing.T) {
+	k, server := kerberosZK(t)
+	alice := gssapiConn(t, k, server, "alice")
+	p := testPath(t)
+	mkdirs(t, alice, p, []zk.ACL{{Perms: zk.PermAll, Scheme: "sasl", ID: k.Principal("alice")}})
+	node, err := alice.CreateProtectedEphemeralSequential(p+"/lock-", nil, []zk.ACL{{Perms: zk.PermAll, Scheme: "sasl", ID: k.Principal("alice")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runBinary(t, nil, append(gssapiFlags(k, server, "alice"), "ls", "--json", p)...)
+	if code != 0 {
+		t.Fatalf("ls as alice: code %d, stderr %q", code, errOut)
+	}
+	if jp := lsJSON(t, out)[0]; len(jp.Queue) != 1 || p+"/"+jp.Queue[0].Node != node {
+		t.Fatalf("ls as alice: %+v, want the one node %s", jp, node)
+	}
+	_, errOut, code = runBinary(t, nil, append(gssapiFlags(k, server, "bob"), "ls", "--json", p)...)
+	assertOneLineFailure(t, errOut, code, "NoAuth")
+}
+
+// TestGSSAPIRefusals: each Kerberos failure is one line naming the cause
+// and the fix, and zklock stops at once instead of retrying until
+// --connect-timeout (the time is logged; speed is not asserted).
+func TestGSSAPIRefusals(t *testing.T) {
+	k, server := kerberosZK(t)
+	down, err := sandbox.StartKDC(t.Context(), sandbox.KDCOptions{Realm: "DOWN.TEST", Principals: []string{"alice"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { down.Close() })
+	if err := down.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	plain := asLocalhost(t, testCluster(t).Servers()[0])
+	alice := gssapiFlags(k, server, "alice")
+	missing := filepath.Join(t.TempDir(), "nope.keytab")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing keytab", []string{"--servers=" + server, "--sasl", "GSSAPI", "--sasl-keytab", missing, "--sasl-principal", "alice", "--krb5-conf", k.Krb5Conf()},
+			"keytab " + missing},
+		{"principal not in the keytab", []string{"--servers=" + server, "--sasl", "GSSAPI", "--sasl-keytab", k.Keytab("alice"), "--sasl-principal", "carol", "--krb5-conf", k.Krb5Conf()},
+			"has no key for carol@" + k.Realm()},
+		{"wrong service", append(alice, "--sasl-service", "nosuch"), "no such service principal: ticket for nosuch/localhost"},
+		{"an address, not the principal's host", gssapiFlags(k, "127.0.0.1:"+strings.Split(server, ":")[1], "alice"),
+			"no such service principal: ticket for zookeeper/127.0.0.1"},
+		{"KDC down", []string{"--servers=" + server, "--sasl", "GSSAPI", "--sasl-keytab", down.Keytab("alice"), "--sasl-principal", "alice", "--krb5-conf", down.Krb5Conf()},
+			"no Kerberos KDC answered"},
+		{"server without SASL", gssapiFlags(k, plain, "alice"), "SASL is not configured on it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			_, errOut, code := runBinary(t, nil, append(tt.args, "--connect-timeout", "30s", "ls", "/")...)
+			t.Logf("failed in %v: %s", time.Since(start), strings.TrimSpace(errOut))
+			assertOneLineFailure(t, errOut, code, tt.want)
+		})
+	}
+}
+
+// TestGSSAPIDoctor: doctor says which mechanism it used, as whom, and what
+// the server answered, accepted or refused.
+func TestGSSAPIDoctor(t *testing.T) {
+	k, server := kerberosZK(t)
+	out, errOut, code := runBinary(t, nil, append(gssapiFlags(k, server, "alice"), "doctor", "-o", "json")...)
+	if code != 0 {
+		t.Fatalf("doctor: code %d, stderr %q\n%s", code, errOut, out)
+	}
+	r := doctorJSON(t, out)
+	if r.SASL == nil || r.SASL.Mechanism != "GSSAPI" || r.SASL.Identity != k.Principal("alice") {
+		t.Fatalf("doctor's sasl: %+v", r.SASL)
+	}
+	if len(r.Members) != 1 || r.Members[0].SASL != "accepted" {
+		t.Fatalf("doctor's member: %+v", r.Members)
+	}
+	text, _, _ := runBinary(t, nil, append(gssapiFlags(k, server, "alice"), "doctor")...)
+	if want := "SASL        GSSAPI as " + k.Principal("alice") + ": accepted"; !strings.Contains(text, want) {
+		t.Errorf("doctor text lacks %q:\n%s", want, text)
+	}
+
+	out, _, _ = runBinary(t, nil, append(gssapiFlags(k, server, "alice"), "--sasl-service", "nosuch", "doctor", "-o", "json")...)
+	r = doctorJSON(t, out)
+	if m := r.Members[0]; !strings.HasPrefix(m.SASL, "refused: ") || !strings.Contains(m.SASL, "no such service principal") || m.Usable {
+		t.Fatalf("doctor with a wrong service: %+v", m)
+	}
+}
