@@ -160,6 +160,25 @@ func TestLsSystems(t *testing.T) {
 		}
 	}
 
+	// sessions names each participant's session by its identity.
+	out, errOut, code := runBinary(t, nil, serversFlag(t), "sessions", "--json", "--root", root)
+	if code != 0 {
+		t.Fatalf("sessions --json: code %d, stderr %q", code, errOut)
+	}
+	var ss struct {
+		Sessions []struct{ Session, Identity string }
+	}
+	if err := json.Unmarshal([]byte(out), &ss); err != nil {
+		t.Fatal(err)
+	}
+	idents := map[string]string{}
+	for _, s := range ss.Sessions {
+		idents[s.Session] = s.Identity
+	}
+	if got := idents[fmt.Sprintf("0x%x", conns[2].SessionID())]; got != "10.0.0.3:8983_solr" {
+		t.Errorf("sessions: identity of the third candidate %q (all %v)", got, idents)
+	}
+
 	// The text names the system and the identities.
 	text, _, code := runBinary(t, nil, serversFlag(t), "ls", "--root", root)
 	if code != 0 || !strings.Contains(text, "(solr overseer)") || !strings.Contains(text, "IDENTITY") || !strings.Contains(text, "broker 2") {
