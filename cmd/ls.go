@@ -203,6 +203,7 @@ func lockTargets(cmd *cobra.Command, g *config.Flags, args, roots []string) (*co
 		Paths:           paths,
 		Roots:           roots,
 		ServerView:      true,
+		Systems:         true,
 		Context:         s.ContextName,
 		Elections:       s.Elections,
 		SemaphoreLimits: s.Semaphores,

@@ -167,10 +167,10 @@ type Warning struct {
 	Nodes   []string // node names concerned (leader-mismatch: full paths)
 	// Key is stable while the same problem lasts, for the warnings timed
 	// by it (leader-mismatch); "" for the others.
-	Key string
+	Key string `json:",omitzero"`
 	// Since is when the problem was first seen (a Key seen in both of two
 	// reads dates from the first); zero for warnings not timed.
-	Since time.Time
+	Since time.Time `json:",omitzero"`
 }
 
 // Lasted says how long w had lasted at now; 0 when it is not timed.
@@ -225,7 +225,7 @@ type Node struct {
 	// Identity is the participant as its system names it (a Kafka broker
 	// id, a Solr node name, a NameNode id and host): "" for a plain
 	// recipe's node. Raw server text; sanitize to show.
-	Identity string
+	Identity string `json:",omitzero"`
 }
 
 // Handoff is one release -> next holder transition the Watcher saw.
@@ -268,8 +268,8 @@ type Queue struct {
 	// "solr", "hadoop-ha": systems.System), "" for a plain recipe; Label
 	// names it for a person ("solr overseer", "hdfs ns1"). Raw server
 	// text in Label; sanitize to show.
-	System string
-	Label  string
+	System string `json:",omitzero"`
+	Label  string `json:",omitzero"`
 }
 
 // Snapshot is an immutable view of every watched queue. Consumers must not
@@ -304,7 +304,7 @@ type Snapshot struct {
 	// SystemsNote says why the systems' layouts were read in part (the
 	// read's bound, a node not readable): leader records are then not
 	// checked. "" when whole or not read.
-	SystemsNote string
+	SystemsNote string `json:",omitzero"`
 	// Deadlocks are the cycles of the wait-for graph over sessions across
 	// every queue (cross-lock deadlocks, young cycles, self-waits; see
 	// sessions.go), judged at At; nil when there are none. SessionsOf

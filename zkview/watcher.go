@@ -166,7 +166,7 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 	w.wg.Add(2)
 	go w.runConn()
 	go w.runPump()
-	if !oneShot {
+	if !oneShot && cfg.Systems {
 		w.wg.Add(1)
 		go w.runSystems()
 	}
