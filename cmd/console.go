@@ -236,6 +236,7 @@ func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, 
 		Paths:           paths,
 		Roots:           roots,
 		ServerView:      true, // zkview says so in the header when the members refuse
+		Systems:         true,
 		ServerViewEvery: cc.ServerViewEvery,
 		Context:         s.ContextName,
 		Elections:       s.Elections,

@@ -164,13 +164,14 @@ var (
 		holders, waiters, waitSince, holdSince, handoffs, warnings, stale, exists *prometheus.Desc
 		conn, snapStale, serverView, serverViewAt, parents, dropped               *prometheus.Desc
 		droppedSeries, capped, deadlocks, snapAt, pictured, build                 *prometheus.Desc
+		system, mismatch                                                          *prometheus.Desc
 	}{
 		holders:   prometheus.NewDesc("zklock_lock_holders", "Nodes holding the lock (by sequence order), as ls --json role holder.", labelPath, nil),
 		waiters:   prometheus.NewDesc("zklock_lock_waiters", "Nodes waiting for the lock, as ls --json role waiting.", labelPath, nil),
 		waitSince: prometheus.NewDesc("zklock_lock_oldest_wait_since_timestamp_seconds", "Unix time the longest waiter started waiting (its creation); absent with no waiter.", labelPath, nil),
 		holdSince: prometheus.NewDesc("zklock_lock_held_since_timestamp_seconds", "Unix time the current holder started holding (the earliest, when several; one found holding counts from its creation); absent with no holder.", labelPath, nil),
 		handoffs:  prometheus.NewDesc("zklock_lock_handoffs_total", "Handoffs (release, then the next holder) the Watcher saw since it started.", labelPath, nil),
-		warnings:  prometheus.NewDesc("zklock_lock_warnings", "Warnings on the lock parent by code (split-holders, deadlock, mixed-recipes, missing-watch, herd, over-limit, self-wait); absent means none.", []string{"path", "code"}, nil),
+		warnings:  prometheus.NewDesc("zklock_lock_warnings", "Warnings on the lock parent by code (split-holders, deadlock, mixed-recipes, missing-watch, herd, over-limit, self-wait, leader-mismatch); absent means none.", []string{"path", "code"}, nil),
 		stale:     prometheus.NewDesc("zklock_lock_stale", "1 while the lock parent's data may be out of date (the Watcher's link is down).", labelPath, nil),
 		exists:    prometheus.NewDesc("zklock_lock_exists", "1 when the lock parent exists, as ls --json exists.", labelPath, nil),
 
@@ -186,6 +187,13 @@ var (
 		snapAt:        prometheus.NewDesc("zklock_snapshot_timestamp_seconds", "Unix time of the model's snapshot this scrape read.", nil, nil),
 		pictured:      prometheus.NewDesc("zklock_first_picture_complete", "0 until every watched path (and every lock parent discovered under the roots) was read once: until then the lock parents served are a partial picture.", nil, nil),
 		build:         prometheus.NewDesc("zklock_build_info", "1, labelled with the version, commit and Go release of the zklock serving it.", []string{"version", "commit", "goversion"}, nil),
+
+		// A system's path: an info series to join on path, so that the
+		// other series keep their labels.
+		system: prometheus.NewDesc("zklock_lock_system", "1 for a path whose layout a system wrote, labelled with the system (kafka, solr, hadoop-ha...) and its coordination (solr overseer); absent for a plain recipe.",
+			[]string{"path", "system", "label"}, nil),
+		mismatch: prometheus.NewDesc("zklock_lock_leader_mismatch_since_timestamp_seconds", "Unix time a system's leader record was first seen disagreeing with its election (the earliest, when several); absent when they agree. ls --check fails once it has lasted 10 s.",
+			[]string{"path", "system"}, nil),
 	}
 	connStates     = []model.ConnState{model.StateConnecting, model.StateConnected, model.StateDisconnected, model.StateExpired, model.StateClosed}
 	deadlockStates = []string{model.CycleDeadlock, model.CycleYoung, model.CycleSelfWait}
@@ -204,7 +212,8 @@ func (c *lockCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descs.holders, descs.waiters, descs.waitSince, descs.holdSince, descs.handoffs,
 		descs.warnings, descs.stale, descs.exists, descs.conn, descs.snapStale, descs.serverView, descs.serverViewAt,
 		descs.parents, descs.dropped, descs.droppedSeries, descs.capped, descs.deadlocks, descs.snapAt, descs.pictured, descs.build,
-		aggDescs.held, aggDescs.waiting, aggDescs.holders, aggDescs.waiters, aggDescs.warned, aggDescs.oldestWait} {
+		aggDescs.held, aggDescs.waiting, aggDescs.holders, aggDescs.waiters, aggDescs.warned, aggDescs.oldestWait,
+		descs.system, descs.mismatch} {
 		ch <- d
 	}
 }
@@ -351,6 +360,25 @@ func (c *lockCollector) collectParents(snap *model.Snapshot, ch chan<- prometheu
 		for _, code := range m.codes {
 			gauge(descs.warnings, float64(m.byCode[code]), p, code)
 		}
+		collectSystem(q, p, gauge)
+	}
+}
+
+// collectSystem sends a system's path's info series and its leader
+// mismatch's start (the earliest, when several).
+func collectSystem(q *model.Queue, p string, gauge func(*prometheus.Desc, float64, ...string)) {
+	if q.System == "" {
+		return
+	}
+	gauge(descs.system, 1, p, q.System, model.SanitizeString(q.Label, 0))
+	var since time.Time
+	for _, w := range q.Warnings {
+		if w.Code == model.WarnLeaderMismatch && !w.Since.IsZero() && (since.IsZero() || w.Since.Before(since)) {
+			since = w.Since
+		}
+	}
+	if !since.IsZero() {
+		gauge(descs.mismatch, unixSeconds(since), p, q.System)
 	}
 }
 

@@ -42,7 +42,8 @@ zklock release --force --yes - to read.
 --check exits 2 when any queue has a ` + strings.ReplaceAll(checkFailingList(), "`", "") + `
 warning, or the sessions show a cross-lock deadlock (when the first read
 shows a cycle of waits over sessions, --check reads again once it would
-have stood ` + sessions.DeadlockAfter.String() + ` to judge it, as zklock sessions does); 3 when it
+have stood ` + sessions.DeadlockAfter.String() + ` to judge it, as zklock sessions does; a
+leader-mismatch fails once it has lasted ` + model.LeaderMismatchAfter.String() + `, read again the same way); 3 when it
 could not tell (the ensemble unreachable, a path not readable); 0 when
 healthy. ` + strings.ReplaceAll(orList(checkShown), "`", "") + ` are shown, not failed on.`,
 		Example: `  zklock ls /locks/billing
@@ -141,7 +142,7 @@ func checkSummary(snap *model.Snapshot) string {
 	for _, q := range snap.Queues {
 		var codes []string
 		for _, w := range q.Warnings {
-			if failsCheck(w.Code) {
+			if failsNow(w, snap.At) {
 				codes = append(codes, w.Code)
 			}
 		}
@@ -202,6 +203,7 @@ func lockTargets(cmd *cobra.Command, g *config.Flags, args, roots []string) (*co
 		Paths:           paths,
 		Roots:           roots,
 		ServerView:      true,
+		Systems:         true,
 		Context:         s.ContextName,
 		Elections:       s.Elections,
 		SemaphoreLimits: s.Semaphores,

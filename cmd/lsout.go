@@ -42,6 +42,9 @@ func writeLsText(w io.Writer, snap *model.Snapshot) error {
 	if snap.DiscoveryCapped {
 		b.WriteString("discovery stopped at its bound: more lock parents may exist\n")
 	}
+	if snap.SystemsNote != "" {
+		b.WriteString(model.SanitizeString(snap.SystemsNote, 0) + "\n")
+	}
 	for i, q := range snap.Queues {
 		if i > 0 || b.Len() > 0 {
 			b.WriteString("\n")
@@ -79,11 +82,15 @@ func writeQueueText(b *strings.Builder, q model.Queue, now time.Time) {
 		fmt.Fprintf(b, "%s: not read yet\n", path)
 		return
 	}
-	holders := 0
+	holders, identities := 0, false
 	for _, n := range q.Nodes.All() {
 		if n.Role == lockops.RoleHolder {
 			holders++
 		}
+		identities = identities || n.Identity != ""
+	}
+	if q.Label != "" {
+		path += " (" + model.SanitizeString(q.Label, 0) + ")"
 	}
 	if q.Type == model.TypeElection {
 		fmt.Fprintf(b, "%s: election, %d participants, %d leading, %d following\n", path, q.Nodes.Len(), holders, q.Nodes.Len()-holders)
@@ -98,7 +105,11 @@ func writeQueueText(b *strings.Builder, q model.Queue, now time.Time) {
 	}
 	if q.Nodes.Len() > 0 {
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  #\tSEQ\tROLE\tKIND\tRECIPE\tSESSION\tCLIENT\tWAITS ON\tAGE\tDATA\tNODE")
+		ident := func(string) string { return "" } // the column only for a system's nodes
+		if identities {
+			ident = func(s string) string { return s + "\t" }
+		}
+		fmt.Fprintln(tw, "  #\tSEQ\tROLE\tKIND\tRECIPE\tSESSION\tCLIENT\t"+ident("IDENTITY")+"WAITS ON\tAGE\tDATA\tNODE")
 		for i, n := range q.Nodes.All() {
 			role := model.RoleWord(q.Type, n.Role)
 			if n.Believes != n.Role {
@@ -132,8 +143,12 @@ func writeQueueText(b *strings.Builder, q model.Queue, now time.Time) {
 			if data == "" {
 				data = "-"
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, seq, role, n.KindName(), n.Recipe,
-				session, client, waits, age(*n, now), data, node)
+			identity := "-"
+			if n.Identity != "" {
+				identity = model.SanitizeString(n.Identity, 0)
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\n", i+1, seq, role, n.KindName(), n.Recipe,
+				session, client, ident(identity), waits, age(*n, now), data, node)
 		}
 		tw.Flush()
 	}
@@ -210,7 +225,7 @@ func streamLsJSON(w io.Writer, snap *model.Snapshot) error {
 func checkCode(snap *model.Snapshot) int {
 	for _, q := range snap.Queues {
 		for _, w := range q.Warnings {
-			if failsCheck(w.Code) {
+			if failsNow(w, snap.At) {
 				return exitCheck
 			}
 		}
@@ -219,17 +234,30 @@ func checkCode(snap *model.Snapshot) int {
 }
 
 // checkFailing are the warning codes that fail `ls --check`: two
-// holders, a cycle, a waiter that will never wake, too many leases.
+// holders, a cycle, a waiter that will never wake, too many leases, a
+// system's leader record that disagrees with its election (once it has
+// lasted: failsNow).
 // checkShown are those shown and not failed on. Every warning code of
 // zkview is in one of the two (TestCheckCodesInHelp), and `ls --help`
 // and the exit codes table name checkFailing from here.
 var (
-	checkFailing = []string{model.WarnSplitHolders, model.WarnDeadlock, model.WarnOverLimit, model.WarnMissingWatch}
+	checkFailing = []string{model.WarnSplitHolders, model.WarnDeadlock, model.WarnOverLimit, model.WarnMissingWatch, model.WarnLeaderMismatch}
 	checkShown   = []string{model.WarnMixedRecipes, model.WarnHerd, model.WarnStale, model.WarnSelfWait}
 )
 
 // failsCheck reports whether a queue's warning fails `ls --check`.
 func failsCheck(code string) bool { return slices.Contains(checkFailing, code) }
+
+// failsNow reports whether w fails `ls --check` at now: a failing code,
+// and for a leader-mismatch one that has lasted LeaderMismatchAfter (a
+// failover passes through a short one; ls reads again to judge it, see
+// zkview.ConfirmCycles).
+func failsNow(w model.Warning, now time.Time) bool {
+	if w.Code == model.WarnLeaderMismatch && w.Lasted(now) < model.LeaderMismatchAfter {
+		return false
+	}
+	return failsCheck(w.Code)
+}
 
 // checkFailingList is checkFailing as "`a`, `b` or `c`" (README's
 // backquotes; --help drops them).

@@ -31,7 +31,7 @@ func writeSessionsText(w io.Writer, ss *sessions.Sessions) error {
 			if s.Blocks > 0 && s.OldestWait > 0 {
 				oldest = model.GapText(s.OldestWait)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", model.SessionHex(s.Session), orDash(model.SanitizeString(s.Client, 0)),
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", model.SessionHex(s.Session), orDash(model.SanitizeString(s.Who(), 0)),
 				s.Blocks, s.BlocksDirect, oldest, nodeList(s.Holds, time.Time{}, 4), nodeList(s.Waits, ss.At, 4))
 		}
 		tw.Flush()
@@ -74,8 +74,8 @@ func writeDeadlockText(b *strings.Builder, ss *sessions.Sessions, d model.Deadlo
 		client := "client unknown"
 		holds := "-"
 		if s := ss.Find(wt.Session); s != nil {
-			if s.Client != "" {
-				client = model.SanitizeString(s.Client, 0)
+			if who := s.Who(); who != "" {
+				client = model.SanitizeString(who, 0)
 			}
 			holds = nodeList(s.Holds, time.Time{}, 6)
 		}

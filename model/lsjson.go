@@ -19,6 +19,15 @@ import "fmt"
 //	                                   its holder is the leader, its
 //	                                   waiters the followers ("role" stays
 //	                                   holder | waiting)
+//	    "system": "solr",              the system whose layout the path
+//	                                   follows: kafka | hbase | solr |
+//	                                   hadoop-ha | clickhouse | druid |
+//	                                   flink | nifi | storm | helix |
+//	                                   pulsar | mesos | marathon; absent for
+//	                                   a plain library recipe
+//	    "label": "solr overseer",      the system's coordination named for a
+//	                                   person ("hdfs ns1", "kafka
+//	                                   controller"); with system only
 //	    "limit": 3,                    semaphores only: the number of leases,
 //	                                   absent when unknown
 //	    "limit_source": "deduced",     semaphores only: config (the context's
@@ -34,10 +43,18 @@ import "fmt"
 //	                                   the semaphore's known limit) |
 //	                                   self-wait (a node waits behind a node
 //	                                   of its own session; nodes: the
-//	                                   waiting ones)
+//	                                   waiting ones) | leader-mismatch (a
+//	                                   system's leader record disagrees
+//	                                   with its election; message names
+//	                                   both; `ls --check` fails once it
+//	                                   has lasted 10 s)
 //	        "message": "...",          one line, sanitized
 //	        "nodes": ["..."]           the nodes concerned, in sequence order
-//	                                   (deadlock: in wait order); [] for stale
+//	                                   (deadlock: in wait order); [] for stale;
+//	                                   leader-mismatch: full paths, the
+//	                                   record then the election's holder
+//	        "since": "2026-...Z"       leader-mismatch only: first seen
+//	                                   (RFC 3339, UTC)
 //	      }
 //	    ],
 //	    "queue": [                     lock nodes in sequence order (the
@@ -75,6 +92,10 @@ import "fmt"
 //	                                   persistent node; "" when unread)
 //	        "client": "10.0.0.7:4711", ip:port of that session, "" when the
 //	                                   servers do not tell (four-letter words)
+//	        "identity": "broker 2",    the participant as its system names
+//	                                   it (Kafka broker, Solr node name,
+//	                                   NameNode id and host, ClickHouse
+//	                                   replica); absent when unknown
 //	        "watches": "...",          the node it waits on by its own recipe's
 //	                                   rule; "" when it believes it holds; a
 //	                                   path (leading "/") for a children
@@ -115,6 +136,8 @@ type JSONPath struct {
 	Path     string        `json:"path"`
 	Exists   bool          `json:"exists"`
 	Type     string        `json:"type"`
+	System   string        `json:"system,omitempty"`
+	Label    string        `json:"label,omitempty"`
 	Limit    int           `json:"limit,omitempty"`
 	LimitSrc string        `json:"limit_source,omitempty"`
 	Warnings []JSONWarning `json:"warnings"`
@@ -133,6 +156,7 @@ type JSONWarning struct {
 	Code    string   `json:"code"`
 	Message string   `json:"message"`
 	Nodes   []string `json:"nodes"`
+	Since   string   `json:"since,omitempty"`
 }
 
 // JSONNode is one lock node of a JSONPath's queue.
@@ -145,6 +169,7 @@ type JSONNode struct {
 	Role          string `json:"role"`
 	Session       string `json:"session"`
 	Client        string `json:"client"`
+	Identity      string `json:"identity,omitempty"`
 	Watches       string `json:"watches"`
 	WatchVerified *bool  `json:"watch_verified"`
 	Believes      string `json:"believes"`
@@ -175,6 +200,8 @@ func PathJSON(q *Queue) JSONPath {
 		Path:     SanitizeString(q.Path, 0),
 		Exists:   q.State == PathPresent || q.State == PathNoAuth,
 		Type:     q.Type.String(),
+		System:   q.System,
+		Label:    SanitizeString(q.Label, 0),
 		Limit:    q.Limit,
 		LimitSrc: q.LimitSource,
 		Warnings: make([]JSONWarning, 0, len(q.Warnings)),
@@ -183,6 +210,9 @@ func PathJSON(q *Queue) JSONPath {
 	}
 	for _, w := range q.Warnings {
 		jw := JSONWarning{Code: w.Code, Message: SanitizeString(w.Message, 0), Nodes: make([]string, 0, len(w.Nodes))}
+		if !w.Since.IsZero() {
+			jw.Since = w.Since.UTC().Format(RFC3339Milli)
+		}
 		for _, n := range w.Nodes {
 			jw.Nodes = append(jw.Nodes, SanitizeString(n, 0))
 		}
@@ -207,6 +237,7 @@ func nodeJSON(n *Node) JSONNode {
 		Recipe:   n.Recipe.String(),
 		Role:     n.Role.String(),
 		Client:   SanitizeString(n.Client, 0),
+		Identity: SanitizeString(n.Identity, 0),
 		Watches:  SanitizeString(n.Watches, 0),
 		Believes: n.Believes.String(),
 		Data:     n.DataText(0),

@@ -115,7 +115,15 @@ const (
 	WarnOverLimit = "over-limit"
 	// WarnSelfWait: a session waits behind its own node.
 	WarnSelfWait = "self-wait"
+	// WarnLeaderMismatch: a system's leader record disagrees with its
+	// election (PRODUCT.md, "The systems on the cluster").
+	WarnLeaderMismatch = "leader-mismatch"
 )
+
+// LeaderMismatchAfter is how long a leader-mismatch must last before
+// `ls --check` fails on it: a failover passes through a short mismatch
+// (the new leader writes its record a moment after it wins).
+const LeaderMismatchAfter = 10 * time.Second
 
 // QueueType is what coordination recipe a watched parent holds, as
 // `ls --json` names it in "type".
@@ -156,7 +164,21 @@ const (
 type Warning struct {
 	Code    string
 	Message string   // one line, already sanitized
-	Nodes   []string // node names concerned
+	Nodes   []string // node names concerned (leader-mismatch: full paths)
+	// Key is stable while the same problem lasts, for the warnings timed
+	// by it (leader-mismatch); "" for the others.
+	Key string `json:",omitzero"`
+	// Since is when the problem was first seen (a Key seen in both of two
+	// reads dates from the first); zero for warnings not timed.
+	Since time.Time `json:",omitzero"`
+}
+
+// Lasted says how long w had lasted at now; 0 when it is not timed.
+func (w Warning) Lasted(now time.Time) time.Duration {
+	if w.Since.IsZero() {
+		return 0
+	}
+	return now.Sub(w.Since)
 }
 
 // Node is one lock node of a queue, in sequence order: lockops.ParsedName (what
@@ -204,6 +226,11 @@ type Node struct {
 	// bound: the first time the Watcher saw it in this role).
 	Since      time.Time
 	SinceExact bool
+
+	// Identity is the participant as its system names it (a Kafka broker
+	// id, a Solr node name, a NameNode id and host): "" for a plain
+	// recipe's node. Raw server text; sanitize to show.
+	Identity string `json:",omitzero"`
 }
 
 // Handoff is one release -> next holder transition the Watcher saw.
@@ -241,6 +268,13 @@ type Queue struct {
 	// ListedAt is when the listing behind Nodes was asked for: every node
 	// shown existed then (zero before the first listing).
 	ListedAt time.Time
+
+	// System is the software whose layout the path follows ("kafka",
+	// "solr", "hadoop-ha": systems.System), "" for a plain recipe; Label
+	// names it for a person ("solr overseer", "hdfs ns1"). Raw server
+	// text in Label; sanitize to show.
+	System string `json:",omitzero"`
+	Label  string `json:",omitzero"`
 }
 
 // Snapshot is an immutable view of every watched queue. Consumers must not
@@ -272,6 +306,10 @@ type Snapshot struct {
 	// DiscoveryCapped: discovery under the roots stopped at a bound
 	// (MaxParents lock parents, or the watched-node limit).
 	DiscoveryCapped bool
+	// SystemsNote says why the systems' layouts were read in part (the
+	// read's bound, a node not readable): leader records are then not
+	// checked. "" when whole or not read.
+	SystemsNote string `json:",omitzero"`
 	// Deadlocks are the cycles of the wait-for graph over sessions across
 	// every queue (cross-lock deadlocks, young cycles, self-waits; see
 	// sessions.go), judged at At; nil when there are none. SessionsOf

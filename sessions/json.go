@@ -21,6 +21,10 @@ import (
 //	      "session": "0x1000a...",     the session id
 //	      "client": "10.0.0.7:4711",   its ip:port, "" when the servers do
 //	                                   not tell (four-letter words)
+//	      "identity": "broker 2",      the session as a system names it (its
+//	                                   first node's identity, also on each
+//	                                   node as "identity"); absent for a
+//	                                   plain recipe
 //	      "holds": [                   the nodes it holds, by path and
 //	        {"path": "/locks/a",       sequence
 //	         "node": "_c_...-lock-0000000007",
@@ -85,6 +89,7 @@ const SessionsSchema = 1
 type JSONSession struct {
 	Session      string            `json:"session"`
 	Client       string            `json:"client"`
+	Identity     string            `json:"identity,omitempty"`
 	Holds        []JSONSessionNode `json:"holds"`
 	Waits        []JSONSessionNode `json:"waits"`
 	WaitsFor     []string          `json:"waits_for"`
@@ -102,6 +107,7 @@ type JSONSessionNode struct {
 	Admission  bool   `json:"admission_lock,omitempty"`
 	Since      string `json:"since"`
 	SinceBound string `json:"since_bound"`
+	Identity   string `json:"identity,omitempty"`
 }
 
 // JSONDeadlock is one cycle of JSONSessions.
@@ -136,7 +142,8 @@ func SessionsJSON(ss *Sessions) JSONSessions {
 		o := make([]JSONSessionNode, 0, len(ns))
 		for _, n := range ns {
 			jn := JSONSessionNode{Path: model.SanitizeString(n.Path, 0), Node: model.SanitizeString(n.Node, 0),
-				Parent: model.SanitizeString(n.Parent, 0), Kind: n.Kind, Admission: n.Admission, Since: jsonTime(n.Since)}
+				Parent: model.SanitizeString(n.Parent, 0), Kind: n.Kind, Admission: n.Admission, Since: jsonTime(n.Since),
+				Identity: model.SanitizeString(n.Identity, 0)}
 			if !n.Since.IsZero() {
 				jn.SinceBound = n.SinceBound.String()
 			}
@@ -148,6 +155,7 @@ func SessionsJSON(ss *Sessions) JSONSessions {
 		js := JSONSession{
 			Session:      model.SessionHex(s.Session),
 			Client:       model.SanitizeString(s.Client, 0),
+			Identity:     model.SanitizeString(s.Identity, 0),
 			Holds:        nodes(s.Holds),
 			Waits:        nodes(s.Waits),
 			WaitsFor:     make([]string, 0, len(s.WaitsFor)),

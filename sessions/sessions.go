@@ -59,6 +59,9 @@ type SessionNode struct {
 	// held node, the wait's start for a waiting one.
 	Since      time.Time
 	SinceBound model.Bound
+	// Identity is the participant as its system names it (Node.Identity:
+	// a Kafka broker, a Solr node name), "" for a plain recipe's node.
+	Identity string
 }
 
 // SessionInfo is one session in the sessions view.
@@ -75,6 +78,22 @@ type SessionInfo struct {
 	// OldestWait is how long the longest-waiting session it blocks
 	// (directly or not) has waited; 0 when it blocks none.
 	OldestWait time.Duration
+	// Identity is the session as a system names it: the first of its
+	// nodes' identities, "" when none has one. Raw server text.
+	Identity string
+}
+
+// Who names the session for a person: its client and, where a system
+// names it, its identity ("10.0.0.7:4711 broker 2"); "" when neither is
+// known. Raw server text: sanitize to show.
+func (s SessionInfo) Who() string {
+	switch {
+	case s.Identity == "":
+		return s.Client
+	case s.Client == "":
+		return s.Identity
+	}
+	return s.Client + " " + s.Identity
 }
 
 // Sessions is the sessions view of a snapshot.

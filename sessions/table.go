@@ -69,6 +69,11 @@ func SessionsOf(snap *model.Snapshot) *Sessions {
 	for i := range list {
 		list[i].Session, list[i].Client = ids[i], clients[i]
 	}
+	for _, e := range entries {
+		if list[e.who].Identity == "" {
+			list[e.who].Identity = e.node.Identity
+		}
+	}
 	// Holds and waits carved out of two arrays, in path and sequence
 	// order (the order of the queues and their nodes).
 	nh, nw := make([]int32, n), make([]int32, n)
@@ -164,7 +169,7 @@ func SessionsOf(snap *model.Snapshot) *Sessions {
 func sessionNode(q *model.Queue, n *model.Node) SessionNode {
 	start, b := n.Tenure()
 	return SessionNode{Path: q.Path, Node: n.Name, Parent: n.Parent, Kind: n.KindName(),
-		Admission: q.Type == model.TypeSemaphore && !n.Lease, Since: start, SinceBound: b}
+		Admission: q.Type == model.TypeSemaphore && !n.Lease, Since: start, SinceBound: b, Identity: n.Identity}
 }
 
 func cmpInt64(a, b int64) int {

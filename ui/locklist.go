@@ -455,6 +455,17 @@ func (l *lockList) rowSegs(segs []seg, st *themes.Styles, r *lockRow, cols []col
 			case r.state != model.PathPresent:
 				style = st.Muted
 			}
+			if sys, pathW := systemCell(r.system, c.width); sys != "" {
+				// The system's name after the path ("…/election solr overseer"),
+				// or alone where the path would not show.
+				sysW := c.width
+				if pathW > 0 {
+					segs = append(segs, seg{fit(cleanLeft(r.path[len(l.prefix):], pathW), pathW) + " ", style})
+					sysW -= pathW + 1
+				}
+				segs = append(segs, seg{fit(sys, sysW), st.Muted})
+				continue
+			}
 		case "HOLDER":
 			switch r.state {
 			case model.PathPresent:

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 )
@@ -14,6 +15,7 @@ import (
 type lockRow struct {
 	path      string // raw; the key
 	label     string // sanitized path
+	system    string // sanitized system label ("solr overseer"), "" for a recipe
 	lower     string // label in lower case, for the filter
 	state     model.PathState
 	labelW    int    // cells of label
@@ -77,6 +79,10 @@ func sameQueue(p, q *model.Queue) bool {
 func summarize(q *model.Queue) lockRow {
 	r := lockRow{path: q.Path, label: clean(q.Path, 0), state: q.State, depth: q.Nodes.Len()}
 	r.lower = strings.ToLower(r.label)
+	if q.Label != "" {
+		r.system = clean(q.Label, 40)
+		r.lower += " " + strings.ToLower(r.system) // the filter finds "solr"
+	}
 	r.labelW = width(r.label)
 	var first *model.Node
 	for _, n := range q.Nodes.All() {
@@ -101,6 +107,8 @@ func summarize(q *model.Queue) lockRow {
 			r.holder = strconv.Itoa(r.holders) + " readers"
 		case r.holders > 1:
 			r.holder = strconv.Itoa(r.holders) + " holders"
+		case first.Identity != "":
+			r.holder = clean(first.Identity, 0) // as its system names it
 		case len(first.Data) > 0:
 			r.holder = model.Sanitize(first.Data, 0)
 		default:
@@ -154,4 +162,20 @@ func earlier(a, b time.Time) bool {
 		return true
 	}
 	return a.Before(b)
+}
+
+// systemCell is a row's system label as drawn in a PATH cell w wide,
+// and the room left before it for the path: the label whole after the
+// path when at least minPathCells of the path fit, else the label alone
+// (it says more than the path's last few characters); "" when the row
+// has no label.
+func systemCell(label string, w int) (text string, pathW int) {
+	const minPathCells = 8
+	if label == "" {
+		return "", w
+	}
+	if pathW = w - lipgloss.Width(label) - 1; pathW >= minPathCells {
+		return label, pathW
+	}
+	return clean(label, w), 0
 }

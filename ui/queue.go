@@ -41,6 +41,8 @@ type queuePane struct {
 	flagged map[string]bool // nodes named by a split, deadlock or mixed warning
 	cycle   map[string]bool // nodes in a deadlock
 
+	identities bool // a system names its participants: show IDENTITY
+
 	mark int64 // the session whose nodes are marked ◆ (sessions pane), 0 for none
 }
 
@@ -96,7 +98,7 @@ func (p *queuePane) set(q *model.Queue, path string, own *OwnLock) {
 	hint := p.cursor
 	p.q, p.path, p.own = q, path, own
 	p.index = nil
-	p.summary, p.rw, p.mixed, p.seqW = nil, false, false, 3
+	p.summary, p.rw, p.mixed, p.seqW, p.identities = nil, false, false, 3, false
 	p.flagged, p.cycle = nil, nil
 	if q == nil {
 		return
@@ -115,11 +117,15 @@ func (p *queuePane) set(q *model.Queue, path string, own *OwnLock) {
 			recipeNames = append(recipeNames, n.Recipe.String())
 		}
 		minSeq, maxSeq = min(minSeq, n.Seq), max(maxSeq, n.Seq)
+		p.identities = p.identities || n.Identity != ""
 	}
 	p.seqW = max(p.seqW, len(strconv.Itoa(int(minSeq))), len(strconv.Itoa(int(maxSeq))))
 	p.rw = kinds[lockops.KindRead] || kinds[lockops.KindWrite]
 	p.mixed = len(recipes) > 1
 	var parts []string
+	if q.Label != "" {
+		parts = append(parts, clean(q.Label, 40)) // the system first: "solr overseer"
+	}
 	switch {
 	case q.Type == model.TypeSemaphore:
 		p.rw = true // KIND tells leases from the admission lock's nodes
@@ -279,6 +285,7 @@ const (
 	qcPos
 	qcSeq
 	qcRole
+	qcIdentity
 	qcKind
 	qcRecipe
 	qcAge
@@ -288,7 +295,7 @@ const (
 	qcClient
 )
 
-var queueOrder = []int{qcMark, qcPos, qcSeq, qcNode, qcRole, qcKind, qcRecipe, qcAge, qcSession, qcClient, qcData}
+var queueOrder = []int{qcMark, qcPos, qcSeq, qcNode, qcRole, qcIdentity, qcKind, qcRecipe, qcAge, qcSession, qcClient, qcData}
 
 func (p *queuePane) columns(w int) []column {
 	return layoutColumns(w, []column{
@@ -303,6 +310,9 @@ func (p *queuePane) columns(w int) []column {
 		qcNode:    {title: "NODE", width: 18, flex: true, maxW: 22},
 		qcSession: {title: "SESSION", width: 18},
 		qcClient:  {title: "CLIENT", width: 21},
+
+		// A system's participants by its own name for them (broker 2).
+		qcIdentity: {title: "IDENTITY", width: 18, flex: true, maxW: 30, off: !p.identities},
 	}, queueOrder)
 }
 
@@ -495,6 +505,11 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *model.Node, i int,
 			}
 		case "ROLE":
 			text, style = p.roleCell(st, n)
+		case "IDENTITY":
+			text = clean(n.Identity, c.width)
+			if text == "" {
+				text, style = "-", st.Muted
+			}
 		case "KIND":
 			text, style = n.KindName(), st.Muted
 		case "RECIPE":

@@ -309,7 +309,7 @@ func (p *sessionsPane) sessionSegs(st *themes.Styles, s *sessions.SessionInfo, c
 				style = st.Holder
 			}
 		case "CLIENT":
-			text = clean(s.Client, c.width)
+			text = clean(s.Who(), c.width) // with its identity where a system names it
 			if text == "" {
 				text, style = "-", st.Muted
 			}

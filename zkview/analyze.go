@@ -47,6 +47,7 @@ func (w *Watcher) rebuildLocked() bool {
 		}
 		queues = append(queues, qm.built)
 	}
+	queues, sysNote := applySystems(queues, &w.systems)
 	snap := &model.Snapshot{
 		At:              now,
 		Conn:            w.conn,
@@ -57,6 +58,7 @@ func (w *Watcher) rebuildLocked() bool {
 		WatchMode:       w.mode,
 		Unread:          max(w.initPending, 0),
 		FrameEvery:      max(w.frameEvery, minPublish),
+		SystemsNote:     sysNote,
 	}
 	snap.Conn.Ensemble = slices.Clone(w.conn.Ensemble)
 	if sv != nil {

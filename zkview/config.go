@@ -115,6 +115,11 @@ type Config struct {
 	// (Curator LeaderSelector, Kazoo Election) look like locks on the
 	// wire. Naming a path here does not watch it.
 	Elections []string
+	// Systems reads the systems' layouts (package systems: Kafka, Solr,
+	// Hadoop HA...) under the roots and paths every systemsEvery while
+	// the Watcher runs, and names them in the snapshots (systems.go).
+	// Load reads them once whatever it says.
+	Systems bool
 	// ChildWatches watches with a children watch per path, re-listing
 	// at every change, even where the servers offer persistent recursive
 	// watches (ZooKeeper 3.6+), which are used by default: a change then

@@ -89,15 +89,20 @@ func (w *Watcher) cycleEventsLocked(old, cur []model.Deadlock, now time.Time) {
 	}
 }
 
-// ConfirmCycles judges the young cycles of a one-off read: it waits until
-// they would have stood DeadlockAfter, reads cfg again (Load) and returns
-// that read with its cycles dated across both (JudgeAgain): a cycle seen
-// in both on the same nodes is a deadlock, one with a handoff in between
-// is young again, one gone is gone. snap is returned as is when it shows
-// no young cycle. It takes at most DeadlockAfter plus a read; ctx bounds
-// it.
+// ConfirmCycles judges the young cycles and leader mismatches of a
+// one-off read: it waits until they would have stood DeadlockAfter (a
+// mismatch LeaderMismatchAfter), reads cfg again (Load) and returns that
+// read with its cycles dated across both (JudgeAgain): a cycle seen in
+// both on the same nodes is a deadlock, one with a handoff in between is
+// young again, one gone is gone; a mismatch seen in both with the same
+// Key dates from the first (RedateMismatches). snap is returned as is
+// when it shows neither. It takes at most the longer wait plus a read;
+// ctx bounds it.
 func ConfirmCycles(ctx context.Context, s *lockops.Session, cfg Config, snap *model.Snapshot) (*model.Snapshot, error) {
 	young, due := sessions.YoungCycles(snap)
+	if mYoung, mDue := YoungMismatches(snap); mYoung && mDue.After(due) {
+		young, due = true, mDue
+	}
 	if !young {
 		return snap, nil
 	}
@@ -113,5 +118,6 @@ func ConfirmCycles(ctx context.Context, s *lockops.Session, cfg Config, snap *mo
 		return nil, err
 	}
 	next.Deadlocks = sessions.JudgeAgain(snap, next)
+	RedateMismatches(snap, next)
 	return next, nil
 }

@@ -90,6 +90,8 @@ type Watcher struct {
 
 	// sems: the recognised semaphores and their parts (semwatch.go).
 	sems semaphores
+	// systems: the last read of the systems' layouts (systems.go).
+	systems systemsState
 	// stats counts how the model kept up (tests read it).
 	stats struct {
 		changeMerges int // batches of events merged as changes (applyChange)
@@ -162,6 +164,10 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 	w.wg.Add(2)
 	go w.runConn()
 	go w.runPump()
+	if !oneShot && cfg.Systems {
+		w.wg.Add(1)
+		go w.runSystems()
+	}
 	if cfg.ServerView {
 		w.wg.Add(1)
 		go w.runServerView()
@@ -228,6 +234,7 @@ func Load(ctx context.Context, s *lockops.Session, cfg Config) (*model.Snapshot,
 			return nil, fmt.Errorf("zkview: load: %w", ctx.Err())
 		}
 	}
+	w.readSystemsOnce(ctx, loadSystemsBudget)
 	return w.Snapshot(), nil
 }
 

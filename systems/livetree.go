@@ -1,0 +1,193 @@
+package systems
+
+import (
+	"context"
+	"errors"
+	"path"
+	"slices"
+	"sync"
+
+	"github.com/zklock/zklock/third_party/zk"
+)
+
+// Reader is the two reads a live tree needs, on absolute paths: a
+// *zk.Conn has them, and so does any ctx-bound adapter over a session.
+type Reader interface {
+	Get(p string) ([]byte, *zk.Stat, error)
+	Children(p string) ([]string, *zk.Stat, error)
+}
+
+// prefetchInFlight bounds the Gets a listing sends at once: go-zookeeper
+// pipelines concurrent calls, and the gain stops past ~8-64 (FACTS.md).
+const prefetchInFlight = 16
+
+// prefetchMax: a listing with more children than this is not prefetched
+// (a huge lock queue); its nodes are read one by one if a recogniser asks.
+const prefetchMax = 1000
+
+// LiveTree is a Tree read from a server on demand, at most budget
+// requests: a listing Gets all its children at once (pipelined), so a
+// walk costs about one request per node, and a recogniser peeking at a
+// sibling that does not exist costs none. Once the budget is spent, or a
+// read fails for any reason but NoNode (NoAuth, a lost link, ctx), the
+// tree answers "not known" and Complete turns false: a caller must then
+// not trust a finding built on a node that was not read (a missing
+// leader record may only be unread). Paths are as the caller names them;
+// abs maps one to the server's (a chroot).
+type LiveTree struct {
+	ctx context.Context
+	r   Reader
+	abs func(string) string
+
+	mu       sync.Mutex
+	budget   int
+	nodes    map[string]liveNode
+	kids     map[string][]string
+	missing  map[string]bool
+	complete bool
+}
+
+type liveNode struct {
+	info     NodeInfo
+	children int32
+}
+
+// NewLiveTree returns a tree reading through r, at most budget requests,
+// each bounded by ctx as far as the client allows; abs may be nil.
+func NewLiveTree(ctx context.Context, r Reader, abs func(string) string, budget int) *LiveTree {
+	if abs == nil {
+		abs = func(p string) string { return p }
+	}
+	return &LiveTree{ctx: ctx, r: r, abs: abs, budget: budget, complete: true,
+		nodes: map[string]liveNode{}, kids: map[string][]string{}, missing: map[string]bool{}}
+}
+
+// Complete says whether every read asked for was answered (or the node
+// did not exist).
+func (t *LiveTree) Complete() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.complete
+}
+
+// take spends one request of the budget; false (and the tree incomplete)
+// when none is left or ctx is done.
+func (t *LiveTree) take() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.budget <= 0 || t.ctx.Err() != nil {
+		t.complete = false
+		return false
+	}
+	t.budget--
+	return true
+}
+
+// failed records a read's error: NoNode is an answer, anything else
+// leaves the node unknown.
+func (t *LiveTree) failed(p string, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if errors.Is(err, zk.ErrNoNode) {
+		t.missing[p] = true
+		return
+	}
+	t.complete = false
+}
+
+// Children implements Tree.
+func (t *LiveTree) Children(p string) ([]string, bool) {
+	p = path.Clean(p)
+	t.mu.Lock()
+	kids, listed := t.kids[p]
+	n, known := t.nodes[p]
+	gone := t.missing[p]
+	t.mu.Unlock()
+	switch {
+	case listed:
+		return kids, true
+	case gone:
+		return nil, false
+	case known && n.children == 0:
+		return nil, true
+	case !t.take():
+		return nil, false
+	}
+	kids, _, err := t.r.Children(t.abs(p))
+	if err != nil {
+		t.failed(p, err)
+		return nil, false
+	}
+	kids = slices.Clone(kids)
+	slices.Sort(kids)
+	t.mu.Lock()
+	t.kids[p] = kids
+	t.mu.Unlock()
+	if len(kids) <= prefetchMax {
+		t.prefetch(p, kids)
+	}
+	return kids, true
+}
+
+// prefetch Gets p's children, prefetchInFlight at a time.
+func (t *LiveTree) prefetch(p string, kids []string) {
+	sem := make(chan struct{}, prefetchInFlight)
+	var wg sync.WaitGroup
+	for _, k := range kids {
+		full := path.Join(p, k)
+		if !t.take() {
+			return
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			t.get(full)
+		}()
+	}
+	wg.Wait()
+}
+
+// get reads node p into the cache.
+func (t *LiveTree) get(p string) {
+	data, st, err := t.r.Get(t.abs(p))
+	if err != nil {
+		t.failed(p, err)
+		return
+	}
+	if len(data) > DataLimit {
+		data = data[:DataLimit]
+	}
+	t.mu.Lock()
+	t.nodes[p] = liveNode{info: NodeInfo{Data: data, EphemeralOwner: st.EphemeralOwner, Czxid: st.Czxid, Ctime: st.Ctime},
+		children: st.NumChildren}
+	t.mu.Unlock()
+}
+
+// Node implements Tree. It lists the parent first (once), which reads
+// every sibling with it: a recogniser asks about a node's neighbours.
+func (t *LiveTree) Node(p string) (NodeInfo, bool) {
+	p = path.Clean(p)
+	if p != "/" {
+		kids, ok := t.Children(path.Dir(p))
+		if !ok || !slices.Contains(kids, path.Base(p)) {
+			return NodeInfo{}, false
+		}
+	}
+	t.mu.Lock()
+	n, known := t.nodes[p]
+	gone := t.missing[p]
+	t.mu.Unlock()
+	switch {
+	case known:
+		return n.info, true
+	case gone || !t.take():
+		return NodeInfo{}, false
+	}
+	t.get(p)
+	t.mu.Lock()
+	n, known = t.nodes[p]
+	t.mu.Unlock()
+	return n.info, known
+}

@@ -1,0 +1,70 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+)
+
+// systemsFleet is the fleet beside a Solr overseer election whose leader
+// record lags (a leader-mismatch) and a Kafka controller, as zkview
+// annotates them from package systems.
+func systemsFleet() *model.Snapshot {
+	s := *fleet()
+	solrName := func(sess int64, host string, seq int32) string {
+		return fmt.Sprintf("%d-%s:8983_solr-n_%010d", sess, host, seq)
+	}
+	p, m := lockops.RecipePlain, lockops.KindMutex
+	s1, s2, s3 := int64(0x10000a3f2c0051), int64(0x10000a3f2c0052), int64(0x10000a3f2c0053)
+	head := solrName(s1, "10.0.0.1", 3)
+	lead := node(head, 3, m, p, lockops.RoleHolder, s1, "10.0.0.1:40112", "", 2*time.Minute)
+	lead.Identity = "10.0.0.1:8983_solr"
+	f1 := node(solrName(s2, "10.0.0.2", 4), 4, m, p, lockops.RoleWaiting, s2, "10.0.0.2:40113", "", 2*time.Minute)
+	f1.Identity = "10.0.0.2:8983_solr"
+	f2 := node(solrName(s3, "10.0.0.3", 7), 7, m, p, lockops.RoleWaiting, s3, "10.0.0.3:40114", "", 30*time.Second)
+	f2.Identity = "10.0.0.3:8983_solr"
+	solr := model.Queue{Path: "/solr/overseer_elect/election", State: model.PathPresent, Type: model.TypeElection,
+		System: "solr", Label: "solr overseer", Nodes: model.NodesOf(lead, f1, f2),
+		Warnings: []model.Warning{{Code: model.WarnLeaderMismatch, Key: "k", Since: ago(12 * time.Second),
+			Nodes:   []string{"/solr/overseer_elect/leader", "/solr/overseer_elect/election/" + head},
+			Message: "leader record /solr/overseer_elect/leader names " + f1.Name + "; the election's leader is " + head}}}
+	ctl := node("controller", 0, m, lockops.RecipeEphemeral, lockops.RoleHolder, 0x10000a3f2c0061, "10.0.0.12:50022",
+		`{"version":2,"brokerid":2,"timestamp":"1700000000000"}`, 5*time.Minute)
+	ctl.Identity = "broker 2"
+	kafka := model.Queue{Path: "/kafka/controller", State: model.PathPresent, Type: model.TypeElection,
+		System: "kafka", Label: "kafka controller", Nodes: model.NodesOf(ctl)}
+	s.Queues = append([]model.Queue{kafka}, s.Queues...)
+	s.Queues = append(s.Queues, solr)
+	return &s
+}
+
+// TestSystemsGolden: the lock list names each system after its path and
+// the leader record's mismatch; the queue pane titles the system and
+// shows each participant's identity (IDENTITY, only for a system's
+// queue).
+func TestSystemsGolden(t *testing.T) {
+	for _, sz := range sizes {
+		name := fmt.Sprintf("systems-solr-dark-%dx%d", sz[0], sz[1])
+		t.Run(name, func(t *testing.T) {
+			m := newTest("dark", sz[0], sz[1])
+			m = step(m, updateMsg{model.Update{Snapshot: systemsFleet()}})
+			m = selectPath(m, "/solr/overseer_elect/election")
+			got := ansi.Strip(m.View())
+			checkFrame(t, got, sz[0], sz[1])
+			matchGolden(t, name, got)
+			if sz[0] < 160 {
+				return
+			}
+			for _, want := range []string{"solr overseer", "kafka controller", "broker 2", "IDENTITY", "10.0.0.3:8983_solr", "LEADER-MISMATCH"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("view lacks %q:\n%s", want, got)
+				}
+			}
+		})
+	}
+}

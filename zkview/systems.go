@@ -1,0 +1,397 @@
+// The systems' layouts (package systems) in the Watcher's snapshots: a
+// read of the paths and roots through a systems.LiveTree, its
+// recognitions applied to the queues at every rebuild (a system's path
+// that is no lock parent of the model, Kafka's controller or a Solr
+// election, becomes a queue of its own), and its leader-record findings
+// as leader-mismatch warnings dated by their Key.
+//
+// Costs: Load reads once, at most loadSystemsBudget requests; a live
+// Watcher reads again every systemsEvery, at most watchSystemsBudget
+// requests, and sets no watch: the leader records beside an election are
+// as fresh as the last read (the lock parents themselves are as fresh as
+// ever). A read that stopped at its bound, or met a node it could not
+// read, shows what it recognised but checks no leader record
+// (Snapshot.SystemsNote says so): a record that was not read is not a
+// missing record.
+
+package zkview
+
+import (
+	"context"
+	"path"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/systems"
+	"github.com/zklock/zklock/third_party/zk"
+)
+
+const (
+	// loadSystemsBudget bounds the requests of Load's read: about one per
+	// node, pipelined, so 10,000 cost about half a second (FACTS.md).
+	loadSystemsBudget = 10000
+	// watchSystemsBudget and systemsEvery bound a live Watcher's reads
+	// to a few hundred requests a second at most on a big tree.
+	watchSystemsBudget = 5000
+	systemsEvery       = 15 * time.Second
+)
+
+// systemsState is the last read of the systems' layouts.
+type systemsState struct {
+	recs     []sysRec
+	complete bool
+	at       time.Time
+	// first: when each leader-mismatch Key was first seen, forgotten once
+	// a read no longer shows it.
+	first map[string]time.Time
+}
+
+// sysRec is one recognition with its participants as model nodes.
+type sysRec struct {
+	rec   systems.Recognition
+	nodes []model.Node
+}
+
+// watcherReader reads through the Watcher's in-flight pool, bounded by
+// ctx.
+type watcherReader struct {
+	ctx context.Context
+	w   *Watcher
+}
+
+// Get implements systems.Reader, on the user's paths (the Session
+// applies the chroot).
+func (r watcherReader) Get(p string) ([]byte, *zk.Stat, error) {
+	g, err := pooled(r.ctx, r.w, func() (getReply, error) {
+		data, st, err := r.w.s.Get(r.ctx, p)
+		return getReply{data, st}, err
+	})
+	return g.data, g.st, err
+}
+
+// Children implements systems.Reader, on the user's paths.
+func (r watcherReader) Children(p string) ([]string, *zk.Stat, error) {
+	c, err := pooled(r.ctx, r.w, func() (childrenReply, error) {
+		kids, st, err := r.w.s.ChildrenStat(r.ctx, p)
+		return childrenReply{kids, st}, err
+	})
+	return c.kids, c.st, err
+}
+
+type getReply struct {
+	data []byte
+	st   *zk.Stat
+}
+
+type childrenReply struct {
+	kids []string
+	st   *zk.Stat
+}
+
+// readSystems reads cfg's roots and paths as systems' layouts: every
+// recognition under a root (systems.Scan), a watched path, or the parent
+// of a watched lone node (the Hadoop lock) that names it as participant.
+func readSystems(ctx context.Context, r systems.Reader, abs func(string) string, cfg Config, budget int) ([]sysRec, bool) {
+	tree := systems.NewLiveTree(ctx, r, abs, budget)
+	var out []sysRec
+	seen := map[string]bool{}
+	add := func(rec systems.Recognition) {
+		if !seen[rec.Path] {
+			seen[rec.Path] = true
+			out = append(out, sysRec{rec: rec, nodes: participantNodes(tree, rec)})
+		}
+	}
+	for _, root := range cfg.Roots {
+		for _, rec := range systems.Scan(tree, root) {
+			add(rec)
+		}
+	}
+	for _, p := range cfg.Paths {
+		if rec, ok := systems.Recognize(tree, p); ok {
+			add(rec)
+			continue
+		}
+		if kids, ok := tree.Children(p); !ok || len(kids) > 0 || p == "/" {
+			continue
+		}
+		if rec, ok := systems.Recognize(tree, path.Dir(p)); ok && slices.ContainsFunc(rec.Participants,
+			func(pt systems.Participant) bool { return pt.Path == p }) {
+			add(rec)
+		}
+	}
+	return out, tree.Complete()
+}
+
+// participantNodes is rec's participants as model nodes, with what the
+// tree read of them.
+func participantNodes(t systems.Tree, rec systems.Recognition) []model.Node {
+	out := make([]model.Node, len(rec.Participants))
+	for i, p := range rec.Participants {
+		n := model.Node{Name: p.Name, Kind: p.Kind, Recipe: lockops.RecipeEphemeral, Role: p.Role, Believes: p.Role,
+			Session: p.Session, Identity: p.Identity}
+		if p.HasSeq {
+			n.Seq, n.Recipe = int32(p.Seq), lockops.RecipePlain
+		}
+		if p.Ctime != 0 {
+			// A waiter waits since it was made; a holder found holding
+			// holds at most since then.
+			n.Ctime = time.UnixMilli(p.Ctime)
+			n.Since, n.SinceExact = n.Ctime, p.Role != lockops.RoleHolder
+		}
+		if dir := path.Dir(p.Path); dir != rec.Path && p.Path != rec.Path {
+			n.Parent = dir
+		}
+		if info, ok := t.Node(p.Path); ok {
+			n.DataLen = int32(len(info.Data))
+			n.Data = info.Data[:min(len(info.Data), DefaultDataBytes)]
+		}
+		out[i] = n
+	}
+	return out
+}
+
+// setSystemsLocked keeps a read's recognitions, dating each
+// leader-mismatch from when its Key was first seen and telling on the
+// event log which appeared and which cleared.
+func (w *Watcher) setSystemsLocked(recs []sysRec, complete bool, at time.Time) {
+	old := w.systems.first
+	first := map[string]time.Time{}
+	for _, sr := range recs {
+		if !complete {
+			break
+		}
+		for _, f := range sr.rec.Findings {
+			if t, ok := old[f.Key]; ok {
+				first[f.Key] = t
+				continue
+			}
+			first[f.Key] = at
+			w.emitLocked(model.Event{At: at, Kind: model.EventWarning, Path: sr.rec.Path,
+				Text: model.WarnLeaderMismatch + ": " + model.SanitizeString(f.Message, 0)})
+		}
+	}
+	for k := range old {
+		if _, ok := first[k]; !ok && complete {
+			w.emitLocked(model.Event{At: at, Kind: model.EventWarning, Text: model.WarnLeaderMismatch + " cleared"})
+		}
+	}
+	if !complete {
+		first = old // unchecked this time: neither cleared nor new
+	}
+	w.systems = systemsState{recs: recs, complete: complete, at: at, first: first}
+	w.markDirtyLocked()
+}
+
+// readSystemsOnce reads the systems' layouts and keeps them.
+func (w *Watcher) readSystemsOnce(ctx context.Context, budget int) {
+	recs, complete := readSystems(ctx, watcherReader{ctx, w}, nil, w.cfg, budget)
+	if ctx.Err() != nil {
+		return
+	}
+	w.mu.Lock()
+	w.setSystemsLocked(recs, complete, w.cfg.Now())
+	w.mu.Unlock()
+	w.kickPublish()
+}
+
+// runSystems reads the systems' layouts every systemsEvery while the
+// Watcher runs.
+func (w *Watcher) runSystems() {
+	defer w.wg.Done()
+	t := time.NewTicker(systemsEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.initDone:
+			w.readSystemsOnce(w.ctx, watchSystemsBudget)
+		case <-w.ctx.Done():
+			return
+		}
+		select {
+		case <-t.C:
+		case <-w.ctx.Done():
+			return
+		}
+	}
+}
+
+// applySystems annotates queues (sorted by path, owned by the caller)
+// with st's recognitions and adds a queue for each recognised path that
+// is none; it returns the queues, still sorted, and the note for
+// Snapshot.SystemsNote.
+func applySystems(queues []model.Queue, st *systemsState) ([]model.Queue, string) {
+	if st.at.IsZero() {
+		return queues, ""
+	}
+	note := ""
+	if !st.complete {
+		note = "systems: read in part (its bound of requests, or a node not readable): leader records not checked"
+	}
+	var added []model.Queue
+	for i := range st.recs {
+		sr := &st.recs[i]
+		j := queueAt(queues, sr.rec.Path)
+		if j < 0 && len(sr.rec.Participants) == 1 {
+			j = queueAt(queues, sr.rec.Participants[0].Path)
+		}
+		if j >= 0 {
+			queues[j] = annotate(queues[j], sr, st)
+			continue
+		}
+		q := model.Queue{Path: sr.rec.Path, State: model.PathPresent, ListedAt: st.at}
+		added = append(added, annotate(q, sr, st))
+	}
+	if len(added) > 0 {
+		queues = append(queues, added...)
+		sort.SliceStable(queues, func(a, b int) bool { return queues[a].Path < queues[b].Path })
+	}
+	return queues, note
+}
+
+// queueAt is the index of the queue at p, -1 when none.
+func queueAt(queues []model.Queue, p string) int {
+	i := sort.Search(len(queues), func(i int) bool { return queues[i].Path >= p })
+	if i < len(queues) && queues[i].Path == p {
+		return i
+	}
+	return -1
+}
+
+// annotate is q read as sr's system: its system and label, its type, its
+// nodes in the system's order with the system's roles and identities
+// (participants the queue does not hold are added from the read), the
+// recipe warnings the system's own order overrides dropped, and the
+// leader-record findings when the read was whole.
+func annotate(q model.Queue, sr *sysRec, st *systemsState) model.Queue {
+	rec := sr.rec
+	q.System, q.Label = string(rec.System), rec.Label
+	switch rec.Type {
+	case systems.TypeElection:
+		q.Type = model.TypeElection
+	case systems.TypeMutex:
+		q.Type = model.TypeMutex
+	case systems.TypeRWLock:
+		q.Type = model.TypeRWLock
+	}
+	q.Nodes, q.Other = systemNodes(q, sr)
+	ws := make([]model.Warning, 0, len(q.Warnings)+len(rec.Findings))
+	for _, w := range q.Warnings {
+		if overridden(w.Code, rec.MultiLeader) {
+			continue
+		}
+		ws = append(ws, w)
+	}
+	if st.complete {
+		for _, f := range rec.Findings {
+			ws = append(ws, model.Warning{Code: model.WarnLeaderMismatch, Message: model.SanitizeString(f.Message, 0),
+				Nodes: slices.Clone(f.Nodes), Key: f.Key, Since: st.first[f.Key]})
+		}
+	}
+	q.Warnings = ws
+	return q
+}
+
+// overridden: a recipe warning the system's own order makes moot. Its
+// order decides who leads (Solr's equal sequences are no split); in a
+// multi-leader election nobody waits, so no wait is missing or stuck.
+func overridden(code string, multiLeader bool) bool {
+	switch code {
+	case model.WarnSplitHolders:
+		return true
+	case model.WarnMissingWatch, model.WarnHerd, model.WarnDeadlock, model.WarnSelfWait:
+		return multiLeader
+	}
+	return false
+}
+
+// systemNodes is q's nodes in sr's order with its roles and identities,
+// then the nodes it does not name; and q's other children less those it
+// made nodes of.
+func systemNodes(q model.Queue, sr *sysRec) (model.Nodes, []string) {
+	at := make(map[string]int, q.Nodes.Len())
+	for i, n := range q.Nodes.All() {
+		at[nodePath(q.Path, n)] = i
+	}
+	used := make([]bool, q.Nodes.Len())
+	nodes := make([]model.Node, 0, max(q.Nodes.Len(), len(sr.nodes)))
+	other := slices.Clone(q.Other)
+	for k, p := range sr.rec.Participants {
+		i, ok := at[p.Path]
+		if !ok && p.Path == q.Path && q.Nodes.Len() == 1 {
+			i, ok = 0, true // the watched path is the lone node itself
+		}
+		if !ok || used[i] {
+			nodes = append(nodes, sr.nodes[k])
+			other = slices.DeleteFunc(other, func(o string) bool { return model.ChildPath(q.Path, o) == p.Path })
+			continue
+		}
+		used[i] = true
+		n := *q.Nodes.At(i)
+		n.Identity = p.Identity
+		if n.Role != p.Role {
+			n.Role = p.Role
+		}
+		n.Believes = p.Role
+		if p.Role == lockops.RoleHolder {
+			n.Watches, n.Predecessor, n.Link, n.Herd = "", "", model.LinkNone, false
+		}
+		nodes = append(nodes, n)
+	}
+	for i, n := range q.Nodes.All() {
+		if !used[i] {
+			nodes = append(nodes, *n)
+		}
+	}
+	return model.NodesOf(nodes...), other
+}
+
+// nodePath is n's full path in the queue at qpath.
+func nodePath(qpath string, n *model.Node) string {
+	if n.Parent != "" {
+		return model.ChildPath(n.Parent, n.Name)
+	}
+	return model.ChildPath(qpath, n.Name)
+}
+
+// YoungMismatches says whether snap shows a leader-mismatch that has not
+// lasted LeaderMismatchAfter yet, and when the youngest would.
+func YoungMismatches(snap *model.Snapshot) (bool, time.Time) {
+	var due time.Time
+	for _, q := range snap.Queues {
+		for _, w := range q.Warnings {
+			if w.Code != model.WarnLeaderMismatch || w.Lasted(snap.At) >= model.LeaderMismatchAfter {
+				continue
+			}
+			if t := w.Since.Add(model.LeaderMismatchAfter); t.After(due) {
+				due = t
+			}
+		}
+	}
+	return !due.IsZero(), due
+}
+
+// RedateMismatches dates next's leader mismatches by first, an earlier
+// read: a Key seen in both lasted all the while (it names both sides, so
+// any change in between changes it). next must be the caller's own.
+func RedateMismatches(first, next *model.Snapshot) {
+	since := map[string]time.Time{}
+	for _, q := range first.Queues {
+		for _, w := range q.Warnings {
+			if w.Key != "" && !w.Since.IsZero() {
+				since[w.Key] = w.Since
+			}
+		}
+	}
+	for i := range next.Queues {
+		q := &next.Queues[i]
+		for j, w := range q.Warnings {
+			if t, ok := since[w.Key]; ok && w.Key != "" && t.Before(w.Since) {
+				q.Warnings = slices.Clone(q.Warnings)
+				q.Warnings[j].Since = t
+			}
+		}
+	}
+}
