@@ -51,7 +51,7 @@ context's credentials can read each lock root.
 
 Measuring the clock creates and deletes one ephemeral node at the root
 (under the chroot); a read-only context skips it (pass --write).
--o json (or --json) prints the same as one object (schema in the README).
+-o json (or --json) prints the same as one object (schema in docs/json.md).
 doctor exits 1 when a member cannot be used or a root cannot be read.`,
 		Example: `  zklock doctor prod
   zklock doctor --servers zk1:2281 --tls-ca ca.pem --json`,
@@ -88,7 +88,7 @@ doctor exits 1 when a member cannot be used or a root cannot be read.`,
 			return nil
 		},
 	}
-	output = addOutputFlag(cmd, "text or json (schema in the README)", "text", "json")
+	output = addOutputFlag(cmd, "text or json (schema in docs/json.md)", "text", "json")
 	return cmd
 }
 

@@ -34,7 +34,7 @@ func newLsCmd(g *config.Flags) *cobra.Command {
 		Short: "Print one snapshot of lock queues, then exit",
 		Long: `ls reads the lock parents once (and the servers' four-letter words when
 they allow them) and prints every queue in sequence order with its
-warnings; -o json (or --json) prints the schema documented in the README
+warnings; -o json (or --json) prints the schema documented in docs/json.md
 (an array, one object per path, each with its "schema" version); -o name
 prints the full path of every lock node, one a line, for
 zklock release --force --yes - to read.
@@ -62,7 +62,7 @@ healthy. ` + strings.ReplaceAll(orList(checkShown), "`", "") + ` are shown, not 
 			return err
 		},
 	}
-	output = addOutputFlag(cmd, "text, json (schema in the README) or name (full node paths, one a line)", "text", "json", "name")
+	output = addOutputFlag(cmd, "text, json (schema in docs/json.md) or name (full node paths, one a line)", "text", "json", "name")
 	cmd.Flags().BoolVar(&check, "check", false, "exit 2 on "+strings.ReplaceAll(checkFailingList(), "`", "")+", or a cross-lock deadlock; 3 when it cannot tell")
 	cmd.Flags().StringArrayVar(&roots, "root", nil, "discover lock parents below this path (repeatable)")
 	return cmd

@@ -26,7 +26,7 @@ owns a lock node there: its client address (when the servers' four-letter
 words tell), what it holds, what it waits on, how many other sessions wait
 for it directly (DIRECT) and through others (BLOCKS), and how long the
 longest-waiting of those has waited. The first line is the session to look
-at first. -o json (or --json) prints the schema documented in the README.
+at first. -o json (or --json) prints the schema documented in docs/json.md.
 
 Then every cycle of waits over sessions is spelled out: a cross-lock
 deadlock (session A holds /x and waits on /y, session B holds /y and waits
@@ -62,7 +62,7 @@ ensemble unreachable, a path not readable), 0 otherwise.`,
 			return err
 		},
 	}
-	output = addOutputFlag(cmd, "text or json (schema in the README)", "text", "json")
+	output = addOutputFlag(cmd, "text or json (schema in docs/json.md)", "text", "json")
 	cmd.Flags().BoolVar(&check, "check", false, "exit 2 on a cross-lock deadlock; 3 when it cannot tell")
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "print the first read at once, without judging the age of its cycles")
 	cmd.Flags().StringArrayVar(&roots, "root", nil, "discover lock parents below this path (repeatable)")

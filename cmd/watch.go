@@ -118,7 +118,7 @@ code 0.`,
 			return streamChanges(ctx, lm.w.Updates(), write)
 		},
 	}
-	output = addOutputFlag(cmd, "text (a line per change) or json (an object per line, schema in the README)", "text", "json")
+	output = addOutputFlag(cmd, "text (a line per change) or json (an object per line, schema in docs/json.md)", "text", "json")
 	lf.register(cmd, zkview.DefaultMaxParents)
 	return cmd
 }
