@@ -147,6 +147,7 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 	w.conn = model.Conn{State: model.StateConnecting, Since: cfg.Now(), Ensemble: s.Servers(), Context: cfg.Context,
 		TLS: s.Secure(), HostnameVerified: s.HostnameVerified()}
 	w.snap = &model.Snapshot{At: cfg.Now(), Conn: w.conn}
+	w.sems.w = w
 	w.readConnState()
 
 	w.mu.Lock()
@@ -164,7 +165,7 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 	go w.runPump()
 	if cfg.ServerView {
 		w.wg.Add(1)
-		go w.runServerView()
+		go (&serverPoller{w: w}).run()
 	} else {
 		close(w.svDone)
 	}
@@ -574,4 +575,55 @@ func pooled[T any](ctx context.Context, w *Watcher, f func() (T, error)) (T, err
 // link is back, and shows what it last read, marked stale, meanwhile.
 func connLoss(err error) bool {
 	return lockops.ConnLoss(err) || errors.Is(err, zk.ErrSessionExpired)
+}
+
+// addPathLocked starts watching p, or adds reasons to an existing watch.
+func (w *Watcher) addPathLocked(p string, f pathFlags) {
+	if pw, ok := w.paths[p]; ok {
+		if f.discover && (!pw.discover || f.depth < pw.depth) {
+			pw.depth = f.depth
+		}
+		pw.explicit = pw.explicit || f.explicit
+		pw.root = pw.root || f.root
+		pw.discover = pw.discover || f.discover
+		if pw.explicit {
+			pw.ensureQueueLocked()
+		}
+		return
+	}
+	if w.ctx.Err() != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(w.ctx)
+	pw := &pathWatch{w: w, path: p, abs: w.s.Abs(p), pathFlags: f, ctx: ctx, cancel: cancel, kids: map[string]bool{}}
+	w.paths[p] = pw
+	if !f.keep() {
+		w.discovered++
+	}
+	if f.explicit {
+		pw.ensureQueueLocked()
+	}
+	w.initPending++
+	w.wg.Add(1)
+	go pw.run()
+}
+
+// fallBack switches the Watcher to children watches for good.
+func (w *Watcher) fallBack(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.mode == model.ModeChildren {
+		return
+	}
+	w.mode = model.ModeChildren
+	w.emitLocked(model.Event{At: w.cfg.Now(), Kind: model.EventInfo,
+		Text: fmt.Sprintf("the server refuses persistent watches (%v): watching with children watches, re-listing at every change", err)})
+	w.markDirtyLocked()
+}
+
+// watchMode reads the Watcher's mode.
+func (w *Watcher) watchMode() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.mode
 }
