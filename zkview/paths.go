@@ -129,67 +129,19 @@ func (pw *pathWatch) run() {
 		if evAt.IsZero() {
 			evAt = issued
 		}
-		var (
-			watch <-chan zk.Event
-			retry time.Duration
-		)
-		kids, err := pooled(ctx, w, func() (listing, error) {
-			if w.oneShot {
-				kids, st, err := w.s.ChildrenStat(ctx, pw.path)
-				return listing{names: kids, czxid: czxidOf(st)}, err
-			}
-			kids, st, ch, err := w.s.ChildrenW(ctx, pw.path)
-			return listing{names: kids, ch: ch, czxid: czxidOf(st)}, err
-		})
-		read := false // the path's state is known: a one-shot watcher is done
+		o := pw.list(ctx, gen, issued, evAt)
 		switch {
-		case err == nil:
-			watch, read = kids.ch, true
-			pw.applyListing(ctx, kids, gen, issued, evAt)
-		case ctx.Err() != nil:
+		case o.stop:
 			return
-		case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrNoAuth):
-			if !pw.kept() {
-				w.mu.Lock()
-				pw.removeLocked(w.cfg.Now())
-				w.mu.Unlock()
-				w.kickPublish()
-				return
-			}
-			// Exists needs no read permission, so it watches a NoAuth path
-			// for deletion too.
-			ex, eerr := pooled(ctx, w, func() (existence, error) {
-				if w.oneShot {
-					ok, _, err := w.s.Exists(ctx, pw.path)
-					return existence{ok: ok}, err
-				}
-				ok, _, ch, err := w.s.ExistsW(ctx, pw.path)
-				return existence{ok, ch}, err
-			})
-			switch {
-			case eerr != nil && ctx.Err() != nil:
-				return
-			case eerr != nil:
-				retry = pw.failed(eerr)
-			case !ex.ok:
-				pw.setState(model.PathAbsent, "")
-				watch, read = ex.ch, true
-			case errors.Is(err, zk.ErrNoNode):
-				evAt = time.Time{}
-				continue // created in between: list it now
-			default:
-				pw.setState(model.PathNoAuth, fmt.Sprintf("not allowed to list %s: %v", model.SanitizeString(pw.path, 0), err))
-				watch, retry, read = ex.ch, noAuthRetry, true
-			}
-		default:
-			retry = pw.failed(err)
-			read = retry > 0
+		case o.again:
+			evAt = time.Time{}
+			continue // created in between: list it now
 		}
-		if w.oneShot && read {
+		if w.oneShot && o.read {
 			return
 		}
 		evAt = time.Time{}
-		if !waitPath(ctx, watch, resync, retry) {
+		if !waitPath(ctx, o.watch, resync, o.retry) {
 			return
 		}
 		evAt = w.cfg.Now()
@@ -198,6 +150,81 @@ func (pw *pathWatch) run() {
 			qm.eventAt = evAt
 		}
 		w.mu.Unlock()
+	}
+}
+
+// listOutcome is what one attempt to list a path (list) leaves run to
+// wait for.
+type listOutcome struct {
+	watch <-chan zk.Event // the watch set, nil when none
+	retry time.Duration   // try again after it (0: at the next reconnection)
+	read  bool            // the path's state is known: a one-shot watcher is done
+	stop  bool            // the path is no longer watched
+	again bool            // the path was created in between: list it now
+}
+
+// list lists pw once, arming its children watch, and merges the listing
+// (gen, issued, evAt: see applyListing); a path that cannot be listed is
+// watched for existence (unlisted).
+func (pw *pathWatch) list(ctx context.Context, gen uint64, issued, evAt time.Time) listOutcome {
+	w := pw.w
+	kids, err := pooled(ctx, w, func() (listing, error) {
+		if w.oneShot {
+			kids, st, err := w.s.ChildrenStat(ctx, pw.path)
+			return listing{names: kids, czxid: czxidOf(st)}, err
+		}
+		kids, st, ch, err := w.s.ChildrenW(ctx, pw.path)
+		return listing{names: kids, ch: ch, czxid: czxidOf(st)}, err
+	})
+	switch {
+	case err == nil:
+		pw.applyListing(ctx, kids, gen, issued, evAt)
+		return listOutcome{watch: kids.ch, read: true}
+	case ctx.Err() != nil:
+		return listOutcome{stop: true}
+	case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrNoAuth):
+		return pw.unlisted(ctx, err)
+	default:
+		retry := pw.failed(err)
+		return listOutcome{retry: retry, read: retry > 0}
+	}
+}
+
+// unlisted answers a listing refused with err (NoNode, NoAuth): a path
+// not kept leaves the watch; a kept one is watched with exists until it
+// appears or may be listed.
+func (pw *pathWatch) unlisted(ctx context.Context, err error) listOutcome {
+	w := pw.w
+	if !pw.kept() {
+		w.mu.Lock()
+		pw.removeLocked(w.cfg.Now())
+		w.mu.Unlock()
+		w.kickPublish()
+		return listOutcome{stop: true}
+	}
+	// Exists needs no read permission, so it watches a NoAuth path
+	// for deletion too.
+	ex, eerr := pooled(ctx, w, func() (existence, error) {
+		if w.oneShot {
+			ok, _, err := w.s.Exists(ctx, pw.path)
+			return existence{ok: ok}, err
+		}
+		ok, _, ch, err := w.s.ExistsW(ctx, pw.path)
+		return existence{ok, ch}, err
+	})
+	switch {
+	case eerr != nil && ctx.Err() != nil:
+		return listOutcome{stop: true}
+	case eerr != nil:
+		return listOutcome{retry: pw.failed(eerr)}
+	case !ex.ok:
+		pw.setState(model.PathAbsent, "")
+		return listOutcome{watch: ex.ch, read: true}
+	case errors.Is(err, zk.ErrNoNode):
+		return listOutcome{again: true}
+	default:
+		pw.setState(model.PathNoAuth, fmt.Sprintf("not allowed to list %s: %v", model.SanitizeString(pw.path, 0), err))
+		return listOutcome{watch: ex.ch, retry: noAuthRetry, read: true}
 	}
 }
 

@@ -128,8 +128,6 @@ func (rw *recursiveWatch) follow(ctx context.Context, gen uint64, resync <-chan 
 	audit := time.NewTimer(time.Until(auditAt))
 	defer audit.Stop()
 	for {
-		var ev zk.Event
-		var ok bool
 		select {
 		case <-ctx.Done():
 			return false
@@ -141,16 +139,9 @@ func (rw *recursiveWatch) follow(ctx context.Context, gen uint64, resync <-chan 
 			// one. (A watch of the old session ends with
 			// EventNotWatching, and is set again then.)
 			resync = w.resyncCh()
-			if g := w.genNow(); g != gen {
-				gen = g
-				if !w.waitSynced(ctx) {
-					return false
-				}
-				if !rw.read(ctx, gen) && (ctx.Err() != nil || rw.noAuth) {
-					return false
-				}
+			if !rw.resynced(ctx, &gen) {
+				return false
 			}
-			continue
 		case <-audit.C:
 			// Changes the server does not report to this watch (children
 			// the operator may not read) show only in the parent's stat.
@@ -160,56 +151,82 @@ func (rw *recursiveWatch) follow(ctx context.Context, gen uint64, resync <-chan 
 			every := pw.auditEvery()
 			audit.Reset(every)
 			auditAt = time.Now().Add(every)
-			continue
-		case ev, ok = <-rw.ch:
-		}
-		switch {
-		case !ok:
-			return true
-		case ev.Type == zk.EventNotWatching:
-			if errors.Is(ev.Err, zk.ErrWatchOverflow) {
-				// The session is fine; events were dropped: set the watch
-				// again and read now.
-				pw.emitOverflow()
-				return true
-			}
-			// The session ended (or the server refused to set the watch
-			// again): set the watch again and read. The new session may
-			// be up already (the end of the old one is told once the
-			// client learns of it, often at the reconnection); if not,
-			// the attempt fails as a lost link and waits for it.
-			return true
-		case ev.Type == zk.EventSession:
-			// Back in the same session, the watch set again; what changed
-			// while the link was down was not reported. Read again.
-			if !rw.read(ctx, gen) && ctx.Err() != nil {
-				return false
-			}
-			continue
-		}
-		evAt := w.cfg.Now()
-		batch, last := drainEvents(rw.ch, []zk.Event{ev})
-		// Applied at once, without a round trip first; the check that
-		// the watch missed nothing (unreported) follows within
-		// auditSoon, off the change's path, at most once per auditSoon
-		// however fast events come.
-		if !rw.applyEvents(ctx, batch, gen, rw.listedAt, evAt) && ctx.Err() != nil {
-			return false
-		}
-		if soon := time.Now().Add(auditSoon); last == nil && auditAt.After(soon) {
-			audit.Reset(auditSoon)
-			auditAt = soon
-		}
-		switch {
-		case last == nil:
-		case last.Type == zk.EventNotWatching:
-			return true
-		case last.Type == zk.EventSession:
-			if !rw.read(ctx, gen) && ctx.Err() != nil {
-				return false
+		case ev, ok := <-rw.ch:
+			if end, again := rw.take(ctx, ev, ok, gen, audit, &auditAt); end {
+				return again
 			}
 		}
 	}
+}
+
+// resynced reads pw again when a (re)connection began a new session,
+// gen then set to it; false when pw is dropped or may not be read.
+func (rw *recursiveWatch) resynced(ctx context.Context, gen *uint64) bool {
+	w := rw.pw.w
+	g := w.genNow()
+	if g == *gen {
+		return true
+	}
+	*gen = g
+	if !w.waitSynced(ctx) {
+		return false
+	}
+	return rw.read(ctx, g) || (ctx.Err() == nil && !rw.noAuth)
+}
+
+// take applies ev, received from the watch (ok false: the channel was
+// closed), with the events that follow it at once. end says the watch
+// ended, follow then returning again; the next audit is brought forward
+// to within auditSoon (audit, auditAt).
+func (rw *recursiveWatch) take(ctx context.Context, ev zk.Event, ok bool, gen uint64, audit *time.Timer, auditAt *time.Time) (end, again bool) {
+	pw, w := rw.pw, rw.pw.w
+	switch {
+	case !ok:
+		return true, true
+	case ev.Type == zk.EventNotWatching:
+		if errors.Is(ev.Err, zk.ErrWatchOverflow) {
+			// The session is fine; events were dropped: set the watch
+			// again and read now.
+			pw.emitOverflow()
+			return true, true
+		}
+		// The session ended (or the server refused to set the watch
+		// again): set the watch again and read. The new session may
+		// be up already (the end of the old one is told once the
+		// client learns of it, often at the reconnection); if not,
+		// the attempt fails as a lost link and waits for it.
+		return true, true
+	case ev.Type == zk.EventSession:
+		// Back in the same session, the watch set again; what changed
+		// while the link was down was not reported. Read again.
+		if !rw.read(ctx, gen) && ctx.Err() != nil {
+			return true, false
+		}
+		return false, false
+	}
+	evAt := w.cfg.Now()
+	batch, last := drainEvents(rw.ch, []zk.Event{ev})
+	// Applied at once, without a round trip first; the check that
+	// the watch missed nothing (unreported) follows within
+	// auditSoon, off the change's path, at most once per auditSoon
+	// however fast events come.
+	if !rw.applyEvents(ctx, batch, gen, rw.listedAt, evAt) && ctx.Err() != nil {
+		return true, false
+	}
+	if soon := time.Now().Add(auditSoon); last == nil && auditAt.After(soon) {
+		audit.Reset(auditSoon)
+		*auditAt = soon
+	}
+	switch {
+	case last == nil:
+	case last.Type == zk.EventNotWatching:
+		return true, true
+	case last.Type == zk.EventSession:
+		if !rw.read(ctx, gen) && ctx.Err() != nil {
+			return true, false
+		}
+	}
+	return false, false
 }
 
 // drainEvents appends what the channel holds now to batch, up to

@@ -350,93 +350,27 @@ func (s *semaphores) buildLocked(qm *queueModel, st *semState, q model.Queue, sv
 	w := s.w
 	st.dirty = false
 	leaseDir, lockDir := semaphoreDirs(qm.path, st.kind)
-	settle := func(a string) *queueModel {
-		m := w.queues[a]
-		if m == nil || m == qm {
-			return nil
-		}
-		if _, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
-			m.dirty = false
-		}
-		return m
-	}
 	var lq *queueModel
 	if st.kind == semCurator {
-		lq = settle(leaseDir)
+		lq = s.settleLocked(qm, leaseDir)
 	}
-	kq := settle(lockDir)
+	kq := s.settleLocked(qm, lockDir)
 	if q.State != model.PathPresent {
 		return q
 	}
-	for _, m := range []*queueModel{lq, kq} {
-		if m != nil && !m.seen && !s.pathRead(m.path) {
-			// A part not listed yet: its nodes are unknown, not absent
-			// (told as joined once listed, they would be news that is not).
-			// A part listed with no lock node in it (an empty Kazoo
-			// <path>-__lock__ found by discovery) has no queue to mark
-			// seen, but its path was read: it is known to be empty.
-			q.State = model.PathPending
-			return q
-		}
+	if s.partUnreadLocked(lq, kq) {
+		q.State = model.PathPending
+		return q
 	}
 	parts := semParts{Path: qm.path, Kind: st.kind, Limit: w.cfg.SemaphoreLimits[qm.path]}
-	lease := func(name string, seq int32, r *nodeRec) model.Node {
-		n := model.Node{Name: name, Seq: seq}
-		if r != nil && r.fetched {
-			n.Session, n.Data, n.DataLen = r.session, r.data, r.dataLen
-			n.Ctime, n.Mtime, n.Version, n.Czxid = r.ctime, r.mtime, r.version, r.czxid
-			n.Since, n.SinceExact = r.ctime, true
-			if sv != nil {
-				n.Client = sv.clients[r.session]
-			}
-		}
-		return n
-	}
 	current := map[string]bool{}
 	switch st.kind {
 	case semCurator:
-		if lq == nil {
-			break
-		}
-		if lq.seen && !st.leasesSeen {
-			st.leasesSeen = true
-			for _, k := range lq.kids {
-				st.initial[k] = true
-			}
-		}
-		for _, k := range lq.kids {
-			seq, ok := curatorLease(k)
-			if !ok {
-				parts.NotLeases = append(parts.NotLeases, k)
-				continue
-			}
-			r := lq.nodes[k]
-			if r != nil && r.fetched && r.session == 0 {
-				parts.NotLeases = append(parts.NotLeases, k) // persistent: no lease
-				continue
-			}
-			current[k] = true
-			n := lease(k, seq, r)
-			// Held since its creation, unless it waited first, or was
-			// already there when the Watcher first looked.
-			n.SinceExact = n.SinceExact && !st.initial[k] && !st.pended[k]
-			parts.Leases = append(parts.Leases, n)
+		if lq != nil {
+			st.curatorLeases(&parts, lq, sv, current)
 		}
 	case semKazoo:
-		for _, k := range qm.order.Other {
-			r := st.leases[k]
-			if st.gone[k] {
-				continue // deleted before it could be read: told by no one
-			}
-			if !lockops.IsHex32(k) || r != nil && r.fetched && r.session == 0 {
-				parts.NotLeases = append(parts.NotLeases, k) // no lease name, or persistent
-				continue
-			}
-			parts.Leases = append(parts.Leases, lease(k, 0, r))
-		}
-		if st.dataRead {
-			parts.ParentData = st.data
-		}
+		st.kazooLeases(&parts, qm, sv)
 	}
 	if kq != nil {
 		parts.Lock = buildQueue(kq, sv, false, time.Time{})
@@ -446,18 +380,7 @@ func (s *semaphores) buildLocked(qm *queueModel, st *semState, q model.Queue, sv
 		st.pended[res.Pending] = true
 	}
 	st.datePendedHolds(res.Nodes, lq, now)
-	for _, m := range []map[string]bool{st.initial, st.pended} {
-		for k := range m {
-			if !current[k] {
-				delete(m, k)
-			}
-		}
-	}
-	for k := range st.heldFrom {
-		if !current[k] {
-			delete(st.heldFrom, k)
-		}
-	}
+	st.forgetGone(current)
 	q.Type = model.TypeSemaphore
 	q.Nodes, q.Other = model.NodesOf(res.Nodes...), res.Other
 	q.Limit, q.LimitSource = res.Limit, res.LimitSource
@@ -470,6 +393,115 @@ func (s *semaphores) buildLocked(qm *queueModel, st *semState, q model.Queue, sv
 		w.emitLocked(ev)
 	}
 	return q
+}
+
+// settleLocked is the part of the semaphore at qm kept at a, nil when
+// none; a part with no Queue of its own is marked built with it.
+func (s *semaphores) settleLocked(qm *queueModel, a string) *queueModel {
+	w := s.w
+	m := w.queues[a]
+	if m == nil || m == qm {
+		return nil
+	}
+	if _, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
+		m.dirty = false
+	}
+	return m
+}
+
+// partUnreadLocked: a part of the semaphore (lq, kq; nil when none) is
+// not listed yet, so its nodes are unknown, not absent (told as joined
+// once listed, they would be news that is not). A part listed with no
+// lock node in it (an empty Kazoo <path>-__lock__ found by discovery)
+// has no queue to mark seen, but its path was read: it is known to be
+// empty.
+func (s *semaphores) partUnreadLocked(lq, kq *queueModel) bool {
+	for _, m := range []*queueModel{lq, kq} {
+		if m != nil && !m.seen && !s.pathRead(m.path) {
+			return true
+		}
+	}
+	return false
+}
+
+// leaseNode is the lease name (sequence seq, 0 for Kazoo) as its record
+// r shows it, nil when unread.
+func leaseNode(name string, seq int32, r *nodeRec, sv *serverView) model.Node {
+	n := model.Node{Name: name, Seq: seq}
+	if r != nil && r.fetched {
+		n.Session, n.Data, n.DataLen = r.session, r.data, r.dataLen
+		n.Ctime, n.Mtime, n.Version, n.Czxid = r.ctime, r.mtime, r.version, r.czxid
+		n.Since, n.SinceExact = r.ctime, true
+		if sv != nil {
+			n.Client = sv.clients[r.session]
+		}
+	}
+	return n
+}
+
+// curatorLeases adds to parts the leases of a Curator semaphore's lease
+// dir lq, and the children that are none; current collects the leases.
+func (st *semState) curatorLeases(parts *semParts, lq *queueModel, sv *serverView, current map[string]bool) {
+	if lq.seen && !st.leasesSeen {
+		st.leasesSeen = true
+		for _, k := range lq.kids {
+			st.initial[k] = true
+		}
+	}
+	for _, k := range lq.kids {
+		seq, ok := curatorLease(k)
+		if !ok {
+			parts.NotLeases = append(parts.NotLeases, k)
+			continue
+		}
+		r := lq.nodes[k]
+		if r != nil && r.fetched && r.session == 0 {
+			parts.NotLeases = append(parts.NotLeases, k) // persistent: no lease
+			continue
+		}
+		current[k] = true
+		n := leaseNode(k, seq, r, sv)
+		// Held since its creation, unless it waited first, or was
+		// already there when the Watcher first looked.
+		n.SinceExact = n.SinceExact && !st.initial[k] && !st.pended[k]
+		parts.Leases = append(parts.Leases, n)
+	}
+}
+
+// kazooLeases adds to parts the leases of a Kazoo semaphore, the
+// children of its parent qm, the children that are none, and the
+// parent's data.
+func (st *semState) kazooLeases(parts *semParts, qm *queueModel, sv *serverView) {
+	for _, k := range qm.order.Other {
+		r := st.leases[k]
+		if st.gone[k] {
+			continue // deleted before it could be read: told by no one
+		}
+		if !lockops.IsHex32(k) || r != nil && r.fetched && r.session == 0 {
+			parts.NotLeases = append(parts.NotLeases, k) // no lease name, or persistent
+			continue
+		}
+		parts.Leases = append(parts.Leases, leaseNode(k, 0, r, sv))
+	}
+	if st.dataRead {
+		parts.ParentData = st.data
+	}
+}
+
+// forgetGone drops the lease history of the leases not in current.
+func (st *semState) forgetGone(current map[string]bool) {
+	for _, m := range []map[string]bool{st.initial, st.pended} {
+		for k := range m {
+			if !current[k] {
+				delete(m, k)
+			}
+		}
+	}
+	for k := range st.heldFrom {
+		if !current[k] {
+			delete(st.heldFrom, k)
+		}
+	}
 }
 
 // datePendedHolds dates the hold of each Curator lease seen waiting
