@@ -57,6 +57,42 @@ type options struct {
 }
 
 func main() {
+	o := parseOptions()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+			os.Exit(2)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+			os.Exit(2)
+		}
+	}
+	rep, err := measure(ctx, o)
+	if rep != nil {
+		text := rep.markdown()
+		if o.out == "-" || o.out == "" {
+			fmt.Print(text)
+		} else if werr := os.WriteFile(o.out, []byte(text), 0o644); werr != nil {
+			err = errors.Join(err, werr)
+		} else {
+			fmt.Print(rep.table())
+			fmt.Printf("\nwritten to %s\n", o.out)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// parseOptions reads the command line into options, with the defaults
+// -quick implies; an unknown contender or workload exits 2 with one line.
+func parseOptions() options {
 	var o options
 	var peersFlag, workFlag string
 	flag.BoolVar(&o.quick, "quick", false, "shorter runs (3 s contention, 2 repeats, 1,000 uncontended cycles): under 3 minutes")
@@ -108,37 +144,7 @@ func main() {
 	if len(os.Args) == 1 {
 		o.command = "make bench (go run ./bench)"
 	}
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if o.cpuProfile != "" {
-		f, err := os.Create(o.cpuProfile)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
-			os.Exit(2)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
-			os.Exit(2)
-		}
-	}
-	rep, err := measure(ctx, o)
-	if rep != nil {
-		text := rep.markdown()
-		if o.out == "-" || o.out == "" {
-			fmt.Print(text)
-		} else if werr := os.WriteFile(o.out, []byte(text), 0o644); werr != nil {
-			err = errors.Join(err, werr)
-		} else {
-			fmt.Print(rep.table())
-			fmt.Printf("\nwritten to %s\n", o.out)
-		}
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
-		os.Exit(1)
-	}
+	return o
 }
 
 func pick[T any](quick bool, q, full T) T {

@@ -452,82 +452,10 @@ func randomHex() string {
 
 // write prints the report as text.
 func (r *doctorReport) write(w io.Writer) {
-	head := "zklock doctor: " + strings.Join(r.Servers, ",")
-	if r.Context != "" {
-		head = "zklock doctor: context " + r.Context + " (" + strings.Join(r.Servers, ",") + ")"
-	}
-	if r.Chroot != "" {
-		head += ", chroot " + r.Chroot
-	}
-	switch {
-	case r.TLS == nil:
-		head += ", plain TCP"
-	case r.TLS.HostnameVerified:
-		head += ", TLS"
-	default:
-		head += ", TLS with hostname verification OFF"
-	}
-	fmt.Fprintln(w, head)
+	fmt.Fprintln(w, r.headline())
 	for _, m := range r.Members {
 		fmt.Fprintln(w)
-		title := m.Server
-		if m.Version != "" {
-			title += "  ZooKeeper " + m.Version
-		}
-		if m.Mode != "" {
-			title += ", " + m.Mode
-		}
-		fmt.Fprintln(w, title)
-		if !m.Usable {
-			fmt.Fprintf(w, "  %-11s %s\n", "session", "NONE: "+m.Error)
-		} else {
-			fmt.Fprintf(w, "  %-11s timeout %s granted\n", "session", time.Duration(m.SessionTimeoutMS)*time.Millisecond)
-		}
-		writeSASLLine(w, r, m)
-		if t := m.TLS; t != nil {
-			var parts []string
-			if t.Protocol != "" {
-				parts = append(parts, t.Protocol+", "+t.Cipher)
-			}
-			if t.Subject != "" {
-				parts = append(parts, fmt.Sprintf("server %q for %s, issued by %q, expires %s",
-					t.Subject, strings.Join(t.Names, " "), t.Issuer, t.NotAfter.Format("2006-01-02 15:04 UTC")))
-			}
-			if !t.Verified {
-				parts = append(parts, "NOT verified")
-			}
-			fmt.Fprintf(w, "  %-11s %s\n", "TLS", strings.Join(parts, "; "))
-		}
-		var allowed, refused, silent []string
-		for _, word := range doctorWords {
-			switch v := m.FourLetter[word]; {
-			case v == "allowed":
-				allowed = append(allowed, word)
-			case v == "refused":
-				refused = append(refused, word)
-			default:
-				silent = append(silent, word+" ("+v+")")
-			}
-		}
-		var words []string
-		if len(allowed) > 0 {
-			words = append(words, strings.Join(allowed, " ")+" allowed")
-		}
-		if len(refused) > 0 {
-			words = append(words, strings.Join(refused, " ")+" refused (4lw.commands.whitelist)")
-		}
-		if len(silent) > 0 {
-			words = append(words, strings.Join(silent, ", "))
-		}
-		fmt.Fprintf(w, "  %-11s %s\n", "4lw", strings.Join(words, "; "))
-		aw := m.AddWatch
-		switch aw {
-		case "supported":
-			aw = "supported: the console uses persistent recursive watches"
-		case "unsupported":
-			aw = "unsupported (ZooKeeper before 3.6): the console falls back to children watches, re-listing each change"
-		}
-		fmt.Fprintf(w, "  %-11s %s\n", "addWatch", aw)
+		m.write(w, r)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "ensemble")
@@ -547,6 +475,96 @@ func (r *doctorReport) write(w io.Writer) {
 	if len(r.Problems) == 0 {
 		fmt.Fprintln(w, "  problems    none")
 	}
+}
+
+// headline is the report's first line: the ensemble, its chroot and how
+// the link is secured.
+func (r *doctorReport) headline() string {
+	head := "zklock doctor: " + strings.Join(r.Servers, ",")
+	if r.Context != "" {
+		head = "zklock doctor: context " + r.Context + " (" + strings.Join(r.Servers, ",") + ")"
+	}
+	if r.Chroot != "" {
+		head += ", chroot " + r.Chroot
+	}
+	switch {
+	case r.TLS == nil:
+		head += ", plain TCP"
+	case r.TLS.HostnameVerified:
+		head += ", TLS"
+	default:
+		head += ", TLS with hostname verification OFF"
+	}
+	return head
+}
+
+// write writes m's section of r: its version and mode, its session, the
+// SASL answer, TLS, four-letter words and addWatch.
+func (m *doctorMember) write(w io.Writer, r *doctorReport) {
+	title := m.Server
+	if m.Version != "" {
+		title += "  ZooKeeper " + m.Version
+	}
+	if m.Mode != "" {
+		title += ", " + m.Mode
+	}
+	fmt.Fprintln(w, title)
+	if !m.Usable {
+		fmt.Fprintf(w, "  %-11s %s\n", "session", "NONE: "+m.Error)
+	} else {
+		fmt.Fprintf(w, "  %-11s timeout %s granted\n", "session", time.Duration(m.SessionTimeoutMS)*time.Millisecond)
+	}
+	writeSASLLine(w, r, m)
+	if t := m.TLS; t != nil {
+		var parts []string
+		if t.Protocol != "" {
+			parts = append(parts, t.Protocol+", "+t.Cipher)
+		}
+		if t.Subject != "" {
+			parts = append(parts, fmt.Sprintf("server %q for %s, issued by %q, expires %s",
+				t.Subject, strings.Join(t.Names, " "), t.Issuer, t.NotAfter.Format("2006-01-02 15:04 UTC")))
+		}
+		if !t.Verified {
+			parts = append(parts, "NOT verified")
+		}
+		fmt.Fprintf(w, "  %-11s %s\n", "TLS", strings.Join(parts, "; "))
+	}
+	fmt.Fprintf(w, "  %-11s %s\n", "4lw", m.wordsLine())
+	aw := m.AddWatch
+	switch aw {
+	case "supported":
+		aw = "supported: the console uses persistent recursive watches"
+	case "unsupported":
+		aw = "unsupported (ZooKeeper before 3.6): the console falls back to children watches, re-listing each change"
+	}
+	fmt.Fprintf(w, "  %-11s %s\n", "addWatch", aw)
+}
+
+// wordsLine says which four-letter words m allows, refuses, or did not
+// answer.
+func (m *doctorMember) wordsLine() string {
+	var allowed, refused, silent []string
+	for _, word := range doctorWords {
+		switch v := m.FourLetter[word]; {
+		case v == "allowed":
+			allowed = append(allowed, word)
+		case v == "refused":
+			refused = append(refused, word)
+		default:
+			silent = append(silent, word+" ("+v+")")
+		}
+	}
+	var words []string
+	if len(allowed) > 0 {
+		words = append(words, strings.Join(allowed, " ")+" allowed")
+	}
+	if len(refused) > 0 {
+		words = append(words, strings.Join(refused, " ")+" refused (4lw.commands.whitelist)")
+	}
+	if len(silent) > 0 {
+		words = append(words, strings.Join(silent, ", "))
+	}
+	return strings.Join(words, "; ")
 }
 
 func plural(n int, one, many string) string {

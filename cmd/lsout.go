@@ -111,44 +111,7 @@ func writeQueueText(b *strings.Builder, q model.Queue, now time.Time) {
 		}
 		fmt.Fprintln(tw, "  #\tSEQ\tROLE\tKIND\tRECIPE\tSESSION\tCLIENT\t"+ident("IDENTITY")+"WAITS ON\tAGE\tDATA\tNODE")
 		for i, n := range q.Nodes.All() {
-			role := model.RoleWord(q.Type, n.Role)
-			if n.Believes != n.Role {
-				role += " (believes " + model.RoleWord(q.Type, n.Believes) + ")"
-			}
-			seq, node := strconv.Itoa(int(n.Seq)), model.SanitizeString(n.RelName(q.Path), 0)
-			if n.Recipe == lockops.RecipeEphemeral || n.Lease && n.Recipe == lockops.RecipeKazoo {
-				seq = "-" // the plain ephemeral lock's node has no sequence
-			}
-			if n.Name == "" {
-				node = "- (no node: an exists watch)"
-			}
-			waits := "-"
-			switch {
-			case n.WatchesChildren():
-				waits = "children of " + model.SanitizeString(n.Watches, 0) + " " + n.Link.String()
-			case n.Watches != "":
-				waits = model.NodeRef(n.Watches, 24) + " " + n.Link.String()
-			}
-			if n.Herd {
-				waits += " HERD"
-			}
-			session, client := "-", "-"
-			if !n.Ctime.IsZero() || n.Name == "" {
-				session = fmt.Sprintf("0x%x", n.Session)
-			}
-			if n.Client != "" {
-				client = model.SanitizeString(n.Client, 0)
-			}
-			data := n.DataText(32)
-			if data == "" {
-				data = "-"
-			}
-			identity := "-"
-			if n.Identity != "" {
-				identity = model.SanitizeString(n.Identity, 0)
-			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\n", i+1, seq, role, n.KindName(), n.Recipe,
-				session, client, ident(identity), waits, age(*n, now), data, node)
+			writeNodeRow(tw, q, i, n, now, ident)
 		}
 		tw.Flush()
 	}
@@ -159,6 +122,50 @@ func writeQueueText(b *strings.Builder, q model.Queue, now time.Time) {
 		}
 		fmt.Fprintf(b, "  other children: %s\n", strings.Join(others, ", "))
 	}
+}
+
+// writeNodeRow writes the row of n, the i-th node of q, in ls's node
+// table; ident makes the IDENTITY cell (nothing when the table has no
+// such column: only a system's queue has one).
+func writeNodeRow(tw io.Writer, q model.Queue, i int, n *model.Node, now time.Time, ident func(string) string) {
+	role := model.RoleWord(q.Type, n.Role)
+	if n.Believes != n.Role {
+		role += " (believes " + model.RoleWord(q.Type, n.Believes) + ")"
+	}
+	seq, node := strconv.Itoa(int(n.Seq)), model.SanitizeString(n.RelName(q.Path), 0)
+	if n.Recipe == lockops.RecipeEphemeral || n.Lease && n.Recipe == lockops.RecipeKazoo {
+		seq = "-" // the plain ephemeral lock's node has no sequence
+	}
+	if n.Name == "" {
+		node = "- (no node: an exists watch)"
+	}
+	waits := "-"
+	switch {
+	case n.WatchesChildren():
+		waits = "children of " + model.SanitizeString(n.Watches, 0) + " " + n.Link.String()
+	case n.Watches != "":
+		waits = model.NodeRef(n.Watches, 24) + " " + n.Link.String()
+	}
+	if n.Herd {
+		waits += " HERD"
+	}
+	session, client := "-", "-"
+	if !n.Ctime.IsZero() || n.Name == "" {
+		session = fmt.Sprintf("0x%x", n.Session)
+	}
+	if n.Client != "" {
+		client = model.SanitizeString(n.Client, 0)
+	}
+	data := n.DataText(32)
+	if data == "" {
+		data = "-"
+	}
+	identity := "-"
+	if n.Identity != "" {
+		identity = model.SanitizeString(n.Identity, 0)
+	}
+	fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\n", i+1, seq, role, n.KindName(), n.Recipe,
+		session, client, ident(identity), waits, age(*n, now), data, node)
 }
 
 // age is "held 1.2s" (or "held ≤2.0s" for a holder found holding, bounded

@@ -88,13 +88,29 @@ func (q Ordering) Fits(added []string) bool {
 
 // change is Change once the change is read.
 func (q Ordering) change(c aChange) (next Ordering, touched []int, ok bool) {
+	if next, touched, ok, tail := q.tailChange(c); tail {
+		return next, touched, ok
+	}
+	out, edges, fresh := q.merge(c)
+	if len(out) == 0 {
+		return Ordering{}, nil, false // empty: Order says what an empty list is
+	}
+	for _, f := range fresh {
+		edges = append(edges, f+1) // the entry after an added one
+	}
+	return Ordering{Entries: out, changeable: true}, settle(out, edges, fresh), true
+}
+
+// tailChange is change when c only cuts nodes from the tail or only adds
+// nodes after it (tail: it is one of those; else change merges).
+func (q Ordering) tailChange(c aChange) (next Ordering, touched []int, ok, tail bool) {
 	add, gone, cut := c.add, c.gone, c.cut
 	n := len(q.Entries)
 	if len(add) == 0 && len(cut) > 0 && cut[0] == n-len(cut) && len(cut) < n {
 		// Nodes left from the tail, nothing else: the rest is as it was.
 		// The capacity ends with the slice, so that a later append does
 		// not write over the entries q still shows.
-		return Ordering{Entries: q.Entries[: n-len(cut) : n-len(cut)], changeable: true}, nil, true
+		return Ordering{Entries: q.Entries[: n-len(cut) : n-len(cut)], changeable: true}, nil, true, true
 	}
 	if len(cut) == 0 && len(add) > 0 && entryOrder(q.Entries[n-1], &add[0]) < 0 {
 		// Nodes joined at the tail, nothing else: they go after q's
@@ -110,19 +126,23 @@ func (q Ordering) change(c aChange) (next Ordering, touched []int, ok bool) {
 				Watches: out[len(out)-1].Name, Predecessor: out[len(out)-1].Name})
 		}
 		if len(touched) == 0 {
-			return Ordering{}, nil, false // nothing joined after all: Order decides
+			return Ordering{}, nil, false, true // nothing joined after all: Order decides
 		}
-		return Ordering{Entries: out, changeable: true}, touched, true
+		return Ordering{Entries: out, changeable: true}, touched, true, true
 	}
+	return Ordering{}, nil, false, false
+}
 
-	// Merge the kept entries (sorted by sequence, then name) with the
-	// added nodes (sorted the same way), copying the runs between two
-	// changes whole; a name in both, or added twice, is one entry, as
-	// Order compacts the list. Only an entry after a change (the first of
-	// a run, an added one and the one after it) can have a new
-	// predecessor or role: edges lists them.
-	out := make([]Entry, 0, len(q.Entries)+len(add))
-	var edges, fresh []int // indexes in out, ascending
+// merge merges the kept entries (sorted by sequence, then name) with the
+// added nodes (sorted the same way), copying the runs between two
+// changes whole; a name in both, or added twice, is one entry, as
+// Order compacts the list. Only an entry after a change (the first of
+// a run, an added one and the one after it) can have a new
+// predecessor or role: edges lists them, and fresh the added ones
+// (indexes in out, ascending).
+func (q Ordering) merge(c aChange) (out []Entry, edges, fresh []int) {
+	add, gone, cut := c.add, c.gone, c.cut
+	out = make([]Entry, 0, len(q.Entries)+len(add))
 	push := func(n ParsedName) {
 		if gone[n.Name] || len(out) > 0 && out[len(out)-1].Name == n.Name {
 			return
@@ -164,13 +184,7 @@ func (q Ordering) change(c aChange) (next Ordering, touched []int, ok bool) {
 	for ; j < len(add); j++ {
 		push(add[j])
 	}
-	if len(out) == 0 {
-		return Ordering{}, nil, false // empty: Order says what an empty list is
-	}
-	for _, f := range fresh {
-		edges = append(edges, f+1) // the entry after an added one
-	}
-	return Ordering{Entries: out, changeable: true}, settle(out, edges, fresh), true
+	return out, edges, fresh
 }
 
 // settle gives the entries of out at edges (and the added ones, fresh,

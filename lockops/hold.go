@@ -84,99 +84,137 @@ func (l *Lock) hold(t tenure) {
 // ownWatchDelay (at once for revocable locks, or if the waiter had armed it
 // already).
 func (l *Lock) monitor(ctx context.Context, t tenure) {
-	own := t.own
-	armAt := time.Now().Add(ownWatchDelay)
+	m := holdWatch{own: t.own, armAt: time.Now().Add(ownWatchDelay)}
 	if l.cfg.revocable || t.armNow {
-		armAt = time.Now()
+		m.armAt = time.Now()
 	}
-	if own.armed() && l.cfg.revocable && string(own.data) == revokeData {
+	if m.own.armed() && l.cfg.revocable && string(m.own.data) == revokeData {
 		l.revoke(t)
 		return
 	}
-	suspended := false
 	for {
 		if ctx.Err() != nil {
 			return
 		}
 		st, gen, sch := l.s.snapshot()
+		stop, again := l.checkSession(ctx, t, &m, st, gen)
 		switch {
-		case gen != t.gen || st == SessionExpired:
-			l.lose(t, ErrSessionExpired)
+		case stop:
 			return
-		case st == SessionClosed:
-			l.lose(t, ErrSessionClosed)
-			return
-		case st == SessionSuspended:
-			if !suspended {
-				suspended = true
-				l.setHoldState(LockSuspended, t)
-			}
-		case st == SessionConnected && suspended:
-			// Same session back: the node should still be there; make sure.
-			ok, err := do(ctx, func() (bool, error) {
-				ok, _, err := l.s.conn.Exists(t.abs)
-				return ok, err
-			})
-			if ConnLoss(err) || ctx.Err() != nil {
-				continue
-			}
-			if err == nil && !ok {
-				l.lose(t, ErrNodeDeleted)
-				return
-			}
-			suspended = false
-			l.setHoldState(LockHolding, t)
-		}
-		if !own.armed() {
-			if st != SessionConnected {
-				if _, _, err := waitEvent(ctx, sch); err != nil {
-					return
-				}
-				continue
-			}
-			if d := time.Until(armAt); d > 0 {
-				wctx, cancel := context.WithTimeout(ctx, d)
-				_, _, _ = waitEvent(wctx, sch)
-				cancel()
-				continue
-			}
-			w, gone, err := armWatch(ctx, l.s, t.abs, t.node, true)
-			switch {
-			case ctx.Err() != nil:
-				return
-			case gone:
-				l.lose(t, ErrNodeDeleted)
-				return
-			case err != nil:
-				// The link dropped (the state tells what next), or the
-				// server refused: try again a little later, not in a spin.
-				armAt = time.Now().Add(ownWatchDelay)
-				continue
-			case l.cfg.revocable && string(w.data) == revokeData:
-				l.revoke(t)
-				return
-			}
-			own = w
+		case again:
 			continue
 		}
-		which, ev, err := waitEvent(ctx, sch, own.ch)
-		if err != nil {
-			return
+		if !m.own.armed() {
+			stop = l.armOwn(ctx, t, &m, st, sch)
+		} else {
+			stop = l.awaitOwn(ctx, t, &m, sch)
 		}
-		switch {
-		case which == sessionWake:
-		case ev.Type == zk.EventNodeDeleted:
-			if ctx.Err() == nil {
-				l.lose(t, ErrNodeDeleted)
-			}
+		if stop {
 			return
-		default:
-			// data changed (perhaps a revoke), or the watch was dropped:
-			// re-arm at once and look at the data.
-			own = watch{}
-			armAt = time.Now()
 		}
 	}
+}
+
+// holdWatch is what monitor keeps between its turns: the watch on the
+// own node (not armed until armAt), and whether the session is
+// suspended.
+type holdWatch struct {
+	own       watch
+	armAt     time.Time
+	suspended bool
+}
+
+// checkSession answers the session's state st (generation gen) for the
+// hold t: lost with the session, suspended with it, and, when the same
+// session is back, checked still there. stop: the hold ended; again: look
+// at the state again.
+func (l *Lock) checkSession(ctx context.Context, t tenure, m *holdWatch, st SessionState, gen uint64) (stop, again bool) {
+	switch {
+	case gen != t.gen || st == SessionExpired:
+		l.lose(t, ErrSessionExpired)
+		return true, false
+	case st == SessionClosed:
+		l.lose(t, ErrSessionClosed)
+		return true, false
+	case st == SessionSuspended:
+		if !m.suspended {
+			m.suspended = true
+			l.setHoldState(LockSuspended, t)
+		}
+	case st == SessionConnected && m.suspended:
+		// Same session back: the node should still be there; make sure.
+		ok, err := do(ctx, func() (bool, error) {
+			ok, _, err := l.s.conn.Exists(t.abs)
+			return ok, err
+		})
+		if ConnLoss(err) || ctx.Err() != nil {
+			return false, true
+		}
+		if err == nil && !ok {
+			l.lose(t, ErrNodeDeleted)
+			return true, false
+		}
+		m.suspended = false
+		l.setHoldState(LockHolding, t)
+	}
+	return false, false
+}
+
+// armOwn sets the watch on the own node once connected and armAt has
+// come (waiting for either on the session's channel sch); true when the
+// hold ended (lost, revoked, or ctx done).
+func (l *Lock) armOwn(ctx context.Context, t tenure, m *holdWatch, st SessionState, sch <-chan struct{}) (stop bool) {
+	if st != SessionConnected {
+		_, _, err := waitEvent(ctx, sch)
+		return err != nil
+	}
+	if d := time.Until(m.armAt); d > 0 {
+		wctx, cancel := context.WithTimeout(ctx, d)
+		_, _, _ = waitEvent(wctx, sch)
+		cancel()
+		return false
+	}
+	w, gone, err := armWatch(ctx, l.s, t.abs, t.node, true)
+	switch {
+	case ctx.Err() != nil:
+		return true
+	case gone:
+		l.lose(t, ErrNodeDeleted)
+		return true
+	case err != nil:
+		// The link dropped (the state tells what next), or the
+		// server refused: try again a little later, not in a spin.
+		m.armAt = time.Now().Add(ownWatchDelay)
+		return false
+	case l.cfg.revocable && string(w.data) == revokeData:
+		l.revoke(t)
+		return true
+	}
+	m.own = w
+	return false
+}
+
+// awaitOwn waits for the own node's watch or a change of the session
+// (sch); true when the hold ended (the node deleted, or ctx done).
+func (l *Lock) awaitOwn(ctx context.Context, t tenure, m *holdWatch, sch <-chan struct{}) (stop bool) {
+	which, ev, err := waitEvent(ctx, sch, m.own.ch)
+	if err != nil {
+		return true
+	}
+	switch {
+	case which == sessionWake:
+	case ev.Type == zk.EventNodeDeleted:
+		if ctx.Err() == nil {
+			l.lose(t, ErrNodeDeleted)
+		}
+		return true
+	default:
+		// data changed (perhaps a revoke), or the watch was dropped:
+		// re-arm at once and look at the data.
+		m.own = watch{}
+		m.armAt = time.Now()
+	}
+	return false
 }
 
 func (l *Lock) setHoldState(st LockState, t tenure) {

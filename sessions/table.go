@@ -16,69 +16,99 @@ import (
 // snapshot; a consumer builds it when it shows it, once per snapshot (a
 // few milliseconds for 10,000 sessions).
 func SessionsOf(snap *model.Snapshot) *Sessions {
+	t := tallySessions(snap)
+	list := t.infos()
+	off, adj := t.graph(list)
+	blocked(list, off, adj, t.oldest, snap.At)
+	return &Sessions{At: snap.At, List: byBlocking(list), Deadlocks: snap.Deadlocks}
+}
+
+// sessionTally is SessionsOf's first pass over a snapshot: the sessions
+// numbered in order of appearance, their nodes, and their waits.
+type sessionTally struct {
+	index   map[int64]int32
+	entries []tallyEntry
+	ids     []int64
+	clients []string
+	oldest  []time.Time // per session: its oldest wait's start
+	from    []int32     // the waits, as session numbers
+	to      []int32
+}
+
+// tallyEntry is one node of a session (who) that holds or waits.
+type tallyEntry struct {
+	who  int32
+	hold bool
+	node SessionNode
+}
+
+// tallySessions numbers the sessions of snap, lists their nodes and their
+// waits.
+func tallySessions(snap *model.Snapshot) *sessionTally {
 	total := 0
 	for qi := range snap.Queues {
 		total += snap.Queues[qi].Nodes.Len()
 	}
-	// Pass 1: number the sessions, list their nodes and their waits.
-	type entry struct {
-		who  int32
-		hold bool
-		node SessionNode
+	t := &sessionTally{
+		index:   make(map[int64]int32, total),
+		entries: make([]tallyEntry, 0, total),
+		ids:     make([]int64, 0, total),
+		clients: make([]string, 0, total),
+		oldest:  make([]time.Time, 0, total),
 	}
-	index := make(map[int64]int32, total)
-	entries := make([]entry, 0, total)
-	var (
-		ids     = make([]int64, 0, total)
-		clients = make([]string, 0, total)
-		oldest  = make([]time.Time, 0, total) // per session: its oldest wait's start
-		from    []int32                       // the waits, as session numbers
-		to      []int32
-		buf     []*model.Node
-	)
+	var buf []*model.Node
 	for qi := range snap.Queues {
 		q := &snap.Queues[qi]
 		for _, n := range q.Nodes.All() {
-			if n.Session == 0 {
-				continue
-			}
-			i, ok := index[n.Session]
-			if !ok {
-				i = int32(len(ids))
-				index[n.Session] = i
-				ids = append(ids, n.Session)
-				clients = append(clients, "")
-				oldest = append(oldest, time.Time{})
-			}
-			if clients[i] == "" {
-				clients[i] = n.Client
-			}
-			e := entry{who: i, hold: model.Holds(n), node: sessionNode(q, n)}
-			entries = append(entries, e)
-			if !e.hold && !n.Since.IsZero() && (oldest[i].IsZero() || n.Since.Before(oldest[i])) {
-				oldest[i] = n.Since
+			if n.Session != 0 {
+				t.add(q, n)
 			}
 		}
 		buf = model.QueueWaits(q, buf, func(_ int, a, b *model.Node) {
-			from = append(from, index[a.Session])
-			to = append(to, index[b.Session])
+			t.from = append(t.from, t.index[a.Session])
+			t.to = append(t.to, t.index[b.Session])
 		})
 	}
-	n := len(ids)
+	return t
+}
+
+// add tallies n of q, numbering its session when it is new.
+func (t *sessionTally) add(q *model.Queue, n *model.Node) {
+	i, ok := t.index[n.Session]
+	if !ok {
+		i = int32(len(t.ids))
+		t.index[n.Session] = i
+		t.ids = append(t.ids, n.Session)
+		t.clients = append(t.clients, "")
+		t.oldest = append(t.oldest, time.Time{})
+	}
+	if t.clients[i] == "" {
+		t.clients[i] = n.Client
+	}
+	e := tallyEntry{who: i, hold: model.Holds(n), node: sessionNode(q, n)}
+	t.entries = append(t.entries, e)
+	if !e.hold && !n.Since.IsZero() && (t.oldest[i].IsZero() || n.Since.Before(t.oldest[i])) {
+		t.oldest[i] = n.Since
+	}
+}
+
+// infos is one SessionInfo a session, with its holds and waits carved out
+// of two arrays, in path and sequence order (the order of the queues and
+// their nodes).
+func (t *sessionTally) infos() []SessionInfo {
+	n := len(t.ids)
 	list := make([]SessionInfo, n)
 	for i := range list {
-		list[i].Session, list[i].Client = ids[i], clients[i]
+		list[i].Session, list[i].Client = t.ids[i], t.clients[i]
 	}
-	for _, e := range entries {
+	for _, e := range t.entries {
 		if list[e.who].Identity == "" {
 			list[e.who].Identity = e.node.Identity
 		}
 	}
-	// Holds and waits carved out of two arrays, in path and sequence
-	// order (the order of the queues and their nodes).
 	nh, nw := make([]int32, n), make([]int32, n)
 	holdsN := 0
-	for _, e := range entries {
+	for _, e := range t.entries {
 		if e.hold {
 			nh[e.who]++
 			holdsN++
@@ -87,32 +117,39 @@ func SessionsOf(snap *model.Snapshot) *Sessions {
 		}
 	}
 	holdArr := make([]SessionNode, 0, holdsN)
-	waitArr := make([]SessionNode, 0, len(entries)-holdsN)
+	waitArr := make([]SessionNode, 0, len(t.entries)-holdsN)
 	for i := range list {
 		holdArr = holdArr[:len(holdArr)+int(nh[i])]
 		list[i].Holds = holdArr[len(holdArr)-int(nh[i]) : len(holdArr)-int(nh[i]) : len(holdArr)]
 		waitArr = waitArr[:len(waitArr)+int(nw[i])]
 		list[i].Waits = waitArr[len(waitArr)-int(nw[i]) : len(waitArr)-int(nw[i]) : len(waitArr)]
 	}
-	for _, e := range entries {
+	for _, e := range t.entries {
 		if e.hold {
 			list[e.who].Holds = append(list[e.who].Holds, e.node)
 		} else {
 			list[e.who].Waits = append(list[e.who].Waits, e.node)
 		}
 	}
-	// The graph, in compressed rows, each row sorted and without repeats.
-	off := make([]int32, n+1)
+	return list
+}
+
+// graph is the wait-for graph in compressed rows (off, adj), each row
+// sorted and without repeats or self-waits; it fills list's WaitsFor and
+// BlocksDirect.
+func (t *sessionTally) graph(list []SessionInfo) (off, adj []int32) {
+	n, from := len(t.ids), t.from
+	off = make([]int32, n+1)
 	for _, a := range from {
 		off[a+1]++
 	}
 	for i := range n {
 		off[i+1] += off[i]
 	}
-	adj := make([]int32, len(from))
+	adj = make([]int32, len(from))
 	fill := slices.Clone(off[:n])
 	for k, a := range from {
-		adj[fill[a]] = to[k]
+		adj[fill[a]] = t.to[k]
 		fill[a]++
 	}
 	waitsFor := make([]int64, 0, len(from))
@@ -124,7 +161,7 @@ func SessionsOf(snap *model.Snapshot) *Sessions {
 		row = slices.Compact(row)
 		start := len(waitsFor)
 		for _, b := range row {
-			waitsFor = append(waitsFor, ids[b])
+			waitsFor = append(waitsFor, t.ids[b])
 			if int(b) != a {
 				indeg[b]++
 			}
@@ -141,8 +178,13 @@ func SessionsOf(snap *model.Snapshot) *Sessions {
 	for i := range list {
 		list[i].BlocksDirect = int(indeg[i])
 	}
-	blocked(list, off, adj[:cut], oldest, snap.At)
-	order := make([]int32, n)
+	return off, adj[:cut]
+}
+
+// byBlocking is list sorted root blocker first: by sessions blocked, then
+// blocked directly, then the oldest wait, then session id.
+func byBlocking(list []SessionInfo) []SessionInfo {
+	order := make([]int32, len(list))
 	for i := range order {
 		order[i] = int32(i)
 	}
@@ -158,11 +200,11 @@ func SessionsOf(snap *model.Snapshot) *Sessions {
 		}
 		return cmpInt64(a.Session, b.Session)
 	})
-	sorted := make([]SessionInfo, n)
+	sorted := make([]SessionInfo, len(list))
 	for i, o := range order {
 		sorted[i] = list[o]
 	}
-	return &Sessions{At: snap.At, List: sorted, Deadlocks: snap.Deadlocks}
+	return sorted
 }
 
 // sessionNode is n of q in the sessions view, dated as `ls` dates it.
@@ -197,9 +239,37 @@ func blocked(list []SessionInfo, off, adj []int32, oldest []time.Time, now time.
 		size[c]++
 		own[c] = earlier(own[c], oldest[v])
 	}
-	// The distinct components waiting for each component, compressed.
-	poff := make([]int32, count+1)
-	for v := range n {
+	poff, padj := componentWaiters(comp, count, off, adj)
+	upCount, upOldest := upstream(size, own, poff, padj)
+	var members map[int32][]int // of components of two or more, rare
+	for v, c := range comp {
+		if size[c] > 1 {
+			if members == nil {
+				members = map[int32][]int{}
+			}
+			members[c] = append(members[c], v)
+		}
+	}
+	for v, c := range comp {
+		list[v].Blocks = upCount[c] + int(size[c]) - 1
+		o := upOldest[c]
+		for _, u := range members[c] {
+			if u != v {
+				o = earlier(o, oldest[u])
+			}
+		}
+		if !o.IsZero() && list[v].Blocks > 0 {
+			list[v].OldestWait = max(now.Sub(o), 0)
+		}
+	}
+}
+
+// componentWaiters are the components waiting for each component
+// (comp numbers the sessions' components, count of them), in compressed
+// rows (poff, padj) over the sessions' graph off/adj.
+func componentWaiters(comp []int32, count int, off, adj []int32) (poff, padj []int32) {
+	poff = make([]int32, count+1)
+	for v := range len(comp) {
 		for _, u := range adj[off[v]:off[v+1]] {
 			if comp[u] != comp[v] {
 				poff[comp[u]+1]++
@@ -209,9 +279,9 @@ func blocked(list []SessionInfo, off, adj []int32, oldest []time.Time, now time.
 	for c := range count {
 		poff[c+1] += poff[c]
 	}
-	padj := make([]int32, poff[count])
+	padj = make([]int32, poff[count])
 	fill := slices.Clone(poff[:count])
-	for v := range n {
+	for v := range len(comp) {
 		for _, u := range adj[off[v]:off[v+1]] {
 			if cu, cv := comp[u], comp[v]; cu != cv {
 				padj[fill[cu]] = cv
@@ -219,6 +289,14 @@ func blocked(list []SessionInfo, off, adj []int32, oldest []time.Time, now time.
 			}
 		}
 	}
+	return poff, padj
+}
+
+// upstream counts, for each component, the sessions of the components
+// that wait for it, directly or not, and their oldest wait (size and own
+// per component; its waiters in poff/padj).
+func upstream(size []int32, own []time.Time, poff, padj []int32) ([]int, []time.Time) {
+	count := len(size)
 	preds := func(c int32) []int32 { return padj[poff[c]:poff[c+1]] }
 	upCount := make([]int, count)
 	upOldest := make([]time.Time, count)
@@ -255,27 +333,7 @@ func blocked(list []SessionInfo, off, adj []int32, oldest []time.Time, now time.
 			}
 		}
 	}
-	var members map[int32][]int // of components of two or more, rare
-	for v, c := range comp {
-		if size[c] > 1 {
-			if members == nil {
-				members = map[int32][]int{}
-			}
-			members[c] = append(members[c], v)
-		}
-	}
-	for v, c := range comp {
-		list[v].Blocks = upCount[c] + int(size[c]) - 1
-		o := upOldest[c]
-		for _, u := range members[c] {
-			if u != v {
-				o = earlier(o, oldest[u])
-			}
-		}
-		if !o.IsZero() && list[v].Blocks > 0 {
-			list[v].OldestWait = max(now.Sub(o), 0)
-		}
-	}
+	return upCount, upOldest
 }
 
 // earlier is the earlier of two times, a zero time counting as unknown.

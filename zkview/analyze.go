@@ -20,13 +20,13 @@ func (w *Watcher) rebuildLocked() bool {
 	now := w.cfg.Now()
 	sv := w.usableServerView(now)
 	stale := w.conn.State == model.StateDisconnected || w.conn.State == model.StateExpired
-	w.hideAuxEventsLocked()
-	w.tidySemaphoresLocked()
+	w.sems.hideAuxEventsLocked()
+	w.sems.tidyLocked()
 	queues := make([]model.Queue, 0, len(w.sortedPaths))
 	for _, p := range w.sortedPaths {
 		qm := w.queues[p]
-		sem := w.semaphoreLocked(p)
-		if qm.dirty || w.allDirty || !qm.hasBuilt || w.semaphoreDirtyLocked(sem) {
+		sem := w.sems.atLocked(p)
+		if qm.dirty || w.allDirty || !qm.hasBuilt || w.sems.dirtyLocked(sem) {
 			nq, ok := model.Queue{}, false
 			if !w.allDirty && sem == nil && sv == nil {
 				nq, ok = buildQueueChanged(qm, stale, w.conn.Since)
@@ -40,7 +40,7 @@ func (w *Watcher) rebuildLocked() bool {
 			}
 			qm.changed, qm.removed = qm.changed[:0], qm.removed[:0]
 			if sem != nil {
-				nq = w.buildSemaphoreLocked(qm, sem, nq, sv, now)
+				nq = w.sems.buildLocked(qm, sem, nq, sv, now)
 			}
 			w.warningEventsLocked(qm, nq, now)
 			qm.built, qm.hasBuilt, qm.dirty = nq, true, false
@@ -64,7 +64,7 @@ func (w *Watcher) rebuildLocked() bool {
 	if sv != nil {
 		snap.ServerView, snap.ServerViewAt = true, sv.at
 	}
-	snap.Deadlocks = w.judgeSessionsLocked(queues, now)
+	snap.Deadlocks = w.cycles.judgeLocked(w, queues, now)
 	w.snap = snap
 	w.dirty, w.allDirty = false, false
 	return true

@@ -19,18 +19,17 @@ type cycleTimers struct {
 	catchUp   *time.Timer // publishes again when a long queue left unread is due
 }
 
-// judgeSessionsLocked brings the Watcher's wait-for graph to the queues
+// judgeLocked brings the Watcher's wait-for graph to the queues
 // of the snapshot being built at now and returns its cycles, telling on
 // the event log which ones appeared, became deadlocks and cleared. While a
 // young cycle stands, a snapshot is published again when it comes of age,
 // even if nothing else changes.
-func (w *Watcher) judgeSessionsLocked(queues []model.Queue, now time.Time) []model.Deadlock {
-	g := &w.cycles
+func (g *cycleTimers) judgeLocked(w *Watcher, queues []model.Queue, now time.Time) []model.Deadlock {
 	if behind := w.graph.Update(queues, now); !behind.IsZero() && g.catchUp == nil && !w.oneShot {
-		g.catchUp = w.republishAfter(behind.Sub(now)+time.Millisecond, func() { w.cycles.catchUp = nil })
+		g.catchUp = g.republishAfter(w, behind.Sub(now)+time.Millisecond, func() { w.cycles.catchUp = nil })
 	}
 	cur := w.graph.Cycles(now)
-	w.cycleEventsLocked(g.last, cur, now)
+	g.eventsLocked(w, g.last, cur, now)
 	g.last = cur
 	young, due := sessions.YoungCycles(&model.Snapshot{Deadlocks: cur})
 	if !young && g.recheck != nil {
@@ -44,7 +43,7 @@ func (w *Watcher) judgeSessionsLocked(queues []model.Queue, now time.Time) []mod
 		g.recheckAt = due
 		// A little after the due time: the cycle is judged by the clock of
 		// the rebuild that follows, which must be past it.
-		g.recheck = w.republishAfter(due.Sub(now)+10*time.Millisecond, func() { w.cycles.recheckAt = time.Time{} })
+		g.recheck = g.republishAfter(w, due.Sub(now)+10*time.Millisecond, func() { w.cycles.recheckAt = time.Time{} })
 	}
 	return cur
 }
@@ -52,7 +51,7 @@ func (w *Watcher) judgeSessionsLocked(queues []model.Queue, now time.Time) []mod
 // republishAfter publishes a snapshot again after d, even if nothing
 // changed (a time-judged state is due), calling fired under the lock
 // first.
-func (w *Watcher) republishAfter(d time.Duration, fired func()) *time.Timer {
+func (g *cycleTimers) republishAfter(w *Watcher, d time.Duration, fired func()) *time.Timer {
 	return time.AfterFunc(d, func() {
 		if w.ctx.Err() != nil {
 			return
@@ -65,9 +64,9 @@ func (w *Watcher) republishAfter(d time.Duration, fired func()) *time.Timer {
 	})
 }
 
-// cycleEventsLocked tells what changed between two snapshots' cycles
+// eventsLocked tells what changed between two snapshots' cycles
 // over two or more sessions (a self-wait is told by its queue's warning).
-func (w *Watcher) cycleEventsLocked(old, cur []model.Deadlock, now time.Time) {
+func (g *cycleTimers) eventsLocked(w *Watcher, old, cur []model.Deadlock, now time.Time) {
 	key := func(d model.Deadlock) string { return fmt.Sprint(d.Sessions) }
 	had := make(map[string]string, len(old))
 	for _, d := range old {

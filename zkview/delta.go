@@ -17,16 +17,17 @@ import (
 // applyDelta merges children added and removed by a watch's events into
 // pw's model; kids is the whole list after them (rw.names), for the
 // listing merge when the change is not one a queue can take as a change.
-func (w *Watcher) applyDelta(ctx context.Context, pw *pathWatch, added, removed []string, kids func() []string, gen uint64, issued, evAt time.Time) {
+func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []string, kids func() []string, gen uint64, issued, evAt time.Time) {
+	pw, w := rw.pw, rw.pw.w
 	w.mu.Lock()
 	qm := w.queues[pw.path]
 	if qm != nil {
 		qm.eventAt = evAt // the queue was not quiet (judgeLink)
 	}
-	ok := !pw.removed && qm != nil && w.deltaFitsLocked(pw, qm)
+	ok := !pw.removed && qm != nil && rw.deltaFitsLocked(qm)
 	w.mu.Unlock()
 	if !ok {
-		w.applyListing(ctx, pw, listing{names: kids()}, gen, issued, evAt)
+		pw.applyListing(ctx, listing{names: kids()}, gen, issued, evAt)
 		return
 	}
 
@@ -37,11 +38,11 @@ func (w *Watcher) applyDelta(ctx context.Context, pw *pathWatch, added, removed 
 	// the listing merge reads each new node once, there.
 	start := time.Now()
 	if !qm.order.Fits(added) {
-		w.applyListing(ctx, pw, listing{names: kids()}, gen, issued, evAt)
+		pw.applyListing(ctx, listing{names: kids()}, gen, issued, evAt)
 		return
 	}
 	cost := time.Since(start)
-	got := w.fetch(ctx, pw.path, added)
+	got := pw.fetch(ctx, added)
 	if ctx.Err() != nil {
 		return
 	}
@@ -61,7 +62,7 @@ func (w *Watcher) applyDelta(ctx context.Context, pw *pathWatch, added, removed 
 	order, touched, fits := qm.order.ChangeOwned(added, removed)
 	if !fits {
 		w.mu.Unlock()
-		w.applyListing(ctx, pw, listing{names: kids()}, gen, issued, evAt)
+		pw.applyListing(ctx, listing{names: kids()}, gen, issued, evAt)
 		return
 	}
 	defer w.mu.Unlock()
@@ -69,7 +70,7 @@ func (w *Watcher) applyDelta(ctx context.Context, pw *pathWatch, added, removed 
 	qm.applyChange(w, order, touched, before, got, issued, w.cfg.Now(), evAt)
 	w.stats.changeMerges++
 	pw.applyCost = cost + time.Since(start)
-	w.setReadLocked(pw)
+	pw.setReadLocked()
 	w.markDirtyLocked()
 	w.kickPublish()
 }
@@ -108,7 +109,8 @@ func priorOf(prev lockops.Ordering, removed []string) prior {
 // when it is more than a queue of lock nodes: a path not read yet, absent
 // or refused; one with other children (semaphores, discovery, a plain
 // ephemeral lock's node), or one a semaphore reads beside its own.
-func (w *Watcher) deltaFitsLocked(pw *pathWatch, qm *queueModel) bool {
+func (rw *recursiveWatch) deltaFitsLocked(qm *queueModel) bool {
+	pw, w := rw.pw, rw.pw.w
 	if !qm.seen || qm.state != model.PathPresent || qm.lone != nil || len(qm.order.Entries) == 0 || len(qm.order.Other) > 0 {
 		return false
 	}

@@ -45,10 +45,12 @@
 //     and the in-flight pool every request goes through (pooled); the
 //     requests themselves are the Session's (lockops/requests.go: bounded
 //     by ctx, paths as the user sees them), never the raw connection.
-//   - paths.go: one goroutine per watched path (its children watch,
-//     absent and NoAuth paths, discovery under roots, fetching new nodes).
-//   - recursive.go: the same path followed by one persistent recursive
-//     watch (ZooKeeper 3.6+ addWatch, through the patched go-zookeeper in
+//   - paths.go: pathWatch, one watched path and its goroutine (its
+//     children watch, absent and NoAuth paths, discovery under roots,
+//     fetching new nodes); it keeps a pointer to its Watcher, whose lock
+//     guards it.
+//   - recursive.go: recursiveWatch, the same path followed by one
+//     persistent recursive watch (ZooKeeper 3.6+ addWatch, through the patched go-zookeeper in
 //     third_party), its first listing sent right behind the addWatch
 //     (one round trip): each batch of events applied at once without a
 //     listing; within auditSoon after it (at most once per auditSoon) one
@@ -57,7 +59,7 @@
 //     an overflow; children watches when the server refuses addWatch.
 //   - queue.go: merging a listing into a queue (roles, hold and wait
 //     times, handoffs, depth, events).
-//   - delta.go: a watch's creates and deletes merged as changes
+//   - delta.go: a recursiveWatch's creates and deletes merged as changes
 //     (lockops.Ordering.Change) where the queue's shape allows, through the
 //     listing merge where it does not.
 //   - deltabuild.go: a queue built from its last build when only such
@@ -73,12 +75,13 @@
 //     Semaphore) on the wire, the function composing one Queue of a
 //     semaphore's leases and admission lock (limit, over-limit), and the
 //     events of its changes.
-//   - semwatch.go: recognising a semaphore parent from its listing,
+//   - semwatch.go: semaphores, the Watcher's registry: recognising a
+//     semaphore parent from its listing,
 //     watching its leases/ and locks/ (or Kazoo's <path>-__lock__) as
 //     auxiliary paths with no queue of their own, reading Kazoo's leases
 //     and max_leases, and composing it at build time.
-//   - serverview.go: `cons` and `wchc` on every member.
-//   - cycles.go: the Watcher's sessions.Graph brought up to date at each
+//   - serverview.go: serverPoller, `cons` and `wchc` on every member.
+//   - cycles.go: cycleTimers, the Watcher's sessions.Graph brought up to date at each
 //     build, its cycles told as events, a publish again when a young
 //     cycle comes of age; ConfirmCycles.
 //   - config.go: Config and its defaults.

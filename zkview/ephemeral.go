@@ -49,7 +49,8 @@ type loneNode struct {
 // (see the file comment), when the listing kids can show one: nil when
 // it cannot, or the node is not ephemeral. isQueue: pw is a lock parent
 // of the model.
-func (w *Watcher) fetchLone(ctx context.Context, pw *pathWatch, isQueue bool, kids []string) *loneNode {
+func fetchLone(ctx context.Context, pw *pathWatch, isQueue bool, kids []string) *loneNode {
+	w := pw.w
 	if !isQueue {
 		return nil
 	}
@@ -62,10 +63,10 @@ func (w *Watcher) fetchLone(ctx context.Context, pw *pathWatch, isQueue bool, ki
 		if !explicit || pw.abs == "/" {
 			return nil
 		}
-		f = w.fetchOne(ctx, pw.path, path.Base(pw.abs))
+		f = pw.fetchOne(ctx, pw.path, path.Base(pw.abs))
 		f.name = ""
 	case len(kids) == 1 && loneCandidate(kids[0]):
-		f = w.fetchOne(ctx, model.ChildPath(pw.path, kids[0]), kids[0])
+		f = pw.fetchOne(ctx, model.ChildPath(pw.path, kids[0]), kids[0])
 	default:
 		return nil
 	}

@@ -27,8 +27,11 @@ type pathFlags struct {
 func (f pathFlags) keep() bool { return f.explicit || f.root }
 
 // pathWatch is one watched znode and the goroutine that holds its
-// children watch. Its fields are guarded by Watcher.mu.
+// children watch (run): it lists the path, merges what it read into the
+// Watcher's model and waits for the next change. Its fields are guarded by
+// Watcher.mu, which its methods named ...Locked require held.
 type pathWatch struct {
+	w         *Watcher // the Watcher it follows the path for: its lock, model and session
 	path, abs string
 	pathFlags
 	ctx       context.Context
@@ -41,40 +44,10 @@ type pathWatch struct {
 	applyCost time.Duration // CPU time of the last merge (Order and diff)
 }
 
-// addPathLocked starts watching p, or adds reasons to an existing watch.
-func (w *Watcher) addPathLocked(p string, f pathFlags) {
-	if pw, ok := w.paths[p]; ok {
-		if f.discover && (!pw.discover || f.depth < pw.depth) {
-			pw.depth = f.depth
-		}
-		pw.explicit = pw.explicit || f.explicit
-		pw.root = pw.root || f.root
-		pw.discover = pw.discover || f.discover
-		if pw.explicit {
-			w.ensureQueueLocked(pw)
-		}
-		return
-	}
-	if w.ctx.Err() != nil {
-		return
-	}
-	ctx, cancel := context.WithCancel(w.ctx)
-	pw := &pathWatch{path: p, abs: w.s.Abs(p), pathFlags: f, ctx: ctx, cancel: cancel, kids: map[string]bool{}}
-	w.paths[p] = pw
-	if !f.keep() {
-		w.discovered++
-	}
-	if f.explicit {
-		w.ensureQueueLocked(pw)
-	}
-	w.initPending++
-	w.wg.Add(1)
-	go w.runPath(pw)
-}
-
-// removePathLocked stops watching pw and, recursively, what was found
+// removeLocked stops watching pw and, recursively, what was found
 // below it. A discovered queue leaves the model.
-func (w *Watcher) removePathLocked(pw *pathWatch, now time.Time) {
+func (pw *pathWatch) removeLocked(now time.Time) {
+	w := pw.w
 	if pw.removed {
 		return
 	}
@@ -86,7 +59,7 @@ func (w *Watcher) removePathLocked(pw *pathWatch, now time.Time) {
 	}
 	for kid := range pw.kids {
 		if c, ok := w.paths[model.ChildPath(pw.path, kid)]; ok && !c.keep() {
-			w.removePathLocked(c, now)
+			c.removeLocked(now)
 		}
 	}
 	if qm, ok := w.queues[pw.path]; ok {
@@ -100,12 +73,13 @@ func (w *Watcher) removePathLocked(pw *pathWatch, now time.Time) {
 				Text: fmt.Sprintf("%s vanished (it held %d lock nodes)", model.SanitizeString(pw.path, 0), len(qm.order.Entries))})
 		}
 	}
-	w.setReadLocked(pw)
+	pw.setReadLocked()
 	w.markDirtyLocked()
 }
 
 // setReadLocked counts pw out of the paths Load waits for.
-func (w *Watcher) setReadLocked(pw *pathWatch) {
+func (pw *pathWatch) setReadLocked() {
+	w := pw.w
 	if pw.read {
 		return
 	}
@@ -118,7 +92,8 @@ func (w *Watcher) setReadLocked(pw *pathWatch) {
 }
 
 // ensureQueueLocked makes pw a lock parent of the model.
-func (w *Watcher) ensureQueueLocked(pw *pathWatch) *queueModel {
+func (pw *pathWatch) ensureQueueLocked() *queueModel {
+	w := pw.w
 	if qm, ok := w.queues[pw.path]; ok {
 		return qm
 	}
@@ -131,11 +106,12 @@ func (w *Watcher) ensureQueueLocked(pw *pathWatch) *queueModel {
 	return qm
 }
 
-// runPath holds pw's children watch: list (arming the watch), apply,
+// run holds pw's children watch: list (arming the watch), apply,
 // wait for the watch, a reconnection or a retry timer, and again.
-func (w *Watcher) runPath(pw *pathWatch) {
+func (pw *pathWatch) run() {
+	w := pw.w
 	defer w.wg.Done()
-	if !w.oneShot && w.watchMode() == model.ModeRecursive && w.runPathRecursive(pw) {
+	if !w.oneShot && w.watchMode() == model.ModeRecursive && pw.runRecursive() {
 		return
 	}
 	ctx := pw.ctx
@@ -148,72 +124,24 @@ func (w *Watcher) runPath(pw *pathWatch) {
 		if !w.waitSynced(ctx) {
 			return
 		}
-		w.spaceHugeRelist(ctx, pw)
+		pw.spaceHugeRelist(ctx)
 		issued := w.cfg.Now()
 		if evAt.IsZero() {
 			evAt = issued
 		}
-		var (
-			watch <-chan zk.Event
-			retry time.Duration
-		)
-		kids, err := pooled(ctx, w, func() (listing, error) {
-			if w.oneShot {
-				kids, st, err := w.s.ChildrenStat(ctx, pw.path)
-				return listing{names: kids, czxid: czxidOf(st)}, err
-			}
-			kids, st, ch, err := w.s.ChildrenW(ctx, pw.path)
-			return listing{names: kids, ch: ch, czxid: czxidOf(st)}, err
-		})
-		read := false // the path's state is known: a one-shot watcher is done
+		o := pw.list(ctx, gen, issued, evAt)
 		switch {
-		case err == nil:
-			watch, read = kids.ch, true
-			w.applyListing(ctx, pw, kids, gen, issued, evAt)
-		case ctx.Err() != nil:
+		case o.stop:
 			return
-		case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrNoAuth):
-			if !w.pathKept(pw) {
-				w.mu.Lock()
-				w.removePathLocked(pw, w.cfg.Now())
-				w.mu.Unlock()
-				w.kickPublish()
-				return
-			}
-			// Exists needs no read permission, so it watches a NoAuth path
-			// for deletion too.
-			ex, eerr := pooled(ctx, w, func() (existence, error) {
-				if w.oneShot {
-					ok, _, err := w.s.Exists(ctx, pw.path)
-					return existence{ok: ok}, err
-				}
-				ok, _, ch, err := w.s.ExistsW(ctx, pw.path)
-				return existence{ok, ch}, err
-			})
-			switch {
-			case eerr != nil && ctx.Err() != nil:
-				return
-			case eerr != nil:
-				retry = w.pathFailed(pw, eerr)
-			case !ex.ok:
-				w.setPathState(pw, model.PathAbsent, "")
-				watch, read = ex.ch, true
-			case errors.Is(err, zk.ErrNoNode):
-				evAt = time.Time{}
-				continue // created in between: list it now
-			default:
-				w.setPathState(pw, model.PathNoAuth, fmt.Sprintf("not allowed to list %s: %v", model.SanitizeString(pw.path, 0), err))
-				watch, retry, read = ex.ch, noAuthRetry, true
-			}
-		default:
-			retry = w.pathFailed(pw, err)
-			read = retry > 0
+		case o.again:
+			evAt = time.Time{}
+			continue // created in between: list it now
 		}
-		if w.oneShot && read {
+		if w.oneShot && o.read {
 			return
 		}
 		evAt = time.Time{}
-		if !w.waitPath(ctx, watch, resync, retry) {
+		if !waitPath(ctx, o.watch, resync, o.retry) {
 			return
 		}
 		evAt = w.cfg.Now()
@@ -222,6 +150,81 @@ func (w *Watcher) runPath(pw *pathWatch) {
 			qm.eventAt = evAt
 		}
 		w.mu.Unlock()
+	}
+}
+
+// listOutcome is what one attempt to list a path (list) leaves run to
+// wait for.
+type listOutcome struct {
+	watch <-chan zk.Event // the watch set, nil when none
+	retry time.Duration   // try again after it (0: at the next reconnection)
+	read  bool            // the path's state is known: a one-shot watcher is done
+	stop  bool            // the path is no longer watched
+	again bool            // the path was created in between: list it now
+}
+
+// list lists pw once, arming its children watch, and merges the listing
+// (gen, issued, evAt: see applyListing); a path that cannot be listed is
+// watched for existence (unlisted).
+func (pw *pathWatch) list(ctx context.Context, gen uint64, issued, evAt time.Time) listOutcome {
+	w := pw.w
+	kids, err := pooled(ctx, w, func() (listing, error) {
+		if w.oneShot {
+			kids, st, err := w.s.ChildrenStat(ctx, pw.path)
+			return listing{names: kids, czxid: czxidOf(st)}, err
+		}
+		kids, st, ch, err := w.s.ChildrenW(ctx, pw.path)
+		return listing{names: kids, ch: ch, czxid: czxidOf(st)}, err
+	})
+	switch {
+	case err == nil:
+		pw.applyListing(ctx, kids, gen, issued, evAt)
+		return listOutcome{watch: kids.ch, read: true}
+	case ctx.Err() != nil:
+		return listOutcome{stop: true}
+	case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrNoAuth):
+		return pw.unlisted(ctx, err)
+	default:
+		retry := pw.failed(err)
+		return listOutcome{retry: retry, read: retry > 0}
+	}
+}
+
+// unlisted answers a listing refused with err (NoNode, NoAuth): a path
+// not kept leaves the watch; a kept one is watched with exists until it
+// appears or may be listed.
+func (pw *pathWatch) unlisted(ctx context.Context, err error) listOutcome {
+	w := pw.w
+	if !pw.kept() {
+		w.mu.Lock()
+		pw.removeLocked(w.cfg.Now())
+		w.mu.Unlock()
+		w.kickPublish()
+		return listOutcome{stop: true}
+	}
+	// Exists needs no read permission, so it watches a NoAuth path
+	// for deletion too.
+	ex, eerr := pooled(ctx, w, func() (existence, error) {
+		if w.oneShot {
+			ok, _, err := w.s.Exists(ctx, pw.path)
+			return existence{ok: ok}, err
+		}
+		ok, _, ch, err := w.s.ExistsW(ctx, pw.path)
+		return existence{ok, ch}, err
+	})
+	switch {
+	case eerr != nil && ctx.Err() != nil:
+		return listOutcome{stop: true}
+	case eerr != nil:
+		return listOutcome{retry: pw.failed(eerr)}
+	case !ex.ok:
+		pw.setState(model.PathAbsent, "")
+		return listOutcome{watch: ex.ch, read: true}
+	case errors.Is(err, zk.ErrNoNode):
+		return listOutcome{again: true}
+	default:
+		pw.setState(model.PathNoAuth, fmt.Sprintf("not allowed to list %s: %v", model.SanitizeString(pw.path, 0), err))
+		return listOutcome{watch: ex.ch, retry: noAuthRetry, read: true}
 	}
 }
 
@@ -250,27 +253,28 @@ type existence struct {
 	ch <-chan zk.Event
 }
 
-// pathKept reads pw's flags under the lock.
-func (w *Watcher) pathKept(pw *pathWatch) bool {
+// kept reads pw's flags under the lock.
+func (pw *pathWatch) kept() bool {
+	w := pw.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return pw.keep()
 }
 
-// pathFailed records a failed read and says when to try again (0: at the
+// failed records a failed read and says when to try again (0: at the
 // next reconnection).
-func (w *Watcher) pathFailed(pw *pathWatch, err error) time.Duration {
+func (pw *pathWatch) failed(err error) time.Duration {
 	if connLoss(err) {
 		return 0
 	}
-	w.setPathState(pw, model.PathError, fmt.Sprintf("reading %s: %v", model.SanitizeString(pw.path, 0), err))
+	pw.setState(model.PathError, fmt.Sprintf("reading %s: %v", model.SanitizeString(pw.path, 0), err))
 	return retryEvery
 }
 
 // waitPath waits for the path's watch to fire, the session to reconnect,
 // or retry to pass; false when the path is no longer watched. A watch
 // that go-zookeeper gave up (session expired) waits for the reconnection.
-func (w *Watcher) waitPath(ctx context.Context, watch <-chan zk.Event, resync <-chan struct{}, retry time.Duration) bool {
+func waitPath(ctx context.Context, watch <-chan zk.Event, resync <-chan struct{}, retry time.Duration) bool {
 	var timer <-chan time.Time
 	if retry > 0 {
 		t := time.NewTimer(retry)
@@ -297,7 +301,8 @@ func (w *Watcher) waitPath(ctx context.Context, watch <-chan zk.Event, resync <-
 
 // spaceHugeRelist delays the re-list of a huge parent so that a burst of
 // changes is read in one listing.
-func (w *Watcher) spaceHugeRelist(ctx context.Context, pw *pathWatch) {
+func (pw *pathWatch) spaceHugeRelist(ctx context.Context) {
+	w := pw.w
 	w.mu.Lock()
 	last, size, cost := pw.lastList, pw.lastSize, pw.applyCost
 	w.mu.Unlock()
@@ -318,9 +323,10 @@ func (w *Watcher) spaceHugeRelist(ctx context.Context, pw *pathWatch) {
 	}
 }
 
-// setPathState records that pw could not be listed (absent, NoAuth,
+// setState records that pw could not be listed (absent, NoAuth,
 // error); its queue, if it is one, is emptied.
-func (w *Watcher) setPathState(pw *pathWatch, st model.PathState, msg string) {
+func (pw *pathWatch) setState(st model.PathState, msg string) {
+	w := pw.w
 	now := w.cfg.Now()
 	w.mu.Lock()
 	defer w.kickPublish()
@@ -335,12 +341,12 @@ func (w *Watcher) setPathState(pw *pathWatch, st model.PathState, msg string) {
 	if st == model.PathAbsent {
 		for kid := range pw.kids {
 			if c, ok := w.paths[model.ChildPath(pw.path, kid)]; ok && !c.keep() {
-				w.removePathLocked(c, now)
+				c.removeLocked(now)
 			}
 		}
 		clear(pw.kids)
 	}
-	w.setReadLocked(pw)
+	pw.setReadLocked()
 	w.markDirtyLocked()
 }
 
@@ -351,7 +357,8 @@ func (w *Watcher) setPathState(pw *pathWatch, st model.PathState, msg string) {
 // session began meanwhile, what was read may come from a server that had
 // not caught up (see syncNewSession), and is dropped; the new session's
 // re-listing reads it again.
-func (w *Watcher) applyListing(ctx context.Context, pw *pathWatch, l listing, gen uint64, issued, evAt time.Time) {
+func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, issued, evAt time.Time) {
+	w := pw.w
 	kids := l.names
 	w.mu.Lock()
 	if pw.removed {
@@ -360,14 +367,14 @@ func (w *Watcher) applyListing(ctx context.Context, pw *pathWatch, l listing, ge
 	}
 	now := w.cfg.Now()
 	pw.lastList, pw.lastSize = issued, len(kids)
-	w.semaphoreListingLocked(pw, kids) // before discovery (semwatch.go)
+	w.sems.listingLocked(pw, kids) // before discovery (semwatch.go)
 	if pw.discover {
-		w.discoverLocked(pw, kids)
+		pw.discoverLocked(kids)
 	}
 	qm := w.queues[pw.path]
 	if qm == nil && pw.discover && hasLockChild(kids) {
 		if len(w.queues) < w.cfg.MaxParents {
-			qm = w.ensureQueueLocked(pw)
+			qm = pw.ensureQueueLocked()
 			w.emitLocked(model.Event{At: now, Kind: model.EventPath, Path: pw.path,
 				Text: fmt.Sprintf("found lock parent %s", model.SanitizeString(pw.path, 0))})
 		} else if !w.capped {
@@ -383,9 +390,9 @@ func (w *Watcher) applyListing(ctx context.Context, pw *pathWatch, l listing, ge
 	}
 	w.mu.Unlock()
 
-	got := w.fetch(ctx, pw.path, need)
-	lone := w.fetchLone(ctx, pw, qm != nil, kids)
-	w.fetchSemaphoreParts(ctx, pw, kids)
+	got := pw.fetch(ctx, need)
+	lone := fetchLone(ctx, pw, qm != nil, kids)
+	w.sems.fetchParts(ctx, pw, kids)
 	if ctx.Err() != nil {
 		return
 	}
@@ -402,7 +409,7 @@ func (w *Watcher) applyListing(ctx context.Context, pw *pathWatch, l listing, ge
 			qm.lone = lone
 			pw.applyCost = time.Since(start)
 		}
-		w.setReadLocked(pw)
+		pw.setReadLocked()
 		w.markDirtyLocked()
 	}
 	w.mu.Unlock()
@@ -422,7 +429,8 @@ func hasLockChild(kids []string) bool {
 
 // discoverLocked follows pw's children that may lead to lock parents:
 // every child that is not a lock node, while depth allows.
-func (w *Watcher) discoverLocked(pw *pathWatch, kids []string) {
+func (pw *pathWatch) discoverLocked(kids []string) {
+	w := pw.w
 	present := make(map[string]bool, len(kids))
 	for _, k := range kids {
 		present[k] = true
@@ -432,7 +440,7 @@ func (w *Watcher) discoverLocked(pw *pathWatch, kids []string) {
 		if !present[k] {
 			delete(pw.kids, k)
 			if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && !c.keep() {
-				w.removePathLocked(c, now)
+				c.removeLocked(now)
 			}
 		}
 	}
@@ -472,7 +480,8 @@ type fetched struct {
 
 // fetch reads the stat and first bytes of each named child of dir,
 // maxInFlight at a time over the one connection.
-func (w *Watcher) fetch(ctx context.Context, dir string, names []string) []fetched {
+func (pw *pathWatch) fetch(ctx context.Context, names []string) []fetched {
+	dir := pw.path
 	out := make([]fetched, len(names))
 	if len(names) == 0 {
 		return out
@@ -490,7 +499,7 @@ func (w *Watcher) fetch(ctx context.Context, dir string, names []string) []fetch
 				if i >= len(names) || ctx.Err() != nil {
 					return
 				}
-				out[i] = w.fetchOne(ctx, model.ChildPath(dir, names[i]), names[i])
+				out[i] = pw.fetchOne(ctx, model.ChildPath(dir, names[i]), names[i])
 			}
 		}()
 	}
@@ -499,7 +508,8 @@ func (w *Watcher) fetch(ctx context.Context, dir string, names []string) []fetch
 }
 
 // fetchOne reads the node at p, called name in what it returns.
-func (w *Watcher) fetchOne(ctx context.Context, p, name string) fetched {
+func (pw *pathWatch) fetchOne(ctx context.Context, p, name string) fetched {
+	w := pw.w
 	type got struct {
 		data []byte
 		st   *zk.Stat

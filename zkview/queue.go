@@ -150,6 +150,48 @@ func (q *queueModel) setState(w *Watcher, st model.PathState, msg string, now ti
 // when read and the new nodes fetched; evAt when the event that asked for
 // it came) and the new nodes' reads.
 func (q *queueModel) apply(w *Watcher, kids []string, got []fetched, issued, done, evAt time.Time) {
+	gotBy, cur := withoutGone(kids, got)
+	initial := !q.seen
+	if q.state != model.PathPresent && !initial {
+		w.emitLocked(model.Event{At: done, Kind: model.EventPath, Path: q.path,
+			Text: fmt.Sprintf("%s appeared", model.SanitizeString(q.path, 0))})
+	}
+
+	prev := q.order
+	order := lockops.Order(cur)
+	m := listingMerge{path: q.path, initial: initial, done: done, evAt: evAt}
+	m.departed, m.prevByName = departures(prev, order)
+	nodes := make(map[string]*nodeRec, len(order.Entries))
+	for _, e := range order.Entries {
+		r, existed := q.nodes[e.Name]
+		r = withFetched(r, existed, gotBy[e.Name])
+		nodes[e.Name] = r
+		m.date(e, r, existed)
+		r.role = e.Role
+		believes, watches := r.believe(e, initial && !existed)
+		r.believes = believes
+		if !existed || r.watches != watches {
+			r.watches, r.watchesSince = watches, done
+		}
+	}
+	for i := range m.created {
+		r := nodes[m.created[i].Name]
+		m.created[i].Believes, m.created[i].Watches = r.believes, r.watches
+	}
+
+	q.tellListing(w, &m, prev, order)
+	q.keepHandoffs(m.handoffs)
+	q.kids, q.order, q.nodes = cur, order, nodes
+	q.relisted = true
+	q.listedAt, q.seen = issued, true
+	q.state, q.err = model.PathPresent, ""
+	q.sampleDepth(done, len(order.Entries))
+	q.dirty = true
+}
+
+// withoutGone indexes the new nodes' reads by name and returns kids
+// without the nodes found deleted since the listing.
+func withoutGone(kids []string, got []fetched) (map[string]fetched, []string) {
 	gotBy := make(map[string]fetched, len(got))
 	for _, f := range got {
 		gotBy[f.name] = f
@@ -163,14 +205,12 @@ func (q *queueModel) apply(w *Watcher, kids []string, got []fetched, issued, don
 			}
 		}
 	}
-	initial := !q.seen
-	if q.state != model.PathPresent && !initial {
-		w.emitLocked(model.Event{At: done, Kind: model.EventPath, Path: q.path,
-			Text: fmt.Sprintf("%s appeared", model.SanitizeString(q.path, 0))})
-	}
+	return gotBy, cur
+}
 
-	prev := q.order
-	order := lockops.Order(cur)
+// departures are the entries of prev that order no longer holds, and
+// prev's entries by name.
+func departures(prev, order lockops.Ordering) ([]lockops.Entry, map[string]lockops.Entry) {
 	inNew := make(map[string]bool, len(order.Entries))
 	for _, e := range order.Entries {
 		inNew[e.Name] = true
@@ -185,97 +225,107 @@ func (q *queueModel) apply(w *Watcher, kids []string, got []fetched, issued, don
 	for _, e := range prev.Entries {
 		prevByName[e.Name] = e
 	}
+	return departed, prevByName
+}
 
-	var created []lockops.Entry
-	var handoffs []model.Handoff
-	nodes := make(map[string]*nodeRec, len(order.Entries))
-	for _, e := range order.Entries {
-		r, existed := q.nodes[e.Name]
-		f := gotBy[e.Name]
-		switch {
-		case existed && !r.fetched && f.rec != nil:
-			r.fetched, r.session, r.data, r.dataLen = true, f.rec.session, f.rec.data, f.rec.dataLen
-			r.ctime, r.mtime, r.version, r.czxid = f.rec.ctime, f.rec.mtime, f.rec.version, f.rec.czxid
-			if r.role == lockops.RoleWaiting {
-				r.since, r.exact = r.ctime, true
-			}
-		case !existed:
-			if f.rec != nil {
-				r = f.rec
-			} else {
-				r = &nodeRec{}
-			}
+// withFetched is the record of a node of the listing: the model's (r,
+// when it existed), completed by its read f when it was unknown until
+// now, or the read itself for a new node.
+func withFetched(r *nodeRec, existed bool, f fetched) *nodeRec {
+	switch {
+	case existed && !r.fetched && f.rec != nil:
+		r.fetched, r.session, r.data, r.dataLen = true, f.rec.session, f.rec.data, f.rec.dataLen
+		r.ctime, r.mtime, r.version, r.czxid = f.rec.ctime, f.rec.mtime, f.rec.version, f.rec.czxid
+		if r.role == lockops.RoleWaiting {
+			r.since, r.exact = r.ctime, true
 		}
-		nodes[e.Name] = r
+	case !existed:
+		if f.rec != nil {
+			r = f.rec
+		} else {
+			r = &nodeRec{}
+		}
+	}
+	return r
+}
 
-		switch {
-		case !existed && initial:
-			// Seen for the first time in a queue seen for the first time:
-			// a holder has held at least since now.
-			r.since, r.exact = done, false
-			if e.Role == lockops.RoleWaiting && r.fetched {
-				r.since, r.exact = r.ctime, true
-			}
-		case !existed:
-			created = append(created, e)
-			r.since, r.exact = done, r.fetched
-			if r.fetched && r.ctime.Before(done) {
-				r.since = r.ctime
-			}
-			if e.Role == lockops.RoleHolder {
-				if from := releasedBefore(e, prevByName[e.Name].Predecessor, departed); from != "" {
-					// Its predecessor went between two listings: the hold
-					// began when the release was told.
-					r.since, r.exact = evAt, true
-					handoffs = append(handoffs, model.Handoff{Path: q.path, From: from, To: e.Name, At: done, Gap: done.Sub(evAt)})
-				}
-			}
-		case r.role != e.Role:
-			if e.Role == lockops.RoleHolder {
+// listingMerge is what one listing's merge (apply) learns while it dates
+// each node: the nodes that joined and left, and the handoffs between.
+type listingMerge struct {
+	path       string
+	initial    bool      // the queue's first listing: no history
+	done, evAt time.Time // see apply
+	departed   []lockops.Entry
+	prevByName map[string]lockops.Entry
+	created    []lockops.Entry
+	handoffs   []model.Handoff
+}
+
+// date sets since for r, the record of e, from what changed since the
+// previous listing (existed: r was in it): a node new in a queue seen
+// for the first time, a node created since, or one whose role changed.
+func (m *listingMerge) date(e lockops.Entry, r *nodeRec, existed bool) {
+	done, evAt := m.done, m.evAt
+	switch {
+	case !existed && m.initial:
+		// Seen for the first time in a queue seen for the first time:
+		// a holder has held at least since now.
+		r.since, r.exact = done, false
+		if e.Role == lockops.RoleWaiting && r.fetched {
+			r.since, r.exact = r.ctime, true
+		}
+	case !existed:
+		m.created = append(m.created, e)
+		r.since, r.exact = done, r.fetched
+		if r.fetched && r.ctime.Before(done) {
+			r.since = r.ctime
+		}
+		if e.Role == lockops.RoleHolder {
+			if from := releasedBefore(e, m.prevByName[e.Name].Predecessor, m.departed); from != "" {
+				// Its predecessor went between two listings: the hold
+				// began when the release was told.
 				r.since, r.exact = evAt, true
-				handoffs = append(handoffs, model.Handoff{Path: q.path, From: releasedBefore(e, prevByName[e.Name].Predecessor, departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
-			} else {
-				r.since, r.exact = done, false
+				m.handoffs = append(m.handoffs, model.Handoff{Path: m.path, From: from, To: e.Name, At: done, Gap: done.Sub(evAt)})
 			}
 		}
-		r.role = e.Role
-		believes, watches := r.believe(e, initial && !existed)
-		r.believes = believes
-		if !existed || r.watches != watches {
-			r.watches, r.watchesSince = watches, done
+	case r.role != e.Role:
+		if e.Role == lockops.RoleHolder {
+			r.since, r.exact = evAt, true
+			m.handoffs = append(m.handoffs, model.Handoff{Path: m.path, From: releasedBefore(e, m.prevByName[e.Name].Predecessor, m.departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
+		} else {
+			r.since, r.exact = done, false
 		}
 	}
-	for i := range created {
-		r := nodes[created[i].Name]
-		created[i].Believes, created[i].Watches = r.believes, r.watches
-	}
+}
 
-	if !initial {
-		q.emitChanges(w, done, created, departed, func(d lockops.Entry) []string { return wakersIn(prev, prev.Index(d.Name)) }, handoffs)
-	} else {
-		holder := "no holder"
-		if h := order.Holders(); len(h) > 0 {
-			holder = "held by " + model.SanitizeString(h[0].Name, 60)
-			if len(h) > 1 {
-				holder += fmt.Sprintf(" and %d more", len(h)-1)
-			}
-		}
-		w.emitLocked(model.Event{At: done, Kind: model.EventInfo, Path: q.path,
-			Text: fmt.Sprintf("listed %s: %d lock nodes, %s", model.SanitizeString(q.path, 0), len(order.Entries), holder)})
+// tellListing tells on the event log what a merged listing changed from
+// prev to order: the changes, or, for the queue's first listing, what it
+// holds.
+func (q *queueModel) tellListing(w *Watcher, m *listingMerge, prev, order lockops.Ordering) {
+	if !m.initial {
+		q.emitChanges(w, m.done, m.created, m.departed, func(d lockops.Entry) []string { return wakersIn(prev, prev.Index(d.Name)) }, m.handoffs)
+		return
 	}
+	holder := "no holder"
+	if h := order.Holders(); len(h) > 0 {
+		holder = "held by " + model.SanitizeString(h[0].Name, 60)
+		if len(h) > 1 {
+			holder += fmt.Sprintf(" and %d more", len(h)-1)
+		}
+	}
+	w.emitLocked(model.Event{At: m.done, Kind: model.EventInfo, Path: q.path,
+		Text: fmt.Sprintf("listed %s: %d lock nodes, %s", model.SanitizeString(q.path, 0), len(order.Entries), holder)})
+}
+
+// keepHandoffs adds a listing's handoffs to the queue's, the newest
+// maxHandoffs kept.
+func (q *queueModel) keepHandoffs(handoffs []model.Handoff) {
 	for _, h := range handoffs {
 		q.handoffs = append(q.handoffs, h)
 	}
 	if over := len(q.handoffs) - maxHandoffs; over > 0 {
 		q.handoffs = append([]model.Handoff(nil), q.handoffs[over:]...)
 	}
-
-	q.kids, q.order, q.nodes = cur, order, nodes
-	q.relisted = true
-	q.listedAt, q.seen = issued, true
-	q.state, q.err = model.PathPresent, ""
-	q.sampleDepth(done, len(order.Entries))
-	q.dirty = true
 }
 
 // believe is what e's own client believes, given what the Watcher saw of

@@ -32,6 +32,7 @@ const maxBatch = 4096
 
 // recursiveWatch is one path's persistent recursive watch.
 type recursiveWatch struct {
+	pw    *pathWatch // the path it watches (its Watcher: pw.w)
 	ch    <-chan zk.Event
 	names map[string]bool // the path's children, kept current by events
 	// cversion is the path's child version at the last listing, and seen
@@ -49,11 +50,12 @@ type recursiveWatch struct {
 	noAuth bool
 }
 
-// runPathRecursive watches pw with a persistent recursive watch. It
+// runRecursive watches pw with a persistent recursive watch. It
 // returns false when the server refuses addWatch (older than 3.6): the
 // caller then watches pw with children watches, and so does every path
 // after it.
-func (w *Watcher) runPathRecursive(pw *pathWatch) bool {
+func (pw *pathWatch) runRecursive() bool {
+	w := pw.w
 	ctx := pw.ctx
 	for ctx.Err() == nil {
 		resync := w.resyncCh()
@@ -71,7 +73,7 @@ func (w *Watcher) runPathRecursive(pw *pathWatch) bool {
 			if err != nil {
 				return watchSet{}, err
 			}
-			l, lerr := w.listChildren(ctx, pw)
+			l, lerr := pw.listChildren(ctx)
 			ch, err := pending.Wait(ctx)
 			return watchSet{ch: ch, issued: issued, l: l, err: lerr}, err
 		})
@@ -86,18 +88,18 @@ func (w *Watcher) runPathRecursive(pw *pathWatch) bool {
 			// NoAuth path (watched for deletion with exists).
 			return false
 		case err != nil:
-			if !w.waitPath(ctx, nil, resync, w.pathFailed(pw, err)) {
+			if !waitPath(ctx, nil, resync, pw.failed(err)) {
 				return true
 			}
 			continue
 		}
-		rw := &recursiveWatch{ch: set.ch}
-		ok := w.followRecursive(ctx, pw, rw, gen, resync, set)
+		rw := &recursiveWatch{pw: pw, ch: set.ch}
+		ok := rw.follow(ctx, gen, resync, set)
 		if rw.noAuth {
 			_ = w.s.RemovePersistentWatch(ctx, pw.path)
 			return false
 		}
-		w.dropWatch(pw)
+		pw.dropWatch()
 		if !ok {
 			return true
 		}
@@ -106,7 +108,7 @@ func (w *Watcher) runPathRecursive(pw *pathWatch) bool {
 }
 
 // watchSet is a persistent watch just set and the listing read right
-// behind it (runPathRecursive).
+// behind it (runRecursive).
 type watchSet struct {
 	ch     <-chan zk.Event
 	issued time.Time // when the two were asked for
@@ -114,19 +116,18 @@ type watchSet struct {
 	err    error // the listing's
 }
 
-// followRecursive takes pw's first listing, read with the watch's
+// follow takes pw's first listing, read with the watch's
 // addWatch (set), then applies the watch's events until the watch ends
 // (true: set it again and read again) or pw is dropped (false).
-func (w *Watcher) followRecursive(ctx context.Context, pw *pathWatch, rw *recursiveWatch, gen uint64, resync <-chan struct{}, set watchSet) bool {
-	if !w.takeListing(ctx, pw, rw, gen, set.issued, set.l, set.err) && (ctx.Err() != nil || rw.noAuth) {
+func (rw *recursiveWatch) follow(ctx context.Context, gen uint64, resync <-chan struct{}, set watchSet) bool {
+	pw, w := rw.pw, rw.pw.w
+	if !rw.takeListing(ctx, gen, set.issued, set.l, set.err) && (ctx.Err() != nil || rw.noAuth) {
 		return false
 	}
-	auditAt := time.Now().Add(w.auditEvery())
+	auditAt := time.Now().Add(pw.auditEvery())
 	audit := time.NewTimer(time.Until(auditAt))
 	defer audit.Stop()
 	for {
-		var ev zk.Event
-		var ok bool
 		select {
 		case <-ctx.Done():
 			return false
@@ -138,75 +139,94 @@ func (w *Watcher) followRecursive(ctx context.Context, pw *pathWatch, rw *recurs
 			// one. (A watch of the old session ends with
 			// EventNotWatching, and is set again then.)
 			resync = w.resyncCh()
-			if g := w.genNow(); g != gen {
-				gen = g
-				if !w.waitSynced(ctx) {
-					return false
-				}
-				if !w.readRecursive(ctx, pw, rw, gen) && (ctx.Err() != nil || rw.noAuth) {
-					return false
-				}
+			if !rw.resynced(ctx, &gen) {
+				return false
 			}
-			continue
 		case <-audit.C:
 			// Changes the server does not report to this watch (children
 			// the operator may not read) show only in the parent's stat.
-			if w.unreported(ctx, pw, rw) {
-				w.readRecursive(ctx, pw, rw, gen)
+			if rw.unreported(ctx) {
+				rw.read(ctx, gen)
 			}
-			every := w.auditEvery()
+			every := pw.auditEvery()
 			audit.Reset(every)
 			auditAt = time.Now().Add(every)
-			continue
-		case ev, ok = <-rw.ch:
-		}
-		switch {
-		case !ok:
-			return true
-		case ev.Type == zk.EventNotWatching:
-			if errors.Is(ev.Err, zk.ErrWatchOverflow) {
-				// The session is fine; events were dropped: set the watch
-				// again and read now.
-				w.emitOverflow(pw)
-				return true
-			}
-			// The session ended (or the server refused to set the watch
-			// again): set the watch again and read. The new session may
-			// be up already (the end of the old one is told once the
-			// client learns of it, often at the reconnection); if not,
-			// the attempt fails as a lost link and waits for it.
-			return true
-		case ev.Type == zk.EventSession:
-			// Back in the same session, the watch set again; what changed
-			// while the link was down was not reported. Read again.
-			if !w.readRecursive(ctx, pw, rw, gen) && ctx.Err() != nil {
-				return false
-			}
-			continue
-		}
-		evAt := w.cfg.Now()
-		batch, last := drainEvents(rw.ch, []zk.Event{ev})
-		// Applied at once, without a round trip first; the check that
-		// the watch missed nothing (unreported) follows within
-		// auditSoon, off the change's path, at most once per auditSoon
-		// however fast events come.
-		if !w.applyEvents(ctx, pw, rw, batch, gen, rw.listedAt, evAt) && ctx.Err() != nil {
-			return false
-		}
-		if soon := time.Now().Add(auditSoon); last == nil && auditAt.After(soon) {
-			audit.Reset(auditSoon)
-			auditAt = soon
-		}
-		switch {
-		case last == nil:
-		case last.Type == zk.EventNotWatching:
-			return true
-		case last.Type == zk.EventSession:
-			if !w.readRecursive(ctx, pw, rw, gen) && ctx.Err() != nil {
-				return false
+		case ev, ok := <-rw.ch:
+			if end, again := rw.take(ctx, ev, ok, gen, audit, &auditAt); end {
+				return again
 			}
 		}
 	}
+}
+
+// resynced reads pw again when a (re)connection began a new session,
+// gen then set to it; false when pw is dropped or may not be read.
+func (rw *recursiveWatch) resynced(ctx context.Context, gen *uint64) bool {
+	w := rw.pw.w
+	g := w.genNow()
+	if g == *gen {
+		return true
+	}
+	*gen = g
+	if !w.waitSynced(ctx) {
+		return false
+	}
+	return rw.read(ctx, g) || (ctx.Err() == nil && !rw.noAuth)
+}
+
+// take applies ev, received from the watch (ok false: the channel was
+// closed), with the events that follow it at once. end says the watch
+// ended, follow then returning again; the next audit is brought forward
+// to within auditSoon (audit, auditAt).
+func (rw *recursiveWatch) take(ctx context.Context, ev zk.Event, ok bool, gen uint64, audit *time.Timer, auditAt *time.Time) (end, again bool) {
+	pw, w := rw.pw, rw.pw.w
+	switch {
+	case !ok:
+		return true, true
+	case ev.Type == zk.EventNotWatching:
+		if errors.Is(ev.Err, zk.ErrWatchOverflow) {
+			// The session is fine; events were dropped: set the watch
+			// again and read now.
+			pw.emitOverflow()
+			return true, true
+		}
+		// The session ended (or the server refused to set the watch
+		// again): set the watch again and read. The new session may
+		// be up already (the end of the old one is told once the
+		// client learns of it, often at the reconnection); if not,
+		// the attempt fails as a lost link and waits for it.
+		return true, true
+	case ev.Type == zk.EventSession:
+		// Back in the same session, the watch set again; what changed
+		// while the link was down was not reported. Read again.
+		if !rw.read(ctx, gen) && ctx.Err() != nil {
+			return true, false
+		}
+		return false, false
+	}
+	evAt := w.cfg.Now()
+	batch, last := drainEvents(rw.ch, []zk.Event{ev})
+	// Applied at once, without a round trip first; the check that
+	// the watch missed nothing (unreported) follows within
+	// auditSoon, off the change's path, at most once per auditSoon
+	// however fast events come.
+	if !rw.applyEvents(ctx, batch, gen, rw.listedAt, evAt) && ctx.Err() != nil {
+		return true, false
+	}
+	if soon := time.Now().Add(auditSoon); last == nil && auditAt.After(soon) {
+		audit.Reset(auditSoon)
+		*auditAt = soon
+	}
+	switch {
+	case last == nil:
+	case last.Type == zk.EventNotWatching:
+		return true, true
+	case last.Type == zk.EventSession:
+		if !rw.read(ctx, gen) && ctx.Err() != nil {
+			return true, false
+		}
+	}
+	return false, false
 }
 
 // drainEvents appends what the channel holds now to batch, up to
@@ -232,7 +252,8 @@ func drainEvents(ch <-chan zk.Event, batch []zk.Event) ([]zk.Event, *zk.Event) {
 
 // barrier reads the path's stat; nil when it could not (a lost link or a
 // gone path: the watch says so next).
-func (w *Watcher) barrier(ctx context.Context, pw *pathWatch) *zk.Stat {
+func (pw *pathWatch) barrier(ctx context.Context) *zk.Stat {
+	w := pw.w
 	st, err := pooled(ctx, w, func() (*zk.Stat, error) {
 		_, st, err := w.s.Exists(ctx, pw.path)
 		return st, err
@@ -244,23 +265,26 @@ func (w *Watcher) barrier(ctx context.Context, pw *pathWatch) *zk.Stat {
 }
 
 // emitOverflow says that a watch fell behind and is read afresh.
-func (w *Watcher) emitOverflow(pw *pathWatch) {
+func (pw *pathWatch) emitOverflow() {
+	w := pw.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.emitLocked(model.Event{At: w.cfg.Now(), Kind: model.EventInfo, Path: pw.path,
 		Text: fmt.Sprintf("%s changed faster than it was read: reading it afresh", model.SanitizeString(pw.path, 0))})
 }
 
-// readRecursive lists pw and merges the listing; false when it could not
+// read lists pw and merges the listing; false when it could not
 // (absent, an error: the path's state says which).
-func (w *Watcher) readRecursive(ctx context.Context, pw *pathWatch, rw *recursiveWatch, gen uint64) bool {
+func (rw *recursiveWatch) read(ctx context.Context, gen uint64) bool {
+	pw, w := rw.pw, rw.pw.w
 	issued := w.cfg.Now()
-	l, err := pooled(ctx, w, func() (listing, error) { return w.listChildren(ctx, pw) })
-	return w.takeListing(ctx, pw, rw, gen, issued, l, err)
+	l, err := pooled(ctx, w, func() (listing, error) { return pw.listChildren(ctx) })
+	return rw.takeListing(ctx, gen, issued, l, err)
 }
 
 // listChildren lists pw without a watch (the persistent watch covers it).
-func (w *Watcher) listChildren(ctx context.Context, pw *pathWatch) (listing, error) {
+func (pw *pathWatch) listChildren(ctx context.Context) (listing, error) {
+	w := pw.w
 	kids, st, err := w.s.ChildrenStat(ctx, pw.path)
 	l := listing{names: kids, czxid: czxidOf(st)}
 	if st != nil {
@@ -270,8 +294,9 @@ func (w *Watcher) listChildren(ctx context.Context, pw *pathWatch) (listing, err
 }
 
 // takeListing merges a listing of pw asked for at issued, or records why
-// there is none (readRecursive).
-func (w *Watcher) takeListing(ctx context.Context, pw *pathWatch, rw *recursiveWatch, gen uint64, issued time.Time, l listing, err error) bool {
+// there is none (read).
+func (rw *recursiveWatch) takeListing(ctx context.Context, gen uint64, issued time.Time, l listing, err error) bool {
+	pw, w := rw.pw, rw.pw.w
 	switch {
 	case err == nil:
 		rw.cversion, rw.seen, rw.listedAt = l.cversion, 0, issued
@@ -279,7 +304,7 @@ func (w *Watcher) takeListing(ctx context.Context, pw *pathWatch, rw *recursiveW
 		for _, k := range l.names {
 			rw.names[k] = true
 		}
-		w.applyListing(ctx, pw, l, gen, issued, issued)
+		pw.applyListing(ctx, l, gen, issued, issued)
 		return true
 	case ctx.Err() != nil:
 		return false
@@ -288,19 +313,19 @@ func (w *Watcher) takeListing(ctx context.Context, pw *pathWatch, rw *recursiveW
 		return false
 	case errors.Is(err, zk.ErrNoNode):
 		rw.names, rw.cversion, rw.seen = map[string]bool{}, 0, 0
-		if !w.pathKept(pw) {
+		if !pw.kept() {
 			w.mu.Lock()
-			w.removePathLocked(pw, w.cfg.Now())
+			pw.removeLocked(w.cfg.Now())
 			w.mu.Unlock()
 			w.kickPublish()
 			return false
 		}
 		// The watch stays set on the absent path and says when it is
 		// created.
-		w.setPathState(pw, model.PathAbsent, "")
+		pw.setState(model.PathAbsent, "")
 		return true
 	default:
-		w.pathFailed(pw, err)
+		pw.failed(err)
 		return false
 	}
 }
@@ -308,7 +333,8 @@ func (w *Watcher) takeListing(ctx context.Context, pw *pathWatch, rw *recursiveW
 // applyEvents merges a batch of the watch's events: children created and
 // deleted change the listing without reading it; the path itself created
 // or deleted is read again.
-func (w *Watcher) applyEvents(ctx context.Context, pw *pathWatch, rw *recursiveWatch, batch []zk.Event, gen uint64, issued, evAt time.Time) bool {
+func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen uint64, issued, evAt time.Time) bool {
+	pw, w := rw.pw, rw.pw.w
 	reread := false
 	was := map[string]bool{} // each child the batch names: was it there before
 	for _, ev := range batch {
@@ -339,7 +365,7 @@ func (w *Watcher) applyEvents(ctx context.Context, pw *pathWatch, rw *recursiveW
 		}
 	}
 	if reread {
-		return w.readRecursive(ctx, pw, rw, gen)
+		return rw.read(ctx, gen)
 	}
 	var added, removed []string
 	for name, before := range was {
@@ -354,7 +380,7 @@ func (w *Watcher) applyEvents(ctx context.Context, pw *pathWatch, rw *recursiveW
 		return true
 	}
 	kids := func() []string { return slices.Collect(maps.Keys(rw.names)) }
-	w.applyDelta(ctx, pw, added, removed, kids, gen, issued, evAt)
+	rw.applyDelta(ctx, added, removed, kids, gen, issued, evAt)
 	return true
 }
 
@@ -364,12 +390,13 @@ func (w *Watcher) applyEvents(ctx context.Context, pw *pathWatch, rw *recursiveW
 // reported change made before it has been counted in seen or is still to
 // be received (PersistentBacklog); judged only when nothing is left to
 // receive, a child version ahead of seen is a change never reported.
-func (w *Watcher) unreported(ctx context.Context, pw *pathWatch, rw *recursiveWatch) bool {
+func (rw *recursiveWatch) unreported(ctx context.Context) bool {
+	pw, w := rw.pw, rw.pw.w
 	if rw.names == nil {
 		return false
 	}
 	issued := w.cfg.Now()
-	st := w.barrier(ctx, pw)
+	st := pw.barrier(ctx)
 	if st == nil || w.s.PersistentBacklog(rw.ch) > 0 {
 		return false // events to read first: the next audit judges
 	}
@@ -385,7 +412,8 @@ func (w *Watcher) unreported(ctx context.Context, pw *pathWatch, rw *recursiveWa
 // auditEvery spaces the audits of one path (unreported): every 2 s for
 // a few paths, less often for many, so that all audits together stay
 // under about 200 small requests a second.
-func (w *Watcher) auditEvery() time.Duration {
+func (pw *pathWatch) auditEvery() time.Duration {
+	w := pw.w
 	w.mu.Lock()
 	n := len(w.paths)
 	w.mu.Unlock()
@@ -394,7 +422,8 @@ func (w *Watcher) auditEvery() time.Duration {
 
 // dropWatch removes pw's watch from the server once pw is no longer
 // watched (best effort: a lost link drops it anyway).
-func (w *Watcher) dropWatch(pw *pathWatch) {
+func (pw *pathWatch) dropWatch() {
+	w := pw.w
 	if pw.ctx.Err() == nil {
 		return
 	}
@@ -409,23 +438,3 @@ func (w *Watcher) dropWatch(pw *pathWatch) {
 // removal; the client drops its side at once if the link fails, and the
 // server's copy goes with the connection.
 const dropWatchWait = 10 * time.Second
-
-// fallBack switches the Watcher to children watches for good.
-func (w *Watcher) fallBack(err error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.mode == model.ModeChildren {
-		return
-	}
-	w.mode = model.ModeChildren
-	w.emitLocked(model.Event{At: w.cfg.Now(), Kind: model.EventInfo,
-		Text: fmt.Sprintf("the server refuses persistent watches (%v): watching with children watches, re-listing at every change", err)})
-	w.markDirtyLocked()
-}
-
-// watchMode reads the Watcher's mode.
-func (w *Watcher) watchMode() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.mode
-}

@@ -55,7 +55,7 @@ func TestRecursiveChangeCost(t *testing.T) {
 	if n := diff(opGetData); n != changes {
 		t.Errorf("%d node reads for %d creates; want one each", n, changes)
 	}
-	// One exists per batch of events (the barrier, see followRecursive):
+	// One exists per batch of events (the barrier, see recursiveWatch.follow):
 	// a create costs its read and the barrier, a delete the barrier; the
 	// audit of a quiet path adds one exists every auditEvery (2 s here).
 	if n, most := diff(opExists), 2*changes+int(elapsed/(2*time.Second))+1; n > most {

@@ -200,14 +200,27 @@ func composeSemaphore(in semParts) semResult {
 	// back from a recording as the same empty list.
 	res := semResult{Nodes: []model.Node{}}
 	leaseDir, lockDir := semaphoreDirs(in.Path, in.Kind)
-	parentOf := func(dir string) string {
-		if dir == in.Path {
-			return ""
-		}
-		return dir
+	leases := sortedLeases(in.Kind, in.Leases)
+	admitted := admittedIn(in.Lock) // the admission lock's holder: next to take a lease
+	res.Limit, res.LimitSource = statedLimit(in)
+	pending := pendingLease(in.Kind, leases, admitted, &res)
+	holders := res.addLeases(in, leaseDir, leases, pending)
+	res.addLockNodes(in, lockDir, admitted)
+	res.addWarnings(in, holders)
+	for _, o := range in.NotLeases {
+		res.Other = append(res.Other, model.Under(in.Path, leaseDir, o))
 	}
-	leases := slices.Clone(in.Leases)
-	if in.Kind == semCurator {
+	for _, o := range in.Lock.Other {
+		res.Other = append(res.Other, model.Under(in.Path, lockDir, o))
+	}
+	return res
+}
+
+// sortedLeases is a copy of leases in the order they were taken:
+// Curator's by sequence, Kazoo's by creation time.
+func sortedLeases(kind semKind, in []model.Node) []model.Node {
+	leases := slices.Clone(in)
+	if kind == semCurator {
 		slices.SortStableFunc(leases, func(a, b model.Node) int {
 			switch {
 			case a.Seq == b.Seq:
@@ -225,73 +238,109 @@ func composeSemaphore(in semParts) semResult {
 			return strings.Compare(a.Name, b.Name)
 		})
 	}
-	var admitted *model.Node // the admission lock's holder: next to take a lease
-	for _, n := range in.Lock.Nodes.All() {
+	return leases
+}
+
+// admittedIn is the admission lock's holder, nil when none.
+func admittedIn(lock model.Queue) *model.Node {
+	for _, n := range lock.Nodes.All() {
 		if n.Role == lockops.RoleHolder {
-			admitted = n
-			break
+			return n
 		}
 	}
+	return nil
+}
 
+// statedLimit is the limit the config or Kazoo's parent data states, and
+// where it comes from; 0 when neither does.
+func statedLimit(in semParts) (int, string) {
 	switch {
 	case in.Limit > 0:
-		res.Limit, res.LimitSource = in.Limit, model.LimitFromConfig
+		return in.Limit, model.LimitFromConfig
 	case in.Kind == semKazoo:
 		if n, ok := parseLimit(in.ParentData); ok {
-			res.Limit, res.LimitSource = n, model.LimitFromData
+			return n, model.LimitFromData
 		}
 	}
-	// Curator's admitted contender with a lease beyond the limit waits
-	// with it: its newest lease (it creates one per acquire, while holding
-	// the lock, so no other lease can be newer).
-	pending := -1
-	if in.Kind == semCurator && admitted != nil && admitted.Session != 0 {
-		for i := range leases {
-			if leases[i].Session == admitted.Session {
-				pending = i
-			}
-		}
-		switch {
-		case pending < 0:
-		case res.Limit > 0 && len(leases) <= res.Limit:
-			pending = -1 // within the limit: it holds, and lets the lock go
-		case res.Limit == 0 && len(leases) < 2:
-			pending = -1 // a first lease is within any limit
-		case res.Limit == 0:
-			res.Limit, res.LimitSource = len(leases)-1, model.LimitDeduced
-		}
-	}
+	return 0, ""
+}
 
+// pendingLease is the index in leases of Curator's admitted contender's
+// lease beyond the limit, which waits with it, -1 when none: its newest
+// lease (it creates one per acquire, while holding the lock, so no other
+// lease can be newer). With no known limit, such a lease deduces one.
+func pendingLease(kind semKind, leases []model.Node, admitted *model.Node, res *semResult) int {
+	pending := -1
+	if kind != semCurator || admitted == nil || admitted.Session == 0 {
+		return pending
+	}
+	for i := range leases {
+		if leases[i].Session == admitted.Session {
+			pending = i
+		}
+	}
+	switch {
+	case pending < 0:
+	case res.Limit > 0 && len(leases) <= res.Limit:
+		pending = -1 // within the limit: it holds, and lets the lock go
+	case res.Limit == 0 && len(leases) < 2:
+		pending = -1 // a first lease is within any limit
+	case res.Limit == 0:
+		res.Limit, res.LimitSource = len(leases)-1, model.LimitDeduced
+	}
+	return pending
+}
+
+// parentOf is the Parent of a node in dir: "" for the semaphore's path.
+func (in semParts) parentOf(dir string) string {
+	if dir == in.Path {
+		return ""
+	}
+	return dir
+}
+
+// waitLease makes n a waiter for a lease: it waits on a children watch
+// of the lease dir.
+func waitLease(n *model.Node, leaseDir string) {
+	n.Role, n.Believes, n.Watches, n.Predecessor, n.Link, n.Herd = lockops.RoleWaiting, lockops.RoleWaiting, leaseDir, "", model.LinkInferred, false
+}
+
+// addLeases adds the leases, holding, then the pending one (index
+// pending, -1 when none), waiting; it returns the holders' names.
+func (res *semResult) addLeases(in semParts, leaseDir string, leases []model.Node, pending int) []string {
 	var holders []string
 	for i, l := range leases {
 		if i == pending {
 			continue
 		}
 		n := l
-		n.Lease, n.Kind, n.Recipe, n.Parent = true, lockops.KindOther, in.Kind.recipe(), parentOf(leaseDir)
+		n.Lease, n.Kind, n.Recipe, n.Parent = true, lockops.KindOther, in.Kind.recipe(), in.parentOf(leaseDir)
 		n.Role, n.Believes, n.Watches, n.Predecessor, n.Link, n.Herd = lockops.RoleHolder, lockops.RoleHolder, "", "", model.LinkNone, false
 		res.Nodes = append(res.Nodes, n)
 		holders = append(holders, n.Name)
 	}
-	// A waiter for a lease waits on a children watch of the lease dir.
-	waitLease := func(n *model.Node) {
-		n.Role, n.Believes, n.Watches, n.Predecessor, n.Link, n.Herd = lockops.RoleWaiting, lockops.RoleWaiting, leaseDir, "", model.LinkInferred, false
-	}
 	if pending >= 0 {
 		n := leases[pending]
-		n.Lease, n.Kind, n.Recipe, n.Parent = true, lockops.KindOther, in.Kind.recipe(), parentOf(leaseDir)
-		waitLease(&n)
+		n.Lease, n.Kind, n.Recipe, n.Parent = true, lockops.KindOther, in.Kind.recipe(), in.parentOf(leaseDir)
+		waitLease(&n, leaseDir)
 		if !n.Ctime.IsZero() {
 			n.Since, n.SinceExact = n.Ctime, true
 		}
 		res.Nodes = append(res.Nodes, n)
 		res.Pending = n.Name
 	}
+	return holders
+}
+
+// addLockNodes adds the admission lock's contenders, each waiting for a
+// lease; the admitted one waits on the lease dir.
+func (res *semResult) addLockNodes(in semParts, lockDir string, admitted *model.Node) {
+	leaseDir, _ := semaphoreDirs(in.Path, in.Kind)
 	for _, l := range in.Lock.Nodes.All() {
 		n := *l // a copy: the lock's nodes are published as they are
-		n.Parent = parentOf(lockDir)
+		n.Parent = in.parentOf(lockDir)
 		if admitted != nil && n.Name == admitted.Name {
-			waitLease(&n)
+			waitLease(&n, leaseDir)
 		}
 		// Every contender in the lock waits for a lease, since it joined.
 		n.Role = lockops.RoleWaiting
@@ -300,7 +349,11 @@ func composeSemaphore(in semParts) semResult {
 		}
 		res.Nodes = append(res.Nodes, n)
 	}
+}
 
+// addWarnings adds over-limit when more leases hold than the limit
+// allows, and the admission lock's own warnings but stale.
+func (res *semResult) addWarnings(in semParts, holders []string) {
 	if res.Limit > 0 && len(holders) > res.Limit {
 		res.Warnings = append(res.Warnings, model.Warning{Code: model.WarnOverLimit, Nodes: holders,
 			Message: fmt.Sprintf("%d leases held at once, limit %d (%s): %s", len(holders), res.Limit,
@@ -311,13 +364,6 @@ func composeSemaphore(in semParts) semResult {
 			res.Warnings = append(res.Warnings, w)
 		}
 	}
-	for _, o := range in.NotLeases {
-		res.Other = append(res.Other, model.Under(in.Path, leaseDir, o))
-	}
-	for _, o := range in.Lock.Other {
-		res.Other = append(res.Other, model.Under(in.Path, lockDir, o))
-	}
-	return res
 }
 
 // limitWords says where a limit comes from, for a message.

@@ -37,6 +37,7 @@ import (
 // semaphores is the Watcher's registry of recognised semaphores. Guarded
 // by Watcher.mu.
 type semaphores struct {
+	w      *Watcher             // whose lock guards it and whose paths it watches
 	owners map[string]*semState // by semaphore path
 	auxOf  map[string]string    // auxiliary path -> its semaphore's path
 }
@@ -66,26 +67,27 @@ type semState struct {
 	builtAt  time.Time
 }
 
-// semaphoreLocked is the semaphore recognised at p, nil when none.
-func (w *Watcher) semaphoreLocked(p string) *semState {
+// atLocked is the semaphore recognised at p, nil when none.
+func (s *semaphores) atLocked(p string) *semState {
+	w := s.w
 	return w.sems.owners[p]
 }
 
-// semaphoreListingLocked recognises a semaphore parent from its listing
+// listingLocked recognises a semaphore parent from its listing
 // kids, keeps its auxiliary paths watched, and lets them go when pw is no
 // longer one. It runs before the listing is searched for lock parents: a
 // Kazoo semaphore's leases are marked as searched (they have nothing
 // below them).
-func (w *Watcher) semaphoreListingLocked(pw *pathWatch, kids []string) {
+func (s *semaphores) listingLocked(pw *pathWatch, kids []string) {
+	w := s.w
 	if pw.removed {
 		return
 	}
-	s := &w.sems
 	if _, isAux := s.auxOf[pw.path]; isAux {
 		return
 	}
 	kind := semaphoreKind(kids)
-	if kind == semKazoo && !pw.keep() && !w.kazooLockBesideLocked(pw.path) {
+	if kind == semKazoo && !pw.keep() && !s.kazooLockBesideLocked(pw.path) {
 		// Found by discovery, 32-hex children alone are too common a
 		// shape (ids as names) to be taken for leases: Kazoo's lock path
 		// beside it must be there too.
@@ -96,7 +98,7 @@ func (w *Watcher) semaphoreListingLocked(pw *pathWatch, kids []string) {
 		kind = st.kind // every lease returned: still a semaphore, and still watched
 	}
 	if st != nil && st.kind != kind {
-		w.dropSemaphoreLocked(pw.path)
+		s.dropLocked(pw.path)
 		st = nil
 	}
 	if kind == semNone {
@@ -113,7 +115,7 @@ func (w *Watcher) semaphoreListingLocked(pw *pathWatch, kids []string) {
 				}
 				return
 			}
-			w.ensureQueueLocked(pw)
+			pw.ensureQueueLocked()
 			if !pw.explicit {
 				w.emitLocked(model.Event{At: now, Kind: model.EventPath, Path: pw.path,
 					Text: fmt.Sprintf("found semaphore %s", model.SanitizeString(pw.path, 0))})
@@ -129,11 +131,11 @@ func (w *Watcher) semaphoreListingLocked(pw *pathWatch, kids []string) {
 	want := semaphoreAux(pw.path, kind, kids)
 	for _, a := range st.aux {
 		if !slices.Contains(want, a) {
-			w.releaseAuxLocked(a, now)
+			s.releaseAuxLocked(a, now)
 		}
 	}
 	for _, a := range want {
-		w.holdAuxLocked(pw.path, a)
+		s.holdAuxLocked(pw.path, a)
 	}
 	st.aux = want
 	if kind == semKazoo && pw.discover {
@@ -149,15 +151,16 @@ func (w *Watcher) semaphoreListingLocked(pw *pathWatch, kids []string) {
 
 // kazooLockBesideLocked says whether the listing of p's parent showed
 // Kazoo's lock path for a semaphore at p, <p>-__lock__.
-func (w *Watcher) kazooLockBesideLocked(p string) bool {
+func (s *semaphores) kazooLockBesideLocked(p string) bool {
+	w := s.w
 	gp := w.paths[path.Dir(p)]
 	return p != "/" && gp != nil && gp.kids[path.Base(p)+kazooLockSuffix]
 }
 
 // holdAuxLocked makes a part of owner's semaphore: watched, with a model,
 // and no queue of its own unless the user named it.
-func (w *Watcher) holdAuxLocked(owner, a string) {
-	s := &w.sems
+func (s *semaphores) holdAuxLocked(owner, a string) {
+	w := s.w
 	s.auxOf[a] = owner
 	pa := w.paths[a]
 	if i, shown := slices.BinarySearch(w.sortedPaths, a); shown && (pa == nil || !pa.explicit) {
@@ -176,8 +179,8 @@ func (w *Watcher) holdAuxLocked(owner, a string) {
 // releaseAuxLocked lets a part of a semaphore go: shown again when the
 // user named it or discovery found it holding lock nodes, unwatched when
 // nothing else asks for it.
-func (w *Watcher) releaseAuxLocked(a string, now time.Time) {
-	s := &w.sems
+func (s *semaphores) releaseAuxLocked(a string, now time.Time) {
+	w := s.w
 	pa, qm := w.paths[a], w.queues[a]
 	switch {
 	case pa == nil:
@@ -185,7 +188,7 @@ func (w *Watcher) releaseAuxLocked(a string, now time.Time) {
 	case pa.explicit:
 	case !pa.keep() && !pa.discover:
 		delete(w.queues, a) // no "vanished" event: it was never shown
-		w.removePathLocked(pa, now)
+		pa.removeLocked(now)
 	case qm != nil && len(qm.order.Entries) > 0:
 		if i, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
 			w.sortedPaths = slices.Insert(w.sortedPaths, i, a)
@@ -198,15 +201,16 @@ func (w *Watcher) releaseAuxLocked(a string, now time.Time) {
 	w.markDirtyLocked()
 }
 
-// dropSemaphoreLocked forgets the semaphore at p and lets its parts go.
-func (w *Watcher) dropSemaphoreLocked(p string) {
+// dropLocked forgets the semaphore at p and lets its parts go.
+func (s *semaphores) dropLocked(p string) {
+	w := s.w
 	st := w.sems.owners[p]
 	if st == nil {
 		return
 	}
 	now := w.cfg.Now()
 	for _, a := range st.aux {
-		w.releaseAuxLocked(a, now)
+		s.releaseAuxLocked(a, now)
 	}
 	delete(w.sems.owners, p)
 	if qm := w.queues[p]; qm != nil {
@@ -215,13 +219,14 @@ func (w *Watcher) dropSemaphoreLocked(p string) {
 	w.markDirtyLocked()
 }
 
-// tidySemaphoresLocked forgets the semaphores whose parent left the model
+// tidyLocked forgets the semaphores whose parent left the model
 // and the parts no longer watched (an absent lease dir is let go; the
 // parent's next listing asks for it again).
-func (w *Watcher) tidySemaphoresLocked() {
+func (s *semaphores) tidyLocked() {
+	w := s.w
 	for p, st := range w.sems.owners {
 		if w.queues[p] == nil {
-			w.dropSemaphoreLocked(p)
+			s.dropLocked(p)
 			continue
 		}
 		st.aux = slices.DeleteFunc(st.aux, func(a string) bool {
@@ -238,7 +243,8 @@ func (w *Watcher) tidySemaphoresLocked() {
 // hideAuxEventsLocked drops the pending events of semaphore parts that
 // have no queue of their own: their listings speak of lock nodes and
 // handoffs a semaphore does not have.
-func (w *Watcher) hideAuxEventsLocked() {
+func (s *semaphores) hideAuxEventsLocked() {
+	w := s.w
 	if len(w.sems.auxOf) == 0 {
 		return
 	}
@@ -255,8 +261,9 @@ func (w *Watcher) hideAuxEventsLocked() {
 	w.pending = kept
 }
 
-// semaphoreDirtyLocked: a part of st changed since its last build.
-func (w *Watcher) semaphoreDirtyLocked(st *semState) bool {
+// dirtyLocked: a part of st changed since its last build.
+func (s *semaphores) dirtyLocked(st *semState) bool {
+	w := s.w
 	if st == nil {
 		return false
 	}
@@ -271,10 +278,11 @@ func (w *Watcher) semaphoreDirtyLocked(st *semState) bool {
 	return false
 }
 
-// fetchSemaphoreParts reads, at a listing of a Kazoo semaphore's parent,
+// fetchParts reads, at a listing of a Kazoo semaphore's parent,
 // the leases not read yet and the parent's data (max_leases), for the
 // next build.
-func (w *Watcher) fetchSemaphoreParts(ctx context.Context, pw *pathWatch, kids []string) {
+func (s *semaphores) fetchParts(ctx context.Context, pw *pathWatch, kids []string) {
+	w := s.w
 	w.mu.Lock()
 	st := w.sems.owners[pw.path]
 	var need []string
@@ -289,8 +297,8 @@ func (w *Watcher) fetchSemaphoreParts(ctx context.Context, pw *pathWatch, kids [
 	if st == nil || st.kind != semKazoo || pw.abs == "/" {
 		return
 	}
-	got := w.fetch(ctx, pw.path, need)
-	data := w.fetchOne(ctx, pw.path, path.Base(pw.abs))
+	got := pw.fetch(ctx, need)
+	data := pw.fetchOne(ctx, pw.path, path.Base(pw.abs))
 	if ctx.Err() != nil {
 		return
 	}
@@ -334,100 +342,35 @@ func (w *Watcher) fetchSemaphoreParts(ctx context.Context, pw *pathWatch, kids [
 	w.markDirtyLocked()
 }
 
-// buildSemaphoreLocked composes the semaphore at qm's path from its parts
+// buildLocked composes the semaphore at qm's path from its parts
 // over q, the Queue buildQueue made of the parent's own listing (its
 // state, and a stale warning), and tells what changed since the last
 // build.
-func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q model.Queue, sv *serverView, now time.Time) model.Queue {
+func (s *semaphores) buildLocked(qm *queueModel, st *semState, q model.Queue, sv *serverView, now time.Time) model.Queue {
+	w := s.w
 	st.dirty = false
 	leaseDir, lockDir := semaphoreDirs(qm.path, st.kind)
-	settle := func(a string) *queueModel {
-		m := w.queues[a]
-		if m == nil || m == qm {
-			return nil
-		}
-		if _, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
-			m.dirty = false
-		}
-		return m
-	}
 	var lq *queueModel
 	if st.kind == semCurator {
-		lq = settle(leaseDir)
+		lq = s.settleLocked(qm, leaseDir)
 	}
-	kq := settle(lockDir)
+	kq := s.settleLocked(qm, lockDir)
 	if q.State != model.PathPresent {
 		return q
 	}
-	for _, m := range []*queueModel{lq, kq} {
-		if m != nil && !m.seen && !w.pathRead(m.path) {
-			// A part not listed yet: its nodes are unknown, not absent
-			// (told as joined once listed, they would be news that is not).
-			// A part listed with no lock node in it (an empty Kazoo
-			// <path>-__lock__ found by discovery) has no queue to mark
-			// seen, but its path was read: it is known to be empty.
-			q.State = model.PathPending
-			return q
-		}
+	if s.partUnreadLocked(lq, kq) {
+		q.State = model.PathPending
+		return q
 	}
 	parts := semParts{Path: qm.path, Kind: st.kind, Limit: w.cfg.SemaphoreLimits[qm.path]}
-	lease := func(name string, seq int32, r *nodeRec) model.Node {
-		n := model.Node{Name: name, Seq: seq}
-		if r != nil && r.fetched {
-			n.Session, n.Data, n.DataLen = r.session, r.data, r.dataLen
-			n.Ctime, n.Mtime, n.Version, n.Czxid = r.ctime, r.mtime, r.version, r.czxid
-			n.Since, n.SinceExact = r.ctime, true
-			if sv != nil {
-				n.Client = sv.clients[r.session]
-			}
-		}
-		return n
-	}
 	current := map[string]bool{}
 	switch st.kind {
 	case semCurator:
-		if lq == nil {
-			break
-		}
-		if lq.seen && !st.leasesSeen {
-			st.leasesSeen = true
-			for _, k := range lq.kids {
-				st.initial[k] = true
-			}
-		}
-		for _, k := range lq.kids {
-			seq, ok := curatorLease(k)
-			if !ok {
-				parts.NotLeases = append(parts.NotLeases, k)
-				continue
-			}
-			r := lq.nodes[k]
-			if r != nil && r.fetched && r.session == 0 {
-				parts.NotLeases = append(parts.NotLeases, k) // persistent: no lease
-				continue
-			}
-			current[k] = true
-			n := lease(k, seq, r)
-			// Held since its creation, unless it waited first, or was
-			// already there when the Watcher first looked.
-			n.SinceExact = n.SinceExact && !st.initial[k] && !st.pended[k]
-			parts.Leases = append(parts.Leases, n)
+		if lq != nil {
+			st.curatorLeases(&parts, lq, sv, current)
 		}
 	case semKazoo:
-		for _, k := range qm.order.Other {
-			r := st.leases[k]
-			if st.gone[k] {
-				continue // deleted before it could be read: told by no one
-			}
-			if !lockops.IsHex32(k) || r != nil && r.fetched && r.session == 0 {
-				parts.NotLeases = append(parts.NotLeases, k) // no lease name, or persistent
-				continue
-			}
-			parts.Leases = append(parts.Leases, lease(k, 0, r))
-		}
-		if st.dataRead {
-			parts.ParentData = st.data
-		}
+		st.kazooLeases(&parts, qm, sv)
 	}
 	if kq != nil {
 		parts.Lock = buildQueue(kq, sv, false, time.Time{})
@@ -437,18 +380,7 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q model.Que
 		st.pended[res.Pending] = true
 	}
 	st.datePendedHolds(res.Nodes, lq, now)
-	for _, m := range []map[string]bool{st.initial, st.pended} {
-		for k := range m {
-			if !current[k] {
-				delete(m, k)
-			}
-		}
-	}
-	for k := range st.heldFrom {
-		if !current[k] {
-			delete(st.heldFrom, k)
-		}
-	}
+	st.forgetGone(current)
 	q.Type = model.TypeSemaphore
 	q.Nodes, q.Other = model.NodesOf(res.Nodes...), res.Other
 	q.Limit, q.LimitSource = res.Limit, res.LimitSource
@@ -461,6 +393,115 @@ func (w *Watcher) buildSemaphoreLocked(qm *queueModel, st *semState, q model.Que
 		w.emitLocked(ev)
 	}
 	return q
+}
+
+// settleLocked is the part of the semaphore at qm kept at a, nil when
+// none; a part with no Queue of its own is marked built with it.
+func (s *semaphores) settleLocked(qm *queueModel, a string) *queueModel {
+	w := s.w
+	m := w.queues[a]
+	if m == nil || m == qm {
+		return nil
+	}
+	if _, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
+		m.dirty = false
+	}
+	return m
+}
+
+// partUnreadLocked: a part of the semaphore (lq, kq; nil when none) is
+// not listed yet, so its nodes are unknown, not absent (told as joined
+// once listed, they would be news that is not). A part listed with no
+// lock node in it (an empty Kazoo <path>-__lock__ found by discovery)
+// has no queue to mark seen, but its path was read: it is known to be
+// empty.
+func (s *semaphores) partUnreadLocked(lq, kq *queueModel) bool {
+	for _, m := range []*queueModel{lq, kq} {
+		if m != nil && !m.seen && !s.pathRead(m.path) {
+			return true
+		}
+	}
+	return false
+}
+
+// leaseNode is the lease name (sequence seq, 0 for Kazoo) as its record
+// r shows it, nil when unread.
+func leaseNode(name string, seq int32, r *nodeRec, sv *serverView) model.Node {
+	n := model.Node{Name: name, Seq: seq}
+	if r != nil && r.fetched {
+		n.Session, n.Data, n.DataLen = r.session, r.data, r.dataLen
+		n.Ctime, n.Mtime, n.Version, n.Czxid = r.ctime, r.mtime, r.version, r.czxid
+		n.Since, n.SinceExact = r.ctime, true
+		if sv != nil {
+			n.Client = sv.clients[r.session]
+		}
+	}
+	return n
+}
+
+// curatorLeases adds to parts the leases of a Curator semaphore's lease
+// dir lq, and the children that are none; current collects the leases.
+func (st *semState) curatorLeases(parts *semParts, lq *queueModel, sv *serverView, current map[string]bool) {
+	if lq.seen && !st.leasesSeen {
+		st.leasesSeen = true
+		for _, k := range lq.kids {
+			st.initial[k] = true
+		}
+	}
+	for _, k := range lq.kids {
+		seq, ok := curatorLease(k)
+		if !ok {
+			parts.NotLeases = append(parts.NotLeases, k)
+			continue
+		}
+		r := lq.nodes[k]
+		if r != nil && r.fetched && r.session == 0 {
+			parts.NotLeases = append(parts.NotLeases, k) // persistent: no lease
+			continue
+		}
+		current[k] = true
+		n := leaseNode(k, seq, r, sv)
+		// Held since its creation, unless it waited first, or was
+		// already there when the Watcher first looked.
+		n.SinceExact = n.SinceExact && !st.initial[k] && !st.pended[k]
+		parts.Leases = append(parts.Leases, n)
+	}
+}
+
+// kazooLeases adds to parts the leases of a Kazoo semaphore, the
+// children of its parent qm, the children that are none, and the
+// parent's data.
+func (st *semState) kazooLeases(parts *semParts, qm *queueModel, sv *serverView) {
+	for _, k := range qm.order.Other {
+		r := st.leases[k]
+		if st.gone[k] {
+			continue // deleted before it could be read: told by no one
+		}
+		if !lockops.IsHex32(k) || r != nil && r.fetched && r.session == 0 {
+			parts.NotLeases = append(parts.NotLeases, k) // no lease name, or persistent
+			continue
+		}
+		parts.Leases = append(parts.Leases, leaseNode(k, 0, r, sv))
+	}
+	if st.dataRead {
+		parts.ParentData = st.data
+	}
+}
+
+// forgetGone drops the lease history of the leases not in current.
+func (st *semState) forgetGone(current map[string]bool) {
+	for _, m := range []map[string]bool{st.initial, st.pended} {
+		for k := range m {
+			if !current[k] {
+				delete(m, k)
+			}
+		}
+	}
+	for k := range st.heldFrom {
+		if !current[k] {
+			delete(st.heldFrom, k)
+		}
+	}
 }
 
 // datePendedHolds dates the hold of each Curator lease seen waiting
@@ -490,7 +531,8 @@ func (st *semState) datePendedHolds(nodes []model.Node, lq *queueModel, now time
 
 // pathRead says whether p's path has been listed (or seen absent) at
 // least once.
-func (w *Watcher) pathRead(p string) bool {
+func (s *semaphores) pathRead(p string) bool {
+	w := s.w
 	pw := w.paths[p]
 	return pw != nil && pw.read
 }

@@ -26,16 +26,23 @@ type serverView struct {
 	self     int64                     // the Watcher's own session: not a contender
 }
 
-// runServerView polls at start, then every ServerViewEvery, or
+// serverPoller polls the members' four-letter words for the Watcher w and
+// keeps w.sv, the server view, under w.mu.
+type serverPoller struct {
+	w *Watcher
+}
+
+// run polls at start, then every ServerViewEvery, or
 // serverViewShare times the slowest answer when that is longer, and on
 // Refresh.
-func (w *Watcher) runServerView() {
+func (p *serverPoller) run() {
+	w := p.w
 	defer w.wg.Done()
 	t := time.NewTimer(w.cfg.ServerViewEvery)
 	defer t.Stop()
 	first := true
 	for {
-		took := w.pollServers()
+		took := p.poll()
 		every := pollSpacing(w.cfg.ServerViewEvery, took)
 		w.mu.Lock()
 		w.svEvery = every
@@ -68,9 +75,10 @@ type memberReply struct {
 	took       time.Duration // both answers, asked at once
 }
 
-// pollServers asks every member for `cons` and `wchc` at once, merges the
+// poll asks every member for `cons` and `wchc` at once, merges the
 // answers, and publishes them; took is the slowest member's answer.
-func (w *Watcher) pollServers() (took time.Duration) {
+func (p *serverPoller) poll() (took time.Duration) {
+	w := p.w
 	start := w.cfg.Now()
 	ctx, cancel := context.WithTimeout(w.ctx, fourLetterTimeout)
 	defer cancel()
@@ -119,7 +127,7 @@ func (w *Watcher) pollServers() (took time.Duration) {
 		}
 		w.emitLocked(model.Event{At: sv.at, Kind: model.EventInfo, Text: text})
 	}
-	w.narrateLinksLocked(w.sv, sv)
+	p.narrateLinksLocked(w.sv, sv)
 	w.sv, w.svNote = sv, note
 	w.allDirty = true
 	w.markDirtyLocked()
@@ -186,7 +194,8 @@ func mergeServerView(replies []memberReply) (*serverView, string) {
 
 // narrateLinksLocked tells, for the demo, which waits the servers newly
 // confirm ("B's session watches A").
-func (w *Watcher) narrateLinksLocked(old, sv *serverView) {
+func (p *serverPoller) narrateLinksLocked(old, sv *serverView) {
+	w := p.w
 	if !sv.ok {
 		return
 	}

@@ -149,6 +149,7 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 	w.conn = model.Conn{State: model.StateConnecting, Since: cfg.Now(), Ensemble: s.Servers(), Context: cfg.Context,
 		TLS: s.Secure(), HostnameVerified: s.HostnameVerified()}
 	w.snap = &model.Snapshot{At: cfg.Now(), Conn: w.conn}
+	w.sems.w = w
 	w.readConnState()
 
 	w.mu.Lock()
@@ -170,7 +171,7 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 	}
 	if cfg.ServerView {
 		w.wg.Add(1)
-		go w.runServerView()
+		go (&serverPoller{w: w}).run()
 	} else {
 		close(w.svDone)
 	}
@@ -273,85 +274,99 @@ func (w *Watcher) emitLocked(ev model.Event) {
 // 1/buildShare of a core (publishBudget).
 func (w *Watcher) runPump() {
 	defer w.wg.Done()
-	var (
-		cur    *model.Update
-		timer  *time.Timer
-		timerC <-chan time.Time
-		budget publishBudget
-	)
+	p := &pump{w: w}
 	defer func() {
-		if timer != nil {
-			timer.Stop()
+		if p.timer != nil {
+			p.timer.Stop()
 		}
 	}()
-	build := func() {
-		start := time.Now()
-		u, ok, cost, pictured := w.takeUpdate()
-		budget.spent(start, cost)
-		if pictured {
-			// The first picture is a one-off: spaced while it loads, then
-			// forgiven, so that the first changes after it show at once.
-			budget.debt = 0
-		}
-		if !ok {
-			return
-		}
-		if cur == nil {
-			cur = &u
-			return
-		}
-		cur.Merge(u)
-	}
 	for {
 		var out chan<- model.Update
-		if cur != nil {
+		if p.cur != nil {
 			out = w.updates
 		}
 		var next model.Update
-		if cur != nil {
-			next = *cur
+		if p.cur != nil {
+			next = *p.cur
 		}
 		select {
 		case <-w.ctx.Done():
 			return
 		case <-w.kick:
-			w.mu.Lock()
-			loading := !w.pictured
-			// The picture is complete: shown now, not at the next
-			// loading frame (up to loadingFrame later).
-			complete := loading && w.initPending <= 0
-			w.mu.Unlock()
-			if complete {
-				if timer != nil {
-					timer.Stop()
-				}
-				timerC = nil
-				build()
-				continue
-			}
-			if timerC != nil {
-				continue // already scheduled
-			}
-			wait, every := budget.wait(time.Now(), loading)
-			if loading {
-				every = minPublish // filling in, not coalescing: the header says "reading"
-			}
-			w.mu.Lock()
-			w.frameEvery = every
-			w.mu.Unlock()
-			if wait > 0 {
-				timer = time.NewTimer(wait)
-				timerC = timer.C
-				continue
-			}
-			build()
-		case <-timerC:
-			timerC = nil
-			build()
+			p.kicked()
+		case <-p.timerC:
+			p.timerC = nil
+			p.build()
 		case out <- next:
-			cur = nil
+			p.cur = nil
 		}
 	}
+}
+
+// pump is runPump's state: the pending Update and the timer that spaces
+// the builds.
+type pump struct {
+	w      *Watcher
+	cur    *model.Update // the Update the consumer has not taken, nil when none
+	timer  *time.Timer
+	timerC <-chan time.Time // the pending build's, nil when none is scheduled
+	budget publishBudget
+}
+
+// build builds a snapshot and merges it into the pending Update.
+func (p *pump) build() {
+	start := time.Now()
+	u, ok, cost, pictured := p.w.takeUpdate()
+	p.budget.spent(start, cost)
+	if pictured {
+		// The first picture is a one-off: spaced while it loads, then
+		// forgiven, so that the first changes after it show at once.
+		p.budget.debt = 0
+	}
+	if !ok {
+		return
+	}
+	if p.cur == nil {
+		p.cur = &u
+		return
+	}
+	p.cur.Merge(u)
+}
+
+// kicked answers a change of the model: a build now, or one scheduled
+// when the budget says to wait, unless one is scheduled already.
+func (p *pump) kicked() {
+	w := p.w
+	w.mu.Lock()
+	loading := !w.pictured
+	// The picture is complete: shown now, not at the next
+	// loading frame (up to loadingFrame later).
+	complete := loading && w.initPending <= 0
+	w.mu.Unlock()
+	if complete {
+		if p.timer != nil {
+			p.timer.Stop()
+		}
+		p.timerC = nil
+		p.build()
+		return
+	}
+	if p.timerC != nil {
+		return // already scheduled
+	}
+	wait, every := p.budget.wait(time.Now(), loading)
+	if loading {
+		every = minPublish // filling in, not coalescing: the header says "reading"
+	}
+	w.mu.Lock()
+	w.frameEvery = every
+	w.mu.Unlock()
+	if wait > 0 {
+		p.timer = time.NewTimer(wait)
+		p.timerC = p.timer.C
+		return
+	}
+	p.build()
 }
 
 // publishBudget spaces snapshot builds: at least minPublish apart, and,
@@ -581,4 +596,55 @@ func pooled[T any](ctx context.Context, w *Watcher, f func() (T, error)) (T, err
 // link is back, and shows what it last read, marked stale, meanwhile.
 func connLoss(err error) bool {
 	return lockops.ConnLoss(err) || errors.Is(err, zk.ErrSessionExpired)
+}
+
+// addPathLocked starts watching p, or adds reasons to an existing watch.
+func (w *Watcher) addPathLocked(p string, f pathFlags) {
+	if pw, ok := w.paths[p]; ok {
+		if f.discover && (!pw.discover || f.depth < pw.depth) {
+			pw.depth = f.depth
+		}
+		pw.explicit = pw.explicit || f.explicit
+		pw.root = pw.root || f.root
+		pw.discover = pw.discover || f.discover
+		if pw.explicit {
+			pw.ensureQueueLocked()
+		}
+		return
+	}
+	if w.ctx.Err() != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(w.ctx)
+	pw := &pathWatch{w: w, path: p, abs: w.s.Abs(p), pathFlags: f, ctx: ctx, cancel: cancel, kids: map[string]bool{}}
+	w.paths[p] = pw
+	if !f.keep() {
+		w.discovered++
+	}
+	if f.explicit {
+		pw.ensureQueueLocked()
+	}
+	w.initPending++
+	w.wg.Add(1)
+	go pw.run()
+}
+
+// fallBack switches the Watcher to children watches for good.
+func (w *Watcher) fallBack(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.mode == model.ModeChildren {
+		return
+	}
+	w.mode = model.ModeChildren
+	w.emitLocked(model.Event{At: w.cfg.Now(), Kind: model.EventInfo,
+		Text: fmt.Sprintf("the server refuses persistent watches (%v): watching with children watches, re-listing at every change", err)})
+	w.markDirtyLocked()
+}
+
+// watchMode reads the Watcher's mode.
+func (w *Watcher) watchMode() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.mode
 }

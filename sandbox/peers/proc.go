@@ -397,15 +397,30 @@ func (p *Proc) handle(line string) (after func(), err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch f[0] {
+	case lineSession, lineReady, lineState, lineClosed:
+		return nil, p.sessionLineLocked(f[0], rest, arrived)
+	case lineAcquired, lineCancelled, lineFailed, lineReleased, lineLost:
+		return nil, p.holdLineLocked(f[0], rest)
+	case lineCycle, lineLoopDone:
+		return p.loopLineLocked(f[0], rest)
+	default:
+		return nil, fmt.Errorf("unknown line")
+	}
+}
+
+// sessionLineLocked handles a line of kind session, ready, state or
+// closed (rest: what follows the kind; arrived: when it was read).
+func (p *Proc) sessionLineLocked(kind, rest string, arrived time.Time) error {
+	switch kind {
 	case lineSession:
 		var c int
 		var hexID string
 		if _, err := fmt.Sscan(rest, &c, &hexID); err != nil || c < 0 || c >= len(p.sessions) {
-			return nil, fmt.Errorf("bad session line")
+			return fmt.Errorf("bad session line")
 		}
 		id, err := strconv.ParseUint(hexID, 16, 64)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		p.sessions[c] = int64(id)
 		p.addEventLocked(Event{Type: EventSession, Client: c, Session: int64(id), Time: arrived})
@@ -420,14 +435,28 @@ func (p *Proc) handle(line string) (after func(), err error) {
 		var st string
 		var t int64
 		if _, err := fmt.Sscan(rest, &c, &st, &t); err != nil {
-			return nil, err
+			return err
 		}
 		p.addEventLocked(Event{Type: EventState, Client: c, State: ConnState(st), Time: unixNano(t)})
+	case lineClosed:
+		c, err := strconv.Atoi(rest)
+		if err != nil {
+			return err
+		}
+		p.addEventLocked(Event{Type: EventClosed, Client: c, Time: arrived})
+	}
+	return nil
+}
+
+// holdLineLocked handles a line about a hold: acquired, cancelled,
+// failed, released or lost.
+func (p *Proc) holdLineLocked(kind, rest string) error {
+	switch kind {
 	case lineAcquired:
 		var id, node string
 		var treq, tacq int64
 		if _, err := fmt.Sscan(rest, &id, &node, &treq, &tacq); err != nil {
-			return nil, err
+			return err
 		}
 		if h := p.holds[id]; h != nil {
 			h.acquiredLocked(dash(node), unixNano(treq), unixNano(tacq))
@@ -447,7 +476,7 @@ func (p *Proc) handle(line string) (after func(), err error) {
 		var id string
 		var tcall, tret int64
 		if _, err := fmt.Sscan(rest, &id, &tcall, &tret); err != nil {
-			return nil, err
+			return err
 		}
 		if h := p.holds[id]; h != nil {
 			h.releasedLocked(unixNano(tcall), unixNano(tret))
@@ -457,12 +486,20 @@ func (p *Proc) handle(line string) (after func(), err error) {
 		var id string
 		var t int64
 		if _, err := fmt.Sscan(rest, &id, &t); err != nil {
-			return nil, err
+			return err
 		}
 		if h := p.holds[id]; h != nil {
 			h.lostLocked(unixNano(t))
 			p.addEventLocked(Event{Type: EventLost, Client: h.client, Hold: h, Time: unixNano(t)})
 		}
+	}
+	return nil
+}
+
+// loopLineLocked handles a line about a loop: a cycle done (after calls
+// the loop's onCycle, outside the lock) or the loop ended.
+func (p *Proc) loopLineLocked(kind, rest string) (after func(), err error) {
+	switch kind {
 	case lineCycle:
 		c, loop, err := parseCycle(rest)
 		if err != nil {
@@ -481,14 +518,6 @@ func (p *Proc) handle(line string) (after func(), err error) {
 			close(l.done)
 			delete(p.loops, rest)
 		}
-	case lineClosed:
-		c, err := strconv.Atoi(rest)
-		if err != nil {
-			return nil, err
-		}
-		p.addEventLocked(Event{Type: EventClosed, Client: c, Time: arrived})
-	default:
-		return nil, fmt.Errorf("unknown line")
 	}
 	return nil, nil
 }
