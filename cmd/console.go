@@ -129,6 +129,7 @@ func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error
 		Connect:        connected,
 		Servers:        s.Servers,
 		ConnectTimeout: s.ConnectTimeout,
+		Identity:       consoleIdentity(s),
 	}
 	var progOpts []tea.ProgramOption
 	if !isTerminal(os.Stdin) {
@@ -349,4 +350,13 @@ func consoleTheme(s *config.Settings) (themes.Theme, error) {
 		name = themes.Default
 	}
 	return themes.LoadEnv(name, os.Getenv)
+}
+
+// consoleIdentity is whom the session authenticates as, for the header:
+// "sasl alice", "sasl alice@EXAMPLE.COM"; empty without SASL.
+func consoleIdentity(s *config.Settings) string {
+	if s.SASL == nil {
+		return ""
+	}
+	return "sasl " + s.SASL.Identity()
 }
