@@ -352,11 +352,20 @@ func consoleTheme(s *config.Settings) (themes.Theme, error) {
 	return themes.LoadEnv(name, os.Getenv)
 }
 
-// consoleIdentity is whom the session authenticates as, for the header:
-// "sasl alice", "sasl alice@EXAMPLE.COM"; empty without SASL.
+// consoleIdentity is whom the session authenticates as, for the header,
+// in the ACL schemes' words: "sasl alice", "sasl alice@EXAMPLE.COM", and
+// "x509 CN=deploy,O=Example" for a TLS client certificate (the subject in
+// RFC 2253, as ZooKeeper's X509AuthenticationProvider names it); empty
+// with neither.
 func consoleIdentity(s *config.Settings) string {
-	if s.SASL == nil {
-		return ""
+	var ids []string
+	if s.SASL != nil {
+		ids = append(ids, "sasl "+s.SASL.Identity())
 	}
-	return "sasl " + s.SASL.Identity()
+	if s.TLS != nil && s.TLS.Config != nil && len(s.TLS.Config.Certificates) > 0 {
+		if leaf := s.TLS.Config.Certificates[0].Leaf; leaf != nil {
+			ids = append(ids, "x509 "+leaf.Subject.String())
+		}
+	}
+	return strings.Join(ids, " · ")
 }

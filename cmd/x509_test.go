@@ -37,7 +37,8 @@ func x509ID(t *testing.T, c *sandbox.Cluster) string {
 // TestX509ACL: a parent only the TLS client certificate's identity may use
 // (scheme x509): zklock over TLS with that certificate lists its queue,
 // force-releases the holder and runs; over the plain port, with no
-// certificate, it is refused with NoAuth naming the path.
+// certificate, it is refused with NoAuth naming the path. The console's
+// header says the certificate's identity.
 func TestX509ACL(t *testing.T) {
 	c := sharedTLS.Cluster(t)
 	id := x509ID(t, c)
@@ -47,6 +48,12 @@ func TestX509ACL(t *testing.T) {
 	holder := holdOver(t, s, p, lockops.LockHolding)
 
 	flags := tlsFlags(c, "")
+	// The console reads the queue and says whom the servers take it for.
+	pane := startPane(t, 160, 48, e2eEnv(t), append([]string{buildBinary(t)}, append(flags, p)...)...)
+	pane.waitText("x509 "+id, holder.Node()[:11])
+	pane.keys("q")
+	pane.waitText("[exit 0]")
+
 	out, errOut, code := runBinary(t, nil, append(flags, "ls", "--json", p)...)
 	if code != 0 {
 		t.Fatalf("ls as %s: code %d, stderr %q", id, code, errOut)
