@@ -122,7 +122,7 @@ func contextHint(s *config.Settings) string {
 func zkErr(p string, err error) error {
 	switch {
 	case errors.Is(err, zk.ErrNoAuth):
-		return fmt.Errorf("%s: not allowed with these credentials (NoAuth; give --auth-file or ZKLOCK_AUTH): %w", p, err)
+		return fmt.Errorf("%s: not allowed with these credentials (NoAuth; %s): %w", p, noAuthFix, err)
 	case errors.Is(err, zk.ErrNoNode):
 		return fmt.Errorf("%s: no such node: %w", p, err)
 	}

@@ -129,6 +129,7 @@ func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error
 		Connect:        connected,
 		Servers:        s.Servers,
 		ConnectTimeout: s.ConnectTimeout,
+		Identity:       consoleIdentity(s),
 	}
 	var progOpts []tea.ProgramOption
 	if !isTerminal(os.Stdin) {
@@ -349,4 +350,22 @@ func consoleTheme(s *config.Settings) (themes.Theme, error) {
 		name = themes.Default
 	}
 	return themes.LoadEnv(name, os.Getenv)
+}
+
+// consoleIdentity is whom the session authenticates as, for the header,
+// in the ACL schemes' words: "sasl alice", "sasl alice@EXAMPLE.COM", and
+// "x509 CN=deploy,O=Example" for a TLS client certificate (the subject in
+// RFC 2253, as ZooKeeper's X509AuthenticationProvider names it); empty
+// with neither.
+func consoleIdentity(s *config.Settings) string {
+	var ids []string
+	if s.SASL != nil {
+		ids = append(ids, "sasl "+s.SASL.Identity())
+	}
+	if s.TLS != nil && s.TLS.Config != nil && len(s.TLS.Config.Certificates) > 0 {
+		if leaf := s.TLS.Config.Certificates[0].Leaf; leaf != nil {
+			ids = append(ids, "x509 "+leaf.Subject.String())
+		}
+	}
+	return strings.Join(ids, " · ")
 }

@@ -123,7 +123,7 @@ func unreadablePaths(snap *model.Snapshot) error {
 	for _, q := range snap.Queues {
 		switch q.State {
 		case model.PathNoAuth:
-			unreadable = append(unreadable, model.SanitizeString(q.Path, 0)+": not readable with these credentials (NoAuth; give --auth-file or ZKLOCK_AUTH)")
+			unreadable = append(unreadable, model.SanitizeString(q.Path, 0)+": not readable with these credentials (NoAuth; "+noAuthFix+")")
 		case model.PathError:
 			unreadable = append(unreadable, model.SanitizeString(q.Path, 0)+": "+model.SanitizeString(q.Err, 0))
 		}

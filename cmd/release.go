@@ -131,7 +131,7 @@ func inspectNode(ctx context.Context, sess *lockops.Session, nodePath string) (*
 	case model.PathAbsent:
 		return nil, fmt.Errorf("%w: %s (its parent %s does not exist)", lockops.ErrNoNode, nodePath, parent)
 	case model.PathNoAuth:
-		return nil, fmt.Errorf("%s: not readable with these credentials (NoAuth; give --auth-file or ZKLOCK_AUTH)", parent)
+		return nil, fmt.Errorf("%s: not readable with these credentials (NoAuth; %s)", parent, noAuthFix)
 	case model.PathError:
 		return nil, fmt.Errorf("%s: %s", parent, model.SanitizeString(q.Err, 0))
 	}

@@ -119,7 +119,7 @@ func execute(args []string) int {
 	}
 	err = saslHint(err) // saslerrors.go
 	if errors.Is(err, zk.ErrNoAuth) && !strings.Contains(err.Error(), "ZKLOCK_AUTH") {
-		err = fmt.Errorf("%w (NoAuth: give --auth-file or ZKLOCK_AUTH with credentials the ACL allows)", err)
+		err = fmt.Errorf("%w (NoAuth: %s)", err, noAuthFix)
 	}
 	// Errors carry node names and data read from ZooKeeper: sanitized
 	// here once, whatever path they took.

@@ -108,3 +108,8 @@ func saslLog(s *config.Settings) string {
 	}
 	return s.SASL.Mechanism + " as " + s.SASL.Identity()
 }
+
+// noAuthFix ends every NoAuth refusal: the ACL may name a digest user, a
+// SASL identity or a TLS client certificate's subject, and each has its
+// own flag.
+const noAuthFix = "give --auth-file or ZKLOCK_AUTH (digest), --sasl (sasl) or --tls-cert (x509) with credentials the ACL allows"

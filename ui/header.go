@@ -21,8 +21,9 @@ const coalescingShown = 100 * time.Millisecond
 // what is on screen can be trusted (connected, or stale since when).
 // dial, when not nil, is the session being opened: the state says whom it
 // dials and for how long. A replay says REPLAY first, and what was
-// connected as recorded, never as live.
-func headerView(st *themes.Styles, title string, snap *model.Snapshot, dial *connecting, replay bool, w int, now time.Time) string {
+// connected as recorded, never as live. identity (Options.Identity) is
+// said beside TLS.
+func headerView(st *themes.Styles, title, identity string, snap *model.Snapshot, dial *connecting, replay bool, w int, now time.Time) string {
 	if title == "" {
 		title = "zklock"
 	}
@@ -43,6 +44,8 @@ func headerView(st *themes.Styles, title string, snap *model.Snapshot, dial *con
 	case conn.TLS:
 		tlsP.text = "TLS"
 	}
+	// Whom the servers take us for decides what the ACLs let us do.
+	idP := headerPart{text: clean(identity, 48), style: st.Header}
 	ensP := headerPart{text: clean(strings.Join(conn.Ensemble, ","), 0), style: st.Header, flex: true}
 	sessP := headerPart{text: "session " + session(conn.SessionID), style: st.Header}
 	watchP := headerPart{text: "watches inferred (4lw off)", style: st.Header, right: true}
@@ -61,8 +64,8 @@ func headerView(st *themes.Styles, title string, snap *model.Snapshot, dial *con
 	}
 
 	// Keep parts in priority order while they fit; the ensemble shrinks.
-	prio := []*headerPart{&titleP, &replayP, &stateP, &ctxP, &tlsP, &clockP, &sessP, &watchP, &modeP, &ensP}
-	left := []*headerPart{&titleP, &replayP, &ctxP, &ensP, &sessP, &stateP, &tlsP}
+	prio := []*headerPart{&titleP, &replayP, &stateP, &ctxP, &tlsP, &idP, &clockP, &sessP, &watchP, &modeP, &ensP}
+	left := []*headerPart{&titleP, &replayP, &ctxP, &ensP, &sessP, &stateP, &tlsP, &idP}
 	right := []*headerPart{&modeP, &watchP, &clockP}
 	return layoutHeader(st, w, prio, &ensP, left, right)
 }

@@ -580,7 +580,7 @@ func (m Model) View() string {
 	}
 	m.layoutPanes()
 	lines := make([]string, 0, h)
-	lines = append(lines, headerView(m.st, m.opts.Title, m.snap, m.dial, m.opts.Replay != nil, w, m.now))
+	lines = append(lines, headerView(m.st, m.opts.Title, m.opts.Identity, m.snap, m.dial, m.opts.Replay != nil, w, m.now))
 	if m.view == viewSessions {
 		lines = append(lines, m.sessions.View()...)
 	} else {

@@ -116,6 +116,11 @@ type Options struct {
 	Servers []string
 	// ConnectTimeout is when the connecting gives up (0: not said).
 	ConnectTimeout time.Duration
+	// Identity is whom the session authenticates as, said in the header
+	// beside the TLS marker ("sasl alice", "sasl alice@EXAMPLE.COM");
+	// empty: nothing said. The caller, which holds the connection's
+	// settings, words it; ui only shows it (sanitized).
+	Identity string
 
 	// Output is the terminal the program draws on, os.Stdout when nil: y
 	// writes its OSC 52 clipboard sequence there.

@@ -231,16 +231,22 @@ func command(ctx context.Context, kind Kind, cfg Config) (*exec.Cmd, error) {
 		cp := strings.Join(append(append([]string{classes}, curatorRuntimeJars()...), curatorTLSJars(cfg.TLS)...), string(os.PathListSeparator))
 		argv := append(defaultJVMOptions(cfg.JVMOptions), cfg.JVMOptions...)
 		argv = append(argv, curatorTLSOptions(cfg.TLS)...)
+		argv = append(argv, curatorSASLOptions(cfg.SASL)...)
 		argv = append(argv, "-cp", cp, "CuratorPeer")
 		return exec.Command(t.java, append(argv, args...)...), nil
 	case Kazoo:
 		if err := kazooCheck(); err != nil {
 			return nil, err
 		}
+		if cfg.SASL != nil {
+			if err := kazooSASLCheck(); err != nil {
+				return nil, err
+			}
+		}
 		// -c: the source goes on the command line, so no file is written;
 		// -u: unbuffered, although the driver flushes every line anyway.
 		cmd := exec.Command(python, append([]string{"-u", "-c", kazooSource}, args...)...)
-		cmd.Env = kazooTLSEnv(cfg.TLS) // nil: the parent's environment
+		cmd.Env = kazooSASLEnv(kazooTLSEnv(cfg.TLS), cfg.SASL) // nil: the parent's environment
 		return cmd, nil
 	}
 	return nil, fmt.Errorf("%w: unknown client kind %q", ErrBadArgument, kind)

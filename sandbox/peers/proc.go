@@ -103,6 +103,9 @@ type Config struct {
 	JVMOptions []string
 	// TLS, when set, makes every client connect over TLS (tls.go).
 	TLS *TLS
+	// SASL, when set, makes every client authenticate by SASL DIGEST-MD5
+	// (sasl.go).
+	SASL *SASL
 }
 
 func (c Config) withDefaults() (Config, error) {

@@ -383,6 +383,17 @@ def tls_options():
                 keyfile=os.environ.get("ZKLOCK_PEER_TLS_KEY") or None)
 
 
+def sasl_options():
+    """KazooClient's SASL DIGEST-MD5 arguments from the environment (peers'
+    sasl.go): none when ZKLOCK_PEER_SASL_USER is unset. Kazoo runs the
+    exchange (pure-sasl) on every connection it makes."""
+    user = os.environ.get("ZKLOCK_PEER_SASL_USER")
+    if not user:
+        return {}
+    return dict(sasl_options=dict(mechanism="DIGEST-MD5", username=user,
+                                  password=os.environ.get("ZKLOCK_PEER_SASL_PASSWORD", "")))
+
+
 def main():
     # HOSTS is one connect string for every client, or one per client
     # separated by '|'.
@@ -396,7 +407,7 @@ def main():
     retry = dict(max_tries=-1, delay=0.05, backoff=2, max_delay=1.0)
     started = []
     for i in range(n):
-        kc = KazooClient(hosts=hosts[0] if len(hosts) == 1 else hosts[i], timeout=session_s, connection_retry=retry, command_retry=retry, **tls_options())
+        kc = KazooClient(hosts=hosts[0] if len(hosts) == 1 else hosts[i], timeout=session_s, connection_retry=retry, command_retry=retry, **tls_options(), **sasl_options())
         c = Client(i, kc)
         clients.append(c)
         started.append(kc.start_async())
