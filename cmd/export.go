@@ -171,7 +171,7 @@ var (
 		waitSince: prometheus.NewDesc("zklock_lock_oldest_wait_since_timestamp_seconds", "Unix time the longest waiter started waiting (its creation); absent with no waiter.", labelPath, nil),
 		holdSince: prometheus.NewDesc("zklock_lock_held_since_timestamp_seconds", "Unix time the current holder started holding (the earliest, when several; one found holding counts from its creation); absent with no holder.", labelPath, nil),
 		handoffs:  prometheus.NewDesc("zklock_lock_handoffs_total", "Handoffs (release, then the next holder) the Watcher saw since it started.", labelPath, nil),
-		warnings:  prometheus.NewDesc("zklock_lock_warnings", "Warnings on the lock parent by code (split-holders, deadlock, mixed-recipes, missing-watch, herd, over-limit, self-wait, leader-mismatch); absent means none.", []string{"path", "code"}, nil),
+		warnings:  prometheus.NewDesc("zklock_lock_warnings", "Warnings on the lock parent by code (split-holders, deadlock, mixed-recipes, missing-watch, herd, over-limit, self-wait, leader-mismatch, duplicate-participant); absent means none.", []string{"path", "code"}, nil),
 		stale:     prometheus.NewDesc("zklock_lock_stale", "1 while the lock parent's data may be out of date (the Watcher's link is down).", labelPath, nil),
 		exists:    prometheus.NewDesc("zklock_lock_exists", "1 when the lock parent exists, as ls --json exists.", labelPath, nil),
 
