@@ -14,6 +14,11 @@
 // process on one host writes the same. Mutexes, read/write locks and
 // semaphores are not judged: Curator's mutex data is that IP too, and
 // Kazoo's identifier is often the host name, shared by its workers.
+// Nodes whose clients the servers place on two hosts are not one
+// participant either (an id set to the service's name on every host): a
+// reconnect stays on its host, and the old session's connection is gone
+// (its client is unknown), so a host can refute a duplicate, never prove
+// one.
 
 package zkview
 
@@ -48,6 +53,7 @@ func duplicateWarnings(nodes model.Nodes) []model.Warning {
 		id       string
 		names    []string
 		sessions []int64
+		hosts    []string // the clients' hosts the servers tell
 	}
 	var groups []*group
 	byID := map[string]*group{}
@@ -66,10 +72,13 @@ func duplicateWarnings(nodes model.Nodes) []model.Warning {
 		if !slices.Contains(g.sessions, n.Session) {
 			g.sessions = append(g.sessions, n.Session)
 		}
+		if h := clientHost(n.Client); h != "" && !slices.Contains(g.hosts, h) {
+			g.hosts = append(g.hosts, h)
+		}
 	}
 	var ws []model.Warning
 	for _, g := range groups {
-		if len(g.sessions) < 2 {
+		if len(g.sessions) < 2 || len(g.hosts) > 1 {
 			continue
 		}
 		ws = append(ws, model.Warning{Code: model.WarnDuplicateParticipant, Nodes: g.names,
@@ -98,4 +107,12 @@ func participantID(n *model.Node) string {
 		return fmt.Sprintf("%s… (%d bytes)", data, n.DataLen)
 	}
 	return data
+}
+
+// clientHost is the host of a client's "ip:port", "" when unknown.
+func clientHost(client string) string {
+	if h, _, err := net.SplitHostPort(client); err == nil {
+		return h
+	}
+	return client
 }

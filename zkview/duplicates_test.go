@@ -23,6 +23,10 @@ func TestDuplicateWarnings(t *testing.T) {
 		x.Identity = id
 		return x
 	}
+	at := func(x model.Node, client string) model.Node {
+		x.Client = client
+		return x
+	}
 	cut := n("d", 2, "long-id")
 	cut.DataLen = 900
 	tests := []struct {
@@ -42,6 +46,9 @@ func TestDuplicateWarnings(t *testing.T) {
 		{"mutex by data", model.TypeMutex, []model.Node{n("a", 1, "w1"), n("b", 2, "w1")}, nil},
 		{"system identity", model.TypeElection, []model.Node{sys("a", 1, "broker 1"), sys("b", 2, "broker 1")}, [][]string{{"a", "b"}}},
 		{"data cut short differs", model.TypeElection, []model.Node{cut, n("e", 3, "long-id")}, nil},
+		{"two hosts: not one participant", model.TypeElection, []model.Node{at(n("a", 1, "svc"), "10.0.0.1:4000"), at(n("b", 2, "svc"), "10.0.0.2:4000")}, nil},
+		{"one host", model.TypeElection, []model.Node{at(n("a", 1, "svc"), "10.0.0.1:4000"), at(n("b", 2, "svc"), "10.0.0.1:4100")}, [][]string{{"a", "b"}}},
+		{"old session's client gone", model.TypeElection, []model.Node{n("a", 1, "svc"), at(n("b", 2, "svc"), "10.0.0.1:4100")}, [][]string{{"a", "b"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
