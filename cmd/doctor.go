@@ -24,6 +24,7 @@ import (
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // doctorWords are the four-letter words zklock uses or reports on: srvr
@@ -136,6 +137,38 @@ type doctorMember struct {
 	TLS              *doctorPeerTLS `json:"tls,omitempty"`
 	// SASL is the member's answer to the exchange (doctorsasl.go).
 	SASL string `json:"sasl,omitempty"`
+	// Zxid is the member's last zxid from srvr; null when srvr gave none.
+	Zxid *doctorZxid `json:"zxid,omitempty"`
+}
+
+// doctorZxid is a member's zxid split in epoch and counter, and how near
+// the counter is to its rollover (model.ZxidWarnRatio).
+type doctorZxid struct {
+	Zxid         string  `json:"zxid"` // "0x5000001a3", as srvr prints it
+	Epoch        uint32  `json:"epoch"`
+	Counter      uint32  `json:"counter"`
+	CounterRatio float64 `json:"counter_ratio"` // 0 to 1: the rollover
+	NearRollover bool    `json:"near_rollover"` // past model.ZxidWarnRatio
+}
+
+// zxidOf is z split for doctor, nil when srvr gave none (z < 0).
+func zxidOf(z int64) *doctorZxid {
+	if z < 0 {
+		return nil
+	}
+	return &doctorZxid{Zxid: fmt.Sprintf("%#x", z), Epoch: model.ZxidEpoch(z), Counter: model.ZxidCounter(z),
+		CounterRatio: model.ZxidCounterRatio(z), NearRollover: model.ZxidNearRollover(z)}
+}
+
+// line is z as doctor's text says it, with a warning past
+// model.ZxidWarnRatio.
+func (z *doctorZxid) line() string {
+	s := fmt.Sprintf("%s: epoch %d, counter %d, %.1f%% of the way to its rollover", z.Zxid, z.Epoch, z.Counter, 100*z.CounterRatio)
+	if z.NearRollover {
+		s += fmt.Sprintf(" (WARNING: past %.0f%%; at the rollover the whole ensemble elects a leader and every session reconnects: restart the leader at a quiet hour to start a new epoch first)",
+			100*model.ZxidWarnRatio)
+	}
+	return s
 }
 
 type doctorPeerTLS struct {
@@ -277,7 +310,7 @@ func (m *doctorMember) readVersion(word, reply string) {
 	case reply == "":
 	case word == "srvr":
 		srvr := fourletter.ParseSrvr(reply)
-		m.Version, m.Mode = srvr.Version, srvr.Mode
+		m.Version, m.Mode, m.Zxid = srvr.Version, srvr.Mode, zxidOf(srvr.Zxid)
 	case word == "mntr" && m.Version == "":
 		mntr := fourletter.ParseMntr(reply)
 		m.Version, m.Mode = fourletter.ShortVersion(mntr["zk_version"]), mntr["zk_server_state"]
@@ -538,6 +571,9 @@ func (m *doctorMember) write(w io.Writer, r *doctorReport) {
 		aw = "unsupported (ZooKeeper before 3.6): the console falls back to children watches, re-listing each change"
 	}
 	fmt.Fprintf(w, "  %-11s %s\n", "addWatch", aw)
+	if m.Zxid != nil {
+		fmt.Fprintf(w, "  %-11s %s\n", "zxid", m.Zxid.line())
+	}
 }
 
 // wordsLine says which four-letter words m allows, refuses, or did not

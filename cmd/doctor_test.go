@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -64,7 +65,13 @@ func TestDoctorPlain(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("doctor: code %d, stderr %q", code, errOut)
 	}
-	for _, want := range []string{"standalone", "srvr ruok cons wchc mntr allowed", "addWatch    supported", "plain TCP", "clock", "problems    none"} {
+	// The sandbox is far from its rollover (no test can push a real
+	// server near it: TestDoctorZxidLine judges that by hand).
+	if z := m.Zxid; z == nil || z.NearRollover || z.Zxid != fmt.Sprintf("%#x", uint64(z.Epoch)<<32|uint64(z.Counter)) {
+		t.Errorf("zxid %+v, want srvr's, split, far from its rollover", z)
+	}
+	for _, want := range []string{"standalone", "srvr ruok cons wchc mntr allowed", "addWatch    supported", "plain TCP", "clock", "problems    none",
+		"zxid        0x", "of the way to its rollover"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("doctor text lacks %q:\n%s", want, text)
 		}
@@ -175,5 +182,28 @@ func TestDoctorExpiredAndRefusals(t *testing.T) {
 	}
 	if m.Mode != "standalone" || m.Version == "" {
 		t.Errorf("mode %q version %q from srvr", m.Mode, m.Version)
+	}
+}
+
+// TestDoctorZxidLine: doctor's zxid line splits the zxid and warns past
+// 90% of the counter, not before.
+func TestDoctorZxidLine(t *testing.T) {
+	tests := []struct {
+		z    int64
+		want string
+		warn bool
+	}{
+		{0x5000001a3, "0x5000001a3: epoch 5, counter 419, 0.0% of the way to its rollover", false},
+		{0x2_e0000000, "0x2e0000000: epoch 2, counter 3758096384, 87.5% of the way to its rollover", false},
+		{0x2_fff00000, "0x2fff00000: epoch 2, counter 4293918720, 100.0% of the way to its rollover (WARNING: past 90%", true},
+	}
+	for _, tt := range tests {
+		line := zxidOf(tt.z).line()
+		if !strings.HasPrefix(line, tt.want) || strings.Contains(line, "WARNING") != tt.warn {
+			t.Errorf("zxid %#x: %q, want %q (warning %v)", tt.z, line, tt.want, tt.warn)
+		}
+	}
+	if zxidOf(-1) != nil {
+		t.Error("no zxid from srvr: want none shown")
 	}
 }

@@ -164,14 +164,14 @@ var (
 		holders, waiters, waitSince, holdSince, handoffs, warnings, stale, exists *prometheus.Desc
 		conn, snapStale, serverView, serverViewAt, parents, dropped               *prometheus.Desc
 		droppedSeries, capped, deadlocks, snapAt, pictured, build                 *prometheus.Desc
-		system, mismatch                                                          *prometheus.Desc
+		system, mismatch, zxidRatio                                               *prometheus.Desc
 	}{
 		holders:   prometheus.NewDesc("zklock_lock_holders", "Nodes holding the lock (by sequence order), as ls --json role holder.", labelPath, nil),
 		waiters:   prometheus.NewDesc("zklock_lock_waiters", "Nodes waiting for the lock, as ls --json role waiting.", labelPath, nil),
 		waitSince: prometheus.NewDesc("zklock_lock_oldest_wait_since_timestamp_seconds", "Unix time the longest waiter started waiting (its creation); absent with no waiter.", labelPath, nil),
 		holdSince: prometheus.NewDesc("zklock_lock_held_since_timestamp_seconds", "Unix time the current holder started holding (the earliest, when several; one found holding counts from its creation); absent with no holder.", labelPath, nil),
 		handoffs:  prometheus.NewDesc("zklock_lock_handoffs_total", "Handoffs (release, then the next holder) the Watcher saw since it started.", labelPath, nil),
-		warnings:  prometheus.NewDesc("zklock_lock_warnings", "Warnings on the lock parent by code (split-holders, deadlock, mixed-recipes, missing-watch, herd, over-limit, self-wait, leader-mismatch); absent means none.", []string{"path", "code"}, nil),
+		warnings:  prometheus.NewDesc("zklock_lock_warnings", "Warnings on the lock parent by code (split-holders, deadlock, mixed-recipes, missing-watch, herd, over-limit, self-wait, leader-mismatch, duplicate-participant); absent means none.", []string{"path", "code"}, nil),
 		stale:     prometheus.NewDesc("zklock_lock_stale", "1 while the lock parent's data may be out of date (the Watcher's link is down).", labelPath, nil),
 		exists:    prometheus.NewDesc("zklock_lock_exists", "1 when the lock parent exists, as ls --json exists.", labelPath, nil),
 
@@ -194,6 +194,10 @@ var (
 			[]string{"path", "system", "label"}, nil),
 		mismatch: prometheus.NewDesc("zklock_lock_leader_mismatch_since_timestamp_seconds", "Unix time a system's leader record was first seen disagreeing with its election (the earliest, when several); absent when they agree. ls --check fails once it has lasted 10 s.",
 			[]string{"path", "system"}, nil),
+		// The Watcher polls no srvr: the counter is judged by the lock
+		// nodes' czxids, which it reads anyway (docs/metrics.md).
+		zxidRatio: prometheus.NewDesc("zklock_zxid_counter_ratio", "How far the zxid's 32-bit counter is towards its rollover (0 to 1; at 1 the whole ensemble elects a leader), by the highest czxid of the lock nodes in the model: a lower bound lagging by the transactions since the newest lock node (and of the old epoch after an election until a node is made). Absent with no lock node. zklock doctor reads each member's own zxid.",
+			nil, nil),
 	}
 	connStates     = []model.ConnState{model.StateConnecting, model.StateConnected, model.StateDisconnected, model.StateExpired, model.StateClosed}
 	deadlockStates = []string{model.CycleDeadlock, model.CycleYoung, model.CycleSelfWait}
@@ -213,7 +217,7 @@ func (c *lockCollector) Describe(ch chan<- *prometheus.Desc) {
 		descs.warnings, descs.stale, descs.exists, descs.conn, descs.snapStale, descs.serverView, descs.serverViewAt,
 		descs.parents, descs.dropped, descs.droppedSeries, descs.capped, descs.deadlocks, descs.snapAt, descs.pictured, descs.build,
 		aggDescs.held, aggDescs.waiting, aggDescs.holders, aggDescs.waiters, aggDescs.warned, aggDescs.oldestWait,
-		descs.system, descs.mismatch} {
+		descs.system, descs.mismatch, descs.zxidRatio} {
 		ch <- d
 	}
 }
@@ -312,6 +316,9 @@ func (c *lockCollector) collectModel(snap *model.Snapshot, gauge func(*prometheu
 	gauge(descs.parents, float64(len(snap.Queues)))
 	gauge(descs.capped, boolValue(snap.DiscoveryCapped))
 	gauge(descs.snapAt, unixSeconds(snap.At))
+	if z := snap.HighestCzxid(); z > 0 {
+		gauge(descs.zxidRatio, model.ZxidCounterRatio(z))
+	}
 	for _, st := range deadlockStates {
 		n := 0
 		for _, d := range snap.Deadlocks {

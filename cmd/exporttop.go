@@ -22,14 +22,14 @@ var aggDescs = struct {
 	waiting:    prometheus.NewDesc("zklock_parents_waiting", "Lock parents with a waiter (a stuck lock is one of them).", nil, nil),
 	holders:    prometheus.NewDesc("zklock_holders", "Nodes holding, over every lock parent.", nil, nil),
 	waiters:    prometheus.NewDesc("zklock_waiters", "Nodes waiting, over every lock parent.", nil, nil),
-	warned:     prometheus.NewDesc("zklock_parents_warned", "Lock parents with a warning, by code (split-holders, deadlock, mixed-recipes, missing-watch, herd, over-limit, self-wait).", []string{"code"}, nil),
+	warned:     prometheus.NewDesc("zklock_parents_warned", "Lock parents with a warning, by code (split-holders, deadlock, mixed-recipes, missing-watch, herd, over-limit, self-wait, duplicate-participant).", []string{"code"}, nil),
 	oldestWait: prometheus.NewDesc("zklock_oldest_wait_since_timestamp_seconds", "Unix time the longest waiter of any lock parent started waiting; absent with no waiter.", nil, nil),
 }
 
 // aggWarnCodes are the codes zklock_parents_warned always carries (0 when
 // no parent has it), so that a rule on one never sees it vanish.
 var aggWarnCodes = []string{model.WarnSplitHolders, model.WarnDeadlock, model.WarnMixedRecipes, model.WarnMissingWatch,
-	model.WarnHerd, model.WarnOverLimit, model.WarnSelfWait}
+	model.WarnHerd, model.WarnOverLimit, model.WarnSelfWait, model.WarnDuplicateParticipant}
 
 // collectAggregates sends the series over every lock parent.
 func collectAggregates(all []lockMetrics, gauge func(*prometheus.Desc, float64, ...string)) {

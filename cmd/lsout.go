@@ -244,12 +244,16 @@ func checkCode(snap *model.Snapshot) int {
 // holders, a cycle, a waiter that will never wake, too many leases, a
 // system's leader record that disagrees with its election (once it has
 // lasted: failsNow).
-// checkShown are those shown and not failed on. Every warning code of
+// checkShown are those shown and not failed on; duplicate-participant
+// among them, since a reconnect makes one for a moment (the old session
+// lives until its timeout) and the election it concerns still has one
+// leader by sequence order: split-holders fails where two believe they
+// lead. Every warning code of
 // zkview is in one of the two (TestCheckCodesInHelp), and `ls --help`
 // and the exit codes table name checkFailing from here.
 var (
 	checkFailing = []string{model.WarnSplitHolders, model.WarnDeadlock, model.WarnOverLimit, model.WarnMissingWatch, model.WarnLeaderMismatch}
-	checkShown   = []string{model.WarnMixedRecipes, model.WarnHerd, model.WarnStale, model.WarnSelfWait}
+	checkShown   = []string{model.WarnMixedRecipes, model.WarnHerd, model.WarnStale, model.WarnSelfWait, model.WarnDuplicateParticipant}
 )
 
 // failsCheck reports whether a queue's warning fails `ls --check`.

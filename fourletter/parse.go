@@ -134,6 +134,10 @@ type Srvr struct {
 	// when the member is up but does not serve clients (no quorum yet);
 	// "" when the reply says neither.
 	Mode string
+	// Zxid is the member's last zxid ("Zxid: 0x..."); -1 when the reply
+	// has none (a member not serving prints no Zxid line) or one past
+	// ZooKeeper's signed long.
+	Zxid int64
 }
 
 // NotServing is the Mode of a member that answers srvr with "This
@@ -143,12 +147,18 @@ const NotServing = "not serving"
 var (
 	srvrVersion = regexp.MustCompile(`(?m)^Zookeeper version: (.*)$`)
 	srvrMode    = regexp.MustCompile(`(?m)^Mode: *([a-z]+)`)
+	srvrZxid    = regexp.MustCompile(`(?m)^Zxid: *0x([0-9a-fA-F]{1,16})\s*$`)
 	versionHead = regexp.MustCompile(`^[0-9][0-9A-Za-z.]*`)
 )
 
-// ParseSrvr reads the version and mode of a `srvr` reply.
+// ParseSrvr reads the version, mode and zxid of a `srvr` reply.
 func ParseSrvr(reply string) Srvr {
-	var s Srvr
+	s := Srvr{Zxid: -1}
+	if m := srvrZxid.FindStringSubmatch(reply); m != nil {
+		if z, err := strconv.ParseInt(m[1], 16, 64); err == nil {
+			s.Zxid = int64(z)
+		}
+	}
 	if m := srvrVersion.FindStringSubmatch(reply); m != nil {
 		s.Version = ShortVersion(m[1])
 	}

@@ -46,11 +46,15 @@ func TestParseWchp(t *testing.T) {
 
 func TestParseSrvr(t *testing.T) {
 	tests := map[string]Srvr{
-		"Zookeeper version: 3.8.4-9316c2a7a97e1666d8f4593f34dd6fc36ecc436c, built on 2024-02-12 22:16 UTC\nLatency min/avg/max: 0/0.0/0\nMode: follower\nNode count: 5\n": {"3.8.4", "follower"},
-		"Zookeeper version: 3.4.13-2d71af4dbe22557fda74f9a9b4309b15a7487f03, built on 06/29/2018\nMode: leader\n":                                                         {"3.4.13", "leader"},
-		"Mode: standalone\n": {"", "standalone"},
-		"This ZooKeeper instance is not currently serving requests\n": {"", NotServing},
-		"": {},
+		"Zookeeper version: 3.8.4-9316c2a7a97e1666d8f4593f34dd6fc36ecc436c, built on 2024-02-12 22:16 UTC\nLatency min/avg/max: 0/0.0/0\nZxid: 0x5000001a3\nMode: follower\nNode count: 5\n": {"3.8.4", "follower", 0x5000001a3},
+		"Zookeeper version: 3.4.13-2d71af4dbe22557fda74f9a9b4309b15a7487f03, built on 06/29/2018\nZxid: 0x0\nMode: leader\n":                                                                 {"3.4.13", "leader", 0},
+		"Zxid: 0xffffffffffffffff\nMode: standalone\n":                {"", "standalone", -1}, // past a signed long: none
+		"Zxid: 0x1fffffffe\r\nMode: standalone\r\n":                   {"", "standalone", 0x1fffffffe},
+		"Zxid: 0x10000000000000000\nMode: standalone\n":               {"", "standalone", -1}, // too long: none
+		"Zxid: 12\nMode: standalone\n":                                {"", "standalone", -1},
+		"Mode: standalone\n":                                          {"", "standalone", -1},
+		"This ZooKeeper instance is not currently serving requests\n": {"", NotServing, -1},
+		"": {Zxid: -1},
 	}
 	for in, want := range tests {
 		if got := ParseSrvr(in); got != want {

@@ -118,6 +118,10 @@ const (
 	// WarnLeaderMismatch: a system's leader record disagrees with its
 	// election (PRODUCT.md, "The systems on the cluster").
 	WarnLeaderMismatch = "leader-mismatch"
+	// WarnDuplicateParticipant: one participant (by the identity its
+	// node states) has nodes from two sessions in one election: the
+	// double leader a reconnect leaves behind.
+	WarnDuplicateParticipant = "duplicate-participant"
 )
 
 // LeaderMismatchAfter is how long a leader-mismatch must last before

@@ -111,6 +111,9 @@ func (p *queuePane) describe(w model.Warning) (title, explain string) {
 			"More clients hold a lease than the semaphore allows: a client's limit differs from the others'."
 	case model.WarnHerd:
 		return "HERD on " + nodes, "more watchers than the recipes predict"
+	case model.WarnDuplicateParticipant:
+		return "DUPLICATE PARTICIPANT: " + nodes,
+			"One participant has nodes from two sessions (a reconnect left its old one): both may believe they lead."
 	case model.WarnStale:
 		return "STALE", "data may be out of date"
 	}

@@ -18,12 +18,14 @@ import (
 const coalescingShown = 100 * time.Millisecond
 
 // headerView is the top bar: which ensemble, whose session, and whether
-// what is on screen can be trusted (connected, or stale since when).
+// what is on screen can be trusted (connected, or stale since when); and
+// a warning when zxid (newestCzxid) is near its counter's rollover.
 // dial, when not nil, is the session being opened: the state says whom it
 // dials and for how long. A replay says REPLAY first, and what was
 // connected as recorded, never as live. identity (Options.Identity) is
-// said beside TLS.
-func headerView(st *themes.Styles, title, identity string, snap *model.Snapshot, dial *connecting, replay bool, w int, now time.Time) string {
+// said beside TLS; zxid, the highest zxid seen, is warned about near its
+// rollover.
+func headerView(st *themes.Styles, title, identity string, snap *model.Snapshot, zxid int64, dial *connecting, replay bool, w int, now time.Time) string {
 	if title == "" {
 		title = "zklock"
 	}
@@ -46,6 +48,12 @@ func headerView(st *themes.Styles, title, identity string, snap *model.Snapshot,
 	}
 	// Whom the servers take us for decides what the ACLs let us do.
 	idP := headerPart{text: clean(identity, 48), style: st.Header}
+	// At the rollover the whole ensemble elects a leader: every session
+	// reconnects, and holders that do not make it in time lose their locks.
+	zxidP := headerPart{style: st.Warning}
+	if model.ZxidNearRollover(zxid) {
+		zxidP.text = fmt.Sprintf("zxid counter at %.0f%% of its rollover", 100*model.ZxidCounterRatio(zxid))
+	}
 	ensP := headerPart{text: clean(strings.Join(conn.Ensemble, ","), 0), style: st.Header, flex: true}
 	sessP := headerPart{text: "session " + session(conn.SessionID), style: st.Header}
 	watchP := headerPart{text: "watches inferred (4lw off)", style: st.Header, right: true}
@@ -64,8 +72,8 @@ func headerView(st *themes.Styles, title, identity string, snap *model.Snapshot,
 	}
 
 	// Keep parts in priority order while they fit; the ensemble shrinks.
-	prio := []*headerPart{&titleP, &replayP, &stateP, &ctxP, &tlsP, &idP, &clockP, &sessP, &watchP, &modeP, &ensP}
-	left := []*headerPart{&titleP, &replayP, &ctxP, &ensP, &sessP, &stateP, &tlsP, &idP}
+	prio := []*headerPart{&titleP, &replayP, &stateP, &ctxP, &tlsP, &idP, &zxidP, &clockP, &sessP, &watchP, &modeP, &ensP}
+	left := []*headerPart{&titleP, &replayP, &ctxP, &ensP, &sessP, &stateP, &tlsP, &idP, &zxidP}
 	right := []*headerPart{&modeP, &watchP, &clockP}
 	return layoutHeader(st, w, prio, &ensP, left, right)
 }
@@ -181,4 +189,18 @@ func layoutHeader(st *themes.Styles, w int, prio []*headerPart, ensP *headerPart
 		return fit(l+r, w)
 	}
 	return l + st.Header.Render(strings.Repeat(" ", gap)) + r
+}
+
+// newestCzxid is the highest czxid among each queue's last node, its
+// newest by sequence order: the zxid as of the newest lock node, a lower
+// bound of the ensemble's (the console polls no srvr). It costs one node
+// a queue, once per snapshot; model.Snapshot.HighestCzxid reads them all.
+func newestCzxid(s *model.Snapshot) int64 {
+	var hi int64
+	for i := range s.Queues {
+		if ns := s.Queues[i].Nodes; ns.Len() > 0 {
+			hi = max(hi, ns.At(ns.Len()-1).Czxid)
+		}
+	}
+	return hi
 }

@@ -32,7 +32,7 @@ func TestHeaderIdentity(t *testing.T) {
 	}
 	for _, tc := range cases {
 		for _, w := range []int{160, 80} {
-			raw := headerView(&st, "zklock", tc.identity, &model.Snapshot{Conn: conn}, nil, false, w, now)
+			raw := headerView(&st, "zklock", tc.identity, &model.Snapshot{Conn: conn}, 0, nil, false, w, now)
 			got := ansi.Strip(raw)
 			if tc.want != "" && !strings.Contains(got, tc.want) {
 				t.Errorf("identity %q width %d: %q lacks %q", tc.identity, w, got, tc.want)

@@ -51,6 +51,7 @@ type Model struct {
 	width, height int
 	now           time.Time
 	snap          *model.Snapshot
+	zxid          int64 // newestCzxid of snap, for the header
 	own           ownLocks
 	// taking holds the paths of takes sent to the Backend whose answer
 	// has not come back: the own node may exist before Own says so.
@@ -443,7 +444,7 @@ func (m *Model) copyTarget() (raw, shown string, ok bool) {
 func (m *Model) applyUpdate(u model.Update) {
 	before := m.snap
 	if u.Snapshot != nil {
-		m.snap = u.Snapshot
+		m.snap, m.zxid = u.Snapshot, newestCzxid(u.Snapshot)
 	}
 	for _, e := range u.Events {
 		m.log.addEvent(e)
@@ -580,7 +581,7 @@ func (m Model) View() string {
 	}
 	m.layoutPanes()
 	lines := make([]string, 0, h)
-	lines = append(lines, headerView(m.st, m.opts.Title, m.opts.Identity, m.snap, m.dial, m.opts.Replay != nil, w, m.now))
+	lines = append(lines, headerView(m.st, m.opts.Title, m.opts.Identity, m.snap, m.zxid, m.dial, m.opts.Replay != nil, w, m.now))
 	if m.view == viewSessions {
 		lines = append(lines, m.sessions.View()...)
 	} else {

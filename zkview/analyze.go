@@ -191,6 +191,7 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 	}
 	plainEphemeral(&q, qm, sv)
 	q.Type = electionType(&q, qm)
+	duplicateParticipants(&q)
 	if sw, ok := model.SelfWaitWarning(&q); ok {
 		q.Warnings = append(q.Warnings, sw)
 	}

@@ -88,6 +88,7 @@ func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (model.
 		q.Warnings = append(q.Warnings, staleWarning(staleSince))
 	}
 	q.Type = electionType(&q, qm)
+	duplicateParticipants(&q) // elections only: O(nodes) on a change
 	return q, true
 }
 

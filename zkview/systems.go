@@ -291,6 +291,7 @@ func annotate(q model.Queue, sr *sysRec, st *systemsState) model.Queue {
 		}
 	}
 	q.Warnings = ws
+	duplicateParticipants(&q) // judged again by the system's identities
 	return q
 }
 
