@@ -36,6 +36,10 @@ const (
 	solrLag = 6 * time.Second
 	// solrRestart is how long a killed overseer takes to come back.
 	solrRestart = 3 * time.Second
+	// solrFirstJoin holds the scene back until the locks' queues have
+	// formed: the console selects its first row from its first frames,
+	// and the presenter's keys (x, S) are meant for a lock there.
+	solrFirstJoin = demoFirstJoin + 2*time.Second
 )
 
 // solrNodes are the three Solr nodes' names (Solr's node name,
@@ -87,6 +91,9 @@ func (s *solrScene) run(ctx context.Context) {
 			}
 		}
 	}()
+	if !demoSleep(ctx, solrFirstJoin) {
+		return
+	}
 	s.restart(ctx)
 	s.record(ctx)
 	tick := time.NewTicker(solrEvery)
