@@ -21,8 +21,9 @@ import (
 const (
 	// SolrRoot holds the scene: Solr's overseer election as Solr lays it
 	// out under a chroot (systems/solr.go: LeaderElector.joinElection,
-	// OverseerElectionContext.runLeaderProcess).
-	SolrRoot     = "/demo/solr"
+	// OverseerElectionContext.runLeaderProcess). Under Root, so that the
+	// lock list keeps its "in /demo/locks/" and its short names.
+	SolrRoot     = Root + "/solr"
 	SolrElection = SolrRoot + "/overseer_elect/election"
 	SolrLeader   = SolrRoot + "/overseer_elect/leader"
 	// solrEvery spaces the failovers. With the console's read of the
