@@ -105,7 +105,10 @@ func (s *solrScene) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if s.d.waitRunning(ctx) && s.failover(ctx) {
+			// While stale, the election holds still: one mismatch that
+			// outlives LeaderMismatchAfter (a failover would change its
+			// Key, and restart its clock).
+			if !s.isStale() && s.d.waitRunning(ctx) && s.failover(ctx) {
 				recordAt = time.After(solrLag)
 			}
 		case reply := <-s.kills:
@@ -259,15 +262,15 @@ func (s *solrScene) isStale() bool {
 	return s.stale
 }
 
-// toggleStale keeps the record from following the failovers, or lets it
-// catch up at once.
+// toggleStale keeps the record from following the election (and holds
+// the failovers), or lets it catch up at once.
 func (s *solrScene) toggleStale() string {
 	s.mu.Lock()
 	s.stale = !s.stale
 	stale := s.stale
 	s.mu.Unlock()
 	if stale {
-		return "the Solr leader record now stays stale after a failover: leader-mismatch stays, and ls --check fails once it has lasted 10s (S again: the record catches up)"
+		return "the Solr leader record now stays stale and the failovers stop: leader-mismatch stays, and ls --check fails once it has lasted 10s (S again: the record catches up)"
 	}
 	select {
 	case s.fix <- struct{}{}:
