@@ -68,13 +68,14 @@ type solrScene struct {
 	members []*solrMember
 	kills   chan chan string // a kill request and where its sentence goes
 	fix     chan struct{}    // the record may be written again
+	staled  chan struct{}    // the record was just kept stale: fail over once
 
 	mu    sync.Mutex
 	stale bool // the record is not rewritten after a failover
 }
 
 func newSolrScene(d *Workload) *solrScene {
-	s := &solrScene{d: d, kills: make(chan chan string), fix: make(chan struct{}, 1)}
+	s := &solrScene{d: d, kills: make(chan chan string), fix: make(chan struct{}, 1), staled: make(chan struct{}, 1)}
 	for _, n := range solrNodes {
 		s.members = append(s.members, &solrMember{name: n})
 	}
@@ -121,6 +122,8 @@ func (s *solrScene) run(ctx context.Context) {
 			s.restart(ctx)
 		case <-s.fix:
 			s.record(ctx)
+		case <-s.staled:
+			s.failover(ctx) // the record, kept stale, now lags for good
 		}
 	}
 }
@@ -270,7 +273,11 @@ func (s *solrScene) toggleStale() string {
 	stale := s.stale
 	s.mu.Unlock()
 	if stale {
-		return "the Solr leader record now stays stale and the failovers stop: leader-mismatch stays, and ls --check fails once it has lasted 10s (S again: the record catches up)"
+		select {
+		case s.staled <- struct{}{}:
+		default:
+		}
+		return "failover, and the Solr leader record now stays stale while the election holds still: leader-mismatch stays, and ls --check fails once it has lasted 10s (S again: the record catches up)"
 	}
 	select {
 	case s.fix <- struct{}{}:
