@@ -32,13 +32,16 @@ func newDemoCmd(g *config.Flags) *cobra.Command {
 		Long: `demo starts a standalone ZooKeeper on 127.0.0.1 (unless --servers or
 --context names an ensemble), clients contending for three locks under
 ` + demo.Root + ` (a busy mutex, a read/write lock, a quiet lock), workers
-sharing the leases of a semaphore, schedulers electing a leader, and the
-console on them, with the narration line on.
+sharing the leases of a semaphore, schedulers electing a leader, a
+Solr-like overseer election under ` + demo.SolrRoot + ` whose leader record lags
+behind each failover (leader-mismatch, then cleared), and the console on
+them, with the narration line on.
 
 Presenter's keys: p pauses or resumes the clients, space steps one handoff,
 x kills the session of the selected lock's holder (its node vanishes with
 it), S makes a split-holders queue (a Kazoo-style client on a Curator
-queue). On quit the clients stop, and the local server and its data are
+queue); on the Solr election, x kills the overseer and S keeps its leader
+record stale. On quit the clients stop, and the local server and its data are
 removed.
 
 --port N puts the local ZooKeeper on 127.0.0.1:N (a free port otherwise),
@@ -101,7 +104,7 @@ func runDemo(cmd *cobra.Command, g *config.Flags, port int) error {
 		return err
 	}
 	runErr := runConsole(ctx, s, consoleConfig{
-		Paths:     demo.Paths(),
+		Paths:     append(demo.Paths(), demo.SystemPaths()...),
 		Roots:     []string{demo.Root},
 		Title:     "zklock demo",
 		Narration: true,
@@ -151,5 +154,5 @@ func startWorkload(ctx context.Context, s *config.Settings, sandboxed bool) (*de
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.ConnectTimeout)
 	defer cancel()
-	return demo.Start(cctx, admin, demo.Config{Servers: s.Servers, SessionOptions: sessionOptions(s), Sandboxed: sandboxed})
+	return demo.Start(cctx, admin, demo.Config{Servers: s.Servers, SessionOptions: sessionOptions(s), Sandboxed: sandboxed, Solr: true})
 }

@@ -30,7 +30,13 @@ func demoSplitPath(p string) []string {
 // Curator-style client takes the lock first. A read/write queue shows no
 // split (readers may share), nor do the semaphore and the election, so the
 // split goes to the busy mutex instead.
+//
+// On the Solr overseer election, S keeps its leader record stale after
+// the failovers (or lets it catch up again) instead.
 func (d *Workload) Split(ctx context.Context, p string) (string, error) {
+	if d.solr != nil && p == SolrElection {
+		return d.solr.toggleStale(), nil
+	}
 	if !isDemoLock(p) {
 		return "", fmt.Errorf("%w: %s", errNotDemoLock, model.SanitizeString(p, 80))
 	}

@@ -146,6 +146,8 @@ type Workload struct {
 	wake    chan struct{}   // closed and replaced at every change of paused or permit
 	clients []*demoClient   // contenders, then split clients while they live
 	splits  map[string]bool // paths with a split running
+
+	solr *solrScene // the Solr overseer scene, nil when off
 }
 
 var _ ui.Demo = (*Workload)(nil)
@@ -205,6 +207,9 @@ type Config struct {
 	// Sandboxed: the server is the demo's own; otherwise the workload
 	// removes the parents it made when it stops.
 	Sandboxed bool
+	// Solr runs the system scene too: a Solr overseer election under
+	// SolrRoot whose leader record lags behind each failover (solr.go).
+	Solr bool
 }
 
 // Start makes the lock parents through admin (so the console lists them
@@ -215,7 +220,11 @@ func Start(ctx context.Context, admin *lockops.Session, cfg Config) (*Workload, 
 	d := &Workload{servers: cfg.Servers, sessOpts: opts, sandbox: cfg.Sandboxed, admin: admin, wake: make(chan struct{}), splits: map[string]bool{}}
 	// The semaphore's own directories too, so that the console knows it
 	// for one from the first frame and an external ensemble is left clean.
-	for _, p := range append(Paths(), Slots+"/locks", Slots+"/leases") {
+	parents := append(Paths(), Slots+"/locks", Slots+"/leases")
+	if cfg.Solr {
+		parents = append(parents, SolrElection)
+	}
+	for _, p := range parents {
 		if err := d.makeParents(ctx, p); err != nil {
 			d.removeParents()
 			admin.Close()
@@ -229,6 +238,11 @@ func Start(ctx context.Context, admin *lockops.Session, cfg Config) (*Workload, 
 		d.clients = append(d.clients, c)
 		d.wg.Add(1)
 		go d.contend(c)
+	}
+	if cfg.Solr {
+		d.solr = newSolrScene(d)
+		d.wg.Add(1)
+		go d.solr.run(d.ctx)
 	}
 	return d, nil
 }
@@ -507,8 +521,12 @@ func demoOldest(cs []*demoClient) *demoClient {
 func isDemoLock(p string) bool { return slices.Contains(Paths(), p) }
 
 // Kill closes the session of the client that has held path longest,
-// without a release: the server deletes its ephemeral node at once.
-func (d *Workload) Kill(_ context.Context, p string) (string, error) {
+// without a release: the server deletes its ephemeral node at once. On
+// the Solr overseer election it kills the overseer's Solr node.
+func (d *Workload) Kill(ctx context.Context, p string) (string, error) {
+	if d.solr != nil && p == SolrElection {
+		return d.solr.killOverseer(ctx)
+	}
 	if !isDemoLock(p) {
 		return "", fmt.Errorf("%w: %s", errNotDemoLock, model.SanitizeString(p, 80))
 	}
