@@ -104,16 +104,25 @@ func (d *Workload) Split(ctx context.Context, p string) (string, error) {
 		end()
 	}()
 	text := fmt.Sprintf("split: %s joined %s in Kazoo style as %s%s", kazoo.who, p, demoNodeRef(node), note)
-	if q, err := d.queue(ctx, p); err == nil {
-		if names := q.SplitHolders(); len(names) > 1 {
-			refs := make([]string, len(names))
-			for i, n := range names {
-				refs[i] = demoNodeRef(n)
-			}
-			text += fmt.Sprintf(": Kazoo sees only __lock__ nodes and Curator sorts it last, so %s each believe they hold", demoJoinAnd(refs))
-		}
+	return text + d.splitHoldersText(ctx, p) + fmt.Sprintf(" (for %s)", splitLife), nil
+}
+
+// splitHoldersText says who believes it holds p once the split is made,
+// "" when the queue cannot be read or shows no split yet.
+func (d *Workload) splitHoldersText(ctx context.Context, p string) string {
+	q, err := d.queue(ctx, p)
+	if err != nil {
+		return ""
 	}
-	return text + fmt.Sprintf(" (for %s)", splitLife), nil
+	names := q.SplitHolders()
+	if len(names) < 2 {
+		return ""
+	}
+	refs := make([]string, len(names))
+	for i, n := range names {
+		refs[i] = demoNodeRef(n)
+	}
+	return fmt.Sprintf(": Kazoo sees only __lock__ nodes and Curator sorts it last, so %s each believe they hold", demoJoinAnd(refs))
 }
 
 // startSplitClient starts a client that takes p in the given style,

@@ -429,23 +429,7 @@ func (l *lockList) rowSegs(segs []seg, st *themes.Styles, r *lockRow, cols []col
 		style := st.Text
 		switch c.title {
 		case "":
-			mark, flag := " ", " "
-			if cursorRow {
-				mark = "❯"
-			}
-			switch {
-			case r.own != nil && (r.own.State == OwnLost || r.own.State == OwnSuspended):
-				flag, style = "★", st.Lost
-			case r.marked:
-				flag, style = "◆", st.Key
-			case r.dangerous():
-				flag, style = "‼", st.Danger
-			case r.own != nil:
-				flag, style = "★", st.Own
-			case r.warn:
-				flag, style = "!", st.Warning
-			}
-			segs = append(segs, seg{mark, st.Key}, seg{flag, style})
+			segs = append(segs, rowFlag(st, r, cursorRow)...)
 			continue
 		case "PATH":
 			text = cleanLeft(r.path[len(l.prefix):], c.width)
@@ -467,23 +451,7 @@ func (l *lockList) rowSegs(segs []seg, st *themes.Styles, r *lockRow, cols []col
 				continue
 			}
 		case "HOLDER":
-			switch r.state {
-			case model.PathPresent:
-				text = r.holder
-				if r.holders == 0 {
-					text, style = "-", st.Muted
-				} else if r.holders > 1 && r.dangerous() {
-					style = st.Danger
-				} else {
-					style = st.Holder
-				}
-			case model.PathNoAuth:
-				text, style = "no access (NoAuth)", st.Danger
-			case model.PathError:
-				text, style = "error", st.Danger
-			default:
-				text, style = r.state.String(), st.Muted
-			}
+			text, style = holderCell(st, r)
 			text = clean(text, c.width)
 		case "QUEUE":
 			if r.state == model.PathPresent {
@@ -508,6 +476,49 @@ func (l *lockList) rowSegs(segs []seg, st *themes.Styles, r *lockRow, cols []col
 		segs = append(segs, seg{fit(text, c.width), style})
 	}
 	return segs
+}
+
+// rowFlag is a row's first two cells: the cursor's mark and the flag
+// that says the most urgent thing about the lock (own and lost, marked,
+// dangerous, own, warned).
+func rowFlag(st *themes.Styles, r *lockRow, cursorRow bool) []seg {
+	mark, flag, style := " ", " ", st.Text
+	if cursorRow {
+		mark = "❯"
+	}
+	switch {
+	case r.own != nil && (r.own.State == OwnLost || r.own.State == OwnSuspended):
+		flag, style = "★", st.Lost
+	case r.marked:
+		flag, style = "◆", st.Key
+	case r.dangerous():
+		flag, style = "‼", st.Danger
+	case r.own != nil:
+		flag, style = "★", st.Own
+	case r.warn:
+		flag, style = "!", st.Warning
+	}
+	return []seg{{mark, st.Key}, {flag, style}}
+}
+
+// holderCell is the HOLDER column's text and style for r: its holder,
+// "-" with none, or what keeps the queue from being read.
+func holderCell(st *themes.Styles, r *lockRow) (string, lipgloss.Style) {
+	switch r.state {
+	case model.PathPresent:
+		switch {
+		case r.holders == 0:
+			return "-", st.Muted
+		case r.holders > 1 && r.dangerous():
+			return r.holder, st.Danger
+		}
+		return r.holder, st.Holder
+	case model.PathNoAuth:
+		return "no access (NoAuth)", st.Danger
+	case model.PathError:
+		return "error", st.Danger
+	}
+	return r.state.String(), st.Muted
 }
 
 // rowAt is the visible row drawn on line y inside a pane of inner height

@@ -142,31 +142,38 @@ func (p *queuePane) set(q *model.Queue, path string, own *OwnLock) {
 		parts = append(parts, strings.Join(recipeNames, "+"))
 	}
 	p.summary = append(parts, plural(q.Nodes.Len(), "node"))
-	for _, w := range q.Warnings {
-		// Mixed recipes names every node: flagging them all would hide
-		// the ones that matter.
-		if w.Code != model.WarnSplitHolders && w.Code != model.WarnDeadlock {
-			continue
-		}
-		for _, n := range w.Nodes {
-			if p.flagged == nil {
-				p.flagged = map[string]bool{}
-			}
-			p.flagged[n] = true
-			if w.Code == model.WarnDeadlock {
-				if p.cycle == nil {
-					p.cycle = map[string]bool{}
-				}
-				p.cycle[n] = true
-			}
-		}
-	}
+	p.flagged, p.cycle = flaggedNodes(q)
 	// The node under the cursor is usually where it was, or one up when
 	// the holder left.
 	if i, ok := p.index.find(p.selected, hint, hint-1); ok {
 		p.cursor = i
 	}
 	p.clampCursor()
+}
+
+// flaggedNodes are q's nodes named by a split-holders or deadlock warning,
+// and those of a deadlock alone (the cycle); nil when there are none.
+// Mixed recipes names every node: flagging them all would hide the ones
+// that matter.
+func flaggedNodes(q *model.Queue) (flagged, cycle map[string]bool) {
+	for _, w := range q.Warnings {
+		if w.Code != model.WarnSplitHolders && w.Code != model.WarnDeadlock {
+			continue
+		}
+		for _, n := range w.Nodes {
+			if flagged == nil {
+				flagged = map[string]bool{}
+			}
+			flagged[n] = true
+			if w.Code == model.WarnDeadlock {
+				if cycle == nil {
+					cycle = map[string]bool{}
+				}
+				cycle[n] = true
+			}
+		}
+	}
+	return flagged, cycle
 }
 
 func (p *queuePane) clampCursor() {
