@@ -51,7 +51,9 @@ func connect(ctx context.Context, s *config.Settings, extra ...lockops.SessionOp
 	return sess, nil
 }
 
-// connectBounded is connect without its log lines.
+// connectBounded is connect without its stderr warning and its log
+// lines: the console (whose screen a stderr line would cut; its header
+// says it) and doctor (one warning for the whole ensemble) call it.
 func connectBounded(ctx context.Context, s *config.Settings, extra ...lockops.SessionOption) (*lockops.Session, error) {
 	auth := ""
 	if s.Auth != nil {
