@@ -10,8 +10,9 @@ import (
 	"github.com/zklock/zklock/third_party/zk"
 )
 
-// Reader is the two reads a live tree needs, on absolute paths: a
-// *zk.Conn has them, and so does any ctx-bound adapter over a session.
+// Reader is the two reads a live tree needs, on the paths the caller
+// names: a ctx-bound adapter over a lockops.Session (which applies the
+// chroot) has them, and so does a *zk.Conn without a chroot.
 type Reader interface {
 	Get(p string) ([]byte, *zk.Stat, error)
 	Children(p string) ([]string, *zk.Stat, error)
@@ -32,12 +33,10 @@ const prefetchMax = 1000
 // read fails for any reason but NoNode (NoAuth, a lost link, ctx), the
 // tree answers "not known" and Complete turns false: a caller must then
 // not trust a finding built on a node that was not read (a missing
-// leader record may only be unread). Paths are as the caller names them;
-// abs maps one to the server's (a chroot).
+// leader record may only be unread).
 type LiveTree struct {
 	ctx context.Context
 	r   Reader
-	abs func(string) string
 
 	mu       sync.Mutex
 	budget   int
@@ -53,12 +52,9 @@ type liveNode struct {
 }
 
 // NewLiveTree returns a tree reading through r, at most budget requests,
-// each bounded by ctx as far as the client allows; abs may be nil.
-func NewLiveTree(ctx context.Context, r Reader, abs func(string) string, budget int) *LiveTree {
-	if abs == nil {
-		abs = func(p string) string { return p }
-	}
-	return &LiveTree{ctx: ctx, r: r, abs: abs, budget: budget, complete: true,
+// each bounded by ctx as far as the client allows.
+func NewLiveTree(ctx context.Context, r Reader, budget int) *LiveTree {
+	return &LiveTree{ctx: ctx, r: r, budget: budget, complete: true,
 		nodes: map[string]liveNode{}, kids: map[string][]string{}, missing: map[string]bool{}}
 }
 
@@ -113,7 +109,7 @@ func (t *LiveTree) Children(p string) ([]string, bool) {
 	case !t.take():
 		return nil, false
 	}
-	kids, _, err := t.r.Children(t.abs(p))
+	kids, _, err := t.r.Children(p)
 	if err != nil {
 		t.failed(p, err)
 		return nil, false
@@ -151,7 +147,7 @@ func (t *LiveTree) prefetch(p string, kids []string) {
 
 // get reads node p into the cache.
 func (t *LiveTree) get(p string) {
-	data, st, err := t.r.Get(t.abs(p))
+	data, st, err := t.r.Get(p)
 	if err != nil {
 		t.failed(p, err)
 		return

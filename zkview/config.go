@@ -118,7 +118,8 @@ type Config struct {
 	// Systems reads the systems' layouts (package systems: Kafka, Solr,
 	// Hadoop HA...) under the roots and paths every systemsEvery while
 	// the Watcher runs, and names them in the snapshots (systems.go).
-	// Load reads them once whatever it says.
+	// Load reads them once when it is set: a read that did not ask
+	// (release's look at one node, doctor) is not made to walk the tree.
 	Systems bool
 	// ChildWatches watches with a children watch per path, re-listing
 	// at every change, even where the servers offer persistent recursive

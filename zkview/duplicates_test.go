@@ -187,7 +187,7 @@ func TestDuplicateParticipantSystem(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	snap, err := Load(ctx, session(t, c.Servers()), Config{Paths: []string{p}})
+	snap, err := Load(ctx, session(t, c.Servers()), Config{Paths: []string{p}, Systems: true})
 	if err != nil {
 		t.Fatal(err)
 	}

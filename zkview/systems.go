@@ -94,8 +94,8 @@ type childrenReply struct {
 // readSystems reads cfg's roots and paths as systems' layouts: every
 // recognition under a root (systems.Scan), a watched path, or the parent
 // of a watched lone node (the Hadoop lock) that names it as participant.
-func readSystems(ctx context.Context, r systems.Reader, abs func(string) string, cfg Config, budget int) ([]sysRec, bool) {
-	tree := systems.NewLiveTree(ctx, r, abs, budget)
+func readSystems(ctx context.Context, r systems.Reader, cfg Config, budget int) ([]sysRec, bool) {
+	tree := systems.NewLiveTree(ctx, r, budget)
 	var out []sysRec
 	seen := map[string]bool{}
 	add := func(rec systems.Recognition) {
@@ -187,7 +187,7 @@ func (w *Watcher) setSystemsLocked(recs []sysRec, complete bool, at time.Time) {
 
 // readSystemsOnce reads the systems' layouts and keeps them.
 func (w *Watcher) readSystemsOnce(ctx context.Context, budget int) {
-	recs, complete := readSystems(ctx, watcherReader{ctx, w}, nil, w.cfg, budget)
+	recs, complete := readSystems(ctx, watcherReader{ctx, w}, w.cfg, budget)
 	if ctx.Err() != nil {
 		return
 	}

@@ -235,7 +235,9 @@ func Load(ctx context.Context, s *lockops.Session, cfg Config) (*model.Snapshot,
 			return nil, fmt.Errorf("zkview: load: %w", ctx.Err())
 		}
 	}
-	w.readSystemsOnce(ctx, loadSystemsBudget)
+	if w.cfg.Systems {
+		w.readSystemsOnce(ctx, loadSystemsBudget)
+	}
 	return w.Snapshot(), nil
 }
 
