@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"context"
-	"net"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -10,56 +8,20 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
 	"github.com/zklock/zklock/sasl"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
-// kerberos is the package's Kerberos realm (principals alice, bob and the
-// service zookeeper/localhost) and a standalone ZooKeeper that requires
-// SASL and is that service, for every GSSAPI test.
-var kerberos struct {
-	once sync.Once
-	kdc  *sandbox.KDC
-	c    *sandbox.Cluster
-	err  error
-}
+// kerberos is the package's Kerberos realm and its ZooKeeper, for every
+// GSSAPI test.
+var kerberos = &sandboxtest.Kerberos{Hint: "cmd GSSAPI tests need a Kerberos KDC and ZooKeeper"}
 
-// kerberosZK returns the realm and the server as localhost:port (the
-// host of its principal), starting them on first use.
-func kerberosZK(t *testing.T) (*sandbox.KDC, string) {
-	t.Helper()
-	kerberos.once.Do(func() {
-		ctx := context.Background()
-		kerberos.kdc, kerberos.err = sandbox.StartKDC(ctx, sandbox.KDCOptions{
-			Principals: []string{"zookeeper/localhost", "alice", "bob"}})
-		if kerberos.err == nil {
-			kerberos.c, kerberos.err = sandbox.Start(ctx, sandbox.Options{SASL: kerberos.kdc.ZooKeeperSASL("zookeeper/localhost")})
-		}
-	})
-	if kerberos.err != nil {
-		t.Fatalf("cmd GSSAPI tests need a Kerberos KDC and ZooKeeper: %v", kerberos.err)
-	}
-	return kerberos.kdc, asLocalhost(t, kerberos.c.Servers()[0])
-}
+// kerberosZK returns the realm and the server as localhost:port.
+func kerberosZK(t *testing.T) (*sandbox.KDC, string) { return kerberos.Start(t) }
 
 // closeKerberos ends the realm and its server (TestMain).
-func closeKerberos() {
-	if kerberos.c != nil {
-		kerberos.c.Close()
-	}
-	if kerberos.kdc != nil {
-		kerberos.kdc.Close()
-	}
-}
-
-func asLocalhost(t *testing.T, addr string) string {
-	t.Helper()
-	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return "localhost:" + port
-}
+func closeKerberos() { kerberos.Close() }
 
 // gssapiFlags are the flags that make zklock authenticate as name.
 func gssapiFlags(k *sandbox.KDC, server, name string) []string {
@@ -148,7 +110,7 @@ func TestGSSAPIRefusals(t *testing.T) {
 	if err := down.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	plain := asLocalhost(t, testCluster(t).Servers()[0])
+	plain := sandboxtest.Localhost(t, testCluster(t).Servers()[0])
 	alice := gssapiFlags(k, server, "alice")
 	missing := filepath.Join(t.TempDir(), "nope.keytab")
 	tests := []struct {

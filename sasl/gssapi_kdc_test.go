@@ -1,7 +1,6 @@
 package sasl
 
 import (
-	"context"
 	"errors"
 	"net"
 	"strconv"
@@ -10,57 +9,19 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
 // kerberosZK is the package's Kerberos realm and the ZooKeeper whose
 // server is zookeeper/localhost in it (required SASL).
-var kerberosZK struct {
-	once sync.Once
-	kdc  *sandbox.KDC
-	c    *sandbox.Cluster
-	err  error
-}
+var kerberosZK = &sandboxtest.Kerberos{Hint: "Kerberos sandbox"}
 
-// kerberos returns the shared realm and the server's address as
-// localhost:port (the service principal is zookeeper/localhost),
-// starting them on first use.
-func kerberos(t *testing.T) (*sandbox.KDC, string) {
-	t.Helper()
-	kerberosZK.once.Do(func() {
-		ctx := context.Background()
-		kerberosZK.kdc, kerberosZK.err = sandbox.StartKDC(ctx, sandbox.KDCOptions{
-			Principals: []string{"zookeeper/localhost", "alice", "bob"}})
-		if kerberosZK.err != nil {
-			return
-		}
-		kerberosZK.c, kerberosZK.err = sandbox.Start(ctx, sandbox.Options{SASL: kerberosZK.kdc.ZooKeeperSASL("zookeeper/localhost")})
-	})
-	if kerberosZK.err != nil {
-		t.Fatalf("Kerberos sandbox: %v", kerberosZK.err)
-	}
-	return kerberosZK.kdc, localhost(t, kerberosZK.c.Servers()[0])
-}
+// kerberos returns the shared realm and the server as localhost:port.
+func kerberos(t *testing.T) (*sandbox.KDC, string) { return kerberosZK.Start(t) }
 
 // closeKerberos ends the shared realm and server (TestMain).
-func closeKerberos() {
-	if kerberosZK.c != nil {
-		kerberosZK.c.Close()
-	}
-	if kerberosZK.kdc != nil {
-		kerberosZK.kdc.Close()
-	}
-}
-
-// localhost renames a loopback host:port to localhost:port.
-func localhost(t *testing.T, addr string) string {
-	t.Helper()
-	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return net.JoinHostPort("localhost", port)
-}
+func closeKerberos() { kerberosZK.Close() }
 
 func gssapiAs(t *testing.T, k *sandbox.KDC, name string) *GSSAPI {
 	t.Helper()
