@@ -169,7 +169,12 @@ func (s *semaphores) holdAuxLocked(owner, a string) {
 		w.markDirtyLocked()
 	}
 	if w.queues[a] == nil {
-		w.queues[a] = newQueueModel(a, w.s.Abs(a))
+		qm := newQueueModel(a, w.s.Abs(a))
+		// Discovery may have listed the path already, before it was known
+		// to be this semaphore's part: it held no lock node then (else it
+		// would have a queue), so the part is known empty, not unread.
+		qm.seen = pa != nil && pa.read
+		w.queues[a] = qm
 	}
 	if pa == nil {
 		w.addPathLocked(a, pathFlags{})
@@ -411,13 +416,10 @@ func (s *semaphores) settleLocked(qm *queueModel, a string) *queueModel {
 
 // partUnreadLocked: a part of the semaphore (lq, kq; nil when none) is
 // not listed yet, so its nodes are unknown, not absent (told as joined
-// once listed, they would be news that is not). A part listed with no
-// lock node in it (an empty Kazoo <path>-__lock__ found by discovery)
-// has no queue to mark seen, but its path was read: it is known to be
-// empty.
+// once listed, they would be news that is not).
 func (s *semaphores) partUnreadLocked(lq, kq *queueModel) bool {
 	for _, m := range []*queueModel{lq, kq} {
-		if m != nil && !m.seen && !s.pathRead(m.path) {
+		if m != nil && !m.seen {
 			return true
 		}
 	}
@@ -527,12 +529,4 @@ func (st *semState) datePendedHolds(nodes []model.Node, lq *queueModel, now time
 		}
 		n.Since, n.SinceExact = start, true
 	}
-}
-
-// pathRead says whether p's path has been listed (or seen absent) at
-// least once.
-func (s *semaphores) pathRead(p string) bool {
-	w := s.w
-	pw := w.paths[p]
-	return pw != nil && pw.read
 }
