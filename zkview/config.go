@@ -3,6 +3,7 @@ package zkview
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/zklock/zklock/lockops"
@@ -35,12 +36,6 @@ const (
 	// maxDiscoveryNodes bounds the intermediate nodes watched under the
 	// roots, so a root of "/" on a big ensemble cannot take every node.
 	maxDiscoveryNodes = 10000
-	// maxEventsPerListing: a listing that adds or removes more nodes than
-	// this (a first load, a mass expiry) is told as one summary event.
-	maxEventsPerListing = 32
-	// maxHandoffs and depthSamples bound each queue's history.
-	maxHandoffs  = 64
-	depthSamples = 300 // one per second: five minutes
 	// minPublish spaces snapshots: a queue that changes a thousand times a
 	// second is published at most 250 times a second (the console draws
 	// the newest it has). A stream of changes in
@@ -75,14 +70,6 @@ const (
 	// watch, and then some): 10 s at 10,000 sessions (about 45 ms), more
 	// for more.
 	serverViewShare = 200
-	// missingGrace: a waiter is only judged to have no watch once its
-	// watch target has been the same for this long before the poll began;
-	// a client needs a few round trips to set the watch after a change.
-	missingGrace = time.Second
-	// herdExtra is how many sessions beyond the recipes' prediction may
-	// watch one node before it is a herd: one stray watcher (a tool, an
-	// operator's probe) is not a herd, several are.
-	herdExtra = 1
 )
 
 // Config says what to watch. The zero value of each field takes the
@@ -175,3 +162,6 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	return c, nil
 }
+
+// isElection says whether the config names p an election.
+func (c Config) isElection(p string) bool { return slices.Contains(c.Elections, p) }

@@ -12,7 +12,7 @@
 //	ui ──► timeline ──► model ──► lockops
 //	 │                   ▲
 //	 └──► sessions ──────┘
-//	cmd ─► zkview ─► sessions, model, fourletter, lockops, third_party/zk
+//	cmd ─► zkview ─► zkview/queue, sessions, model, fourletter, lockops, third_party/zk
 //
 // What each holds:
 //
@@ -21,7 +21,12 @@
 //   - sessions: the wait-for graph over sessions (the Watcher keeps one
 //     and puts its cycles in every snapshot);
 //   - timeline: changes between snapshots, recordings and their player;
-//   - fourletter: the four-letter-word client and parsers.
+//   - fourletter: the four-letter-word client and parsers;
+//   - zkview/queue: the model of one lock parent between listings (its
+//     records, what a listing or a change did, the Queue built from it
+//     with its links and warnings, semaphores composed); pure, so that
+//     changing how a queue is read or judged needs no ZooKeeper and no
+//     Watcher. Only zkview imports it.
 //
 // zkview is what holds a ZooKeeper session's watches and does the
 // reading; ui never imports it (the console gets Updates through an
@@ -57,24 +62,13 @@
 //     exists as a barrier that tells whether the server left a change
 //     unreported; a listing again after a reconnection, a new session or
 //     an overflow; children watches when the server refuses addWatch.
-//   - queue.go: merging a listing into a queue (roles, hold and wait
-//     times, handoffs, depth, events).
-//   - delta.go: a recursiveWatch's creates and deletes merged as changes
-//     (lockops.Ordering.Change) where the queue's shape allows, through the
-//     listing merge where it does not.
-//   - deltabuild.go: a queue built from its last build when only such
-//     changes separate them: the chunks of untouched nodes shared, the
-//     others made again (model.MergeChanged).
-//   - analyze.go: building a Queue (links, split-holders, mixed-recipes,
-//     missing-watch, herd, deadlock, stale).
-//   - election.go: which parents are leader elections (LeaderLatch
-//     nodes, or Config.Elections).
-//   - ephemeral.go: the plain ephemeral-node lock (one ephemeral node,
-//     its waiters the sessions the servers show watching it).
-//   - semaphore.go: semaphores (Curator InterProcessSemaphoreV2, Kazoo
-//     Semaphore) on the wire, the function composing one Queue of a
-//     semaphore's leases and admission lock (limit, over-limit), and the
-//     events of its changes.
+//   - rebuild.go: the Snapshot built at each publish from every queue's
+//     Model (queue.Build, or queue.BuildChanged where only changes
+//     separate a queue from its last build), the warnings raised and
+//     cleared told as events.
+//   - deltawatch.go: a recursiveWatch's creates and deletes handed to the
+//     queue's Model as changes where its shape allows, as a listing where
+//     it does not.
 //   - semwatch.go: semaphores, the Watcher's registry: recognising a
 //     semaphore parent from its listing,
 //     watching its leases/ and locks/ (or Kazoo's <path>-__lock__) as

@@ -17,11 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
 	"github.com/zklock/zklock/timeline"
-
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/zkview/queue"
 )
 
 // oracleLimit is both semaphores' number of leases: two, so that leases
@@ -197,7 +197,7 @@ func (oc *oracleClient) curatorSemOnce(ctx context.Context, p string) error {
 // waiting under it for fewer leases than the limit, then the lease (a
 // 32-hex ephemeral child of P) made and the lock let go.
 func (oc *oracleClient) kazooSemOnce(ctx context.Context, p string) error {
-	lockDir := p + kazooLockSuffix
+	lockDir := p + queue.KazooLockSuffix
 	lk, err := oc.create(lockDir, oc.hex32()+"__lock__", nil, zk.FlagEphemeral|zk.FlagSequence)
 	if err != nil {
 		return err
@@ -297,7 +297,7 @@ func TestOracle(t *testing.T) {
 	}
 	mkdirs(t, raw, d.curatorSemPath()+"/leases")
 	mkdirs(t, raw, d.curatorSemPath()+"/locks")
-	mkdirs(t, raw, d.kazooSemPath()+kazooLockSuffix)
+	mkdirs(t, raw, d.kazooSemPath()+queue.KazooLockSuffix)
 	if _, err := raw.Set(d.kazooSemPath(), []byte(strconv.Itoa(oracleLimit)), -1); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
+	"github.com/zklock/zklock/zkview/queue"
 )
 
 // pathFlags say why a path is watched; a path may be watched for several
@@ -68,9 +70,9 @@ func (pw *pathWatch) removeLocked(now time.Time) {
 		if found {
 			w.sortedPaths = slices.Delete(w.sortedPaths, i, i+1)
 		}
-		if qm.state == model.PathPresent {
+		if qm.State == model.PathPresent {
 			w.emitLocked(model.Event{At: now, Kind: model.EventPath, Path: pw.path,
-				Text: fmt.Sprintf("%s vanished (it held %d lock nodes)", model.SanitizeString(pw.path, 0), len(qm.order.Entries))})
+				Text: fmt.Sprintf("%s vanished (it held %d lock nodes)", model.SanitizeString(pw.path, 0), len(qm.Order.Entries))})
 		}
 	}
 	pw.setReadLocked()
@@ -92,13 +94,13 @@ func (pw *pathWatch) setReadLocked() {
 }
 
 // ensureQueueLocked makes pw a lock parent of the model.
-func (pw *pathWatch) ensureQueueLocked() *queueModel {
+func (pw *pathWatch) ensureQueueLocked() *queue.Model {
 	w := pw.w
 	if qm, ok := w.queues[pw.path]; ok {
 		return qm
 	}
-	qm := newQueueModel(pw.path, pw.abs)
-	qm.election = w.cfg.isElection(pw.path)
+	qm := queue.New(pw.path, pw.abs, w.emitLocked)
+	qm.Election = w.cfg.isElection(pw.path)
 	w.queues[pw.path] = qm
 	i, _ := slices.BinarySearch(w.sortedPaths, pw.path)
 	w.sortedPaths = slices.Insert(w.sortedPaths, i, pw.path)
@@ -147,7 +149,7 @@ func (pw *pathWatch) run() {
 		evAt = w.cfg.Now()
 		w.mu.Lock()
 		if qm, ok := w.queues[pw.path]; ok {
-			qm.eventAt = evAt
+			qm.EventAt = evAt
 		}
 		w.mu.Unlock()
 	}
@@ -335,7 +337,7 @@ func (pw *pathWatch) setState(st model.PathState, msg string) {
 		return
 	}
 	if qm, ok := w.queues[pw.path]; ok {
-		qm.setState(w, st, msg, now)
+		qm.SetState(st, msg, now)
 	}
 	// What was found below a path that went away is gone too.
 	if st == model.PathAbsent {
@@ -385,8 +387,8 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 	}
 	var need []string
 	if qm != nil {
-		qm.checkIdentity(w, l.czxid, now)
-		need = qm.needFetch(kids)
+		qm.CheckIdentity(l.czxid, now)
+		need = qm.NeedFetch(kids)
 	}
 	w.mu.Unlock()
 
@@ -405,8 +407,8 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 	if !pw.removed {
 		if qm != nil {
 			start := time.Now()
-			qm.apply(w, kids, got, issued, w.cfg.Now(), evAt)
-			qm.lone = lone
+			qm.Apply(kids, got, issued, w.cfg.Now(), evAt)
+			qm.Lone = lone
 			pw.applyCost = time.Since(start)
 		}
 		pw.setReadLocked()
@@ -471,18 +473,11 @@ func (pw *pathWatch) discoverLocked(kids []string) {
 	}
 }
 
-// fetched is one Get's outcome for a new node.
-type fetched struct {
-	name string
-	rec  *nodeRec // nil when the node was gone or the read failed
-	gone bool     // deleted since the listing
-}
-
 // fetch reads the stat and first bytes of each named child of dir,
 // maxInFlight at a time over the one connection.
-func (pw *pathWatch) fetch(ctx context.Context, names []string) []fetched {
+func (pw *pathWatch) fetch(ctx context.Context, names []string) []queue.Fetched {
 	dir := pw.path
-	out := make([]fetched, len(names))
+	out := make([]queue.Fetched, len(names))
 	if len(names) == 0 {
 		return out
 	}
@@ -508,7 +503,7 @@ func (pw *pathWatch) fetch(ctx context.Context, names []string) []fetched {
 }
 
 // fetchOne reads the node at p, called name in what it returns.
-func (pw *pathWatch) fetchOne(ctx context.Context, p, name string) fetched {
+func (pw *pathWatch) fetchOne(ctx context.Context, p, name string) queue.Fetched {
 	w := pw.w
 	type got struct {
 		data []byte
@@ -520,21 +515,52 @@ func (pw *pathWatch) fetchOne(ctx context.Context, p, name string) fetched {
 	})
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
-		return fetched{name: name, gone: true}
+		return queue.Fetched{Name: name, Gone: true}
 	case err != nil:
 		// Unknown for now (link lost, NoAuth on the node): shown without
 		// owner or data, read again with the next listing.
-		return fetched{name: name}
+		return queue.Fetched{Name: name}
 	}
 	keep := min(len(g.data), w.cfg.DataBytes)
-	return fetched{name: name, rec: &nodeRec{
-		fetched: true,
-		session: g.st.EphemeralOwner,
-		data:    slices.Clone(g.data[:keep]),
-		dataLen: g.st.DataLength,
-		ctime:   time.UnixMilli(g.st.Ctime),
-		mtime:   time.UnixMilli(g.st.Mtime),
-		version: g.st.Version,
-		czxid:   g.st.Czxid,
+	return queue.Fetched{Name: name, Rec: &queue.Record{
+		Fetched: true,
+		Session: g.st.EphemeralOwner,
+		Data:    slices.Clone(g.data[:keep]),
+		DataLen: g.st.DataLength,
+		Ctime:   time.UnixMilli(g.st.Ctime),
+		Mtime:   time.UnixMilli(g.st.Mtime),
+		Version: g.st.Version,
+		Czxid:   g.st.Czxid,
 	}}
+}
+
+// fetchLone reads the node that would make pw a plain ephemeral lock
+// (see the file comment), when the listing kids can show one: nil when
+// it cannot, or the node is not ephemeral. isQueue: pw is a lock parent
+// of the model.
+func fetchLone(ctx context.Context, pw *pathWatch, isQueue bool, kids []string) *queue.LoneNode {
+	w := pw.w
+	if !isQueue {
+		return nil
+	}
+	var f queue.Fetched
+	switch {
+	case len(kids) == 0:
+		w.mu.Lock()
+		explicit := pw.explicit
+		w.mu.Unlock()
+		if !explicit || pw.abs == "/" {
+			return nil
+		}
+		f = pw.fetchOne(ctx, pw.path, path.Base(pw.abs))
+		f.Name = ""
+	case len(kids) == 1 && queue.LoneCandidate(kids[0]):
+		f = pw.fetchOne(ctx, model.ChildPath(pw.path, kids[0]), kids[0])
+	default:
+		return nil
+	}
+	if f.Rec == nil || f.Rec.Session == 0 {
+		return nil
+	}
+	return &queue.LoneNode{Name: f.Name, Rec: f.Rec}
 }

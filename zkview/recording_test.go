@@ -18,7 +18,7 @@ import (
 	"github.com/zklock/zklock/timeline"
 )
 
-// snapJSON is a snapshot in every field (json of the struct) and in
+// SnapJSON is a snapshot in every field (json of the struct) and in
 // `ls --json`'s form, for comparing a replayed snapshot with the live one.
 func SnapJSON(t testing.TB, s *model.Snapshot) (all, ls string) {
 	t.Helper()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox/peers"
+	"github.com/zklock/zklock/zkview/queue"
 )
 
 // semView is a semaphore as `ls --json` shows it: its holders' sessions
@@ -285,7 +286,7 @@ func TestSemaphoreRealClients(t *testing.T) {
 		}
 	}
 	for _, p := range got {
-		if strings.HasSuffix(p, "/leases") || strings.HasSuffix(p, "/locks") || strings.HasSuffix(p, kazooLockSuffix) {
+		if strings.HasSuffix(p, "/leases") || strings.HasSuffix(p, "/locks") || strings.HasSuffix(p, queue.KazooLockSuffix) {
 			t.Errorf("--root shows a semaphore's part %s as a lock parent: %v", p, got)
 		}
 	}

@@ -32,6 +32,7 @@ import (
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/zkview/queue"
 )
 
 // semaphores is the Watcher's registry of recognised semaphores. Guarded
@@ -44,11 +45,11 @@ type semaphores struct {
 
 // semState is one recognised semaphore.
 type semState struct {
-	kind semKind
+	kind queue.SemKind
 	aux  []string // its auxiliary paths
 	// Kazoo: the leases' stat and data and the parent's data, read at
 	// each listing of the parent.
-	leases   map[string]*nodeRec
+	leases   map[string]*queue.Record
 	data     []byte
 	dataRead bool
 	// gone: Kazoo leases found deleted when read, left out until a
@@ -86,12 +87,12 @@ func (s *semaphores) listingLocked(pw *pathWatch, kids []string) {
 	if _, isAux := s.auxOf[pw.path]; isAux {
 		return
 	}
-	kind := semaphoreKind(kids)
-	if kind == semKazoo && !pw.keep() && !s.kazooLockBesideLocked(pw.path) {
+	kind := queue.SemaphoreKind(kids)
+	if kind == queue.SemKazoo && !pw.keep() && !s.kazooLockBesideLocked(pw.path) {
 		// Found by discovery, 32-hex children alone are too common a
 		// shape (ids as names) to be taken for leases: Kazoo's lock path
 		// beside it must be there too.
-		kind = semNone
+		kind = queue.SemNone
 	}
 	st := s.owners[pw.path]
 	if st != nil && len(kids) == 0 {
@@ -101,7 +102,7 @@ func (s *semaphores) listingLocked(pw *pathWatch, kids []string) {
 		s.dropLocked(pw.path)
 		st = nil
 	}
-	if kind == semNone {
+	if kind == queue.SemNone {
 		return
 	}
 	now := w.cfg.Now()
@@ -124,11 +125,11 @@ func (s *semaphores) listingLocked(pw *pathWatch, kids []string) {
 		if s.owners == nil {
 			s.owners, s.auxOf = map[string]*semState{}, map[string]string{}
 		}
-		st = &semState{kind: kind, leases: map[string]*nodeRec{}, initial: map[string]bool{}, pended: map[string]bool{},
+		st = &semState{kind: kind, leases: map[string]*queue.Record{}, initial: map[string]bool{}, pended: map[string]bool{},
 			heldFrom: map[string]time.Time{}}
 		s.owners[pw.path] = st
 	}
-	want := semaphoreAux(pw.path, kind, kids)
+	want := queue.SemaphoreAux(pw.path, kind, kids)
 	for _, a := range st.aux {
 		if !slices.Contains(want, a) {
 			s.releaseAuxLocked(a, now)
@@ -138,7 +139,7 @@ func (s *semaphores) listingLocked(pw *pathWatch, kids []string) {
 		s.holdAuxLocked(pw.path, a)
 	}
 	st.aux = want
-	if kind == semKazoo && pw.discover {
+	if kind == queue.SemKazoo && pw.discover {
 		for _, k := range kids {
 			if lockops.IsHex32(k) {
 				pw.kids[k] = true
@@ -154,7 +155,7 @@ func (s *semaphores) listingLocked(pw *pathWatch, kids []string) {
 func (s *semaphores) kazooLockBesideLocked(p string) bool {
 	w := s.w
 	gp := w.paths[path.Dir(p)]
-	return p != "/" && gp != nil && gp.kids[path.Base(p)+kazooLockSuffix]
+	return p != "/" && gp != nil && gp.kids[path.Base(p)+queue.KazooLockSuffix]
 }
 
 // holdAuxLocked makes a part of owner's semaphore: watched, with a model,
@@ -169,11 +170,11 @@ func (s *semaphores) holdAuxLocked(owner, a string) {
 		w.markDirtyLocked()
 	}
 	if w.queues[a] == nil {
-		qm := newQueueModel(a, w.s.Abs(a))
+		qm := queue.New(a, w.s.Abs(a), w.emitLocked)
 		// Discovery may have listed the path already, before it was known
 		// to be this semaphore's part: it held no lock node then (else it
 		// would have a queue), so the part is known empty, not unread.
-		qm.seen = pa != nil && pa.read
+		qm.Seen = pa != nil && pa.read
 		w.queues[a] = qm
 	}
 	if pa == nil {
@@ -194,11 +195,11 @@ func (s *semaphores) releaseAuxLocked(a string, now time.Time) {
 	case !pa.keep() && !pa.discover:
 		delete(w.queues, a) // no "vanished" event: it was never shown
 		pa.removeLocked(now)
-	case qm != nil && len(qm.order.Entries) > 0:
+	case qm != nil && len(qm.Order.Entries) > 0:
 		if i, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
 			w.sortedPaths = slices.Insert(w.sortedPaths, i, a)
 		}
-		qm.dirty, qm.hasBuilt = true, false
+		qm.Dirty, qm.HasBuilt = true, false
 	default:
 		delete(w.queues, a)
 	}
@@ -219,7 +220,7 @@ func (s *semaphores) dropLocked(p string) {
 	}
 	delete(w.sems.owners, p)
 	if qm := w.queues[p]; qm != nil {
-		qm.dirty = true
+		qm.Dirty = true
 	}
 	w.markDirtyLocked()
 }
@@ -276,7 +277,7 @@ func (s *semaphores) dirtyLocked(st *semState) bool {
 		return true
 	}
 	for _, a := range st.aux {
-		if qm := w.queues[a]; qm != nil && qm.dirty {
+		if qm := w.queues[a]; qm != nil && qm.Dirty {
 			return true
 		}
 	}
@@ -291,15 +292,15 @@ func (s *semaphores) fetchParts(ctx context.Context, pw *pathWatch, kids []strin
 	w.mu.Lock()
 	st := w.sems.owners[pw.path]
 	var need []string
-	if st != nil && st.kind == semKazoo {
+	if st != nil && st.kind == queue.SemKazoo {
 		for _, k := range kids {
-			if r := st.leases[k]; lockops.IsHex32(k) && (r == nil || !r.fetched) && !st.gone[k] {
+			if r := st.leases[k]; lockops.IsHex32(k) && (r == nil || !r.Fetched) && !st.gone[k] {
 				need = append(need, k)
 			}
 		}
 	}
 	w.mu.Unlock()
-	if st == nil || st.kind != semKazoo || pw.abs == "/" {
+	if st == nil || st.kind != queue.SemKazoo || pw.abs == "/" {
 		return
 	}
 	got := pw.fetch(ctx, need)
@@ -328,19 +329,19 @@ func (s *semaphores) fetchParts(ctx context.Context, pw *pathWatch, kids []strin
 	}
 	for _, f := range got {
 		switch {
-		case f.rec != nil:
-			st.leases[f.name] = f.rec
-		case f.gone:
+		case f.Rec != nil:
+			st.leases[f.Name] = f.Rec
+		case f.Gone:
 			if st.gone == nil {
 				st.gone = map[string]bool{}
 			}
-			st.gone[f.name] = true
+			st.gone[f.Name] = true
 		}
 	}
 	switch {
-	case data.rec != nil:
-		st.data, st.dataRead = data.rec.data, true
-	case data.gone:
+	case data.Rec != nil:
+		st.data, st.dataRead = data.Rec.Data, true
+	case data.Gone:
 		st.data, st.dataRead = nil, false
 	}
 	st.dirty = true
@@ -351,12 +352,12 @@ func (s *semaphores) fetchParts(ctx context.Context, pw *pathWatch, kids []strin
 // over q, the Queue buildQueue made of the parent's own listing (its
 // state, and a stale warning), and tells what changed since the last
 // build.
-func (s *semaphores) buildLocked(qm *queueModel, st *semState, q model.Queue, sv *serverView, now time.Time) model.Queue {
+func (s *semaphores) buildLocked(qm *queue.Model, st *semState, q model.Queue, sv *queue.ServerView, now time.Time) model.Queue {
 	w := s.w
 	st.dirty = false
-	leaseDir, lockDir := semaphoreDirs(qm.path, st.kind)
-	var lq *queueModel
-	if st.kind == semCurator {
+	leaseDir, lockDir := queue.SemaphoreDirs(qm.Path, st.kind)
+	var lq *queue.Model
+	if st.kind == queue.SemCurator {
 		lq = s.settleLocked(qm, leaseDir)
 	}
 	kq := s.settleLocked(qm, lockDir)
@@ -367,20 +368,20 @@ func (s *semaphores) buildLocked(qm *queueModel, st *semState, q model.Queue, sv
 		q.State = model.PathPending
 		return q
 	}
-	parts := semParts{Path: qm.path, Kind: st.kind, Limit: w.cfg.SemaphoreLimits[qm.path]}
+	parts := queue.SemParts{Path: qm.Path, Kind: st.kind, Limit: w.cfg.SemaphoreLimits[qm.Path]}
 	current := map[string]bool{}
 	switch st.kind {
-	case semCurator:
+	case queue.SemCurator:
 		if lq != nil {
 			st.curatorLeases(&parts, lq, sv, current)
 		}
-	case semKazoo:
+	case queue.SemKazoo:
 		st.kazooLeases(&parts, qm, sv)
 	}
 	if kq != nil {
-		parts.Lock = buildQueue(kq, sv, false, time.Time{})
+		parts.Lock = queue.Build(kq, sv, false, time.Time{})
 	}
-	res := composeSemaphore(parts)
+	res := queue.ComposeSemaphore(parts)
 	if res.Pending != "" {
 		st.pended[res.Pending] = true
 	}
@@ -391,10 +392,10 @@ func (s *semaphores) buildLocked(qm *queueModel, st *semState, q model.Queue, sv
 	q.Limit, q.LimitSource = res.Limit, res.LimitSource
 	q.Warnings = append(res.Warnings, q.Warnings...)
 	var old *model.Queue
-	if qm.hasBuilt {
-		old = &qm.built
+	if qm.HasBuilt {
+		old = &qm.Built
 	}
-	for _, ev := range semaphoreEvents(old, q, now) {
+	for _, ev := range queue.SemaphoreEvents(old, q, now) {
 		w.emitLocked(ev)
 	}
 	return q
@@ -402,14 +403,14 @@ func (s *semaphores) buildLocked(qm *queueModel, st *semState, q model.Queue, sv
 
 // settleLocked is the part of the semaphore at qm kept at a, nil when
 // none; a part with no Queue of its own is marked built with it.
-func (s *semaphores) settleLocked(qm *queueModel, a string) *queueModel {
+func (s *semaphores) settleLocked(qm *queue.Model, a string) *queue.Model {
 	w := s.w
 	m := w.queues[a]
 	if m == nil || m == qm {
 		return nil
 	}
 	if _, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
-		m.dirty = false
+		m.Dirty = false
 	}
 	return m
 }
@@ -417,9 +418,9 @@ func (s *semaphores) settleLocked(qm *queueModel, a string) *queueModel {
 // partUnreadLocked: a part of the semaphore (lq, kq; nil when none) is
 // not listed yet, so its nodes are unknown, not absent (told as joined
 // once listed, they would be news that is not).
-func (s *semaphores) partUnreadLocked(lq, kq *queueModel) bool {
-	for _, m := range []*queueModel{lq, kq} {
-		if m != nil && !m.seen {
+func (s *semaphores) partUnreadLocked(lq, kq *queue.Model) bool {
+	for _, m := range []*queue.Model{lq, kq} {
+		if m != nil && !m.Seen {
 			return true
 		}
 	}
@@ -428,14 +429,14 @@ func (s *semaphores) partUnreadLocked(lq, kq *queueModel) bool {
 
 // leaseNode is the lease name (sequence seq, 0 for Kazoo) as its record
 // r shows it, nil when unread.
-func leaseNode(name string, seq int32, r *nodeRec, sv *serverView) model.Node {
+func leaseNode(name string, seq int32, r *queue.Record, sv *queue.ServerView) model.Node {
 	n := model.Node{Name: name, Seq: seq}
-	if r != nil && r.fetched {
-		n.Session, n.Data, n.DataLen = r.session, r.data, r.dataLen
-		n.Ctime, n.Mtime, n.Version, n.Czxid = r.ctime, r.mtime, r.version, r.czxid
-		n.Since, n.SinceExact = r.ctime, true
+	if r != nil && r.Fetched {
+		n.Session, n.Data, n.DataLen = r.Session, r.Data, r.DataLen
+		n.Ctime, n.Mtime, n.Version, n.Czxid = r.Ctime, r.Mtime, r.Version, r.Czxid
+		n.Since, n.SinceExact = r.Ctime, true
 		if sv != nil {
-			n.Client = sv.clients[r.session]
+			n.Client = sv.Clients[r.Session]
 		}
 	}
 	return n
@@ -443,21 +444,21 @@ func leaseNode(name string, seq int32, r *nodeRec, sv *serverView) model.Node {
 
 // curatorLeases adds to parts the leases of a Curator semaphore's lease
 // dir lq, and the children that are none; current collects the leases.
-func (st *semState) curatorLeases(parts *semParts, lq *queueModel, sv *serverView, current map[string]bool) {
-	if lq.seen && !st.leasesSeen {
+func (st *semState) curatorLeases(parts *queue.SemParts, lq *queue.Model, sv *queue.ServerView, current map[string]bool) {
+	if lq.Seen && !st.leasesSeen {
 		st.leasesSeen = true
-		for _, k := range lq.kids {
+		for _, k := range lq.Kids {
 			st.initial[k] = true
 		}
 	}
-	for _, k := range lq.kids {
-		seq, ok := curatorLease(k)
+	for _, k := range lq.Kids {
+		seq, ok := queue.CuratorLease(k)
 		if !ok {
 			parts.NotLeases = append(parts.NotLeases, k)
 			continue
 		}
-		r := lq.nodes[k]
-		if r != nil && r.fetched && r.session == 0 {
+		r := lq.Nodes[k]
+		if r != nil && r.Fetched && r.Session == 0 {
 			parts.NotLeases = append(parts.NotLeases, k) // persistent: no lease
 			continue
 		}
@@ -473,13 +474,13 @@ func (st *semState) curatorLeases(parts *semParts, lq *queueModel, sv *serverVie
 // kazooLeases adds to parts the leases of a Kazoo semaphore, the
 // children of its parent qm, the children that are none, and the
 // parent's data.
-func (st *semState) kazooLeases(parts *semParts, qm *queueModel, sv *serverView) {
-	for _, k := range qm.order.Other {
+func (st *semState) kazooLeases(parts *queue.SemParts, qm *queue.Model, sv *queue.ServerView) {
+	for _, k := range qm.Order.Other {
 		r := st.leases[k]
 		if st.gone[k] {
 			continue // deleted before it could be read: told by no one
 		}
-		if !lockops.IsHex32(k) || r != nil && r.fetched && r.session == 0 {
+		if !lockops.IsHex32(k) || r != nil && r.Fetched && r.Session == 0 {
 			parts.NotLeases = append(parts.NotLeases, k) // no lease name, or persistent
 			continue
 		}
@@ -512,7 +513,7 @@ func (st *semState) forgetGone(current map[string]bool) {
 // else from this build. That is when the monitor saw the hold begin, as
 // a lock's handoff (Node.SinceExact): its release can then say how long
 // it held.
-func (st *semState) datePendedHolds(nodes []model.Node, lq *queueModel, now time.Time) {
+func (st *semState) datePendedHolds(nodes []model.Node, lq *queue.Model, now time.Time) {
 	defer func() { st.builtAt = now }()
 	for i := range nodes {
 		n := &nodes[i]
@@ -522,8 +523,8 @@ func (st *semState) datePendedHolds(nodes []model.Node, lq *queueModel, now time
 		start, ok := st.heldFrom[n.Name]
 		if !ok {
 			start = now
-			if lq != nil && lq.eventAt.After(st.builtAt) && lq.eventAt.Before(now) {
-				start = lq.eventAt
+			if lq != nil && lq.EventAt.After(st.builtAt) && lq.EventAt.Before(now) {
+				start = lq.EventAt
 			}
 			st.heldFrom[n.Name] = start
 		}

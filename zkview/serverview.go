@@ -11,20 +11,8 @@ import (
 	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/zkview/queue"
 )
-
-// serverView is one poll of every member's `cons` and `wchc`. Each member
-// knows only its own connections and watches, so the answers are merged.
-type serverView struct {
-	start, at time.Time // the poll began, ended
-	// ok: at least one member answered both words and none refused them.
-	ok       bool
-	clients  map[int64]string          // session -> client ip:port
-	known    map[int64]bool            // sessions whose watches are known
-	watches  map[int64]map[string]bool // session -> server paths watched
-	watchers map[string][]int64        // server path -> sessions watching
-	self     int64                     // the Watcher's own session: not a contender
-}
 
 // serverPoller polls the members' four-letter words for the Watcher w and
 // keeps w.sv, the server view, under w.mu.
@@ -113,19 +101,19 @@ func (p *serverPoller) poll() (took time.Duration) {
 		return took
 	}
 	sv, note := mergeServerView(replies)
-	sv.start, sv.at = start, w.cfg.Now()
-	sv.self = w.s.ID()
+	sv.Start, sv.At = start, w.cfg.Now()
+	sv.Self = w.s.ID()
 
 	w.mu.Lock()
 	defer w.kickPublish()
 	defer w.mu.Unlock()
-	wasOK := w.sv != nil && w.sv.ok
-	if note != w.svNote || sv.ok != wasOK {
+	wasOK := w.sv != nil && w.sv.OK
+	if note != w.svNote || sv.OK != wasOK {
 		text := note
 		if text == "" {
 			text = fmt.Sprintf("server view: %d members answered cons and wchc; links verified", len(replies))
 		}
-		w.emitLocked(model.Event{At: sv.at, Kind: model.EventInfo, Text: text})
+		w.emitLocked(model.Event{At: sv.At, Kind: model.EventInfo, Text: text})
 	}
 	p.narrateLinksLocked(w.sv, sv)
 	w.sv, w.svNote = sv, note
@@ -136,12 +124,12 @@ func (p *serverPoller) poll() (took time.Duration) {
 
 // mergeServerView merges the members' answers; note says what is missing
 // ("" when every member answered).
-func mergeServerView(replies []memberReply) (*serverView, string) {
-	sv := &serverView{
-		clients:  map[int64]string{},
-		known:    map[int64]bool{},
-		watches:  map[int64]map[string]bool{},
-		watchers: map[string][]int64{},
+func mergeServerView(replies []memberReply) (*queue.ServerView, string) {
+	sv := &queue.ServerView{
+		Clients:  map[int64]string{},
+		Known:    map[int64]bool{},
+		Watches:  map[int64]map[string]bool{},
+		Watchers: map[string][]int64{},
 	}
 	var refused, silent []string
 	answered := 0
@@ -157,26 +145,26 @@ func mergeServerView(replies []memberReply) (*serverView, string) {
 		answered++
 		clients := fourletter.ParseCons(r.cons)
 		for s, c := range clients {
-			sv.clients[s] = c
-			sv.known[s] = true
+			sv.Clients[s] = c
+			sv.Known[s] = true
 		}
 		for s, paths := range fourletter.ParseWchc(r.wchc) {
 			// A session is known where it is connected; a watch listed by
 			// a member it left a moment ago still counts as its watch.
-			m := sv.watches[s]
+			m := sv.Watches[s]
 			if m == nil {
 				m = map[string]bool{}
-				sv.watches[s] = m
+				sv.Watches[s] = m
 			}
 			for _, p := range paths {
 				if !m[p] {
 					m[p] = true
-					sv.watchers[p] = append(sv.watchers[p], s)
+					sv.Watchers[p] = append(sv.Watchers[p], s)
 				}
 			}
 		}
 	}
-	sv.ok = answered > 0 && len(refused) == 0
+	sv.OK = answered > 0 && len(refused) == 0
 	var notes []string
 	if len(refused) > 0 {
 		notes = append(notes, fmt.Sprintf("four-letter words cons/wchc are not allowed on %s (4lw.commands.whitelist): links are inferred, not verified",
@@ -194,28 +182,28 @@ func mergeServerView(replies []memberReply) (*serverView, string) {
 
 // narrateLinksLocked tells, for the demo, which waits the servers newly
 // confirm ("B's session watches A").
-func (p *serverPoller) narrateLinksLocked(old, sv *serverView) {
+func (p *serverPoller) narrateLinksLocked(old, sv *queue.ServerView) {
 	w := p.w
-	if !sv.ok {
+	if !sv.OK {
 		return
 	}
 	n := 0
 	for _, p := range w.sortedPaths {
 		qm := w.queues[p]
-		for _, e := range qm.order.Entries {
-			r := qm.nodes[e.Name]
+		for _, e := range qm.Order.Entries {
+			r := qm.Nodes[e.Name]
 			if r == nil || e.Watches == "" || e.Believes != lockops.RoleWaiting {
 				continue
 			}
-			wp := model.ChildPath(qm.abs, e.Watches)
-			if !sv.watches[r.session][wp] || (old != nil && old.ok && old.watches[r.session][wp]) {
+			wp := model.ChildPath(qm.Abs, e.Watches)
+			if !sv.Watches[r.Session][wp] || (old != nil && old.OK && old.Watches[r.Session][wp]) {
 				continue
 			}
-			if n++; n > maxEventsPerListing {
+			if n++; n > queue.MaxEventsPerListing {
 				return
 			}
-			w.emitLocked(model.Event{At: sv.at, Kind: model.EventInfo, Path: qm.path, Node: e.Name,
-				Text: fmt.Sprintf("%s: its session 0x%x has a watch on %s (wchc)", model.ShortName(e.Name), r.session, model.ShortName(e.Watches))})
+			w.emitLocked(model.Event{At: sv.At, Kind: model.EventInfo, Path: qm.Path, Node: e.Name,
+				Text: fmt.Sprintf("%s: its session 0x%x has a watch on %s (wchc)", model.ShortName(e.Name), r.Session, model.ShortName(e.Watches))})
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/zkview/queue"
 )
 
 func TestFindCycle(t *testing.T) {
@@ -25,7 +26,7 @@ func TestFindCycle(t *testing.T) {
 		{[][]int{{1, 2}, nil, {1}}, nil},
 	}
 	for _, tt := range tests {
-		if got := findCycle(tt.edges); !slices.Equal(got, tt.want) {
+		if got := queue.FindCycle(tt.edges); !slices.Equal(got, tt.want) {
 			t.Errorf("findCycle(%v) = %v, want %v", tt.edges, got, tt.want)
 		}
 	}

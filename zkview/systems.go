@@ -27,6 +27,7 @@ import (
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/systems"
 	"github.com/zklock/zklock/third_party/zk"
+	"github.com/zklock/zklock/zkview/queue"
 )
 
 const (
@@ -291,7 +292,7 @@ func annotate(q model.Queue, sr *sysRec, st *systemsState) model.Queue {
 		}
 	}
 	q.Warnings = ws
-	duplicateParticipants(&q) // judged again by the system's identities
+	queue.DuplicateParticipants(&q) // judged again by the system's identities
 	return q
 }
 

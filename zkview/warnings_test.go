@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/zkview/queue"
 )
 
 // TestWarningEventsOncePerIncident: a mixed queue whose nodes come and go
@@ -14,12 +15,12 @@ import (
 func TestWarningEventsOncePerIncident(t *testing.T) {
 	now := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
 	w := &Watcher{cfg: Config{Now: func() time.Time { return now }}}
-	qm := &queueModel{path: "/locks/a"}
+	qm := &queue.Model{Path: "/locks/a"}
 	step := func(ws ...model.Warning) []string {
 		w.pending = nil
-		nq := model.Queue{Path: qm.path, Warnings: ws}
+		nq := model.Queue{Path: qm.Path, Warnings: ws}
 		w.warningEventsLocked(qm, nq, now)
-		qm.built, qm.hasBuilt = nq, true
+		qm.Built, qm.HasBuilt = nq, true
 		var texts []string
 		for _, e := range w.pending {
 			texts = append(texts, e.Text)

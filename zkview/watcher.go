@@ -12,6 +12,7 @@ import (
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sessions"
 	"github.com/zklock/zklock/third_party/zk"
+	"github.com/zklock/zklock/zkview/queue"
 )
 
 // ErrClosed: the Watcher was closed.
@@ -60,7 +61,7 @@ type Watcher struct {
 
 	mu          sync.Mutex
 	paths       map[string]*pathWatch
-	queues      map[string]*queueModel
+	queues      map[string]*queue.Model
 	sortedPaths []string // queue paths, sorted
 	discovered  int      // intermediate nodes watched for discovery
 	capped      bool     // discovery stopped at a bound
@@ -71,7 +72,7 @@ type Watcher struct {
 	// synced is closed once the server of a new session has caught up
 	// (see syncNewSession); paths list only after it.
 	synced      chan struct{}
-	sv          *serverView
+	sv          *queue.ServerView
 	svNote      string
 	svEvery     time.Duration // the polls' spacing in force (pollSpacing)
 	pending     []model.Event
@@ -133,7 +134,7 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 		kick:     make(chan struct{}, 1),
 		refresh:  make(chan struct{}, 1),
 		paths:    map[string]*pathWatch{},
-		queues:   map[string]*queueModel{},
+		queues:   map[string]*queue.Model{},
 		resync:   make(chan struct{}),
 		synced:   closedChan(),
 		initDone: make(chan struct{}),
@@ -552,8 +553,8 @@ func (w *Watcher) readConnState() {
 			// with its parent's next listing (a revoke may have changed
 			// them while no watch was set).
 			for _, qm := range w.queues {
-				for _, r := range qm.nodes {
-					r.fetched = false
+				for _, r := range qm.Nodes {
+					r.Fetched = false
 				}
 			}
 			w.synced = make(chan struct{})

@@ -12,7 +12,7 @@
 // where a lock says holder and waiting. `ls --json` keeps "role"
 // holder/waiting (scripts rely on it) and says "type": "election".
 
-package zkview
+package queue
 
 import (
 	"slices"
@@ -27,23 +27,20 @@ import (
 // no child at all: an election nobody runs for now); else q.Type as it
 // is. A config name does not turn a read/write lock or a semaphore into
 // an election: the nodes on the wire win.
-func electionType(q *model.Queue, qm *queueModel) model.QueueType {
+func electionType(q *model.Queue, qm *Model) model.QueueType {
 	if q.State != model.PathPresent {
-		if qm.election {
+		if qm.Election {
 			return model.TypeElection
 		}
 		return q.Type
 	}
-	if len(qm.order.Entries) > 0 && !slices.ContainsFunc(qm.order.Entries, func(e lockops.Entry) bool { return !e.Latch }) {
+	if len(qm.Order.Entries) > 0 && !slices.ContainsFunc(qm.Order.Entries, func(e lockops.Entry) bool { return !e.Latch }) {
 		return model.TypeElection
 	}
 	switch {
-	case !qm.election:
+	case !qm.Election:
 	case q.Type == model.TypeMutex, q.Type == model.TypeUnknown && q.Nodes.Len() == 0 && len(q.Other) == 0:
 		return model.TypeElection
 	}
 	return q.Type
 }
-
-// isElection says whether the config names p an election.
-func (c Config) isElection(p string) bool { return slices.Contains(c.Elections, p) }

@@ -1,4 +1,4 @@
-package zkview
+package queue
 
 import (
 	"fmt"
@@ -9,17 +9,17 @@ import (
 	"github.com/zklock/zklock/model"
 )
 
-// nodeRec is what the model knows of one lock node: its stat and data,
+// Record is what the model knows of one lock node: its stat and data,
 // read once, and what the Watcher saw of its roles.
-type nodeRec struct {
-	fetched bool // stat and data read (false: the Get failed, read again later)
-	session int64
-	data    []byte
-	dataLen int32
-	ctime   time.Time
-	mtime   time.Time
-	version int32
-	czxid   int64
+type Record struct {
+	Fetched bool // stat and data read (false: the Get failed, read again later)
+	Session int64
+	Data    []byte
+	DataLen int32
+	Ctime   time.Time
+	Mtime   time.Time
+	Version int32
+	Czxid   int64
 
 	role     lockops.Role
 	believes lockops.Role
@@ -40,48 +40,51 @@ type nodeRec struct {
 	watchesSince time.Time // when watches took its value, as the Watcher saw
 }
 
-// queueModel is one lock parent. Guarded by Watcher.mu; changed only by
+// Model is one lock parent. Guarded by Watcher.mu; changed only by
 // its path's goroutine (apply, setState) and read by the builder.
-type queueModel struct {
-	path, abs string
-	state     model.PathState
+type Model struct {
+	Path, Abs string
+	State     model.PathState
 	err       string
-	seen      bool  // listed, or seen absent: later nodes are new ones
+	Seen      bool  // listed, or seen absent: later nodes are new ones
 	czxid     int64 // the listed parent's identity (0: not listed yet)
-	kids      []string
-	order     lockops.Ordering
-	nodes     map[string]*nodeRec // the lock nodes of order
-	listedAt  time.Time           // when the current listing was asked for
-	eventAt   time.Time           // when its watch last fired
+	Kids      []string
+	Order     lockops.Ordering
+	Nodes     map[string]*Record // the lock nodes of order
+	listedAt  time.Time          // when the current listing was asked for
+	EventAt   time.Time          // when its watch last fired
 	handoffs  []model.Handoff
 	depth     []model.DepthSample
 
-	built    model.Queue // the last immutable Queue handed out
-	hasBuilt bool
-	dirty    bool
-	// builtChanges: built is of the shape that changes can update
+	Built    model.Queue // the last immutable Queue handed out
+	HasBuilt bool
+	Dirty    bool
+	// BuiltChanges: built is of the shape that changes can update
 	// (buildQueueChanged); changed names the entries applyChange touched
 	// since, and relisted says a listing (or a reset) was merged since:
 	// the next build is a full one.
-	builtChanges bool
-	changed      []lockops.ParsedName
-	removed      []string // nodes applyChange removed since the last build
+	BuiltChanges bool
+	Changed      []lockops.ParsedName
+	Removed      []string // nodes applyChange removed since the last build
 	relisted     bool
 
-	// election: the config names this path an election (election.go).
-	election bool
-	// lone: the last listing's plain ephemeral lock node (ephemeral.go).
-	lone *loneNode
+	// Election: the config names this path an election (election.go).
+	Election bool
+	// Lone: the last listing's plain ephemeral lock node (ephemeral.go).
+	Lone *LoneNode
+
+	// emit tells the Watcher of a happening (called under its lock).
+	emit func(model.Event)
 }
 
-func newQueueModel(p, abs string) *queueModel {
-	return &queueModel{path: p, abs: abs, nodes: map[string]*nodeRec{}, dirty: true}
+func New(p, abs string, emit func(model.Event)) *Model {
+	return &Model{Path: p, Abs: abs, Nodes: map[string]*Record{}, Dirty: true, emit: emit}
 }
 
-// checkIdentity forgets every node of a parent that was deleted and
+// CheckIdentity forgets every node of a parent that was deleted and
 // created again since the last listing: the new parent's nodes may carry
 // the old names (its counter restarts at 0) but not their owners or data.
-func (q *queueModel) checkIdentity(w *Watcher, czxid int64, now time.Time) {
+func (q *Model) CheckIdentity(czxid int64, now time.Time) {
 	if czxid == 0 {
 		return
 	}
@@ -90,17 +93,17 @@ func (q *queueModel) checkIdentity(w *Watcher, czxid int64, now time.Time) {
 	if prev == 0 || prev == czxid {
 		return
 	}
-	q.kids, q.order, q.nodes = nil, lockops.Ordering{}, map[string]*nodeRec{}
-	q.dirty, q.relisted = true, true
-	w.emitLocked(model.Event{At: now, Kind: model.EventPath, Path: q.path,
-		Text: fmt.Sprintf("%s was deleted and created again: reading its nodes afresh", model.SanitizeString(q.path, 0))})
+	q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, map[string]*Record{}
+	q.Dirty, q.relisted = true, true
+	q.emit(model.Event{At: now, Kind: model.EventPath, Path: q.Path,
+		Text: fmt.Sprintf("%s was deleted and created again: reading its nodes afresh", model.SanitizeString(q.Path, 0))})
 }
 
-// needFetch names the lock nodes of kids whose stat and data are unknown.
-func (q *queueModel) needFetch(kids []string) []string {
+// NeedFetch names the lock nodes of kids whose stat and data are unknown.
+func (q *Model) NeedFetch(kids []string) []string {
 	var need []string
 	for _, k := range kids {
-		if r, ok := q.nodes[k]; ok && r.fetched {
+		if r, ok := q.Nodes[k]; ok && r.Fetched {
 			continue
 		}
 		if _, ok := lockops.ParseName(k); ok {
@@ -110,25 +113,25 @@ func (q *queueModel) needFetch(kids []string) []string {
 	return need
 }
 
-// setState records that the parent could not be listed. Absent and NoAuth
+// SetState records that the parent could not be listed. Absent and NoAuth
 // empty the queue: nothing in it can be known.
-func (q *queueModel) setState(w *Watcher, st model.PathState, msg string, now time.Time) {
-	if q.state == st && q.err == msg {
+func (q *Model) SetState(st model.PathState, msg string, now time.Time) {
+	if q.State == st && q.err == msg {
 		return
 	}
-	prev := q.state
-	q.state, q.err = st, msg
-	q.dirty, q.relisted = true, true
+	prev := q.State
+	q.State, q.err = st, msg
+	q.Dirty, q.relisted = true, true
 	if st == model.PathAbsent || st == model.PathNoAuth {
 		if st == model.PathAbsent {
-			q.seen = true
+			q.Seen = true
 		}
-		q.kids, q.order, q.nodes = nil, lockops.Ordering{}, map[string]*nodeRec{}
+		q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, map[string]*Record{}
 		q.czxid = 0 // the parent that comes back is a new one: no second notice
 		q.sampleDepth(now, 0)
 	}
-	ev := model.Event{At: now, Kind: model.EventPath, Path: q.path}
-	name := model.SanitizeString(q.path, 0)
+	ev := model.Event{At: now, Kind: model.EventPath, Path: q.Path}
+	name := model.SanitizeString(q.Path, 0)
 	switch st {
 	case model.PathAbsent:
 		if prev == model.PathPresent {
@@ -143,27 +146,27 @@ func (q *queueModel) setState(w *Watcher, st model.PathState, msg string, now ti
 	default:
 		return
 	}
-	w.emitLocked(ev)
+	q.emit(ev)
 }
 
-// apply merges one listing: kids as listed (issued when asked for, done
+// Apply merges one listing: kids as listed (issued when asked for, done
 // when read and the new nodes fetched; evAt when the event that asked for
 // it came) and the new nodes' reads.
-func (q *queueModel) apply(w *Watcher, kids []string, got []fetched, issued, done, evAt time.Time) {
+func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time) {
 	gotBy, cur := withoutGone(kids, got)
-	initial := !q.seen
-	if q.state != model.PathPresent && !initial {
-		w.emitLocked(model.Event{At: done, Kind: model.EventPath, Path: q.path,
-			Text: fmt.Sprintf("%s appeared", model.SanitizeString(q.path, 0))})
+	initial := !q.Seen
+	if q.State != model.PathPresent && !initial {
+		q.emit(model.Event{At: done, Kind: model.EventPath, Path: q.Path,
+			Text: fmt.Sprintf("%s appeared", model.SanitizeString(q.Path, 0))})
 	}
 
-	prev := q.order
+	prev := q.Order
 	order := lockops.Order(cur)
-	m := listingMerge{path: q.path, initial: initial, done: done, evAt: evAt}
+	m := listingMerge{path: q.Path, initial: initial, done: done, evAt: evAt}
 	m.departed, m.prevByName = departures(prev, order)
-	nodes := make(map[string]*nodeRec, len(order.Entries))
+	nodes := make(map[string]*Record, len(order.Entries))
 	for _, e := range order.Entries {
-		r, existed := q.nodes[e.Name]
+		r, existed := q.Nodes[e.Name]
 		r = withFetched(r, existed, gotBy[e.Name])
 		nodes[e.Name] = r
 		m.date(e, r, existed)
@@ -179,28 +182,28 @@ func (q *queueModel) apply(w *Watcher, kids []string, got []fetched, issued, don
 		m.created[i].Believes, m.created[i].Watches = r.believes, r.watches
 	}
 
-	q.tellListing(w, &m, prev, order)
+	q.tellListing(&m, prev, order)
 	q.keepHandoffs(m.handoffs)
-	q.kids, q.order, q.nodes = cur, order, nodes
+	q.Kids, q.Order, q.Nodes = cur, order, nodes
 	q.relisted = true
-	q.listedAt, q.seen = issued, true
-	q.state, q.err = model.PathPresent, ""
+	q.listedAt, q.Seen = issued, true
+	q.State, q.err = model.PathPresent, ""
 	q.sampleDepth(done, len(order.Entries))
-	q.dirty = true
+	q.Dirty = true
 }
 
 // withoutGone indexes the new nodes' reads by name and returns kids
 // without the nodes found deleted since the listing.
-func withoutGone(kids []string, got []fetched) (map[string]fetched, []string) {
-	gotBy := make(map[string]fetched, len(got))
+func withoutGone(kids []string, got []Fetched) (map[string]Fetched, []string) {
+	gotBy := make(map[string]Fetched, len(got))
 	for _, f := range got {
-		gotBy[f.name] = f
+		gotBy[f.Name] = f
 	}
 	cur := kids
 	if len(got) > 0 {
 		cur = make([]string, 0, len(kids))
 		for _, k := range kids {
-			if !gotBy[k].gone {
+			if !gotBy[k].Gone {
 				cur = append(cur, k)
 			}
 		}
@@ -231,19 +234,19 @@ func departures(prev, order lockops.Ordering) ([]lockops.Entry, map[string]locko
 // withFetched is the record of a node of the listing: the model's (r,
 // when it existed), completed by its read f when it was unknown until
 // now, or the read itself for a new node.
-func withFetched(r *nodeRec, existed bool, f fetched) *nodeRec {
+func withFetched(r *Record, existed bool, f Fetched) *Record {
 	switch {
-	case existed && !r.fetched && f.rec != nil:
-		r.fetched, r.session, r.data, r.dataLen = true, f.rec.session, f.rec.data, f.rec.dataLen
-		r.ctime, r.mtime, r.version, r.czxid = f.rec.ctime, f.rec.mtime, f.rec.version, f.rec.czxid
+	case existed && !r.Fetched && f.Rec != nil:
+		r.Fetched, r.Session, r.Data, r.DataLen = true, f.Rec.Session, f.Rec.Data, f.Rec.DataLen
+		r.Ctime, r.Mtime, r.Version, r.Czxid = f.Rec.Ctime, f.Rec.Mtime, f.Rec.Version, f.Rec.Czxid
 		if r.role == lockops.RoleWaiting {
-			r.since, r.exact = r.ctime, true
+			r.since, r.exact = r.Ctime, true
 		}
 	case !existed:
-		if f.rec != nil {
-			r = f.rec
+		if f.Rec != nil {
+			r = f.Rec
 		} else {
-			r = &nodeRec{}
+			r = &Record{}
 		}
 	}
 	return r
@@ -264,21 +267,21 @@ type listingMerge struct {
 // date sets since for r, the record of e, from what changed since the
 // previous listing (existed: r was in it): a node new in a queue seen
 // for the first time, a node created since, or one whose role changed.
-func (m *listingMerge) date(e lockops.Entry, r *nodeRec, existed bool) {
+func (m *listingMerge) date(e lockops.Entry, r *Record, existed bool) {
 	done, evAt := m.done, m.evAt
 	switch {
 	case !existed && m.initial:
 		// Seen for the first time in a queue seen for the first time:
 		// a holder has held at least since now.
 		r.since, r.exact = done, false
-		if e.Role == lockops.RoleWaiting && r.fetched {
-			r.since, r.exact = r.ctime, true
+		if e.Role == lockops.RoleWaiting && r.Fetched {
+			r.since, r.exact = r.Ctime, true
 		}
 	case !existed:
 		m.created = append(m.created, e)
-		r.since, r.exact = done, r.fetched
-		if r.fetched && r.ctime.Before(done) {
-			r.since = r.ctime
+		r.since, r.exact = done, r.Fetched
+		if r.Fetched && r.Ctime.Before(done) {
+			r.since = r.Ctime
 		}
 		if e.Role == lockops.RoleHolder {
 			if from := releasedBefore(e, m.prevByName[e.Name].Predecessor, m.departed); from != "" {
@@ -301,9 +304,9 @@ func (m *listingMerge) date(e lockops.Entry, r *nodeRec, existed bool) {
 // tellListing tells on the event log what a merged listing changed from
 // prev to order: the changes, or, for the queue's first listing, what it
 // holds.
-func (q *queueModel) tellListing(w *Watcher, m *listingMerge, prev, order lockops.Ordering) {
+func (q *Model) tellListing(m *listingMerge, prev, order lockops.Ordering) {
 	if !m.initial {
-		q.emitChanges(w, m.done, m.created, m.departed, func(d lockops.Entry) []string { return wakersIn(prev, prev.Index(d.Name)) }, m.handoffs)
+		q.emitChanges(m.done, m.created, m.departed, func(d lockops.Entry) []string { return wakersIn(prev, prev.Index(d.Name)) }, m.handoffs)
 		return
 	}
 	holder := "no holder"
@@ -313,13 +316,13 @@ func (q *queueModel) tellListing(w *Watcher, m *listingMerge, prev, order lockop
 			holder += fmt.Sprintf(" and %d more", len(h)-1)
 		}
 	}
-	w.emitLocked(model.Event{At: m.done, Kind: model.EventInfo, Path: q.path,
-		Text: fmt.Sprintf("listed %s: %d lock nodes, %s", model.SanitizeString(q.path, 0), len(order.Entries), holder)})
+	q.emit(model.Event{At: m.done, Kind: model.EventInfo, Path: q.Path,
+		Text: fmt.Sprintf("listed %s: %d lock nodes, %s", model.SanitizeString(q.Path, 0), len(order.Entries), holder)})
 }
 
 // keepHandoffs adds a listing's handoffs to the queue's, the newest
 // maxHandoffs kept.
-func (q *queueModel) keepHandoffs(handoffs []model.Handoff) {
+func (q *Model) keepHandoffs(handoffs []model.Handoff) {
 	for _, h := range handoffs {
 		q.handoffs = append(q.handoffs, h)
 	}
@@ -332,7 +335,7 @@ func (q *queueModel) keepHandoffs(handoffs []model.Handoff) {
 // it: the replay on this list (Entry.Believes, Entry.Watches), except
 // that a node once seen believing it holds keeps holding. first: the node
 // is in the queue's first listing, with no history.
-func (r *nodeRec) believe(e lockops.Entry, first bool) (lockops.Role, string) {
+func (r *Record) believe(e lockops.Entry, first bool) (lockops.Role, string) {
 	if e.Believes == lockops.RoleHolder {
 		r.believedHolder, r.holdUnknown = true, false
 	} else if first && e.Role == lockops.RoleHolder {
@@ -375,13 +378,13 @@ func releasedBefore(e lockops.Entry, wasPred string, departed []lockops.Entry) s
 
 // emitChanges tells what one listing changed, node by node while that
 // stays readable, as a summary beyond maxEventsPerListing.
-func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []lockops.Entry, wakers func(lockops.Entry) []string, handoffs []model.Handoff) {
-	if len(created)+len(departed) > maxEventsPerListing {
-		w.emitLocked(model.Event{At: at, Kind: model.EventInfo, Path: q.path,
-			Text: fmt.Sprintf("%s: %d nodes created, %d deleted", model.SanitizeString(q.path, 0), len(created), len(departed))})
+func (q *Model) emitChanges(at time.Time, created, departed []lockops.Entry, wakers func(lockops.Entry) []string, handoffs []model.Handoff) {
+	if len(created)+len(departed) > MaxEventsPerListing {
+		q.emit(model.Event{At: at, Kind: model.EventInfo, Path: q.Path,
+			Text: fmt.Sprintf("%s: %d nodes created, %d deleted", model.SanitizeString(q.Path, 0), len(created), len(departed))})
 	} else {
 		for _, d := range departed {
-			w.emitLocked(model.Event{At: at, Kind: model.EventDeleted, Path: q.path, Node: d.Name, Text: q.deletedText(d, wakers(d), at)})
+			q.emit(model.Event{At: at, Kind: model.EventDeleted, Path: q.Path, Node: d.Name, Text: q.deletedText(d, wakers(d), at)})
 		}
 	}
 	for _, h := range handoffs {
@@ -391,9 +394,9 @@ func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []l
 			// from an expired session or a force-release.
 			text = fmt.Sprintf("%s gone → %s holds after %s", model.ShortName(h.From), model.ShortName(h.To), model.GapText(h.Gap))
 		}
-		w.emitLocked(model.Event{At: at, Kind: model.EventHandoff, Path: q.path, Node: h.To, Text: text})
+		q.emit(model.Event{At: at, Kind: model.EventHandoff, Path: q.Path, Node: h.To, Text: text})
 	}
-	if len(created)+len(departed) > maxEventsPerListing {
+	if len(created)+len(departed) > MaxEventsPerListing {
 		return
 	}
 	for _, e := range created {
@@ -406,14 +409,14 @@ func (q *queueModel) emitChanges(w *Watcher, at time.Time, created, departed []l
 		default:
 			text = fmt.Sprintf("%s created (%s %s): waits", model.ShortName(e.Name), e.Recipe, e.Kind)
 		}
-		w.emitLocked(model.Event{At: at, Kind: model.EventCreated, Path: q.path, Node: e.Name, Text: text})
+		q.emit(model.Event{At: at, Kind: model.EventCreated, Path: q.Path, Node: e.Name, Text: text})
 	}
 }
 
-func (q *queueModel) deletedText(d lockops.Entry, wakers []string, at time.Time) string {
+func (q *Model) deletedText(d lockops.Entry, wakers []string, at time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s deleted", model.ShortName(d.Name))
-	if r, ok := q.nodes[d.Name]; ok {
+	if r, ok := q.Nodes[d.Name]; ok {
 		if d.Role == lockops.RoleHolder {
 			bound := ""
 			if !r.exact {
@@ -454,7 +457,7 @@ func wakersIn(prev lockops.Ordering, i int) []string {
 }
 
 // sampleDepth keeps the largest depth of each second.
-func (q *queueModel) sampleDepth(at time.Time, depth int) {
+func (q *Model) sampleDepth(at time.Time, depth int) {
 	sec := at.Truncate(time.Second)
 	if n := len(q.depth); n > 0 && q.depth[n-1].At.Equal(sec) {
 		q.depth[n-1].Depth = max(q.depth[n-1].Depth, depth)
@@ -464,4 +467,11 @@ func (q *queueModel) sampleDepth(at time.Time, depth int) {
 	if over := len(q.depth) - depthSamples; over > 0 {
 		q.depth = append([]model.DepthSample(nil), q.depth[over:]...)
 	}
+}
+
+// Fetched is one Get's outcome for a new node.
+type Fetched struct {
+	Name string
+	Rec  *Record // nil when the node was gone or the read failed
+	Gone bool    // deleted since the listing
 }

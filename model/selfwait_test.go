@@ -1,4 +1,4 @@
-package zkview
+package model_test
 
 import (
 	"math/rand/v2"

@@ -36,7 +36,7 @@
 // inferred). Nodes that do not live directly under P carry their parent
 // in Node.Parent.
 
-package zkview
+package queue
 
 import (
 	"fmt"
@@ -49,17 +49,17 @@ import (
 	"github.com/zklock/zklock/model"
 )
 
-// semKind is which semaphore recipe a parent holds.
-type semKind int
+// SemKind is which semaphore recipe a parent holds.
+type SemKind int
 
 const (
-	semNone semKind = iota
-	semCurator
-	semKazoo
+	SemNone SemKind = iota
+	SemCurator
+	SemKazoo
 )
 
-func (k semKind) recipe() lockops.Recipe {
-	if k == semKazoo {
+func (k SemKind) recipe() lockops.Recipe {
+	if k == SemKazoo {
 		return lockops.RecipeKazoo
 	}
 	return lockops.RecipeCurator
@@ -71,16 +71,16 @@ const (
 	curatorLeasesDir = "leases"
 	curatorLocksDir  = "locks"
 	curatorLeaseMark = "lease-"
-	kazooLockSuffix  = "-__lock__"
+	KazooLockSuffix  = "-__lock__"
 )
 
-// semaphoreKind says which semaphore recipe a parent's children show:
+// SemaphoreKind says which semaphore recipe a parent's children show:
 // Curator's when they are "leases" (and "locks") and nothing else, Kazoo's
 // when every child is a 32-hex lease name; semNone otherwise (an empty
 // parent tells no recipe).
-func semaphoreKind(kids []string) semKind {
+func SemaphoreKind(kids []string) SemKind {
 	if len(kids) == 0 {
-		return semNone
+		return SemNone
 	}
 	curator, kazoo, leases := true, true, false
 	for _, k := range kids {
@@ -92,22 +92,22 @@ func semaphoreKind(kids []string) semKind {
 		case lockops.IsHex32(k):
 			curator = false
 		default:
-			return semNone
+			return SemNone
 		}
 	}
 	switch {
 	case curator && leases:
-		return semCurator
+		return SemCurator
 	case kazoo:
-		return semKazoo
+		return SemKazoo
 	}
-	return semNone
+	return SemNone
 }
 
-// curatorLease reads a Curator lease node's name, "_c_<uuid>-lease-<seq>"
+// CuratorLease reads a Curator lease node's name, "_c_<uuid>-lease-<seq>"
 // (Curator always protects it) or an unprotected "lease-<seq>", and
 // returns its sequence.
-func curatorLease(name string) (int32, bool) {
+func CuratorLease(name string) (int32, bool) {
 	n, ok := lockops.ParseName(name)
 	if !ok {
 		return 0, false
@@ -124,22 +124,22 @@ func curatorLease(name string) (int32, bool) {
 	return 0, false
 }
 
-// semaphoreDirs are where a semaphore's leases and its admission lock
+// SemaphoreDirs are where a semaphore's leases and its admission lock
 // live: P/leases and P/locks (Curator), P and P-__lock__ (Kazoo).
-func semaphoreDirs(p string, k semKind) (leaseDir, lockDir string) {
-	if k == semKazoo {
-		return p, p + kazooLockSuffix
+func SemaphoreDirs(p string, k SemKind) (leaseDir, lockDir string) {
+	if k == SemKazoo {
+		return p, p + KazooLockSuffix
 	}
 	return model.ChildPath(p, curatorLeasesDir), model.ChildPath(p, curatorLocksDir)
 }
 
-// semaphoreAux are the paths watched beside P for a semaphore of kind k
+// SemaphoreAux are the paths watched beside P for a semaphore of kind k
 // whose children are kids: Curator's leases and locks (those present),
 // Kazoo's lock sibling.
-func semaphoreAux(p string, k semKind, kids []string) []string {
-	leaseDir, lockDir := semaphoreDirs(p, k)
+func SemaphoreAux(p string, k SemKind, kids []string) []string {
+	leaseDir, lockDir := SemaphoreDirs(p, k)
 	switch k {
-	case semCurator:
+	case SemCurator:
 		var aux []string
 		if slices.Contains(kids, curatorLeasesDir) {
 			aux = append(aux, leaseDir)
@@ -148,7 +148,7 @@ func semaphoreAux(p string, k semKind, kids []string) []string {
 			aux = append(aux, lockDir)
 		}
 		return aux
-	case semKazoo:
+	case SemKazoo:
 		return []string{lockDir}
 	}
 	return nil
@@ -163,11 +163,11 @@ func parseLimit(data []byte) (int, bool) {
 	return n, true
 }
 
-// semParts is what composeSemaphore reads: one semaphore's parts as the
+// SemParts is what composeSemaphore reads: one semaphore's parts as the
 // model holds them.
-type semParts struct {
+type SemParts struct {
 	Path   string
-	Kind   semKind
+	Kind   SemKind
 	Leases []model.Node // every lease node, any order, with owner, data, Ctime, Since
 	// NotLeases are children of the lease dir that no lease grammar reads.
 	NotLeases []string
@@ -179,8 +179,8 @@ type semParts struct {
 	ParentData []byte
 }
 
-// semResult is a composed semaphore.
-type semResult struct {
+// SemResult is a composed semaphore.
+type SemResult struct {
 	Nodes       []model.Node
 	Other       []string
 	Warnings    []model.Warning
@@ -190,16 +190,16 @@ type semResult struct {
 	Pending string
 }
 
-// composeSemaphore composes a semaphore's Queue fields from its parts:
+// ComposeSemaphore composes a semaphore's Queue fields from its parts:
 // holders first, then waiters in the order they will be served (see the
 // file comment), the limit and where it comes from, and the warnings: the
 // admission lock's own (missing-watch, herd, deadlock...) and over-limit
 // when more leases hold than a known limit allows.
-func composeSemaphore(in semParts) semResult {
+func ComposeSemaphore(in SemParts) SemResult {
 	// Nodes is never nil, as buildQueue's: a snapshot's empty queue reads
 	// back from a recording as the same empty list.
-	res := semResult{Nodes: []model.Node{}}
-	leaseDir, lockDir := semaphoreDirs(in.Path, in.Kind)
+	res := SemResult{Nodes: []model.Node{}}
+	leaseDir, lockDir := SemaphoreDirs(in.Path, in.Kind)
 	leases := sortedLeases(in.Kind, in.Leases)
 	admitted := admittedIn(in.Lock) // the admission lock's holder: next to take a lease
 	res.Limit, res.LimitSource = statedLimit(in)
@@ -218,9 +218,9 @@ func composeSemaphore(in semParts) semResult {
 
 // sortedLeases is a copy of leases in the order they were taken:
 // Curator's by sequence, Kazoo's by creation time.
-func sortedLeases(kind semKind, in []model.Node) []model.Node {
+func sortedLeases(kind SemKind, in []model.Node) []model.Node {
 	leases := slices.Clone(in)
-	if kind == semCurator {
+	if kind == SemCurator {
 		slices.SortStableFunc(leases, func(a, b model.Node) int {
 			switch {
 			case a.Seq == b.Seq:
@@ -253,11 +253,11 @@ func admittedIn(lock model.Queue) *model.Node {
 
 // statedLimit is the limit the config or Kazoo's parent data states, and
 // where it comes from; 0 when neither does.
-func statedLimit(in semParts) (int, string) {
+func statedLimit(in SemParts) (int, string) {
 	switch {
 	case in.Limit > 0:
 		return in.Limit, model.LimitFromConfig
-	case in.Kind == semKazoo:
+	case in.Kind == SemKazoo:
 		if n, ok := parseLimit(in.ParentData); ok {
 			return n, model.LimitFromData
 		}
@@ -269,9 +269,9 @@ func statedLimit(in semParts) (int, string) {
 // lease beyond the limit, which waits with it, -1 when none: its newest
 // lease (it creates one per acquire, while holding the lock, so no other
 // lease can be newer). With no known limit, such a lease deduces one.
-func pendingLease(kind semKind, leases []model.Node, admitted *model.Node, res *semResult) int {
+func pendingLease(kind SemKind, leases []model.Node, admitted *model.Node, res *SemResult) int {
 	pending := -1
-	if kind != semCurator || admitted == nil || admitted.Session == 0 {
+	if kind != SemCurator || admitted == nil || admitted.Session == 0 {
 		return pending
 	}
 	for i := range leases {
@@ -292,7 +292,7 @@ func pendingLease(kind semKind, leases []model.Node, admitted *model.Node, res *
 }
 
 // parentOf is the Parent of a node in dir: "" for the semaphore's path.
-func (in semParts) parentOf(dir string) string {
+func (in SemParts) parentOf(dir string) string {
 	if dir == in.Path {
 		return ""
 	}
@@ -307,7 +307,7 @@ func waitLease(n *model.Node, leaseDir string) {
 
 // addLeases adds the leases, holding, then the pending one (index
 // pending, -1 when none), waiting; it returns the holders' names.
-func (res *semResult) addLeases(in semParts, leaseDir string, leases []model.Node, pending int) []string {
+func (res *SemResult) addLeases(in SemParts, leaseDir string, leases []model.Node, pending int) []string {
 	var holders []string
 	for i, l := range leases {
 		if i == pending {
@@ -334,8 +334,8 @@ func (res *semResult) addLeases(in semParts, leaseDir string, leases []model.Nod
 
 // addLockNodes adds the admission lock's contenders, each waiting for a
 // lease; the admitted one waits on the lease dir.
-func (res *semResult) addLockNodes(in semParts, lockDir string, admitted *model.Node) {
-	leaseDir, _ := semaphoreDirs(in.Path, in.Kind)
+func (res *SemResult) addLockNodes(in SemParts, lockDir string, admitted *model.Node) {
+	leaseDir, _ := SemaphoreDirs(in.Path, in.Kind)
 	for _, l := range in.Lock.Nodes.All() {
 		n := *l // a copy: the lock's nodes are published as they are
 		n.Parent = in.parentOf(lockDir)
@@ -353,7 +353,7 @@ func (res *semResult) addLockNodes(in semParts, lockDir string, admitted *model.
 
 // addWarnings adds over-limit when more leases hold than the limit
 // allows, and the admission lock's own warnings but stale.
-func (res *semResult) addWarnings(in semParts, holders []string) {
+func (res *SemResult) addWarnings(in SemParts, holders []string) {
 	if res.Limit > 0 && len(holders) > res.Limit {
 		res.Warnings = append(res.Warnings, model.Warning{Code: model.WarnOverLimit, Nodes: holders,
 			Message: fmt.Sprintf("%d leases held at once, limit %d (%s): %s", len(holders), res.Limit,
@@ -379,10 +379,10 @@ func limitWords(src string) string {
 	return "unknown"
 }
 
-// semaphoreEvents tells what changed between two builds of a semaphore,
+// SemaphoreEvents tells what changed between two builds of a semaphore,
 // in the order it happened: leases returned, then leases taken and
 // leases that wait. old is nil for the first build.
-func semaphoreEvents(old *model.Queue, cur model.Queue, at time.Time) []model.Event {
+func SemaphoreEvents(old *model.Queue, cur model.Queue, at time.Time) []model.Event {
 	if cur.State != model.PathPresent {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package zkview
+package queue
 
 import (
 	"slices"
@@ -8,7 +8,7 @@ import (
 	"github.com/zklock/zklock/model"
 )
 
-// buildQueueChanged builds qm's Queue from the one built last, when only
+// BuildChanged builds qm's Queue from the one built last, when only
 // the changes applied since (applyChange, which names the entries it
 // touched in qm.changed) separate them: every other node is copied as it
 // was. ok is false when the queue must be built in full (buildQueue):
@@ -21,19 +21,19 @@ import (
 // holders, no mixed recipes, no watch cycle by the recipes' rules;
 // missing watches and herds need the servers' watches), so only the nodes
 // and those two change.
-func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (model.Queue, bool) {
-	prev := &qm.built
-	if !qm.hasBuilt || !qm.builtChanges || qm.relisted || qm.lone != nil || len(qm.order.Other) > 0 ||
-		prev.State != model.PathPresent || qm.state != model.PathPresent {
+func BuildChanged(qm *Model, stale bool, staleSince time.Time) (model.Queue, bool) {
+	prev := &qm.Built
+	if !qm.HasBuilt || !qm.BuiltChanges || qm.relisted || qm.Lone != nil || len(qm.Order.Other) > 0 ||
+		prev.State != model.PathPresent || qm.State != model.PathPresent {
 		return model.Queue{}, false
 	}
-	changed := qm.changed
+	changed := qm.Changed
 	slices.SortFunc(changed, lockops.ChangeOrder)
 	changed = slices.CompactFunc(changed, func(a, b lockops.ParsedName) bool { return a.Name == b.Name })
 
 	q := model.Queue{
-		Path:     qm.path,
-		State:    qm.state,
+		Path:     qm.Path,
+		State:    qm.State,
 		Err:      qm.err,
 		Type:     prev.Type,
 		Handoffs: slices.Clone(qm.handoffs),
@@ -41,21 +41,21 @@ func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (model.
 		ListedAt: qm.listedAt,
 	}
 	fresh := func(e *lockops.Entry) (model.Node, bool) {
-		be := believedEntry(qm, *e, qm.nodes[e.Name], nil)
+		be := believedEntry(qm, *e, qm.Nodes[e.Name], nil)
 		if be.Believes != be.Role || be.Watches != be.Predecessor {
 			return model.Node{}, false // it leaves the shape
 		}
-		return nodeOf(qm, be, qm.nodes[e.Name], nil), true
+		return nodeOf(qm, be, qm.Nodes[e.Name], nil), true
 	}
-	entries := qm.order.Entries
+	entries := qm.Order.Entries
 	prevN := prev.Nodes.Len()
-	if m := len(entries); len(changed) == 0 && len(qm.removed) > 0 && m > 0 && m < prevN &&
+	if m := len(entries); len(changed) == 0 && len(qm.Removed) > 0 && m > 0 && m < prevN &&
 		prev.Nodes.At(m-1).Name == entries[m-1].Name {
 		// Nodes left from the tail, nothing else (the entries are prev's
 		// first m, in order): prev's nodes up to there.
 		q.Nodes = prev.Nodes.Prefix(m)
 		q.Warnings = model.SelfWaitLeft(prev, &q, m)
-	} else if n := prevN; len(qm.removed) == 0 && len(entries) > n && n > 0 &&
+	} else if n := prevN; len(qm.Removed) == 0 && len(entries) > n && n > 0 &&
 		(len(changed) == 0 || changed[0].Seq > prev.Nodes.At(n-1).Seq) {
 		// Nodes joined at the tail, nothing else: the new nodes go after
 		// the last build's, in its last chunk while it has room (prev's
@@ -77,29 +77,29 @@ func buildQueueChanged(qm *queueModel, stale bool, staleSince time.Time) (model.
 			return model.Queue{}, false
 		}
 		q.Nodes = nodes
-		if ws, ok := model.SelfWaitMerged(prev, &q, qm.removed); ok {
+		if ws, ok := model.SelfWaitMerged(prev, &q, qm.Removed); ok {
 			q.Warnings = ws
 		} else if sw, ok := model.SelfWaitWarning(&q); ok {
 			q.Warnings = append(q.Warnings, sw)
 		}
 	}
-	qm.removed = qm.removed[:0]
-	if stale && qm.seen {
+	qm.Removed = qm.Removed[:0]
+	if stale && qm.Seen {
 		q.Warnings = append(q.Warnings, staleWarning(staleSince))
 	}
 	q.Type = electionType(&q, qm)
-	duplicateParticipants(&q) // elections only: O(nodes) on a change
+	DuplicateParticipants(&q) // elections only: O(nodes) on a change
 	return q, true
 }
 
-// changeShaped: q, just built in full from qm without a server view, is
+// ChangeShaped: q, just built in full from qm without a server view, is
 // of the shape buildQueueChanged can update: lockops.Ordering.Change's
 // (one recipe's mutex nodes, nothing else among the children), every
 // node believing what its role says, and no warning but stale or
 // self-wait.
-func changeShaped(qm *queueModel, q *model.Queue) bool {
+func ChangeShaped(qm *Model, q *model.Queue) bool {
 	qm.relisted = false
-	if q.State != model.PathPresent || q.Nodes.Len() == 0 || len(q.Other) > 0 || qm.lone != nil {
+	if q.State != model.PathPresent || q.Nodes.Len() == 0 || len(q.Other) > 0 || qm.Lone != nil {
 		return false
 	}
 	for _, w := range q.Warnings {
@@ -113,8 +113,8 @@ func changeShaped(qm *queueModel, q *model.Queue) bool {
 			return false
 		}
 	}
-	for i := range qm.order.Entries {
-		if qm.order.Entries[i].Latch {
+	for i := range qm.Order.Entries {
+		if qm.Order.Entries[i].Latch {
 			return false
 		}
 	}

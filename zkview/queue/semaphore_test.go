@@ -1,4 +1,4 @@
-package zkview
+package queue
 
 import (
 	"fmt"
@@ -16,22 +16,22 @@ func TestSemaphoreKind(t *testing.T) {
 	digitsTail := "abcdefabcdefabcdefabcd0123456789" // 32 hex ending in ten digits
 	for _, tt := range []struct {
 		kids []string
-		want semKind
+		want SemKind
 	}{
-		{nil, semNone},
-		{[]string{"leases", "locks"}, semCurator},
-		{[]string{"leases"}, semCurator},
-		{[]string{"locks"}, semNone}, // a mutex parent's parent named locks
-		{[]string{"leases", "locks", "other"}, semNone},
-		{[]string{hex}, semKazoo},
-		{[]string{hex, digitsTail}, semKazoo},
-		{[]string{hex, "leases"}, semNone},
-		{[]string{hex + "__lock__0000000001"}, semNone},
-		{[]string{hex, "lock-0000000001"}, semNone},
-		{[]string{strings.ToUpper(hex)}, semNone},
-		{[]string{hex[:31]}, semNone},
+		{nil, SemNone},
+		{[]string{"leases", "locks"}, SemCurator},
+		{[]string{"leases"}, SemCurator},
+		{[]string{"locks"}, SemNone}, // a mutex parent's parent named locks
+		{[]string{"leases", "locks", "other"}, SemNone},
+		{[]string{hex}, SemKazoo},
+		{[]string{hex, digitsTail}, SemKazoo},
+		{[]string{hex, "leases"}, SemNone},
+		{[]string{hex + "__lock__0000000001"}, SemNone},
+		{[]string{hex, "lock-0000000001"}, SemNone},
+		{[]string{strings.ToUpper(hex)}, SemNone},
+		{[]string{hex[:31]}, SemNone},
 	} {
-		if got := semaphoreKind(tt.kids); got != tt.want {
+		if got := SemaphoreKind(tt.kids); got != tt.want {
 			t.Errorf("semaphoreKind(%q) = %v, want %v", tt.kids, got, tt.want)
 		}
 	}
@@ -61,18 +61,18 @@ func TestSemaphoreNodeNames(t *testing.T) {
 		{"leases", 0, false},
 		{digitsTail, 0, false},
 	} {
-		seq, ok := curatorLease(tt.name)
+		seq, ok := CuratorLease(tt.name)
 		if ok != tt.ok || seq != tt.seq {
 			t.Errorf("curatorLease(%s) = %d, %v; want %d, %v", tt.name, seq, ok, tt.seq, tt.ok)
 		}
 	}
-	if got := semaphoreAux("/s/x", semKazoo, nil); !slices.Equal(got, []string{"/s/x-__lock__"}) {
+	if got := SemaphoreAux("/s/x", SemKazoo, nil); !slices.Equal(got, []string{"/s/x-__lock__"}) {
 		t.Errorf("kazoo aux %v", got)
 	}
-	if got := semaphoreAux("/s/x", semCurator, []string{"leases"}); !slices.Equal(got, []string{"/s/x/leases"}) {
+	if got := SemaphoreAux("/s/x", SemCurator, []string{"leases"}); !slices.Equal(got, []string{"/s/x/leases"}) {
 		t.Errorf("curator aux %v", got)
 	}
-	if got := semaphoreAux("/s/x", semCurator, []string{"locks", "leases"}); !slices.Equal(got, []string{"/s/x/leases", "/s/x/locks"}) {
+	if got := SemaphoreAux("/s/x", SemCurator, []string{"locks", "leases"}); !slices.Equal(got, []string{"/s/x/leases", "/s/x/locks"}) {
 		t.Errorf("curator aux %v", got)
 	}
 }
@@ -136,7 +136,7 @@ func TestComposeSemaphore(t *testing.T) {
 
 	for _, tt := range []struct {
 		name      string
-		in        semParts
+		in        SemParts
 		rows      []semRow
 		limit     int
 		src       string
@@ -147,12 +147,12 @@ func TestComposeSemaphore(t *testing.T) {
 	}{
 		{
 			name: "curator, leases only: limit unknown",
-			in:   semParts{Path: "/s", Kind: semCurator, Leases: []model.Node{l2, l1}},
+			in:   SemParts{Path: "/s", Kind: SemCurator, Leases: []model.Node{l2, l1}},
 			rows: []semRow{{l1.Name, true, true, "", model.LinkNone, "/s/leases"}, {l2.Name, true, true, "", model.LinkNone, "/s/leases"}},
 		},
 		{
 			name: "curator, a lease beyond the limit: deduced",
-			in:   semParts{Path: "/s", Kind: semCurator, Leases: []model.Node{l3, l1, l2}, Lock: lockQueue(c3, c4)},
+			in:   SemParts{Path: "/s", Kind: SemCurator, Leases: []model.Node{l3, l1, l2}, Lock: lockQueue(c3, c4)},
 			rows: []semRow{
 				{l1.Name, true, true, "", model.LinkNone, "/s/leases"},
 				{l2.Name, true, true, "", model.LinkNone, "/s/leases"},
@@ -164,7 +164,7 @@ func TestComposeSemaphore(t *testing.T) {
 		},
 		{
 			name: "curator, admitted before its lease: limit unknown",
-			in:   semParts{Path: "/s", Kind: semCurator, Leases: []model.Node{l1, l2}, Lock: lockQueue(c3)},
+			in:   SemParts{Path: "/s", Kind: SemCurator, Leases: []model.Node{l1, l2}, Lock: lockQueue(c3)},
 			rows: []semRow{
 				{l1.Name, true, true, "", model.LinkNone, "/s/leases"},
 				{l2.Name, true, true, "", model.LinkNone, "/s/leases"},
@@ -173,7 +173,7 @@ func TestComposeSemaphore(t *testing.T) {
 		},
 		{
 			name: "curator, stated limit, lease within it: holds",
-			in:   semParts{Path: "/s", Kind: semCurator, Leases: []model.Node{l1, l2, l3}, Lock: lockQueue(c3), Limit: 3},
+			in:   SemParts{Path: "/s", Kind: SemCurator, Leases: []model.Node{l1, l2, l3}, Lock: lockQueue(c3), Limit: 3},
 			rows: []semRow{
 				{l1.Name, true, true, "", model.LinkNone, "/s/leases"},
 				{l2.Name, true, true, "", model.LinkNone, "/s/leases"},
@@ -184,7 +184,7 @@ func TestComposeSemaphore(t *testing.T) {
 		},
 		{
 			name: "curator, stated limit below the holders: over-limit",
-			in:   semParts{Path: "/s", Kind: semCurator, Leases: []model.Node{l1, l2, l3}, Lock: lockQueue(c3), Limit: 1},
+			in:   SemParts{Path: "/s", Kind: SemCurator, Leases: []model.Node{l1, l2, l3}, Lock: lockQueue(c3), Limit: 1},
 			rows: []semRow{
 				{l1.Name, true, true, "", model.LinkNone, "/s/leases"},
 				{l2.Name, true, true, "", model.LinkNone, "/s/leases"},
@@ -196,7 +196,7 @@ func TestComposeSemaphore(t *testing.T) {
 		},
 		{
 			name: "curator, the lock's own warnings and others carried, stale dropped",
-			in:   semParts{Path: "/s", Kind: semCurator, Leases: []model.Node{l1}, NotLeases: []string{"stray"}, Lock: missing},
+			in:   SemParts{Path: "/s", Kind: SemCurator, Leases: []model.Node{l1}, NotLeases: []string{"stray"}, Lock: missing},
 			rows: []semRow{
 				{l1.Name, true, true, "", model.LinkNone, "/s/leases"},
 				{missing.Nodes.At(0).Name, false, false, "/s/leases", model.LinkInferred, "/s/locks"},
@@ -206,7 +206,7 @@ func TestComposeSemaphore(t *testing.T) {
 		},
 		{
 			name: "kazoo, max_leases in the parent's data",
-			in:   semParts{Path: "/s", Kind: semKazoo, Leases: []model.Node{k2, k1}, Lock: lockQueue(q5, q6), ParentData: []byte("2")},
+			in:   SemParts{Path: "/s", Kind: SemKazoo, Leases: []model.Node{k2, k1}, Lock: lockQueue(q5, q6), ParentData: []byte("2")},
 			rows: []semRow{
 				{k1.Name, true, true, "", model.LinkNone, ""},
 				{k2.Name, true, true, "", model.LinkNone, ""},
@@ -217,25 +217,25 @@ func TestComposeSemaphore(t *testing.T) {
 		},
 		{
 			name:  "kazoo, data below the holders: over-limit",
-			in:    semParts{Path: "/s", Kind: semKazoo, Leases: []model.Node{k1, k2}, ParentData: []byte(" 1\n")},
+			in:    SemParts{Path: "/s", Kind: SemKazoo, Leases: []model.Node{k1, k2}, ParentData: []byte(" 1\n")},
 			rows:  []semRow{{k1.Name, true, true, "", model.LinkNone, ""}, {k2.Name, true, true, "", model.LinkNone, ""}},
 			limit: 1, src: model.LimitFromData, warnings: []string{model.WarnOverLimit}, overNodes: []string{k1.Name, k2.Name},
 		},
 		{
 			name:  "kazoo, the config wins over the data",
-			in:    semParts{Path: "/s", Kind: semKazoo, Leases: []model.Node{k1, k2}, ParentData: []byte("1"), Limit: 3},
+			in:    SemParts{Path: "/s", Kind: SemKazoo, Leases: []model.Node{k1, k2}, ParentData: []byte("1"), Limit: 3},
 			rows:  []semRow{{k1.Name, true, true, "", model.LinkNone, ""}, {k2.Name, true, true, "", model.LinkNone, ""}},
 			limit: 3, src: model.LimitFromConfig,
 		},
 		{
 			name:  "kazoo, data no number: limit unknown",
-			in:    semParts{Path: "/s", Kind: semKazoo, Leases: []model.Node{k1}, NotLeases: []string{"x"}, ParentData: []byte("config")},
+			in:    SemParts{Path: "/s", Kind: SemKazoo, Leases: []model.Node{k1}, NotLeases: []string{"x"}, ParentData: []byte("config")},
 			rows:  []semRow{{k1.Name, true, true, "", model.LinkNone, ""}},
 			other: []string{"x"},
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			res := composeSemaphore(tt.in)
+			res := ComposeSemaphore(tt.in)
 			var got []semRow
 			for _, n := range res.Nodes {
 				got = append(got, semRow{n.Name, n.Lease, n.Role == lockops.RoleHolder, n.Watches, n.Link, n.Parent})
@@ -276,7 +276,7 @@ func TestComposeSemaphore(t *testing.T) {
 // stated limit and an over-limit warning, as Watch builds it.
 func semaphoreSnapshot() *model.Snapshot {
 	l1, l2, l3 := cLease(1, 0xa), cLease(2, 0xb), cLease(3, 0xc)
-	res := composeSemaphore(semParts{Path: "/sem/x", Kind: semCurator, Leases: []model.Node{l1, l2, l3},
+	res := ComposeSemaphore(SemParts{Path: "/sem/x", Kind: SemCurator, Leases: []model.Node{l1, l2, l3},
 		Lock: lockQueue(cLock(3, 0xc), cLock(4, 0xd)), Limit: 1})
 	return &model.Snapshot{At: semT0.Add(time.Minute), Queues: []model.Queue{{Path: "/sem/x", State: model.PathPresent, Type: model.TypeSemaphore,
 		Nodes: model.NodesOf(res.Nodes...), Other: res.Other, Warnings: res.Warnings, Limit: res.Limit, LimitSource: res.LimitSource}}}
@@ -313,15 +313,15 @@ func TestSemaphoreEvents(t *testing.T) {
 	at := semT0.Add(time.Minute)
 	k1, k2 := kLease(1, 0xa), kLease(2, 0xb)
 	build := func(leases ...model.Node) model.Queue {
-		res := composeSemaphore(semParts{Path: "/s", Kind: semKazoo, Leases: leases, ParentData: []byte("2")})
+		res := ComposeSemaphore(SemParts{Path: "/s", Kind: SemKazoo, Leases: leases, ParentData: []byte("2")})
 		return model.Queue{Path: "/s", State: model.PathPresent, Type: model.TypeSemaphore, Nodes: model.NodesOf(res.Nodes...), Limit: res.Limit, LimitSource: res.LimitSource}
 	}
-	first := semaphoreEvents(nil, build(k1), at)
+	first := SemaphoreEvents(nil, build(k1), at)
 	if len(first) != 1 || !strings.Contains(first[0].Text, "kazoo semaphore, holders 1/2, 0 waiting") {
 		t.Errorf("first build: %+v", first)
 	}
 	old := build(k1)
-	evs := semaphoreEvents(&old, build(k2), at)
+	evs := SemaphoreEvents(&old, build(k2), at)
 	var texts []string
 	for _, e := range evs {
 		texts = append(texts, e.Kind.String()+" "+e.Text)
@@ -330,24 +330,5 @@ func TestSemaphoreEvents(t *testing.T) {
 	want := []string{"deleted lease " + k1.Name + " returned (held 59.0s): holders 1/2", "handoff lease " + k2.Name + " taken by 0xb: holders 1/2"}
 	if !slices.Equal(texts, want) {
 		t.Errorf("events\n got %q\nwant %q", texts, want)
-	}
-}
-
-func TestSemaphoreLimitConfig(t *testing.T) {
-	base := Config{Paths: []string{"/s"}}
-	for _, tt := range []struct {
-		limits map[string]int
-		ok     bool
-	}{
-		{nil, true},
-		{map[string]int{"/s": 3}, true},
-		{map[string]int{"/s": 0}, false},
-		{map[string]int{"s": 2}, false},
-	} {
-		c := base
-		c.SemaphoreLimits = tt.limits
-		if _, err := c.withDefaults(); (err == nil) != tt.ok {
-			t.Errorf("limits %v: err %v", tt.limits, err)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package zkview
+package queue
 
 import (
 	"fmt"
@@ -22,20 +22,19 @@ func lockName(uuid string, seq int) string  { return fmt.Sprintf("_c_%s-lock-%01
 
 // modelOf is a queue model that listed kids (their stat read, each owned
 // by session 0x100+i), built as the Watcher builds it.
-func modelOf(t *testing.T, p string, kids []string, election bool) *queueModel {
+func modelOf(t *testing.T, p string, kids []string, election bool) *Model {
 	t.Helper()
 	now := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
-	w := &Watcher{cfg: Config{Now: func() time.Time { return now }}}
-	qm := newQueueModel(p, p)
-	qm.election = election
-	var got []fetched
+	qm := New(p, p, func(model.Event) {})
+	qm.Election = election
+	var got []Fetched
 	for i, k := range kids {
 		if _, ok := lockops.ParseName(k); ok {
-			got = append(got, fetched{name: k, rec: &nodeRec{fetched: true, session: 0x100 + int64(i),
-				data: []byte("participant-" + k[len(k)-1:]), dataLen: 13, ctime: now.Add(-time.Minute)}})
+			got = append(got, Fetched{Name: k, Rec: &Record{Fetched: true, Session: 0x100 + int64(i),
+				Data: []byte("participant-" + k[len(k)-1:]), DataLen: 13, Ctime: now.Add(-time.Minute)}})
 		}
 	}
-	qm.apply(w, kids, got, now, now, now)
+	qm.Apply(kids, got, now, now, now)
 	return qm
 }
 
@@ -63,9 +62,9 @@ func TestElectionType(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			qm := modelOf(t, "/svc/leader", tt.kids, tt.election)
 			if tt.absent {
-				qm.setState(&Watcher{cfg: Config{Now: time.Now}}, model.PathAbsent, "", time.Now())
+				qm.SetState(model.PathAbsent, "", time.Now())
 			}
-			q := buildQueue(qm, nil, false, time.Time{})
+			q := Build(qm, nil, false, time.Time{})
 			if q.Type != tt.want {
 				t.Errorf("type %v, want %v", q.Type, tt.want)
 			}
@@ -79,8 +78,8 @@ func TestElectionType(t *testing.T) {
 func TestLatchQueue(t *testing.T) {
 	l1, l2, l3 := latchName(uuidA, 1), latchName(uuidB, 2), latchName(uuidC, 3)
 	qm := modelOf(t, "/svc/leader", []string{l2, l3, l1}, false)
-	q := buildQueue(qm, nil, false, time.Time{})
-	if got := names(&q); !slices.Equal(got, []string{l1, l2, l3}) {
+	q := Build(qm, nil, false, time.Time{})
+	if got := namesQ(&q); !slices.Equal(got, []string{l1, l2, l3}) {
 		t.Fatalf("order %q", got)
 	}
 	for i, n := range q.Nodes.All() {
@@ -122,15 +121,5 @@ func TestRoleWord(t *testing.T) {
 		if got := model.RoleWord(tt.t, tt.r); got != tt.want {
 			t.Errorf("model.RoleWord(%v, %v) = %q, want %q", tt.t, tt.r, got, tt.want)
 		}
-	}
-}
-
-func TestElectionsConfig(t *testing.T) {
-	if _, err := (Config{Paths: []string{"/a"}, Elections: []string{"svc"}}).withDefaults(); err == nil {
-		t.Error("a relative election path was accepted")
-	}
-	c, err := Config{Paths: []string{"/a"}, Elections: []string{"/svc/leader"}}.withDefaults()
-	if err != nil || !c.isElection("/svc/leader") || c.isElection("/svc") {
-		t.Errorf("isElection: %v", err)
 	}
 }

@@ -27,10 +27,9 @@
 // plain exists (no watch) is not seen, and another monitor watching the
 // node itself (a console on the same path) counts as a waiter.
 
-package zkview
+package queue
 
 import (
-	"context"
 	"fmt"
 	"path"
 	"slices"
@@ -39,45 +38,14 @@ import (
 	"github.com/zklock/zklock/model"
 )
 
-// loneNode is what a listing read of a plain ephemeral lock's node.
-type loneNode struct {
-	name string // the child's name; "" when the watched path is the node
-	rec  *nodeRec
+// LoneNode is what a listing read of a plain ephemeral lock's node.
+type LoneNode struct {
+	Name string // the child's name; "" when the watched path is the node
+	Rec  *Record
 }
 
-// fetchLone reads the node that would make pw a plain ephemeral lock
-// (see the file comment), when the listing kids can show one: nil when
-// it cannot, or the node is not ephemeral. isQueue: pw is a lock parent
-// of the model.
-func fetchLone(ctx context.Context, pw *pathWatch, isQueue bool, kids []string) *loneNode {
-	w := pw.w
-	if !isQueue {
-		return nil
-	}
-	var f fetched
-	switch {
-	case len(kids) == 0:
-		w.mu.Lock()
-		explicit := pw.explicit
-		w.mu.Unlock()
-		if !explicit || pw.abs == "/" {
-			return nil
-		}
-		f = pw.fetchOne(ctx, pw.path, path.Base(pw.abs))
-		f.name = ""
-	case len(kids) == 1 && loneCandidate(kids[0]):
-		f = pw.fetchOne(ctx, model.ChildPath(pw.path, kids[0]), kids[0])
-	default:
-		return nil
-	}
-	if f.rec == nil || f.rec.session == 0 {
-		return nil
-	}
-	return &loneNode{name: f.name, rec: f.rec}
-}
-
-// loneCandidate: a child that may be a plain ephemeral lock's node.
-func loneCandidate(name string) bool {
+// LoneCandidate: a child that may be a plain ephemeral lock's node.
+func LoneCandidate(name string) bool {
 	if _, ok := lockops.ParseName(name); ok {
 		return false
 	}
@@ -87,44 +55,44 @@ func loneCandidate(name string) bool {
 // plainEphemeral shows qm's plain ephemeral lock in q, when the last
 // listing found one and q has no lock node: the holder, the waiters the
 // servers show, the herd warning. Type mutex.
-func plainEphemeral(q *model.Queue, qm *queueModel, sv *serverView) {
-	l := qm.lone
+func plainEphemeral(q *model.Queue, qm *Model, sv *ServerView) {
+	l := qm.Lone
 	if l == nil || q.State != model.PathPresent || q.Nodes.Len() > 0 {
 		return
 	}
-	watched, name := qm.abs, path.Base(qm.path)
-	if l.name != "" {
-		if len(qm.kids) != 1 || qm.kids[0] != l.name {
+	watched, name := qm.Abs, path.Base(qm.Path)
+	if l.Name != "" {
+		if len(qm.Kids) != 1 || qm.Kids[0] != l.Name {
 			return // read with an older listing
 		}
-		watched, name = model.ChildPath(qm.abs, l.name), l.name
-		q.Other = slices.DeleteFunc(q.Other, func(o string) bool { return o == l.name })
-	} else if len(qm.kids) != 0 {
+		watched, name = model.ChildPath(qm.Abs, l.Name), l.Name
+		q.Other = slices.DeleteFunc(q.Other, func(o string) bool { return o == l.Name })
+	} else if len(qm.Kids) != 0 {
 		return
 	}
-	r := l.rec
+	r := l.Rec
 	holder := model.Node{
 		Name: name, Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral,
 		Role: lockops.RoleHolder, Believes: lockops.RoleHolder,
-		Session: r.session, Data: r.data, DataLen: r.dataLen,
-		Ctime: r.ctime, Mtime: r.mtime, Version: r.version, Czxid: r.czxid,
+		Session: r.Session, Data: r.Data, DataLen: r.DataLen,
+		Ctime: r.Ctime, Mtime: r.Mtime, Version: r.Version, Czxid: r.Czxid,
 		// Created holding: the hold began with the node.
-		Since: r.ctime, SinceExact: true,
+		Since: r.Ctime, SinceExact: true,
 	}
 	nodes := []model.Node{holder}
 	if sv != nil {
-		nodes[0].Client = sv.clients[r.session]
-		watchers := slices.Clone(sv.watchers[watched])
+		nodes[0].Client = sv.Clients[r.Session]
+		watchers := slices.Clone(sv.Watchers[watched])
 		slices.Sort(watchers)
 		for _, s := range slices.Compact(watchers) {
-			if s == r.session || s == sv.self {
+			if s == r.Session || s == sv.Self {
 				continue
 			}
 			nodes = append(nodes, model.Node{
 				Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral,
 				Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
 				Watches: name, Predecessor: name, Link: model.LinkVerified,
-				Session: s, Client: sv.clients[s],
+				Session: s, Client: sv.Clients[s],
 			})
 		}
 	}

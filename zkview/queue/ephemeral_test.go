@@ -1,4 +1,4 @@
-package zkview
+package queue
 
 import (
 	"slices"
@@ -21,7 +21,7 @@ func TestLoneCandidate(t *testing.T) {
 		"0123456789ABCDEF0123456789ABCDEF":   true,
 		"0123456789abcdef0123456789abcdef__": true,
 	} {
-		if got := loneCandidate(name); got != want {
+		if got := LoneCandidate(name); got != want {
 			t.Errorf("loneCandidate(%q) = %v, want %v", name, got, want)
 		}
 	}
@@ -37,18 +37,18 @@ func TestPlainEphemeral(t *testing.T) {
 		w1, w2, other = int64(0x22), int64(0x33), int64(0x44)
 	)
 	ctime := time.Date(2026, 3, 14, 3, 12, 0, 0, time.UTC)
-	rec := &nodeRec{fetched: true, session: owner, data: []byte("host-a pid 7"), dataLen: 12, ctime: ctime}
-	view := func(watched string, watchers ...int64) *serverView {
-		sv := &serverView{ok: true, self: self, clients: map[int64]string{owner: "10.0.0.1:5000", w1: "10.0.0.2:5000"},
-			watchers: map[string][]int64{watched: watchers, "/x/unrelated": {other}}}
+	rec := &Record{Fetched: true, Session: owner, Data: []byte("host-a pid 7"), DataLen: 12, Ctime: ctime}
+	view := func(watched string, watchers ...int64) *ServerView {
+		sv := &ServerView{OK: true, Self: self, Clients: map[int64]string{owner: "10.0.0.1:5000", w1: "10.0.0.2:5000"},
+			Watchers: map[string][]int64{watched: watchers, "/x/unrelated": {other}}}
 		return sv
 	}
 	for _, tt := range []struct {
 		name     string
 		path     string
 		kids     []string
-		lone     *loneNode
-		sv       *serverView
+		lone     *LoneNode
+		sv       *ServerView
 		election bool
 		want     []int64 // sessions in q.Nodes, holder first; nil: no plain lock
 		holder   string
@@ -56,28 +56,28 @@ func TestPlainEphemeral(t *testing.T) {
 		other    []string
 		typ      model.QueueType
 	}{
-		{name: "lone child, two watchers", path: "/x", kids: []string{"owner"}, lone: &loneNode{"owner", rec},
+		{name: "lone child, two watchers", path: "/x", kids: []string{"owner"}, lone: &LoneNode{"owner", rec},
 			sv: view("/x/owner", w2, w1, owner, self), want: []int64{owner, w1, w2}, holder: "owner", herd: true, typ: model.TypeMutex},
-		{name: "lone child, one watcher", path: "/x", kids: []string{"owner"}, lone: &loneNode{"owner", rec},
+		{name: "lone child, one watcher", path: "/x", kids: []string{"owner"}, lone: &LoneNode{"owner", rec},
 			sv: view("/x/owner", w1), want: []int64{owner, w1}, holder: "owner", typ: model.TypeMutex},
-		{name: "lone child, no server view", path: "/x", kids: []string{"owner"}, lone: &loneNode{"owner", rec},
+		{name: "lone child, no server view", path: "/x", kids: []string{"owner"}, lone: &LoneNode{"owner", rec},
 			want: []int64{owner}, holder: "owner", typ: model.TypeMutex},
-		{name: "the watched path is the node", path: "/x/owner", lone: &loneNode{"", rec},
+		{name: "the watched path is the node", path: "/x/owner", lone: &LoneNode{"", rec},
 			sv: view("/x/owner", w1, w2, self), want: []int64{owner, w1, w2}, holder: "owner", herd: true, typ: model.TypeMutex},
-		{name: "named an election", path: "/x/owner", lone: &loneNode{"", rec}, election: true,
+		{name: "named an election", path: "/x/owner", lone: &LoneNode{"", rec}, election: true,
 			sv: view("/x/owner", w1), want: []int64{owner, w1}, holder: "owner", typ: model.TypeElection},
-		{name: "read with an older listing", path: "/x", kids: []string{"other"}, lone: &loneNode{"owner", rec},
+		{name: "read with an older listing", path: "/x", kids: []string{"other"}, lone: &LoneNode{"owner", rec},
 			other: []string{"other"}, typ: model.TypeUnknown},
-		{name: "children came since", path: "/x/owner", kids: []string{"a"}, lone: &loneNode{"", rec},
+		{name: "children came since", path: "/x/owner", kids: []string{"a"}, lone: &LoneNode{"", rec},
 			other: []string{"a"}, typ: model.TypeUnknown},
-		{name: "a lock node is there", path: "/x", kids: []string{"lock-0000000001"}, lone: &loneNode{"owner", rec},
+		{name: "a lock node is there", path: "/x", kids: []string{"lock-0000000001"}, lone: &LoneNode{"owner", rec},
 			want: []int64{0x100}, holder: "lock-0000000001", typ: model.TypeMutex},
 		{name: "nothing read", path: "/x", kids: []string{"owner"}, other: []string{"owner"}, typ: model.TypeUnknown},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			qm := modelOf(t, tt.path, tt.kids, tt.election)
-			qm.lone = tt.lone
-			q := buildQueue(qm, tt.sv, false, time.Time{})
+			qm.Lone = tt.lone
+			q := Build(qm, tt.sv, false, time.Time{})
 			var sessions []int64
 			for _, n := range q.Nodes.All() {
 				sessions = append(sessions, n.Session)
@@ -95,7 +95,7 @@ func TestPlainEphemeral(t *testing.T) {
 			if h.Name != tt.holder || h.Role != lockops.RoleHolder || h.Believes != lockops.RoleHolder || h.Herd != tt.herd {
 				t.Errorf("holder %+v", h)
 			}
-			if tt.lone == nil || tt.holder != tt.lone.name && tt.lone.name != "" {
+			if tt.lone == nil || tt.holder != tt.lone.Name && tt.lone.Name != "" {
 				return // not a plain ephemeral lock
 			}
 			if h.Recipe != lockops.RecipeEphemeral || h.Kind != lockops.KindMutex || !h.Since.Equal(ctime) || !h.SinceExact || string(h.Data) != "host-a pid 7" {
@@ -109,7 +109,7 @@ func TestPlainEphemeral(t *testing.T) {
 					t.Errorf("waiter %+v", n)
 				}
 			}
-			herd := hasWarning(&q, model.WarnHerd)
+			herd := hasWarningQ(&q, model.WarnHerd)
 			if (herd != nil) != tt.herd {
 				t.Fatalf("herd warning %+v, want %v", herd, tt.herd)
 			}
@@ -126,9 +126,9 @@ func TestPlainEphemeral(t *testing.T) {
 func TestPlainEphemeralViews(t *testing.T) {
 	ctime := time.Date(2026, 3, 14, 3, 12, 0, 0, time.UTC)
 	qm := modelOf(t, "/x", []string{"owner"}, false)
-	qm.lone = &loneNode{"owner", &nodeRec{fetched: true, session: 0x11, ctime: ctime}}
-	sv := &serverView{ok: true, watchers: map[string][]int64{"/x/owner": {0x22, 0x33}}, clients: map[int64]string{}}
-	q := buildQueue(qm, sv, false, time.Time{})
+	qm.Lone = &LoneNode{"owner", &Record{Fetched: true, Session: 0x11, Ctime: ctime}}
+	sv := &ServerView{OK: true, Watchers: map[string][]int64{"/x/owner": {0x22, 0x33}}, Clients: map[int64]string{}}
+	q := Build(qm, sv, false, time.Time{})
 	snap := &model.Snapshot{At: ctime.Add(time.Minute), ServerView: true, Queues: []model.Queue{q}}
 	js := model.ToJSON(snap)[0]
 	if len(js.Queue) != 3 || js.Queue[0].Recipe != "ephemeral" || js.Queue[0].Role != "holder" || js.Type != "mutex" {

@@ -20,7 +20,7 @@
 // (its client is unknown), so a host can refute a duplicate, never prove
 // one.
 
-package zkview
+package queue
 
 import (
 	"fmt"
@@ -31,11 +31,11 @@ import (
 	"github.com/zklock/zklock/model"
 )
 
-// duplicateParticipants sets q's duplicate-participant warnings afresh
+// DuplicateParticipants sets q's duplicate-participant warnings afresh
 // (a system's identities arrive after the recipe's warnings are built,
 // so it may run twice): one per identity with nodes from two sessions or
 // more, its nodes in queue order. q.Warnings is replaced, never altered.
-func duplicateParticipants(q *model.Queue) {
+func DuplicateParticipants(q *model.Queue) {
 	ws := slices.DeleteFunc(slices.Clone(q.Warnings), func(w model.Warning) bool { return w.Code == model.WarnDuplicateParticipant })
 	if q.Type == model.TypeElection {
 		ws = append(ws, duplicateWarnings(q.Nodes)...)

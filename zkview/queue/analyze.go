@@ -1,4 +1,4 @@
-package zkview
+package queue
 
 import (
 	"fmt"
@@ -10,129 +10,14 @@ import (
 	"github.com/zklock/zklock/model"
 )
 
-// rebuildLocked builds a new Snapshot when anything changed, rebuilding
-// only the queues that changed (all of them after a change of connection
-// or server view). It reports whether it built one.
-func (w *Watcher) rebuildLocked() bool {
-	if !w.dirty {
-		return false
-	}
-	now := w.cfg.Now()
-	sv := w.usableServerView(now)
-	stale := w.conn.State == model.StateDisconnected || w.conn.State == model.StateExpired
-	w.sems.hideAuxEventsLocked()
-	w.sems.tidyLocked()
-	queues := make([]model.Queue, 0, len(w.sortedPaths))
-	for _, p := range w.sortedPaths {
-		qm := w.queues[p]
-		sem := w.sems.atLocked(p)
-		if qm.dirty || w.allDirty || !qm.hasBuilt || w.sems.dirtyLocked(sem) {
-			nq, ok := model.Queue{}, false
-			if !w.allDirty && sem == nil && sv == nil {
-				nq, ok = buildQueueChanged(qm, stale, w.conn.Since)
-				if ok {
-					w.stats.changeBuilds++
-				}
-			}
-			if !ok {
-				nq = buildQueue(qm, sv, stale, w.conn.Since)
-				qm.builtChanges = sv == nil && sem == nil && changeShaped(qm, &nq)
-			}
-			qm.changed, qm.removed = qm.changed[:0], qm.removed[:0]
-			if sem != nil {
-				nq = w.sems.buildLocked(qm, sem, nq, sv, now)
-			}
-			w.warningEventsLocked(qm, nq, now)
-			qm.built, qm.hasBuilt, qm.dirty = nq, true, false
-		}
-		queues = append(queues, qm.built)
-	}
-	queues, sysNote := applySystems(queues, &w.systems)
-	snap := &model.Snapshot{
-		At:              now,
-		Conn:            w.conn,
-		Queues:          queues,
-		Stale:           stale,
-		ServerViewNote:  w.svNote,
-		DiscoveryCapped: w.capped,
-		WatchMode:       w.mode,
-		Unread:          max(w.initPending, 0),
-		FrameEvery:      max(w.frameEvery, minPublish),
-		SystemsNote:     sysNote,
-	}
-	snap.Conn.Ensemble = slices.Clone(w.conn.Ensemble)
-	if sv != nil {
-		snap.ServerView, snap.ServerViewAt = true, sv.at
-	}
-	snap.Deadlocks = w.cycles.judgeLocked(w, queues, now)
-	w.snap = snap
-	w.dirty, w.allDirty = false, false
-	return true
-}
-
-// usableServerView is the last poll's answer while it is recent enough to
-// judge by; nil when the servers do not tell.
-func (w *Watcher) usableServerView(now time.Time) *serverView {
-	sv := w.sv
-	if sv == nil || !sv.ok || now.Sub(sv.at) > 3*max(w.cfg.ServerViewEvery, w.svEvery)+fourLetterTimeout {
-		return nil
-	}
-	return sv
-}
-
-// warningEventsLocked tells which warnings a rebuild raised and cleared.
-func (w *Watcher) warningEventsLocked(qm *queueModel, nq model.Queue, now time.Time) {
-	var old []model.Warning
-	if qm.hasBuilt {
-		old = qm.built.Warnings
-	}
-	// A warning is the same incident while it keeps its code and nodes.
-	// Mixed recipes is a state of the whole queue: nodes joining and
-	// leaving a mixed queue do not end it (judged by nodes, every handoff
-	// on it would log a "cleared" and a new raise). The others name their
-	// nodes: another pair of split holders is another incident.
-	same := func(x, y *model.Warning) bool {
-		return x.Code == y.Code && (x.Code == model.WarnMixedRecipes || slices.Equal(x.Nodes, y.Nodes))
-	}
-	in := func(x *model.Warning, ws []model.Warning) bool {
-		for i := range ws {
-			if same(x, &ws[i]) {
-				return true
-			}
-		}
-		return false
-	}
-	for i := range nq.Warnings {
-		x := &nq.Warnings[i]
-		if x.Code != model.WarnStale && !in(x, old) {
-			w.emitLocked(model.Event{At: now, Kind: model.EventWarning, Path: nq.Path, Node: first(x.Nodes),
-				Text: fmt.Sprintf("%s: %s", x.Code, x.Message)})
-		}
-	}
-	for i := range old {
-		x := &old[i]
-		if x.Code != model.WarnStale && !in(x, nq.Warnings) {
-			w.emitLocked(model.Event{At: now, Kind: model.EventWarning, Path: nq.Path, Node: first(x.Nodes),
-				Text: fmt.Sprintf("%s cleared on %s", x.Code, model.SanitizeString(nq.Path, 0))})
-		}
-	}
-}
-
-func first(s []string) string {
-	if len(s) == 0 {
-		return ""
-	}
-	return s[0]
-}
-
-// buildQueue turns a queue's model into its immutable Queue, judging the
+// Build turns a queue's model into its immutable Queue, judging the
 // links and warnings with the server view when there is one.
-func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time) model.Queue {
+func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Queue {
 	q := model.Queue{
-		Path:     qm.path,
-		State:    qm.state,
+		Path:     qm.Path,
+		State:    qm.State,
 		Err:      qm.err,
-		Other:    slices.Clone(qm.order.Other),
+		Other:    slices.Clone(qm.Order.Other),
 		Handoffs: slices.Clone(qm.handoffs),
 		Depth:    slices.Clone(qm.depth),
 		ListedAt: qm.listedAt,
@@ -141,7 +26,7 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 	entries := aq.Entries
 	nodes := make([]model.Node, len(entries))
 	for i, e := range entries {
-		nodes[i] = nodeOf(qm, e, qm.nodes[e.Name], sv)
+		nodes[i] = nodeOf(qm, e, qm.Nodes[e.Name], sv)
 	}
 	q.Nodes = model.NodesOf(nodes...)
 
@@ -175,23 +60,23 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 			q.Warnings = append(q.Warnings, model.Warning{Code: model.WarnHerd, Nodes: herd, Message: msg})
 		}
 	}
-	if groups := qm.order.MixedRecipes(); groups != nil {
+	if groups := qm.Order.MixedRecipes(); groups != nil {
 		var all []string
 		parts := make([]string, len(groups))
 		for i, g := range groups {
 			all = append(all, g.Nodes...)
 			parts[i] = fmt.Sprintf("%s (%d): %s", g.Name, len(g.Nodes), listNames(g.Nodes, ", ", 3))
 		}
-		slices.SortFunc(all, func(a, b string) int { return seqCompare(qm.order, a, b) })
+		slices.SortFunc(all, func(a, b string) int { return seqCompare(qm.Order, a, b) })
 		q.Warnings = append(q.Warnings, model.Warning{Code: model.WarnMixedRecipes, Nodes: all,
 			Message: "recipes that cannot see each other share this parent: " + strings.Join(parts, "; ")})
 	}
-	if stale && qm.seen {
+	if stale && qm.Seen {
 		q.Warnings = append(q.Warnings, staleWarning(staleSince))
 	}
 	plainEphemeral(&q, qm, sv)
 	q.Type = electionType(&q, qm)
-	duplicateParticipants(&q)
+	DuplicateParticipants(&q)
 	if sw, ok := model.SelfWaitWarning(&q); ok {
 		q.Warnings = append(q.Warnings, sw)
 	}
@@ -200,16 +85,16 @@ func buildQueue(qm *queueModel, sv *serverView, stale bool, staleSince time.Time
 
 // nodeOf is the Node of e (believed: see believed), with what the model
 // read of it in r (nil: nothing yet).
-func nodeOf(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) model.Node {
+func nodeOf(qm *Model, e lockops.Entry, r *Record, sv *ServerView) model.Node {
 	n := model.Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role,
 		Believes: e.Believes, Watches: e.Watches, Predecessor: e.Predecessor}
 	if r != nil {
-		n.Session, n.Data, n.DataLen = r.session, r.data, r.dataLen
-		n.Ctime, n.Mtime, n.Version, n.Czxid = r.ctime, r.mtime, r.version, r.czxid
+		n.Session, n.Data, n.DataLen = r.Session, r.Data, r.DataLen
+		n.Ctime, n.Mtime, n.Version, n.Czxid = r.Ctime, r.Mtime, r.Version, r.Czxid
 		n.Since, n.SinceExact = r.since, r.exact
 		n.Link = judgeLink(qm, e, r, sv)
 		if sv != nil {
-			n.Client = sv.clients[r.session]
+			n.Client = sv.Clients[r.Session]
 		}
 	}
 	return n
@@ -229,18 +114,18 @@ func staleWarning(since time.Time) model.Warning {
 // the servers it is taken to have got the lock on an earlier list (the
 // only way such a node arises in a working queue: Kazoo 2.8's readers
 // with a writer queued behind them).
-func believed(qm *queueModel, sv *serverView) lockops.Ordering {
-	aq := lockops.Ordering{Entries: slices.Clone(qm.order.Entries), Other: qm.order.Other}
+func believed(qm *Model, sv *ServerView) lockops.Ordering {
+	aq := lockops.Ordering{Entries: slices.Clone(qm.Order.Entries), Other: qm.Order.Other}
 	for i := range aq.Entries {
 		e := &aq.Entries[i]
-		*e = believedEntry(qm, *e, qm.nodes[e.Name], sv)
+		*e = believedEntry(qm, *e, qm.Nodes[e.Name], sv)
 	}
 	return aq
 }
 
 // believedEntry is e as its client believes it (see believed); r is what
 // the model knows of it.
-func believedEntry(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) lockops.Entry {
+func believedEntry(qm *Model, e lockops.Entry, r *Record, sv *ServerView) lockops.Entry {
 	if r == nil {
 		return e
 	}
@@ -248,9 +133,9 @@ func believedEntry(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) 
 	if !r.holdUnknown || r.believedHolder || e.Believes == lockops.RoleHolder {
 		return e
 	}
-	if sv != nil && sv.known[r.session] {
-		mine := sv.watches[r.session]
-		if (e.Watches != "" && mine[model.ChildPath(qm.abs, e.Watches)]) || (e.Predecessor != "" && mine[model.ChildPath(qm.abs, e.Predecessor)]) {
+	if sv != nil && sv.Known[r.Session] {
+		mine := sv.Watches[r.Session]
+		if (e.Watches != "" && mine[model.ChildPath(qm.Abs, e.Watches)]) || (e.Predecessor != "" && mine[model.ChildPath(qm.Abs, e.Predecessor)]) {
 			return e // it waits, and the servers show on what
 		}
 	}
@@ -297,19 +182,19 @@ func listNames(names []string, sep string, max int) string {
 // said when the servers know the session, the queue was quiet and the
 // watch target unchanged for missingGrace before the poll began (a client
 // needs a few round trips to set a new watch).
-func judgeLink(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) model.LinkStatus {
+func judgeLink(qm *Model, e lockops.Entry, r *Record, sv *ServerView) model.LinkStatus {
 	if e.Believes == lockops.RoleHolder || e.Watches == "" {
 		return model.LinkNone
 	}
-	if sv == nil || r.session == 0 || !sv.known[r.session] {
+	if sv == nil || r.Session == 0 || !sv.Known[r.Session] {
 		return model.LinkInferred
 	}
-	mine := sv.watches[r.session]
-	if mine[model.ChildPath(qm.abs, e.Watches)] || (e.Predecessor != "" && mine[model.ChildPath(qm.abs, e.Predecessor)]) {
+	mine := sv.Watches[r.Session]
+	if mine[model.ChildPath(qm.Abs, e.Watches)] || (e.Predecessor != "" && mine[model.ChildPath(qm.Abs, e.Predecessor)]) {
 		return model.LinkVerified
 	}
-	settledBy := sv.start.Add(-missingGrace)
-	if r.watchesSince.Before(settledBy) && qm.eventAt.Before(settledBy) {
+	settledBy := sv.Start.Add(-missingGrace)
+	if r.watchesSince.Before(settledBy) && qm.EventAt.Before(settledBy) {
 		return model.LinkMissing
 	}
 	return model.LinkInferred
@@ -322,7 +207,7 @@ func judgeLink(qm *queueModel, e lockops.Entry, r *nodeRec, sv *serverView) mode
 // more). Several Curator readers on the first write node are expected:
 // their recipe says so. Children watches on the parent would be a herd
 // too, but `wchc` does not list them (FACTS.md): not judged.
-func herds(qm *queueModel, aq lockops.Ordering, sv *serverView, nodes []model.Node) ([]string, string) {
+func herds(qm *Model, aq lockops.Ordering, sv *ServerView, nodes []model.Node) ([]string, string) {
 	waitsOn := map[string][]string{} // node -> nodes that wait on it
 	for _, e := range aq.Entries {
 		if e.Watches != "" {
@@ -333,8 +218,8 @@ func herds(qm *queueModel, aq lockops.Ordering, sv *serverView, nodes []model.No
 		}
 	}
 	owner := func(name string) int64 {
-		if r := qm.nodes[name]; r != nil {
-			return r.session
+		if r := qm.Nodes[name]; r != nil {
+			return r.Session
 		}
 		return 0
 	}
@@ -342,7 +227,7 @@ func herds(qm *queueModel, aq lockops.Ordering, sv *serverView, nodes []model.No
 	var worst string
 	for i := range nodes {
 		x := nodes[i].Name
-		watchers := sv.watchers[model.ChildPath(qm.abs, x)]
+		watchers := sv.Watchers[model.ChildPath(qm.Abs, x)]
 		if len(watchers) <= herdExtra {
 			continue
 		}
@@ -383,7 +268,7 @@ func herds(qm *queueModel, aq lockops.Ordering, sv *serverView, nodes []model.No
 // nodes whose recipe waits on that node, else to all its waiting nodes
 // in this queue); without, the recipes' predicted ones. It returns the
 // cycle's nodes in wait order and whether the edges were real.
-func deadlock(qm *queueModel, aq lockops.Ordering, sv *serverView) ([]string, bool) {
+func deadlock(qm *Model, aq lockops.Ordering, sv *ServerView) ([]string, bool) {
 	entries := aq.Entries
 	index := make(map[string]int, len(entries))
 	for i, e := range entries {
@@ -401,13 +286,13 @@ func deadlock(qm *queueModel, aq lockops.Ordering, sv *serverView) ([]string, bo
 	} else {
 		waiting := map[int64][]int{} // session -> its waiting nodes here
 		for i, e := range entries {
-			if r := qm.nodes[e.Name]; r != nil && r.session != 0 && e.Believes == lockops.RoleWaiting {
-				waiting[r.session] = append(waiting[r.session], i)
+			if r := qm.Nodes[e.Name]; r != nil && r.Session != 0 && e.Believes == lockops.RoleWaiting {
+				waiting[r.Session] = append(waiting[r.Session], i)
 			}
 		}
-		prefix := model.ChildPath(qm.abs, "")
+		prefix := model.ChildPath(qm.Abs, "")
 		for s, mine := range waiting {
-			for p := range sv.watches[s] {
+			for p := range sv.Watches[s] {
 				if !strings.HasPrefix(p, prefix) {
 					continue
 				}
@@ -432,7 +317,7 @@ func deadlock(qm *queueModel, aq lockops.Ordering, sv *serverView) ([]string, bo
 			}
 		}
 	}
-	cycle := findCycle(edges)
+	cycle := FindCycle(edges)
 	if cycle == nil {
 		return nil, sv != nil
 	}
@@ -443,10 +328,10 @@ func deadlock(qm *queueModel, aq lockops.Ordering, sv *serverView) ([]string, bo
 	return names, sv != nil
 }
 
-// findCycle returns one cycle of the graph (vertices in edge order,
+// FindCycle returns one cycle of the graph (vertices in edge order,
 // starting from the lowest), or nil. Iterative depth-first search: a
 // 10,000-node queue must not grow the stack.
-func findCycle(edges [][]int) []int {
+func FindCycle(edges [][]int) []int {
 	const (
 		white = iota
 		grey

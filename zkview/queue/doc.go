@@ -1,0 +1,43 @@
+// Package queue is the model of one lock parent as the Watcher follows
+// it: what is known of each lock node between listings (a Record: its
+// stat and data, read once, and the roles it was seen in), how a listing
+// or a change merges into it (Model.Apply, Model.ApplyChange: roles, hold
+// and wait times, handoffs, depth, and the events that tell them), and
+// the immutable model.Queue built from it (Build: the links judged with
+// the servers' watches when they tell, split-holders, mixed-recipes,
+// missing-watch, herd, deadlock, stale; BuildChanged: the same Queue
+// from the last one when only changes separate them).
+//
+// It holds no connection and starts no goroutine: zkview reads
+// ZooKeeper and hands this package what it read (Fetched nodes, a
+// ServerView of the four-letter words), under the Watcher's lock. That
+// cut is why it exists: how a queue is read and judged can be changed
+// and tested without a server, and zkview is left with following
+// ZooKeeper. It imports model and lockops (the one ordering function);
+// only zkview imports it.
+//
+// # Files
+//
+//   - queue.go: Model and Record, merging a listing, the events of a
+//     listing (created, deleted, handoffs).
+//   - delta.go: merging creates and deletes as changes
+//     (lockops.Ordering.Change) where the queue's shape allows.
+//   - deltabuild.go: a Queue built from its last build when only such
+//     changes separate them: the chunks of untouched nodes shared, the
+//     others made again (model.MergeChanged).
+//   - analyze.go: building a Queue (links, split-holders, mixed-recipes,
+//     missing-watch, herd, deadlock, stale).
+//   - election.go: which parents are leader elections (LeaderLatch
+//     nodes, or the config's names).
+//   - ephemeral.go: the plain ephemeral-node lock (one ephemeral node,
+//     its waiters the sessions the servers show watching it).
+//   - duplicates.go: one participant with nodes of two sessions in an
+//     election (duplicate-participant).
+//   - semaphore.go: semaphores (Curator InterProcessSemaphoreV2, Kazoo
+//     Semaphore) on the wire, ComposeSemaphore making one Queue of a
+//     semaphore's leases and admission lock (limit, over-limit), and the
+//     events of its changes.
+//   - serverviewdata.go: ServerView, one poll of every member's `cons`
+//     and `wchc`, merged.
+//   - queuebounds.go: the bounds of a queue's history.
+package queue
