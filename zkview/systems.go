@@ -275,11 +275,13 @@ func annotate(q model.Queue, sr *sysRec, st *systemsState) model.Queue {
 		q.Type = model.TypeMutex
 	case systems.TypeRWLock:
 		q.Type = model.TypeRWLock
+	case systems.TypeQueue:
+		q.Type = model.TypeQueue
 	}
 	q.Nodes, q.Other = systemNodes(q, sr)
 	ws := make([]model.Warning, 0, len(q.Warnings)+len(rec.Findings))
 	for _, w := range q.Warnings {
-		if overridden(w.Code, rec.MultiLeader) {
+		if overridden(w.Code, rec.MultiLeader || rec.Type == systems.TypeQueue) {
 			continue
 		}
 		ws = append(ws, w)
@@ -297,7 +299,8 @@ func annotate(q model.Queue, sr *sysRec, st *systemsState) model.Queue {
 
 // overridden: a recipe warning the system's own order makes moot. Its
 // order decides who leads (Solr's equal sequences are no split); in a
-// multi-leader election nobody waits, so no wait is missing or stuck.
+// multi-leader election, or a queue of entries, nobody waits on a watch,
+// so no wait is missing or stuck.
 func overridden(code string, multiLeader bool) bool {
 	switch code {
 	case model.WarnSplitHolders:
