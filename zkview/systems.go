@@ -281,7 +281,7 @@ func annotate(q model.Queue, sr *sysRec, st *systemsState) model.Queue {
 	q.Nodes, q.Other = systemNodes(q, sr)
 	ws := make([]model.Warning, 0, len(q.Warnings)+len(rec.Findings))
 	for _, w := range q.Warnings {
-		if overridden(w.Code, rec.MultiLeader || rec.Type == systems.TypeQueue) {
+		if overridden(w.Code, rec.MultiLeader) {
 			continue
 		}
 		ws = append(ws, w)
@@ -299,8 +299,7 @@ func annotate(q model.Queue, sr *sysRec, st *systemsState) model.Queue {
 
 // overridden: a recipe warning the system's own order makes moot. Its
 // order decides who leads (Solr's equal sequences are no split); in a
-// multi-leader election, or a queue of entries, nobody waits on a watch,
-// so no wait is missing or stuck.
+// multi-leader election nobody waits, so no wait is missing or stuck.
 func overridden(code string, multiLeader bool) bool {
 	switch code {
 	case model.WarnSplitHolders:
