@@ -12,6 +12,8 @@ import "fmt"
 //	    "exists": true,                false when the path does not exist
 //	                                   (also while it was never read)
 //	    "type": "mutex",               mutex | rwlock | semaphore | election |
+//	                                   queue (a system's entries taken in
+//	                                   order: ClickHouse's DDL queue) |
 //	                                   unknown (no lock node, or no recipe
 //	                                   explains the children). election:
 //	                                   Curator LeaderLatch nodes, or a path

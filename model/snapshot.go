@@ -141,6 +141,9 @@ const (
 	TypeRWLock
 	TypeSemaphore
 	TypeElection
+	// TypeQueue: a system's queue of entries taken in order (ClickHouse's
+	// DDL queue); the entries being worked on hold, the others wait.
+	TypeQueue
 )
 
 func (t QueueType) String() string {
@@ -153,6 +156,8 @@ func (t QueueType) String() string {
 		return "semaphore"
 	case TypeElection:
 		return "election"
+	case TypeQueue:
+		return "queue"
 	}
 	return "unknown"
 }

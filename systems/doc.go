@@ -36,7 +36,10 @@
 //     checked against the lock.
 //   - hbase.go: the master with its backups, the old table locks.
 //   - clickhouse.go: replica elections, multi-leader mode included.
-//   - others.go: Druid, Storm, Flink, NiFi and Marathon's Curator
+//     clickhouse_ddl.go: the distributed DDL queue (a queue whose
+//     entries' shard locks Scan visits as Inner paths) and the
+//     zero-copy part locks.
+//   - others.go: Druid, Storm, Flink, NiFi, Marathon and YARN's Curator
 //     elections, Helix's and Pulsar's leader nodes, Mesos's group.
 //
 // Imports: systems may import lockops (its Role and Kind, ParseName) and

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 
 	"github.com/zklock/zklock/lockops"
 )
@@ -16,8 +17,18 @@ import (
 //     and <overlordPath>/_OVERLORD, participant id = the node's URL.
 //   - Storm: LeaderLatch at <storm.zookeeper.root>/leader-lock, id
 //     "host:port" of the nimbus.
-//   - Flink ZooKeeperLeaderElectionDriver: LeaderLatch at
-//     <root>/<cluster-id>/latch, leader/<component>/connection_info beside.
+//   - Flink (apache/flink flink-runtime, ZooKeeperLeaderElectionHaServices
+//     at 10c92d16, ZooKeeperLeaderElectionDriver at 0f0c75ab, ZooKeeperUtils):
+//     one LeaderLatch per process at <root>/<cluster-id>/leader/latch,
+//     created with no id (empty data); the leader writes
+//     leader/<component>/connection_info EPHEMERAL, a Java
+//     ObjectOutputStream of writeUTF(address) then the session UUID. The
+//     participant's identity is the address its session published
+//     (rest_server's first), "" for a follower.
+//   - YARN ResourceManager with the Curator elector
+//     (CuratorBasedElectorService): LeaderLatch at
+//     <yarn.resourcemanager.ha.automatic-failover.zk-base-path, default
+//     /yarn-leader-election>/<cluster-id>, id the rmId.
 //   - NiFi CuratorLeaderElectionManager: LeaderSelector (Curator mutex
 //     nodes) at <root>/leaders/Cluster Coordinator and .../Primary Node.
 //   - Marathon ZookeeperConf.zooKeeperLeaderCuratorUrl: LeaderLatch at
@@ -45,11 +56,20 @@ var latchSystems = map[string]struct {
 	"latch":               {Flink, "flink"},
 }
 
+// yarnBase is the default parent of the YARN ResourceManager's election.
+const yarnBase = "yarn-leader-election"
+
 // latchElection reads p as one of latchSystems' Curator elections: the
 // directory's name, and every child a Curator latch (or, for NiFi's
 // LeaderSelector, mutex) node.
 func latchElection(t Tree, p string) (Recognition, bool) {
 	sys, ok := latchSystems[path.Base(p)]
+	if !ok && path.Base(path.Dir(p)) == yarnBase {
+		sys, ok = struct {
+			system System
+			label  string
+		}{HadoopHA, "yarn " + clean(path.Base(p))}, true
+	}
 	if !ok {
 		return Recognition{}, false
 	}
@@ -59,10 +79,10 @@ func latchElection(t Tree, p string) (Recognition, bool) {
 			return Recognition{}, false
 		}
 	case Flink:
-		if _, ok := t.Node(path.Join(path.Dir(p), "leader")); !ok {
+		if path.Base(path.Dir(p)) != "leader" {
 			return Recognition{}, false
 		}
-		sys.label = "flink " + clean(path.Base(path.Dir(p)))
+		sys.label = "flink " + clean(path.Base(path.Dir(path.Dir(p))))
 	}
 	ps := childNodes(t, p)
 	if len(ps) == 0 {
@@ -80,9 +100,64 @@ func latchElection(t Tree, p string) (Recognition, bool) {
 		data, _ := t.Node(ps[i].Path)
 		ps[i].Identity = clean(string(data.Data))
 	}
+	if sys.system == Flink {
+		flinkIdentities(t, path.Dir(p), ps)
+	}
 	sortBySeq(ps)
 	ps[0].Role = lockops.RoleHolder
 	return Recognition{Path: p, System: sys.system, Type: TypeElection, Label: sys.label, Participants: ps}, true
+}
+
+// flinkIdentities names each latch participant by the address its
+// session published in a component's connection_info under leader (the
+// rest_server's first, then the components in name order).
+func flinkIdentities(t Tree, leader string, ps []Participant) {
+	comps, _ := t.Children(leader)
+	comps = slices.Clone(comps)
+	slices.SortStableFunc(comps, func(a, b string) int {
+		return cmpBool(b == "rest_server", a == "rest_server")
+	})
+	for _, c := range comps {
+		n, ok := t.Node(path.Join(leader, c, "connection_info"))
+		if !ok || !n.Ephemeral() {
+			continue
+		}
+		addr, ok := javaUTF(n.Data)
+		if !ok {
+			continue
+		}
+		for i := range ps {
+			if ps[i].Session == n.EphemeralOwner && ps[i].Identity == "" {
+				ps[i].Identity = clean(addr)
+			}
+		}
+	}
+}
+
+// cmpBool orders true before false when used as cmpBool(b, a).
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// javaUTF reads the first writeUTF of a Java ObjectOutputStream: the
+// stream magic and version (AC ED 00 05), a short block-data record
+// (0x77, its length), then the string's two-byte length and its bytes.
+func javaUTF(b []byte) (string, bool) {
+	if len(b) < 8 || b[0] != 0xAC || b[1] != 0xED || b[2] != 0x00 || b[3] != 0x05 || b[4] != 0x77 {
+		return "", false
+	}
+	block := int(b[5])
+	n := int(b[6])<<8 | int(b[7])
+	if n+2 > block || 8+n > len(b) {
+		return "", false
+	}
+	return string(b[8 : 8+n]), true
 }
 
 // loneLeader reads p as an ephemeral JSON leader node named leaf under a

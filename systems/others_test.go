@@ -36,8 +36,14 @@ func TestOtherSystems(t *testing.T) {
 			"/storm/leader-lock", Storm, "storm nimbus", []string{"nimbus1:6627:holder"}},
 		{"marathon", []spec{curatorLatch("/marathon/leader-curator", uuid1, 0, "m1:8080")},
 			"/marathon/leader-curator", Marathon, "marathon leader", []string{"m1:8080:holder"}},
-		{"flink", []spec{persistent("/flink/job1/leader", nil), curatorLatch("/flink/job1/latch", uuid1, 0, "")},
-			"/flink/job1/latch", Flink, "flink job1", []string{":holder"}},
+		{"flink: the latch under leader, named by connection_info", []spec{curatorLatch("/flink/c1/leader/latch", uuid1, 0, ""),
+			curatorLatch("/flink/c1/leader/latch", uuid2, 1, ""),
+			ephemeral("/flink/c1/leader/dispatcher/connection_info", 0, flinkInfo("pekko.tcp://flink@jm1:6123/user/rpc/dispatcher_1")),
+			ephemeral("/flink/c1/leader/rest_server/connection_info", 0, flinkInfo("http://jm1:8081"))},
+			"/flink/c1/leader/latch", Flink, "flink c1", []string{"http://jm1:8081:holder", ":waiting"}},
+		{"yarn: the Curator elector", []spec{curatorLatch("/yarn-leader-election/yc1", uuid1, 0, "rm1"),
+			curatorLatch("/yarn-leader-election/yc1", uuid2, 1, "rm2")},
+			"/yarn-leader-election/yc1", HadoopHA, "yarn yc1", []string{"rm1:holder", "rm2:waiting"}},
 		{"nifi: names with spaces", []spec{curatorLock("/nifi/leaders/Cluster Coordinator", uuid1, 0, "nifi1:8082"),
 			curatorLock("/nifi/leaders/Cluster Coordinator", uuid2, 1, "nifi2:8082")},
 			"/nifi/leaders/Cluster Coordinator", NiFi, "nifi cluster coordinator", []string{"nifi1:8082:holder", "nifi2:8082:waiting"}},
@@ -52,7 +58,7 @@ func TestOtherSystems(t *testing.T) {
 			"/d/_COORDINATOR", "", "", nil},
 		{"nifi name, latch nodes", []spec{curatorLatch("/nifi/leaders/Primary Node", uuid1, 0, "n")},
 			"/nifi/leaders/Primary Node", "", "", nil},
-		{"flink latch without leader beside", []spec{curatorLatch("/f/latch", uuid1, 0, "")}, "/f/latch", "", "", nil},
+		{"flink latch not under leader", []spec{persistent("/f/leader", nil), curatorLatch("/f/latch", uuid1, 0, "")}, "/f/latch", "", "", nil},
 		{"pulsar leader persistent", []spec{persistent("/loadbalance/leader", []byte(`{"serviceUrl":"x"}`))}, "/loadbalance/leader", "", "", nil},
 	}
 	for _, tt := range tests {
@@ -101,4 +107,12 @@ func TestScan(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("scan:\n got %q\nwant %q", got, want)
 	}
+}
+
+// flinkInfo is ZooKeeperUtils.writeLeaderInformationToZooKeeper's bytes:
+// an ObjectOutputStream with writeUTF(address), then the session UUID
+// (its object bytes cut here: only the address is read).
+func flinkInfo(addr string) []byte {
+	b := []byte{0xAC, 0xED, 0x00, 0x05, 0x77, byte(len(addr) + 2), byte(len(addr) >> 8), byte(len(addr))}
+	return append(append(b, addr...), 0x73, 0x72, 0x00, 0x0e)
 }

@@ -49,7 +49,7 @@ func solrElection(t Tree, p string) (Recognition, bool) {
 	}
 	ps := childNodes(t, p)
 	if len(ps) == 0 {
-		return Recognition{}, false
+		return solrEmpty(t, p)
 	}
 	for i := range ps {
 		m := solrName.FindStringSubmatch(ps[i].Name)
@@ -129,4 +129,40 @@ func solrShardCheck(t Tree, record string, head Participant) []Finding {
 
 func solrMismatch(record, says string, head Participant) Finding {
 	return leaderMismatch(record, says, head.Name, head.Path)
+}
+
+// solrEmpty reads p, an election directory with no candidate, as Solr's
+// when its place says so (the overseer's, or a shard's under
+// leader_elect): a leader record naming somebody is a leader-mismatch
+// (nobody stands to lead); no record either is an election with no
+// leader, which the label says ("solr overseer, no leader").
+func solrEmpty(t Tree, p string) (Recognition, bool) {
+	parent := path.Dir(p)
+	rec := Recognition{Path: p, System: Solr, Type: TypeElection}
+	switch {
+	case path.Base(parent) == "overseer_elect":
+		rec.Label, rec.Record = "solr overseer", path.Join(parent, "leader")
+	case path.Base(path.Dir(parent)) == "leader_elect":
+		shard, coll := path.Base(parent), path.Dir(path.Dir(parent))
+		rec.Label = "solr " + clean(path.Base(coll)) + "/" + clean(shard)
+		rec.Record = path.Join(coll, "leaders", shard, "leader")
+	default:
+		return Recognition{}, false
+	}
+	n, ok := t.Node(rec.Record)
+	if !ok {
+		rec.Label += ", no leader"
+		return rec, true
+	}
+	js, _ := jsonObject(n.Data)
+	says, _ := jsonString(js, "id")
+	if core, ok := jsonString(js, "core_node_name"); ok {
+		node, _ := jsonString(js, "node_name")
+		says = fmt.Sprintf("%s on %s", core, node)
+	}
+	if says == "" {
+		says = fmt.Sprintf("session 0x%x", n.EphemeralOwner)
+	}
+	rec.Findings = []Finding{leaderMismatch(rec.Record, says, "", "")}
+	return rec, true
 }

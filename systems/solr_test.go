@@ -105,7 +105,7 @@ func TestSolrLookAlikes(t *testing.T) {
 		{"persistent candidates", []spec{persistent(fmt.Sprintf("/o/election/%d-n1-n_0000000001", fakeSessions[0]), nil)}, "/o/election"},
 		{"a stranger among candidates", []spec{solrCandidate("/o", fakeSessions, 0, "n1"), ephemeral("/o/election/lock", 0, nil)}, "/o/election"},
 		{"another directory name", []spec{ephSeq(fmt.Sprintf("/o/elect/%d-n1-n_", fakeSessions[0]), 0, nil)}, "/o/elect"},
-		{"empty election", []spec{persistent("/o/overseer_elect/election", nil)}, "/o/overseer_elect/election"},
+		{"empty election in no Solr place", []spec{persistent("/o/elect/election", nil)}, "/o/elect/election"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

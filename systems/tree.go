@@ -72,6 +72,9 @@ const (
 	TypeElection Type = "election"
 	TypeMutex    Type = "mutex"
 	TypeRWLock   Type = "rwlock"
+	// TypeQueue: entries taken in order, not a lock (ClickHouse's DDL
+	// queue): an entry being worked on holds, the others wait.
+	TypeQueue Type = "queue"
 )
 
 // Participant is one node taking part in a recognised coordination.
@@ -115,6 +118,10 @@ type Recognition struct {
 	// "" when the system keeps none.
 	Record   string
 	Findings []Finding
+	// Inner are paths below Path that Scan still visits: coordination of
+	// their own inside this one (a DDL entry's shard locks). Scan
+	// otherwise stops at a recognised path.
+	Inner []string
 }
 
 // Holders returns the participants whose role is holder.
@@ -140,6 +147,9 @@ var recognisers = []recogniser{
 	hbaseMaster,
 	hbaseTableLock,
 	clickhouseElection,
+	clickhouseDDLQueue,
+	clickhouseDDLLock,
+	clickhouseZeroCopyLock,
 	latchElection,
 	helixController,
 	pulsarLeader,
@@ -159,13 +169,17 @@ func Recognize(t Tree, p string) (Recognition, bool) {
 
 // Scan walks t from root, depth first in name order, and returns every
 // path Recognize reads as a system's coordination, in path order. It does
-// not descend below a recognised path: its nodes are the participants.
+// not descend below a recognised path (its nodes are the participants),
+// except to the recognition's Inner paths.
 func Scan(t Tree, root string) []Recognition {
 	var out []Recognition
 	var walk func(p string)
 	walk = func(p string) {
 		if rec, ok := Recognize(t, p); ok {
 			out = append(out, rec)
+			for _, in := range rec.Inner {
+				walk(in)
+			}
 			return
 		}
 		kids, _ := t.Children(p)

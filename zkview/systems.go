@@ -276,6 +276,8 @@ func annotate(q model.Queue, sr *sysRec, st *systemsState) model.Queue {
 		q.Type = model.TypeMutex
 	case systems.TypeRWLock:
 		q.Type = model.TypeRWLock
+	case systems.TypeQueue:
+		q.Type = model.TypeQueue
 	}
 	q.Nodes, q.Other = systemNodes(q, sr)
 	ws := make([]model.Warning, 0, len(q.Warnings)+len(rec.Findings))
