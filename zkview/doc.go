@@ -12,7 +12,7 @@
 //	ui ──► timeline ──► model ──► lockops
 //	 │                   ▲
 //	 └──► sessions ──────┘
-//	cmd ─► zkview ─► zkview/queue, sessions, model, fourletter, lockops, third_party/zk
+//	cmd ─► zkview ─► zkview/queue, sessions, systems, model, fourletter, lockops, third_party/zk
 //
 // What each holds:
 //
