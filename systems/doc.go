@@ -38,8 +38,12 @@
 //   - clickhouse.go: replica elections, multi-leader mode included.
 //   - others.go: Druid, Storm, Flink, NiFi and Marathon's Curator
 //     elections, Helix's and Pulsar's leader nodes, Mesos's group.
+//   - recipes.go: the library recipes no system wrote (Curator's
+//     LeaderSelector, barriers, queues, groups, leases, counters):
+//     RecognizeRecipe, Named and ScanRecipes, apart from Recognize and
+//     Scan, so that a library recipe is never named a system.
 //
-// Imports: systems may import lockops (its Role and Kind, ParseName) and
-// the zk client (ReadTree only); it must never import zkview, ui or cmd,
+// Imports: systems may import lockops (its Role and Kind, ParseName),
+// model (RecipeFacts, the recipes' parts) and the zk client (ReadTree only); it must never import zkview, ui or cmd,
 // which call it.
 package systems

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // DataLimit is how much of a node's data the recognisers read: every
@@ -90,7 +91,10 @@ type Participant struct {
 	Identity string
 	// Marker: the node stands for a mode, not a participant (ClickHouse's
 	// persistent "all (multiple leaders Ok)" node).
-	Marker  bool
+	Marker bool
+	// Part is the node's part in a library recipe that is no lock
+	// (model.PartMember...), "" otherwise.
+	Part    string
 	Session int64 // ephemeralOwner, 0 for a persistent node
 	Czxid   int64
 	Ctime   int64
@@ -115,6 +119,12 @@ type Recognition struct {
 	// "" when the system keeps none.
 	Record   string
 	Findings []Finding
+	// Library is the library whose recipe a path with no System follows
+	// (curator, kazoo), 0 for a system's.
+	Library lockops.Recipe
+	// Facts is what a library recipe that is no lock states beyond its
+	// participants (a counter's value, a lease's end); nil otherwise.
+	Facts *model.RecipeFacts
 }
 
 // Holders returns the participants whose role is holder.
