@@ -7,7 +7,12 @@
 
 package model
 
-import "time"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // recipeTypeWords are the recipe types' words in `ls --json`'s "type".
 var recipeTypeWords = map[QueueType]string{
@@ -83,4 +88,62 @@ func factsJSON(f *RecipeFacts) JSONFacts {
 		j.Oldest = f.Oldest.UTC().Format(RFC3339Milli)
 	}
 	return j
+}
+
+// RecipeSummary is how the console and `ls` head a recipe that is no
+// lock: its type word and what it states ("queue, 3 items, 1 taken",
+// "barrier, 2 entered, not ready", "counter, value 42"); "" for any
+// other type. Raw server text (a lease's holder) is sanitized here.
+func RecipeSummary(q *Queue) string {
+	word, ok := recipeTypeWords[q.Type]
+	if !ok {
+		return ""
+	}
+	parts := []string{word}
+	count := func(part, one string) {
+		n := 0
+		for _, nd := range q.Nodes.All() {
+			if nd.Part == part {
+				n++
+			}
+		}
+		if n > 0 || part == PartItem || part == PartMember {
+			parts = append(parts, fmt.Sprintf("%d %s", n, plural(n, one)))
+		}
+	}
+	f := q.Facts
+	if f == nil {
+		f = &RecipeFacts{}
+	}
+	switch q.Type {
+	case TypeBarrier:
+		parts = append(parts, fmt.Sprintf("%d entered", f.Entered))
+		if f.Ready != nil && *f.Ready {
+			parts = append(parts, "ready")
+		} else if f.Ready != nil {
+			parts = append(parts, "not ready")
+		}
+	case TypeQueue:
+		count(PartItem, "item")
+		count(PartTaken, "taken")
+	case TypeMembership:
+		count(PartMember, "member")
+	case TypeCounter:
+		if f.Value != nil {
+			parts = append(parts, "value "+strconv.FormatFloat(*f.Value, 'g', -1, 64))
+		}
+	case TypeLease:
+		if f.Holder != "" {
+			parts = append(parts, "held by "+SanitizeString(f.Holder, 40)+" until "+f.Expires.UTC().Format("2006-01-02 15:04:05Z"))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// plural is one, or one+"s" for any n but 1 ("taken" stays).
+func plural(n int, one string) string {
+	if n == 1 || strings.HasSuffix(one, "en") {
+		return one
+	}
+	return one + "s"
 }

@@ -344,7 +344,9 @@ func kazooQueue(t Tree, p string) (Recognition, bool) {
 		ps[i].Part, ps[i].Role, ps[i].Session = model.PartTaken, lockops.RoleHolder, tk.Session
 		ps[i].Identity = clean(string(data.Data))
 	}
-	return queueRecognition(p, lockops.RecipeKazoo, ps), true
+	rec := queueRecognition(p, lockops.RecipeKazoo, ps)
+	rec.Parts = []string{entries, taken}
+	return rec, true
 }
 
 // queueRecognition is a queue of items ps at p, with its depth and its
