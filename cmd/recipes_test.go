@@ -169,6 +169,9 @@ func recipeSummary(p model.JSONPath) string {
 			parts = append(parts, n.Identity+":"+n.Role)
 		}
 	}
+	if p.Type == "barrier" || p.Type == "membership" {
+		slices.Sort(parts[1:]) // joined at the same millisecond: no order to check
+	}
 	if p.Ready != nil {
 		parts = append(parts, fmt.Sprintf("ready=%v", *p.Ready))
 	}

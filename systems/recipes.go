@@ -28,8 +28,9 @@ import (
 //   - Curator LeaderSelector: an InterProcessMutex whose nodes
 //     (_c_<uuid>-lock-<seq>, ephemeral) hold the selector's id
 //     (getLockNodeBytes); a plain InterProcessMutex's nodes hold the
-//     client's default data, its local IP address ("127.0.0.1"). Nodes
-//     that all hold an id that is no address are an election.
+//     client's default data, its local IP address ("127.0.0.1"), and
+//     zklock's own Curator-style lock "user@host pid N". Nodes that all
+//     hold an id that is neither are an election.
 //   - Curator DistributedDoubleBarrier: ephemeral <UUID.randomUUID()>
 //     children (36 characters), data the client's address; a persistent
 //     "ready" child once memberQty entered (memberQty is not stored).
@@ -143,7 +144,7 @@ func curatorSelector(t Tree, p string) (Recognition, bool) {
 		}
 		data, _ := t.Node(ps[i].Path)
 		id := string(data.Data)
-		if id == "" || !utf8.ValidString(id) || net.ParseIP(id) != nil {
+		if id == "" || !utf8.ValidString(id) || net.ParseIP(id) != nil || zklockOwner.MatchString(id) {
 			return Recognition{}, false
 		}
 		ps[i].Seq, ps[i].HasSeq, ps[i].Identity = int64(n.Seq), true, clean(id)
@@ -160,6 +161,10 @@ func curatorSelector(t Tree, p string) (Recognition, bool) {
 	ps[0].Role = lockops.RoleHolder
 	return Recognition{Path: p, Type: TypeElection, Library: lockops.RecipeCurator, Participants: ps}, true
 }
+
+// zklockOwner is the data zklock's own lock writes in Curator's style
+// (lockops.DefaultData, "user@host pid N"): a mutex, not a selector.
+var zklockOwner = regexp.MustCompile(`^\S+@\S+ pid \d+`)
 
 // readyNode is a double barrier's mark that every participant entered.
 const readyNode = "ready"

@@ -82,6 +82,9 @@ func TestRecognizeRecipe(t *testing.T) {
 		{"curator mutex, one default data", []spec{
 			ephSeq(curatorNode("/s", "lock-", 0), 0, []byte("sel-a")), ephSeq(curatorNode("/s", "lock-", 1), 1, []byte("::1")),
 		}, "/s", ""},
+		{"zklock's own lock, curator style", []spec{
+			ephSeq(curatorNode("/s", "lock-", 0), 0, []byte("ops@db-1 pid 4242 nightly")),
+		}, "/s", ""},
 		{"curator latch", []spec{ephSeq(curatorNode("/s", "latch-", 0), 0, []byte("id"))}, "/s", ""},
 		{"kazoo election (a lock with an identifier)", []spec{
 			ephSeq("/e/"+hexA+"__lock__", 0, []byte("elect-a")),

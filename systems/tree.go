@@ -125,9 +125,10 @@ type Recognition struct {
 	// Facts is what a library recipe that is no lock states beyond its
 	// participants (a counter's value, a lease's end); nil otherwise.
 	Facts *model.RecipeFacts
-	// Parts are paths below Path that the recipe owns (a Kazoo
-	// LockingQueue's entries/ and taken/): read alone, they would look
-	// like something else (a plain lock's queue).
+	// Parts are paths the coordination owns besides Path (a Kazoo
+	// LockingQueue's entries/ and taken/, Kafka's brokers/ids): read
+	// alone, they would look like something else (a plain lock's queue,
+	// a group).
 	Parts []string
 }
 

@@ -6,6 +6,8 @@
 package zkview
 
 import (
+	"slices"
+
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/systems"
 )
@@ -60,6 +62,9 @@ func recipePart(n *model.Node, p systems.Participant) {
 func withoutRecipeParts(queues []model.Queue, st *systemsState) []model.Queue {
 	parts := map[string]bool{}
 	for _, sr := range st.recs {
+		if sr.rec.System != "" {
+			continue // a system's parts may be watched paths of their own
+		}
 		for _, p := range sr.rec.Parts {
 			parts[p] = true
 		}
@@ -74,4 +79,14 @@ func withoutRecipeParts(queues []model.Queue, st *systemsState) []model.Queue {
 		}
 	}
 	return out
+}
+
+// sharesParticipant says whether a and b name one node as participant.
+func sharesParticipant(a, b systems.Recognition) bool {
+	for _, p := range a.Participants {
+		if slices.ContainsFunc(b.Participants, func(q systems.Participant) bool { return q.Path == p.Path }) {
+			return true
+		}
+	}
+	return false
 }

@@ -104,12 +104,23 @@ func readSystems(ctx context.Context, r systems.Reader, cfg Config, budget int) 
 			out = append(out, sysRec{rec: rec, nodes: participantNodes(tree, rec)})
 		}
 	}
+	// A system's participants are its own, never a recipe's as well
+	// (Kafka's brokers/ids is no mere group).
+	addRecipe := func(rec systems.Recognition) {
+		if !slices.ContainsFunc(out, func(sr sysRec) bool {
+			return slices.Contains(sr.rec.Parts, rec.Path) || sharesParticipant(sr.rec, rec)
+		}) {
+			add(rec)
+		}
+	}
 	for _, root := range cfg.Roots {
 		for _, rec := range systems.Scan(tree, root) {
 			add(rec)
 		}
+	}
+	for _, root := range cfg.Roots {
 		for _, rec := range systems.ScanRecipes(tree, root) {
-			add(rec)
+			addRecipe(rec)
 		}
 	}
 	for _, p := range cfg.Paths {
@@ -118,7 +129,7 @@ func readSystems(ctx context.Context, r systems.Reader, cfg Config, budget int) 
 			continue
 		}
 		if rec, ok := systems.Named(tree, p); ok {
-			add(rec)
+			addRecipe(rec)
 			continue
 		}
 		if kids, ok := tree.Children(p); !ok || len(kids) > 0 || p == "/" {
