@@ -92,7 +92,9 @@ func writeQueueText(b *strings.Builder, q model.Queue, now time.Time) {
 	if q.Label != "" {
 		path += " (" + model.SanitizeString(q.Label, 0) + ")"
 	}
-	if q.Type == model.TypeElection {
+	if sum := model.RecipeSummary(&q); sum != "" {
+		fmt.Fprintf(b, "%s: %s\n", path, sum)
+	} else if q.Type == model.TypeElection {
 		fmt.Fprintf(b, "%s: election, %d participants, %d leading, %d following\n", path, q.Nodes.Len(), holders, q.Nodes.Len()-holders)
 	} else if q.Type == model.TypeSemaphore {
 		_, waiting := q.LeaseCounts()
@@ -129,7 +131,9 @@ func writeQueueText(b *strings.Builder, q model.Queue, now time.Time) {
 // such column: only a system's queue has one).
 func writeNodeRow(tw io.Writer, q model.Queue, i int, n *model.Node, now time.Time, ident func(string) string) {
 	role := model.RoleWord(q.Type, n.Role)
-	if n.Believes != n.Role {
+	if n.Part != "" {
+		role = n.Part
+	} else if n.Believes != n.Role {
 		role += " (believes " + model.RoleWord(q.Type, n.Believes) + ")"
 	}
 	seq, node := strconv.Itoa(int(n.Seq)), model.SanitizeString(n.RelName(q.Path), 0)
@@ -175,6 +179,8 @@ func age(n model.Node, now time.Time) string {
 	switch {
 	case t == "":
 		return "-"
+	case n.Part != "":
+		return t // a recipe's part: neither held nor waiting
 	case n.Role == lockops.RoleHolder:
 		return "held " + t
 	}

@@ -20,7 +20,10 @@ import "fmt"
 //	                                   the context's `elections:` names;
 //	                                   its holder is the leader, its
 //	                                   waiters the followers ("role" stays
-//	                                   holder | waiting)
+//	                                   holder | waiting). The library
+//	                                   recipes that are no lock (see
+//	                                   docs/recipes.md): barrier | queue |
+//	                                   membership | counter | lease
 //	    "system": "solr",              the system whose layout the path
 //	                                   follows: kafka | hbase | solr |
 //	                                   hadoop-ha | clickhouse | druid |
@@ -37,6 +40,14 @@ import "fmt"
 //	                                   max_leases) | deduced (a Curator lease
 //	                                   waits: the limit is the other leases);
 //	                                   absent when unknown
+//	    "ready": false,                barrier: a double barrier's ready node
+//	    "entered": 2,                  exists / its participants (neither
+//	                                   library stores how many it needs)
+//	    "value": 42,                   counter: its value
+//	    "holder": "worker-1",          lease: its holder and the end of its
+//	    "expires": "2026-...Z"         lease (UTC; past it, free to take)
+//	    "depth": 3,                    queue: its items (taken ones too),
+//	    "oldest": "2026-...Z"          and the oldest one's ctime
 //	    "warnings": [                  [] when healthy
 //	      {
 //	        "code": "split-holders",   split-holders | deadlock | mixed-recipes |
@@ -89,7 +100,9 @@ import "fmt"
 //	                                   lock: one ephemeral node, its
 //	                                   waiters the sessions the servers
 //	                                   show watching it, flagged herd)
-//	        "role": "holder",          holder | waiting: by sequence order
+//	        "role": "holder",          holder | waiting: by sequence order;
+//	                                   in a recipe that is no lock its part:
+//	                                   entered | member | item | taken | lease
 //	        "session": "0x1000a...",   the node's ephemeralOwner ("0x0": a
 //	                                   persistent node; "" when unread)
 //	        "client": "10.0.0.7:4711", ip:port of that session, "" when the
@@ -145,6 +158,7 @@ type JSONPath struct {
 	Warnings []JSONWarning `json:"warnings"`
 	Queue    []JSONNode    `json:"queue"`
 	Other    []string      `json:"other"`
+	JSONFacts
 }
 
 // LsSchema is the version of JSONPath, carried by every path object of
@@ -198,17 +212,18 @@ func ToJSON(snap *Snapshot) []JSONPath {
 // of many lock parents turns them one at a time, holding one, not all.
 func PathJSON(q *Queue) JSONPath {
 	p := JSONPath{
-		Schema:   LsSchema,
-		Path:     SanitizeString(q.Path, 0),
-		Exists:   q.State == PathPresent || q.State == PathNoAuth,
-		Type:     q.Type.String(),
-		System:   q.System,
-		Label:    SanitizeString(q.Label, 0),
-		Limit:    q.Limit,
-		LimitSrc: q.LimitSource,
-		Warnings: make([]JSONWarning, 0, len(q.Warnings)),
-		Queue:    make([]JSONNode, 0, q.Nodes.Len()),
-		Other:    make([]string, 0, len(q.Other)),
+		Schema:    LsSchema,
+		Path:      SanitizeString(q.Path, 0),
+		Exists:    q.State == PathPresent || q.State == PathNoAuth,
+		Type:      q.Type.String(),
+		System:    q.System,
+		Label:     SanitizeString(q.Label, 0),
+		Limit:     q.Limit,
+		LimitSrc:  q.LimitSource,
+		Warnings:  make([]JSONWarning, 0, len(q.Warnings)),
+		Queue:     make([]JSONNode, 0, q.Nodes.Len()),
+		Other:     make([]string, 0, len(q.Other)),
+		JSONFacts: factsJSON(q.Facts),
 	}
 	for _, w := range q.Warnings {
 		jw := JSONWarning{Code: w.Code, Message: SanitizeString(w.Message, 0), Nodes: make([]string, 0, len(w.Nodes))}
@@ -244,6 +259,9 @@ func nodeJSON(n *Node) JSONNode {
 		Believes: n.Believes.String(),
 		Data:     n.DataText(0),
 		Czxid:    n.Czxid,
+	}
+	if n.Part != "" {
+		jn.Role = n.Part
 	}
 	if !n.Ctime.IsZero() {
 		jn.Session = fmt.Sprintf("0x%x", n.Session)

@@ -141,9 +141,15 @@ const (
 	TypeRWLock
 	TypeSemaphore
 	TypeElection
-	// TypeQueue: a system's queue of entries taken in order (ClickHouse's
-	// DDL queue); the entries being worked on hold, the others wait.
+	// The library recipes that are no lock (recipes.go), and a system's
+	// queue of entries taken in order (ClickHouse's DDL queue: the entries
+	// being worked on hold): nobody in them waits behind a holder's
+	// session, so they bring no waits to the sessions graph.
+	TypeBarrier
 	TypeQueue
+	TypeMembership
+	TypeCounter
+	TypeLease
 )
 
 func (t QueueType) String() string {
@@ -156,8 +162,9 @@ func (t QueueType) String() string {
 		return "semaphore"
 	case TypeElection:
 		return "election"
-	case TypeQueue:
-		return "queue"
+	}
+	if w, ok := recipeTypeWords[t]; ok {
+		return w
 	}
 	return "unknown"
 }
@@ -240,6 +247,9 @@ type Node struct {
 	// id, a Solr node name, a NameNode id and host): "" for a plain
 	// recipe's node. Raw server text; sanitize to show.
 	Identity string `json:",omitzero"`
+	// Part is the node's part in a library recipe that is no lock
+	// (PartMember, PartItem...; recipes.go), "" in a lock or an election.
+	Part string `json:",omitzero"`
 }
 
 // Handoff is one release -> next holder transition the Watcher saw.
@@ -284,6 +294,9 @@ type Queue struct {
 	// text in Label; sanitize to show.
 	System string `json:",omitzero"`
 	Label  string `json:",omitzero"`
+	// Facts is what a library recipe that is no lock states at the path
+	// beyond its nodes (a counter's value, a lease's end); nil otherwise.
+	Facts *RecipeFacts `json:",omitzero"`
 }
 
 // Snapshot is an immutable view of every watched queue. Consumers must not

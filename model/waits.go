@@ -17,6 +17,9 @@ func Holds(n *Node) bool { return n.Believes == lockops.RoleHolder }
 // space, returned for reuse.
 func QueueWaits(q *Queue, buf []*Node, visit func(w int, a, b *Node)) []*Node {
 	holders := buf[:0]
+	if !q.Type.Waits() {
+		return holders
+	}
 	semaphore := q.Type == TypeSemaphore
 	if semaphore {
 		for _, n := range q.Nodes.All() {

@@ -41,8 +41,12 @@
 //     zero-copy part locks.
 //   - others.go: Druid, Storm, Flink, NiFi, Marathon and YARN's Curator
 //     elections, Helix's and Pulsar's leader nodes, Mesos's group.
+//   - recipes.go: the library recipes no system wrote (Curator's
+//     LeaderSelector, barriers, queues, groups, leases, counters):
+//     RecognizeRecipe, Named and ScanRecipes, apart from Recognize and
+//     Scan, so that a library recipe is never named a system.
 //
-// Imports: systems may import lockops (its Role and Kind, ParseName) and
-// the zk client (ReadTree only); it must never import zkview, ui or cmd,
+// Imports: systems may import lockops (its Role and Kind, ParseName),
+// model (RecipeFacts, the recipes' parts) and the zk client (ReadTree only); it must never import zkview, ui or cmd,
 // which call it.
 package systems

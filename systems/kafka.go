@@ -74,6 +74,7 @@ func kafkaController(t Tree, p string) (Recognition, bool) {
 	rec := Recognition{
 		Path: p, System: Kafka, Type: TypeElection, Label: label,
 		Participants: []Participant{holder}, Record: p,
+		Parts: []string{path.Join(root, "brokers", "ids")}, // the registrations, no mere group
 	}
 	if haveIDs && kraft < 0 {
 		rec.Findings = kafkaCheck(p, broker, ids)

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // DataLimit is how much of a node's data the recognisers read: every
@@ -93,7 +94,10 @@ type Participant struct {
 	Identity string
 	// Marker: the node stands for a mode, not a participant (ClickHouse's
 	// persistent "all (multiple leaders Ok)" node).
-	Marker  bool
+	Marker bool
+	// Part is the node's part in a library recipe that is no lock
+	// (model.PartMember...), "" otherwise.
+	Part    string
 	Session int64 // ephemeralOwner, 0 for a persistent node
 	Czxid   int64
 	Ctime   int64
@@ -122,6 +126,17 @@ type Recognition struct {
 	// their own inside this one (a DDL entry's shard locks). Scan
 	// otherwise stops at a recognised path.
 	Inner []string
+	// Library is the library whose recipe a path with no System follows
+	// (curator, kazoo), 0 for a system's.
+	Library lockops.Recipe
+	// Facts is what a library recipe that is no lock states beyond its
+	// participants (a counter's value, a lease's end); nil otherwise.
+	Facts *model.RecipeFacts
+	// Parts are paths the coordination owns besides Path (a Kazoo
+	// LockingQueue's entries/ and taken/, Kafka's brokers/ids): read
+	// alone, they would look like something else (a plain lock's queue,
+	// a group).
+	Parts []string
 }
 
 // Holders returns the participants whose role is holder.

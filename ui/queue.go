@@ -133,6 +133,8 @@ func (p *queuePane) set(q *model.Queue, path string, own *OwnLock) {
 		parts = append(parts, "semaphore", holdersText(q))
 	case q.Type == model.TypeElection:
 		parts = append(parts, "election")
+	case !q.Type.Waits():
+		parts = append(parts, model.RecipeSummary(q)) // a barrier, a queue...
 	case p.rw:
 		parts = append(parts, "read/write")
 	case q.Nodes.Len() > 0:
@@ -571,6 +573,8 @@ func (p *queuePane) markCells(segs []seg, st *themes.Styles, n *model.Node, i in
 func (p *queuePane) roleCell(st *themes.Styles, n *model.Node) (string, lipgloss.Style) {
 	word := strings.ToUpper(model.RoleWord(p.q.Type, lockops.RoleHolder))
 	switch {
+	case n.Part != "":
+		return n.Part, st.Muted // a recipe's part: no lock's role
 	case n.Believes == lockops.RoleHolder && n.Role != lockops.RoleHolder:
 		return word + "‼", st.Danger
 	case n.Believes == lockops.RoleHolder && p.flagged[n.Name]:

@@ -105,14 +105,32 @@ func readSystems(ctx context.Context, r systems.Reader, cfg Config, budget int) 
 			out = append(out, sysRec{rec: rec, nodes: participantNodes(tree, rec)})
 		}
 	}
+	// A system's participants are its own, never a recipe's as well
+	// (Kafka's brokers/ids is no mere group).
+	addRecipe := func(rec systems.Recognition) {
+		if !slices.ContainsFunc(out, func(sr sysRec) bool {
+			return slices.Contains(sr.rec.Parts, rec.Path) || sharesParticipant(sr.rec, rec)
+		}) {
+			add(rec)
+		}
+	}
 	for _, root := range cfg.Roots {
 		for _, rec := range systems.Scan(tree, root) {
 			add(rec)
 		}
 	}
+	for _, root := range cfg.Roots {
+		for _, rec := range systems.ScanRecipes(tree, root) {
+			addRecipe(rec)
+		}
+	}
 	for _, p := range cfg.Paths {
 		if rec, ok := systems.Recognize(tree, p); ok {
 			add(rec)
+			continue
+		}
+		if rec, ok := systems.Named(tree, p); ok {
+			addRecipe(rec)
 			continue
 		}
 		if kids, ok := tree.Children(p); !ok || len(kids) > 0 || p == "/" {
@@ -132,9 +150,12 @@ func participantNodes(t systems.Tree, rec systems.Recognition) []model.Node {
 	out := make([]model.Node, len(rec.Participants))
 	for i, p := range rec.Participants {
 		n := model.Node{Name: p.Name, Kind: p.Kind, Recipe: lockops.RecipeEphemeral, Role: p.Role, Believes: p.Role,
-			Session: p.Session, Identity: p.Identity}
+			Session: p.Session, Identity: p.Identity, Part: p.Part}
 		if p.HasSeq {
 			n.Seq, n.Recipe = int32(p.Seq), lockops.RecipePlain
+		}
+		if rec.Library != 0 {
+			n.Recipe = rec.Library
 		}
 		if p.Ctime != 0 {
 			// A waiter waits since it was made; a holder found holding
@@ -249,7 +270,7 @@ func applySystems(queues []model.Queue, st *systemsState) ([]model.Queue, string
 		queues = append(queues, added...)
 		sort.SliceStable(queues, func(a, b int) bool { return queues[a].Path < queues[b].Path })
 	}
-	return queues, note
+	return withoutRecipeParts(queues, st), note
 }
 
 // queueAt is the index of the queue at p, -1 when none.
@@ -276,13 +297,14 @@ func annotate(q model.Queue, sr *sysRec, st *systemsState) model.Queue {
 		q.Type = model.TypeMutex
 	case systems.TypeRWLock:
 		q.Type = model.TypeRWLock
-	case systems.TypeQueue:
-		q.Type = model.TypeQueue
+	default:
+		q.Type = recipeType(rec.Type, q.Type)
 	}
+	q.Facts = rec.Facts
 	q.Nodes, q.Other = systemNodes(q, sr)
 	ws := make([]model.Warning, 0, len(q.Warnings)+len(rec.Findings))
 	for _, w := range q.Warnings {
-		if overridden(w.Code, rec.MultiLeader) {
+		if rec.System != "" && overridden(w.Code, rec.MultiLeader) || !q.Type.Waits() && lockWarning(w.Code) {
 			continue
 		}
 		ws = append(ws, w)
@@ -335,6 +357,7 @@ func systemNodes(q model.Queue, sr *sysRec) (model.Nodes, []string) {
 		used[i] = true
 		n := *q.Nodes.At(i)
 		n.Identity = p.Identity
+		recipePart(&n, p)
 		if n.Role != p.Role {
 			n.Role = p.Role
 		}
