@@ -50,7 +50,7 @@ type historyWorker struct {
 	fails atomic.Int64 // acquires or releases that failed (logged as counts)
 }
 
-func newHistoryWorker(t *testing.T, ctx context.Context, c *sandbox.Cluster, id int, lock string) *historyWorker {
+func newHistoryWorker(t *testing.T, ctx context.Context, c *sandbox.Cluster, id int, lock string, opts ...Option) *historyWorker {
 	t.Helper()
 	w := &historyWorker{id: id, links: newLinks(t, c)}
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -60,7 +60,7 @@ func newHistoryWorker(t *testing.T, ctx context.Context, c *sandbox.Cluster, id 
 		t.Fatalf("worker %d: %v", id, err)
 	}
 	t.Cleanup(s.Close)
-	w.s, w.l = s, NewLock(s, lock, WithNote(fmt.Sprintf("history-%d", id)))
+	w.s, w.l = s, NewLock(s, lock, append([]Option{WithNote(fmt.Sprintf("history-%d", id))}, opts...)...)
 	return w
 }
 
