@@ -255,11 +255,12 @@ func (pp *peerParent) holdsBy() (ours, theirs int64) {
 // connection is down and someone else has held the lock. expire true (a
 // session expiry): restored once the servers have deleted its node, then
 // waits for the client's new session and more holds. It returns an error
-// rather than failing the test: the two parents are cut at once.
-func (pp *peerParent) cutPeer(ctx context.Context, w *peerWorker, expire bool) error {
+// rather than failing the test: the two parents are cut at once. The
+// string says what happened when.
+func (pp *peerParent) cutPeer(ctx context.Context, w *peerWorker, expire bool) (string, error) {
 	hd, let, err := w.lingerHold(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer let()
 	sess, node, at := w.p.Session(w.client), pp.lock+"/"+hd.Node(), time.Now()
@@ -268,26 +269,34 @@ func (pp *peerParent) cutPeer(ctx context.Context, w *peerWorker, expire bool) e
 	ours, theirs := pp.holdsBy()
 	others := ours + theirs - w.holds.Load()
 	told := func() bool { return !notice(w.p.Events(), w.client, at).IsZero() }
+	var goneAt time.Time
 	gone := func() bool {
 		ok, _, err := pp.ours.check.Exists(ctx, node)
-		return err == nil && !ok
+		if err == nil && !ok && goneAt.IsZero() {
+			goneAt = time.Now()
+		}
+		return !goneAt.IsZero()
 	}
 	if err := waitFor(ctx, 60*time.Second, w.label+" cut: told, node gone, another holder", func() bool {
 		ours, theirs := pp.holdsBy()
 		return (expire || told()) && (!expire || gone()) && ours+theirs-w.holds.Load() > others
 	}); err != nil {
-		return err
+		return "", err
 	}
 	w.links.restore()
+	what := fmt.Sprintf("%s cut holding %s: told SUSPENDED/LOST %s, restored %s", w.label, hd.Node(),
+		fmtSince(notice(w.p.Events(), w.client, at), at), fmtSince(time.Now(), at))
 	if !expire {
-		return nil
+		return what, nil
 	}
+	what += ", node deleted by the servers " + fmtSince(goneAt, at)
 	let()
 	if err := waitFor(ctx, 60*time.Second, w.label+"'s new session", func() bool { return w.p.Session(w.client) != sess }); err != nil {
-		return err
+		return what, err
 	}
+	what += ", new session " + fmtSince(time.Now(), at)
 	before := w.holds.Load()
-	return waitFor(ctx, 60*time.Second, w.label+" to hold again", func() bool { return w.holds.Load() > before })
+	return what, waitFor(ctx, 60*time.Second, w.label+" to hold again", func() bool { return w.holds.Load() > before })
 }
 
 // waitFor polls cond until it holds, d passes (an error naming what), or
@@ -354,7 +363,9 @@ func (m *peerMix) killMember(t *testing.T, leader bool) {
 		t.Fatal(err)
 	}
 	m.faults++
+	at := time.Now()
 	m.progress(t, "with a member down", 3)
+	t.Logf("member %d killed (leader %v): every parent held 3 more times, peers and lockops both, %s", victim, leader, fmtSince(time.Now(), at))
 	if err := mem.Restart(m.ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -367,14 +378,18 @@ func (m *peerMix) killMember(t *testing.T, leader bool) {
 func (m *peerMix) cutPeers(t *testing.T, expire bool) {
 	t.Helper()
 	errs := make([]error, len(m.parents))
+	whats := make([]string, len(m.parents))
 	var wg sync.WaitGroup
 	for i, pp := range m.parents {
 		w := pp.peers[m.cuts%len(pp.peers)]
-		wg.Go(func() { errs[i] = pp.cutPeer(m.ctx, w, expire) })
+		wg.Go(func() { whats[i], errs[i] = pp.cutPeer(m.ctx, w, expire) })
 	}
 	wg.Wait()
 	m.cuts++
 	m.faults += len(m.parents)
+	for _, w := range whats {
+		t.Logf("%s (expiry %v)", w, expire)
+	}
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
