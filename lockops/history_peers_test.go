@@ -216,7 +216,9 @@ func newPeerParent(t *testing.T, ctx context.Context, c *sandbox.Cluster, check 
 		reg:  &register{fenced: true, h: &history{origin: h.origin, wall: true}},
 		ours: &historyRun{c: c, ctx: ctx, check: check, lock: lock}}
 	for i := range 2 {
-		pp.ours.workers = append(pp.ours.workers, newHistoryWorker(t, ctx, c, i, lock, opts...))
+		w := newHistoryWorker(t, ctx, c, i, lock, opts...)
+		w.pins = &pp.ours.pins
+		pp.ours.workers = append(pp.ours.workers, w)
 	}
 	var servers [][]string
 	for i := range 2 {
