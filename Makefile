@@ -46,11 +46,11 @@ fuzz:
 # or goroutines grow. `make soak SOAKTIME=3m` for a quick check.
 SOAKTIME ?= 30m
 # The linearizability suite (docs/fencing.md) repeats its faults for
-# HISTORYTIME, each of its two tests.
+# HISTORYTIME, each of its four tests.
 HISTORYTIME ?= 10m
 soak: deps
 	$(GO) run ./bench/soak -duration $(SOAKTIME)
-	ZKLOCK_HISTORY_DURATION=$(HISTORYTIME) $(GO) test -race -count=1 -timeout 0 -v -run '^(TestHistoryUnderFaults|TestFencingUnderPause)$$' ./lockops
+	ZKLOCK_HISTORY_DURATION=$(HISTORYTIME) $(GO) test -race -count=1 -timeout 0 -v -run '^(TestHistoryUnderFaults|TestFencingUnderPause|TestHistoryWithPeersUnderFaults|TestFencingUnderPeerPause)$$' ./lockops
 
 lint:
 	@out=$$(gofmt -l . | grep -v '^vendor/'); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi

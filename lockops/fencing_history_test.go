@@ -35,13 +35,19 @@ import (
 // origin on this process's monotonic clock.
 type history struct {
 	origin time.Time
+	wall   bool // timed by the wall clock (newWallHistory, history_peers_test.go)
 	mu     sync.Mutex
 	ops    []porcupine.Operation
 }
 
 func newHistory() *history { return &history{origin: time.Now()} }
 
-func (h *history) now() int64 { return int64(time.Since(h.origin)) }
+func (h *history) now() int64 {
+	if h.wall {
+		return h.at(time.Now())
+	}
+	return int64(time.Since(h.origin))
+}
 
 func (h *history) add(client int, in, out any, call, ret int64) {
 	h.mu.Lock()

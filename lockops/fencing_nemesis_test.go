@@ -48,9 +48,10 @@ type historyWorker struct {
 	l     *Lock
 	holds atomic.Int64
 	fails atomic.Int64 // acquires or releases that failed (logged as counts)
+	pins  *pinBoard    // the run's, for its nemeses; nil: never pinned
 }
 
-func newHistoryWorker(t *testing.T, ctx context.Context, c *sandbox.Cluster, id int, lock string) *historyWorker {
+func newHistoryWorker(t *testing.T, ctx context.Context, c *sandbox.Cluster, id int, lock string, opts ...Option) *historyWorker {
 	t.Helper()
 	w := &historyWorker{id: id, links: newLinks(t, c)}
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -60,7 +61,7 @@ func newHistoryWorker(t *testing.T, ctx context.Context, c *sandbox.Cluster, id 
 		t.Fatalf("worker %d: %v", id, err)
 	}
 	t.Cleanup(s.Close)
-	w.s, w.l = s, NewLock(s, lock, WithNote(fmt.Sprintf("history-%d", id)))
+	w.s, w.l = s, NewLock(s, lock, append([]Option{WithNote(fmt.Sprintf("history-%d", id))}, opts...)...)
 	return w
 }
 
@@ -91,6 +92,13 @@ func (w *historyWorker) run(ctx context.Context, h *history, reg *register) {
 		case <-ctx.Done():
 		}
 		hold.Stop()
+		if stay := w.pins.stay(w); stay != nil && w.l.Err() == nil {
+			select {
+			case <-w.l.Done():
+			case <-stay:
+			case <-ctx.Done():
+			}
+		}
 		if w.l.Err() != nil {
 			at := h.now()
 			h.add(w.id, mutexIn{w.id, false}, nil, at, at)
@@ -118,6 +126,7 @@ type historyRun struct {
 	check   *Session
 	lock    string
 	faults  int
+	pins    pinBoard
 }
 
 // totalHolds is the number of holds taken by all workers.
@@ -136,18 +145,63 @@ func (r *historyRun) progress(t *testing.T, what string, n int64) {
 	eventually(t, 60*time.Second, fmt.Sprintf("%d more holds %s", n, what), func() bool { return r.totalHolds() >= want })
 }
 
-// holder is a worker that holds now, waiting for one.
+// pinBoard keeps a holder holding for a nemesis: while pinned, the first
+// worker whose hold would end stays in it until unpinned (or until it
+// learns the hold is lost). A holder merely seen holding may release
+// before the cut that was meant for it (holds last 10 ms): its node is
+// then gone by a release, its session lives on, and the fault never
+// happens.
+type pinBoard struct {
+	mu     sync.Mutex
+	until  chan struct{} // nil: not pinned
+	holder *historyWorker
+}
+
+func (b *pinBoard) pin() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.until, b.holder = make(chan struct{}), nil
+}
+
+func (b *pinBoard) unpin() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.until != nil {
+		close(b.until)
+	}
+	b.until, b.holder = nil, nil
+}
+
+// stay is what w, holding, waits on before it ends its hold: the pin if
+// w is the first to ask since pin (that one hold only), nil otherwise.
+func (b *pinBoard) stay(w *historyWorker) <-chan struct{} {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.until == nil || b.holder != nil {
+		return nil
+	}
+	b.holder = w
+	return b.until
+}
+
+func (b *pinBoard) pinned() *historyWorker {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.holder
+}
+
+// holder pins the next holder and returns it, holding; the caller
+// unpins (r.pins.unpin) once its fault is over.
 func (r *historyRun) holder(t *testing.T) *historyWorker {
 	t.Helper()
+	r.pins.pin()
 	var h *historyWorker
-	eventually(t, 30*time.Second, "a holder", func() bool {
-		for _, w := range r.workers {
-			if w.l.State() == LockHolding {
-				h = w
-				return true
-			}
-		}
-		return false
+	eventually(t, 30*time.Second, "a pinned holder", func() bool {
+		h = r.pins.pinned()
+		return h != nil
 	})
 	return h
 }
@@ -183,6 +237,7 @@ func (r *historyRun) killMember(t *testing.T, leader bool) {
 // has held the lock, then lets it back.
 func (r *historyRun) partition(t *testing.T) {
 	w := r.holder(t)
+	defer r.pins.unpin()
 	w.links.cut()
 	r.faults++
 	eventually(t, 30*time.Second, "the cut holder to learn of its loss", func() bool { return w.l.Err() != nil || w.l.State() != LockHolding && w.l.State() != LockSuspended })
@@ -196,6 +251,7 @@ func (r *historyRun) partition(t *testing.T) {
 // expiry from the server and carries on in a new session.
 func (r *historyRun) expire(t *testing.T) {
 	w := r.holder(t)
+	defer r.pins.unpin()
 	node, gen := r.check.Abs(r.lock)+"/"+w.l.Node(), w.s.Generation()
 	w.links.cut()
 	r.faults++
@@ -223,7 +279,9 @@ func TestHistoryUnderFaults(t *testing.T) {
 	reg := &register{fenced: true, h: newHistory()}
 	reg.h.origin = h.origin
 	for i := range 3 {
-		r.workers = append(r.workers, newHistoryWorker(t, ctx, c, i, r.lock))
+		w := newHistoryWorker(t, ctx, c, i, r.lock)
+		w.pins = &r.pins
+		r.workers = append(r.workers, w)
 	}
 	wctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
