@@ -81,6 +81,17 @@ func gssapiSession(t *testing.T, k *sandbox.KDC, servers []string, name string, 
 	return s, m
 }
 
+// closeIfFailed closes s before the cleanups of the locks held on it
+// (cleanups run last first): after a failure the session may never
+// authenticate again, and their release would wait for it forever.
+func closeIfFailed(t *testing.T, s *lockops.Session) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			s.Close()
+		}
+	})
+}
+
 // kerberosOnly is the ACL of a lock parent only principal may use.
 func kerberosOnly(k *sandbox.KDC, name string) []zk.ACL {
 	return []zk.ACL{{Perms: zk.PermAll, Scheme: "sasl", ID: k.Principal(name)}}
@@ -119,6 +130,7 @@ func TestGSSAPILeaderKill(t *testing.T) {
 	p := testPath(t)
 	mkdirsAs(t, alice, p, kerberosOnly(k, "alice"))
 	holder := holdOver(t, alice, p, lockops.LockHolding)
+	closeIfFailed(t, alice)
 	pr := startBinary(t, nil, append(gssapiFlags(k, strings.Join(servers, ","), "alice"),
 		"--session-timeout", "10s", "--connect-timeout", "40s", "run", p, "--", "sh", "-c", `echo "$ZKLOCK_NODE"`)...)
 	eventually(t, 20*time.Second, "run's node to queue", func() bool {
@@ -170,6 +182,7 @@ func TestGSSAPISessionExpiry(t *testing.T) {
 	// The proxy's name must be the service principal's host: localhost.
 	s, mech := gssapiSession(t, k, []string{sandboxtest.Localhost(t, px.Addr())}, "alice", lockops.WithSessionTimeout(4*time.Second))
 	holder := holdOver(t, s, p, lockops.LockHolding)
+	closeIfFailed(t, s)
 	node, gen, id, before := holder.Node(), s.Generation(), s.ID(), len(mech.exchanges())
 
 	px.Cut()
@@ -191,6 +204,7 @@ func TestGSSAPISessionExpiry(t *testing.T) {
 		t.Fatalf("the alice-only parent from the new session: %v", err)
 	}
 	again := holdOver(t, s, p, lockops.LockHolding)
+	closeIfFailed(t, s)
 	t.Logf("session %x expired; new session %x holds %s; %d GSSAPI exchanges in all", id, s.ID(), again.Node(), len(mech.exchanges()))
 }
 
