@@ -73,9 +73,9 @@ func gssapiHint(se *zk.SASLError) string {
 	case errors.Is(se.Err, sasl.ErrKDCUnreachable):
 		fix = "is the realm's KDC up, and does krb5.conf (--krb5-conf, KRB5_CONFIG) name it?"
 	case errors.Is(se.Err, sasl.ErrClockSkew):
-		fix = "set this machine's clock (NTP): Kerberos allows 5 minutes"
+		fix = "this machine's clock and the KDC's differ by more than Kerberos allows (5 minutes): set the wrong one right (NTP)"
 	case errors.Is(se.Err, sasl.ErrNoTicket):
-		fix = "run kinit, or give --sasl-keytab FILE --sasl-principal NAME"
+		fix = "run kinit (again, if the ticket expired), or give --sasl-keytab FILE --sasl-principal NAME, from which zklock logs in again by itself"
 	case errors.Is(se.Err, sasl.ErrNoChallenge):
 		fix = "connect without --sasl/--jaas, or configure SASL on the server"
 	case errors.Is(se.Err, sasl.ErrSecurityLayer):

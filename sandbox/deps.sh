@@ -28,7 +28,10 @@ done
 # /etc/krb5.conf with a sample realm: the tests never read it. On a host
 # booted with systemd both services are enabled with the stock realm
 # (systemctl disable --now krb5-kdc krb5-admin-server if unwanted).
-for p in krb5-kdc krb5-admin-server; do
+# krb5-user: kinit and klist, for the credential-cache tests; faketime
+# (libfaketime): a KDC whose clock is shifted, for the clock-skew test;
+# python3-kerberos: pure-sasl's GSSAPI, for Kazoo over Kerberos.
+for p in krb5-kdc krb5-admin-server krb5-user faketime python3-kerberos; do
   have_pkg "$p" || need+=("$p")
 done
 # javac compiles the small Curator driver used by interop tests and benchmarks.

@@ -33,6 +33,10 @@ type KDCOptions struct {
 	// Principals are made with random keys and exported each to a keytab
 	// of its own (KDC.Keytab), such as "zookeeper/localhost" and "alice".
 	Principals []string
+	// ClockOffset shifts the KDC's clock (libfaketime), so that this
+	// machine's clock is off by as much from the realm's point of view:
+	// over 5 minutes, Kerberos refuses it (clock skew).
+	ClockOffset time.Duration
 }
 
 // KDC is a running (or stopped) throwaway realm.
@@ -43,6 +47,7 @@ type KDC struct {
 	krb5Conf string
 	env      []string // KRB5_CONFIG and KRB5_KDC_PROFILE of the realm
 	bin      map[string]string
+	offset   time.Duration // ClockOffset
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -69,7 +74,7 @@ func StartKDC(ctx context.Context, o KDCOptions) (*KDC, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	k := &KDC{realm: o.Realm, dir: dir, port: ports[0], bin: bin, krb5Conf: filepath.Join(dir, "krb5.conf")}
+	k := &KDC{realm: o.Realm, dir: dir, port: ports[0], bin: bin, krb5Conf: filepath.Join(dir, "krb5.conf"), offset: o.ClockOffset}
 	k.env = append(os.Environ(), "KRB5_CONFIG="+k.krb5Conf, "KRB5_KDC_PROFILE="+filepath.Join(dir, "kdc.conf"))
 	if err := k.create(ctx, o.Principals); err != nil {
 		os.RemoveAll(dir)
@@ -210,8 +215,12 @@ func (k *KDC) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
-	cmd := exec.Command(k.bin["krb5kdc"], "-n", "-r", k.realm)
-	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = k.env, k.dir, logf, logf
+	cmd, err := k.kdcCommand()
+	if err != nil {
+		logf.Close()
+		return err
+	}
+	cmd.Dir, cmd.Stdout, cmd.Stderr = k.dir, logf, logf
 	if err := StartChild(cmd); err != nil {
 		logf.Close()
 		return fmt.Errorf("sandbox: start krb5kdc: %w", err)

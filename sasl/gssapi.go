@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jcmturner/gokrb5/v8/client"
 	krb5config "github.com/jcmturner/gokrb5/v8/config"
@@ -16,6 +17,7 @@ import (
 	"github.com/jcmturner/gokrb5/v8/gssapi"
 	"github.com/jcmturner/gokrb5/v8/iana/flags"
 	"github.com/jcmturner/gokrb5/v8/iana/keyusage"
+	"github.com/jcmturner/gokrb5/v8/iana/nametype"
 	"github.com/jcmturner/gokrb5/v8/keytab"
 	"github.com/jcmturner/gokrb5/v8/messages"
 	"github.com/jcmturner/gokrb5/v8/spnego"
@@ -80,6 +82,8 @@ type GSSAPIOptions struct {
 type GSSAPI struct {
 	principal string // name@REALM, for messages and the authzid
 	service   string
+	ccache    string    // the credential cache file, when not a keytab
+	tgtEnd    time.Time // when the cache's TGT expires (zero: unknown)
 
 	mu sync.Mutex
 	cl *client.Client // logged in on first use; renews its TGT itself
@@ -142,7 +146,23 @@ func (g *GSSAPI) fromCCache(o GSSAPIOptions, cfg *krb5config.Config, settings []
 	if g.cl, err = client.NewFromCCache(cc, cfg, settings...); err != nil {
 		return fmt.Errorf("%w: %w: credential cache %s: %w (run kinit)", ErrKerberosSetup, ErrNoTicket, path, err)
 	}
+	g.ccache = path
+	tgs := types.PrincipalName{NameType: nametype.KRB_NT_SRV_INST, NameString: []string{"krbtgt", cc.GetClientRealm()}}
+	if tgt, ok := cc.GetEntry(tgs); ok {
+		g.tgtEnd = tgt.EndTime
+	}
 	return nil
+}
+
+// expired says, for a client from a credential cache, that its TGT has
+// expired: gokrb5 cannot renew it without a key and says only that it has
+// no credentials, while the fix is to run kinit again.
+func (g *GSSAPI) expired(now time.Time) error {
+	if g.ccache == "" || g.tgtEnd.IsZero() || now.Before(g.tgtEnd) {
+		return nil
+	}
+	return fmt.Errorf("%w: the ticket of %s in credential cache %s expired at %s", ErrNoTicket,
+		g.principal, g.ccache, g.tgtEnd.Local().Format(time.DateTime))
 }
 
 // Name returns "GSSAPI".
@@ -168,6 +188,9 @@ func (g *GSSAPI) Start(server string) (zk.SASLExchange, error) {
 	spn := g.ServicePrincipal(server)
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if err := g.expired(time.Now()); err != nil {
+		return nil, err
+	}
 	if err := g.cl.AffirmLogin(); err != nil {
 		return nil, classifyKerberos(err, "log in as "+g.principal)
 	}
@@ -318,6 +341,8 @@ func classifyKerberos(err error, op string) error {
 		{"KDC_ERR_CLIENT_REVOKED", ErrClientPrincipal},
 		{"KDC_ERR_S_PRINCIPAL_UNKNOWN", ErrServicePrincipal},
 		{"KRB_AP_ERR_SKEW", ErrClockSkew},
+		{"KRB_AP_ERR_TKT_NYV", ErrClockSkew}, // a ticket that starts in our future
+		{"KRB_AP_ERR_TKT_EXPIRED", ErrNoTicket},
 		{"failed to communicate with KDC", ErrKDCUnreachable},
 		{"communication error with KDC", ErrKDCUnreachable},
 		{"no KDCs defined", ErrKDCUnreachable},

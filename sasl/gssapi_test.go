@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jcmturner/gokrb5/v8/gssapi"
 	"github.com/jcmturner/gokrb5/v8/iana/keyusage"
@@ -84,6 +85,8 @@ func TestClassifyKerberos(t *testing.T) {
 		{"failed to communicate with KDC. Attempts made with UDP (x) and then TCP (dial tcp 127.0.0.1:9: connect: connection refused)",
 			ErrKDCUnreachable, "op: dial tcp 127.0.0.1:9: connect: connection refused"},
 		{"cannot login, no user credentials available and no valid existing session", ErrNoTicket, "no user credentials"},
+		{"TGS Exchange Error: KRB Error: (33) KRB_AP_ERR_TKT_NYV Ticket not yet valid - PROCESS_TGS", ErrClockSkew, "op: (33) KRB_AP_ERR_TKT_NYV Ticket not yet valid"},
+		{"TGS Exchange Error: KRB Error: (32) KRB_AP_ERR_TKT_EXPIRED Ticket expired", ErrNoTicket, "(32)"},
 	}
 	for _, tt := range tests {
 		err := classifyKerberos(errors.New(tt.text), "op")
@@ -93,5 +96,23 @@ func TestClassifyKerberos(t *testing.T) {
 	}
 	if err := classifyKerberos(fmt.Errorf("something else"), "op"); err.Error() != "op: something else" {
 		t.Errorf("unknown failure: %v", err)
+	}
+}
+
+// TestGSSAPIExpired: a client from a credential cache says its TGT
+// expired (and when) from the moment it did, naming kinit's cache; a
+// keytab client, which logs in again by itself, never does.
+func TestGSSAPIExpired(t *testing.T) {
+	end := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	g := &GSSAPI{principal: "alice@R", ccache: "/tmp/cc", tgtEnd: end}
+	if err := g.expired(end.Add(-time.Second)); err != nil {
+		t.Fatalf("a second before the end: %v", err)
+	}
+	err := g.expired(end)
+	if !errors.Is(err, ErrNoTicket) || !strings.Contains(err.Error(), "alice@R in credential cache /tmp/cc expired at "+end.Local().Format(time.DateTime)) {
+		t.Fatalf("at the end: %v", err)
+	}
+	if err := (&GSSAPI{principal: "alice@R"}).expired(end.Add(time.Hour)); err != nil {
+		t.Fatalf("a keytab client: %v", err)
 	}
 }

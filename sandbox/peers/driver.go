@@ -242,6 +242,11 @@ func command(ctx context.Context, kind Kind, cfg Config) (*exec.Cmd, error) {
 			if err := kazooSASLCheck(); err != nil {
 				return nil, err
 			}
+			if cfg.SASL.Mechanism == mechGSSAPI {
+				if err := kazooGSSAPICheck(); err != nil {
+					return nil, err
+				}
+			}
 		}
 		// -c: the source goes on the command line, so no file is written;
 		// -u: unbuffered, although the driver flushes every line anyway.

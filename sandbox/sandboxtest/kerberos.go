@@ -22,6 +22,10 @@ type Kerberos struct {
 	kdc  *sandbox.KDC
 	c    *sandbox.Cluster
 	err  error
+
+	ensOnce sync.Once
+	ens     *sandbox.Cluster
+	ensErr  error
 }
 
 // Start returns the realm and the server as localhost:port (the host of
@@ -43,8 +47,33 @@ func (k *Kerberos) Start(t testing.TB) (*sandbox.KDC, string) {
 	return k.kdc, Localhost(t, k.c.Servers()[0])
 }
 
-// Close ends the server and the realm, if they were started.
+// Ensemble returns the realm and a 3-member ensemble of the same
+// service (every member holds zookeeper/localhost's keytab, as members
+// behind one name do), started on first use: for elections under
+// GSSAPI. Its servers are given as localhost:port.
+func (k *Kerberos) Ensemble(t testing.TB) (*sandbox.KDC, *sandbox.Cluster, []string) {
+	t.Helper()
+	kdc, _ := k.Start(t)
+	k.ensOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), startWait)
+		defer cancel()
+		k.ens, k.ensErr = sandbox.Start(ctx, sandbox.Options{Members: 3, SASL: kdc.ZooKeeperSASL("zookeeper/localhost")})
+	})
+	if k.ensErr != nil {
+		t.Fatalf("%s (a 3-member Kerberos ensemble): %v", k.Hint, k.ensErr)
+	}
+	var servers []string
+	for _, s := range k.ens.Servers() {
+		servers = append(servers, Localhost(t, s))
+	}
+	return kdc, k.ens, servers
+}
+
+// Close ends the servers and the realm, if they were started.
 func (k *Kerberos) Close() {
+	if k.ens != nil {
+		k.ens.Close()
+	}
 	if k.c != nil {
 		k.c.Close()
 	}

@@ -384,9 +384,13 @@ def tls_options():
 
 
 def sasl_options():
-    """KazooClient's SASL DIGEST-MD5 arguments from the environment (peers'
-    sasl.go): none when ZKLOCK_PEER_SASL_USER is unset. Kazoo runs the
-    exchange (pure-sasl) on every connection it makes."""
+    """KazooClient's SASL arguments from the environment (peers' sasl.go):
+    GSSAPI (from the credential cache KRB5CCNAME) when
+    ZKLOCK_PEER_SASL_MECHANISM says so, else DIGEST-MD5, none when
+    ZKLOCK_PEER_SASL_USER is unset. Kazoo runs the exchange (pure-sasl) on
+    every connection it makes."""
+    if os.environ.get("ZKLOCK_PEER_SASL_MECHANISM") == "GSSAPI":
+        return dict(sasl_options=dict(mechanism="GSSAPI", service="zookeeper"))
     user = os.environ.get("ZKLOCK_PEER_SASL_USER")
     if not user:
         return {}
