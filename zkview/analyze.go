@@ -228,12 +228,23 @@ func staleWarning(since time.Time) model.Warning {
 // waits only if its session watches the node it would wait on; without
 // the servers it is taken to have got the lock on an earlier list (the
 // only way such a node arises in a working queue: Kazoo 2.8's readers
-// with a writer queued behind them).
+// with a writer queued behind them). Last, where the servers show a
+// node's session watching another lock node of the parent, the node
+// waits on it, whatever the names predict (model.ServerWaits).
 func believed(qm *queueModel, sv *serverView) lockops.Ordering {
 	aq := lockops.Ordering{Entries: slices.Clone(qm.order.Entries), Other: qm.order.Other}
 	for i := range aq.Entries {
 		e := &aq.Entries[i]
 		*e = believedEntry(qm, *e, qm.nodes[e.Name], sv)
+	}
+	if sv != nil { // the servers' watches decide (model/serverwaits.go)
+		owner := func(i int) int64 {
+			if r := qm.nodes[aq.Entries[i].Name]; r != nil {
+				return r.session
+			}
+			return 0
+		}
+		model.FollowServerWaits(aq.Entries, owner, func(name string) []int64 { return sv.watchers[model.ChildPath(qm.abs, name)] }, sv.self)
 	}
 	return aq
 }
