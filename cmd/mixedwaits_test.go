@@ -34,7 +34,7 @@ func lsPaths(t *testing.T, args ...string) ([]model.JSONPath, int) {
 // predict two holders on each path; the servers' watches (wchc) decide:
 // `ls --json` shows each waiter waiting on the other's node, verified,
 // with no split-holders, and `sessions --check` names the cross-lock
-// deadlock of the two sessions and exits 2.
+// deadlock of the two sessions and exits 2, as `ls --check` does.
 func TestMixedRecipesServersDecide(t *testing.T) {
 	base := testPath(t)
 	cfg := peers.Config{Servers: testCluster(t).Servers(), Sessions: 1}
@@ -126,5 +126,8 @@ func TestMixedRecipesServersDecide(t *testing.T) {
 			t.Fatalf("sessions --check: code %d, stderr %q, %+v", code, errOut, js)
 		}
 		checkCycle(t, js.Deadlocks[0], model.CycleDeadlock, []string{kzs, cus}, []string{a, b})
+		if _, errOut, code := runBinary(t, nil, serversFlag(t), "ls", "--check", a, b); code != exitCheck {
+			t.Errorf("ls --check: code %d, stderr %q", code, errOut)
+		}
 	})
 }
