@@ -135,7 +135,7 @@ func (d *Workload) startSplitClient(ctx context.Context, c *demoClient, style lo
 	}
 	c.sess, c.pid = sess, 1000+rand.N(30000)
 	created := make(chan string, 1)
-	l := lockops.NewLock(sess, c.path, lockops.WithStyle(style), lockops.WithAllowMixed(),
+	var l demoHold = lockops.NewLock(sess, c.path, lockops.WithStyle(style), lockops.WithAllowMixed(),
 		lockops.WithData([]byte(c.identity())),
 		lockops.WithProgress(func(p lockops.Progress) {
 			if p.Node != "" {
@@ -145,6 +145,9 @@ func (d *Workload) startSplitClient(ctx context.Context, c *demoClient, style lo
 				}
 			}
 		}))
+	if style == lockops.StyleKazoo {
+		l = newStockKazooHold(sess, c.path, []byte(c.identity()))
+	}
 	d.mu.Lock()
 	d.clients = append(d.clients, c)
 	d.mu.Unlock()
@@ -163,6 +166,10 @@ func (d *Workload) startSplitClient(ctx context.Context, c *demoClient, style lo
 		c.set(demoQueued, "")
 		if err := l.Acquire(lctx); err != nil {
 			return
+		}
+		select {
+		case created <- l.Node(): // a stock Kazoo hold tells no progress
+		default:
 		}
 		c.set(demoHolding, l.Node())
 		d.hold(d.ctx, c, l)

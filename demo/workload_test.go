@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +11,9 @@ import (
 	"github.com/zklock/zklock/third_party/zk"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
+	"github.com/zklock/zklock/zkview"
 )
 
 // demoWait bounds each wait on the demo's clients: handoffs come every
@@ -219,6 +222,18 @@ func TestDemoSplitOnAnEmptyLock(t *testing.T) {
 	}
 	if !strings.Contains(text, "each believe they hold") {
 		t.Errorf("Split's sentence does not explain: %q", text)
+	}
+	// The servers' watches decide: the Kazoo-style client must not wait
+	// on the Curator node, as stock Kazoo does not, or the console shows
+	// it waiting and no split.
+	snap, err := zkview.Load(ctx, admin, zkview.Config{Paths: []string{Reports}, ServerView: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lq := snap.Queue(Reports); !snap.ServerView || lq == nil || !slices.ContainsFunc(lq.Warnings, func(w model.Warning) bool {
+		return w.Code == model.WarnSplitHolders && len(w.Nodes) == 2
+	}) {
+		t.Errorf("with the servers' watches: server view %v, queue %+v", snap.ServerView, lq)
 	}
 }
 

@@ -22,6 +22,8 @@
 //     Prefix, MergeChanged), never the queue.
 //   - waits.go: who waits on whom inside one queue (QueueWaits) and the
 //     self-wait warning, worked out in full or from the last build.
+//   - serverwaits.go: ServerWaits and FollowServerWaits, the waits the
+//     servers' watches show in one queue, whatever the names predict.
 //   - queuetext.go: a semaphore's counts and limit, a node's kind and
 //     name relative to its queue, and RoleWord.
 //   - tenure.go: since when a node holds or waits, and how well that is

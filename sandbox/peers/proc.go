@@ -52,6 +52,12 @@ const (
 	// the participant as leader, released by returning (a Kazoo Lock
 	// underneath).
 	Election LockKind = "election"
+	// SeqMutex is a mutex configured to see the other library's mutex
+	// nodes, ordered by sequence: Curator's InterProcessMutex with a lock
+	// driver sorting by the sequence suffix, Kazoo's Lock with
+	// extra_lock_patterns=("-lock-",). Stock clients of the two libraries
+	// ignore each other on one path; these wait on each other.
+	SeqMutex LockKind = "seqmutex"
 )
 
 var (
@@ -333,13 +339,13 @@ func checkPath(path string) error {
 
 func checkLockKind(k LockKind) error {
 	switch k {
-	case Mutex, Read, Write, Latch, Election:
+	case Mutex, Read, Write, Latch, Election, SeqMutex:
 		return nil
 	}
 	if _, ok := k.SemaphoreLimit(); ok {
 		return nil
 	}
-	return fmt.Errorf("%w: lock kind %q (mutex, read, write, latch, election or semaphore:N)", ErrBadArgument, k)
+	return fmt.Errorf("%w: lock kind %q (mutex, read, write, latch, election, seqmutex or semaphore:N)", ErrBadArgument, k)
 }
 
 // exitErr is what requests still open when the process exits get.

@@ -31,6 +31,10 @@ package peers
 //	                            (Kazoo Election) joins the election at PATH as
 //	                            participant ID: acquired once it leads,
 //	                            released by leaving (close, or returning);
+//	                            KIND seqmutex: a mutex that sees the other
+//	                            library's nodes, by sequence (Curator: a lock
+//	                            driver sorting by sequence; Kazoo:
+//	                            extra_lock_patterns=("-lock-",));
 //	                            KIND semaphore:N takes one lease of the semaphore
 //	                            at PATH with limit N (Curator
 //	                            InterProcessSemaphoreV2, Kazoo Semaphore): NODE

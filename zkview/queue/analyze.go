@@ -113,12 +113,23 @@ func staleWarning(since time.Time) model.Warning {
 // waits only if its session watches the node it would wait on; without
 // the servers it is taken to have got the lock on an earlier list (the
 // only way such a node arises in a working queue: Kazoo 2.8's readers
-// with a writer queued behind them).
+// with a writer queued behind them). Last, where the servers show a
+// node's session watching another lock node of the parent, the node
+// waits on it, whatever the names predict (model.ServerWaits).
 func believed(qm *Model, sv *ServerView) lockops.Ordering {
 	aq := lockops.Ordering{Entries: slices.Clone(qm.Order.Entries), Other: qm.Order.Other}
 	for i := range aq.Entries {
 		e := &aq.Entries[i]
 		*e = believedEntry(qm, *e, qm.Nodes[e.Name], sv)
+	}
+	if sv != nil { // the servers' watches decide (model/serverwaits.go)
+		owner := func(i int) int64 {
+			if r := qm.Nodes[aq.Entries[i].Name]; r != nil {
+				return r.Session
+			}
+			return 0
+		}
+		model.FollowServerWaits(aq.Entries, owner, func(name string) []int64 { return sv.Watchers[model.ChildPath(qm.Abs, name)] }, sv.Self)
 	}
 	return aq
 }

@@ -26,6 +26,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.curator.framework.recipes.locks.StandardLockInternalsDriver;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryForever;
 
@@ -36,7 +37,8 @@ import org.apache.curator.retry.RetryForever;
  * where HOSTS is one connect string, or one per client separated by '|'.
  *
  * Only stock recipes are used (InterProcessMutex, InterProcessReadWriteLock,
- * InterProcessSemaphoreV2),
+ * InterProcessSemaphoreV2; kind seqmutex gives InterProcessMutex a lock
+ * driver sorting by sequence, as an application sharing a path with Kazoo does),
  * configured as an application would; the driver adds bookkeeping around
  * them, never behaviour inside them.
  */
@@ -124,6 +126,8 @@ public final class CuratorPeer {
         switch (kind) {
             case "mutex":
                 return new InterProcessMutex(fw, path);
+            case "seqmutex":
+                return new InterProcessMutex(fw, path, new SequenceDriver());
             case "read":
                 return new InterProcessReadWriteLock(fw, path).readLock();
             case "write":
@@ -133,7 +137,25 @@ public final class CuratorPeer {
         }
     }
 
-    /** One session and what it has been told about its connection. */
+    /**
+     * A lock driver that sorts the children by their sequence suffix
+     * instead of the text after "lock-", so that the mutex sees other
+     * recipes' nodes (Kazoo's) in creation order and waits on them: the
+     * custom driver an application writes to share a path with Kazoo
+     * (kind seqmutex).
+     */
+    static final class SequenceDriver extends StandardLockInternalsDriver {
+        @Override
+        public String fixForSorting(String str, String lockName) {
+            int n = str.length();
+            if (n >= 10 && str.substring(n - 10).chars().allMatch(Character::isDigit)) {
+                return str.substring(n - 10);
+            }
+            return str;
+        }
+    }
+
+        /** One session and what it has been told about its connection. */
     static final class Client {
         final int index;
         final CuratorFramework fw;

@@ -105,6 +105,10 @@ class Client(object):
 
 
 def new_lock(kc, path, kind):
+    if kind == "seqmutex":
+        # Told to see Curator's mutex nodes too (Kazoo 2.7.1+), ordered
+        # by sequence with its own.
+        return kc.Lock(path, extra_lock_patterns=("-lock-",))
     make = {"mutex": kc.Lock, "read": kc.ReadLock, "write": kc.WriteLock}[kind]
     return make(path)
 
