@@ -72,7 +72,10 @@ func saslLeaderKill(t *testing.T, c *sandbox.Cluster, kind peers.Kind) {
 				id := fmt.Sprintf("%d.%d", lane, r)
 				// As in TestTLSLeaderKill: a run may start connecting as
 				// the leader dies and wait out the election.
-				args := append(append([]string{}, flags...), "--session-timeout", "10s", "--connect-timeout", "40s", "run", p, "--", "sh", "-c", script)
+				// --style: a run that finds the queue empty between the
+				// peers' holds would join in Curator style (the default)
+				// and make a Kazoo queue mixed, which the next run refuses.
+				args := append(append([]string{}, flags...), "--session-timeout", "10s", "--connect-timeout", "40s", "run", "--style", string(kind), p, "--", "sh", "-c", script)
 				pr, err := startProc(t, bin, append([]string{"LOG=" + log, "ID=" + id}, env...), args...)
 				if err != nil {
 					errs <- err.Error()
