@@ -56,7 +56,9 @@ func gssapiPeer(t *testing.T, kind peers.Kind) {
 		wg.Go(func() {
 			for r := range runsPerLane {
 				id := fmt.Sprintf("%d.%d", lane, r)
-				args := append(gssapiFlags(k, server, "alice"), "run", p, "--", "sh", "-c", script)
+				// --style: as in saslLeaderKill, a run finding the queue empty
+				// must not make a Kazoo queue mixed.
+				args := append(gssapiFlags(k, server, "alice"), "run", "--style", string(kind), p, "--", "sh", "-c", script)
 				pr, err := startProc(t, bin, []string{"LOG=" + log, "ID=" + id}, args...)
 				if err != nil {
 					errs <- err.Error()
