@@ -16,9 +16,9 @@
 //     goes back to Order);
 //     names.go reads a child's name (ParseName, SeqLess, Style);
 //     replay.go replays each recipe's own decision (Believes, Watches);
-//     family.go: which recipes can see each other (SplitHolders,
-//     MixedRecipes, DetectStyle). The lock decides with Order, never with
-//     a rule of its own.
+//     family.go: which recipes can see each other (the functions behind
+//     Ordering's Recipes, SplitHolders and MixedRecipes; DetectStyle).
+//     The lock decides with Order, never with a rule of its own.
 //   - session.go: Session owns one go-zookeeper connection, is the only
 //     consumer of its events and fans its state out on Changed() without
 //     ever dropping a change. Generation counts sessions. lease.go: its
