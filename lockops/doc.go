@@ -59,15 +59,17 @@
 //     protocol the parent already uses (Curator's InterProcessSemaphoreV2:
 //     the lock core at P/locks admits, leases in P/leases; Kazoo's
 //     Semaphore: the lock core at P-__lock__ admits, leases under P,
-//     max_leases in P's data), held and lost as a lock node is (hold.go);
-//     semaphore_kazoo.go holds Kazoo's side.
+//     max_leases in P's data), held and lost as a lock node is (hold.go),
+//     and its lease's fencing token; semaphore_kazoo.go holds Kazoo's
+//     side.
 //     parent.go: ReadParent, what a parent shows (a semaphore of either
 //     protocol, a LeaderLatch election), read in one go.
 //     A Curator LeaderLatch is the lock core with "-latch-" names
 //     (WithLatch, create.go): holding is leading.
 //   - fencing.go: FencingToken of a Lock (an election's participant
-//     too) and of a Semaphore's lease: the hold's node's czxid, from the
-//     create's own answer (go-zookeeper's Create2, a patch of ours).
+//     too; a Semaphore's lease's is in semaphore.go): the hold's node's
+//     czxid, from the create's own answer (go-zookeeper's Create2, a patch
+//     of ours).
 //   - force.go: ForceRelease (only if the owner session is still the one the
 //     operator saw) and Revoke (Curator's protocol).
 //

@@ -22,15 +22,3 @@ func (l *Lock) FencingToken() int64 {
 	defer l.mu.Unlock()
 	return l.ten.czxid
 }
-
-// FencingToken is the czxid of the current (or last) lease's node, as
-// Lock.FencingToken; 0 before the first lease.
-func (m *Semaphore) FencingToken() int64 {
-	m.mu.Lock()
-	h := m.hold
-	m.mu.Unlock()
-	if h == nil {
-		return 0
-	}
-	return h.FencingToken()
-}

@@ -124,6 +124,18 @@ func NewSemaphore(s *Session, p string, opts ...Option) *Semaphore {
 	return m
 }
 
+// FencingToken is the czxid of the current (or last) lease's node, as
+// Lock.FencingToken; 0 before the first lease.
+func (m *Semaphore) FencingToken() int64 {
+	m.mu.Lock()
+	h := m.hold
+	m.mu.Unlock()
+	if h == nil {
+		return 0
+	}
+	return h.FencingToken()
+}
+
 // Path is the semaphore's parent path as given to NewSemaphore.
 func (m *Semaphore) Path() string { return m.path }
 
