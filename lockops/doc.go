@@ -37,9 +37,12 @@
 //     every server failed for good instead of retrying until its context
 //     ends; DialMember for the four-letter words over the same transport.
 //   - lock.go: Lock, joining a queue in its style (options.go: its
-//     options); create.go: protected create (a fresh guid in the name; a
-//     node made before a lost connection is found again by it); hold.go:
-//     the hold and its loss, release.
+//     options), its fencing token; hold.go: the hold and its loss,
+//     release. The Lock's methods live in these two files.
+//     create.go: protected create (a fresh guid in the name; a node made
+//     before a lost connection is found again by it): protectedCreate over
+//     a lockParent (the Session and the parent's server path), which is
+//     all of a Lock the create and the wait need.
 //   - requests.go: one request each (ChildrenStat, ChildrenW, Get, Exists,
 //     ExistsW, Sync, Create, Delete, AddWatch, AddWatchAsync,
 //     RemovePersistentWatch), bounded by ctx through do, paths as the user
@@ -51,10 +54,11 @@
 //     up lock parents themselves: Session.EnsurePath (says which nodes it
 //     made), Children, RemovePath (refuses a lock node); the lock makes
 //     its parents through the same create loop.
-//   - watch.go: waiting in the queue: the predecessor, at most one node
-//     more, and the shortcut that holds on the predecessor's deletion
-//     without listing again; waitEvent, the one helper that waits on a
-//     watch.
+//   - watch.go: waiting in the queue: a waiter (the lock parent, and what
+//     the wait reports to its Lock) watches the predecessor, at most one
+//     node more, and takes the shortcut that holds on the predecessor's
+//     deletion without listing again; waitEvent, the one helper that waits
+//     on a watch.
 //   - semaphore.go: Semaphore, one lease of a counting semaphore in the
 //     protocol the parent already uses (Curator's InterProcessSemaphoreV2:
 //     the lock core at P/locks admits, leases in P/leases; Kazoo's
@@ -66,10 +70,10 @@
 //     protocol, a LeaderLatch election), read in one go.
 //     A Curator LeaderLatch is the lock core with "-latch-" names
 //     (WithLatch, create.go): holding is leading.
-//   - fencing.go: FencingToken of a Lock (an election's participant
-//     too; a Semaphore's lease's is in semaphore.go): the hold's node's
-//     czxid, from the create's own answer (go-zookeeper's Create2, a patch
-//     of ours).
+//   - Fencing tokens: FencingToken of a Lock (lock.go; an election's
+//     participant too) and of a Semaphore's lease (semaphore.go): the
+//     hold's node's czxid, from the create's own answer (go-zookeeper's
+//     Create2, a patch of ours).
 //   - force.go: ForceRelease (only if the owner session is still the one the
 //     operator saw) and Revoke (Curator's protocol).
 //

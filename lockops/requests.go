@@ -228,3 +228,10 @@ func (s *Session) PersistentBacklog(ch <-chan zk.Event) int {
 func (s *Session) EventPath(ev zk.Event) string {
 	return s.Rel(ev.Path)
 }
+
+// makePath creates the server path abs and those of its ancestors that do
+// not exist yet (the chroot's too) as persistent nodes without data.
+func (s *Session) makePath(ctx context.Context, abs string, acl []zk.ACL) error {
+	_, err := s.createPath(ctx, abs, "", acl)
+	return err
+}

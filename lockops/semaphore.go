@@ -339,13 +339,6 @@ func (m *Semaphore) letGo(ctx context.Context, admit *Lock) {
 	_ = admit.Release(rctx)
 }
 
-// heldGen is the session generation of a held lock's node.
-func (l *Lock) heldGen() uint64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.ten.gen
-}
-
 // takeCurator: Curator's internalAcquire1Lease under the admission lock.
 func (m *Semaphore) takeCurator(ctx context.Context, plan semPlan, lease *Lock, gen uint64, wait bool) (*Lock, tenure, bool, error) {
 	c, err := lease.createNode(ctx, joinAs{style: StyleCurator})
