@@ -21,21 +21,24 @@
 //     The lock decides with Order, never with a rule of its own.
 //   - session.go: Session owns one go-zookeeper connection, is the only
 //     consumer of its events and fans its state out on Changed() without
-//     ever dropping a change. Generation counts sessions. lease.go: its
+//     ever dropping a change. Generation counts sessions. The Session's
+//     methods live here and in requests.go; the concept files below work
+//     through functions and small types that take it. lease.go: its
 //     lease meter reads off the wire how long the server surely keeps the
 //     session (negotiated timeout, last reply), so that a holder whose link
 //     is down stops believing it holds before the server can expire it.
 //     retry.go: do and retry, the one place for retries, and ConnLoss.
 //     sasl.go: WithSASL: every connection authenticates by SASL before
 //     anything else; connected only once it has; a refusal closes the
-//     Session with its *zk.SASLError.
+//     Session with its *zk.SASLError (Session.closedErr says so).
 //     tls.go: the links themselves: WithTLS (hostname verified unless
 //     WithoutHostnameVerification), servers dialled by the names given,
 //     and LinkError: why a link failed (a certificate expired, from an
 //     unknown CA or for another name, a refused client certificate, the
 //     other protocol on the port), so that Connect gives up at once when
 //     every server failed for good instead of retrying until its context
-//     ends; DialMember for the four-letter words over the same transport.
+//     ends; the transport of Session.DialMember (the four-letter words
+//     over the same links), Secure, HostnameVerified and TLSState.
 //   - lock.go: Lock, joining a queue in its style (options.go: its
 //     options), its fencing token; hold.go: the hold and its loss,
 //     release. The Lock's methods live in these two files.
@@ -49,11 +52,14 @@
 //     sees them (the chroot applied here once), for the callers that read
 //     the tree and follow it themselves: the console's Watcher, doctor,
 //     completion. No caller outside lockops holds the connection itself.
-//     EventPath names a watch event's node below the chroot.
+//     EventPath names a watch event's node below the chroot. Also the
+//     thin methods of tree.go's functions (EnsurePath, Children,
+//     RemovePath).
 //   - tree.go: the persistent nodes around the locks, for callers that set
-//     up lock parents themselves: Session.EnsurePath (says which nodes it
-//     made), Children, RemovePath (refuses a lock node); the lock makes
-//     its parents through the same create loop.
+//     up lock parents themselves, as functions of a Session behind its
+//     methods EnsurePath (says which nodes it made), Children, RemovePath
+//     (refuses a lock node); the lock makes its parents through the same
+//     create loop (createPath).
 //   - watch.go: waiting in the queue: a waiter (the lock parent, and what
 //     the wait reports to its Lock) watches the predecessor, at most one
 //     node more, and takes the shortcut that holds on the predecessor's
