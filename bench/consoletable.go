@@ -13,10 +13,10 @@ import (
 
 // consoleTable is the console benchmarks as a Markdown table: each
 // benchmark's figures, or why it failed.
-func (r *report) consoleTable() string {
+func consoleTable(lines []benchLine) string {
 	var b strings.Builder
 	b.WriteString("| benchmark | what | figures |\n|---|---|---|\n")
-	for _, l := range r.console {
+	for _, l := range lines {
 		fig := "failed: " + strings.ReplaceAll(l.Err, "\n", " ")
 		if l.Err == "" {
 			fig = fmtMetrics(l.Metrics)
@@ -69,10 +69,10 @@ var consoleTargets = []consoleTarget{
 	{what: "export scrape of 100,000 parents (ns)", bench: "BenchmarkExportScrape100k", unit: "ns/op", most: 2e8},
 }
 
-// consoleTargetTable judges consoleTargets on this run's figures.
-func (r *report) consoleTargetTable() string {
+// consoleTargetTable judges consoleTargets on this run's figures (lines).
+func consoleTargetTable(lines []benchLine) string {
 	by := map[string]map[string]float64{}
-	for _, l := range r.console {
+	for _, l := range lines {
 		if l.Err == "" {
 			by[l.Bench.Name] = l.Metrics
 		}

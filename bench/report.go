@@ -8,6 +8,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -58,9 +59,9 @@ func (r *report) markdown() string {
 	r.writeMethod(&b)
 	if len(r.console) > 0 {
 		b.WriteString("\n## Console (go test -bench, each package's own sandbox server)\n\n")
-		b.WriteString(r.consoleTable())
+		b.WriteString(consoleTable(r.console))
 		b.WriteString("\n### Incident-scale targets (#18), judged on this run\n\n")
-		b.WriteString(r.consoleTargetTable())
+		b.WriteString(consoleTargetTable(r.console))
 		b.WriteString(consoleNotes)
 	}
 	r.writeEveryRun(&b)
@@ -160,3 +161,38 @@ func (r *report) failures() string {
 	}
 	return fails.String()
 }
+
+// stat pulls one figure out of every repetition of a workload.
+func (r *report) stat(workload, peer string, f func(runResult) float64) summary {
+	var vs []float64
+	for _, res := range r.runs[workload][peer] {
+		if v := f(res); !math.IsNaN(v) {
+			vs = append(vs, v)
+		}
+	}
+	return summarize(vs)
+}
+
+// present says whether any workload has a run of peer.
+func (r *report) present(peer string) bool {
+	for _, byPeer := range r.runs {
+		if len(byPeer[peer]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// columns are the contenders that ran, in the table's order.
+func (r *report) columns() []string {
+	var out []string
+	for _, p := range []string{"zklock", "gozk", "curator", "kazoo", "limit"} {
+		if r.present(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// table is the comparison of the lock runs as a Markdown table (table.go).
+func (r *report) table() string { return comparisonTable(r.columns(), r.rows()) }

@@ -21,7 +21,7 @@ func TestConsoleTargetTable(t *testing.T) {
 		{Bench: goBench{Name: "BenchmarkFirstPicture1000x10"}, Metrics: map[string]float64{"ns/op": 1.1e9}},
 		{Bench: goBench{Name: "BenchmarkBareLoad1000x10"}, Metrics: map[string]float64{"ns/op": 1e9}},
 	}}
-	out := r.consoleTargetTable()
+	out := consoleTargetTable(r.console)
 	for _, want := range []string{
 		"| requests per create, 10,000-node queue | BenchmarkChange10000 | 2 | 2 | met |",
 		"| change to snapshot p50 (ms), 10,000 nodes | BenchmarkChange10000 | 12 | 10 | not met |",

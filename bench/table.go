@@ -22,36 +22,6 @@ var titles = map[string]string{
 	"limit":   "limit (create+delete)",
 }
 
-// stat pulls one figure out of every repetition of a workload.
-func (r *report) stat(workload, peer string, f func(runResult) float64) summary {
-	var vs []float64
-	for _, res := range r.runs[workload][peer] {
-		if v := f(res); !math.IsNaN(v) {
-			vs = append(vs, v)
-		}
-	}
-	return summarize(vs)
-}
-
-func (r *report) present(peer string) bool {
-	for _, byPeer := range r.runs {
-		if len(byPeer[peer]) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func (r *report) columns() []string {
-	var out []string
-	for _, p := range []string{"zklock", "gozk", "curator", "kazoo", "limit"} {
-		if r.present(p) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // row is one figure of the table.
 type row struct {
 	figure string
@@ -133,9 +103,9 @@ func (rw row) ratio() float64 {
 	return z.Median / b
 }
 
-// table is the comparison as a Markdown table.
-func (r *report) table() string {
-	cols := r.columns()
+// comparisonTable is the comparison as a Markdown table: rows (figures.go)
+// over the contenders' columns cols.
+func comparisonTable(cols []string, rows []row) string {
 	var b strings.Builder
 	b.WriteString("| figure |")
 	for _, c := range cols {
@@ -143,7 +113,7 @@ func (r *report) table() string {
 	}
 	b.WriteString(" floor | best peer | zklock / best | target | verdict |\n|---|")
 	b.WriteString(strings.Repeat("---|", len(cols)+5) + "\n")
-	for _, rw := range r.rows() {
+	for _, rw := range rows {
 		b.WriteString("| " + rw.figure + " |")
 		for _, c := range cols {
 			b.WriteString(" " + fmtSummary(rw.vals[c], rw.digits) + " |")

@@ -68,15 +68,15 @@ func nodePrefix(j joinAs, kind Kind) (string, error) {
 
 // ownPrefix is nodePrefix, or a Curator lease's name for a Semaphore's
 // lease (WithLimit's internal leaseBase).
-func (l *Lock) ownPrefix(j joinAs) (string, error) {
-	if l.cfg.leaseBase == "" {
-		return nodePrefix(j, l.cfg.kind)
+func ownPrefix(cfg lockConfig, j joinAs) (string, error) {
+	if cfg.leaseBase == "" {
+		return nodePrefix(j, cfg.kind)
 	}
 	uuid, err := randomUUID()
 	if err != nil {
 		return "", err
 	}
-	return "_c_" + uuid + "-" + l.cfg.leaseBase, nil
+	return "_c_" + uuid + "-" + cfg.leaseBase, nil
 }
 
 // randomHex is 32 random lower-case hex digits: Python's uuid4().hex, as
@@ -118,31 +118,40 @@ func ownName(child, prefix string) bool {
 	return true
 }
 
+// lockParent is a lock parent as the protected create and the waiter in
+// its queue (watch.go) reach it: the Session and the parent's server path.
+// It is all of a Lock they need.
+type lockParent struct {
+	s   *Session
+	abs string
+}
+
 type createResult struct {
 	path string
 	stat *zk.Stat
 	err  error
 }
 
-// createNode is the protected create. A lost connection leaves the
-// outcome unknown; the node is then looked for by its prefix once the link
-// is back, and created again (same prefix) only if absent. A cancelled
-// create is finished in the background and its node, if any, deleted.
-func (l *Lock) createNode(ctx context.Context, join joinAs) (created, error) {
-	prefix, err := l.ownPrefix(join)
+// protectedCreate makes the own node of a lock (its options cfg) joining
+// p as join. A lost connection leaves the outcome unknown; the node is
+// then looked for by its prefix once the link is back, and created again
+// (same prefix) only if absent. A cancelled create is finished in the
+// background and its node, if any, deleted.
+func protectedCreate(ctx context.Context, p lockParent, cfg lockConfig, join joinAs) (created, error) {
+	prefix, err := ownPrefix(cfg, join)
 	if err != nil {
 		return created{}, err
 	}
-	full := l.abs + "/" + prefix
+	full := p.abs + "/" + prefix
 	for {
-		gen, err := l.s.waitConnected(ctx)
+		gen, err := p.s.waitConnected(ctx)
 		if err != nil {
 			return created{}, err
 		}
 		res := make(chan createResult, 1)
-		sent := l.s.lease.sent.expect([]byte(full))
+		sent := p.s.lease.sent.expect([]byte(full))
 		go func() {
-			p, st, err := l.s.conn.Create2(full, l.cfg.data, zk.FlagEphemeral|zk.FlagSequence, l.cfg.acl)
+			p, st, err := p.s.conn.Create2(full, cfg.data, zk.FlagEphemeral|zk.FlagSequence, cfg.acl)
 			res <- createResult{p, st, err}
 		}()
 		var (
@@ -153,29 +162,29 @@ func (l *Lock) createNode(ctx context.Context, join joinAs) (created, error) {
 		case <-sent.ch:
 			// The create is on the wire: a listing sent now is answered
 			// after it (see sentWatch).
-			listing = l.listAsync()
+			listing = p.listAsync()
 			select {
 			case r = <-res:
 			case <-ctx.Done():
-				go l.reapCreate(res, prefix, gen)
+				go p.reapCreate(res, prefix, gen)
 				return created{}, ctx.Err()
 			}
 		case r = <-res:
-			l.s.lease.sent.drop(sent)
+			p.s.lease.sent.drop(sent)
 		case <-ctx.Done():
-			l.s.lease.sent.drop(sent)
-			go l.reapCreate(res, prefix, gen)
+			p.s.lease.sent.drop(sent)
+			go p.reapCreate(res, prefix, gen)
 			return created{}, ctx.Err()
 		}
 		switch {
 		case r.err == nil:
 			c := created{node: path.Base(r.path), abs: r.path, prefix: prefix, gen: gen, czxid: r.stat.Czxid}
 			if listing != nil {
-				c.listing = l.awaitListing(ctx, listing, c)
+				c.listing = p.awaitListing(ctx, listing, c)
 			}
 			return c, nil
 		case errors.Is(r.err, zk.ErrNoNode):
-			if err := l.makeParents(ctx); err != nil {
+			if err := p.s.makePath(ctx, p.abs, cfg.acl); err != nil {
 				return created{}, err
 			}
 		case errors.Is(r.err, zk.ErrSessionExpired), errors.Is(r.err, zk.ErrNoServer):
@@ -183,9 +192,9 @@ func (l *Lock) createNode(ctx context.Context, join joinAs) (created, error) {
 		case errors.Is(r.err, zk.ErrClosing):
 			return created{}, ErrSessionClosed
 		case ConnLoss(r.err):
-			c, found, err := l.findOwn(ctx, prefix, gen)
+			c, found, err := p.findOwn(ctx, prefix, gen)
 			if err == nil && found {
-				c.czxid, found, err = l.s.readCzxid(ctx, c.abs, gen)
+				c.czxid, found, err = readCzxid(ctx, p.s, c.abs, gen)
 			}
 			if errors.Is(err, errSessionGone) {
 				continue
@@ -209,10 +218,10 @@ type listResult struct {
 
 // listAsync sends a listing of the lock parent and returns where its
 // answer will arrive.
-func (l *Lock) listAsync() <-chan listResult {
+func (p lockParent) listAsync() <-chan listResult {
 	ch := make(chan listResult, 1)
 	go func() {
-		kids, _, err := l.s.conn.Children(l.abs)
+		kids, _, err := p.s.conn.Children(p.abs)
 		ch <- listResult{kids, err}
 	}()
 	return ch
@@ -221,13 +230,13 @@ func (l *Lock) listAsync() <-chan listResult {
 // awaitListing is the listing pipelined behind the create of c, if it is
 // good to use: answered without error, in c's session, and showing c's
 // node. Otherwise nil, and the waiter lists again.
-func (l *Lock) awaitListing(ctx context.Context, ch <-chan listResult, c created) []string {
+func (p lockParent) awaitListing(ctx context.Context, ch <-chan listResult, c created) []string {
 	select {
 	case r := <-ch:
-		if r.err != nil || l.s.Generation() != c.gen || !slices.Contains(r.children, c.node) {
+		if r.err != nil || p.s.Generation() != c.gen || !slices.Contains(r.children, c.node) {
 			return nil
 		}
-		l.s.pipelined.Add(1)
+		p.s.pipelined.Add(1)
 		return r.children
 	case <-ctx.Done():
 		return nil
@@ -236,8 +245,8 @@ func (l *Lock) awaitListing(ctx context.Context, ch <-chan listResult, c created
 
 // findOwn lists the parent once the link is back and returns the child
 // that carries prefix, if session gen still lives.
-func (l *Lock) findOwn(ctx context.Context, prefix string, gen uint64) (created, bool, error) {
-	children, err := l.list(ctx, gen)
+func (p lockParent) findOwn(ctx context.Context, prefix string, gen uint64) (created, bool, error) {
+	children, err := p.list(ctx, gen)
 	if errors.Is(err, ErrParentDeleted) {
 		return created{}, false, nil
 	}
@@ -246,7 +255,7 @@ func (l *Lock) findOwn(ctx context.Context, prefix string, gen uint64) (created,
 	}
 	for _, c := range children {
 		if ownName(c, prefix) {
-			return created{node: c, abs: l.abs + "/" + c, prefix: prefix, gen: gen}, true, nil
+			return created{node: c, abs: p.abs + "/" + c, prefix: prefix, gen: gen}, true, nil
 		}
 	}
 	return created{}, false, nil
@@ -257,7 +266,7 @@ func (l *Lock) findOwn(ctx context.Context, prefix string, gen uint64) (created,
 // is read after the create. The node is the create's own (its name holds
 // the create's fresh guid), and a czxid never changes, so this is the
 // value the answer carried. false if the node is gone meanwhile.
-func (s *Session) readCzxid(ctx context.Context, abs string, gen uint64) (int64, bool, error) {
+func readCzxid(ctx context.Context, s *Session, abs string, gen uint64) (int64, bool, error) {
 	st, err := retry(ctx, s, func() (*zk.Stat, error) {
 		ok, st, err := s.conn.Exists(abs)
 		if err != nil || !ok {
@@ -279,47 +288,33 @@ func (s *Session) readCzxid(ctx context.Context, abs string, gen uint64) (int64,
 // reapCreate waits for a create its caller gave up on and deletes the
 // node it made, if any, so that a cancelled Acquire leaves no orphan.
 // It ends with the session at the latest.
-func (l *Lock) reapCreate(res <-chan createResult, prefix string, gen uint64) {
+func (p lockParent) reapCreate(res <-chan createResult, prefix string, gen uint64) {
 	r := <-res
 	switch {
 	case r.err == nil:
-		_ = l.s.deleteOwned(r.path, gen)
+		_ = deleteOwned(p.s, r.path, gen)
 	case ConnLoss(r.err):
-		if c, found, err := l.findOwn(context.Background(), prefix, gen); err == nil && found {
-			_ = l.s.deleteOwned(c.abs, gen)
+		if c, found, err := p.findOwn(context.Background(), prefix, gen); err == nil && found {
+			_ = deleteOwned(p.s, c.abs, gen)
 		}
 	}
 }
 
-// makeParents creates the lock parent and its ancestors as persistent
-// nodes. Curator makes containers (the server deletes them once empty);
-// persistent ones keep the path visible to the console between uses.
-func (l *Lock) makeParents(ctx context.Context) error {
-	return l.s.makePath(ctx, l.abs, l.cfg.acl)
-}
-
-// makePath creates the server path abs and those of its ancestors that do
-// not exist yet (the chroot's too) as persistent nodes without data.
-func (s *Session) makePath(ctx context.Context, abs string, acl []zk.ACL) error {
-	_, err := s.createPath(ctx, abs, "", acl)
-	return err
-}
-
 // list lists the lock parent in session generation gen: errSessionGone
 // if that session ended.
-func (l *Lock) list(ctx context.Context, gen uint64) ([]string, error) {
-	children, err := retry(ctx, l.s, func() ([]string, error) {
-		c, _, err := l.s.conn.Children(l.abs)
+func (p lockParent) list(ctx context.Context, gen uint64) ([]string, error) {
+	children, err := retry(ctx, p.s, func() ([]string, error) {
+		c, _, err := p.s.conn.Children(p.abs)
 		return c, err
 	})
-	if l.s.Generation() != gen || errors.Is(err, zk.ErrSessionExpired) {
+	if p.s.Generation() != gen || errors.Is(err, zk.ErrSessionExpired) {
 		return nil, errSessionGone
 	}
 	if errors.Is(err, zk.ErrNoNode) {
-		return nil, fmt.Errorf("%w: %s", ErrParentDeleted, l.abs)
+		return nil, fmt.Errorf("%w: %s", ErrParentDeleted, p.abs)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", l.abs, err)
+		return nil, fmt.Errorf("list %s: %w", p.abs, err)
 	}
 	return children, nil
 }

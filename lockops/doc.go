@@ -16,58 +16,70 @@
 //     goes back to Order);
 //     names.go reads a child's name (ParseName, SeqLess, Style);
 //     replay.go replays each recipe's own decision (Believes, Watches);
-//     family.go: which recipes can see each other (SplitHolders,
-//     MixedRecipes, DetectStyle). The lock decides with Order, never with
-//     a rule of its own.
+//     family.go: which recipes can see each other (the functions behind
+//     Ordering's Recipes, SplitHolders and MixedRecipes; DetectStyle).
+//     The lock decides with Order, never with a rule of its own.
 //   - session.go: Session owns one go-zookeeper connection, is the only
 //     consumer of its events and fans its state out on Changed() without
-//     ever dropping a change. Generation counts sessions. lease.go: its
+//     ever dropping a change. Generation counts sessions. The Session's
+//     methods live here and in requests.go; the concept files below work
+//     through functions and small types that take it. lease.go: its
 //     lease meter reads off the wire how long the server surely keeps the
 //     session (negotiated timeout, last reply), so that a holder whose link
 //     is down stops believing it holds before the server can expire it.
 //     retry.go: do and retry, the one place for retries, and ConnLoss.
 //     sasl.go: WithSASL: every connection authenticates by SASL before
 //     anything else; connected only once it has; a refusal closes the
-//     Session with its *zk.SASLError.
+//     Session with its *zk.SASLError (Session.closedErr says so).
 //     tls.go: the links themselves: WithTLS (hostname verified unless
 //     WithoutHostnameVerification), servers dialled by the names given,
 //     and LinkError: why a link failed (a certificate expired, from an
 //     unknown CA or for another name, a refused client certificate, the
 //     other protocol on the port), so that Connect gives up at once when
 //     every server failed for good instead of retrying until its context
-//     ends; DialMember for the four-letter words over the same transport.
+//     ends; the transport of Session.DialMember (the four-letter words
+//     over the same links), Secure, HostnameVerified and TLSState.
 //   - lock.go: Lock, joining a queue in its style (options.go: its
-//     options); create.go: protected create (a fresh guid in the name; a
-//     node made before a lost connection is found again by it); hold.go:
-//     the hold and its loss, release.
+//     options), its fencing token; hold.go: the hold and its loss,
+//     release. The Lock's methods live in these two files.
+//     create.go: protected create (a fresh guid in the name; a node made
+//     before a lost connection is found again by it): protectedCreate over
+//     a lockParent (the Session and the parent's server path), which is
+//     all of a Lock the create and the wait need.
 //   - requests.go: one request each (ChildrenStat, ChildrenW, Get, Exists,
 //     ExistsW, Sync, Create, Delete, AddWatch, AddWatchAsync,
 //     RemovePersistentWatch), bounded by ctx through do, paths as the user
 //     sees them (the chroot applied here once), for the callers that read
 //     the tree and follow it themselves: the console's Watcher, doctor,
 //     completion. No caller outside lockops holds the connection itself.
-//     EventPath names a watch event's node below the chroot.
+//     EventPath names a watch event's node below the chroot. Also the
+//     thin methods of tree.go's functions (EnsurePath, Children,
+//     RemovePath).
 //   - tree.go: the persistent nodes around the locks, for callers that set
-//     up lock parents themselves: Session.EnsurePath (says which nodes it
-//     made), Children, RemovePath (refuses a lock node); the lock makes
-//     its parents through the same create loop.
-//   - watch.go: waiting in the queue: the predecessor, at most one node
-//     more, and the shortcut that holds on the predecessor's deletion
-//     without listing again; waitEvent, the one helper that waits on a
-//     watch.
+//     up lock parents themselves, as functions of a Session behind its
+//     methods EnsurePath (says which nodes it made), Children, RemovePath
+//     (refuses a lock node); the lock makes its parents through the same
+//     create loop (createPath).
+//   - watch.go: waiting in the queue: a waiter (the lock parent, and what
+//     the wait reports to its Lock) watches the predecessor, at most one
+//     node more, and takes the shortcut that holds on the predecessor's
+//     deletion without listing again; waitEvent, the one helper that waits
+//     on a watch.
 //   - semaphore.go: Semaphore, one lease of a counting semaphore in the
 //     protocol the parent already uses (Curator's InterProcessSemaphoreV2:
 //     the lock core at P/locks admits, leases in P/leases; Kazoo's
 //     Semaphore: the lock core at P-__lock__ admits, leases under P,
-//     max_leases in P's data), held and lost as a lock node is (hold.go);
-//     semaphore_kazoo.go holds Kazoo's side.
+//     max_leases in P's data), held and lost as a lock node is (hold.go),
+//     and its lease's fencing token; semaphore_kazoo.go holds Kazoo's
+//     side.
 //     parent.go: ReadParent, what a parent shows (a semaphore of either
 //     protocol, a LeaderLatch election), read in one go.
 //     A Curator LeaderLatch is the lock core with "-latch-" names
 //     (WithLatch, create.go): holding is leading.
-//   - fencing.go: FencingToken of a Lock (an election's participant
-//     too) and of a Semaphore's lease: the hold's node's czxid, from the
-//     create's own answer (go-zookeeper's Create2, a patch of ours).
+//   - Fencing tokens: FencingToken of a Lock (lock.go; an election's
+//     participant too) and of a Semaphore's lease (semaphore.go): the
+//     hold's node's czxid, from the create's own answer (go-zookeeper's
+//     Create2, a patch of ours).
 //   - force.go: ForceRelease (only if the owner session is still the one the
 //     operator saw) and Revoke (Curator's protocol).
 //

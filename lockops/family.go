@@ -40,8 +40,8 @@ type RecipeGroup struct {
 	Nodes []string // its lock nodes, in sequence order
 }
 
-// Recipes are the recipes present, in Recipe's order.
-func (q Ordering) Recipes() []Recipe {
+// recipesOf is the recipes present in q, in Recipe's order.
+func recipesOf(q Ordering) []Recipe {
 	var seen [RecipeEphemeral + 1]bool
 	for _, e := range q.Entries {
 		seen[e.Recipe] = true
@@ -55,9 +55,9 @@ func (q Ordering) Recipes() []Recipe {
 	return rs
 }
 
-// SplitHolders names the nodes that believe they hold a mutex or write
+// splitHolders names q's nodes that believe they hold a mutex or write
 // lock, in sequence order, when there is more than one; else nil.
-func (q Ordering) SplitHolders() []string {
+func splitHolders(q Ordering) []string {
 	var names []string
 	for _, e := range q.Entries {
 		if e.Believes == RoleHolder && e.Kind != KindRead {
@@ -70,10 +70,10 @@ func (q Ordering) SplitHolders() []string {
 	return names
 }
 
-// MixedRecipes groups every lock node by family (curator-mutex,
+// mixedRecipes groups every lock node of q by family (curator-mutex,
 // curator-rw, curator-latch, kazoo, plain, in that order) when more than
 // one family is present; else nil.
-func (q Ordering) MixedRecipes() []RecipeGroup {
+func mixedRecipes(q Ordering) []RecipeGroup {
 	var groups []RecipeGroup
 	for _, f := range [...]string{FamilyCuratorMutex, FamilyCuratorRW, FamilyCuratorLatch, FamilyKazoo, FamilyPlain} {
 		var names []string
@@ -97,7 +97,7 @@ func (q Ordering) MixedRecipes() []RecipeGroup {
 // Curator, go-zookeeper or plain nodes; for a mixed queue StyleCurator
 // and ErrMixedRecipes, wrapped with the groups.
 func DetectStyle(q Ordering) (Style, error) {
-	if groups := q.MixedRecipes(); groups != nil {
+	if groups := mixedRecipes(q); groups != nil {
 		const show = 3 // names per group: a 10,000-node queue stays one line
 		parts := make([]string, len(groups))
 		for i, g := range groups {

@@ -159,7 +159,7 @@ func TestFencingTokenAfterLostReply(t *testing.T) {
 	if err := s.makePath(ctx, l.abs, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
-	c, found, err := l.findOwn(ctx, "absent-", s.Generation())
+	c, found, err := l.parent().findOwn(ctx, "absent-", s.Generation())
 	if err != nil || found {
 		t.Fatalf("findOwn of nothing: %v %v %v", c, found, err)
 	}
@@ -169,11 +169,11 @@ func TestFencingTokenAfterLostReply(t *testing.T) {
 	if _, err := s.conn.Create(l.abs+"/"+prefix, nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
-	c, found, err = l.findOwn(ctx, prefix, s.Generation())
+	c, found, err = l.parent().findOwn(ctx, prefix, s.Generation())
 	if err != nil || !found {
 		t.Fatalf("findOwn: %v %v", found, err)
 	}
-	czxid, found, err := s.readCzxid(ctx, c.abs, s.Generation())
+	czxid, found, err := readCzxid(ctx, s, c.abs, s.Generation())
 	if err != nil || !found || czxid != readCzxidOf(t, check, p+"/"+c.node) {
 		t.Fatalf("readCzxid %d (%v, %v), the node's czxid %d", czxid, found, err, readCzxidOf(t, check, p+"/"+c.node))
 	}

@@ -20,12 +20,19 @@ type tenure struct {
 	lost   bool // (Release only) the hold was lost before the release
 }
 
+// heldGen is the session generation of a held lock's node.
+func (l *Lock) heldGen() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ten.gen
+}
+
 // removeNode deletes an own node that is not (or no longer) wanted,
 // waiting up to cleanupWait even when ctx has already ended; past that the
 // deletion goes on in the background.
 func (l *Lock) removeNode(ctx context.Context, c created) error {
 	res := make(chan error, 1)
-	go func() { res <- l.s.deleteOwned(c.abs, c.gen) }()
+	go func() { res <- deleteOwned(l.s, c.abs, c.gen) }()
 	t := time.NewTimer(cleanupWait)
 	defer t.Stop()
 	select {
@@ -42,7 +49,7 @@ func (l *Lock) removeNode(ctx context.Context, c created) error {
 // deleteOwned deletes a node owned by session generation gen, retrying
 // across link losses until it is gone, or its session is (the server then
 // deletes it), or the Session is closed.
-func (s *Session) deleteOwned(abs string, gen uint64) error {
+func deleteOwned(s *Session, abs string, gen uint64) error {
 	for {
 		st, g, ch := s.snapshot()
 		if g != gen || st == SessionClosed {
@@ -244,7 +251,7 @@ func (l *Lock) lose(t tenure, why error) {
 	l.mu.Unlock()
 	l.report(Progress{State: LockLost, Node: t.node, Err: err})
 	if !errors.Is(why, ErrNodeDeleted) {
-		go l.s.deleteOwned(t.abs, t.gen)
+		go deleteOwned(l.s, t.abs, t.gen)
 	}
 }
 
@@ -300,7 +307,7 @@ func (l *Lock) deleteForRelease(ctx context.Context, t tenure) error {
 		}
 	}
 	res := make(chan error, 1)
-	go func() { res <- l.s.deleteOwned(t.abs, t.gen) }()
+	go func() { res <- deleteOwned(l.s, t.abs, t.gen) }()
 	for {
 		st, gen, sch := l.s.snapshot()
 		if gen != t.gen || st == SessionExpired || st == SessionClosed {

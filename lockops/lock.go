@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/user"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/zklock/zklock/third_party/zk"
@@ -115,11 +114,7 @@ type Lock struct {
 	stop      context.CancelFunc // ends the holder's monitor
 	releasing bool
 
-	// shortcuts counts holds taken on the predecessor's deletion without
-	// listing again (see queue), for tests and benchmarks.
-	shortcuts atomic.Int64
-	// ppSkips counts listings saved because PP was the head (tests read it).
-	ppSkips atomic.Int64
+	waitStats // the waits that saved a listing (watch.go)
 }
 
 // NewLock prepares a lock on the lock parent path (as the user sees it;
@@ -202,6 +197,29 @@ func (l *Lock) Err() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.err
+}
+
+// Fencing tokens: a hold's number that a resource compares, so that a
+// holder who lost its hold (a paused process, a partition) and writes
+// anyway is refused (docs/fencing.md).
+
+// FencingToken is the czxid of the current hold's node (the zxid of the
+// ZooKeeper transaction that created it), or of the last hold once it
+// ended; 0 before the first hold. It is taken from the create's own
+// answer, never read again later. Every later holder of the lock has a
+// higher one, whichever recipe it uses under this parent, even after the
+// parent was deleted and made again (where sequence numbers restart):
+// zxids grow ensemble-wide. A resource that refuses a token lower than
+// the highest it has accepted refuses a holder that lost the lock
+// (docs/fencing.md). The token is kept after a loss on purpose: a holder
+// that does not know it lost still presents its old token, and that is
+// what the resource must see. Readers of a read/write lock, and leases of
+// one semaphore, hold at once with different tokens: the token orders
+// them, it does not make them exclusive.
+func (l *Lock) FencingToken() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ten.czxid
 }
 
 // Acquire waits until the lock is held. If ctx ends while waiting, the own
@@ -290,7 +308,7 @@ func (l *Lock) contend(ctx context.Context, wait bool) (tenure, bool, error) {
 		l.mu.Lock()
 		l.node = c.node
 		l.mu.Unlock()
-		t, held, err := l.queue(ctx, c, join, wait)
+		t, held, err := l.waiter().queue(ctx, c, join, wait)
 		if err == nil && held {
 			return t, true, nil
 		}
@@ -406,4 +424,26 @@ func (l *Lock) report(p Progress) {
 		p.At = time.Now()
 	}
 	l.cfg.progress(p)
+}
+
+// parent is the lock parent as the protected create and the waiter reach
+// it (create.go).
+func (l *Lock) parent() lockParent { return lockParent{s: l.s, abs: l.abs} }
+
+// createNode is the protected create of the own node (create.go), joining
+// as join.
+func (l *Lock) createNode(ctx context.Context, join joinAs) (created, error) {
+	return protectedCreate(ctx, l.parent(), l.cfg, join)
+}
+
+// makeParents creates the lock parent and its ancestors as persistent
+// nodes. Curator makes containers (the server deletes them once empty);
+// persistent ones keep the path visible to the console between uses.
+func (l *Lock) makeParents(ctx context.Context) error {
+	return l.s.makePath(ctx, l.abs, l.cfg.acl)
+}
+
+// waiter is the Lock's wait in its queue (watch.go).
+func (l *Lock) waiter() waiter {
+	return waiter{lockParent: l.parent(), report: l.report, checkJoin: l.checkJoin, stats: &l.waitStats}
 }

@@ -581,7 +581,7 @@ func TestWaitTurnChecksOwnBeforeShortcut(t *testing.T) {
 		och <- zk.Event{Type: zk.EventNodeDeleted, Path: "/unused/own"}
 		pch <- zk.Event{Type: zk.EventNodeDeleted, Path: "/unused/p"}
 		w := turn{p: watch{name: "p", ch: pch}, own: watch{name: "own", ch: och}, pHead: true}
-		held, _, err := l.waitTurn(context.Background(), c, &w)
+		held, _, err := l.waiter().waitTurn(context.Background(), c, &w)
 		if held || err != nil {
 			t.Fatalf("waitTurn with the own node gone first: held=%v err=%v", held, err)
 		}

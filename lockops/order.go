@@ -196,6 +196,19 @@ func seqOrder(nodes []ParsedName) []int {
 	return order
 }
 
+// Recipes are the recipes present, in Recipe's order. It and the two
+// below read the families that can see each other (family.go).
+func (q Ordering) Recipes() []Recipe { return recipesOf(q) }
+
+// SplitHolders names the nodes that believe they hold a mutex or write
+// lock, in sequence order, when there is more than one; else nil.
+func (q Ordering) SplitHolders() []string { return splitHolders(q) }
+
+// MixedRecipes groups every lock node by family (curator-mutex,
+// curator-rw, curator-latch, kazoo, plain, in that order) when more than
+// one family is present; else nil.
+func (q Ordering) MixedRecipes() []RecipeGroup { return mixedRecipes(q) }
+
 // Holders are the entries that hold by sequence order.
 func (q Ordering) Holders() []Entry {
 	var h []Entry

@@ -228,3 +228,39 @@ func (s *Session) PersistentBacklog(ch <-chan zk.Event) int {
 func (s *Session) EventPath(ev zk.Event) string {
 	return s.Rel(ev.Path)
 }
+
+// The tree's persistent nodes (tree.go): retried across link losses,
+// unlike the single requests above.
+
+// EnsurePath creates p and those of its ancestors that do not exist yet as
+// persistent nodes without data, open to everyone, and returns the ones it
+// created, shallowest first, so that a caller can remove them again
+// (RemovePath). Each create is retried across link losses, bounded by ctx;
+// on an error, made still lists what was created before it.
+func (s *Session) EnsurePath(ctx context.Context, p string) (made []string, err error) {
+	return ensurePath(ctx, s, p)
+}
+
+// Children lists p's children in the server's order, which is not queue
+// order (Order makes the queue). The listing is retried across link
+// losses, bounded by ctx; an absent p is an error wrapping zk.ErrNoNode.
+func (s *Session) Children(ctx context.Context, p string) ([]string, error) {
+	return listChildren(ctx, s, p)
+}
+
+// RemovePath deletes the persistent node at p if it has no children (a
+// node with children stays: the error wraps zk.ErrNotEmpty). An absent p
+// is not an error. An ephemeral node is refused with ErrEphemeral: a lock
+// node is deleted by its holder's release, or by ForceRelease, which
+// makes sure of its owner first. Retried across link losses, bounded by
+// ctx.
+func (s *Session) RemovePath(ctx context.Context, p string) error {
+	return removePath(ctx, s, p)
+}
+
+// makePath creates the server path abs and those of its ancestors that do
+// not exist yet (the chroot's too) as persistent nodes without data.
+func (s *Session) makePath(ctx context.Context, abs string, acl []zk.ACL) error {
+	_, err := createPath(ctx, s, abs, "", acl)
+	return err
+}

@@ -19,7 +19,7 @@ import (
 // context: a request made while the link is down waits for the reconnect.
 // When ctx ends first the request goes on in its goroutine and its result is
 // dropped, so only idempotent requests (or ones whose result is handled
-// otherwise, see createNode) go through here.
+// otherwise, see protectedCreate) go through here.
 func do[T any](ctx context.Context, f func() (T, error)) (T, error) {
 	if ctx.Done() == nil {
 		return f()

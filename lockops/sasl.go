@@ -3,8 +3,6 @@
 package lockops
 
 import (
-	"fmt"
-
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -17,15 +15,4 @@ import (
 // requests.
 func WithSASL(m zk.SASLMechanism) SessionOption {
 	return func(c *sessionConfig) { c.sasl = m }
-}
-
-// closedErr is why the Session closed: the authentication failure that
-// ended it, or ErrSessionClosed.
-func (s *Session) closedErr() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.authErr != nil {
-		return fmt.Errorf("%w: %w", ErrSessionClosed, s.authErr)
-	}
-	return ErrSessionClosed
 }

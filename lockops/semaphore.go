@@ -124,6 +124,18 @@ func NewSemaphore(s *Session, p string, opts ...Option) *Semaphore {
 	return m
 }
 
+// FencingToken is the czxid of the current (or last) lease's node, as
+// Lock.FencingToken; 0 before the first lease.
+func (m *Semaphore) FencingToken() int64 {
+	m.mu.Lock()
+	h := m.hold
+	m.mu.Unlock()
+	if h == nil {
+		return 0
+	}
+	return h.FencingToken()
+}
+
 // Path is the semaphore's parent path as given to NewSemaphore.
 func (m *Semaphore) Path() string { return m.path }
 
@@ -325,13 +337,6 @@ func (m *Semaphore) letGo(ctx context.Context, admit *Lock) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupWait)
 	defer cancel()
 	_ = admit.Release(rctx)
-}
-
-// heldGen is the session generation of a held lock's node.
-func (l *Lock) heldGen() uint64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.ten.gen
 }
 
 // takeCurator: Curator's internalAcquire1Lease under the admission lock.

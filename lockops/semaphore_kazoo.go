@@ -78,7 +78,7 @@ func (m *Semaphore) createKazooLease(ctx context.Context, gen uint64) (created, 
 		case <-ctx.Done():
 			go func() {
 				if r := <-res; r.err == nil || ConnLoss(r.err) {
-					_ = m.s.deleteOwned(abs, gen)
+					_ = deleteOwned(m.s, abs, gen)
 				}
 			}()
 			return created{}, ctx.Err()

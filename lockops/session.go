@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -393,6 +394,17 @@ func (s *Session) Close() {
 	}
 }
 
+// closedErr is why the Session closed: the authentication failure that
+// ended it, or ErrSessionClosed.
+func (s *Session) closedErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.authErr != nil {
+		return fmt.Errorf("%w: %w", ErrSessionClosed, s.authErr)
+	}
+	return ErrSessionClosed
+}
+
 // waitFirstSession waits for the first session. It gives up early when
 // every server failed for good (a *LinkError each: a certificate the
 // client rejects, the other protocol on the port), and otherwise when ctx
@@ -482,3 +494,31 @@ func (s *Session) setJoinHint(abs string, j joinAs) {
 // the whole packet, often several. That is most of a lock client's CPU on
 // a small machine, which it shares with the server.
 const readBuffer = 16 << 10
+
+// Links (tls.go): TLS or plain, as WithTLS set them.
+
+// DialMember opens a link to addr as the Session's own are made (TLS with
+// its settings, or plain TCP), bounded by ctx: for the four-letter words,
+// which a TLS member serves on its secure port too. A failed TLS handshake
+// returns a *LinkError.
+func (s *Session) DialMember(ctx context.Context, addr string) (net.Conn, error) {
+	// Not through WithDialer's dialer: that one is for the Session's own
+	// links (tests cut and count them).
+	return dialCtx(ctx, s.links.base(nil), addr)
+}
+
+// Secure reports whether the Session's links are TLS.
+func (s *Session) Secure() bool { return s.cfg.tls != nil }
+
+// HostnameVerified reports whether a TLS Session checks the server's
+// name (false with WithoutHostnameVerification, or a tls.Config that
+// skips all verification).
+func (s *Session) HostnameVerified() bool {
+	return s.cfg.tls != nil && !s.cfg.skipHostname && !s.cfg.tls.InsecureSkipVerify
+}
+
+// TLSState is the handshake state of the Session's latest TLS link; ok is
+// false for a plain Session or before the first link.
+func (s *Session) TLSState() (state tls.ConnectionState, ok bool) {
+	return s.links.lastState()
+}

@@ -264,16 +264,6 @@ func dialTLS(d zk.Dialer, cfg *tls.Config, skipHostname bool, network, addr stri
 	return tc, nil
 }
 
-// DialMember opens a link to addr as the Session's own are made (TLS with
-// its settings, or plain TCP), bounded by ctx: for the four-letter words,
-// which a TLS member serves on its secure port too. A failed TLS handshake
-// returns a *LinkError.
-func (s *Session) DialMember(ctx context.Context, addr string) (net.Conn, error) {
-	// Not through WithDialer's dialer: that one is for the Session's own
-	// links (tests cut and count them).
-	return dialCtx(ctx, s.links.base(nil), addr)
-}
-
 // Dial opens one link to addr as a Session made with opts would (only
 // WithTLS and WithoutHostnameVerification matter), bounded by ctx, without
 // a session: for a server's four-letter words when no session is at hand.
@@ -313,22 +303,6 @@ func dialCtx(ctx context.Context, d zk.Dialer, addr string) (net.Conn, error) {
 		}()
 		return nil, ctx.Err()
 	}
-}
-
-// Secure reports whether the Session's links are TLS.
-func (s *Session) Secure() bool { return s.cfg.tls != nil }
-
-// HostnameVerified reports whether a TLS Session checks the server's
-// name (false with WithoutHostnameVerification, or a tls.Config that
-// skips all verification).
-func (s *Session) HostnameVerified() bool {
-	return s.cfg.tls != nil && !s.cfg.skipHostname && !s.cfg.tls.InsecureSkipVerify
-}
-
-// TLSState is the handshake state of the Session's latest TLS link; ok is
-// false for a plain Session or before the first link.
-func (s *Session) TLSState() (state tls.ConnectionState, ok bool) {
-	return s.links.lastState()
 }
 
 // linkBoard watches a Session's links until its first session: what

@@ -2,6 +2,8 @@
 // listing a parent, removing a parent again. For callers that set up and
 // look at lock parents themselves (the demo's workload), through the same
 // path checks and retries as the lock, never through the raw connection.
+// Functions of a Session; its methods EnsurePath, Children and RemovePath
+// (requests.go) call them.
 
 package lockops
 
@@ -18,26 +20,20 @@ import (
 // node goes with its session, or by ForceRelease, which checks its owner.
 var ErrEphemeral = errors.New("lockops: ephemeral node")
 
-// EnsurePath creates p and those of its ancestors that do not exist yet as
-// persistent nodes without data, open to everyone, and returns the ones it
-// created, shallowest first, so that a caller can remove them again
-// (RemovePath). Each create is retried across link losses, bounded by ctx;
-// on an error, made still lists what was created before it.
-func (s *Session) EnsurePath(ctx context.Context, p string) (made []string, err error) {
+// ensurePath is Session.EnsurePath.
+func ensurePath(ctx context.Context, s *Session, p string) (made []string, err error) {
 	if err := ValidPath(p); err != nil {
 		return nil, err
 	}
-	made, err = s.createPath(ctx, s.Abs(p), s.cfg.chroot, zk.WorldACL(zk.PermAll))
+	made, err = createPath(ctx, s, s.Abs(p), s.cfg.chroot, zk.WorldACL(zk.PermAll))
 	for i, m := range made {
 		made[i] = s.Rel(m)
 	}
 	return made, err
 }
 
-// Children lists p's children in the server's order, which is not queue
-// order (Order makes the queue). The listing is retried across link
-// losses, bounded by ctx; an absent p is an error wrapping zk.ErrNoNode.
-func (s *Session) Children(ctx context.Context, p string) ([]string, error) {
+// listChildren is Session.Children.
+func listChildren(ctx context.Context, s *Session, p string) ([]string, error) {
 	if err := ValidPath(p); err != nil {
 		return nil, err
 	}
@@ -52,13 +48,8 @@ func (s *Session) Children(ctx context.Context, p string) ([]string, error) {
 	return kids, nil
 }
 
-// RemovePath deletes the persistent node at p if it has no children (a
-// node with children stays: the error wraps zk.ErrNotEmpty). An absent p
-// is not an error. An ephemeral node is refused with ErrEphemeral: a lock
-// node is deleted by its holder's release, or by ForceRelease, which
-// makes sure of its owner first. Retried across link losses, bounded by
-// ctx.
-func (s *Session) RemovePath(ctx context.Context, p string) error {
+// removePath is Session.RemovePath.
+func removePath(ctx context.Context, s *Session, p string) error {
 	if err := ValidPath(p); err != nil {
 		return err
 	}
@@ -91,7 +82,7 @@ func (s *Session) RemovePath(ctx context.Context, p string) error {
 // created, shallowest first. Each create is retried across link losses,
 // bounded by ctx; on an error, made still lists what was created before
 // it.
-func (s *Session) createPath(ctx context.Context, abs, base string, acl []zk.ACL) (made []string, err error) {
+func createPath(ctx context.Context, s *Session, abs, base string, acl []zk.ACL) (made []string, err error) {
 	for cur := range ancestors(abs) {
 		if len(cur) <= len(base) {
 			continue // base or above it: abs starts with base

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/zklock/zklock/third_party/zk"
 )
@@ -108,6 +109,26 @@ func fired(ch <-chan zk.Event) (zk.Event, bool) {
 	}
 }
 
+// waiter is one Lock's wait in its queue: the parent it lists and
+// watches, and what the wait tells the Lock (its progress, the first
+// listing's check of the queue's recipes, the shortcut counts).
+type waiter struct {
+	lockParent
+	report    func(Progress)
+	checkJoin func(all Ordering, children []string, own string, join joinAs) error
+	stats     *waitStats
+}
+
+// waitStats counts a Lock's waits that saved a listing, for tests and
+// benchmarks.
+type waitStats struct {
+	// shortcuts counts holds taken on the predecessor's deletion without
+	// listing again (see queue).
+	shortcuts atomic.Int64
+	// ppSkips counts listings saved because PP was the head.
+	ppSkips atomic.Int64
+}
+
 // queue waits until the own node holds.
 //
 // The waiter watches its predecessor P (Order's Predecessor). If P was the
@@ -126,14 +147,14 @@ func fired(ch <-chan zk.Event) (zk.Event, bool) {
 // relying on it, the waiter arms a watch on its own node; go-zookeeper
 // delivers events in the server's order, so when P's deletion arrives, an
 // earlier deletion of the own node is already in its channel.
-func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (tenure, bool, error) {
+func (qw waiter) queue(ctx context.Context, c created, join joinAs, wait bool) (tenure, bool, error) {
 	var w turn
 	first := true
 	for {
 		children, err := c.listing, error(nil)
 		c.listing = nil
 		if children == nil {
-			children, err = l.list(ctx, c.gen)
+			children, err = qw.list(ctx, c.gen)
 		}
 		if err != nil {
 			return tenure{}, false, err
@@ -141,14 +162,14 @@ func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (te
 		q := seqOrdering(children)
 		if first {
 			first = false
-			if err := l.checkJoin(q, children, c.node, join); err != nil {
+			if err := qw.checkJoin(q, children, c.node, join); err != nil {
 				return tenure{}, false, err
 			}
 		}
-		l.dropEarlierTries(c, children)
+		qw.dropEarlierTries(c, children)
 		i := q.Index(c.node)
 		if i < 0 {
-			if l.s.Generation() != c.gen {
+			if qw.s.Generation() != c.gen {
 				return tenure{}, false, errSessionGone
 			}
 			return tenure{}, false, fmt.Errorf("%w (while waiting)", ErrNodeDeleted)
@@ -168,7 +189,7 @@ func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (te
 		w.ppHead = !w.pHead && q.PredecessorWithout(c.node, pName, ppName) == ""
 
 		w.keepWatches(pName, ppName)
-		gone, err := l.armTurn(ctx, c, &w, pName, ppName)
+		gone, err := qw.armTurn(ctx, c, &w, pName, ppName)
 		if err != nil {
 			return tenure{}, false, err
 		}
@@ -176,9 +197,9 @@ func (l *Lock) queue(ctx context.Context, c created, join joinAs, wait bool) (te
 			continue
 		}
 		w.queued = Progress{State: LockQueued, Node: c.node, Position: i + 1, Watching: pName}
-		l.report(w.queued)
+		qw.report(w.queued)
 
-		held, t, err := l.waitTurn(ctx, c, &w)
+		held, t, err := qw.waitTurn(ctx, c, &w)
 		if err != nil || held {
 			return t, held, err
 		}
@@ -206,10 +227,10 @@ type turn struct {
 // If w.ppHead says PP was the head when listed, PP's deletion makes P the
 // head: the waiter arms the own-node watch and goes on waiting as if it had
 // listed P as head, one listing fewer.
-func (l *Lock) waitTurn(ctx context.Context, c created, w *turn) (held bool, t tenure, err error) {
+func (qw waiter) waitTurn(ctx context.Context, c created, w *turn) (held bool, t tenure, err error) {
 	suspended := false
 	for {
-		sch, err := l.turnSession(c, w, &suspended)
+		sch, err := qw.turnSession(c, w, &suspended)
 		if err != nil {
 			return false, tenure{}, err
 		}
@@ -224,7 +245,7 @@ func (l *Lock) waitTurn(ctx context.Context, c created, w *turn) (held bool, t t
 		if which == sessionWake {
 			continue
 		}
-		if done, held, t, err := l.turnEvent(ctx, c, w, which, ev); done {
+		if done, held, t, err := qw.turnEvent(ctx, c, w, which, ev); done {
 			return held, t, err
 		}
 	}
@@ -232,10 +253,10 @@ func (l *Lock) waitTurn(ctx context.Context, c created, w *turn) (held bool, t t
 
 // dropEarlierTries deletes the nodes of the listing children that an
 // earlier try of this very create made after all: ours, and in the way.
-func (l *Lock) dropEarlierTries(c created, children []string) {
+func (qw waiter) dropEarlierTries(c created, children []string) {
 	for _, ch := range children {
 		if ch != c.node && ownName(ch, c.prefix) {
-			go l.s.deleteOwned(l.abs+"/"+ch, c.gen)
+			go deleteOwned(qw.s, qw.abs+"/"+ch, c.gen)
 		}
 	}
 }
@@ -264,19 +285,19 @@ func (w *turn) keepWatches(pName, ppName string) {
 // armTurn arms the watches w lacks: on P; then on the own node when P is
 // the head, on PP otherwise. gone: a node was found deleted already, so
 // the caller lists again.
-func (l *Lock) armTurn(ctx context.Context, c created, w *turn, pName, ppName string) (gone bool, err error) {
+func (qw waiter) armTurn(ctx context.Context, c created, w *turn, pName, ppName string) (gone bool, err error) {
 	if !w.p.armed() {
-		if w.p, gone, err = armWatch(ctx, l.s, l.abs+"/"+pName, pName, false); err != nil || gone {
+		if w.p, gone, err = armWatch(ctx, qw.s, qw.abs+"/"+pName, pName, false); err != nil || gone {
 			return gone, err
 		}
 	}
 	if w.pHead && !w.own.armed() {
-		if w.own, gone, err = armWatch(ctx, l.s, c.abs, c.node, false); err != nil || gone {
+		if w.own, gone, err = armWatch(ctx, qw.s, c.abs, c.node, false); err != nil || gone {
 			return gone, err
 		}
 	}
 	if !w.pHead && !w.pp.armed() {
-		if w.pp, gone, err = armWatch(ctx, l.s, l.abs+"/"+ppName, ppName, false); err != nil || gone {
+		if w.pp, gone, err = armWatch(ctx, qw.s, qw.abs+"/"+ppName, ppName, false); err != nil || gone {
 			return gone, err
 		}
 	}
@@ -287,8 +308,8 @@ func (l *Lock) armTurn(ctx context.Context, c created, w *turn, pName, ppName st
 // reported once while the link is down, Queued again when it is back in
 // the same session; a later session is errSessionGone. It returns the
 // channel closed at the Session's next change.
-func (l *Lock) turnSession(c created, w *turn, suspended *bool) (<-chan struct{}, error) {
-	st, gen, sch := l.s.snapshot()
+func (qw waiter) turnSession(c created, w *turn, suspended *bool) (<-chan struct{}, error) {
+	st, gen, sch := qw.s.snapshot()
 	if gen != c.gen {
 		return nil, errSessionGone
 	}
@@ -300,14 +321,14 @@ func (l *Lock) turnSession(c created, w *turn, suspended *bool) (<-chan struct{}
 			*suspended = true
 			p := w.queued
 			p.State = LockSuspended
-			l.report(p)
+			qw.report(p)
 		}
 	case SessionConnected:
 		if *suspended {
 			// Same session: the watches were re-set by go-zookeeper, and
 			// the server fires those whose node changed meanwhile.
 			*suspended = false
-			l.report(w.queued)
+			qw.report(w.queued)
 		}
 	}
 	return sch, nil
@@ -316,10 +337,10 @@ func (l *Lock) turnSession(c created, w *turn, suspended *bool) (<-chan struct{}
 // turnEvent takes one event of waitTurn's watches (which: 0 for P's, 1 for
 // PP's or the own node's). done: waitTurn returns held, t and err; else it
 // goes on waiting on w as updated.
-func (l *Lock) turnEvent(ctx context.Context, c created, w *turn, which int, ev zk.Event) (done, held bool, t tenure, err error) {
+func (qw waiter) turnEvent(ctx context.Context, c created, w *turn, which int, ev zk.Event) (done, held bool, t tenure, err error) {
 	switch {
 	case which == 0 && ev.Type == zk.EventNodeDeleted:
-		held, t = l.predecessorGone(c, w)
+		held, t = qw.predecessorGone(c, w)
 		return true, held, t, nil
 	case ev.Type == zk.EventNotWatching:
 		// The session ended or the Session closed: the list (after
@@ -327,7 +348,7 @@ func (l *Lock) turnEvent(ctx context.Context, c created, w *turn, which int, ev 
 		w.p, w.pp, w.own = watch{}, watch{}, watch{}
 		return true, false, tenure{}, nil
 	case which == 1 && ev.Type == zk.EventNodeDeleted && !w.pHead && w.ppHead:
-		gone, err := l.promoteP(ctx, c, w)
+		gone, err := qw.promoteP(ctx, c, w)
 		return gone || err != nil, false, tenure{}, err
 	case which == 1 && ev.Type == zk.EventNodeDeleted:
 		// PP went (list again while P still holds), or the own node did
@@ -335,7 +356,7 @@ func (l *Lock) turnEvent(ctx context.Context, c created, w *turn, which int, ev 
 		w.pp, w.own = watch{}, watch{}
 		return true, false, tenure{}, nil
 	default:
-		gone, err := l.rearmTurn(ctx, w, which)
+		gone, err := qw.rearmTurn(ctx, w, which)
 		return gone || err != nil, false, tenure{}, err
 	}
 }
@@ -344,7 +365,7 @@ func (l *Lock) turnEvent(ctx context.Context, c created, w *turn, which int, ev 
 // the shortcut, without listing again (held, and its tenure); otherwise,
 // or when the own node changed meanwhile in a way only a listing can
 // tell, the caller lists again.
-func (l *Lock) predecessorGone(c created, w *turn) (held bool, t tenure) {
+func (qw waiter) predecessorGone(c created, w *turn) (held bool, t tenure) {
 	w.p = watch{}
 	if !w.pHead {
 		return false, tenure{}
@@ -355,34 +376,34 @@ func (l *Lock) predecessorGone(c created, w *turn) (held bool, t tenure) {
 			return false, tenure{} // the list tells what happened
 		}
 		// A data change on the own node: the hold re-arms at once.
-		l.shortcuts.Add(1)
+		qw.stats.shortcuts.Add(1)
 		return true, tenure{created: c, armNow: true}
 	}
-	l.shortcuts.Add(1)
+	qw.stats.shortcuts.Add(1)
 	return true, tenure{created: c, own: w.own}
 }
 
 // promoteP: PP was the head and went, so P is now. The own-node watch must
 // be armed before P's deletion is relied on; if the own node is gone
 // already (gone), the list reports it.
-func (l *Lock) promoteP(ctx context.Context, c created, w *turn) (gone bool, err error) {
+func (qw waiter) promoteP(ctx context.Context, c created, w *turn) (gone bool, err error) {
 	w.pp = watch{}
-	nw, gone, err := armWatch(ctx, l.s, c.abs, c.node, false)
+	nw, gone, err := armWatch(ctx, qw.s, c.abs, c.node, false)
 	if err != nil || gone {
 		return gone, err
 	}
 	w.own = nw
 	w.pHead = true
-	l.ppSkips.Add(1)
+	qw.stats.ppSkips.Add(1)
 	w.queued.Position-- // PP was ahead
-	l.report(w.queued)
+	qw.report(w.queued)
 	return false, nil
 }
 
 // rearmTurn re-arms the data watch that fired with a data change (which
 // as in turnEvent): a data watch is one-shot. A node found gone meanwhile
 // (gone) is handled by listing again.
-func (l *Lock) rearmTurn(ctx context.Context, w *turn, which int) (gone bool, err error) {
+func (qw waiter) rearmTurn(ctx context.Context, w *turn, which int) (gone bool, err error) {
 	fw := &w.p
 	if which == 1 {
 		fw = &w.pp
@@ -390,7 +411,7 @@ func (l *Lock) rearmTurn(ctx context.Context, w *turn, which int) (gone bool, er
 			fw = &w.own
 		}
 	}
-	nw, gone, err := armWatch(ctx, l.s, l.abs+"/"+fw.name, fw.name, false)
+	nw, gone, err := armWatch(ctx, qw.s, qw.abs+"/"+fw.name, fw.name, false)
 	if err != nil {
 		return false, err
 	}

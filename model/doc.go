@@ -25,13 +25,14 @@
 //   - serverwaits.go: ServerWaits and FollowServerWaits, the waits the
 //     servers' watches show in one queue, whatever the names predict.
 //   - queuetext.go: a semaphore's counts and limit, a node's kind and
-//     name relative to its queue, and RoleWord.
+//     name relative to its queue, Node.DataText (its data as sanitized
+//     text), and RoleWord.
 //   - tenure.go: since when a node holds or waits, and how well that is
 //     known (Bound).
 //   - names.go: short forms of node names and session ids, the typed
 //     confirmation of destructive actions, GapText.
 //   - lsjson.go: JSONPath, ToJSON and PathJSON (one path, for a streaming writer), `ls --json`'s schema (LsSchema).
-//   - sanitize.go: Sanitize, SanitizeString and Node.DataText.
+//   - sanitize.go: Sanitize and SanitizeString.
 //   - modeltest/: model values for tests (nodes of a session holding or
 //     waiting since a moment; mutex queues of them).
 package model

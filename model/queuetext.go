@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/zklock/zklock/lockops"
 )
@@ -91,4 +92,32 @@ func (n *Node) Key() string {
 		return "\x00" + SessionHex(n.Session)
 	}
 	return n.Parent + "\x00" + n.Name
+}
+
+// DataText is the node's data as sanitized text, "…" when only its first
+// bytes were kept; max > 0 cuts it to max cells. It is the one text of a
+// node's data that `ls`, its JSON and the watch stream show.
+func (n Node) DataText(max int) string {
+	d := n.Data
+	cut := int(n.DataLen) > len(d)
+	if cut {
+		// Do not show the half of a character the cut made: a start byte
+		// near the end whose rune is incomplete.
+		for k := 1; k < utf8.UTFMax && k <= len(d); k++ {
+			if c := d[len(d)-k]; c >= 0xc0 {
+				if !utf8.FullRune(d[len(d)-k:]) {
+					d = d[:len(d)-k]
+				}
+				break
+			}
+		}
+	}
+	s := Sanitize(d, 0)
+	if cut {
+		s += ellipsis
+	}
+	if max > 0 {
+		s = SanitizeString(s, max)
+	}
+	return s
 }

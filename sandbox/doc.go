@@ -11,9 +11,9 @@
 //     install when either is missing.
 //   - cluster.go: Options, Start, and the Cluster (Leader, WaitReady,
 //     LogTail, Close).
-//   - member.go: one server's life: Stop (SIGTERM, then SIGKILL), Kill,
-//     Pause and Resume (SIGSTOP, SIGCONT), Restart on the same ports and
-//     data.
+//   - member.go: one server's life: its data directory, myid and zoo.cfg,
+//     Stop (SIGTERM, then SIGKILL), Kill, Pause and Resume (SIGSTOP,
+//     SIGCONT), Restart on the same ports and data.
 //   - spawn.go, procattr_*.go: why a server cannot outlive the process that
 //     started it, even one killed with SIGKILL (Linux: Pdeathsig, forked from
 //     one thread that never exits).

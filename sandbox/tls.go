@@ -313,14 +313,13 @@ func join(parts ...[]byte) []byte {
 // tlsProbeTimeout bounds the readiness handshake: twice a cold JVM's.
 const tlsProbeTimeout = 5 * time.Second
 
-// probeTLS completes one TLS handshake with the member's secure port. A
-// member binds that port only after its plain one answers, and a cold
+// probeTLS completes one TLS handshake with a member's secure port addr.
+// A member binds that port only after its plain one answers, and a cold
 // JVM's first handshake takes seconds (2.3 s measured on 2 cores): a member
 // counts as ready once this handshake is done, so that the first client's
 // is not the slow one. Nothing is verified here, since a bad certificate
-// may be the point of the test; the client certificate is presented.
-func (m *Member) probeTLS(ctx context.Context) error {
-	f := m.cluster.tls
+// may be the point of the test; f's client certificate is presented.
+func probeTLS(ctx context.Context, f *TLSFiles, addr string) error {
 	pair, err := tls.LoadX509KeyPair(f.ClientCert, f.ClientKey)
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
@@ -329,9 +328,9 @@ func (m *Member) probeTLS(ctx context.Context) error {
 	defer cancel()
 	var d tls.Dialer
 	d.Config = &tls.Config{InsecureSkipVerify: true, Certificates: []tls.Certificate{pair}}
-	conn, err := d.DialContext(ctx, "tcp", m.secureAddr)
+	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return fmt.Errorf("sandbox: TLS handshake with %s: %w", m.secureAddr, err)
+		return fmt.Errorf("sandbox: TLS handshake with %s: %w", addr, err)
 	}
 	return conn.Close()
 }

@@ -46,9 +46,9 @@ type HoldTimes struct {
 	Lost            time.Time // the client learned the lock was lost (see Lost)
 }
 
-// Request asks client to acquire kind on path and returns at once; the
-// driver acquires in the background (Hold.Acquired, Hold.Wait).
-func (p *Proc) Request(client int, path string, kind LockKind) (*Hold, error) {
+// request registers a Hold of client's on path and sends the driver its
+// acquire (Proc.Request).
+func request(p *Proc, client int, path string, kind LockKind) (*Hold, error) {
 	if err := p.checkClient(client); err != nil {
 		return nil, err
 	}
@@ -82,11 +82,10 @@ func (p *Proc) Request(client int, path string, kind LockKind) (*Hold, error) {
 	return h, nil
 }
 
-// Acquire asks client to acquire kind on path and waits until it holds.
-// If ctx ends first, the request is cancelled (the client deletes its
-// node, or releases a lock granted meanwhile) and ctx's error returned.
-func (p *Proc) Acquire(ctx context.Context, client int, path string, kind LockKind) (*Hold, error) {
-	h, err := p.Request(client, path, kind)
+// acquire requests and waits for the grant, cancelling the request when
+// ctx ends first (Proc.Acquire).
+func acquire(ctx context.Context, p *Proc, client int, path string, kind LockKind) (*Hold, error) {
+	h, err := request(p, client, path, kind)
 	if err != nil {
 		return nil, err
 	}

@@ -111,12 +111,9 @@ type loopRun struct {
 	err     error // set before done closes when the driver exited
 }
 
-// Loop runs spec and returns every cycle once each client has stopped.
-// When ctx ends first, the clients are told to stop (a waiting acquire is
-// cancelled, a hold cut short and released) and Loop returns the cycles
-// so far with ctx's error. Several loops may run at once on different
-// clients of one Proc.
-func (p *Proc) Loop(ctx context.Context, spec LoopSpec) ([]Cycle, error) {
+// runLoop checks spec, sends the driver its loop and collects the cycles
+// until the loop ends or ctx does (Proc.Loop).
+func runLoop(ctx context.Context, p *Proc, spec LoopSpec) ([]Cycle, error) {
 	if spec.Kind == "" {
 		spec.Kind = Mutex
 	}

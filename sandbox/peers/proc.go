@@ -228,6 +228,28 @@ func Start(ctx context.Context, kind Kind, cfg Config) (*Proc, error) {
 	}
 }
 
+// Request asks client to acquire kind on path and returns at once; the
+// driver acquires in the background (Hold.Acquired, Hold.Wait).
+func (p *Proc) Request(client int, path string, kind LockKind) (*Hold, error) {
+	return request(p, client, path, kind)
+}
+
+// Acquire asks client to acquire kind on path and waits until it holds.
+// If ctx ends first, the request is cancelled (the client deletes its
+// node, or releases a lock granted meanwhile) and ctx's error returned.
+func (p *Proc) Acquire(ctx context.Context, client int, path string, kind LockKind) (*Hold, error) {
+	return acquire(ctx, p, client, path, kind)
+}
+
+// Loop runs spec and returns every cycle once each client has stopped.
+// When ctx ends first, the clients are told to stop (a waiting acquire is
+// cancelled, a hold cut short and released) and Loop returns the cycles
+// so far with ctx's error. Several loops may run at once on different
+// clients of one Proc.
+func (p *Proc) Loop(ctx context.Context, spec LoopSpec) ([]Cycle, error) {
+	return runLoop(ctx, p, spec)
+}
+
 // Kind is the client library this process runs.
 func (p *Proc) Kind() Kind { return p.kind }
 
