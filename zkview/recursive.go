@@ -376,7 +376,7 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 			removed = append(removed, name)
 		}
 	}
-	if len(added)+len(removed) == 0 {
+	if len(added)+len(removed) == 0 || rw.discoveryDelta(added, removed) {
 		return true
 	}
 	kids := func() []string { return slices.Collect(maps.Keys(rw.names)) }
