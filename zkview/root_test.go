@@ -21,6 +21,7 @@ import (
 // it: root/g<k>/e<i>, each parent with its lock nodes.
 type entityTree struct {
 	root    string
+	groups  int
 	parents map[string][]string // parent -> its lock nodes
 }
 
@@ -32,7 +33,7 @@ const entityLock = "_c_0123456789abcdef0123456789abcdef-lock-"
 // maxInFlight at a time.
 func makeEntityTree(t testing.TB, c *zk.Conn, root string, n, groups int) *entityTree {
 	t.Helper()
-	tr := &entityTree{root: root, parents: map[string][]string{}}
+	tr := &entityTree{root: root, groups: groups, parents: map[string][]string{}}
 	for g := range groups {
 		mkdirs(t, c, fmt.Sprintf("%s/g%d", root, g))
 	}
@@ -165,7 +166,7 @@ func churnEntities(t testing.TB, c *zk.Conn, tr *entityTree, rng *rand.Rand, ops
 			tr.parents[p] = slices.Delete(tr.parents[p], k, k+1)
 		case r < 85:
 			next++
-			np := fmt.Sprintf("%s/g%d/e%05d", tr.root, rng.IntN(4), next)
+			np := fmt.Sprintf("%s/g%d/e%05d", tr.root, rng.IntN(tr.groups), next)
 			if rng.IntN(4) == 0 {
 				np = fmt.Sprintf("%s/new%d/e%05d", tr.root, rng.IntN(3), next) // a new group too
 				mkdirs(t, c, path2dir(np))
@@ -179,7 +180,7 @@ func churnEntities(t testing.TB, c *zk.Conn, tr *entityTree, rng *rand.Rand, ops
 			}
 		}
 		if err != nil {
-			t.Fatalf("churn on %s: %v", p, err)
+			t.Fatalf("churn near %s: %v", p, err)
 		}
 	}
 }

@@ -187,7 +187,11 @@ func (rt *rootWatch) follow(ch <-chan zk.Event) bool {
 			if !ok {
 				return true
 			}
-			batch, last := drainEvents(ch, []zk.Event{ev})
+			var batch []zk.Event
+			last := &ev
+			if ev.Type != zk.EventNotWatching && ev.Type != zk.EventSession {
+				batch, last = drainEvents(ch, []zk.Event{ev})
+			}
 			if end := rt.dispatch(batch, last); end {
 				return true
 			}
