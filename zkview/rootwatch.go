@@ -45,10 +45,17 @@ type rootWatch struct {
 type rootPath struct {
 	rw     recursiveWatch
 	root   *rootWatch
-	busy   bool       // queued or being worked on
-	relist bool       // list the path (first read, re-sync)
-	events []zk.Event // events not applied yet, in the server's order
-	evAt   time.Time  // when the first of them came
+	busy   bool        // queued or being worked on
+	relist bool        // list the path (first read, re-sync)
+	events *rootEvents // events not applied yet, nil when none
+}
+
+// rootEvents are a path's events not applied yet, in the server's order,
+// and when the first of them came (kept apart: a path waits for none
+// most of the time).
+type rootEvents struct {
+	evs []zk.Event
+	at  time.Time
 }
 
 // rootOf is the root watch pw is watched through, nil when pw has a
@@ -248,10 +255,10 @@ func (rt *rootWatch) routeLocked(pw *pathWatch, ev zk.Event, now time.Time) {
 		return
 	}
 	rp := pw.rp
-	if len(rp.events) == 0 {
-		rp.evAt = now
+	if rp.events == nil {
+		rp.events = &rootEvents{at: now}
 	}
-	rp.events = append(rp.events, ev)
+	rp.events.evs = append(rp.events.evs, ev)
 	rt.enqueueLocked(pw)
 }
 
@@ -294,9 +301,9 @@ func (rt *rootWatch) work(pw *pathWatch) {
 	rp := pw.rp
 	for {
 		w.mu.Lock()
-		relist, evs, evAt := rp.relist, rp.events, rp.evAt
+		relist, evs := rp.relist, rp.events
 		rp.relist, rp.events = false, nil
-		if pw.removed || rt.ctx.Err() != nil || pw.rp != rp || (!relist && len(evs) == 0) {
+		if pw.removed || rt.ctx.Err() != nil || pw.rp != rp || (!relist && evs == nil) {
 			rp.busy = false
 			w.mu.Unlock()
 			return
@@ -313,8 +320,8 @@ func (rt *rootWatch) work(pw *pathWatch) {
 			}
 			rt.retryLater(pw)
 		}
-		if len(evs) > 0 && rp.rw.names != nil {
-			rp.rw.applyEvents(rt.ctx, evs, gen, rp.rw.listedAt, evAt)
+		if evs != nil && rp.rw.listed {
+			rp.rw.applyEvents(rt.ctx, evs.evs, gen, rp.rw.listedAt, evs.at)
 		}
 	}
 }
