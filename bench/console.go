@@ -35,7 +35,7 @@ func consoleBenches(quick bool) []goBench {
 	if quick {
 		n = "1x"
 	}
-	return []goBench{
+	benches := []goBench{
 		{"./zkview", "BenchmarkInitialLoad1000x10", n, "zkview initial load, 1,000 lock parents x 10 nodes"},
 		{"./zkview", "BenchmarkBareLoad1000x10", n, "the floor: the same listings and reads from raw go-zookeeper calls, pipelined, no model"},
 		{"./zkview", "BenchmarkFirstPicture1000x10", n, "the console's first picture (Watch: a persistent watch, a listing and a Get per node) of 1,000 lock parents x 10 nodes; partial pictures on the way"},
@@ -68,6 +68,31 @@ func consoleBenches(quick bool) []goBench {
 		{"./cmd", "BenchmarkSessions10k/table", "5x", "sessions --root after the read: the table of 10,000 sessions over 100,000 parents"},
 		{"./cmd", "BenchmarkExportScrape100k", "10x", "export: one scrape of 100,000 parents, --top 200 plus the aggregates"},
 	}
+	return append(benches, rootBenches(n, quick)...)
+}
+
+// rootBenches watch a root of lock parents whole (#34): one recursive
+// watch, 1 in 10 parents held, 1 in 100 with waiters. Quick runs keep to
+// 10,000 parents: making a tree of 100,000 takes a minute or two. By
+// hand: go test -run '^$' -bench Root -benchtime 1x ./zkview
+func rootBenches(n string, quick bool) []goBench {
+	bs := []goBench{
+		{"./zkview", "BenchmarkRootFirstPicture10000", n, "zkview: the first picture of a root of 10,000 lock parents (first-ms: the first snapshot with a parent in it)"},
+		{"./zkview", "BenchmarkRootBareList10000", n, "the floor: the root, every parent listed and every lock node read, pipelined raw go-zookeeper calls, no model"},
+		{"./zkview", "BenchmarkRootChange10000", "20x", "zkview: under a watched root of 10,000 parents, a waiter joins and leaves a held parent, a parent is made with a holder and deleted (4 changes)"},
+		{"./zkview", "BenchmarkRootRSS10000", "1x", "zkview: process RSS per parent after GC, a root of 10,000 empty parents"},
+		{"./zkview", "BenchmarkRootRSSHeld10000", "1x", "the same, each parent holding one lock node"},
+	}
+	if quick {
+		return bs
+	}
+	return append(bs,
+		goBench{"./zkview", "BenchmarkRootFirstPicture100000", "1x", "the first picture of a root of 100,000 lock parents"},
+		goBench{"./zkview", "BenchmarkRootBareList100000", "1x", "its floor: the raw pipelined listing of the same tree"},
+		goBench{"./zkview", "BenchmarkRootChange100000", "20x", "the 4 changes under a watched root of 100,000 parents"},
+		goBench{"./zkview", "BenchmarkRootRSS100000", "1x", "process RSS per parent after GC, a root of 100,000 empty parents (target <= 600 B)"},
+		goBench{"./zkview", "BenchmarkRootRSSHeld100000", "1x", "the same, each parent holding one lock node (target <= 1 KB)"},
+	)
 }
 
 // runGoBench runs one benchmark in its package and parses its line.

@@ -67,6 +67,18 @@ var consoleTargets = []consoleTarget{
 	{what: "slowest frame of waiting-only, 100,000 parents (ms)", bench: "BenchmarkWide100k/waiting", unit: "max-ms", most: 50},
 	{what: "sessions table of 10,000 sessions (ns)", bench: "BenchmarkSessions10k/table", unit: "ns/op", most: 2e9},
 	{what: "export scrape of 100,000 parents (ns)", bench: "BenchmarkExportScrape100k", unit: "ns/op", most: 2e8},
+	// A root watched whole (#34): one recursive watch for every parent.
+	{what: "first picture of a root of 10,000 parents against the raw pipelined listing", bench: "BenchmarkRootFirstPicture10000", unit: "ns/op", most: 1.2, per: "BenchmarkRootBareList10000"},
+	{what: "first picture of a root of 100,000 parents against the raw pipelined listing", bench: "BenchmarkRootFirstPicture100000", unit: "ns/op", most: 1.2, per: "BenchmarkRootBareList100000"},
+	{what: "first snapshot of a root of 100,000 parents (ms)", bench: "BenchmarkRootFirstPicture100000", unit: "first-ms", most: 1000},
+	{what: "change under a root of 10,000 parents to snapshot p50 (ms)", bench: "BenchmarkRootChange10000", unit: "ms-to-snapshot-p50", most: 10},
+	{what: "change under a root of 10,000 parents to snapshot p99 (ms)", bench: "BenchmarkRootChange10000", unit: "ms-to-snapshot-p99", most: 30},
+	{what: "change under a root of 100,000 parents to snapshot p50 (ms)", bench: "BenchmarkRootChange100000", unit: "ms-to-snapshot-p50", most: 10},
+	{what: "change under a root of 100,000 parents to snapshot p99 (ms)", bench: "BenchmarkRootChange100000", unit: "ms-to-snapshot-p99", most: 30},
+	{what: "requests per change under a root of 100,000 parents", bench: "BenchmarkRootChange100000", unit: "requests/change", most: 2},
+	{what: "bytes read per change under a root of 100,000 parents", bench: "BenchmarkRootChange100000", unit: "bytes-read/change", most: 2048},
+	{what: "process memory per empty parent after GC (bytes), 100,000 parents", bench: "BenchmarkRootRSS100000", unit: "rss-gc-bytes/parent", most: 600},
+	{what: "process memory per parent with a node after GC (bytes), 100,000 parents", bench: "BenchmarkRootRSSHeld100000", unit: "rss-gc-bytes/parent", most: 1024},
 }
 
 // consoleTargetTable judges consoleTargets on this run's figures (lines).

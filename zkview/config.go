@@ -23,9 +23,12 @@ const (
 	// is two levels, and four leaves room for a tenant or region level.
 	DefaultMaxDepth = 4
 	// DefaultMaxParents bounds the lock parents watched at once (explicit
-	// and discovered): 1,000 parents of 10 nodes load in about half a
-	// second (FACTS.md).
-	DefaultMaxParents = 1000
+	// and discovered), and the nodes searched below the roots: a lock per
+	// entity makes roots of 100,000 parents, which one recursive watch
+	// follows for a few hundred bytes each (rootwatch.go); a million
+	// keeps a root of "/" on a big ensemble from taking every node, and
+	// the process under about a gigabyte.
+	DefaultMaxParents = 1_000_000
 )
 
 // Bounds that are not worth a knob.
@@ -33,9 +36,10 @@ const (
 	// maxInFlight bounds requests on the one connection: go-zookeeper
 	// pipelines concurrent calls and the gain stops past ~8-64 (FACTS.md).
 	maxInFlight = 64
-	// maxDiscoveryNodes bounds the intermediate nodes watched under the
-	// roots, so a root of "/" on a big ensemble cannot take every node.
-	maxDiscoveryNodes = 10000
+	// minDiscoveryNodes is the least bound on the nodes searched below
+	// the roots (maxNodes), so that a small MaxParents still lets
+	// discovery walk past the empty nodes to the parents it counts.
+	minDiscoveryNodes = 10000
 	// minPublish spaces snapshots: a queue that changes a thousand times a
 	// second is published at most 250 times a second (the console draws
 	// the newest it has). A stream of changes in
@@ -79,7 +83,10 @@ type Config struct {
 	Paths []string
 	// Roots are searched for lock parents: nodes with at least one child
 	// that lockops.ParseName accepts, down to MaxDepth levels below the
-	// root, at most MaxParents in all. Discovery is kept current.
+	// root, at most MaxParents in all (and at most MaxParents nodes
+	// searched, maxNodes). Discovery is kept current: by one persistent
+	// recursive watch per root (rootwatch.go), or, with ChildWatches or
+	// on a server before 3.6, a children watch per node searched.
 	Roots      []string
 	MaxDepth   int // DefaultMaxDepth
 	MaxParents int // DefaultMaxParents
@@ -165,3 +172,7 @@ func (c Config) withDefaults() (Config, error) {
 
 // isElection says whether the config names p an election.
 func (c Config) isElection(p string) bool { return slices.Contains(c.Elections, p) }
+
+// maxNodes bounds the nodes searched below the roots (lock parents and
+// the nodes that lead to them, empty parents included).
+func (c Config) maxNodes() int { return max(c.MaxParents, minDiscoveryNodes) }

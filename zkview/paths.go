@@ -23,6 +23,9 @@ type pathFlags struct {
 	root     bool // in Config.Roots: watched while absent
 	discover bool // under a root: its children are searched
 	depth    int  // levels below its root
+	// via is the root watch that covers the path when it was found
+	// below a root watched whole (rootwatch.go); nil: a watch of its own.
+	via *rootWatch
 }
 
 // keep: the path stays watched (as absent) when it does not exist.
@@ -44,6 +47,9 @@ type pathWatch struct {
 	lastList  time.Time
 	lastSize  int
 	applyCost time.Duration // CPU time of the last merge (Order and diff)
+	// rp: the path is watched through its root's recursive watch, with
+	// no goroutine of its own (rootwatch.go); nil otherwise.
+	rp *rootPath
 }
 
 // removeLocked stops watching pw and, recursively, what was found
@@ -113,7 +119,13 @@ func (pw *pathWatch) ensureQueueLocked() *queue.Model {
 func (pw *pathWatch) run() {
 	w := pw.w
 	defer w.wg.Done()
-	if !w.oneShot && w.watchMode() == model.ModeRecursive && pw.runRecursive() {
+	switch {
+	case w.oneShot || w.watchMode() != model.ModeRecursive:
+	case pw.root && pw.rp == nil:
+		if pw.runRoot() {
+			return
+		}
+	case pw.runRecursive():
 		return
 	}
 	ctx := pw.ctx
@@ -369,6 +381,9 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 	}
 	now := w.cfg.Now()
 	pw.lastList, pw.lastSize = issued, len(kids)
+	if pw.kids == nil && len(kids) > 0 {
+		pw.kids = map[string]bool{} // made when needed: most parents are empty
+	}
 	w.sems.listingLocked(pw, kids) // before discovery (semwatch.go)
 	if pw.discover {
 		pw.discoverLocked(kids)
@@ -450,27 +465,38 @@ func (pw *pathWatch) discoverLocked(kids []string) {
 		return
 	}
 	for _, k := range kids {
-		if pw.kids[k] {
-			continue
-		}
-		if _, isLock := lockops.ParseName(k); isLock {
-			continue // lock nodes are ephemeral: nothing below them
-		}
-		child := model.ChildPath(pw.path, k)
-		if pw.path == "/" && k == "zookeeper" {
-			continue // the server's own tree holds no locks
-		}
-		if _, watched := w.paths[child]; !watched && w.discovered >= maxDiscoveryNodes {
-			if !w.capped {
-				w.capped = true
-				w.emitLocked(model.Event{At: now, Kind: model.EventInfo, Path: pw.path,
-					Text: fmt.Sprintf("discovery stopped at %d watched nodes", maxDiscoveryNodes)})
-			}
-			continue
-		}
-		pw.kids[k] = true
-		w.addPathLocked(child, pathFlags{discover: true, depth: pw.depth + 1})
+		pw.discoverOneLocked(k, now)
 	}
+}
+
+// discoverOneLocked follows pw's child k when it may lead to lock
+// parents (pw.kids made already, depth allowing).
+func (pw *pathWatch) discoverOneLocked(k string, now time.Time) {
+	w := pw.w
+	if _, isLock := lockops.ParseName(k); isLock {
+		return // lock nodes are ephemeral: nothing below them
+	}
+	if pw.path == "/" && k == "zookeeper" {
+		return // the server's own tree holds no locks
+	}
+	child := model.ChildPath(pw.path, k)
+	_, watched := w.paths[child]
+	if pw.kids[k] && watched {
+		// Followed already. (A child deleted and made again between
+		// two listings of pw left the watch when its own read found
+		// it gone, while pw never saw it go: taken again here.)
+		return
+	}
+	if !watched && w.discovered >= w.cfg.maxNodes() {
+		if !w.capped {
+			w.capped = true
+			w.emitLocked(model.Event{At: now, Kind: model.EventInfo, Path: pw.path,
+				Text: fmt.Sprintf("discovery stopped at %d watched nodes", w.cfg.maxNodes())})
+		}
+		return
+	}
+	pw.kids[k] = true
+	w.addPathLocked(child, pathFlags{discover: true, depth: pw.depth + 1, via: pw.rootOf()})
 }
 
 // fetch reads the stat and first bytes of each named child of dir,

@@ -48,6 +48,9 @@ type recursiveWatch struct {
 	listedAt time.Time
 	// noAuth: the path may not be listed; children watches handle it.
 	noAuth bool
+	// listed: names holds a listing (nil names: no child), or the path
+	// was found absent.
+	listed bool
 }
 
 // runRecursive watches pw with a persistent recursive watch. It
@@ -300,7 +303,12 @@ func (rw *recursiveWatch) takeListing(ctx context.Context, gen uint64, issued ti
 	switch {
 	case err == nil:
 		rw.cversion, rw.seen, rw.listedAt = l.cversion, 0, issued
-		rw.names = make(map[string]bool, len(l.names))
+		rw.names, rw.listed = nil, true
+		if len(l.names) > 0 {
+			// Made only when there is a child: most of a root's parents
+			// are empty.
+			rw.names = make(map[string]bool, len(l.names))
+		}
 		for _, k := range l.names {
 			rw.names[k] = true
 		}
@@ -312,7 +320,7 @@ func (rw *recursiveWatch) takeListing(ctx context.Context, gen uint64, issued ti
 		rw.noAuth = true
 		return false
 	case errors.Is(err, zk.ErrNoNode):
-		rw.names, rw.cversion, rw.seen = map[string]bool{}, 0, 0
+		rw.names, rw.cversion, rw.seen, rw.listed = nil, 0, 0, true
 		if !pw.kept() {
 			w.mu.Lock()
 			pw.removeLocked(w.cfg.Now())
@@ -357,8 +365,12 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 			if _, ok := was[name]; !ok {
 				was[name] = rw.names[name]
 			}
-			rw.names[name] = ev.Type == zk.EventNodeCreated
-			if !rw.names[name] {
+			if ev.Type == zk.EventNodeCreated {
+				if rw.names == nil {
+					rw.names = map[string]bool{}
+				}
+				rw.names[name] = true
+			} else {
 				delete(rw.names, name)
 			}
 			rw.seen++
@@ -376,7 +388,7 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 			removed = append(removed, name)
 		}
 	}
-	if len(added)+len(removed) == 0 {
+	if len(added)+len(removed) == 0 || rw.discoveryDelta(added, removed) {
 		return true
 	}
 	kids := func() []string { return slices.Collect(maps.Keys(rw.names)) }
@@ -392,7 +404,7 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 // receive, a child version ahead of seen is a change never reported.
 func (rw *recursiveWatch) unreported(ctx context.Context) bool {
 	pw, w := rw.pw, rw.pw.w
-	if rw.names == nil {
+	if !rw.listed {
 		return false
 	}
 	issued := w.cfg.Now()

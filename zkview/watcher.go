@@ -618,6 +618,18 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 	if w.ctx.Err() != nil {
 		return
 	}
+	if f.via != nil && !f.keep() {
+		// Found below a root watched whole: its root's watch and workers
+		// follow it (rootwatch.go), and it shares the root's context.
+		pw := &pathWatch{w: w, path: p, abs: w.s.Abs(p), pathFlags: f, ctx: f.via.ctx, cancel: noCancel}
+		pw.via = nil // the flag's work is done; rp says it from now on
+		w.paths[p] = pw
+		w.discovered++
+		w.initPending++
+		f.via.attachLocked(pw)
+		return
+	}
+	f.via = nil
 	ctx, cancel := context.WithCancel(w.ctx)
 	pw := &pathWatch{w: w, path: p, abs: w.s.Abs(p), pathFlags: f, ctx: ctx, cancel: cancel, kids: map[string]bool{}}
 	w.paths[p] = pw
@@ -631,6 +643,9 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 	w.wg.Add(1)
 	go pw.run()
 }
+
+// noCancel is the cancel of a path that shares its root's context.
+func noCancel() {}
 
 // fallBack switches the Watcher to children watches for good.
 func (w *Watcher) fallBack(err error) {

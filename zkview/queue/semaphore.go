@@ -74,6 +74,13 @@ const (
 	KazooLockSuffix  = "-__lock__"
 )
 
+// SemaphorePart says whether a child named k may be part of a
+// semaphore's layout as SemaphoreKind reads it: Curator's leases or locks
+// directory, or a Kazoo lease (32 hex digits).
+func SemaphorePart(k string) bool {
+	return k == curatorLeasesDir || k == curatorLocksDir || lockops.IsHex32(k)
+}
+
 // SemaphoreKind says which semaphore recipe a parent's children show:
 // Curator's when they are "leases" (and "locks") and nothing else, Kazoo's
 // when every child is a 32-hex lease name; semNone otherwise (an empty

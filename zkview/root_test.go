@@ -1,0 +1,260 @@
+package zkview
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/third_party/zk"
+)
+
+// A root of many lock parents (a lock per entity) watched whole: one
+// persistent recursive watch (rootwatch.go) against children watches.
+
+// entityTree is a tree of lock parents under a root, as the tests made
+// it: root/g<k>/e<i>, each parent with its lock nodes.
+type entityTree struct {
+	root    string
+	groups  int
+	parents map[string][]string // parent -> its lock nodes
+}
+
+// entityLock is the prefix of the tests' lock nodes (Curator's mutex).
+const entityLock = "_c_0123456789abcdef0123456789abcdef-lock-"
+
+// makeEntityTree makes n parents in groups under root, one in ten with a
+// holder and one in thirty with two waiters behind it, creating
+// maxInFlight at a time.
+func makeEntityTree(t testing.TB, c *zk.Conn, root string, n, groups int) *entityTree {
+	t.Helper()
+	tr := &entityTree{root: root, groups: groups, parents: map[string][]string{}}
+	for g := range groups {
+		mkdirs(t, c, fmt.Sprintf("%s/g%d", root, g))
+	}
+	var mu sync.Mutex
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	var failed error
+	for range maxInFlight {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				p := fmt.Sprintf("%s/g%d/e%05d", root, i%groups, i)
+				nodes, err := makeParent(c, p, i)
+				mu.Lock()
+				tr.parents[p] = nodes
+				if err != nil {
+					failed = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range n {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	if failed != nil {
+		t.Fatalf("making the tree: %v", failed)
+	}
+	return tr
+}
+
+// makeParent creates parent p with the lock nodes of entity i.
+func makeParent(c *zk.Conn, p string, i int) ([]string, error) {
+	if _, err := c.Create(p, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		return nil, err
+	}
+	count := 0
+	switch {
+	case i%30 == 0:
+		count = 3
+	case i%10 == 0:
+		count = 1
+	}
+	var nodes []string
+	for range count {
+		got, err := c.Create(p+"/"+entityLock, []byte("entity"), zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+		if err != nil {
+			return nil, err
+		}
+		nodes = append(nodes, got[len(p)+1:])
+	}
+	return nodes, nil
+}
+
+// rootPicture is what a snapshot says of the lock parents: a line per
+// queue, its path, state and children (nodes, then others). withEmpty
+// false leaves out the queues with no child (a Watcher keeps a parent
+// that emptied; a fresh read does not find it).
+func rootPicture(s *model.Snapshot, withEmpty bool) string {
+	var b strings.Builder
+	for i := range s.Queues {
+		q := &s.Queues[i]
+		kids := append(names(q), q.Other...)
+		if !withEmpty && len(kids) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "%s %v %v\n", q.Path, q.State, kids)
+	}
+	return b.String()
+}
+
+// freshPicture reads the tree's lock parents afresh (Load: every node
+// listed now, no watch).
+func freshPicture(t testing.TB, mon *lockops.Session, root string) string {
+	t.Helper()
+	s, err := Load(tctx(t, 30*time.Second), mon, Config{Roots: []string{root}})
+	if err != nil {
+		t.Fatalf("fresh read: %v", err)
+	}
+	return rootPicture(s, false)
+}
+
+// pictureDiff is the first lines in which two pictures differ.
+func pictureDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out []string
+	for _, l := range al {
+		if !slices.Contains(bl, l) && len(out) < 6 {
+			out = append(out, "- "+l)
+		}
+	}
+	for _, l := range bl {
+		if !slices.Contains(al, l) && len(out) < 12 {
+			out = append(out, "+ "+l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// churnEntities makes ops random changes across tr's parents: lock nodes created
+// and deleted, parents appearing (empty or with a holder) and vanishing,
+// a parent deleted and made again under the same name.
+func churnEntities(t testing.TB, c *zk.Conn, tr *entityTree, rng *rand.Rand, ops int) {
+	t.Helper()
+	pick := func() string {
+		ps := make([]string, 0, len(tr.parents))
+		for p := range tr.parents {
+			ps = append(ps, p)
+		}
+		slices.Sort(ps)
+		return ps[rng.IntN(len(ps))]
+	}
+	next := 100000
+	for range ops {
+		p := pick()
+		var err error
+		switch r := rng.IntN(100); {
+		case r < 35:
+			var got string
+			got, err = c.Create(p+"/"+entityLock, nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+			if err == nil {
+				tr.parents[p] = append(tr.parents[p], got[len(p)+1:])
+			}
+		case r < 65 && len(tr.parents[p]) > 0:
+			k := rng.IntN(len(tr.parents[p]))
+			err = c.Delete(p+"/"+tr.parents[p][k], -1)
+			tr.parents[p] = slices.Delete(tr.parents[p], k, k+1)
+		case r < 85:
+			next++
+			np := fmt.Sprintf("%s/g%d/e%05d", tr.root, rng.IntN(tr.groups), next)
+			if rng.IntN(4) == 0 {
+				np = fmt.Sprintf("%s/new%d/e%05d", tr.root, rng.IntN(3), next) // a new group too
+				mkdirs(t, c, path2dir(np))
+			}
+			tr.parents[np], err = makeParent(c, np, rng.IntN(2)*10)
+		default:
+			err = deleteParent(c, p, tr.parents[p])
+			delete(tr.parents, p)
+			if err == nil && rng.IntN(3) == 0 {
+				tr.parents[p], err = makeParent(c, p, 10) // the same name, a new parent
+			}
+		}
+		if err != nil {
+			t.Fatalf("churn near %s: %v", p, err)
+		}
+	}
+}
+
+func path2dir(p string) string { return p[:strings.LastIndex(p, "/")] }
+
+// deleteParent deletes p and its lock nodes.
+func deleteParent(c *zk.Conn, p string, nodes []string) error {
+	for _, n := range nodes {
+		if err := c.Delete(p+"/"+n, -1); err != nil {
+			return err
+		}
+	}
+	return c.Delete(p, -1)
+}
+
+// TestRootWatchMatchesFallback: a root of a few hundred lock parents,
+// watched with its one persistent recursive watch and with children
+// watches (the fallback for servers before 3.6), under random churn
+// begun while both still read the tree: the two give the same snapshot
+// after it, and that snapshot is a fresh read's. The recursive Watcher
+// sets one watch for the whole root.
+func TestRootWatchMatchesFallback(t *testing.T) {
+	c := testCluster(t)
+	root := testPath(t)
+	raw := rawConn(t, c.Servers())
+	tr := makeEntityTree(t, raw, root, 600, 4)
+
+	rc := &requestCounter{}
+	recMon := session(t, c.Servers(), lockops.WithDialer(rc.dialer()))
+	rec := watch(t, recMon, Config{Roots: []string{root}})
+	kidsMon := session(t, c.Servers())
+	kids := watch(t, kidsMon, Config{Roots: []string{root}, ChildWatches: true})
+
+	seed := time.Now().UnixNano()
+	t.Logf("churn seed %d", seed)
+	rng := rand.New(rand.NewPCG(uint64(seed), 34))
+	churnEntities(t, raw, tr, rng, 400)
+
+	fresh := freshPicture(t, kidsMon, root)
+	converge(t, fresh, rec, kids)
+	if s := rec.Snapshot(); s.WatchMode != model.ModeRecursive || kids.Snapshot().WatchMode != model.ModeChildren {
+		t.Errorf("watch modes %q and %q", s.WatchMode, kids.Snapshot().WatchMode)
+	}
+	if _, byOp := rc.requests(); byOp[opAddWatch] != 1 {
+		t.Errorf("%d addWatch requests for one root, want 1", byOp[opAddWatch])
+	}
+}
+
+// converge waits until every Watcher has read its whole tree and shows
+// the same picture, fresh being its non-empty part; on the deadline it
+// fails with the differences.
+func converge(t testing.TB, fresh string, ws ...*testWatcher) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var pics []string
+		same := true
+		for _, w := range ws {
+			s := w.Snapshot()
+			pic := rootPicture(s, true)
+			pics = append(pics, pic)
+			same = same && s.Unread == 0 && pic == pics[0] && rootPicture(s, false) == fresh
+		}
+		if same {
+			return
+		}
+		if time.Now().After(deadline) {
+			for i, w := range ws {
+				t.Errorf("watcher %d (%s, unread %d) against the fresh read:\n%s", i, w.Snapshot().WatchMode,
+					w.Snapshot().Unread, pictureDiff(fresh, rootPicture(w.Snapshot(), false)))
+			}
+			t.Fatalf("no agreement within 30s; first two differ by:\n%s", pictureDiff(pics[0], pics[len(pics)-1]))
+		}
+		time.Sleep(20 * time.Millisecond) // polling a condition, with a deadline
+	}
+}

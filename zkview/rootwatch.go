@@ -1,0 +1,451 @@
+// A root watched whole (Config.Roots, ZooKeeper 3.6+): one persistent
+// recursive watch on the root covers every node below it, so a root of
+// 100,000 lock parents costs the server one watch and this process no
+// goroutine per parent. The paths found below the root are listed by a
+// pool of workers (many listings in flight, the first picture filling in
+// as they come), and each event the watch delivers goes to the path it
+// names a child of: a node created costs the read of that node, a node
+// deleted costs nothing.
+
+package zkview
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"time"
+
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/third_party/zk"
+	"github.com/zklock/zklock/zkview/queue"
+)
+
+// rootWatch is one root's persistent recursive watch and the work queue
+// of the paths found below it. Its fields, and each rootPath's, are
+// guarded by Watcher.mu.
+type rootWatch struct {
+	pw    *pathWatch      // the root
+	ctx   context.Context // the root's: every path below it shares it
+	queue []*pathWatch    // paths with work to do (rootPath.busy), in order
+	wake  chan struct{}   // a worker may find work in queue
+	gen   uint64          // the session generation the watch was set in
+	// progressAt is when discovery's progress was last told (tellProgress).
+	progressAt time.Time
+	started    time.Time
+}
+
+// rootPath is what a path watched through its root's watch keeps: its
+// children as the listing and the events left them (rw, whose pw is the
+// path and whose ch is nil), and the work waiting for it. A path is
+// worked on by one worker at a time (busy), so its listing and its
+// events are applied in the order they were asked for: events that came
+// while a listing was read are applied after it, and the last event of a
+// name decides whether the child is there.
+type rootPath struct {
+	rw     recursiveWatch
+	root   *rootWatch
+	busy   bool        // queued or being worked on
+	relist bool        // list the path (first read, re-sync)
+	events *rootEvents // events not applied yet, nil when none
+}
+
+// rootEvents are a path's events not applied yet, in the server's order,
+// and when the first of them came (kept apart: a path waits for none
+// most of the time).
+type rootEvents struct {
+	evs []zk.Event
+	at  time.Time
+}
+
+// rootOf is the root watch pw is watched through, nil when pw has a
+// goroutine and a watch of its own.
+func (pw *pathWatch) rootOf() *rootWatch {
+	if pw.rp == nil {
+		return nil
+	}
+	return pw.rp.root
+}
+
+// attachLocked makes pw a path watched through rt: no goroutine, no watch
+// of its own; it is listed by rt's workers.
+func (rt *rootWatch) attachLocked(pw *pathWatch) {
+	pw.rp = &rootPath{root: rt}
+	pw.rp.rw.pw = pw
+	pw.rp.relist = true
+	rt.enqueueLocked(pw)
+}
+
+// enqueueLocked hands pw to a worker unless one has it already.
+func (rt *rootWatch) enqueueLocked(pw *pathWatch) {
+	if pw.rp.busy {
+		return
+	}
+	pw.rp.busy = true
+	rt.queue = append(rt.queue, pw)
+	select {
+	case rt.wake <- struct{}{}:
+	default:
+	}
+}
+
+// relistAllLocked asks every path below the root, and the root, to be
+// listed again: after the watch was set again (a reconnection, a new
+// session, an overflow), what changed meanwhile is known only that way.
+func (rt *rootWatch) relistAllLocked() {
+	w := rt.pw.w
+	for _, pw := range w.paths {
+		if pw.rootOf() == rt && !pw.removed {
+			pw.rp.relist = true
+			pw.rp.events = nil
+			rt.enqueueLocked(pw)
+		}
+	}
+}
+
+// runRoot watches the root pw with one persistent recursive watch. It
+// returns false when the server refuses addWatch (older than 3.6) or may
+// not be asked for it (NoAuth): the caller then watches the root with
+// children watches, and what is found below it the same way.
+func (pw *pathWatch) runRoot() bool {
+	w := pw.w
+	ctx := pw.ctx
+	rt := &rootWatch{pw: pw, ctx: ctx, wake: make(chan struct{}, 1), started: time.Now()}
+	workers := false
+	for ctx.Err() == nil {
+		resync := w.resyncCh()
+		gen := w.genNow()
+		if !w.waitSynced(ctx) {
+			return true
+		}
+		// The watch is set before anything is listed: every listing then
+		// goes out behind it, and a listing and the events after it miss
+		// nothing between them.
+		ch, err := pooled(ctx, w, func() (<-chan zk.Event, error) { return w.s.AddWatch(ctx, pw.path, true) })
+		switch {
+		case ctx.Err() != nil:
+			return true
+		case errors.Is(err, zk.ErrUnimplemented) && !workers:
+			w.fallBack(err)
+			return false
+		case errors.Is(err, zk.ErrNoAuth) && !workers:
+			return false
+		case err != nil:
+			if !waitPath(ctx, nil, resync, pw.failed(err)) {
+				return true
+			}
+			continue
+		}
+		w.mu.Lock()
+		rt.gen = gen
+		if pw.rp == nil {
+			pw.rp = &rootPath{root: rt}
+			pw.rp.rw.pw = pw
+		}
+		rt.relistAllLocked()
+		w.mu.Unlock()
+		if !workers {
+			workers = true
+			rt.startWorkers()
+		}
+		if !rt.follow(ch) {
+			break
+		}
+	}
+	_ = w.s.RemovePersistentWatch(context.Background(), pw.path)
+	return true
+}
+
+// startWorkers starts the workers that list and update the paths below
+// the root, as many as requests may be in flight.
+func (rt *rootWatch) startWorkers() {
+	w := rt.pw.w
+	for range maxInFlight {
+		w.wg.Add(1)
+		go rt.worker()
+	}
+}
+
+// follow dispatches the watch's events to the paths they concern until
+// the watch ends (true: set it again and read everything again) or the
+// root is no longer watched (false).
+func (rt *rootWatch) follow(ch <-chan zk.Event) bool {
+	w := rt.pw.w
+	resync := w.resyncCh()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-rt.ctx.Done():
+			return false
+		case <-resync:
+			// A new session that began while the watch was being set
+			// makes the reads of the old generation dropped: read again.
+			resync = w.resyncCh()
+			w.mu.Lock()
+			if w.gen != rt.gen {
+				rt.gen = w.gen
+				rt.relistAllLocked()
+			}
+			w.mu.Unlock()
+		case <-tick.C:
+			rt.tellProgress()
+		case ev, ok := <-ch:
+			if !ok {
+				return true
+			}
+			var batch []zk.Event
+			last := &ev
+			if ev.Type != zk.EventNotWatching && ev.Type != zk.EventSession {
+				batch, last = drainEvents(ch, []zk.Event{ev})
+			}
+			if end := rt.dispatch(batch, last); end {
+				return true
+			}
+		}
+	}
+}
+
+// dispatch hands a batch of events to the paths they concern; last is
+// the event that ended the batch early (drainEvents). end says the watch
+// ended (EventNotWatching: an overflow, a session gone).
+func (rt *rootWatch) dispatch(batch []zk.Event, last *zk.Event) (end bool) {
+	w := rt.pw.w
+	now := w.cfg.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, ev := range batch {
+		if ev.Type == zk.EventNotWatching || ev.Type == zk.EventSession {
+			continue
+		}
+		p := w.s.EventPath(ev)
+		if p != rt.pw.path {
+			rt.routeLocked(w.paths[path.Dir(p)], ev, now)
+		}
+		// A kept path (the root, a configured parent) is read again
+		// when it is itself created or deleted.
+		if self := w.paths[p]; self != nil && self.keep() {
+			rt.routeLocked(self, ev, now)
+		}
+	}
+	if last == nil {
+		return false
+	}
+	switch {
+	case last.Type == zk.EventSession:
+		// Back in the same session, the watch set again; what changed
+		// while the link was down was not reported.
+		rt.relistAllLocked()
+		return false
+	case errors.Is(last.Err, zk.ErrWatchOverflow):
+		w.emitLocked(model.Event{At: now, Kind: model.EventInfo, Path: rt.pw.path,
+			Text: fmt.Sprintf("%s changed faster than it was read: reading it afresh", model.SanitizeString(rt.pw.path, 0))})
+	}
+	return true
+}
+
+// routeLocked queues ev for pw when pw is watched through rt; events of
+// a path not watched (not found yet, or beyond MaxDepth) are dropped:
+// a path found later is listed after them.
+func (rt *rootWatch) routeLocked(pw *pathWatch, ev zk.Event, now time.Time) {
+	if pw == nil || pw.removed || pw.rootOf() != rt {
+		return
+	}
+	if ev.Type != zk.EventNodeCreated && ev.Type != zk.EventNodeDeleted {
+		return
+	}
+	rp := pw.rp
+	if rp.events == nil {
+		rp.events = &rootEvents{at: now}
+	}
+	rp.events.evs = append(rp.events.evs, ev)
+	rt.enqueueLocked(pw)
+}
+
+// worker takes paths from the queue and does their work until the root
+// is no longer watched.
+func (rt *rootWatch) worker() {
+	w := rt.pw.w
+	defer w.wg.Done()
+	for {
+		w.mu.Lock()
+		var pw *pathWatch
+		if len(rt.queue) > 0 {
+			pw = rt.queue[0]
+			rt.queue[0] = nil
+			rt.queue = rt.queue[1:]
+			if len(rt.queue) > 0 {
+				select { // more: wake another worker
+				case rt.wake <- struct{}{}:
+				default:
+				}
+			}
+		}
+		w.mu.Unlock()
+		if pw != nil {
+			rt.work(pw)
+			continue
+		}
+		select {
+		case <-rt.ctx.Done():
+			return
+		case <-rt.wake:
+		}
+	}
+}
+
+// work does what pw waits for: its listing first, then the events that
+// came, until none is left.
+func (rt *rootWatch) work(pw *pathWatch) {
+	w := pw.w
+	rp := pw.rp
+	for {
+		w.mu.Lock()
+		relist, evs := rp.relist, rp.events
+		rp.relist, rp.events = false, nil
+		if pw.removed || rt.ctx.Err() != nil || pw.rp != rp || (!relist && evs == nil) {
+			rp.busy = false
+			w.mu.Unlock()
+			return
+		}
+		gen := w.gen
+		w.mu.Unlock()
+		if !w.waitSynced(rt.ctx) {
+			continue
+		}
+		if relist && !rp.rw.read(rt.ctx, gen) {
+			if rp.rw.noAuth {
+				pw.handOff()
+				continue
+			}
+			rt.retryLater(pw)
+		}
+		if evs != nil && rp.rw.listed {
+			rp.rw.applyEvents(rt.ctx, evs.evs, gen, rp.rw.listedAt, evs.at)
+		}
+	}
+}
+
+// retryLater lists pw again after retryEvery, when its listing failed
+// (an error the path's state shows; a lost link re-reads everything when
+// it is back anyway).
+func (rt *rootWatch) retryLater(pw *pathWatch) {
+	w := pw.w
+	time.AfterFunc(retryEvery, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if !pw.removed && pw.rp != nil && rt.ctx.Err() == nil {
+			pw.rp.relist = true
+			rt.enqueueLocked(pw)
+		}
+	})
+}
+
+// handOff gives pw, which may not be listed (NoAuth: the server sends a
+// persistent watch no event of it either), a goroutine and children
+// watches of its own, which watch it for deletion with exists.
+func (pw *pathWatch) handOff() {
+	w := pw.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if pw.removed || pw.rp == nil {
+		return
+	}
+	pw.rp = nil
+	pw.ctx, pw.cancel = context.WithCancel(w.ctx)
+	w.wg.Add(1)
+	go pw.run()
+}
+
+// tellProgress says, once a second while the root's first picture
+// fills in, how far discovery has come.
+func (rt *rootWatch) tellProgress() {
+	w := rt.pw.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pictured {
+		return
+	}
+	read, total := 0, 0
+	for _, pw := range w.paths {
+		if pw.rootOf() == rt {
+			total++
+			if pw.read {
+				read++
+			}
+		}
+	}
+	w.emitLocked(model.Event{At: w.cfg.Now(), Kind: model.EventInfo, Path: rt.pw.path,
+		Text: fmt.Sprintf("discovering %s: %d nodes read of %d found, %d lock parents, %s",
+			model.SanitizeString(rt.pw.path, 0), read, total, len(w.queues), time.Since(rt.started).Round(time.Millisecond))})
+}
+
+// discoveryDelta takes children added and removed below a node watched
+// through its root that is no lock parent (an entity's group, an empty
+// parent) in time that grows with the change, not with the node's
+// children: a root of 100,000 parents gains or loses one without going
+// over the others. False when the change may make the node a lock parent
+// or a semaphore: the whole-listing merge (applyDelta) takes it then.
+func (rw *recursiveWatch) discoveryDelta(added, removed []string) bool {
+	pw, w := rw.pw, rw.pw.w
+	w.mu.Lock()
+	if pw.rp == nil || pw.removed || !pw.discover || w.queues[pw.path] != nil || w.sems.owners[pw.path] != nil {
+		w.mu.Unlock()
+		return false
+	}
+	if _, aux := w.sems.auxOf[pw.path]; aux {
+		w.mu.Unlock()
+		return false
+	}
+	for _, k := range added {
+		if !plainChild(k) {
+			w.mu.Unlock()
+			return false
+		}
+	}
+	if len(added) == 0 && !rw.hasPlainChild() {
+		w.mu.Unlock()
+		return false // what is left may be a semaphore's
+	}
+	now := w.cfg.Now()
+	for _, k := range removed {
+		delete(pw.kids, k)
+		if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && !c.keep() {
+			c.removeLocked(now)
+		}
+	}
+	if len(added) > 0 && pw.depth < w.cfg.MaxDepth {
+		if pw.kids == nil {
+			pw.kids = map[string]bool{}
+		}
+		for _, k := range added {
+			pw.discoverOneLocked(k, now)
+		}
+	}
+	pw.setReadLocked()
+	w.markDirtyLocked()
+	w.mu.Unlock()
+	w.kickPublish()
+	return true
+}
+
+// plainChild: a child name that neither makes its parent a lock parent
+// nor may be part of a semaphore (queue.SemaphorePart).
+func plainChild(k string) bool {
+	if _, isLock := lockops.ParseName(k); isLock {
+		return false
+	}
+	return !queue.SemaphorePart(k)
+}
+
+// hasPlainChild: one of the children is plain, so the node is no
+// semaphore whatever else it holds (usually the first looked at).
+func (rw *recursiveWatch) hasPlainChild() bool {
+	for k := range rw.names {
+		if plainChild(k) {
+			return true
+		}
+	}
+	return false
+}
