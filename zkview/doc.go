@@ -62,19 +62,25 @@
 //     exists as a barrier that tells whether the server left a change
 //     unreported; a listing again after a reconnection, a new session or
 //     an overflow; children watches when the server refuses addWatch.
+//     Its creates and deletes go to the queue's Model as changes where
+//     its shape allows, as a listing where it does not (applyDelta).
+//   - rootwatch.go: rootWatch, a whole root followed by one persistent
+//     recursive watch: the paths found below it have no goroutine and no
+//     watch of their own; a pool of workers lists them, each event goes
+//     to the path it names a child of (see docs/internals.md, "A root
+//     watched whole").
 //   - rebuild.go: the Snapshot built at each publish from every queue's
 //     Model (queue.Build, or queue.BuildChanged where only changes
 //     separate a queue from its last build), the warnings raised and
 //     cleared told as events.
-//   - deltawatch.go: a recursiveWatch's creates and deletes handed to the
-//     queue's Model as changes where its shape allows, as a listing where
-//     it does not.
 //   - semwatch.go: semaphores, the Watcher's registry: recognising a
 //     semaphore parent from its listing,
 //     watching its leases/ and locks/ (or Kazoo's <path>-__lock__) as
 //     auxiliary paths with no queue of their own, reading Kazoo's leases
 //     and max_leases, and composing it at build time.
 //   - serverview.go: serverPoller, `cons` and `wchc` on every member.
+//   - systems.go: systemsReader, the systems' layouts read every
+//     systemsEvery (systems/), laid over the queues at each build.
 //   - cycles.go: cycleTimers, the Watcher's sessions.Graph brought up to date at each
 //     build, its cycles told as events, a publish again when a young
 //     cycle comes of age; ConfirmCycles.

@@ -122,7 +122,7 @@ func (pw *pathWatch) run() {
 	switch {
 	case w.oneShot || w.watchMode() != model.ModeRecursive:
 	case pw.root && pw.rp == nil:
-		if pw.runRoot() {
+		if watchRoot(pw) {
 			return
 		}
 	case pw.runRecursive():
@@ -589,4 +589,29 @@ func fetchLone(ctx context.Context, pw *pathWatch, isQueue bool, kids []string) 
 		return nil
 	}
 	return &queue.LoneNode{Name: f.Name, Rec: f.Rec}
+}
+
+// rootOf is the root watch pw is watched through, nil when pw has a
+// goroutine and a watch of its own.
+func (pw *pathWatch) rootOf() *rootWatch {
+	if pw.rp == nil {
+		return nil
+	}
+	return pw.rp.root
+}
+
+// handOff gives pw, which may not be listed (NoAuth: the server sends a
+// persistent watch no event of it either), a goroutine and children
+// watches of its own, which watch it for deletion with exists.
+func (pw *pathWatch) handOff() {
+	w := pw.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if pw.removed || pw.rp == nil {
+		return
+	}
+	pw.rp = nil
+	pw.ctx, pw.cancel = context.WithCancel(w.ctx)
+	w.wg.Add(1)
+	go pw.run()
 }

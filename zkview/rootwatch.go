@@ -59,15 +59,6 @@ type rootEvents struct {
 	at  time.Time
 }
 
-// rootOf is the root watch pw is watched through, nil when pw has a
-// goroutine and a watch of its own.
-func (pw *pathWatch) rootOf() *rootWatch {
-	if pw.rp == nil {
-		return nil
-	}
-	return pw.rp.root
-}
-
 // attachLocked makes pw a path watched through rt: no goroutine, no watch
 // of its own; it is listed by rt's workers.
 func (rt *rootWatch) attachLocked(pw *pathWatch) {
@@ -104,11 +95,11 @@ func (rt *rootWatch) relistAllLocked() {
 	}
 }
 
-// runRoot watches the root pw with one persistent recursive watch. It
+// watchRoot watches the root pw with one persistent recursive watch. It
 // returns false when the server refuses addWatch (older than 3.6) or may
 // not be asked for it (NoAuth): the caller then watches the root with
 // children watches, and what is found below it the same way.
-func (pw *pathWatch) runRoot() bool {
+func watchRoot(pw *pathWatch) bool {
 	w := pw.w
 	ctx := pw.ctx
 	rt := &rootWatch{pw: pw, ctx: ctx, wake: make(chan struct{}, 1), started: time.Now()}
@@ -340,22 +331,6 @@ func (rt *rootWatch) retryLater(pw *pathWatch) {
 			rt.enqueueLocked(pw)
 		}
 	})
-}
-
-// handOff gives pw, which may not be listed (NoAuth: the server sends a
-// persistent watch no event of it either), a goroutine and children
-// watches of its own, which watch it for deletion with exists.
-func (pw *pathWatch) handOff() {
-	w := pw.w
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if pw.removed || pw.rp == nil {
-		return
-	}
-	pw.rp = nil
-	pw.ctx, pw.cancel = context.WithCancel(w.ctx)
-	w.wg.Add(1)
-	go pw.run()
 }
 
 // tellProgress says, once a second while the root's first picture

@@ -175,10 +175,18 @@ func participantNodes(t systems.Tree, rec systems.Recognition) []model.Node {
 	return out
 }
 
-// setSystemsLocked keeps a read's recognitions, dating each
-// leader-mismatch from when its Key was first seen and telling on the
-// event log which appeared and which cleared.
-func (w *Watcher) setSystemsLocked(recs []sysRec, complete bool, at time.Time) {
+// systemsReader reads the systems' layouts for the Watcher w (every
+// systemsEvery while it runs, once for a one-shot read) and keeps them in
+// w.systems, under w.mu.
+type systemsReader struct {
+	w *Watcher
+}
+
+// keepLocked keeps a read's recognitions, dating each leader-mismatch
+// from when its Key was first seen and telling on the event log which
+// appeared and which cleared.
+func (r systemsReader) keepLocked(recs []sysRec, complete bool, at time.Time) {
+	w := r.w
 	old := w.systems.first
 	first := map[string]time.Time{}
 	for _, sr := range recs {
@@ -207,28 +215,30 @@ func (w *Watcher) setSystemsLocked(recs []sysRec, complete bool, at time.Time) {
 	w.markDirtyLocked()
 }
 
-// readSystemsOnce reads the systems' layouts and keeps them.
-func (w *Watcher) readSystemsOnce(ctx context.Context, budget int) {
+// readOnce reads the systems' layouts and keeps them.
+func (r systemsReader) readOnce(ctx context.Context, budget int) {
+	w := r.w
 	recs, complete := readSystems(ctx, watcherReader{ctx, w}, w.cfg, budget)
 	if ctx.Err() != nil {
 		return
 	}
 	w.mu.Lock()
-	w.setSystemsLocked(recs, complete, w.cfg.Now())
+	r.keepLocked(recs, complete, w.cfg.Now())
 	w.mu.Unlock()
 	w.kickPublish()
 }
 
-// runSystems reads the systems' layouts every systemsEvery while the
-// Watcher runs.
-func (w *Watcher) runSystems() {
+// run reads the systems' layouts every systemsEvery while the Watcher
+// runs.
+func (r systemsReader) run() {
+	w := r.w
 	defer w.wg.Done()
 	t := time.NewTicker(systemsEvery)
 	defer t.Stop()
 	for {
 		select {
 		case <-w.initDone:
-			w.readSystemsOnce(w.ctx, watchSystemsBudget)
+			r.readOnce(w.ctx, watchSystemsBudget)
 		case <-w.ctx.Done():
 			return
 		}

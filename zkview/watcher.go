@@ -168,7 +168,7 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 	go w.runPump()
 	if !oneShot && cfg.Systems {
 		w.wg.Add(1)
-		go w.runSystems()
+		go systemsReader{w}.run()
 	}
 	if cfg.ServerView {
 		w.wg.Add(1)
@@ -237,7 +237,7 @@ func Load(ctx context.Context, s *lockops.Session, cfg Config) (*model.Snapshot,
 		}
 	}
 	if w.cfg.Systems {
-		w.readSystemsOnce(ctx, loadSystemsBudget)
+		systemsReader{w}.readOnce(ctx, loadSystemsBudget)
 	}
 	return w.Snapshot(), nil
 }

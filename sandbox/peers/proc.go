@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/zklock/zklock/sandbox"
 	"io"
 	"os"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/zklock/zklock/sandbox"
 )
 
 // Kind is a client library.
@@ -566,4 +567,25 @@ func dash(s string) string {
 		return ""
 	}
 	return s
+}
+
+// Pause stops the driver process with SIGSTOP, every client in it at once,
+// as a long GC pause of the JVM or a stalled VM would: its sessions send
+// no pings, so the servers expire them after their timeout while the
+// clients, frozen, still believe they hold. It returns once every thread
+// has stopped (Linux). Resume lets it go on.
+func (p *Proc) Pause() error {
+	if err := sandbox.PauseProcess(p.process); err != nil {
+		return fmt.Errorf("peers: %s driver: %w", p.kind, err)
+	}
+	return nil
+}
+
+// Resume continues a paused driver (SIGCONT). Its clients then learn, each
+// by its own library's means, that their sessions are gone.
+func (p *Proc) Resume() error {
+	if err := sandbox.ResumeProcess(p.process); err != nil {
+		return fmt.Errorf("peers: %s driver: %w", p.kind, err)
+	}
+	return nil
 }
