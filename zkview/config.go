@@ -36,6 +36,10 @@ const (
 	// maxInFlight bounds requests on the one connection: go-zookeeper
 	// pipelines concurrent calls and the gain stops past ~8-64 (FACTS.md).
 	maxInFlight = 64
+	// oneShotReaders: the goroutines that read a one-shot read's paths,
+	// a few more than maxInFlight so the pool is never idle while one of
+	// them merges what it read.
+	oneShotReaders = 16 * maxInFlight
 	// minDiscoveryNodes is the least bound on the nodes searched below
 	// the roots (maxNodes), so that a small MaxParents still lets
 	// discovery walk past the empty nodes to the parents it counts.

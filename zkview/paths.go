@@ -114,6 +114,25 @@ func (pw *pathWatch) ensureQueueLocked() *queue.Model {
 	return qm
 }
 
+// readUnread reads the paths a one-shot read found (Watcher.unread) one
+// after another until none is left: a root of 100,000 parents is read by
+// oneShotReaders goroutines, not by one per parent waiting on the pool.
+func readUnread(w *Watcher) {
+	for {
+		w.mu.Lock()
+		if len(w.unread) == 0 {
+			w.readers--
+			w.mu.Unlock()
+			return
+		}
+		pw := w.unread[0]
+		w.unread[0] = nil
+		w.unread = w.unread[1:]
+		w.mu.Unlock()
+		pw.run()
+	}
+}
+
 // run holds pw's children watch: list (arming the watch), apply,
 // wait for the watch, a reconnection or a retry timer, and again.
 func (pw *pathWatch) run() {

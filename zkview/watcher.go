@@ -49,6 +49,10 @@ type Watcher struct {
 	// oneShot: read every path once and set no watch (Load); go-zookeeper
 	// cannot remove a watch, so a one-off read must not leave any behind.
 	oneShot bool
+	// unread: paths a one-shot read found and has not begun to read,
+	// taken by at most oneShotReaders goroutines (readUnread).
+	unread  []*pathWatch
+	readers int
 	ctx     context.Context
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
@@ -641,6 +645,14 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 	}
 	w.initPending++
 	w.wg.Add(1)
+	if w.oneShot {
+		w.unread = append(w.unread, pw)
+		if w.readers < oneShotReaders {
+			w.readers++
+			go readUnread(w)
+		}
+		return
+	}
 	go pw.run()
 }
 
