@@ -29,8 +29,9 @@ import (
 //     (_c_<uuid>-lock-<seq>, ephemeral) hold the selector's id
 //     (getLockNodeBytes); a plain InterProcessMutex's nodes hold the
 //     client's default data, its local IP address ("127.0.0.1"), and
-//     zklock's own Curator-style lock "user@host pid N". Nodes that all
-//     hold an id that is neither are an election.
+//     zklock's own Curator-style lock "user@host pid N". Two nodes or
+//     more that all hold an id that is neither are an election (one node
+//     is too little: a client's own default data looks the same).
 //   - Curator DistributedDoubleBarrier: ephemeral <UUID.randomUUID()>
 //     children (36 characters), data the client's address; a persistent
 //     "ready" child once memberQty entered (memberQty is not stored).
@@ -128,12 +129,13 @@ func ScanRecipes(t Tree, root string) []Recognition {
 	return out
 }
 
-// curatorSelector reads p as a Curator LeaderSelector: every child a
-// protected Curator mutex node, ephemeral, holding an id that is no
-// address; the lowest sequence leads.
+// curatorSelector reads p as a Curator LeaderSelector: two children or
+// more, every one a protected Curator mutex node, ephemeral, holding an id
+// that is no address; the lowest sequence leads. One node says too little:
+// a mutex whose client set its own default data looks the same.
 func curatorSelector(t Tree, p string) (Recognition, bool) {
 	ps := childNodes(t, p)
-	if len(ps) == 0 {
+	if len(ps) < 2 {
 		return Recognition{}, false
 	}
 	for i := range ps {

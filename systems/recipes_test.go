@@ -76,6 +76,9 @@ func TestRecognizeRecipe(t *testing.T) {
 			ephSeq(curatorNode("/s", "lock-", 1), 1, []byte("sel-b")),
 			ephSeq(curatorNode("/s", "lock-", 0), 0, []byte("sel-a")),
 		}, "/s", "election sel-b:holder sel-a:waiting"},
+		{"curator selector of one: too little to tell", []spec{
+			ephSeq(curatorNode("/s", "lock-", 0), 0, []byte("sel-a")),
+		}, "/s", ""},
 		{"curator mutex, default data", []spec{
 			ephSeq(curatorNode("/s", "lock-", 0), 0, ip), ephSeq(curatorNode("/s", "lock-", 1), 1, ip),
 		}, "/s", ""},
