@@ -446,13 +446,13 @@ func (m *Model) applyUpdate(u model.Update) {
 	if u.Snapshot != nil {
 		m.snap, m.zxid = u.Snapshot, newestCzxid(u.Snapshot)
 	}
-	for _, e := range u.Events {
-		m.log.addEvent(e)
+	for _, e := range u.Changes {
+		m.log.addChange(e)
 	}
 	if u.Dropped > 0 {
 		m.log.add(logEntry{at: m.now, kind: logFailed, text: fmt.Sprintf("%d events dropped: the console fell behind", u.Dropped)})
 	}
-	m.narration.follow(u.Events, before, m.snap, m.list.selected)
+	m.narration.follow(u.Changes, before, m.snap, m.list.selected)
 	if d, ok := m.dialog.(*detailsDialog); ok {
 		d.follow(m.snap, m.now)
 	}

@@ -1,7 +1,6 @@
 package zkview
 
 import (
-	"fmt"
 	"slices"
 	"time"
 
@@ -104,15 +103,13 @@ func (w *Watcher) warningEventsLocked(qm *queue.Model, nq model.Queue, now time.
 	for i := range nq.Warnings {
 		x := &nq.Warnings[i]
 		if x.Code != model.WarnStale && !in(x, old) {
-			w.emitLocked(model.Event{At: now, Kind: model.EventWarning, Path: nq.Path, Node: first(x.Nodes),
-				Text: fmt.Sprintf("%s: %s", x.Code, x.Message)})
+			w.emitLocked(model.Change{At: now, Kind: model.ChangeWarningRaised, Path: nq.Path, Type: nq.Type, Node: model.Node{Name: first(x.Nodes)}, Warning: *x})
 		}
 	}
 	for i := range old {
 		x := &old[i]
 		if x.Code != model.WarnStale && !in(x, nq.Warnings) {
-			w.emitLocked(model.Event{At: now, Kind: model.EventWarning, Path: nq.Path, Node: first(x.Nodes),
-				Text: fmt.Sprintf("%s cleared on %s", x.Code, model.SanitizeString(nq.Path, 0))})
+			w.emitLocked(model.Change{At: now, Kind: model.ChangeWarningCleared, Path: nq.Path, Type: nq.Type, Node: model.Node{Name: first(x.Nodes)}, Warning: *x})
 		}
 	}
 }

@@ -23,7 +23,7 @@ func TestWarningEventsOncePerIncident(t *testing.T) {
 		qm.Built, qm.HasBuilt = nq, true
 		var texts []string
 		for _, e := range w.pending {
-			texts = append(texts, e.Text)
+			texts = append(texts, e.Text())
 		}
 		return texts
 	}
