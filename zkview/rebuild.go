@@ -40,7 +40,7 @@ func (w *Watcher) rebuildLocked() bool {
 			if sem != nil {
 				nq = w.sems.buildLocked(qm, sem, nq, sv, now)
 			}
-			w.warningEventsLocked(qm, nq, now)
+			w.warningChangesLocked(qm, nq, now)
 			qm.Built, qm.HasBuilt, qm.Dirty = nq, true, false
 		}
 		queues = append(queues, qm.Built)
@@ -78,8 +78,8 @@ func (w *Watcher) usableServerView(now time.Time) *queue.ServerView {
 	return sv
 }
 
-// warningEventsLocked tells which warnings a rebuild raised and cleared.
-func (w *Watcher) warningEventsLocked(qm *queue.Model, nq model.Queue, now time.Time) {
+// warningChangesLocked tells which warnings a rebuild raised and cleared.
+func (w *Watcher) warningChangesLocked(qm *queue.Model, nq model.Queue, now time.Time) {
 	var old []model.Warning
 	if qm.HasBuilt {
 		old = qm.Built.Warnings

@@ -19,7 +19,7 @@ func TestWarningEventsOncePerIncident(t *testing.T) {
 	step := func(ws ...model.Warning) []string {
 		w.pending = nil
 		nq := model.Queue{Path: qm.Path, Warnings: ws}
-		w.warningEventsLocked(qm, nq, now)
+		w.warningChangesLocked(qm, nq, now)
 		qm.Built, qm.HasBuilt = nq, true
 		var texts []string
 		for _, e := range w.pending {

@@ -180,9 +180,9 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 	return w, nil
 }
 
-// Updates delivers the latest snapshot with the events since the previous
+// Updates delivers the latest snapshot with the changes since the previous
 // Update. A consumer that falls behind gets one Update holding the newest
-// snapshot and the most recent events (at most MaxPendingEvents; Dropped
+// snapshot and the most recent changes (at most MaxPendingChanges; Dropped
 // counts the rest): there is never a backlog. Closed by Close.
 func (w *Watcher) Updates() <-chan model.Update { return w.updates }
 
@@ -256,8 +256,8 @@ func (w *Watcher) kickPublish() {
 // markDirtyLocked records a change; the pump publishes it.
 func (w *Watcher) markDirtyLocked() { w.dirty = true }
 
-// emitLocked queues an event for the next Update, dropping the oldest
-// beyond MaxPendingEvents.
+// emitLocked queues a change for the next Update, dropping the oldest
+// beyond MaxPendingChanges.
 func (w *Watcher) emitLocked(ev model.Change) {
 	if ev.At.IsZero() {
 		ev.At = w.cfg.Now()
