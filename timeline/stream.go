@@ -161,6 +161,9 @@ func diffQueue(out []model.Change, prevAt, at time.Time, pq, nq *model.Queue, lo
 	if exists(pq) && (nq == nil || nq.State == model.PathAbsent) {
 		c := base
 		c.Kind, c.State, c.Unwatched = model.ChangePathVanished, model.PathAbsent, nq == nil
+		if nq == nil {
+			c.Count = pq.Nodes.Len()
+		}
 		out = append(out, c)
 	}
 	return out

@@ -545,7 +545,7 @@ func (w *Watcher) readConnState() {
 	switch to {
 	case model.StateConnected:
 		switch {
-		case w.gen == 0:
+		case w.gen == 0: // the first connection: model.ResumeFirst
 		case gen != w.gen:
 			resume = model.ResumeNew
 			// A full re-sync: every node's stat and data are read again
