@@ -256,7 +256,7 @@ func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, 
 		Roots:   roots,
 	})
 	live := &liveConsole{sess: sess, w: w, rec: rec}
-	live.feeds = ui.Connected{Updates: rec.tee(ctx, w.Updates()), Recording: rec}
+	live.feeds = ui.Connected{Updates: rec.tee(ctx, w.Updates()), Recorder: rec}
 	if !s.ReadOnly {
 		lb := newLockBackend(sess)
 		lb.limits = s.Semaphores

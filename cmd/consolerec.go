@@ -19,7 +19,7 @@ import (
 	"github.com/zklock/zklock/timeline"
 )
 
-// consoleRecorder implements ui.Recording.
+// consoleRecorder implements ui.Recorder.
 type consoleRecorder struct {
 	dir    string // where recordings go
 	header timeline.RecordingHeader

@@ -14,7 +14,6 @@ import (
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
-	"github.com/zklock/zklock/sessions"
 )
 
 // The output of `zklock ls`: the text (writeLsText), the JSON (the schema
@@ -56,7 +55,7 @@ func writeLsText(w io.Writer, snap *model.Snapshot) error {
 	}
 	for _, d := range snap.Deadlocks {
 		// Across queues: spelled out by `zklock sessions`.
-		fmt.Fprintf(&b, "\nsessions: %s\n", sessions.DeadlockText(d, snap.At))
+		fmt.Fprintf(&b, "\nsessions: %s\n", d.Text(snap.At))
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("ls: write text: %w", err)

@@ -209,7 +209,7 @@ func replayJSON(w io.Writer, rec *timeline.Recording, snapshots bool) error {
 			return err
 		}
 		if snapshots {
-			line := jsonSnapshotLine{Schema: timeline.StreamSchema, Time: snap.At.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+			line := jsonSnapshotLine{Schema: model.StreamSchema, Time: snap.At.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 				Event: "snapshot", Step: i, Paths: model.ToJSON(snap)}
 			if err := enc.Encode(line); err != nil {
 				return fmt.Errorf("replay: %w", err)

@@ -64,11 +64,11 @@ func writeDeadlockText(b *strings.Builder, ss *sessions.Sessions, d model.Deadlo
 	age := model.GapText(ss.At.Sub(d.Since))
 	switch d.State {
 	case model.CycleDeadlock:
-		fmt.Fprintf(b, "CROSS-LOCK DEADLOCK: %s, no handoff for %s (since %s)\n", sessions.CycleText(d.Sessions), age, d.Since.Format("15:04:05"))
+		fmt.Fprintf(b, "CROSS-LOCK DEADLOCK: %s, no handoff for %s (since %s)\n", model.CycleText(d.Sessions), age, d.Since.Format("15:04:05"))
 	case model.CycleSelfWait:
 		fmt.Fprintf(b, "SELF-WAIT: session %s waits behind its own node (for %s)\n", model.SessionHex(d.Sessions[0]), age)
 	default:
-		fmt.Fprintf(b, "CYCLE: %s, seen for %s: a deadlock if it stands %s with no handoff\n", sessions.CycleText(d.Sessions), age, sessions.DeadlockAfter)
+		fmt.Fprintf(b, "CYCLE: %s, seen for %s: a deadlock if it stands %s with no handoff\n", model.CycleText(d.Sessions), age, sessions.DeadlockAfter)
 	}
 	for _, wt := range d.Waits {
 		client := "client unknown"

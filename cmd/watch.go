@@ -138,7 +138,7 @@ const (
 // streamChanges writes the changes between settled snapshots until ctx
 // ends (nil) or the updates stop. The first snapshot is the start: the
 // state then is not a change.
-func streamChanges(ctx context.Context, updates <-chan model.Update, write func([]timeline.Change) error) error {
+func streamChanges(ctx context.Context, updates <-chan model.Update, write func([]model.Change) error) error {
 	var (
 		prev, pending *model.Snapshot
 		first         time.Time
@@ -189,8 +189,8 @@ func streamChanges(ctx context.Context, updates <-chan model.Update, write func(
 }
 
 // writeChangesText is watch's text form: one line per change.
-func writeChangesText(w io.Writer) func([]timeline.Change) error {
-	return func(cs []timeline.Change) error {
+func writeChangesText(w io.Writer) func([]model.Change) error {
+	return func(cs []model.Change) error {
 		if len(cs) == 0 {
 			return nil
 		}

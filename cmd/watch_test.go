@@ -15,24 +15,23 @@ import (
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
-	"github.com/zklock/zklock/timeline"
 )
 
 // watchLines parses what `watch --json` printed so far.
-func watchLines(t *testing.T, out string) []timeline.JSONChange {
+func watchLines(t *testing.T, out string) []model.JSONChange {
 	t.Helper()
-	var cs []timeline.JSONChange
+	var cs []model.JSONChange
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		if line == "" {
 			continue
 		}
-		var c timeline.JSONChange
+		var c model.JSONChange
 		dec := json.NewDecoder(strings.NewReader(line))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
 			t.Fatalf("watch line %q: %v", line, err)
 		}
-		if c.Schema != timeline.StreamSchema {
+		if c.Schema != model.StreamSchema {
 			t.Fatalf("watch line %q: schema %d", line, c.Schema)
 		}
 		cs = append(cs, c)
@@ -40,8 +39,8 @@ func watchLines(t *testing.T, out string) []timeline.JSONChange {
 	return cs
 }
 
-func hasChange(cs []timeline.JSONChange, event, node string) bool {
-	return slices.ContainsFunc(cs, func(c timeline.JSONChange) bool { return c.Event == event && c.Node == node })
+func hasChange(cs []model.JSONChange, event, node string) bool {
+	return slices.ContainsFunc(cs, func(c model.JSONChange) bool { return c.Event == event && c.Node == node })
 }
 
 // TestWatchJSON: clients of the lock core queue on a lock and hand it

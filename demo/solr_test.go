@@ -125,9 +125,9 @@ func TestDemoNoFalseAlarm(t *testing.T) {
 			if u.Snapshot != nil {
 				noFalseAlarm(t, u.Snapshot, "watcher")
 			}
-			for _, e := range u.Events {
-				if strings.Contains(e.Text, model.WarnLeaderMismatch) && e.Path != SolrElection {
-					t.Errorf("watcher event on %s: %s", e.Path, e.Text)
+			for _, e := range u.Changes {
+				if strings.Contains(e.Text(), model.WarnLeaderMismatch) && e.Path != SolrElection {
+					t.Errorf("watcher event on %s: %s", e.Path, e.Text())
 				}
 			}
 		case <-tick.C:

@@ -104,7 +104,7 @@ func (g *peerGroup) contenders() []contender {
 
 // newSessionDuring reports whether client announced a new session between
 // from and to (to zero: any time after from).
-func newSessionDuring(evs []peers.Event, client int, from, to time.Time) bool {
+func newSessionDuring(evs []peers.PeerEvent, client int, from, to time.Time) bool {
 	for _, e := range evs {
 		if e.Client == client && e.Type == peers.EventSession && e.Time.After(from) && (to.IsZero() || e.Time.Before(to)) {
 			return true
@@ -115,7 +115,7 @@ func newSessionDuring(evs []peers.Event, client int, from, to time.Time) bool {
 
 // notice is the first time at or after from that client was told its
 // connection was suspended or its session lost; zero if never.
-func notice(evs []peers.Event, client int, from time.Time) time.Time {
+func notice(evs []peers.PeerEvent, client int, from time.Time) time.Time {
 	for _, e := range evs {
 		if e.Client == client && e.Type == peers.EventState && (e.State == peers.StateSuspended || e.State == peers.StateLost) && !e.Time.Before(from) {
 			return e.Time
@@ -184,7 +184,7 @@ func (g *peerGroup) cutWhileHolding(ctx context.Context, check *Session, short b
 		faultPause(ctx, 300*time.Millisecond)
 		g.links[cl].restore()
 		wctx, cancel := context.WithTimeout(ctx, 3*faultTimeout)
-		ev, err := g.p.WaitEvent(wctx, func(e peers.Event) bool {
+		ev, err := g.p.WaitEvent(wctx, func(e peers.PeerEvent) bool {
 			return e.Client == cl && e.Type == peers.EventState && e.State == peers.StateReconnected && e.Time.After(out.at)
 		})
 		cancel()

@@ -1,7 +1,7 @@
 // Package model is the picture of lock queues that zklock shows: the
 // immutable Snapshot a zkview.Watcher publishes (queues, their nodes in
-// sequence order, warnings, handoffs, depth, the connection), the Events
-// told beside it in an Update, and the pure rules that read a queue
+// sequence order, warnings, handoffs, depth, the connection), the
+// Changes told beside it in an Update, and the pure rules that read a queue
 // (self-waits, a semaphore's counts and limit, the words for roles, how
 // well a hold's start is known). It also holds `ls --json`'s schema and
 // the one sanitizer every byte read from ZooKeeper passes through before
@@ -16,7 +16,18 @@
 // # Files
 //
 //   - snapshot.go: the published types (Snapshot, Queue, Node, Warning,
-//     Event, Update and Update.Merge, Deadlock and Wait, the watch modes).
+//     Update and Update.Merge, Deadlock and Wait, the watch modes).
+//   - change.go: Change, the one vocabulary of change: a typed value
+//     (kind, path, node, session, holder and the node before it, how long
+//     it held or waited, warning, connection...), never a sentence. Two
+//     producers make it: the Watcher as it reads ZooKeeper (zkview,
+//     zkview/queue: every node created or deleted, handoff, warning,
+//     path, connection, server-view note) and timeline.Diff from two
+//     snapshots (`zklock watch`). It has two renderings:
+//   - changetext.go: Change.Text, the console's event log line (and
+//     Deadlock.Text, CycleText), and ChangeKind.LogWord, its heading;
+//   - changejson.go: Change.ToJSON, one line of `watch --json`
+//     (JSONChange, StreamSchema).
 //   - nodes.go: Nodes, a queue's nodes in chunks that snapshots share, so
 //     that publishing a change copies the chunks it touches (Extend,
 //     Prefix, MergeChanged), never the queue.

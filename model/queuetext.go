@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -28,10 +27,7 @@ func (q *Queue) LeaseCounts() (holders, waiting int) {
 // "2 (limit unknown)".
 func (q *Queue) LimitText() string {
 	h, _ := q.LeaseCounts()
-	if q.Limit > 0 {
-		return fmt.Sprintf("%d/%d", h, q.Limit)
-	}
-	return fmt.Sprintf("%d (limit unknown)", h)
+	return LimitText(h, q.Limit)
 }
 
 // WatchesChildren says whether the node waits on a children watch (a

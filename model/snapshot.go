@@ -358,71 +358,31 @@ func (s *Snapshot) Queue(path string) *Queue {
 	return nil
 }
 
-// EventKind classifies what changed.
-type EventKind int
-
-const (
-	EventCreated EventKind = iota
-	EventDeleted
-	EventHandoff
-	EventConn
-	EventPath // a parent appeared, vanished, or became unreadable
-	EventWarning
-	EventInfo
-)
-
-func (k EventKind) String() string {
-	switch k {
-	case EventCreated:
-		return "created"
-	case EventDeleted:
-		return "deleted"
-	case EventHandoff:
-		return "handoff"
-	case EventConn:
-		return "conn"
-	case EventPath:
-		return "path"
-	case EventWarning:
-		return "warning"
-	}
-	return "info"
-}
-
-// Event is one typed change, for the console's event log and narration.
-type Event struct {
-	At   time.Time
-	Kind EventKind
-	Path string
-	Node string
-	Text string // one line, already sanitized
-}
-
-// Update is what a consumer receives: the latest snapshot and the events
+// Update is what a consumer receives: the latest snapshot and the changes
 // since its previous update (bounded; the oldest are dropped first when a
 // consumer falls behind, and Dropped says how many).
 type Update struct {
 	Snapshot *Snapshot
-	Events   []Event
+	Changes  []Change
 	Dropped  int
 }
 
-// MaxPendingEvents bounds the events an Update carries to a slow
+// MaxPendingChanges bounds the changes an Update carries to a slow
 // consumer; the oldest are dropped first and counted in Update.Dropped.
-const MaxPendingEvents = 1024
+const MaxPendingChanges = 1024
 
 // Merge folds next, the newer Update, into u: next's snapshot (when it
-// has one), both updates' events in order, and the oldest events beyond
-// MaxPendingEvents dropped and counted. The Watcher's pump, the replay's
+// has one), both updates' changes in order, and the oldest changes beyond
+// MaxPendingChanges dropped and counted. The Watcher's pump, the replay's
 // player and the console's coalescing all merge this way.
 func (u *Update) Merge(next Update) {
 	if next.Snapshot != nil {
 		u.Snapshot = next.Snapshot
 	}
-	u.Events = append(u.Events, next.Events...)
+	u.Changes = append(u.Changes, next.Changes...)
 	u.Dropped += next.Dropped
-	if over := len(u.Events) - MaxPendingEvents; over > 0 {
-		u.Events = slices.Delete(u.Events, 0, over)
+	if over := len(u.Changes) - MaxPendingChanges; over > 0 {
+		u.Changes = slices.Delete(u.Changes, 0, over)
 		u.Dropped += over
 	}
 }
@@ -462,6 +422,14 @@ type Wait struct {
 	// nodes' Since.
 	Since time.Time
 }
+
+// DeadlockAfter is how long a cycle of waits over sessions must stand,
+// with no handoff on any of its waits, before it is called a deadlock:
+// well beyond a handoff in flight (a release told to the next waiter, a
+// re-list, a watch set: tens of milliseconds) and beyond a client
+// retrying after a connection loss, yet short enough to be seen within
+// one look at the console.
+const DeadlockAfter = 5 * time.Second
 
 // States of a Deadlock, as `zklock sessions --json` writes them.
 const (

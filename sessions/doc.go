@@ -15,7 +15,7 @@
 //
 //   - graph.go: Graph, kept across snapshots (Update, Cycles), its
 //     cycles and their age; FindDeadlocks and JudgeAgain for one-off
-//     reads; DeadlockText and CycleText.
+//     reads (a cycle's words are model.Deadlock.Text and model.CycleText).
 //   - parts.go: what each queue brings to the graph (its waits, re-read
 //     by walking the old ones alongside).
 //   - sessions.go: the types of the sessions table (Sessions,

@@ -29,13 +29,9 @@ import (
 // session that both holds and waits, and such a "cycle" may unwind by
 // itself. The time it has stood with no progress is what to judge by.
 
-// DeadlockAfter is how long a cycle of waits over sessions must stand,
-// with no handoff on any of its waits, before it is called a deadlock:
-// well beyond a handoff in flight (a release told to the next waiter, a
-// re-list, a watch set: tens of milliseconds) and beyond a client
-// retrying after a connection loss, yet short enough to be seen within
-// one look at the console.
-const DeadlockAfter = 5 * time.Second
+// DeadlockAfter is model.DeadlockAfter, here beside the graph that
+// judges by it.
+const DeadlockAfter = model.DeadlockAfter
 
 // SessionsCaveat is said wherever a cycle over sessions is shown.
 const SessionsCaveat = "A session is not a thread: two threads of one process sharing one session show as one session, " +

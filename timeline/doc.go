@@ -1,6 +1,7 @@
 // Package timeline is what happened between snapshots: Diff, the changes
-// between two snapshots as `zklock watch` streams them (Change, its JSON
-// form and ChangeWriter); the recording file of `zklock record`
+// between two snapshots as `zklock watch` streams them (model.Change,
+// the one vocabulary of change the Watcher also speaks; ChangeWriter
+// writes each as its JSON rendering, model.Change.ToJSON); the recording file of `zklock record`
 // (Recorder writes full snapshots and deltas, safe to kill;
 // ReadRecording and Cursor read it back); and Player, a recording
 // replayed as model.Updates on its own clock for the console.
@@ -11,7 +12,9 @@
 //
 // # Files
 //
-//   - stream.go: Diff, Change and ChangeKind, JSONChange, ChangeWriter.
+//   - stream.go: Diff (two snapshots to model.Changes), ChangeWriter.
+//   - recordevents.go: reading the events of recordings made before
+//     changes were typed.
 //   - recording.go: RecordingHeader, Recorder, Recording, Cursor.
 //   - player.go: Player and PlayerState.
 package timeline

@@ -31,7 +31,7 @@ const MaxSpeed = 100
 const playerMaxWait = 200 * time.Millisecond
 
 // Player replays a Recording as a Watcher would publish it: Updates
-// delivers the snapshot of each step with its recorded events (merged
+// delivers the snapshot of each step with its recorded changes (merged
 // while the consumer is busy, as the Watcher's), on the recording's clock
 // at Speed times real time. It starts paused on the first update.
 type Player struct {
@@ -165,7 +165,7 @@ func (p *Player) stateLocked() PlayerState {
 	return st
 }
 
-// moveLocked shows step i; events: its recorded events (a step taken
+// moveLocked shows step i; events: its recorded changes (a step taken
 // forward), else only note (a jump).
 func (p *Player) moveLocked(i int, events bool, note string) {
 	snap := p.cur.Seek(i)
@@ -177,11 +177,11 @@ func (p *Player) moveLocked(i int, events bool, note string) {
 	}
 	next := model.Update{Snapshot: snap}
 	if events {
-		next.Events, next.Dropped = p.rec.Events(i)
-		next.Events = slices.Clone(next.Events)
+		next.Changes, next.Dropped = p.rec.Changes(i)
+		next.Changes = slices.Clone(next.Changes)
 	}
 	if note != "" {
-		next.Events = append(next.Events, model.Event{At: snap.At, Kind: model.EventInfo, Text: note})
+		next.Changes = append(next.Changes, model.Change{At: snap.At, Kind: model.ChangeInfo, Note: note})
 	}
 	p.pending.Merge(next)
 }
@@ -225,9 +225,9 @@ func (p *Player) run(ctx context.Context) {
 			p.mu.Lock()
 			// What came in since u was taken stays pending.
 			if p.pending != nil {
-				p.pending.Events = p.pending.Events[min(len(u.Events), len(p.pending.Events)):]
+				p.pending.Changes = p.pending.Changes[min(len(u.Changes), len(p.pending.Changes)):]
 				p.pending.Dropped -= min(u.Dropped, p.pending.Dropped)
-				if p.pending.Snapshot == u.Snapshot && len(p.pending.Events) == 0 {
+				if p.pending.Snapshot == u.Snapshot && len(p.pending.Changes) == 0 {
 					p.pending = nil
 				}
 			}
@@ -242,7 +242,7 @@ func mergeNote(u *model.Update, snap *model.Snapshot, note string) *model.Update
 	if u == nil {
 		u = &model.Update{Snapshot: snap}
 	}
-	u.Events = append(u.Events, model.Event{At: snap.At, Kind: model.EventInfo, Text: note})
+	u.Changes = append(u.Changes, model.Change{At: snap.At, Kind: model.ChangeInfo, Note: note})
 	return u
 }
 

@@ -27,7 +27,7 @@ func syntheticRecording(t *testing.T, steps int) (*Recording, []*model.Snapshot)
 	for i := 1; i < steps; i++ {
 		s := m.step(100 * time.Millisecond)
 		snaps = append(snaps, s)
-		if err := r.Record(model.Update{Snapshot: s, Events: []model.Event{{At: s.At, Kind: model.EventHandoff, Text: "handoff"}}}); err != nil {
+		if err := r.Record(model.Update{Snapshot: s, Changes: []model.Change{{At: s.At, Kind: model.ChangeAcquired, Node: model.Node{Name: "n"}}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -71,8 +71,8 @@ func TestPlayer(t *testing.T) {
 	p.Step(1)
 	u := next()
 	same("step", u.Snapshot, snaps[1])
-	if len(u.Events) != 1 {
-		t.Errorf("a step forward brings its events: %v", u.Events)
+	if len(u.Changes) != 1 {
+		t.Errorf("a step forward brings its changes: %v", u.Changes)
 	}
 	p.Step(-1)
 	same("step back", next().Snapshot, snaps[0])

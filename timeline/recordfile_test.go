@@ -156,7 +156,7 @@ func BenchmarkRecord(b *testing.B) {
 		changes += len(Diff(prev, next))
 		prev = next
 		b.StartTimer()
-		if err := r.Record(model.Update{Snapshot: next, Events: []model.Event{{At: next.At, Kind: model.EventHandoff, Path: "/locks/x", Text: "#41 gone → #42 holds after 300µs"}}}); err != nil {
+		if err := r.Record(model.Update{Snapshot: next, Changes: []model.Change{{At: next.At, Kind: model.ChangeAcquired, Path: "/locks/x", Node: model.Node{Name: "lock-0000000042"}, From: "lock-0000000041", Gap: 300 * time.Microsecond}}}); err != nil {
 			b.Fatal(err)
 		}
 	}

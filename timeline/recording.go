@@ -24,7 +24,7 @@ import (
 // RecordFullEvery, and between them what changed (per queue: its header
 // when it changed, the nodes that went, the nodes that came or changed
 // with their place, the handoffs and depth samples added), with the
-// update's events.
+// update's changes.
 //
 // On disk it is gzip: one member per full snapshot and the deltas after
 // it, flushed after every record, so a process killed at any moment
@@ -78,7 +78,8 @@ type record struct {
 	At      time.Time        `json:"at"`
 	Top     *model.Snapshot  `json:"top,omitempty"` // the snapshot's fields but At and Queues, when they changed
 	Queues  []queueDelta     `json:"q,omitempty"`
-	Events  []model.Event    `json:"e,omitempty"`
+	Changes []model.Change   `json:"c,omitempty"`
+	Events  []eventV0        `json:"e,omitempty"` // written before changes were typed (recordevents.go)
 	Dropped int              `json:"x,omitempty"`
 }
 
@@ -248,14 +249,14 @@ func (r *Recorder) Record(u model.Update) error {
 				return err
 			}
 		}
-		if err := r.write(&record{Kind: "full", Snap: snap, At: snap.At, Events: u.Events, Dropped: u.Dropped}); err != nil {
+		if err := r.write(&record{Kind: "full", Snap: snap, At: snap.At, Changes: u.Changes, Dropped: u.Dropped}); err != nil {
 			return err
 		}
 		r.last, r.lastFull = snap, snap.At
 		return nil
 	}
 	rec := deltaOf(r.last, snap)
-	rec.Events, rec.Dropped = u.Events, u.Dropped
+	rec.Changes, rec.Dropped = u.Changes, u.Dropped
 	if err := r.write(rec); err != nil {
 		return err
 	}
@@ -433,9 +434,9 @@ func (rec *Recording) Len() int { return len(rec.steps) }
 // At is when step i's snapshot was taken.
 func (rec *Recording) At(i int) time.Time { return rec.steps[i].At }
 
-// Events are the model's events of step i (for the console's log).
-func (rec *Recording) Events(i int) ([]model.Event, int) {
-	return rec.steps[i].Events, rec.steps[i].Dropped
+// Changes are the model's changes of step i (for the console's log).
+func (rec *Recording) Changes(i int) ([]model.Change, int) {
+	return rec.steps[i].Changes, rec.steps[i].Dropped
 }
 
 // Search is the last step taken at or before t (0 when t is before the
@@ -545,6 +546,8 @@ func readRecord(in *bufio.Reader) (*record, error) {
 	if err := json.Unmarshal(payload, &r); err != nil {
 		return nil, fmt.Errorf("a record does not decode: %w", err)
 	}
+	r.Changes = append(r.Changes, changesOf(r.Events)...)
+	r.Events = nil
 	return &r, nil
 }
 

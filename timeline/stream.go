@@ -4,102 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"time"
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 )
-
-// StreamSchema is the version of the `zklock watch --json` object (the
-// "schema" field of every line). It changes only when a field changes
-// meaning or goes away; new fields may appear within one version.
-const StreamSchema = 1
-
-// ChangeKind is what happened, as `watch --json` names it in "event".
-type ChangeKind int
-
-const (
-	// ChangeJoined: a lock node appeared in a queue.
-	ChangeJoined ChangeKind = iota
-	// ChangeAcquired: a node became a holder (by sequence order).
-	ChangeAcquired
-	// ChangeReleased: a holder's node went away.
-	ChangeReleased
-	// ChangeGaveUp: a waiter's node went away before it held.
-	ChangeGaveUp
-	// ChangeSessionLost: a node went away with its session (see Diff for
-	// when the model can tell).
-	ChangeSessionLost
-	ChangeWarningRaised
-	ChangeWarningCleared
-	// ChangeStale: the Watcher lost its link; the model may be out of
-	// date until ChangeFresh.
-	ChangeStale
-	ChangeFresh
-	// ChangePathAppeared: a watched lock parent came into existence (or
-	// a lock parent under a root got its first lock node).
-	ChangePathAppeared
-	// ChangePathVanished: a lock parent was deleted (or left the model).
-	ChangePathVanished
-	// ChangeAdmitted: a semaphore contender's node left the admission
-	// lock because its contender got a lease (Change.Lease): it did not
-	// give up, and it never held anything itself.
-	ChangeAdmitted
-)
-
-func (k ChangeKind) String() string {
-	switch k {
-	case ChangeJoined:
-		return "joined"
-	case ChangeAcquired:
-		return "acquired"
-	case ChangeReleased:
-		return "released"
-	case ChangeGaveUp:
-		return "gave-up"
-	case ChangeSessionLost:
-		return "session-lost"
-	case ChangeWarningRaised:
-		return "warning-raised"
-	case ChangeWarningCleared:
-		return "warning-cleared"
-	case ChangeStale:
-		return "stale"
-	case ChangeFresh:
-		return "fresh"
-	case ChangePathAppeared:
-		return "path-appeared"
-	case ChangePathVanished:
-		return "path-vanished"
-	case ChangeAdmitted:
-		return "admitted"
-	}
-	return "unknown"
-}
-
-// Change is one thing that happened between two snapshots.
-type Change struct {
-	Kind ChangeKind
-	At   time.Time // the snapshot that showed it (Snapshot.At)
-	Path string
-	Type model.QueueType
-	// Node is the node concerned, as the newer snapshot shows it (as the
-	// older one did for a node that went away).
-	Node model.Node
-	// From is the node whose release let Node hold (acquired), "" when
-	// the Watcher did not see one.
-	From string
-	// Lease is the lease an admitted contender got (admitted).
-	Lease string
-	// Held is how long a node that went away had held; Waited how long a
-	// node that acquired or went away had waited. Zero when the start of
-	// the role is not known exactly.
-	Held, Waited time.Duration
-	Warning      model.Warning   // warning-raised, warning-cleared
-	Conn         model.Conn      // stale, fresh
-	State        model.PathState // path-appeared, path-vanished
-}
 
 // Diff tells what changed from prev to next, in a stable order: the
 // connection first, then per path (sorted) its appearance, the nodes that
@@ -137,17 +46,17 @@ type Change struct {
 // fresh say it once for every queue.
 //
 // Snapshots are immutable: Diff only reads them.
-func Diff(prev, next *model.Snapshot) []Change {
+func Diff(prev, next *model.Snapshot) []model.Change {
 	if prev == nil || next == nil {
 		return nil
 	}
 	at := next.At
-	var out []Change
+	var out []model.Change
 	switch {
 	case !prev.Stale && next.Stale:
-		out = append(out, Change{Kind: ChangeStale, At: at, Conn: next.Conn})
+		out = append(out, model.Change{Kind: model.ChangeStale, At: at, Conn: next.Conn})
 	case prev.Stale && !next.Stale:
-		out = append(out, Change{Kind: ChangeFresh, At: at, Conn: next.Conn})
+		out = append(out, model.Change{Kind: model.ChangeFresh, At: at, Conn: next.Conn})
 	}
 	lost := lostSessions(prev, next)
 	i, j := 0, 0
@@ -195,12 +104,12 @@ func exists(q *model.Queue) bool {
 
 // diffQueue appends the changes of one path; pq or nq is nil when the
 // path is not in that snapshot.
-func diffQueue(out []Change, prevAt, at time.Time, pq, nq *model.Queue, lost map[int64]bool) []Change {
+func diffQueue(out []model.Change, prevAt, at time.Time, pq, nq *model.Queue, lost map[int64]bool) []model.Change {
 	q := nq
 	if q == nil {
 		q = pq
 	}
-	base := Change{At: at, Path: q.Path, Type: q.Type}
+	base := model.Change{At: at, Path: q.Path, Type: q.Type}
 	if base.Type == model.TypeUnknown && pq != nil {
 		base.Type = pq.Type // a queue that just emptied is still what it was
 	}
@@ -216,14 +125,14 @@ func diffQueue(out []Change, prevAt, at time.Time, pq, nq *model.Queue, lost map
 
 	if pq != nil && pq.State == model.PathAbsent && exists(nq) {
 		c := base
-		c.Kind, c.State = ChangePathAppeared, nq.State
+		c.Kind, c.State = model.ChangePathAppeared, nq.State
 		out = append(out, c)
 	}
 	if firstRead && pq == nil && hasNodeAfter(nq, prevAt) {
 		// A lock parent under a root met for the first time: it appears
 		// with its first node.
 		c := base
-		c.Kind, c.State = ChangePathAppeared, nq.State
+		c.Kind, c.State = model.ChangePathAppeared, nq.State
 		out = append(out, c)
 	}
 
@@ -251,7 +160,10 @@ func diffQueue(out []Change, prevAt, at time.Time, pq, nq *model.Queue, lost map
 
 	if exists(pq) && (nq == nil || nq.State == model.PathAbsent) {
 		c := base
-		c.Kind, c.State = ChangePathVanished, model.PathAbsent
+		c.Kind, c.State, c.Unwatched = model.ChangePathVanished, model.PathAbsent, nq == nil
+		if nq == nil {
+			c.Count = pq.Nodes.Len()
+		}
 		out = append(out, c)
 	}
 	return out
@@ -271,7 +183,7 @@ func hasNodeAfter(q *model.Queue, t time.Time) bool {
 // queue left the model), next is its node list (nil when gone). A
 // semaphore contender admitted to a lease is told after the lease's own
 // changes: it leaves the admission lock once it holds the lease.
-func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *model.Queue, next model.Nodes, lost map[int64]bool) []Change {
+func diffNodes(out []model.Change, base model.Change, prevAt time.Time, pq, nq *model.Queue, next model.Nodes, lost map[int64]bool) []model.Change {
 	at := base.At
 	nextBy := make(map[string]*model.Node, next.Len())
 	for _, n := range next.All() {
@@ -281,7 +193,7 @@ func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *model.Queue,
 	for _, p := range pq.Nodes.All() {
 		prevBy[p.Key()] = p
 	}
-	var admitted []Change
+	var admitted []model.Change
 	adm := admissions{pq: pq, prevBy: prevBy, next: next}
 	// Departures, in the previous order.
 	for _, p := range pq.Nodes.All() {
@@ -301,13 +213,13 @@ func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *model.Queue,
 		c.Node = *p
 		switch {
 		case lost[p.Session]:
-			c.Kind = ChangeSessionLost
+			c.Kind = model.ChangeSessionLost
 		case wasHolder:
-			c.Kind = ChangeReleased
+			c.Kind = model.ChangeReleased
 		default:
-			c.Kind = ChangeGaveUp
+			c.Kind = model.ChangeGaveUp
 			if lease, ok := adm.leaseOf(p); ok {
-				c.Kind, c.Lease = ChangeAdmitted, lease
+				c.Kind, c.Lease = model.ChangeAdmitted, lease
 			}
 		}
 		if wasHolder {
@@ -315,7 +227,7 @@ func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *model.Queue,
 		} else {
 			c.Waited = waited(p, at)
 		}
-		if c.Kind == ChangeAdmitted {
+		if c.Kind == model.ChangeAdmitted {
 			admitted = append(admitted, c)
 			continue
 		}
@@ -331,9 +243,9 @@ func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *model.Queue,
 			continue
 		}
 		c := base
-		c.Kind, c.Node = ChangeAcquired, *n
+		c.Kind, c.Node = model.ChangeAcquired, *n
 		if h, ok := handoffTo(nq, n.Name, prevAt); ok {
-			c.From = h.From
+			c.From, c.Gap = h.From, h.Gap
 		}
 		c.Waited = waited(p, acquiredAt(n, at))
 		out = append(out, c)
@@ -351,31 +263,31 @@ func diffNodes(out []Change, base Change, prevAt time.Time, pq, nq *model.Queue,
 // appendTransient tells a waiter that took the lock and let it go
 // between two snapshots (h: its handoff): acquired, then released (or
 // session-lost).
-func appendTransient(out []Change, base Change, p *model.Node, h model.Handoff, at time.Time, lost bool) []Change {
+func appendTransient(out []model.Change, base model.Change, p *model.Node, h model.Handoff, at time.Time, lost bool) []model.Change {
 	c := base
-	c.Kind, c.Node, c.From = ChangeAcquired, *p, h.From
+	c.Kind, c.Node, c.From, c.Gap = model.ChangeAcquired, *p, h.From, h.Gap
 	c.Node.Role = lockops.RoleHolder
 	c.Waited = waited(p, h.At)
 	out = append(out, c)
 	c = base
-	c.Kind, c.Node = ChangeReleased, *p
+	c.Kind, c.Node = model.ChangeReleased, *p
 	c.Node.Role = lockops.RoleHolder
 	if lost {
-		c.Kind = ChangeSessionLost
+		c.Kind = model.ChangeSessionLost
 	}
 	c.Held = at.Sub(h.At)
 	return append(out, c)
 }
 
 // appendJoined tells a new node: joined, then acquired when it holds.
-func appendJoined(out []Change, base Change, n *model.Node, q *model.Queue) []Change {
+func appendJoined(out []model.Change, base model.Change, n *model.Node, q *model.Queue) []model.Change {
 	c := base
-	c.Kind, c.Node = ChangeJoined, *n
+	c.Kind, c.Node = model.ChangeJoined, *n
 	out = append(out, c)
 	if n.Role == lockops.RoleHolder {
-		c.Kind = ChangeAcquired
+		c.Kind = model.ChangeAcquired
 		if h, ok := handoffTo(q, n.Name, time.Time{}); ok {
-			c.From = h.From
+			c.From, c.Gap = h.From, h.Gap
 		}
 		if !n.Ctime.IsZero() && n.SinceExact && n.Since.After(n.Ctime) {
 			c.Waited = n.Since.Sub(n.Ctime)
@@ -506,7 +418,7 @@ func lostSessions(prev, next *model.Snapshot) map[int64]bool {
 // diffWarnings tells the warning codes a queue cleared, then raised.
 // A code is one incident while it stays on the queue, whatever nodes it
 // names; a queue that left the model clears its warnings.
-func diffWarnings(out []Change, base Change, pq, nq *model.Queue) []Change {
+func diffWarnings(out []model.Change, base model.Change, pq, nq *model.Queue) []model.Change {
 	var before, after []model.Warning
 	if pq != nil {
 		before = pq.Warnings
@@ -529,7 +441,7 @@ func diffWarnings(out []Change, base Change, pq, nq *model.Queue) []Change {
 		}
 		seen[w.Code] = true
 		c := base
-		c.Kind, c.Warning = ChangeWarningCleared, w
+		c.Kind, c.Warning = model.ChangeWarningCleared, w
 		out = append(out, c)
 	}
 	for _, w := range after {
@@ -538,119 +450,14 @@ func diffWarnings(out []Change, base Change, pq, nq *model.Queue) []Change {
 		}
 		seen[w.Code] = true
 		c := base
-		c.Kind, c.Warning = ChangeWarningRaised, w
+		c.Kind, c.Warning = model.ChangeWarningRaised, w
 		out = append(out, c)
 	}
 	return out
 }
 
-// JSONChange is one line of `zklock watch --json` (schema StreamSchema):
-//
-//	{
-//	  "schema": 1,                   StreamSchema
-//	  "time": "2026-11-23T03:12:07.120Z",  when the Watcher saw it (RFC
-//	                                 3339, UTC, milliseconds)
-//	  "event": "acquired",           joined | acquired | released | gave-up |
-//	                                 admitted | session-lost | warning-raised |
-//	                                 warning-cleared | stale | fresh |
-//	                                 path-appeared | path-vanished
-//	  "path": "/locks/job",          the lock parent (absent for stale/fresh)
-//	  "type": "mutex",               the queue's type, as ls --json
-//	  node events (joined ... session-lost, admitted):
-//	  "node": "_c_...-lock-0000000007",  the node's name
-//	  "seq": 7, "kind": "mutex", "recipe": "curator",  as ls --json
-//	  "parent": "/sem/x/leases",     when the node is not a child of path
-//	  "role": "holder",              its role when it happened: holder |
-//	                                 waiting (session-lost: the role it had)
-//	  "session": "0x1000a...",       its ephemeralOwner
-//	  "client": "10.0.0.7:4711",     ip:port when the servers tell
-//	  "data": "user@host pid 42",    its first bytes of data, sanitized
-//	  "from": "_c_...-0000000006",   acquired: the node whose release let
-//	                                 it hold, when the monitor saw it
-//	  "lease": "_c_...-lease-0000000009",  admitted: the lease that a
-//	                                 semaphore contender's admission-lock
-//	                                 node left for (the node is the lock's)
-//	  "held_s": 1.25,                released, session-lost: how long it held
-//	  "waited_s": 0.5,               acquired, gave-up, admitted, session-lost: how
-//	                                 long it waited (from its creation)
-//	                                 (both only when known)
-//	  warning events:
-//	  "code": "split-holders", "message": "...", "nodes": ["..."],
-//	  stale, fresh:
-//	  "state": "disconnected",       the Watcher's connection (stale, fresh)
-//	                                 or the path (present, noauth, absent)
-//	  "monitor_session": "0x..."     the Watcher's own session (stale, fresh)
-//	}
-//
-// Optional fields are left out when empty. Every string read from
-// ZooKeeper went through SanitizeString.
-type JSONChange struct {
-	Schema  int      `json:"schema"`
-	Time    string   `json:"time"`
-	Event   string   `json:"event"`
-	Path    string   `json:"path,omitempty"`
-	Type    string   `json:"type,omitempty"`
-	Node    string   `json:"node,omitempty"`
-	Seq     *int32   `json:"seq,omitempty"`
-	Kind    string   `json:"kind,omitempty"`
-	Recipe  string   `json:"recipe,omitempty"`
-	Parent  string   `json:"parent,omitempty"`
-	Role    string   `json:"role,omitempty"`
-	Session string   `json:"session,omitempty"`
-	Client  string   `json:"client,omitempty"`
-	Data    string   `json:"data,omitempty"`
-	From    string   `json:"from,omitempty"`
-	Lease   string   `json:"lease,omitempty"`
-	HeldS   *float64 `json:"held_s,omitempty"`
-	WaitedS *float64 `json:"waited_s,omitempty"`
-	Code    string   `json:"code,omitempty"`
-	Message string   `json:"message,omitempty"`
-	Nodes   []string `json:"nodes,omitempty"`
-	State   string   `json:"state,omitempty"`
-	Monitor string   `json:"monitor_session,omitempty"`
-}
-
-// ToJSON is the change as one `watch --json` object.
-func (c Change) ToJSON() JSONChange {
-	j := JSONChange{Schema: StreamSchema, Time: c.At.UTC().Format(model.RFC3339Milli), Event: c.Kind.String()}
-	switch c.Kind {
-	case ChangeStale, ChangeFresh:
-		j.State = c.Conn.State.String()
-		j.Monitor = model.SessionHex(c.Conn.SessionID)
-		return j
-	}
-	j.Path, j.Type = model.SanitizeString(c.Path, 0), c.Type.String()
-	switch c.Kind {
-	case ChangeWarningRaised, ChangeWarningCleared:
-		j.Code, j.Message = model.SanitizeString(c.Warning.Code, 0), model.SanitizeString(c.Warning.Message, 0)
-		j.Nodes = make([]string, 0, len(c.Warning.Nodes))
-		for _, n := range c.Warning.Nodes {
-			j.Nodes = append(j.Nodes, model.SanitizeString(n, 0))
-		}
-	case ChangePathAppeared, ChangePathVanished:
-		j.State = c.State.String()
-	default:
-		n := &c.Node
-		seq := n.Seq
-		j.Node, j.Seq, j.Kind, j.Recipe = model.SanitizeString(n.Name, 0), &seq, n.KindName(), n.Recipe.String()
-		j.Parent, j.Role = model.SanitizeString(n.Parent, 0), n.Role.String()
-		j.Session, j.Client, j.Data = model.SessionHex(n.Session), model.SanitizeString(n.Client, 0), n.DataText(0)
-		j.From, j.Lease = model.SanitizeString(c.From, 0), model.SanitizeString(c.Lease, 0)
-		j.HeldS, j.WaitedS = seconds(c.Held), seconds(c.Waited)
-	}
-	return j
-}
-
-// seconds is d in seconds with millisecond precision, nil for 0.
-func seconds(d time.Duration) *float64 {
-	if d <= 0 {
-		return nil
-	}
-	s := math.Round(d.Seconds()*1000) / 1000
-	return &s
-}
-
-// ChangeWriter writes changes as NDJSON, one object per line.
+// ChangeWriter writes changes as NDJSON, one object per line: each
+// change's stream rendering (model.Change.ToJSON).
 type ChangeWriter struct {
 	enc *json.Encoder
 }
@@ -663,7 +470,7 @@ func NewChangeWriter(w io.Writer) *ChangeWriter {
 }
 
 // Write writes each change as one line.
-func (cw *ChangeWriter) Write(cs []Change) error {
+func (cw *ChangeWriter) Write(cs []model.Change) error {
 	for _, c := range cs {
 		if err := cw.enc.Encode(c.ToJSON()); err != nil {
 			return fmt.Errorf("timeline: write change: %w", err)

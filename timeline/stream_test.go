@@ -41,13 +41,13 @@ func snapAt(sec int, qs ...model.Queue) *model.Snapshot {
 }
 
 // changeLine is a compact form of a change for the tables.
-func changeLine(c Change) string {
+func changeLine(c model.Change) string {
 	switch c.Kind {
-	case ChangeStale, ChangeFresh:
+	case model.ChangeStale, model.ChangeFresh:
 		return c.Kind.String()
-	case ChangeWarningRaised, ChangeWarningCleared:
+	case model.ChangeWarningRaised, model.ChangeWarningCleared:
 		return fmt.Sprintf("%s %s %s", c.Kind, c.Path, c.Warning.Code)
-	case ChangePathAppeared, ChangePathVanished:
+	case model.ChangePathAppeared, model.ChangePathVanished:
 		return fmt.Sprintf("%s %s", c.Kind, c.Path)
 	}
 	s := fmt.Sprintf("%s %s #%d 0x%x", c.Kind, c.Path, c.Node.Seq, c.Node.Session)
@@ -241,20 +241,20 @@ func TestChangeJSON(t *testing.T) {
 	n.Client = "10.0.0.7:4711"
 	at := streamT0.Add(1500 * time.Millisecond)
 	for _, tc := range []struct {
-		c    Change
+		c    model.Change
 		want string
 	}{
-		{Change{Kind: ChangeAcquired, At: at, Path: "/locks/a", Type: model.TypeMutex, Node: n, From: "x-0000000006", Waited: 1234 * time.Millisecond},
+		{model.Change{Kind: model.ChangeAcquired, At: at, Path: "/locks/a", Type: model.TypeMutex, Node: n, From: "x-0000000006", Waited: 1234 * time.Millisecond},
 			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"acquired","path":"/locks/a","type":"mutex","node":"x-\\x1b[2J-0000000007","seq":7,"kind":"mutex","recipe":"curator","role":"holder","session":"0x1000a","client":"10.0.0.7:4711","data":"evil\\x07","from":"x-0000000006","waited_s":1.234}`},
-		{Change{Kind: ChangeWarningRaised, At: at, Path: "/locks/a", Type: model.TypeRWLock, Warning: model.Warning{Code: model.WarnDeadlock, Message: "cycle", Nodes: []string{"a", "b"}}},
+		{model.Change{Kind: model.ChangeWarningRaised, At: at, Path: "/locks/a", Type: model.TypeRWLock, Warning: model.Warning{Code: model.WarnDeadlock, Message: "cycle", Nodes: []string{"a", "b"}}},
 			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"warning-raised","path":"/locks/a","type":"rwlock","code":"deadlock","message":"cycle","nodes":["a","b"]}`},
-		{Change{Kind: ChangeStale, At: at, Conn: model.Conn{State: model.StateDisconnected, SessionID: 0x2000}},
+		{model.Change{Kind: model.ChangeStale, At: at, Conn: model.Conn{State: model.StateDisconnected, SessionID: 0x2000}},
 			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"stale","state":"disconnected","monitor_session":"0x2000"}`},
-		{Change{Kind: ChangePathVanished, At: at, Path: "/locks/a", State: model.PathAbsent},
+		{model.Change{Kind: model.ChangePathVanished, At: at, Path: "/locks/a", State: model.PathAbsent},
 			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"path-vanished","path":"/locks/a","type":"unknown","state":"absent"}`},
 	} {
 		var b bytes.Buffer
-		if err := NewChangeWriter(&b).Write([]Change{tc.c}); err != nil {
+		if err := NewChangeWriter(&b).Write([]model.Change{tc.c}); err != nil {
 			t.Fatal(err)
 		}
 		if got := strings.TrimSuffix(b.String(), "\n"); got != tc.want {

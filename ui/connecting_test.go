@@ -103,7 +103,7 @@ func TestConnectedStartsFeeds(t *testing.T) {
 	}
 	fb := &fakeBackend{}
 	updates := make(chan model.Update, 1)
-	updates <- model.Update{Snapshot: fleet(), Events: events()}
+	updates <- model.Update{Snapshot: fleet(), Changes: changes()}
 	next, cmd := m.Update(connectedMsg{Connected{Backend: fb, Updates: updates}})
 	m = next.(Model)
 	for _, msg := range runCmd(cmd) {

@@ -198,7 +198,7 @@ func TestNarrationFollowsTheSelectedLock(t *testing.T) {
 	job := curatorName("77e1a0c2-9b8d-4e7f-a6b5-c4d3e2f1a0b9", 42)
 	other := curatorName("1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", 10)
 	deleted := func(path, node string) updateMsg {
-		return updateMsg{model.Update{Events: []model.Event{{At: t0, Kind: model.EventDeleted, Path: path, Node: node}}}}
+		return updateMsg{model.Update{Changes: []model.Change{{At: t0, Kind: model.ChangeReleased, Path: path, Node: model.Node{Name: node}}}}}
 	}
 	// The first step on the selected lock takes over from the fixture's.
 	m = step(m, deleted("/locks/job-a", job))

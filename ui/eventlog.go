@@ -31,7 +31,7 @@ const (
 type logEntry struct {
 	at   time.Time
 	kind logKind
-	ev   model.EventKind
+	ev   model.ChangeKind
 	path string // sanitized
 	text string // sanitized
 }
@@ -95,8 +95,10 @@ func (l *eventLog) add(e logEntry) {
 	}
 }
 
-func (l *eventLog) addEvent(e model.Event) {
-	l.add(logEntry{at: e.At, kind: logZK, ev: e.Kind, path: clean(e.Path, 0), text: nodeRefs(clean(e.Text, 0))})
+// addChange logs a change of the model in the console's words
+// (model.Change.Text).
+func (l *eventLog) addChange(c model.Change) {
+	l.add(logEntry{at: c.At, kind: logZK, ev: c.Kind, path: clean(c.Path, 0), text: nodeRefs(clean(c.Text(), 0))})
 }
 
 // nodeRefs names the lock nodes in an event's text by sequence number, as
@@ -165,19 +167,20 @@ func (l *eventLog) label(st *themes.Styles, e *logEntry) (string, lipgloss.Style
 	case logDemo:
 		return "demo", st.Key
 	}
-	switch e.ev {
-	case model.EventHandoff:
-		return "handoff", st.Holder
-	case model.EventCreated:
-		return "created", st.Waiter
-	case model.EventDeleted:
-		return "deleted", st.Muted
-	case model.EventConn:
-		return "conn", st.Warning
-	case model.EventWarning:
-		return "warning", st.Danger
-	case model.EventPath:
-		return "path", st.Title
+	word := e.ev.LogWord()
+	switch word {
+	case "handoff":
+		return word, st.Holder
+	case "created":
+		return word, st.Waiter
+	case "deleted":
+		return word, st.Muted
+	case "conn":
+		return word, st.Warning
+	case "warning":
+		return word, st.Danger
+	case "path":
+		return word, st.Title
 	}
-	return "info", st.Text
+	return word, st.Text
 }

@@ -157,12 +157,14 @@ func fleet() *model.Snapshot {
 	}
 }
 
-func events() []model.Event {
-	return []model.Event{
-		{At: ago(3 * time.Minute), Kind: model.EventCreated, Path: "/locks/shared-ledger", Node: curatorName("1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", 10), Text: "#10 curator, session 0x40000d3f060001"},
-		{At: ago(2*time.Minute + 13*time.Second), Kind: model.EventHandoff, Path: "/locks/job-a", Node: curatorName("3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b", 41), Text: "#40 -> #41 in 4ms"},
-		{At: ago(40 * time.Second), Kind: model.EventWarning, Path: "/locks/shared-ledger", Text: "split-holders: #10 (curator) and #12 (kazoo)"},
-		{At: ago(9 * time.Second), Kind: model.EventCreated, Path: "/locks/job-a", Node: curatorName("c9d8e7f6-a5b4-4c3d-8e2f-1a0b9c8d7e6f", 44), Text: "#44 curator, session 0x10000a3f2c0099 (you)"},
+// changes are the log's changes in the goldens: lines as a recording made
+// before changes were typed says them (Said), and a warning raised.
+func changes() []model.Change {
+	return []model.Change{
+		{At: ago(3 * time.Minute), Kind: model.ChangeJoined, Path: "/locks/shared-ledger", Node: model.Node{Name: curatorName("1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", 10)}, Said: "#10 curator, session 0x40000d3f060001"},
+		{At: ago(2*time.Minute + 13*time.Second), Kind: model.ChangeAcquired, Path: "/locks/job-a", Node: model.Node{Name: curatorName("3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b", 41)}, Said: "#40 -> #41 in 4ms"},
+		{At: ago(40 * time.Second), Kind: model.ChangeWarningRaised, Path: "/locks/shared-ledger", Warning: model.Warning{Code: model.WarnSplitHolders, Message: "#10 (curator) and #12 (kazoo)"}},
+		{At: ago(9 * time.Second), Kind: model.ChangeJoined, Path: "/locks/job-a", Node: model.Node{Name: curatorName("c9d8e7f6-a5b4-4c3d-8e2f-1a0b9c8d7e6f", 44)}, Said: "#44 curator, session 0x10000a3f2c0099 (you)"},
 	}
 }
 
@@ -223,6 +225,6 @@ func newTest(theme string, w, h int, opts ...func(*Options)) Model {
 	}
 	m := New(o)
 	m = step(m, sizeMsg(w, h))
-	m = step(m, updateMsg{model.Update{Snapshot: fleet(), Events: events()}})
+	m = step(m, updateMsg{model.Update{Snapshot: fleet(), Changes: changes()}})
 	return m
 }

@@ -35,7 +35,7 @@ type KeyMap struct {
 	Pause, Step, Kill, Split key.Binding
 
 	Narrate key.Binding
-	// Record starts or stops a recording (Options.Recording).
+	// Record starts or stops a recording (Options.Recorder).
 	Record key.Binding
 	Help   key.Binding
 	Quit   key.Binding

@@ -332,10 +332,10 @@ func TestMouseWheelScrollsFocusedPane(t *testing.T) {
 func TestPumpsCoalesce(t *testing.T) {
 	ch := make(chan model.Update, 4)
 	s1, s2 := fleet(), fleet()
-	ch <- model.Update{Snapshot: s1, Events: []model.Event{{Text: "a"}}}
-	ch <- model.Update{Snapshot: s2, Events: []model.Event{{Text: "b"}}, Dropped: 2}
+	ch <- model.Update{Snapshot: s1, Changes: []model.Change{{Kind: model.ChangeInfo, Note: "a"}}}
+	ch <- model.Update{Snapshot: s2, Changes: []model.Change{{Kind: model.ChangeInfo, Note: "b"}}, Dropped: 2}
 	msg := waitUpdate(ch)().(updateMsg)
-	if msg.Snapshot != s2 || len(msg.Events) != 2 || msg.Events[1].Text != "b" || msg.Dropped != 2 {
+	if msg.Snapshot != s2 || len(msg.Changes) != 2 || msg.Changes[1].Text() != "b" || msg.Dropped != 2 {
 		t.Fatalf("coalesced update: %+v", msg.Update)
 	}
 	close(ch)
@@ -377,7 +377,7 @@ func TestNarration(t *testing.T) {
 	}
 
 	// A handoff says what the console saw, not a listing it cannot see.
-	ev := model.Event{Kind: model.EventHandoff, Path: "/locks/job-a", Node: "_c_0f8fad5b-d9cb-469f-a165-70867728950e-lock-0000000044"}
+	ev := model.Change{Kind: model.ChangeAcquired, Path: "/locks/job-a", Node: model.Node{Name: "_c_0f8fad5b-d9cb-469f-a165-70867728950e-lock-0000000044"}}
 	want = "#44 was notified: no node it must wait for is left in /locks/job-a, so it holds the lock (the recipe re-checks by listing the children again)."
 	if got := narrate(ev, nil, nil); got != want {
 		t.Errorf("handoff narration %q, want %q", got, want)
@@ -406,7 +406,7 @@ func TestHerdMarked(t *testing.T) {
 func TestEventLogScroll(t *testing.T) {
 	m := newTest("dark", 120, 24)
 	for i := range 20 {
-		m = step(m, updateMsg{model.Update{Events: []model.Event{{At: t0, Kind: model.EventInfo, Text: fmt.Sprintf("event-%02d", i)}}}})
+		m = step(m, updateMsg{model.Update{Changes: []model.Change{{At: t0, Kind: model.ChangeInfo, Note: fmt.Sprintf("event-%02d", i)}}}})
 	}
 	m, _ = press(m, "tab", "tab") // focus the log
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "event-19") {

@@ -130,7 +130,7 @@ func (m *Model) resetKeys() {
 	if m.opts.Demo == nil {
 		m.keys = m.keys.withoutDemo()
 	}
-	if m.opts.Recording == nil {
+	if m.opts.Recorder == nil {
 		m.keys.Record.SetEnabled(false)
 	}
 }
@@ -240,7 +240,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Help):
 		m.dialog = &helpDialog{groups: helpGroups(m.modeKeys(), m.opts.Replay != nil)}
 	case key.Matches(msg, k.Record):
-		return m, toggleRecording(m.opts.Recording, m.recording)
+		return m, toggleRecording(m.opts.Recorder, m.recording)
 	case key.Matches(msg, k.Focus):
 		step := focusArea(1)
 		if msg.String() == "shift+tab" {
@@ -446,13 +446,13 @@ func (m *Model) applyUpdate(u model.Update) {
 	if u.Snapshot != nil {
 		m.snap, m.zxid = u.Snapshot, newestCzxid(u.Snapshot)
 	}
-	for _, e := range u.Events {
-		m.log.addEvent(e)
+	for _, e := range u.Changes {
+		m.log.addChange(e)
 	}
 	if u.Dropped > 0 {
 		m.log.add(logEntry{at: m.now, kind: logFailed, text: fmt.Sprintf("%d events dropped: the console fell behind", u.Dropped)})
 	}
-	m.narration.follow(u.Events, before, m.snap, m.list.selected)
+	m.narration.follow(u.Changes, before, m.snap, m.list.selected)
 	if d, ok := m.dialog.(*detailsDialog); ok {
 		d.follow(m.snap, m.now)
 	}
@@ -467,7 +467,7 @@ func (m *Model) applyConnected(c Connected) tea.Cmd {
 	if c.Err != nil {
 		return tea.Quit
 	}
-	m.opts.Backend, m.opts.Updates, m.opts.Own, m.opts.Recording = c.Backend, c.Updates, c.Own, c.Recording
+	m.opts.Backend, m.opts.Updates, m.opts.Own, m.opts.Recorder = c.Backend, c.Updates, c.Own, c.Recorder
 	m.resetKeys()
 	m.rebuild()
 	return tea.Batch(waitUpdate(c.Updates), waitOwn(c.Own))

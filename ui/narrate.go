@@ -24,7 +24,7 @@ type narration struct {
 // wins; a step elsewhere is told only while the narration is not yet
 // about it, so that a room watching one queue is not told about another
 // one mid-sentence. Only the step told is worked out.
-func (n *narration) follow(events []model.Event, before, after *model.Snapshot, selected string) {
+func (n *narration) follow(events []model.Change, before, after *model.Snapshot, selected string) {
 	for _, only := range []bool{true, false} {
 		if !only && n.text != "" && n.path == selected {
 			return
@@ -55,12 +55,12 @@ func (n narration) View(st *themes.Styles, paused bool, w int) []string {
 // on the predecessor, predecessor deleted, successor notified, re-check,
 // holds. before is the snapshot the event happened after, after the one
 // that shows its result. "" when the event is not a recipe step.
-func narrate(ev model.Event, before, after *model.Snapshot) string {
+func narrate(ev model.Change, before, after *model.Snapshot) string {
 	path := cleanLeft(ev.Path, 40)
-	me := nodeRef(ev.Node)
-	switch ev.Kind {
-	case model.EventCreated:
-		n := findNode(after, ev.Path, ev.Node)
+	me := nodeRef(ev.Node.Name)
+	switch {
+	case ev.Kind == model.ChangeJoined:
+		n := findNode(after, ev.Path, ev.Node.Name)
 		switch {
 		case n == nil:
 			return me + " created its ephemeral sequential node under " + path + "."
@@ -72,11 +72,11 @@ func narrate(ev model.Event, before, after *model.Snapshot) string {
 				": it is not the lowest, so it sets a watch on " + nodeRef(n.Watches) + " and waits."
 		}
 		return me + " created its node under " + path + " and waits."
-	case model.EventDeleted:
+	case ev.Kind.Departure():
 		var watchers []string
 		if q := before.Queue(ev.Path); q != nil {
 			for _, n := range q.Nodes.All() {
-				if n.Watches == ev.Node {
+				if n.Watches == ev.Node.Name {
 					watchers = append(watchers, nodeRef(n.Name))
 				}
 			}
@@ -86,7 +86,7 @@ func narrate(ev model.Event, before, after *model.Snapshot) string {
 			return s + "; nobody was watching it."
 		}
 		return s + ": ZooKeeper notifies its watcher " + strings.Join(watchers, ", ") + "."
-	case model.EventHandoff:
+	case ev.Kind == model.ChangeAcquired:
 		// The console sees the deletion and the new holder, not the
 		// holder's reads: a classic client lists the children again here,
 		// zklock's lock core may already know the deleted node was the last

@@ -88,12 +88,12 @@ type Options struct {
 	ReadOnly bool // no take, release, revoke or force: keys and help hide them
 	Backend  Backend
 	Updates  <-chan model.Update // snapshots and events from zkview
-	// Recording starts and stops a recording of what the console shows
+	// Recorder starts and stops a recording of what the console shows
 	// (zklock record's file, for zklock replay) from a key; nil: no key.
-	Recording Recording
-	Own       <-chan OwnLock // the operator's own locks, from the lock core
-	Paths     []string       // watched lock parents, listed before the first snapshot
-	Title     string         // header title; "zklock" when empty
+	Recorder Recorder
+	Own      <-chan OwnLock // the operator's own locks, from the lock core
+	Paths    []string       // watched lock parents, listed before the first snapshot
+	Title    string         // header title; "zklock" when empty
 	// Demo, when not nil, adds the presenter's keys (the demo).
 	Demo Demo
 	// Narration starts with the narration line shown (the demo).
@@ -108,7 +108,7 @@ type Options struct {
 	// Connect, when not nil, starts the console before its session is
 	// open: header and status bar say "connecting to" Servers and for how
 	// long, until one Connected arrives on it. Its feeds then replace
-	// Backend, Updates, Own and Recording. Its Err ends the console at
+	// Backend, Updates, Own and Recorder. Its Err ends the console at
 	// once, Run returning without it: the caller, which made the error,
 	// reports it once the terminal is restored.
 	Connect <-chan Connected
@@ -130,11 +130,11 @@ type Options struct {
 // Connected is the outcome of opening the session (Options.Connect): the
 // live console's feeds, or why there are none.
 type Connected struct {
-	Backend   Backend // nil: read-only
-	Updates   <-chan model.Update
-	Own       <-chan OwnLock
-	Recording Recording // nil: no recording key
-	Err       error
+	Backend  Backend // nil: read-only
+	Updates  <-chan model.Update
+	Own      <-chan OwnLock
+	Recorder Recorder // nil: no recording key
+	Err      error
 }
 
 // OwnFromProgress turns the lock core's report on the lock at p into
@@ -159,10 +159,10 @@ func OwnFromProgress(p string, pr lockops.Progress) OwnLock {
 	return o
 }
 
-// Recording is the console's recorder: the command layer tees the live
+// Recorder records what the console shows: the command layer tees the live
 // model's updates into a file while one runs. Both calls may do I/O: the
 // console runs them in commands.
-type Recording interface {
+type Recorder interface {
 	// Start begins a recording and names its file.
 	Start() (file string, err error)
 	// Stop ends it and says how many updates it holds.

@@ -88,10 +88,10 @@ func TestOwnStepsLoggedInOrder(t *testing.T) {
 	at := t0.Add(1500 * time.Millisecond)
 	// zkview saw the node a little before the lock core's report came;
 	// the console's clock still says t0 (it ticks once a second).
-	m = step(m, updateMsg{model.Update{Events: []model.Event{{At: t0.Add(time.Second), Kind: model.EventCreated, Path: "/locks/job-a", Text: "#45 created"}}}})
+	m = step(m, updateMsg{model.Update{Changes: []model.Change{{At: t0.Add(time.Second), Kind: model.ChangeJoined, Path: "/locks/job-a", Said: "#45 created"}}}})
 	m = step(m, ownMsg{[]OwnLock{{Path: "/locks/job-a", Node: curatorName("c9d8e7f6-a5b4-4c3d-8e2f-1a0b9c8d7e6f", 45), State: OwnQueued, Position: 5, Since: at}}})
 	m = step(m, actionMsg{verb: "take", path: "/locks/job-a", at: at.Add(100 * time.Millisecond)})
-	m = step(m, updateMsg{model.Update{Events: []model.Event{{At: t0.Add(1200 * time.Millisecond), Kind: model.EventInfo, Path: "/locks/job-a", Text: "late zkview event"}}}})
+	m = step(m, updateMsg{model.Update{Changes: []model.Change{{At: t0.Add(1200 * time.Millisecond), Kind: model.ChangeInfo, Path: "/locks/job-a", Note: "late zkview event"}}}})
 	var last time.Time
 	var texts []string
 	for i := range len(m.log.ring) {

@@ -6,7 +6,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// recordMsg is the answer of Options.Recording to the record key.
+// recordMsg is the answer of Options.Recorder to the record key.
 type recordMsg struct {
 	started bool   // Start answered (else Stop)
 	file    string // Start's file
@@ -16,7 +16,7 @@ type recordMsg struct {
 
 // toggleRecording starts a recording, or stops the one running to the
 // file running ("" for none); the recorder's I/O runs in a command.
-func toggleRecording(rec Recording, running string) tea.Cmd {
+func toggleRecording(rec Recorder, running string) tea.Cmd {
 	if rec == nil {
 		return nil
 	}

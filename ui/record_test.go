@@ -8,24 +8,24 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-type fakeRecording struct {
+type fakeRecorder struct {
 	starts, stops int
 	startErr      error
 }
 
-func (f *fakeRecording) Start() (string, error) {
+func (f *fakeRecorder) Start() (string, error) {
 	f.starts++
 	return "zklock-20261125-031204.zkrec", f.startErr
 }
 
-func (f *fakeRecording) Stop() (int, error) { f.stops++; return 42, nil }
+func (f *fakeRecorder) Stop() (int, error) { f.stops++; return 42, nil }
 
 // TestRecordKey: ctrl+r starts a recording, which the status bar shows
 // first for as long as it runs; ctrl+r again stops it and says how many
 // updates it holds. Without a recorder (replay, tests) the key does nothing.
 func TestRecordKey(t *testing.T) {
-	fr := &fakeRecording{}
-	m := newTest("dark", 160, 48, func(o *Options) { o.Recording = fr })
+	fr := &fakeRecorder{}
+	m := newTest("dark", 160, 48, func(o *Options) { o.Recorder = fr })
 	m, cmd := press(m, "ctrl+r")
 	if cmd == nil {
 		t.Fatal("ctrl+r ran nothing")
@@ -43,8 +43,8 @@ func TestRecordKey(t *testing.T) {
 	}
 
 	// A failed start says why and shows no recording.
-	fr = &fakeRecording{startErr: errors.New("read-only file system")}
-	m = newTest("dark", 160, 48, func(o *Options) { o.Recording = fr })
+	fr = &fakeRecorder{startErr: errors.New("read-only file system")}
+	m = newTest("dark", 160, 48, func(o *Options) { o.Recorder = fr })
 	m, cmd = press(m, "ctrl+r")
 	m = step(m, cmd())
 	if status := statusLine(ansi.Strip(m.View())); strings.Contains(status, "● REC") || !strings.Contains(status, "read-only file system") {

@@ -43,9 +43,9 @@ func incident() (timeline.RecordingHeader, []model.Update) {
 	s2.Queues = append(append([]model.Queue(nil), s1.Queues...), kazooSlots())
 	s2.Queues[len(s2.Queues)-1].Path = "/locks/slots"
 	return h, []model.Update{
-		{Snapshot: s0, Events: events()},
-		{Snapshot: s1, Events: []model.Event{{At: s1.At, Kind: model.EventHandoff, Path: "/locks/job-a", Text: "#41 gone → #42 holds"}}},
-		{Snapshot: &s2, Events: []model.Event{{At: s2.At, Kind: model.EventPath, Path: "/locks/slots", Text: "/locks/slots: kazoo semaphore"}}},
+		{Snapshot: s0, Changes: changes()},
+		{Snapshot: s1, Changes: []model.Change{{At: s1.At, Kind: model.ChangeAcquired, Path: "/locks/job-a", Said: "#41 gone → #42 holds"}}},
+		{Snapshot: &s2, Changes: []model.Change{{At: s2.At, Kind: model.ChangePathFound, Path: "/locks/slots", Said: "/locks/slots: kazoo semaphore"}}},
 	}
 }
 

@@ -161,7 +161,7 @@ func TestReplayRuns(t *testing.T) {
 		if i%2 == 1 {
 			s.Queues = s.Queues[1:]
 		}
-		if err := r.Record(model.Update{Snapshot: &s, Events: events()}); err != nil {
+		if err := r.Record(model.Update{Snapshot: &s, Changes: changes()}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -188,8 +188,8 @@ func TestReplayRuns(t *testing.T) {
 					started = true
 					typeKeys(w, "+")
 				}
-				for _, e := range msg.Events {
-					if strings.Contains(e.Text, "the end of the recording") && !ended {
+				for _, e := range msg.Changes {
+					if strings.Contains(e.Text(), "the end of the recording") && !ended {
 						ended = true
 						typeKeys(w, "q")
 					}

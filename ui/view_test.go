@@ -103,7 +103,7 @@ var scenarios = []struct {
 	{"stale", func(m Model) Model {
 		s := *fleet()
 		s.Conn.State, s.Conn.Since, s.Stale = model.StateDisconnected, ago(14*time.Second), true
-		m = step(m, updateMsg{model.Update{Snapshot: &s, Events: []model.Event{{At: ago(14 * time.Second), Kind: model.EventConn, Text: "disconnected from zk1.prod:2181"}}}})
+		m = step(m, updateMsg{model.Update{Snapshot: &s, Changes: []model.Change{{At: ago(14 * time.Second), Kind: model.ChangeConn, Said: "disconnected from zk1.prod:2181"}}}})
 		m = step(m, ownMsg{[]OwnLock{{Path: "/locks/job-a", Node: curatorName("3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b", 41), State: OwnLost, Since: ago(time.Minute), Err: "session expired"}}})
 		return selectPath(m, "/locks/job-a")
 	}},
@@ -260,7 +260,7 @@ func TestHostileNamesAndData(t *testing.T) {
 	snap.Conn.Context = evil
 	snap.Conn.Ensemble = []string{evil}
 	m := newTest("dark", 160, 48, func(o *Options) { o.Title = evil })
-	m = step(m, updateMsg{model.Update{Snapshot: snap, Events: []model.Event{{At: t0, Kind: model.EventInfo, Path: q.Path, Node: evil, Text: evil}}}})
+	m = step(m, updateMsg{model.Update{Snapshot: snap, Changes: []model.Change{{At: t0, Kind: model.ChangeInfo, Path: q.Path, Node: model.Node{Name: evil}, Note: evil}}}})
 	m = step(m, ownMsg{[]OwnLock{{Path: q.Path, Node: evil, State: OwnLost, Err: evil}}})
 	m = step(m, actionMsg{verb: "take", path: q.Path, err: fmt.Errorf("zk: %s", evil)})
 	m = selectPath(m, q.Path)

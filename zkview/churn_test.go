@@ -184,7 +184,7 @@ func churn(t *testing.T, churnFor time.Duration, childWatches bool) {
 	shown := map[string]bool{}
 	handoffs := 0
 	for i, u := range updates {
-		handoffs += countKind(u.Events, model.EventHandoff)
+		handoffs += countKind(u.Changes, model.ChangeAcquired)
 		q := queueOf(u.Snapshot, p)
 		if q == nil {
 			continue
@@ -246,7 +246,7 @@ func sameNodes(t *testing.T, got, want *model.Queue) {
 	}
 }
 
-func countKind(evs []model.Event, k model.EventKind) int {
+func countKind(evs []model.Change, k model.ChangeKind) int {
 	n := 0
 	for _, e := range evs {
 		if e.Kind == k {
@@ -315,10 +315,10 @@ func TestSlowConsumer(t *testing.T) {
 			t.Fatalf("second update read late is still not the newest: %v", names(queueOf(u.Snapshot, p)))
 		}
 	}
-	if len(first.Events) > model.MaxPendingEvents || dropped == 0 {
-		t.Errorf("%d events, %d dropped: want at most %d and some dropped", len(first.Events), dropped, model.MaxPendingEvents)
+	if len(first.Changes) > model.MaxPendingChanges || dropped == 0 {
+		t.Errorf("%d events, %d dropped: want at most %d and some dropped", len(first.Changes), dropped, model.MaxPendingChanges)
 	}
-	if ev := first.Events[len(first.Events)-1]; ev.At.Before(first.Events[0].At) {
+	if ev := first.Changes[len(first.Changes)-1]; ev.At.Before(first.Changes[0].At) {
 		t.Errorf("events out of order")
 	}
 }

@@ -78,12 +78,11 @@ func (g *cycleTimers) eventsLocked(w *Watcher, old, cur []model.Deadlock, now ti
 		if prev, ok := had[key(d)]; (ok && prev == d.State) || d.State == model.CycleSelfWait {
 			continue
 		}
-		w.emitLocked(model.Event{At: now, Kind: model.EventWarning, Path: d.Paths[0], Node: d.Waits[0].Node, Text: sessions.DeadlockText(d, now)})
+		w.emitLocked(model.Change{At: now, Kind: model.ChangeCycle, Path: d.Paths[0], Node: model.Node{Name: d.Waits[0].Node}, Cycle: d})
 	}
 	for _, d := range old {
 		if !has[key(d)] && d.State != model.CycleSelfWait {
-			w.emitLocked(model.Event{At: now, Kind: model.EventWarning, Path: d.Paths[0],
-				Text: "cross-lock cycle cleared: " + sessions.CycleText(d.Sessions)})
+			w.emitLocked(model.Change{At: now, Kind: model.ChangeCycleCleared, Path: d.Paths[0], Cycle: d})
 		}
 	}
 }

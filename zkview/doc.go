@@ -4,7 +4,7 @@
 // merges listings and changes into each queue's state through lockops'
 // ordering function (never a copy of it), asks the servers' four-letter
 // words who each session is and which watches really exist, and
-// publishes immutable model.Snapshots with typed model.Events.
+// publishes immutable model.Snapshots with the model.Changes it saw.
 //
 // The packages around it, and why the cut is there (imports point one
 // way, left to right):
@@ -35,9 +35,9 @@
 // # API
 //
 //   - Watch(ctx, session, Config) starts a Watcher: Updates() delivers
-//     the newest Snapshot with the Events since the previous Update
+//     the newest Snapshot with the Changes since the previous Update
 //     (never a backlog: a slow consumer gets one merged Update, the
-//     oldest events dropped and counted), Snapshot() reads the model now,
+//     oldest changes dropped and counted), Snapshot() reads the model now,
 //     Refresh() polls the servers now, Close() stops and closes Updates.
 //   - Load(ctx, session, Config) reads one Snapshot without setting any
 //     watch (`zklock ls`), with one server poll when Config.ServerView.

@@ -35,7 +35,7 @@ func freshEquals(t testing.TB, c *zk.Conn, s *model.Snapshot, p string) bool {
 
 func hasConnEvent(w *testWatcher, text string) bool {
 	for _, ev := range w.events() {
-		if ev.Kind == model.EventConn && strings.Contains(ev.Text, text) {
+		if ev.Kind == model.ChangeConn && strings.Contains(ev.Text(), text) {
 			return true
 		}
 	}

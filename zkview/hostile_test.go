@@ -78,7 +78,7 @@ func lsJSON(t *testing.T, snap *model.Snapshot) []model.JSONPath {
 func checkEvents(t *testing.T, w *testWatcher) {
 	t.Helper()
 	for _, ev := range w.events() {
-		if what, bad := unsafeRune(ev.Text, false); bad {
+		if what, bad := unsafeRune(ev.Text(), false); bad {
 			t.Errorf("event %s text: %s", ev.Kind, what)
 		}
 	}

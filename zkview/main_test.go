@@ -121,12 +121,12 @@ func watch(t testing.TB, s *lockops.Session, cfg Config) *testWatcher {
 }
 
 // events returns every event received so far.
-func (tw *testWatcher) events() []model.Event {
+func (tw *testWatcher) events() []model.Change {
 	tw.mu.Lock()
 	defer tw.mu.Unlock()
-	var evs []model.Event
+	var evs []model.Change
 	for _, u := range tw.updates {
-		evs = append(evs, u.Events...)
+		evs = append(evs, u.Changes...)
 	}
 	return evs
 }

@@ -89,8 +89,8 @@ func alive(t *testing.T, w *testWatcher, when string) {
 func connEventsSince(w *testWatcher, at time.Time) []string {
 	var out []string
 	for _, ev := range w.events() {
-		if ev.Kind == model.EventConn && !ev.At.Before(at) {
-			out = append(out, ev.Text)
+		if ev.Kind == model.ChangeConn && !ev.At.Before(at) {
+			out = append(out, ev.Text())
 		}
 	}
 	return out
@@ -284,7 +284,7 @@ func TestMonitorSessionExpired(t *testing.T) {
 		if n.Name == made[2] && string(n.Data) != "changed in the gap" {
 			var evs []string
 			for _, ev := range w.events() {
-				evs = append(evs, ev.At.Format("15:04:05.000")+" "+ev.Kind.String()+" "+ev.Text)
+				evs = append(evs, ev.At.Format("15:04:05.000")+" "+ev.Kind.String()+" "+ev.Text())
 			}
 			t.Errorf("%s data %q (version %d, mtime %s): not read again after the expiry; events:\n%s",
 				n.Name, n.Data, n.Version, n.Mtime.Format("15:04:05.000"), strings.Join(evs, "\n"))
@@ -374,7 +374,7 @@ func TestHolderExpiryHandoff(t *testing.T) {
 	}
 	eventually(t, 5*time.Second, "handoff event", func() bool {
 		for _, ev := range w.events() {
-			if ev.Kind == model.EventHandoff && ev.Node == wnode {
+			if ev.Kind == model.ChangeAcquired && ev.Node.Name == wnode {
 				return true
 			}
 		}

@@ -353,7 +353,7 @@ func checkUpdates(t *testing.T, name string, d *oracleDriver, updates []model.Up
 	t.Helper()
 	var problems []string
 	told := map[string]bool{} // nodes whose acquisition the stream told
-	counts := map[timeline.ChangeKind]int{}
+	counts := map[model.ChangeKind]int{}
 	for i := 1; i < len(updates); i++ {
 		prev, next := updates[i-1].Snapshot, updates[i].Snapshot
 		changes := timeline.Diff(prev, next)
@@ -363,7 +363,7 @@ func checkUpdates(t *testing.T, name string, d *oracleDriver, updates []model.Up
 		for _, p := range checkStep(prev, next, changes, d, told) {
 			problems = append(problems, fmt.Sprintf("update %d: %s", i, p))
 		}
-		for _, p := range checkEventOrder(updates[i].Events) {
+		for _, p := range checkEventOrder(updates[i].Changes) {
 			problems = append(problems, fmt.Sprintf("update %d: %s", i, p))
 		}
 	}
@@ -374,7 +374,7 @@ func checkUpdates(t *testing.T, name string, d *oracleDriver, updates []model.Up
 	}
 	t.Logf("%s: %d updates; changes %v", name, len(updates), counts)
 	// The churn must have shown every kind the oracle judges.
-	for _, k := range []timeline.ChangeKind{timeline.ChangeJoined, timeline.ChangeAcquired, timeline.ChangeReleased, timeline.ChangeGaveUp, timeline.ChangeAdmitted} {
+	for _, k := range []model.ChangeKind{model.ChangeJoined, model.ChangeAcquired, model.ChangeReleased, model.ChangeGaveUp, model.ChangeAdmitted} {
 		if counts[k] == 0 {
 			problems = append(problems, fmt.Sprintf("no %s change in the whole churn", k))
 		}

@@ -14,7 +14,6 @@ import (
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sessions"
 	"github.com/zklock/zklock/third_party/zk"
-	"github.com/zklock/zklock/timeline"
 
 	"github.com/zklock/zklock/lockops"
 )
@@ -36,8 +35,8 @@ func oracleNodes(s *model.Snapshot) (map[string]*model.Node, map[string]*model.Q
 	return nodes, queues
 }
 
-func departure(k timeline.ChangeKind) bool {
-	return k == timeline.ChangeReleased || k == timeline.ChangeGaveUp || k == timeline.ChangeAdmitted || k == timeline.ChangeSessionLost
+func departure(k model.ChangeKind) bool {
+	return k == model.ChangeReleased || k == model.ChangeGaveUp || k == model.ChangeAdmitted || k == model.ChangeSessionLost
 }
 
 // oracleStep is one step of the stream being judged.
@@ -45,7 +44,7 @@ type oracleStep struct {
 	prev, next         *model.Snapshot
 	prevNodes, nextBy  map[string]*model.Node
 	prevQs, nextQs     map[string]*model.Queue
-	changes            []timeline.Change
+	changes            []model.Change
 	d                  *oracleDriver
 	told               map[string]bool
 	departs, joins     map[string]int
@@ -61,7 +60,7 @@ type oracleStep struct {
 // must say how long they held (unless the node could not be read: a
 // lease gone before its Get is not told at all, one whose Get failed
 // otherwise is shown unread).
-func checkStep(prev, next *model.Snapshot, changes []timeline.Change, d *oracleDriver, told map[string]bool) []string {
+func checkStep(prev, next *model.Snapshot, changes []model.Change, d *oracleDriver, told map[string]bool) []string {
 	st := &oracleStep{prev: prev, next: next, changes: changes, d: d, told: told,
 		departs: map[string]int{}, joins: map[string]int{}, acquires: map[string]int{}, acquiredStillThere: map[string]bool{}}
 	st.prevNodes, st.prevQs = oracleNodes(prev)
@@ -81,20 +80,20 @@ func checkStep(prev, next *model.Snapshot, changes []timeline.Change, d *oracleD
 }
 
 // judge is one change's problem, "" when none.
-func (st *oracleStep) judge(i int, c timeline.Change, k string) string {
+func (st *oracleStep) judge(i int, c model.Change, k string) string {
 	p, n := st.prevNodes[k], st.nextBy[k]
 	holder := lockops.RoleHolder
 	switch c.Kind {
-	case timeline.ChangeJoined:
+	case model.ChangeJoined:
 		st.joins[k]++
 		if p != nil || n == nil {
 			return "not a node that appeared"
 		}
-	case timeline.ChangeAcquired:
+	case model.ChangeAcquired:
 		st.acquires[k]++
 		st.told[k] = true
 		transient := p != nil && n == nil && i+1 < len(st.changes) &&
-			(st.changes[i+1].Kind == timeline.ChangeReleased || st.changes[i+1].Kind == timeline.ChangeSessionLost) &&
+			(st.changes[i+1].Kind == model.ChangeReleased || st.changes[i+1].Kind == model.ChangeSessionLost) &&
 			st.changes[i+1].Node.Key() == c.Node.Key()
 		switch {
 		case transient:
@@ -110,24 +109,24 @@ func (st *oracleStep) judge(i int, c timeline.Change, k string) string {
 			return ""
 		}
 		st.departs[k]++
-		if st.acquiredStillThere[c.Path] && c.Kind != timeline.ChangeAdmitted {
+		if st.acquiredStillThere[c.Path] && c.Kind != model.ChangeAdmitted {
 			return "told after an acquisition on its path: a departure comes before what it lets happen"
 		}
 		if p == nil || n != nil {
 			return "not a node that left"
 		}
-		transient := i > 0 && st.changes[i-1].Kind == timeline.ChangeAcquired && st.changes[i-1].Node.Key() == c.Node.Key()
+		transient := i > 0 && st.changes[i-1].Kind == model.ChangeAcquired && st.changes[i-1].Node.Key() == c.Node.Key()
 		return st.judgeDeparture(c, k, p, transient)
 	}
 	return ""
 }
 
 // judgeDeparture judges a node that left: how, and for how long it held.
-func (st *oracleStep) judgeDeparture(c timeline.Change, k string, p *model.Node, transient bool) string {
+func (st *oracleStep) judgeDeparture(c model.Change, k string, p *model.Node, transient bool) string {
 	switch c.Kind {
-	case timeline.ChangeSessionLost:
+	case model.ChangeSessionLost:
 		return "no session ended during the churn"
-	case timeline.ChangeReleased:
+	case model.ChangeReleased:
 		if !transient && p.Role != lockops.RoleHolder {
 			return "it never held"
 		}
@@ -147,14 +146,14 @@ func (st *oracleStep) judgeDeparture(c timeline.Change, k string, p *model.Node,
 		case c.Held != 0:
 			return "held_s from a start known only as a bound"
 		}
-	case timeline.ChangeGaveUp:
+	case model.ChangeGaveUp:
 		if p.Role == lockops.RoleHolder {
 			return "it held"
 		}
 		if lease, ok := st.d.leaseFor(p.Parent, p.Name); ok && st.leaseShown(c.Path, lease, p.Session) {
 			return "its contender got lease " + lease + ", shown holding"
 		}
-	case timeline.ChangeAdmitted:
+	case model.ChangeAdmitted:
 		lease, ok := st.d.leaseFor(p.Parent, p.Name)
 		switch {
 		case p.Lease || p.Role == lockops.RoleHolder:
@@ -220,7 +219,7 @@ func (st *oracleStep) complete() []string {
 
 // checkEventOrder: within one update, the console's events of one path
 // at one moment tell a node's going before the handoff it lets happen.
-func checkEventOrder(evs []model.Event) []string {
+func checkEventOrder(evs []model.Change) []string {
 	type moment struct {
 		path string
 		at   int64
@@ -230,11 +229,11 @@ func checkEventOrder(evs []model.Event) []string {
 	for _, e := range evs {
 		m := moment{e.Path, e.At.UnixNano()}
 		switch e.Kind {
-		case model.EventHandoff:
-			handoff[m] = e.Text
-		case model.EventDeleted:
+		case model.ChangeAcquired:
+			handoff[m] = e.Text()
+		case model.ChangeReleased, model.ChangeGaveUp:
 			if h, ok := handoff[m]; ok {
-				out = append(out, fmt.Sprintf("event %q told after %q", e.Text, h))
+				out = append(out, fmt.Sprintf("event %q told after %q", e.Text(), h))
 			}
 		}
 	}

@@ -77,8 +77,7 @@ func (pw *pathWatch) removeLocked(now time.Time) {
 			w.sortedPaths = slices.Delete(w.sortedPaths, i, i+1)
 		}
 		if qm.State == model.PathPresent {
-			w.emitLocked(model.Event{At: now, Kind: model.EventPath, Path: pw.path,
-				Text: fmt.Sprintf("%s vanished (it held %d lock nodes)", model.SanitizeString(pw.path, 0), len(qm.Order.Entries))})
+			w.emitLocked(model.Change{At: now, Kind: model.ChangePathVanished, Path: pw.path, State: model.PathAbsent, Unwatched: true, Count: len(qm.Order.Entries)})
 		}
 	}
 	pw.setReadLocked()
@@ -411,12 +410,10 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 	if qm == nil && pw.discover && hasLockChild(kids) {
 		if len(w.queues) < w.cfg.MaxParents {
 			qm = pw.ensureQueueLocked()
-			w.emitLocked(model.Event{At: now, Kind: model.EventPath, Path: pw.path,
-				Text: fmt.Sprintf("found lock parent %s", model.SanitizeString(pw.path, 0))})
+			w.emitLocked(model.Change{At: now, Kind: model.ChangePathFound, Path: pw.path})
 		} else if !w.capped {
 			w.capped = true
-			w.emitLocked(model.Event{At: now, Kind: model.EventInfo, Path: pw.path,
-				Text: fmt.Sprintf("discovery stopped at %d lock parents (MaxParents)", w.cfg.MaxParents)})
+			w.emitLocked(model.Change{At: now, Kind: model.ChangeParentsCapped, Path: pw.path, Count: w.cfg.MaxParents})
 		}
 	}
 	var need []string
@@ -509,8 +506,7 @@ func (pw *pathWatch) discoverOneLocked(k string, now time.Time) {
 	if !watched && w.discovered >= w.cfg.maxNodes() {
 		if !w.capped {
 			w.capped = true
-			w.emitLocked(model.Event{At: now, Kind: model.EventInfo, Path: pw.path,
-				Text: fmt.Sprintf("discovery stopped at %d watched nodes", w.cfg.maxNodes())})
+			w.emitLocked(model.Change{At: now, Kind: model.ChangeNodesCapped, Path: pw.path, Count: w.cfg.maxNodes()})
 		}
 		return
 	}

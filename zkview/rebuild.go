@@ -1,7 +1,6 @@
 package zkview
 
 import (
-	"fmt"
 	"slices"
 	"time"
 
@@ -41,7 +40,7 @@ func (w *Watcher) rebuildLocked() bool {
 			if sem != nil {
 				nq = w.sems.buildLocked(qm, sem, nq, sv, now)
 			}
-			w.warningEventsLocked(qm, nq, now)
+			w.warningChangesLocked(qm, nq, now)
 			qm.Built, qm.HasBuilt, qm.Dirty = nq, true, false
 		}
 		queues = append(queues, qm.Built)
@@ -79,8 +78,8 @@ func (w *Watcher) usableServerView(now time.Time) *queue.ServerView {
 	return sv
 }
 
-// warningEventsLocked tells which warnings a rebuild raised and cleared.
-func (w *Watcher) warningEventsLocked(qm *queue.Model, nq model.Queue, now time.Time) {
+// warningChangesLocked tells which warnings a rebuild raised and cleared.
+func (w *Watcher) warningChangesLocked(qm *queue.Model, nq model.Queue, now time.Time) {
 	var old []model.Warning
 	if qm.HasBuilt {
 		old = qm.Built.Warnings
@@ -104,15 +103,13 @@ func (w *Watcher) warningEventsLocked(qm *queue.Model, nq model.Queue, now time.
 	for i := range nq.Warnings {
 		x := &nq.Warnings[i]
 		if x.Code != model.WarnStale && !in(x, old) {
-			w.emitLocked(model.Event{At: now, Kind: model.EventWarning, Path: nq.Path, Node: first(x.Nodes),
-				Text: fmt.Sprintf("%s: %s", x.Code, x.Message)})
+			w.emitLocked(model.Change{At: now, Kind: model.ChangeWarningRaised, Path: nq.Path, Type: nq.Type, Node: model.Node{Name: first(x.Nodes)}, Warning: *x})
 		}
 	}
 	for i := range old {
 		x := &old[i]
 		if x.Code != model.WarnStale && !in(x, nq.Warnings) {
-			w.emitLocked(model.Event{At: now, Kind: model.EventWarning, Path: nq.Path, Node: first(x.Nodes),
-				Text: fmt.Sprintf("%s cleared on %s", x.Code, model.SanitizeString(nq.Path, 0))})
+			w.emitLocked(model.Change{At: now, Kind: model.ChangeWarningCleared, Path: nq.Path, Type: nq.Type, Node: model.Node{Name: first(x.Nodes)}, Warning: *x})
 		}
 	}
 }

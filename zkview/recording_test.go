@@ -33,7 +33,7 @@ func SnapJSON(t testing.TB, s *model.Snapshot) (all, ls string) {
 	return string(a), string(l)
 }
 
-func changesJSON(t testing.TB, cs []timeline.Change) string {
+func changesJSON(t testing.TB, cs []model.Change) string {
 	var b bytes.Buffer
 	if err := timeline.NewChangeWriter(&b).Write(cs); err != nil {
 		t.Fatal(err)
@@ -190,9 +190,9 @@ func checkReplay(t *testing.T, live []model.Update, file []byte, minChanges int)
 		if !rec.At(i).Equal(u.Snapshot.At) {
 			t.Fatalf("step %d: at %v, live %v", i, rec.At(i), u.Snapshot.At)
 		}
-		evs, _ := rec.Events(i)
-		if len(evs) != len(u.Events) {
-			t.Fatalf("step %d: %d events, live %d", i, len(evs), len(u.Events))
+		evs, _ := rec.Changes(i)
+		if len(evs) != len(u.Changes) {
+			t.Fatalf("step %d: %d events, live %d", i, len(evs), len(u.Changes))
 		}
 		lc, rc := timeline.Diff(prevLive, u.Snapshot), timeline.Diff(prevReplay, got)
 		if changesJSON(t, lc) != changesJSON(t, rc) {

@@ -9,7 +9,6 @@ package zkview
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"path"
 	"slices"
@@ -273,8 +272,7 @@ func (pw *pathWatch) emitOverflow() {
 	w := pw.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.emitLocked(model.Event{At: w.cfg.Now(), Kind: model.EventInfo, Path: pw.path,
-		Text: fmt.Sprintf("%s changed faster than it was read: reading it afresh", model.SanitizeString(pw.path, 0))})
+	w.emitLocked(model.Change{At: w.cfg.Now(), Kind: model.ChangeOverflow, Path: pw.path})
 }
 
 // read lists pw and merges the listing; false when it could not

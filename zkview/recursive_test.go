@@ -126,7 +126,7 @@ func TestRefusedAddWatchFallback(t *testing.T) {
 			return slices.Contains(got, n) && !slices.Contains(got, first[p])
 		})
 	}
-	if !slices.ContainsFunc(w.events(), func(ev model.Event) bool { return strings.Contains(ev.Text, "refuses persistent watches") }) {
+	if !slices.ContainsFunc(w.events(), func(ev model.Change) bool { return strings.Contains(ev.Text(), "refuses persistent watches") }) {
 		t.Error("no event says that the server refuses persistent watches")
 	}
 }

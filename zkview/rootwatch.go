@@ -12,7 +12,6 @@ package zkview
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path"
 	"time"
 
@@ -230,8 +229,7 @@ func (rt *rootWatch) dispatch(batch []zk.Event, last *zk.Event) (end bool) {
 		rt.relistAllLocked()
 		return false
 	case errors.Is(last.Err, zk.ErrWatchOverflow):
-		w.emitLocked(model.Event{At: now, Kind: model.EventInfo, Path: rt.pw.path,
-			Text: fmt.Sprintf("%s changed faster than it was read: reading it afresh", model.SanitizeString(rt.pw.path, 0))})
+		w.emitLocked(model.Change{At: now, Kind: model.ChangeOverflow, Path: rt.pw.path})
 	}
 	return true
 }
@@ -351,9 +349,8 @@ func (rt *rootWatch) tellProgress() {
 			}
 		}
 	}
-	w.emitLocked(model.Event{At: w.cfg.Now(), Kind: model.EventInfo, Path: rt.pw.path,
-		Text: fmt.Sprintf("discovering %s: %d nodes read of %d found, %d lock parents, %s",
-			model.SanitizeString(rt.pw.path, 0), read, total, len(w.queues), time.Since(rt.started).Round(time.Millisecond))})
+	w.emitLocked(model.Change{At: w.cfg.Now(), Kind: model.ChangeDiscovering, Path: rt.pw.path,
+		Discovery: model.Discovery{Read: read, Found: total, Parents: len(w.queues), Took: time.Since(rt.started)}})
 }
 
 // discoveryDelta takes children added and removed below a node watched

@@ -25,7 +25,6 @@ package zkview
 
 import (
 	"context"
-	"fmt"
 	"path"
 	"slices"
 	"time"
@@ -111,15 +110,13 @@ func (s *semaphores) listingLocked(pw *pathWatch, kids []string) {
 			if !pw.explicit && len(w.sortedPaths) >= w.cfg.MaxParents {
 				if !w.capped {
 					w.capped = true
-					w.emitLocked(model.Event{At: now, Kind: model.EventInfo, Path: pw.path,
-						Text: fmt.Sprintf("discovery stopped at %d lock parents (MaxParents)", w.cfg.MaxParents)})
+					w.emitLocked(model.Change{At: now, Kind: model.ChangeParentsCapped, Path: pw.path, Count: w.cfg.MaxParents})
 				}
 				return
 			}
 			pw.ensureQueueLocked()
 			if !pw.explicit {
-				w.emitLocked(model.Event{At: now, Kind: model.EventPath, Path: pw.path,
-					Text: fmt.Sprintf("found semaphore %s", model.SanitizeString(pw.path, 0))})
+				w.emitLocked(model.Change{At: now, Kind: model.ChangePathFound, Path: pw.path, Type: model.TypeSemaphore})
 			}
 		}
 		if s.owners == nil {
@@ -395,7 +392,7 @@ func (s *semaphores) buildLocked(qm *queue.Model, st *semState, q model.Queue, s
 	if qm.HasBuilt {
 		old = &qm.Built
 	}
-	for _, ev := range queue.SemaphoreEvents(old, q, now) {
+	for _, ev := range queue.SemaphoreChanges(old, q, now) {
 		w.emitLocked(ev)
 	}
 	return q

@@ -109,11 +109,7 @@ func (p *serverPoller) poll() (took time.Duration) {
 	defer w.mu.Unlock()
 	wasOK := w.sv != nil && w.sv.OK
 	if note != w.svNote || sv.OK != wasOK {
-		text := note
-		if text == "" {
-			text = fmt.Sprintf("server view: %d members answered cons and wchc; links verified", len(replies))
-		}
-		w.emitLocked(model.Event{At: sv.At, Kind: model.EventInfo, Text: text})
+		w.emitLocked(model.Change{At: sv.At, Kind: model.ChangeServerView, Count: len(replies), Note: note})
 	}
 	p.narrateLinksLocked(w.sv, sv)
 	w.sv, w.svNote = sv, note
@@ -202,8 +198,8 @@ func (p *serverPoller) narrateLinksLocked(old, sv *queue.ServerView) {
 			if n++; n > queue.MaxEventsPerListing {
 				return
 			}
-			w.emitLocked(model.Event{At: sv.At, Kind: model.EventInfo, Path: qm.Path, Node: e.Name,
-				Text: fmt.Sprintf("%s: its session 0x%x has a watch on %s (wchc)", model.ShortName(e.Name), r.Session, model.ShortName(e.Watches))})
+			w.emitLocked(model.Change{At: sv.At, Kind: model.ChangeWatchVerified, Path: qm.Path,
+				Node: model.Node{Name: e.Name, Session: r.Session, Watches: e.Watches}})
 		}
 	}
 }

@@ -199,13 +199,13 @@ func (r systemsReader) keepLocked(recs []sysRec, complete bool, at time.Time) {
 				continue
 			}
 			first[f.Key] = at
-			w.emitLocked(model.Event{At: at, Kind: model.EventWarning, Path: sr.rec.Path,
-				Text: model.WarnLeaderMismatch + ": " + model.SanitizeString(f.Message, 0)})
+			w.emitLocked(model.Change{At: at, Kind: model.ChangeWarningRaised, Path: sr.rec.Path,
+				Warning: model.Warning{Code: model.WarnLeaderMismatch, Message: model.SanitizeString(f.Message, 0), Key: f.Key}})
 		}
 	}
 	for k := range old {
 		if _, ok := first[k]; !ok && complete {
-			w.emitLocked(model.Event{At: at, Kind: model.EventWarning, Text: model.WarnLeaderMismatch + " cleared"})
+			w.emitLocked(model.Change{At: at, Kind: model.ChangeWarningCleared, Warning: model.Warning{Code: model.WarnLeaderMismatch, Key: k}})
 		}
 	}
 	if !complete {

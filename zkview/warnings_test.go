@@ -19,11 +19,11 @@ func TestWarningEventsOncePerIncident(t *testing.T) {
 	step := func(ws ...model.Warning) []string {
 		w.pending = nil
 		nq := model.Queue{Path: qm.Path, Warnings: ws}
-		w.warningEventsLocked(qm, nq, now)
+		w.warningChangesLocked(qm, nq, now)
 		qm.Built, qm.HasBuilt = nq, true
 		var texts []string
 		for _, e := range w.pending {
-			texts = append(texts, e.Text)
+			texts = append(texts, e.Text())
 		}
 		return texts
 	}

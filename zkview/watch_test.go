@@ -95,7 +95,7 @@ func TestQueueLifecycle(t *testing.T) {
 	}
 	eventually(t, 5*time.Second, "handoff event", func() bool {
 		for _, ev := range w.events() {
-			if ev.Kind == model.EventHandoff && ev.Node == locks[1].Node() && strings.Contains(ev.Text, "gone →") {
+			if ev.Kind == model.ChangeAcquired && ev.Node.Name == locks[1].Node() && strings.Contains(ev.Text(), "gone →") {
 				return true
 			}
 		}

@@ -79,7 +79,7 @@ type Watcher struct {
 	sv          *queue.ServerView
 	svNote      string
 	svEvery     time.Duration // the polls' spacing in force (pollSpacing)
-	pending     []model.Event
+	pending     []model.Change
 	dropped     int
 	snap        *model.Snapshot
 	frameEvery  time.Duration // the spacing of snapshots in force (publishBudget)
@@ -184,9 +184,9 @@ func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*
 	return w, nil
 }
 
-// Updates delivers the latest snapshot with the events since the previous
+// Updates delivers the latest snapshot with the changes since the previous
 // Update. A consumer that falls behind gets one Update holding the newest
-// snapshot and the most recent events (at most MaxPendingEvents; Dropped
+// snapshot and the most recent changes (at most MaxPendingChanges; Dropped
 // counts the rest): there is never a backlog. Closed by Close.
 func (w *Watcher) Updates() <-chan model.Update { return w.updates }
 
@@ -260,14 +260,14 @@ func (w *Watcher) kickPublish() {
 // markDirtyLocked records a change; the pump publishes it.
 func (w *Watcher) markDirtyLocked() { w.dirty = true }
 
-// emitLocked queues an event for the next Update, dropping the oldest
-// beyond MaxPendingEvents.
-func (w *Watcher) emitLocked(ev model.Event) {
+// emitLocked queues a change for the next Update, dropping the oldest
+// beyond MaxPendingChanges.
+func (w *Watcher) emitLocked(ev model.Change) {
 	if ev.At.IsZero() {
 		ev.At = w.cfg.Now()
 	}
 	w.pending = append(w.pending, ev)
-	if over := len(w.pending) - model.MaxPendingEvents; over > 0 {
+	if over := len(w.pending) - model.MaxPendingChanges; over > 0 {
 		w.pending = slices.Delete(w.pending, 0, over)
 		w.dropped += over
 	}
@@ -441,7 +441,7 @@ func (w *Watcher) takeUpdate() (u model.Update, ok bool, cost time.Duration, pic
 	if !rebuilt && len(w.pending) == 0 && w.dropped == 0 {
 		return model.Update{}, false, cost, pictured
 	}
-	u = model.Update{Snapshot: w.snap, Events: w.pending, Dropped: w.dropped}
+	u = model.Update{Snapshot: w.snap, Changes: w.pending, Dropped: w.dropped}
 	w.pending, w.dropped = nil, 0
 	return u, true, cost, pictured
 }
@@ -545,14 +545,13 @@ func (w *Watcher) readConnState() {
 	}
 	w.allDirty = true
 	w.markDirtyLocked()
-	ev := model.Event{At: now, Kind: model.EventConn}
+	resume := model.ResumeFirst
 	switch to {
 	case model.StateConnected:
 		switch {
-		case w.gen == 0:
-			ev.Text = fmt.Sprintf("connected to %s, session 0x%x", model.SanitizeString(w.conn.Server, 80), id)
+		case w.gen == 0: // the first connection: model.ResumeFirst
 		case gen != w.gen:
-			ev.Text = fmt.Sprintf("new session 0x%x on %s: re-reading every path (the old session expired)", id, model.SanitizeString(w.conn.Server, 80))
+			resume = model.ResumeNew
 			// A full re-sync: every node's stat and data are read again
 			// with its parent's next listing (a revoke may have changed
 			// them while no watch was set).
@@ -564,24 +563,17 @@ func (w *Watcher) readConnState() {
 			w.synced = make(chan struct{})
 			go w.syncNewSession(w.synced)
 		default:
-			ev.Text = fmt.Sprintf("reconnected to %s, session 0x%x: re-listing every path", model.SanitizeString(w.conn.Server, 80), id)
+			resume = model.ResumeSession
 		}
 		w.gen = gen
 		if prev.State != model.StateConnected {
 			close(w.resync)
 			w.resync = make(chan struct{})
 		}
-	case model.StateDisconnected:
-		ev.Text = "disconnected: the model is stale until the link is back"
 	case model.StateExpired:
-		ev.Text = fmt.Sprintf("session 0x%x expired: a new one is being made", prev.SessionID)
 		w.conn.SessionID = prev.SessionID
-	case model.StateClosed:
-		ev.Text = "session closed"
-	default:
-		ev.Text = "connecting"
 	}
-	w.emitLocked(ev)
+	w.emitLocked(model.Change{At: now, Kind: model.ChangeConn, Conn: w.conn, Resume: resume})
 	w.kickPublish()
 }
 
@@ -667,8 +659,7 @@ func (w *Watcher) fallBack(err error) {
 		return
 	}
 	w.mode = model.ModeChildren
-	w.emitLocked(model.Event{At: w.cfg.Now(), Kind: model.EventInfo,
-		Text: fmt.Sprintf("the server refuses persistent watches (%v): watching with children watches, re-listing at every change", err)})
+	w.emitLocked(model.Change{At: w.cfg.Now(), Kind: model.ChangeWatchMode, Err: err.Error()})
 	w.markDirtyLocked()
 }
 

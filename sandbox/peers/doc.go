@@ -15,7 +15,7 @@
 // lock its client learns is lost (Proc.Events), so that fault tests can check
 // that a contender that was cut either kept its lock or knew it lost it.
 //
-// Clocks: every time reported (Hold, Cycle, Event) is the wall clock of the
+// Clocks: every time reported (Hold, Cycle, PeerEvent) is the wall clock of the
 // process that lived it, read at the moment (Java's Instant.now, Python's
 // time.time_ns, Go's time.Now). Processes on one machine read the same
 // system clock, so their times compare directly: an Interval of a Curator

@@ -6,13 +6,13 @@ import (
 	"time"
 )
 
-// EventType says what an Event reports.
-type EventType int
+// PeerEventType says what a PeerEvent reports.
+type PeerEventType int
 
 const (
 	// EventSession: a client has a session (at start, and a new one after
 	// its old one was lost).
-	EventSession EventType = iota + 1
+	EventSession PeerEventType = iota + 1
 	// EventState: a client's connection changed state.
 	EventState
 	// EventLost: a client holding a lock learned that its session is gone,
@@ -22,7 +22,7 @@ const (
 	EventClosed
 )
 
-func (t EventType) String() string {
+func (t PeerEventType) String() string {
 	switch t {
 	case EventSession:
 		return "session"
@@ -56,9 +56,11 @@ const (
 	StateReconnected ConnState = "RECONNECTED"
 )
 
-// Event is something a client learned.
-type Event struct {
-	Type    EventType
+// PeerEvent is something a client learned (named so that Event, in
+// zklock, is go-zookeeper's zk.Event alone; the console's happenings are
+// model.Change).
+type PeerEvent struct {
+	Type    PeerEventType
 	Client  int
 	Session int64     // EventSession: the client's session id
 	State   ConnState // EventState
@@ -69,15 +71,15 @@ type Event struct {
 }
 
 // Events returns every event so far, in the order the driver reported them.
-func (p *Proc) Events() []Event {
+func (p *Proc) Events() []PeerEvent {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]Event(nil), p.events...)
+	return append([]PeerEvent(nil), p.events...)
 }
 
 // WaitEvent returns the first event, past or future, that match accepts.
 // It fails when ctx ends or the driver exits first.
-func (p *Proc) WaitEvent(ctx context.Context, match func(Event) bool) (Event, error) {
+func (p *Proc) WaitEvent(ctx context.Context, match func(PeerEvent) bool) (PeerEvent, error) {
 	return p.waitEventFrom(ctx, 0, match)
 }
 
@@ -87,7 +89,7 @@ func (p *Proc) eventCount() int {
 	return len(p.events)
 }
 
-func (p *Proc) waitEventFrom(ctx context.Context, from int, match func(Event) bool) (Event, error) {
+func (p *Proc) waitEventFrom(ctx context.Context, from int, match func(PeerEvent) bool) (PeerEvent, error) {
 	for {
 		p.mu.Lock()
 		evs, changed := p.events[from:], p.changed
@@ -110,14 +112,14 @@ func (p *Proc) waitEventFrom(ctx context.Context, from int, match func(Event) bo
 					return e, nil
 				}
 			}
-			return Event{}, p.exitErr()
+			return PeerEvent{}, p.exitErr()
 		case <-ctx.Done():
-			return Event{}, fmt.Errorf("peers: %s driver: waiting for an event: %w", p.kind, ctx.Err())
+			return PeerEvent{}, fmt.Errorf("peers: %s driver: waiting for an event: %w", p.kind, ctx.Err())
 		}
 	}
 }
 
-func (p *Proc) addEventLocked(e Event) {
+func (p *Proc) addEventLocked(e PeerEvent) {
 	p.events = append(p.events, e)
 	p.broadcastLocked()
 }

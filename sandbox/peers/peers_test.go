@@ -406,7 +406,7 @@ func TestConnectionEvents(t *testing.T) {
 				t.Fatal(err)
 			}
 			proxy.Cut()
-			sus, err := p.WaitEvent(ctx, func(e Event) bool { return e.Type == EventState && e.State == StateSuspended })
+			sus, err := p.WaitEvent(ctx, func(e PeerEvent) bool { return e.Type == EventState && e.State == StateSuspended })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -426,10 +426,10 @@ func TestConnectionEvents(t *testing.T) {
 			case <-ctx.Done():
 				t.Fatalf("the holder was never told its lock was lost; events %+v", p.Events())
 			}
-			if _, err := p.WaitEvent(ctx, func(e Event) bool { return e.Type == EventState && e.State == StateReconnected }); err != nil {
+			if _, err := p.WaitEvent(ctx, func(e PeerEvent) bool { return e.Type == EventState && e.State == StateReconnected }); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := p.WaitEvent(ctx, func(e Event) bool { return e.Type == EventSession && e.Client == 0 && e.Session != old }); err != nil {
+			if _, err := p.WaitEvent(ctx, func(e PeerEvent) bool { return e.Type == EventSession && e.Client == 0 && e.Session != old }); err != nil {
 				t.Fatal(err)
 			}
 			if p.Session(0) == old || p.Session(0) == 0 {

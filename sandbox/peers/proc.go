@@ -168,7 +168,7 @@ type Proc struct {
 	sessions []int64
 	holds    map[string]*Hold
 	loops    map[string]*loopRun
-	events   []Event
+	events   []PeerEvent
 	changed  chan struct{} // closed and replaced at every event
 	killed   bool
 }
@@ -331,7 +331,7 @@ func (p *Proc) CloseSession(ctx context.Context, client int) error {
 	if err := p.send("close " + strconv.Itoa(client)); err != nil {
 		return err
 	}
-	_, err := p.waitEventFrom(ctx, since, func(e Event) bool { return e.Type == EventClosed && e.Client == client })
+	_, err := p.waitEventFrom(ctx, since, func(e PeerEvent) bool { return e.Type == EventClosed && e.Client == client })
 	return err
 }
 
@@ -455,7 +455,7 @@ func (p *Proc) sessionLineLocked(kind, rest string, arrived time.Time) error {
 			return err
 		}
 		p.sessions[c] = int64(id)
-		p.addEventLocked(Event{Type: EventSession, Client: c, Session: int64(id), Time: arrived})
+		p.addEventLocked(PeerEvent{Type: EventSession, Client: c, Session: int64(id), Time: arrived})
 	case lineReady:
 		select {
 		case <-p.ready: // a second "ready" would be a driver bug; never panic on it
@@ -469,13 +469,13 @@ func (p *Proc) sessionLineLocked(kind, rest string, arrived time.Time) error {
 		if _, err := fmt.Sscan(rest, &c, &st, &t); err != nil {
 			return err
 		}
-		p.addEventLocked(Event{Type: EventState, Client: c, State: ConnState(st), Time: unixNano(t)})
+		p.addEventLocked(PeerEvent{Type: EventState, Client: c, State: ConnState(st), Time: unixNano(t)})
 	case lineClosed:
 		c, err := strconv.Atoi(rest)
 		if err != nil {
 			return err
 		}
-		p.addEventLocked(Event{Type: EventClosed, Client: c, Time: arrived})
+		p.addEventLocked(PeerEvent{Type: EventClosed, Client: c, Time: arrived})
 	}
 	return nil
 }
@@ -522,7 +522,7 @@ func (p *Proc) holdLineLocked(kind, rest string) error {
 		}
 		if h := p.holds[id]; h != nil {
 			h.lostLocked(unixNano(t))
-			p.addEventLocked(Event{Type: EventLost, Client: h.client, Hold: h, Time: unixNano(t)})
+			p.addEventLocked(PeerEvent{Type: EventLost, Client: h.client, Hold: h, Time: unixNano(t)})
 		}
 	}
 	return nil

@@ -1,8 +1,6 @@
 package queue
 
 import (
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/zklock/zklock/lockops"
@@ -74,10 +72,10 @@ type Model struct {
 	Lone *LoneNode
 
 	// emit tells the Watcher of a happening (called under its lock).
-	emit func(model.Event)
+	emit func(model.Change)
 }
 
-func New(p, abs string, emit func(model.Event)) *Model {
+func New(p, abs string, emit func(model.Change)) *Model {
 	return &Model{Path: p, Abs: abs, Nodes: map[string]*Record{}, Dirty: true, emit: emit}
 }
 
@@ -95,8 +93,7 @@ func (q *Model) CheckIdentity(czxid int64, now time.Time) {
 	}
 	q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, map[string]*Record{}
 	q.Dirty, q.relisted = true, true
-	q.emit(model.Event{At: now, Kind: model.EventPath, Path: q.Path,
-		Text: fmt.Sprintf("%s was deleted and created again: reading its nodes afresh", model.SanitizeString(q.Path, 0))})
+	q.emit(model.Change{At: now, Kind: model.ChangePathRecreated, Path: q.Path})
 }
 
 // NeedFetch names the lock nodes of kids whose stat and data are unknown.
@@ -130,23 +127,19 @@ func (q *Model) SetState(st model.PathState, msg string, now time.Time) {
 		q.czxid = 0 // the parent that comes back is a new one: no second notice
 		q.sampleDepth(now, 0)
 	}
-	ev := model.Event{At: now, Kind: model.EventPath, Path: q.Path}
-	name := model.SanitizeString(q.Path, 0)
+	c := model.Change{At: now, Path: q.Path, State: st}
 	switch st {
 	case model.PathAbsent:
+		c.Kind = model.ChangePathAbsent
 		if prev == model.PathPresent {
-			ev.Text = fmt.Sprintf("%s was deleted: watching until it appears again", name)
-		} else {
-			ev.Text = fmt.Sprintf("%s does not exist: watching until it appears", name)
+			c.Kind = model.ChangePathVanished
 		}
-	case model.PathNoAuth:
-		ev.Text = fmt.Sprintf("%s: no permission to list it (%s)", name, model.SanitizeString(msg, 200))
-	case model.PathError:
-		ev.Text = fmt.Sprintf("%s: %s", name, model.SanitizeString(msg, 200))
+	case model.PathNoAuth, model.PathError:
+		c.Kind, c.Err = model.ChangePathUnreadable, msg
 	default:
 		return
 	}
-	q.emit(ev)
+	q.emit(c)
 }
 
 // Apply merges one listing: kids as listed (issued when asked for, done
@@ -156,8 +149,7 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 	gotBy, cur := withoutGone(kids, got)
 	initial := !q.Seen
 	if q.State != model.PathPresent && !initial {
-		q.emit(model.Event{At: done, Kind: model.EventPath, Path: q.Path,
-			Text: fmt.Sprintf("%s appeared", model.SanitizeString(q.Path, 0))})
+		q.emit(model.Change{At: done, Kind: model.ChangePathAppeared, Path: q.Path, State: model.PathPresent})
 	}
 
 	prev := q.Order
@@ -309,15 +301,11 @@ func (q *Model) tellListing(m *listingMerge, prev, order lockops.Ordering) {
 		q.emitChanges(m.done, m.created, m.departed, func(d lockops.Entry) []string { return wakersIn(prev, prev.Index(d.Name)) }, m.handoffs)
 		return
 	}
-	holder := "no holder"
+	c := model.Change{At: m.done, Kind: model.ChangeListed, Path: q.Path, Count: len(order.Entries)}
 	if h := order.Holders(); len(h) > 0 {
-		holder = "held by " + model.SanitizeString(h[0].Name, 60)
-		if len(h) > 1 {
-			holder += fmt.Sprintf(" and %d more", len(h)-1)
-		}
+		c.Node.Name, c.Holders = h[0].Name, len(h)
 	}
-	q.emit(model.Event{At: m.done, Kind: model.EventInfo, Path: q.Path,
-		Text: fmt.Sprintf("listed %s: %d lock nodes, %s", model.SanitizeString(q.Path, 0), len(order.Entries), holder)})
+	q.emit(c)
 }
 
 // keepHandoffs adds a listing's handoffs to the queue's, the newest
@@ -380,61 +368,53 @@ func releasedBefore(e lockops.Entry, wasPred string, departed []lockops.Entry) s
 // stays readable, as a summary beyond maxEventsPerListing.
 func (q *Model) emitChanges(at time.Time, created, departed []lockops.Entry, wakers func(lockops.Entry) []string, handoffs []model.Handoff) {
 	if len(created)+len(departed) > MaxEventsPerListing {
-		q.emit(model.Event{At: at, Kind: model.EventInfo, Path: q.Path,
-			Text: fmt.Sprintf("%s: %d nodes created, %d deleted", model.SanitizeString(q.Path, 0), len(created), len(departed))})
+		q.emit(model.Change{At: at, Kind: model.ChangeBurst, Path: q.Path, Created: len(created), Deleted: len(departed)})
 	} else {
 		for _, d := range departed {
-			q.emit(model.Event{At: at, Kind: model.EventDeleted, Path: q.Path, Node: d.Name, Text: q.deletedText(d, wakers(d), at)})
+			q.emit(q.departure(d, wakers(d), at))
 		}
 	}
 	for _, h := range handoffs {
-		text := fmt.Sprintf("%s holds", model.ShortName(h.To))
-		if h.From != "" {
-			// "gone", not "released": a listing cannot tell a release
-			// from an expired session or a force-release.
-			text = fmt.Sprintf("%s gone → %s holds after %s", model.ShortName(h.From), model.ShortName(h.To), model.GapText(h.Gap))
-		}
-		q.emit(model.Event{At: at, Kind: model.EventHandoff, Path: q.Path, Node: h.To, Text: text})
+		q.emit(model.Change{At: at, Kind: model.ChangeAcquired, Path: q.Path, Node: model.Node{Name: h.To, Role: lockops.RoleHolder},
+			From: h.From, Gap: h.Gap})
 	}
 	if len(created)+len(departed) > MaxEventsPerListing {
 		return
 	}
 	for _, e := range created {
-		var text string
-		switch {
-		case e.Role == lockops.RoleHolder:
-			text = fmt.Sprintf("%s created (%s %s): holds", model.ShortName(e.Name), e.Recipe, e.Kind)
-		case e.Watches != "":
-			text = fmt.Sprintf("%s created (%s %s): waits, watching %s", model.ShortName(e.Name), e.Recipe, e.Kind, model.ShortName(e.Watches))
-		default:
-			text = fmt.Sprintf("%s created (%s %s): waits", model.ShortName(e.Name), e.Recipe, e.Kind)
-		}
-		q.emit(model.Event{At: at, Kind: model.EventCreated, Path: q.Path, Node: e.Name, Text: text})
+		q.emit(model.Change{At: at, Kind: model.ChangeJoined, Path: q.Path, Node: entryNode(e)})
 	}
 }
 
-func (q *Model) deletedText(d lockops.Entry, wakers []string, at time.Time) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s deleted", model.ShortName(d.Name))
+// departure is the change of a node d that a listing no longer has:
+// released (a holder) or gave up (a waiter), with how long it held or
+// waited when the Watcher knew it, and the nodes it wakes.
+func (q *Model) departure(d lockops.Entry, wakers []string, at time.Time) model.Change {
+	c := model.Change{At: at, Kind: model.ChangeGaveUp, Path: q.Path, Node: entryNode(d), Wakes: wakers}
 	if r, ok := q.Nodes[d.Name]; ok {
+		// A role timed at zero is told as 1ns: zero means not timed
+		// (both read "0µs").
+		lasted := max(at.Sub(r.since), time.Nanosecond)
 		if d.Role == lockops.RoleHolder {
-			bound := ""
-			if !r.exact {
-				bound = "at least "
-			}
-			fmt.Fprintf(&b, " (held %s%s)", bound, model.GapText(at.Sub(r.since)))
+			c.Held, c.HeldAtLeast = lasted, !r.exact
 		} else {
-			fmt.Fprintf(&b, " (waited %s)", model.GapText(at.Sub(r.since)))
+			c.Waited = lasted
 		}
 	}
-	if len(wakers) > 0 {
-		fmt.Fprintf(&b, "; wakes %s", strings.Join(wakers, ", "))
+	if d.Role == lockops.RoleHolder {
+		c.Kind = model.ChangeReleased
 	}
-	return b.String()
+	return c
 }
 
-// wakersIn are the nodes of prev that wait on its i-th entry, as short
-// names (none when i is -1, a node prev did not have).
+// entryNode is what a listing tells of a node: its name, recipe, role
+// and the node its recipe watches.
+func entryNode(e lockops.Entry) model.Node {
+	return model.Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role, Believes: e.Believes, Watches: e.Watches}
+}
+
+// wakersIn are the nodes of prev that wait on its i-th entry (none when
+// i is -1, a node prev did not have).
 func wakersIn(prev lockops.Ordering, i int) []string {
 	if i < 0 {
 		return nil
@@ -444,12 +424,12 @@ func wakersIn(prev lockops.Ordering, i int) []string {
 	if prev.Changeable() {
 		// One recipe's mutex queue: only the next node waits on it.
 		if i+1 < len(prev.Entries) && prev.Entries[i+1].Watches == name {
-			watchers = append(watchers, model.ShortName(prev.Entries[i+1].Name))
+			watchers = append(watchers, prev.Entries[i+1].Name)
 		}
 	} else {
 		for _, e := range prev.Entries {
 			if e.Watches == name {
-				watchers = append(watchers, model.ShortName(e.Name))
+				watchers = append(watchers, e.Name)
 			}
 		}
 	}

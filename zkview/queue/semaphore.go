@@ -386,18 +386,22 @@ func limitWords(src string) string {
 	return "unknown"
 }
 
-// SemaphoreEvents tells what changed between two builds of a semaphore,
+// SemaphoreChanges tells what changed between two builds of a semaphore,
 // in the order it happened: leases returned, then leases taken and
 // leases that wait. old is nil for the first build.
-func SemaphoreEvents(old *model.Queue, cur model.Queue, at time.Time) []model.Event {
+func SemaphoreChanges(old *model.Queue, cur model.Queue, at time.Time) []model.Change {
 	if cur.State != model.PathPresent {
 		return nil
 	}
-	path := model.SanitizeString(cur.Path, 0)
+	holders, waiting := cur.LeaseCounts()
+	base := model.Change{At: at, Path: cur.Path, Type: model.TypeSemaphore, Holders: holders, Limit: cur.Limit, Waiting: waiting}
 	if old == nil || old.Type != model.TypeSemaphore || old.State != model.PathPresent {
-		_, waiting := cur.LeaseCounts()
-		return []model.Event{{At: at, Kind: model.EventInfo, Path: cur.Path,
-			Text: fmt.Sprintf("%s: %s semaphore, holders %s, %d waiting", path, recipeOf(cur), cur.LimitText(), waiting)}}
+		c := base
+		c.Kind, c.Count = model.ChangeListed, cur.Nodes.Len()
+		if c.Count > 0 {
+			c.Node.Recipe = cur.Nodes.At(0).Recipe
+		}
+		return []model.Change{c}
 	}
 	was := map[string]*model.Node{}
 	for _, n := range old.Nodes.All() {
@@ -413,15 +417,15 @@ func SemaphoreEvents(old *model.Queue, cur model.Queue, at time.Time) []model.Ev
 	}
 	// The leases returned first: a return is what lets a waiting lease
 	// hold, or the next contender in.
-	var evs []model.Event
+	var cs []model.Change
 	for _, n := range old.Nodes.All() {
 		if n.Lease && !now[n.Name] {
-			text := fmt.Sprintf("lease %s returned", model.ShortName(n.Name))
-			if t := n.TenureText(at); n.Role == lockops.RoleHolder && t != "" {
-				text += " (held " + t + ")"
+			c := base
+			c.Kind, c.Node = model.ChangeGaveUp, *n
+			if n.Role == lockops.RoleHolder {
+				c.Kind = model.ChangeReleased
 			}
-			evs = append(evs, model.Event{At: at, Kind: model.EventDeleted, Path: cur.Path, Node: n.Name,
-				Text: text + ": holders " + cur.LimitText()})
+			cs = append(cs, c)
 		}
 	}
 	for _, n := range cur.Nodes.All() {
@@ -429,29 +433,16 @@ func SemaphoreEvents(old *model.Queue, cur model.Queue, at time.Time) []model.Ev
 			continue
 		}
 		prev, existed := was[n.Name]
+		c := base
+		c.Node = *n
 		switch {
 		case n.Role == lockops.RoleHolder && (!existed || prev.Role != lockops.RoleHolder):
-			evs = append(evs, model.Event{At: at, Kind: model.EventHandoff, Path: cur.Path, Node: n.Name,
-				Text: fmt.Sprintf("lease %s taken by %s: holders %s", model.ShortName(n.Name), sessionText(n.Session), cur.LimitText())})
+			c.Kind = model.ChangeAcquired
+			cs = append(cs, c)
 		case n.Role == lockops.RoleWaiting && !existed:
-			evs = append(evs, model.Event{At: at, Kind: model.EventCreated, Path: cur.Path, Node: n.Name,
-				Text: fmt.Sprintf("lease %s created beyond the limit: %s waits for one (holders %s)", model.ShortName(n.Name), sessionText(n.Session), cur.LimitText())})
+			c.Kind = model.ChangeJoined
+			cs = append(cs, c)
 		}
 	}
-	return evs
-}
-
-// recipeOf names the library whose nodes a semaphore holds.
-func recipeOf(q model.Queue) string {
-	if q.Nodes.Len() == 0 {
-		return "an empty"
-	}
-	return q.Nodes.At(0).Recipe.String()
-}
-
-func sessionText(id int64) string {
-	if s := model.SessionHex(id); s != "" {
-		return s
-	}
-	return "an unknown session"
+	return cs
 }

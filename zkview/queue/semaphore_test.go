@@ -309,22 +309,22 @@ func TestSemaphoreLS(t *testing.T) {
 	}
 }
 
-func TestSemaphoreEvents(t *testing.T) {
+func TestSemaphoreChanges(t *testing.T) {
 	at := semT0.Add(time.Minute)
 	k1, k2 := kLease(1, 0xa), kLease(2, 0xb)
 	build := func(leases ...model.Node) model.Queue {
 		res := ComposeSemaphore(SemParts{Path: "/s", Kind: SemKazoo, Leases: leases, ParentData: []byte("2")})
 		return model.Queue{Path: "/s", State: model.PathPresent, Type: model.TypeSemaphore, Nodes: model.NodesOf(res.Nodes...), Limit: res.Limit, LimitSource: res.LimitSource}
 	}
-	first := SemaphoreEvents(nil, build(k1), at)
-	if len(first) != 1 || !strings.Contains(first[0].Text, "kazoo semaphore, holders 1/2, 0 waiting") {
+	first := SemaphoreChanges(nil, build(k1), at)
+	if len(first) != 1 || !strings.Contains(first[0].Text(), "kazoo semaphore, holders 1/2, 0 waiting") {
 		t.Errorf("first build: %+v", first)
 	}
 	old := build(k1)
-	evs := SemaphoreEvents(&old, build(k2), at)
+	evs := SemaphoreChanges(&old, build(k2), at)
 	var texts []string
 	for _, e := range evs {
-		texts = append(texts, e.Kind.String()+" "+e.Text)
+		texts = append(texts, e.Kind.LogWord()+" "+e.Text())
 	}
 	// The return first: it is what let the next lease in.
 	want := []string{"deleted lease " + k1.Name + " returned (held 59.0s): holders 1/2", "handoff lease " + k2.Name + " taken by 0xb: holders 1/2"}
