@@ -359,7 +359,7 @@ func startContender(ctx context.Context, name string, servers []string, n int, t
 		if err != nil {
 			return nil, err
 		}
-		p, err := peers.Start(ctx, kind, peers.Config{Servers: servers, Sessions: n, SessionTimeout: timeout})
+		p, err := peers.Start(ctx, kind, peers.Options{Servers: servers, Sessions: n, SessionTimeout: timeout})
 		if err != nil {
 			return nil, err
 		}

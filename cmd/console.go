@@ -233,7 +233,7 @@ func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, 
 	if err != nil {
 		return nil, err
 	}
-	w, err := zkview.Watch(ctx, sess, zkview.Config{
+	w, err := zkview.Watch(ctx, sess, zkview.Options{
 		Paths:           paths,
 		Roots:           roots,
 		ServerView:      true, // zkview says so in the header when the members refuse

@@ -154,5 +154,5 @@ func startWorkload(ctx context.Context, s *config.Settings, sandboxed bool) (*de
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.ConnectTimeout)
 	defer cancel()
-	return demo.Start(cctx, admin, demo.Config{Servers: s.Servers, SessionOptions: sessionOptions(s), Sandboxed: sandboxed, Solr: true})
+	return demo.Start(cctx, admin, demo.Options{Servers: s.Servers, SessionOptions: sessionOptions(s), Sandboxed: sandboxed, Solr: true})
 }

@@ -252,7 +252,7 @@ func TestE2EConsole(t *testing.T) {
 	servers := cluster.Servers()
 	conn := sandboxtest.Connect(t, servers, 10*time.Second)
 	const lock = "/e2e/console/job"
-	curator := peers.StartT(t, peers.Curator, peers.Config{Servers: servers, Sessions: 3})
+	curator := peers.StartT(t, peers.Curator, peers.Options{Servers: servers, Sessions: 3})
 	holder, err := curator.Request(0, lock, peers.Mutex)
 	if err != nil {
 		t.Fatal(err)
@@ -348,7 +348,7 @@ func TestE2EReadOnlyAndNoColor(t *testing.T) {
 	servers := cluster.Servers()
 	conn := sandboxtest.Connect(t, servers, 10*time.Second)
 	const lock = "/e2e/read-only/job"
-	kazoo := peers.StartT(t, peers.Kazoo, peers.Config{Servers: servers, Sessions: 2})
+	kazoo := peers.StartT(t, peers.Kazoo, peers.Options{Servers: servers, Sessions: 2})
 	holder, err := kazoo.Request(0, lock, peers.Mutex)
 	if err != nil {
 		t.Fatal(err)

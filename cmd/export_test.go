@@ -97,7 +97,7 @@ func TestExportMatchesLs(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w, err := zkview.Watch(ctx, testSession(t), zkview.Config{Paths: []string{p, split}, ServerView: true})
+	w, err := zkview.Watch(ctx, testSession(t), zkview.Options{Paths: []string{p, split}, ServerView: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func gssapiPeer(t *testing.T, kind peers.Kind) {
 		t.Fatal(err)
 	}
 	// localhost: the host of the service principal, for Kazoo as for zklock.
-	proc := peers.StartT(t, kind, peers.Config{Servers: []string{server}, Sessions: 2, SASL: s})
+	proc := peers.StartT(t, kind, peers.Options{Servers: []string{server}, Sessions: 2, SASL: s})
 	stopLoop := loopInBackground(t, proc, peers.LoopSpec{Path: p, Duration: 60 * time.Second, Hold: 20 * time.Millisecond})
 	eventually(t, 30*time.Second, "the peers to queue", func() bool {
 		kids, _, _ := alice.ChildrenStat(context.Background(), p)

@@ -181,25 +181,25 @@ func writeNodePaths(w io.Writer, snap *model.Snapshot) error {
 
 // lockTargets resolves the settings and what a reading command reads: its
 // PATH arguments, its --root flags and the context's roots, as the
-// zkview.Config every such command starts from (the server view on: it
+// zkview.Options every such command starts from (the server view on: it
 // turns itself off, said in the output, where the members refuse).
-func lockTargets(cmd *cobra.Command, g *config.Flags, args, roots []string) (*config.Settings, zkview.Config, error) {
+func lockTargets(cmd *cobra.Command, g *config.Flags, args, roots []string) (*config.Settings, zkview.Options, error) {
 	paths, err := cleanPaths(args)
 	if err != nil {
-		return nil, zkview.Config{}, err
+		return nil, zkview.Options{}, err
 	}
 	s, err := g.Resolve(cmd.Flags().Changed)
 	if err != nil {
-		return nil, zkview.Config{}, err
+		return nil, zkview.Options{}, err
 	}
 	roots, err = cleanPaths(append(slices.Clone(roots), s.Roots...))
 	if err != nil {
-		return nil, zkview.Config{}, fmt.Errorf("root: %w", err)
+		return nil, zkview.Options{}, fmt.Errorf("root: %w", err)
 	}
 	if len(paths) == 0 && len(roots) == 0 {
-		return nil, zkview.Config{}, exitCode(exitUsage, errNothingToWatch)
+		return nil, zkview.Options{}, exitCode(exitUsage, errNothingToWatch)
 	}
-	return s, zkview.Config{
+	return s, zkview.Options{
 		Paths:           paths,
 		Roots:           roots,
 		ServerView:      true,

@@ -37,7 +37,7 @@ func lsPaths(t *testing.T, args ...string) ([]model.JSONPath, int) {
 // deadlock of the two sessions and exits 2, as `ls --check` does.
 func TestMixedRecipesServersDecide(t *testing.T) {
 	base := testPath(t)
-	cfg := peers.Config{Servers: testCluster(t).Servers(), Sessions: 1}
+	cfg := peers.Options{Servers: testCluster(t).Servers(), Sessions: 1}
 	kz := peers.StartT(t, peers.Kazoo, cfg)
 	cu := peers.StartT(t, peers.Curator, cfg)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)

@@ -40,7 +40,7 @@ func TestRunAgainstRealPeers(t *testing.T) {
 
 func runAgainstPeer(t *testing.T, kind peers.Kind, styleFlags []string, wellNamed func(string) bool) {
 	p := testPath(t)
-	proc := peers.StartT(t, kind, peers.Config{Servers: testCluster(t).Servers(), Sessions: 3})
+	proc := peers.StartT(t, kind, peers.Options{Servers: testCluster(t).Servers(), Sessions: 3})
 
 	stopLoop := loopInBackground(t, proc, peers.LoopSpec{Path: p, Duration: 90 * time.Second, Hold: 30 * time.Millisecond})
 	// Let the peers start so that zklock joins a live queue.

@@ -119,7 +119,7 @@ type nodeFacts struct {
 // a parent or persistent node, a vanished node, NoAuth.
 func inspectNode(ctx context.Context, sess *lockops.Session, nodePath string) (*nodeFacts, error) {
 	parent, name := nodeParent(nodePath)
-	snap, err := zkview.Load(ctx, sess, zkview.Config{Paths: []string{parent}, ServerView: true})
+	snap, err := zkview.Load(ctx, sess, zkview.Options{Paths: []string{parent}, ServerView: true})
 	if err != nil {
 		return nil, err
 	}

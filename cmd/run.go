@@ -441,7 +441,7 @@ func releaseRun(l runHold) error {
 func holderText(ctx context.Context, sess *lockops.Session, p string) string {
 	hctx, cancel := context.WithTimeout(ctx, holderLookupTimeout)
 	defer cancel()
-	snap, err := zkview.Load(hctx, sess, zkview.Config{Paths: []string{p}})
+	snap, err := zkview.Load(hctx, sess, zkview.Options{Paths: []string{p}})
 	if err != nil || len(snap.Queues) == 0 {
 		return ""
 	}

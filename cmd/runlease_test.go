@@ -34,7 +34,7 @@ func TestRunLeaseCurator(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p := testPath(t)
-	peerProc := peers.StartT(t, peers.Curator, peers.Config{Servers: testCluster(t).Servers(), Sessions: 1})
+	peerProc := peers.StartT(t, peers.Curator, peers.Options{Servers: testCluster(t).Servers(), Sessions: 1})
 	peerHold, err := peerProc.Acquire(ctx, 0, p, peers.Semaphore(2))
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +96,7 @@ func TestRunLeaseKazoo(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p := testPath(t)
-	peerProc := peers.StartT(t, peers.Kazoo, peers.Config{Servers: testCluster(t).Servers(), Sessions: 1})
+	peerProc := peers.StartT(t, peers.Kazoo, peers.Options{Servers: testCluster(t).Servers(), Sessions: 1})
 	h, err := peerProc.Acquire(ctx, 0, p, peers.Semaphore(1))
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +213,7 @@ func TestRunElection(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p := testPath(t)
-	peerProc := peers.StartT(t, peers.Curator, peers.Config{Servers: testCluster(t).Servers(), Sessions: 2})
+	peerProc := peers.StartT(t, peers.Curator, peers.Options{Servers: testCluster(t).Servers(), Sessions: 2})
 	leader, err := peerProc.Acquire(ctx, 0, p, peers.Latch)
 	if err != nil {
 		t.Fatal(err)

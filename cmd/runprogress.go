@@ -296,7 +296,7 @@ func ordinal(n int) string {
 // semaphore's admission lock, its leases left out), first = 1.
 func queueLookup(sess *lockops.Session, p string) func(context.Context, string) queueLook {
 	return func(ctx context.Context, own string) queueLook {
-		snap, err := zkview.Load(ctx, sess, zkview.Config{Paths: []string{p}, ServerView: true})
+		snap, err := zkview.Load(ctx, sess, zkview.Options{Paths: []string{p}, ServerView: true})
 		if err != nil || len(snap.Queues) == 0 {
 			return queueLook{}
 		}

@@ -132,7 +132,7 @@ func semaphoreLimit(ctx context.Context, sess *lockops.Session, stated int, p st
 	}
 	lctx, cancel := context.WithTimeout(ctx, holderLookupTimeout)
 	defer cancel()
-	snap, err := zkview.Load(lctx, sess, zkview.Config{Paths: []string{p}})
+	snap, err := zkview.Load(lctx, sess, zkview.Options{Paths: []string{p}})
 	if err != nil || len(snap.Queues) != 1 {
 		return 0
 	}

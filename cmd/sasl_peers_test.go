@@ -41,7 +41,7 @@ func saslLeaderKill(t *testing.T, c *sandbox.Cluster, kind peers.Kind) {
 	alice := saslSession(t, c, "alice", "alice-secret")
 	p := testPath(t)
 	mkdirsAs(t, alice, p, aliceOnly)
-	proc := peers.StartT(t, kind, peers.Config{Servers: c.Servers(), Sessions: 2, SASL: peerSASL(t),
+	proc := peers.StartT(t, kind, peers.Options{Servers: c.Servers(), Sessions: 2, SASL: peerSASL(t),
 		SessionTimeout: 10 * time.Second})
 	var mu sync.Mutex
 	lastHeld := map[int]time.Time{}

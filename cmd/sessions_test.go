@@ -149,7 +149,7 @@ func TestSessionsDeadlockOfTwoLockCores(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w, err := zkview.Watch(ctx, testSession(t), zkview.Config{Paths: paths})
+	w, err := zkview.Watch(ctx, testSession(t), zkview.Options{Paths: paths})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestSessionsChainRootBlocker(t *testing.T) {
 func TestSessionsDeadlockCuratorPeers(t *testing.T) {
 	base := testPath(t)
 	a, b := base+"/a", base+"/b"
-	proc := peers.StartT(t, peers.Curator, peers.Config{Servers: testCluster(t).Servers(), Sessions: 2})
+	proc := peers.StartT(t, peers.Curator, peers.Options{Servers: testCluster(t).Servers(), Sessions: 2})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := proc.Acquire(ctx, 0, a, peers.Mutex); err != nil {

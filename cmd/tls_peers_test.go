@@ -27,7 +27,7 @@ func TestTLSPeers(t *testing.T) {
 	for _, kind := range []peers.Kind{peers.Curator, peers.Kazoo} {
 		t.Run(string(kind), func(t *testing.T) {
 			p := testPath(t)
-			proc := peers.StartT(t, kind, peers.Config{Servers: c.SecureServers(), Sessions: 2, TLS: peerTLS(c)})
+			proc := peers.StartT(t, kind, peers.Options{Servers: c.SecureServers(), Sessions: 2, TLS: peerTLS(c)})
 			holder, err := proc.Request(0, p, peers.Mutex)
 			if err != nil {
 				t.Fatal(err)
@@ -58,7 +58,7 @@ func TestTLSPeers(t *testing.T) {
 func TestTLSLeaderKill(t *testing.T) {
 	c := sharedTLS.Cluster(t)
 	p := testPath(t)
-	proc := peers.StartT(t, peers.Curator, peers.Config{Servers: c.SecureServers(), Sessions: 2, TLS: peerTLS(c),
+	proc := peers.StartT(t, peers.Curator, peers.Options{Servers: c.SecureServers(), Sessions: 2, TLS: peerTLS(c),
 		SessionTimeout: 10 * time.Second})
 	stopLoop := loopInBackground(t, proc, peers.LoopSpec{Path: p, Duration: 120 * time.Second, Hold: 20 * time.Millisecond})
 	conn := testTLSConn(t, c)

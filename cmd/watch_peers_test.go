@@ -26,7 +26,7 @@ func TestWatchJSONStockClients(t *testing.T) {
 			waitWatching(t, w, c, p)
 
 			const n = 3
-			proc := peers.StartT(t, tc.kind, peers.Config{Servers: testCluster(t).Servers(), Sessions: n})
+			proc := peers.StartT(t, tc.kind, peers.Options{Servers: testCluster(t).Servers(), Sessions: n})
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			holds := make([]*peers.Hold, n)

@@ -87,13 +87,13 @@ type Settings struct {
 	ReadOnlyContext bool
 	Roots           []string
 	// Elections are the context's paths to show as leader elections
-	// (zkview.Config.Elections).
+	// (zkview.Options.Elections).
 	Elections []string
 	AuditLog  string
 	LogFile   string
 
 	// Semaphores are the context's stated semaphore limits by path
-	// (zkview.Config.SemaphoreLimits).
+	// (zkview.Options.SemaphoreLimits).
 	Semaphores map[string]int
 
 	// TLS is nil for plain TCP (tls.go).

@@ -27,7 +27,7 @@ func TestDemoSemaphoreAndElection(t *testing.T) {
 		t.Helper()
 		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		snap, err := zkview.Load(lctx, view, zkview.Config{Paths: []string{Slots, Leader}, SemaphoreLimits: Limits()})
+		snap, err := zkview.Load(lctx, view, zkview.Options{Paths: []string{Slots, Leader}, SemaphoreLimits: Limits()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@ import (
 // recorded update, the very snapshot the Watcher published then.
 func TestDemoRecordingReplays(t *testing.T) {
 	ctx, view := runningDemo(t)
-	w, err := zkview.Watch(ctx, view, zkview.Config{Paths: Paths(), SemaphoreLimits: Limits(), ServerView: true})
+	w, err := zkview.Watch(ctx, view, zkview.Options{Paths: Paths(), SemaphoreLimits: Limits(), ServerView: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,8 @@ const steadyFor = 10 * time.Second
 
 // consoleView is what the demo's console watches, with the systems'
 // layouts read as the console reads them.
-func consoleView() zkview.Config {
-	return zkview.Config{
+func consoleView() zkview.Options {
+	return zkview.Options{
 		Paths:           append(Paths(), SystemPaths()...),
 		Roots:           []string{Root},
 		Systems:         true,

@@ -197,8 +197,8 @@ func (c *demoClient) wasKilled() bool {
 	return c.killed
 }
 
-// Config is what the workload connects with.
-type Config struct {
+// Options is what the workload connects with.
+type Options struct {
 	// Servers and SessionOptions are the console's connection settings;
 	// each contender opens its own session with them, followed by the
 	// demo's short SessionTimeout.
@@ -215,7 +215,7 @@ type Config struct {
 // Start makes the lock parents through admin (so the console lists them
 // from the first frame; ctx bounds that) and starts the contenders. The
 // Workload owns admin from then on and closes it in Stop.
-func Start(ctx context.Context, admin *lockops.Session, cfg Config) (*Workload, error) {
+func Start(ctx context.Context, admin *lockops.Session, cfg Options) (*Workload, error) {
 	opts := append(slices.Clone(cfg.SessionOptions), lockops.WithSessionTimeout(SessionTimeout))
 	d := &Workload{servers: cfg.Servers, sessOpts: opts, sandbox: cfg.Sandboxed, admin: admin, wake: make(chan struct{}), splits: map[string]bool{}}
 	// The semaphore's own directories too, so that the console knows it

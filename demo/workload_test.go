@@ -69,7 +69,7 @@ func stableFor(t *testing.T, conn *zk.Conn, path, h string, d time.Duration) {
 // demoConfig points a demo at the package's shared server, under a chroot
 // of the test's own so that tests do not see each other's nodes; conn sees
 // the whole tree, and at(p) is where the demo's p lands.
-func demoConfig(t *testing.T, sandboxed bool) (cfg Config, conn *zk.Conn, at func(string) string) {
+func demoConfig(t *testing.T, sandboxed bool) (cfg Options, conn *zk.Conn, at func(string) string) {
 	t.Helper()
 	cluster := testCluster(t)
 	conn = sandboxtest.Connect(t, cluster.Servers(), 10*time.Second)
@@ -77,12 +77,12 @@ func demoConfig(t *testing.T, sandboxed bool) (cfg Config, conn *zk.Conn, at fun
 	if _, err := conn.Create(chroot, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatalf("create %s: %v", chroot, err)
 	}
-	cfg = Config{Servers: cluster.Servers(), SessionOptions: []lockops.SessionOption{lockops.WithChroot(chroot)}, Sandboxed: sandboxed}
+	cfg = Options{Servers: cluster.Servers(), SessionOptions: []lockops.SessionOption{lockops.WithChroot(chroot)}, Sandboxed: sandboxed}
 	return cfg, conn, func(p string) string { return chroot + p }
 }
 
 // adminFor connects the session a Workload makes its parents with.
-func adminFor(ctx context.Context, t *testing.T, cfg Config) *lockops.Session {
+func adminFor(ctx context.Context, t *testing.T, cfg Options) *lockops.Session {
 	t.Helper()
 	admin, err := lockops.Connect(ctx, cfg.Servers, cfg.SessionOptions...)
 	if err != nil {
@@ -92,7 +92,7 @@ func adminFor(ctx context.Context, t *testing.T, cfg Config) *lockops.Session {
 }
 
 // startDemo starts a Workload as `zklock demo` does.
-func startDemo(ctx context.Context, t *testing.T, cfg Config) (*Workload, error) {
+func startDemo(ctx context.Context, t *testing.T, cfg Options) (*Workload, error) {
 	t.Helper()
 	return Start(ctx, adminFor(ctx, t, cfg), cfg)
 }
@@ -226,7 +226,7 @@ func TestDemoSplitOnAnEmptyLock(t *testing.T) {
 	// The servers' watches decide: the Kazoo-style client must not wait
 	// on the Curator node, as stock Kazoo does not, or the console shows
 	// it waiting and no split.
-	snap, err := zkview.Load(ctx, admin, zkview.Config{Paths: []string{Reports}, ServerView: true})
+	snap, err := zkview.Load(ctx, admin, zkview.Options{Paths: []string{Reports}, ServerView: true})
 	if err != nil {
 		t.Fatal(err)
 	}

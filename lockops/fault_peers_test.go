@@ -49,7 +49,7 @@ func startPeerGroup(t *testing.T, c *sandbox.Cluster, kind peers.Kind, lock stri
 			g.loopers = append(g.loopers, i)
 		}
 	}
-	g.p = peers.StartT(t, kind, peers.Config{ClientServers: servers, SessionTimeout: faultTimeout})
+	g.p = peers.StartT(t, kind, peers.Options{ClientServers: servers, SessionTimeout: faultTimeout})
 	return g
 }
 

@@ -40,7 +40,7 @@ func peerPauseRun(t *testing.T, c *sandbox.Cluster, kind peers.Kind, fenced bool
 	lock := lockPath(t)
 	h := newWallHistory()
 	reg := &register{fenced: fenced, h: &history{origin: h.origin, wall: true}}
-	p := peers.StartT(t, kind, peers.Config{Servers: c.Servers(), SessionTimeout: pauseSessionTimeout})
+	p := peers.StartT(t, kind, peers.Options{Servers: c.Servers(), SessionTimeout: pauseSessionTimeout})
 	t.Cleanup(func() { _ = p.Resume() }) // before StartT's Close: a stopped driver cannot quit
 
 	hd, err := p.Acquire(ctx, 0, lock, peers.Mutex)

@@ -226,7 +226,7 @@ func newPeerParent(t *testing.T, ctx context.Context, c *sandbox.Cluster, check 
 		servers = append(servers, w.links.addrs())
 		pp.peers = append(pp.peers, w)
 	}
-	p := peers.StartT(t, kind, peers.Config{ClientServers: servers, SessionTimeout: faultTimeout})
+	p := peers.StartT(t, kind, peers.Options{ClientServers: servers, SessionTimeout: faultTimeout})
 	for _, w := range pp.peers {
 		w.p = p
 	}

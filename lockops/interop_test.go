@@ -65,7 +65,7 @@ func TestInteropWithRealClients(t *testing.T) {
 			)
 			ctx := tctx(t, 90*time.Second)
 			p := lockPath(t)
-			peer := peers.StartT(t, kind, peers.Config{Servers: testServers(t), Sessions: peerClients})
+			peer := peers.StartT(t, kind, peers.Options{Servers: testServers(t), Sessions: peerClients})
 			var rec sections
 
 			// The peer holds first, so that our sessions see its style when
@@ -163,7 +163,7 @@ func TestInteropWithRealClients(t *testing.T) {
 func TestStockCuratorAndKazooSplit(t *testing.T) {
 	ctx := tctx(t, 60*time.Second)
 	p := lockPath(t)
-	cfg := peers.Config{Servers: testServers(t)}
+	cfg := peers.Options{Servers: testServers(t)}
 	cur := peers.StartT(t, peers.Curator, cfg)
 	kaz := peers.StartT(t, peers.Kazoo, cfg)
 	ch, err := cur.Acquire(ctx, 0, p, peers.Mutex)
@@ -217,7 +217,7 @@ func TestStockCuratorAndKazooSplit(t *testing.T) {
 // server's `wchc` reports for the client's session (holders watch nothing).
 func TestRealClientQueuesOrder(t *testing.T) {
 	ctx := tctx(t, 90*time.Second)
-	cfg := peers.Config{Servers: testServers(t), Sessions: 7}
+	cfg := peers.Options{Servers: testServers(t), Sessions: 7}
 	cur := peers.StartT(t, peers.Curator, cfg)
 	kaz := peers.StartT(t, peers.Kazoo, cfg)
 	s := connect(t)

@@ -20,7 +20,7 @@ var latchName = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89
 // passes in the order of joining.
 func TestLatchWithCuratorParticipants(t *testing.T) {
 	ctx := tctx(t, 90*time.Second)
-	peer := peers.StartT(t, peers.Curator, peers.Config{Servers: testServers(t), Sessions: 2})
+	peer := peers.StartT(t, peers.Curator, peers.Options{Servers: testServers(t), Sessions: 2})
 	s0 := connect(t)
 	p := lockPath(t)
 	var ivs []peers.Interval

@@ -334,7 +334,7 @@ func TestSemaphoreWithPeers(t *testing.T) {
 	for _, kind := range []peers.Kind{peers.Curator, peers.Kazoo} {
 		t.Run(string(kind), func(t *testing.T) {
 			const clients = 3
-			peer := peers.StartT(t, kind, peers.Config{Servers: testServers(t), Sessions: clients})
+			peer := peers.StartT(t, kind, peers.Options{Servers: testServers(t), Sessions: clients})
 			for _, limit := range []int{1, 2, 3} {
 				t.Run(fmt.Sprintf("limit%d", limit), func(t *testing.T) {
 					semWithPeers(t, peer, kind, limit)

@@ -46,7 +46,7 @@ type liveConsole struct {
 
 func newLiveConsole(t *testing.T, s *lockops.Session, paths []string, w, h int) *liveConsole {
 	t.Helper()
-	zw, err := zkview.Watch(context.Background(), s, zkview.Config{Paths: paths})
+	zw, err := zkview.Watch(context.Background(), s, zkview.Options{Paths: paths})
 	if err != nil {
 		t.Fatal(err)
 	}

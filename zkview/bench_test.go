@@ -179,7 +179,7 @@ func BenchmarkInitialLoad1000x10(b *testing.B) {
 	ctx := context.Background()
 	before, _ := rc.requests()
 	for b.Loop() {
-		snap, err := Load(ctx, mon, Config{Paths: parents})
+		snap, err := Load(ctx, mon, Options{Paths: parents})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -233,7 +233,7 @@ func BenchmarkLoadQueue10000(b *testing.B) {
 	mon := session(b, c.Servers())
 	ctx := context.Background()
 	for b.Loop() {
-		snap, err := Load(ctx, mon, Config{Paths: []string{p}})
+		snap, err := Load(ctx, mon, Options{Paths: []string{p}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -269,7 +269,7 @@ func benchChange(b *testing.B, size int, childWatches bool) {
 	rc := &requestCounter{}
 	// A long session: pings are rare (and not counted anyway).
 	mon := session(b, c.Servers(), lockops.WithDialer(rc.dialer()), lockops.WithSessionTimeout(30*time.Second))
-	w, err := Watch(context.Background(), mon, Config{Paths: []string{p}, ChildWatches: childWatches})
+	w, err := Watch(context.Background(), mon, Options{Paths: []string{p}, ChildWatches: childWatches})
 	if err != nil {
 		b.Fatal(err)
 	}

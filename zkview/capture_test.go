@@ -53,10 +53,10 @@ func TestConsoleFixtureFromRealQueues(t *testing.T) {
 	for _, name := range []string{"billing", "orders", "ledger", "inventory", "reports"} {
 		mkdirs(t, raw, p(name))
 	}
-	cur := peers.StartT(t, peers.Curator, peers.Config{Servers: c.Servers(), Sessions: 5})
-	kaz := peers.StartT(t, peers.Kazoo, peers.Config{Servers: c.Servers(), Sessions: 8})
+	cur := peers.StartT(t, peers.Curator, peers.Options{Servers: c.Servers(), Sessions: 5})
+	kaz := peers.StartT(t, peers.Kazoo, peers.Options{Servers: c.Servers(), Sessions: 8})
 	paths := []string{p("billing"), p("inventory"), p("ledger"), p("nope"), p("orders"), p("reports")}
-	w := watch(t, session(t, c.Servers()), Config{Paths: paths, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
+	w := watch(t, session(t, c.Servers()), Options{Paths: paths, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
 	ctx := tctx(t, 90*time.Second)
 
 	pm, pr, pw := peers.Mutex, peers.Read, peers.Write

@@ -24,7 +24,7 @@ func TestWatchThroughChroot(t *testing.T) {
 			ctx := tctx(t, 30*time.Second)
 			rc := &requestCounter{}
 			mon := session(t, c.Servers(), lockops.WithChroot(chroot), lockops.WithDialer(rc.dialer()))
-			w := watch(t, mon, Config{Roots: []string{"/"}, ChildWatches: mode == model.ModeChildren})
+			w := watch(t, mon, Options{Roots: []string{"/"}, ChildWatches: mode == model.ModeChildren})
 			holder := session(t, c.Servers(), lockops.WithChroot(chroot))
 
 			first, snap := hold(t, ctx, w, holder, "first")

@@ -119,7 +119,7 @@ func churn(t *testing.T, churnFor time.Duration, childWatches bool) {
 	raw := rawConn(t, c.Servers())
 	mkdirs(t, raw, p)
 	mon := session(t, c.Servers())
-	w := watch(t, mon, Config{Paths: []string{p}, ChildWatches: childWatches})
+	w := watch(t, mon, Options{Paths: []string{p}, ChildWatches: childWatches})
 	waitFor(t, w, 10*time.Second, "present", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && q.State == model.PathPresent
@@ -156,7 +156,7 @@ func churn(t *testing.T, churnFor time.Duration, childWatches bool) {
 		sort.Strings(got)
 		return slices.Equal(got, kids)
 	})
-	fresh, err := Load(context.Background(), session(t, c.Servers()), Config{Paths: []string{p}})
+	fresh, err := Load(context.Background(), session(t, c.Servers()), Options{Paths: []string{p}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestSlowConsumer(t *testing.T) {
 	raw := rawConn(t, c.Servers())
 	mkdirs(t, raw, p)
 	mon := session(t, c.Servers())
-	w, err := Watch(context.Background(), mon, Config{Paths: []string{p}})
+	w, err := Watch(context.Background(), mon, Options{Paths: []string{p}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,7 +103,7 @@ const confirmMargin = 250 * time.Millisecond
 // Key dates from the first (RedateMismatches). snap is returned as is
 // when it shows neither. It takes at most the longer wait plus a read;
 // ctx bounds it.
-func ConfirmCycles(ctx context.Context, s *lockops.Session, cfg Config, snap *model.Snapshot) (*model.Snapshot, error) {
+func ConfirmCycles(ctx context.Context, s *lockops.Session, cfg Options, snap *model.Snapshot) (*model.Snapshot, error) {
 	young, due := sessions.YoungCycles(snap)
 	if mYoung, mDue := YoungMismatches(snap); mYoung && mDue.After(due) {
 		young, due = true, mDue

@@ -22,7 +22,7 @@ func TestDiscovery(t *testing.T) {
 	mkdirs(t, raw, root+"/svc/a/leases")                // an "other" child of a lock parent
 
 	mon := session(t, c.Servers())
-	w := watch(t, mon, Config{Roots: []string{root}, MaxDepth: 3})
+	w := watch(t, mon, Options{Roots: []string{root}, MaxDepth: 3})
 	paths := func(s *model.Snapshot) []string {
 		var ps []string
 		for _, q := range s.Queues {
@@ -68,7 +68,7 @@ func TestDiscovery(t *testing.T) {
 	})
 
 	// Load finds the same.
-	snap, err = Load(tctx(t, 10*time.Second), mon, Config{Roots: []string{root}, MaxDepth: 3})
+	snap, err = Load(tctx(t, 10*time.Second), mon, Options{Roots: []string{root}, MaxDepth: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestDiscovery(t *testing.T) {
 		t.Errorf("Load found %v", paths(snap))
 	}
 	// A bound on parents is said.
-	snap, err = Load(tctx(t, 10*time.Second), mon, Config{Roots: []string{root}, MaxDepth: 4, MaxParents: 1})
+	snap, err = Load(tctx(t, 10*time.Second), mon, Options{Roots: []string{root}, MaxDepth: 4, MaxParents: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,13 +34,13 @@
 //
 // # API
 //
-//   - Watch(ctx, session, Config) starts a Watcher: Updates() delivers
+//   - Watch(ctx, session, Options) starts a Watcher: Updates() delivers
 //     the newest Snapshot with the Changes since the previous Update
 //     (never a backlog: a slow consumer gets one merged Update, the
 //     oldest changes dropped and counted), Snapshot() reads the model now,
 //     Refresh() polls the servers now, Close() stops and closes Updates.
-//   - Load(ctx, session, Config) reads one Snapshot without setting any
-//     watch (`zklock ls`), with one server poll when Config.ServerView.
+//   - Load(ctx, session, Options) reads one Snapshot without setting any
+//     watch (`zklock ls`), with one server poll when Options.ServerView.
 //   - ConfirmCycles judges a one-off read's cycles over sessions by
 //     reading again.
 //
@@ -84,7 +84,7 @@
 //   - cycles.go: cycleTimers, the Watcher's sessions.Graph brought up to date at each
 //     build, its cycles told as events, a publish again when a young
 //     cycle comes of age; ConfirmCycles.
-//   - config.go: Config and its defaults.
+//   - options.go: Options (what to watch) and their defaults.
 //
 // # What the servers cannot tell
 //

@@ -35,7 +35,7 @@ func TestDuplicateParticipantReal(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	snap, err := Load(ctx, session(t, c.Servers()), Config{Paths: []string{p}})
+	snap, err := Load(ctx, session(t, c.Servers()), Options{Paths: []string{p}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestDuplicateParticipantWatched(t *testing.T) {
 	}
 	old := create(s1, "11111111-1111-1111-1111-111111111111", "svc-a")
 	create(s1, "22222222-2222-2222-2222-222222222222", "svc-b")
-	w := watch(t, session(t, c.Servers()), Config{Paths: []string{p}, Elections: []string{p}})
+	w := watch(t, session(t, c.Servers()), Options{Paths: []string{p}, Elections: []string{p}})
 	dups := func(s *model.Snapshot) int {
 		q, n := queueOf(s, p), 0
 		for _, x := range q.Warnings {
@@ -123,7 +123,7 @@ func TestDuplicateParticipantSystem(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	snap, err := Load(ctx, session(t, c.Servers()), Config{Paths: []string{p}, Systems: true})
+	snap, err := Load(ctx, session(t, c.Servers()), Options{Paths: []string{p}, Systems: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,9 +52,9 @@ func TestLeaderLatchRealClients(t *testing.T) {
 	p := testPath(t)
 	ctx := tctx(t, 90*time.Second)
 	// Two processes: the one killed holds the first two participants.
-	doomed := peers.StartT(t, peers.Curator, peers.Config{Servers: c.Servers(), Sessions: 2, SessionTimeout: 2 * time.Second})
-	stays := peers.StartT(t, peers.Curator, peers.Config{Servers: c.Servers(), Sessions: 1})
-	w := watch(t, session(t, c.Servers()), Config{Paths: []string{p}, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
+	doomed := peers.StartT(t, peers.Curator, peers.Options{Servers: c.Servers(), Sessions: 2, SessionTimeout: 2 * time.Second})
+	stays := peers.StartT(t, peers.Curator, peers.Options{Servers: c.Servers(), Sessions: 1})
+	w := watch(t, session(t, c.Servers()), Options{Paths: []string{p}, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
 
 	first, err := doomed.Acquire(ctx, 0, p, peers.Latch)
 	if err != nil {
@@ -134,9 +134,9 @@ func TestNamedElections(t *testing.T) {
 	base := testPath(t)
 	kzPath, curPath, plainPath := base+"/kazoo-election", base+"/curator-selector", base+"/curator-mutex"
 	ctx := tctx(t, 60*time.Second)
-	kaz := peers.StartT(t, peers.Kazoo, peers.Config{Servers: c.Servers(), Sessions: 2})
-	cur := peers.StartT(t, peers.Curator, peers.Config{Servers: c.Servers(), Sessions: 3})
-	cfg := Config{Paths: []string{curPath, kzPath, plainPath}, Elections: []string{kzPath, curPath}, ServerView: true, ServerViewEvery: 200 * time.Millisecond}
+	kaz := peers.StartT(t, peers.Kazoo, peers.Options{Servers: c.Servers(), Sessions: 2})
+	cur := peers.StartT(t, peers.Curator, peers.Options{Servers: c.Servers(), Sessions: 3})
+	cfg := Options{Paths: []string{curPath, kzPath, plainPath}, Elections: []string{kzPath, curPath}, ServerView: true, ServerViewEvery: 200 * time.Millisecond}
 	w := watch(t, session(t, c.Servers()), cfg)
 
 	kzLeader, err := kaz.Acquire(ctx, 0, kzPath, peers.Election)
@@ -223,7 +223,7 @@ func plainEphemeralLock(t *testing.T, childWatches bool) {
 	// `ls` reads it without setting a watch. (Before the console below
 	// starts: its watch on the node would count as one more waiter to
 	// any other monitor, see ephemeral.go.)
-	snap, err := Load(tctx(t, 20*time.Second), session(t, c.Servers()), Config{Paths: []string{parent, node}, ServerView: true})
+	snap, err := Load(tctx(t, 20*time.Second), session(t, c.Servers()), Options{Paths: []string{parent, node}, ServerView: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func plainEphemeralLock(t *testing.T, childWatches bool) {
 		}
 	}
 
-	w := watch(t, session(t, c.Servers()), Config{Paths: []string{parent, node}, ServerView: true, ServerViewEvery: 200 * time.Millisecond, ChildWatches: childWatches})
+	w := watch(t, session(t, c.Servers()), Options{Paths: []string{parent, node}, ServerView: true, ServerViewEvery: 200 * time.Millisecond, ChildWatches: childWatches})
 	expect := func(step string, holder *zk.Conn, data string, waiters ...*zk.Conn) {
 		t.Helper()
 		var want []string

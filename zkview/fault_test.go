@@ -70,7 +70,7 @@ func TestMemberKilled(t *testing.T) {
 	for range 3 {
 		made = append(made, createSeq(t, writer, p, "lock-", nil))
 	}
-	w := watch(t, mon, Config{Paths: []string{p}})
+	w := watch(t, mon, Options{Paths: []string{p}})
 	waitFor(t, w, 15*time.Second, "three nodes", func(s *model.Snapshot) bool { return freshEquals(t, writer, s, p) })
 
 	if err := c.Members()[victim].Kill(); err != nil {
@@ -116,7 +116,7 @@ func TestLinkCutAndExpiry(t *testing.T) {
 	}
 	const timeout = 1500 * time.Millisecond
 	mon := session(t, []string{proxy.Addr()}, lockops.WithSessionTimeout(timeout))
-	w := watch(t, mon, Config{Paths: []string{p}})
+	w := watch(t, mon, Options{Paths: []string{p}})
 	waitFor(t, w, 10*time.Second, "loaded", func(s *model.Snapshot) bool { return freshEquals(t, writer, s, p) })
 	firstSession := mon.ID()
 

@@ -88,7 +88,7 @@ func loadOnce(t *testing.T, s *lockops.Session, p string) *model.Snapshot {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	snap, err := Load(ctx, s, Config{Paths: []string{p}})
+	snap, err := Load(ctx, s, Options{Paths: []string{p}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestHostileData(t *testing.T) {
 		t.Fatal(err)
 	}
 	mon := session(t, c.Servers())
-	w := watch(t, mon, Config{Paths: []string{p}})
+	w := watch(t, mon, Options{Paths: []string{p}})
 	snap := waitFor(t, w, 15*time.Second, "four nodes read", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		if q == nil || q.Nodes.Len() != 4 {
@@ -238,7 +238,7 @@ func TestHostileNames(t *testing.T) {
 		t.Errorf("the server accepted a character outside the BMP: the legal set above is wrong")
 	}
 	mon := session(t, c.Servers())
-	w := watch(t, mon, Config{Paths: []string{p}})
+	w := watch(t, mon, Options{Paths: []string{p}})
 	snap := waitFor(t, w, 20*time.Second, "every name", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && q.Nodes.Len() == len(locks) && len(q.Other) == len(deceptive)
@@ -298,7 +298,7 @@ func TestTenThousandChildren(t *testing.T) {
 	t.Logf("created %d nodes in %v", n, time.Since(start).Round(time.Millisecond))
 	mon := session(t, c.Servers())
 	start = time.Now()
-	w := watch(t, mon, Config{Paths: []string{p}})
+	w := watch(t, mon, Options{Paths: []string{p}})
 	snap := waitFor(t, w, 60*time.Second, "10,000 nodes", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && q.Nodes.Len() == n && !q.Nodes.At(n-1).Ctime.IsZero()
@@ -359,7 +359,7 @@ func TestUnreadableNodes(t *testing.T) {
 	}
 	a, cc = a[strings.LastIndexByte(a, '/')+1:], cc[strings.LastIndexByte(cc, '/')+1:]
 	mon := session(t, c.Servers())
-	w := watch(t, mon, Config{Paths: []string{p}})
+	w := watch(t, mon, Options{Paths: []string{p}})
 	snap := waitFor(t, w, 15*time.Second, "three nodes, one read", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && slices.Equal(names(q), []string{a, b, cc}) && !q.Nodes.At(1).Ctime.IsZero()
@@ -402,7 +402,7 @@ func TestParentReplaced(t *testing.T) {
 		createSeq(t, oldOwner, p, "lock-", []byte("old"))
 	}
 	mon := session(t, c.Servers())
-	w := watch(t, mon, Config{Paths: []string{p}})
+	w := watch(t, mon, Options{Paths: []string{p}})
 	waitFor(t, w, 10*time.Second, "old queue", func(s *model.Snapshot) bool { return truthDiff(oldOwner, s, p) == "" })
 
 	replace := func(i int) {

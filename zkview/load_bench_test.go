@@ -29,7 +29,7 @@ func benchLoadRoot(b *testing.B, n int) {
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		wg.Go(func() { samplePeaks(stop, &peakG, &peakHeap) })
-		snap, err := Load(context.Background(), mon, Config{Roots: []string{root}})
+		snap, err := Load(context.Background(), mon, Options{Roots: []string{root}})
 		close(stop)
 		wg.Wait()
 		if err != nil {

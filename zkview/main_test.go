@@ -98,7 +98,7 @@ type testWatcher struct {
 	done    chan struct{}
 }
 
-func watch(t testing.TB, s *lockops.Session, cfg Config) *testWatcher {
+func watch(t testing.TB, s *lockops.Session, cfg Options) *testWatcher {
 	t.Helper()
 	w, err := Watch(context.Background(), s, cfg)
 	if err != nil {

@@ -114,7 +114,7 @@ func TestMonitorEnsembleDown(t *testing.T) {
 		made = append(made, createSeq(t, writer, p, "lock-", []byte("writer")))
 	}
 	mon := session(t, c.Servers(), lockops.WithSessionTimeout(monitorTimeout))
-	w := watch(t, mon, Config{Paths: []string{p}})
+	w := watch(t, mon, Options{Paths: []string{p}})
 	waitFor(t, w, 15*time.Second, "loaded", func(s *model.Snapshot) bool { return truthDiff(writer, s, p) == "" })
 
 	killAt := time.Now()
@@ -224,7 +224,7 @@ func TestMonitorSessionExpired(t *testing.T) {
 	}
 	mon := session(t, []string{c.Servers()[victim]}, lockops.WithSessionTimeout(monitorTimeout))
 	first := mon.ID()
-	w := watch(t, mon, Config{Paths: []string{p}})
+	w := watch(t, mon, Options{Paths: []string{p}})
 	waitFor(t, w, 15*time.Second, "loaded", func(s *model.Snapshot) bool { return truthDiff(writer, s, p) == "" })
 
 	m := c.Members()[victim]
@@ -326,7 +326,7 @@ func TestHolderExpiryHandoff(t *testing.T) {
 	got := make(chan error, 1)
 	go func() { got <- waiter.Acquire(ctx) }()
 	mon := session(t, c.Servers(), lockops.WithSessionTimeout(monitorTimeout))
-	w := watch(t, mon, Config{Paths: []string{p}})
+	w := watch(t, mon, Options{Paths: []string{p}})
 	waitFor(t, w, 15*time.Second, "holder and waiter", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && q.Nodes.Len() == 2 && q.Nodes.At(0).Name == holder.Node() && q.Nodes.At(0).Role == lockops.RoleHolder

@@ -301,7 +301,7 @@ func TestOracle(t *testing.T) {
 	if _, err := raw.Set(d.kazooSemPath(), []byte(strconv.Itoa(oracleLimit)), -1); err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Paths: d.paths(), SemaphoreLimits: map[string]int{d.curatorSemPath(): oracleLimit}}
+	cfg := Options{Paths: d.paths(), SemaphoreLimits: map[string]int{d.curatorSemPath(): oracleLimit}}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	errs := make(chan error, 32)

@@ -269,7 +269,7 @@ func checkSessionsAgree(s *model.Snapshot) []string {
 // checkStayingHolders: once the churn is over, one holder per recipe
 // stays; two one-off reads (as `zklock sessions` and `ls` make) date
 // each hold the same, and the same as `ls`.
-func checkStayingHolders(t *testing.T, servers []string, d *oracleDriver, raw *zk.Conn, cfg Config) {
+func checkStayingHolders(t *testing.T, servers []string, d *oracleDriver, raw *zk.Conn, cfg Options) {
 	t.Helper()
 	oc := &oracleClient{c: raw, d: d}
 	for _, n := range []struct{ dir, name string }{

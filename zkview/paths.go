@@ -19,8 +19,8 @@ import (
 // pathFlags say why a path is watched; a path may be watched for several
 // reasons at once (a configured lock parent under a root).
 type pathFlags struct {
-	explicit bool // in Config.Paths: a queue even while empty or absent
-	root     bool // in Config.Roots: watched while absent
+	explicit bool // in Options.Paths: a queue even while empty or absent
+	root     bool // in Options.Roots: watched while absent
 	discover bool // under a root: its children are searched
 	depth    int  // levels below its root
 	// via is the root watch that covers the path when it was found

@@ -110,15 +110,15 @@ func newRealQueues(t *testing.T, servers []string) *realQueues {
 	}
 	rq.all = slices.Sorted(maps.Values(rq.paths))
 	rq.mon = session(t, servers)
-	rq.w = watch(t, rq.mon, Config{Paths: rq.all, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
+	rq.w = watch(t, rq.mon, Options{Paths: rq.all, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
 	return rq
 }
 
 // queuePeers builds the Curator and Kazoo queues, a client's request at a
 // time, each once the one before is in the watcher's model.
 func (rq *realQueues) queuePeers(t *testing.T, servers []string) {
-	cur := peers.StartT(t, peers.Curator, peers.Config{Servers: servers, Sessions: 7})
-	kaz := peers.StartT(t, peers.Kazoo, peers.Config{Servers: servers, Sessions: 7})
+	cur := peers.StartT(t, peers.Curator, peers.Options{Servers: servers, Sessions: 7})
+	kaz := peers.StartT(t, peers.Kazoo, peers.Options{Servers: servers, Sessions: 7})
 	run := func(key string, steps []step, kinds []lockops.Kind) {
 		queueUp(t, rq.w, rq.paths[key], steps)
 		for i, s := range steps {
@@ -238,7 +238,7 @@ func checkRealWatch(t *testing.T, watches map[int64][]string, key, p string, n m
 // hold.
 func (rq *realQueues) checkFreshLook(t *testing.T) {
 	for _, sview := range []bool{true, false} {
-		fresh, err := Load(rq.ctx, rq.mon, Config{Paths: rq.all, ServerView: sview})
+		fresh, err := Load(rq.ctx, rq.mon, Options{Paths: rq.all, ServerView: sview})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,8 +266,8 @@ func TestSplitHolders(t *testing.T) {
 	c := testCluster(t)
 	p := testPath(t)
 	mkdirs(t, rawConn(t, c.Servers()), p)
-	cur := peers.StartT(t, peers.Curator, peers.Config{Servers: c.Servers()})
-	kaz := peers.StartT(t, peers.Kazoo, peers.Config{Servers: c.Servers()})
+	cur := peers.StartT(t, peers.Curator, peers.Options{Servers: c.Servers()})
+	kaz := peers.StartT(t, peers.Kazoo, peers.Options{Servers: c.Servers()})
 	ctx := tctx(t, 60*time.Second)
 	if _, err := cur.Acquire(ctx, 0, p, peers.Mutex); err != nil {
 		t.Fatal(err)
@@ -276,7 +276,7 @@ func TestSplitHolders(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	snap, err := Load(tctx(t, 20*time.Second), session(t, c.Servers()), Config{Paths: []string{p}, ServerView: true})
+	snap, err := Load(tctx(t, 20*time.Second), session(t, c.Servers()), Options{Paths: []string{p}, ServerView: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,9 +304,9 @@ func TestKazooDeadlock(t *testing.T) {
 	c := testCluster(t)
 	p := testPath(t)
 	mkdirs(t, rawConn(t, c.Servers()), p)
-	kaz := peers.StartT(t, peers.Kazoo, peers.Config{Servers: c.Servers(), Sessions: 3})
+	kaz := peers.StartT(t, peers.Kazoo, peers.Options{Servers: c.Servers(), Sessions: 3})
 	mon := session(t, c.Servers())
-	w := watch(t, mon, Config{Paths: []string{p}, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
+	w := watch(t, mon, Options{Paths: []string{p}, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
 	nodes, holds := queueUp(t, w, p, []step{{kaz, 0, peers.Write, true}, {kaz, 1, peers.Read, false}, {kaz, 2, peers.Write, false}})
 	w1, r1, w2 := nodes[0], nodes[1], nodes[2]
 	// Before the release: a chain, no cycle (R1 really waits on W1).
@@ -333,7 +333,7 @@ func TestKazooDeadlock(t *testing.T) {
 		t.Errorf("a deadlocked client got the lock")
 	}
 	// A fresh look (no history) sees the same cycle in the servers' watches.
-	fresh, err := Load(tctx(t, 20*time.Second), mon, Config{Paths: []string{p}, ServerView: true})
+	fresh, err := Load(tctx(t, 20*time.Second), mon, Options{Paths: []string{p}, ServerView: true})
 	if err != nil {
 		t.Fatal(err)
 	}

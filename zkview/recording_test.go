@@ -55,7 +55,7 @@ func recordLiveOn(t *testing.T, c *sandbox.Cluster, churnFor time.Duration, faul
 	mkdirs(t, raw, p)
 	mkdirs(t, raw, quiet)
 	mon := session(t, c.Servers())
-	w, err := Watch(context.Background(), mon, Config{Paths: []string{p, quiet}, ServerView: true, ServerViewEvery: 300 * time.Millisecond})
+	w, err := Watch(context.Background(), mon, Options{Paths: []string{p, quiet}, ServerView: true, ServerViewEvery: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func TestRecursiveChangeCost(t *testing.T) {
 	fill(t, raw, []string{p}, queue)
 	rc := &requestCounter{}
 	mon := session(t, c.Servers(), lockops.WithDialer(rc.dialer()))
-	w := watch(t, mon, Config{Paths: []string{p}})
+	w := watch(t, mon, Options{Paths: []string{p}})
 	waitFor(t, w, 20*time.Second, "the queue read", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && q.Nodes.Len() == queue && s.WatchMode == model.ModeRecursive
@@ -74,7 +74,7 @@ func TestChildWatchFallback(t *testing.T) {
 	mkdirs(t, raw, p)
 	rc := &requestCounter{}
 	mon := session(t, c.Servers(), lockops.WithDialer(rc.dialer()))
-	w := watch(t, mon, Config{Paths: []string{p}, ChildWatches: true})
+	w := watch(t, mon, Options{Paths: []string{p}, ChildWatches: true})
 	n := createSeq(t, raw, p, "lock-", nil)
 	waitFor(t, w, 10*time.Second, "the node, watched by children watches", func(s *model.Snapshot) bool {
 		return slices.Contains(names(queueOf(s, p)), n) && s.WatchMode == model.ModeChildren
@@ -104,7 +104,7 @@ func TestRefusedAddWatchFallback(t *testing.T) {
 	}
 	d := &refusingDialer{}
 	mon := session(t, c.Servers(), lockops.WithDialer(d.dial))
-	w := watch(t, mon, Config{Paths: paths})
+	w := watch(t, mon, Options{Paths: paths})
 	waitFor(t, w, 10*time.Second, "every queue read, watched by children watches", func(s *model.Snapshot) bool {
 		for _, p := range paths {
 			if !slices.Contains(names(queueOf(s, p)), first[p]) {

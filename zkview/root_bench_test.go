@@ -114,7 +114,7 @@ func benchRootFirstPicture(b *testing.B, n int) {
 	for b.Loop() {
 		mon := session(b, c.Servers(), lockops.WithSessionTimeout(30*time.Second))
 		start := time.Now()
-		w, err := Watch(context.Background(), mon, Config{Roots: []string{root}})
+		w, err := Watch(context.Background(), mon, Options{Roots: []string{root}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -200,7 +200,7 @@ func benchRootChange(b *testing.B, n int) {
 	held := wideTree(b, writer, root, n, entityNodes)
 	rc := &requestCounter{}
 	mon := session(b, c.Servers(), lockops.WithDialer(rc.dialer()), lockops.WithSessionTimeout(30*time.Second))
-	w, err := Watch(context.Background(), mon, Config{Roots: []string{root}})
+	w, err := Watch(context.Background(), mon, Options{Roots: []string{root}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func benchRootRSS(b *testing.B, n int, nodesOf func(int) int) {
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
 		r0 := rssBytes(b)
-		w, err := Watch(context.Background(), mon, Config{Roots: []string{root}})
+		w, err := Watch(context.Background(), mon, Options{Roots: []string{root}})
 		if err != nil {
 			b.Fatal(err)
 		}

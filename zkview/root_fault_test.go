@@ -39,7 +39,7 @@ func TestRootLeaderKilled(t *testing.T) {
 	rc := &requestCounter{}
 	mon := session(t, c.Servers(), lockops.WithDialer(rc.dialer()))
 	fresh := session(t, c.Servers()) // fresh reads, not counted
-	w := watch(t, mon, Config{Roots: []string{root}})
+	w := watch(t, mon, Options{Roots: []string{root}})
 	converge(t, freshPicture(t, fresh, root), w)
 	before := listings(rc)
 	if before < len(tr.parents) {
@@ -94,7 +94,7 @@ func TestRootSessionExpiry(t *testing.T) {
 	rc := &requestCounter{}
 	mon := session(t, []string{proxy.Addr()}, lockops.WithSessionTimeout(1500*time.Millisecond), lockops.WithDialer(rc.dialer()))
 	fresh := session(t, c.Servers())
-	w := watch(t, mon, Config{Roots: []string{root}})
+	w := watch(t, mon, Options{Roots: []string{root}})
 	converge(t, freshPicture(t, fresh, root), w)
 	first := mon.ID()
 

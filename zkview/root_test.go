@@ -112,7 +112,7 @@ func rootPicture(s *model.Snapshot, withEmpty bool) string {
 // listed now, no watch).
 func freshPicture(t testing.TB, mon *lockops.Session, root string) string {
 	t.Helper()
-	s, err := Load(tctx(t, 30*time.Second), mon, Config{Roots: []string{root}})
+	s, err := Load(tctx(t, 30*time.Second), mon, Options{Roots: []string{root}})
 	if err != nil {
 		t.Fatalf("fresh read: %v", err)
 	}
@@ -211,9 +211,9 @@ func TestRootWatchMatchesFallback(t *testing.T) {
 
 	rc := &requestCounter{}
 	recMon := session(t, c.Servers(), lockops.WithDialer(rc.dialer()))
-	rec := watch(t, recMon, Config{Roots: []string{root}})
+	rec := watch(t, recMon, Options{Roots: []string{root}})
 	kidsMon := session(t, c.Servers())
-	kids := watch(t, kidsMon, Config{Roots: []string{root}, ChildWatches: true})
+	kids := watch(t, kidsMon, Options{Roots: []string{root}, ChildWatches: true})
 
 	seed := time.Now().UnixNano()
 	t.Logf("churn seed %d", seed)

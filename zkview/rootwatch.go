@@ -1,4 +1,4 @@
-// A root watched whole (Config.Roots, ZooKeeper 3.6+): one persistent
+// A root watched whole (Options.Roots, ZooKeeper 3.6+): one persistent
 // recursive watch on the root covers every node below it, so a root of
 // 100,000 lock parents costs the server one watch and this process no
 // goroutine per parent. The paths found below the root are listed by a

@@ -189,7 +189,7 @@ func benchSustained(b *testing.B, rate, workers int) {
 	p := testPath(b)
 	fill(b, rawConn(b, c.Servers()), []string{p}, sustainedQueue)
 	mon := session(b, c.Servers(), lockops.WithSessionTimeout(30*time.Second))
-	w, err := Watch(context.Background(), mon, Config{Paths: []string{p}})
+	w, err := Watch(context.Background(), mon, Options{Paths: []string{p}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func benchSustained(b *testing.B, rate, workers int) {
 			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), settleWait)
-		fresh, err := Load(ctx, mon, Config{Paths: []string{p}})
+		fresh, err := Load(ctx, mon, Options{Paths: []string{p}})
 		cancel()
 		if err != nil {
 			b.Fatal(err)
@@ -615,7 +615,7 @@ func benchRSS(b *testing.B, size int) {
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
 		r0 := rssBytes(b)
-		w, err := Watch(context.Background(), mon, Config{Paths: []string{p}})
+		w, err := Watch(context.Background(), mon, Options{Paths: []string{p}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -674,7 +674,7 @@ func BenchmarkFirstPicture1000x10(b *testing.B) {
 	partial := 0
 	for b.Loop() {
 		mon := session(b, c.Servers())
-		w, err := Watch(context.Background(), mon, Config{Paths: parents})
+		w, err := Watch(context.Background(), mon, Options{Paths: parents})
 		if err != nil {
 			b.Fatal(err)
 		}

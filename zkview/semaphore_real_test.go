@@ -88,8 +88,8 @@ func TestSemaphoreRealClients(t *testing.T) {
 	base := testPath(t)
 	raw := rawConn(t, c.Servers())
 	mkdirs(t, raw, base)
-	cur := peers.StartT(t, peers.Curator, peers.Config{Servers: c.Servers(), Sessions: 6})
-	kaz := peers.StartT(t, peers.Kazoo, peers.Config{Servers: c.Servers(), Sessions: 6})
+	cur := peers.StartT(t, peers.Curator, peers.Options{Servers: c.Servers(), Sessions: 6})
+	kaz := peers.StartT(t, peers.Kazoo, peers.Options{Servers: c.Servers(), Sessions: 6})
 	procs := map[string]*peers.Proc{"curator": cur, "kazoo": kaz}
 
 	type semCase struct {
@@ -108,7 +108,7 @@ func TestSemaphoreRealClients(t *testing.T) {
 	}
 	overCur, overKaz := base+"/curator-over", base+"/kazoo-over"
 	paths = append(paths, overCur, overKaz)
-	cfg := Config{Paths: paths, ServerView: true, ServerViewEvery: 200 * time.Millisecond,
+	cfg := Options{Paths: paths, ServerView: true, ServerViewEvery: 200 * time.Millisecond,
 		SemaphoreLimits: map[string]int{overCur: 1}}
 	mon := session(t, c.Servers())
 	recursive := watch(t, mon, cfg)
@@ -274,7 +274,7 @@ func TestSemaphoreRealClients(t *testing.T) {
 
 	// Under --root, the semaphores are found, their parts are not lock
 	// parents of their own, and the over-limit ones still say so.
-	rooted, err := Load(ctx, mon, Config{Roots: []string{base}, ServerView: true, SemaphoreLimits: cfg.SemaphoreLimits})
+	rooted, err := Load(ctx, mon, Options{Roots: []string{base}, ServerView: true, SemaphoreLimits: cfg.SemaphoreLimits})
 	if err != nil {
 		t.Fatal(err)
 	}

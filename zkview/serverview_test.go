@@ -70,7 +70,7 @@ func TestChainVerifiedHerdMissing(t *testing.T) {
 		locks = append(locks, l)
 	}
 	mon := session(t, c.Servers())
-	w := watch(t, mon, Config{Paths: []string{p}, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
+	w := watch(t, mon, Options{Paths: []string{p}, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
 	snap := waitFor(t, w, 15*time.Second, "every waiter verified", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		if !s.ServerView || q == nil || q.Nodes.Len() != 4 {
@@ -160,7 +160,7 @@ func TestServerViewRefused(t *testing.T) {
 		eventually(t, 10*time.Second, "queued", func() bool { return l.Node() != "" })
 		locks = append(locks, l)
 	}
-	snap, err := Load(ctx, session(t, c.Servers()), Config{Paths: []string{p}, ServerView: true})
+	snap, err := Load(ctx, session(t, c.Servers()), Options{Paths: []string{p}, ServerView: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,7 +95,7 @@ type childrenReply struct {
 // readSystems reads cfg's roots and paths as systems' layouts: every
 // recognition under a root (systems.Scan), a watched path, or the parent
 // of a watched lone node (the Hadoop lock) that names it as participant.
-func readSystems(ctx context.Context, r systems.Reader, cfg Config, budget int) ([]sysRec, bool) {
+func readSystems(ctx context.Context, r systems.Reader, cfg Options, budget int) ([]sysRec, bool) {
 	tree := systems.NewLiveTree(ctx, r, budget)
 	var out []sysRec
 	seen := map[string]bool{}

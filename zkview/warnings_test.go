@@ -14,7 +14,7 @@ import (
 // another pair of nodes is a new incident.
 func TestWarningEventsOncePerIncident(t *testing.T) {
 	now := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
-	w := &Watcher{cfg: Config{Now: func() time.Time { return now }}}
+	w := &Watcher{cfg: Options{Now: func() time.Time { return now }}}
 	qm := &queue.Model{Path: "/locks/a"}
 	step := func(ws ...model.Warning) []string {
 		w.pending = nil

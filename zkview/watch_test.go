@@ -19,7 +19,7 @@ func TestQueueLifecycle(t *testing.T) {
 	p := testPath(t)
 	ctx := tctx(t, 30*time.Second)
 	mon := session(t, c.Servers())
-	w := watch(t, mon, Config{Paths: []string{p}})
+	w := watch(t, mon, Options{Paths: []string{p}})
 	waitFor(t, w, 10*time.Second, "absent path", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && q.State == model.PathAbsent
@@ -112,7 +112,7 @@ func TestAbsentAppearsVanishes(t *testing.T) {
 	c := testCluster(t)
 	p := testPath(t)
 	mon := session(t, c.Servers())
-	w := watch(t, mon, Config{Paths: []string{p}})
+	w := watch(t, mon, Options{Paths: []string{p}})
 	waitFor(t, w, 10*time.Second, "absent", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && q.State == model.PathAbsent
@@ -156,7 +156,7 @@ func TestNoAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	mon := session(t, c.Servers())
-	w := watch(t, mon, Config{Paths: []string{p}})
+	w := watch(t, mon, Options{Paths: []string{p}})
 	snap := waitFor(t, w, 10*time.Second, "noauth", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && q.State == model.PathNoAuth
@@ -166,7 +166,7 @@ func TestNoAuth(t *testing.T) {
 	}
 	// With the credentials the same path reads.
 	authed := session(t, c.Servers(), lockops.WithDigestAuth("owner", "secret"))
-	w2 := watch(t, authed, Config{Paths: []string{p}})
+	w2 := watch(t, authed, Options{Paths: []string{p}})
 	waitFor(t, w2, 10*time.Second, "present with auth", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && q.State == model.PathPresent

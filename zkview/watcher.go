@@ -45,7 +45,7 @@ var ErrClosed = errors.New("zkview: watcher closed")
 //     Update.
 type Watcher struct {
 	s   *lockops.Session
-	cfg Config
+	cfg Options
 	// oneShot: read every path once and set no watch (Load); go-zookeeper
 	// cannot remove a watch, so a one-off read must not leave any behind.
 	oneShot bool
@@ -107,12 +107,12 @@ type Watcher struct {
 // Watch starts watching cfg's paths and roots over s and returns at once;
 // the first snapshot with data follows on Updates as soon as the first
 // listings arrive. ctx bounds the Watcher's life as Close does.
-func Watch(ctx context.Context, s *lockops.Session, cfg Config) (*Watcher, error) {
+func Watch(ctx context.Context, s *lockops.Session, cfg Options) (*Watcher, error) {
 	return start(ctx, s, cfg, false)
 }
 
 // start is Watch; oneShot reads every path once, without watches (Load).
-func start(ctx context.Context, s *lockops.Session, cfg Config, oneShot bool) (*Watcher, error) {
+func start(ctx context.Context, s *lockops.Session, cfg Options, oneShot bool) (*Watcher, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -227,7 +227,7 @@ func (w *Watcher) Close() {
 
 // Load reads one snapshot of cfg's paths and roots (discovery included,
 // and one server-view poll when cfg.ServerView), for `zklock ls`.
-func Load(ctx context.Context, s *lockops.Session, cfg Config) (*model.Snapshot, error) {
+func Load(ctx context.Context, s *lockops.Session, cfg Options) (*model.Snapshot, error) {
 	w, err := start(ctx, s, cfg, true)
 	if err != nil {
 		return nil, err

@@ -52,7 +52,7 @@ func startConsole(ctx context.Context, servers []string, own <-chan ui.OwnLock) 
 	if err != nil {
 		return nil, fmt.Errorf("connect the Watcher: %w", err)
 	}
-	w, err := zkview.Watch(ctx, s, zkview.Config{Paths: soakPaths(), ServerView: true, ServerViewEvery: serverViewEvery})
+	w, err := zkview.Watch(ctx, s, zkview.Options{Paths: soakPaths(), ServerView: true, ServerViewEvery: serverViewEvery})
 	if err != nil {
 		s.Close()
 		return nil, err

@@ -203,7 +203,7 @@ func defaultJVMOptions(extra []string) []string {
 }
 
 // command builds the driver's command line.
-func command(ctx context.Context, kind Kind, cfg Config) (*exec.Cmd, error) {
+func command(ctx context.Context, kind Kind, cfg Options) (*exec.Cmd, error) {
 	hosts := strings.Join(cfg.Servers, ",")
 	if cfg.ClientServers != nil {
 		var each []string

@@ -27,7 +27,7 @@ func TestElections(t *testing.T) {
 			t.Parallel()
 			ctx := tctx(t, 60*time.Second)
 			conn := sandboxtest.Connect(t, servers, 10*time.Second)
-			p := StartT(t, tc.kind, Config{Servers: servers, Sessions: 2})
+			p := StartT(t, tc.kind, Options{Servers: servers, Sessions: 2})
 			path := testPath(t)
 
 			leader, err := p.Acquire(ctx, 0, path, tc.lk)

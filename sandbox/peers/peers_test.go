@@ -98,7 +98,7 @@ func TestAcquireRelease(t *testing.T) {
 			t.Parallel()
 			ctx := tctx(t, 60*time.Second)
 			conn := sandboxtest.Connect(t, servers, 10*time.Second)
-			p := StartT(t, kind, Config{Servers: servers, Sessions: 2})
+			p := StartT(t, kind, Options{Servers: servers, Sessions: 2})
 			ids := p.Sessions()
 			if len(ids) != 2 || ids[0] == 0 || ids[1] == 0 || ids[0] == ids[1] {
 				t.Fatalf("sessions %x", ids)
@@ -179,7 +179,7 @@ func TestReadWrite(t *testing.T) {
 			t.Parallel()
 			ctx := tctx(t, 60*time.Second)
 			conn := sandboxtest.Connect(t, servers, 10*time.Second)
-			p := StartT(t, kind, Config{Servers: servers, Sessions: 3})
+			p := StartT(t, kind, Options{Servers: servers, Sessions: 3})
 			path := testPath(t)
 			w, err := p.Acquire(ctx, 0, path, Write)
 			if err != nil {
@@ -247,7 +247,7 @@ func TestLoop(t *testing.T) {
 		t.Run(string(kind), func(t *testing.T) {
 			t.Parallel()
 			ctx := tctx(t, 60*time.Second)
-			p := StartT(t, kind, Config{Servers: servers, Sessions: 3})
+			p := StartT(t, kind, Options{Servers: servers, Sessions: 3})
 			path := testPath(t)
 			var streamed int
 			cycles, err := p.Loop(ctx, LoopSpec{
@@ -304,7 +304,7 @@ func TestLoopStop(t *testing.T) {
 		t.Run(string(kind), func(t *testing.T) {
 			t.Parallel()
 			conn := sandboxtest.Connect(t, servers, 10*time.Second)
-			p := StartT(t, kind, Config{Servers: servers, Sessions: 3})
+			p := StartT(t, kind, Options{Servers: servers, Sessions: 3})
 			path := testPath(t)
 			ctx, cancel := context.WithCancel(tctx(t, 60*time.Second))
 			defer cancel()
@@ -343,7 +343,7 @@ func TestKill(t *testing.T) {
 			ctx := tctx(t, 60*time.Second)
 			conn := sandboxtest.Connect(t, servers, 10*time.Second)
 			const timeout = 2 * time.Second
-			p := StartT(t, kind, Config{Servers: servers, Sessions: 2, SessionTimeout: timeout})
+			p := StartT(t, kind, Options{Servers: servers, Sessions: 2, SessionTimeout: timeout})
 			path := testPath(t)
 			h, err := p.Acquire(ctx, 0, path, Mutex)
 			if err != nil {
@@ -394,7 +394,7 @@ func TestConnectionEvents(t *testing.T) {
 			}
 			t.Cleanup(func() { proxy.Close() })
 			const timeout = 2 * time.Second
-			p := StartT(t, kind, Config{ClientServers: [][]string{{proxy.Addr()}, servers}, SessionTimeout: timeout})
+			p := StartT(t, kind, Options{ClientServers: [][]string{{proxy.Addr()}, servers}, SessionTimeout: timeout})
 			old := p.Session(0)
 			path := testPath(t)
 			h, err := p.Acquire(ctx, 0, path, Mutex)
@@ -465,7 +465,7 @@ func TestStartErrors(t *testing.T) {
 			t.Errorf("%v (the tests need both libraries)", err)
 		}
 	}
-	for _, cfg := range []Config{
+	for _, cfg := range []Options{
 		{},
 		{Servers: []string{"a:1,b:2"}},
 		{Servers: []string{"a:1"}, Sessions: 2, ClientServers: [][]string{{"a:1"}}},

@@ -74,7 +74,7 @@ var (
 	ErrBadArgument = errors.New("peers: bad argument")
 )
 
-// Defaults for Config.
+// Defaults for Options.
 const (
 	// DefaultSessionTimeout is short enough for a test of expiry to wait
 	// it out and long enough that a loaded 2-core machine does not expire
@@ -88,8 +88,8 @@ const (
 	closeWait = 10 * time.Second
 )
 
-// Config says how to start a driver.
-type Config struct {
+// Options says how to start a driver.
+type Options struct {
 	// Servers are host:port addresses (a connect string split at commas).
 	Servers []string
 	// ClientServers, when set, gives each client its own servers instead
@@ -115,7 +115,7 @@ type Config struct {
 	SASL *SASL
 }
 
-func (c Config) withDefaults() (Config, error) {
+func (c Options) withDefaults() (Options, error) {
 	if c.Sessions == 0 {
 		c.Sessions = max(1, len(c.ClientServers))
 	}
@@ -152,7 +152,7 @@ func (c Config) withDefaults() (Config, error) {
 // safe for concurrent use.
 type Proc struct {
 	kind   Kind
-	cfg    Config
+	cfg    Options
 	stderr *tail
 	nextID atomic.Uint64
 
@@ -178,7 +178,7 @@ type Proc struct {
 // Curator driver the first time, starting the runtime, connecting); the
 // process lives until Close or Kill. The errors wrap ErrUnavailable when a
 // library is missing, and carry the driver's last stderr lines when it dies.
-func Start(ctx context.Context, kind Kind, cfg Config) (*Proc, error) {
+func Start(ctx context.Context, kind Kind, cfg Options) (*Proc, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err

@@ -20,7 +20,7 @@ import (
 )
 
 // SASL makes every client of a driver authenticate by SASL DIGEST-MD5,
-// or GSSAPI when Mechanism says so (Config.SASL).
+// or GSSAPI when Mechanism says so (Options.SASL).
 type SASL struct {
 	// JAAS is a client JAAS file whose Client section the Curator driver's
 	// ZooKeeper client reads (WriteClientJAAS writes one).

@@ -49,7 +49,7 @@ func TestSemaphorePeers(t *testing.T) {
 			t.Parallel()
 			ctx := tctx(t, 90*time.Second)
 			conn := sandboxtest.Connect(t, servers, 10*time.Second)
-			p := StartT(t, kind, Config{Servers: servers, Sessions: 3})
+			p := StartT(t, kind, Options{Servers: servers, Sessions: 3})
 			ids := p.Sessions()
 			path := testPath(t)
 			leaseDir, waitDir, waitCount := path+"/leases", path+"/leases", 3

@@ -15,7 +15,7 @@ const startTWait = 2 * time.Minute
 // start, the test fails (it does not skip: a test that needs a peer and
 // silently skips tests nothing) with an error that names what to install.
 // A test that fails later gets the driver's last stderr lines.
-func StartT(t testing.TB, kind Kind, cfg Config) *Proc {
+func StartT(t testing.TB, kind Kind, cfg Options) *Proc {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), startTWait)
 	defer cancel()

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 )
 
-// TLS makes every client of a driver connect over TLS (Config.TLS); the
+// TLS makes every client of a driver connect over TLS (Options.TLS); the
 // servers are then the members' secure ports.
 type TLS struct {
 	// CA is a PEM bundle of the CAs that sign the servers' certificates.

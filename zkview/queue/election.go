@@ -6,7 +6,7 @@
 // "_c_<uuid>-latch-<seq>" as a latch participant, a mutex on the wire);
 // Curator's LeaderSelector and Kazoo's Election are plain mutexes on the
 // wire, so only the user can say that one is an election, by naming its
-// path in Config.Elections (the context's `elections:`). Either way the
+// path in zkview.Options.Elections (the context's `elections:`). Either way the
 // ordering, the links and the warnings are a mutex's; only Queue.Type
 // and the words change: the console and `ls` say leader and follower
 // where a lock says holder and waiting. `ls --json` keeps "role"

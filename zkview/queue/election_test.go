@@ -43,7 +43,7 @@ func TestElectionType(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		kids     []string
-		election bool // named in Config.Elections
+		election bool // named in zkview.Options.Elections
 		absent   bool
 		want     model.QueueType
 	}{

@@ -6,7 +6,7 @@
 //
 // It is read in two shapes:
 //
-//   - a watched path (Config.Paths) that is itself an ephemeral node: the
+//   - a watched path (zkview.Options.Paths) that is itself an ephemeral node: the
 //     node is shown under its last path element;
 //   - a lock parent whose only child is an ephemeral node with no sequence
 //     (and not named like a Kazoo semaphore lease, 32 hex digits: those

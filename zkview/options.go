@@ -9,7 +9,7 @@ import (
 	"github.com/zklock/zklock/lockops"
 )
 
-// Defaults for Config's zero fields.
+// Defaults for Options's zero fields.
 const (
 	// DefaultDataBytes keeps enough of a node's data for an identity
 	// ("user@host pid N note", Curator's IP address) without holding a
@@ -80,9 +80,9 @@ const (
 	serverViewShare = 200
 )
 
-// Config says what to watch. The zero value of each field takes the
+// Options says what to watch. The zero value of each field takes the
 // default documented on it.
-type Config struct {
+type Options struct {
 	// Paths are lock parents, watched even while absent.
 	Paths []string
 	// Roots are searched for lock parents: nodes with at least one child
@@ -137,7 +137,7 @@ type Config struct {
 var ErrConfig = errors.New("zkview: bad config")
 
 // withDefaults validates c and fills its zero fields.
-func (c Config) withDefaults() (Config, error) {
+func (c Options) withDefaults() (Options, error) {
 	if len(c.Paths) == 0 && len(c.Roots) == 0 {
 		return c, fmt.Errorf("%w: no path or root to watch", ErrConfig)
 	}
@@ -175,8 +175,8 @@ func (c Config) withDefaults() (Config, error) {
 }
 
 // isElection says whether the config names p an election.
-func (c Config) isElection(p string) bool { return slices.Contains(c.Elections, p) }
+func (c Options) isElection(p string) bool { return slices.Contains(c.Elections, p) }
 
 // maxNodes bounds the nodes searched below the roots (lock parents and
 // the nodes that lead to them, empty parents included).
-func (c Config) maxNodes() int { return max(c.MaxParents, minDiscoveryNodes) }
+func (c Options) maxNodes() int { return max(c.MaxParents, minDiscoveryNodes) }

@@ -3,7 +3,7 @@ package zkview
 import "testing"
 
 func TestSemaphoreLimitConfig(t *testing.T) {
-	base := Config{Paths: []string{"/s"}}
+	base := Options{Paths: []string{"/s"}}
 	for _, tt := range []struct {
 		limits map[string]int
 		ok     bool
@@ -22,10 +22,10 @@ func TestSemaphoreLimitConfig(t *testing.T) {
 }
 
 func TestElectionsConfig(t *testing.T) {
-	if _, err := (Config{Paths: []string{"/a"}, Elections: []string{"svc"}}).withDefaults(); err == nil {
+	if _, err := (Options{Paths: []string{"/a"}, Elections: []string{"svc"}}).withDefaults(); err == nil {
 		t.Error("a relative election path was accepted")
 	}
-	c, err := Config{Paths: []string{"/a"}, Elections: []string{"/svc/leader"}}.withDefaults()
+	c, err := Options{Paths: []string{"/a"}, Elections: []string{"/svc/leader"}}.withDefaults()
 	if err != nil || !c.isElection("/svc/leader") || c.isElection("/svc") {
 		t.Errorf("isElection: %v", err)
 	}
