@@ -683,7 +683,7 @@ func BenchmarkFirstPicture1000x10(b *testing.B) {
 			select {
 			case u := <-w.Updates():
 				s := u.Snapshot
-				if s.Unread == 0 && len(s.Queues) == 1000 && s.Queues[999].Nodes.Len() == 10 && s.Queues[0].Nodes.Len() == 10 {
+				if s.Unread == 0 && s.Queues.Len() == 1000 && s.Queues.At(999).Nodes.Len() == 10 && s.Queues.At(0).Nodes.Len() == 10 {
 					break wait
 				}
 				if s.Unread > 0 && s.Unread < 1000 {

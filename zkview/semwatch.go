@@ -167,10 +167,11 @@ func (s *semaphores) holdAuxLocked(owner, a string) {
 	if i, shown := slices.BinarySearch(w.sortedPaths, a); shown && (pa == nil || !pa.explicit) {
 		// A lock parent found before its semaphore was: folded in.
 		w.sortedPaths = slices.Delete(w.sortedPaths, i, i+1)
+		w.reshownLocked(a)
 		w.markDirtyLocked()
 	}
 	if w.queues[a] == nil {
-		qm := queue.New(a, w.s.Abs(a), w.emitLocked)
+		qm := w.newModelLocked(a, w.s.Abs(a))
 		// Discovery may have listed the path already, before it was known
 		// to be this semaphore's part: it held no lock node then (else it
 		// would have a queue), so the part is known empty, not unread.
@@ -198,8 +199,10 @@ func (s *semaphores) releaseAuxLocked(a string, now time.Time) {
 	case qm != nil && len(qm.Order.Entries) > 0:
 		if i, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
 			w.sortedPaths = slices.Insert(w.sortedPaths, i, a)
+			w.reshownLocked(a)
 		}
-		qm.Dirty, qm.HasBuilt = true, false
+		qm.HasBuilt = false
+		qm.MarkDirty()
 	default:
 		delete(w.queues, a)
 	}
@@ -220,7 +223,7 @@ func (s *semaphores) dropLocked(p string) {
 	}
 	delete(w.sems.owners, p)
 	if qm := w.queues[p]; qm != nil {
-		qm.Dirty = true
+		qm.MarkDirty()
 	}
 	w.markDirtyLocked()
 }
@@ -277,7 +280,7 @@ func (s *semaphores) dirtyLocked(st *semState) bool {
 		return true
 	}
 	for _, a := range st.aux {
-		if qm := w.queues[a]; qm != nil && qm.Dirty {
+		if qm := w.queues[a]; qm != nil && qm.IsDirty() {
 			return true
 		}
 	}
@@ -410,7 +413,7 @@ func (s *semaphores) settleLocked(qm *queue.Model, a string) *queue.Model {
 		return nil
 	}
 	if _, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
-		m.Dirty = false
+		m.ClearDirty()
 	}
 	return m
 }

@@ -87,7 +87,16 @@ type Watcher struct {
 	initClosed  bool
 	svDone      chan struct{}  // closed after the first server poll
 	graph       sessions.Graph // the wait-for graph over sessions
-	cycles      cycleTimers    // its cycles between publishes (cycles.go)
+	// base is the built queues of the last snapshot, before the systems'
+	// annotations (applySystems); dirtyQ the models changed since
+	// (queueDirtyLocked), reshown the paths shown or hidden since, and
+	// sysPaths the paths the systems annotated in it.
+	base      model.Queues
+	dirtyQ    []*queue.Model
+	reshown   []string
+	sysPaths  []string
+	builtOnce bool
+	cycles    cycleTimers // its cycles between publishes (cycles.go)
 
 	// sems: the recognised semaphores and their parts (semwatch.go).
 	sems semaphores

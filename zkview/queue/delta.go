@@ -112,5 +112,5 @@ func (q *Model) ApplyChange(order lockops.Ordering, touched []int, before Prior,
 	q.Kids, q.Order = nil, order
 	q.listedAt = issued
 	q.sampleDepth(done, len(order.Entries))
-	q.Dirty = true
+	q.MarkDirty()
 }

@@ -58,7 +58,11 @@ type Model struct {
 
 	Built    model.Queue // the last immutable Queue handed out
 	HasBuilt bool
-	Dirty    bool
+	// dirty: changed since Built (MarkDirty); queued: handed to onDirty
+	// and not taken back since (Taken), so that a build visits only the
+	// models that changed, each once.
+	dirty, queued bool
+	onDirty       func(*Model)
 	// BuiltChanges: built is of the shape that changes can update
 	// (buildQueueChanged); changed names the entries applyChange touched
 	// since, and relisted says a listing (or a reset) was merged since:
@@ -78,8 +82,37 @@ type Model struct {
 }
 
 func New(p, abs string, emit func(model.Event)) *Model {
-	return &Model{Path: p, Abs: abs, Nodes: map[string]*Record{}, Dirty: true, emit: emit}
+	return &Model{Path: p, Abs: abs, Nodes: map[string]*Record{}, dirty: true, emit: emit}
 }
+
+// IsDirty says whether the model changed since its last build.
+func (q *Model) IsDirty() bool { return q.dirty }
+
+// MarkDirty says the model changed since its last build, and tells the
+// function OnDirty set, once until Taken.
+func (q *Model) MarkDirty() {
+	q.dirty = true
+	if !q.queued && q.onDirty != nil {
+		q.queued = true
+		q.onDirty(q)
+	}
+}
+
+// ClearDirty says the model is built (or needs no Queue of its own).
+func (q *Model) ClearDirty() { q.dirty = false }
+
+// OnDirty sets the function told when the model changes (the Watcher
+// lists the models to build with it); told at once if it has changed.
+func (q *Model) OnDirty(f func(*Model)) {
+	q.onDirty = f
+	if q.dirty {
+		q.MarkDirty()
+	}
+}
+
+// Taken says the function OnDirty set is to be told again at the next
+// change: its last telling was acted on.
+func (q *Model) Taken() { q.queued = false }
 
 // CheckIdentity forgets every node of a parent that was deleted and
 // created again since the last listing: the new parent's nodes may carry
@@ -94,7 +127,8 @@ func (q *Model) CheckIdentity(czxid int64, now time.Time) {
 		return
 	}
 	q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, map[string]*Record{}
-	q.Dirty, q.relisted = true, true
+	q.MarkDirty()
+	q.relisted = true
 	q.emit(model.Event{At: now, Kind: model.EventPath, Path: q.Path,
 		Text: fmt.Sprintf("%s was deleted and created again: reading its nodes afresh", model.SanitizeString(q.Path, 0))})
 }
@@ -121,7 +155,8 @@ func (q *Model) SetState(st model.PathState, msg string, now time.Time) {
 	}
 	prev := q.State
 	q.State, q.err = st, msg
-	q.Dirty, q.relisted = true, true
+	q.MarkDirty()
+	q.relisted = true
 	if st == model.PathAbsent || st == model.PathNoAuth {
 		if st == model.PathAbsent {
 			q.Seen = true
@@ -189,7 +224,7 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 	q.listedAt, q.Seen = issued, true
 	q.State, q.err = model.PathPresent, ""
 	q.sampleDepth(done, len(order.Entries))
-	q.Dirty = true
+	q.MarkDirty()
 }
 
 // withoutGone indexes the new nodes' reads by name and returns kids
