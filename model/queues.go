@@ -203,11 +203,17 @@ func (qs *Queues) addMerged(c []Queue) {
 		qs.chunks[n-1] = append(prev[:len(prev):len(prev)], c...)
 		return
 	}
+	// Each piece in an array of its own: a piece replaced later frees
+	// its memory, which an array shared with pieces still in use would
+	// keep.
 	for len(c) > 2*queueChunk {
-		qs.chunks = append(qs.chunks, c[:queueChunk:queueChunk])
+		qs.chunks = append(qs.chunks, slices.Clone(c[:queueChunk]))
 		c = c[queueChunk:]
 	}
 	if len(c) > 0 {
+		if cap(c) > len(c)+len(c)/8 {
+			c = slices.Clone(c)
+		}
 		qs.chunks = append(qs.chunks, c[:len(c):len(c)])
 	}
 }

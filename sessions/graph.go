@@ -81,13 +81,13 @@ func (g *Graph) Update(queues model.Queues, now time.Time) (behind time.Time) {
 	g.init()
 	g.gen++
 	for _, q := range queues.All() {
-		g.take(q, now)
+		if p := g.take(q, now); p != nil {
+			p.gen = g.gen
+		}
 	}
-	if len(g.parts) > queues.Len() {
-		for path, p := range g.parts {
-			if p.gen != g.gen {
-				g.drop(path, p)
-			}
+	for path, p := range g.parts {
+		if p.gen != g.gen {
+			g.drop(path, p)
 		}
 	}
 	return g.behind()
@@ -101,7 +101,6 @@ func (g *Graph) Update(queues model.Queues, now time.Time) (behind time.Time) {
 // keeps them (a published snapshot's do).
 func (g *Graph) UpdateChanged(changed []*model.Queue, removed []string, now time.Time) (behind time.Time) {
 	g.init()
-	g.gen++
 	for _, path := range removed {
 		if p := g.parts[path]; p != nil {
 			g.drop(path, p)
@@ -118,31 +117,38 @@ func (g *Graph) UpdateChanged(changed []*model.Queue, removed []string, now time
 	return g.behind()
 }
 
-// take brings the graph to q, the queue now at q.Path.
-func (g *Graph) take(q *model.Queue, now time.Time) {
+// take brings the graph to q, the queue now at q.Path, and returns its
+// part. A queue with no wait has none (most of a root's lock parents:
+// empty, or a holder alone), unless it is long (graphLongQueue).
+func (g *Graph) take(q *model.Queue, now time.Time) *graphPart {
 	p := g.parts[q.Path]
 	switch {
 	case p != nil && p.same(q):
 		if !p.nodes.Shares(q.Nodes) {
 			g.version++ // the same waits, but what describes them (clients) may differ
 		}
-		p.nodes, p.gen, p.pending = q.Nodes, g.gen, nil
+		p.nodes, p.pending = q.Nodes, nil
 		delete(g.late, p)
 	case p != nil && !g.fromNodes && q.Nodes.Len() >= graphLongQueue && now.Sub(p.readAt) < graphLongEvery:
 		// A long queue read lately: left as it was read (its nodes
 		// and waits together) until it is due.
-		p.gen, p.pending = g.gen, q
+		p.pending = q
 		g.late[p] = struct{}{}
 	case p != nil:
 		g.rebuildPart(p, q, now)
-		p.gen, p.readAt, p.pending = g.gen, now, nil
+		p.readAt, p.pending = now, nil
 		delete(g.late, p)
 	default:
-		np := &graphPart{path: q.Path, nodes: q.Nodes, typ: q.Type, gen: g.gen, readAt: now}
-		np.pairs, _ = g.readPairs(q, nil, now)
-		g.apply(np, 1)
-		g.parts[q.Path] = np
+		p = &graphPart{path: q.Path, nodes: q.Nodes, typ: q.Type, readAt: now}
+		p.pairs, _ = g.readPairs(q, nil, now)
+		g.apply(p, 1)
+		g.parts[q.Path] = p
 	}
+	if len(p.pairs) == 0 && q.Nodes.Len() < graphLongQueue {
+		g.drop(q.Path, p)
+		return nil
+	}
+	return p
 }
 
 // drop takes the part of a queue no longer watched out of the graph.

@@ -36,6 +36,9 @@ func TestGraphUpdateChanged(t *testing.T) {
 			// A holder and a waiter of sessions 1..6: cycles come and go.
 			h, w := int64(1+r.IntN(6)), int64(1+r.IntN(6))
 			queues[p] = modeltest.MutexQ(p, modeltest.Hold(int32(step), h, 0), modeltest.Wait(int32(step+1), w, 0))
+			if r.IntN(3) == 0 { // a holder alone: no wait
+				queues[p] = modeltest.MutexQ(p, modeltest.Hold(int32(step), h, 0))
+			}
 		}
 		var qs []model.Queue
 		for _, q := range queues {
@@ -59,8 +62,8 @@ func TestGraphUpdateChanged(t *testing.T) {
 		} else if len(a) > 0 {
 			withCycles++
 		}
-		if len(inc.parts) != len(queues) {
-			t.Fatalf("step %d: %d parts for %d queues", step, len(inc.parts), len(queues))
+		if len(inc.parts) != len(full.parts) || len(inc.parts) > len(queues) {
+			t.Fatalf("step %d: %d parts, %d by Update, for %d queues", step, len(inc.parts), len(full.parts), len(queues))
 		}
 	}
 	if withCycles < 30 {

@@ -96,6 +96,9 @@ func (g *Graph) readPairs(q *model.Queue, old *graphPart, now time.Time) (pairs 
 		}
 		pairs = append(pairs, r)
 	})
+	if len(pairs) == 0 {
+		pairs = nil // kept by the part: no room held for waits that are none
+	}
 	return pairs, oldKept
 }
 

@@ -110,8 +110,9 @@ func (w *Watcher) buildChangedLocked(sv *queue.ServerView, stale bool, now time.
 			}
 			continue
 		}
-		w.buildOneLocked(qm, sv, stale, now)
-		set = append(set, qm.Built)
+		if nq, built := w.buildOneLocked(qm, w.builtLocked(p), sv, stale, now); built {
+			set = append(set, nq)
+		}
 	}
 	w.base = w.base.Patch(set, del)
 	return paths, w.base.Len() == len(w.sortedPaths)
@@ -127,23 +128,39 @@ func (w *Watcher) buildAllLocked(sv *queue.ServerView, stale bool, now time.Time
 	w.dirtyQ, w.reshown = w.dirtyQ[:0], w.reshown[:0]
 	queues := make([]model.Queue, 0, len(w.sortedPaths))
 	for _, p := range w.sortedPaths {
-		qm := w.queues[p]
-		w.buildOneLocked(qm, sv, stale, now)
-		queues = append(queues, qm.Built)
+		prev := w.builtLocked(p)
+		nq, built := w.buildOneLocked(w.queues[p], prev, sv, stale, now)
+		if !built {
+			nq = *prev
+		}
+		queues = append(queues, nq)
 	}
 	w.base = model.QueuesOf(queues...)
 }
 
-// buildOneLocked builds qm's Queue again when it changed (or its
-// semaphore's parts did, or everything is rebuilt).
-func (w *Watcher) buildOneLocked(qm *queue.Model, sv *queue.ServerView, stale bool, now time.Time) {
-	sem := w.sems.atLocked(qm.Path)
-	if !qm.IsDirty() && !w.allDirty && qm.HasBuilt && !w.sems.dirtyLocked(sem) {
-		return
+// builtLocked is the Queue last built of the path p, from w.base (read
+// only), nil when none.
+func (w *Watcher) builtLocked(p string) *model.Queue {
+	if i, ok := w.base.Find(p); ok {
+		return w.base.At(i)
 	}
-	nq, ok := model.Queue{}, false
+	return nil
+}
+
+// buildOneLocked builds qm's Queue again when it changed (or its
+// semaphore's parts did, or everything is rebuilt, or the last one built,
+// prev, is not known); built false says prev stands.
+func (w *Watcher) buildOneLocked(qm *queue.Model, prev *model.Queue, sv *queue.ServerView, stale bool, now time.Time) (nq model.Queue, built bool) {
+	sem := w.sems.atLocked(qm.Path)
+	if !qm.HasBuilt {
+		prev = nil
+	}
+	if prev != nil && !qm.IsDirty() && !w.allDirty && !w.sems.dirtyLocked(sem) {
+		return model.Queue{}, false
+	}
+	ok := false
 	if !w.allDirty && sem == nil && sv == nil {
-		nq, ok = queue.BuildChanged(qm, stale, w.conn.Since)
+		nq, ok = queue.BuildChanged(qm, prev, stale, w.conn.Since)
 		if ok {
 			w.stats.changeBuilds++
 		}
@@ -154,11 +171,12 @@ func (w *Watcher) buildOneLocked(qm *queue.Model, sv *queue.ServerView, stale bo
 	}
 	qm.Changed, qm.Removed = qm.Changed[:0], qm.Removed[:0]
 	if sem != nil {
-		nq = w.sems.buildLocked(qm, sem, nq, sv, now)
+		nq = w.sems.buildLocked(qm, prev, sem, nq, sv, now)
 	}
-	w.warningEventsLocked(qm, nq, now)
-	qm.Built, qm.HasBuilt = nq, true
+	w.warningEventsLocked(prev, nq, now)
+	qm.HasBuilt = true
 	qm.ClearDirty()
+	return nq, true
 }
 
 // usableServerView is the last poll's answer while it is recent enough to
@@ -171,11 +189,12 @@ func (w *Watcher) usableServerView(now time.Time) *queue.ServerView {
 	return sv
 }
 
-// warningEventsLocked tells which warnings a rebuild raised and cleared.
-func (w *Watcher) warningEventsLocked(qm *queue.Model, nq model.Queue, now time.Time) {
+// warningEventsLocked tells which warnings a rebuild raised and cleared
+// (prev: the Queue built before, nil when none).
+func (w *Watcher) warningEventsLocked(prev *model.Queue, nq model.Queue, now time.Time) {
 	var old []model.Warning
-	if qm.HasBuilt {
-		old = qm.Built.Warnings
+	if prev != nil {
+		old = prev.Warnings
 	}
 	// A warning is the same incident while it keeps its code and nodes.
 	// Mixed recipes is a state of the whole queue: nodes joining and

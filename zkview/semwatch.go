@@ -354,8 +354,8 @@ func (s *semaphores) fetchParts(ctx context.Context, pw *pathWatch, kids []strin
 // buildLocked composes the semaphore at qm's path from its parts
 // over q, the Queue buildQueue made of the parent's own listing (its
 // state, and a stale warning), and tells what changed since the last
-// build.
-func (s *semaphores) buildLocked(qm *queue.Model, st *semState, q model.Queue, sv *queue.ServerView, now time.Time) model.Queue {
+// build (prev, the Queue built before, nil when none).
+func (s *semaphores) buildLocked(qm *queue.Model, prev *model.Queue, st *semState, q model.Queue, sv *queue.ServerView, now time.Time) model.Queue {
 	w := s.w
 	st.dirty = false
 	leaseDir, lockDir := queue.SemaphoreDirs(qm.Path, st.kind)
@@ -394,11 +394,7 @@ func (s *semaphores) buildLocked(qm *queue.Model, st *semState, q model.Queue, s
 	q.Nodes, q.Other = model.NodesOf(res.Nodes...), res.Other
 	q.Limit, q.LimitSource = res.Limit, res.LimitSource
 	q.Warnings = append(res.Warnings, q.Warnings...)
-	var old *model.Queue
-	if qm.HasBuilt {
-		old = &qm.Built
-	}
-	for _, ev := range queue.SemaphoreEvents(old, q, now) {
+	for _, ev := range queue.SemaphoreEvents(prev, q, now) {
 		w.emitLocked(ev)
 	}
 	return q

@@ -56,7 +56,8 @@ type Model struct {
 	handoffs  []model.Handoff
 	depth     []model.DepthSample
 
-	Built    model.Queue // the last immutable Queue handed out
+	// HasBuilt: a Queue of the model was built and is in the Watcher's
+	// list (the Watcher keeps it there only, not a copy here).
 	HasBuilt bool
 	// dirty: changed since Built (MarkDirty); queued: handed to onDirty
 	// and not taken back since (Taken), so that a build visits only the
