@@ -417,7 +417,7 @@ func plainChild(k string) bool {
 // hasPlainChild: one of the children is plain, so the node is no
 // semaphore whatever else it holds (usually the first looked at).
 func (rw *recursiveWatch) hasPlainChild() bool {
-	for k := range rw.names {
+	for k := range rw.names.all() {
 		if plainChild(k) {
 			return true
 		}

@@ -50,7 +50,7 @@ type Model struct {
 	czxid     int64 // the listed parent's identity (0: not listed yet)
 	Kids      []string
 	Order     lockops.Ordering
-	Nodes     map[string]*Record // the lock nodes of order
+	Nodes     map[string]*Record // the lock nodes of order (nil when none)
 	listedAt  time.Time          // when the current listing was asked for
 	EventAt   time.Time          // when its watch last fired
 	handoffs  []model.Handoff
@@ -83,7 +83,7 @@ type Model struct {
 }
 
 func New(p, abs string, emit func(model.Event)) *Model {
-	return &Model{Path: p, Abs: abs, Nodes: map[string]*Record{}, dirty: true, emit: emit}
+	return &Model{Path: p, Abs: abs, dirty: true, emit: emit}
 }
 
 // IsDirty says whether the model changed since its last build.
@@ -127,7 +127,7 @@ func (q *Model) CheckIdentity(czxid int64, now time.Time) {
 	if prev == 0 || prev == czxid {
 		return
 	}
-	q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, map[string]*Record{}
+	q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, nil
 	q.MarkDirty()
 	q.relisted = true
 	q.emit(model.Event{At: now, Kind: model.EventPath, Path: q.Path,
@@ -162,7 +162,7 @@ func (q *Model) SetState(st model.PathState, msg string, now time.Time) {
 		if st == model.PathAbsent {
 			q.Seen = true
 		}
-		q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, map[string]*Record{}
+		q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, nil
 		q.czxid = 0 // the parent that comes back is a new one: no second notice
 		q.sampleDepth(now, 0)
 	}
@@ -200,7 +200,10 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 	order := lockops.Order(cur)
 	m := listingMerge{path: q.Path, initial: initial, done: done, evAt: evAt}
 	m.departed, m.prevByName = departures(prev, order)
-	nodes := make(map[string]*Record, len(order.Entries))
+	var nodes map[string]*Record // nil while empty: most of a root's parents are
+	if len(order.Entries) > 0 {
+		nodes = make(map[string]*Record, len(order.Entries))
+	}
 	for _, e := range order.Entries {
 		r, existed := q.Nodes[e.Name]
 		r = withFetched(r, existed, gotBy[e.Name])
