@@ -57,6 +57,7 @@ func (w *Watcher) rebuildLocked() bool {
 		snap.ServerView, snap.ServerViewAt = true, sv.At
 	}
 	snap.Deadlocks = w.cycles.judgeLocked(w, queues, touched, full, now)
+	w.held.atBuildLocked()
 	w.snap = snap
 	w.dirty, w.allDirty = false, false
 	return true

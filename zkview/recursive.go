@@ -208,11 +208,14 @@ func (rw *recursiveWatch) take(ctx context.Context, ev zk.Event, ok bool, gen ui
 	}
 	evAt := w.cfg.Now()
 	batch, last := drainEvents(rw.ch, []zk.Event{ev})
+	w.held.received.Add(int64(len(batch)))
 	// Applied at once, without a round trip first; the check that
 	// the watch missed nothing (unreported) follows within
 	// auditSoon, off the change's path, at most once per auditSoon
 	// however fast events come.
-	if !rw.applyEvents(ctx, batch, gen, rw.listedAt, evAt) && ctx.Err() != nil {
+	applied := rw.applyEvents(ctx, batch, gen, rw.listedAt, evAt)
+	w.held.applied.Add(int64(len(batch)))
+	if !applied && ctx.Err() != nil {
 		return true, false
 	}
 	if soon := time.Now().Add(auditSoon); last == nil && auditAt.After(soon) {

@@ -107,6 +107,9 @@ type Watcher struct {
 		changeMerges int // batches of events merged as changes (applyChange)
 		changeBuilds int // queues built from the last one (buildQueueChanged)
 	}
+	// held counts the watch events received and not yet in the model
+	// (held.go).
+	held heldEvents
 }
 
 // Watch starts watching cfg's paths and roots over s and returns at once;
