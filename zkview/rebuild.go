@@ -70,8 +70,12 @@ func (w *Watcher) queueDirtyLocked(qm *queue.Model) { w.dirtyQ = append(w.dirtyQ
 // newModelLocked makes the model of the lock parent p, listed for the
 // next build whenever it changes.
 func (w *Watcher) newModelLocked(p, abs string) *queue.Model {
-	qm := queue.New(p, abs, w.emitLocked)
-	qm.OnDirty(w.queueDirtyLocked)
+	if w.modelEmit == nil {
+		// Made once: a method value is a closure, made at each use.
+		w.modelEmit, w.modelDirty = w.emitLocked, w.queueDirtyLocked
+	}
+	qm := queue.New(p, abs, w.modelEmit)
+	qm.OnDirty(w.modelDirty)
 	return qm
 }
 

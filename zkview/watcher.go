@@ -96,7 +96,10 @@ type Watcher struct {
 	reshown   []string
 	sysPaths  []string
 	builtOnce bool
-	cycles    cycleTimers // its cycles between publishes (cycles.go)
+	// The hooks every model is made with (newModelLocked).
+	modelEmit  func(model.Event)
+	modelDirty func(*queue.Model)
+	cycles     cycleTimers // its cycles between publishes (cycles.go)
 
 	// sems: the recognised semaphores and their parts (semwatch.go).
 	sems semaphores
