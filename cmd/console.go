@@ -319,7 +319,7 @@ func snapshotLookup(w *zkview.Watcher) func(parent, node string) (int64, string)
 		if snap == nil {
 			return 0, ""
 		}
-		for _, q := range snap.Queues {
+		for _, q := range snap.Queues.All() {
 			if q.Path != parent {
 				continue
 			}

@@ -25,7 +25,7 @@ func TestConsoleRecorder(t *testing.T) {
 	send := func(i int) {
 		t.Helper()
 		snap := &model.Snapshot{At: t0.Add(time.Duration(i) * time.Second),
-			Queues: []model.Queue{{Path: "/locks/a", State: model.PathPresent, Nodes: model.NodesOf(make([]model.Node, i)...)}}}
+			Queues: model.QueuesOf(model.Queue{Path: "/locks/a", State: model.PathPresent, Nodes: model.NodesOf(make([]model.Node, i)...)})}
 		in <- model.Update{Snapshot: snap}
 		if u := <-out; u.Snapshot != snap {
 			t.Fatalf("update %d not forwarded as it came", i)

@@ -247,8 +247,8 @@ func (c *lockCollector) countHandoffs(snap *model.Snapshot) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	seen := 0 // counted paths still in snap with handoffs
-	for i := range snap.Queues {
-		q := &snap.Queues[i]
+	for i := range snap.Queues.Len() {
+		q := snap.Queues.At(i)
 		if len(q.Handoffs) == 0 {
 			continue
 		}
@@ -267,9 +267,9 @@ func (c *lockCollector) countHandoffs(snap *model.Snapshot) {
 	}
 	if len(c.handoffs) > seen {
 		in := make(map[string]bool, seen)
-		for i := range snap.Queues {
-			if len(snap.Queues[i].Handoffs) > 0 {
-				in[snap.Queues[i].Path] = true
+		for i := range snap.Queues.Len() {
+			if len(snap.Queues.At(i).Handoffs) > 0 {
+				in[snap.Queues.At(i).Path] = true
 			}
 		}
 		for p := range c.handoffs {
@@ -313,7 +313,7 @@ func (c *lockCollector) collectModel(snap *model.Snapshot, gauge func(*prometheu
 	if snap.ServerView && !snap.ServerViewAt.IsZero() {
 		gauge(descs.serverViewAt, unixSeconds(snap.ServerViewAt))
 	}
-	gauge(descs.parents, float64(len(snap.Queues)))
+	gauge(descs.parents, float64(snap.Queues.Len()))
 	gauge(descs.capped, boolValue(snap.DiscoveryCapped))
 	gauge(descs.snapAt, unixSeconds(snap.At))
 	if z := snap.HighestCzxid(); z > 0 {
@@ -333,25 +333,25 @@ func (c *lockCollector) collectModel(snap *model.Snapshot, gauge func(*prometheu
 // collectParents sends the aggregates over every lock parent, then the
 // metrics of each of the top ones (topParents).
 func (c *lockCollector) collectParents(snap *model.Snapshot, ch chan<- prometheus.Metric, gauge func(*prometheus.Desc, float64, ...string)) {
-	all := make([]lockMetrics, len(snap.Queues))
-	for i := range snap.Queues {
-		all[i] = lockMetricsOf(&snap.Queues[i])
+	all := make([]lockMetrics, snap.Queues.Len())
+	for i := range snap.Queues.Len() {
+		all[i] = lockMetricsOf(snap.Queues.At(i))
 	}
 	collectAggregates(all, gauge)
 	top := topParents(snap.Queues, all, c.top)
-	dropped := len(snap.Queues) - len(top)
+	dropped := snap.Queues.Len() - len(top)
 	gauge(descs.dropped, float64(dropped))
 	gauge(descs.droppedSeries, float64(dropped*seriesPerParent))
 	c.mu.Lock()
 	totals := make([]float64, len(top))
 	for k, i := range top {
-		if hc := c.handoffs[snap.Queues[i].Path]; hc != nil {
+		if hc := c.handoffs[snap.Queues.At(i).Path]; hc != nil {
 			totals[k] = hc.total
 		}
 	}
 	c.mu.Unlock()
 	for k, i := range top {
-		q, m := &snap.Queues[i], &all[i]
+		q, m := snap.Queues.At(i), &all[i]
 		p := model.SanitizeString(q.Path, 0)
 		gauge(descs.holders, float64(m.holders), p)
 		gauge(descs.waiters, float64(m.waiters), p)

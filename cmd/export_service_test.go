@@ -68,11 +68,11 @@ func TestExportBuildInfo(t *testing.T) {
 func TestExportTimestamps(t *testing.T) {
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	snap := syntheticSnapshot(2, 3, at)
-	q0 := syntheticSnapshot(1, 1, at).Queues[0] // a holder alone
+	q0 := *syntheticSnapshot(1, 1, at).Queues.At(0) // a holder alone
 	q0.Path = "/locks/alone"
-	snap.Queues = append(snap.Queues, q0)
+	snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), q0)...)
 	fams := scrape(t, newLockCollector(func() *model.Snapshot { return snap }, DefaultExportTop))
-	p := snap.Queues[0].Path
+	p := snap.Queues.At(0).Path
 	// syntheticSnapshot: node k of n was created n-k seconds before at;
 	// node 0 holds, node 1 waits longest.
 	for name, want := range map[string]time.Time{

@@ -106,7 +106,7 @@ func TestExportMatchesLs(t *testing.T) {
 	go lc.follow(ctx, w.Updates())
 	eventually(t, 20*time.Second, "the model to read both paths", func() bool {
 		s := w.Snapshot()
-		return s.Unread == 0 && len(s.Queues) == 2 && s.Queues[0].Nodes.Len()+s.Queues[1].Nodes.Len() == 5
+		return s.Unread == 0 && s.Queues.Len() == 2 && s.Queues.At(0).Nodes.Len()+s.Queues.At(1).Nodes.Len() == 5
 	})
 
 	compare := func(what string) {
@@ -304,7 +304,7 @@ func syntheticSnapshot(parents, nodes int, at time.Time) *model.Snapshot {
 		if i%10 == 0 {
 			q.Warnings = []model.Warning{{Code: model.WarnHerd, Message: "herd"}}
 		}
-		snap.Queues = append(snap.Queues, q)
+		snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), q)...)
 	}
 	return snap
 }

@@ -76,7 +76,7 @@ func collectAggregates(all []lockMetrics, gauge func(*prometheus.Desc, float64, 
 // by their oldest wait, then the longest held, then by path. Parents
 // with none of these (most of a wide root) are only ranked when fewer
 // than n others are, so a scrape sorts the interesting few, not all.
-func topParents(queues []model.Queue, all []lockMetrics, n int) []int {
+func topParents(queues model.Queues, all []lockMetrics, n int) []int {
 	type ranked struct {
 		failing, idle bool
 		wait, hold    int64
@@ -110,7 +110,7 @@ func topParents(queues []model.Queue, all []lockMetrics, n int) []int {
 		}
 		return cmp.Compare(a.i, b.i)
 	})
-	top := make([]int, 0, min(n, len(queues)))
+	top := make([]int, 0, min(n, queues.Len()))
 	for _, r := range cands[:min(n, len(cands))] {
 		top = append(top, r.i)
 	}

@@ -120,7 +120,7 @@ func runLs(cmd *cobra.Command, g *config.Flags, args, roots []string, output str
 // even when the rest was printed.
 func unreadablePaths(snap *model.Snapshot) error {
 	var unreadable []string
-	for _, q := range snap.Queues {
+	for _, q := range snap.Queues.All() {
 		switch q.State {
 		case model.PathNoAuth:
 			unreadable = append(unreadable, model.SanitizeString(q.Path, 0)+": not readable with these credentials (NoAuth; "+noAuthFix+")")
@@ -139,7 +139,7 @@ func unreadablePaths(snap *model.Snapshot) error {
 // the output).
 func checkSummary(snap *model.Snapshot) string {
 	var parts []string
-	for _, q := range snap.Queues {
+	for _, q := range snap.Queues.All() {
 		var codes []string
 		for _, w := range q.Warnings {
 			if failsNow(w, snap.At) {
@@ -162,7 +162,7 @@ func checkSummary(snap *model.Snapshot) string {
 // reaches a terminal raw; release then refuses it.
 func writeNodePaths(w io.Writer, snap *model.Snapshot) error {
 	var b strings.Builder
-	for _, q := range snap.Queues {
+	for _, q := range snap.Queues.All() {
 		for _, n := range q.Nodes.All() {
 			if n.Name == "" {
 				continue // a plain ephemeral lock's waiter: it owns no node

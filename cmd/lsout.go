@@ -44,13 +44,13 @@ func writeLsText(w io.Writer, snap *model.Snapshot) error {
 	if snap.SystemsNote != "" {
 		b.WriteString(model.SanitizeString(snap.SystemsNote, 0) + "\n")
 	}
-	for i, q := range snap.Queues {
+	for i, q := range snap.Queues.All() {
 		if i > 0 || b.Len() > 0 {
 			b.WriteString("\n")
 		}
-		writeQueueText(&b, q, snap.At)
+		writeQueueText(&b, *q, snap.At)
 	}
-	if len(snap.Queues) == 0 {
+	if snap.Queues.Len() == 0 {
 		b.WriteString("no lock parents\n")
 	}
 	for _, d := range snap.Deadlocks {
@@ -206,7 +206,7 @@ func writeLsJSON(w io.Writer, snap *model.Snapshot) error {
 }
 
 func streamLsJSON(w io.Writer, snap *model.Snapshot) error {
-	if len(snap.Queues) == 0 {
+	if snap.Queues.Len() == 0 {
 		_, err := io.WriteString(w, "[]\n")
 		return err
 	}
@@ -218,9 +218,9 @@ func streamLsJSON(w io.Writer, snap *model.Snapshot) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("  ", "  ")
 	sep := "[\n  "
-	for i := range snap.Queues {
+	for i := range snap.Queues.Len() {
 		elem.Reset()
-		if err := enc.Encode(model.PathJSON(&snap.Queues[i])); err != nil {
+		if err := enc.Encode(model.PathJSON(snap.Queues.At(i))); err != nil {
 			return err
 		}
 		bw.WriteString(sep)
@@ -235,7 +235,7 @@ func streamLsJSON(w io.Writer, snap *model.Snapshot) error {
 // that fails a check (failsCheck), or the sessions show a cross-lock
 // deadlock (deadlockCode), else 0.
 func checkCode(snap *model.Snapshot) int {
-	for _, q := range snap.Queues {
+	for _, q := range snap.Queues.All() {
 		for _, w := range q.Warnings {
 			if failsNow(w, snap.At) {
 				return exitCheck

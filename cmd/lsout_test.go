@@ -27,9 +27,9 @@ func sampleSnapshot() *model.Snapshot {
 		Conn:         model.Conn{State: model.StateConnected, Since: at.Add(-time.Minute), SessionID: 0x10},
 		ServerView:   true,
 		ServerViewAt: at.Add(-time.Second),
-		Queues: []model.Queue{
-			{Path: "/locks/absent", State: model.PathAbsent},
-			{
+		Queues: model.QueuesOf(
+			model.Queue{Path: "/locks/absent", State: model.PathAbsent},
+			model.Queue{
 				Path:  "/locks/job",
 				State: model.PathPresent,
 				Nodes: model.NodesOf(
@@ -49,7 +49,7 @@ func sampleSnapshot() *model.Snapshot {
 				Warnings: []model.Warning{{Code: model.WarnSplitHolders, Message: "2 nodes believe they hold",
 					Nodes: []string{"_c_6a3f0a1e-2b4c-4d5e-8f90-1a2b3c4d5e6f-lock-0000000007", "0123456789abcdef0123456789abcdef__lock__0000000008"}}},
 			},
-		},
+		),
 	}
 }
 
@@ -158,9 +158,9 @@ func TestCheckCode(t *testing.T) {
 		{nil, model.CycleSelfWait, 0},
 		{[]string{model.WarnHerd}, model.CycleDeadlock, 2},
 	} {
-		snap := &model.Snapshot{Queues: []model.Queue{{Path: "/a", State: model.PathPresent}, {Path: "/b", State: model.PathPresent}}}
+		snap := &model.Snapshot{Queues: model.QueuesOf(model.Queue{Path: "/a", State: model.PathPresent}, model.Queue{Path: "/b", State: model.PathPresent})}
 		for _, code := range tt.warnings {
-			snap.Queues[1].Warnings = append(snap.Queues[1].Warnings, model.Warning{Code: code})
+			snap.Queues.At(1).Warnings = append(snap.Queues.At(1).Warnings, model.Warning{Code: code})
 		}
 		if tt.cycle != "" {
 			snap.Deadlocks = []model.Deadlock{{Sessions: []int64{1, 2}, Paths: []string{"/a", "/b"}, State: tt.cycle}}
@@ -174,12 +174,12 @@ func TestCheckCode(t *testing.T) {
 // TestWriteLsTextPathStates: a path that cannot be listed says why in one
 // line.
 func TestWriteLsTextPathStates(t *testing.T) {
-	snap := &model.Snapshot{Queues: []model.Queue{
-		{Path: "/a", State: model.PathAbsent},
-		{Path: "/b", State: model.PathNoAuth, Err: "zk: not authenticated"},
-		{Path: "/c", State: model.PathError, Err: "zk: connection closed\x1b[2J"},
-		{Path: "/d", State: model.PathPending},
-	}}
+	snap := &model.Snapshot{Queues: model.QueuesOf(
+		model.Queue{Path: "/a", State: model.PathAbsent},
+		model.Queue{Path: "/b", State: model.PathNoAuth, Err: "zk: not authenticated"},
+		model.Queue{Path: "/c", State: model.PathError, Err: "zk: connection closed\x1b[2J"},
+		model.Queue{Path: "/d", State: model.PathPending},
+	)}
 	var b strings.Builder
 	if err := writeLsText(&b, snap); err != nil {
 		t.Fatal(err)
@@ -233,7 +233,7 @@ func TestWriteLsTextElection(t *testing.T) {
 		q.Nodes = model.NodesOf(append(q.Nodes.Slice(), n)...)
 	}
 	var b strings.Builder
-	if err := writeLsText(&b, &model.Snapshot{At: at, Queues: []model.Queue{q}}); err != nil {
+	if err := writeLsText(&b, &model.Snapshot{At: at, Queues: model.QueuesOf(q)}); err != nil {
 		t.Fatal(err)
 	}
 	text := b.String()
@@ -258,10 +258,10 @@ func TestWriteLsTextEphemeral(t *testing.T) {
 	holder.Herd, holder.Ctime, holder.Since, holder.SinceExact = true, ctime, ctime, true
 	w1.Watches, w1.Predecessor, w1.Link = "owner", "owner", model.LinkVerified
 	w2.Watches, w2.Predecessor, w2.Link = "owner", "owner", model.LinkVerified
-	snap := &model.Snapshot{At: ctime.Add(time.Minute), ServerView: true, Queues: []model.Queue{{
+	snap := &model.Snapshot{At: ctime.Add(time.Minute), ServerView: true, Queues: model.QueuesOf(model.Queue{
 		Path: "/x", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(holder, w1, w2),
 		Warnings: []model.Warning{{Code: model.WarnHerd, Message: "plain ephemeral lock: 2 sessions watch owner", Nodes: []string{"owner"}}},
-	}}}
+	})}
 	var b strings.Builder
 	if err := writeLsText(&b, snap); err != nil {
 		t.Fatal(err)
@@ -293,11 +293,11 @@ func TestWriteLsSemaphore(t *testing.T) {
 	l1, l2 := node(1, "lease", lockops.RoleHolder, "", model.LinkNone), node(2, "lease", lockops.RoleHolder, "", model.LinkNone)
 	lock3, lock4 := node(3, "lock", lockops.RoleWaiting, "/sem/x/leases", model.LinkInferred), node(4, "lock", lockops.RoleWaiting, "", model.LinkVerified)
 	lock4.Watches, lock4.Predecessor = lock3.Name, lock3.Name
-	snap := &model.Snapshot{At: at, Queues: []model.Queue{{Path: "/sem/x", State: model.PathPresent, Type: model.TypeSemaphore,
+	snap := &model.Snapshot{At: at, Queues: model.QueuesOf(model.Queue{Path: "/sem/x", State: model.PathPresent, Type: model.TypeSemaphore,
 		Nodes: model.NodesOf(l1, l2, node(3, "lease", lockops.RoleWaiting, "/sem/x/leases", model.LinkInferred), lock3, lock4),
 		Limit: 1, LimitSource: model.LimitFromConfig,
 		Warnings: []model.Warning{{Code: model.WarnOverLimit, Message: "2 leases held at once, limit 1 (stated in the config)", Nodes: []string{l1.Name, l2.Name}}},
-	}}}
+	})}
 	if got := checkCode(snap); got != 2 {
 		t.Errorf("checkCode = %d for an over-limit semaphore, want 2", got)
 	}
@@ -376,7 +376,7 @@ func TestWriteLsHostile(t *testing.T) {
 		names = names[min(400, len(names)):]
 		add(part, []byte(part[:min(len(part), 64)]), min(len(part), 64))
 	}
-	snap := &model.Snapshot{At: at, Queues: []model.Queue{q}}
+	snap := &model.Snapshot{At: at, Queues: model.QueuesOf(q)}
 	raw := func(s string) int {
 		if !utf8.ValidString(s) {
 			return 0
@@ -420,7 +420,7 @@ func TestWriteLsTextEveryNode(t *testing.T) {
 	}
 	q := model.Queue{Path: "/big", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(nodes...)}
 	var b strings.Builder
-	if err := writeLsText(&b, &model.Snapshot{At: at, Queues: []model.Queue{q}}); err != nil {
+	if err := writeLsText(&b, &model.Snapshot{At: at, Queues: model.QueuesOf(q)}); err != nil {
 		t.Fatal(err)
 	}
 	if lines := strings.Count(b.String(), "\n"); lines < n {

@@ -21,7 +21,7 @@ import (
 // waiting for each other in chains.
 func wideSnapshot(parents int, at time.Time) *model.Snapshot {
 	snap := &model.Snapshot{At: at, Conn: model.Conn{State: model.StateConnected}}
-	snap.Queues = make([]model.Queue, 0, parents)
+	snap.Queues = model.QueuesOf(make([]model.Queue, 0, parents)...)
 	for i := range parents {
 		q := model.Queue{Path: fmt.Sprintf("/locks/orders/order-%07d", i), State: model.PathPresent, Type: model.TypeMutex}
 		if i%10 == 0 {
@@ -52,7 +52,7 @@ func wideSnapshot(parents int, at time.Time) *model.Snapshot {
 		if i%333 == 0 {
 			q.State = model.PathAbsent
 		}
-		snap.Queues = append(snap.Queues, q)
+		snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), q)...)
 	}
 	return snap
 }
@@ -83,7 +83,7 @@ func TestLsJSONStreamsSameBytes(t *testing.T) {
 			for i < min(got.Len(), want.Len()) && got.Bytes()[i] == want.Bytes()[i] {
 				i++
 			}
-			t.Fatalf("%d paths: streamed output differs at byte %d:\n got …%q\nwant …%q", len(snap.Queues), i,
+			t.Fatalf("%d paths: streamed output differs at byte %d:\n got …%q\nwant …%q", snap.Queues.Len(), i,
 				got.Bytes()[max(i-40, 0):min(i+40, got.Len())], want.Bytes()[max(i-40, 0):min(i+40, want.Len())])
 		}
 	}

@@ -123,10 +123,10 @@ func inspectNode(ctx context.Context, sess *lockops.Session, nodePath string) (*
 	if err != nil {
 		return nil, err
 	}
-	if len(snap.Queues) != 1 {
+	if snap.Queues.Len() != 1 {
 		return nil, fmt.Errorf("%s: could not read its lock parent", nodePath)
 	}
-	q := snap.Queues[0]
+	q := snap.Queues.At(0)
 	switch q.State {
 	case model.PathAbsent:
 		return nil, fmt.Errorf("%w: %s (its parent %s does not exist)", lockops.ErrNoNode, nodePath, parent)

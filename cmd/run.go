@@ -442,11 +442,11 @@ func holderText(ctx context.Context, sess *lockops.Session, p string) string {
 	hctx, cancel := context.WithTimeout(ctx, holderLookupTimeout)
 	defer cancel()
 	snap, err := zkview.Load(hctx, sess, zkview.Options{Paths: []string{p}})
-	if err != nil || len(snap.Queues) == 0 {
+	if err != nil || snap.Queues.Len() == 0 {
 		return ""
 	}
 	var hs []model.Node
-	for _, n := range snap.Queues[0].Nodes.All() {
+	for _, n := range snap.Queues.At(0).Nodes.All() {
 		if n.Role == lockops.RoleHolder {
 			hs = append(hs, *n)
 		}

@@ -297,12 +297,12 @@ func ordinal(n int) string {
 func queueLookup(sess *lockops.Session, p string) func(context.Context, string) queueLook {
 	return func(ctx context.Context, own string) queueLook {
 		snap, err := zkview.Load(ctx, sess, zkview.Options{Paths: []string{p}, ServerView: true})
-		if err != nil || len(snap.Queues) == 0 {
+		if err != nil || snap.Queues.Len() == 0 {
 			return queueLook{}
 		}
 		look := queueLook{At: snap.At}
 		line := 0
-		for _, n := range snap.Queues[0].Nodes.All() {
+		for _, n := range snap.Queues.At(0).Nodes.All() {
 			if n.Role == lockops.RoleHolder {
 				look.Holders = append(look.Holders, *n)
 			}

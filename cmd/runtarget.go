@@ -133,10 +133,10 @@ func semaphoreLimit(ctx context.Context, sess *lockops.Session, stated int, p st
 	lctx, cancel := context.WithTimeout(ctx, holderLookupTimeout)
 	defer cancel()
 	snap, err := zkview.Load(lctx, sess, zkview.Options{Paths: []string{p}})
-	if err != nil || len(snap.Queues) != 1 {
+	if err != nil || snap.Queues.Len() != 1 {
 		return 0
 	}
-	if q := snap.Queues[0]; q.Type == model.TypeSemaphore && q.LimitSource == model.LimitDeduced {
+	if q := snap.Queues.At(0); q.Type == model.TypeSemaphore && q.LimitSource == model.LimitDeduced {
 		return q.Limit
 	}
 	return 0

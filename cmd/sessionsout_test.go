@@ -28,7 +28,7 @@ func TestSessionsSemaphoreNodes(t *testing.T) {
 		Ctime: at.Add(-3 * time.Second), Since: at.Add(-3 * time.Second), SinceExact: true}
 	q := model.Queue{Path: "/sem", State: model.PathPresent, Type: model.TypeSemaphore, Limit: 1, LimitSource: model.LimitDeduced,
 		Nodes: model.NodesOf(lease(78, 1, lockops.RoleHolder), lease(79, 2, lockops.RoleWaiting), admit)}
-	ss := sessions.SessionsOf(&model.Snapshot{At: at, Queues: []model.Queue{q}})
+	ss := sessions.SessionsOf(&model.Snapshot{At: at, Queues: model.QueuesOf(q)})
 	var out strings.Builder
 	if err := writeSessionsText(&out, ss); err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func TestSessionsTextAndJSON(t *testing.T) {
 	a := model.Queue{Path: "/locks/a", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(
 		node(1, 1, lockops.RoleHolder, time.Minute), node(2, 2, lockops.RoleWaiting, 10*time.Second))}
 	queues := []model.Queue{evil, a} // by path
-	ss := sessions.SessionsOf(&model.Snapshot{At: at, Queues: queues, Deadlocks: sessions.FindDeadlocks(queues, at)})
+	ss := sessions.SessionsOf(&model.Snapshot{At: at, Queues: model.QueuesOf(queues...), Deadlocks: sessions.FindDeadlocks(model.QueuesOf(queues...), at)})
 	var out strings.Builder
 	if err := writeSessionsText(&out, ss); err != nil {
 		t.Fatal(err)

@@ -225,11 +225,11 @@ func TestLsCheckLeaderMismatch(t *testing.T) {
 func TestExportSystems(t *testing.T) {
 	at := time.Unix(1700000000, 0)
 	since := at.Add(-12 * time.Second)
-	snap := &model.Snapshot{At: at, Queues: []model.Queue{
-		{Path: "/locks/a", State: model.PathPresent, Type: model.TypeMutex},
-		{Path: "/solr/overseer_elect/election", State: model.PathPresent, Type: model.TypeElection, System: "solr", Label: "solr overseer",
+	snap := &model.Snapshot{At: at, Queues: model.QueuesOf(
+		model.Queue{Path: "/locks/a", State: model.PathPresent, Type: model.TypeMutex},
+		model.Queue{Path: "/solr/overseer_elect/election", State: model.PathPresent, Type: model.TypeElection, System: "solr", Label: "solr overseer",
 			Warnings: []model.Warning{{Code: model.WarnLeaderMismatch, Key: "k", Since: since, Message: "m"}}},
-	}}
+	)}
 	fams := scrape(t, newLockCollector(func() *model.Snapshot { return snap }, DefaultExportTop))
 	if v, ok := metricValue(fams, "zklock_lock_system", "path", "/solr/overseer_elect/election", "system", "solr", "label", "solr overseer"); !ok || v != 1 {
 		t.Errorf("zklock_lock_system: %v %v", v, ok)

@@ -31,12 +31,12 @@ func TestDemoSemaphoreAndElection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, q := range snap.Queues {
+		for _, q := range snap.Queues.All() {
 			switch q.Path {
 			case Slots:
-				sem = q
+				sem = *q
 			case Leader:
-				elect = q
+				elect = *q
 			}
 		}
 		for _, w := range sem.Warnings {

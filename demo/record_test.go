@@ -59,7 +59,7 @@ record:
 		if !bytes.Equal(got, want) {
 			t.Fatalf("step %d: the replayed snapshot differs from the live one:\nlive   %s\nreplay %s", i, want, got)
 		}
-		for _, q := range u.Snapshot.Queues {
+		for _, q := range u.Snapshot.Queues.All() {
 			types[q.Type] = true
 		}
 	}

@@ -41,7 +41,7 @@ func loadView(ctx context.Context, t *testing.T, sess *lockops.Session) *model.S
 // mismatches lists the leader-mismatch warnings of the queue at p.
 func mismatches(snap *model.Snapshot, p string) []model.Warning {
 	var out []model.Warning
-	for _, q := range snap.Queues {
+	for _, q := range snap.Queues.All() {
 		for _, w := range q.Warnings {
 			if q.Path == p && w.Code == model.WarnLeaderMismatch {
 				out = append(out, w)
@@ -55,7 +55,7 @@ func mismatches(snap *model.Snapshot, p string) []model.Warning {
 // any queue but the Solr scene's.
 func noFalseAlarm(t *testing.T, snap *model.Snapshot, from string) {
 	t.Helper()
-	for _, q := range snap.Queues {
+	for _, q := range snap.Queues.All() {
 		if q.Path == SolrElection {
 			continue
 		}
@@ -70,9 +70,9 @@ func noFalseAlarm(t *testing.T, snap *model.Snapshot, from string) {
 
 // solrQueue is the Solr scene's queue in snap, nil when not shown.
 func solrQueue(snap *model.Snapshot) *model.Queue {
-	for i := range snap.Queues {
-		if snap.Queues[i].Path == SolrElection {
-			return &snap.Queues[i]
+	for i := range snap.Queues.Len() {
+		if snap.Queues.At(i).Path == SolrElection {
+			return snap.Queues.At(i)
 		}
 	}
 	return nil

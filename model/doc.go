@@ -31,6 +31,9 @@
 //   - nodes.go: Nodes, a queue's nodes in chunks that snapshots share, so
 //     that publishing a change copies the chunks it touches (Extend,
 //     Prefix, MergeChanged), never the queue.
+//   - queues.go: Queues, a snapshot's queues in chunks that snapshots
+//     share, so that publishing a change in one lock parent copies the
+//     chunk it is in (Patch), never the list of 100,000 parents.
 //   - waits.go: who waits on whom inside one queue (QueueWaits) and the
 //     self-wait warning, worked out in full or from the last build.
 //   - serverwaits.go: ServerWaits and FollowServerWaits, the waits the

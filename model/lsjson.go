@@ -201,9 +201,9 @@ const RFC3339Milli = "2006-01-02T15:04:05.000Z07:00"
 
 // ToJSON turns a snapshot into `ls --json`'s value (see JSONPath).
 func ToJSON(snap *Snapshot) []JSONPath {
-	out := make([]JSONPath, 0, len(snap.Queues))
-	for i := range snap.Queues {
-		out = append(out, PathJSON(&snap.Queues[i]))
+	out := make([]JSONPath, 0, snap.Queues.Len())
+	for i := range snap.Queues.Len() {
+		out = append(out, PathJSON(snap.Queues.At(i)))
 	}
 	return out
 }

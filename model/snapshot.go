@@ -2,7 +2,6 @@ package model
 
 import (
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/zklock/zklock/lockops"
@@ -304,7 +303,7 @@ type Queue struct {
 type Snapshot struct {
 	At     time.Time
 	Conn   Conn
-	Queues []Queue // sorted by path
+	Queues Queues // sorted by path, shared with the snapshots before and after
 	// ServerView is true when the four-letter words answered: Client and
 	// Link come from the servers; otherwise links are inferred.
 	ServerView   bool
@@ -346,13 +345,12 @@ func (s *Snapshot) Queue(path string) *Queue {
 	if s == nil {
 		return nil
 	}
-	i := sort.Search(len(s.Queues), func(i int) bool { return s.Queues[i].Path >= path })
-	if i < len(s.Queues) && s.Queues[i].Path == path {
-		return &s.Queues[i]
+	if i, ok := s.Queues.Find(path); ok {
+		return s.Queues.At(i)
 	}
-	for i := range s.Queues {
-		if s.Queues[i].Path == path {
-			return &s.Queues[i]
+	for _, q := range s.Queues.All() {
+		if q.Path == path {
+			return q
 		}
 	}
 	return nil

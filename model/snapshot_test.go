@@ -5,8 +5,8 @@ import "testing"
 // TestSnapshotQueue: the lookup finds every queue of a sorted snapshot and
 // of one out of order, and nothing where there is no queue or no snapshot.
 func TestSnapshotQueue(t *testing.T) {
-	sorted := &Snapshot{Queues: []Queue{{Path: "/a"}, {Path: "/locks/b"}, {Path: "/locks/c"}}}
-	unsorted := &Snapshot{Queues: []Queue{{Path: "/z"}, {Path: "/a"}, {Path: "/m"}}}
+	sorted := &Snapshot{Queues: QueuesOf(Queue{Path: "/a"}, Queue{Path: "/locks/b"}, Queue{Path: "/locks/c"})}
+	unsorted := &Snapshot{Queues: QueuesOf(Queue{Path: "/z"}, Queue{Path: "/a"}, Queue{Path: "/m"})}
 	var none *Snapshot
 	for _, tc := range []struct {
 		snap *Snapshot
@@ -29,7 +29,7 @@ func TestSnapshotQueue(t *testing.T) {
 		switch {
 		case tc.want < 0 && got != nil:
 			t.Errorf("Queue(%q) = %q, want nil", tc.path, got.Path)
-		case tc.want >= 0 && got != &tc.snap.Queues[tc.want]:
+		case tc.want >= 0 && got != tc.snap.Queues.At(tc.want):
 			t.Errorf("Queue(%q) = %v, want queue %d of the snapshot", tc.path, got, tc.want)
 		}
 	}

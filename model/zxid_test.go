@@ -33,11 +33,11 @@ func TestZxidSplit(t *testing.T) {
 // TestHighestCzxid: the highest czxid over every queue's nodes; 0 with
 // none read.
 func TestHighestCzxid(t *testing.T) {
-	s := &Snapshot{Queues: []Queue{
-		{Nodes: NodesOf(Node{Name: "a", Czxid: 0x5_00000010}, Node{Name: "b"})},
-		{Nodes: NodesOf(Node{Name: "c", Czxid: 0x5_00000020}, Node{Name: "d", Czxid: 0x4_ffffff00})},
-		{},
-	}}
+	s := &Snapshot{Queues: QueuesOf(
+		Queue{Nodes: NodesOf(Node{Name: "a", Czxid: 0x5_00000010}, Node{Name: "b"})},
+		Queue{Nodes: NodesOf(Node{Name: "c", Czxid: 0x5_00000020}, Node{Name: "d", Czxid: 0x4_ffffff00})},
+		Queue{},
+	)}
 	if got := s.HighestCzxid(); got != 0x5_00000020 {
 		t.Errorf("HighestCzxid = %#x, want 0x500000020", got)
 	}

@@ -20,7 +20,7 @@ import (
 // are searched at each snapshot. The zero value is ready to use.
 type Graph struct {
 	parts map[string]*graphPart     // by path
-	order []*graphPart              // parts in the order of the last update's queues
+	late  map[*graphPart]struct{}   // long queues left unread (graphLongQueue)
 	out   map[int64]map[int64]int32 // waiting session -> session waited for -> number of waits
 	// The waits (node pairs) by waiting session and by session waited
 	// on: a cycle passes only through sessions with both (a session that
@@ -64,6 +64,7 @@ const (
 func (g *Graph) init() {
 	if g.parts == nil {
 		g.parts = map[string]*graphPart{}
+		g.late = map[*graphPart]struct{}{}
 		g.out = map[int64]map[int64]int32{}
 		g.waitsOut = map[int64]int32{}
 		g.waitedOn = map[int64]int32{}
@@ -72,63 +73,97 @@ func (g *Graph) init() {
 	}
 }
 
-// update brings the graph to queues (every watched queue of a snapshot
+// Update brings the graph to queues (every watched queue of a snapshot
 // taken at now): changed queues are re-read, gone ones dropped. behind is
 // when the first long queue it left unread is due (graphLongQueue), zero
 // when it left none.
-func (g *Graph) Update(queues []model.Queue, now time.Time) (behind time.Time) {
+func (g *Graph) Update(queues model.Queues, now time.Time) (behind time.Time) {
 	g.init()
 	g.gen++
-	same := len(g.order) == len(queues)
-	for i := range queues {
-		q := &queues[i]
-		var p *graphPart
-		if i < len(g.order) && g.order[i].path == q.Path {
-			p = g.order[i] // the usual case: the same paths as last time
-		} else {
-			p, same = g.parts[q.Path], false
-		}
-		if p != nil && p.same(q) {
-			if !p.nodes.Shares(q.Nodes) {
-				g.version++ // the same waits, but what describes them (clients) may differ
-			}
-			p.nodes, p.gen = q.Nodes, g.gen
-			continue
-		}
-		if p != nil && !g.fromNodes && q.Nodes.Len() >= graphLongQueue && now.Sub(p.readAt) < graphLongEvery {
-			// A long queue read lately: left as it was read (its nodes
-			// and waits together) until it is due.
-			if due := p.readAt.Add(graphLongEvery); behind.IsZero() || due.Before(behind) {
-				behind = due
-			}
+	for _, q := range queues.All() {
+		if p := g.take(q, now); p != nil {
 			p.gen = g.gen
-			continue
-		}
-		if p != nil {
-			g.rebuildPart(p, q, now)
-			p.gen, p.readAt = g.gen, now
-			continue
-		}
-		np := &graphPart{path: q.Path, nodes: q.Nodes, typ: q.Type, gen: g.gen, readAt: now}
-		np.pairs, _ = g.readPairs(q, nil, now)
-		g.apply(np, 1)
-		g.parts[q.Path] = np
-		if i < len(g.order) {
-			g.order[i] = np
 		}
 	}
-	if !same {
-		g.order = g.order[:0]
-		for i := range queues {
-			g.order = append(g.order, g.parts[queues[i].Path])
+	for path, p := range g.parts {
+		if p.gen != g.gen {
+			g.drop(path, p)
 		}
 	}
-	if len(g.parts) > len(queues) {
-		for path, p := range g.parts {
-			if p.gen != g.gen {
-				g.apply(p, -1)
-				delete(g.parts, path)
-			}
+	return g.behind()
+}
+
+// UpdateChanged brings the graph to a snapshot that differs from the
+// last one it was brought to only in the queues changed (new or
+// rebuilt) and the paths removed: its cost is theirs, not the
+// snapshot's. The long queues left unread that are due are read too;
+// behind is as Update's. The queues must stay unchanged while the graph
+// keeps them (a published snapshot's do).
+func (g *Graph) UpdateChanged(changed []*model.Queue, removed []string, now time.Time) (behind time.Time) {
+	g.init()
+	for _, path := range removed {
+		if p := g.parts[path]; p != nil {
+			g.drop(path, p)
+		}
+	}
+	for _, q := range changed {
+		g.take(q, now)
+	}
+	for p := range g.late {
+		if !now.Before(p.readAt.Add(graphLongEvery)) {
+			g.take(p.pending, now)
+		}
+	}
+	return g.behind()
+}
+
+// take brings the graph to q, the queue now at q.Path, and returns its
+// part. A queue with no wait has none (most of a root's lock parents:
+// empty, or a holder alone), unless it is long (graphLongQueue).
+func (g *Graph) take(q *model.Queue, now time.Time) *graphPart {
+	p := g.parts[q.Path]
+	switch {
+	case p != nil && p.same(q):
+		if !p.nodes.Shares(q.Nodes) {
+			g.version++ // the same waits, but what describes them (clients) may differ
+		}
+		p.nodes, p.pending = q.Nodes, nil
+		delete(g.late, p)
+	case p != nil && !g.fromNodes && q.Nodes.Len() >= graphLongQueue && now.Sub(p.readAt) < graphLongEvery:
+		// A long queue read lately: left as it was read (its nodes
+		// and waits together) until it is due.
+		p.pending = q
+		g.late[p] = struct{}{}
+	case p != nil:
+		g.rebuildPart(p, q, now)
+		p.readAt, p.pending = now, nil
+		delete(g.late, p)
+	default:
+		p = &graphPart{path: q.Path, nodes: q.Nodes, typ: q.Type, readAt: now}
+		p.pairs, _ = g.readPairs(q, nil, now)
+		g.apply(p, 1)
+		g.parts[q.Path] = p
+	}
+	if len(p.pairs) == 0 && q.Nodes.Len() < graphLongQueue {
+		g.drop(q.Path, p)
+		return nil
+	}
+	return p
+}
+
+// drop takes the part of a queue no longer watched out of the graph.
+func (g *Graph) drop(path string, p *graphPart) {
+	g.apply(p, -1)
+	delete(g.parts, path)
+	delete(g.late, p)
+}
+
+// behind is when the first long queue left unread is due, zero when
+// none is.
+func (g *Graph) behind() (behind time.Time) {
+	for p := range g.late {
+		if due := p.readAt.Add(graphLongEvery); behind.IsZero() || due.Before(behind) {
+			behind = due
 		}
 	}
 	return behind
@@ -405,7 +440,7 @@ func shortestCycle(adj [][]int32, comp []int32, v int32) []int32 {
 // judged at now, each wait dated from its two nodes' Since. A Watcher
 // fills Snapshot.Deadlocks with the waits dated from when it first saw
 // them instead; FindDeadlocks serves snapshots built by other means.
-func FindDeadlocks(queues []model.Queue, now time.Time) []model.Deadlock {
+func FindDeadlocks(queues model.Queues, now time.Time) []model.Deadlock {
 	g := Graph{fromNodes: true}
 	g.Update(queues, now)
 	return g.Cycles(now)

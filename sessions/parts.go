@@ -20,6 +20,9 @@ type graphPart struct {
 	// readAt is when its waits were last read from its queue (see
 	// graphLongQueue).
 	readAt time.Time
+	// pending is the queue a long queue's part was left unread at, to
+	// read when it is due (Graph.late); nil when none.
+	pending *model.Queue
 }
 
 // pairRec is one wait: a waiting node and a node it waits behind.
@@ -93,6 +96,9 @@ func (g *Graph) readPairs(q *model.Queue, old *graphPart, now time.Time) (pairs 
 		}
 		pairs = append(pairs, r)
 	})
+	if len(pairs) == 0 {
+		pairs = nil // kept by the part: no room held for waits that are none
+	}
 	return pairs, oldKept
 }
 

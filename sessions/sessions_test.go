@@ -19,8 +19,8 @@ func rw(n model.Node, kind lockops.Kind) model.Node {
 
 func snapOf(qs ...model.Queue) *model.Snapshot {
 	slices.SortFunc(qs, func(a, b model.Queue) int { return cmpString(a.Path, b.Path) })
-	s := &model.Snapshot{At: modeltest.T0, Queues: qs}
-	s.Deadlocks = FindDeadlocks(qs, modeltest.T0)
+	s := &model.Snapshot{At: modeltest.T0, Queues: model.QueuesOf(qs...)}
+	s.Deadlocks = FindDeadlocks(model.QueuesOf(qs...), modeltest.T0)
 	return s
 }
 
@@ -287,27 +287,27 @@ func TestSessionsDeadlockAgeAcrossSnapshots(t *testing.T) {
 	}
 	var g Graph
 	at := func(d time.Duration) time.Time { return modeltest.T0.Add(d) }
-	g.Update(build("lock-0000000001"), at(0))
+	g.Update(model.QueuesOf(build("lock-0000000001")...), at(0))
 	if c := g.Cycles(at(0)); len(c) != 1 || c[0].State != model.CycleYoung || !c[0].Since.Equal(at(0)) {
 		t.Fatalf("first sight: %+v", c)
 	}
 	// The same queues again (new slices, same nodes), 6s later.
-	g.Update(build("lock-0000000001"), at(6*time.Second))
+	g.Update(model.QueuesOf(build("lock-0000000001")...), at(6*time.Second))
 	if c := g.Cycles(at(6 * time.Second)); len(c) != 1 || c[0].State != model.CycleDeadlock || !c[0].Since.Equal(at(0)) {
 		t.Fatalf("6s later: %+v", c)
 	}
 	// A handoff on /a to another node of the same session: progress.
-	g.Update(build("lock-0000000000"), at(7*time.Second))
+	g.Update(model.QueuesOf(build("lock-0000000000")...), at(7*time.Second))
 	if c := g.Cycles(at(7 * time.Second)); len(c) != 1 || c[0].State != model.CycleYoung || !c[0].Since.Equal(at(7*time.Second)) {
 		t.Fatalf("after a handoff: %+v", c)
 	}
 	// One session gone: cleared.
-	g.Update([]model.Queue{modeltest.MutexQ("/a", modeltest.Wait(2, 2, 0)), modeltest.MutexQ("/b", modeltest.Hold(1, 2, 0))}, at(8*time.Second))
+	g.Update(model.QueuesOf([]model.Queue{modeltest.MutexQ("/a", modeltest.Wait(2, 2, 0)), modeltest.MutexQ("/b", modeltest.Hold(1, 2, 0))}...), at(8*time.Second))
 	if c := g.Cycles(at(8 * time.Second)); len(c) != 0 {
 		t.Fatalf("after the session left: %+v", c)
 	}
 	// A path no longer watched drops out of the graph.
-	g.Update(nil, at(9*time.Second))
+	g.Update(model.Queues{}, at(9*time.Second))
 	if len(g.parts) != 0 || len(g.out) != 0 || len(g.waitsOut) != 0 || len(g.waitedOn) != 0 || len(g.waitIn) != 0 || len(g.both) != 0 {
 		t.Errorf("graph not empty: %+v", g)
 	}
@@ -318,14 +318,14 @@ func TestSessionsJudgeAgainDeadlock(t *testing.T) {
 	q := func() []model.Queue {
 		return []model.Queue{modeltest.MutexQ("/a", modeltest.Hold(1, 1, 0), modeltest.Wait(2, 2, 0)), modeltest.MutexQ("/b", modeltest.Hold(1, 2, 0), modeltest.Wait(2, 1, 0))}
 	}
-	first := &model.Snapshot{At: modeltest.T0, Queues: q()}
-	next := &model.Snapshot{At: modeltest.T0.Add(DeadlockAfter), Queues: q()}
+	first := &model.Snapshot{At: modeltest.T0, Queues: model.QueuesOf(q()...)}
+	next := &model.Snapshot{At: modeltest.T0.Add(DeadlockAfter), Queues: model.QueuesOf(q()...)}
 	if d := JudgeAgain(first, next); len(d) != 1 || d[0].State != model.CycleDeadlock || !d[0].Since.Equal(modeltest.T0) {
 		t.Errorf("judged %+v", d)
 	}
 	moved := q()
 	moved[1].Nodes.At(0).Name = "lock-0000000003"
-	next.Queues = moved
+	next.Queues = model.QueuesOf(moved...)
 	if d := JudgeAgain(first, next); len(d) != 1 || d[0].State != model.CycleYoung {
 		t.Errorf("after a handoff: %+v", d)
 	}
@@ -382,7 +382,7 @@ func BenchmarkSessionsGraphChange(b *testing.B) {
 	qs[1].Nodes = model.NodesOf(append(qs[1].Nodes.Slice(), modeltest.Node(100, h0, lockops.RoleWaiting, 0))...)
 	var g Graph
 	now := modeltest.T0
-	g.Update(qs, now)
+	g.Update(model.QueuesOf(qs...), now)
 	if c := g.Cycles(now); len(c) != 1 {
 		b.Fatalf("cycles %+v", c)
 	}
@@ -392,7 +392,7 @@ func BenchmarkSessionsGraphChange(b *testing.B) {
 	for i := range b.N {
 		handoff(qs, 2+i%998, &next, &seq)
 		now = now.Add(time.Millisecond)
-		g.Update(qs, now)
+		g.Update(model.QueuesOf(qs...), now)
 		if len(g.Cycles(now)) != 1 {
 			b.Fatal("cycle lost")
 		}
@@ -404,7 +404,7 @@ func BenchmarkSessionsGraphChange(b *testing.B) {
 func BenchmarkSessionsGraphAllRebuilt(b *testing.B) {
 	qs := benchQueues(1000, 10)
 	var g Graph
-	g.Update(qs, modeltest.T0)
+	g.Update(model.QueuesOf(qs...), modeltest.T0)
 	copies := make([][]model.Queue, 2)
 	for k := range copies {
 		copies[k] = slices.Clone(qs)
@@ -415,7 +415,7 @@ func BenchmarkSessionsGraphAllRebuilt(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		g.Update(copies[i%2], modeltest.T0)
+		g.Update(model.QueuesOf(copies[i%2]...), modeltest.T0)
 		g.Cycles(modeltest.T0)
 	}
 }
@@ -424,7 +424,7 @@ func BenchmarkSessionsGraphAllRebuilt(b *testing.B) {
 // sessions over 1,000 paths, built on demand by the console's sessions
 // pane and `zklock sessions`.
 func BenchmarkSessionsTable(b *testing.B) {
-	snap := &model.Snapshot{At: modeltest.T0, Queues: benchQueues(1000, 10)}
+	snap := &model.Snapshot{At: modeltest.T0, Queues: model.QueuesOf(benchQueues(1000, 10)...)}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
@@ -445,7 +445,7 @@ func BenchmarkSessionsTableChain(b *testing.B) {
 		}
 		qs[i] = modeltest.MutexQ(fmt.Sprintf("/c/%05d", i), nodes...)
 	}
-	snap := &model.Snapshot{At: modeltest.T0, Queues: qs}
+	snap := &model.Snapshot{At: modeltest.T0, Queues: model.QueuesOf(qs...)}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
@@ -484,8 +484,8 @@ func TestSessionsBlocksMatchBruteForce(t *testing.T) {
 		snap := snapOf(qs...)
 		// Brute force: the edges, then who reaches whom.
 		edges := map[int64]map[int64]bool{}
-		for i := range snap.Queues {
-			q := &snap.Queues[i]
+		for i := range snap.Queues.Len() {
+			q := snap.Queues.At(i)
 			model.QueueWaits(q, nil, func(_ int, x, y *model.Node) {
 				a, b := x.Session, y.Session
 				if edges[a] == nil {
@@ -574,14 +574,14 @@ func TestSessionsGraphLongQueue(t *testing.T) {
 	shortName := modeltest.MutexQ("/short", modeltest.Hold(1, 2, 0), modeltest.Wait(2, 1, 0))
 	var g Graph
 	at := func(d time.Duration) time.Time { return modeltest.T0.Add(d) }
-	if behind := g.Update([]model.Queue{long(3), shortName}, at(0)); !behind.IsZero() {
+	if behind := g.Update(model.QueuesOf([]model.Queue{long(3), shortName}...), at(0)); !behind.IsZero() {
 		t.Fatalf("first read left a queue for later (due %v)", behind)
 	}
 	if c := g.Cycles(at(0)); len(c) != 0 {
 		t.Fatalf("a cycle before session 2 waits in /long: %+v", c)
 	}
 	// 10 ms later session 2 joins /long: left for later.
-	behind := g.Update([]model.Queue{long(2), shortName}, at(10*time.Millisecond))
+	behind := g.Update(model.QueuesOf([]model.Queue{long(2), shortName}...), at(10*time.Millisecond))
 	if !behind.Equal(at(graphLongEvery)) {
 		t.Fatalf("due %v, want %v", behind, at(graphLongEvery))
 	}
@@ -589,7 +589,7 @@ func TestSessionsGraphLongQueue(t *testing.T) {
 		t.Fatalf("the long queue was read before it was due: %+v", c)
 	}
 	// Once due, it is read: the cycle shows.
-	if behind := g.Update([]model.Queue{long(2), shortName}, at(graphLongEvery)); !behind.IsZero() {
+	if behind := g.Update(model.QueuesOf([]model.Queue{long(2), shortName}...), at(graphLongEvery)); !behind.IsZero() {
 		t.Fatalf("still left for later at its due time (due %v)", behind)
 	}
 	if c := g.Cycles(at(graphLongEvery)); len(c) != 1 || len(c[0].Sessions) != 2 {

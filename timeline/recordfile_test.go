@@ -79,7 +79,7 @@ func newChurnModel(parents, depth int) *churnModel {
 		}
 		q.Nodes = model.NodesOf(nodes...)
 		m.seq = append(m.seq, depth)
-		m.snap.Queues = append(m.snap.Queues, q)
+		m.snap.Queues = model.QueuesOf(append(m.snap.Queues.Slice(), q)...)
 	}
 	return m
 }
@@ -105,9 +105,9 @@ func (m *churnModel) step(gap time.Duration) *model.Snapshot {
 	m.at = m.at.Add(gap)
 	next := *m.snap
 	next.At = m.at
-	next.Queues = append([]model.Queue(nil), m.snap.Queues...)
-	i := rand.IntN(len(next.Queues))
-	q := next.Queues[i]
+	qs := m.snap.Queues.Slice()
+	i := rand.IntN(len(qs))
+	q := qs[i]
 	nodes := make([]model.Node, 0, q.Nodes.Len()+1)
 	for k, n := range q.Nodes.Slice()[1:] {
 		if k == 0 {
@@ -122,9 +122,10 @@ func (m *churnModel) step(gap time.Duration) *model.Snapshot {
 	}
 	q.Nodes = model.NodesOf(append(nodes, nn)...)
 	q.Handoffs = append(append([]model.Handoff(nil), q.Handoffs[max(len(q.Handoffs)-63, 0):]...),
-		model.Handoff{Path: q.Path, From: m.snap.Queues[i].Nodes.At(0).Name, To: nodes[0].Name, At: m.at, Gap: 300 * time.Microsecond})
+		model.Handoff{Path: q.Path, From: m.snap.Queues.At(i).Nodes.At(0).Name, To: nodes[0].Name, At: m.at, Gap: 300 * time.Microsecond})
 	q.Depth = append(append([]model.DepthSample(nil), q.Depth[max(len(q.Depth)-299, 0):]...), model.DepthSample{At: m.at, Depth: q.Nodes.Len()})
-	next.Queues[i] = q
+	qs[i] = q
+	next.Queues = model.QueuesOf(qs...)
 	m.snap = &next
 	return &next
 }

@@ -276,7 +276,7 @@ func (r *Recorder) Close() error {
 // topOf is s without At and Queues, for comparing and recording.
 func topOf(s *model.Snapshot) model.Snapshot {
 	t := *s
-	t.At, t.Queues = time.Time{}, nil
+	t.At, t.Queues = time.Time{}, model.Queues{}
 	return t
 }
 
@@ -293,12 +293,11 @@ func deltaOf(prev, next *model.Snapshot) *record {
 	if pt, nt := topOf(prev), topOf(next); !reflect.DeepEqual(pt, nt) {
 		rec.Top = &nt
 	}
-	prevBy := make(map[string]*model.Queue, len(prev.Queues))
-	for i := range prev.Queues {
-		prevBy[prev.Queues[i].Path] = &prev.Queues[i]
+	prevBy := make(map[string]*model.Queue, prev.Queues.Len())
+	for _, pq := range prev.Queues.All() {
+		prevBy[pq.Path] = pq
 	}
-	for i := range next.Queues {
-		nq := &next.Queues[i]
+	for _, nq := range next.Queues.All() {
 		pq := prevBy[nq.Path]
 		delete(prevBy, nq.Path)
 		if pq == nil {
@@ -615,9 +614,8 @@ func applyDelta(prev *model.Snapshot, d *record) *model.Snapshot {
 	for k := range d.Queues {
 		byPath[d.Queues[k].Path] = k
 	}
-	queues := make([]model.Queue, 0, len(prev.Queues)+len(d.Queues))
-	for i := range prev.Queues {
-		pq := &prev.Queues[i]
+	queues := make([]model.Queue, 0, prev.Queues.Len()+len(d.Queues))
+	for _, pq := range prev.Queues.All() {
 		k, ok := byPath[pq.Path]
 		if !ok {
 			queues = append(queues, *pq)
@@ -638,7 +636,7 @@ func applyDelta(prev *model.Snapshot, d *record) *model.Snapshot {
 		queues = append(queues, applyQueue(&model.Queue{Path: qd.Path}, qd))
 	}
 	sort.SliceStable(queues, func(a, b int) bool { return queues[a].Path < queues[b].Path })
-	next.Queues = queues
+	next.Queues = model.QueuesOf(queues...)
 	return &next
 }
 

@@ -60,24 +60,24 @@ func Diff(prev, next *model.Snapshot) []model.Change {
 	}
 	lost := lostSessions(prev, next)
 	i, j := 0, 0
-	for i < len(prev.Queues) || j < len(next.Queues) {
+	for i < prev.Queues.Len() || j < next.Queues.Len() {
 		var pq, nq *model.Queue
 		switch {
-		case i == len(prev.Queues):
-			nq = &next.Queues[j]
+		case i == prev.Queues.Len():
+			nq = next.Queues.At(j)
 			j++
-		case j == len(next.Queues):
-			pq = &prev.Queues[i]
+		case j == next.Queues.Len():
+			pq = prev.Queues.At(i)
 			i++
-		case prev.Queues[i].Path == next.Queues[j].Path:
-			pq, nq = &prev.Queues[i], &next.Queues[j]
+		case prev.Queues.At(i).Path == next.Queues.At(j).Path:
+			pq, nq = prev.Queues.At(i), next.Queues.At(j)
 			i++
 			j++
-		case prev.Queues[i].Path < next.Queues[j].Path:
-			pq = &prev.Queues[i]
+		case prev.Queues.At(i).Path < next.Queues.At(j).Path:
+			pq = prev.Queues.At(i)
 			i++
 		default:
-			nq = &next.Queues[j]
+			nq = next.Queues.At(j)
 			j++
 		}
 		if pq != nil && nq != nil && sameQueue(pq, nq) {
@@ -348,8 +348,8 @@ func waited(n *model.Node, at time.Time) time.Duration {
 func lostSessions(prev, next *model.Snapshot) map[int64]bool {
 	type count struct{ had, left int }
 	var counts map[int64]*count
-	for qi := range prev.Queues {
-		q := &prev.Queues[qi]
+	for qi := range prev.Queues.Len() {
+		q := prev.Queues.At(qi)
 		var once map[int64]bool // a semaphore's sessions counted
 		for _, n := range q.Nodes.All() {
 			s := n.Session
@@ -381,11 +381,11 @@ func lostSessions(prev, next *model.Snapshot) map[int64]bool {
 	if counts == nil {
 		return nil
 	}
-	for qi := range next.Queues {
-		q := &next.Queues[qi]
+	for qi := range next.Queues.Len() {
+		q := next.Queues.At(qi)
 		if q.State != model.PathPresent && q.State != model.PathAbsent {
 			// Unknown: count its sessions' previous nodes there as left.
-			for _, pq := range prev.Queues {
+			for _, pq := range prev.Queues.All() {
 				if pq.Path != q.Path {
 					continue
 				}

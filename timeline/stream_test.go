@@ -37,7 +37,7 @@ func stq(path string, nodes ...model.Node) model.Queue {
 }
 
 func snapAt(sec int, qs ...model.Queue) *model.Snapshot {
-	return &model.Snapshot{At: streamT0.Add(time.Duration(sec) * time.Second), Conn: model.Conn{State: model.StateConnected}, Queues: qs}
+	return &model.Snapshot{At: streamT0.Add(time.Duration(sec) * time.Second), Conn: model.Conn{State: model.StateConnected}, Queues: model.QueuesOf(qs...)}
 }
 
 // changeLine is a compact form of a change for the tables.

@@ -35,7 +35,7 @@ func bigQueue(path string, n int) model.Queue {
 
 func bigModel(b testing.TB, n int) Model {
 	snap := fleet()
-	snap.Queues = append(snap.Queues, bigQueue("/locks/huge", n))
+	snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), bigQueue("/locks/huge", n))...)
 	m := newTest("dark", 160, 48)
 	m = step(m, updateMsg{model.Update{Snapshot: snap}})
 	m = selectPath(m, "/locks/huge")
@@ -62,7 +62,7 @@ func BenchmarkView10k(b *testing.B) {
 func BenchmarkUpdate10k(b *testing.B) {
 	m := bigModel(b, 10000)
 	snap := fleet()
-	snap.Queues = append(snap.Queues, bigQueue("/locks/huge", 10000))
+	snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), bigQueue("/locks/huge", 10000))...)
 	b.ReportAllocs()
 	for b.Loop() {
 		m = step(m, updateMsg{model.Update{Snapshot: snap}})

@@ -24,13 +24,14 @@ func TestDetailsOfDeletedNode(t *testing.T) {
 	}
 	// The same snapshot without that node.
 	s := *fleet()
-	s.Queues = slices.Clone(s.Queues)
-	for i, q := range s.Queues {
+	qs := s.Queues.Slice()
+	for i, q := range qs {
 		if q.Path == d.path {
 			q.Nodes = model.NodesOf(slices.DeleteFunc(q.Nodes.Slice(), func(n model.Node) bool { return n.Name == d.node.Name })...)
-			s.Queues[i] = q
+			qs[i] = q
 		}
 	}
+	s.Queues = model.QueuesOf(qs...)
 	m = step(m, updateMsg{model.Update{Snapshot: &s}})
 	view := ansi.Strip(m.View())
 	if !strings.Contains(view, "DELETED: this node is gone") {
@@ -46,15 +47,16 @@ func TestDetailsOfDeletedNode(t *testing.T) {
 func TestDetailsShowsFencingToken(t *testing.T) {
 	const czxid = 4294967310
 	s := *fleet()
-	s.Queues = slices.Clone(s.Queues)
-	for i, q := range s.Queues {
+	qs := s.Queues.Slice()
+	for i, q := range qs {
 		nodes := q.Nodes.Slice()
 		for j := range nodes {
 			nodes[j].Czxid = czxid + int64(j)
 		}
 		q.Nodes = model.NodesOf(nodes...)
-		s.Queues[i] = q
+		qs[i] = q
 	}
+	s.Queues = model.QueuesOf(qs...)
 	m := step(newTest("dark", 160, 48), updateMsg{model.Update{Snapshot: &s}})
 	m = selectPath(m, "/locks/job-a")
 	m, _ = press(m, "tab", "enter")

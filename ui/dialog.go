@@ -102,7 +102,7 @@ func (d *detailsDialog) follow(snap *model.Snapshot, now time.Time) {
 	if snap == nil || !d.goneAt.IsZero() {
 		return
 	}
-	for _, q := range snap.Queues {
+	for _, q := range snap.Queues.All() {
 		if q.Path != d.path {
 			continue
 		}

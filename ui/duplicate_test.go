@@ -13,8 +13,8 @@ import (
 // nodes from two sessions says so above its queue, by sequence number.
 func TestDuplicateParticipantBanner(t *testing.T) {
 	snap := electionFleet()
-	for i := range snap.Queues {
-		q := &snap.Queues[i]
+	for i := range snap.Queues.Len() {
+		q := snap.Queues.At(i)
 		if q.Path == "/svc/leader" {
 			q.Warnings = []model.Warning{{Code: model.WarnDuplicateParticipant, Nodes: []string{q.Nodes.At(0).Name, q.Nodes.At(1).Name},
 				Message: `participant "scheduler-a" has 2 nodes from 2 sessions`}}

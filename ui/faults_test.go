@@ -379,10 +379,10 @@ func TestConsoleHostileTrees(t *testing.T) {
 		if s == nil {
 			return false
 		}
-		if len(s.Queues) != len(paths) {
+		if s.Queues.Len() != len(paths) {
 			return false
 		}
-		for _, q := range s.Queues {
+		for _, q := range s.Queues.All() {
 			if q.State == model.PathPending || q.Path == big && q.Nodes.Len() != 10000 {
 				return false
 			}
@@ -407,7 +407,7 @@ func TestConsoleHostileTrees(t *testing.T) {
 		t.Fatal(err)
 	}
 	con.waitView(10*time.Second, "the replaced parent's new node", func(string) bool {
-		for _, q := range con.m.snap.Queues {
+		for _, q := range con.m.snap.Queues.All() {
 			if q.Path == replaced {
 				return q.Nodes.Len() == 1 && strings.HasPrefix(q.Nodes.At(0).Name, "x-\u202enew-")
 			}

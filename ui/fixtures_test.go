@@ -143,15 +143,15 @@ func fleet() *model.Snapshot {
 			State: model.StateConnected, Since: ago(time.Hour), SessionID: 0x10000a3f2c0099,
 			Server: "zk1.prod:2181", Ensemble: []string{"zk1.prod:2181", "zk2.prod:2181", "zk3.prod:2181"}, Context: "prod",
 		},
-		Queues: []model.Queue{
-			{Path: "/locks/idle", State: model.PathPresent},
+		Queues: model.QueuesOf(
+			model.Queue{Path: "/locks/idle", State: model.PathPresent},
 			kazooDeadlock(),
 			curatorJob(),
-			{Path: "/locks/nope", State: model.PathAbsent},
+			model.Queue{Path: "/locks/nope", State: model.PathAbsent},
 			kazooOrders(),
 			quietReports(),
 			splitShared(),
-		},
+		),
 		ServerView:   true,
 		ServerViewAt: ago(7 * time.Second),
 	}

@@ -23,7 +23,7 @@ func TestHeaderZxid(t *testing.T) {
 	snapOf := func(czxids ...int64) *model.Snapshot {
 		s := &model.Snapshot{Conn: model.Conn{State: model.StateConnected, Server: "zk1:2181", Ensemble: []string{"zk1:2181"}, SessionID: 0x1234}}
 		for _, z := range czxids {
-			s.Queues = append(s.Queues, model.Queue{Path: "/q", Nodes: model.NodesOf(model.Node{Name: "a", Czxid: 1}, model.Node{Name: "b", Czxid: z})})
+			s.Queues = model.QueuesOf(append(s.Queues.Slice(), model.Queue{Path: "/q", Nodes: model.NodesOf(model.Node{Name: "a", Czxid: 1}, model.Node{Name: "b", Czxid: z})})...)
 		}
 		return s
 	}
@@ -55,8 +55,8 @@ func TestConsoleZxidWarning(t *testing.T) {
 		t.Fatalf("the fleet is far from the rollover: %q", first)
 	}
 	snap := *fleet()
-	snap.Queues = append(snap.Queues, model.Queue{Path: "/locks/zz", State: model.PathPresent,
-		Nodes: model.NodesOf(model.Node{Name: "lock-0000000001", Czxid: 0x9_f0000000})})
+	snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), model.Queue{Path: "/locks/zz", State: model.PathPresent,
+		Nodes: model.NodesOf(model.Node{Name: "lock-0000000001", Czxid: 0x9_f0000000})})...)
 	m = step(m, updateMsg{model.Update{Snapshot: &snap}})
 	if first := strings.SplitN(ansi.Strip(m.View()), "\n", 2)[0]; !strings.Contains(first, "zxid counter at 94%") {
 		t.Errorf("header %q lacks the zxid warning", first)

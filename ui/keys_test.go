@@ -386,10 +386,10 @@ func TestNarration(t *testing.T) {
 
 func TestHerdMarked(t *testing.T) {
 	snap := fleet()
-	for i := range snap.Queues {
-		if snap.Queues[i].Path == "/locks/job-a" {
-			snap.Queues[i].Nodes.At(0).Herd = true
-			snap.Queues[i].Warnings = []model.Warning{{Code: model.WarnHerd, Message: "3 sessions watch 0000000041", Nodes: []string{snap.Queues[i].Nodes.At(0).Name}}}
+	for i := range snap.Queues.Len() {
+		if snap.Queues.At(i).Path == "/locks/job-a" {
+			snap.Queues.At(i).Nodes.At(0).Herd = true
+			snap.Queues.At(i).Warnings = []model.Warning{{Code: model.WarnHerd, Message: "3 sessions watch 0000000041", Nodes: []string{snap.Queues.At(i).Nodes.At(0).Name}}}
 		}
 	}
 	m := newTest("dark", 160, 48)

@@ -33,13 +33,13 @@ func stuckQueue(path string, hold time.Duration, waits ...time.Duration) model.Q
 // parents with waiters, and the filter narrows within them.
 func TestStuckFirstAndWaitingOnly(t *testing.T) {
 	snap := fleet()
-	snap.Queues = []model.Queue{
+	snap.Queues = model.QueuesOf(
 		stuckQueue("/locks/e/deep-recent", time.Minute, 10*time.Second, 5*time.Second, time.Second),
 		stuckQueue("/locks/e/empty", 0),
 		stuckQueue("/locks/e/held-long", 3*time.Hour),
 		stuckQueue("/locks/e/held-short", time.Minute),
 		stuckQueue("/locks/e/shallow-old", time.Hour, 40*time.Minute),
-	}
+	)
 	m := newTest("mono", 160, 48, func(o *Options) { o.Paths = nil })
 	m = step(m, updateMsg{model.Update{Snapshot: snap}})
 	short := func(m Model) string {
@@ -101,11 +101,12 @@ func TestListRowsKeptMatchFresh(t *testing.T) {
 			}
 		}
 		snap := fleet()
-		snap.Queues = nil
+		var qs []model.Queue
 		for _, q := range queues {
-			snap.Queues = append(snap.Queues, q)
+			qs = append(qs, q)
 		}
-		slices.SortFunc(snap.Queues, func(a, b model.Queue) int { return strings.Compare(a.Path, b.Path) })
+		slices.SortFunc(qs, func(a, b model.Queue) int { return strings.Compare(a.Path, b.Path) })
+		snap.Queues = model.QueuesOf(qs...)
 		kept = step(kept, updateMsg{model.Update{Snapshot: snap}})
 		fresh := newTest("mono", 160, 48, func(o *Options) { o.Paths = paths })
 		fresh = step(fresh, updateMsg{model.Update{Snapshot: snap}})

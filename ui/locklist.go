@@ -40,9 +40,6 @@ type lockList struct {
 	shownSort    sortMode
 	shownNeedle  string
 	shownWaiting bool
-	// queues are the snapshot's queues the rows were built from: a row
-	// whose queue is the same in the next snapshot is kept (rebuild).
-	queues []model.Queue
 	// prefix is the parent all paths share ("/locks/"), named once in the
 	// title instead of on every row.
 	prefix string
@@ -152,22 +149,25 @@ func (l lockList) View() []string {
 // the same as in the last snapshot keeps its row: on a root of 100,000
 // lock parents most of them are.
 func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]OwnLock) {
-	var queues []model.Queue
+	var queues model.Queues
 	if snap != nil {
 		queues = snap.Queues
 	}
-	prev, prevQueues := l.rows, l.queues
+	// A row whose queue is the same in this snapshot as in the one it was
+	// built from (its q) is kept.
+	prev := l.rows
 	// Fresh slices, not l.rows[:0]: an earlier Model value may still share
 	// the old ones.
-	rows := make([]lockRow, 0, len(queues)+len(paths))
+	rows := make([]lockRow, 0, queues.Len()+len(paths))
 	pending := pendingRows(snap, paths)
 	sorted := true
 	j := 0
-	for i := range queues {
-		q := &queues[i]
-		if i > 0 && queues[i-1].Path >= q.Path {
+	var last *model.Queue
+	for _, q := range queues.All() {
+		if last != nil && last.Path >= q.Path {
 			sorted = false
 		}
+		last = q
 		for len(pending) > 0 && pending[0].path < q.Path {
 			rows, pending = append(rows, pending[0]), pending[1:]
 		}
@@ -175,13 +175,13 @@ func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]
 			j++
 		}
 		var r lockRow
-		if j < len(prev) && prev[j].path == q.Path && prev[j].qi >= 0 && sameQueue(&prevQueues[prev[j].qi], q) {
+		if j < len(prev) && prev[j].path == q.Path && prev[j].q != nil && sameQueue(prev[j].q, q) {
 			r = prev[j]
 			r.own, r.marked, r.crossLock = nil, false, false
 		} else {
 			r = summarize(q)
 		}
-		r.qi = int32(i)
+		r.q = q
 		rows = append(rows, r)
 	}
 	rows = append(rows, pending...)
@@ -192,7 +192,7 @@ func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]
 	if l.heldRank != nil {
 		l.heldRank = carryRanks(prev, rows, l.heldRank)
 	}
-	l.rows, l.queues = rows, queues
+	l.rows = rows
 	l.prefix = commonParent(l.rows)
 	l.pathW = 0
 	for i := range l.rows {
@@ -220,7 +220,7 @@ func pendingRows(snap *model.Snapshot, paths []string) []lockRow {
 		if !added[p] && snap.Queue(p) == nil {
 			added[p] = true
 			label := clean(p, 0)
-			pending = append(pending, lockRow{path: p, label: label, lower: strings.ToLower(label), labelW: width(label), state: model.PathPending, qi: -1})
+			pending = append(pending, lockRow{path: p, label: label, lower: strings.ToLower(label), labelW: width(label), state: model.PathPending})
 		}
 	}
 	slices.SortFunc(pending, func(a, b lockRow) int { return strings.Compare(a.path, b.path) })
@@ -234,8 +234,8 @@ func (l *lockList) markSession(snap *model.Snapshot, id int64) {
 		return
 	}
 	has := map[string]bool{}
-	for i := range snap.Queues {
-		q := &snap.Queues[i]
+	for i := range snap.Queues.Len() {
+		q := snap.Queues.At(i)
 		for _, n := range q.Nodes.All() {
 			if n.Session == id {
 				has[q.Path] = true

@@ -35,9 +35,9 @@ type lockRow struct {
 	own       *OwnLock
 	marked    bool // the marked session (sessions pane) has a node here
 	crossLock bool // in a cross-lock deadlock: danger, code cross-lock-deadlock
-	// qi is the row's queue in the snapshot it was built from, -1 for a
-	// configured path the snapshot lacks.
-	qi int32
+	// q is the row's queue in the snapshot it was built from (read
+	// only), nil for a configured path the snapshot lacks.
+	q *model.Queue
 }
 
 // crossLockCode is the filter's word for a lock in a cross-lock deadlock.

@@ -32,10 +32,10 @@ func TestLockListHoldsOrder(t *testing.T) {
 	// The last but one lock's queue grows longest: by contention it moves up.
 	snap := fleet()
 	snap.At = t0.Add(time.Second)
-	for i := range snap.Queues {
-		if snap.Queues[i].Path == before[len(before)-2] {
+	for i := range snap.Queues.Len() {
+		if snap.Queues.At(i).Path == before[len(before)-2] {
 			q := curatorJob()
-			q.Path = snap.Queues[i].Path
+			q.Path = snap.Queues.At(i).Path
 			nodes := []model.Node{}
 			for _, n := range q.Nodes.All() {
 				nodes = append(nodes, *n)
@@ -44,7 +44,7 @@ func TestLockListHoldsOrder(t *testing.T) {
 				nodes = append(nodes, nodes[len(nodes)-1])
 			}
 			q.Nodes = model.NodesOf(nodes...)
-			snap.Queues[i] = q
+			snap.Queues = snap.Queues.Patch([]model.Queue{q}, nil)
 		}
 	}
 	m = step(m, updateMsg{model.Update{Snapshot: snap}})

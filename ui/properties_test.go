@@ -30,7 +30,7 @@ func propertyModels(t *testing.T) map[string]Model {
 	slots.Warnings = nil
 	slots.Limit = 3
 	snap := fleet()
-	snap.Queues = append(snap.Queues, slots)
+	snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), slots)...)
 	m := step(newTest("mono", 80, 24), updateMsg{model.Update{Snapshot: snap}})
 	out["semaphore"] = selectPath(m, "/jobs/slots")
 	tl := &fakeTimeline{st: timeline.PlayerState{At: t0, Steps: 305, Speed: 1, Start: t0, End: t0.Add(time.Minute)}}

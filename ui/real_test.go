@@ -57,7 +57,7 @@ var realScenarios = []struct {
 func TestRealGolden(t *testing.T) {
 	snap := realFleet(t)
 	var paths []string
-	for _, q := range snap.Queues {
+	for _, q := range snap.Queues.All() {
 		paths = append(paths, q.Path)
 	}
 	for _, theme := range themes.Names() {

@@ -25,8 +25,8 @@ func incident() (timeline.RecordingHeader, []model.Update) {
 	s0 := fleet()
 	s1 := fleet()
 	s1.At = t0.Add(time.Second)
-	for i := range s1.Queues {
-		if q := &s1.Queues[i]; q.Path == "/locks/job-a" {
+	for i := range s1.Queues.Len() {
+		if q := s1.Queues.At(i); q.Path == "/locks/job-a" {
 			job := curatorJob()
 			var rest []model.Node
 			for i, n := range job.Nodes.All() {
@@ -40,8 +40,9 @@ func incident() (timeline.RecordingHeader, []model.Update) {
 	}
 	s2 := *s1
 	s2.At = t0.Add(2 * time.Second)
-	s2.Queues = append(append([]model.Queue(nil), s1.Queues...), kazooSlots())
-	s2.Queues[len(s2.Queues)-1].Path = "/locks/slots"
+	slots := kazooSlots()
+	slots.Path = "/locks/slots"
+	s2.Queues = model.QueuesOf(append(s1.Queues.Slice(), slots)...)
 	return h, []model.Update{
 		{Snapshot: s0, Changes: changes()},
 		{Snapshot: s1, Changes: []model.Change{{At: s1.At, Kind: model.ChangeAcquired, Path: "/locks/job-a", Said: "#41 gone → #42 holds"}}},

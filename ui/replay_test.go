@@ -159,7 +159,7 @@ func TestReplayRuns(t *testing.T) {
 		s := *base
 		s.At = t0.Add(time.Duration(i) * 100 * time.Millisecond)
 		if i%2 == 1 {
-			s.Queues = s.Queues[1:]
+			s.Queues = model.QueuesOf(s.Queues.Slice()[1:]...)
 		}
 		if err := r.Record(model.Update{Snapshot: &s, Changes: changes()}); err != nil {
 			t.Fatal(err)

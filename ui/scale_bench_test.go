@@ -76,7 +76,7 @@ func (w *queueWindow) snapshot(s int) *model.Snapshot {
 	h := &nodes[0]
 	h.Role, h.Believes, h.Watches, h.Predecessor, h.Link = lockops.RoleHolder, lockops.RoleHolder, "", "", model.LinkInferred
 	snap := fleet()
-	snap.Queues = append(snap.Queues, model.Queue{Path: "/locks/huge", State: model.PathPresent, Nodes: model.NodesOf(nodes...)})
+	snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), model.Queue{Path: "/locks/huge", State: model.PathPresent, Nodes: model.NodesOf(nodes...)})...)
 	return snap
 }
 
@@ -211,16 +211,17 @@ func BenchmarkKeys100k(b *testing.B) {
 // manyLocks is a snapshot of parents lock parents of nodes nodes each.
 func manyLocks(parents, nodes int) *model.Snapshot {
 	snap := fleet()
-	snap.Queues = snap.Queues[:0]
+	var qs []model.Queue
 	for i := range parents {
 		q := bigQueue(fmt.Sprintf("/locks/svc-%02d/job-%05d", i%37, i), nodes)
 		for j := range q.Nodes.All() {
 			q.Nodes.At(j).Since = ago(time.Duration((i*7919+j)%3600) * time.Second)
 		}
-		snap.Queues = append(snap.Queues, q)
+		qs = append(qs, q)
 	}
 	// Sorted by path, as zkview publishes them.
-	slices.SortFunc(snap.Queues, func(a, b model.Queue) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(qs, func(a, b model.Queue) int { return strings.Compare(a.Path, b.Path) })
+	snap.Queues = model.QueuesOf(qs...)
 	return snap
 }
 

@@ -45,7 +45,7 @@ func kazooSlots() model.Queue {
 func TestSemaphoreView(t *testing.T) {
 	m := newTest("dark", 160, 48)
 	snap := fleet()
-	snap.Queues = append([]model.Queue{kazooSlots()}, snap.Queues...)
+	snap.Queues = model.QueuesOf(append([]model.Queue{kazooSlots()}, snap.Queues.Slice()...)...)
 	m = step(m, updateMsg{model.Update{Snapshot: snap}})
 	m = selectPath(m, "/jobs/slots")
 	view := ansi.Strip(m.View())

@@ -40,8 +40,9 @@ func deadlockFleet() *model.Snapshot {
 		waits(node(b2, 8, mu, c, lockops.RoleWaiting, payOne, "10.0.4.1:41000", "payments-1", 14*time.Second), b1, model.LinkVerified),
 	)}
 	s := fleet()
-	s.Queues = append(s.Queues, payA, payB)
-	slices.SortFunc(s.Queues, func(a, b model.Queue) int { return strings.Compare(a.Path, b.Path) })
+	qs := append(s.Queues.Slice(), payA, payB)
+	slices.SortFunc(qs, func(a, b model.Queue) int { return strings.Compare(a.Path, b.Path) })
+	s.Queues = model.QueuesOf(qs...)
 	s.Deadlocks = sessions.FindDeadlocks(s.Queues, s.At)
 	return s
 }

@@ -38,8 +38,8 @@ func systemsFleet() *model.Snapshot {
 	ctl.Identity = "broker 2"
 	kafka := model.Queue{Path: "/kafka/controller", State: model.PathPresent, Type: model.TypeElection,
 		System: "kafka", Label: "kafka controller", Nodes: model.NodesOf(ctl)}
-	s.Queues = append([]model.Queue{kafka}, s.Queues...)
-	s.Queues = append(s.Queues, solr)
+	s.Queues = model.QueuesOf(append([]model.Queue{kafka}, s.Queues.Slice()...)...)
+	s.Queues = model.QueuesOf(append(s.Queues.Slice(), solr)...)
 	return &s
 }
 

@@ -256,7 +256,7 @@ func TestHostileNamesAndData(t *testing.T) {
 	q.Other = []string{evil}
 	q.Warnings = []model.Warning{{Code: model.WarnHerd, Message: evil, Nodes: []string{evil}}}
 	snap := fleet()
-	snap.Queues = append(snap.Queues, q)
+	snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), q)...)
 	snap.Conn.Context = evil
 	snap.Conn.Ensemble = []string{evil}
 	m := newTest("dark", 160, 48, func(o *Options) { o.Title = evil })

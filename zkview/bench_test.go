@@ -183,8 +183,8 @@ func BenchmarkInitialLoad1000x10(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(snap.Queues) != 1000 || snap.Queues[999].Nodes.Len() != 10 {
-			b.Fatalf("loaded %d queues", len(snap.Queues))
+		if snap.Queues.Len() != 1000 || snap.Queues.At(999).Nodes.Len() != 10 {
+			b.Fatalf("loaded %d queues", snap.Queues.Len())
 		}
 	}
 	after, _ := rc.requests()
@@ -237,7 +237,7 @@ func BenchmarkLoadQueue10000(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if n := snap.Queues[0].Nodes.Len(); n != 10000 {
+		if n := snap.Queues.At(0).Nodes.Len(); n != 10000 {
 			b.Fatalf("loaded %d nodes", n)
 		}
 	}

@@ -162,8 +162,8 @@ func normalizeFixture(s *model.Snapshot, base string) *model.Snapshot {
 	tm(&n.At)
 	tm(&n.Conn.Since)
 	tm(&n.ServerViewAt)
-	for i := range n.Queues {
-		q := &n.Queues[i]
+	for i := range n.Queues.Len() {
+		q := n.Queues.At(i)
 		q.Path = path(q.Path)
 		tm(&q.ListedAt)
 		nodes := q.Nodes.Slice() // a copy: the snapshot's nodes are shared
@@ -193,7 +193,7 @@ func normalizeFixture(s *model.Snapshot, base string) *model.Snapshot {
 // sessions, addresses and times differ every run.
 func fixtureShape(s *model.Snapshot) string {
 	var b strings.Builder
-	for _, q := range s.Queues {
+	for _, q := range s.Queues.All() {
 		idx := func(name string) int {
 			return q.Nodes.Index(func(n *model.Node) bool { return n.Name == name })
 		}

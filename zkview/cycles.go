@@ -3,6 +3,7 @@ package zkview
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/zklock/zklock/lockops"
@@ -21,11 +22,19 @@ type cycleTimers struct {
 
 // judgeLocked brings the Watcher's wait-for graph to the queues
 // of the snapshot being built at now and returns its cycles, telling on
-// the event log which ones appeared, became deadlocks and cleared. While a
-// young cycle stands, a snapshot is published again when it comes of age,
-// even if nothing else changes.
-func (g *cycleTimers) judgeLocked(w *Watcher, queues []model.Queue, now time.Time) []model.Deadlock {
-	if behind := w.graph.Update(queues, now); !behind.IsZero() && g.catchUp == nil && !w.oneShot {
+// the event log which ones appeared, became deadlocks and cleared. Unless
+// full, only the queues at touched (changed, added or removed since the
+// last snapshot) are read. While a young cycle stands, a snapshot is
+// published again when it comes of age, even if nothing else changes.
+func (g *cycleTimers) judgeLocked(w *Watcher, queues model.Queues, touched []string, full bool, now time.Time) []model.Deadlock {
+	var behind time.Time
+	if full {
+		behind = w.graph.Update(queues, now)
+	} else {
+		changed, removed := touchedQueues(queues, touched)
+		behind = w.graph.UpdateChanged(changed, removed, now)
+	}
+	if !behind.IsZero() && g.catchUp == nil && !w.oneShot {
 		g.catchUp = g.republishAfter(w, behind.Sub(now)+time.Millisecond, func() { w.cycles.catchUp = nil })
 	}
 	cur := w.graph.Cycles(now)
@@ -46,6 +55,20 @@ func (g *cycleTimers) judgeLocked(w *Watcher, queues []model.Queue, now time.Tim
 		g.recheck = g.republishAfter(w, due.Sub(now)+10*time.Millisecond, func() { w.cycles.recheckAt = time.Time{} })
 	}
 	return cur
+}
+
+// touchedQueues is the queues at the paths touched (duplicates allowed)
+// and the paths that have none.
+func touchedQueues(queues model.Queues, touched []string) (changed []*model.Queue, removed []string) {
+	slices.Sort(touched)
+	for _, p := range slices.Compact(touched) {
+		if i, ok := queues.Find(p); ok {
+			changed = append(changed, queues.At(i))
+		} else {
+			removed = append(removed, p)
+		}
+	}
+	return changed, removed
 }
 
 // republishAfter publishes a snapshot again after d, even if nothing

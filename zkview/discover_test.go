@@ -25,7 +25,7 @@ func TestDiscovery(t *testing.T) {
 	w := watch(t, mon, Options{Roots: []string{root}, MaxDepth: 3})
 	paths := func(s *model.Snapshot) []string {
 		var ps []string
-		for _, q := range s.Queues {
+		for _, q := range s.Queues.All() {
 			ps = append(ps, q.Path)
 		}
 		return ps
@@ -80,7 +80,7 @@ func TestDiscovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(snap.Queues) != 1 || !snap.DiscoveryCapped {
+	if snap.Queues.Len() != 1 || !snap.DiscoveryCapped {
 		t.Errorf("MaxParents 1: %v capped %v", paths(snap), snap.DiscoveryCapped)
 	}
 }

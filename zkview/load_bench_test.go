@@ -35,8 +35,8 @@ func benchLoadRoot(b *testing.B, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(snap.Queues) != len(held) {
-			b.Fatalf("%d queues, want %d", len(snap.Queues), len(held))
+		if snap.Queues.Len() != len(held) {
+			b.Fatalf("%d queues, want %d", snap.Queues.Len(), len(held))
 		}
 	}
 	b.ReportMetric(float64(peakG.Load()), "peak-goroutines")

@@ -163,9 +163,9 @@ func eventually(t testing.TB, timeout time.Duration, desc string, cond func() bo
 }
 
 func queueOf(s *model.Snapshot, p string) *model.Queue {
-	for i := range s.Queues {
-		if s.Queues[i].Path == p {
-			return &s.Queues[i]
+	for i := range s.Queues.Len() {
+		if s.Queues.At(i).Path == p {
+			return s.Queues.At(i)
 		}
 	}
 	return nil
@@ -209,7 +209,7 @@ func dump(s *model.Snapshot) string {
 // snapshot without them passes `zklock ls --check` (its exit code is
 // package cmd's, tested there).
 func unhealthy(s *model.Snapshot) string {
-	for _, q := range s.Queues {
+	for _, q := range s.Queues.All() {
 		if len(q.Warnings) > 0 {
 			return fmt.Sprintf("%s warns %+v", q.Path, q.Warnings)
 		}

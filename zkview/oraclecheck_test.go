@@ -22,8 +22,8 @@ import (
 // queues whose nodes are known (listed).
 func oracleNodes(s *model.Snapshot) (map[string]*model.Node, map[string]*model.Queue) {
 	nodes, queues := map[string]*model.Node{}, map[string]*model.Queue{}
-	for qi := range s.Queues {
-		q := &s.Queues[qi]
+	for qi := range s.Queues.Len() {
+		q := s.Queues.At(qi)
 		if q.State != model.PathPresent {
 			continue
 		}

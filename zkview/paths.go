@@ -75,6 +75,7 @@ func (pw *pathWatch) removeLocked(now time.Time) {
 		i, found := slices.BinarySearch(w.sortedPaths, pw.path)
 		if found {
 			w.sortedPaths = slices.Delete(w.sortedPaths, i, i+1)
+			w.reshownLocked(pw.path)
 		}
 		if qm.State == model.PathPresent {
 			w.emitLocked(model.Change{At: now, Kind: model.ChangePathVanished, Path: pw.path, State: model.PathAbsent, Unwatched: true, Count: len(qm.Order.Entries)})
@@ -104,11 +105,12 @@ func (pw *pathWatch) ensureQueueLocked() *queue.Model {
 	if qm, ok := w.queues[pw.path]; ok {
 		return qm
 	}
-	qm := queue.New(pw.path, pw.abs, w.emitLocked)
+	qm := w.newModelLocked(pw.path, pw.abs)
 	qm.Election = w.cfg.isElection(pw.path)
 	w.queues[pw.path] = qm
 	i, _ := slices.BinarySearch(w.sortedPaths, pw.path)
 	w.sortedPaths = slices.Insert(w.sortedPaths, i, pw.path)
+	w.reshownLocked(pw.path)
 	w.markDirtyLocked()
 	return qm
 }

@@ -10,7 +10,10 @@ import (
 
 // rebuildLocked builds a new Snapshot when anything changed, rebuilding
 // only the queues that changed (all of them after a change of connection
-// or server view). It reports whether it built one.
+// or server view). It reports whether it built one. Its cost is that of
+// what changed: the snapshot's Queues share the chunks no change touched
+// with the last one's, and the sessions graph reads the changed queues
+// only.
 func (w *Watcher) rebuildLocked() bool {
 	if !w.dirty {
 		return false
@@ -20,32 +23,22 @@ func (w *Watcher) rebuildLocked() bool {
 	stale := w.conn.State == model.StateDisconnected || w.conn.State == model.StateExpired
 	w.sems.hideAuxEventsLocked()
 	w.sems.tidyLocked()
-	queues := make([]model.Queue, 0, len(w.sortedPaths))
-	for _, p := range w.sortedPaths {
-		qm := w.queues[p]
-		sem := w.sems.atLocked(p)
-		if qm.Dirty || w.allDirty || !qm.HasBuilt || w.sems.dirtyLocked(sem) {
-			nq, ok := model.Queue{}, false
-			if !w.allDirty && sem == nil && sv == nil {
-				nq, ok = queue.BuildChanged(qm, stale, w.conn.Since)
-				if ok {
-					w.stats.changeBuilds++
-				}
-			}
-			if !ok {
-				nq = queue.Build(qm, sv, stale, w.conn.Since)
-				qm.BuiltChanges = sv == nil && sem == nil && queue.ChangeShaped(qm, &nq)
-			}
-			qm.Changed, qm.Removed = qm.Changed[:0], qm.Removed[:0]
-			if sem != nil {
-				nq = w.sems.buildLocked(qm, sem, nq, sv, now)
-			}
-			w.warningChangesLocked(qm, nq, now)
-			qm.Built, qm.HasBuilt, qm.Dirty = nq, true, false
-		}
-		queues = append(queues, qm.Built)
+	full := w.allDirty || !w.builtOnce
+	var touched []string
+	if !full {
+		var ok bool
+		touched, ok = w.buildChangedLocked(sv, stale, now)
+		full = !ok // the list and the model disagree: built whole
 	}
-	queues, sysNote := applySystems(queues, &w.systems)
+	if full {
+		w.buildAllLocked(sv, stale, now)
+	}
+	w.builtOnce = true
+	queues, sysPaths, sysNote := applySystems(w.base, &w.systems)
+	if !full {
+		touched = append(append(touched, w.sysPaths...), sysPaths...)
+	}
+	w.sysPaths = sysPaths
 	snap := &model.Snapshot{
 		At:              now,
 		Conn:            w.conn,
@@ -62,10 +55,132 @@ func (w *Watcher) rebuildLocked() bool {
 	if sv != nil {
 		snap.ServerView, snap.ServerViewAt = true, sv.At
 	}
-	snap.Deadlocks = w.cycles.judgeLocked(w, queues, now)
+	snap.Deadlocks = w.cycles.judgeLocked(w, queues, touched, full, now)
+	w.held.atBuildLocked()
 	w.snap = snap
 	w.dirty, w.allDirty = false, false
 	return true
+}
+
+// queueDirtyLocked lists a model that changed for the next build
+// (queue.Model.OnDirty).
+func (w *Watcher) queueDirtyLocked(qm *queue.Model) { w.dirtyQ = append(w.dirtyQ, qm) }
+
+// newModelLocked makes the model of the lock parent p, listed for the
+// next build whenever it changes.
+func (w *Watcher) newModelLocked(p, abs string) *queue.Model {
+	if w.modelEmit == nil {
+		// Made once: a method value is a closure, made at each use.
+		w.modelEmit, w.modelDirty = w.emitLocked, w.queueDirtyLocked
+	}
+	qm := queue.New(p, abs, w.modelEmit)
+	qm.OnDirty(w.modelDirty)
+	return qm
+}
+
+// reshownLocked says that p joined or left the queues shown
+// (sortedPaths): the next build adds or removes its Queue.
+func (w *Watcher) reshownLocked(p string) { w.reshown = append(w.reshown, p) }
+
+// buildChangedLocked brings w.base to the model by the queues that
+// changed since the last build (the models listed dirty, the semaphores
+// whose parts changed, the paths shown or hidden since), each built once;
+// it returns their paths, and ok false when the list that results does
+// not have the model's number of queues (then everything is built).
+func (w *Watcher) buildChangedLocked(sv *queue.ServerView, stale bool, now time.Time) (paths []string, ok bool) {
+	paths = make([]string, 0, len(w.dirtyQ)+len(w.reshown))
+	for _, qm := range w.dirtyQ {
+		qm.Taken()
+		paths = append(paths, qm.Path)
+	}
+	clear(w.dirtyQ)
+	w.dirtyQ = w.dirtyQ[:0]
+	for p, st := range w.sems.owners {
+		if w.sems.dirtyLocked(st) {
+			paths = append(paths, p)
+		}
+	}
+	paths = append(paths, w.reshown...)
+	w.reshown = w.reshown[:0]
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	var set []model.Queue
+	var del []string
+	for _, p := range paths {
+		qm := w.queues[p]
+		if _, shown := slices.BinarySearch(w.sortedPaths, p); !shown || qm == nil {
+			if _, had := w.base.Find(p); had {
+				del = append(del, p)
+			}
+			continue
+		}
+		if nq, built := w.buildOneLocked(qm, w.builtLocked(p), sv, stale, now); built {
+			set = append(set, nq)
+		}
+	}
+	w.base = w.base.Patch(set, del)
+	return paths, w.base.Len() == len(w.sortedPaths)
+}
+
+// buildAllLocked builds w.base afresh from every queue shown, rebuilding
+// those that changed (all after a change of connection or server view).
+func (w *Watcher) buildAllLocked(sv *queue.ServerView, stale bool, now time.Time) {
+	for _, qm := range w.dirtyQ {
+		qm.Taken()
+	}
+	clear(w.dirtyQ)
+	w.dirtyQ, w.reshown = w.dirtyQ[:0], w.reshown[:0]
+	queues := make([]model.Queue, 0, len(w.sortedPaths))
+	for _, p := range w.sortedPaths {
+		prev := w.builtLocked(p)
+		nq, built := w.buildOneLocked(w.queues[p], prev, sv, stale, now)
+		if !built {
+			nq = *prev
+		}
+		queues = append(queues, nq)
+	}
+	w.base = model.QueuesOf(queues...)
+}
+
+// builtLocked is the Queue last built of the path p, from w.base (read
+// only), nil when none.
+func (w *Watcher) builtLocked(p string) *model.Queue {
+	if i, ok := w.base.Find(p); ok {
+		return w.base.At(i)
+	}
+	return nil
+}
+
+// buildOneLocked builds qm's Queue again when it changed (or its
+// semaphore's parts did, or everything is rebuilt, or the last one built,
+// prev, is not known); built false says prev stands.
+func (w *Watcher) buildOneLocked(qm *queue.Model, prev *model.Queue, sv *queue.ServerView, stale bool, now time.Time) (nq model.Queue, built bool) {
+	sem := w.sems.atLocked(qm.Path)
+	if !qm.HasBuilt {
+		prev = nil
+	}
+	if prev != nil && !qm.IsDirty() && !w.allDirty && !w.sems.dirtyLocked(sem) {
+		return model.Queue{}, false
+	}
+	ok := false
+	if !w.allDirty && sem == nil && sv == nil {
+		nq, ok = queue.BuildChanged(qm, prev, stale, w.conn.Since)
+		if ok {
+			w.stats.changeBuilds++
+		}
+	}
+	if !ok {
+		nq = queue.Build(qm, sv, stale, w.conn.Since)
+		qm.BuiltChanges = sv == nil && sem == nil && queue.ChangeShaped(qm, &nq)
+	}
+	qm.Changed, qm.Removed = qm.Changed[:0], qm.Removed[:0]
+	if sem != nil {
+		nq = w.sems.buildLocked(qm, prev, sem, nq, sv, now)
+	}
+	w.warningChangesLocked(prev, nq, now)
+	qm.HasBuilt = true
+	qm.ClearDirty()
+	return nq, true
 }
 
 // usableServerView is the last poll's answer while it is recent enough to
@@ -78,11 +193,12 @@ func (w *Watcher) usableServerView(now time.Time) *queue.ServerView {
 	return sv
 }
 
-// warningChangesLocked tells which warnings a rebuild raised and cleared.
-func (w *Watcher) warningChangesLocked(qm *queue.Model, nq model.Queue, now time.Time) {
+// warningChangesLocked tells which warnings a rebuild raised and cleared
+// (prev: the Queue built before, nil when none).
+func (w *Watcher) warningChangesLocked(prev *model.Queue, nq model.Queue, now time.Time) {
 	var old []model.Warning
-	if qm.HasBuilt {
-		old = qm.Built.Warnings
+	if prev != nil {
+		old = prev.Warnings
 	}
 	// A warning is the same incident while it keeps its code and nodes.
 	// Mixed recipes is a state of the whole queue: nodes joining and

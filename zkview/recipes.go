@@ -56,29 +56,19 @@ func recipePart(n *model.Node, p systems.Participant) {
 	n.Watches, n.Predecessor, n.Link, n.Herd = "", "", model.LinkNone, false
 }
 
-// withoutRecipeParts drops the queues at the paths a recognised recipe
-// owns below its own (a Kazoo LockingQueue's entries/, a plain lock's
-// queue when read alone): the recipe's queue shows them.
-func withoutRecipeParts(queues []model.Queue, st *systemsState) []model.Queue {
-	parts := map[string]bool{}
+// recipeParts are the paths a recognised recipe owns below its own (a
+// Kazoo LockingQueue's entries/, a plain lock's queue when read alone),
+// sorted: their queues are dropped, the recipe's queue shows them.
+func recipeParts(st *systemsState) []string {
+	var parts []string
 	for _, sr := range st.recs {
 		if sr.rec.System != "" {
 			continue // a system's parts may be watched paths of their own
 		}
-		for _, p := range sr.rec.Parts {
-			parts[p] = true
-		}
+		parts = append(parts, sr.rec.Parts...)
 	}
-	if len(parts) == 0 {
-		return queues
-	}
-	out := queues[:0:0]
-	for _, q := range queues {
-		if !parts[q.Path] {
-			out = append(out, q)
-		}
-	}
-	return out
+	slices.Sort(parts)
+	return slices.Compact(parts)
 }
 
 // sharesParticipant says whether a and b name one node as participant.

@@ -9,9 +9,7 @@ package zkview
 import (
 	"context"
 	"errors"
-	"maps"
 	"path"
-	"slices"
 	"time"
 
 	"github.com/zklock/zklock/model"
@@ -34,7 +32,7 @@ const maxBatch = 4096
 type recursiveWatch struct {
 	pw    *pathWatch // the path it watches (its Watcher: pw.w)
 	ch    <-chan zk.Event
-	names map[string]bool // the path's children, kept current by events
+	names childSet // the path's children, kept current by events
 	// cversion is the path's child version at the last listing, and seen
 	// how many creates and deletes of children the watch reported since:
 	// the server's count running ahead of ours is a change the watch did
@@ -209,11 +207,14 @@ func (rw *recursiveWatch) take(ctx context.Context, ev zk.Event, ok bool, gen ui
 	}
 	evAt := w.cfg.Now()
 	batch, last := drainEvents(rw.ch, []zk.Event{ev})
+	w.held.received.Add(int64(len(batch)))
 	// Applied at once, without a round trip first; the check that
 	// the watch missed nothing (unreported) follows within
 	// auditSoon, off the change's path, at most once per auditSoon
 	// however fast events come.
-	if !rw.applyEvents(ctx, batch, gen, rw.listedAt, evAt) && ctx.Err() != nil {
+	applied := rw.applyEvents(ctx, batch, gen, rw.listedAt, evAt)
+	w.held.applied.Add(int64(len(batch)))
+	if !applied && ctx.Err() != nil {
 		return true, false
 	}
 	if soon := time.Now().Add(auditSoon); last == nil && auditAt.After(soon) {
@@ -302,15 +303,8 @@ func (rw *recursiveWatch) takeListing(ctx context.Context, gen uint64, issued ti
 	switch {
 	case err == nil:
 		rw.cversion, rw.seen, rw.listedAt = l.cversion, 0, issued
-		rw.names, rw.listed = nil, true
-		if len(l.names) > 0 {
-			// Made only when there is a child: most of a root's parents
-			// are empty.
-			rw.names = make(map[string]bool, len(l.names))
-		}
-		for _, k := range l.names {
-			rw.names[k] = true
-		}
+		rw.names.reset(l.names)
+		rw.listed = true
 		pw.applyListing(ctx, l, gen, issued, issued)
 		return true
 	case ctx.Err() != nil:
@@ -319,7 +313,8 @@ func (rw *recursiveWatch) takeListing(ctx context.Context, gen uint64, issued ti
 		rw.noAuth = true
 		return false
 	case errors.Is(err, zk.ErrNoNode):
-		rw.names, rw.cversion, rw.seen, rw.listed = nil, 0, 0, true
+		rw.names.reset(nil)
+		rw.cversion, rw.seen, rw.listed = 0, 0, true
 		if !pw.kept() {
 			w.mu.Lock()
 			pw.removeLocked(w.cfg.Now())
@@ -355,22 +350,19 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 			if ev.Type != zk.EventNodeCreated && ev.Type != zk.EventNodeDeleted {
 				continue
 			}
-			if (ev.Type == zk.EventNodeCreated) == rw.names[name] {
+			if (ev.Type == zk.EventNodeCreated) == rw.names.has(name) {
 				// The listing holds it already: a change made between the
 				// watch and the listing, counted in the listing's child
 				// version, not to be counted again in seen.
 				continue
 			}
 			if _, ok := was[name]; !ok {
-				was[name] = rw.names[name]
+				was[name] = rw.names.has(name)
 			}
 			if ev.Type == zk.EventNodeCreated {
-				if rw.names == nil {
-					rw.names = map[string]bool{}
-				}
-				rw.names[name] = true
+				rw.names.add(name)
 			} else {
-				delete(rw.names, name)
+				rw.names.del(name)
 			}
 			rw.seen++
 		}
@@ -380,7 +372,7 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 	}
 	var added, removed []string
 	for name, before := range was {
-		switch now := rw.names[name]; {
+		switch now := rw.names.has(name); {
 		case now && !before:
 			added = append(added, name)
 		case !now && before:
@@ -390,7 +382,7 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 	if len(added)+len(removed) == 0 || rw.discoveryDelta(added, removed) {
 		return true
 	}
-	kids := func() []string { return slices.Collect(maps.Keys(rw.names)) }
+	kids := rw.names.names
 	rw.applyDelta(ctx, added, removed, kids, gen, issued, evAt)
 	return true
 }

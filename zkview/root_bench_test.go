@@ -125,11 +125,11 @@ func benchRootFirstPicture(b *testing.B, n int) {
 			select {
 			case u := <-w.Updates():
 				s := u.Snapshot
-				if !seen && len(s.Queues) > 0 {
+				if !seen && s.Queues.Len() > 0 {
 					seen = true
 					first += time.Since(start)
 				}
-				if s.Unread == 0 && len(s.Queues) == len(held) {
+				if s.Unread == 0 && s.Queues.Len() == len(held) {
 					break wait
 				}
 				partial++
@@ -221,7 +221,7 @@ func benchRootChange(b *testing.B, n int) {
 			}
 		}
 	}
-	next(func(s *model.Snapshot) bool { return s.Unread == 0 && len(s.Queues) == len(held) })
+	next(func(s *model.Snapshot) bool { return s.Unread == 0 && s.Queues.Len() == len(held) })
 
 	var lat []time.Duration
 	var reqs int
@@ -307,7 +307,7 @@ func benchRootRSS(b *testing.B, n int, nodesOf func(int) int) {
 		}
 		var snap *model.Snapshot
 		deadline := time.After(5 * time.Minute)
-		for snap == nil || snap.Unread > 0 || len(snap.Queues) != len(held) {
+		for snap == nil || snap.Unread > 0 || snap.Queues.Len() != len(held) {
 			select {
 			case u := <-w.Updates():
 				snap = u.Snapshot

@@ -97,8 +97,8 @@ func makeParent(c *zk.Conn, p string, i int) ([]string, error) {
 // that emptied; a fresh read does not find it).
 func rootPicture(s *model.Snapshot, withEmpty bool) string {
 	var b strings.Builder
-	for i := range s.Queues {
-		q := &s.Queues[i]
+	for i := range s.Queues.Len() {
+		q := s.Queues.At(i)
 		kids := append(names(q), q.Other...)
 		if !withEmpty && len(kids) == 0 {
 			continue

@@ -58,6 +58,19 @@ type rootEvents struct {
 	at  time.Time
 }
 
+// appliedTo counts evs (nil: none) merged into w's model, or made moot.
+func (evs *rootEvents) appliedTo(w *Watcher) {
+	if evs != nil {
+		w.held.applied.Add(int64(len(evs.evs)))
+	}
+}
+
+// dropEvents forgets the events not applied yet: a listing follows.
+func (rp *rootPath) dropEvents(w *Watcher) {
+	rp.events.appliedTo(w)
+	rp.events = nil
+}
+
 // attachLocked makes pw a path watched through rt: no goroutine, no watch
 // of its own; it is listed by rt's workers.
 func (rt *rootWatch) attachLocked(pw *pathWatch) {
@@ -88,7 +101,7 @@ func (rt *rootWatch) relistAllLocked() {
 	for _, pw := range w.paths {
 		if pw.rootOf() == rt && !pw.removed {
 			pw.rp.relist = true
-			pw.rp.events = nil
+			pw.rp.dropEvents(w)
 			rt.enqueueLocked(pw)
 		}
 	}
@@ -249,6 +262,7 @@ func (rt *rootWatch) routeLocked(pw *pathWatch, ev zk.Event, now time.Time) {
 		rp.events = &rootEvents{at: now}
 	}
 	rp.events.evs = append(rp.events.evs, ev)
+	pw.w.held.received.Add(1)
 	rt.enqueueLocked(pw)
 }
 
@@ -295,6 +309,7 @@ func (rt *rootWatch) work(pw *pathWatch) {
 		rp.relist, rp.events = false, nil
 		if pw.removed || rt.ctx.Err() != nil || pw.rp != rp || (!relist && evs == nil) {
 			rp.busy = false
+			evs.appliedTo(w)
 			w.mu.Unlock()
 			return
 		}
@@ -313,6 +328,7 @@ func (rt *rootWatch) work(pw *pathWatch) {
 		if evs != nil && rp.rw.listed {
 			rp.rw.applyEvents(rt.ctx, evs.evs, gen, rp.rw.listedAt, evs.at)
 		}
+		evs.appliedTo(w) // merged, or made moot by the listing
 	}
 }
 
@@ -414,7 +430,7 @@ func plainChild(k string) bool {
 // hasPlainChild: one of the children is plain, so the node is no
 // semaphore whatever else it holds (usually the first looked at).
 func (rw *recursiveWatch) hasPlainChild() bool {
-	for k := range rw.names {
+	for k := range rw.names.all() {
 		if plainChild(k) {
 			return true
 		}

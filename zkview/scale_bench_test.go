@@ -27,7 +27,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -209,17 +208,20 @@ func benchSustained(b *testing.B, rate, workers int) {
 
 	var cpu0 time.Duration
 	var t0 time.Time
+	var held heldRuns
 	// take handles one line of the writer; false once its run ended.
 	take := func(l writerLine) bool {
 		switch l.kind {
 		case 'r':
 			st.running, cpu0, t0 = true, cpuTime(b), time.Now()
+			held.start(w)
 		case 'C', 'D':
 			st.report(change{create: l.kind == 'C', name: l.name, seq: l.seq, at: l.at})
 		case 'e':
 			st.cpu += cpuTime(b) - cpu0
 			st.wall += time.Since(t0)
 			st.running = false
+			held.end(w)
 			return false
 		case '!':
 			b.Fatalf("writer: %s", l.text)
@@ -314,17 +316,9 @@ func benchSustained(b *testing.B, rate, workers int) {
 		// the writer was ahead of the snapshots at worst.
 		b.ReportMetric(float64(st.maxLag)*float64(st.frames)/float64(st.changes), "max-lag-frames")
 	}
+	held.report(b)
 	b.ReportMetric(float64(finalDiff)/float64(b.N), "final-diff-nodes")
 	b.ReportMetric(float64(unshown)/float64(b.N), "never-shown")
-}
-
-// cpuTime is this process's user+system CPU time so far.
-func cpuTime(b testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatalf("getrusage: %v", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // queueDiff counts the nodes that differ between a and b in what a
@@ -683,7 +677,7 @@ func BenchmarkFirstPicture1000x10(b *testing.B) {
 			select {
 			case u := <-w.Updates():
 				s := u.Snapshot
-				if s.Unread == 0 && len(s.Queues) == 1000 && s.Queues[999].Nodes.Len() == 10 && s.Queues[0].Nodes.Len() == 10 {
+				if s.Unread == 0 && s.Queues.Len() == 1000 && s.Queues.At(999).Nodes.Len() == 10 && s.Queues.At(0).Nodes.Len() == 10 {
 					break wait
 				}
 				if s.Unread > 0 && s.Unread < 1000 {

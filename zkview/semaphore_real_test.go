@@ -279,7 +279,7 @@ func TestSemaphoreRealClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, q := range rooted.Queues {
+	for _, q := range rooted.Queues.All() {
 		got = append(got, q.Path)
 		if q.State == model.PathPresent && q.Type != model.TypeSemaphore {
 			t.Errorf("--root: %s is a %s", q.Path, q.Type)

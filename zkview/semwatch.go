@@ -164,10 +164,11 @@ func (s *semaphores) holdAuxLocked(owner, a string) {
 	if i, shown := slices.BinarySearch(w.sortedPaths, a); shown && (pa == nil || !pa.explicit) {
 		// A lock parent found before its semaphore was: folded in.
 		w.sortedPaths = slices.Delete(w.sortedPaths, i, i+1)
+		w.reshownLocked(a)
 		w.markDirtyLocked()
 	}
 	if w.queues[a] == nil {
-		qm := queue.New(a, w.s.Abs(a), w.emitLocked)
+		qm := w.newModelLocked(a, w.s.Abs(a))
 		// Discovery may have listed the path already, before it was known
 		// to be this semaphore's part: it held no lock node then (else it
 		// would have a queue), so the part is known empty, not unread.
@@ -195,8 +196,10 @@ func (s *semaphores) releaseAuxLocked(a string, now time.Time) {
 	case qm != nil && len(qm.Order.Entries) > 0:
 		if i, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
 			w.sortedPaths = slices.Insert(w.sortedPaths, i, a)
+			w.reshownLocked(a)
 		}
-		qm.Dirty, qm.HasBuilt = true, false
+		qm.HasBuilt = false
+		qm.MarkDirty()
 	default:
 		delete(w.queues, a)
 	}
@@ -217,7 +220,7 @@ func (s *semaphores) dropLocked(p string) {
 	}
 	delete(w.sems.owners, p)
 	if qm := w.queues[p]; qm != nil {
-		qm.Dirty = true
+		qm.MarkDirty()
 	}
 	w.markDirtyLocked()
 }
@@ -274,7 +277,7 @@ func (s *semaphores) dirtyLocked(st *semState) bool {
 		return true
 	}
 	for _, a := range st.aux {
-		if qm := w.queues[a]; qm != nil && qm.Dirty {
+		if qm := w.queues[a]; qm != nil && qm.IsDirty() {
 			return true
 		}
 	}
@@ -348,8 +351,8 @@ func (s *semaphores) fetchParts(ctx context.Context, pw *pathWatch, kids []strin
 // buildLocked composes the semaphore at qm's path from its parts
 // over q, the Queue buildQueue made of the parent's own listing (its
 // state, and a stale warning), and tells what changed since the last
-// build.
-func (s *semaphores) buildLocked(qm *queue.Model, st *semState, q model.Queue, sv *queue.ServerView, now time.Time) model.Queue {
+// build (prev, the Queue built before, nil when none).
+func (s *semaphores) buildLocked(qm *queue.Model, prev *model.Queue, st *semState, q model.Queue, sv *queue.ServerView, now time.Time) model.Queue {
 	w := s.w
 	st.dirty = false
 	leaseDir, lockDir := queue.SemaphoreDirs(qm.Path, st.kind)
@@ -388,11 +391,7 @@ func (s *semaphores) buildLocked(qm *queue.Model, st *semState, q model.Queue, s
 	q.Nodes, q.Other = model.NodesOf(res.Nodes...), res.Other
 	q.Limit, q.LimitSource = res.Limit, res.LimitSource
 	q.Warnings = append(res.Warnings, q.Warnings...)
-	var old *model.Queue
-	if qm.HasBuilt {
-		old = &qm.Built
-	}
-	for _, ev := range queue.SemaphoreChanges(old, q, now) {
+	for _, ev := range queue.SemaphoreChanges(prev, q, now) {
 		w.emitLocked(ev)
 	}
 	return q
@@ -407,7 +406,7 @@ func (s *semaphores) settleLocked(qm *queue.Model, a string) *queue.Model {
 		return nil
 	}
 	if _, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
-		m.Dirty = false
+		m.ClearDirty()
 	}
 	return m
 }

@@ -20,7 +20,7 @@ import (
 	"context"
 	"path"
 	"slices"
-	"sort"
+	"strings"
 	"time"
 
 	"github.com/zklock/zklock/lockops"
@@ -250,46 +250,52 @@ func (r systemsReader) run() {
 	}
 }
 
-// applySystems annotates queues (sorted by path, owned by the caller)
-// with st's recognitions and adds a queue for each recognised path that
-// is none; it returns the queues, still sorted, and the note for
-// Snapshot.SystemsNote.
-func applySystems(queues []model.Queue, st *systemsState) ([]model.Queue, string) {
+// applySystems annotates base's queues with st's recognitions and adds a
+// queue for each recognised path that is none, in a new list that shares
+// the chunks they do not touch; it returns the list, the paths it
+// annotated, added or took out (recipe parts), and the note for
+// Snapshot.SystemsNote. Its cost is the recognitions', not the list's.
+func applySystems(base model.Queues, st *systemsState) (model.Queues, []string, string) {
 	if st.at.IsZero() {
-		return queues, ""
+		return base, nil, ""
 	}
 	note := ""
 	if !st.complete {
 		note = "systems: read in part (its bound of requests, or a node not readable): leader records not checked"
 	}
-	var added []model.Queue
+	changed := map[string]model.Queue{}
+	get := func(p string) (model.Queue, bool) {
+		if q, ok := changed[p]; ok {
+			return q, true
+		}
+		if i, ok := base.Find(p); ok {
+			return *base.At(i), true
+		}
+		return model.Queue{}, false
+	}
 	for i := range st.recs {
 		sr := &st.recs[i]
-		j := queueAt(queues, sr.rec.Path)
-		if j < 0 && len(sr.rec.Participants) == 1 {
-			j = queueAt(queues, sr.rec.Participants[0].Path)
+		p := sr.rec.Path
+		q, ok := get(p)
+		if !ok && len(sr.rec.Participants) == 1 {
+			if pq, pok := get(sr.rec.Participants[0].Path); pok {
+				p, q, ok = pq.Path, pq, true
+			}
 		}
-		if j >= 0 {
-			queues[j] = annotate(queues[j], sr, st)
-			continue
+		if !ok {
+			q = model.Queue{Path: p, State: model.PathPresent, ListedAt: st.at}
 		}
-		q := model.Queue{Path: sr.rec.Path, State: model.PathPresent, ListedAt: st.at}
-		added = append(added, annotate(q, sr, st))
+		changed[p] = annotate(q, sr, st)
 	}
-	if len(added) > 0 {
-		queues = append(queues, added...)
-		sort.SliceStable(queues, func(a, b int) bool { return queues[a].Path < queues[b].Path })
+	set := make([]model.Queue, 0, len(changed))
+	paths := make([]string, 0, len(changed))
+	for p, q := range changed {
+		set = append(set, q)
+		paths = append(paths, p)
 	}
-	return withoutRecipeParts(queues, st), note
-}
-
-// queueAt is the index of the queue at p, -1 when none.
-func queueAt(queues []model.Queue, p string) int {
-	i := sort.Search(len(queues), func(i int) bool { return queues[i].Path >= p })
-	if i < len(queues) && queues[i].Path == p {
-		return i
-	}
-	return -1
+	slices.SortFunc(set, func(a, b model.Queue) int { return strings.Compare(a.Path, b.Path) })
+	parts := recipeParts(st)
+	return base.Patch(set, parts), append(paths, parts...), note
 }
 
 // annotate is q read as sr's system: its system and label, its type, its
@@ -397,7 +403,7 @@ func nodePath(qpath string, n *model.Node) string {
 // lasted LeaderMismatchAfter yet, and when the youngest would.
 func YoungMismatches(snap *model.Snapshot) (bool, time.Time) {
 	var due time.Time
-	for _, q := range snap.Queues {
+	for _, q := range snap.Queues.All() {
 		for _, w := range q.Warnings {
 			if w.Code != model.WarnLeaderMismatch || w.Lasted(snap.At) >= model.LeaderMismatchAfter {
 				continue
@@ -415,20 +421,29 @@ func YoungMismatches(snap *model.Snapshot) (bool, time.Time) {
 // any change in between changes it). next must be the caller's own.
 func RedateMismatches(first, next *model.Snapshot) {
 	since := map[string]time.Time{}
-	for _, q := range first.Queues {
+	for _, q := range first.Queues.All() {
 		for _, w := range q.Warnings {
 			if w.Key != "" && !w.Since.IsZero() {
 				since[w.Key] = w.Since
 			}
 		}
 	}
-	for i := range next.Queues {
-		q := &next.Queues[i]
+	var set []model.Queue
+	for _, q := range next.Queues.All() {
+		var redated []model.Warning
 		for j, w := range q.Warnings {
 			if t, ok := since[w.Key]; ok && w.Key != "" && t.Before(w.Since) {
-				q.Warnings = slices.Clone(q.Warnings)
-				q.Warnings[j].Since = t
+				if redated == nil {
+					redated = slices.Clone(q.Warnings)
+				}
+				redated[j].Since = t
 			}
 		}
+		if redated != nil {
+			nq := *q
+			nq.Warnings = redated
+			set = append(set, nq)
+		}
 	}
+	next.Queues = next.Queues.Patch(set, nil)
 }

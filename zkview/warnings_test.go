@@ -16,11 +16,12 @@ func TestWarningEventsOncePerIncident(t *testing.T) {
 	now := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
 	w := &Watcher{cfg: Options{Now: func() time.Time { return now }}}
 	qm := &queue.Model{Path: "/locks/a"}
+	var prev *model.Queue
 	step := func(ws ...model.Warning) []string {
 		w.pending = nil
 		nq := model.Queue{Path: qm.Path, Warnings: ws}
-		w.warningChangesLocked(qm, nq, now)
-		qm.Built, qm.HasBuilt = nq, true
+		w.warningChangesLocked(prev, nq, now)
+		prev = &nq
 		var texts []string
 		for _, e := range w.pending {
 			texts = append(texts, e.Text())

@@ -91,7 +91,19 @@ type Watcher struct {
 	initClosed  bool
 	svDone      chan struct{}  // closed after the first server poll
 	graph       sessions.Graph // the wait-for graph over sessions
-	cycles      cycleTimers    // its cycles between publishes (cycles.go)
+	// base is the built queues of the last snapshot, before the systems'
+	// annotations (applySystems); dirtyQ the models changed since
+	// (queueDirtyLocked), reshown the paths shown or hidden since, and
+	// sysPaths the paths the systems annotated in it.
+	base      model.Queues
+	dirtyQ    []*queue.Model
+	reshown   []string
+	sysPaths  []string
+	builtOnce bool
+	// The hooks every model is made with (newModelLocked).
+	modelEmit  func(model.Change)
+	modelDirty func(*queue.Model)
+	cycles     cycleTimers // its cycles between publishes (cycles.go)
 
 	// sems: the recognised semaphores and their parts (semwatch.go).
 	sems semaphores
@@ -102,6 +114,9 @@ type Watcher struct {
 		changeMerges int // batches of events merged as changes (applyChange)
 		changeBuilds int // queues built from the last one (buildQueueChanged)
 	}
+	// held counts the watch events received and not yet in the model
+	// (held.go).
+	held heldEvents
 }
 
 // Watch starts watching cfg's paths and roots over s and returns at once;

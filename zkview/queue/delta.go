@@ -67,6 +67,9 @@ func (q *Model) ApplyChange(order lockops.Ordering, touched []int, before Prior,
 			if r == nil {
 				r = &Record{} // the read failed: shown without owner, read again at the next listing
 			}
+			if q.Nodes == nil {
+				q.Nodes = map[string]*Record{}
+			}
 			q.Nodes[e.Name] = r
 			created = append(created, e)
 			r.since, r.exact = done, r.Fetched
@@ -112,5 +115,5 @@ func (q *Model) ApplyChange(order lockops.Ordering, touched []int, before Prior,
 	q.Kids, q.Order = nil, order
 	q.listedAt = issued
 	q.sampleDepth(done, len(order.Entries))
-	q.Dirty = true
+	q.MarkDirty()
 }

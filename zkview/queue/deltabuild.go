@@ -8,7 +8,8 @@ import (
 	"github.com/zklock/zklock/model"
 )
 
-// BuildChanged builds qm's Queue from the one built last, when only
+// BuildChanged builds qm's Queue from the one built last (prev, nil when
+// none is known), when only
 // the changes applied since (applyChange, which names the entries it
 // touched in qm.changed) separate them: every other node is copied as it
 // was. ok is false when the queue must be built in full (buildQueue):
@@ -21,9 +22,8 @@ import (
 // holders, no mixed recipes, no watch cycle by the recipes' rules;
 // missing watches and herds need the servers' watches), so only the nodes
 // and those two change.
-func BuildChanged(qm *Model, stale bool, staleSince time.Time) (model.Queue, bool) {
-	prev := &qm.Built
-	if !qm.HasBuilt || !qm.BuiltChanges || qm.relisted || qm.Lone != nil || len(qm.Order.Other) > 0 ||
+func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time) (model.Queue, bool) {
+	if prev == nil || !qm.HasBuilt || !qm.BuiltChanges || qm.relisted || qm.Lone != nil || len(qm.Order.Other) > 0 ||
 		prev.State != model.PathPresent || qm.State != model.PathPresent {
 		return model.Queue{}, false
 	}

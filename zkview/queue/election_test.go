@@ -99,7 +99,7 @@ func TestLatchQueue(t *testing.T) {
 	if len(q.Warnings) != 0 {
 		t.Errorf("warnings %+v", q.Warnings)
 	}
-	snap := &model.Snapshot{At: time.Date(2026, 3, 14, 3, 13, 4, 0, time.UTC), Queues: []model.Queue{q}}
+	snap := &model.Snapshot{At: time.Date(2026, 3, 14, 3, 13, 4, 0, time.UTC), Queues: model.QueuesOf(q)}
 	js := model.ToJSON(snap)
 	if js[0].Type != "election" || js[0].Queue[0].Role != "holder" || js[0].Queue[1].Role != "waiting" || js[0].Queue[0].Data != "participant-1" {
 		t.Errorf("json: type %q, roles %q %q, data %q", js[0].Type, js[0].Queue[0].Role, js[0].Queue[1].Role, js[0].Queue[0].Data)

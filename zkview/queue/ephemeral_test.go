@@ -129,7 +129,7 @@ func TestPlainEphemeralViews(t *testing.T) {
 	qm.Lone = &LoneNode{"owner", &Record{Fetched: true, Session: 0x11, Ctime: ctime}}
 	sv := &ServerView{OK: true, Watchers: map[string][]int64{"/x/owner": {0x22, 0x33}}, Clients: map[int64]string{}}
 	q := Build(qm, sv, false, time.Time{})
-	snap := &model.Snapshot{At: ctime.Add(time.Minute), ServerView: true, Queues: []model.Queue{q}}
+	snap := &model.Snapshot{At: ctime.Add(time.Minute), ServerView: true, Queues: model.QueuesOf(q)}
 	js := model.ToJSON(snap)[0]
 	if len(js.Queue) != 3 || js.Queue[0].Recipe != "ephemeral" || js.Queue[0].Role != "holder" || js.Type != "mutex" {
 		t.Fatalf("json %+v", js)

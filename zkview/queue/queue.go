@@ -48,15 +48,20 @@ type Model struct {
 	czxid     int64 // the listed parent's identity (0: not listed yet)
 	Kids      []string
 	Order     lockops.Ordering
-	Nodes     map[string]*Record // the lock nodes of order
+	Nodes     map[string]*Record // the lock nodes of order (nil when none)
 	listedAt  time.Time          // when the current listing was asked for
 	EventAt   time.Time          // when its watch last fired
 	handoffs  []model.Handoff
 	depth     []model.DepthSample
 
-	Built    model.Queue // the last immutable Queue handed out
+	// HasBuilt: a Queue of the model was built and is in the Watcher's
+	// list (the Watcher keeps it there only, not a copy here).
 	HasBuilt bool
-	Dirty    bool
+	// dirty: changed since Built (MarkDirty); queued: handed to onDirty
+	// and not taken back since (Taken), so that a build visits only the
+	// models that changed, each once.
+	dirty, queued bool
+	onDirty       func(*Model)
 	// BuiltChanges: built is of the shape that changes can update
 	// (buildQueueChanged); changed names the entries applyChange touched
 	// since, and relisted says a listing (or a reset) was merged since:
@@ -76,8 +81,37 @@ type Model struct {
 }
 
 func New(p, abs string, emit func(model.Change)) *Model {
-	return &Model{Path: p, Abs: abs, Nodes: map[string]*Record{}, Dirty: true, emit: emit}
+	return &Model{Path: p, Abs: abs, dirty: true, emit: emit}
 }
+
+// IsDirty says whether the model changed since its last build.
+func (q *Model) IsDirty() bool { return q.dirty }
+
+// MarkDirty says the model changed since its last build, and tells the
+// function OnDirty set, once until Taken.
+func (q *Model) MarkDirty() {
+	q.dirty = true
+	if !q.queued && q.onDirty != nil {
+		q.queued = true
+		q.onDirty(q)
+	}
+}
+
+// ClearDirty says the model is built (or needs no Queue of its own).
+func (q *Model) ClearDirty() { q.dirty = false }
+
+// OnDirty sets the function told when the model changes (the Watcher
+// lists the models to build with it); told at once if it has changed.
+func (q *Model) OnDirty(f func(*Model)) {
+	q.onDirty = f
+	if q.dirty {
+		q.MarkDirty()
+	}
+}
+
+// Taken says the function OnDirty set is to be told again at the next
+// change: its last telling was acted on.
+func (q *Model) Taken() { q.queued = false }
 
 // CheckIdentity forgets every node of a parent that was deleted and
 // created again since the last listing: the new parent's nodes may carry
@@ -91,8 +125,9 @@ func (q *Model) CheckIdentity(czxid int64, now time.Time) {
 	if prev == 0 || prev == czxid {
 		return
 	}
-	q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, map[string]*Record{}
-	q.Dirty, q.relisted = true, true
+	q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, nil
+	q.MarkDirty()
+	q.relisted = true
 	q.emit(model.Change{At: now, Kind: model.ChangePathRecreated, Path: q.Path})
 }
 
@@ -118,12 +153,13 @@ func (q *Model) SetState(st model.PathState, msg string, now time.Time) {
 	}
 	prev := q.State
 	q.State, q.err = st, msg
-	q.Dirty, q.relisted = true, true
+	q.MarkDirty()
+	q.relisted = true
 	if st == model.PathAbsent || st == model.PathNoAuth {
 		if st == model.PathAbsent {
 			q.Seen = true
 		}
-		q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, map[string]*Record{}
+		q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, nil
 		q.czxid = 0 // the parent that comes back is a new one: no second notice
 		q.sampleDepth(now, 0)
 	}
@@ -156,7 +192,10 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 	order := lockops.Order(cur)
 	m := listingMerge{path: q.Path, initial: initial, done: done, evAt: evAt}
 	m.departed, m.prevByName = departures(prev, order)
-	nodes := make(map[string]*Record, len(order.Entries))
+	var nodes map[string]*Record // nil while empty: most of a root's parents are
+	if len(order.Entries) > 0 {
+		nodes = make(map[string]*Record, len(order.Entries))
+	}
 	for _, e := range order.Entries {
 		r, existed := q.Nodes[e.Name]
 		r = withFetched(r, existed, gotBy[e.Name])
@@ -181,7 +220,7 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 	q.listedAt, q.Seen = issued, true
 	q.State, q.err = model.PathPresent, ""
 	q.sampleDepth(done, len(order.Entries))
-	q.Dirty = true
+	q.MarkDirty()
 }
 
 // withoutGone indexes the new nodes' reads by name and returns kids

@@ -278,8 +278,8 @@ func semaphoreSnapshot() *model.Snapshot {
 	l1, l2, l3 := cLease(1, 0xa), cLease(2, 0xb), cLease(3, 0xc)
 	res := ComposeSemaphore(SemParts{Path: "/sem/x", Kind: SemCurator, Leases: []model.Node{l1, l2, l3},
 		Lock: lockQueue(cLock(3, 0xc), cLock(4, 0xd)), Limit: 1})
-	return &model.Snapshot{At: semT0.Add(time.Minute), Queues: []model.Queue{{Path: "/sem/x", State: model.PathPresent, Type: model.TypeSemaphore,
-		Nodes: model.NodesOf(res.Nodes...), Other: res.Other, Warnings: res.Warnings, Limit: res.Limit, LimitSource: res.LimitSource}}}
+	return &model.Snapshot{At: semT0.Add(time.Minute), Queues: model.QueuesOf(model.Queue{Path: "/sem/x", State: model.PathPresent, Type: model.TypeSemaphore,
+		Nodes: model.NodesOf(res.Nodes...), Other: res.Other, Warnings: res.Warnings, Limit: res.Limit, LimitSource: res.LimitSource})}
 }
 
 // TestSemaphoreLS: `ls --json` of a semaphore over its stated limit: its

@@ -1,0 +1,238 @@
+// A snapshot's queues, stored in chunks that consecutive snapshots share.
+
+package model
+
+import (
+	"encoding/json"
+	"iter"
+	"slices"
+	"sort"
+)
+
+// queueChunk is how many queues a chunk holds when a list is cut into
+// chunks: a change copies the chunks it touches (about 36 KB each), and a
+// root of 100,000 lock parents is about 800 chunks, so publishing a
+// change in one parent copies one chunk and 800 chunk headers instead of
+// 100,000 queues.
+const queueChunk = 128
+
+// Queues is a snapshot's queues sorted by path. Its storage is shared
+// with the snapshots published before and after it: a change copies the
+// chunks it touches (Patch), never the whole list, so publishing a change
+// in one lock parent costs about the same under a root of 100,000
+// parents as under a root of ten. Like every published value it is
+// immutable: the pointers At, All and Find hand out are for reading only.
+// The zero value is an empty list.
+type Queues struct {
+	chunks [][]Queue // each non-empty
+	ends   []int     // ends[k]: the queues in chunks[:k+1]
+}
+
+// QueuesOf returns the list of queues (sorted by path), which it keeps:
+// the caller must not change qs afterwards.
+func QueuesOf(qs ...Queue) Queues {
+	var out Queues
+	for i := 0; i < len(qs); i += queueChunk {
+		j := min(i+queueChunk, len(qs))
+		out.chunks = append(out.chunks, qs[i:j:j])
+		out.ends = append(out.ends, j)
+	}
+	return out
+}
+
+// Len is the number of queues.
+func (qs Queues) Len() int {
+	if len(qs.ends) == 0 {
+		return 0
+	}
+	return qs.ends[len(qs.ends)-1]
+}
+
+// At is the i-th queue (read only). It panics when i is out of range, as
+// indexing a slice does.
+func (qs Queues) At(i int) *Queue {
+	if i < 0 || i >= qs.Len() {
+		panic("model: Queues index out of range")
+	}
+	k, _ := slices.BinarySearch(qs.ends, i+1)
+	return &qs.chunks[k][i-qs.start(k)]
+}
+
+func (qs Queues) start(k int) int {
+	if k == 0 {
+		return 0
+	}
+	return qs.ends[k-1]
+}
+
+// All yields each queue's index and the queue (read only), in order.
+func (qs Queues) All() iter.Seq2[int, *Queue] {
+	return func(yield func(int, *Queue) bool) {
+		i := 0
+		for _, c := range qs.chunks {
+			for j := range c {
+				if !yield(i, &c[j]) {
+					return
+				}
+				i++
+			}
+		}
+	}
+}
+
+// Slice is a copy of the queues in one slice, for callers that want one.
+func (qs Queues) Slice() []Queue {
+	out := make([]Queue, 0, qs.Len())
+	for _, c := range qs.chunks {
+		out = append(out, c...)
+	}
+	return out
+}
+
+// chunkFor is the chunk a queue at path belongs in: the last whose first
+// path is not after it (the first chunk for a path before them all).
+func (qs Queues) chunkFor(path string) int {
+	k := sort.Search(len(qs.chunks), func(k int) bool { return qs.chunks[k][0].Path > path })
+	return max(k-1, 0)
+}
+
+// Find is the index of the queue at path and true, or the index where it
+// would be and false, by a binary search (the list must be sorted).
+func (qs Queues) Find(path string) (int, bool) {
+	if qs.Len() == 0 {
+		return 0, false
+	}
+	k := qs.chunkFor(path)
+	c := qs.chunks[k]
+	j := sort.Search(len(c), func(j int) bool { return c[j].Path >= path })
+	if j < len(c) && c[j].Path == path {
+		return qs.start(k) + j, true
+	}
+	return qs.start(k) + j, false
+}
+
+// queueOp is one change Patch makes: q set at its path, or path removed.
+type queueOp struct {
+	path string
+	q    *Queue // nil: remove
+}
+
+// Patch returns the list with set's queues in place of those at their
+// paths (or added) and the queues at del's paths removed; set and del are
+// sorted by path, and a path in both is removed. qs is not changed: the
+// chunks the changes touch are copied, the others shared.
+func (qs Queues) Patch(set []Queue, del []string) Queues {
+	ops := mergeOps(set, del)
+	if len(ops) == 0 {
+		return qs
+	}
+	out := Queues{chunks: make([][]Queue, 0, len(qs.chunks)+1)}
+	k, oi := 0, 0
+	for oi < len(ops) {
+		kk := qs.chunkFor(ops[oi].path)
+		out.chunks = append(out.chunks, qs.chunks[k:kk]...)
+		j := len(ops)
+		if kk+1 < len(qs.chunks) {
+			lim := qs.chunks[kk+1][0].Path
+			j = oi + sort.Search(len(ops)-oi, func(x int) bool { return ops[oi+x].path >= lim })
+		}
+		var c []Queue
+		if kk < len(qs.chunks) {
+			c = qs.chunks[kk]
+		}
+		out.addMerged(mergeChunk(c, ops[oi:j]))
+		oi, k = j, kk+1
+	}
+	if k < len(qs.chunks) {
+		out.chunks = append(out.chunks, qs.chunks[k:]...)
+	}
+	out.ends = make([]int, len(out.chunks))
+	n := 0
+	for k, c := range out.chunks {
+		n += len(c)
+		out.ends[k] = n
+	}
+	return out
+}
+
+// mergeOps merges set and del into one list of changes sorted by path.
+func mergeOps(set []Queue, del []string) []queueOp {
+	ops := make([]queueOp, 0, len(set)+len(del))
+	i, j := 0, 0
+	for i < len(set) || j < len(del) {
+		switch {
+		case j == len(del) || i < len(set) && set[i].Path < del[j]:
+			ops = append(ops, queueOp{path: set[i].Path, q: &set[i]})
+			i++
+		case i < len(set) && set[i].Path == del[j]:
+			i++ // removed wins
+		default:
+			ops = append(ops, queueOp{path: del[j]})
+			j++
+		}
+	}
+	return ops
+}
+
+// mergeChunk is c with ops (sorted, in c's range) applied, in a new slice.
+func mergeChunk(c []Queue, ops []queueOp) []Queue {
+	out := make([]Queue, 0, len(c)+len(ops))
+	i := 0
+	for _, op := range ops {
+		for i < len(c) && c[i].Path < op.path {
+			out = append(out, c[i])
+			i++
+		}
+		if i < len(c) && c[i].Path == op.path {
+			i++ // replaced or removed
+		}
+		if op.q != nil {
+			out = append(out, *op.q)
+		}
+	}
+	return append(out, c[i:]...)
+}
+
+// addMerged appends a chunk the merge made: cut in two or more when it
+// grew past two chunks' worth, joined to the chunk before when both are
+// small (many removals would otherwise leave many tiny chunks), dropped
+// when empty.
+func (qs *Queues) addMerged(c []Queue) {
+	if n := len(qs.chunks); n > 0 && len(c) < queueChunk/4 && len(qs.chunks[n-1])+len(c) <= queueChunk {
+		prev := qs.chunks[n-1]
+		qs.chunks[n-1] = append(prev[:len(prev):len(prev)], c...)
+		return
+	}
+	// Each piece in an array of its own: a piece replaced later frees
+	// its memory, which an array shared with pieces still in use would
+	// keep.
+	for len(c) > 2*queueChunk {
+		qs.chunks = append(qs.chunks, slices.Clone(c[:queueChunk]))
+		c = c[queueChunk:]
+	}
+	if len(c) > 0 {
+		if cap(c) > len(c)+len(c)/8 {
+			c = slices.Clone(c)
+		}
+		qs.chunks = append(qs.chunks, c[:len(c):len(c)])
+	}
+}
+
+// MarshalJSON writes the queues as one JSON array, as a []Queue would be
+// (null when empty, as a nil slice).
+func (qs Queues) MarshalJSON() ([]byte, error) {
+	if qs.Len() == 0 {
+		return []byte("null"), nil
+	}
+	return json.Marshal(qs.Slice())
+}
+
+// UnmarshalJSON reads a JSON array of queues.
+func (qs *Queues) UnmarshalJSON(b []byte) error {
+	var queues []Queue
+	if err := json.Unmarshal(b, &queues); err != nil {
+		return err
+	}
+	*qs = QueuesOf(queues...)
+	return nil
+}

@@ -1,0 +1,72 @@
+package sessions
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
+)
+
+// TestGraphUpdateChanged: a graph told only what changed (UpdateChanged)
+// finds the same cycles, dated the same, as one brought to every queue
+// of each snapshot (Update), through random churn over many queues and
+// few sessions (so that cycles form and clear): queues changing, added
+// and removed.
+func TestGraphUpdateChanged(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	queues := map[string]model.Queue{}
+	var full, inc Graph
+	withCycles := 0
+	for step := range 300 {
+		now := modeltest.T0.Add(time.Duration(step) * time.Second)
+		var touched []string
+		for range 1 + r.IntN(4) {
+			p := fmt.Sprintf("/locks/e%03d", r.IntN(60))
+			touched = append(touched, p)
+			if r.IntN(4) == 0 {
+				delete(queues, p)
+				continue
+			}
+			// A holder and a waiter of sessions 1..6: cycles come and go.
+			h, w := int64(1+r.IntN(6)), int64(1+r.IntN(6))
+			queues[p] = modeltest.MutexQ(p, modeltest.Hold(int32(step), h, 0), modeltest.Wait(int32(step+1), w, 0))
+			if r.IntN(3) == 0 { // a holder alone: no wait
+				queues[p] = modeltest.MutexQ(p, modeltest.Hold(int32(step), h, 0))
+			}
+		}
+		var qs []model.Queue
+		for _, q := range queues {
+			qs = append(qs, q)
+		}
+		slices.SortFunc(qs, func(a, b model.Queue) int { return strings.Compare(a.Path, b.Path) })
+		list := model.QueuesOf(qs...)
+		full.Update(list, now)
+		var changed []*model.Queue
+		var removed []string
+		for _, p := range touched {
+			if i, ok := list.Find(p); ok {
+				changed = append(changed, list.At(i))
+			} else {
+				removed = append(removed, p)
+			}
+		}
+		inc.UpdateChanged(changed, removed, now)
+		if a, b := full.Cycles(now), inc.Cycles(now); !reflect.DeepEqual(a, b) {
+			t.Fatalf("step %d: cycles differ:\nfull %+v\nincremental %+v", step, a, b)
+		} else if len(a) > 0 {
+			withCycles++
+		}
+		if len(inc.parts) != len(full.parts) || len(inc.parts) > len(queues) {
+			t.Fatalf("step %d: %d parts, %d by Update, for %d queues", step, len(inc.parts), len(full.parts), len(queues))
+		}
+	}
+	if withCycles < 30 {
+		t.Errorf("cycles in %d steps of 300: the churn tests too little", withCycles)
+	}
+}
