@@ -41,11 +41,11 @@ func saslLeaderKill(t *testing.T, c *sandbox.Cluster, kind peers.Kind) {
 	alice := saslSession(t, c, "alice", "alice-secret")
 	p := testPath(t)
 	mkdirsAs(t, alice, p, aliceOnly)
-	proc := peers.StartT(t, kind, peers.Options{Servers: c.Servers(), Sessions: 2, SASL: peerSASL(t),
+	peer := peers.StartT(t, kind, peers.Options{Servers: c.Servers(), Sessions: 2, SASL: peerSASL(t),
 		SessionTimeout: 10 * time.Second})
 	var mu sync.Mutex
 	lastHeld := map[int]time.Time{}
-	stopLoop := loopInBackground(t, proc, peers.LoopSpec{Path: p, Duration: 120 * time.Second, Hold: 20 * time.Millisecond,
+	stopLoop := loopInBackground(t, peer, peers.LoopSpec{Path: p, Duration: 120 * time.Second, Hold: 20 * time.Millisecond,
 		OnCycle: func(cy peers.Cycle) {
 			if cy.Held {
 				mu.Lock()
@@ -76,20 +76,10 @@ func saslLeaderKill(t *testing.T, c *sandbox.Cluster, kind peers.Kind) {
 				// peers' holds would join in Curator style (the default)
 				// and make a Kazoo queue mixed, which the next run refuses.
 				args := append(append([]string{}, flags...), "--session-timeout", "10s", "--connect-timeout", "40s", "run", "--style", string(kind), p, "--", "sh", "-c", script)
-				pr, err := startProc(t, bin, append([]string{"LOG=" + log, "ID=" + id}, env...), args...)
-				if err != nil {
-					errs <- err.Error()
-					return
-				}
-				started <- struct{}{}
-				select {
-				case <-pr.done:
-				case <-time.After(binaryLimit):
-					_ = pr.cmd.Process.Kill()
-					<-pr.done
-				}
-				if code := pr.cmd.ProcessState.ExitCode(); code != 0 {
-					errs <- fmt.Sprintf("run %s: exit %d: %s", id, code, pr.err.String())
+				if e := runThroughElection(t, id, started, func() (*proc, error) {
+					return startProc(t, bin, append([]string{"LOG=" + log, "ID=" + id}, env...), args...)
+				}); e != "" {
+					errs <- e
 				}
 			}
 		})
@@ -100,7 +90,7 @@ func saslLeaderKill(t *testing.T, c *sandbox.Cluster, kind peers.Kind) {
 	// The peers go on past the runs until each client has held again
 	// after its reconnect (or the loop's Duration ends).
 	eventually(t, 90*time.Second, "every peer client to reconnect after the kill and hold again", func() bool {
-		back := reconnectedSince(proc, killed)
+		back := reconnectedSince(peer, killed)
 		mu.Lock()
 		defer mu.Unlock()
 		for client := range 2 {
@@ -115,7 +105,7 @@ func saslLeaderKill(t *testing.T, c *sandbox.Cluster, kind peers.Kind) {
 	for e := range errs {
 		t.Error(e)
 	}
-	back := reconnectedSince(proc, killed)
+	back := reconnectedSince(peer, killed)
 	for client, at := range back {
 		if !heldAfter(cycles, client, at) {
 			t.Errorf("%s client %d reconnected at %v and never held again on the sasl:alice parent", kind, client, at.Format(time.StampMicro))
