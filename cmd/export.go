@@ -247,8 +247,7 @@ func (c *lockCollector) countHandoffs(snap *model.Snapshot) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	seen := 0 // counted paths still in snap with handoffs
-	for i := range snap.Queues.Len() {
-		q := snap.Queues.At(i)
+	for _, q := range snap.Queues.All() {
 		if len(q.Handoffs) == 0 {
 			continue
 		}
@@ -267,9 +266,9 @@ func (c *lockCollector) countHandoffs(snap *model.Snapshot) {
 	}
 	if len(c.handoffs) > seen {
 		in := make(map[string]bool, seen)
-		for i := range snap.Queues.Len() {
-			if len(snap.Queues.At(i).Handoffs) > 0 {
-				in[snap.Queues.At(i).Path] = true
+		for _, q := range snap.Queues.All() {
+			if len(q.Handoffs) > 0 {
+				in[q.Path] = true
 			}
 		}
 		for p := range c.handoffs {
@@ -334,8 +333,8 @@ func (c *lockCollector) collectModel(snap *model.Snapshot, gauge func(*prometheu
 // metrics of each of the top ones (topParents).
 func (c *lockCollector) collectParents(snap *model.Snapshot, ch chan<- prometheus.Metric, gauge func(*prometheus.Desc, float64, ...string)) {
 	all := make([]lockMetrics, snap.Queues.Len())
-	for i := range snap.Queues.Len() {
-		all[i] = lockMetricsOf(snap.Queues.At(i))
+	for i, q := range snap.Queues.All() {
+		all[i] = lockMetricsOf(q)
 	}
 	collectAggregates(all, gauge)
 	top := topParents(snap.Queues, all, c.top)

@@ -218,9 +218,9 @@ func streamLsJSON(w io.Writer, snap *model.Snapshot) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("  ", "  ")
 	sep := "[\n  "
-	for i := range snap.Queues.Len() {
+	for _, q := range snap.Queues.All() {
 		elem.Reset()
-		if err := enc.Encode(model.PathJSON(snap.Queues.At(i))); err != nil {
+		if err := enc.Encode(model.PathJSON(q)); err != nil {
 			return err
 		}
 		bw.WriteString(sep)

@@ -202,8 +202,8 @@ const RFC3339Milli = "2006-01-02T15:04:05.000Z07:00"
 // ToJSON turns a snapshot into `ls --json`'s value (see JSONPath).
 func ToJSON(snap *Snapshot) []JSONPath {
 	out := make([]JSONPath, 0, snap.Queues.Len())
-	for i := range snap.Queues.Len() {
-		out = append(out, PathJSON(snap.Queues.At(i)))
+	for _, q := range snap.Queues.All() {
+		out = append(out, PathJSON(q))
 	}
 	return out
 }

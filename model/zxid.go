@@ -36,8 +36,8 @@ func ZxidNearRollover(z int64) bool { return ZxidCounterRatio(z) >= ZxidWarnRati
 // old epoch until a node is made in the new one).
 func (s *Snapshot) HighestCzxid() int64 {
 	var hi int64
-	for i := range s.Queues.Len() {
-		for _, n := range s.Queues.At(i).Nodes.All() {
+	for _, q := range s.Queues.All() {
+		for _, n := range q.Nodes.All() {
 			hi = max(hi, n.Czxid)
 		}
 	}

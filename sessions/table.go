@@ -46,8 +46,8 @@ type tallyEntry struct {
 // waits.
 func tallySessions(snap *model.Snapshot) *sessionTally {
 	total := 0
-	for qi := range snap.Queues.Len() {
-		total += snap.Queues.At(qi).Nodes.Len()
+	for _, q := range snap.Queues.All() {
+		total += q.Nodes.Len()
 	}
 	t := &sessionTally{
 		index:   make(map[int64]int32, total),
@@ -57,8 +57,7 @@ func tallySessions(snap *model.Snapshot) *sessionTally {
 		oldest:  make([]time.Time, 0, total),
 	}
 	var buf []*model.Node
-	for qi := range snap.Queues.Len() {
-		q := snap.Queues.At(qi)
+	for _, q := range snap.Queues.All() {
 		for _, n := range q.Nodes.All() {
 			if n.Session != 0 {
 				t.add(q, n)

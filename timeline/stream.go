@@ -348,8 +348,7 @@ func waited(n *model.Node, at time.Time) time.Duration {
 func lostSessions(prev, next *model.Snapshot) map[int64]bool {
 	type count struct{ had, left int }
 	var counts map[int64]*count
-	for qi := range prev.Queues.Len() {
-		q := prev.Queues.At(qi)
+	for _, q := range prev.Queues.All() {
 		var once map[int64]bool // a semaphore's sessions counted
 		for _, n := range q.Nodes.All() {
 			s := n.Session
@@ -381,8 +380,7 @@ func lostSessions(prev, next *model.Snapshot) map[int64]bool {
 	if counts == nil {
 		return nil
 	}
-	for qi := range next.Queues.Len() {
-		q := next.Queues.At(qi)
+	for _, q := range next.Queues.All() {
 		if q.State != model.PathPresent && q.State != model.PathAbsent {
 			// Unknown: count its sessions' previous nodes there as left.
 			for _, pq := range prev.Queues.All() {

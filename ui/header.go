@@ -197,8 +197,8 @@ func layoutHeader(st *themes.Styles, w int, prio []*headerPart, ensP *headerPart
 // a queue, once per snapshot; model.Snapshot.HighestCzxid reads them all.
 func newestCzxid(s *model.Snapshot) int64 {
 	var hi int64
-	for i := range s.Queues.Len() {
-		if ns := s.Queues.At(i).Nodes; ns.Len() > 0 {
+	for _, q := range s.Queues.All() {
+		if ns := q.Nodes; ns.Len() > 0 {
 			hi = max(hi, ns.At(ns.Len()-1).Czxid)
 		}
 	}

@@ -234,8 +234,7 @@ func (l *lockList) markSession(snap *model.Snapshot, id int64) {
 		return
 	}
 	has := map[string]bool{}
-	for i := range snap.Queues.Len() {
-		q := snap.Queues.At(i)
+	for _, q := range snap.Queues.All() {
 		for _, n := range q.Nodes.All() {
 			if n.Session == id {
 				has[q.Path] = true
