@@ -94,14 +94,7 @@ var recipeRecognisers = []recogniser{
 // system's (a Curator LeaderSelector, a barrier, a queue, a group, a
 // lease); Named also reads counters, whose evidence is weak. The
 // Recognition has no System; false when no recipe's layout explains p.
-func RecognizeRecipe(t Tree, p string) (Recognition, bool) {
-	for _, r := range recipeRecognisers {
-		if rec, ok := r(t, p); ok {
-			return rec, true
-		}
-	}
-	return Recognition{}, false
-}
+func RecognizeRecipe(t Tree, p string) (Recognition, bool) { return firstOf(recipeRecognisers, t, p) }
 
 // Named is RecognizeRecipe for a path the user named: counters too.
 func Named(t Tree, p string) (Recognition, bool) {
@@ -112,22 +105,7 @@ func Named(t Tree, p string) (Recognition, bool) {
 }
 
 // ScanRecipes is Scan for the library recipes (RecognizeRecipe).
-func ScanRecipes(t Tree, root string) []Recognition {
-	var out []Recognition
-	var walk func(p string)
-	walk = func(p string) {
-		if rec, ok := RecognizeRecipe(t, p); ok {
-			out = append(out, rec)
-			return
-		}
-		kids, _ := t.Children(p)
-		for _, k := range kids {
-			walk(path.Join(p, k))
-		}
-	}
-	walk(path.Clean(root))
-	return out
-}
+func ScanRecipes(t Tree, root string) []Recognition { return scan(t, root, RecognizeRecipe) }
 
 // curatorSelector reads p as a Curator LeaderSelector: two children or
 // more, every one a protected Curator mutex node, ephemeral, holding an id

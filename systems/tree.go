@@ -173,8 +173,12 @@ var recognisers = []recogniser{
 
 // Recognize reads path p of t as a system's coordination; false when no
 // system's layout explains it (unknown stays unknown).
-func Recognize(t Tree, p string) (Recognition, bool) {
-	for _, r := range recognisers {
+func Recognize(t Tree, p string) (Recognition, bool) { return firstOf(recognisers, t, p) }
+
+// firstOf is the recognition of p by the first of rs whose layout
+// explains it.
+func firstOf(rs []recogniser, t Tree, p string) (Recognition, bool) {
+	for _, r := range rs {
 		if rec, ok := r(t, p); ok {
 			return rec, true
 		}
@@ -186,11 +190,15 @@ func Recognize(t Tree, p string) (Recognition, bool) {
 // path Recognize reads as a system's coordination, in path order. It does
 // not descend below a recognised path (its nodes are the participants),
 // except to the recognition's Inner paths.
-func Scan(t Tree, root string) []Recognition {
+func Scan(t Tree, root string) []Recognition { return scan(t, root, Recognize) }
+
+// scan walks t from root, depth first in name order, and returns what
+// recognize finds, stopping at each recognised path but for its Inner.
+func scan(t Tree, root string, recognize func(Tree, string) (Recognition, bool)) []Recognition {
 	var out []Recognition
 	var walk func(p string)
 	walk = func(p string) {
-		if rec, ok := Recognize(t, p); ok {
+		if rec, ok := recognize(t, p); ok {
 			out = append(out, rec)
 			for _, in := range rec.Inner {
 				walk(in)
