@@ -14,6 +14,7 @@ import (
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/third_party/zk"
 )
@@ -304,7 +305,7 @@ func benchChange(b *testing.B, size int, childWatches bool) {
 		by0 := rc.bytesRead()
 		start := time.Now()
 		n := createSeq(b, writer, p, benchPrefix, nil) // the recipe the queue was filled with
-		next(func(q *model.Queue) bool { return slices.Contains(names(q), n) })
+		next(func(q *model.Queue) bool { return slices.Contains(modeltest.Names(q), n) })
 		createLat = append(createLat, time.Since(start))
 		r1, _ := rc.requests()
 		by1 := rc.bytesRead()
@@ -312,7 +313,7 @@ func benchChange(b *testing.B, size int, childWatches bool) {
 		if err := writer.Delete(p+"/"+n, -1); err != nil {
 			b.Fatal(err)
 		}
-		next(func(q *model.Queue) bool { return !slices.Contains(names(q), n) })
+		next(func(q *model.Queue) bool { return !slices.Contains(modeltest.Names(q), n) })
 		deleteLat = append(deleteLat, time.Since(start))
 		r2, _ := rc.requests()
 		by2 := rc.bytesRead()

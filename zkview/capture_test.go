@@ -14,6 +14,7 @@ import (
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/sandbox/peers"
 )
 
@@ -100,8 +101,8 @@ func TestConsoleFixtureFromRealQueues(t *testing.T) {
 				}
 			}
 		}
-		return hasWarning(queueOf(s, p("ledger")), model.WarnSplitHolders) != nil &&
-			hasWarning(queueOf(s, p("inventory")), model.WarnDeadlock) != nil
+		return modeltest.Warning(queueOf(s, p("ledger")), model.WarnSplitHolders) != nil &&
+			modeltest.Warning(queueOf(s, p("inventory")), model.WarnDeadlock) != nil
 	})
 	own := queueOf(snap, p("reports")).Nodes.At(1).Name
 	if own != operator.Node() {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -152,7 +153,7 @@ func churn(t *testing.T, churnFor time.Duration, childWatches bool) {
 	}
 	sort.Strings(kids)
 	final := waitFor(t, w, 10*time.Second, "model equal to a fresh listing", func(s *model.Snapshot) bool {
-		got := names(queueOf(s, p))
+		got := modeltest.Names(queueOf(s, p))
 		sort.Strings(got)
 		return slices.Equal(got, kids)
 	})
@@ -282,12 +283,12 @@ func TestSlowConsumer(t *testing.T) {
 		}
 		last = n
 		if i%50 == 0 {
-			eventually(t, 10*time.Second, "seen", func() bool { return slices.Contains(names(queueOf(w.Snapshot(), p)), n) })
+			eventually(t, 10*time.Second, "seen", func() bool { return slices.Contains(modeltest.Names(queueOf(w.Snapshot(), p)), n) })
 		}
 	}
 	eventually(t, 10*time.Second, "last seen", func() bool {
 		q := queueOf(w.Snapshot(), p)
-		return q != nil && slices.Equal(names(q), []string{last})
+		return q != nil && slices.Equal(modeltest.Names(q), []string{last})
 	})
 	// The model is already newest (Snapshot rebuilds on demand); the
 	// channel's slot may still hold the publish before it for up to one
@@ -308,11 +309,11 @@ func TestSlowConsumer(t *testing.T) {
 			first = u
 		}
 		dropped += u.Dropped
-		if q := queueOf(u.Snapshot, p); q != nil && slices.Equal(names(q), []string{last}) {
+		if q := queueOf(u.Snapshot, p); q != nil && slices.Equal(modeltest.Names(q), []string{last}) {
 			break
 		}
 		if reads == 2 {
-			t.Fatalf("second update read late is still not the newest: %v", names(queueOf(u.Snapshot, p)))
+			t.Fatalf("second update read late is still not the newest: %v", modeltest.Names(queueOf(u.Snapshot, p)))
 		}
 	}
 	if len(first.Changes) > model.MaxPendingChanges || dropped == 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/sandbox/peers"
 	"github.com/zklock/zklock/third_party/zk"
 )
@@ -229,7 +230,7 @@ func plainEphemeralLock(t *testing.T, childWatches bool) {
 	}
 	for _, p := range []string{parent, node} {
 		q := queueOf(snap, p)
-		if q == nil || q.Nodes.Len() != 3 || q.Nodes.At(0).Session != owner.SessionID() || q.Type != model.TypeMutex || hasWarning(q, model.WarnHerd) == nil {
+		if q == nil || q.Nodes.Len() != 3 || q.Nodes.At(0).Session != owner.SessionID() || q.Type != model.TypeMutex || modeltest.Warning(q, model.WarnHerd) == nil {
 			t.Errorf("ls %s: %+v", p, q)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
 	"github.com/zklock/zklock/third_party/zk"
@@ -27,7 +28,7 @@ func freshEquals(t testing.TB, c *zk.Conn, s *model.Snapshot, p string) bool {
 	if q == nil || q.State != model.PathPresent {
 		return false
 	}
-	got := append(names(q), q.Other...)
+	got := append(modeltest.Names(q), q.Other...)
 	sort.Strings(got)
 	sort.Strings(kids)
 	return slices.Equal(got, kids)
@@ -93,7 +94,7 @@ func TestMemberKilled(t *testing.T) {
 	// The watch is armed again: a new change is seen.
 	n := createSeq(t, writer, p, "lock-", nil)
 	waitFor(t, w, 10*time.Second, "change after failover", func(s *model.Snapshot) bool {
-		return slices.Contains(names(queueOf(s, p)), n)
+		return slices.Contains(modeltest.Names(queueOf(s, p)), n)
 	})
 }
 
@@ -124,12 +125,12 @@ func TestLinkCutAndExpiry(t *testing.T) {
 	proxy.Cut()
 	waitFor(t, w, 5*time.Second, "stale", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return s.Stale && s.Conn.State == model.StateDisconnected && hasWarning(q, model.WarnStale) != nil && q.Nodes.Len() == 2
+		return s.Stale && s.Conn.State == model.StateDisconnected && modeltest.Warning(q, model.WarnStale) != nil && q.Nodes.Len() == 2
 	})
 	gap := createSeq(t, writer, p, "lock-", nil)
 	proxy.Restore()
 	waitFor(t, w, 10*time.Second, "gap change seen", func(s *model.Snapshot) bool {
-		return !s.Stale && s.Conn.SessionID == firstSession && slices.Contains(names(queueOf(s, p)), gap) &&
+		return !s.Stale && s.Conn.SessionID == firstSession && slices.Contains(modeltest.Names(queueOf(s, p)), gap) &&
 			freshEquals(t, writer, s, p)
 	})
 
@@ -159,6 +160,6 @@ func TestLinkCutAndExpiry(t *testing.T) {
 	}
 	n := createSeq(t, writer, p, "lock-", nil)
 	waitFor(t, w, 10*time.Second, "watch re-set after expiry", func(s *model.Snapshot) bool {
-		return slices.Contains(names(queueOf(s, p)), n)
+		return slices.Contains(modeltest.Names(queueOf(s, p)), n)
 	})
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -173,7 +174,7 @@ func TestHostileData(t *testing.T) {
 	// Still live: a change after all that is seen.
 	n := createSeq(t, raw, p, "x-after-", data["escapes"])
 	waitFor(t, w, 10*time.Second, "a change after the hostile data", func(s *model.Snapshot) bool {
-		return slices.Contains(names(queueOf(s, p)), n)
+		return slices.Contains(modeltest.Names(queueOf(s, p)), n)
 	})
 }
 
@@ -244,7 +245,7 @@ func TestHostileNames(t *testing.T) {
 		return q != nil && q.Nodes.Len() == len(locks) && len(q.Other) == len(deceptive)
 	})
 	q := queueOf(snap, p)
-	if !slices.Equal(names(q), locks) {
+	if !slices.Equal(modeltest.Names(q), locks) {
 		t.Errorf("lock nodes not in creation (sequence) order")
 	}
 	if q.Nodes.At(0).Role != lockops.RoleHolder || q.Nodes.At(1).Watches != locks[0] {
@@ -362,7 +363,7 @@ func TestUnreadableNodes(t *testing.T) {
 	w := watch(t, mon, Options{Paths: []string{p}})
 	snap := waitFor(t, w, 15*time.Second, "three nodes, one read", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && slices.Equal(names(q), []string{a, b, cc}) && !q.Nodes.At(1).Ctime.IsZero()
+		return q != nil && slices.Equal(modeltest.Names(q), []string{a, b, cc}) && !q.Nodes.At(1).Ctime.IsZero()
 	})
 	q := queueOf(snap, p)
 	if q.Nodes.At(0).Role != lockops.RoleHolder || q.Nodes.At(2).Watches != b {
@@ -381,7 +382,7 @@ func TestUnreadableNodes(t *testing.T) {
 	}
 	waitFor(t, w, 10*time.Second, "handoff", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && slices.Equal(names(q), []string{b, cc}) && q.Nodes.At(0).Role == lockops.RoleHolder
+		return q != nil && slices.Equal(modeltest.Names(q), []string{b, cc}) && q.Nodes.At(0).Role == lockops.RoleHolder
 	})
 	checkEvents(t, w)
 }

@@ -171,29 +171,6 @@ func queueOf(s *model.Snapshot, p string) *model.Queue {
 	return nil
 }
 
-func names(q *model.Queue) []string {
-	if q == nil {
-		return nil
-	}
-	out := make([]string, q.Nodes.Len())
-	for i, n := range q.Nodes.All() {
-		out[i] = n.Name
-	}
-	return out
-}
-
-func hasWarning(q *model.Queue, code string) *model.Warning {
-	if q == nil {
-		return nil
-	}
-	for i := range q.Warnings {
-		if q.Warnings[i].Code == code {
-			return &q.Warnings[i]
-		}
-	}
-	return nil
-}
-
 // dump is a snapshot as `ls --json` shows it, for a failing test's
 // message.
 func dump(s *model.Snapshot) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
 	"github.com/zklock/zklock/third_party/zk"
@@ -45,7 +46,7 @@ func truthDiff(c *zk.Conn, s *model.Snapshot, p string) string {
 	if q == nil || q.State != model.PathPresent {
 		return fmt.Sprintf("queue %s missing or not present", p)
 	}
-	got := append(names(q), q.Other...)
+	got := append(modeltest.Names(q), q.Other...)
 	sort.Strings(got)
 	sort.Strings(kids)
 	if !slices.Equal(got, kids) {
@@ -128,13 +129,13 @@ func TestMonitorEnsembleDown(t *testing.T) {
 		t.Errorf("stale since %s, the ensemble died at %s", since.Format("15:04:05.000"), killAt.Format("15:04:05.000"))
 	}
 	// The model is kept while stale, and says so.
-	if q := queueOf(snap, p); q == nil || !slices.Equal(names(q), made) || hasWarning(q, model.WarnStale) == nil {
+	if q := queueOf(snap, p); q == nil || !slices.Equal(modeltest.Names(q), made) || modeltest.Warning(q, model.WarnStale) == nil {
 		t.Errorf("while disconnected the queue should keep its nodes %v with a stale warning: %+v", made, q)
 	}
 	waitFor(t, w, 2*monitorTimeout, "presumed expired", func(s *model.Snapshot) bool {
 		return s.Stale && s.Conn.State == model.StateExpired
 	})
-	if q := queueOf(w.Snapshot(), p); q == nil || !slices.Equal(names(q), made) {
+	if q := queueOf(w.Snapshot(), p); q == nil || !slices.Equal(modeltest.Names(q), made) {
 		t.Errorf("while expired the queue should keep its last known nodes %v: %+v", made, q)
 	}
 	t.Logf("down: %q", connEventsSince(w, killAt))
@@ -172,12 +173,12 @@ func TestMonitorEnsembleDown(t *testing.T) {
 	}) {
 		t.Errorf("no reconnect event after the restart: %q", evs)
 	}
-	if q := queueOf(snap, p); q.Nodes.At(0).Name != made[1] || q.Nodes.At(0).Role != lockops.RoleHolder || !slices.Contains(names(q), added) {
-		t.Errorf("after the restart: %v, want %s holding and %s queued", names(q), made[1], added)
+	if q := queueOf(snap, p); q.Nodes.At(0).Name != made[1] || q.Nodes.At(0).Role != lockops.RoleHolder || !slices.Contains(modeltest.Names(q), added) {
+		t.Errorf("after the restart: %v, want %s holding and %s queued", modeltest.Names(q), made[1], added)
 	}
 	n := createSeq(t, writer, p, "lock-", nil)
 	waitFor(t, w, 10*time.Second, "watch armed again", func(s *model.Snapshot) bool {
-		return slices.Contains(names(queueOf(s, p)), n)
+		return slices.Contains(modeltest.Names(queueOf(s, p)), n)
 	})
 }
 
@@ -277,8 +278,8 @@ func TestMonitorSessionExpired(t *testing.T) {
 		t.Errorf("conn events: %q", connEventsSince(w, pauseAt))
 	}
 	q := queueOf(snap, p)
-	if !slices.Equal(names(q), []string{made[1], made[2], added}) {
-		t.Errorf("queue %v, want %v", names(q), []string{made[1], made[2], added})
+	if !slices.Equal(modeltest.Names(q), []string{made[1], made[2], added}) {
+		t.Errorf("queue %v, want %v", modeltest.Names(q), []string{made[1], made[2], added})
 	}
 	for _, n := range q.Nodes.All() {
 		if n.Name == made[2] && string(n.Data) != "changed in the gap" {
@@ -292,7 +293,7 @@ func TestMonitorSessionExpired(t *testing.T) {
 	}
 	n := createSeq(t, writer, p, "lock-", nil)
 	waitFor(t, w, 10*time.Second, "watch set in the new session", func(s *model.Snapshot) bool {
-		return slices.Contains(names(queueOf(s, p)), n)
+		return slices.Contains(modeltest.Names(queueOf(s, p)), n)
 	})
 }
 
@@ -366,7 +367,7 @@ func TestHolderExpiryHandoff(t *testing.T) {
 	}
 	snap := waitFor(t, w, 10*time.Second, "the handoff in the snapshot", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && slices.Equal(names(q), []string{wnode}) && q.Nodes.At(0).Role == lockops.RoleHolder
+		return q != nil && slices.Equal(modeltest.Names(q), []string{wnode}) && q.Nodes.At(0).Role == lockops.RoleHolder
 	})
 	q := queueOf(snap, p)
 	if len(q.Handoffs) == 0 || q.Handoffs[len(q.Handoffs)-1].From != hnode || q.Handoffs[len(q.Handoffs)-1].To != wnode {

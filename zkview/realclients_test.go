@@ -12,6 +12,7 @@ import (
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/sandbox/peers"
 	"github.com/zklock/zklock/third_party/zk"
 )
@@ -49,7 +50,7 @@ func queueUp(t *testing.T, w *testWatcher, path string, steps []step) ([]string,
 		})
 	}
 	q := queueOf(w.Snapshot(), path)
-	return names(q), holds
+	return modeltest.Names(q), holds
 }
 
 // TestRealClientQueues: queues built by real Curator and Kazoo clients
@@ -183,7 +184,7 @@ func (rq *realQueues) checkQueue(t *testing.T, snap *model.Snapshot, watches map
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := names(q); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(kids))) {
+	if got := modeltest.Names(q); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(kids))) {
 		t.Errorf("%s: model %v, server %v", key, got, kids)
 	}
 	for i, n := range q.Nodes.All() {
@@ -284,15 +285,15 @@ func TestSplitHolders(t *testing.T) {
 	if q == nil || q.Nodes.Len() != 2 {
 		t.Fatalf("queue %+v", q)
 	}
-	split := hasWarning(q, model.WarnSplitHolders)
-	if split == nil || !slices.Equal(split.Nodes, names(q)) {
-		t.Fatalf("split-holders %+v, want both of %v", split, names(q))
+	split := modeltest.Warning(q, model.WarnSplitHolders)
+	if split == nil || !slices.Equal(split.Nodes, modeltest.Names(q)) {
+		t.Fatalf("split-holders %+v, want both of %v", split, modeltest.Names(q))
 	}
 	if q.Nodes.At(0).Recipe != lockops.RecipeCurator || q.Nodes.At(1).Recipe != lockops.RecipeKazoo ||
 		q.Nodes.At(1).Role != lockops.RoleWaiting || q.Nodes.At(1).Believes != lockops.RoleHolder {
 		t.Errorf("nodes %+v", q.Nodes)
 	}
-	if hasWarning(q, model.WarnMixedRecipes) == nil {
+	if modeltest.Warning(q, model.WarnMixedRecipes) == nil {
 		t.Errorf("no mixed-recipes warning: %+v", q.Warnings)
 	}
 }
@@ -314,7 +315,7 @@ func TestKazooDeadlock(t *testing.T) {
 		q := queueOf(s, p)
 		return s.ServerView && q.Nodes.At(1).Link == model.LinkVerified && q.Nodes.At(2).Link == model.LinkVerified
 	})
-	if d := hasWarning(queueOf(w.Snapshot(), p), model.WarnDeadlock); d != nil {
+	if d := modeltest.Warning(queueOf(w.Snapshot(), p), model.WarnDeadlock); d != nil {
 		t.Errorf("deadlock before W1 released: %+v", d)
 	}
 	if err := holds[0].Release(tctx(t, 20*time.Second)); err != nil {
@@ -322,10 +323,10 @@ func TestKazooDeadlock(t *testing.T) {
 	}
 	snap := waitFor(t, w, 20*time.Second, "deadlock", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.Nodes.Len() == 2 && hasWarning(q, model.WarnDeadlock) != nil
+		return q != nil && q.Nodes.Len() == 2 && modeltest.Warning(q, model.WarnDeadlock) != nil
 	})
 	q := queueOf(snap, p)
-	d := hasWarning(q, model.WarnDeadlock)
+	d := modeltest.Warning(q, model.WarnDeadlock)
 	if !slices.Equal(d.Nodes, []string{r1, w2}) {
 		t.Errorf("deadlock names %v, want [%s %s] (W1 was %s)", d.Nodes, r1, w2, w1)
 	}
@@ -337,7 +338,7 @@ func TestKazooDeadlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := hasWarning(queueOf(fresh, p), model.WarnDeadlock); d == nil || !slices.Equal(d.Nodes, []string{r1, w2}) {
+	if d := modeltest.Warning(queueOf(fresh, p), model.WarnDeadlock); d == nil || !slices.Equal(d.Nodes, []string{r1, w2}) {
 		t.Errorf("Load: deadlock %+v", d)
 	}
 	// The real watches: R1's session on W2, W2's session on R1.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 )
 
 // opExists is the protocol's exists opcode, which the audit of a
@@ -40,11 +41,11 @@ func TestRecursiveChangeCost(t *testing.T) {
 	start := time.Now()
 	for range changes {
 		n := createSeq(t, raw, p, "lock-", []byte("x"))
-		waitFor(t, w, 10*time.Second, "the create", func(s *model.Snapshot) bool { return slices.Contains(names(queueOf(s, p)), n) })
+		waitFor(t, w, 10*time.Second, "the create", func(s *model.Snapshot) bool { return slices.Contains(modeltest.Names(queueOf(s, p)), n) })
 		if err := raw.Delete(p+"/"+n, -1); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, w, 10*time.Second, "the delete", func(s *model.Snapshot) bool { return !slices.Contains(names(queueOf(s, p)), n) })
+		waitFor(t, w, 10*time.Second, "the delete", func(s *model.Snapshot) bool { return !slices.Contains(modeltest.Names(queueOf(s, p)), n) })
 	}
 	elapsed := time.Since(start)
 	_, after := rc.requests()
@@ -77,7 +78,7 @@ func TestChildWatchFallback(t *testing.T) {
 	w := watch(t, mon, Options{Paths: []string{p}, ChildWatches: true})
 	n := createSeq(t, raw, p, "lock-", nil)
 	waitFor(t, w, 10*time.Second, "the node, watched by children watches", func(s *model.Snapshot) bool {
-		return slices.Contains(names(queueOf(s, p)), n) && s.WatchMode == model.ModeChildren
+		return slices.Contains(modeltest.Names(queueOf(s, p)), n) && s.WatchMode == model.ModeChildren
 	})
 	_, byOp := rc.requests()
 	if byOp[opAddWatch] != 0 {
@@ -107,7 +108,7 @@ func TestRefusedAddWatchFallback(t *testing.T) {
 	w := watch(t, mon, Options{Paths: paths})
 	waitFor(t, w, 10*time.Second, "every queue read, watched by children watches", func(s *model.Snapshot) bool {
 		for _, p := range paths {
-			if !slices.Contains(names(queueOf(s, p)), first[p]) {
+			if !slices.Contains(modeltest.Names(queueOf(s, p)), first[p]) {
 				return false
 			}
 		}
@@ -122,7 +123,7 @@ func TestRefusedAddWatchFallback(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, w, 10*time.Second, "the create and the delete in "+p, func(s *model.Snapshot) bool {
-			got := names(queueOf(s, p))
+			got := modeltest.Names(queueOf(s, p))
 			return slices.Contains(got, n) && !slices.Contains(got, first[p])
 		})
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -244,9 +245,15 @@ func benchRootChange(b *testing.B, n int) {
 		p := held[(i*7919)%len(held)]
 		var node string
 		measure(func() { node = createSeq(b, writer, p, benchPrefix, []byte("bench client data")) },
-			func(s *model.Snapshot) bool { q := s.Queue(p); return q != nil && slices.Contains(names(q), node) })
+			func(s *model.Snapshot) bool {
+				q := s.Queue(p)
+				return q != nil && slices.Contains(modeltest.Names(q), node)
+			})
 		measure(func() { must(b, writer.Delete(p+"/"+node, -1)) },
-			func(s *model.Snapshot) bool { q := s.Queue(p); return q != nil && !slices.Contains(names(q), node) })
+			func(s *model.Snapshot) bool {
+				q := s.Queue(p)
+				return q != nil && !slices.Contains(modeltest.Names(q), node)
+			})
 		np := fmt.Sprintf("%s/new%06d", root, i)
 		measure(func() {
 			_, err := writer.Multi(&zk.CreateRequest{Path: np, Acl: acl},

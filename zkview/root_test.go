@@ -11,6 +11,7 @@ import (
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -99,7 +100,7 @@ func rootPicture(s *model.Snapshot, withEmpty bool) string {
 	var b strings.Builder
 	for i := range s.Queues.Len() {
 		q := s.Queues.At(i)
-		kids := append(names(q), q.Other...)
+		kids := append(modeltest.Names(q), q.Other...)
 		if !withEmpty && len(kids) == 0 {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/sandbox/peers"
 	"github.com/zklock/zklock/zkview/queue"
 )
@@ -261,13 +262,13 @@ func TestSemaphoreRealClients(t *testing.T) {
 		t.Errorf("kazoo with max_leases 1 in the data: %s, want %s", got, want)
 	}
 	watched := waitFor(t, recursive, 20*time.Second, "over-limit", func(s *model.Snapshot) bool {
-		return hasWarning(queueOf(s, overCur), model.WarnOverLimit) != nil
+		return modeltest.Warning(queueOf(s, overCur), model.WarnOverLimit) != nil
 	})
 	for _, o := range []struct {
 		snap *model.Snapshot
 		path string
 	}{{kfresh, overCur}, {kfresh, overKaz}, {watched, overCur}} {
-		if w := hasWarning(queueOf(o.snap, o.path), model.WarnOverLimit); w == nil || len(w.Nodes) != 2 {
+		if w := modeltest.Warning(queueOf(o.snap, o.path), model.WarnOverLimit); w == nil || len(w.Nodes) != 2 {
 			t.Errorf("%s: over-limit %+v", o.path, w)
 		}
 	}
@@ -291,7 +292,7 @@ func TestSemaphoreRealClients(t *testing.T) {
 		}
 	}
 	for _, p := range []string{overCur, overKaz} {
-		if !slices.Contains(got, p) || hasWarning(queueOf(rooted, p), model.WarnOverLimit) == nil {
+		if !slices.Contains(got, p) || modeltest.Warning(queueOf(rooted, p), model.WarnOverLimit) == nil {
 			t.Errorf("--root: %s missing or not over-limit: %v", p, got)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
 	"github.com/zklock/zklock/zkview/queue"
@@ -116,13 +117,13 @@ func TestChainVerifiedHerdMissing(t *testing.T) {
 	// missingGrace must pass before a poll may call the link missing.
 	snap = waitFor(t, w, 15*time.Second, "herd and missing-watch", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return hasWarning(q, model.WarnHerd) != nil && hasWarning(q, model.WarnMissingWatch) != nil
+		return modeltest.Warning(q, model.WarnHerd) != nil && modeltest.Warning(q, model.WarnMissingWatch) != nil
 	})
 	q = queueOf(snap, p)
-	if h := hasWarning(q, model.WarnHerd); !slices.Equal(h.Nodes, []string{holder}) {
+	if h := modeltest.Warning(q, model.WarnHerd); !slices.Equal(h.Nodes, []string{holder}) {
 		t.Errorf("herd names %v, want the holder %s", h.Nodes, holder)
 	}
-	if m := hasWarning(q, model.WarnMissingWatch); !slices.Equal(m.Nodes, []string{stuck}) {
+	if m := modeltest.Warning(q, model.WarnMissingWatch); !slices.Equal(m.Nodes, []string{stuck}) {
 		t.Errorf("missing-watch names %v, want %s", m.Nodes, stuck)
 	}
 	verified := map[bool]bool{}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -122,7 +123,7 @@ func TestAbsentAppearsVanishes(t *testing.T) {
 	n := createSeq(t, raw, p, "lock-", []byte("x"))
 	waitFor(t, w, 10*time.Second, "appeared with node", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.State == model.PathPresent && slices.Equal(names(q), []string{n})
+		return q != nil && q.State == model.PathPresent && slices.Equal(modeltest.Names(q), []string{n})
 	})
 	if err := raw.Delete(p+"/"+n, -1); err != nil {
 		t.Fatal(err)

@@ -33,3 +33,28 @@ func Wait(seq int32, s int64, d time.Duration) model.Node {
 func MutexQ(path string, nodes ...model.Node) model.Queue {
 	return model.Queue{Path: path, State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(nodes...)}
 }
+
+// Names lists q's node names in queue order (nil for a nil queue).
+func Names(q *model.Queue) []string {
+	if q == nil {
+		return nil
+	}
+	out := make([]string, q.Nodes.Len())
+	for i, n := range q.Nodes.All() {
+		out[i] = n.Name
+	}
+	return out
+}
+
+// Warning is q's warning of code, or nil.
+func Warning(q *model.Queue, code string) *model.Warning {
+	if q == nil {
+		return nil
+	}
+	for i := range q.Warnings {
+		if q.Warnings[i].Code == code {
+			return &q.Warnings[i]
+		}
+	}
+	return nil
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 )
 
 const (
@@ -79,7 +80,7 @@ func TestLatchQueue(t *testing.T) {
 	l1, l2, l3 := latchName(uuidA, 1), latchName(uuidB, 2), latchName(uuidC, 3)
 	qm := modelOf(t, "/svc/leader", []string{l2, l3, l1}, false)
 	q := Build(qm, nil, false, time.Time{})
-	if got := namesQ(&q); !slices.Equal(got, []string{l1, l2, l3}) {
+	if got := modeltest.Names(&q); !slices.Equal(got, []string{l1, l2, l3}) {
 		t.Fatalf("order %q", got)
 	}
 	for i, n := range q.Nodes.All() {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 )
 
 func TestLoneCandidate(t *testing.T) {
@@ -109,7 +110,7 @@ func TestPlainEphemeral(t *testing.T) {
 					t.Errorf("waiter %+v", n)
 				}
 			}
-			herd := hasWarningQ(&q, model.WarnHerd)
+			herd := modeltest.Warning(&q, model.WarnHerd)
 			if (herd != nil) != tt.herd {
 				t.Fatalf("herd warning %+v, want %v", herd, tt.herd)
 			}
