@@ -23,7 +23,7 @@ const wideParents = 100_000
 // start at different times so that every sort has work to do.
 func wideSnapshot(parents int) *model.Snapshot {
 	snap := fleet()
-	snap.Queues = model.QueuesOf(make([]model.Queue, 0, parents)...)
+	qs := make([]model.Queue, 0, parents)
 	for i := range parents {
 		q := model.Queue{Path: fmt.Sprintf("/locks/orders/order-%07d", i), State: model.PathPresent, Type: model.TypeMutex}
 		if i%10 == 0 {
@@ -39,8 +39,9 @@ func wideSnapshot(parents int) *model.Snapshot {
 			}
 			q.Nodes = model.NodesOf(nodes...)
 		}
-		snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), q)...)
+		qs = append(qs, q)
 	}
+	snap.Queues = model.QueuesOf(qs...)
 	return snap
 }
 
