@@ -283,6 +283,7 @@ func TestExportServes(t *testing.T) {
 // and waiters, a warning on every tenth.
 func syntheticSnapshot(parents, nodes int, at time.Time) *model.Snapshot {
 	snap := &model.Snapshot{At: at, Conn: model.Conn{State: model.StateConnected}, ServerView: true, ServerViewAt: at}
+	qs := make([]model.Queue, 0, parents)
 	for i := range parents {
 		q := model.Queue{Path: fmt.Sprintf("/locks/service-%04d/job", i), State: model.PathPresent, Type: model.TypeMutex}
 		list := make([]model.Node, 0, nodes)
@@ -304,8 +305,9 @@ func syntheticSnapshot(parents, nodes int, at time.Time) *model.Snapshot {
 		if i%10 == 0 {
 			q.Warnings = []model.Warning{{Code: model.WarnHerd, Message: "herd"}}
 		}
-		snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), q)...)
+		qs = append(qs, q)
 	}
+	snap.Queues = model.QueuesOf(qs...)
 	return snap
 }
 
