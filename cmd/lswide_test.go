@@ -21,7 +21,7 @@ import (
 // waiting for each other in chains.
 func wideSnapshot(parents int, at time.Time) *model.Snapshot {
 	snap := &model.Snapshot{At: at, Conn: model.Conn{State: model.StateConnected}}
-	snap.Queues = model.QueuesOf(make([]model.Queue, 0, parents)...)
+	qs := make([]model.Queue, 0, parents)
 	for i := range parents {
 		q := model.Queue{Path: fmt.Sprintf("/locks/orders/order-%07d", i), State: model.PathPresent, Type: model.TypeMutex}
 		if i%10 == 0 {
@@ -52,8 +52,9 @@ func wideSnapshot(parents int, at time.Time) *model.Snapshot {
 		if i%333 == 0 {
 			q.State = model.PathAbsent
 		}
-		snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), q)...)
+		qs = append(qs, q)
 	}
+	snap.Queues = model.QueuesOf(qs...)
 	return snap
 }
 
