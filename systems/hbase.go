@@ -34,9 +34,10 @@ import (
 //     orders by the ten-digit suffix. A read lock waits for the last write
 //     lock before it, a write lock for the node just before it.
 
-// hbasePayload strips ZKMetadata's prefix, when present, and the PBUF
-// magic; false when the data is not HBase's protobuf.
-func hbasePayload(b []byte) ([]byte, bool) {
+// hbaseMessage decodes HBase's znode data: ZKMetadata's prefix, when
+// present, and the PBUF magic stripped, the protobuf message read; false
+// when the data is not HBase's protobuf.
+func hbaseMessage(b []byte) (pbMessage, bool) {
 	if len(b) >= 5 && b[0] == 0xFF {
 		n := binary.BigEndian.Uint32(b[1:5])
 		if uint64(n) > uint64(len(b)-5) {
@@ -45,7 +46,10 @@ func hbasePayload(b []byte) ([]byte, bool) {
 		b = b[5+n:]
 	}
 	rest, ok := bytes.CutPrefix(b, []byte("PBUF"))
-	return rest, ok
+	if !ok {
+		return nil, false
+	}
+	return pbDecode(rest)
 }
 
 // hbaseServerName decodes a ServerName message as HBase prints it.
@@ -65,11 +69,7 @@ func hbaseServerName(b []byte) (string, bool) {
 
 // hbaseMasterOf decodes the master znode's (or a backup's) data.
 func hbaseMasterOf(data []byte) (string, bool) {
-	pb, ok := hbasePayload(data)
-	if !ok {
-		return "", false
-	}
-	m, ok := pbDecode(pb)
+	m, ok := hbaseMessage(data)
 	if !ok {
 		return "", false
 	}
@@ -144,11 +144,7 @@ func hbaseTableLock(t Tree, p string) (Recognition, bool) {
 
 // hbaseLockOwner decodes a TableLock's owner and purpose.
 func hbaseLockOwner(data []byte) (string, bool) {
-	pb, ok := hbasePayload(data)
-	if !ok {
-		return "", false
-	}
-	m, ok := pbDecode(pb)
+	m, ok := hbaseMessage(data)
 	if !ok {
 		return "", false
 	}

@@ -2,6 +2,7 @@ package systems
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"net"
@@ -417,12 +418,6 @@ func counter(t Tree, p string) (Recognition, bool) {
 // joined in.
 func sortByCtime(ps []Participant) {
 	slices.SortStableFunc(ps, func(a, b Participant) int {
-		if a.Ctime != b.Ctime {
-			if a.Ctime < b.Ctime {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Name, b.Name)
+		return cmp.Or(cmp.Compare(a.Ctime, b.Ctime), strings.Compare(a.Name, b.Name))
 	})
 }

@@ -1,6 +1,7 @@
 package systems
 
 import (
+	"cmp"
 	"path"
 	"slices"
 	"strings"
@@ -278,12 +279,6 @@ func clean(s string) string {
 // sortBySeq orders participants by sequence, then name.
 func sortBySeq(ps []Participant) {
 	slices.SortStableFunc(ps, func(a, b Participant) int {
-		if a.Seq != b.Seq {
-			if a.Seq < b.Seq {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Name, b.Name)
+		return cmp.Or(cmp.Compare(a.Seq, b.Seq), strings.Compare(a.Name, b.Name))
 	})
 }
