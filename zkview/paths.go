@@ -82,6 +82,9 @@ func (pw *pathWatch) removeLocked(now time.Time) {
 		}
 	}
 	pw.setReadLocked()
+	if rt := pw.rootOf(); rt != nil {
+		rt.forgetLocked(pw)
+	}
 	w.markDirtyLocked()
 }
 
@@ -92,6 +95,9 @@ func (pw *pathWatch) setReadLocked() {
 		return
 	}
 	pw.read = true
+	if rt := pw.rootOf(); rt != nil {
+		rt.read++
+	}
 	w.initPending--
 	if w.initPending == 0 && !w.initClosed {
 		w.initClosed = true
@@ -627,6 +633,7 @@ func (pw *pathWatch) handOff() {
 	if pw.removed || pw.rp == nil {
 		return
 	}
+	pw.rp.root.forgetLocked(pw)
 	pw.rp = nil
 	pw.ctx, pw.cancel = context.WithCancel(w.ctx)
 	w.wg.Add(1)

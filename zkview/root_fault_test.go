@@ -75,6 +75,7 @@ func TestRootLeaderKilled(t *testing.T) {
 	if _, byOp := rc.requests(); byOp[opAddWatch] != 1 {
 		t.Errorf("%d addWatch requests: the watch was set again by hand in the same session", byOp[opAddWatch])
 	}
+	checkProgressCounts(t, w.Watcher)
 }
 
 // TestRootSessionExpiry: the link is cut for longer than the session
@@ -126,4 +127,5 @@ func TestRootSessionExpiry(t *testing.T) {
 		q := queueOf(s, np)
 		return q != nil && q.Nodes.Len() == 1
 	})
+	checkProgressCounts(t, w.Watcher)
 }

@@ -229,6 +229,35 @@ func TestRootWatchMatchesFallback(t *testing.T) {
 	if _, byOp := rc.requests(); byOp[opAddWatch] != 1 {
 		t.Errorf("%d addWatch requests for one root, want 1", byOp[opAddWatch])
 	}
+	checkProgressCounts(t, rec.Watcher)
+}
+
+// checkProgressCounts: each root's progress counts, kept as paths came,
+// were read and went, are what a walk of the paths finds.
+func checkProgressCounts(t *testing.T, w *Watcher) {
+	t.Helper()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	type counts struct{ found, read int }
+	walked := map[*rootWatch]counts{}
+	for _, pw := range w.paths {
+		if rt := pw.rootOf(); rt != nil && !pw.removed {
+			c := walked[rt]
+			c.found++
+			if pw.read {
+				c.read++
+			}
+			walked[rt] = c
+		}
+	}
+	if len(walked) == 0 {
+		t.Fatal("no path watched through a root")
+	}
+	for rt, c := range walked {
+		if rt.found != c.found || rt.read != c.read {
+			t.Errorf("root %s: progress counts found %d read %d, a walk finds %d and %d", rt.pw.path, rt.found, rt.read, c.found, c.read)
+		}
+	}
 }
 
 // converge waits until every Watcher has read its whole tree and shows

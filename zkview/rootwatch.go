@@ -33,6 +33,10 @@ type rootWatch struct {
 	// progressAt is when discovery's progress was last told (tellProgress).
 	progressAt time.Time
 	started    time.Time
+	// found and read count the paths watched through the root and those
+	// read once, kept as paths come and go, so that telling the progress
+	// of a million-node read does not walk them all every second.
+	found, read int
 }
 
 // rootPath is what a path watched through its root's watch keeps: its
@@ -74,6 +78,7 @@ func (rp *rootPath) dropEvents(w *Watcher) {
 // attachLocked makes pw a path watched through rt: no goroutine, no watch
 // of its own; it is listed by rt's workers.
 func (rt *rootWatch) attachLocked(pw *pathWatch) {
+	rt.found++
 	pw.rp = &rootPath{root: rt}
 	pw.rp.rw.pw = pw
 	pw.rp.relist = true
@@ -145,6 +150,10 @@ func watchRoot(pw *pathWatch) bool {
 		if pw.rp == nil {
 			pw.rp = &rootPath{root: rt}
 			pw.rp.rw.pw = pw
+			rt.found++ // the root is one of the paths read through it
+			if pw.read {
+				rt.read++
+			}
 		}
 		rt.relistAllLocked()
 		w.mu.Unlock()
@@ -356,17 +365,17 @@ func (rt *rootWatch) tellProgress() {
 	if w.pictured {
 		return
 	}
-	read, total := 0, 0
-	for _, pw := range w.paths {
-		if pw.rootOf() == rt {
-			total++
-			if pw.read {
-				read++
-			}
-		}
-	}
 	w.emitLocked(model.Change{At: w.cfg.Now(), Kind: model.ChangeDiscovering, Path: rt.pw.path,
-		Discovery: model.Discovery{Read: read, Found: total, Parents: len(w.queues), Took: time.Since(rt.started)}})
+		Discovery: model.Discovery{Read: rt.read, Found: rt.found, Parents: len(w.queues), Took: time.Since(rt.started)}})
+}
+
+// forgetLocked counts pw, no longer watched through rt, out of its
+// progress.
+func (rt *rootWatch) forgetLocked(pw *pathWatch) {
+	rt.found--
+	if pw.read {
+		rt.read--
+	}
 }
 
 // discoveryDelta takes children added and removed below a node watched
