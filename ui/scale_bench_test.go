@@ -232,31 +232,8 @@ func BenchmarkLocks5k(b *testing.B) {
 	snap := manyLocks(5000, 10)
 	base := newTest("dark", 160, 48)
 	base = step(base, updateMsg{model.Update{Snapshot: snap}})
-	cycle := func(keys ...string) func(b *testing.B) {
-		return func(b *testing.B) {
-			m := base
-			var w worstFrame
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				k := keys[i%len(keys)]
-				i++
-				w.time(func() {
-					m, _ = press(m, k)
-					_ = m.View()
-				})
-			}
-			w.report(b)
-		}
-	}
-	b.Run("view", func(b *testing.B) {
-		var w worstFrame
-		b.ReportAllocs()
-		for b.Loop() {
-			w.time(func() { _ = base.View() })
-		}
-		w.report(b)
-	})
+	cycle := func(keys ...string) func(b *testing.B) { return keyFrames(base, keys...) }
+	b.Run("view", viewFrames(base))
 	b.Run("down", cycle("down"))
 	b.Run("pgdown-g", cycle("pgdown", "pgdown", "pgdown", "g"))
 	b.Run("sort", cycle("s"))
@@ -401,5 +378,37 @@ func TestNodeIndex(t *testing.T) {
 	x.find(curatorName("gone", 4000))
 	if x.byName != nil {
 		t.Error("a sorted queue built the map")
+	}
+}
+
+// keyFrames times, from base, each key of keys pressed in turn and the
+// frame after it (worstFrame: the slowest reported too).
+func keyFrames(base Model, keys ...string) func(b *testing.B) {
+	return func(b *testing.B) {
+		m := base
+		var w worstFrame
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			k := keys[i%len(keys)]
+			i++
+			w.time(func() {
+				m, _ = press(m, k)
+				_ = m.View()
+			})
+		}
+		w.report(b)
+	}
+}
+
+// viewFrames times drawing base.
+func viewFrames(base Model) func(b *testing.B) {
+	return func(b *testing.B) {
+		var w worstFrame
+		b.ReportAllocs()
+		for b.Loop() {
+			w.time(func() { _ = base.View() })
+		}
+		w.report(b)
 	}
 }

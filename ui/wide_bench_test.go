@@ -59,31 +59,8 @@ func wideModel(b testing.TB, parents int) (Model, *model.Snapshot) {
 func BenchmarkWide100k(b *testing.B) {
 	trueColor(b)
 	base, snap := wideModel(b, wideParents)
-	cycle := func(keys ...string) func(b *testing.B) {
-		return func(b *testing.B) {
-			m := base
-			var w worstFrame
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				k := keys[i%len(keys)]
-				i++
-				w.time(func() {
-					m, _ = press(m, k)
-					_ = m.View()
-				})
-			}
-			w.report(b)
-		}
-	}
-	b.Run("view", func(b *testing.B) {
-		var w worstFrame
-		b.ReportAllocs()
-		for b.Loop() {
-			w.time(func() { _ = base.View() })
-		}
-		w.report(b)
-	})
+	cycle := func(keys ...string) func(b *testing.B) { return keyFrames(base, keys...) }
+	b.Run("view", viewFrames(base))
 	b.Run("down", cycle("down"))
 	b.Run("pgdown-G-g", cycle("pgdown", "pgdown", "G", "g"))
 	// sort goes through every order: contention (depth), oldest wait,
