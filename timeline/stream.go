@@ -275,7 +275,7 @@ func appendTransient(out []model.Change, base model.Change, p *model.Node, h mod
 	if lost {
 		c.Kind = model.ChangeSessionLost
 	}
-	c.Held = at.Sub(h.At)
+	c.Held = wallSince(h.At, at)
 	return append(out, c)
 }
 
@@ -290,7 +290,7 @@ func appendJoined(out []model.Change, base model.Change, n *model.Node, q *model
 			c.From, c.Gap = h.From, h.Gap
 		}
 		if !n.Ctime.IsZero() && n.SinceExact && n.Since.After(n.Ctime) {
-			c.Waited = n.Since.Sub(n.Ctime)
+			c.Waited = wallSince(n.Ctime, n.Since)
 		}
 		out = append(out, c)
 	}
@@ -325,7 +325,7 @@ func acquiredAt(n *model.Node, at time.Time) time.Time {
 // held is how long a holder held until at, 0 when its start is unknown.
 func held(n *model.Node, at time.Time) time.Duration {
 	if start, b := n.Tenure(); b == model.BoundExact && !start.IsZero() && at.After(start) {
-		return at.Sub(start)
+		return wallSince(start, at)
 	}
 	return 0
 }
@@ -339,7 +339,7 @@ func waited(n *model.Node, at time.Time) time.Duration {
 	if start.IsZero() || !at.After(start) {
 		return 0
 	}
-	return at.Sub(start)
+	return wallSince(start, at)
 }
 
 // lostSessions are the sessions whose nodes all went away from prev to
@@ -476,3 +476,10 @@ func (cw *ChangeWriter) Write(cs []model.Change) error {
 	}
 	return nil
 }
+
+// wallSince is at less start by their wall clocks. A live snapshot's
+// times also carry the monotonic clock, which Sub prefers; a recording
+// keeps only the wall clock, so a replay, and the stream it tells, would
+// differ from the live one by the two clocks' drift, a millisecond when
+// a duration rounds at the edge.
+func wallSince(start, at time.Time) time.Duration { return at.Round(0).Sub(start.Round(0)) }
