@@ -255,6 +255,7 @@ var contextKeys = []contextKey{
 	{"theme", []string{"theme"}, "console theme", 's'},
 	{"root", []string{"roots"}, "lock root watched when no PATH is given (repeatable)", 'l'},
 	{"election", []string{"elections"}, "path shown as a leader election (repeatable)", 'l'},
+	{"barrier", []string{"barriers"}, "path shown as a single barrier (repeatable)", 'l'},
 	{"semaphore", []string{"semaphores"}, "PATH=N: a semaphore's limit (repeatable)", 'm'},
 	{"session-timeout", []string{"session_timeout"}, "ZooKeeper session timeout", 'd'},
 	{"tls", []string{"tls"}, "connect over TLS (the system's CAs unless --tls-ca); =false removes the whole tls block", 't'},

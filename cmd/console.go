@@ -241,6 +241,7 @@ func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, 
 		ServerViewEvery: cc.ServerViewEvery,
 		Context:         s.ContextName,
 		Elections:       s.Elections,
+		Barriers:        s.Barriers,
 		SemaphoreLimits: s.Semaphores,
 	})
 	if err != nil {

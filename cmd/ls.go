@@ -206,6 +206,7 @@ func lockTargets(cmd *cobra.Command, g *config.Flags, args, roots []string) (*co
 		Systems:         true,
 		Context:         s.ContextName,
 		Elections:       s.Elections,
+		Barriers:        s.Barriers,
 		SemaphoreLimits: s.Semaphores,
 	}, nil
 }

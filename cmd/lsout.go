@@ -69,6 +69,10 @@ func writeQueueText(b *strings.Builder, q model.Queue, now time.Time) {
 	path := model.SanitizeString(q.Path, 0)
 	switch q.State {
 	case model.PathAbsent:
+		if q.Type == model.TypeBarrier {
+			fmt.Fprintf(b, "%s: %s\n", path, model.RecipeSummary(&q)) // a named barrier: open
+			return
+		}
 		fmt.Fprintf(b, "%s: does not exist\n", path)
 		return
 	case model.PathNoAuth:
@@ -136,8 +140,8 @@ func writeNodeRow(tw io.Writer, q model.Queue, i int, n *model.Node, now time.Ti
 		role += " (believes " + model.RoleWord(q.Type, n.Believes) + ")"
 	}
 	seq, node := strconv.Itoa(int(n.Seq)), model.SanitizeString(n.RelName(q.Path), 0)
-	if n.Recipe == lockops.RecipeEphemeral || n.Lease && n.Recipe == lockops.RecipeKazoo {
-		seq = "-" // the plain ephemeral lock's node has no sequence
+	if n.Recipe == lockops.RecipeEphemeral || n.Lease && n.Recipe == lockops.RecipeKazoo || n.Part == model.PartBarrier || n.Part == model.PartWaiter {
+		seq = "-" // the plain ephemeral lock's node has no sequence, nor a barrier's
 	}
 	if n.Name == "" {
 		node = "- (no node: an exists watch)"

@@ -89,8 +89,11 @@ type Settings struct {
 	// Elections are the context's paths to show as leader elections
 	// (zkview.Options.Elections).
 	Elections []string
-	AuditLog  string
-	LogFile   string
+	// Barriers are the context's paths to show as single barriers
+	// (zkview.Options.Barriers).
+	Barriers []string
+	AuditLog string
+	LogFile  string
 
 	// Semaphores are the context's stated semaphore limits by path
 	// (zkview.Options.SemaphoreLimits).
@@ -259,6 +262,7 @@ func (g *Flags) applyContext(s *Settings, ctx *Context, changed func(flag string
 	}
 	s.Roots = ctx.Roots
 	s.Elections = ctx.Elections
+	s.Barriers = ctx.Barriers
 	s.Semaphores = ctx.Semaphores
 	return nil
 }
@@ -420,6 +424,7 @@ func ParseAuth(b []byte) (*Credentials, error) {
 //	    theme: high-contrast
 //	    roots: [/locks]
 //	    elections: [/svc/leader]
+//	    barriers: [/jobs/start-gate]
 //	    semaphores: {/jobs/slots: 3}
 //	    tls: {ca: /etc/zk/ca.pem, cert: ~/.zk/me.pem, key: ~/.zk/me-key.pem}
 //
@@ -430,6 +435,12 @@ func ParseAuth(b []byte) (*Credentials, error) {
 // its node names; LeaderSelector and Kazoo's Election are mutexes on the
 // wire and are elections only when named here. Naming a path does not
 // watch it (give it, or a root above it).
+//
+// barriers names paths to show as single barriers (Curator's
+// DistributedBarrier, Kazoo's Barrier): set while the node exists, with
+// the sessions the servers show waiting on it, open once it is gone. Both
+// are one node its waiters watch, which nothing else on the wire tells
+// from a cache watching a leaf. Naming a path does not watch it.
 //
 // semaphores states semaphores' limits by path: Curator's
 // InterProcessSemaphoreV2 keeps its limit in the clients only, so zklock
@@ -468,6 +479,7 @@ type Context struct {
 	Theme          string   `yaml:"theme"`
 	Roots          []string `yaml:"roots"`
 	Elections      []string `yaml:"elections"`
+	Barriers       []string `yaml:"barriers"`
 	SessionTimeout string   `yaml:"session_timeout"`
 
 	Semaphores map[string]int `yaml:"semaphores"`
@@ -574,6 +586,11 @@ func (cfg *File) check(path string) error {
 		for _, e := range c.Elections {
 			if err := lockops.ValidPath(e); err != nil {
 				return fmt.Errorf("config file %s: context %q: election: %w", path, name, err)
+			}
+		}
+		for _, b := range c.Barriers {
+			if err := lockops.ValidPath(b); err != nil {
+				return fmt.Errorf("config file %s: context %q: barrier: %w", path, name, err)
 			}
 		}
 	}

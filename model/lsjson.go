@@ -43,6 +43,11 @@ import "fmt"
 //	    "ready": false,                barrier: a double barrier's ready node
 //	    "entered": 2,                  exists / its participants (neither
 //	                                   library stores how many it needs)
+//	    "set": true,                   barrier: a single barrier (a path the
+//	    "waiters": 2,                  context's `barriers:` names) exists /
+//	                                   the sessions the servers show
+//	                                   waiting on it (absent without the
+//	                                   server view); set false: open
 //	    "value": 42,                   counter: its value
 //	    "holder": "worker-1",          lease: its holder and the end of its
 //	    "expires": "2026-...Z"         lease (UTC; past it, free to take)
@@ -103,6 +108,9 @@ import "fmt"
 //	        "role": "holder",          holder | waiting: by sequence order;
 //	                                   in a recipe that is no lock its part:
 //	                                   entered | member | item | taken | lease
+//	                                   | barrier (a single barrier's node) |
+//	                                   waiter (a session waiting on it: it
+//	                                   owns no node, "node" is "")
 //	        "session": "0x1000a...",   the node's ephemeralOwner ("0x0": a
 //	                                   persistent node; "" when unread)
 //	        "client": "10.0.0.7:4711", ip:port of that session, "" when the

@@ -39,6 +39,10 @@ const (
 	PartItem    = "item"    // a queue's item, not taken
 	PartTaken   = "taken"   // a locking queue's item a consumer took
 	PartLease   = "lease"   // a lease's holder record
+	// A single barrier's own node, and a session the servers show
+	// waiting on it (a data watch on the node): it owns no node.
+	PartBarrier = "barrier"
+	PartWaiter  = "waiter"
 )
 
 // RecipeFacts is what a library recipe that is no lock states at its
@@ -50,6 +54,11 @@ type RecipeFacts struct {
 	// Neither library stores how many are needed.
 	Ready   *bool `json:",omitzero"`
 	Entered int   `json:",omitzero"`
+	// Set: a single barrier's node exists (its waiters block); false, it
+	// is open. Waiters counts the sessions the servers show waiting on
+	// it; nil when they do not tell (no server view).
+	Set     *bool `json:",omitzero"`
+	Waiters *int  `json:",omitzero"`
 	// Value is a counter's value.
 	Value *float64 `json:",omitzero"`
 	// Holder and Expires: a lease's holder (as it named itself) and the
@@ -63,11 +72,14 @@ type RecipeFacts struct {
 }
 
 // JSONFacts is RecipeFacts in `ls --json`, per path (all absent for a
-// lock): "ready" and "entered" (a double barrier), "value" (a counter),
+// lock): "ready" and "entered" (a double barrier), "set" and "waiters"
+// (a single barrier), "value" (a counter),
 // "holder" and "expires" (a lease), "depth" and "oldest" (a queue).
 type JSONFacts struct {
 	Ready   *bool    `json:"ready,omitempty"`
 	Entered int      `json:"entered,omitempty"`
+	Set     *bool    `json:"set,omitempty"`
+	Waiters *int     `json:"waiters,omitempty"`
 	Value   *float64 `json:"value,omitempty"`
 	Holder  string   `json:"holder,omitempty"`
 	Expires string   `json:"expires,omitempty"`
@@ -80,7 +92,7 @@ func factsJSON(f *RecipeFacts) JSONFacts {
 	if f == nil {
 		return JSONFacts{}
 	}
-	j := JSONFacts{Ready: f.Ready, Entered: f.Entered, Value: f.Value, Holder: SanitizeString(f.Holder, 0), Depth: f.Depth}
+	j := JSONFacts{Ready: f.Ready, Entered: f.Entered, Set: f.Set, Waiters: f.Waiters, Value: f.Value, Holder: SanitizeString(f.Holder, 0), Depth: f.Depth}
 	if !f.Expires.IsZero() {
 		j.Expires = f.Expires.UTC().Format(RFC3339Milli)
 	}
@@ -92,7 +104,8 @@ func factsJSON(f *RecipeFacts) JSONFacts {
 
 // RecipeSummary is how the console and `ls` head a recipe that is no
 // lock: its type word and what it states ("queue, 3 items, 1 taken",
-// "barrier, 2 entered, not ready", "counter, value 42"); "" for any
+// "barrier, 2 entered, not ready", "barrier, set, 2 waiters", "barrier,
+// open", "counter, value 42"); "" for any
 // other type. Raw server text (a lease's holder) is sanitized here.
 func RecipeSummary(q *Queue) string {
 	word, ok := recipeTypeWords[q.Type]
@@ -117,6 +130,10 @@ func RecipeSummary(q *Queue) string {
 	}
 	switch q.Type {
 	case TypeBarrier:
+		if f.Set != nil {
+			parts = append(parts, singleBarrier(f)...)
+			break
+		}
 		parts = append(parts, fmt.Sprintf("%d entered", f.Entered))
 		if f.Ready != nil && *f.Ready {
 			parts = append(parts, "ready")
@@ -138,6 +155,18 @@ func RecipeSummary(q *Queue) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// singleBarrier is what a single barrier states: "open", or "set" and
+// its waiters ("waiters unknown" without the server view).
+func singleBarrier(f *RecipeFacts) []string {
+	switch {
+	case !*f.Set:
+		return []string{"open"}
+	case f.Waiters == nil:
+		return []string{"set", "waiters unknown (no server view)"}
+	}
+	return []string{"set", fmt.Sprintf("%d %s", *f.Waiters, plural(*f.Waiters, "waiter"))}
 }
 
 // plural is one, or one+"s" for any n but 1 ("taken" stays).

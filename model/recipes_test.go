@@ -10,7 +10,7 @@ import (
 // TestRecipeSummary: the heading of each recipe that is no lock says
 // what it is, in ls and the queue pane; a lock's heading is not made here.
 func TestRecipeSummary(t *testing.T) {
-	yes, no, v, depth := true, false, 42.0, 3
+	yes, no, v, depth, one, two := true, false, 42.0, 3, 1, 2
 	item := Node{Name: "queue-0000000000", Part: PartItem}
 	taken := Node{Name: "entry-005-0000000001", Part: PartTaken}
 	member := Node{Name: "m", Part: PartMember}
@@ -21,6 +21,10 @@ func TestRecipeSummary(t *testing.T) {
 		{Queue{Type: TypeQueue, Nodes: NodesOf(taken, item, item), Facts: &RecipeFacts{Depth: &depth}}, "queue, 2 items, 1 taken"},
 		{Queue{Type: TypeBarrier, Nodes: NodesOf(member), Facts: &RecipeFacts{Entered: 2, Ready: &no}}, "barrier, 2 entered, not ready"},
 		{Queue{Type: TypeBarrier, Facts: &RecipeFacts{Entered: 3, Ready: &yes}}, "barrier, 3 entered, ready"},
+		{Queue{Type: TypeBarrier, Facts: &RecipeFacts{Set: &yes, Waiters: &two}}, "barrier, set, 2 waiters"},
+		{Queue{Type: TypeBarrier, Facts: &RecipeFacts{Set: &yes, Waiters: &one}}, "barrier, set, 1 waiter"},
+		{Queue{Type: TypeBarrier, Facts: &RecipeFacts{Set: &yes}}, "barrier, set, waiters unknown (no server view)"},
+		{Queue{Type: TypeBarrier, Facts: &RecipeFacts{Set: &no}}, "barrier, open"},
 		{Queue{Type: TypeMembership, Nodes: NodesOf(member)}, "membership, 1 member"},
 		{Queue{Type: TypeCounter, Facts: &RecipeFacts{Value: &v}}, "counter, value 42"},
 		{Queue{Type: TypeLease, Facts: &RecipeFacts{Holder: "w\x1b[2J", Expires: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}},

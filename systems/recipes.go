@@ -65,7 +65,9 @@ import (
 //     max_leases, told apart by its <path>-__lock__ sibling).
 //   - Curator DistributedBarrier and Kazoo Barrier are one node (the
 //     client's address, or empty) whose waiters only set an exists
-//     watch: their layout says nothing, and they are not recognised.
+//     watch: their layout says nothing a cache's watch on a leaf does
+//     not, so they are read only where the context's `barriers:` names
+//     them (barrier.go).
 //   - Kazoo Election is a Kazoo Lock holding the identifier: a Lock with
 //     an identifier looks the same, so only the context's `elections:`
 //     names it.

@@ -474,6 +474,8 @@ func (p *queuePane) emptyText() []string {
 		return []string{"No lock selected."}
 	case p.q == nil || p.q.State == model.PathPending:
 		return []string{"Reading " + cleanLeft(p.path, 60) + " …"}
+	case p.q.State == model.PathAbsent && p.q.Type == model.TypeBarrier:
+		return []string{"Barrier open: its node is gone, nobody waits on it.", "Watching it: it is set again when a client creates it."}
 	case p.q.State == model.PathAbsent:
 		return []string{cleanLeft(p.path, 60) + " does not exist.", "Watching it: the queue appears here when a client creates it."}
 	case p.q.State == model.PathNoAuth:
@@ -501,7 +503,7 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *model.Node, i int,
 			text = strconv.Itoa(i + 1)
 		case "SEQ":
 			text, style = strconv.Itoa(int(n.Seq)), st.Muted
-			if n.Recipe == lockops.RecipeEphemeral || n.Lease && n.Recipe == lockops.RecipeKazoo {
+			if n.Recipe == lockops.RecipeEphemeral || n.Lease && n.Recipe == lockops.RecipeKazoo || n.Part == model.PartBarrier || n.Part == model.PartWaiter {
 				text = "-" // one node, no sequence
 			}
 		case "NODE":

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/zklock/zklock/lockops"
@@ -113,6 +114,13 @@ type Options struct {
 	// (Curator LeaderSelector, Kazoo Election) look like locks on the
 	// wire. Naming a path here does not watch it.
 	Elections []string
+	// Barriers are paths to show as single barriers (Curator's
+	// DistributedBarrier, Kazoo's Barrier: Queue.Type TypeBarrier, Facts
+	// Set and Waiters) where they are watched or under a root: one node
+	// its waiters watch, which the wire does not tell from a cache's
+	// watched leaf (systems/barrier.go). Read with the systems' layouts
+	// (Systems must be set); the waiters are the server view's.
+	Barriers []string
 	// Systems reads the systems' layouts (package systems: Kafka, Solr,
 	// Hadoop HA...) under the roots and paths every systemsEvery while
 	// the Watcher runs, and names them in the snapshots (systems.go).
@@ -141,7 +149,7 @@ func (c Options) withDefaults() (Options, error) {
 	if len(c.Paths) == 0 && len(c.Roots) == 0 {
 		return c, fmt.Errorf("%w: no path or root to watch", ErrConfig)
 	}
-	for _, list := range [][]string{c.Paths, c.Roots, c.Elections} {
+	for _, list := range [][]string{c.Paths, c.Roots, c.Elections, c.Barriers} {
 		for _, p := range list {
 			if err := lockops.ValidPath(p); err != nil {
 				return c, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -176,6 +184,16 @@ func (c Options) withDefaults() (Options, error) {
 
 // isElection says whether the config names p an election.
 func (c Options) isElection(p string) bool { return slices.Contains(c.Elections, p) }
+
+// watches says whether p is watched: a path given, or below a root.
+func (c Options) watches(p string) bool {
+	if slices.Contains(c.Paths, p) {
+		return true
+	}
+	return slices.ContainsFunc(c.Roots, func(r string) bool {
+		return r == "/" || p == r || strings.HasPrefix(p, r+"/")
+	})
+}
 
 // maxNodes bounds the nodes searched below the roots (lock parents and
 // the nodes that lead to them, empty parents included).

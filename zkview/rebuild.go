@@ -34,7 +34,7 @@ func (w *Watcher) rebuildLocked() bool {
 		w.buildAllLocked(sv, stale, now)
 	}
 	w.builtOnce = true
-	queues, sysPaths, sysNote := applySystems(w.base, &w.systems)
+	queues, sysPaths, sysNote := applySystems(w.base, &w.systems, barrierView{sv: sv, abs: w.s.Abs})
 	if !full {
 		touched = append(append(touched, w.sysPaths...), sysPaths...)
 	}

@@ -114,6 +114,14 @@ func readSystems(ctx context.Context, r systems.Reader, cfg Options, budget int)
 			add(rec)
 		}
 	}
+	// Named barriers first: the user's word, read before the scans
+	// spend the budget. An open one is only said of a whole read (a node
+	// not readable is not a node gone).
+	for _, b := range cfg.Barriers {
+		if rec, ok := systems.Barrier(tree, b); ok && cfg.watches(b) && (*rec.Facts.Set || tree.Complete()) {
+			add(rec)
+		}
+	}
 	for _, root := range cfg.Roots {
 		for _, rec := range systems.Scan(tree, root) {
 			add(rec)
@@ -255,7 +263,8 @@ func (r systemsReader) run() {
 // the chunks they do not touch; it returns the list, the paths it
 // annotated, added or took out (recipe parts), and the note for
 // Snapshot.SystemsNote. Its cost is the recognitions', not the list's.
-func applySystems(base model.Queues, st *systemsState) (model.Queues, []string, string) {
+// A single barrier's waiters are bv's server view's (barriers.go).
+func applySystems(base model.Queues, st *systemsState, bv barrierView) (model.Queues, []string, string) {
 	if st.at.IsZero() {
 		return base, nil, ""
 	}
@@ -273,10 +282,23 @@ func applySystems(base model.Queues, st *systemsState) (model.Queues, []string, 
 		}
 		return model.Queue{}, false
 	}
+	ids := sessionIdentities(st.recs)
 	for i := range st.recs {
 		sr := &st.recs[i]
 		p := sr.rec.Path
 		q, ok := get(p)
+		if isSingleBarrier(&sr.rec) {
+			if !ok {
+				q = model.Queue{Path: p, State: model.PathPresent, ListedAt: st.at}
+				if !*sr.rec.Facts.Set {
+					q.State = model.PathAbsent
+				}
+			}
+			q = annotate(q, sr, st)
+			singleBarrier(&q, sr, bv, ids)
+			changed[p] = q
+			continue
+		}
 		if !ok && len(sr.rec.Participants) == 1 {
 			if pq, pok := get(sr.rec.Participants[0].Path); pok {
 				p, q, ok = pq.Path, pq, true

@@ -1,0 +1,110 @@
+// Single barriers (Options.Barriers; systems/barrier.go reads the node):
+// the sessions waiting on one are the servers' to tell. Each holds a data
+// watch on the barrier's node (Curator's checkExists with a watcher,
+// Kazoo's exists with a watch), which `wchc` lists; the Watcher's own
+// session is no waiter. Without the server view the waiters are unknown
+// (Facts.Waiters nil), not none.
+//
+// What the servers cannot tell: a session whose wait timed out (Kazoo's
+// wait(timeout)) keeps its watch until the node changes and is counted;
+// a cache or another monitor watching the node counts as a waiter. Once
+// the node is gone the barrier is open and nobody waits on it, whoever
+// still watches the absent path (a Curator waiter that woke checks again
+// and leaves an exists watch there).
+
+package zkview
+
+import (
+	"slices"
+
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/systems"
+	"github.com/zklock/zklock/zkview/queue"
+)
+
+// barrierView is what a single barrier's reading needs besides the
+// systems' read: the server view (nil when the servers do not tell) and
+// the servers' path of a user's path (the chroot applied).
+type barrierView struct {
+	sv  *queue.ServerView
+	abs func(string) string
+}
+
+// isSingleBarrier: rec is a path the config names a single barrier.
+func isSingleBarrier(rec *systems.Recognition) bool {
+	return rec.Type == systems.TypeBarrier && rec.Facts != nil && rec.Facts.Set != nil
+}
+
+// singleBarrier states q, annotated as sr's single barrier, as it is
+// now: set or open by q.State (live where the path is watched: the
+// systems' read may be older), its node, and its waiters from the server
+// view, named by the identities other recognitions give their sessions
+// (ids). q's Facts become its own.
+func singleBarrier(q *model.Queue, sr *sysRec, bv barrierView, ids map[int64]string) {
+	set := q.State == model.PathPresent
+	f := *sr.rec.Facts
+	f.Set, f.Waiters = &set, nil
+	q.Facts = &f
+	if !set {
+		q.Nodes = model.Nodes{}
+		return
+	}
+	var nodes []model.Node
+	for _, n := range q.Nodes.All() {
+		if n.Part == model.PartBarrier {
+			nb := *n
+			nb.Recipe = sr.rec.Library // participantNodes calls a node with no sequence ephemeral
+			nodes = append(nodes, nb)
+		}
+	}
+	if bv.sv != nil {
+		waiters := waitersOf(bv.sv, bv.abs(q.Path), ids)
+		for i := range waiters {
+			if len(nodes) > 0 {
+				waiters[i].Watches = nodes[0].Name
+			}
+		}
+		nodes = append(nodes, waiters...)
+		n := len(waiters)
+		f.Waiters = &n
+	}
+	q.Nodes = model.NodesOf(nodes...)
+}
+
+// waitersOf are the sessions sv shows with a data watch on the servers'
+// path abs, less the Watcher's own, in session order (the order they
+// wake in is the servers'), as nodes: a waiter owns no node (Name "").
+func waitersOf(sv *queue.ServerView, abs string, ids map[int64]string) []model.Node {
+	sessions := slices.Clone(sv.Watchers[abs])
+	slices.Sort(sessions)
+	var out []model.Node
+	for _, s := range slices.Compact(sessions) {
+		if s == 0 || s == sv.Self {
+			continue
+		}
+		out = append(out, model.Node{
+			Kind: lockops.KindMutex, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
+			Part: model.PartWaiter, Link: model.LinkVerified,
+			Session: s, Client: sv.Clients[s], Identity: ids[s],
+		})
+	}
+	return out
+}
+
+// sessionIdentities maps each session to the identity a recognition gives
+// one of its nodes (the first met); nil when no single barrier is read.
+func sessionIdentities(recs []sysRec) map[int64]string {
+	if !slices.ContainsFunc(recs, func(sr sysRec) bool { return isSingleBarrier(&sr.rec) }) {
+		return nil
+	}
+	ids := map[int64]string{}
+	for _, sr := range recs {
+		for _, n := range sr.nodes {
+			if _, ok := ids[n.Session]; !ok && n.Session != 0 && n.Identity != "" {
+				ids[n.Session] = n.Identity
+			}
+		}
+	}
+	return ids
+}
