@@ -516,6 +516,10 @@ func holderCell(st *themes.Styles, r *lockRow) (string, lipgloss.Style) {
 		return "no access (NoAuth)", st.Danger
 	case model.PathError:
 		return "error", st.Danger
+	case model.PathAbsent:
+		if r.holder != "" {
+			return r.holder, st.Muted // a single barrier's node gone: open
+		}
 	}
 	return r.state.String(), st.Muted
 }

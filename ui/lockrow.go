@@ -115,6 +115,12 @@ func summarize(q *model.Queue) lockRow {
 			r.holder = session(first.Session)
 		}
 	}
+	if f := q.Facts; q.Type == model.TypeBarrier && f != nil && f.Set != nil {
+		r.holder = "open" // a single barrier: set or open, not held by its node's data
+		if *f.Set {
+			r.holder = "set"
+		}
+	}
 	var codes []string
 	for _, w := range q.Warnings {
 		codes = append(codes, w.Code)

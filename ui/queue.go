@@ -277,7 +277,7 @@ func (p *queuePane) refOf(name string, i int, ok bool) string {
 	if ok && p.q.Nodes.At(i).Lease {
 		return leaseRef(p.q.Nodes.At(i))
 	}
-	if ok && p.q.Nodes.At(i).Recipe != lockops.RecipeEphemeral {
+	if ok && p.q.Nodes.At(i).Recipe != lockops.RecipeEphemeral && p.q.Nodes.At(i).Part != model.PartBarrier {
 		return "#" + strconv.Itoa(int(p.q.Nodes.At(i).Seq))
 	}
 	if seq, ok := seqOf(name); ok {

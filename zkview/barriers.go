@@ -59,7 +59,7 @@ func singleBarrier(q *model.Queue, sr *sysRec, bv barrierView, ids map[int64]str
 		}
 	}
 	if bv.sv != nil {
-		waiters := waitersOf(bv.sv, bv.abs(q.Path), ids)
+		waiters := waitersOf(bv.sv, bv.abs(q.Path), sr.rec.Library, ids)
 		for i := range waiters {
 			if len(nodes) > 0 {
 				waiters[i].Watches = nodes[0].Name
@@ -74,8 +74,9 @@ func singleBarrier(q *model.Queue, sr *sysRec, bv barrierView, ids map[int64]str
 
 // waitersOf are the sessions sv shows with a data watch on the servers'
 // path abs, less the Watcher's own, in session order (the order they
-// wake in is the servers'), as nodes: a waiter owns no node (Name "").
-func waitersOf(sv *queue.ServerView, abs string, ids map[int64]string) []model.Node {
+// wake in is the servers'), as nodes: a waiter owns no node (Name ""),
+// and its recipe is the barrier's (lib).
+func waitersOf(sv *queue.ServerView, abs string, lib lockops.Recipe, ids map[int64]string) []model.Node {
 	sessions := slices.Clone(sv.Watchers[abs])
 	slices.Sort(sessions)
 	var out []model.Node
@@ -84,7 +85,7 @@ func waitersOf(sv *queue.ServerView, abs string, ids map[int64]string) []model.N
 			continue
 		}
 		out = append(out, model.Node{
-			Kind: lockops.KindMutex, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
+			Kind: lockops.KindMutex, Recipe: lib, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
 			Part: model.PartWaiter, Link: model.LinkVerified,
 			Session: s, Client: sv.Clients[s], Identity: ids[s],
 		})

@@ -61,14 +61,14 @@ func TestSingleBarrierWaiters(t *testing.T) {
 		want string
 	}{
 		{"under a root", nil, sv, false,
-			"present barrier, set, 2 waiters b/barrier/0///curator /waiter/201//b/unknown /waiter/202/party-w2/b/unknown"},
+			"present barrier, set, 2 waiters b/barrier/0///curator /waiter/201//b/curator /waiter/202/party-w2/b/curator"},
 		{"no server view", nil, nil, false, "present barrier, set, waiters unknown (no server view) b/barrier/0///curator"},
 		{"gone before the read", nil, sv, true, "absent barrier, open"},
 		{"watched path, gone since the read", []model.Queue{{Path: "/chroot/b", State: model.PathAbsent,
 			Warnings: []model.Warning{{Code: model.WarnHerd}}}}, sv, false, "absent barrier, open"},
 		{"watched path, set", []model.Queue{{Path: "/chroot/b", State: model.PathPresent,
 			Warnings: []model.Warning{{Code: model.WarnMissingWatch}}}}, sv, false,
-			"present barrier, set, 2 waiters b/barrier/0///curator /waiter/201//b/unknown /waiter/202/party-w2/b/unknown"},
+			"present barrier, set, 2 waiters b/barrier/0///curator /waiter/201//b/curator /waiter/202/party-w2/b/curator"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.gone {
