@@ -45,6 +45,8 @@
 //     LeaderSelector, barriers, queues, groups, leases, counters):
 //     RecognizeRecipe, Named and ScanRecipes, apart from Recognize and
 //     Scan, so that a library recipe is never named a system.
+//   - barrier.go: single barriers (Curator's DistributedBarrier, Kazoo's
+//     Barrier), read only at a path the user names: Barrier.
 //
 // Imports: systems may import lockops (its Role and Kind, ParseName),
 // model (RecipeFacts, the recipes' parts) and the zk client (ReadTree only); it must never import zkview, ui or cmd,

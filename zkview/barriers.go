@@ -1,5 +1,7 @@
-// Single barriers (Options.Barriers; systems/barrier.go reads the node):
-// the sessions waiting on one are the servers' to tell. Each holds a data
+// Single barriers (Options.Barriers; systems/barrier.go reads the node),
+// read with the systems' layouts and again at once when the root watch
+// tells that a named barrier's node was made or deleted. The sessions
+// waiting on one are the servers' to tell. Each holds a data
 // watch on the barrier's node (Curator's checkExists with a watcher,
 // Kazoo's exists with a watch), which `wchc` lists; the Watcher's own
 // session is no waiter. Without the server view the waiters are unknown
@@ -15,11 +17,14 @@
 package zkview
 
 import (
+	"context"
+	"errors"
 	"slices"
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/systems"
+	"github.com/zklock/zklock/third_party/zk"
 	"github.com/zklock/zklock/zkview/queue"
 )
 
@@ -108,4 +113,56 @@ func sessionIdentities(recs []sysRec) map[int64]string {
 		}
 	}
 	return ids
+}
+
+// barrierChangedLocked reads the named barrier p again, at once, when
+// the root watch tells that its node was created or deleted: under a
+// root the systems' read is every systemsEvery, and a barrier that
+// opened must not show its waiters that long (a woken Curator waiter
+// even keeps watching the absent path). One Get, no watch.
+func (w *Watcher) barrierChangedLocked(p string) {
+	if !w.cfg.Systems || w.ctx.Err() != nil {
+		return
+	}
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		rec, read := readBarrier(w.ctx, watcherReader{w.ctx, w}, p)
+		if !read {
+			return // not readable now: the next systems read tells
+		}
+		w.mu.Lock()
+		recs := slices.DeleteFunc(slices.Clone(w.systems.recs), func(sr sysRec) bool { return sr.rec.Path == p })
+		if rec != nil {
+			recs = append(recs, *rec)
+		}
+		w.systems.recs = recs
+		w.markDirtyLocked()
+		w.mu.Unlock()
+		w.kickPublish()
+	}()
+}
+
+// readBarrier reads the named barrier p with one Get: its recognition
+// (nil when p is no single barrier now: ephemeral, or with children),
+// and read false when the server did not answer.
+func readBarrier(ctx context.Context, r systems.Reader, p string) (*sysRec, bool) {
+	tree := systems.NewMemTree()
+	data, st, err := r.Get(p)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+	case err != nil || ctx.Err() != nil:
+		return nil, false
+	default:
+		tree.Put(p, systems.NodeInfo{Data: data[:min(len(data), systems.DataLimit)], EphemeralOwner: st.EphemeralOwner,
+			Czxid: st.Czxid, Ctime: st.Ctime})
+		if st.NumChildren > 0 {
+			tree.Put(p+"/child", systems.NodeInfo{}) // a child, whatever its name: no single barrier
+		}
+	}
+	rec, ok := systems.Barrier(tree, p)
+	if !ok {
+		return nil, true
+	}
+	return &sysRec{rec: rec, nodes: participantNodes(tree, rec)}, true
 }

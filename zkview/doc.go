@@ -81,6 +81,9 @@
 //   - serverview.go: serverPoller, `cons` and `wchc` on every member.
 //   - systems.go: systemsReader, the systems' layouts read every
 //     systemsEvery (systems/), laid over the queues at each build.
+//   - barriers.go: the single barriers Options.Barriers names: set or
+//     open, their waiters from the server view, read again at once when
+//     the root watch tells their node came or went.
 //   - cycles.go: cycleTimers, the Watcher's sessions.Graph brought up to date at each
 //     build, its cycles told as events, a publish again when a young
 //     cycle comes of age; ConfirmCycles.

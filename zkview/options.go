@@ -185,6 +185,9 @@ func (c Options) withDefaults() (Options, error) {
 // isElection says whether the config names p an election.
 func (c Options) isElection(p string) bool { return slices.Contains(c.Elections, p) }
 
+// isBarrier says whether the config names p a single barrier.
+func (c Options) isBarrier(p string) bool { return slices.Contains(c.Barriers, p) }
+
 // watches says whether p is watched: a path given, or below a root.
 func (c Options) watches(p string) bool {
 	if slices.Contains(c.Paths, p) {

@@ -232,6 +232,9 @@ func (rt *rootWatch) dispatch(batch []zk.Event, last *zk.Event) (end bool) {
 			continue
 		}
 		p := w.s.EventPath(ev)
+		if (ev.Type == zk.EventNodeCreated || ev.Type == zk.EventNodeDeleted) && w.cfg.isBarrier(p) {
+			w.barrierChangedLocked(p) // set or opened: read at once (barriers.go)
+		}
 		if p != rt.pw.path {
 			rt.routeLocked(w.paths[path.Dir(p)], ev, now)
 		}

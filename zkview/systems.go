@@ -220,6 +220,7 @@ func (r systemsReader) keepLocked(recs []sysRec, complete bool, at time.Time) {
 		first = old // unchecked this time: neither cleared nor new
 	}
 	w.systems = systemsState{recs: recs, complete: complete, at: at, first: first}
+	w.stats.systemsReads++
 	w.markDirtyLocked()
 }
 

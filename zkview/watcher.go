@@ -113,6 +113,7 @@ type Watcher struct {
 	stats struct {
 		changeMerges int // batches of events merged as changes (applyChange)
 		changeBuilds int // queues built from the last one (buildQueueChanged)
+		systemsReads int // the systems' reads kept (systems.go)
 	}
 	// held counts the watch events received and not yet in the model
 	// (held.go).
