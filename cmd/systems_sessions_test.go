@@ -1,13 +1,20 @@
 package cmd
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sessions"
 	"github.com/zklock/zklock/third_party/zk"
+	"github.com/zklock/zklock/ui"
+	"github.com/zklock/zklock/zkview"
 )
 
 // One tree holding every system's layout, each participant in a session of
@@ -126,8 +133,9 @@ func plantOwnSessions(t *testing.T, a *allSystems, add func(rel, label string, c
 // TestSessionsSystems: over one root holding every system's layout,
 // `sessions --json` names each participant's session by the identity its
 // system gives it (a Flink follower, which publishes nothing, by none),
-// and each of its nodes likewise; the text names them in its CLIENT
-// column.
+// and each of its nodes likewise, HBase's table lock nodes by their kind
+// (read, write); the text names them in its CLIENT column. Then the
+// console, fed by a live Watcher of the same tree (checkConsoleSystems).
 func TestSessionsSystems(t *testing.T) {
 	a := plantAllSystems(t)
 	js, errOut, code := sessionsJSON(t, "--root", a.root)
@@ -157,6 +165,18 @@ func TestSessionsSystems(t *testing.T) {
 			t.Errorf("session %s: no node with identity %q: %+v", id, s.identity, nodes)
 		}
 	}
+	// HBase's table lock: its readers and its writer as such.
+	kinds := map[string]string{}
+	for _, s := range got {
+		for _, n := range append(s.Holds, s.Waits...) {
+			if n.Path == a.root+"/hbase/table-lock/orders" {
+				kinds[n.Node[:strings.IndexByte(n.Node, '-')]] += n.Kind + " "
+			}
+		}
+	}
+	if kinds["read"] != "read read " || kinds["write"] != "write " {
+		t.Errorf("hbase table lock kinds by node name: %q", kinds)
+	}
 	if t.Failed() {
 		for id, s := range got {
 			t.Logf("%s %q holds %+v waits %+v", id, s.Identity, s.Holds, s.Waits)
@@ -173,6 +193,7 @@ func TestSessionsSystems(t *testing.T) {
 			t.Errorf("sessions text: no line names %s %q:\n%s", id, s.identity, out)
 		}
 	}
+	checkConsoleSystems(t, a)
 }
 
 // hasLine reports whether one line of text holds every part.
@@ -187,4 +208,149 @@ func hasLine(text string, parts ...string) bool {
 		}
 	}
 	return false
+}
+
+// consoleDriver runs the console model as Bubble Tea's loop does, without
+// a terminal: commands run on goroutines and their messages come back to
+// Update in the test's goroutine; keys are applied in between.
+type consoleDriver struct {
+	m    tea.Model
+	msgs chan tea.Msg
+	done chan struct{}
+}
+
+// driveConsole starts the console of opts at w x h columns and rows.
+func driveConsole(t *testing.T, opts ui.Options, w, h int) *consoleDriver {
+	t.Helper()
+	d := &consoleDriver{m: ui.New(opts), msgs: make(chan tea.Msg, 64), done: make(chan struct{})}
+	t.Cleanup(func() { close(d.done) })
+	d.run(d.m.Init())
+	d.apply(tea.WindowSizeMsg{Width: w, Height: h})
+	return d
+}
+
+// run runs cmd (each of a batch's) and hands its message to the loop.
+func (d *consoleDriver) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		msg := cmd()
+		if batch, ok := msg.(tea.BatchMsg); ok {
+			for _, c := range batch {
+				d.run(c)
+			}
+			return
+		}
+		if msg == nil {
+			return
+		}
+		select {
+		case d.msgs <- msg:
+		case <-d.done:
+		}
+	}()
+}
+
+// apply hands msg to Update and runs the command it returns.
+func (d *consoleDriver) apply(msg tea.Msg) {
+	var cmd tea.Cmd
+	d.m, cmd = d.m.Update(msg)
+	d.run(cmd)
+}
+
+// view is the screen as plain text.
+func (d *consoleDriver) view() string { return ansi.Strip(d.m.View()) }
+
+// waitView applies the messages that come until cond holds for the
+// screen, failing after limit with the last screen.
+func (d *consoleDriver) waitView(t *testing.T, limit time.Duration, what string, cond func(string) bool) string {
+	t.Helper()
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	for {
+		if v := d.view(); cond(v) {
+			return v
+		}
+		select {
+		case msg := <-d.msgs:
+			d.apply(msg)
+		case <-deadline.C:
+			t.Fatalf("after %v, no %s on screen:\n%s", limit, what, d.view())
+		}
+	}
+}
+
+// listPane is the lock list's side of a screen: each line up to the
+// border between the two panes.
+func listPane(view string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(view, "\n") {
+		left, _, _ := strings.Cut(l, "││")
+		b.WriteString(left + "\n")
+	}
+	return b.String()
+}
+
+// queueScreens walks the lock list row by row from the top and returns the screen for
+// each lock path among want the queue pane showed.
+func queueScreens(d *consoleDriver, root string, want map[string]string) map[string]string {
+	screens := map[string]string{}
+	for range 2 * len(want) {
+		d.apply(tea.KeyMsg{Type: tea.KeyUp}) // from the top
+	}
+	for range 2 * len(want) {
+		v := d.view()
+		for rel := range want {
+			if strings.Contains(v, "╭─ "+root+rel+" · ") {
+				screens[rel] = v
+			}
+		}
+		d.apply(tea.KeyMsg{Type: tea.KeyDown})
+	}
+	return screens
+}
+
+// checkConsoleSystems: the console, fed by a real Watcher of a's tree,
+// names each system in its lock list, and titles the queue pane with the
+// system and shows each participant's identity (IDENTITY); the HBase
+// table lock is a read/write lock there too.
+func checkConsoleSystems(t *testing.T, a *allSystems) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	w, err := zkview.Watch(ctx, testSession(t), zkview.Options{Roots: []string{a.root}, Systems: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	d := driveConsole(t, ui.Options{Updates: w.Updates(), ReadOnly: true}, 220, 60)
+	d.waitView(t, 30*time.Second, "every system named in the lock list", func(v string) bool {
+		list := listPane(v)
+		for _, label := range a.labels {
+			if !strings.Contains(list, " "+label+" ") {
+				return false
+			}
+		}
+		return true
+	})
+	screens := queueScreens(d, a.root, a.labels)
+	for rel, label := range a.labels {
+		v, ok := screens[rel]
+		if !ok {
+			t.Errorf("%s: never shown in the queue pane", rel)
+			continue
+		}
+		if !strings.Contains(v, "╭─ "+a.root+rel+" · "+label+" · ") || !strings.Contains(v, " IDENTITY ") {
+			t.Errorf("%s: the queue pane is not titled %q or has no IDENTITY:\n%s", rel, label, v)
+		}
+		for _, id := range a.idents[rel] {
+			// IDENTITY is at most 30 columns wide: a longer one is cut.
+			if cut := id[:min(len(id), 24)]; !strings.Contains(v, " "+cut) {
+				t.Errorf("%s: identity %q not on screen:\n%s", rel, id, v)
+			}
+		}
+	}
+	if v := screens["/hbase/table-lock/orders"]; v != "" && (!strings.Contains(v, "· read/write ·") || !hasLine(v, " write ", "waiting")) {
+		t.Errorf("the HBase table lock is not drawn as a read/write lock:\n%s", v)
+	}
 }
