@@ -295,11 +295,12 @@ func listPane(view string) string {
 // queueScreens walks the lock list row by row from the top and returns the screen for
 // each lock path among want the queue pane showed.
 func queueScreens(d *consoleDriver, root string, want map[string]string) map[string]string {
+	const rows = 40 // more than the lock list holds
 	screens := map[string]string{}
-	for range 2 * len(want) {
+	for range rows {
 		d.apply(tea.KeyMsg{Type: tea.KeyUp}) // from the top
 	}
-	for range 2 * len(want) {
+	for range rows {
 		v := d.view()
 		for rel := range want {
 			if strings.Contains(v, "╭─ "+root+rel+" · ") {
@@ -352,5 +353,36 @@ func checkConsoleSystems(t *testing.T, a *allSystems) {
 	}
 	if v := screens["/hbase/table-lock/orders"]; v != "" && (!strings.Contains(v, "· read/write ·") || !hasLine(v, " write ", "waiting")) {
 		t.Errorf("the HBase table lock is not drawn as a read/write lock:\n%s", v)
+	}
+	checkConsoleFailover(t, a, d)
+}
+
+// checkConsoleFailover: Pulsar's leader and Flink's lose their sessions;
+// Pulsar's next broker creates the leader node, Flink's next leader
+// publishes its address: the console follows within a read of the
+// systems' layouts (every 15 s).
+func checkConsoleFailover(t *testing.T, a *allSystems, d *consoleDriver) {
+	byIdentity := func(id string) *zk.Conn {
+		i := slices.IndexFunc(a.sessions, func(s sysSession) bool { return s.identity == id })
+		return a.sessions[i].conn
+	}
+	pulsar, flink := a.root+"/pulsar/loadbalance/leader", a.root+"/flink/fc1/leader"
+	next, follower := testConn(t), byIdentity("") // Flink's follower names none yet
+	byIdentity("b1.example:8080").Close()
+	byIdentity("http://jm1.example:8081").Close()
+	waitGone(t, next, pulsar)
+	waitGone(t, next, flink+"/rest_server/connection_info")
+	create(t, next, pulsar, pulsarLeader("b2.example:8080"), zk.FlagEphemeral)
+	create(t, follower, flink+"/rest_server/connection_info", flinkInfo("http://jm2.example:8081"), zk.FlagEphemeral)
+	d.waitView(t, 40*time.Second, "Pulsar's new leader", func(v string) bool {
+		return hasLine(listPane(v), "pulsar load balancer", "b2.exampl")
+	})
+	want := map[string]string{"/flink/fc1/leader/latch": "flink fc1", "/pulsar/loadbalance/leader": "pulsar load balancer"}
+	screens := queueScreens(d, a.root, want)
+	if v := screens["/flink/fc1/leader/latch"]; !hasLine(v, "LEADER", "http://jm2.example:8081") || strings.Contains(v, "jm1.example") {
+		t.Errorf("Flink's new leader not on screen:\n%s", v)
+	}
+	if v := screens["/pulsar/loadbalance/leader"]; !hasLine(v, "b2.example:8080") || strings.Contains(v, "b1.example") {
+		t.Errorf("Pulsar's new leader not on screen:\n%s", v)
 	}
 }
