@@ -92,18 +92,18 @@ func noMismatch(t *testing.T, got map[string]model.JSONPath, step string) {
 	}
 }
 
-// TestLsSystemsFailoverMore: Druid, Storm, Marathon, Mesos, Pulsar and
-// Helix lose their leader's session (its ephemeral nodes go); ls --json
-// follows each system through it: the next latch node or member leads at
-// once, Pulsar's and Helix's leader node is gone (the path with it) until
-// the next candidate creates its own, and the old leader, back with a new
-// session, queues behind. Identities follow, no step raises a
-// leader-mismatch, and ls --check passes before and after.
-func TestLsSystemsFailoverMore(t *testing.T) {
-	root := testPath(t)
-	// conns[0] leads everywhere; conns[1] is the next candidate; conns[2]
-	// is conns[0]'s process back with a new session.
-	conns := []*zk.Conn{testConn(t), testConn(t), testConn(t)}
+// sixLeaders is the layout TestLsSystemsFailoverMore plants: the latch
+// nodes by election directory, and the lone leader nodes.
+type sixLeaders struct {
+	latches                  map[string][]string
+	pulsar, pulsarExt, helix string
+}
+
+// plantSixLeaders plants Druid's, Storm's and Marathon's latches, Mesos's
+// group, Pulsar's two elections and Helix's controller under root, conns[0]
+// leading each and conns[1] next.
+func plantSixLeaders(t *testing.T, root string, conns []*zk.Conn) sixLeaders {
+	t.Helper()
 	latches := map[string][]string{}
 	for dir, ids := range map[string][]string{
 		"/druid/coordinator/_COORDINATOR": {"http://c1.example:8081", "http://c2.example:8081"},
@@ -127,43 +127,15 @@ func TestLsSystemsFailoverMore(t *testing.T) {
 	for _, p := range []string{pulsar, pulsarExt, helix} {
 		watchNode(t, conns[1], p) // the followers' watch on the leader node
 	}
+	return sixLeaders{latches, pulsar, pulsarExt, helix}
+}
 
-	got := lsSystemsJSON(t, "--check", "--root", root)
-	checkSystems(t, got, root, map[string]sysWant{
-		"/druid/coordinator/_COORDINATOR": {"druid", "druid coordinator", "election",
-			[]string{"http://c1.example:8081:holder", "http://c2.example:8081:waiting"}},
-		"/storm/leader-lock": {"storm", "storm nimbus", "election",
-			[]string{"nimbus1.example:6627:holder", "nimbus2.example:6627:waiting"}},
-		"/marathon/leader-curator": {"marathon", "marathon leader", "election",
-			[]string{"marathon1.example:8080:holder", "marathon2.example:8080:waiting"}},
-		"/mesos":                     {"mesos", "mesos master", "election", []string{"m1.example:5050:holder", "m2.example:5050:waiting"}},
-		"/pulsar/loadbalance/leader": {"pulsar", "pulsar load balancer", "election", []string{"b1.example:8080:holder"}},
-		"/pulsar/loadbalance/extension/leader": {"pulsar", "pulsar load balancer (extensible)", "election",
-			[]string{"b1.example:8080:holder"}},
-		"/helix/cl1/CONTROLLER/LEADER": {"helix", "helix controller cl1", "election", []string{"ctrl1.example_9000:holder"}},
-	})
-
-	// The leader's session ends: its nodes go with it.
-	conns[0].Close()
-	for _, p := range []string{pulsar, pulsarExt, helix, latches["/storm/leader-lock"][0]} {
-		waitGone(t, conns[1], p)
-	}
-	got = lsSystemsJSON(t, "--root", root)
-	noMismatch(t, got, "leader gone")
-	checkSystems(t, got, root, map[string]sysWant{
-		"/druid/coordinator/_COORDINATOR": {"druid", "druid coordinator", "election", []string{"http://c2.example:8081:holder"}},
-		"/storm/leader-lock":              {"storm", "storm nimbus", "election", []string{"nimbus2.example:6627:holder"}},
-		"/marathon/leader-curator":        {"marathon", "marathon leader", "election", []string{"marathon2.example:8080:holder"}},
-		"/mesos":                          {"mesos", "mesos master", "election", []string{"m2.example:5050:holder"}},
-	})
-	for _, p := range []string{pulsar, pulsarExt, helix} {
-		if q, ok := got[p]; ok {
-			t.Errorf("%s is gone but ls lists it: %+v", p, q)
-		}
-	}
-
-	// The next candidates take over the lone nodes; the old leaders come
-	// back with a new session and queue behind.
+// takeOverSix is the failover's end: conns[1] creates Pulsar's and
+// Helix's leader nodes (and Helix's history), conns[2], the old leaders'
+// processes back with a new session, queue behind.
+func takeOverSix(t *testing.T, root string, conns []*zk.Conn, six sixLeaders) {
+	t.Helper()
+	pulsar, pulsarExt, helix, latches := six.pulsar, six.pulsarExt, six.helix, six.latches
 	create(t, conns[1], pulsar, pulsarLeader("b2.example:8080"), zk.FlagEphemeral)
 	create(t, conns[1], pulsarExt, pulsarLeader("b2.example:8080"), zk.FlagEphemeral)
 	create(t, conns[1], helix, helixLeader("ctrl2.example_9000", conns[1].SessionID()), zk.FlagEphemeral)
@@ -182,7 +154,60 @@ func TestLsSystemsFailoverMore(t *testing.T) {
 	}
 	create(t, conns[2], root+"/storm/nimbuses/nimbus1.example:6627", []byte{0x0b, 0x00, 0x01}, zk.FlagEphemeral)
 	create(t, conns[2], root+"/mesos/json.info_", mesosMaster("m1.example"), zk.FlagEphemeral|zk.FlagSequence)
+}
 
+// TestLsSystemsFailoverMore: Druid, Storm, Marathon, Mesos, Pulsar and
+// Helix lose their leader's session (its ephemeral nodes go); ls --json
+// follows each system through it: the next latch node or member leads at
+// once, Pulsar's and Helix's leader node is gone (the path with it) until
+// the next candidate creates its own, and the old leader, back with a new
+// session, queues behind. Identities follow, no step raises a
+// leader-mismatch, and ls --check passes before and after.
+func TestLsSystemsFailoverMore(t *testing.T) {
+	root := testPath(t)
+	// conns[0] leads everywhere; conns[1] is the next candidate; conns[2]
+	// is conns[0]'s process back with a new session.
+	conns := []*zk.Conn{testConn(t), testConn(t), testConn(t)}
+	six := plantSixLeaders(t, root, conns)
+	pulsar, pulsarExt, helix := six.pulsar, six.pulsarExt, six.helix
+
+	got := lsSystemsJSON(t, "--check", "--root", root)
+	checkSystems(t, got, root, map[string]sysWant{
+		"/druid/coordinator/_COORDINATOR": {"druid", "druid coordinator", "election",
+			[]string{"http://c1.example:8081:holder", "http://c2.example:8081:waiting"}},
+		"/storm/leader-lock": {"storm", "storm nimbus", "election",
+			[]string{"nimbus1.example:6627:holder", "nimbus2.example:6627:waiting"}},
+		"/marathon/leader-curator": {"marathon", "marathon leader", "election",
+			[]string{"marathon1.example:8080:holder", "marathon2.example:8080:waiting"}},
+		"/mesos":                     {"mesos", "mesos master", "election", []string{"m1.example:5050:holder", "m2.example:5050:waiting"}},
+		"/pulsar/loadbalance/leader": {"pulsar", "pulsar load balancer", "election", []string{"b1.example:8080:holder"}},
+		"/pulsar/loadbalance/extension/leader": {"pulsar", "pulsar load balancer (extensible)", "election",
+			[]string{"b1.example:8080:holder"}},
+		"/helix/cl1/CONTROLLER/LEADER": {"helix", "helix controller cl1", "election", []string{"ctrl1.example_9000:holder"}},
+	})
+
+	// The leader's session ends: its nodes go with it.
+	conns[0].Close()
+	for _, p := range []string{pulsar, pulsarExt, helix, six.latches["/storm/leader-lock"][0]} {
+		waitGone(t, conns[1], p)
+	}
+	got = lsSystemsJSON(t, "--root", root)
+	noMismatch(t, got, "leader gone")
+	checkSystems(t, got, root, map[string]sysWant{
+		"/druid/coordinator/_COORDINATOR": {"druid", "druid coordinator", "election", []string{"http://c2.example:8081:holder"}},
+		"/storm/leader-lock":              {"storm", "storm nimbus", "election", []string{"nimbus2.example:6627:holder"}},
+		"/marathon/leader-curator":        {"marathon", "marathon leader", "election", []string{"marathon2.example:8080:holder"}},
+		"/mesos":                          {"mesos", "mesos master", "election", []string{"m2.example:5050:holder"}},
+	})
+	for _, p := range []string{pulsar, pulsarExt, helix} {
+		if q, ok := got[p]; ok {
+			t.Errorf("%s is gone but ls lists it: %+v", p, q)
+		}
+	}
+
+	// The next candidates take over the lone nodes; the old leaders come
+	// back with a new session and queue behind.
+	takeOverSix(t, root, conns, six)
 	got = lsSystemsJSON(t, "--check", "--root", root)
 	checkSystems(t, got, root, map[string]sysWant{
 		"/druid/coordinator/_COORDINATOR": {"druid", "druid coordinator", "election",
