@@ -35,7 +35,10 @@ import (
 //     <zk path>/leader-curator (marathon's ZookeeperConf.scala).
 //   - Helix: <cluster>/CONTROLLER/LEADER, EPHEMERAL, a ZNRecord JSON whose
 //     "id" is the controller's "host_port".
-//   - Pulsar LeaderElectionService: ELECTION_ROOT "/loadbalance/leader",
+//   - Pulsar LeaderElectionService (pulsar-broker loadbalance/, over
+//     pulsar-metadata's LeaderElectionImpl: a put with CreateOption.Ephemeral
+//     and expected version -1): ELECTION_ROOT "/loadbalance/leader", and
+//     "/loadbalance/extension/leader" for the extensible load manager;
 //     EPHEMERAL JSON LeaderBroker {"serviceUrl", newer also "brokerId"}.
 //   - Mesos (mesos-go detector/zoo: nodePrefix "info_", nodeJSONPrefix
 //     "json.info_"): each master joins the group with an
@@ -195,14 +198,22 @@ func helixController(t Tree, p string) (Recognition, bool) {
 		Label: "helix controller " + clean(cluster), Participants: []Participant{h}}, true
 }
 
-// pulsarLeader reads p as Pulsar's load-balancer leader node.
+// pulsarLeader reads p as Pulsar's load-balancer leader node: the
+// modular load manager's /loadbalance/leader, or the extensible one's
+// /loadbalance/extension/leader (ExtensibleLoadManagerImpl.ELECTION_ROOT,
+// the same LeaderElectionService and LeaderBroker JSON).
 func pulsarLeader(t Tree, p string) (Recognition, bool) {
-	h, ok := loneLeader(t, p, "loadbalance", "leader", "brokerId", "serviceUrl")
+	label := "pulsar load balancer"
+	parent := "loadbalance"
+	if path.Base(path.Dir(p)) == "extension" && path.Base(path.Dir(path.Dir(p))) == "loadbalance" {
+		label, parent = "pulsar load balancer (extensible)", "extension"
+	}
+	h, ok := loneLeader(t, p, parent, "leader", "brokerId", "serviceUrl")
 	if !ok {
 		return Recognition{}, false
 	}
 	return Recognition{Path: p, System: Pulsar, Type: TypeElection,
-		Label: "pulsar load balancer", Participants: []Participant{h}}, true
+		Label: label, Participants: []Participant{h}}, true
 }
 
 var mesosName = regexp.MustCompile(`^(json\.)?info_(\d{10})$`)

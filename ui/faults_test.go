@@ -46,7 +46,8 @@ type liveConsole struct {
 
 func newLiveConsole(t *testing.T, s *lockops.Session, paths []string, w, h int) *liveConsole {
 	t.Helper()
-	zw, err := zkview.Watch(context.Background(), s, zkview.Options{Paths: paths})
+	// The systems' recognisers on, as the console runs them (cmd/console.go).
+	zw, err := zkview.Watch(context.Background(), s, zkview.Options{Paths: paths, Systems: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +71,7 @@ func (c *liveConsole) waitView(d time.Duration, desc string, cond func(view stri
 			if !ok {
 				c.t.Fatalf("waiting for %s: the watcher closed its updates", desc)
 			}
+			noFalseAlarm(c.t, u)
 			c.m = step(c.m, updateMsg{u})
 			c.seen++
 		case <-tick.C:
@@ -81,6 +83,29 @@ func (c *liveConsole) waitView(d time.Duration, desc string, cond func(view stri
 		checkFrame(c.t, view, c.w_, c.h)
 		if cond(view) {
 			return view
+		}
+	}
+}
+
+// noFalseAlarm fails on a system named, or a leader-mismatch raised, in
+// u: these tests plant no system's layout, whatever the faults do.
+func noFalseAlarm(t *testing.T, u model.Update) {
+	t.Helper()
+	if u.Snapshot != nil {
+		for _, q := range u.Snapshot.Queues.All() {
+			if q.System != "" || q.Label != "" {
+				t.Errorf("%s recognised as %s %q", q.Path, q.System, q.Label)
+			}
+			for _, w := range q.Warnings {
+				if w.Code == model.WarnLeaderMismatch {
+					t.Errorf("%s raised %s: %s", q.Path, w.Code, w.Message)
+				}
+			}
+		}
+	}
+	for _, e := range u.Changes {
+		if e.Warning.Code == model.WarnLeaderMismatch {
+			t.Errorf("event on %s: %s", e.Path, e.Text())
 		}
 	}
 }

@@ -396,6 +396,11 @@ func systemNodes(q model.Queue, sr *sysRec) (model.Nodes, []string) {
 		used[i] = true
 		n := *q.Nodes.At(i)
 		n.Identity = p.Identity
+		if p.Kind == lockops.KindRead || p.Kind == lockops.KindWrite {
+			// The system's grammar tells a reader from a writer where
+			// the lock model read plain nodes (HBase's read-N, write-N).
+			n.Kind = p.Kind
+		}
 		recipePart(&n, p)
 		if n.Role != p.Role {
 			n.Role = p.Role
