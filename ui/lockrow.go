@@ -64,7 +64,7 @@ func (r *lockRow) matches(needle string, waitingOnly bool) bool {
 // a wide root this is a comparison of headers.
 func sameQueue(p, q *model.Queue) bool {
 	if p.Path != q.Path || p.State != q.State || p.Type != q.Type || p.Limit != q.Limit || p.LimitSource != q.LimitSource ||
-		len(p.Warnings) != len(q.Warnings) || !p.Nodes.Shares(q.Nodes) {
+		p.Label != q.Label || p.Facts != q.Facts || len(p.Warnings) != len(q.Warnings) || !p.Nodes.Shares(q.Nodes) {
 		return false
 	}
 	for i := range p.Warnings {

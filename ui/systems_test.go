@@ -68,3 +68,24 @@ func TestSystemsGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestListFollowsLabelAndFacts: a system's label or a recipe's facts can
+// change while its nodes stay the same (a leader record rewritten, a
+// barrier's waiters counted again); the lock list's row follows, as it
+// does a change of nodes.
+func TestListFollowsLabelAndFacts(t *testing.T) {
+	s := systemsFleet()
+	m := newTest("dark", 160, 48)
+	m = step(m, updateMsg{model.Update{Snapshot: s}})
+	if got := ansi.Strip(m.View()); !strings.Contains(got, "kafka controller") {
+		t.Fatalf("the list does not name the kafka controller:\n%s", got)
+	}
+	next := *s
+	q := *next.Queues.At(0)
+	q.Label = "kafka ctl 9"
+	next.Queues = next.Queues.Patch([]model.Queue{q}, nil)
+	m = step(m, updateMsg{model.Update{Snapshot: &next}})
+	if got := ansi.Strip(m.View()); !strings.Contains(got, "kafka ctl 9") {
+		t.Fatalf("the list kept the old label after only the label changed:\n%s", got)
+	}
+}
