@@ -105,6 +105,10 @@ type Options struct {
 	// further when the members take long to answer (serverViewShare).
 	// Never on the hot path: a change to a queue costs no four-letter word.
 	ServerViewEvery time.Duration
+	// systemsPeriod spaces a live Watcher's systems reads (systemsEvery);
+	// tests set it longer to tell a read after a reconnection from the
+	// ticker's.
+	systemsPeriod time.Duration
 	// Members are the addresses asked; default Session.Servers().
 	Members []string
 	// Context is the named context, reported in Snapshot.Conn.
@@ -175,6 +179,9 @@ func (c Options) withDefaults() (Options, error) {
 	}
 	if c.ServerViewEvery <= 0 {
 		c.ServerViewEvery = DefaultServerViewEvery
+	}
+	if c.systemsPeriod <= 0 {
+		c.systemsPeriod = systemsEvery
 	}
 	if c.Now == nil {
 		c.Now = time.Now

@@ -238,21 +238,26 @@ func (r systemsReader) readOnce(ctx context.Context, budget int) {
 }
 
 // run reads the systems' layouts every systemsEvery while the Watcher
-// runs.
+// runs, and at once after each reconnection: what changed while the
+// Watcher was cut off (a failover, a lost leader) shows with the paths'
+// own re-read, not up to systemsEvery later.
 func (r systemsReader) run() {
 	w := r.w
 	defer w.wg.Done()
-	t := time.NewTicker(systemsEvery)
+	t := time.NewTicker(w.cfg.systemsPeriod)
 	defer t.Stop()
 	for {
 		select {
 		case <-w.initDone:
-			r.readOnce(w.ctx, watchSystemsBudget)
 		case <-w.ctx.Done():
 			return
 		}
+		resync := w.resyncCh() // before the read: a reconnection during it reads again
+		r.readOnce(w.ctx, watchSystemsBudget)
 		select {
 		case <-t.C:
+		case <-resync:
+			t.Reset(w.cfg.systemsPeriod)
 		case <-w.ctx.Done():
 			return
 		}
