@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // take starts acquiring the selected lock, asking read or write first on a
@@ -21,6 +22,10 @@ func (m Model) take() (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	if q := m.snap.Queue(row.path); q != nil {
+		if why := notALock(q); why != "" {
+			m.notice = notice{text: why, failed: true}
+			return m, nil
+		}
 		for _, n := range q.Nodes.All() {
 			if k := n.Kind; k == lockops.KindRead || k == lockops.KindWrite {
 				m.dialog = &takeDialog{path: row.path}
@@ -29,6 +34,23 @@ func (m Model) take() (tea.Model, tea.Cmd) {
 		}
 	}
 	return m, m.perform(intent{kind: intentTake, path: row.path, lockKind: lockops.KindMutex})
+}
+
+// notALock says why the operator may not take q, "" when they may: a
+// lock node of ours in a system's election or in a recipe that is no
+// lock (a barrier, a queue, a group) would join or corrupt what the
+// system or library does there, never pause it.
+func notALock(q *model.Queue) string {
+	what := ""
+	switch {
+	case q.System != "":
+		what = clean(q.Label, 40)
+	case q.Type >= model.TypeBarrier:
+		what = "a " + q.Type.String()
+	default:
+		return ""
+	}
+	return cleanLeft(q.Path, 50) + " is " + what + ", not a lock: zklock takes locks and semaphores only"
 }
 
 // release gives up the operator's lock on the selected path, or the only

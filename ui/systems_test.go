@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
@@ -87,5 +88,38 @@ func TestListFollowsLabelAndFacts(t *testing.T) {
 	m = step(m, updateMsg{model.Update{Snapshot: &next}})
 	if got := ansi.Strip(m.View()); !strings.Contains(got, "kafka ctl 9") {
 		t.Fatalf("the list kept the old label after only the label changed:\n%s", got)
+	}
+}
+
+// TestTakeRefusedOutsideLocks: t on a system's election or a recipe that
+// is no lock says why, in one line, and asks the lock core for nothing;
+// on a lock beside them it takes as before.
+func TestTakeRefusedOutsideLocks(t *testing.T) {
+	fb := &fakeBackend{}
+	s := systemsFleet()
+	gate := model.Queue{Path: "/jobs/gate", State: model.PathPresent, Type: model.TypeBarrier}
+	s.Queues = model.QueuesOf(append(s.Queues.Slice(), gate)...)
+	m := newTest("dark", 160, 48, func(o *Options) { o.Backend = fb })
+	m = step(m, updateMsg{model.Update{Snapshot: s}})
+	for _, c := range []struct{ path, says string }{
+		{"/solr/overseer_elect/election", "is solr overseer, not a lock"},
+		{"/kafka/controller", "is kafka controller, not a lock"},
+		{"/jobs/gate", "is a barrier, not a lock"},
+	} {
+		m = selectPath(m, c.path)
+		var cmd tea.Cmd
+		m, cmd = press(m, "t")
+		if cmd != nil || m.dialog != nil {
+			t.Errorf("t on %s started something", c.path)
+		}
+		if got := ansi.Strip(m.View()); !strings.Contains(got, c.says) {
+			t.Errorf("t on %s: the footer does not say %q:\n%s", c.path, c.says, got)
+		}
+	}
+	m = selectPath(m, "/locks/job-a")
+	_, cmd := press(m, "t")
+	actionOf(t, cmd)
+	if got := fb.Calls(); strings.Join(got, ",") != "take /locks/job-a mutex" {
+		t.Fatalf("calls %v", got)
 	}
 }
