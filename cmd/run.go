@@ -166,6 +166,9 @@ func runUnderLock(cmd *cobra.Command, g *config.Flags, args []string, o runOptio
 	}
 	defer sess.Close()
 
+	if err := refuseNotALock(ctx, sess, s.Barriers, p); err != nil {
+		return err
+	}
 	var rep *waitReporter
 	if !o.quiet {
 		rep = newWaitReporter(os.Stderr, isTerminal(os.Stderr), p, queueLookup(sess, p))
