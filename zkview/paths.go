@@ -146,6 +146,10 @@ func (pw *pathWatch) run() {
 	w := pw.w
 	defer w.wg.Done()
 	switch {
+	case w.oneShot && pw.root && pw.rp == nil:
+		if readRoot(pw) {
+			return
+		}
 	case w.oneShot || w.watchMode() != model.ModeRecursive:
 	case pw.root && pw.rp == nil:
 		if watchRoot(pw) {
