@@ -120,18 +120,38 @@ func freshPicture(t testing.TB, mon *lockops.Session, root string) string {
 	return rootPicture(s, false)
 }
 
-// pictureDiff is the first lines in which two pictures differ.
+// pictureDiff is the first lines in which two pictures differ, counted
+// as many times as they appear (a queue shown twice is a difference);
+// pictures of the same lines in another order say where the order parts.
 func pictureDiff(a, b string) string {
 	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	var out []string
+	count := map[string]int{}
 	for _, l := range al {
-		if !slices.Contains(bl, l) && len(out) < 6 {
-			out = append(out, "- "+l)
-		}
+		count[l]++
 	}
 	for _, l := range bl {
-		if !slices.Contains(al, l) && len(out) < 12 {
-			out = append(out, "+ "+l)
+		count[l]--
+	}
+	var out []string
+	for _, ls := range [][]string{al, bl} {
+		for _, l := range ls {
+			n := count[l]
+			switch {
+			case n > 0 && len(out) < 12:
+				out = append(out, fmt.Sprintf("- %s (%d more times than in the other)", l, n))
+			case n < 0 && len(out) < 12:
+				out = append(out, fmt.Sprintf("+ %s (%d more times than in the other)", l, -n))
+			default:
+				continue
+			}
+			count[l] = 0 // said once
+		}
+	}
+	if len(out) == 0 && a != b {
+		for i := range min(len(al), len(bl)) {
+			if al[i] != bl[i] {
+				return fmt.Sprintf("the same lines in another order, from line %d: %q against %q", i, al[i], bl[i])
+			}
 		}
 	}
 	return strings.Join(out, "\n")
@@ -262,29 +282,43 @@ func checkProgressCounts(t *testing.T, w *Watcher) {
 
 // converge waits until every Watcher has read its whole tree and shows
 // the same picture, fresh being its non-empty part; on the deadline it
-// fails with the differences.
+// fails with how the snapshots it last judged differ (disagreement), not
+// with snapshots read again for the report.
 func converge(t testing.TB, fresh string, ws ...*testWatcher) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		var pics []string
-		same := true
-		for _, w := range ws {
-			s := w.Snapshot()
-			pic := rootPicture(s, true)
-			pics = append(pics, pic)
-			same = same && s.Unread == 0 && pic == pics[0] && rootPicture(s, false) == fresh
+		snaps := make([]*model.Snapshot, len(ws))
+		for i, w := range ws {
+			snaps[i] = w.Snapshot()
 		}
-		if same {
+		why := disagreement(fresh, snaps)
+		if why == "" {
 			return
 		}
 		if time.Now().After(deadline) {
-			for i, w := range ws {
-				t.Errorf("watcher %d (%s, unread %d) against the fresh read:\n%s", i, w.Snapshot().WatchMode,
-					w.Snapshot().Unread, pictureDiff(fresh, rootPicture(w.Snapshot(), false)))
-			}
-			t.Fatalf("no agreement within 30s; first two differ by:\n%s", pictureDiff(pics[0], pics[len(pics)-1]))
+			t.Fatalf("no agreement within 30s; the snapshots judged last:\n%s", why)
 		}
 		time.Sleep(20 * time.Millisecond) // polling a condition, with a deadline
 	}
+}
+
+// disagreement says how snaps differ from each other (their pictures
+// with the empty parents) and from fresh (without), and which have paths
+// left unread; "" when they agree.
+func disagreement(fresh string, snaps []*model.Snapshot) string {
+	var b strings.Builder
+	first := rootPicture(snaps[0], true)
+	for i, s := range snaps {
+		if s.Unread != 0 {
+			fmt.Fprintf(&b, "watcher %d (%s): %d paths unread\n", i, s.WatchMode, s.Unread)
+		}
+		if pic := rootPicture(s, true); i > 0 && pic != first {
+			fmt.Fprintf(&b, "watcher %d (%s) against watcher 0 (%s):\n%s\n", i, s.WatchMode, snaps[0].WatchMode, pictureDiff(first, pic))
+		}
+		if part := rootPicture(s, false); part != fresh {
+			fmt.Fprintf(&b, "watcher %d (%s) against the fresh read:\n%s\n", i, s.WatchMode, pictureDiff(fresh, part))
+		}
+	}
+	return b.String()
 }

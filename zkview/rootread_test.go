@@ -73,3 +73,27 @@ func checkTold(t *testing.T, root string, told []model.Discovery) {
 	}
 	t.Logf("%d progress reports, the last %+v", len(told), prev)
 }
+
+// TestPictureDiff: the report of pictures that do not agree names what
+// differs, also when only a line's count or the order does, and the
+// paths left unread.
+func TestPictureDiff(t *testing.T) {
+	for _, tc := range []struct{ a, b, want string }{
+		{"x\ny\n", "x\ny\n", ""},
+		{"x\ny\n", "x\nz\n", "- y (1 more times than in the other)\n+ z (1 more times than in the other)"},
+		{"x\ny\n", "x\ny\ny\n", "+ y (1 more times than in the other)"},
+		{"x\ny\n", "y\nx\n", `the same lines in another order, from line 0: "x" against "y"`},
+	} {
+		if got := pictureDiff(tc.a, tc.b); got != tc.want {
+			t.Errorf("pictureDiff(%q, %q) = %q, want %q", tc.a, tc.b, got, tc.want)
+		}
+	}
+	agree := &model.Snapshot{WatchMode: model.ModeRecursive}
+	unread := &model.Snapshot{WatchMode: model.ModeChildren, Unread: 3}
+	if got := disagreement("", []*model.Snapshot{agree, agree}); got != "" {
+		t.Errorf("agreeing snapshots: %q", got)
+	}
+	if got := disagreement("", []*model.Snapshot{agree, unread}); got != "watcher 1 (children): 3 paths unread\n" {
+		t.Errorf("a snapshot with paths unread: %q", got)
+	}
+}
