@@ -1,6 +1,7 @@
 package zkview
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -95,5 +96,9 @@ func TestPictureDiff(t *testing.T) {
 	}
 	if got := disagreement("", []*model.Snapshot{agree, unread}); got != "watcher 1 (children): 3 paths unread\n" {
 		t.Errorf("a snapshot with paths unread: %q", got)
+	}
+	held := &model.Snapshot{Queues: model.QueuesOf(model.Queue{Path: "/a", Nodes: model.NodesOf(model.Node{Name: "lock-0000000001"})})}
+	if got := disagreement("", []*model.Snapshot{held}); !strings.Contains(got, "+ /a") {
+		t.Errorf("a snapshot with a parent the fresh read has not: %q", got)
 	}
 }
