@@ -305,12 +305,24 @@ func converge(t testing.TB, fresh string, ws ...*testWatcher) {
 			why = emptiedWrong(ws[0].s, snaps)
 		}
 		if why == "" {
+			logEmptied(t, snaps)
 			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("no agreement within 30s; the snapshots judged last:\n%s", why)
 		}
 		time.Sleep(20 * time.Millisecond) // polling a condition, with a deadline
+	}
+}
+
+// logEmptied logs the empty parents that agreeing snapshots keep
+// differently (each Watcher keeps those it saw hold a node).
+func logEmptied(t testing.TB, snaps []*model.Snapshot) {
+	first := rootPicture(snaps[0], true)
+	for i, s := range snaps[1:] {
+		if pic := rootPicture(s, true); pic != first {
+			t.Logf("watcher %d (%s) keeps other empty parents than watcher 0 (%s):\n%s", i+1, s.WatchMode, snaps[0].WatchMode, pictureDiff(first, pic))
+		}
 	}
 }
 
