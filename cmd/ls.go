@@ -81,7 +81,14 @@ func runLs(cmd *cobra.Command, g *config.Flags, args, roots []string, output str
 	defer sess.Close()
 	lctx, cancel := context.WithTimeout(ctx, lsTimeout)
 	defer cancel()
+	progress := progressTo(cmd.ErrOrStderr(), cfg.Roots)
+	if progress != nil {
+		cfg.LoadProgress = progress.tell
+	}
 	snap, err := zkview.Load(lctx, sess, cfg)
+	if progress != nil {
+		progress.done()
+	}
 	if err != nil {
 		return fmt.Errorf("ls: %w", err)
 	}

@@ -249,10 +249,11 @@ func LimitText(holders, limit int) string {
 	return fmt.Sprintf("%d (limit unknown)", holders)
 }
 
-// Discovery is how far the first read of a root watched whole has come:
-// the nodes read of those found below it, the lock parents among them,
-// and the time since the read began.
+// Discovery is how far the first read of a root read whole has come:
+// the nodes read of those found below it (the root counted), the lock
+// parents among them, and the time since the read began.
 type Discovery struct {
+	Root    string        `json:"root,omitzero"`
 	Read    int           `json:"read"`
 	Found   int           `json:"found"`
 	Parents int           `json:"parents"`

@@ -327,6 +327,10 @@ type Snapshot struct {
 	// DiscoveryCapped: discovery under the roots stopped at a bound
 	// (MaxParents lock parents, or the watched-node limit).
 	DiscoveryCapped bool
+	// Discovery is how far the first read of each root read whole has
+	// come, for the roots still reading while the first picture fills
+	// in; nil once it is complete (DiscoveryText says it).
+	Discovery []Discovery `json:",omitzero"`
 	// SystemsNote says why the systems' layouts were read in part (the
 	// read's bound, a node not readable): leader records are then not
 	// checked. "" when whole or not read.

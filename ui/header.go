@@ -73,6 +73,11 @@ func headerView(st *themes.Styles, title, identity string, snap *model.Snapshot,
 
 	// Keep parts in priority order while they fit; the ensemble shrinks.
 	prio := []*headerPart{&titleP, &replayP, &stateP, &ctxP, &tlsP, &idP, &zxidP, &clockP, &sessP, &watchP, &modeP, &ensP}
+	if snap != nil && len(snap.Discovery) > 0 {
+		// While a root's first read fills in, how far it has come
+		// matters more than the session and the watches.
+		prio = []*headerPart{&titleP, &replayP, &stateP, &ctxP, &tlsP, &idP, &zxidP, &clockP, &modeP, &sessP, &watchP, &ensP}
+	}
 	left := []*headerPart{&titleP, &replayP, &ctxP, &ensP, &sessP, &stateP, &tlsP, &idP, &zxidP}
 	right := []*headerPart{&modeP, &watchP, &clockP}
 	return layoutHeader(st, w, prio, &ensP, left, right)
@@ -143,6 +148,10 @@ func headerMode(st *themes.Styles, snap *model.Snapshot) headerPart {
 	}
 	if snap != nil && snap.Unread > 0 {
 		modeP.text, modeP.style = fmt.Sprintf("reading %d paths…", snap.Unread), st.Warning
+	}
+	if snap != nil && len(snap.Discovery) > 0 {
+		// A root read whole: how far, from the picture itself.
+		modeP.text, modeP.style = model.DiscoveryText(snap.Discovery), st.Warning
 	}
 	return modeP
 }

@@ -69,6 +69,9 @@
 //     watch of their own; a pool of workers lists them, each event goes
 //     to the path it names a child of (see docs/internals.md, "A root
 //     watched whole").
+//   - rootread.go: the one-shot read of a root (Load) through the same
+//     queue and workers, no watch set; each root's first-read progress
+//     (Snapshot.Discovery, Options.LoadProgress).
 //   - rebuild.go: the Snapshot built at each publish from every queue's
 //     Model (queue.Build, or queue.BuildChanged where only changes
 //     separate a queue from its last build), the warnings raised and

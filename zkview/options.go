@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
 )
 
 // Defaults for Options's zero fields.
@@ -142,6 +143,13 @@ type Options struct {
 	SemaphoreLimits map[string]int
 	// Now is the clock (time.Now); tests and golden views fix it.
 	Now func() time.Time
+	// LoadProgress, when set, is told by Load every second while it reads
+	// roots how far each root's read has come (the roots still reading);
+	// Watch ignores it: its snapshots say so (Snapshot.Discovery).
+	LoadProgress func([]model.Discovery)
+	// progressEvery spaces the calls of LoadProgress (a second; tests
+	// shorten it).
+	progressEvery time.Duration
 }
 
 // ErrConfig: the configuration cannot be watched (a bad path, nothing to
@@ -185,6 +193,9 @@ func (c Options) withDefaults() (Options, error) {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.progressEvery <= 0 {
+		c.progressEvery = time.Second
 	}
 	return c, nil
 }

@@ -121,9 +121,10 @@ func (pw *pathWatch) ensureQueueLocked() *queue.Model {
 	return qm
 }
 
-// readUnread reads the paths a one-shot read found (Watcher.unread) one
-// after another until none is left: a root of 100,000 parents is read by
-// oneShotReaders goroutines, not by one per parent waiting on the pool.
+// readUnread reads the paths a one-shot read was given (Watcher.unread:
+// its paths and roots; what is found below a root goes through the
+// root's queue, rootread.go) one after another until none is left, in
+// at most oneShotReaders goroutines, not one per path.
 func readUnread(w *Watcher) {
 	for {
 		w.mu.Lock()
@@ -146,6 +147,10 @@ func (pw *pathWatch) run() {
 	w := pw.w
 	defer w.wg.Done()
 	switch {
+	case w.oneShot && pw.root && pw.rp == nil:
+		if readRoot(pw) {
+			return
+		}
 	case w.oneShot || w.watchMode() != model.ModeRecursive:
 	case pw.root && pw.rp == nil:
 		if watchRoot(pw) {

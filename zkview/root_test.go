@@ -1,6 +1,7 @@
 package zkview
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -120,18 +121,38 @@ func freshPicture(t testing.TB, mon *lockops.Session, root string) string {
 	return rootPicture(s, false)
 }
 
-// pictureDiff is the first lines in which two pictures differ.
+// pictureDiff is the first lines in which two pictures differ, counted
+// as many times as they appear (a queue shown twice is a difference);
+// pictures of the same lines in another order say where the order parts.
 func pictureDiff(a, b string) string {
 	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	var out []string
+	count := map[string]int{}
 	for _, l := range al {
-		if !slices.Contains(bl, l) && len(out) < 6 {
-			out = append(out, "- "+l)
-		}
+		count[l]++
 	}
 	for _, l := range bl {
-		if !slices.Contains(al, l) && len(out) < 12 {
-			out = append(out, "+ "+l)
+		count[l]--
+	}
+	var out []string
+	for _, ls := range [][]string{al, bl} {
+		for _, l := range ls {
+			n := count[l]
+			switch {
+			case n > 0 && len(out) < 12:
+				out = append(out, fmt.Sprintf("- %s (%d more times than in the other)", l, n))
+			case n < 0 && len(out) < 12:
+				out = append(out, fmt.Sprintf("+ %s (%d more times than in the other)", l, -n))
+			default:
+				continue
+			}
+			count[l] = 0 // said once
+		}
+	}
+	if len(out) == 0 && a != b {
+		for i := range min(len(al), len(bl)) {
+			if al[i] != bl[i] {
+				return fmt.Sprintf("the same lines in another order, from line %d: %q against %q", i, al[i], bl[i])
+			}
 		}
 	}
 	return strings.Join(out, "\n")
@@ -202,8 +223,9 @@ func deleteParent(c *zk.Conn, p string, nodes []string) error {
 // watched with its one persistent recursive watch and with children
 // watches (the fallback for servers before 3.6), under random churn
 // begun while both still read the tree: the two give the same snapshot
-// after it, and that snapshot is a fresh read's. The recursive Watcher
-// sets one watch for the whole root.
+// after it, that of a fresh read, but for the parents each keeps empty
+// (those it saw hold a node), which must exist without a lock node
+// (converge). The recursive Watcher sets one watch for the whole root.
 func TestRootWatchMatchesFallback(t *testing.T) {
 	c := testCluster(t)
 	root := testPath(t)
@@ -261,30 +283,81 @@ func checkProgressCounts(t *testing.T, w *Watcher) {
 }
 
 // converge waits until every Watcher has read its whole tree and shows
-// the same picture, fresh being its non-empty part; on the deadline it
-// fails with the differences.
+// the picture of fresh (a fresh read: the parents with lock nodes), and
+// the parents each keeps empty exist on the server without a lock node;
+// on the deadline it fails with how the snapshots it last judged differ
+// (disagreement, emptiedWrong), not with snapshots read again for the
+// report. The empty parents are judged against the server, not against
+// each other: a Watcher keeps a parent that emptied while it watched, so
+// two Watchers that began while the tree changed keep the ones each saw
+// hold a node (a node created and deleted before a Watcher listed its
+// parent leaves that parent out of its picture, rightly).
 func converge(t testing.TB, fresh string, ws ...*testWatcher) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		var pics []string
-		same := true
-		for _, w := range ws {
-			s := w.Snapshot()
-			pic := rootPicture(s, true)
-			pics = append(pics, pic)
-			same = same && s.Unread == 0 && pic == pics[0] && rootPicture(s, false) == fresh
+		snaps := make([]*model.Snapshot, len(ws))
+		for i, w := range ws {
+			snaps[i] = w.Snapshot()
 		}
-		if same {
+		why := disagreement(fresh, snaps)
+		if why == "" {
+			why = emptiedWrong(ws[0].s, snaps)
+		}
+		if why == "" {
+			logEmptied(t, snaps)
 			return
 		}
 		if time.Now().After(deadline) {
-			for i, w := range ws {
-				t.Errorf("watcher %d (%s, unread %d) against the fresh read:\n%s", i, w.Snapshot().WatchMode,
-					w.Snapshot().Unread, pictureDiff(fresh, rootPicture(w.Snapshot(), false)))
-			}
-			t.Fatalf("no agreement within 30s; first two differ by:\n%s", pictureDiff(pics[0], pics[len(pics)-1]))
+			t.Fatalf("no agreement within 30s; the snapshots judged last:\n%s", why)
 		}
 		time.Sleep(20 * time.Millisecond) // polling a condition, with a deadline
 	}
+}
+
+// logEmptied logs the empty parents that agreeing snapshots keep
+// differently (each Watcher keeps those it saw hold a node).
+func logEmptied(t testing.TB, snaps []*model.Snapshot) {
+	first := rootPicture(snaps[0], true)
+	for i, s := range snaps[1:] {
+		if pic := rootPicture(s, true); pic != first {
+			t.Logf("watcher %d (%s) keeps other empty parents than watcher 0 (%s):\n%s", i+1, s.WatchMode, snaps[0].WatchMode, pictureDiff(first, pic))
+		}
+	}
+}
+
+// disagreement says how snaps differ from fresh (their parents with
+// lock nodes), and which have paths left unread; "" when they agree.
+func disagreement(fresh string, snaps []*model.Snapshot) string {
+	var b strings.Builder
+	for i, s := range snaps {
+		if s.Unread != 0 {
+			fmt.Fprintf(&b, "watcher %d (%s): %d paths unread\n", i, s.WatchMode, s.Unread)
+		}
+		if part := rootPicture(s, false); part != fresh {
+			fmt.Fprintf(&b, "watcher %d (%s) against the fresh read:\n%s\n", i, s.WatchMode, pictureDiff(fresh, part))
+		}
+	}
+	return b.String()
+}
+
+// emptiedWrong names the parents a snapshot keeps empty that the server
+// has not as an existing parent with no lock node; "" when there is none.
+func emptiedWrong(s *lockops.Session, snaps []*model.Snapshot) string {
+	var b strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i, snap := range snaps {
+		for _, q := range snap.Queues.All() {
+			if q.Nodes.Len() > 0 || len(q.Other) > 0 {
+				continue
+			}
+			kids, err := s.Children(ctx, q.Path)
+			if err == nil && !hasLockChild(kids) {
+				continue
+			}
+			fmt.Fprintf(&b, "watcher %d (%s) keeps %s empty (%v); the server has %v, %v\n", i, snap.WatchMode, q.Path, q.State, kids, err)
+		}
+	}
+	return b.String()
 }

@@ -119,7 +119,7 @@ func (rt *rootWatch) relistAllLocked() {
 func watchRoot(pw *pathWatch) bool {
 	w := pw.w
 	ctx := pw.ctx
-	rt := &rootWatch{pw: pw, ctx: ctx, wake: make(chan struct{}, 1), started: time.Now()}
+	rt := newRootWatch(pw)
 	workers := false
 	for ctx.Err() == nil {
 		resync := w.resyncCh()
@@ -147,14 +147,7 @@ func watchRoot(pw *pathWatch) bool {
 		}
 		w.mu.Lock()
 		rt.gen = gen
-		if pw.rp == nil {
-			pw.rp = &rootPath{root: rt}
-			pw.rp.rw.pw = pw
-			rt.found++ // the root is one of the paths read through it
-			if pw.read {
-				rt.read++
-			}
-		}
+		rt.adoptRootLocked()
 		rt.relistAllLocked()
 		w.mu.Unlock()
 		if !workers {
@@ -167,6 +160,27 @@ func watchRoot(pw *pathWatch) bool {
 	}
 	_ = w.s.RemovePersistentWatch(context.Background(), pw.path)
 	return true
+}
+
+// newRootWatch is the root pw's work queue, no path in it yet.
+func newRootWatch(pw *pathWatch) *rootWatch {
+	return &rootWatch{pw: pw, ctx: pw.ctx, wake: make(chan struct{}, 1), started: pw.w.cfg.Now()}
+}
+
+// adoptRootLocked makes the root one of the paths read through rt (once)
+// and rt one of the Watcher's roots whose progress is told.
+func (rt *rootWatch) adoptRootLocked() {
+	pw := rt.pw
+	if pw.rp != nil {
+		return
+	}
+	pw.rp = &rootPath{root: rt}
+	pw.rp.rw.pw = pw
+	rt.found++ // the root is one of the paths read through it
+	if pw.read {
+		rt.read++
+	}
+	pw.w.roots = append(pw.w.roots, rt)
 }
 
 // startWorkers starts the workers that list and update the paths below
@@ -368,8 +382,8 @@ func (rt *rootWatch) tellProgress() {
 	if w.pictured {
 		return
 	}
-	w.emitLocked(model.Change{At: w.cfg.Now(), Kind: model.ChangeDiscovering, Path: rt.pw.path,
-		Discovery: model.Discovery{Read: rt.read, Found: rt.found, Parents: len(w.queues), Took: time.Since(rt.started)}})
+	now := w.cfg.Now()
+	w.emitLocked(model.Change{At: now, Kind: model.ChangeDiscovering, Path: rt.pw.path, Discovery: rt.discoveryLocked(now)})
 }
 
 // forgetLocked counts pw, no longer watched through rt, out of its

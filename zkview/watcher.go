@@ -105,6 +105,9 @@ type Watcher struct {
 	modelDirty func(*queue.Model)
 	cycles     cycleTimers // its cycles between publishes (cycles.go)
 
+	// roots: the roots read whole (rootwatch.go), whose first read's
+	// progress the snapshots tell (Snapshot.Discovery).
+	roots []*rootWatch
 	// sems: the recognised semaphores and their parts (semwatch.go).
 	sems semaphores
 	// systems: the last read of the systems' layouts (systems.go).
@@ -249,12 +252,13 @@ func Load(ctx context.Context, s *lockops.Session, cfg Options) (*model.Snapshot
 		return nil, err
 	}
 	defer w.Close()
-	for _, ch := range []chan struct{}{w.initDone, w.svDone} {
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("zkview: load: %w", ctx.Err())
-		}
+	if err := w.waitRead(ctx); err != nil {
+		return nil, err
+	}
+	select {
+	case <-w.svDone:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("zkview: load: %w", ctx.Err())
 	}
 	if w.cfg.Systems {
 		systemsReader{w}.readOnce(ctx, loadSystemsBudget)
