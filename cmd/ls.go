@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,7 +19,8 @@ import (
 
 // lsTimeout bounds reading the snapshot once connected: the listings and
 // one round of four-letter words, which take well under a second on a
-// healthy ensemble.
+// healthy ensemble; a read of roots, bounded by its progress instead
+// (boundRead), may take longer while it reads.
 const lsTimeout = 30 * time.Second
 
 func newLsCmd(g *config.Flags) *cobra.Command {
@@ -79,24 +79,21 @@ func runLs(cmd *cobra.Command, g *config.Flags, args, roots []string, output str
 		return err
 	}
 	defer sess.Close()
-	lctx, cancel := context.WithTimeout(ctx, lsTimeout)
-	defer cancel()
 	progress := progressTo(cmd.ErrOrStderr(), cfg.Roots)
-	if progress != nil {
-		cfg.LoadProgress = progress.tell
-	}
+	lctx, cancel := boundRead(ctx, &cfg, lsTimeout, progress)
+	defer cancel()
 	snap, err := zkview.Load(lctx, sess, cfg)
 	if progress != nil {
 		progress.done()
 	}
 	if err != nil {
-		return fmt.Errorf("ls: %w", err)
+		return fmt.Errorf("ls: %w", readErr(lctx, err))
 	}
 	if check {
 		// A cross-lock cycle is a deadlock once it has stood with no
 		// handoff: read again when it would have (as `zklock sessions`).
 		if snap, err = zkview.ConfirmCycles(lctx, sess, cfg, snap); err != nil {
-			return fmt.Errorf("ls: %w", err)
+			return fmt.Errorf("ls: %w", readErr(lctx, err))
 		}
 	}
 	out := cmd.OutOrStdout()

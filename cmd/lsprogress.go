@@ -1,12 +1,16 @@
 package cmd
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/zkview"
 )
 
 // loadProgress tells on a terminal how far a read of roots has come
@@ -44,4 +48,49 @@ func (p *loadProgress) done() {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.shown = false
 	}
+}
+
+// errNoProgress ends a read of roots that has read nothing new for its
+// bound: an ensemble that stopped answering, not a big tree.
+var errNoProgress = errors.New("the read of the roots made no progress")
+
+// boundRead bounds the read of a snapshot (ls, sessions) from ctx: bound
+// in all for paths, or, with roots, bound without a node read (a root of
+// 100,000 parents takes half a minute and more on a busy ensemble: a
+// total bound would fail a read still going well). It sets
+// cfg.LoadProgress to keep the bound, telling p, when not nil, on its
+// terminal as well. The error of a read it ended names why (readErr).
+func boundRead(ctx context.Context, cfg *zkview.Options, bound time.Duration, p *loadProgress) (context.Context, context.CancelFunc) {
+	if len(cfg.Roots) == 0 {
+		return context.WithTimeout(ctx, bound)
+	}
+	bctx, cancel := context.WithCancelCause(ctx)
+	stall := time.AfterFunc(bound, func() { cancel(fmt.Errorf("%w for %s", errNoProgress, bound)) })
+	var mu sync.Mutex
+	read := 0
+	cfg.LoadProgress = func(ds []model.Discovery) {
+		n := 0
+		for _, d := range ds {
+			n += d.Read
+		}
+		mu.Lock()
+		if n > read {
+			read = n
+			stall.Reset(bound)
+		}
+		mu.Unlock()
+		if p != nil {
+			p.tell(ds)
+		}
+	}
+	return bctx, func() { stall.Stop(); cancel(nil) }
+}
+
+// readErr is err of a read that ctx bounded, naming the bound that ended
+// it.
+func readErr(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); errors.Is(cause, errNoProgress) {
+		return cause
+	}
+	return err
 }

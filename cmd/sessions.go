@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -81,16 +80,20 @@ func runSessions(cmd *cobra.Command, g *config.Flags, args, roots []string, asJS
 	}
 	defer sess.Close()
 	// Two reads at most, DeadlockAfter apart.
-	lctx, cancel := context.WithTimeout(ctx, lsTimeout+sessions.DeadlockAfter)
+	progress := progressTo(cmd.ErrOrStderr(), cfg.Roots)
+	lctx, cancel := boundRead(ctx, &cfg, lsTimeout+sessions.DeadlockAfter, progress)
 	defer cancel()
 	snap, err := zkview.Load(lctx, sess, cfg)
+	if progress != nil {
+		progress.done()
+	}
 	if err != nil {
-		return fmt.Errorf("sessions: %w", err)
+		return fmt.Errorf("sessions: %w", readErr(lctx, err))
 	}
 	unjudged, _ := sessions.YoungCycles(snap)
 	if unjudged && !noWait {
 		if snap, err = zkview.ConfirmCycles(lctx, sess, cfg, snap); err != nil {
-			return fmt.Errorf("sessions: %w", err)
+			return fmt.Errorf("sessions: %w", readErr(lctx, err))
 		}
 		unjudged = false
 	}
