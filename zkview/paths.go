@@ -407,9 +407,6 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 	}
 	now := w.cfg.Now()
 	pw.lastList, pw.lastSize = issued, len(kids)
-	if pw.kids == nil && len(kids) > 0 {
-		pw.kids = map[string]bool{} // made when needed: most parents are empty
-	}
 	w.sems.listingLocked(pw, kids) // before discovery (semwatch.go)
 	if pw.discover {
 		pw.discoverLocked(kids)
@@ -494,7 +491,7 @@ func (pw *pathWatch) discoverLocked(kids []string) {
 }
 
 // discoverOneLocked follows pw's child k when it may lead to lock
-// parents (pw.kids made already, depth allowing).
+// parents (depth allowing).
 func (pw *pathWatch) discoverOneLocked(k string, now time.Time) {
 	w := pw.w
 	if _, isLock := lockops.ParseName(k); isLock {
@@ -518,8 +515,18 @@ func (pw *pathWatch) discoverOneLocked(k string, now time.Time) {
 		}
 		return
 	}
-	pw.kids[k] = true
+	pw.followKid(k)
 	w.addPathLocked(child, pathFlags{discover: true, depth: pw.depth + 1, via: pw.rootOf()})
+}
+
+// followKid records k as a child pw follows for discovery. The map is
+// made at the first: most of a root's parents follow none (their
+// children are lock nodes), and an empty map costs 48 bytes each.
+func (pw *pathWatch) followKid(k string) {
+	if pw.kids == nil {
+		pw.kids = map[string]bool{}
+	}
+	pw.kids[k] = true
 }
 
 // fetch reads the stat and first bytes of each named child of dir,

@@ -139,7 +139,7 @@ func (s *semaphores) listingLocked(pw *pathWatch, kids []string) {
 	if kind == queue.SemKazoo && pw.discover {
 		for _, k := range kids {
 			if lockops.IsHex32(k) {
-				pw.kids[k] = true
+				pw.followKid(k)
 			}
 		}
 	}
@@ -453,7 +453,7 @@ func (st *semState) curatorLeases(parts *queue.SemParts, lq *queue.Model, sv *qu
 			parts.NotLeases = append(parts.NotLeases, k)
 			continue
 		}
-		r := lq.Nodes[k]
+		r := lq.Nodes.Of(k)
 		if r != nil && r.Fetched && r.Session == 0 {
 			parts.NotLeases = append(parts.NotLeases, k) // persistent: no lease
 			continue

@@ -571,7 +571,7 @@ func (w *Watcher) readConnState() {
 			// with its parent's next listing (a revoke may have changed
 			// them while no watch was set).
 			for _, qm := range w.queues {
-				for _, r := range qm.Nodes {
+				for _, r := range qm.Nodes.All() {
 					r.Fetched = false
 				}
 			}

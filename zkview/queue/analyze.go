@@ -26,7 +26,7 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 	entries := aq.Entries
 	nodes := make([]model.Node, len(entries))
 	for i, e := range entries {
-		nodes[i] = nodeOf(qm, e, qm.Nodes[e.Name], sv)
+		nodes[i] = nodeOf(qm, e, qm.Nodes.Of(e.Name), sv)
 	}
 	q.Nodes = model.NodesOf(nodes...)
 
@@ -120,11 +120,11 @@ func believed(qm *Model, sv *ServerView) lockops.Ordering {
 	aq := lockops.Ordering{Entries: slices.Clone(qm.Order.Entries), Other: qm.Order.Other}
 	for i := range aq.Entries {
 		e := &aq.Entries[i]
-		*e = believedEntry(qm, *e, qm.Nodes[e.Name], sv)
+		*e = believedEntry(qm, *e, qm.Nodes.Of(e.Name), sv)
 	}
 	if sv != nil { // the servers' watches decide (model/serverwaits.go)
 		owner := func(i int) int64 {
-			if r := qm.Nodes[aq.Entries[i].Name]; r != nil {
+			if r := qm.Nodes.Of(aq.Entries[i].Name); r != nil {
 				return r.Session
 			}
 			return 0
@@ -229,7 +229,7 @@ func herds(qm *Model, aq lockops.Ordering, sv *ServerView, nodes []model.Node) (
 		}
 	}
 	owner := func(name string) int64 {
-		if r := qm.Nodes[name]; r != nil {
+		if r := qm.Nodes.Of(name); r != nil {
 			return r.Session
 		}
 		return 0
@@ -297,7 +297,7 @@ func deadlock(qm *Model, aq lockops.Ordering, sv *ServerView) ([]string, bool) {
 	} else {
 		waiting := map[int64][]int{} // session -> its waiting nodes here
 		for i, e := range entries {
-			if r := qm.Nodes[e.Name]; r != nil && r.Session != 0 && e.Believes == lockops.RoleWaiting {
+			if r := qm.Nodes.Of(e.Name); r != nil && r.Session != 0 && e.Believes == lockops.RoleWaiting {
 				waiting[r.Session] = append(waiting[r.Session], i)
 			}
 		}

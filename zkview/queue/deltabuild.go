@@ -41,11 +41,11 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 		ListedAt: qm.listedAt,
 	}
 	fresh := func(e *lockops.Entry) (model.Node, bool) {
-		be := believedEntry(qm, *e, qm.Nodes[e.Name], nil)
+		be := believedEntry(qm, *e, qm.Nodes.Of(e.Name), nil)
 		if be.Believes != be.Role || be.Watches != be.Predecessor {
 			return model.Node{}, false // it leaves the shape
 		}
-		return nodeOf(qm, be, qm.Nodes[e.Name], nil), true
+		return nodeOf(qm, be, qm.Nodes.Of(e.Name), nil), true
 	}
 	entries := qm.Order.Entries
 	prevN := prev.Nodes.Len()

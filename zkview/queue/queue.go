@@ -48,9 +48,9 @@ type Model struct {
 	czxid     int64 // the listed parent's identity (0: not listed yet)
 	Kids      []string
 	Order     lockops.Ordering
-	Nodes     map[string]*Record // the lock nodes of order (nil when none)
-	listedAt  time.Time          // when the current listing was asked for
-	EventAt   time.Time          // when its watch last fired
+	Nodes     Records   // the lock nodes of order
+	listedAt  time.Time // when the current listing was asked for
+	EventAt   time.Time // when its watch last fired
 	handoffs  []model.Handoff
 	depth     []model.DepthSample
 
@@ -125,7 +125,7 @@ func (q *Model) CheckIdentity(czxid int64, now time.Time) {
 	if prev == 0 || prev == czxid {
 		return
 	}
-	q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, nil
+	q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, Records{}
 	q.MarkDirty()
 	q.relisted = true
 	q.emit(model.Change{At: now, Kind: model.ChangePathRecreated, Path: q.Path})
@@ -135,7 +135,7 @@ func (q *Model) CheckIdentity(czxid int64, now time.Time) {
 func (q *Model) NeedFetch(kids []string) []string {
 	var need []string
 	for _, k := range kids {
-		if r, ok := q.Nodes[k]; ok && r.Fetched {
+		if r, ok := q.Nodes.Get(k); ok && r.Fetched {
 			continue
 		}
 		if _, ok := lockops.ParseName(k); ok {
@@ -159,7 +159,7 @@ func (q *Model) SetState(st model.PathState, msg string, now time.Time) {
 		if st == model.PathAbsent {
 			q.Seen = true
 		}
-		q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, nil
+		q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, Records{}
 		q.czxid = 0 // the parent that comes back is a new one: no second notice
 		q.sampleDepth(now, 0)
 	}
@@ -192,14 +192,11 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 	order := lockops.Order(cur)
 	m := listingMerge{path: q.Path, initial: initial, done: done, evAt: evAt}
 	m.departed, m.prevByName = departures(prev, order)
-	var nodes map[string]*Record // nil while empty: most of a root's parents are
-	if len(order.Entries) > 0 {
-		nodes = make(map[string]*Record, len(order.Entries))
-	}
+	nodes := recordsFor(len(order.Entries))
 	for _, e := range order.Entries {
-		r, existed := q.Nodes[e.Name]
+		r, existed := q.Nodes.Get(e.Name)
 		r = withFetched(r, existed, gotBy[e.Name])
-		nodes[e.Name] = r
+		nodes.Set(e.Name, r)
 		m.date(e, r, existed)
 		r.role = e.Role
 		believes, watches := r.believe(e, initial && !existed)
@@ -209,7 +206,7 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 		}
 	}
 	for i := range m.created {
-		r := nodes[m.created[i].Name]
+		r := nodes.Of(m.created[i].Name)
 		m.created[i].Believes, m.created[i].Watches = r.believes, r.watches
 	}
 
@@ -430,7 +427,7 @@ func (q *Model) emitChanges(at time.Time, created, departed []lockops.Entry, wak
 // waited when the Watcher knew it, and the nodes it wakes.
 func (q *Model) departure(d lockops.Entry, wakers []string, at time.Time) model.Change {
 	c := model.Change{At: at, Kind: model.ChangeGaveUp, Path: q.Path, Node: entryNode(d), Wakes: wakers}
-	if r, ok := q.Nodes[d.Name]; ok {
+	if r, ok := q.Nodes.Get(d.Name); ok {
 		// A role timed at zero is told as 1ns: zero means not timed
 		// (both read "0µs").
 		lasted := max(at.Sub(r.since), time.Nanosecond)
