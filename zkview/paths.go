@@ -444,7 +444,7 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 		if qm != nil {
 			start := time.Now()
 			qm.Apply(kids, got, issued, w.cfg.Now(), evAt)
-			qm.Lone = lone
+			qm.SetLone(lone)
 			pw.applyCost = time.Since(start)
 		}
 		pw.setReadLocked()

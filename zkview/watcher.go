@@ -101,8 +101,7 @@ type Watcher struct {
 	sysPaths  []string
 	builtOnce bool
 	// The hooks every model is made with (newModelLocked).
-	modelEmit  func(model.Change)
-	modelDirty func(*queue.Model)
+	modelHooks *queue.Hooks
 	cycles     cycleTimers // its cycles between publishes (cycles.go)
 
 	// sems: the recognised semaphores and their parts (semwatch.go).

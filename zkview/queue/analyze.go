@@ -16,9 +16,9 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 	q := model.Queue{
 		Path:     qm.Path,
 		State:    qm.State,
-		Err:      qm.err,
+		Err:      qm.errText(),
 		Other:    slices.Clone(qm.Order.Other),
-		Handoffs: slices.Clone(qm.handoffs),
+		Handoffs: slices.Clone(qm.handoffList()),
 		Depth:    slices.Clone(qm.depth),
 		ListedAt: qm.listedAt,
 	}

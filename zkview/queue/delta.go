@@ -60,7 +60,8 @@ func (q *Model) ApplyChange(order lockops.Ordering, touched []int, before Prior,
 	var handoffs []model.Handoff
 	for _, i := range touched {
 		e := order.Entries[i]
-		q.Changed = append(q.Changed, e.ParsedName)
+		more := q.more()
+		more.changed = append(more.changed, e.ParsedName)
 		r, existed := q.Nodes.Get(e.Name)
 		if !existed {
 			r = gotBy[e.Name]
@@ -101,12 +102,9 @@ func (q *Model) ApplyChange(order lockops.Ordering, touched []int, before Prior,
 	q.emitChanges(done, created, departed, func(d lockops.Entry) []string { return before.wakers[d.Name] }, handoffs)
 	for _, d := range departed {
 		q.Nodes.Delete(d.Name)
-		q.Removed = append(q.Removed, d.Name)
+		q.more().removed = append(q.more().removed, d.Name)
 	}
-	q.handoffs = append(q.handoffs, handoffs...)
-	if over := len(q.handoffs) - maxHandoffs; over > 0 {
-		q.handoffs = append([]model.Handoff(nil), q.handoffs[over:]...)
-	}
+	q.keepHandoffs(handoffs)
 	// kids is the last listing's: read only while the queue holds no lock
 	// node (a plain ephemeral lock), which a change here never leaves.
 	q.Kids, q.Order = nil, order

@@ -26,7 +26,7 @@ func lockName(uuid string, seq int) string  { return fmt.Sprintf("_c_%s-lock-%01
 func modelOf(t *testing.T, p string, kids []string, election bool) *Model {
 	t.Helper()
 	now := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
-	qm := New(p, p, func(model.Change) {})
+	qm := New(p, p, &Hooks{Emit: func(model.Change) {}})
 	qm.Election = election
 	var got []Fetched
 	for i, k := range kids {

@@ -56,7 +56,7 @@ func LoneCandidate(name string) bool {
 // listing found one and q has no lock node: the holder, the waiters the
 // servers show, the herd warning. Type mutex.
 func plainEphemeral(q *model.Queue, qm *Model, sv *ServerView) {
-	l := qm.Lone
+	l := qm.Lone()
 	if l == nil || q.State != model.PathPresent || q.Nodes.Len() > 0 {
 		return
 	}

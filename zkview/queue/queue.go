@@ -40,76 +40,160 @@ type Record struct {
 
 // Model is one lock parent. Guarded by Watcher.mu; changed only by
 // its path's goroutine (apply, setState) and read by the builder.
+//
+// A root holds a Model for each of up to a million parents: what most
+// of them never use sits behind rare, and the flags sit together, so
+// that a Model fits in 256 bytes (TestModelSize).
 type Model struct {
 	Path, Abs string
 	State     model.PathState
-	err       string
-	Seen      bool  // listed, or seen absent: later nodes are new ones
 	czxid     int64 // the listed parent's identity (0: not listed yet)
 	Kids      []string
 	Order     lockops.Ordering
 	Nodes     Records   // the lock nodes of order
 	listedAt  time.Time // when the current listing was asked for
 	EventAt   time.Time // when its watch last fired
-	handoffs  []model.Handoff
 	depth     []model.DepthSample
+	hooks     *Hooks     // shared with the Watcher's other models
+	rare      *modelRare // nil until one of its fields is set
 
+	Seen bool // listed, or seen absent: later nodes are new ones
 	// HasBuilt: a Queue of the model was built and is in the Watcher's
 	// list (the Watcher keeps it there only, not a copy here).
 	HasBuilt bool
-	// dirty: changed since Built (MarkDirty); queued: handed to onDirty
+	// dirty: changed since Built (MarkDirty); queued: handed to Dirty
 	// and not taken back since (Taken), so that a build visits only the
 	// models that changed, each once.
 	dirty, queued bool
-	onDirty       func(*Model)
 	// BuiltChanges: built is of the shape that changes can update
-	// (buildQueueChanged); changed names the entries applyChange touched
+	// (BuildChanged); Changed names the entries applyChange touched
 	// since, and relisted says a listing (or a reset) was merged since:
 	// the next build is a full one.
 	BuiltChanges bool
-	Changed      []lockops.ParsedName
-	Removed      []string // nodes applyChange removed since the last build
 	relisted     bool
-
 	// Election: the config names this path an election (election.go).
 	Election bool
-	// Lone: the last listing's plain ephemeral lock node (ephemeral.go).
-	Lone *LoneNode
-
-	// emit tells the Watcher of a happening (called under its lock).
-	emit func(model.Change)
 }
 
-func New(p, abs string, emit func(model.Change)) *Model {
-	return &Model{Path: p, Abs: abs, dirty: true, emit: emit}
+// modelRare is the part of a Model most lock parents never set.
+type modelRare struct {
+	err      string
+	handoffs []model.Handoff
+	changed  []lockops.ParsedName
+	removed  []string  // nodes applyChange removed since the last build
+	lone     *LoneNode // the last listing's plain ephemeral lock node (ephemeral.go)
 }
+
+// more is q's rare part, made when first needed.
+func (q *Model) more() *modelRare {
+	if q.rare == nil {
+		q.rare = &modelRare{}
+	}
+	return q.rare
+}
+
+// errText is why the parent could not be read ("" when it was).
+func (q *Model) errText() string {
+	if q.rare == nil {
+		return ""
+	}
+	return q.rare.err
+}
+
+func (q *Model) setErr(msg string) {
+	if msg != "" || q.rare != nil {
+		q.more().err = msg
+	}
+}
+
+// handoffList is the queue's handoffs, most recent last (shared: clone
+// to keep).
+func (q *Model) handoffList() []model.Handoff {
+	if q.rare == nil {
+		return nil
+	}
+	return q.rare.handoffs
+}
+
+// Changed names the entries applyChange touched since the last build
+// (ResetChanges).
+func (q *Model) Changed() []lockops.ParsedName {
+	if q.rare == nil {
+		return nil
+	}
+	return q.rare.changed
+}
+
+// Removed names the nodes applyChange removed since the last build.
+func (q *Model) Removed() []string {
+	if q.rare == nil {
+		return nil
+	}
+	return q.rare.removed
+}
+
+// ResetChanges forgets Changed and Removed: a build took them in.
+func (q *Model) ResetChanges() {
+	if q.rare != nil {
+		q.rare.changed, q.rare.removed = q.rare.changed[:0], q.rare.removed[:0]
+	}
+}
+
+// Lone is the last listing's plain ephemeral lock node (ephemeral.go),
+// nil when none.
+func (q *Model) Lone() *LoneNode {
+	if q.rare == nil {
+		return nil
+	}
+	return q.rare.lone
+}
+
+// SetLone records the last listing's plain ephemeral lock node.
+func (q *Model) SetLone(l *LoneNode) {
+	if l != nil || q.rare != nil {
+		q.more().lone = l
+	}
+}
+
+// Hooks are what a Model tells its Watcher. The Watcher's models share
+// one: a Model keeps a pointer, not two closures.
+type Hooks struct {
+	// Emit tells of a happening (called under the Watcher's lock).
+	Emit func(model.Change)
+	// Dirty is told when a model changes (the Watcher lists the models
+	// to build with it), once until Taken; nil: not told.
+	Dirty func(*Model)
+}
+
+// New makes the model of the lock parent p (abs: its path on the
+// server), telling h (kept, not copied), which is told at once that the
+// model is to be built.
+func New(p, abs string, h *Hooks) *Model {
+	q := &Model{Path: p, Abs: abs, hooks: h}
+	q.MarkDirty()
+	return q
+}
+
+// emit tells the Watcher of a happening.
+func (q *Model) emit(c model.Change) { q.hooks.Emit(c) }
 
 // IsDirty says whether the model changed since its last build.
 func (q *Model) IsDirty() bool { return q.dirty }
 
 // MarkDirty says the model changed since its last build, and tells the
-// function OnDirty set, once until Taken.
+// hooks' Dirty, once until Taken.
 func (q *Model) MarkDirty() {
 	q.dirty = true
-	if !q.queued && q.onDirty != nil {
+	if !q.queued && q.hooks != nil && q.hooks.Dirty != nil {
 		q.queued = true
-		q.onDirty(q)
+		q.hooks.Dirty(q)
 	}
 }
 
 // ClearDirty says the model is built (or needs no Queue of its own).
 func (q *Model) ClearDirty() { q.dirty = false }
 
-// OnDirty sets the function told when the model changes (the Watcher
-// lists the models to build with it); told at once if it has changed.
-func (q *Model) OnDirty(f func(*Model)) {
-	q.onDirty = f
-	if q.dirty {
-		q.MarkDirty()
-	}
-}
-
-// Taken says the function OnDirty set is to be told again at the next
+// Taken says the hooks' Dirty is to be told again at the next
 // change: its last telling was acted on.
 func (q *Model) Taken() { q.queued = false }
 
@@ -148,11 +232,12 @@ func (q *Model) NeedFetch(kids []string) []string {
 // SetState records that the parent could not be listed. Absent and NoAuth
 // empty the queue: nothing in it can be known.
 func (q *Model) SetState(st model.PathState, msg string, now time.Time) {
-	if q.State == st && q.err == msg {
+	if q.State == st && q.errText() == msg {
 		return
 	}
 	prev := q.State
-	q.State, q.err = st, msg
+	q.State = st
+	q.setErr(msg)
 	q.MarkDirty()
 	q.relisted = true
 	if st == model.PathAbsent || st == model.PathNoAuth {
@@ -215,7 +300,8 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 	q.Kids, q.Order, q.Nodes = cur, order, nodes
 	q.relisted = true
 	q.listedAt, q.Seen = issued, true
-	q.State, q.err = model.PathPresent, ""
+	q.State = model.PathPresent
+	q.setErr("")
 	q.sampleDepth(done, len(order.Entries))
 	q.MarkDirty()
 }
@@ -347,11 +433,13 @@ func (q *Model) tellListing(m *listingMerge, prev, order lockops.Ordering) {
 // keepHandoffs adds a listing's handoffs to the queue's, the newest
 // maxHandoffs kept.
 func (q *Model) keepHandoffs(handoffs []model.Handoff) {
-	for _, h := range handoffs {
-		q.handoffs = append(q.handoffs, h)
+	if len(handoffs) == 0 {
+		return
 	}
-	if over := len(q.handoffs) - maxHandoffs; over > 0 {
-		q.handoffs = append([]model.Handoff(nil), q.handoffs[over:]...)
+	r := q.more()
+	r.handoffs = append(r.handoffs, handoffs...)
+	if over := len(r.handoffs) - maxHandoffs; over > 0 {
+		r.handoffs = append([]model.Handoff(nil), r.handoffs[over:]...)
 	}
 }
 
