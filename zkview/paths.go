@@ -583,8 +583,8 @@ func (pw *pathWatch) fetchOne(ctx context.Context, p, name string) queue.Fetched
 		Session: g.st.EphemeralOwner,
 		Data:    slices.Clone(g.data[:keep]),
 		DataLen: g.st.DataLength,
-		Ctime:   time.UnixMilli(g.st.Ctime),
-		Mtime:   time.UnixMilli(g.st.Mtime),
+		CtimeMs: g.st.Ctime,
+		MtimeMs: g.st.Mtime,
 		Version: g.st.Version,
 		Czxid:   g.st.Czxid,
 	}}

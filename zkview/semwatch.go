@@ -429,8 +429,8 @@ func leaseNode(name string, seq int32, r *queue.Record, sv *queue.ServerView) mo
 	n := model.Node{Name: name, Seq: seq}
 	if r != nil && r.Fetched {
 		n.Session, n.Data, n.DataLen = r.Session, r.Data, r.DataLen
-		n.Ctime, n.Mtime, n.Version, n.Czxid = r.Ctime, r.Mtime, r.Version, r.Czxid
-		n.Since, n.SinceExact = r.Ctime, true
+		n.Ctime, n.Mtime, n.Version, n.Czxid = r.Ctime(), r.Mtime(), r.Version, r.Czxid
+		n.Since, n.SinceExact = r.Ctime(), true
 		if sv != nil {
 			n.Client = sv.Clients[r.Session]
 		}

@@ -19,7 +19,7 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 		Err:      qm.errText(),
 		Other:    slices.Clone(qm.Order.Other),
 		Handoffs: slices.Clone(qm.handoffList()),
-		Depth:    slices.Clone(qm.depth),
+		Depth:    qm.publishedDepth(),
 		ListedAt: qm.listedAt,
 	}
 	aq := believed(qm, sv)
@@ -90,7 +90,7 @@ func nodeOf(qm *Model, e lockops.Entry, r *Record, sv *ServerView) model.Node {
 		Believes: e.Believes, Watches: e.Watches, Predecessor: e.Predecessor}
 	if r != nil {
 		n.Session, n.Data, n.DataLen = r.Session, r.Data, r.DataLen
-		n.Ctime, n.Mtime, n.Version, n.Czxid = r.Ctime, r.Mtime, r.Version, r.Czxid
+		n.Ctime, n.Mtime, n.Version, n.Czxid = r.Ctime(), r.Mtime(), r.Version, r.Czxid
 		n.Since, n.SinceExact = r.since, r.exact
 		n.Link = judgeLink(qm, e, r, sv)
 		if sv != nil {

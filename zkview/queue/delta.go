@@ -71,8 +71,8 @@ func (q *Model) ApplyChange(order lockops.Ordering, touched []int, before Prior,
 			q.Nodes.Set(e.Name, r)
 			created = append(created, e)
 			r.since, r.exact = done, r.Fetched
-			if r.Fetched && r.Ctime.Before(done) {
-				r.since = r.Ctime
+			if r.Fetched && r.Ctime().Before(done) {
+				r.since = r.Ctime()
 			}
 			if e.Role == lockops.RoleHolder {
 				if from := releasedBefore(e, before.pred[e.Name], departed); from != "" {

@@ -37,7 +37,7 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 		Err:      qm.errText(),
 		Type:     prev.Type,
 		Handoffs: slices.Clone(qm.handoffList()),
-		Depth:    slices.Clone(qm.depth),
+		Depth:    qm.publishedDepth(),
 		ListedAt: qm.listedAt,
 	}
 	fresh := func(e *lockops.Entry) (model.Node, bool) {

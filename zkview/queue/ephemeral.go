@@ -75,9 +75,9 @@ func plainEphemeral(q *model.Queue, qm *Model, sv *ServerView) {
 		Name: name, Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral,
 		Role: lockops.RoleHolder, Believes: lockops.RoleHolder,
 		Session: r.Session, Data: r.Data, DataLen: r.DataLen,
-		Ctime: r.Ctime, Mtime: r.Mtime, Version: r.Version, Czxid: r.Czxid,
+		Ctime: r.Ctime(), Mtime: r.Mtime(), Version: r.Version, Czxid: r.Czxid,
 		// Created holding: the hold began with the node.
-		Since: r.Ctime, SinceExact: true,
+		Since: r.Ctime(), SinceExact: true,
 	}
 	nodes := []model.Node{holder}
 	if sv != nil {

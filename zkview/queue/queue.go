@@ -9,15 +9,20 @@ import (
 
 // Record is what the model knows of one lock node: its stat and data,
 // read once, and what the Watcher saw of its roles.
+//
+// A root keeps one for each lock node of up to a million parents: the
+// server's times are kept as it tells them (Unix milliseconds) and the
+// small fields sit together, so that a Record fits in 144 bytes
+// (TestRecordSize).
 type Record struct {
-	Fetched bool // stat and data read (false: the Get failed, read again later)
 	Session int64
 	Data    []byte
-	DataLen int32
-	Ctime   time.Time
-	Mtime   time.Time
-	Version int32
+	CtimeMs int64 // the stat's ctime, Unix milliseconds (Ctime)
+	MtimeMs int64 // the stat's mtime, Unix milliseconds (Mtime)
 	Czxid   int64
+	DataLen int32
+	Version int32
+	Fetched bool // stat and data read (false: the Get failed, read again later)
 
 	role     lockops.Role
 	believes lockops.Role
@@ -32,11 +37,17 @@ type Record struct {
 	// took the lock on an earlier list or really waits is decided by the
 	// servers' watches (see believed).
 	holdUnknown  bool
-	since        time.Time
 	exact        bool
+	since        time.Time
 	watches      string
 	watchesSince time.Time // when watches took its value, as the Watcher saw
 }
+
+// Ctime is when the node was created, by the server's clock.
+func (r *Record) Ctime() time.Time { return time.UnixMilli(r.CtimeMs) }
+
+// Mtime is when the node's data was last set, by the server's clock.
+func (r *Record) Mtime() time.Time { return time.UnixMilli(r.MtimeMs) }
 
 // Model is one lock parent. Guarded by Watcher.mu; changed only by
 // its path's goroutine (apply, setState) and read by the builder.
@@ -73,6 +84,8 @@ type Model struct {
 	relisted     bool
 	// Election: the config names this path an election (election.go).
 	Election bool
+	// depthShared: a published Queue holds depth (publishedDepth).
+	depthShared bool
 }
 
 // modelRare is the part of a Model most lock parents never set.
@@ -352,9 +365,9 @@ func withFetched(r *Record, existed bool, f Fetched) *Record {
 	switch {
 	case existed && !r.Fetched && f.Rec != nil:
 		r.Fetched, r.Session, r.Data, r.DataLen = true, f.Rec.Session, f.Rec.Data, f.Rec.DataLen
-		r.Ctime, r.Mtime, r.Version, r.Czxid = f.Rec.Ctime, f.Rec.Mtime, f.Rec.Version, f.Rec.Czxid
+		r.CtimeMs, r.MtimeMs, r.Version, r.Czxid = f.Rec.CtimeMs, f.Rec.MtimeMs, f.Rec.Version, f.Rec.Czxid
 		if r.role == lockops.RoleWaiting {
-			r.since, r.exact = r.Ctime, true
+			r.since, r.exact = r.Ctime(), true
 		}
 	case !existed:
 		if f.Rec != nil {
@@ -389,13 +402,13 @@ func (m *listingMerge) date(e lockops.Entry, r *Record, existed bool) {
 		// a holder has held at least since now.
 		r.since, r.exact = done, false
 		if e.Role == lockops.RoleWaiting && r.Fetched {
-			r.since, r.exact = r.Ctime, true
+			r.since, r.exact = r.Ctime(), true
 		}
 	case !existed:
 		m.created = append(m.created, e)
 		r.since, r.exact = done, r.Fetched
-		if r.Fetched && r.Ctime.Before(done) {
-			r.since = r.Ctime
+		if r.Fetched && r.Ctime().Before(done) {
+			r.since = r.Ctime()
 		}
 		if e.Role == lockops.RoleHolder {
 			if from := releasedBefore(e, m.prevByName[e.Name].Predecessor, m.departed); from != "" {
@@ -563,13 +576,35 @@ func wakersIn(prev lockops.Ordering, i int) []string {
 // sampleDepth keeps the largest depth of each second.
 func (q *Model) sampleDepth(at time.Time, depth int) {
 	sec := at.Truncate(time.Second)
-	if n := len(q.depth); n > 0 && q.depth[n-1].At.Equal(sec) {
-		q.depth[n-1].Depth = max(q.depth[n-1].Depth, depth)
+	n := len(q.depth)
+	if n > 0 && q.depth[n-1].At.Equal(sec) {
+		if depth > q.depth[n-1].Depth {
+			q.ownDepth(0)
+			q.depth[n-1].Depth = depth
+		}
 		return
 	}
+	q.ownDepth(1)
 	q.depth = append(q.depth, model.DepthSample{At: sec, Depth: depth})
 	if over := len(q.depth) - depthSamples; over > 0 {
 		q.depth = append([]model.DepthSample(nil), q.depth[over:]...)
+	}
+}
+
+// publishedDepth is the depth samples for a Queue being built: the
+// model's own, shared with it until the next sample (ownDepth), as most
+// of a root's parents never take another.
+func (q *Model) publishedDepth() []model.DepthSample {
+	q.depthShared = len(q.depth) > 0
+	return q.depth[:len(q.depth):len(q.depth)]
+}
+
+// ownDepth copies the depth samples, with room for more, when a
+// published Queue shares them: a sample changes only the model's.
+func (q *Model) ownDepth(more int) {
+	if q.depthShared {
+		q.depth = append(make([]model.DepthSample, 0, len(q.depth)+more), q.depth...)
+		q.depthShared = false
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"testing"
-	"unsafe"
 )
 
 // TestRecords checks Records against a map through adds, replacements and
@@ -37,13 +36,5 @@ func TestRecords(t *testing.T) {
 		if r, ok := rs.Get("lock-9999999999"); ok || r != nil || rs.Of("lock-9999999999") != nil {
 			t.Errorf("n=%d: a name never set has a record", n)
 		}
-	}
-}
-
-// TestModelSize holds a Model to 256 bytes: a root keeps one for each of
-// up to a million lock parents (the next size class is 288).
-func TestModelSize(t *testing.T) {
-	if n := unsafe.Sizeof(Model{}); n > 256 {
-		t.Errorf("a Model takes %d bytes, want <= 256", n)
 	}
 }
