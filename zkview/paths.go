@@ -39,13 +39,16 @@ type pathWatch struct {
 	w         *Watcher // the Watcher it follows the path for: its lock, model and session
 	path, abs string
 	pathFlags
-	ctx       context.Context
-	cancel    context.CancelFunc
-	kids      map[string]bool // children watched for discovery
-	read      bool            // read once: counted out of initPending
-	removed   bool
+	ctx     context.Context
+	cancel  context.CancelFunc
+	kids    map[string]bool // children watched for discovery
+	read    bool            // read once: counted out of initPending
+	removed bool
+	// lastSize beside the flags, an int32 (as a stat's numChildren is):
+	// a pathWatch fits in 144 bytes, not 160 (one per parent of a
+	// root).
+	lastSize  int32
 	lastList  time.Time
-	lastSize  int
 	applyCost time.Duration // CPU time of the last merge (Order and diff)
 	// rp: the path is watched through its root's recursive watch, with
 	// no goroutine of its own (rootwatch.go); nil otherwise.
@@ -344,7 +347,7 @@ func waitPath(ctx context.Context, watch <-chan zk.Event, resync <-chan struct{}
 func (pw *pathWatch) spaceHugeRelist(ctx context.Context) {
 	w := pw.w
 	w.mu.Lock()
-	last, size, cost := pw.lastList, pw.lastSize, pw.applyCost
+	last, size, cost := pw.lastList, int(pw.lastSize), pw.applyCost
 	w.mu.Unlock()
 	if size <= hugeQueue {
 		return
@@ -406,7 +409,7 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 		return
 	}
 	now := w.cfg.Now()
-	pw.lastList, pw.lastSize = issued, len(kids)
+	pw.lastList, pw.lastSize = issued, int32(len(kids))
 	w.sems.listingLocked(pw, kids) // before discovery (semwatch.go)
 	if pw.discover {
 		pw.discoverLocked(kids)

@@ -494,7 +494,7 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []strin
 		return
 	}
 	defer w.mu.Unlock()
-	pw.lastList, pw.lastSize = issued, len(order.Entries)
+	pw.lastList, pw.lastSize = issued, int32(len(order.Entries))
 	qm.ApplyChange(order, touched, before, got, issued, w.cfg.Now(), evAt)
 	w.stats.changeMerges++
 	pw.applyCost = cost + time.Since(start)
