@@ -41,8 +41,8 @@ type pathWatch struct {
 	pathFlags
 	ctx     context.Context
 	cancel  context.CancelFunc
-	kids    map[string]bool // children watched for discovery
-	read    bool            // read once: counted out of initPending
+	kids    map[string]struct{} // children watched for discovery (a root's: one a parent)
+	read    bool                // read once: counted out of initPending
 	removed bool
 	// lastSize beside the flags, an int32 (as a stat's numChildren is):
 	// a pathWatch fits in 144 bytes, not 160 (one per parent of a
@@ -505,7 +505,7 @@ func (pw *pathWatch) discoverOneLocked(k string, now time.Time) {
 	}
 	child := model.ChildPath(pw.path, k)
 	_, watched := w.paths[child]
-	if pw.kids[k] && watched {
+	if _, followed := pw.kids[k]; followed && watched {
 		// Followed already. (A child deleted and made again between
 		// two listings of pw left the watch when its own read found
 		// it gone, while pw never saw it go: taken again here.)
@@ -527,9 +527,9 @@ func (pw *pathWatch) discoverOneLocked(k string, now time.Time) {
 // children are lock nodes), and an empty map costs 48 bytes each.
 func (pw *pathWatch) followKid(k string) {
 	if pw.kids == nil {
-		pw.kids = map[string]bool{}
+		pw.kids = map[string]struct{}{}
 	}
-	pw.kids[k] = true
+	pw.kids[k] = struct{}{}
 }
 
 // fetch reads the stat and first bytes of each named child of dir,

@@ -152,7 +152,11 @@ func (s *semaphores) listingLocked(pw *pathWatch, kids []string) {
 func (s *semaphores) kazooLockBesideLocked(p string) bool {
 	w := s.w
 	gp := w.paths[path.Dir(p)]
-	return p != "/" && gp != nil && gp.kids[path.Base(p)+queue.KazooLockSuffix]
+	if p == "/" || gp == nil {
+		return false
+	}
+	_, ok := gp.kids[path.Base(p)+queue.KazooLockSuffix]
+	return ok
 }
 
 // holdAuxLocked makes a part of owner's semaphore: watched, with a model,

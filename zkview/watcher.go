@@ -641,7 +641,7 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 	}
 	f.via = nil
 	ctx, cancel := context.WithCancel(w.ctx)
-	pw := &pathWatch{w: w, path: p, abs: w.s.Abs(p), pathFlags: f, ctx: ctx, cancel: cancel, kids: map[string]bool{}}
+	pw := &pathWatch{w: w, path: p, abs: w.s.Abs(p), pathFlags: f, ctx: ctx, cancel: cancel, kids: map[string]struct{}{}}
 	w.paths[p] = pw
 	if !f.keep() {
 		w.discovered++

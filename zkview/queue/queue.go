@@ -43,11 +43,22 @@ type Record struct {
 	watchesSince time.Time // when watches took its value, as the Watcher saw
 }
 
-// Ctime is when the node was created, by the server's clock.
-func (r *Record) Ctime() time.Time { return time.UnixMilli(r.CtimeMs) }
+// Ctime is when the node was created, by the server's clock; zero when
+// not read (Fetched false).
+func (r *Record) Ctime() time.Time { return unixMilli(r.CtimeMs) }
 
-// Mtime is when the node's data was last set, by the server's clock.
-func (r *Record) Mtime() time.Time { return time.UnixMilli(r.MtimeMs) }
+// Mtime is when the node's data was last set, by the server's clock;
+// zero when not read.
+func (r *Record) Mtime() time.Time { return unixMilli(r.MtimeMs) }
+
+// unixMilli is the time of ms, Unix milliseconds; 0 is the zero time,
+// as an unread stat's times were (no lock node was made in 1970).
+func unixMilli(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
+}
 
 // Model is one lock parent. Guarded by Watcher.mu; changed only by
 // its path's goroutine (apply, setState) and read by the builder.
