@@ -24,36 +24,87 @@ const nodeChunk = 256
 // queue as in a small one. Like every published value it is immutable:
 // the pointers At and All return are for reading only. The zero value is
 // an empty list.
+//
+// A list of one chunk (nodeChunk nodes or fewer: nearly every queue) is
+// held in place, with no index: a root of 100,000 lock parents keeps a
+// Queue for each, and the two small slices of an index cost each 32
+// bytes and two allocations.
 type Nodes struct {
+	one  []Node      // the only chunk, when many is nil (empty: no node)
+	many *nodeChunks // two chunks or more
+}
+
+// nodeChunks is a list of two chunks or more.
+type nodeChunks struct {
 	chunks [][]Node // each non-empty
 	ends   []int    // ends[k]: the nodes in chunks[:k+1]
+}
+
+// nodesFrom is the list of chunks (each non-empty) with their ends.
+func nodesFrom(chunks [][]Node, ends []int) Nodes {
+	switch len(chunks) {
+	case 0:
+		return Nodes{}
+	case 1:
+		return Nodes{one: chunks[0]}
+	}
+	return Nodes{many: &nodeChunks{chunks: chunks, ends: ends}}
+}
+
+// numChunks is the number of chunks.
+func (ns Nodes) numChunks() int {
+	if ns.many != nil {
+		return len(ns.many.chunks)
+	}
+	if len(ns.one) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// chunk is the k-th chunk.
+func (ns Nodes) chunk(k int) []Node {
+	if ns.many != nil {
+		return ns.many.chunks[k]
+	}
+	return ns.one
 }
 
 // NodesOf returns the list of nodes, which it keeps (the caller must not
 // change nodes afterwards).
 func NodesOf(nodes ...Node) Nodes {
-	var ns Nodes
+	if len(nodes) == 0 {
+		return Nodes{}
+	}
+	if len(nodes) <= nodeChunk {
+		return Nodes{one: nodes[:len(nodes):len(nodes)]}
+	}
+	var chunks [][]Node
+	var ends []int
 	for i := 0; i < len(nodes); i += nodeChunk {
 		j := min(i+nodeChunk, len(nodes))
-		ns.chunks = append(ns.chunks, nodes[i:j:j])
-		ns.ends = append(ns.ends, j)
+		chunks = append(chunks, nodes[i:j:j])
+		ends = append(ends, j)
 	}
-	return ns
+	return nodesFrom(chunks, ends)
 }
 
 // Len is the number of nodes.
 func (ns Nodes) Len() int {
-	if len(ns.ends) == 0 {
-		return 0
+	if ns.many != nil {
+		return ns.many.ends[len(ns.many.ends)-1]
 	}
-	return ns.ends[len(ns.ends)-1]
+	return len(ns.one)
 }
 
 // At is the i-th node (read only). It panics when i is out of range, as
 // indexing a slice does.
 func (ns Nodes) At(i int) *Node {
+	if ns.many == nil {
+		return &ns.one[i]
+	}
 	k := ns.chunkOf(i)
-	return &ns.chunks[k][i-ns.start(k)]
+	return &ns.many.chunks[k][i-ns.start(k)]
 }
 
 // chunkOf is the chunk holding node i.
@@ -61,11 +112,15 @@ func (ns Nodes) chunkOf(i int) int {
 	if i < 0 || i >= ns.Len() {
 		panic("model: Nodes index out of range")
 	}
+	if ns.many == nil {
+		return 0
+	}
 	// Full chunks are the rule: try the direct guess first.
-	if k := i / nodeChunk; k < len(ns.ends) && ns.ends[k] == (k+1)*nodeChunk {
+	ends := ns.many.ends
+	if k := i / nodeChunk; k < len(ends) && ends[k] == (k+1)*nodeChunk {
 		return k
 	}
-	k, _ := slices.BinarySearch(ns.ends, i+1)
+	k, _ := slices.BinarySearch(ends, i+1)
 	return k
 }
 
@@ -73,14 +128,15 @@ func (ns Nodes) start(k int) int {
 	if k == 0 {
 		return 0
 	}
-	return ns.ends[k-1]
+	return ns.many.ends[k-1]
 }
 
 // All yields each node's index and the node (read only), in order.
 func (ns Nodes) All() iter.Seq2[int, *Node] {
 	return func(yield func(int, *Node) bool) {
 		i := 0
-		for _, c := range ns.chunks {
+		for k := range ns.numChunks() {
+			c := ns.chunk(k)
 			for j := range c {
 				if !yield(i, &c[j]) {
 					return
@@ -100,8 +156,8 @@ func (ns Nodes) From(i int) iter.Seq2[int, *Node] {
 		if i >= ns.Len() {
 			return
 		}
-		for k := ns.chunkOf(i); k < len(ns.chunks); k++ {
-			c := ns.chunks[k]
+		for k := ns.chunkOf(i); k < ns.numChunks(); k++ {
+			c := ns.chunk(k)
 			for j := i - ns.start(k); j < len(c); j++ {
 				if !yield(i, &c[j]) {
 					return
@@ -115,8 +171,8 @@ func (ns Nodes) From(i int) iter.Seq2[int, *Node] {
 // Slice is a copy of the nodes in one slice, for callers that want one.
 func (ns Nodes) Slice() []Node {
 	out := make([]Node, 0, ns.Len())
-	for _, c := range ns.chunks {
-		out = append(out, c...)
+	for k := range ns.numChunks() {
+		out = append(out, ns.chunk(k)...)
 	}
 	return out
 }
@@ -135,11 +191,11 @@ func (ns Nodes) Index(f func(*Node) bool) int {
 // out a queue's Nodes unchanged until the queue changes): a comparison of
 // chunk headers, not of nodes.
 func (ns Nodes) Shares(o Nodes) bool {
-	if len(ns.chunks) != len(o.chunks) {
+	if ns.numChunks() != o.numChunks() {
 		return false
 	}
-	for k := range ns.chunks {
-		a, b := ns.chunks[k], o.chunks[k]
+	for k := range ns.numChunks() {
+		a, b := ns.chunk(k), o.chunk(k)
 		if len(a) != len(b) || &a[0] != &b[0] {
 			return false
 		}
@@ -233,8 +289,8 @@ func (b *nodesBuilder) done() Nodes {
 		b.ends = append(b.ends, b.len()+n)
 		b.open = nil
 	}
-	ns := Nodes{chunks: b.chunks, ends: b.ends}
-	if n := ns.Len(); len(ns.chunks) > 8 && len(ns.chunks) > 2*(n/nodeChunk+1) {
+	ns := nodesFrom(b.chunks, b.ends)
+	if n := ns.Len(); ns.numChunks() > 8 && ns.numChunks() > 2*(n/nodeChunk+1) {
 		return NodesOf(ns.Slice()...)
 	}
 	return ns
@@ -246,11 +302,14 @@ func (b *nodesBuilder) done() Nodes {
 func (ns Nodes) Prefix(m int) Nodes {
 	k := ns.chunkOf(m - 1)
 	r := m - ns.start(k)
-	out := Nodes{chunks: make([][]Node, k+1), ends: make([]int, k+1)}
-	copy(out.chunks, ns.chunks[:k])
-	copy(out.ends, ns.ends[:k])
-	out.chunks[k], out.ends[k] = ns.chunks[k][:r:r], m
-	return out
+	if k == 0 {
+		return Nodes{one: ns.chunk(0)[:r:r]}
+	}
+	chunks, ends := make([][]Node, k+1), make([]int, k+1)
+	copy(chunks, ns.many.chunks[:k])
+	copy(ends, ns.many.ends[:k])
+	chunks[k], ends[k] = ns.many.chunks[k][:r:r], m
+	return nodesFrom(chunks, ends)
 }
 
 // Extend is ns with more after its last node, in its last chunk while it
@@ -269,13 +328,16 @@ func (ns Nodes) Extend(more ...Node) Nodes {
 // last (extend).
 func (ns Nodes) builderForTail() *nodesBuilder {
 	b := &nodesBuilder{}
-	if len(ns.chunks) == 0 {
+	n := ns.numChunks()
+	if n == 0 {
 		return b
 	}
-	last := len(ns.chunks) - 1
-	b.chunks = append(make([][]Node, 0, len(ns.chunks)+1), ns.chunks[:last]...)
-	b.ends = append(make([]int, 0, len(ns.ends)+1), ns.ends[:last]...)
-	b.extend(ns.chunks[last])
+	last := n - 1
+	if last > 0 {
+		b.chunks = append(make([][]Node, 0, n+1), ns.many.chunks[:last]...)
+		b.ends = append(make([]int, 0, n+1), ns.many.ends[:last]...)
+	}
+	b.extend(ns.chunk(last))
 	return b
 }
 
@@ -291,9 +353,9 @@ func (ns Nodes) EqualBy(o Nodes, eq func(a, b *Node) bool) bool {
 	if ns.Len() != o.Len() {
 		return false
 	}
-	if slices.Equal(ns.ends, o.ends) {
-		for k, a := range ns.chunks {
-			b := o.chunks[k]
+	if ns.numChunks() == o.numChunks() && (ns.many == nil || slices.Equal(ns.many.ends, o.many.ends)) {
+		for k := range ns.numChunks() {
+			a, b := ns.chunk(k), o.chunk(k)
 			if &a[0] == &b[0] {
 				continue
 			}
@@ -333,11 +395,13 @@ func MergeChanged(prev Nodes, entries []lockops.Entry, changed []lockops.ParsedN
 	}
 	var b nodesBuilder
 	i := 0 // in entries
-	for k, c := range prev.chunks {
+	nc := prev.numChunks()
+	for k := range nc {
+		c := prev.chunk(k)
 		if l := len(c); i+l <= len(entries) && entries[i].Name == c[0].Name && entries[i+l-1].Name == c[l-1].Name &&
 			!changedWithin(&c[0], &c[l-1]) {
 			// The same l nodes, none touched: none left.
-			if k == len(prev.chunks)-1 && i+l < len(entries) {
+			if k == nc-1 && i+l < len(entries) {
 				// Nodes joined after it: into its room, as at a join,
 				// not into a small chunk of their own.
 				b.extend(c)
@@ -350,8 +414,8 @@ func MergeChanged(prev Nodes, entries []lockops.Entry, changed []lockops.ParsedN
 		// The entries up to the next chunk's first node: this chunk's
 		// nodes that stayed, and the nodes that joined among them.
 		var next *Node
-		if k+1 < len(prev.chunks) {
-			next = &prev.chunks[k+1][0]
+		if k+1 < nc {
+			next = &prev.chunk(k + 1)[0]
 		}
 		j := 0 // in c
 		for ; i < len(entries) && (next == nil || lockops.ChangeOrder(entries[i].ParsedName, key(next)) < 0); i++ {

@@ -161,8 +161,8 @@ func TestNodesChanges(t *testing.T) {
 				t.Fatalf("step %d: At(%d) = %s, want %s", step, i, ns.At(i).Name, truth[i].Name)
 			}
 		}
-		if len(ns.chunks) > 8 && len(ns.chunks) > 2*(ns.Len()/nodeChunk+1) {
-			t.Fatalf("step %d: %d chunks for %d nodes: not compacted", step, len(ns.chunks), ns.Len())
+		if ns.numChunks() > 8 && ns.numChunks() > 2*(ns.Len()/nodeChunk+1) {
+			t.Fatalf("step %d: %d chunks for %d nodes: not compacted", step, ns.numChunks(), ns.Len())
 		}
 		old = append(old, handed{ns, slices.Clone(truth)})
 		if len(old) > 20 {
@@ -196,16 +196,30 @@ func TestNodesShareChunks(t *testing.T) {
 		t.Fatalf("handoff: ok %v, %d nodes, head version %d", ok, next.Len(), next.At(0).Version)
 	}
 	shared := 0
-	for k := range next.chunks {
-		if k < len(prev.chunks) && &next.chunks[k][0] == &prev.chunks[k][0] {
+	for k := range next.numChunks() {
+		if k < prev.numChunks() && &next.chunk(k)[0] == &prev.chunk(k)[0] {
 			shared++
 		}
 	}
-	if shared != len(prev.chunks)-1 {
-		t.Errorf("%d of %d chunks shared after a handoff, want all but the first", shared, len(prev.chunks))
+	if shared != prev.numChunks()-1 {
+		t.Errorf("%d of %d chunks shared after a handoff, want all but the first", shared, prev.numChunks())
 	}
 	eq := func(a, b *Node) bool { return a.Name == b.Name }
 	if !next.EqualBy(next, eq) || next.EqualBy(prev, eq) {
 		t.Error("equalBy")
+	}
+}
+
+// TestNodesOneChunkInPlace: a list of one chunk (nearly every queue)
+// takes no allocation beyond its nodes, and reads the same as a list cut
+// in chunks.
+func TestNodesOneChunkInPlace(t *testing.T) {
+	nodes := []Node{testNode(1, 0), testNode(2, 0)}
+	if n := testing.AllocsPerRun(100, func() { _ = NodesOf(nodes...) }); n != 0 {
+		t.Errorf("NodesOf of %d nodes: %v allocations, want 0", len(nodes), n)
+	}
+	ns := NodesOf(nodes...)
+	if ns.Len() != 2 || ns.At(1).Name != nodes[1].Name || ns.Prefix(1).Len() != 1 || ns.Extend(testNode(3, 0)).At(2).Seq != 3 {
+		t.Errorf("one chunk: Len %d, At(1) %s", ns.Len(), ns.At(1).Name)
 	}
 }

@@ -7,14 +7,17 @@ import (
 	"iter"
 	"slices"
 	"sort"
+	"unsafe"
 )
 
 // queueChunk is how many queues a chunk holds when a list is cut into
-// chunks: a change copies the chunks it touches (about 36 KB each), and a
-// root of 100,000 lock parents is about 800 chunks, so publishing a
-// change in one parent copies one chunk and 800 chunk headers instead of
-// 100,000 queues.
-const queueChunk = 128
+// chunks: a change copies the chunks it touches (32 KB each), and a root
+// of 100,000 lock parents is about 800 chunks, so publishing a change in
+// one parent copies one chunk and 800 chunk headers instead of 100,000
+// queues. As many as fit in 32 KB, the largest small-object size: a
+// chunk a little larger is rounded up to whole 8 KB pages (128 queues of
+// 264 bytes, 33 KB, took 40 KB: 20% of a root's published queues).
+const queueChunk = 32 << 10 / int(unsafe.Sizeof(Queue{}))
 
 // Queues is a snapshot's queues sorted by path. Its storage is shared
 // with the snapshots published before and after it: a change copies the
@@ -174,10 +177,27 @@ func mergeOps(set []Queue, del []string) []queueOp {
 	return ops
 }
 
-// mergeChunk is c with ops (sorted, in c's range) applied, in a new slice.
+// mergeChunk is c with ops (sorted, in c's range) applied, in a new slice
+// of the exact length: a chunk lives as long as the snapshots sharing it,
+// and room for a replaced queue would be kept with it (while a root is
+// discovered, most chunks' last merge replaces queues: ~20% of a queue's
+// memory at 100,000 parents).
 func mergeChunk(c []Queue, ops []queueOp) []Queue {
-	out := make([]Queue, 0, len(c)+len(ops))
-	i := 0
+	n, i := len(c), 0
+	for _, op := range ops {
+		for i < len(c) && c[i].Path < op.path {
+			i++
+		}
+		if i < len(c) && c[i].Path == op.path {
+			n--
+			i++
+		}
+		if op.q != nil {
+			n++
+		}
+	}
+	out := make([]Queue, 0, n)
+	i = 0
 	for _, op := range ops {
 		for i < len(c) && c[i].Path < op.path {
 			out = append(out, c[i])
@@ -199,19 +219,20 @@ func mergeChunk(c []Queue, ops []queueOp) []Queue {
 // when empty.
 func (qs *Queues) addMerged(c []Queue) {
 	if n := len(qs.chunks); n > 0 && len(c) < queueChunk/4 && len(qs.chunks[n-1])+len(c) <= queueChunk {
-		prev := qs.chunks[n-1]
-		qs.chunks[n-1] = append(prev[:len(prev):len(prev)], c...)
+		qs.chunks[n-1] = slices.Concat(qs.chunks[n-1], c) // no room to spare: see mergeChunk
 		return
 	}
 	// Each piece in an array of its own: a piece replaced later frees
 	// its memory, which an array shared with pieces still in use would
-	// keep.
+	// keep (the last piece too when c was cut: it would keep the
+	// pieces before).
+	cut := false
 	for len(c) > 2*queueChunk {
 		qs.chunks = append(qs.chunks, slices.Clone(c[:queueChunk]))
-		c = c[queueChunk:]
+		c, cut = c[queueChunk:], true
 	}
 	if len(c) > 0 {
-		if cap(c) > len(c)+len(c)/8 {
+		if cut || cap(c) > len(c)+len(c)/8 {
 			c = slices.Clone(c)
 		}
 		qs.chunks = append(qs.chunks, c[:len(c):len(c)])

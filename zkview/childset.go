@@ -16,16 +16,16 @@ const fewChildren = 8
 // empty.
 type childSet struct {
 	few  []string
-	many map[string]bool
+	many map[string]struct{} // no value: a bool would take 8 bytes a slot (100,000 of a root's)
 }
 
 // reset makes the set hold names (a listing), which it does not keep.
 func (s *childSet) reset(names []string) {
 	s.few, s.many = nil, nil
 	if len(names) > fewChildren {
-		s.many = make(map[string]bool, len(names))
+		s.many = make(map[string]struct{}, len(names))
 		for _, k := range names {
-			s.many[k] = true
+			s.many[k] = struct{}{}
 		}
 		return
 	}
@@ -38,7 +38,8 @@ func (s *childSet) reset(names []string) {
 
 func (s *childSet) has(k string) bool {
 	if s.many != nil {
-		return s.many[k]
+		_, ok := s.many[k]
+		return ok
 	}
 	_, ok := slices.BinarySearch(s.few, k)
 	return ok
@@ -46,7 +47,7 @@ func (s *childSet) has(k string) bool {
 
 func (s *childSet) add(k string) {
 	if s.many != nil {
-		s.many[k] = true
+		s.many[k] = struct{}{}
 		return
 	}
 	i, ok := slices.BinarySearch(s.few, k)
@@ -57,11 +58,11 @@ func (s *childSet) add(k string) {
 		s.few = slices.Insert(s.few, i, k)
 		return
 	}
-	s.many = make(map[string]bool, 2*fewChildren)
+	s.many = make(map[string]struct{}, 2*fewChildren)
 	for _, n := range s.few {
-		s.many[n] = true
+		s.many[n] = struct{}{}
 	}
-	s.many[k], s.few = true, nil
+	s.many[k], s.few = struct{}{}, nil
 }
 
 func (s *childSet) del(k string) {

@@ -39,13 +39,16 @@ type pathWatch struct {
 	w         *Watcher // the Watcher it follows the path for: its lock, model and session
 	path, abs string
 	pathFlags
-	ctx       context.Context
-	cancel    context.CancelFunc
-	kids      map[string]bool // children watched for discovery
-	read      bool            // read once: counted out of initPending
-	removed   bool
+	ctx     context.Context
+	cancel  context.CancelFunc
+	kids    map[string]struct{} // children watched for discovery (a root's: one a parent)
+	read    bool                // read once: counted out of initPending
+	removed bool
+	// lastSize beside the flags, an int32 (as a stat's numChildren is):
+	// a pathWatch fits in 144 bytes, not 160 (one per parent of a
+	// root).
+	lastSize  int32
 	lastList  time.Time
-	lastSize  int
 	applyCost time.Duration // CPU time of the last merge (Order and diff)
 	// rp: the path is watched through its root's recursive watch, with
 	// no goroutine of its own (rootwatch.go); nil otherwise.
@@ -349,7 +352,7 @@ func waitPath(ctx context.Context, watch <-chan zk.Event, resync <-chan struct{}
 func (pw *pathWatch) spaceHugeRelist(ctx context.Context) {
 	w := pw.w
 	w.mu.Lock()
-	last, size, cost := pw.lastList, pw.lastSize, pw.applyCost
+	last, size, cost := pw.lastList, int(pw.lastSize), pw.applyCost
 	w.mu.Unlock()
 	if size <= hugeQueue {
 		return
@@ -411,10 +414,7 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 		return
 	}
 	now := w.cfg.Now()
-	pw.lastList, pw.lastSize = issued, len(kids)
-	if pw.kids == nil && len(kids) > 0 {
-		pw.kids = map[string]bool{} // made when needed: most parents are empty
-	}
+	pw.lastList, pw.lastSize = issued, int32(len(kids))
 	w.sems.listingLocked(pw, kids) // before discovery (semwatch.go)
 	if pw.discover {
 		pw.discoverLocked(kids)
@@ -452,7 +452,7 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 		if qm != nil {
 			start := time.Now()
 			qm.Apply(kids, got, issued, w.cfg.Now(), evAt)
-			qm.Lone = lone
+			qm.SetLone(lone)
 			pw.applyCost = time.Since(start)
 		}
 		pw.setReadLocked()
@@ -499,7 +499,7 @@ func (pw *pathWatch) discoverLocked(kids []string) {
 }
 
 // discoverOneLocked follows pw's child k when it may lead to lock
-// parents (pw.kids made already, depth allowing).
+// parents (depth allowing).
 func (pw *pathWatch) discoverOneLocked(k string, now time.Time) {
 	w := pw.w
 	if _, isLock := lockops.ParseName(k); isLock {
@@ -510,7 +510,7 @@ func (pw *pathWatch) discoverOneLocked(k string, now time.Time) {
 	}
 	child := model.ChildPath(pw.path, k)
 	_, watched := w.paths[child]
-	if pw.kids[k] && watched {
+	if _, followed := pw.kids[k]; followed && watched {
 		// Followed already. (A child deleted and made again between
 		// two listings of pw left the watch when its own read found
 		// it gone, while pw never saw it go: taken again here.)
@@ -523,8 +523,18 @@ func (pw *pathWatch) discoverOneLocked(k string, now time.Time) {
 		}
 		return
 	}
-	pw.kids[k] = true
+	pw.followKid(k)
 	w.addPathLocked(child, pathFlags{discover: true, depth: pw.depth + 1, via: pw.rootOf()})
+}
+
+// followKid records k as a child pw follows for discovery. The map is
+// made at the first: most of a root's parents follow none (their
+// children are lock nodes), and an empty map costs 48 bytes each.
+func (pw *pathWatch) followKid(k string) {
+	if pw.kids == nil {
+		pw.kids = map[string]struct{}{}
+	}
+	pw.kids[k] = struct{}{}
 }
 
 // fetch reads the stat and first bytes of each named child of dir,
@@ -581,8 +591,8 @@ func (pw *pathWatch) fetchOne(ctx context.Context, p, name string) queue.Fetched
 		Session: g.st.EphemeralOwner,
 		Data:    slices.Clone(g.data[:keep]),
 		DataLen: g.st.DataLength,
-		Ctime:   time.UnixMilli(g.st.Ctime),
-		Mtime:   time.UnixMilli(g.st.Mtime),
+		CtimeMs: g.st.Ctime,
+		MtimeMs: g.st.Mtime,
 		Version: g.st.Version,
 		Czxid:   g.st.Czxid,
 	}}

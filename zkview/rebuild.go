@@ -64,19 +64,17 @@ func (w *Watcher) rebuildLocked() bool {
 }
 
 // queueDirtyLocked lists a model that changed for the next build
-// (queue.Model.OnDirty).
+// (queue.Hooks.Dirty).
 func (w *Watcher) queueDirtyLocked(qm *queue.Model) { w.dirtyQ = append(w.dirtyQ, qm) }
 
 // newModelLocked makes the model of the lock parent p, listed for the
 // next build whenever it changes.
 func (w *Watcher) newModelLocked(p, abs string) *queue.Model {
-	if w.modelEmit == nil {
+	if w.modelHooks == nil {
 		// Made once: a method value is a closure, made at each use.
-		w.modelEmit, w.modelDirty = w.emitLocked, w.queueDirtyLocked
+		w.modelHooks = &queue.Hooks{Emit: w.emitLocked, Dirty: w.queueDirtyLocked}
 	}
-	qm := queue.New(p, abs, w.modelEmit)
-	qm.OnDirty(w.modelDirty)
-	return qm
+	return queue.New(p, abs, w.modelHooks)
 }
 
 // reshownLocked says that p joined or left the queues shown
@@ -174,7 +172,7 @@ func (w *Watcher) buildOneLocked(qm *queue.Model, prev *model.Queue, sv *queue.S
 		nq = queue.Build(qm, sv, stale, w.conn.Since)
 		qm.BuiltChanges = sv == nil && sem == nil && queue.ChangeShaped(qm, &nq)
 	}
-	qm.Changed, qm.Removed = qm.Changed[:0], qm.Removed[:0]
+	qm.ResetChanges()
 	if sem != nil {
 		nq = w.sems.buildLocked(qm, prev, sem, nq, sv, now)
 	}

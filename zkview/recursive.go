@@ -494,7 +494,7 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []strin
 		return
 	}
 	defer w.mu.Unlock()
-	pw.lastList, pw.lastSize = issued, len(order.Entries)
+	pw.lastList, pw.lastSize = issued, int32(len(order.Entries))
 	qm.ApplyChange(order, touched, before, got, issued, w.cfg.Now(), evAt)
 	w.stats.changeMerges++
 	pw.applyCost = cost + time.Since(start)
@@ -509,7 +509,7 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []strin
 // ephemeral lock's node), or one a semaphore reads beside its own.
 func (rw *recursiveWatch) deltaFitsLocked(qm *queue.Model) bool {
 	pw, w := rw.pw, rw.pw.w
-	if !qm.Seen || qm.State != model.PathPresent || qm.Lone != nil || len(qm.Order.Entries) == 0 || len(qm.Order.Other) > 0 {
+	if !qm.Seen || qm.State != model.PathPresent || qm.Lone() != nil || len(qm.Order.Entries) == 0 || len(qm.Order.Other) > 0 {
 		return false
 	}
 	if _, isAux := w.sems.auxOf[pw.path]; isAux {

@@ -11,8 +11,10 @@ package zkview
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"testing"
@@ -300,6 +302,9 @@ func benchRootRSS(b *testing.B, n int, nodesOf func(int) int) {
 	c := testCluster(b)
 	root := testPath(b)
 	held := wideTree(b, rawConn(b, c.Servers()), root, n, nodesOf)
+	if os.Getenv("ZKVIEW_HEAP_PROFILE") != "" {
+		runtime.MemProfileRate = 512 // finer than the default: the profile is per parent
+	}
 	var rssGC, heap float64
 	for b.Loop() {
 		mon := session(b, c.Servers(), lockops.WithSessionTimeout(30*time.Second))
@@ -326,6 +331,7 @@ func benchRootRSS(b *testing.B, n int, nodesOf func(int) int) {
 		debug.FreeOSMemory()
 		runtime.ReadMemStats(&m1)
 		r2 := rssBytes(b)
+		writeHeapProfile(b)
 		runtime.KeepAlive(snap)
 		w.Close()
 		mon.Close()
@@ -335,4 +341,22 @@ func benchRootRSS(b *testing.B, n int, nodesOf func(int) int) {
 	per := float64(b.N) * float64(n)
 	b.ReportMetric(rssGC/per, "rss-gc-bytes/parent")
 	b.ReportMetric(heap/per, "heap-bytes/parent")
+}
+
+// writeHeapProfile writes the heap profile to the file $ZKVIEW_HEAP_PROFILE
+// names, if any: -memprofile is written after the benchmark, when the
+// Watcher whose memory it measures is gone.
+func writeHeapProfile(b *testing.B) {
+	name := os.Getenv("ZKVIEW_HEAP_PROFILE")
+	if name == "" {
+		return
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
 }

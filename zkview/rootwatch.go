@@ -430,9 +430,6 @@ func (rw *recursiveWatch) discoveryDelta(added, removed []string) bool {
 		}
 	}
 	if len(added) > 0 && pw.depth < w.cfg.MaxDepth {
-		if pw.kids == nil {
-			pw.kids = map[string]bool{}
-		}
 		for _, k := range added {
 			pw.discoverOneLocked(k, now)
 		}

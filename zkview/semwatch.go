@@ -139,7 +139,7 @@ func (s *semaphores) listingLocked(pw *pathWatch, kids []string) {
 	if kind == queue.SemKazoo && pw.discover {
 		for _, k := range kids {
 			if lockops.IsHex32(k) {
-				pw.kids[k] = true
+				pw.followKid(k)
 			}
 		}
 	}
@@ -152,7 +152,11 @@ func (s *semaphores) listingLocked(pw *pathWatch, kids []string) {
 func (s *semaphores) kazooLockBesideLocked(p string) bool {
 	w := s.w
 	gp := w.paths[path.Dir(p)]
-	return p != "/" && gp != nil && gp.kids[path.Base(p)+queue.KazooLockSuffix]
+	if p == "/" || gp == nil {
+		return false
+	}
+	_, ok := gp.kids[path.Base(p)+queue.KazooLockSuffix]
+	return ok
 }
 
 // holdAuxLocked makes a part of owner's semaphore: watched, with a model,
@@ -429,8 +433,8 @@ func leaseNode(name string, seq int32, r *queue.Record, sv *queue.ServerView) mo
 	n := model.Node{Name: name, Seq: seq}
 	if r != nil && r.Fetched {
 		n.Session, n.Data, n.DataLen = r.Session, r.Data, r.DataLen
-		n.Ctime, n.Mtime, n.Version, n.Czxid = r.Ctime, r.Mtime, r.Version, r.Czxid
-		n.Since, n.SinceExact = r.Ctime, true
+		n.Ctime, n.Mtime, n.Version, n.Czxid = r.Ctime(), r.Mtime(), r.Version, r.Czxid
+		n.Since, n.SinceExact = r.Ctime(), true
 		if sv != nil {
 			n.Client = sv.Clients[r.Session]
 		}
@@ -453,7 +457,7 @@ func (st *semState) curatorLeases(parts *queue.SemParts, lq *queue.Model, sv *qu
 			parts.NotLeases = append(parts.NotLeases, k)
 			continue
 		}
-		r := lq.Nodes[k]
+		r := lq.Nodes.Of(k)
 		if r != nil && r.Fetched && r.Session == 0 {
 			parts.NotLeases = append(parts.NotLeases, k) // persistent: no lease
 			continue

@@ -187,7 +187,7 @@ func (p *serverPoller) narrateLinksLocked(old, sv *queue.ServerView) {
 	for _, p := range w.sortedPaths {
 		qm := w.queues[p]
 		for _, e := range qm.Order.Entries {
-			r := qm.Nodes[e.Name]
+			r := qm.Nodes.Of(e.Name)
 			if r == nil || e.Watches == "" || e.Believes != lockops.RoleWaiting {
 				continue
 			}

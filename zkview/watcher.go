@@ -101,8 +101,7 @@ type Watcher struct {
 	sysPaths  []string
 	builtOnce bool
 	// The hooks every model is made with (newModelLocked).
-	modelEmit  func(model.Change)
-	modelDirty func(*queue.Model)
+	modelHooks *queue.Hooks
 	cycles     cycleTimers // its cycles between publishes (cycles.go)
 
 	// roots: the roots read whole (rootwatch.go), whose first read's
@@ -576,7 +575,7 @@ func (w *Watcher) readConnState() {
 			// with its parent's next listing (a revoke may have changed
 			// them while no watch was set).
 			for _, qm := range w.queues {
-				for _, r := range qm.Nodes {
+				for _, r := range qm.Nodes.All() {
 					r.Fetched = false
 				}
 			}
@@ -647,7 +646,7 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 	}
 	f.via = nil
 	ctx, cancel := context.WithCancel(w.ctx)
-	pw := &pathWatch{w: w, path: p, abs: w.s.Abs(p), pathFlags: f, ctx: ctx, cancel: cancel, kids: map[string]bool{}}
+	pw := &pathWatch{w: w, path: p, abs: w.s.Abs(p), pathFlags: f, ctx: ctx, cancel: cancel, kids: map[string]struct{}{}}
 	w.paths[p] = pw
 	if !f.keep() {
 		w.discovered++

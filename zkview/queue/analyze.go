@@ -16,17 +16,17 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 	q := model.Queue{
 		Path:     qm.Path,
 		State:    qm.State,
-		Err:      qm.err,
+		Err:      qm.errText(),
 		Other:    slices.Clone(qm.Order.Other),
-		Handoffs: slices.Clone(qm.handoffs),
-		Depth:    slices.Clone(qm.depth),
+		Handoffs: slices.Clone(qm.handoffList()),
+		Depth:    qm.publishedDepth(),
 		ListedAt: qm.listedAt,
 	}
 	aq := believed(qm, sv)
 	entries := aq.Entries
 	nodes := make([]model.Node, len(entries))
 	for i, e := range entries {
-		nodes[i] = nodeOf(qm, e, qm.Nodes[e.Name], sv)
+		nodes[i] = nodeOf(qm, e, qm.Nodes.Of(e.Name), sv)
 	}
 	q.Nodes = model.NodesOf(nodes...)
 
@@ -90,7 +90,7 @@ func nodeOf(qm *Model, e lockops.Entry, r *Record, sv *ServerView) model.Node {
 		Believes: e.Believes, Watches: e.Watches, Predecessor: e.Predecessor}
 	if r != nil {
 		n.Session, n.Data, n.DataLen = r.Session, r.Data, r.DataLen
-		n.Ctime, n.Mtime, n.Version, n.Czxid = r.Ctime, r.Mtime, r.Version, r.Czxid
+		n.Ctime, n.Mtime, n.Version, n.Czxid = r.Ctime(), r.Mtime(), r.Version, r.Czxid
 		n.Since, n.SinceExact = r.since, r.exact
 		n.Link = judgeLink(qm, e, r, sv)
 		if sv != nil {
@@ -120,11 +120,11 @@ func believed(qm *Model, sv *ServerView) lockops.Ordering {
 	aq := lockops.Ordering{Entries: slices.Clone(qm.Order.Entries), Other: qm.Order.Other}
 	for i := range aq.Entries {
 		e := &aq.Entries[i]
-		*e = believedEntry(qm, *e, qm.Nodes[e.Name], sv)
+		*e = believedEntry(qm, *e, qm.Nodes.Of(e.Name), sv)
 	}
 	if sv != nil { // the servers' watches decide (model/serverwaits.go)
 		owner := func(i int) int64 {
-			if r := qm.Nodes[aq.Entries[i].Name]; r != nil {
+			if r := qm.Nodes.Of(aq.Entries[i].Name); r != nil {
 				return r.Session
 			}
 			return 0
@@ -229,7 +229,7 @@ func herds(qm *Model, aq lockops.Ordering, sv *ServerView, nodes []model.Node) (
 		}
 	}
 	owner := func(name string) int64 {
-		if r := qm.Nodes[name]; r != nil {
+		if r := qm.Nodes.Of(name); r != nil {
 			return r.Session
 		}
 		return 0
@@ -297,7 +297,7 @@ func deadlock(qm *Model, aq lockops.Ordering, sv *ServerView) ([]string, bool) {
 	} else {
 		waiting := map[int64][]int{} // session -> its waiting nodes here
 		for i, e := range entries {
-			if r := qm.Nodes[e.Name]; r != nil && r.Session != 0 && e.Believes == lockops.RoleWaiting {
+			if r := qm.Nodes.Of(e.Name); r != nil && r.Session != 0 && e.Believes == lockops.RoleWaiting {
 				waiting[r.Session] = append(waiting[r.Session], i)
 			}
 		}

@@ -60,21 +60,19 @@ func (q *Model) ApplyChange(order lockops.Ordering, touched []int, before Prior,
 	var handoffs []model.Handoff
 	for _, i := range touched {
 		e := order.Entries[i]
-		q.Changed = append(q.Changed, e.ParsedName)
-		r, existed := q.Nodes[e.Name]
+		more := q.more()
+		more.changed = append(more.changed, e.ParsedName)
+		r, existed := q.Nodes.Get(e.Name)
 		if !existed {
 			r = gotBy[e.Name]
 			if r == nil {
 				r = &Record{} // the read failed: shown without owner, read again at the next listing
 			}
-			if q.Nodes == nil {
-				q.Nodes = map[string]*Record{}
-			}
-			q.Nodes[e.Name] = r
+			q.Nodes.Set(e.Name, r)
 			created = append(created, e)
 			r.since, r.exact = done, r.Fetched
-			if r.Fetched && r.Ctime.Before(done) {
-				r.since = r.Ctime
+			if r.Fetched && r.Ctime().Before(done) {
+				r.since = r.Ctime()
 			}
 			if e.Role == lockops.RoleHolder {
 				if from := releasedBefore(e, before.pred[e.Name], departed); from != "" {
@@ -98,18 +96,15 @@ func (q *Model) ApplyChange(order lockops.Ordering, touched []int, before Prior,
 		}
 	}
 	for i := range created {
-		r := q.Nodes[created[i].Name]
+		r := q.Nodes.Of(created[i].Name)
 		created[i].Believes, created[i].Watches = r.believes, r.watches
 	}
 	q.emitChanges(done, created, departed, func(d lockops.Entry) []string { return before.wakers[d.Name] }, handoffs)
 	for _, d := range departed {
-		delete(q.Nodes, d.Name)
-		q.Removed = append(q.Removed, d.Name)
+		q.Nodes.Delete(d.Name)
+		q.more().removed = append(q.more().removed, d.Name)
 	}
-	q.handoffs = append(q.handoffs, handoffs...)
-	if over := len(q.handoffs) - maxHandoffs; over > 0 {
-		q.handoffs = append([]model.Handoff(nil), q.handoffs[over:]...)
-	}
+	q.keepHandoffs(handoffs)
 	// kids is the last listing's: read only while the queue holds no lock
 	// node (a plain ephemeral lock), which a change here never leaves.
 	q.Kids, q.Order = nil, order

@@ -23,39 +23,39 @@ import (
 // missing watches and herds need the servers' watches), so only the nodes
 // and those two change.
 func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time) (model.Queue, bool) {
-	if prev == nil || !qm.HasBuilt || !qm.BuiltChanges || qm.relisted || qm.Lone != nil || len(qm.Order.Other) > 0 ||
+	if prev == nil || !qm.HasBuilt || !qm.BuiltChanges || qm.relisted || qm.Lone() != nil || len(qm.Order.Other) > 0 ||
 		prev.State != model.PathPresent || qm.State != model.PathPresent {
 		return model.Queue{}, false
 	}
-	changed := qm.Changed
+	changed := qm.Changed()
 	slices.SortFunc(changed, lockops.ChangeOrder)
 	changed = slices.CompactFunc(changed, func(a, b lockops.ParsedName) bool { return a.Name == b.Name })
 
 	q := model.Queue{
 		Path:     qm.Path,
 		State:    qm.State,
-		Err:      qm.err,
+		Err:      qm.errText(),
 		Type:     prev.Type,
-		Handoffs: slices.Clone(qm.handoffs),
-		Depth:    slices.Clone(qm.depth),
+		Handoffs: slices.Clone(qm.handoffList()),
+		Depth:    qm.publishedDepth(),
 		ListedAt: qm.listedAt,
 	}
 	fresh := func(e *lockops.Entry) (model.Node, bool) {
-		be := believedEntry(qm, *e, qm.Nodes[e.Name], nil)
+		be := believedEntry(qm, *e, qm.Nodes.Of(e.Name), nil)
 		if be.Believes != be.Role || be.Watches != be.Predecessor {
 			return model.Node{}, false // it leaves the shape
 		}
-		return nodeOf(qm, be, qm.Nodes[e.Name], nil), true
+		return nodeOf(qm, be, qm.Nodes.Of(e.Name), nil), true
 	}
 	entries := qm.Order.Entries
 	prevN := prev.Nodes.Len()
-	if m := len(entries); len(changed) == 0 && len(qm.Removed) > 0 && m > 0 && m < prevN &&
+	if m := len(entries); len(changed) == 0 && len(qm.Removed()) > 0 && m > 0 && m < prevN &&
 		prev.Nodes.At(m-1).Name == entries[m-1].Name {
 		// Nodes left from the tail, nothing else (the entries are prev's
 		// first m, in order): prev's nodes up to there.
 		q.Nodes = prev.Nodes.Prefix(m)
 		q.Warnings = model.SelfWaitLeft(prev, &q, m)
-	} else if n := prevN; len(qm.Removed) == 0 && len(entries) > n && n > 0 &&
+	} else if n := prevN; len(qm.Removed()) == 0 && len(entries) > n && n > 0 &&
 		(len(changed) == 0 || changed[0].Seq > prev.Nodes.At(n-1).Seq) {
 		// Nodes joined at the tail, nothing else: the new nodes go after
 		// the last build's, in its last chunk while it has room (prev's
@@ -77,13 +77,15 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 			return model.Queue{}, false
 		}
 		q.Nodes = nodes
-		if ws, ok := model.SelfWaitMerged(prev, &q, qm.Removed); ok {
+		if ws, ok := model.SelfWaitMerged(prev, &q, qm.Removed()); ok {
 			q.Warnings = ws
 		} else if sw, ok := model.SelfWaitWarning(&q); ok {
 			q.Warnings = append(q.Warnings, sw)
 		}
 	}
-	qm.Removed = qm.Removed[:0]
+	if qm.rare != nil {
+		qm.rare.removed = qm.rare.removed[:0]
+	}
 	if stale && qm.Seen {
 		q.Warnings = append(q.Warnings, staleWarning(staleSince))
 	}
@@ -99,7 +101,7 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 // self-wait.
 func ChangeShaped(qm *Model, q *model.Queue) bool {
 	qm.relisted = false
-	if q.State != model.PathPresent || q.Nodes.Len() == 0 || len(q.Other) > 0 || qm.Lone != nil {
+	if q.State != model.PathPresent || q.Nodes.Len() == 0 || len(q.Other) > 0 || qm.Lone() != nil {
 		return false
 	}
 	for _, w := range q.Warnings {

@@ -26,13 +26,13 @@ func lockName(uuid string, seq int) string  { return fmt.Sprintf("_c_%s-lock-%01
 func modelOf(t *testing.T, p string, kids []string, election bool) *Model {
 	t.Helper()
 	now := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
-	qm := New(p, p, func(model.Change) {})
+	qm := New(p, p, &Hooks{Emit: func(model.Change) {}})
 	qm.Election = election
 	var got []Fetched
 	for i, k := range kids {
 		if _, ok := lockops.ParseName(k); ok {
 			got = append(got, Fetched{Name: k, Rec: &Record{Fetched: true, Session: 0x100 + int64(i),
-				Data: []byte("participant-" + k[len(k)-1:]), DataLen: 13, Ctime: now.Add(-time.Minute)}})
+				Data: []byte("participant-" + k[len(k)-1:]), DataLen: 13, CtimeMs: now.Add(-time.Minute).UnixMilli()}})
 		}
 	}
 	qm.Apply(kids, got, now, now, now)

@@ -56,7 +56,7 @@ func LoneCandidate(name string) bool {
 // listing found one and q has no lock node: the holder, the waiters the
 // servers show, the herd warning. Type mutex.
 func plainEphemeral(q *model.Queue, qm *Model, sv *ServerView) {
-	l := qm.Lone
+	l := qm.Lone()
 	if l == nil || q.State != model.PathPresent || q.Nodes.Len() > 0 {
 		return
 	}
@@ -75,9 +75,9 @@ func plainEphemeral(q *model.Queue, qm *Model, sv *ServerView) {
 		Name: name, Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral,
 		Role: lockops.RoleHolder, Believes: lockops.RoleHolder,
 		Session: r.Session, Data: r.Data, DataLen: r.DataLen,
-		Ctime: r.Ctime, Mtime: r.Mtime, Version: r.Version, Czxid: r.Czxid,
+		Ctime: r.Ctime(), Mtime: r.Mtime(), Version: r.Version, Czxid: r.Czxid,
 		// Created holding: the hold began with the node.
-		Since: r.Ctime, SinceExact: true,
+		Since: r.Ctime(), SinceExact: true,
 	}
 	nodes := []model.Node{holder}
 	if sv != nil {

@@ -38,7 +38,7 @@ func TestPlainEphemeral(t *testing.T) {
 		w1, w2, other = int64(0x22), int64(0x33), int64(0x44)
 	)
 	ctime := time.Date(2026, 3, 14, 3, 12, 0, 0, time.UTC)
-	rec := &Record{Fetched: true, Session: owner, Data: []byte("host-a pid 7"), DataLen: 12, Ctime: ctime}
+	rec := &Record{Fetched: true, Session: owner, Data: []byte("host-a pid 7"), DataLen: 12, CtimeMs: ctime.UnixMilli()}
 	view := func(watched string, watchers ...int64) *ServerView {
 		sv := &ServerView{OK: true, Self: self, Clients: map[int64]string{owner: "10.0.0.1:5000", w1: "10.0.0.2:5000"},
 			Watchers: map[string][]int64{watched: watchers, "/x/unrelated": {other}}}
@@ -77,7 +77,7 @@ func TestPlainEphemeral(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			qm := modelOf(t, tt.path, tt.kids, tt.election)
-			qm.Lone = tt.lone
+			qm.SetLone(tt.lone)
 			q := Build(qm, tt.sv, false, time.Time{})
 			var sessions []int64
 			for _, n := range q.Nodes.All() {
@@ -127,7 +127,7 @@ func TestPlainEphemeral(t *testing.T) {
 func TestPlainEphemeralViews(t *testing.T) {
 	ctime := time.Date(2026, 3, 14, 3, 12, 0, 0, time.UTC)
 	qm := modelOf(t, "/x", []string{"owner"}, false)
-	qm.Lone = &LoneNode{"owner", &Record{Fetched: true, Session: 0x11, Ctime: ctime}}
+	qm.SetLone(&LoneNode{"owner", &Record{Fetched: true, Session: 0x11, CtimeMs: ctime.UnixMilli()}})
 	sv := &ServerView{OK: true, Watchers: map[string][]int64{"/x/owner": {0x22, 0x33}}, Clients: map[int64]string{}}
 	q := Build(qm, sv, false, time.Time{})
 	snap := &model.Snapshot{At: ctime.Add(time.Minute), ServerView: true, Queues: model.QueuesOf(q)}

@@ -9,15 +9,20 @@ import (
 
 // Record is what the model knows of one lock node: its stat and data,
 // read once, and what the Watcher saw of its roles.
+//
+// A root keeps one for each lock node of up to a million parents: the
+// server's times are kept as it tells them (Unix milliseconds) and the
+// small fields sit together, so that a Record fits in 144 bytes
+// (TestRecordSize).
 type Record struct {
-	Fetched bool // stat and data read (false: the Get failed, read again later)
 	Session int64
 	Data    []byte
-	DataLen int32
-	Ctime   time.Time
-	Mtime   time.Time
-	Version int32
+	CtimeMs int64 // the stat's ctime, Unix milliseconds (Ctime)
+	MtimeMs int64 // the stat's mtime, Unix milliseconds (Mtime)
 	Czxid   int64
+	DataLen int32
+	Version int32
+	Fetched bool // stat and data read (false: the Get failed, read again later)
 
 	role     lockops.Role
 	believes lockops.Role
@@ -32,84 +37,187 @@ type Record struct {
 	// took the lock on an earlier list or really waits is decided by the
 	// servers' watches (see believed).
 	holdUnknown  bool
-	since        time.Time
 	exact        bool
+	since        time.Time
 	watches      string
 	watchesSince time.Time // when watches took its value, as the Watcher saw
 }
 
+// Ctime is when the node was created, by the server's clock; zero when
+// not read (Fetched false).
+func (r *Record) Ctime() time.Time { return unixMilli(r.CtimeMs) }
+
+// Mtime is when the node's data was last set, by the server's clock;
+// zero when not read.
+func (r *Record) Mtime() time.Time { return unixMilli(r.MtimeMs) }
+
+// unixMilli is the time of ms, Unix milliseconds; 0 is the zero time,
+// as an unread stat's times were (no lock node was made in 1970).
+func unixMilli(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
+}
+
 // Model is one lock parent. Guarded by Watcher.mu; changed only by
 // its path's goroutine (apply, setState) and read by the builder.
+//
+// A root holds a Model for each of up to a million parents: what most
+// of them never use sits behind rare, and the flags sit together, so
+// that a Model fits in 256 bytes (TestModelSize).
 type Model struct {
 	Path, Abs string
 	State     model.PathState
-	err       string
-	Seen      bool  // listed, or seen absent: later nodes are new ones
 	czxid     int64 // the listed parent's identity (0: not listed yet)
 	Kids      []string
 	Order     lockops.Ordering
-	Nodes     map[string]*Record // the lock nodes of order (nil when none)
-	listedAt  time.Time          // when the current listing was asked for
-	EventAt   time.Time          // when its watch last fired
-	handoffs  []model.Handoff
+	Nodes     Records   // the lock nodes of order
+	listedAt  time.Time // when the current listing was asked for
+	EventAt   time.Time // when its watch last fired
 	depth     []model.DepthSample
+	hooks     *Hooks     // shared with the Watcher's other models
+	rare      *modelRare // nil until one of its fields is set
 
+	Seen bool // listed, or seen absent: later nodes are new ones
 	// HasBuilt: a Queue of the model was built and is in the Watcher's
 	// list (the Watcher keeps it there only, not a copy here).
 	HasBuilt bool
-	// dirty: changed since Built (MarkDirty); queued: handed to onDirty
+	// dirty: changed since Built (MarkDirty); queued: handed to Dirty
 	// and not taken back since (Taken), so that a build visits only the
 	// models that changed, each once.
 	dirty, queued bool
-	onDirty       func(*Model)
 	// BuiltChanges: built is of the shape that changes can update
-	// (buildQueueChanged); changed names the entries applyChange touched
+	// (BuildChanged); Changed names the entries applyChange touched
 	// since, and relisted says a listing (or a reset) was merged since:
 	// the next build is a full one.
 	BuiltChanges bool
-	Changed      []lockops.ParsedName
-	Removed      []string // nodes applyChange removed since the last build
 	relisted     bool
-
 	// Election: the config names this path an election (election.go).
 	Election bool
-	// Lone: the last listing's plain ephemeral lock node (ephemeral.go).
-	Lone *LoneNode
-
-	// emit tells the Watcher of a happening (called under its lock).
-	emit func(model.Change)
+	// depthShared: a published Queue holds depth (publishedDepth).
+	depthShared bool
 }
 
-func New(p, abs string, emit func(model.Change)) *Model {
-	return &Model{Path: p, Abs: abs, dirty: true, emit: emit}
+// modelRare is the part of a Model most lock parents never set.
+type modelRare struct {
+	err      string
+	handoffs []model.Handoff
+	changed  []lockops.ParsedName
+	removed  []string  // nodes applyChange removed since the last build
+	lone     *LoneNode // the last listing's plain ephemeral lock node (ephemeral.go)
 }
+
+// more is q's rare part, made when first needed.
+func (q *Model) more() *modelRare {
+	if q.rare == nil {
+		q.rare = &modelRare{}
+	}
+	return q.rare
+}
+
+// errText is why the parent could not be read ("" when it was).
+func (q *Model) errText() string {
+	if q.rare == nil {
+		return ""
+	}
+	return q.rare.err
+}
+
+func (q *Model) setErr(msg string) {
+	if msg != "" || q.rare != nil {
+		q.more().err = msg
+	}
+}
+
+// handoffList is the queue's handoffs, most recent last (shared: clone
+// to keep).
+func (q *Model) handoffList() []model.Handoff {
+	if q.rare == nil {
+		return nil
+	}
+	return q.rare.handoffs
+}
+
+// Changed names the entries applyChange touched since the last build
+// (ResetChanges).
+func (q *Model) Changed() []lockops.ParsedName {
+	if q.rare == nil {
+		return nil
+	}
+	return q.rare.changed
+}
+
+// Removed names the nodes applyChange removed since the last build.
+func (q *Model) Removed() []string {
+	if q.rare == nil {
+		return nil
+	}
+	return q.rare.removed
+}
+
+// ResetChanges forgets Changed and Removed: a build took them in.
+func (q *Model) ResetChanges() {
+	if q.rare != nil {
+		q.rare.changed, q.rare.removed = q.rare.changed[:0], q.rare.removed[:0]
+	}
+}
+
+// Lone is the last listing's plain ephemeral lock node (ephemeral.go),
+// nil when none.
+func (q *Model) Lone() *LoneNode {
+	if q.rare == nil {
+		return nil
+	}
+	return q.rare.lone
+}
+
+// SetLone records the last listing's plain ephemeral lock node.
+func (q *Model) SetLone(l *LoneNode) {
+	if l != nil || q.rare != nil {
+		q.more().lone = l
+	}
+}
+
+// Hooks are what a Model tells its Watcher. The Watcher's models share
+// one: a Model keeps a pointer, not two closures.
+type Hooks struct {
+	// Emit tells of a happening (called under the Watcher's lock).
+	Emit func(model.Change)
+	// Dirty is told when a model changes (the Watcher lists the models
+	// to build with it), once until Taken; nil: not told.
+	Dirty func(*Model)
+}
+
+// New makes the model of the lock parent p (abs: its path on the
+// server), telling h (kept, not copied), which is told at once that the
+// model is to be built.
+func New(p, abs string, h *Hooks) *Model {
+	q := &Model{Path: p, Abs: abs, hooks: h}
+	q.MarkDirty()
+	return q
+}
+
+// emit tells the Watcher of a happening.
+func (q *Model) emit(c model.Change) { q.hooks.Emit(c) }
 
 // IsDirty says whether the model changed since its last build.
 func (q *Model) IsDirty() bool { return q.dirty }
 
 // MarkDirty says the model changed since its last build, and tells the
-// function OnDirty set, once until Taken.
+// hooks' Dirty, once until Taken.
 func (q *Model) MarkDirty() {
 	q.dirty = true
-	if !q.queued && q.onDirty != nil {
+	if !q.queued && q.hooks != nil && q.hooks.Dirty != nil {
 		q.queued = true
-		q.onDirty(q)
+		q.hooks.Dirty(q)
 	}
 }
 
 // ClearDirty says the model is built (or needs no Queue of its own).
 func (q *Model) ClearDirty() { q.dirty = false }
 
-// OnDirty sets the function told when the model changes (the Watcher
-// lists the models to build with it); told at once if it has changed.
-func (q *Model) OnDirty(f func(*Model)) {
-	q.onDirty = f
-	if q.dirty {
-		q.MarkDirty()
-	}
-}
-
-// Taken says the function OnDirty set is to be told again at the next
+// Taken says the hooks' Dirty is to be told again at the next
 // change: its last telling was acted on.
 func (q *Model) Taken() { q.queued = false }
 
@@ -125,7 +233,7 @@ func (q *Model) CheckIdentity(czxid int64, now time.Time) {
 	if prev == 0 || prev == czxid {
 		return
 	}
-	q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, nil
+	q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, Records{}
 	q.MarkDirty()
 	q.relisted = true
 	q.emit(model.Change{At: now, Kind: model.ChangePathRecreated, Path: q.Path})
@@ -135,7 +243,7 @@ func (q *Model) CheckIdentity(czxid int64, now time.Time) {
 func (q *Model) NeedFetch(kids []string) []string {
 	var need []string
 	for _, k := range kids {
-		if r, ok := q.Nodes[k]; ok && r.Fetched {
+		if r, ok := q.Nodes.Get(k); ok && r.Fetched {
 			continue
 		}
 		if _, ok := lockops.ParseName(k); ok {
@@ -148,18 +256,19 @@ func (q *Model) NeedFetch(kids []string) []string {
 // SetState records that the parent could not be listed. Absent and NoAuth
 // empty the queue: nothing in it can be known.
 func (q *Model) SetState(st model.PathState, msg string, now time.Time) {
-	if q.State == st && q.err == msg {
+	if q.State == st && q.errText() == msg {
 		return
 	}
 	prev := q.State
-	q.State, q.err = st, msg
+	q.State = st
+	q.setErr(msg)
 	q.MarkDirty()
 	q.relisted = true
 	if st == model.PathAbsent || st == model.PathNoAuth {
 		if st == model.PathAbsent {
 			q.Seen = true
 		}
-		q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, nil
+		q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, Records{}
 		q.czxid = 0 // the parent that comes back is a new one: no second notice
 		q.sampleDepth(now, 0)
 	}
@@ -192,14 +301,11 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 	order := lockops.Order(cur)
 	m := listingMerge{path: q.Path, initial: initial, done: done, evAt: evAt}
 	m.departed, m.prevByName = departures(prev, order)
-	var nodes map[string]*Record // nil while empty: most of a root's parents are
-	if len(order.Entries) > 0 {
-		nodes = make(map[string]*Record, len(order.Entries))
-	}
+	nodes := recordsFor(len(order.Entries))
 	for _, e := range order.Entries {
-		r, existed := q.Nodes[e.Name]
+		r, existed := q.Nodes.Get(e.Name)
 		r = withFetched(r, existed, gotBy[e.Name])
-		nodes[e.Name] = r
+		nodes.Set(e.Name, r)
 		m.date(e, r, existed)
 		r.role = e.Role
 		believes, watches := r.believe(e, initial && !existed)
@@ -209,7 +315,7 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 		}
 	}
 	for i := range m.created {
-		r := nodes[m.created[i].Name]
+		r := nodes.Of(m.created[i].Name)
 		m.created[i].Believes, m.created[i].Watches = r.believes, r.watches
 	}
 
@@ -218,7 +324,8 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 	q.Kids, q.Order, q.Nodes = cur, order, nodes
 	q.relisted = true
 	q.listedAt, q.Seen = issued, true
-	q.State, q.err = model.PathPresent, ""
+	q.State = model.PathPresent
+	q.setErr("")
 	q.sampleDepth(done, len(order.Entries))
 	q.MarkDirty()
 }
@@ -269,9 +376,9 @@ func withFetched(r *Record, existed bool, f Fetched) *Record {
 	switch {
 	case existed && !r.Fetched && f.Rec != nil:
 		r.Fetched, r.Session, r.Data, r.DataLen = true, f.Rec.Session, f.Rec.Data, f.Rec.DataLen
-		r.Ctime, r.Mtime, r.Version, r.Czxid = f.Rec.Ctime, f.Rec.Mtime, f.Rec.Version, f.Rec.Czxid
+		r.CtimeMs, r.MtimeMs, r.Version, r.Czxid = f.Rec.CtimeMs, f.Rec.MtimeMs, f.Rec.Version, f.Rec.Czxid
 		if r.role == lockops.RoleWaiting {
-			r.since, r.exact = r.Ctime, true
+			r.since, r.exact = r.Ctime(), true
 		}
 	case !existed:
 		if f.Rec != nil {
@@ -306,13 +413,13 @@ func (m *listingMerge) date(e lockops.Entry, r *Record, existed bool) {
 		// a holder has held at least since now.
 		r.since, r.exact = done, false
 		if e.Role == lockops.RoleWaiting && r.Fetched {
-			r.since, r.exact = r.Ctime, true
+			r.since, r.exact = r.Ctime(), true
 		}
 	case !existed:
 		m.created = append(m.created, e)
 		r.since, r.exact = done, r.Fetched
-		if r.Fetched && r.Ctime.Before(done) {
-			r.since = r.Ctime
+		if r.Fetched && r.Ctime().Before(done) {
+			r.since = r.Ctime()
 		}
 		if e.Role == lockops.RoleHolder {
 			if from := releasedBefore(e, m.prevByName[e.Name].Predecessor, m.departed); from != "" {
@@ -350,11 +457,13 @@ func (q *Model) tellListing(m *listingMerge, prev, order lockops.Ordering) {
 // keepHandoffs adds a listing's handoffs to the queue's, the newest
 // maxHandoffs kept.
 func (q *Model) keepHandoffs(handoffs []model.Handoff) {
-	for _, h := range handoffs {
-		q.handoffs = append(q.handoffs, h)
+	if len(handoffs) == 0 {
+		return
 	}
-	if over := len(q.handoffs) - maxHandoffs; over > 0 {
-		q.handoffs = append([]model.Handoff(nil), q.handoffs[over:]...)
+	r := q.more()
+	r.handoffs = append(r.handoffs, handoffs...)
+	if over := len(r.handoffs) - maxHandoffs; over > 0 {
+		r.handoffs = append([]model.Handoff(nil), r.handoffs[over:]...)
 	}
 }
 
@@ -430,7 +539,7 @@ func (q *Model) emitChanges(at time.Time, created, departed []lockops.Entry, wak
 // waited when the Watcher knew it, and the nodes it wakes.
 func (q *Model) departure(d lockops.Entry, wakers []string, at time.Time) model.Change {
 	c := model.Change{At: at, Kind: model.ChangeGaveUp, Path: q.Path, Node: entryNode(d), Wakes: wakers}
-	if r, ok := q.Nodes[d.Name]; ok {
+	if r, ok := q.Nodes.Get(d.Name); ok {
 		// A role timed at zero is told as 1ns: zero means not timed
 		// (both read "0µs").
 		lasted := max(at.Sub(r.since), time.Nanosecond)
@@ -478,13 +587,35 @@ func wakersIn(prev lockops.Ordering, i int) []string {
 // sampleDepth keeps the largest depth of each second.
 func (q *Model) sampleDepth(at time.Time, depth int) {
 	sec := at.Truncate(time.Second)
-	if n := len(q.depth); n > 0 && q.depth[n-1].At.Equal(sec) {
-		q.depth[n-1].Depth = max(q.depth[n-1].Depth, depth)
+	n := len(q.depth)
+	if n > 0 && q.depth[n-1].At.Equal(sec) {
+		if depth > q.depth[n-1].Depth {
+			q.ownDepth(0)
+			q.depth[n-1].Depth = depth
+		}
 		return
 	}
+	q.ownDepth(1)
 	q.depth = append(q.depth, model.DepthSample{At: sec, Depth: depth})
 	if over := len(q.depth) - depthSamples; over > 0 {
 		q.depth = append([]model.DepthSample(nil), q.depth[over:]...)
+	}
+}
+
+// publishedDepth is the depth samples for a Queue being built: the
+// model's own, shared with it until the next sample (ownDepth), as most
+// of a root's parents never take another.
+func (q *Model) publishedDepth() []model.DepthSample {
+	q.depthShared = len(q.depth) > 0
+	return q.depth[:len(q.depth):len(q.depth)]
+}
+
+// ownDepth copies the depth samples, with room for more, when a
+// published Queue shares them: a sample changes only the model's.
+func (q *Model) ownDepth(more int) {
+	if q.depthShared {
+		q.depth = append(make([]model.DepthSample, 0, len(q.depth)+more), q.depth...)
+		q.depthShared = false
 	}
 }
 

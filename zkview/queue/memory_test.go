@@ -1,0 +1,55 @@
+package queue
+
+import (
+	"slices"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/zklock/zklock/model"
+)
+
+// TestModelSize holds a Model to 256 bytes: a root keeps one for each of
+// up to a million lock parents (the next size class is 288).
+func TestModelSize(t *testing.T) {
+	if n := unsafe.Sizeof(Model{}); n > 256 {
+		t.Errorf("a Model takes %d bytes, want <= 256", n)
+	}
+}
+
+// TestRecordSize holds a Record to 144 bytes: a root keeps one for each
+// lock node of up to a million parents (the next size class is 160).
+func TestRecordSize(t *testing.T) {
+	if n := unsafe.Sizeof(Record{}); n > 144 {
+		t.Errorf("a Record takes %d bytes, want <= 144", n)
+	}
+}
+
+// TestDepthSharedUntilSampled: a built Queue shares the model's depth
+// samples, and a later sample, in the same second or the next, changes
+// the model's only.
+func TestDepthSharedUntilSampled(t *testing.T) {
+	t0 := time.Date(2026, 3, 14, 3, 12, 0, 0, time.UTC)
+	qm := New("/l", "/l", &Hooks{Emit: func(model.Change) {}})
+	one := []string{"lock-0000000000"}
+	two := []string{"lock-0000000000", "lock-0000000001"}
+	qm.Apply(one, nil, t0, t0, t0)
+	q1 := Build(qm, nil, false, time.Time{})
+	qm.Apply(two, nil, t0, t0.Add(time.Millisecond), t0)
+	q2 := Build(qm, nil, false, time.Time{})
+	qm.Apply(one, nil, t0, t0.Add(time.Second), t0)
+	q3 := Build(qm, nil, false, time.Time{})
+	for _, c := range []struct {
+		name string
+		q    model.Queue
+		want []int
+	}{{"first", q1, []int{1}}, {"same second", q2, []int{2}}, {"next second", q3, []int{2, 1}}} {
+		var got []int
+		for _, s := range c.q.Depth {
+			got = append(got, s.Depth)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: depth %v, want %v", c.name, got, c.want)
+		}
+	}
+}
