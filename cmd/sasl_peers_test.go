@@ -76,8 +76,8 @@ func saslLeaderKill(t *testing.T, c *sandbox.Cluster, kind peers.Kind) {
 				// peers' holds would join in Curator style (the default)
 				// and make a Kazoo queue mixed, which the next run refuses.
 				args := append(append([]string{}, flags...), "--session-timeout", "10s", "--connect-timeout", "40s", "run", "--style", string(kind), p, "--", "sh", "-c", script)
-				if e := runThroughElection(t, id, started, func() (*proc, error) {
-					return startProc(t, bin, append([]string{"LOG=" + log, "ID=" + id}, env...), args...)
+				if e := runThroughElection(t, id, started, func(logArgs []string) (*proc, error) {
+					return startProc(t, bin, append([]string{"LOG=" + log, "ID=" + id}, env...), append(logArgs, args...)...)
 				}); e != "" {
 					errs <- e
 				}

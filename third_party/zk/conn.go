@@ -740,17 +740,20 @@ func (c *Conn) authenticate() error {
 
 	binary.BigEndian.PutUint32(buf[:4], uint32(n))
 
-	c.conn.SetWriteDeadline(time.Now().Add(c.recvTimeout * 10))
+	// zklock patch: one deadline for the whole handshake (write, length
+	// and body), a share of the session timeout (handshakeTimeout), so
+	// that a server that accepts and does not answer costs one share and
+	// the next server is tried. Upstream waited 10 x recvTimeout for each
+	// part (66.7 s at a 10 s session) and had no deadline on the body.
+	c.conn.SetDeadline(time.Now().Add(c.handshakeTimeout()))
+	defer c.conn.SetDeadline(time.Time{})
 	_, err = c.conn.Write(buf[:n+4])
-	c.conn.SetWriteDeadline(time.Time{})
 	if err != nil {
 		return err
 	}
 
 	// Receive and decode a connect response.
-	c.conn.SetReadDeadline(time.Now().Add(c.recvTimeout * 10))
 	_, err = io.ReadFull(c.conn, buf[:4])
-	c.conn.SetReadDeadline(time.Time{})
 	if err != nil {
 		return err
 	}
@@ -784,6 +787,19 @@ func (c *Conn) authenticate() error {
 	c.setState(StateHasSession)
 
 	return nil
+}
+
+// handshakeTimeout bounds one connect handshake: the session timeout
+// shared among the servers, as ZooKeeper's Java client does
+// (ClientCnxn's connectTimeout, sessionTimeout / number of hosts), so
+// that a full turn of silent servers fits in one session timeout; at
+// least connectTimeout. zklock patch.
+func (c *Conn) handshakeTimeout() time.Duration {
+	d := time.Duration(c.sessionTimeoutMs) * time.Millisecond
+	if n := c.hostProvider.Len(); n > 1 {
+		d /= time.Duration(n)
+	}
+	return max(d, c.connectTimeout)
 }
 
 func (c *Conn) sendData(req *request) error {
