@@ -97,7 +97,10 @@ func nodeList(ns []sessions.SessionNode, now time.Time, max int) string {
 			parts = append(parts, fmt.Sprintf("+%d more", len(ns)-max))
 			break
 		}
-		s := model.SanitizeString(n.Path, 0) + " " + nodeWhat(n) + model.NodeRef(n.Node, 24)
+		s := model.SanitizeString(n.Path, 0)
+		if what := nodeWhat(n) + model.NodeRef(n.Node, 24); what != "" {
+			s += " " + what // a contender with no node of its own (a plain lock's, a barrier's waiter) has none
+		}
 		if !now.IsZero() && !n.Since.IsZero() {
 			s += " (" + n.SinceBound.Mark() + model.GapText(now.Sub(n.Since)) + ")"
 		}

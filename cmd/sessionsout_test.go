@@ -112,3 +112,13 @@ func TestSessionsTextAndJSON(t *testing.T) {
 		t.Errorf("json %+v", js)
 	}
 }
+
+// TestNodeListNoNode: a contender with no node of its own (a plain
+// ephemeral lock's waiter, a barrier's) is its path alone, no space left
+// after it.
+func TestNodeListNoNode(t *testing.T) {
+	got := nodeList([]sessions.SessionNode{{Path: "/jobs/gate"}, {Path: "/locks/a", Node: "lock-0000000007"}}, time.Time{}, 4)
+	if want := "/jobs/gate, /locks/a #7"; got != want {
+		t.Fatalf("nodeList = %q, want %q", got, want)
+	}
+}
