@@ -1,11 +1,9 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,77 +14,6 @@ import (
 
 	"github.com/zklock/zklock/model"
 )
-
-// barrierDriver is a driver process of TestLsSingleBarriers: its stdin to
-// send it a line, its stdout's lines as they come.
-type barrierDriver struct {
-	name  string
-	stdin io.WriteCloser
-	lines chan string
-}
-
-// startBarrierDriver starts cmd, reads its stdout into lines, and stops
-// it when the test ends by closing its stdin.
-func startBarrierDriver(t *testing.T, name string, cmd *exec.Cmd) *barrierDriver {
-	t.Helper()
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("%s: %v: %s", name, err, recipeDriverHint)
-	}
-	d := &barrierDriver{name: name, stdin: stdin, lines: make(chan string, 16)}
-	t.Cleanup(func() {
-		stdin.Close()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("%s stderr:\n%s", name, stderr.String())
-		}
-	})
-	go func() {
-		defer close(d.lines)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			d.lines <- sc.Text()
-		}
-	}()
-	return d
-}
-
-// expect waits for the driver's next line starting with prefix (within a
-// minute: a JVM starts slowly on a loaded machine) and returns it.
-func (d *barrierDriver) expect(t *testing.T, prefix string) string {
-	t.Helper()
-	deadline := time.After(time.Minute)
-	for {
-		select {
-		case l, ok := <-d.lines:
-			if !ok {
-				t.Fatalf("%s exited before %q: %s", d.name, prefix, recipeDriverHint)
-			}
-			if strings.HasPrefix(l, prefix) {
-				return l
-			}
-		case <-deadline:
-			t.Fatalf("%s: no %q within a minute", d.name, prefix)
-		}
-	}
-}
-
-// send writes one line to the driver.
-func (d *barrierDriver) send(t *testing.T, line string) {
-	t.Helper()
-	if _, err := io.WriteString(d.stdin, line+"\n"); err != nil {
-		t.Fatalf("%s: %v", d.name, err)
-	}
-}
 
 // javaDriver compiles testdata/recipes/<class>.java against Debian's
 // Curator jars and returns the command running it with args.
@@ -154,8 +81,8 @@ func TestLsSingleBarriers(t *testing.T) {
 	servers := testCluster(t).ConnectString()
 	base := testPath(t)
 	mkdirs(t, testConn(t), base, nil)
-	curator := startBarrierDriver(t, "Curator driver", javaDriver(t, ctx, "BarrierDriver", servers, base))
-	kazoo := startBarrierDriver(t, "Kazoo driver", exec.CommandContext(ctx, "/usr/bin/python3", "testdata/recipes/barrier_kazoo.py", servers, base))
+	curator := startDriver(t, "Curator driver", javaDriver(t, ctx, "BarrierDriver", servers, base))
+	kazoo := startDriver(t, "Kazoo driver", exec.CommandContext(ctx, "/usr/bin/python3", "testdata/recipes/barrier_kazoo.py", servers, base))
 	cw := strings.Fields(curator.expect(t, "sessions "))[1:]
 	kw := strings.Fields(kazoo.expect(t, "sessions "))[1]
 	curator.expect(t, "ready")

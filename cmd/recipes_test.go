@@ -23,6 +23,27 @@ const recipeDriverHint = "run `make deps` (Debian: apt-get install libcurator-re
 // and stops it when the test ends by closing its stdin.
 func startRecipeDriver(t *testing.T, name string, cmd *exec.Cmd) {
 	t.Helper()
+	d := startDriver(t, name, cmd)
+	d.expect(t, "ready")
+	go func() {
+		for range d.lines { // what it says after, read so that it never blocks
+		}
+	}()
+}
+
+// recipeDriver is a recipe driver process (a JVM running Curator, a
+// Python running Kazoo): its stdin to send it a line, its stdout's lines
+// as they come.
+type recipeDriver struct {
+	name  string
+	stdin io.WriteCloser
+	lines chan string
+}
+
+// startDriver starts cmd, reads its stdout into lines, and stops
+// it when the test ends by closing its stdin.
+func startDriver(t *testing.T, name string, cmd *exec.Cmd) *recipeDriver {
+	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -36,32 +57,49 @@ func startRecipeDriver(t *testing.T, name string, cmd *exec.Cmd) {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("%s: %v: %s", name, err, recipeDriverHint)
 	}
+	d := &recipeDriver{name: name, stdin: stdin, lines: make(chan string, 16)}
 	t.Cleanup(func() {
 		stdin.Close()
 		cmd.Wait()
+		if t.Failed() {
+			t.Logf("%s stderr:\n%s", name, stderr.String())
+		}
 	})
-	ready := make(chan bool, 1)
 	go func() {
+		defer close(d.lines)
 		sc := bufio.NewScanner(stdout)
-		ok := false
 		for sc.Scan() {
-			if sc.Text() == "ready" && !ok {
-				ok = true
-				ready <- true
-			}
+			d.lines <- sc.Text()
 		}
-		if !ok {
-			ready <- false
-		}
-		io.Copy(io.Discard, stdout)
 	}()
-	select {
-	case ok := <-ready:
-		if !ok {
-			t.Fatalf("%s exited before it was ready: %s\n%s", name, recipeDriverHint, stderr.String())
+	return d
+}
+
+// send writes one line to the driver.
+func (d *recipeDriver) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(d.stdin, line+"\n"); err != nil {
+		t.Fatalf("%s: %v", d.name, err)
+	}
+}
+
+// expect waits for the driver's next line starting with prefix (within a
+// minute: a JVM starts slowly on a loaded machine) and returns it.
+func (d *recipeDriver) expect(t *testing.T, prefix string) string {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	for {
+		select {
+		case l, ok := <-d.lines:
+			if !ok {
+				t.Fatalf("%s exited before %q: %s", d.name, prefix, recipeDriverHint)
+			}
+			if strings.HasPrefix(l, prefix) {
+				return l
+			}
+		case <-deadline:
+			t.Fatalf("%s: no %q within a minute", d.name, prefix)
 		}
-	case <-time.After(time.Minute):
-		t.Fatalf("%s not ready within a minute:\n%s", name, stderr.String())
 	}
 }
 
