@@ -97,15 +97,7 @@ func lsSystemsJSON(t *testing.T, args ...string) map[string]model.JSONPath {
 	if code != 0 {
 		t.Fatalf("ls --json %v: code %d, stderr %q\n%s", args, code, errOut, out)
 	}
-	var paths []model.JSONPath
-	if err := json.Unmarshal([]byte(out), &paths); err != nil {
-		t.Fatalf("ls --json: %v\n%s", err, out)
-	}
-	byPath := map[string]model.JSONPath{}
-	for _, p := range paths {
-		byPath[p.Path] = p
-	}
-	return byPath
+	return decodeLsJSON(t, out)
 }
 
 // holders lists the identities of a path's nodes with role holder.
