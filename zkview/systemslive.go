@@ -75,15 +75,18 @@ func newSysLive() *sysLive {
 }
 
 // coverOf is the paths whose changes may change rec: its Path (and the
-// nodes below it, by their parent), its record and its parts, and each
-// participant's node and directory.
+// nodes below it, by their parent: systemsEventLocked), its record and
+// its parts (and theirs: Kafka's registrations), and each participant's
+// node not directly below Path.
 func coverOf(rec *systems.Recognition) []string {
 	c := append([]string{rec.Path}, rec.Parts...)
 	if rec.Record != "" {
 		c = append(c, rec.Record)
 	}
 	for _, p := range rec.Participants {
-		c = append(c, p.Path, path.Dir(p.Path))
+		if p.Path != rec.Path && path.Dir(p.Path) != rec.Path {
+			c = append(c, p.Path)
+		}
 	}
 	slices.Sort(c)
 	return slices.Compact(c)
