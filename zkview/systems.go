@@ -7,9 +7,9 @@
 //
 // Costs: Load reads once, at most loadSystemsBudget requests; a live
 // Watcher reads again every systemsEvery, at most watchSystemsBudget
-// requests, and sets no watch: the leader records beside an election are
-// as fresh as the last read (the lock parents themselves are as fresh as
-// ever). A read that stopped at its bound, or met a node it could not
+// requests, to find what is new, and between those reads follows each
+// system it recognised live (systemslive.go: a change at a path it
+// covers re-reads it at once). A read that stopped at its bound, or met a node it could not
 // read, shows what it recognised but checks no leader record
 // (Snapshot.SystemsNote says so): a record that was not read is not a
 // missing record.
