@@ -128,7 +128,8 @@ type Options struct {
 	Barriers []string
 	// Systems reads the systems' layouts (package systems: Kafka, Solr,
 	// Hadoop HA...) under the roots and paths every systemsEvery while
-	// the Watcher runs, and names them in the snapshots (systems.go).
+	// the Watcher runs, following each one recognised live in between
+	// (systemslive.go), and names them in the snapshots (systems.go).
 	// Load reads them once when it is set: a read that did not ask
 	// (release's look at one node, doctor) is not made to walk the tree.
 	Systems bool

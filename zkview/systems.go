@@ -7,9 +7,9 @@
 //
 // Costs: Load reads once, at most loadSystemsBudget requests; a live
 // Watcher reads again every systemsEvery, at most watchSystemsBudget
-// requests, and sets no watch: the leader records beside an election are
-// as fresh as the last read (the lock parents themselves are as fresh as
-// ever). A read that stopped at its bound, or met a node it could not
+// requests, to find what is new, and between those reads follows each
+// system it recognised live (systemslive.go: a change at a path it
+// covers re-reads it at once). A read that stopped at its bound, or met a node it could not
 // read, shows what it recognised but checks no leader record
 // (Snapshot.SystemsNote says so): a record that was not read is not a
 // missing record.
@@ -48,6 +48,9 @@ type systemsState struct {
 	// first: when each leader-mismatch Key was first seen, forgotten once
 	// a read no longer shows it.
 	first map[string]time.Time
+	// live follows the recognitions between reads (systemslive.go); nil
+	// for a one-shot read.
+	live *sysLive
 }
 
 // sysRec is one recognition with its participants as model nodes.
@@ -193,8 +196,12 @@ type systemsReader struct {
 // keepLocked keeps a read's recognitions, dating each leader-mismatch
 // from when its Key was first seen and telling on the event log which
 // appeared and which cleared.
-func (r systemsReader) keepLocked(recs []sysRec, complete bool, at time.Time) {
+func (r systemsReader) keepLocked(recs []sysRec, complete bool, at time.Time, ticket uint64) {
 	w := r.w
+	live := w.systems.live
+	if live != nil {
+		recs = live.keepFullLocked(recs, ticket, &w.systems)
+	}
 	old := w.systems.first
 	first := map[string]time.Time{}
 	for _, sr := range recs {
@@ -219,20 +226,30 @@ func (r systemsReader) keepLocked(recs []sysRec, complete bool, at time.Time) {
 	if !complete {
 		first = old // unchecked this time: neither cleared nor new
 	}
-	w.systems = systemsState{recs: recs, complete: complete, at: at, first: first}
+	w.systems = systemsState{recs: recs, complete: complete, at: at, first: first, live: live}
 	w.stats.systemsReads++
+	if live != nil {
+		w.indexLiveLocked()
+	}
 	w.markDirtyLocked()
 }
 
 // readOnce reads the systems' layouts and keeps them.
 func (r systemsReader) readOnce(ctx context.Context, budget int) {
 	w := r.w
+	w.mu.Lock()
+	var ticket uint64
+	if l := w.systems.live; l != nil {
+		l.ticket++
+		ticket = l.ticket
+	}
+	w.mu.Unlock()
 	recs, complete := readSystems(ctx, watcherReader{ctx, w}, w.cfg, budget)
 	if ctx.Err() != nil {
 		return
 	}
 	w.mu.Lock()
-	r.keepLocked(recs, complete, w.cfg.Now())
+	r.keepLocked(recs, complete, w.cfg.Now(), ticket)
 	w.mu.Unlock()
 	w.kickPublish()
 }
@@ -244,6 +261,9 @@ func (r systemsReader) readOnce(ctx context.Context, budget int) {
 func (r systemsReader) run() {
 	w := r.w
 	defer w.wg.Done()
+	w.mu.Lock()
+	w.systems.live = newSysLive()
+	w.mu.Unlock()
 	t := time.NewTicker(w.cfg.systemsPeriod)
 	defer t.Stop()
 	for {
