@@ -43,8 +43,8 @@ func TestBarrierUnderRootLive(t *testing.T) {
 		return fmt.Sprintf("set %d", *q.Facts.Waiters)
 	}
 	reads := func() int {
-		w.mu.Lock()
-		defer w.mu.Unlock()
+		w.Watcher.mu.Lock()
+		defer w.Watcher.mu.Unlock()
 		return w.stats.systemsReads
 	}
 	waitFor(t, w, 30*time.Second, "the barrier set, one waiter", func(s *model.Snapshot) bool { return state(s) == "set 1" })
