@@ -9,19 +9,19 @@ import (
 	"github.com/zklock/zklock/model"
 )
 
-// TestModelSize holds a Model to 256 bytes: a root keeps one for each of
-// up to a million lock parents (the next size class is 288).
+// TestModelSize holds a Model to 240 bytes: a root keeps one for each of
+// up to a million lock parents (the next size class is 256).
 func TestModelSize(t *testing.T) {
-	if n := unsafe.Sizeof(Model{}); n > 256 {
-		t.Errorf("a Model takes %d bytes, want <= 256", n)
+	if n := unsafe.Sizeof(Model{}); n > 240 {
+		t.Errorf("a Model takes %d bytes, want <= 240", n)
 	}
 }
 
-// TestRecordSize holds a Record to 144 bytes: a root keeps one for each
-// lock node of up to a million parents (the next size class is 160).
+// TestRecordSize holds a Record to 128 bytes: a root keeps one for each
+// lock node of up to a million parents (the next size class is 144).
 func TestRecordSize(t *testing.T) {
-	if n := unsafe.Sizeof(Record{}); n > 144 {
-		t.Errorf("a Record takes %d bytes, want <= 144", n)
+	if n := unsafe.Sizeof(Record{}); n > 128 {
+		t.Errorf("a Record takes %d bytes, want <= 128", n)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 //
 // A root keeps one for each lock node of up to a million parents: the
 // server's times are kept as it tells them (Unix milliseconds) and the
-// small fields sit together, so that a Record fits in 144 bytes
+// small fields sit together, so that a Record fits in 128 bytes
 // (TestRecordSize).
 type Record struct {
 	Session int64
@@ -36,11 +36,22 @@ type Record struct {
 	// sequence order that its recipe's replay would make wait; whether it
 	// took the lock on an earlier list or really waits is decided by the
 	// servers' watches (see believed).
-	holdUnknown  bool
-	exact        bool
-	since        time.Time
-	watches      string
-	watchesSince time.Time // when watches took its value, as the Watcher saw
+	holdUnknown bool
+	exact       bool
+	since       time.Time
+	watches     string
+	// watchesSince is when watches took its value, as the Watcher saw,
+	// Unix nanoseconds (0: never): it is only compared, and a time
+	// would take the Record to 144 bytes.
+	watchesSince int64
+}
+
+// unixNano is t in Unix nanoseconds, 0 for the zero time.
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }
 
 // Ctime is when the node was created, by the server's clock; zero when
@@ -65,19 +76,20 @@ func unixMilli(ms int64) time.Time {
 //
 // A root holds a Model for each of up to a million parents: what most
 // of them never use sits behind rare, and the flags sit together, so
-// that a Model fits in 256 bytes (TestModelSize).
+// that a Model fits in 240 bytes (TestModelSize): its path on the server
+// (Abs) is kept apart only where it differs (a chroot).
 type Model struct {
-	Path, Abs string
-	State     model.PathState
-	czxid     int64 // the listed parent's identity (0: not listed yet)
-	Kids      []string
-	Order     lockops.Ordering
-	Nodes     Records   // the lock nodes of order
-	listedAt  time.Time // when the current listing was asked for
-	EventAt   time.Time // when its watch last fired
-	depth     []model.DepthSample
-	hooks     *Hooks     // shared with the Watcher's other models
-	rare      *modelRare // nil until one of its fields is set
+	Path     string
+	State    model.PathState
+	czxid    int64 // the listed parent's identity (0: not listed yet)
+	Kids     []string
+	Order    lockops.Ordering
+	Nodes    Records   // the lock nodes of order
+	listedAt time.Time // when the current listing was asked for
+	EventAt  time.Time // when its watch last fired
+	depth    []model.DepthSample
+	hooks    *Hooks     // shared with the Watcher's other models
+	rare     *modelRare // nil until one of its fields is set
 
 	Seen bool // listed, or seen absent: later nodes are new ones
 	// HasBuilt: a Queue of the model was built and is in the Watcher's
@@ -101,6 +113,7 @@ type Model struct {
 
 // modelRare is the part of a Model most lock parents never set.
 type modelRare struct {
+	abs      string // the path on the server, when not Path (a chroot)
 	err      string
 	handoffs []model.Handoff
 	changed  []lockops.ParsedName
@@ -114,6 +127,14 @@ func (q *Model) more() *modelRare {
 		q.rare = &modelRare{}
 	}
 	return q.rare
+}
+
+// Abs is the lock parent's path on the server (Path below a chroot).
+func (q *Model) Abs() string {
+	if q.rare == nil || q.rare.abs == "" {
+		return q.Path
+	}
+	return q.rare.abs
 }
 
 // errText is why the parent could not be read ("" when it was).
@@ -193,7 +214,10 @@ type Hooks struct {
 // server), telling h (kept, not copied), which is told at once that the
 // model is to be built.
 func New(p, abs string, h *Hooks) *Model {
-	q := &Model{Path: p, Abs: abs, hooks: h}
+	q := &Model{Path: p, hooks: h}
+	if abs != p {
+		q.more().abs = abs
+	}
 	q.MarkDirty()
 	return q
 }
@@ -311,7 +335,7 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 		believes, watches := r.believe(e, initial && !existed)
 		r.believes = believes
 		if !existed || r.watches != watches {
-			r.watches, r.watchesSince = watches, done
+			r.watches, r.watchesSince = watches, unixNano(done)
 		}
 	}
 	for i := range m.created {
