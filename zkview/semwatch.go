@@ -304,11 +304,11 @@ func (s *semaphores) fetchParts(ctx context.Context, pw *pathWatch, kids []strin
 		}
 	}
 	w.mu.Unlock()
-	if st == nil || st.kind != queue.SemKazoo || pw.abs == "/" {
+	if st == nil || st.kind != queue.SemKazoo || pw.absPath() == "/" {
 		return
 	}
 	got := pw.fetch(ctx, need)
-	data := pw.fetchOne(ctx, pw.path, path.Base(pw.abs))
+	data := pw.fetchOne(ctx, pw.path, path.Base(pw.absPath()))
 	if ctx.Err() != nil {
 		return
 	}
