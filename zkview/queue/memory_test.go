@@ -53,3 +53,28 @@ func TestDepthSharedUntilSampled(t *testing.T) {
 		}
 	}
 }
+
+// TestAbsKeptOnlyWhenNotDerived: a Model's path on the server is what it
+// was made with, kept apart (its rare part) only when the hooks do not
+// derive it from the path: below a chroot a root's parents keep no copy.
+func TestAbsKeptOnlyWhenNotDerived(t *testing.T) {
+	chroot := func(p string) string { return "/app" + p }
+	for _, c := range []struct {
+		name, p, abs string
+		hooks        *Hooks
+		kept         bool
+	}{
+		{"no chroot", "/l", "/l", &Hooks{}, false},
+		{"chroot derived", "/l", "/app/l", &Hooks{Abs: chroot}, false},
+		{"chroot not derived", "/l", "/app/l", &Hooks{}, true},
+		{"derived otherwise", "/l", "/other/l", &Hooks{Abs: chroot}, true},
+	} {
+		qm := New(c.p, c.abs, c.hooks)
+		if got := qm.Abs(); got != c.abs {
+			t.Errorf("%s: Abs %q, want %q", c.name, got, c.abs)
+		}
+		if kept := qm.rare != nil; kept != c.kept {
+			t.Errorf("%s: a rare part %v, want %v", c.name, kept, c.kept)
+		}
+	}
+}

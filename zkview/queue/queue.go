@@ -113,7 +113,7 @@ type Model struct {
 
 // modelRare is the part of a Model most lock parents never set.
 type modelRare struct {
-	abs      string // the path on the server, when not Path (a chroot)
+	abs      string // the path on the server, when neither Path nor what Hooks.Abs says
 	err      string
 	handoffs []model.Handoff
 	changed  []lockops.ParsedName
@@ -131,10 +131,13 @@ func (q *Model) more() *modelRare {
 
 // Abs is the lock parent's path on the server (Path below a chroot).
 func (q *Model) Abs() string {
-	if q.rare == nil || q.rare.abs == "" {
-		return q.Path
+	switch {
+	case q.rare != nil && q.rare.abs != "":
+		return q.rare.abs
+	case q.hooks != nil && q.hooks.Abs != nil:
+		return q.hooks.Abs(q.Path)
 	}
-	return q.rare.abs
+	return q.Path
 }
 
 // errText is why the parent could not be read ("" when it was).
@@ -208,6 +211,9 @@ type Hooks struct {
 	// Dirty is told when a model changes (the Watcher lists the models
 	// to build with it), once until Taken; nil: not told.
 	Dirty func(*Model)
+	// Abs turns a path into the server's (a chroot applied), so that a
+	// Model below a chroot need not keep both; nil: the same path.
+	Abs func(string) string
 }
 
 // New makes the model of the lock parent p (abs: its path on the
@@ -215,7 +221,7 @@ type Hooks struct {
 // model is to be built.
 func New(p, abs string, h *Hooks) *Model {
 	q := &Model{Path: p, hooks: h}
-	if abs != p {
+	if abs != p && (h == nil || h.Abs == nil || h.Abs(p) != abs) {
 		q.more().abs = abs
 	}
 	q.MarkDirty()
