@@ -628,16 +628,17 @@ func (pw *pathWatch) fetchOne(ctx context.Context, p, name string) queue.Fetched
 		return queue.Fetched{Name: name}
 	}
 	keep := min(len(g.data), w.cfg.DataBytes)
-	return queue.Fetched{Name: name, Rec: &queue.Record{
+	rec := &queue.Record{
 		Fetched: true,
 		Session: g.st.EphemeralOwner,
-		Data:    slices.Clone(g.data[:keep]),
 		DataLen: g.st.DataLength,
 		CtimeMs: g.st.Ctime,
 		MtimeMs: g.st.Mtime,
 		Version: g.st.Version,
 		Czxid:   g.st.Czxid,
-	}}
+	}
+	rec.SetData(g.data[:keep])
+	return queue.Fetched{Name: name, Rec: rec}
 }
 
 // fetchLone reads the node that would make pw a plain ephemeral lock

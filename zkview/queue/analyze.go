@@ -89,7 +89,7 @@ func nodeOf(qm *Model, e lockops.Entry, r *Record, sv *ServerView) model.Node {
 	n := model.Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role,
 		Believes: e.Believes, Watches: e.Watches, Predecessor: e.Predecessor}
 	if r != nil {
-		n.Session, n.Data, n.DataLen = r.Session, r.Data, r.DataLen
+		n.Session, n.Data, n.DataLen = r.Session, r.DataBytes(), r.DataLen
 		n.Ctime, n.Mtime, n.Version, n.Czxid = r.Ctime(), r.Mtime(), r.Version, r.Czxid
 		n.Since, n.SinceExact = r.since, r.exact
 		n.Link = judgeLink(qm, e, r, sv)

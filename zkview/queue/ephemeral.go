@@ -74,7 +74,7 @@ func plainEphemeral(q *model.Queue, qm *Model, sv *ServerView) {
 	holder := model.Node{
 		Name: name, Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral,
 		Role: lockops.RoleHolder, Believes: lockops.RoleHolder,
-		Session: r.Session, Data: r.Data, DataLen: r.DataLen,
+		Session: r.Session, Data: r.DataBytes(), DataLen: r.DataLen,
 		Ctime: r.Ctime(), Mtime: r.Mtime(), Version: r.Version, Czxid: r.Czxid,
 		// Created holding: the hold began with the node.
 		Since: r.Ctime(), SinceExact: true,

@@ -17,11 +17,11 @@ func TestModelSize(t *testing.T) {
 	}
 }
 
-// TestRecordSize holds a Record to 128 bytes: a root keeps one for each
-// lock node of up to a million parents (the next size class is 144).
+// TestRecordSize holds a Record to 112 bytes: a root keeps one for each
+// lock node of up to a million parents (the next size class is 128).
 func TestRecordSize(t *testing.T) {
-	if n := unsafe.Sizeof(Record{}); n > 128 {
-		t.Errorf("a Record takes %d bytes, want <= 128", n)
+	if n := unsafe.Sizeof(Record{}); n > 112 {
+		t.Errorf("a Record takes %d bytes, want <= 112", n)
 	}
 }
 
@@ -75,6 +75,23 @@ func TestAbsKeptOnlyWhenNotDerived(t *testing.T) {
 		}
 		if kept := qm.rare != nil; kept != c.kept {
 			t.Errorf("%s: a rare part %v, want %v", c.name, kept, c.kept)
+		}
+	}
+}
+
+// TestRecordDataNullAndEmpty: a Record keeps its data as a string, and
+// the published Node's Data still tells a null data (nil) from an empty
+// one (empty, not nil): JSON encodes the two apart.
+func TestRecordDataNullAndEmpty(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		in   []byte
+	}{{"null", nil}, {"empty", []byte{}}, {"some", []byte("host-a pid 7")}} {
+		var r Record
+		r.SetData(c.in)
+		got := r.DataBytes()
+		if (got == nil) != (c.in == nil) || string(got) != string(c.in) {
+			t.Errorf("%s: data %#v, want %#v", c.name, got, c.in)
 		}
 	}
 }

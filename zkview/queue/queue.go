@@ -2,6 +2,7 @@ package queue
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
@@ -12,11 +13,14 @@ import (
 //
 // A root keeps one for each lock node of up to a million parents: the
 // server's times are kept as it tells them (Unix milliseconds) and the
-// small fields sit together, so that a Record fits in 128 bytes
+// small fields sit together, so that a Record fits in 112 bytes
 // (TestRecordSize).
 type Record struct {
 	Session int64
-	Data    []byte
+	// Data is the node's first bytes, kept as a string: 16 bytes, not a
+	// slice's 24, so that a Record fits in 112 bytes; the published Node
+	// shares its bytes (DataBytes). SetData sets it from a read.
+	Data    string
 	CtimeMs int64 // the stat's ctime, Unix milliseconds (Ctime)
 	MtimeMs int64 // the stat's mtime, Unix milliseconds (Mtime)
 	Czxid   int64
@@ -38,8 +42,11 @@ type Record struct {
 	// servers' watches (see believed).
 	holdUnknown bool
 	exact       bool
-	since       time.Time
-	watches     string
+	// dataSet: the node has data, if empty (a null Data is nil in the
+	// published Node, an empty one empty: the two encode apart).
+	dataSet bool
+	since   time.Time
+	watches string
 	// watchesSince is when watches took its value, as the Watcher saw,
 	// Unix nanoseconds (0: never): it is only compared, and a time
 	// would take the Record to 144 bytes.
@@ -52,6 +59,30 @@ func unixNano(t time.Time) int64 {
 		return 0
 	}
 	return t.UnixNano()
+}
+
+// SetData makes b (copied) r's data.
+func (r *Record) SetData(b []byte) { r.Data, r.dataSet = string(b), b != nil }
+
+// DataBytes is r's data as the published Node's Data: the string's own
+// bytes, not a copy (a published Node is never changed); nil for a null
+// data, as read.
+func (r *Record) DataBytes() []byte {
+	if r.Data == "" && r.dataSet {
+		return noBytes
+	}
+	return bytesOf(r.Data)
+}
+
+// noBytes is the data of a node whose data is empty (not null).
+var noBytes = []byte{}
+
+// bytesOf is s's bytes, shared: the caller must not change them.
+func bytesOf(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // Ctime is when the node was created, by the server's clock; zero when
@@ -405,7 +436,7 @@ func departures(prev, order lockops.Ordering) ([]lockops.Entry, map[string]locko
 func withFetched(r *Record, existed bool, f Fetched) *Record {
 	switch {
 	case existed && !r.Fetched && f.Rec != nil:
-		r.Fetched, r.Session, r.Data, r.DataLen = true, f.Rec.Session, f.Rec.Data, f.Rec.DataLen
+		r.Fetched, r.Session, r.Data, r.dataSet, r.DataLen = true, f.Rec.Session, f.Rec.Data, f.Rec.dataSet, f.Rec.DataLen
 		r.CtimeMs, r.MtimeMs, r.Version, r.Czxid = f.Rec.CtimeMs, f.Rec.MtimeMs, f.Rec.Version, f.Rec.Czxid
 		if r.role == lockops.RoleWaiting {
 			r.since, r.exact = r.Ctime(), true
