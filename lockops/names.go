@@ -45,17 +45,22 @@ import (
 // ParsedName is one parsed child name: what its name alone tells (recipe,
 // kind, sequence). zkview.ParsedName is the same node as the console shows it,
 // with what the servers tell of it (owner, data, watches).
+//
+// The strings come first and the small fields after them, together: a
+// ParsedName takes 40 bytes, not 48, and an ordering's Entry 80, not 96
+// (a watched root keeps one for each lock node of up to a million
+// parents; TestEntrySize).
 type ParsedName struct {
 	Name string
+	// GUID is the protection id: Curator's 36-character uuid or
+	// go-zookeeper's 32 hex digits after "_c_", or Kazoo's 32-hex uuid;
+	// "" otherwise. It finds a node again after a lost create reply.
+	GUID string
 	// Seq is the signed 32-bit counter ZooKeeper formatted with %010d
 	// (negative after the counter wraps).
 	Seq    int32
 	Kind   Kind // KindOther when not a lock node
 	Recipe Recipe
-	// GUID is the protection id: Curator's 36-character uuid or
-	// go-zookeeper's 32 hex digits after "_c_", or Kazoo's 32-hex uuid;
-	// "" otherwise. It finds a node again after a lost create reply.
-	GUID string
 	// Latch: a Curator LeaderLatch participant (_c_<uuid>-latch-<seq>),
 	// Recipe curator, Kind mutex; its holder is the election's leader.
 	Latch bool

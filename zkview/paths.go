@@ -19,12 +19,13 @@ import (
 // pathFlags say why a path is watched; a path may be watched for several
 // reasons at once (a configured lock parent under a root).
 type pathFlags struct {
-	explicit bool // in Options.Paths: a queue even while empty or absent
-	root     bool // in Options.Roots: watched while absent
-	discover bool // under a root: its children are searched
-	depth    int  // levels below its root
+	explicit bool  // in Options.Paths: a queue even while empty or absent
+	root     bool  // in Options.Roots: watched while absent
+	discover bool  // under a root: its children are searched
+	depth    int32 // levels below its root (beside the flags: 8 bytes, not 16)
 	// via is the root watch that covers the path when it was found
-	// below a root watched whole (rootwatch.go); nil: a watch of its own.
+	// below a root watched whole (rootwatch.go), and then while pw.rp
+	// is set (rootOf); nil: a watch of its own.
 	via *rootWatch
 }
 
@@ -35,24 +36,60 @@ func (f pathFlags) keep() bool { return f.explicit || f.root }
 // children watch (run): it lists the path, merges what it read into the
 // Watcher's model and waits for the next change. Its fields are guarded by
 // Watcher.mu, which its methods named ...Locked require held.
+//
+// A root keeps one for each of up to a million parents: what only a huge
+// queue uses sits behind huge, the path on the server is asked of the
+// session (absPath), and the small fields sit together, so that a
+// pathWatch fits in 96 bytes (TestPathWatchSize).
 type pathWatch struct {
-	w         *Watcher // the Watcher it follows the path for: its lock, model and session
-	path, abs string
+	w    *Watcher // the Watcher it follows the path for: its lock, model and session
+	path string
 	pathFlags
 	ctx     context.Context
 	cancel  context.CancelFunc
 	kids    map[string]struct{} // children watched for discovery (a root's: one a parent)
 	read    bool                // read once: counted out of initPending
 	removed bool
-	// lastSize beside the flags, an int32 (as a stat's numChildren is):
-	// a pathWatch fits in 144 bytes, not 160 (one per parent of a
-	// root).
-	lastSize  int32
-	lastList  time.Time
-	applyCost time.Duration // CPU time of the last merge (Order and diff)
+	// busy and relist are the root's work for the path (rp): queued or
+	// being worked on, and to be listed (first read, re-sync).
+	busy, relist bool
+	// lastSize, an int32 (as a stat's numChildren is), beside the flags.
+	lastSize int32
+	huge     *hugeList // the last listing's time and cost, when huge
 	// rp: the path is watched through its root's recursive watch, with
 	// no goroutine of its own (rootwatch.go); nil otherwise.
 	rp *rootPath
+}
+
+// hugeList is when a huge queue (more than hugeQueue children) was last
+// listed and what merging that listing cost: its next listing waits for
+// them (spaceHugeRelist).
+type hugeList struct {
+	at   time.Time
+	cost time.Duration // CPU time of the last merge (Order and diff)
+}
+
+// absPath is pw's path on the server.
+func (pw *pathWatch) absPath() string { return pw.w.s.Abs(pw.path) }
+
+// listedLocked notes a listing of size children asked for at issued.
+func (pw *pathWatch) listedLocked(issued time.Time, size int) {
+	pw.lastSize = int32(size)
+	if size <= hugeQueue {
+		pw.huge = nil
+		return
+	}
+	if pw.huge == nil {
+		pw.huge = &hugeList{}
+	}
+	pw.huge.at = issued
+}
+
+// mergedLocked notes what merging the last listing cost.
+func (pw *pathWatch) mergedLocked(cost time.Duration) {
+	if pw.huge != nil {
+		pw.huge.cost = cost
+	}
 }
 
 // removeLocked stops watching pw and, recursively, what was found
@@ -114,7 +151,7 @@ func (pw *pathWatch) ensureQueueLocked() *queue.Model {
 	if qm, ok := w.queues[pw.path]; ok {
 		return qm
 	}
-	qm := w.newModelLocked(pw.path, pw.abs)
+	qm := w.newModelLocked(pw.path, pw.absPath())
 	qm.Election = w.cfg.isElection(pw.path)
 	w.queues[pw.path] = qm
 	i, _ := slices.BinarySearch(w.sortedPaths, pw.path)
@@ -352,9 +389,14 @@ func waitPath(ctx context.Context, watch <-chan zk.Event, resync <-chan struct{}
 func (pw *pathWatch) spaceHugeRelist(ctx context.Context) {
 	w := pw.w
 	w.mu.Lock()
-	last, size, cost := pw.lastList, int(pw.lastSize), pw.applyCost
+	size, huge := int(pw.lastSize), pw.huge
+	var last time.Time
+	var cost time.Duration
+	if huge != nil {
+		last, cost = huge.at, huge.cost
+	}
 	w.mu.Unlock()
-	if size <= hugeQueue {
+	if size <= hugeQueue || huge == nil {
 		return
 	}
 	// At least twice what merging the last listing cost: a busy huge
@@ -414,7 +456,7 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 		return
 	}
 	now := w.cfg.Now()
-	pw.lastList, pw.lastSize = issued, int32(len(kids))
+	pw.listedLocked(issued, len(kids))
 	w.sems.listingLocked(pw, kids) // before discovery (semwatch.go)
 	if pw.discover {
 		pw.discoverLocked(kids)
@@ -453,7 +495,7 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 			start := time.Now()
 			qm.Apply(kids, got, issued, w.cfg.Now(), evAt)
 			qm.SetLone(lone)
-			pw.applyCost = time.Since(start)
+			pw.mergedLocked(time.Since(start))
 		}
 		pw.setReadLocked()
 		w.markDirtyLocked()
@@ -490,7 +532,7 @@ func (pw *pathWatch) discoverLocked(kids []string) {
 			}
 		}
 	}
-	if pw.depth >= w.cfg.MaxDepth {
+	if int(pw.depth) >= w.cfg.MaxDepth {
 		return
 	}
 	for _, k := range kids {
@@ -586,16 +628,17 @@ func (pw *pathWatch) fetchOne(ctx context.Context, p, name string) queue.Fetched
 		return queue.Fetched{Name: name}
 	}
 	keep := min(len(g.data), w.cfg.DataBytes)
-	return queue.Fetched{Name: name, Rec: &queue.Record{
+	rec := &queue.Record{
 		Fetched: true,
 		Session: g.st.EphemeralOwner,
-		Data:    slices.Clone(g.data[:keep]),
 		DataLen: g.st.DataLength,
 		CtimeMs: g.st.Ctime,
 		MtimeMs: g.st.Mtime,
 		Version: g.st.Version,
 		Czxid:   g.st.Czxid,
-	}}
+	}
+	rec.SetData(g.data[:keep])
+	return queue.Fetched{Name: name, Rec: rec}
 }
 
 // fetchLone reads the node that would make pw a plain ephemeral lock
@@ -613,10 +656,10 @@ func fetchLone(ctx context.Context, pw *pathWatch, isQueue bool, kids []string) 
 		w.mu.Lock()
 		explicit := pw.explicit
 		w.mu.Unlock()
-		if !explicit || pw.abs == "/" {
+		if !explicit || pw.absPath() == "/" {
 			return nil
 		}
-		f = pw.fetchOne(ctx, pw.path, path.Base(pw.abs))
+		f = pw.fetchOne(ctx, pw.path, path.Base(pw.absPath()))
 		f.Name = ""
 	case len(kids) == 1 && queue.LoneCandidate(kids[0]):
 		f = pw.fetchOne(ctx, model.ChildPath(pw.path, kids[0]), kids[0])
@@ -635,7 +678,7 @@ func (pw *pathWatch) rootOf() *rootWatch {
 	if pw.rp == nil {
 		return nil
 	}
-	return pw.rp.root
+	return pw.via
 }
 
 // handOff gives pw, which may not be listed (NoAuth: the server sends a
@@ -648,8 +691,8 @@ func (pw *pathWatch) handOff() {
 	if pw.removed || pw.rp == nil {
 		return
 	}
-	pw.rp.root.forgetLocked(pw)
-	pw.rp = nil
+	pw.via.forgetLocked(pw)
+	pw.rp, pw.via = nil, nil
 	pw.ctx, pw.cancel = context.WithCancel(w.ctx)
 	w.wg.Add(1)
 	go pw.run()

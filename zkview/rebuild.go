@@ -72,7 +72,7 @@ func (w *Watcher) queueDirtyLocked(qm *queue.Model) { w.dirtyQ = append(w.dirtyQ
 func (w *Watcher) newModelLocked(p, abs string) *queue.Model {
 	if w.modelHooks == nil {
 		// Made once: a method value is a closure, made at each use.
-		w.modelHooks = &queue.Hooks{Emit: w.emitLocked, Dirty: w.queueDirtyLocked}
+		w.modelHooks = &queue.Hooks{Emit: w.emitLocked, Dirty: w.queueDirtyLocked, Abs: w.s.Abs}
 	}
 	return queue.New(p, abs, w.modelHooks)
 }

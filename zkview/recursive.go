@@ -495,10 +495,10 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []strin
 		return
 	}
 	defer w.mu.Unlock()
-	pw.lastList, pw.lastSize = issued, int32(len(order.Entries))
+	pw.listedLocked(issued, len(order.Entries))
 	qm.ApplyChange(order, touched, before, got, issued, w.cfg.Now(), evAt)
 	w.stats.changeMerges++
-	pw.applyCost = cost + time.Since(start)
+	pw.mergedLocked(cost + time.Since(start))
 	pw.setReadLocked()
 	w.markDirtyLocked()
 	w.kickPublish()

@@ -305,7 +305,7 @@ func benchRootRSS(b *testing.B, n int, nodesOf func(int) int) {
 	if os.Getenv("ZKVIEW_HEAP_PROFILE") != "" {
 		runtime.MemProfileRate = 512 // finer than the default: the profile is per parent
 	}
-	var rssGC, heap float64
+	var rssGC, heap, inuse, other float64
 	for b.Loop() {
 		mon := session(b, c.Servers(), lockops.WithSessionTimeout(30*time.Second))
 		runtime.GC()
@@ -337,10 +337,17 @@ func benchRootRSS(b *testing.B, n int, nodesOf func(int) int) {
 		mon.Close()
 		rssGC += float64(r2 - r0)
 		heap += float64(m1.HeapAlloc) - float64(m0.HeapAlloc)
+		inuse += float64(m1.HeapInuse) - float64(m0.HeapInuse)
+		other += float64(m1.StackInuse+m1.GCSys+m1.MSpanInuse+m1.OtherSys) - float64(m0.StackInuse+m0.GCSys+m0.MSpanInuse+m0.OtherSys)
 	}
 	per := float64(b.N) * float64(n)
 	b.ReportMetric(rssGC/per, "rss-gc-bytes/parent")
 	b.ReportMetric(heap/per, "heap-bytes/parent")
+	// Where RSS goes beyond the live heap: spans' free slots
+	// (heap-inuse minus heap) and the runtime's own (stacks, GC data,
+	// span structures).
+	b.ReportMetric(inuse/per, "heap-inuse-bytes/parent")
+	b.ReportMetric(other/per, "runtime-bytes/parent")
 }
 
 // writeHeapProfile writes the heap profile to the file $ZKVIEW_HEAP_PROFILE

@@ -71,7 +71,7 @@ func (rt *rootWatch) relistUnreadLocked() {
 	}
 	for _, pw := range w.paths {
 		if pw.rootOf() == rt && !pw.removed && !pw.read {
-			pw.rp.relist = true
+			pw.relist = true
 			rt.enqueueLocked(pw)
 		}
 	}

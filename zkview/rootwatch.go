@@ -27,7 +27,7 @@ import (
 type rootWatch struct {
 	pw    *pathWatch      // the root
 	ctx   context.Context // the root's: every path below it shares it
-	queue []*pathWatch    // paths with work to do (rootPath.busy), in order
+	queue []*pathWatch    // paths with work to do (pathWatch.busy), in order
 	wake  chan struct{}   // a worker may find work in queue
 	gen   uint64          // the session generation the watch was set in
 	// progressAt is when discovery's progress was last told (tellProgress).
@@ -46,11 +46,12 @@ type rootWatch struct {
 // events are applied in the order they were asked for: events that came
 // while a listing was read are applied after it, and the last event of a
 // name decides whether the child is there.
+//
+// Its root is the path's via, and whether it is queued (busy) or to be
+// listed (relist) sit among the path's flags: a rootPath fits in 96
+// bytes (TestPathWatchSize).
 type rootPath struct {
 	rw     recursiveWatch
-	root   *rootWatch
-	busy   bool        // queued or being worked on
-	relist bool        // list the path (first read, re-sync)
 	events *rootEvents // events not applied yet, nil when none
 }
 
@@ -79,18 +80,18 @@ func (rp *rootPath) dropEvents(w *Watcher) {
 // of its own; it is listed by rt's workers.
 func (rt *rootWatch) attachLocked(pw *pathWatch) {
 	rt.found++
-	pw.rp = &rootPath{root: rt}
+	pw.rp, pw.via = &rootPath{}, rt
 	pw.rp.rw.pw = pw
-	pw.rp.relist = true
+	pw.relist = true
 	rt.enqueueLocked(pw)
 }
 
 // enqueueLocked hands pw to a worker unless one has it already.
 func (rt *rootWatch) enqueueLocked(pw *pathWatch) {
-	if pw.rp.busy {
+	if pw.busy {
 		return
 	}
-	pw.rp.busy = true
+	pw.busy = true
 	rt.queue = append(rt.queue, pw)
 	select {
 	case rt.wake <- struct{}{}:
@@ -105,7 +106,7 @@ func (rt *rootWatch) relistAllLocked() {
 	w := rt.pw.w
 	for _, pw := range w.paths {
 		if pw.rootOf() == rt && !pw.removed {
-			pw.rp.relist = true
+			pw.relist = true
 			pw.rp.dropEvents(w)
 			rt.enqueueLocked(pw)
 		}
@@ -174,7 +175,7 @@ func (rt *rootWatch) adoptRootLocked() {
 	if pw.rp != nil {
 		return
 	}
-	pw.rp = &rootPath{root: rt}
+	pw.rp, pw.via = &rootPath{}, rt
 	pw.rp.rw.pw = pw
 	rt.found++ // the root is one of the paths read through it
 	if pw.read {
@@ -332,10 +333,10 @@ func (rt *rootWatch) work(pw *pathWatch) {
 	rp := pw.rp
 	for {
 		w.mu.Lock()
-		relist, evs := rp.relist, rp.events
-		rp.relist, rp.events = false, nil
+		relist, evs := pw.relist, rp.events
+		pw.relist, rp.events = false, nil
 		if pw.removed || rt.ctx.Err() != nil || pw.rp != rp || (!relist && evs == nil) {
-			rp.busy = false
+			pw.busy = false
 			evs.appliedTo(w)
 			w.mu.Unlock()
 			return
@@ -368,7 +369,7 @@ func (rt *rootWatch) retryLater(pw *pathWatch) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		if !pw.removed && pw.rp != nil && rt.ctx.Err() == nil {
-			pw.rp.relist = true
+			pw.relist = true
 			rt.enqueueLocked(pw)
 		}
 	})
@@ -430,7 +431,7 @@ func (rw *recursiveWatch) discoveryDelta(added, removed []string) bool {
 			c.removeLocked(now)
 		}
 	}
-	if len(added) > 0 && pw.depth < w.cfg.MaxDepth {
+	if len(added) > 0 && int(pw.depth) < w.cfg.MaxDepth {
 		for _, k := range added {
 			pw.discoverOneLocked(k, now)
 		}

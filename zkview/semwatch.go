@@ -304,11 +304,11 @@ func (s *semaphores) fetchParts(ctx context.Context, pw *pathWatch, kids []strin
 		}
 	}
 	w.mu.Unlock()
-	if st == nil || st.kind != queue.SemKazoo || pw.abs == "/" {
+	if st == nil || st.kind != queue.SemKazoo || pw.absPath() == "/" {
 		return
 	}
 	got := pw.fetch(ctx, need)
-	data := pw.fetchOne(ctx, pw.path, path.Base(pw.abs))
+	data := pw.fetchOne(ctx, pw.path, path.Base(pw.absPath()))
 	if ctx.Err() != nil {
 		return
 	}
@@ -344,7 +344,7 @@ func (s *semaphores) fetchParts(ctx context.Context, pw *pathWatch, kids []strin
 	}
 	switch {
 	case data.Rec != nil:
-		st.data, st.dataRead = data.Rec.Data, true
+		st.data, st.dataRead = data.Rec.DataBytes(), true
 	case data.Gone:
 		st.data, st.dataRead = nil, false
 	}
@@ -432,7 +432,7 @@ func (s *semaphores) partUnreadLocked(lq, kq *queue.Model) bool {
 func leaseNode(name string, seq int32, r *queue.Record, sv *queue.ServerView) model.Node {
 	n := model.Node{Name: name, Seq: seq}
 	if r != nil && r.Fetched {
-		n.Session, n.Data, n.DataLen = r.Session, r.Data, r.DataLen
+		n.Session, n.Data, n.DataLen = r.Session, r.DataBytes(), r.DataLen
 		n.Ctime, n.Mtime, n.Version, n.Czxid = r.Ctime(), r.Mtime(), r.Version, r.Czxid
 		n.Since, n.SinceExact = r.Ctime(), true
 		if sv != nil {

@@ -191,7 +191,7 @@ func (p *serverPoller) narrateLinksLocked(old, sv *queue.ServerView) {
 			if r == nil || e.Watches == "" || e.Believes != lockops.RoleWaiting {
 				continue
 			}
-			wp := model.ChildPath(qm.Abs, e.Watches)
+			wp := model.ChildPath(qm.Abs(), e.Watches)
 			if !sv.Watches[r.Session][wp] || (old != nil && old.OK && old.Watches[r.Session][wp]) {
 				continue
 			}

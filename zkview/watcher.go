@@ -636,8 +636,7 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 	if f.via != nil && !f.keep() {
 		// Found below a root watched whole: its root's watch and workers
 		// follow it (rootwatch.go), and it shares the root's context.
-		pw := &pathWatch{w: w, path: p, abs: w.s.Abs(p), pathFlags: f, ctx: f.via.ctx, cancel: noCancel}
-		pw.via = nil // the flag's work is done; rp says it from now on
+		pw := &pathWatch{w: w, path: p, pathFlags: f, ctx: f.via.ctx, cancel: noCancel}
 		w.paths[p] = pw
 		w.discovered++
 		w.initPending++
@@ -646,7 +645,7 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 	}
 	f.via = nil
 	ctx, cancel := context.WithCancel(w.ctx)
-	pw := &pathWatch{w: w, path: p, abs: w.s.Abs(p), pathFlags: f, ctx: ctx, cancel: cancel, kids: map[string]struct{}{}}
+	pw := &pathWatch{w: w, path: p, pathFlags: f, ctx: ctx, cancel: cancel, kids: map[string]struct{}{}}
 	w.paths[p] = pw
 	if !f.keep() {
 		w.discovered++

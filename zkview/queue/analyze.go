@@ -89,7 +89,7 @@ func nodeOf(qm *Model, e lockops.Entry, r *Record, sv *ServerView) model.Node {
 	n := model.Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role,
 		Believes: e.Believes, Watches: e.Watches, Predecessor: e.Predecessor}
 	if r != nil {
-		n.Session, n.Data, n.DataLen = r.Session, r.Data, r.DataLen
+		n.Session, n.Data, n.DataLen = r.Session, r.DataBytes(), r.DataLen
 		n.Ctime, n.Mtime, n.Version, n.Czxid = r.Ctime(), r.Mtime(), r.Version, r.Czxid
 		n.Since, n.SinceExact = r.since, r.exact
 		n.Link = judgeLink(qm, e, r, sv)
@@ -129,7 +129,7 @@ func believed(qm *Model, sv *ServerView) lockops.Ordering {
 			}
 			return 0
 		}
-		model.FollowServerWaits(aq.Entries, owner, func(name string) []int64 { return sv.Watchers[model.ChildPath(qm.Abs, name)] }, sv.Self)
+		model.FollowServerWaits(aq.Entries, owner, func(name string) []int64 { return sv.Watchers[model.ChildPath(qm.Abs(), name)] }, sv.Self)
 	}
 	return aq
 }
@@ -146,7 +146,7 @@ func believedEntry(qm *Model, e lockops.Entry, r *Record, sv *ServerView) lockop
 	}
 	if sv != nil && sv.Known[r.Session] {
 		mine := sv.Watches[r.Session]
-		if (e.Watches != "" && mine[model.ChildPath(qm.Abs, e.Watches)]) || (e.Predecessor != "" && mine[model.ChildPath(qm.Abs, e.Predecessor)]) {
+		if (e.Watches != "" && mine[model.ChildPath(qm.Abs(), e.Watches)]) || (e.Predecessor != "" && mine[model.ChildPath(qm.Abs(), e.Predecessor)]) {
 			return e // it waits, and the servers show on what
 		}
 	}
@@ -201,11 +201,11 @@ func judgeLink(qm *Model, e lockops.Entry, r *Record, sv *ServerView) model.Link
 		return model.LinkInferred
 	}
 	mine := sv.Watches[r.Session]
-	if mine[model.ChildPath(qm.Abs, e.Watches)] || (e.Predecessor != "" && mine[model.ChildPath(qm.Abs, e.Predecessor)]) {
+	if mine[model.ChildPath(qm.Abs(), e.Watches)] || (e.Predecessor != "" && mine[model.ChildPath(qm.Abs(), e.Predecessor)]) {
 		return model.LinkVerified
 	}
 	settledBy := sv.Start.Add(-missingGrace)
-	if r.watchesSince.Before(settledBy) && qm.EventAt.Before(settledBy) {
+	if r.watchesSince < settledBy.UnixNano() && qm.EventAt.Before(settledBy) {
 		return model.LinkMissing
 	}
 	return model.LinkInferred
@@ -238,7 +238,7 @@ func herds(qm *Model, aq lockops.Ordering, sv *ServerView, nodes []model.Node) (
 	var worst string
 	for i := range nodes {
 		x := nodes[i].Name
-		watchers := sv.Watchers[model.ChildPath(qm.Abs, x)]
+		watchers := sv.Watchers[model.ChildPath(qm.Abs(), x)]
 		if len(watchers) <= herdExtra {
 			continue
 		}
@@ -301,7 +301,7 @@ func deadlock(qm *Model, aq lockops.Ordering, sv *ServerView) ([]string, bool) {
 				waiting[r.Session] = append(waiting[r.Session], i)
 			}
 		}
-		prefix := model.ChildPath(qm.Abs, "")
+		prefix := model.ChildPath(qm.Abs(), "")
 		for s, mine := range waiting {
 			for p := range sv.Watches[s] {
 				if !strings.HasPrefix(p, prefix) {

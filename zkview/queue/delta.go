@@ -92,7 +92,7 @@ func (q *Model) ApplyChange(order lockops.Ordering, touched []int, before Prior,
 		believes, watches := r.believe(e, false)
 		r.believes = believes
 		if !existed || r.watches != watches {
-			r.watches, r.watchesSince = watches, done
+			r.watches, r.watchesSince = watches, unixNano(done)
 		}
 	}
 	for i := range created {

@@ -32,7 +32,7 @@ func modelOf(t *testing.T, p string, kids []string, election bool) *Model {
 	for i, k := range kids {
 		if _, ok := lockops.ParseName(k); ok {
 			got = append(got, Fetched{Name: k, Rec: &Record{Fetched: true, Session: 0x100 + int64(i),
-				Data: []byte("participant-" + k[len(k)-1:]), DataLen: 13, CtimeMs: now.Add(-time.Minute).UnixMilli()}})
+				Data: "participant-" + k[len(k)-1:], DataLen: 13, CtimeMs: now.Add(-time.Minute).UnixMilli()}})
 		}
 	}
 	qm.Apply(kids, got, now, now, now)

@@ -60,12 +60,12 @@ func plainEphemeral(q *model.Queue, qm *Model, sv *ServerView) {
 	if l == nil || q.State != model.PathPresent || q.Nodes.Len() > 0 {
 		return
 	}
-	watched, name := qm.Abs, path.Base(qm.Path)
+	watched, name := qm.Abs(), path.Base(qm.Path)
 	if l.Name != "" {
 		if len(qm.Kids) != 1 || qm.Kids[0] != l.Name {
 			return // read with an older listing
 		}
-		watched, name = model.ChildPath(qm.Abs, l.Name), l.Name
+		watched, name = model.ChildPath(qm.Abs(), l.Name), l.Name
 		q.Other = slices.DeleteFunc(q.Other, func(o string) bool { return o == l.Name })
 	} else if len(qm.Kids) != 0 {
 		return
@@ -74,7 +74,7 @@ func plainEphemeral(q *model.Queue, qm *Model, sv *ServerView) {
 	holder := model.Node{
 		Name: name, Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral,
 		Role: lockops.RoleHolder, Believes: lockops.RoleHolder,
-		Session: r.Session, Data: r.Data, DataLen: r.DataLen,
+		Session: r.Session, Data: r.DataBytes(), DataLen: r.DataLen,
 		Ctime: r.Ctime(), Mtime: r.Mtime(), Version: r.Version, Czxid: r.Czxid,
 		// Created holding: the hold began with the node.
 		Since: r.Ctime(), SinceExact: true,

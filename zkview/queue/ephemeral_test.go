@@ -38,7 +38,7 @@ func TestPlainEphemeral(t *testing.T) {
 		w1, w2, other = int64(0x22), int64(0x33), int64(0x44)
 	)
 	ctime := time.Date(2026, 3, 14, 3, 12, 0, 0, time.UTC)
-	rec := &Record{Fetched: true, Session: owner, Data: []byte("host-a pid 7"), DataLen: 12, CtimeMs: ctime.UnixMilli()}
+	rec := &Record{Fetched: true, Session: owner, Data: "host-a pid 7", DataLen: 12, CtimeMs: ctime.UnixMilli()}
 	view := func(watched string, watchers ...int64) *ServerView {
 		sv := &ServerView{OK: true, Self: self, Clients: map[int64]string{owner: "10.0.0.1:5000", w1: "10.0.0.2:5000"},
 			Watchers: map[string][]int64{watched: watchers, "/x/unrelated": {other}}}

@@ -9,19 +9,19 @@ import (
 	"github.com/zklock/zklock/model"
 )
 
-// TestModelSize holds a Model to 256 bytes: a root keeps one for each of
-// up to a million lock parents (the next size class is 288).
+// TestModelSize holds a Model to 240 bytes: a root keeps one for each of
+// up to a million lock parents (the next size class is 256).
 func TestModelSize(t *testing.T) {
-	if n := unsafe.Sizeof(Model{}); n > 256 {
-		t.Errorf("a Model takes %d bytes, want <= 256", n)
+	if n := unsafe.Sizeof(Model{}); n > 240 {
+		t.Errorf("a Model takes %d bytes, want <= 240", n)
 	}
 }
 
-// TestRecordSize holds a Record to 144 bytes: a root keeps one for each
-// lock node of up to a million parents (the next size class is 160).
+// TestRecordSize holds a Record to 112 bytes: a root keeps one for each
+// lock node of up to a million parents (the next size class is 128).
 func TestRecordSize(t *testing.T) {
-	if n := unsafe.Sizeof(Record{}); n > 144 {
-		t.Errorf("a Record takes %d bytes, want <= 144", n)
+	if n := unsafe.Sizeof(Record{}); n > 112 {
+		t.Errorf("a Record takes %d bytes, want <= 112", n)
 	}
 }
 
@@ -50,6 +50,48 @@ func TestDepthSharedUntilSampled(t *testing.T) {
 		}
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: depth %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestAbsKeptOnlyWhenNotDerived: a Model's path on the server is what it
+// was made with, kept apart (its rare part) only when the hooks do not
+// derive it from the path: below a chroot a root's parents keep no copy.
+func TestAbsKeptOnlyWhenNotDerived(t *testing.T) {
+	chroot := func(p string) string { return "/app" + p }
+	for _, c := range []struct {
+		name, p, abs string
+		hooks        *Hooks
+		kept         bool
+	}{
+		{"no chroot", "/l", "/l", &Hooks{}, false},
+		{"chroot derived", "/l", "/app/l", &Hooks{Abs: chroot}, false},
+		{"chroot not derived", "/l", "/app/l", &Hooks{}, true},
+		{"derived otherwise", "/l", "/other/l", &Hooks{Abs: chroot}, true},
+	} {
+		qm := New(c.p, c.abs, c.hooks)
+		if got := qm.Abs(); got != c.abs {
+			t.Errorf("%s: Abs %q, want %q", c.name, got, c.abs)
+		}
+		if kept := qm.rare != nil; kept != c.kept {
+			t.Errorf("%s: a rare part %v, want %v", c.name, kept, c.kept)
+		}
+	}
+}
+
+// TestRecordDataNullAndEmpty: a Record keeps its data as a string, and
+// the published Node's Data still tells a null data (nil) from an empty
+// one (empty, not nil): JSON encodes the two apart.
+func TestRecordDataNullAndEmpty(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		in   []byte
+	}{{"null", nil}, {"empty", []byte{}}, {"some", []byte("host-a pid 7")}} {
+		var r Record
+		r.SetData(c.in)
+		got := r.DataBytes()
+		if (got == nil) != (c.in == nil) || string(got) != string(c.in) {
+			t.Errorf("%s: data %#v, want %#v", c.name, got, c.in)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
@@ -12,11 +13,14 @@ import (
 //
 // A root keeps one for each lock node of up to a million parents: the
 // server's times are kept as it tells them (Unix milliseconds) and the
-// small fields sit together, so that a Record fits in 144 bytes
+// small fields sit together, so that a Record fits in 112 bytes
 // (TestRecordSize).
 type Record struct {
 	Session int64
-	Data    []byte
+	// Data is the node's first bytes, kept as a string: 16 bytes, not a
+	// slice's 24, so that a Record fits in 112 bytes; the published Node
+	// shares its bytes (DataBytes). SetData sets it from a read.
+	Data    string
 	CtimeMs int64 // the stat's ctime, Unix milliseconds (Ctime)
 	MtimeMs int64 // the stat's mtime, Unix milliseconds (Mtime)
 	Czxid   int64
@@ -36,11 +40,49 @@ type Record struct {
 	// sequence order that its recipe's replay would make wait; whether it
 	// took the lock on an earlier list or really waits is decided by the
 	// servers' watches (see believed).
-	holdUnknown  bool
-	exact        bool
-	since        time.Time
-	watches      string
-	watchesSince time.Time // when watches took its value, as the Watcher saw
+	holdUnknown bool
+	exact       bool
+	// dataSet: the node has data, if empty (a null Data is nil in the
+	// published Node, an empty one empty: the two encode apart).
+	dataSet bool
+	since   time.Time
+	watches string
+	// watchesSince is when watches took its value, as the Watcher saw,
+	// Unix nanoseconds (0: never): it is only compared, and a time
+	// would take the Record to 144 bytes.
+	watchesSince int64
+}
+
+// unixNano is t in Unix nanoseconds, 0 for the zero time.
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// SetData makes b (copied) r's data.
+func (r *Record) SetData(b []byte) { r.Data, r.dataSet = string(b), b != nil }
+
+// DataBytes is r's data as the published Node's Data: the string's own
+// bytes, not a copy (a published Node is never changed); nil for a null
+// data, as read.
+func (r *Record) DataBytes() []byte {
+	if r.Data == "" && r.dataSet {
+		return noBytes
+	}
+	return bytesOf(r.Data)
+}
+
+// noBytes is the data of a node whose data is empty (not null).
+var noBytes = []byte{}
+
+// bytesOf is s's bytes, shared: the caller must not change them.
+func bytesOf(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // Ctime is when the node was created, by the server's clock; zero when
@@ -65,19 +107,20 @@ func unixMilli(ms int64) time.Time {
 //
 // A root holds a Model for each of up to a million parents: what most
 // of them never use sits behind rare, and the flags sit together, so
-// that a Model fits in 256 bytes (TestModelSize).
+// that a Model fits in 240 bytes (TestModelSize): its path on the server
+// (Abs) is kept apart only where it differs (a chroot).
 type Model struct {
-	Path, Abs string
-	State     model.PathState
-	czxid     int64 // the listed parent's identity (0: not listed yet)
-	Kids      []string
-	Order     lockops.Ordering
-	Nodes     Records   // the lock nodes of order
-	listedAt  time.Time // when the current listing was asked for
-	EventAt   time.Time // when its watch last fired
-	depth     []model.DepthSample
-	hooks     *Hooks     // shared with the Watcher's other models
-	rare      *modelRare // nil until one of its fields is set
+	Path     string
+	State    model.PathState
+	czxid    int64 // the listed parent's identity (0: not listed yet)
+	Kids     []string
+	Order    lockops.Ordering
+	Nodes    Records   // the lock nodes of order
+	listedAt time.Time // when the current listing was asked for
+	EventAt  time.Time // when its watch last fired
+	depth    []model.DepthSample
+	hooks    *Hooks     // shared with the Watcher's other models
+	rare     *modelRare // nil until one of its fields is set
 
 	Seen bool // listed, or seen absent: later nodes are new ones
 	// HasBuilt: a Queue of the model was built and is in the Watcher's
@@ -101,6 +144,7 @@ type Model struct {
 
 // modelRare is the part of a Model most lock parents never set.
 type modelRare struct {
+	abs      string // the path on the server, when neither Path nor what Hooks.Abs says
 	err      string
 	handoffs []model.Handoff
 	changed  []lockops.ParsedName
@@ -114,6 +158,17 @@ func (q *Model) more() *modelRare {
 		q.rare = &modelRare{}
 	}
 	return q.rare
+}
+
+// Abs is the lock parent's path on the server (Path below a chroot).
+func (q *Model) Abs() string {
+	switch {
+	case q.rare != nil && q.rare.abs != "":
+		return q.rare.abs
+	case q.hooks != nil && q.hooks.Abs != nil:
+		return q.hooks.Abs(q.Path)
+	}
+	return q.Path
 }
 
 // errText is why the parent could not be read ("" when it was).
@@ -187,13 +242,19 @@ type Hooks struct {
 	// Dirty is told when a model changes (the Watcher lists the models
 	// to build with it), once until Taken; nil: not told.
 	Dirty func(*Model)
+	// Abs turns a path into the server's (a chroot applied), so that a
+	// Model below a chroot need not keep both; nil: the same path.
+	Abs func(string) string
 }
 
 // New makes the model of the lock parent p (abs: its path on the
 // server), telling h (kept, not copied), which is told at once that the
 // model is to be built.
 func New(p, abs string, h *Hooks) *Model {
-	q := &Model{Path: p, Abs: abs, hooks: h}
+	q := &Model{Path: p, hooks: h}
+	if abs != p && (h == nil || h.Abs == nil || h.Abs(p) != abs) {
+		q.more().abs = abs
+	}
 	q.MarkDirty()
 	return q
 }
@@ -311,7 +372,7 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 		believes, watches := r.believe(e, initial && !existed)
 		r.believes = believes
 		if !existed || r.watches != watches {
-			r.watches, r.watchesSince = watches, done
+			r.watches, r.watchesSince = watches, unixNano(done)
 		}
 	}
 	for i := range m.created {
@@ -375,7 +436,7 @@ func departures(prev, order lockops.Ordering) ([]lockops.Entry, map[string]locko
 func withFetched(r *Record, existed bool, f Fetched) *Record {
 	switch {
 	case existed && !r.Fetched && f.Rec != nil:
-		r.Fetched, r.Session, r.Data, r.DataLen = true, f.Rec.Session, f.Rec.Data, f.Rec.DataLen
+		r.Fetched, r.Session, r.Data, r.dataSet, r.DataLen = true, f.Rec.Session, f.Rec.Data, f.Rec.dataSet, f.Rec.DataLen
 		r.CtimeMs, r.MtimeMs, r.Version, r.Czxid = f.Rec.CtimeMs, f.Rec.MtimeMs, f.Rec.Version, f.Rec.Czxid
 		if r.role == lockops.RoleWaiting {
 			r.since, r.exact = r.Ctime(), true
