@@ -120,7 +120,7 @@ func sessionIdentities(recs []sysRec) map[int64]string {
 // root the systems' read is every systemsEvery, and a barrier that
 // opened must not show its waiters that long (a woken Curator waiter
 // even keeps watching the absent path). One Get, no watch.
-func (w *Watcher) barrierChangedLocked(p string) {
+func barrierChangedLocked(w *Watcher, p string) {
 	if !w.cfg.Systems || w.ctx.Err() != nil {
 		return
 	}

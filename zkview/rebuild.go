@@ -46,7 +46,7 @@ func (w *Watcher) rebuildLocked() bool {
 		Stale:           stale,
 		ServerViewNote:  w.svNote,
 		DiscoveryCapped: w.capped,
-		Discovery:       w.discoveryLocked(now),
+		Discovery:       discoveryLocked(w, now),
 		WatchMode:       w.mode,
 		Unread:          max(w.initPending, 0),
 		FrameEvery:      max(w.frameEvery, minPublish),

@@ -208,7 +208,7 @@ func (rw *recursiveWatch) take(ctx context.Context, ev zk.Event, ok bool, gen ui
 	evAt := w.cfg.Now()
 	batch, last := drainEvents(rw.ch, []zk.Event{ev})
 	w.held.received.Add(int64(len(batch)))
-	w.systemsEvents(batch) // a system's coordination re-read at once (systemslive.go)
+	systemsReader{w}.systemsEvents(batch) // a system's coordination re-read at once (systemslive.go)
 	// Applied at once, without a round trip first; the check that
 	// the watch missed nothing (unreported) follows within
 	// auditSoon, off the change's path, at most once per auditSoon

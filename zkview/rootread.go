@@ -85,7 +85,7 @@ func (rt *rootWatch) discoveryLocked(now time.Time) model.Discovery {
 // discoveryLocked is how far the first read of each root read whole has
 // come, for the roots still reading while the first picture fills in;
 // nil once it is complete.
-func (w *Watcher) discoveryLocked(now time.Time) []model.Discovery {
+func discoveryLocked(w *Watcher, now time.Time) []model.Discovery {
 	if w.pictured {
 		return nil
 	}
@@ -101,7 +101,7 @@ func (w *Watcher) discoveryLocked(now time.Time) []model.Discovery {
 // waitRead waits until every path was read once, telling
 // cfg.LoadProgress, when set, how far the roots' reads have come every
 // progressEvery meanwhile.
-func (w *Watcher) waitRead(ctx context.Context) error {
+func waitRead(ctx context.Context, w *Watcher) error {
 	var tick <-chan time.Time
 	if w.cfg.LoadProgress != nil {
 		t := time.NewTicker(w.cfg.progressEvery)
@@ -116,7 +116,7 @@ func (w *Watcher) waitRead(ctx context.Context) error {
 			return fmt.Errorf("zkview: load: %w", ctx.Err())
 		case <-tick:
 			w.mu.Lock()
-			ds := w.discoveryLocked(w.cfg.Now())
+			ds := discoveryLocked(w, w.cfg.Now())
 			w.mu.Unlock()
 			if len(ds) > 0 {
 				w.cfg.LoadProgress(ds)

@@ -247,9 +247,9 @@ func (rt *rootWatch) dispatch(batch []zk.Event, last *zk.Event) (end bool) {
 			continue
 		}
 		p := w.s.EventPath(ev)
-		w.systemsEventLocked(p) // a system's coordination re-read at once (systemslive.go)
+		systemsReader{w}.systemsEventLocked(p) // a system's coordination re-read at once (systemslive.go)
 		if (ev.Type == zk.EventNodeCreated || ev.Type == zk.EventNodeDeleted) && w.cfg.isBarrier(p) {
-			w.barrierChangedLocked(p) // set or opened: read at once (barriers.go)
+			barrierChangedLocked(w, p) // set or opened: read at once (barriers.go)
 		}
 		if p != rt.pw.path {
 			rt.routeLocked(w.paths[path.Dir(p)], ev, now)

@@ -229,7 +229,7 @@ func (r systemsReader) keepLocked(recs []sysRec, complete bool, at time.Time, ti
 	w.systems = systemsState{recs: recs, complete: complete, at: at, first: first, live: live}
 	w.stats.systemsReads++
 	if live != nil {
-		w.indexLiveLocked()
+		r.indexLiveLocked()
 	}
 	w.markDirtyLocked()
 }

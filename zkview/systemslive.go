@@ -94,43 +94,47 @@ func coverOf(rec *systems.Recognition) []string {
 
 // liveOn says whether w follows systems live: they are read, and its
 // watches are persistent ones that report every change below them.
-func (w *Watcher) liveOnLocked() bool {
+func (r systemsReader) liveOnLocked() bool {
+	w := r.w
 	return w.cfg.Systems && w.systems.live != nil && w.mode != model.ModeChildren && !w.cfg.ChildWatches
 }
 
 // systemsEventLocked is the hook of every watch event at p: the
 // recognitions that cover p, or p's parent, are read again.
-func (w *Watcher) systemsEventLocked(p string) {
-	if !w.liveOnLocked() {
+func (r systemsReader) systemsEventLocked(p string) {
+	w := r.w
+	if !r.liveOnLocked() {
 		return
 	}
 	l := w.systems.live
 	for _, k := range l.index[p] {
-		w.rereadLocked(k)
+		r.rereadLocked(k)
 	}
 	if p != "/" {
 		for _, k := range l.index[path.Dir(p)] {
-			w.rereadLocked(k)
+			r.rereadLocked(k)
 		}
 	}
 }
 
 // systemsEvents is systemsEventLocked for a batch of events, w.mu not
 // held (recursive.go).
-func (w *Watcher) systemsEvents(batch []zk.Event) {
+func (r systemsReader) systemsEvents(batch []zk.Event) {
+	w := r.w
 	if !w.cfg.Systems {
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, ev := range batch {
-		w.systemsEventLocked(w.s.EventPath(ev))
+		r.systemsEventLocked(w.s.EventPath(ev))
 	}
 }
 
 // rereadLocked reads the recognition k again, off the event's path:
 // at once when none is in flight, after it otherwise.
-func (w *Watcher) rereadLocked(k string) {
+func (r systemsReader) rereadLocked(k string) {
+	w := r.w
 	lk := w.systems.live.keys[k]
 	switch {
 	case lk == nil || w.ctx.Err() != nil:
@@ -139,12 +143,13 @@ func (w *Watcher) rereadLocked(k string) {
 	default:
 		lk.busy = true
 		w.wg.Add(1)
-		go w.followLive(k, lk)
+		go r.followLive(k, lk)
 	}
 }
 
 // followLive re-reads k until no change came during the last read.
-func (w *Watcher) followLive(k string, lk *liveKey) {
+func (r systemsReader) followLive(k string, lk *liveKey) {
+	w := r.w
 	defer w.wg.Done()
 	for {
 		select {
@@ -162,7 +167,7 @@ func (w *Watcher) followLive(k string, lk *liveKey) {
 		w.mu.Lock()
 		l.reads++
 		if complete && w.ctx.Err() == nil && ticket > lk.ticket {
-			w.keepLiveLocked(k, lk, sr, found, ticket)
+			r.keepLiveLocked(k, lk, sr, found, ticket)
 		}
 		if !lk.again || w.ctx.Err() != nil {
 			lk.busy = false
@@ -211,7 +216,8 @@ func readLive(ctx context.Context, w *Watcher, k string, n *atomic.Int64) (sysRe
 // recognition replaced (or taken out when found is false), its
 // leader-mismatch findings dated and told as keepLocked does, its
 // coverage and the record watches brought up to date.
-func (w *Watcher) keepLiveLocked(k string, lk *liveKey, sr sysRec, found bool, ticket uint64) {
+func (r systemsReader) keepLiveLocked(k string, lk *liveKey, sr sysRec, found bool, ticket uint64) {
+	w := r.w
 	st := &w.systems
 	lk.ticket = ticket
 	i := slices.IndexFunc(st.recs, func(r sysRec) bool { return r.rec.Path == k })
@@ -228,12 +234,12 @@ func (w *Watcher) keepLiveLocked(k string, lk *liveKey, sr sysRec, found bool, t
 	st.recs = recs
 	if st.complete {
 		now := w.cfg.Now()
-		w.dateFindingsLocked(k, old, sr.rec.Findings, found, now)
+		r.dateFindingsLocked(k, old, sr.rec.Findings, found, now)
 	}
 	if found {
 		lk.cover = mergeCover(lk.cover, coverOf(&sr.rec))
 	}
-	w.indexLiveLocked()
+	r.indexLiveLocked()
 	w.markDirtyLocked()
 }
 
@@ -249,7 +255,8 @@ func mergeCover(a, b []string) []string {
 // dateFindingsLocked dates the leader-mismatch findings of a live read
 // of k (now, found false: none) against its last ones (old): a Key seen
 // before keeps its date, a new one is raised now, one gone is cleared.
-func (w *Watcher) dateFindingsLocked(k string, old, now []systems.Finding, found bool, at time.Time) {
+func (r systemsReader) dateFindingsLocked(k string, old, now []systems.Finding, found bool, at time.Time) {
+	w := r.w
 	first := w.systems.first
 	if !found {
 		now = nil
@@ -315,7 +322,8 @@ func (l *sysLive) keepFullLocked(recs []sysRec, ticket uint64, st *systemsState)
 
 // indexLiveLocked rebuilds the index of covered paths and starts or
 // ends the record watches it needs.
-func (w *Watcher) indexLiveLocked() {
+func (r systemsReader) indexLiveLocked() {
+	w := r.w
 	l := w.systems.live
 	idx := map[string][]string{}
 	for k, lk := range l.keys {
@@ -324,12 +332,12 @@ func (w *Watcher) indexLiveLocked() {
 		}
 	}
 	l.index = idx
-	if !w.liveOnLocked() {
+	if !r.liveOnLocked() {
 		return
 	}
 	want := map[string]bool{}
 	for p := range idx {
-		if !w.coveredLocked(p) {
+		if !r.coveredLocked(p) {
 			want[p] = true
 		}
 	}
@@ -344,7 +352,7 @@ func (w *Watcher) indexLiveLocked() {
 			ctx, cancel := context.WithCancel(w.ctx)
 			l.aux[p] = cancel
 			w.wg.Add(1)
-			go w.watchRecord(ctx, p)
+			go r.watchRecord(ctx, p)
 		}
 	}
 }
@@ -353,7 +361,8 @@ func (w *Watcher) indexLiveLocked() {
 // changes at p and below it: p is below a root or a watched path, or
 // is a node a watched path's parent's watch reports (a lone node's
 // election directory needs one of its own).
-func (w *Watcher) coveredLocked(p string) bool {
+func (r systemsReader) coveredLocked(p string) bool {
+	w := r.w
 	under := func(r string) bool { return r == "/" || p == r || strings.HasPrefix(p, r+"/") }
 	return slices.ContainsFunc(w.cfg.Roots, under) || slices.ContainsFunc(w.cfg.Paths, under)
 }
@@ -362,7 +371,8 @@ func (w *Watcher) coveredLocked(p string) bool {
 // covers that no other watch reports, until ctx ends: each change at p
 // (made, deleted, its data or children changed) re-reads the
 // recognitions that cover it.
-func (w *Watcher) watchRecord(ctx context.Context, p string) {
+func (r systemsReader) watchRecord(ctx context.Context, p string) {
+	w := r.w
 	defer w.wg.Done()
 	defer func() { _ = w.s.RemovePersistentWatch(context.Background(), p) }()
 	for ctx.Err() == nil {
@@ -377,8 +387,8 @@ func (w *Watcher) watchRecord(ctx context.Context, p string) {
 			}
 			continue
 		}
-		w.recordChanged(p) // what changed before the watch was set
-		if !w.followRecord(ctx, p, ch) {
+		r.recordChanged(p) // what changed before the watch was set
+		if !r.followRecord(ctx, p, ch) {
 			return
 		}
 	}
@@ -386,7 +396,7 @@ func (w *Watcher) watchRecord(ctx context.Context, p string) {
 
 // followRecord re-reads what covers p at each event of its watch ch
 // until the watch ends (true: set it again) or ctx does (false).
-func (w *Watcher) followRecord(ctx context.Context, p string, ch <-chan zk.Event) bool {
+func (r systemsReader) followRecord(ctx context.Context, p string, ch <-chan zk.Event) bool {
 	for {
 		select {
 		case <-ctx.Done():
@@ -395,14 +405,15 @@ func (w *Watcher) followRecord(ctx context.Context, p string, ch <-chan zk.Event
 			if !ok || ev.Type == zk.EventNotWatching {
 				return true
 			}
-			w.recordChanged(p) // EventSession too: changes while cut off went untold
+			r.recordChanged(p) // EventSession too: changes while cut off went untold
 		}
 	}
 }
 
 // recordChanged re-reads the recognitions that cover p.
-func (w *Watcher) recordChanged(p string) {
+func (r systemsReader) recordChanged(p string) {
+	w := r.w
 	w.mu.Lock()
-	w.systemsEventLocked(p)
+	r.systemsEventLocked(p)
 	w.mu.Unlock()
 }

@@ -251,7 +251,7 @@ func Load(ctx context.Context, s *lockops.Session, cfg Options) (*model.Snapshot
 		return nil, err
 	}
 	defer w.Close()
-	if err := w.waitRead(ctx); err != nil {
+	if err := waitRead(ctx, w); err != nil {
 		return nil, err
 	}
 	select {
