@@ -339,7 +339,8 @@ func (rw *recursiveWatch) takeListing(ctx context.Context, gen uint64, issued ti
 func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen uint64, issued, evAt time.Time) bool {
 	pw, w := rw.pw, rw.pw.w
 	reread := false
-	was := map[string]bool{} // each child the batch names: was it there before
+	was := map[string]bool{}               // each child the batch names: was it there before
+	var deleted, recreated map[string]bool // children deleted, then created again, in the batch
 	for _, ev := range batch {
 		switch p := w.s.EventPath(ev); {
 		case p == pw.path:
@@ -362,14 +363,26 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 			}
 			if ev.Type == zk.EventNodeCreated {
 				rw.names.add(name)
+				if deleted[name] {
+					recreated = setOf(recreated, name)
+				}
 			} else {
 				rw.names.del(name)
+				deleted = setOf(deleted, name)
 			}
 			rw.seen++
 		}
 	}
 	if reread {
 		return rw.read(ctx, gen)
+	}
+	// A child deleted and made again is a new node: what was found
+	// below the old one (its listing may have found it gone and dropped
+	// it) is dropped, and the new one found afresh.
+	for name := range recreated {
+		if rw.names.has(name) && rw.forgetRecreated(name) {
+			was[name] = false
+		}
 	}
 	var added, removed []string
 	for name, before := range was {
@@ -518,4 +531,31 @@ func (rw *recursiveWatch) deltaFitsLocked(qm *queue.Model) bool {
 	}
 	_, isSem := w.sems.owners[pw.path]
 	return !isSem
+}
+
+// setOf adds k to the set m, made at the first.
+func setOf(m map[string]bool, k string) map[string]bool {
+	if m == nil {
+		m = map[string]bool{}
+	}
+	m[k] = true
+	return m
+}
+
+// forgetRecreated stops following pw's child k, deleted and made again
+// (a parent deleted and made again under its name is a new parent), so
+// that it is found again as a new child; false when k is no child pw
+// follows (a lock node: nothing is found below it).
+func (rw *recursiveWatch) forgetRecreated(k string) bool {
+	pw, w := rw.pw, rw.pw.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, followed := pw.kids[k]; !followed || pw.removed {
+		return false
+	}
+	delete(pw.kids, k)
+	if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && !c.keep() {
+		c.removeLocked(w.cfg.Now())
+	}
+	return true
 }
