@@ -5,12 +5,12 @@ import (
 	"time"
 )
 
-// TestFlakeReproRecreate: parents deleted and made again (same name, a
+// TestRootRecreatedParents: parents deleted and made again (same name, a
 // node in each) while the root Watcher still lists them: a parent's own
 // listing that lands between the delete and the create finds NoNode and
 // drops the parent, while its group, taking "deleted, created" in one
 // batch, sees no change and never finds it again.
-func TestFlakeReproRecreate(t *testing.T) {
+func TestRootRecreatedParents(t *testing.T) {
 	c := testCluster(t)
 	root := testPath(t)
 	raw := rawConn(t, c.Servers())
