@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,30 +12,6 @@ import (
 
 	"github.com/zklock/zklock/model"
 )
-
-// javaDriver compiles testdata/recipes/<class>.java against Debian's
-// Curator jars and returns the command running it with args.
-func javaDriver(t *testing.T, ctx context.Context, class string, args ...string) *exec.Cmd {
-	t.Helper()
-	var jars []string
-	for _, j := range []string{"curator-client", "curator-framework", "curator-recipes", "guava", "slf4j-api", "zookeeper"} {
-		jar := filepath.Join("/usr/share/java", j+".jar")
-		if _, err := os.Stat(jar); err != nil {
-			t.Fatalf("Curator needs %s: %s", jar, recipeDriverHint)
-		}
-		jars = append(jars, jar)
-	}
-	dir := t.TempDir()
-	cp := strings.Join(jars, ":")
-	src, err := filepath.Abs(filepath.Join("testdata", "recipes", class+".java"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.CommandContext(ctx, "javac", "-cp", cp, "-d", dir, src).CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v: %s\n%s", err, recipeDriverHint, out)
-	}
-	return exec.CommandContext(ctx, "java", append([]string{"-cp", cp + ":" + dir, class}, args...)...)
-}
 
 // barrierLine is a path of ls --json as TestLsSingleBarriers compares it:
 // type, exists, the facts, then each node as role:session:identity (the

@@ -103,9 +103,9 @@ func (d *recipeDriver) expect(t *testing.T, prefix string) string {
 	}
 }
 
-// curatorRecipeDriver compiles testdata/recipes/RecipesDriver.java
-// against Debian's Curator jars and returns the command running it.
-func curatorRecipeDriver(t *testing.T, ctx context.Context, servers, base string) *exec.Cmd {
+// javaDriver compiles testdata/recipes/<class>.java against Debian's
+// Curator jars and returns the command running it with args.
+func javaDriver(t *testing.T, ctx context.Context, class string, args ...string) *exec.Cmd {
 	t.Helper()
 	var jars []string
 	for _, j := range []string{"curator-client", "curator-framework", "curator-recipes", "guava", "slf4j-api", "zookeeper"} {
@@ -117,14 +117,14 @@ func curatorRecipeDriver(t *testing.T, ctx context.Context, servers, base string
 	}
 	dir := t.TempDir()
 	cp := strings.Join(jars, ":")
-	src, err := filepath.Abs("testdata/recipes/RecipesDriver.java")
+	src, err := filepath.Abs(filepath.Join("testdata", "recipes", class+".java"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out, err := exec.CommandContext(ctx, "javac", "-cp", cp, "-d", dir, src).CombinedOutput(); err != nil {
 		t.Fatalf("javac: %v: %s\n%s", err, recipeDriverHint, out)
 	}
-	return exec.CommandContext(ctx, "java", "-cp", cp+":"+dir, "RecipesDriver", servers, base)
+	return exec.CommandContext(ctx, "java", append([]string{"-cp", cp + ":" + dir, class}, args...)...)
 }
 
 // TestLsLibraryRecipes: Curator's and Kazoo's recipes that are no lock,
@@ -144,7 +144,7 @@ func TestLsLibraryRecipes(t *testing.T) {
 	if _, err := c.Create(base+"/text", []byte("hello"), 0, openACL); err != nil {
 		t.Fatal(err)
 	}
-	startRecipeDriver(t, "Curator driver", curatorRecipeDriver(t, ctx, servers, base+"/curator"))
+	startRecipeDriver(t, "Curator driver", javaDriver(t, ctx, "RecipesDriver", servers, base+"/curator"))
 	startRecipeDriver(t, "Kazoo driver", exec.CommandContext(ctx, "/usr/bin/python3", "testdata/recipes/recipes_kazoo.py", servers, base+"/kazoo"))
 
 	got := lsSystemsJSON(t, "--root", base, base+"/curator/count", base+"/kazoo/counter", base+"/text")
