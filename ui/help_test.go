@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -93,6 +95,34 @@ func TestHelpListsCopy(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("help lacks y %q", tt.want)
+		}
+	}
+}
+
+// TestHelpListsEveryBinding: every binding of KeyMap that the mode
+// enables is in a group of the `?` dialog (W, waiting only, was not:
+// the key that finds the stuck parents of a wide root, missing from
+// the only place that names it).
+func TestHelpListsEveryBinding(t *testing.T) {
+	for name, m := range map[string]Model{
+		"console": newTest("dark", 80, 24),
+		"demo":    newTest("dark", 80, 24, withDemo(&fakeDemo{})),
+	} {
+		listed := map[string]bool{}
+		for _, g := range helpGroups(m.modeKeys(), false) {
+			for _, k := range g.keys {
+				listed[k.Help().Key] = true
+			}
+		}
+		keys := reflect.ValueOf(m.modeKeys())
+		for i := range keys.NumField() {
+			b, ok := keys.Field(i).Interface().(key.Binding)
+			if !ok || !b.Enabled() || b.Help().Key == "" {
+				continue
+			}
+			if !listed[b.Help().Key] {
+				t.Errorf("%s: %s (%s %q) is not in the help", name, keys.Type().Field(i).Name, b.Help().Key, b.Help().Desc)
+			}
 		}
 	}
 }

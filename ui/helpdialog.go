@@ -32,7 +32,7 @@ type helpGroup struct {
 func helpGroups(mode KeyMap, replay bool) []helpGroup {
 	all := []helpGroup{
 		{"Move", []key.Binding{mode.Up, mode.Down, mode.PageUp, mode.PageDown, mode.Home, mode.End}},
-		{"View", []key.Binding{mode.Focus, mode.Enter, mode.Filter, mode.Clear, mode.Sort, mode.Copy, mode.Sessions, mode.Narrate, mode.Record}},
+		{"View", []key.Binding{mode.Focus, mode.Enter, mode.Filter, mode.Clear, mode.Sort, mode.Waiting, mode.Copy, mode.Sessions, mode.Narrate, mode.Record}},
 		{"Act on locks", []key.Binding{mode.Take, mode.Release, mode.Revoke, mode.Force}},
 		{"Presenter", []key.Binding{mode.Pause, mode.Step, mode.Kill, mode.Split}},
 	}

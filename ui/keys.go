@@ -83,17 +83,6 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Pause, k.Step, k.Kill, k.Split, k.Take, k.Release, k.Revoke, k.Force, k.Enter, k.Focus, k.Filter, k.Clear, k.Sessions, k.Sort, k.Help, k.Quit}
 }
 
-// FullHelp is the `?` dialog, one column per group.
-func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
-		{k.Focus, k.Enter, k.Filter, k.Clear, k.Sort, k.Waiting, k.Copy, k.Sessions, k.Narrate},
-		{k.Take, k.Release, k.Revoke, k.Force},
-		{k.Pause, k.Step, k.Kill, k.Split},
-		{k.Help, k.Quit, k.Abort},
-	}
-}
-
 // readOnly disables every key that changes ZooKeeper.
 func (k KeyMap) readOnly() KeyMap {
 	for _, b := range []*key.Binding{&k.Take, &k.Release, &k.Revoke, &k.Force} {
