@@ -38,8 +38,8 @@ func clickhouseElection(t Tree, p string) (Recognition, bool) {
 	if path.Base(p) != "leader_election" {
 		return Recognition{}, false
 	}
-	ps := childNodes(t, p)
-	if len(ps) == 0 {
+	ps, fit := fittingChildren(t, p, func(c Participant) bool { return chName.MatchString(c.Name) })
+	if !fit || len(ps) == 0 {
 		return Recognition{}, false
 	}
 	multi := false

@@ -113,8 +113,8 @@ var hbaseLockName = regexp.MustCompile(`^(read|write)-(\d{10})$`)
 
 // hbaseTableLock reads p as an HBase table lock (a read/write lock).
 func hbaseTableLock(t Tree, p string) (Recognition, bool) {
-	ps := childNodes(t, p)
-	if len(ps) == 0 {
+	ps, fit := fittingChildren(t, p, func(c Participant) bool { return c.Session != 0 && hbaseLockName.MatchString(c.Name) })
+	if !fit || len(ps) == 0 {
 		return Recognition{}, false
 	}
 	byLayout := path.Base(path.Dir(p)) == "table-lock"

@@ -42,6 +42,7 @@ type LiveTree struct {
 	budget   int
 	nodes    map[string]liveNode
 	kids     map[string][]string
+	readKids map[string]int32 // parent -> how many of its children were read
 	missing  map[string]bool
 	complete bool
 }
@@ -55,7 +56,7 @@ type liveNode struct {
 // each bounded by ctx as far as the client allows.
 func NewLiveTree(ctx context.Context, r Reader, budget int) *LiveTree {
 	return &LiveTree{ctx: ctx, r: r, budget: budget, complete: true,
-		nodes: map[string]liveNode{}, kids: map[string][]string{}, missing: map[string]bool{}}
+		nodes: map[string]liveNode{}, kids: map[string][]string{}, readKids: map[string]int32{}, missing: map[string]bool{}}
 }
 
 // Complete says whether every read asked for was answered (or the node
@@ -71,12 +72,46 @@ func (t *LiveTree) Complete() bool {
 func (t *LiveTree) take() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.budget <= 0 || t.ctx.Err() != nil {
-		t.complete = false
+	if t.spentLocked() {
 		return false
 	}
 	t.budget--
 	return true
+}
+
+// exhausted says whether t can read nothing more: its budget spent or
+// its ctx done. The caller skips a read on true, so the tree is then
+// incomplete, as take makes it.
+func (t *LiveTree) exhausted() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.spentLocked()
+}
+
+// spentLocked is exhausted with t.mu held.
+func (t *LiveTree) spentLocked() bool {
+	if t.budget <= 0 || t.ctx.Err() != nil {
+		t.complete = false
+		return true
+	}
+	return false
+}
+
+// holds says whether t read p already: listed it, or read its node.
+func (t *LiveTree) holds(p string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, listed := t.kids[p]
+	_, known := t.nodes[p]
+	return listed || known
+}
+
+// readNoneOf says whether t can read nothing more and read none of p's
+// children: asking about each of them is then sure to find nothing.
+func (t *LiveTree) readNoneOf(p string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.readKids[p] == 0 && t.spentLocked()
 }
 
 // failed records a read's error: NoNode is an answer, anything else
@@ -156,18 +191,23 @@ func (t *LiveTree) get(p string) {
 		data = data[:DataLimit]
 	}
 	t.mu.Lock()
+	if _, again := t.nodes[p]; !again {
+		t.readKids[path.Dir(p)]++
+	}
 	t.nodes[p] = liveNode{info: NodeInfo{Data: data, EphemeralOwner: st.EphemeralOwner, Czxid: st.Czxid, Ctime: st.Ctime},
 		children: st.NumChildren}
 	t.mu.Unlock()
 }
 
 // Node implements Tree. It lists the parent first (once), which reads
-// every sibling with it: a recogniser asks about a node's neighbours.
+// every sibling with it: a recogniser asks about a node's neighbours. The
+// listing is kept sorted, so asking about each of a wide parent's
+// children is a binary search each, not a scan of them all.
 func (t *LiveTree) Node(p string) (NodeInfo, bool) {
 	p = path.Clean(p)
 	if p != "/" {
 		kids, ok := t.Children(path.Dir(p))
-		if !ok || !slices.Contains(kids, path.Base(p)) {
+		if _, found := slices.BinarySearch(kids, path.Base(p)); !ok || !found {
 			return NodeInfo{}, false
 		}
 	}

@@ -87,8 +87,8 @@ func latchElection(t Tree, p string) (Recognition, bool) {
 		}
 		sys.label = "flink " + clean(path.Base(path.Dir(path.Dir(p))))
 	}
-	ps := childNodes(t, p)
-	if len(ps) == 0 {
+	ps, fit := fittingChildren(t, p, curatorMutexNode)
+	if !fit || len(ps) == 0 {
 		return Recognition{}, false
 	}
 	for i := range ps {
@@ -221,8 +221,8 @@ var mesosName = regexp.MustCompile(`^(json\.)?info_(\d{10})$`)
 // mesosGroup reads p as a Mesos masters' group: at least one JSON
 // MasterInfo among ephemeral sequential info nodes.
 func mesosGroup(t Tree, p string) (Recognition, bool) {
-	ps := childNodes(t, p)
-	if len(ps) == 0 {
+	ps, fit := fittingChildren(t, p, func(c Participant) bool { return c.Session != 0 && mesosName.MatchString(c.Name) })
+	if !fit || len(ps) == 0 {
 		return Recognition{}, false
 	}
 	sawJSON := false

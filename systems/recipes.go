@@ -115,8 +115,8 @@ func ScanRecipes(t Tree, root string) []Recognition { return scan(t, root, Recog
 // that is no address; the lowest sequence leads. One node says too little:
 // a mutex whose client set its own default data looks the same.
 func curatorSelector(t Tree, p string) (Recognition, bool) {
-	ps := childNodes(t, p)
-	if len(ps) < 2 {
+	ps, fit := fittingChildren(t, p, curatorMutexNode)
+	if !fit || len(ps) < 2 {
 		return Recognition{}, false
 	}
 	for i := range ps {
@@ -210,8 +210,8 @@ const partyMark = "__party__"
 // party reads p as a Kazoo Party or ShallowParty: every child ephemeral,
 // named <32 hex>__party__ or <32 hex>-<identifier>.
 func party(t Tree, p string) (Recognition, bool) {
-	ps := childNodes(t, p)
-	if len(ps) == 0 {
+	ps, fit := fittingChildren(t, p, func(c Participant) bool { return c.Session != 0 && len(c.Name) > 33 && lockops.IsHex32(c.Name[:32]) })
+	if !fit || len(ps) == 0 {
 		return Recognition{}, false
 	}
 	for i := range ps {
@@ -241,8 +241,8 @@ func party(t Tree, p string) (Recognition, bool) {
 // children or more, none named by a lock or another recipe's grammar;
 // the member is the name (less a protected PersistentNode's _c_<uuid>-).
 func curatorGroup(t Tree, p string) (Recognition, bool) {
-	ps := childNodes(t, p)
-	if len(ps) < 2 {
+	ps, fit := fittingChildren(t, p, func(c Participant) bool { return c.Session != 0 })
+	if !fit || len(ps) < 2 {
 		return Recognition{}, false
 	}
 	for i := range ps {
@@ -269,8 +269,8 @@ var curatorQueueName = regexp.MustCompile(`^queue-(-?\d{10})$`)
 // curatorQueue reads p as a Curator DistributedQueue: persistent
 // queue-<seq> children holding ItemSerializer's bytes.
 func curatorQueue(t Tree, p string) (Recognition, bool) {
-	ps := childNodes(t, p)
-	if len(ps) == 0 {
+	ps, fit := fittingChildren(t, p, func(c Participant) bool { return c.Session == 0 && curatorQueueName.MatchString(c.Name) })
+	if !fit || len(ps) == 0 {
 		return Recognition{}, false
 	}
 	for i := range ps {
@@ -292,7 +292,10 @@ var kazooEntryName = regexp.MustCompile(`^entry-(\d{3})-(-?\d{10})$`)
 // Kazoo takes them (by name: priority, then sequence); false when one is
 // not an entry (persistent entry-<pri>-<seq>).
 func kazooEntries(t Tree, dir string) ([]Participant, bool) {
-	ps := childNodes(t, dir)
+	ps, fit := fittingChildren(t, dir, func(c Participant) bool { return c.Session == 0 && kazooEntryName.MatchString(c.Name) })
+	if !fit {
+		return nil, false
+	}
 	for i := range ps {
 		m := kazooEntryName.FindStringSubmatch(ps[i].Name)
 		if m == nil || ps[i].Session != 0 {

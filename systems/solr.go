@@ -47,8 +47,11 @@ func solrElection(t Tree, p string) (Recognition, bool) {
 	if path.Base(p) != "election" {
 		return Recognition{}, false
 	}
-	ps := childNodes(t, p)
-	if len(ps) == 0 {
+	ps, fit := fittingChildren(t, p, func(c Participant) bool { return solrName.MatchString(c.Name) })
+	switch {
+	case !fit:
+		return Recognition{}, false
+	case len(ps) == 0:
 		return solrEmpty(t, p)
 	}
 	for i := range ps {

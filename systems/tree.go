@@ -198,7 +198,14 @@ func Scan(t Tree, root string) []Recognition { return scan(t, root, Recognize) }
 func scan(t Tree, root string, recognize func(Tree, string) (Recognition, bool)) []Recognition {
 	var out []Recognition
 	var walk func(p string)
+	live, _ := t.(*LiveTree)
 	walk = func(p string) {
+		// A live tree that can read no more knows nothing of a path it
+		// has not read: every recogniser would fail there, after asking
+		// about it (a wide root's 100,000 parents, every 15 s).
+		if live != nil && !live.holds(p) && live.exhausted() {
+			return
+		}
 		if rec, ok := recognize(t, p); ok {
 			out = append(out, rec)
 			for _, in := range rec.Inner {
@@ -219,19 +226,37 @@ func scan(t Tree, root string, recognize func(Tree, string) (Recognition, bool))
 // name order; nodes that vanished between the listing and the read are
 // left out.
 func childNodes(t Tree, p string) []Participant {
+	ps, _ := fittingChildren(t, p, nil)
+	return ps
+}
+
+// fittingChildren is childNodes for a recogniser whose grammar every
+// child must fit (its name, ephemeral or not): false at the first child
+// read that does not, so that a wide parent of something else costs one
+// read, not one a child (nil fits: any child fits).
+func fittingChildren(t Tree, p string, fits func(Participant) bool) ([]Participant, bool) {
+	if live, ok := t.(*LiveTree); ok && live.readNoneOf(path.Clean(p)) {
+		return nil, true // a wide parent's children, the read's budget spent on others
+	}
 	kids, _ := t.Children(p)
-	kids = slices.Clone(kids)
-	slices.Sort(kids)
-	out := make([]Participant, 0, len(kids))
+	if !slices.IsSorted(kids) { // a live tree's listings are sorted already
+		kids = slices.Clone(kids)
+		slices.Sort(kids)
+	}
+	out := make([]Participant, 0, min(len(kids), 64)) // a wide parent is seldom read whole
 	for _, k := range kids {
 		full := path.Join(p, k)
 		n, ok := t.Node(full)
 		if !ok {
 			continue
 		}
-		out = append(out, participant(full, n))
+		c := participant(full, n)
+		if fits != nil && !fits(c) {
+			return nil, false
+		}
+		out = append(out, c)
 	}
-	return out
+	return out, true
 }
 
 // participant is a node as a waiting participant, before any role.
@@ -281,4 +306,11 @@ func sortBySeq(ps []Participant) {
 	slices.SortStableFunc(ps, func(a, b Participant) int {
 		return cmp.Or(cmp.Compare(a.Seq, b.Seq), strings.Compare(a.Name, b.Name))
 	})
+}
+
+// curatorMutexNode: c is an ephemeral node named as a Curator mutex or
+// latch node (the grammar a Curator election's participants share).
+func curatorMutexNode(c Participant) bool {
+	n, ok := lockops.ParseName(c.Name)
+	return ok && c.Session != 0 && n.Recipe == lockops.RecipeCurator && n.Kind == lockops.KindMutex
 }
