@@ -82,6 +82,7 @@ func rootBenches(n string, quick bool) []goBench {
 		{"./zkview", "BenchmarkRootChange10000", "20x", "zkview: under a watched root of 10,000 parents, a waiter joins and leaves a held parent, a parent is made with a holder and deleted (4 changes)"},
 		{"./zkview", "BenchmarkRootRSS10000", "1x", "zkview: process RSS per parent after GC, a root of 10,000 empty parents"},
 		{"./zkview", "BenchmarkRootRSSHeld10000", "1x", "the same, each parent holding one lock node"},
+		{"./systems", "BenchmarkSystemsReadWide100k", "10x", "systems: one read of the systems' layouts (the Watcher's, every 15 s) over a root of 100,000 plain lock parents, reads answered from memory: the CPU it costs"},
 	}
 	if quick {
 		return bs
