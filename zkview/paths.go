@@ -37,36 +37,73 @@ func (f pathFlags) keep() bool { return f.explicit || f.root }
 // Watcher's model and waits for the next change. Its fields are guarded by
 // Watcher.mu, which its methods named ...Locked require held.
 //
-// A root keeps one for each of up to a million parents: what only a huge
-// queue uses sits behind huge, the path on the server is asked of the
-// session (absPath), and the small fields sit together, so that a
-// pathWatch fits in 96 bytes (TestPathWatchSize).
+// A root keeps one for each of up to a million parents, made in one
+// allocation with the path's rootPath (rootedPath): what only a huge
+// queue uses is kept beside the Watcher (Watcher.huge), a context's
+// cancel beside the context (ownedCtx: a path below a root shares the
+// root's), the path on the server is asked of the session (absPath), and
+// the small fields sit together, so that a pathWatch fits in 80 bytes
+// and a rootedPath in 160 (TestPathWatchSize).
 type pathWatch struct {
 	w    *Watcher // the Watcher it follows the path for: its lock, model and session
 	path string
 	pathFlags
+	// ctx ends when the path is no longer watched: an *ownedCtx when the
+	// path has a goroutine of its own (removeLocked cancels it), its
+	// root's when it is watched through the root's watch.
 	ctx     context.Context
-	cancel  context.CancelFunc
 	kids    map[string]struct{} // children watched for discovery (a root's: one a parent)
 	read    bool                // read once: counted out of initPending
 	removed bool
 	// busy and relist are the root's work for the path (rp): queued or
 	// being worked on, and to be listed (first read, re-sync).
 	busy, relist bool
-	// lastSize, an int32 (as a stat's numChildren is), beside the flags.
-	lastSize int32
-	huge     *hugeList // the last listing's time and cost, when huge
+	// noAuth and listed are its recursive watch's (recursiveWatch), kept
+	// here among the flags: noAuth, the path may not be listed (children
+	// watches handle it); listed, the watch's names hold a listing (nil
+	// names: no child), or the path was found absent. Each watch set
+	// starts with both false (newRecursive).
+	noAuth, listed bool
 	// rp: the path is watched through its root's recursive watch, with
 	// no goroutine of its own (rootwatch.go); nil otherwise.
 	rp *rootPath
 }
 
+// rootedPath is a path found below a root watched whole: its pathWatch
+// and its rootPath in one allocation (a root keeps up to a million).
+type rootedPath struct {
+	pw pathWatch
+	rp rootPath
+}
+
+// ownedCtx is the context of a path with a goroutine and a watch of its
+// own, and the cancel that ends them.
+type ownedCtx struct {
+	context.Context
+	cancel context.CancelFunc
+}
+
+// newOwnedCtx is a context below parent that removeLocked can end.
+func newOwnedCtx(parent context.Context) *ownedCtx {
+	ctx, cancel := context.WithCancel(parent)
+	return &ownedCtx{ctx, cancel}
+}
+
+// cancelOwn ends pw's context when it is pw's own (not its root's).
+func (pw *pathWatch) cancelOwn() {
+	if c, ok := pw.ctx.(*ownedCtx); ok {
+		c.cancel()
+	}
+}
+
 // hugeList is when a huge queue (more than hugeQueue children) was last
-// listed and what merging that listing cost: its next listing waits for
-// them (spaceHugeRelist).
+// listed, how many children it had and what merging that listing cost:
+// its next listing waits for them (spaceHugeRelist). Kept in
+// Watcher.huge, for the few paths that are huge.
 type hugeList struct {
 	at   time.Time
 	cost time.Duration // CPU time of the last merge (Order and diff)
+	size int
 }
 
 // absPath is pw's path on the server.
@@ -74,21 +111,28 @@ func (pw *pathWatch) absPath() string { return pw.w.s.Abs(pw.path) }
 
 // listedLocked notes a listing of size children asked for at issued.
 func (pw *pathWatch) listedLocked(issued time.Time, size int) {
-	pw.lastSize = int32(size)
+	w := pw.w
 	if size <= hugeQueue {
-		pw.huge = nil
+		if w.huge != nil {
+			delete(w.huge, pw)
+		}
 		return
 	}
-	if pw.huge == nil {
-		pw.huge = &hugeList{}
+	if w.huge == nil {
+		w.huge = map[*pathWatch]*hugeList{}
 	}
-	pw.huge.at = issued
+	h := w.huge[pw]
+	if h == nil {
+		h = &hugeList{}
+		w.huge[pw] = h
+	}
+	h.at, h.size = issued, size
 }
 
 // mergedLocked notes what merging the last listing cost.
 func (pw *pathWatch) mergedLocked(cost time.Duration) {
-	if pw.huge != nil {
-		pw.huge.cost = cost
+	if h := pw.w.huge[pw]; h != nil {
+		h.cost = cost
 	}
 }
 
@@ -100,8 +144,9 @@ func (pw *pathWatch) removeLocked(now time.Time) {
 		return
 	}
 	pw.removed = true
-	pw.cancel()
+	pw.cancelOwn()
 	delete(w.paths, pw.path)
+	delete(w.huge, pw)
 	if !pw.keep() {
 		w.discovered--
 	}
@@ -389,11 +434,12 @@ func waitPath(ctx context.Context, watch <-chan zk.Event, resync <-chan struct{}
 func (pw *pathWatch) spaceHugeRelist(ctx context.Context) {
 	w := pw.w
 	w.mu.Lock()
-	size, huge := int(pw.lastSize), pw.huge
+	huge := w.huge[pw]
 	var last time.Time
 	var cost time.Duration
+	var size int
 	if huge != nil {
-		last, cost = huge.at, huge.cost
+		last, cost, size = huge.at, huge.cost, huge.size
 	}
 	w.mu.Unlock()
 	if size <= hugeQueue || huge == nil {
@@ -693,7 +739,7 @@ func (pw *pathWatch) handOff() {
 	}
 	pw.via.forgetLocked(pw)
 	pw.rp, pw.via = nil, nil
-	pw.ctx, pw.cancel = context.WithCancel(w.ctx)
+	pw.ctx = newOwnedCtx(w.ctx)
 	w.wg.Add(1)
 	go pw.run()
 }

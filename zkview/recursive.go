@@ -28,11 +28,13 @@ const auditSoon = 50 * time.Millisecond
 // instead of falling behind event by event.
 const maxBatch = 4096
 
-// recursiveWatch is one path's persistent recursive watch.
+// recursiveWatch is one path's persistent recursive watch: the path's
+// own (runRecursive, its events' channel then beside it) or its root's
+// (rootPath). Whether the path may be listed and whether names holds a
+// listing are the path's flags (pathWatch.noAuth, listed).
 type recursiveWatch struct {
 	pw    *pathWatch // the path it watches (its Watcher: pw.w)
-	ch    <-chan zk.Event
-	names childSet // the path's children, kept current by events
+	names childSet   // the path's children, kept current by events
 	// cversion is the path's child version at the last listing, and seen
 	// how many creates and deletes of children the watch reported since:
 	// the server's count running ahead of ours is a change the watch did
@@ -44,11 +46,6 @@ type recursiveWatch struct {
 	// made: a listing asked for then, or a barrier after which nothing
 	// was left to receive (Queue.ListedAt).
 	listedAt time.Time
-	// noAuth: the path may not be listed; children watches handle it.
-	noAuth bool
-	// listed: names holds a listing (nil names: no child), or the path
-	// was found absent.
-	listed bool
 }
 
 // runRecursive watches pw with a persistent recursive watch. It
@@ -94,9 +91,9 @@ func (pw *pathWatch) runRecursive() bool {
 			}
 			continue
 		}
-		rw := &recursiveWatch{pw: pw, ch: set.ch}
+		rw := newRecursive(pw)
 		ok := rw.follow(ctx, gen, resync, set)
-		if rw.noAuth {
+		if pw.noAuth {
 			_ = w.s.RemovePersistentWatch(ctx, pw.path)
 			return false
 		}
@@ -106,6 +103,12 @@ func (pw *pathWatch) runRecursive() bool {
 		}
 	}
 	return true
+}
+
+// newRecursive is a new watch of pw's, which knows nothing yet.
+func newRecursive(pw *pathWatch) *recursiveWatch {
+	pw.noAuth, pw.listed = false, false // the path's goroutine's, as rw is
+	return &recursiveWatch{pw: pw}
 }
 
 // watchSet is a persistent watch just set and the listing read right
@@ -122,7 +125,7 @@ type watchSet struct {
 // (true: set it again and read again) or pw is dropped (false).
 func (rw *recursiveWatch) follow(ctx context.Context, gen uint64, resync <-chan struct{}, set watchSet) bool {
 	pw, w := rw.pw, rw.pw.w
-	if !rw.takeListing(ctx, gen, set.issued, set.l, set.err) && (ctx.Err() != nil || rw.noAuth) {
+	if !rw.takeListing(ctx, gen, set.issued, set.l, set.err) && (ctx.Err() != nil || pw.noAuth) {
 		return false
 	}
 	auditAt := time.Now().Add(pw.auditEvery())
@@ -146,14 +149,14 @@ func (rw *recursiveWatch) follow(ctx context.Context, gen uint64, resync <-chan 
 		case <-audit.C:
 			// Changes the server does not report to this watch (children
 			// the operator may not read) show only in the parent's stat.
-			if rw.unreported(ctx) {
+			if rw.unreported(ctx, set.ch) {
 				rw.read(ctx, gen)
 			}
 			every := pw.auditEvery()
 			audit.Reset(every)
 			auditAt = time.Now().Add(every)
-		case ev, ok := <-rw.ch:
-			if end, again := rw.take(ctx, ev, ok, gen, audit, &auditAt); end {
+		case ev, ok := <-set.ch:
+			if end, again := rw.take(ctx, set.ch, ev, ok, gen, audit, &auditAt); end {
 				return again
 			}
 		}
@@ -172,14 +175,14 @@ func (rw *recursiveWatch) resynced(ctx context.Context, gen *uint64) bool {
 	if !w.waitSynced(ctx) {
 		return false
 	}
-	return rw.read(ctx, g) || (ctx.Err() == nil && !rw.noAuth)
+	return rw.read(ctx, g) || (ctx.Err() == nil && !rw.pw.noAuth)
 }
 
-// take applies ev, received from the watch (ok false: the channel was
+// take applies ev, received from the watch's channel ch (ok false: it was
 // closed), with the events that follow it at once. end says the watch
 // ended, follow then returning again; the next audit is brought forward
 // to within auditSoon (audit, auditAt).
-func (rw *recursiveWatch) take(ctx context.Context, ev zk.Event, ok bool, gen uint64, audit *time.Timer, auditAt *time.Time) (end, again bool) {
+func (rw *recursiveWatch) take(ctx context.Context, ch <-chan zk.Event, ev zk.Event, ok bool, gen uint64, audit *time.Timer, auditAt *time.Time) (end, again bool) {
 	pw, w := rw.pw, rw.pw.w
 	switch {
 	case !ok:
@@ -206,7 +209,7 @@ func (rw *recursiveWatch) take(ctx context.Context, ev zk.Event, ok bool, gen ui
 		return false, false
 	}
 	evAt := w.cfg.Now()
-	batch, last := drainEvents(rw.ch, []zk.Event{ev})
+	batch, last := drainEvents(ch, []zk.Event{ev})
 	w.held.received.Add(int64(len(batch)))
 	systemsReader{w}.systemsEvents(batch) // a system's coordination re-read at once (systemslive.go)
 	// Applied at once, without a round trip first; the check that
@@ -305,17 +308,17 @@ func (rw *recursiveWatch) takeListing(ctx context.Context, gen uint64, issued ti
 	case err == nil:
 		rw.cversion, rw.seen, rw.listedAt = l.cversion, 0, issued
 		rw.names.reset(l.names)
-		rw.listed = true
+		pw.listed = true
 		pw.applyListing(ctx, l, gen, issued, issued)
 		return true
 	case ctx.Err() != nil:
 		return false
 	case errors.Is(err, zk.ErrNoAuth):
-		rw.noAuth = true
+		pw.noAuth = true
 		return false
 	case errors.Is(err, zk.ErrNoNode):
 		rw.names.reset(nil)
-		rw.cversion, rw.seen, rw.listed = 0, 0, true
+		rw.cversion, rw.seen, pw.listed = 0, 0, true
 		if !pw.kept() {
 			w.mu.Lock()
 			pw.removeLocked(w.cfg.Now())
@@ -402,19 +405,19 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 }
 
 // unreported reads the path's stat and says whether its children changed
-// more often than the watch reported. ZooKeeper sends a watch's events
+// more often than the watch (its events' channel ch) reported. ZooKeeper sends a watch's events
 // before its reply to any later request, so once the stat is back every
 // reported change made before it has been counted in seen or is still to
 // be received (PersistentBacklog); judged only when nothing is left to
 // receive, a child version ahead of seen is a change never reported.
-func (rw *recursiveWatch) unreported(ctx context.Context) bool {
+func (rw *recursiveWatch) unreported(ctx context.Context, ch <-chan zk.Event) bool {
 	pw, w := rw.pw, rw.pw.w
-	if !rw.listed {
+	if !pw.listed {
 		return false
 	}
 	issued := w.cfg.Now()
 	st := pw.barrier(ctx)
-	if st == nil || w.s.PersistentBacklog(rw.ch) > 0 {
+	if st == nil || w.s.PersistentBacklog(ch) > 0 {
 		return false // events to read first: the next audit judges
 	}
 	if st.Cversion-rw.cversion > rw.seen {

@@ -37,7 +37,7 @@ func readRoot(pw *pathWatch) bool {
 	}
 	rw := &pw.rp.rw
 	if !rw.read(ctx, rt.gen) {
-		if rw.noAuth {
+		if pw.noAuth {
 			w.mu.Lock()
 			rt.forgetLocked(pw)
 			pw.rp = nil

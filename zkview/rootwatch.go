@@ -48,8 +48,8 @@ type rootWatch struct {
 // name decides whether the child is there.
 //
 // Its root is the path's via, and whether it is queued (busy) or to be
-// listed (relist) sit among the path's flags: a rootPath fits in 96
-// bytes (TestPathWatchSize).
+// listed (relist) sit among the path's flags: a rootPath fits in 80
+// bytes, and with its pathWatch (rootedPath) in 160 (TestPathWatchSize).
 type rootPath struct {
 	rw     recursiveWatch
 	events *rootEvents // events not applied yet, nil when none
@@ -76,12 +76,14 @@ func (rp *rootPath) dropEvents(w *Watcher) {
 	rp.events = nil
 }
 
-// attachLocked makes pw a path watched through rt: no goroutine, no watch
-// of its own; it is listed by rt's workers.
-func (rt *rootWatch) attachLocked(pw *pathWatch) {
+// attachLocked makes pw a path watched through rt, rp its rootPath (made
+// with it: rootedPath): no goroutine, no watch of its own; it is listed
+// by rt's workers.
+func (rt *rootWatch) attachLocked(pw *pathWatch, rp *rootPath) {
 	rt.found++
-	pw.rp, pw.via = &rootPath{}, rt
+	pw.rp, pw.via = rp, rt
 	pw.rp.rw.pw = pw
+	pw.noAuth, pw.listed = false, false
 	pw.relist = true
 	rt.enqueueLocked(pw)
 }
@@ -163,9 +165,15 @@ func watchRoot(pw *pathWatch) bool {
 	return true
 }
 
-// newRootWatch is the root pw's work queue, no path in it yet.
+// newRootWatch is the root pw's work queue, no path in it yet. The
+// paths below the root share its context, not the cancel that comes
+// with it (ownedCtx): a path below that is removed ends none but itself.
 func newRootWatch(pw *pathWatch) *rootWatch {
-	return &rootWatch{pw: pw, ctx: pw.ctx, wake: make(chan struct{}, 1), started: pw.w.cfg.Now()}
+	ctx := pw.ctx
+	if c, ok := ctx.(*ownedCtx); ok {
+		ctx = c.Context
+	}
+	return &rootWatch{pw: pw, ctx: ctx, wake: make(chan struct{}, 1), started: pw.w.cfg.Now()}
 }
 
 // adoptRootLocked makes the root one of the paths read through rt (once)
@@ -177,6 +185,7 @@ func (rt *rootWatch) adoptRootLocked() {
 	}
 	pw.rp, pw.via = &rootPath{}, rt
 	pw.rp.rw.pw = pw
+	pw.noAuth, pw.listed = false, false
 	rt.found++ // the root is one of the paths read through it
 	if pw.read {
 		rt.read++
@@ -347,13 +356,13 @@ func (rt *rootWatch) work(pw *pathWatch) {
 			continue
 		}
 		if relist && !rp.rw.read(rt.ctx, gen) {
-			if rp.rw.noAuth {
+			if pw.noAuth {
 				pw.handOff()
 				continue
 			}
 			rt.retryLater(pw)
 		}
-		if evs != nil && rp.rw.listed {
+		if evs != nil && pw.listed {
 			rp.rw.applyEvents(rt.ctx, evs.evs, gen, rp.rw.listedAt, evs.at)
 		}
 		evs.appliedTo(w) // merged, or made moot by the listing

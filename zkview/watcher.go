@@ -67,12 +67,15 @@ type Watcher struct {
 	paths       map[string]*pathWatch
 	queues      map[string]*queue.Model
 	sortedPaths []string // queue paths, sorted
-	discovered  int      // intermediate nodes watched for discovery
-	capped      bool     // discovery stopped at a bound
-	mode        string   // model.ModeRecursive or model.ModeChildren; "" for Load
-	conn        model.Conn
-	gen         uint64
-	resync      chan struct{} // closed when the session (re)connects
+	// huge: the paths whose last listing was huge (listedLocked); nil
+	// while none was.
+	huge       map[*pathWatch]*hugeList
+	discovered int    // intermediate nodes watched for discovery
+	capped     bool   // discovery stopped at a bound
+	mode       string // model.ModeRecursive or model.ModeChildren; "" for Load
+	conn       model.Conn
+	gen        uint64
+	resync     chan struct{} // closed when the session (re)connects
 	// synced is closed once the server of a new session has caught up
 	// (see syncNewSession); paths list only after it.
 	synced      chan struct{}
@@ -636,16 +639,16 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 	if f.via != nil && !f.keep() {
 		// Found below a root watched whole: its root's watch and workers
 		// follow it (rootwatch.go), and it shares the root's context.
-		pw := &pathWatch{w: w, path: p, pathFlags: f, ctx: f.via.ctx, cancel: noCancel}
+		rp := &rootedPath{pw: pathWatch{w: w, path: p, pathFlags: f, ctx: f.via.ctx}}
+		pw := &rp.pw
 		w.paths[p] = pw
 		w.discovered++
 		w.initPending++
-		f.via.attachLocked(pw)
+		f.via.attachLocked(pw, &rp.rp)
 		return
 	}
 	f.via = nil
-	ctx, cancel := context.WithCancel(w.ctx)
-	pw := &pathWatch{w: w, path: p, pathFlags: f, ctx: ctx, cancel: cancel, kids: map[string]struct{}{}}
+	pw := &pathWatch{w: w, path: p, pathFlags: f, ctx: newOwnedCtx(w.ctx), kids: map[string]struct{}{}}
 	w.paths[p] = pw
 	if !f.keep() {
 		w.discovered++
@@ -665,9 +668,6 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 	}
 	go pw.run()
 }
-
-// noCancel is the cancel of a path that shares its root's context.
-func noCancel() {}
 
 // fallBack switches the Watcher to children watches for good.
 func (w *Watcher) fallBack(err error) {
