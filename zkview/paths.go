@@ -39,19 +39,23 @@ func (f pathFlags) keep() bool { return f.explicit || f.root }
 //
 // A root keeps one for each of up to a million parents, made in one
 // allocation with the path's rootPath (rootedPath): what only a huge
-// queue uses is kept beside the Watcher (Watcher.huge), a context's
-// cancel beside the context (ownedCtx: a path below a root shares the
-// root's), the path on the server is asked of the session (absPath), and
-// the small fields sit together, so that a pathWatch fits in 80 bytes
-// and a rootedPath in 160 (TestPathWatchSize).
+// queue uses is kept beside the Watcher (Watcher.huge), a path below a
+// root shares the root's context (ctx), the path's lock parent model is
+// the path's (no second map by path), the path on the server is asked
+// of the session (absPath), and the small fields sit together, so that a
+// pathWatch fits in 80 bytes and a rootedPath in 160
+// (TestPathWatchSize).
 type pathWatch struct {
 	w    *Watcher // the Watcher it follows the path for: its lock, model and session
 	path string
 	pathFlags
-	// ctx ends when the path is no longer watched: an *ownedCtx when the
-	// path has a goroutine of its own (removeLocked cancels it), its
-	// root's when it is watched through the root's watch.
-	ctx     context.Context
+	// own is the context of a path with a goroutine of its own
+	// (removeLocked ends it); nil for a path watched through its root,
+	// which shares the root's (ctx).
+	own *ownedCtx
+	// qm is the path's model when the path is a lock parent (or a
+	// semaphore's part) of the model, nil otherwise (queueLocked).
+	qm      *queue.Model
 	kids    map[string]struct{} // children watched for discovery (a root's: one a parent)
 	read    bool                // read once: counted out of initPending
 	removed bool
@@ -89,52 +93,24 @@ func newOwnedCtx(parent context.Context) *ownedCtx {
 	return &ownedCtx{ctx, cancel}
 }
 
-// cancelOwn ends pw's context when it is pw's own (not its root's).
-func (pw *pathWatch) cancelOwn() {
-	if c, ok := pw.ctx.(*ownedCtx); ok {
-		c.cancel()
+// ctx ends when pw is no longer watched: its own, or its root's when
+// it is watched through its root (pw.via).
+func (pw *pathWatch) ctx() context.Context {
+	if pw.own != nil {
+		return pw.own
 	}
+	return pw.via.ctx
 }
 
-// hugeList is when a huge queue (more than hugeQueue children) was last
-// listed, how many children it had and what merging that listing cost:
-// its next listing waits for them (spaceHugeRelist). Kept in
-// Watcher.huge, for the few paths that are huge.
-type hugeList struct {
-	at   time.Time
-	cost time.Duration // CPU time of the last merge (Order and diff)
-	size int
+// cancelOwn ends pw's context when it is pw's own (not its root's).
+func (pw *pathWatch) cancelOwn() {
+	if pw.own != nil {
+		pw.own.cancel()
+	}
 }
 
 // absPath is pw's path on the server.
 func (pw *pathWatch) absPath() string { return pw.w.s.Abs(pw.path) }
-
-// listedLocked notes a listing of size children asked for at issued.
-func (pw *pathWatch) listedLocked(issued time.Time, size int) {
-	w := pw.w
-	if size <= hugeQueue {
-		if w.huge != nil {
-			delete(w.huge, pw)
-		}
-		return
-	}
-	if w.huge == nil {
-		w.huge = map[*pathWatch]*hugeList{}
-	}
-	h := w.huge[pw]
-	if h == nil {
-		h = &hugeList{}
-		w.huge[pw] = h
-	}
-	h.at, h.size = issued, size
-}
-
-// mergedLocked notes what merging the last listing cost.
-func (pw *pathWatch) mergedLocked(cost time.Duration) {
-	if h := pw.w.huge[pw]; h != nil {
-		h.cost = cost
-	}
-}
 
 // removeLocked stops watching pw and, recursively, what was found
 // below it. A discovered queue leaves the model.
@@ -150,13 +126,9 @@ func (pw *pathWatch) removeLocked(now time.Time) {
 	if !pw.keep() {
 		w.discovered--
 	}
-	for kid := range pw.kids {
-		if c, ok := w.paths[model.ChildPath(pw.path, kid)]; ok && !c.keep() {
-			c.removeLocked(now)
-		}
-	}
-	if qm, ok := w.queues[pw.path]; ok {
-		delete(w.queues, pw.path)
+	pw.dropKidsLocked(now)
+	if qm := pw.qm; qm != nil {
+		pw.setQueueLocked(nil)
 		i, found := slices.BinarySearch(w.sortedPaths, pw.path)
 		if found {
 			w.sortedPaths = slices.Delete(w.sortedPaths, i, i+1)
@@ -190,15 +162,37 @@ func (pw *pathWatch) setReadLocked() {
 	}
 }
 
+// queueLocked is the model of the path p, nil when p is no lock parent
+// (nor a semaphore's part) of the model.
+func (w *Watcher) queueLocked(p string) *queue.Model {
+	if pw := w.paths[p]; pw != nil {
+		return pw.qm
+	}
+	return nil
+}
+
+// setQueueLocked makes qm pw's model (nil: none), counted in
+// Watcher.models.
+func (pw *pathWatch) setQueueLocked(qm *queue.Model) {
+	w := pw.w
+	switch {
+	case pw.qm == nil && qm != nil:
+		w.models++
+	case pw.qm != nil && qm == nil:
+		w.models--
+	}
+	pw.qm = qm
+}
+
 // ensureQueueLocked makes pw a lock parent of the model.
 func (pw *pathWatch) ensureQueueLocked() *queue.Model {
 	w := pw.w
-	if qm, ok := w.queues[pw.path]; ok {
-		return qm
+	if pw.qm != nil {
+		return pw.qm
 	}
 	qm := w.newModelLocked(pw.path, pw.absPath())
 	qm.Election = w.cfg.isElection(pw.path)
-	w.queues[pw.path] = qm
+	pw.setQueueLocked(qm)
 	i, _ := slices.BinarySearch(w.sortedPaths, pw.path)
 	w.sortedPaths = slices.Insert(w.sortedPaths, i, pw.path)
 	w.reshownLocked(pw.path)
@@ -244,7 +238,7 @@ func (pw *pathWatch) run() {
 	case pw.runRecursive():
 		return
 	}
-	ctx := pw.ctx
+	ctx := pw.ctx()
 	var evAt time.Time // when the event that asked for this listing came
 	for ctx.Err() == nil {
 		// resync before gen: a new session after the first closes resync,
@@ -276,7 +270,7 @@ func (pw *pathWatch) run() {
 		}
 		evAt = w.cfg.Now()
 		w.mu.Lock()
-		if qm, ok := w.queues[pw.path]; ok {
+		if qm := pw.qm; qm != nil {
 			qm.EventAt = evAt
 		}
 		w.mu.Unlock()
@@ -429,36 +423,6 @@ func waitPath(ctx context.Context, watch <-chan zk.Event, resync <-chan struct{}
 	return true
 }
 
-// spaceHugeRelist delays the re-list of a huge parent so that a burst of
-// changes is read in one listing.
-func (pw *pathWatch) spaceHugeRelist(ctx context.Context) {
-	w := pw.w
-	w.mu.Lock()
-	huge := w.huge[pw]
-	var last time.Time
-	var cost time.Duration
-	var size int
-	if huge != nil {
-		last, cost, size = huge.at, huge.cost, huge.size
-	}
-	w.mu.Unlock()
-	if size <= hugeQueue || huge == nil {
-		return
-	}
-	// At least twice what merging the last listing cost: a busy huge
-	// queue takes at most a third of a core.
-	wait := time.Until(last.Add(max(time.Duration(size)*relistPerChild, 2*cost)))
-	if wait <= 0 {
-		return
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
-}
-
 // setState records that pw could not be listed (absent, NoAuth,
 // error); its queue, if it is one, is emptied.
 func (pw *pathWatch) setState(st model.PathState, msg string) {
@@ -470,17 +434,12 @@ func (pw *pathWatch) setState(st model.PathState, msg string) {
 	if pw.removed {
 		return
 	}
-	if qm, ok := w.queues[pw.path]; ok {
+	if qm := pw.qm; qm != nil {
 		qm.SetState(st, msg, now)
 	}
 	// What was found below a path that went away is gone too.
 	if st == model.PathAbsent {
-		for kid := range pw.kids {
-			if c, ok := w.paths[model.ChildPath(pw.path, kid)]; ok && !c.keep() {
-				c.removeLocked(now)
-			}
-		}
-		clear(pw.kids)
+		pw.dropKidsLocked(now)
 	}
 	pw.setReadLocked()
 	w.markDirtyLocked()
@@ -507,9 +466,9 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 	if pw.discover {
 		pw.discoverLocked(kids)
 	}
-	qm := w.queues[pw.path]
+	qm := pw.qm
 	if qm == nil && pw.discover && hasLockChild(kids) {
-		if len(w.queues) < w.cfg.MaxParents {
+		if w.models < w.cfg.MaxParents {
 			qm = pw.ensureQueueLocked()
 			w.emitLocked(model.Change{At: now, Kind: model.ChangePathFound, Path: pw.path})
 		} else if !w.capped {
@@ -559,70 +518,6 @@ func hasLockChild(kids []string) bool {
 		}
 	}
 	return false
-}
-
-// discoverLocked follows pw's children that may lead to lock parents:
-// every child that is not a lock node, while depth allows.
-func (pw *pathWatch) discoverLocked(kids []string) {
-	w := pw.w
-	present := make(map[string]bool, len(kids))
-	for _, k := range kids {
-		present[k] = true
-	}
-	now := w.cfg.Now()
-	for k := range pw.kids {
-		if !present[k] {
-			delete(pw.kids, k)
-			if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && !c.keep() {
-				c.removeLocked(now)
-			}
-		}
-	}
-	if int(pw.depth) >= w.cfg.MaxDepth {
-		return
-	}
-	for _, k := range kids {
-		pw.discoverOneLocked(k, now)
-	}
-}
-
-// discoverOneLocked follows pw's child k when it may lead to lock
-// parents (depth allowing).
-func (pw *pathWatch) discoverOneLocked(k string, now time.Time) {
-	w := pw.w
-	if _, isLock := lockops.ParseName(k); isLock {
-		return // lock nodes are ephemeral: nothing below them
-	}
-	if pw.path == "/" && k == "zookeeper" {
-		return // the server's own tree holds no locks
-	}
-	child := model.ChildPath(pw.path, k)
-	_, watched := w.paths[child]
-	if _, followed := pw.kids[k]; followed && watched {
-		// Followed already. (A child deleted and made again between
-		// two listings of pw left the watch when its own read found
-		// it gone, while pw never saw it go: taken again here.)
-		return
-	}
-	if !watched && w.discovered >= w.cfg.maxNodes() {
-		if !w.capped {
-			w.capped = true
-			w.emitLocked(model.Change{At: now, Kind: model.ChangeNodesCapped, Path: pw.path, Count: w.cfg.maxNodes()})
-		}
-		return
-	}
-	pw.followKid(k)
-	w.addPathLocked(child, pathFlags{discover: true, depth: pw.depth + 1, via: pw.rootOf()})
-}
-
-// followKid records k as a child pw follows for discovery. The map is
-// made at the first: most of a root's parents follow none (their
-// children are lock nodes), and an empty map costs 48 bytes each.
-func (pw *pathWatch) followKid(k string) {
-	if pw.kids == nil {
-		pw.kids = map[string]struct{}{}
-	}
-	pw.kids[k] = struct{}{}
 }
 
 // fetch reads the stat and first bytes of each named child of dir,
@@ -738,8 +633,9 @@ func (pw *pathWatch) handOff() {
 		return
 	}
 	pw.via.forgetLocked(pw)
-	pw.rp, pw.via = nil, nil
-	pw.ctx = newOwnedCtx(w.ctx)
+	pw.leaveRootLocked()
+	pw.via = nil
+	pw.own = newOwnedCtx(w.ctx)
 	w.wg.Add(1)
 	go pw.run()
 }

@@ -12,6 +12,7 @@ import (
 	"path"
 	"time"
 
+	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
 	"github.com/zklock/zklock/zkview/queue"
@@ -54,7 +55,7 @@ type recursiveWatch struct {
 // after it.
 func (pw *pathWatch) runRecursive() bool {
 	w := pw.w
-	ctx := pw.ctx
+	ctx := pw.ctx()
 	for ctx.Err() == nil {
 		resync := w.resyncCh()
 		gen := w.genNow()
@@ -307,7 +308,7 @@ func (rw *recursiveWatch) takeListing(ctx context.Context, gen uint64, issued ti
 	switch {
 	case err == nil:
 		rw.cversion, rw.seen, rw.listedAt = l.cversion, 0, issued
-		rw.names.reset(l.names)
+		rw.resetNames(l.names)
 		pw.listed = true
 		pw.applyListing(ctx, l, gen, issued, issued)
 		return true
@@ -317,7 +318,7 @@ func (rw *recursiveWatch) takeListing(ctx context.Context, gen uint64, issued ti
 		pw.noAuth = true
 		return false
 	case errors.Is(err, zk.ErrNoNode):
-		rw.names.reset(nil)
+		rw.resetNames(nil)
 		rw.cversion, rw.seen, pw.listed = 0, 0, true
 		if !pw.kept() {
 			w.mu.Lock()
@@ -344,6 +345,9 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 	reread := false
 	was := map[string]bool{}               // each child the batch names: was it there before
 	var deleted, recreated map[string]bool // children deleted, then created again, in the batch
+	// names change under the lock: a path watched through its root
+	// follows what they hold (discover.go), read by other paths' workers.
+	w.mu.Lock()
 	for _, ev := range batch {
 		switch p := w.s.EventPath(ev); {
 		case p == pw.path:
@@ -376,6 +380,7 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 			rw.seen++
 		}
 	}
+	w.mu.Unlock()
 	if reread {
 		return rw.read(ctx, gen)
 	}
@@ -444,7 +449,7 @@ func (pw *pathWatch) auditEvery() time.Duration {
 // watched (best effort: a lost link drops it anyway).
 func (pw *pathWatch) dropWatch() {
 	w := pw.w
-	if pw.ctx.Err() == nil {
+	if pw.ctx().Err() == nil {
 		return
 	}
 	go func() {
@@ -465,7 +470,7 @@ const dropWatchWait = 10 * time.Second
 func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []string, kids func() []string, gen uint64, issued, evAt time.Time) {
 	pw, w := rw.pw, rw.pw.w
 	w.mu.Lock()
-	qm := w.queues[pw.path]
+	qm := pw.qm
 	if qm != nil {
 		qm.EventAt = evAt // the queue was not quiet (judgeLink)
 	}
@@ -553,11 +558,27 @@ func (rw *recursiveWatch) forgetRecreated(k string) bool {
 	pw, w := rw.pw, rw.pw.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, followed := pw.kids[k]; !followed || pw.removed {
+	if pw.removed {
+		return false
+	}
+	c, watched := w.paths[model.ChildPath(pw.path, k)]
+	if pw.rp != nil {
+		// No record of the children followed (discover.go): any child
+		// but a lock node may be one, and may have left the watch when
+		// its own read found it gone, unseen by pw.
+		if _, isLock := lockops.ParseName(k); isLock {
+			return false
+		}
+		if watched && c.discover && !c.keep() {
+			c.removeLocked(w.cfg.Now())
+		}
+		return true
+	}
+	if _, followed := pw.kids[k]; !followed {
 		return false
 	}
 	delete(pw.kids, k)
-	if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && !c.keep() {
+	if watched && !c.keep() {
 		c.removeLocked(w.cfg.Now())
 	}
 	return true

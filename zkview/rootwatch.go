@@ -26,7 +26,7 @@ import (
 // guarded by Watcher.mu.
 type rootWatch struct {
 	pw    *pathWatch      // the root
-	ctx   context.Context // the root's: every path below it shares it
+	ctx   context.Context // the root's: every path below it shares it (pathWatch.ctx)
 	queue []*pathWatch    // paths with work to do (pathWatch.busy), in order
 	wake  chan struct{}   // a worker may find work in queue
 	gen   uint64          // the session generation the watch was set in
@@ -121,7 +121,7 @@ func (rt *rootWatch) relistAllLocked() {
 // children watches, and what is found below it the same way.
 func watchRoot(pw *pathWatch) bool {
 	w := pw.w
-	ctx := pw.ctx
+	ctx := pw.ctx()
 	rt := newRootWatch(pw)
 	workers := false
 	for ctx.Err() == nil {
@@ -165,15 +165,9 @@ func watchRoot(pw *pathWatch) bool {
 	return true
 }
 
-// newRootWatch is the root pw's work queue, no path in it yet. The
-// paths below the root share its context, not the cancel that comes
-// with it (ownedCtx): a path below that is removed ends none but itself.
+// newRootWatch is the root pw's work queue, no path in it yet.
 func newRootWatch(pw *pathWatch) *rootWatch {
-	ctx := pw.ctx
-	if c, ok := ctx.(*ownedCtx); ok {
-		ctx = c.Context
-	}
-	return &rootWatch{pw: pw, ctx: ctx, wake: make(chan struct{}, 1), started: pw.w.cfg.Now()}
+	return &rootWatch{pw: pw, ctx: pw.ctx(), wake: make(chan struct{}, 1), started: pw.w.cfg.Now()}
 }
 
 // adoptRootLocked makes the root one of the paths read through rt (once)
@@ -315,6 +309,12 @@ func (rt *rootWatch) worker() {
 			pw = rt.queue[0]
 			rt.queue[0] = nil
 			rt.queue = rt.queue[1:]
+			if len(rt.queue) == 0 {
+				// Let the array go: a first read of a root queues every
+				// path below it, 8 bytes each, held as long as the slice
+				// is.
+				rt.queue = nil
+			}
 			if len(rt.queue) > 0 {
 				select { // more: wake another worker
 				case rt.wake <- struct{}{}:
@@ -415,7 +415,7 @@ func (rt *rootWatch) forgetLocked(pw *pathWatch) {
 func (rw *recursiveWatch) discoveryDelta(added, removed []string) bool {
 	pw, w := rw.pw, rw.pw.w
 	w.mu.Lock()
-	if pw.rp == nil || pw.removed || !pw.discover || w.queues[pw.path] != nil || w.sems.owners[pw.path] != nil {
+	if pw.rp == nil || pw.removed || !pw.discover || pw.qm != nil || w.sems.owners[pw.path] != nil {
 		w.mu.Unlock()
 		return false
 	}

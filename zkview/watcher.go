@@ -63,9 +63,11 @@ type Watcher struct {
 	refresh   chan struct{} // poll the servers now
 	closeOnce sync.Once
 
-	mu          sync.Mutex
-	paths       map[string]*pathWatch
-	queues      map[string]*queue.Model
+	mu    sync.Mutex
+	paths map[string]*pathWatch
+	// models counts the paths with a model (pathWatch.qm): the lock
+	// parents and the semaphores' parts.
+	models      int
 	sortedPaths []string // queue paths, sorted
 	// huge: the paths whose last listing was huge (listedLocked); nil
 	// while none was.
@@ -159,7 +161,6 @@ func start(ctx context.Context, s *lockops.Session, cfg Options, oneShot bool) (
 		kick:     make(chan struct{}, 1),
 		refresh:  make(chan struct{}, 1),
 		paths:    map[string]*pathWatch{},
-		queues:   map[string]*queue.Model{},
 		resync:   make(chan struct{}),
 		synced:   closedChan(),
 		initDone: make(chan struct{}),
@@ -577,8 +578,11 @@ func (w *Watcher) readConnState() {
 			// A full re-sync: every node's stat and data are read again
 			// with its parent's next listing (a revoke may have changed
 			// them while no watch was set).
-			for _, qm := range w.queues {
-				for _, r := range qm.Nodes.All() {
+			for _, pw := range w.paths {
+				if pw.qm == nil {
+					continue
+				}
+				for _, r := range pw.qm.Nodes.All() {
 					r.Fetched = false
 				}
 			}
@@ -639,7 +643,7 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 	if f.via != nil && !f.keep() {
 		// Found below a root watched whole: its root's watch and workers
 		// follow it (rootwatch.go), and it shares the root's context.
-		rp := &rootedPath{pw: pathWatch{w: w, path: p, pathFlags: f, ctx: f.via.ctx}}
+		rp := &rootedPath{pw: pathWatch{w: w, path: p, pathFlags: f}}
 		pw := &rp.pw
 		w.paths[p] = pw
 		w.discovered++
@@ -648,7 +652,7 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 		return
 	}
 	f.via = nil
-	pw := &pathWatch{w: w, path: p, pathFlags: f, ctx: newOwnedCtx(w.ctx), kids: map[string]struct{}{}}
+	pw := &pathWatch{w: w, path: p, pathFlags: f, own: newOwnedCtx(w.ctx), kids: map[string]struct{}{}}
 	w.paths[p] = pw
 	if !f.keep() {
 		w.discovered++
