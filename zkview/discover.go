@@ -64,6 +64,7 @@ func (pw *pathWatch) discoverOneLocked(k string, now time.Time) {
 		// Followed already. (A child deleted and made again between
 		// two listings of pw left the watch when its own read found
 		// it gone, while pw never saw it go: taken again here.)
+		pw.shareNameLocked(c.path, k)
 		return
 	}
 	if !watched && w.discovered >= w.cfg.maxNodes() {
@@ -75,6 +76,17 @@ func (pw *pathWatch) discoverOneLocked(k string, now time.Time) {
 	}
 	pw.followKid(k)
 	w.addPathLocked(child, pathFlags{discover: true, depth: pw.depth + 1, via: pw.rootOf()})
+	pw.shareNameLocked(child, k)
+}
+
+// shareNameLocked makes the name k that pw's watch's names hold (pw
+// watched through its root) the last part of the child's path p, whose
+// bytes the child keeps anyway: the listing's copy of the name may go
+// (a root's 100,000 names are then kept once, in their paths).
+func (pw *pathWatch) shareNameLocked(p, k string) {
+	if pw.rp != nil && len(p) > len(k) {
+		pw.rp.rw.names.rekey(p[len(p)-len(k):])
+	}
 }
 
 // followKid records k as a child pw follows for discovery. The map is
