@@ -3,7 +3,7 @@
 // when they leave the path's listing.
 //
 // A path with a watch of its own records the children it follows
-// (pathWatch.kids). A path watched through its root keeps no such set:
+// (ownWatch.kids). A path watched through its root keeps no such set:
 // its watch's names (recursiveWatch.names) hold its children already,
 // and it follows those of them watched for discovery (followsLocked), so
 // that a root of 100,000 parents keeps their names once, not twice. Its
@@ -24,17 +24,18 @@ import (
 // every child that is not a lock node, while depth allows.
 func (pw *pathWatch) discoverLocked(kids []string) {
 	w := pw.w
+	followed := pw.followed()
 	var present map[string]bool
-	if len(pw.kids) > 0 {
+	if len(followed) > 0 {
 		present = make(map[string]bool, len(kids))
 		for _, k := range kids {
 			present[k] = true
 		}
 	}
 	now := w.cfg.Now()
-	for k := range pw.kids { // none when pw is watched through its root (resetNames)
+	for k := range followed { // none when pw is watched through its root (resetNames)
 		if !present[k] {
-			delete(pw.kids, k)
+			delete(followed, k)
 			if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && !c.keep() {
 				c.removeLocked(now)
 			}
@@ -95,20 +96,29 @@ func (pw *pathWatch) shareNameLocked(p, k string) {
 // watched through its root records none: its watch's names say
 // (followsLocked).
 func (pw *pathWatch) followKid(k string) {
-	if pw.rp != nil {
+	if pw.rp != nil || pw.own == nil {
 		return
 	}
-	if pw.kids == nil {
-		pw.kids = map[string]struct{}{}
+	if pw.own.kids == nil {
+		pw.own.kids = map[string]struct{}{}
 	}
-	pw.kids[k] = struct{}{}
+	pw.own.kids[k] = struct{}{}
+}
+
+// followed is the children pw follows when it has a watch of its own;
+// nil when it follows none, or is watched through its root.
+func (pw *pathWatch) followed() map[string]struct{} {
+	if pw.own == nil || pw.rp != nil {
+		return nil
+	}
+	return pw.own.kids
 }
 
 // followsLocked says whether pw follows its child k for discovery; c is
 // the path watched at k (not nil).
 func (pw *pathWatch) followsLocked(k string, c *pathWatch) bool {
 	if pw.rp == nil {
-		_, ok := pw.kids[k]
+		_, ok := pw.followed()[k]
 		return ok
 	}
 	return c.discover && !c.keep() && pw.rp.rw.names.has(k)
@@ -119,12 +129,13 @@ func (pw *pathWatch) followsLocked(k string, c *pathWatch) bool {
 func (pw *pathWatch) dropKidsLocked(now time.Time) {
 	w := pw.w
 	if pw.rp == nil {
-		for kid := range pw.kids {
+		followed := pw.followed()
+		for kid := range followed {
 			if c, ok := w.paths[model.ChildPath(pw.path, kid)]; ok && !c.keep() {
 				c.removeLocked(now)
 			}
 		}
-		clear(pw.kids)
+		clear(followed)
 		return
 	}
 	for k := range pw.rp.rw.names.all() {
@@ -146,13 +157,13 @@ func (pw *pathWatch) hasChildLocked(k string) bool {
 	if pw.rp != nil {
 		return pw.rp.rw.names.has(k)
 	}
-	_, ok := pw.kids[k]
+	_, ok := pw.followed()[k]
 	return ok
 }
 
 // leaveRootLocked makes pw, watched through its root until now, a path
 // with a watch of its own: the children it follows are recorded in
-// pw.kids from now on.
+// its ownWatch's kids from now on.
 func (pw *pathWatch) leaveRootLocked() {
 	w := pw.w
 	rp := pw.rp

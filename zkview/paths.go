@@ -39,25 +39,24 @@ func (f pathFlags) keep() bool { return f.explicit || f.root }
 //
 // A root keeps one for each of up to a million parents, made in one
 // allocation with the path's rootPath (rootedPath): what only a huge
-// queue uses is kept beside the Watcher (Watcher.huge), a path below a
-// root shares the root's context (ctx), the path's lock parent model is
-// the path's (no second map by path), the path on the server is asked
-// of the session (absPath), and the small fields sit together, so that a
-// pathWatch fits in 80 bytes and a rootedPath in 160
-// (TestPathWatchSize).
+// queue uses is kept beside the Watcher (Watcher.huge), what only a
+// path with a goroutine of its own uses behind own (a path below a root
+// shares the root's context, and its watch's names say which children
+// it follows), the path's lock parent model is the path's (no second map
+// by path), the path on the server is asked of the session (absPath),
+// and the small fields sit together, so that a pathWatch fits in 72
+// bytes and a rootedPath in 144 (TestPathWatchSize).
 type pathWatch struct {
 	w    *Watcher // the Watcher it follows the path for: its lock, model and session
 	path string
 	pathFlags
-	// own is the context of a path with a goroutine of its own
-	// (removeLocked ends it); nil for a path watched through its root,
-	// which shares the root's (ctx).
-	own *ownedCtx
+	// own is what a path with a goroutine of its own keeps; nil for a
+	// path watched through its root.
+	own *ownWatch
 	// qm is the path's model when the path is a lock parent (or a
 	// semaphore's part) of the model, nil otherwise (queueLocked).
 	qm      *queue.Model
-	kids    map[string]struct{} // children watched for discovery (a root's: one a parent)
-	read    bool                // read once: counted out of initPending
+	read    bool // read once: counted out of initPending
 	removed bool
 	// busy and relist are the root's work for the path (rp): queued or
 	// being worked on, and to be listed (first read, re-sync).
@@ -80,17 +79,20 @@ type rootedPath struct {
 	rp rootPath
 }
 
-// ownedCtx is the context of a path with a goroutine and a watch of its
-// own, and the cancel that ends them.
-type ownedCtx struct {
+// ownWatch is what a path with a goroutine and a watch of its own keeps:
+// its context, the cancel that ends them (removeLocked), and the
+// children it follows for discovery (discover.go).
+type ownWatch struct {
 	context.Context
 	cancel context.CancelFunc
+	kids   map[string]struct{} // made at the first (followKid)
 }
 
-// newOwnedCtx is a context below parent that removeLocked can end.
-func newOwnedCtx(parent context.Context) *ownedCtx {
+// newOwnWatch is a context below parent that removeLocked can end, and
+// no child followed yet.
+func newOwnWatch(parent context.Context) *ownWatch {
 	ctx, cancel := context.WithCancel(parent)
-	return &ownedCtx{ctx, cancel}
+	return &ownWatch{Context: ctx, cancel: cancel}
 }
 
 // ctx ends when pw is no longer watched: its own, or its root's when
@@ -633,9 +635,9 @@ func (pw *pathWatch) handOff() {
 		return
 	}
 	pw.via.forgetLocked(pw)
+	pw.own = newOwnWatch(w.ctx) // before leaving: it records the children followed
 	pw.leaveRootLocked()
 	pw.via = nil
-	pw.own = newOwnedCtx(w.ctx)
 	w.wg.Add(1)
 	go pw.run()
 }

@@ -574,10 +574,10 @@ func (rw *recursiveWatch) forgetRecreated(k string) bool {
 		}
 		return true
 	}
-	if _, followed := pw.kids[k]; !followed {
+	if _, followed := pw.followed()[k]; !followed {
 		return false
 	}
-	delete(pw.kids, k)
+	delete(pw.followed(), k)
 	if watched && !c.keep() {
 		c.removeLocked(w.cfg.Now())
 	}

@@ -37,22 +37,25 @@ type rootWatch struct {
 	// read once, kept as paths come and go, so that telling the progress
 	// of a million-node read does not walk them all every second.
 	found, read int
+	// events are the events not applied yet of the paths that have
+	// some (a path waits for none most of the time: kept here, not in
+	// each rootPath); nil while none has.
+	events map[*pathWatch]*rootEvents
 }
 
 // rootPath is what a path watched through its root's watch keeps: its
 // children as the listing and the events left them (rw, whose pw is the
-// path and whose ch is nil), and the work waiting for it. A path is
-// worked on by one worker at a time (busy), so its listing and its
+// path); the events waiting for it are kept by its root (rootWatch.events).
+// A path is worked on by one worker at a time (busy), so its listing and its
 // events are applied in the order they were asked for: events that came
 // while a listing was read are applied after it, and the last event of a
 // name decides whether the child is there.
 //
 // Its root is the path's via, and whether it is queued (busy) or to be
-// listed (relist) sit among the path's flags: a rootPath fits in 80
-// bytes, and with its pathWatch (rootedPath) in 160 (TestPathWatchSize).
+// listed (relist) sit among the path's flags: a rootPath fits in 72
+// bytes, and with its pathWatch (rootedPath) in 144 (TestPathWatchSize).
 type rootPath struct {
-	rw     recursiveWatch
-	events *rootEvents // events not applied yet, nil when none
+	rw recursiveWatch
 }
 
 // rootEvents are a path's events not applied yet, in the server's order,
@@ -70,10 +73,16 @@ func (evs *rootEvents) appliedTo(w *Watcher) {
 	}
 }
 
-// dropEvents forgets the events not applied yet: a listing follows.
-func (rp *rootPath) dropEvents(w *Watcher) {
-	rp.events.appliedTo(w)
-	rp.events = nil
+// takeEventsLocked takes pw's events not applied yet (nil: none).
+func (rt *rootWatch) takeEventsLocked(pw *pathWatch) *rootEvents {
+	evs := rt.events[pw]
+	if evs != nil {
+		delete(rt.events, pw)
+		if len(rt.events) == 0 {
+			rt.events = nil // a map keeps its size: let a burst's go
+		}
+	}
+	return evs
 }
 
 // attachLocked makes pw a path watched through rt, rp its rootPath (made
@@ -109,7 +118,7 @@ func (rt *rootWatch) relistAllLocked() {
 	for _, pw := range w.paths {
 		if pw.rootOf() == rt && !pw.removed {
 			pw.relist = true
-			pw.rp.dropEvents(w)
+			rt.takeEventsLocked(pw).appliedTo(w) // a listing follows
 			rt.enqueueLocked(pw)
 		}
 	}
@@ -288,11 +297,15 @@ func (rt *rootWatch) routeLocked(pw *pathWatch, ev zk.Event, now time.Time) {
 	if ev.Type != zk.EventNodeCreated && ev.Type != zk.EventNodeDeleted {
 		return
 	}
-	rp := pw.rp
-	if rp.events == nil {
-		rp.events = &rootEvents{at: now}
+	evs := rt.events[pw]
+	if evs == nil {
+		if rt.events == nil {
+			rt.events = map[*pathWatch]*rootEvents{}
+		}
+		evs = &rootEvents{at: now}
+		rt.events[pw] = evs
 	}
-	rp.events.evs = append(rp.events.evs, ev)
+	evs.evs = append(evs.evs, ev)
 	pw.w.held.received.Add(1)
 	rt.enqueueLocked(pw)
 }
@@ -342,8 +355,8 @@ func (rt *rootWatch) work(pw *pathWatch) {
 	rp := pw.rp
 	for {
 		w.mu.Lock()
-		relist, evs := pw.relist, rp.events
-		pw.relist, rp.events = false, nil
+		relist, evs := pw.relist, rt.takeEventsLocked(pw)
+		pw.relist = false
 		if pw.removed || rt.ctx.Err() != nil || pw.rp != rp || (!relist && evs == nil) {
 			pw.busy = false
 			evs.appliedTo(w)
@@ -435,7 +448,7 @@ func (rw *recursiveWatch) discoveryDelta(added, removed []string) bool {
 	}
 	now := w.cfg.Now()
 	for _, k := range removed {
-		delete(pw.kids, k)
+		delete(pw.followed(), k) // none: pw is watched through its root
 		if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && !c.keep() {
 			c.removeLocked(now)
 		}

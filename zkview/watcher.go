@@ -652,7 +652,7 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 		return
 	}
 	f.via = nil
-	pw := &pathWatch{w: w, path: p, pathFlags: f, own: newOwnedCtx(w.ctx), kids: map[string]struct{}{}}
+	pw := &pathWatch{w: w, path: p, pathFlags: f, own: newOwnWatch(w.ctx)}
 	w.paths[p] = pw
 	if !f.keep() {
 		w.discovered++
