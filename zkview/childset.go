@@ -75,6 +75,22 @@ func (s *childSet) del(k string) {
 	}
 }
 
+// rekey makes the set hold k, a child it holds already, as the string
+// k: an equal string whose bytes are kept elsewhere, so that the set's
+// copy may go. (A map takes the key of an assignment to a string key it
+// holds.)
+func (s *childSet) rekey(k string) {
+	if s.many != nil {
+		if _, ok := s.many[k]; ok {
+			s.many[k] = struct{}{}
+		}
+		return
+	}
+	if i, ok := slices.BinarySearch(s.few, k); ok {
+		s.few[i] = k
+	}
+}
+
 // all yields the children, in no set order.
 func (s *childSet) all() iter.Seq[string] {
 	if s.many != nil {

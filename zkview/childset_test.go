@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // TestChildSet: a childSet changed at random, across the size where it
@@ -44,6 +45,38 @@ func TestChildSet(t *testing.T) {
 		}
 		if s.has(k) != want[k] {
 			t.Fatalf("step %d: has(%s) %v", step, k, s.has(k))
+		}
+	}
+}
+
+// TestChildSetRekey: rekey makes the set hold the given string's bytes,
+// in its slice and in its map, and leaves a name it does not hold out.
+func TestChildSetRekey(t *testing.T) {
+	for _, n := range []int{1, fewChildren + 1} {
+		var s childSet
+		names := make([]string, n)
+		for i := range names {
+			names[i] = fmt.Sprintf("e%06d", i)
+		}
+		s.reset(names)
+		p := "/root/" + names[0]
+		k := p[len("/root/"):]
+		s.rekey(k)
+		s.rekey("/root/absent"[len("/root/"):])
+		shared := false
+		for got := range s.all() {
+			if got == k && unsafe.StringData(got) == unsafe.StringData(k) {
+				shared = true
+			}
+			if got == "absent" {
+				t.Errorf("%d names: rekey added a name the set did not hold", n)
+			}
+		}
+		if !shared {
+			t.Errorf("%d names: the set does not hold the path's bytes after rekey", n)
+		}
+		if len(s.names()) != n {
+			t.Errorf("%d names: %d after rekey", n, len(s.names()))
 		}
 	}
 }

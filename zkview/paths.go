@@ -37,60 +37,82 @@ func (f pathFlags) keep() bool { return f.explicit || f.root }
 // Watcher's model and waits for the next change. Its fields are guarded by
 // Watcher.mu, which its methods named ...Locked require held.
 //
-// A root keeps one for each of up to a million parents: what only a huge
-// queue uses sits behind huge, the path on the server is asked of the
-// session (absPath), and the small fields sit together, so that a
-// pathWatch fits in 96 bytes (TestPathWatchSize).
+// A root keeps one for each of up to a million parents, made in one
+// allocation with the path's rootPath (rootedPath): what only a huge
+// queue uses is kept beside the Watcher (Watcher.huge), what only a
+// path with a goroutine of its own uses behind own (a path below a root
+// shares the root's context, and its watch's names say which children
+// it follows), the path's lock parent model is the path's (no second map
+// by path), the path on the server is asked of the session (absPath),
+// and the small fields sit together, so that a pathWatch fits in 72
+// bytes and a rootedPath in 144 (TestPathWatchSize).
 type pathWatch struct {
 	w    *Watcher // the Watcher it follows the path for: its lock, model and session
 	path string
 	pathFlags
-	ctx     context.Context
-	cancel  context.CancelFunc
-	kids    map[string]struct{} // children watched for discovery (a root's: one a parent)
-	read    bool                // read once: counted out of initPending
+	// own is what a path with a goroutine of its own keeps; nil for a
+	// path watched through its root.
+	own *ownWatch
+	// qm is the path's model when the path is a lock parent (or a
+	// semaphore's part) of the model, nil otherwise (queueLocked).
+	qm      *queue.Model
+	read    bool // read once: counted out of initPending
 	removed bool
 	// busy and relist are the root's work for the path (rp): queued or
 	// being worked on, and to be listed (first read, re-sync).
 	busy, relist bool
-	// lastSize, an int32 (as a stat's numChildren is), beside the flags.
-	lastSize int32
-	huge     *hugeList // the last listing's time and cost, when huge
+	// noAuth and listed are its recursive watch's (recursiveWatch), kept
+	// here among the flags: noAuth, the path may not be listed (children
+	// watches handle it); listed, the watch's names hold a listing (nil
+	// names: no child), or the path was found absent. Each watch set
+	// starts with both false (newRecursive).
+	noAuth, listed bool
 	// rp: the path is watched through its root's recursive watch, with
 	// no goroutine of its own (rootwatch.go); nil otherwise.
 	rp *rootPath
 }
 
-// hugeList is when a huge queue (more than hugeQueue children) was last
-// listed and what merging that listing cost: its next listing waits for
-// them (spaceHugeRelist).
-type hugeList struct {
-	at   time.Time
-	cost time.Duration // CPU time of the last merge (Order and diff)
+// rootedPath is a path found below a root watched whole: its pathWatch
+// and its rootPath in one allocation (a root keeps up to a million).
+type rootedPath struct {
+	pw pathWatch
+	rp rootPath
+}
+
+// ownWatch is what a path with a goroutine and a watch of its own keeps:
+// its context, the cancel that ends them (removeLocked), and the
+// children it follows for discovery (discover.go).
+type ownWatch struct {
+	context.Context
+	cancel context.CancelFunc
+	kids   map[string]struct{} // made at the first (followKid)
+}
+
+// newOwnWatch is a context below parent that removeLocked can end, and
+// no child followed yet.
+func newOwnWatch(parent context.Context) *ownWatch {
+	ctx, cancel := context.WithCancel(parent)
+	return &ownWatch{Context: ctx, cancel: cancel}
+}
+
+// ctx ends when pw is no longer watched: its own, or its root's when
+// it is watched through its root (pw.via).
+func (pw *pathWatch) ctx() context.Context {
+	if pw.own != nil {
+		return pw.own
+	}
+	return pw.via.ctx
+}
+
+// cancelOwn ends pw's context when it is pw's own (not its root's).
+func (pw *pathWatch) cancelOwn() {
+	if pw.own != nil {
+		pw.own.cancel()
+	}
 }
 
 // absPath is pw's path on the server.
 func (pw *pathWatch) absPath() string { return pw.w.s.Abs(pw.path) }
-
-// listedLocked notes a listing of size children asked for at issued.
-func (pw *pathWatch) listedLocked(issued time.Time, size int) {
-	pw.lastSize = int32(size)
-	if size <= hugeQueue {
-		pw.huge = nil
-		return
-	}
-	if pw.huge == nil {
-		pw.huge = &hugeList{}
-	}
-	pw.huge.at = issued
-}
-
-// mergedLocked notes what merging the last listing cost.
-func (pw *pathWatch) mergedLocked(cost time.Duration) {
-	if pw.huge != nil {
-		pw.huge.cost = cost
-	}
-}
 
 // removeLocked stops watching pw and, recursively, what was found
 // below it. A discovered queue leaves the model.
@@ -100,18 +122,15 @@ func (pw *pathWatch) removeLocked(now time.Time) {
 		return
 	}
 	pw.removed = true
-	pw.cancel()
+	pw.cancelOwn()
 	delete(w.paths, pw.path)
+	delete(w.huge, pw)
 	if !pw.keep() {
 		w.discovered--
 	}
-	for kid := range pw.kids {
-		if c, ok := w.paths[model.ChildPath(pw.path, kid)]; ok && !c.keep() {
-			c.removeLocked(now)
-		}
-	}
-	if qm, ok := w.queues[pw.path]; ok {
-		delete(w.queues, pw.path)
+	pw.dropKidsLocked(now)
+	if qm := pw.qm; qm != nil {
+		pw.setQueueLocked(nil)
 		i, found := slices.BinarySearch(w.sortedPaths, pw.path)
 		if found {
 			w.sortedPaths = slices.Delete(w.sortedPaths, i, i+1)
@@ -145,15 +164,37 @@ func (pw *pathWatch) setReadLocked() {
 	}
 }
 
+// queueLocked is the model of the path p, nil when p is no lock parent
+// (nor a semaphore's part) of the model.
+func (w *Watcher) queueLocked(p string) *queue.Model {
+	if pw := w.paths[p]; pw != nil {
+		return pw.qm
+	}
+	return nil
+}
+
+// setQueueLocked makes qm pw's model (nil: none), counted in
+// Watcher.models.
+func (pw *pathWatch) setQueueLocked(qm *queue.Model) {
+	w := pw.w
+	switch {
+	case pw.qm == nil && qm != nil:
+		w.models++
+	case pw.qm != nil && qm == nil:
+		w.models--
+	}
+	pw.qm = qm
+}
+
 // ensureQueueLocked makes pw a lock parent of the model.
 func (pw *pathWatch) ensureQueueLocked() *queue.Model {
 	w := pw.w
-	if qm, ok := w.queues[pw.path]; ok {
-		return qm
+	if pw.qm != nil {
+		return pw.qm
 	}
 	qm := w.newModelLocked(pw.path, pw.absPath())
 	qm.Election = w.cfg.isElection(pw.path)
-	w.queues[pw.path] = qm
+	pw.setQueueLocked(qm)
 	i, _ := slices.BinarySearch(w.sortedPaths, pw.path)
 	w.sortedPaths = slices.Insert(w.sortedPaths, i, pw.path)
 	w.reshownLocked(pw.path)
@@ -199,7 +240,7 @@ func (pw *pathWatch) run() {
 	case pw.runRecursive():
 		return
 	}
-	ctx := pw.ctx
+	ctx := pw.ctx()
 	var evAt time.Time // when the event that asked for this listing came
 	for ctx.Err() == nil {
 		// resync before gen: a new session after the first closes resync,
@@ -231,7 +272,7 @@ func (pw *pathWatch) run() {
 		}
 		evAt = w.cfg.Now()
 		w.mu.Lock()
-		if qm, ok := w.queues[pw.path]; ok {
+		if qm := pw.qm; qm != nil {
 			qm.EventAt = evAt
 		}
 		w.mu.Unlock()
@@ -384,35 +425,6 @@ func waitPath(ctx context.Context, watch <-chan zk.Event, resync <-chan struct{}
 	return true
 }
 
-// spaceHugeRelist delays the re-list of a huge parent so that a burst of
-// changes is read in one listing.
-func (pw *pathWatch) spaceHugeRelist(ctx context.Context) {
-	w := pw.w
-	w.mu.Lock()
-	size, huge := int(pw.lastSize), pw.huge
-	var last time.Time
-	var cost time.Duration
-	if huge != nil {
-		last, cost = huge.at, huge.cost
-	}
-	w.mu.Unlock()
-	if size <= hugeQueue || huge == nil {
-		return
-	}
-	// At least twice what merging the last listing cost: a busy huge
-	// queue takes at most a third of a core.
-	wait := time.Until(last.Add(max(time.Duration(size)*relistPerChild, 2*cost)))
-	if wait <= 0 {
-		return
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
-}
-
 // setState records that pw could not be listed (absent, NoAuth,
 // error); its queue, if it is one, is emptied.
 func (pw *pathWatch) setState(st model.PathState, msg string) {
@@ -424,17 +436,12 @@ func (pw *pathWatch) setState(st model.PathState, msg string) {
 	if pw.removed {
 		return
 	}
-	if qm, ok := w.queues[pw.path]; ok {
+	if qm := pw.qm; qm != nil {
 		qm.SetState(st, msg, now)
 	}
 	// What was found below a path that went away is gone too.
 	if st == model.PathAbsent {
-		for kid := range pw.kids {
-			if c, ok := w.paths[model.ChildPath(pw.path, kid)]; ok && !c.keep() {
-				c.removeLocked(now)
-			}
-		}
-		clear(pw.kids)
+		pw.dropKidsLocked(now)
 	}
 	pw.setReadLocked()
 	w.markDirtyLocked()
@@ -461,9 +468,9 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 	if pw.discover {
 		pw.discoverLocked(kids)
 	}
-	qm := w.queues[pw.path]
+	qm := pw.qm
 	if qm == nil && pw.discover && hasLockChild(kids) {
-		if len(w.queues) < w.cfg.MaxParents {
+		if w.models < w.cfg.MaxParents {
 			qm = pw.ensureQueueLocked()
 			w.emitLocked(model.Change{At: now, Kind: model.ChangePathFound, Path: pw.path})
 		} else if !w.capped {
@@ -513,70 +520,6 @@ func hasLockChild(kids []string) bool {
 		}
 	}
 	return false
-}
-
-// discoverLocked follows pw's children that may lead to lock parents:
-// every child that is not a lock node, while depth allows.
-func (pw *pathWatch) discoverLocked(kids []string) {
-	w := pw.w
-	present := make(map[string]bool, len(kids))
-	for _, k := range kids {
-		present[k] = true
-	}
-	now := w.cfg.Now()
-	for k := range pw.kids {
-		if !present[k] {
-			delete(pw.kids, k)
-			if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && !c.keep() {
-				c.removeLocked(now)
-			}
-		}
-	}
-	if int(pw.depth) >= w.cfg.MaxDepth {
-		return
-	}
-	for _, k := range kids {
-		pw.discoverOneLocked(k, now)
-	}
-}
-
-// discoverOneLocked follows pw's child k when it may lead to lock
-// parents (depth allowing).
-func (pw *pathWatch) discoverOneLocked(k string, now time.Time) {
-	w := pw.w
-	if _, isLock := lockops.ParseName(k); isLock {
-		return // lock nodes are ephemeral: nothing below them
-	}
-	if pw.path == "/" && k == "zookeeper" {
-		return // the server's own tree holds no locks
-	}
-	child := model.ChildPath(pw.path, k)
-	_, watched := w.paths[child]
-	if _, followed := pw.kids[k]; followed && watched {
-		// Followed already. (A child deleted and made again between
-		// two listings of pw left the watch when its own read found
-		// it gone, while pw never saw it go: taken again here.)
-		return
-	}
-	if !watched && w.discovered >= w.cfg.maxNodes() {
-		if !w.capped {
-			w.capped = true
-			w.emitLocked(model.Change{At: now, Kind: model.ChangeNodesCapped, Path: pw.path, Count: w.cfg.maxNodes()})
-		}
-		return
-	}
-	pw.followKid(k)
-	w.addPathLocked(child, pathFlags{discover: true, depth: pw.depth + 1, via: pw.rootOf()})
-}
-
-// followKid records k as a child pw follows for discovery. The map is
-// made at the first: most of a root's parents follow none (their
-// children are lock nodes), and an empty map costs 48 bytes each.
-func (pw *pathWatch) followKid(k string) {
-	if pw.kids == nil {
-		pw.kids = map[string]struct{}{}
-	}
-	pw.kids[k] = struct{}{}
 }
 
 // fetch reads the stat and first bytes of each named child of dir,
@@ -692,8 +635,9 @@ func (pw *pathWatch) handOff() {
 		return
 	}
 	pw.via.forgetLocked(pw)
-	pw.rp, pw.via = nil, nil
-	pw.ctx, pw.cancel = context.WithCancel(w.ctx)
+	pw.own = newOwnWatch(w.ctx) // before leaving: it records the children followed
+	pw.leaveRootLocked()
+	pw.via = nil
 	w.wg.Add(1)
 	go pw.run()
 }

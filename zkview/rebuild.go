@@ -106,7 +106,7 @@ func (w *Watcher) buildChangedLocked(sv *queue.ServerView, stale bool, now time.
 	var set []model.Queue
 	var del []string
 	for _, p := range paths {
-		qm := w.queues[p]
+		qm := w.queueLocked(p)
 		if _, shown := slices.BinarySearch(w.sortedPaths, p); !shown || qm == nil {
 			if _, had := w.base.Find(p); had {
 				del = append(del, p)
@@ -132,7 +132,7 @@ func (w *Watcher) buildAllLocked(sv *queue.ServerView, stale bool, now time.Time
 	queues := make([]model.Queue, 0, len(w.sortedPaths))
 	for _, p := range w.sortedPaths {
 		prev := w.builtLocked(p)
-		nq, built := w.buildOneLocked(w.queues[p], prev, sv, stale, now)
+		nq, built := w.buildOneLocked(w.queueLocked(p), prev, sv, stale, now)
 		if !built {
 			nq = *prev
 		}

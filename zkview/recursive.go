@@ -12,6 +12,7 @@ import (
 	"path"
 	"time"
 
+	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
 	"github.com/zklock/zklock/zkview/queue"
@@ -28,11 +29,13 @@ const auditSoon = 50 * time.Millisecond
 // instead of falling behind event by event.
 const maxBatch = 4096
 
-// recursiveWatch is one path's persistent recursive watch.
+// recursiveWatch is one path's persistent recursive watch: the path's
+// own (runRecursive, its events' channel then beside it) or its root's
+// (rootPath). Whether the path may be listed and whether names holds a
+// listing are the path's flags (pathWatch.noAuth, listed).
 type recursiveWatch struct {
 	pw    *pathWatch // the path it watches (its Watcher: pw.w)
-	ch    <-chan zk.Event
-	names childSet // the path's children, kept current by events
+	names childSet   // the path's children, kept current by events
 	// cversion is the path's child version at the last listing, and seen
 	// how many creates and deletes of children the watch reported since:
 	// the server's count running ahead of ours is a change the watch did
@@ -44,11 +47,6 @@ type recursiveWatch struct {
 	// made: a listing asked for then, or a barrier after which nothing
 	// was left to receive (Queue.ListedAt).
 	listedAt time.Time
-	// noAuth: the path may not be listed; children watches handle it.
-	noAuth bool
-	// listed: names holds a listing (nil names: no child), or the path
-	// was found absent.
-	listed bool
 }
 
 // runRecursive watches pw with a persistent recursive watch. It
@@ -57,7 +55,7 @@ type recursiveWatch struct {
 // after it.
 func (pw *pathWatch) runRecursive() bool {
 	w := pw.w
-	ctx := pw.ctx
+	ctx := pw.ctx()
 	for ctx.Err() == nil {
 		resync := w.resyncCh()
 		gen := w.genNow()
@@ -94,9 +92,9 @@ func (pw *pathWatch) runRecursive() bool {
 			}
 			continue
 		}
-		rw := &recursiveWatch{pw: pw, ch: set.ch}
+		rw := newRecursive(pw)
 		ok := rw.follow(ctx, gen, resync, set)
-		if rw.noAuth {
+		if pw.noAuth {
 			_ = w.s.RemovePersistentWatch(ctx, pw.path)
 			return false
 		}
@@ -106,6 +104,12 @@ func (pw *pathWatch) runRecursive() bool {
 		}
 	}
 	return true
+}
+
+// newRecursive is a new watch of pw's, which knows nothing yet.
+func newRecursive(pw *pathWatch) *recursiveWatch {
+	pw.noAuth, pw.listed = false, false // the path's goroutine's, as rw is
+	return &recursiveWatch{pw: pw}
 }
 
 // watchSet is a persistent watch just set and the listing read right
@@ -122,7 +126,7 @@ type watchSet struct {
 // (true: set it again and read again) or pw is dropped (false).
 func (rw *recursiveWatch) follow(ctx context.Context, gen uint64, resync <-chan struct{}, set watchSet) bool {
 	pw, w := rw.pw, rw.pw.w
-	if !rw.takeListing(ctx, gen, set.issued, set.l, set.err) && (ctx.Err() != nil || rw.noAuth) {
+	if !rw.takeListing(ctx, gen, set.issued, set.l, set.err) && (ctx.Err() != nil || pw.noAuth) {
 		return false
 	}
 	auditAt := time.Now().Add(pw.auditEvery())
@@ -146,14 +150,14 @@ func (rw *recursiveWatch) follow(ctx context.Context, gen uint64, resync <-chan 
 		case <-audit.C:
 			// Changes the server does not report to this watch (children
 			// the operator may not read) show only in the parent's stat.
-			if rw.unreported(ctx) {
+			if rw.unreported(ctx, set.ch) {
 				rw.read(ctx, gen)
 			}
 			every := pw.auditEvery()
 			audit.Reset(every)
 			auditAt = time.Now().Add(every)
-		case ev, ok := <-rw.ch:
-			if end, again := rw.take(ctx, ev, ok, gen, audit, &auditAt); end {
+		case ev, ok := <-set.ch:
+			if end, again := rw.take(ctx, set.ch, ev, ok, gen, audit, &auditAt); end {
 				return again
 			}
 		}
@@ -172,14 +176,14 @@ func (rw *recursiveWatch) resynced(ctx context.Context, gen *uint64) bool {
 	if !w.waitSynced(ctx) {
 		return false
 	}
-	return rw.read(ctx, g) || (ctx.Err() == nil && !rw.noAuth)
+	return rw.read(ctx, g) || (ctx.Err() == nil && !rw.pw.noAuth)
 }
 
-// take applies ev, received from the watch (ok false: the channel was
+// take applies ev, received from the watch's channel ch (ok false: it was
 // closed), with the events that follow it at once. end says the watch
 // ended, follow then returning again; the next audit is brought forward
 // to within auditSoon (audit, auditAt).
-func (rw *recursiveWatch) take(ctx context.Context, ev zk.Event, ok bool, gen uint64, audit *time.Timer, auditAt *time.Time) (end, again bool) {
+func (rw *recursiveWatch) take(ctx context.Context, ch <-chan zk.Event, ev zk.Event, ok bool, gen uint64, audit *time.Timer, auditAt *time.Time) (end, again bool) {
 	pw, w := rw.pw, rw.pw.w
 	switch {
 	case !ok:
@@ -206,7 +210,7 @@ func (rw *recursiveWatch) take(ctx context.Context, ev zk.Event, ok bool, gen ui
 		return false, false
 	}
 	evAt := w.cfg.Now()
-	batch, last := drainEvents(rw.ch, []zk.Event{ev})
+	batch, last := drainEvents(ch, []zk.Event{ev})
 	w.held.received.Add(int64(len(batch)))
 	systemsReader{w}.systemsEvents(batch) // a system's coordination re-read at once (systemslive.go)
 	// Applied at once, without a round trip first; the check that
@@ -304,18 +308,18 @@ func (rw *recursiveWatch) takeListing(ctx context.Context, gen uint64, issued ti
 	switch {
 	case err == nil:
 		rw.cversion, rw.seen, rw.listedAt = l.cversion, 0, issued
-		rw.names.reset(l.names)
-		rw.listed = true
+		rw.resetNames(l.names)
+		pw.listed = true
 		pw.applyListing(ctx, l, gen, issued, issued)
 		return true
 	case ctx.Err() != nil:
 		return false
 	case errors.Is(err, zk.ErrNoAuth):
-		rw.noAuth = true
+		pw.noAuth = true
 		return false
 	case errors.Is(err, zk.ErrNoNode):
-		rw.names.reset(nil)
-		rw.cversion, rw.seen, rw.listed = 0, 0, true
+		rw.resetNames(nil)
+		rw.cversion, rw.seen, pw.listed = 0, 0, true
 		if !pw.kept() {
 			w.mu.Lock()
 			pw.removeLocked(w.cfg.Now())
@@ -341,6 +345,9 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 	reread := false
 	was := map[string]bool{}               // each child the batch names: was it there before
 	var deleted, recreated map[string]bool // children deleted, then created again, in the batch
+	// names change under the lock: a path watched through its root
+	// follows what they hold (discover.go), read by other paths' workers.
+	w.mu.Lock()
 	for _, ev := range batch {
 		switch p := w.s.EventPath(ev); {
 		case p == pw.path:
@@ -373,6 +380,7 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 			rw.seen++
 		}
 	}
+	w.mu.Unlock()
 	if reread {
 		return rw.read(ctx, gen)
 	}
@@ -402,19 +410,19 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 }
 
 // unreported reads the path's stat and says whether its children changed
-// more often than the watch reported. ZooKeeper sends a watch's events
+// more often than the watch (its events' channel ch) reported. ZooKeeper sends a watch's events
 // before its reply to any later request, so once the stat is back every
 // reported change made before it has been counted in seen or is still to
 // be received (PersistentBacklog); judged only when nothing is left to
 // receive, a child version ahead of seen is a change never reported.
-func (rw *recursiveWatch) unreported(ctx context.Context) bool {
+func (rw *recursiveWatch) unreported(ctx context.Context, ch <-chan zk.Event) bool {
 	pw, w := rw.pw, rw.pw.w
-	if !rw.listed {
+	if !pw.listed {
 		return false
 	}
 	issued := w.cfg.Now()
 	st := pw.barrier(ctx)
-	if st == nil || w.s.PersistentBacklog(rw.ch) > 0 {
+	if st == nil || w.s.PersistentBacklog(ch) > 0 {
 		return false // events to read first: the next audit judges
 	}
 	if st.Cversion-rw.cversion > rw.seen {
@@ -441,7 +449,7 @@ func (pw *pathWatch) auditEvery() time.Duration {
 // watched (best effort: a lost link drops it anyway).
 func (pw *pathWatch) dropWatch() {
 	w := pw.w
-	if pw.ctx.Err() == nil {
+	if pw.ctx().Err() == nil {
 		return
 	}
 	go func() {
@@ -462,7 +470,7 @@ const dropWatchWait = 10 * time.Second
 func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []string, kids func() []string, gen uint64, issued, evAt time.Time) {
 	pw, w := rw.pw, rw.pw.w
 	w.mu.Lock()
-	qm := w.queues[pw.path]
+	qm := pw.qm
 	if qm != nil {
 		qm.EventAt = evAt // the queue was not quiet (judgeLink)
 	}
@@ -550,11 +558,27 @@ func (rw *recursiveWatch) forgetRecreated(k string) bool {
 	pw, w := rw.pw, rw.pw.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, followed := pw.kids[k]; !followed || pw.removed {
+	if pw.removed {
 		return false
 	}
-	delete(pw.kids, k)
-	if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && !c.keep() {
+	c, watched := w.paths[model.ChildPath(pw.path, k)]
+	if pw.rp != nil {
+		// No record of the children followed (discover.go): any child
+		// but a lock node may be one, and may have left the watch when
+		// its own read found it gone, unseen by pw.
+		if _, isLock := lockops.ParseName(k); isLock {
+			return false
+		}
+		if watched && c.discover && !c.keep() {
+			c.removeLocked(w.cfg.Now())
+		}
+		return true
+	}
+	if _, followed := pw.followed()[k]; !followed {
+		return false
+	}
+	delete(pw.followed(), k)
+	if watched && !c.keep() {
 		c.removeLocked(w.cfg.Now())
 	}
 	return true

@@ -23,7 +23,7 @@ import (
 // may not be listed (NoAuth): the caller reads it as any other path.
 func readRoot(pw *pathWatch) bool {
 	w := pw.w
-	ctx := pw.ctx
+	ctx := pw.ctx()
 	rt := newRootWatch(pw)
 	w.mu.Lock()
 	rt.gen = w.gen
@@ -37,10 +37,10 @@ func readRoot(pw *pathWatch) bool {
 	}
 	rw := &pw.rp.rw
 	if !rw.read(ctx, rt.gen) {
-		if rw.noAuth {
+		if pw.noAuth {
 			w.mu.Lock()
 			rt.forgetLocked(pw)
-			pw.rp = nil
+			pw.leaveRootLocked()
 			w.mu.Unlock()
 			return false
 		}
@@ -79,7 +79,7 @@ func (rt *rootWatch) relistUnreadLocked() {
 
 // discoveryLocked is how far rt's first read has come at now.
 func (rt *rootWatch) discoveryLocked(now time.Time) model.Discovery {
-	return model.Discovery{Root: rt.pw.path, Read: rt.read, Found: rt.found, Parents: len(rt.pw.w.queues), Took: now.Sub(rt.started)}
+	return model.Discovery{Root: rt.pw.path, Read: rt.read, Found: rt.found, Parents: rt.pw.w.models, Took: now.Sub(rt.started)}
 }
 
 // discoveryLocked is how far the first read of each root read whole has

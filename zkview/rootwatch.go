@@ -26,7 +26,7 @@ import (
 // guarded by Watcher.mu.
 type rootWatch struct {
 	pw    *pathWatch      // the root
-	ctx   context.Context // the root's: every path below it shares it
+	ctx   context.Context // the root's: every path below it shares it (pathWatch.ctx)
 	queue []*pathWatch    // paths with work to do (pathWatch.busy), in order
 	wake  chan struct{}   // a worker may find work in queue
 	gen   uint64          // the session generation the watch was set in
@@ -37,22 +37,25 @@ type rootWatch struct {
 	// read once, kept as paths come and go, so that telling the progress
 	// of a million-node read does not walk them all every second.
 	found, read int
+	// events are the events not applied yet of the paths that have
+	// some (a path waits for none most of the time: kept here, not in
+	// each rootPath); nil while none has.
+	events map[*pathWatch]*rootEvents
 }
 
 // rootPath is what a path watched through its root's watch keeps: its
 // children as the listing and the events left them (rw, whose pw is the
-// path and whose ch is nil), and the work waiting for it. A path is
-// worked on by one worker at a time (busy), so its listing and its
+// path); the events waiting for it are kept by its root (rootWatch.events).
+// A path is worked on by one worker at a time (busy), so its listing and its
 // events are applied in the order they were asked for: events that came
 // while a listing was read are applied after it, and the last event of a
 // name decides whether the child is there.
 //
 // Its root is the path's via, and whether it is queued (busy) or to be
-// listed (relist) sit among the path's flags: a rootPath fits in 96
-// bytes (TestPathWatchSize).
+// listed (relist) sit among the path's flags: a rootPath fits in 72
+// bytes, and with its pathWatch (rootedPath) in 144 (TestPathWatchSize).
 type rootPath struct {
-	rw     recursiveWatch
-	events *rootEvents // events not applied yet, nil when none
+	rw recursiveWatch
 }
 
 // rootEvents are a path's events not applied yet, in the server's order,
@@ -70,18 +73,26 @@ func (evs *rootEvents) appliedTo(w *Watcher) {
 	}
 }
 
-// dropEvents forgets the events not applied yet: a listing follows.
-func (rp *rootPath) dropEvents(w *Watcher) {
-	rp.events.appliedTo(w)
-	rp.events = nil
+// takeEventsLocked takes pw's events not applied yet (nil: none).
+func (rt *rootWatch) takeEventsLocked(pw *pathWatch) *rootEvents {
+	evs := rt.events[pw]
+	if evs != nil {
+		delete(rt.events, pw)
+		if len(rt.events) == 0 {
+			rt.events = nil // a map keeps its size: let a burst's go
+		}
+	}
+	return evs
 }
 
-// attachLocked makes pw a path watched through rt: no goroutine, no watch
-// of its own; it is listed by rt's workers.
-func (rt *rootWatch) attachLocked(pw *pathWatch) {
+// attachLocked makes pw a path watched through rt, rp its rootPath (made
+// with it: rootedPath): no goroutine, no watch of its own; it is listed
+// by rt's workers.
+func (rt *rootWatch) attachLocked(pw *pathWatch, rp *rootPath) {
 	rt.found++
-	pw.rp, pw.via = &rootPath{}, rt
+	pw.rp, pw.via = rp, rt
 	pw.rp.rw.pw = pw
+	pw.noAuth, pw.listed = false, false
 	pw.relist = true
 	rt.enqueueLocked(pw)
 }
@@ -107,7 +118,7 @@ func (rt *rootWatch) relistAllLocked() {
 	for _, pw := range w.paths {
 		if pw.rootOf() == rt && !pw.removed {
 			pw.relist = true
-			pw.rp.dropEvents(w)
+			rt.takeEventsLocked(pw).appliedTo(w) // a listing follows
 			rt.enqueueLocked(pw)
 		}
 	}
@@ -119,7 +130,7 @@ func (rt *rootWatch) relistAllLocked() {
 // children watches, and what is found below it the same way.
 func watchRoot(pw *pathWatch) bool {
 	w := pw.w
-	ctx := pw.ctx
+	ctx := pw.ctx()
 	rt := newRootWatch(pw)
 	workers := false
 	for ctx.Err() == nil {
@@ -165,7 +176,7 @@ func watchRoot(pw *pathWatch) bool {
 
 // newRootWatch is the root pw's work queue, no path in it yet.
 func newRootWatch(pw *pathWatch) *rootWatch {
-	return &rootWatch{pw: pw, ctx: pw.ctx, wake: make(chan struct{}, 1), started: pw.w.cfg.Now()}
+	return &rootWatch{pw: pw, ctx: pw.ctx(), wake: make(chan struct{}, 1), started: pw.w.cfg.Now()}
 }
 
 // adoptRootLocked makes the root one of the paths read through rt (once)
@@ -177,6 +188,7 @@ func (rt *rootWatch) adoptRootLocked() {
 	}
 	pw.rp, pw.via = &rootPath{}, rt
 	pw.rp.rw.pw = pw
+	pw.noAuth, pw.listed = false, false
 	rt.found++ // the root is one of the paths read through it
 	if pw.read {
 		rt.read++
@@ -285,11 +297,15 @@ func (rt *rootWatch) routeLocked(pw *pathWatch, ev zk.Event, now time.Time) {
 	if ev.Type != zk.EventNodeCreated && ev.Type != zk.EventNodeDeleted {
 		return
 	}
-	rp := pw.rp
-	if rp.events == nil {
-		rp.events = &rootEvents{at: now}
+	evs := rt.events[pw]
+	if evs == nil {
+		if rt.events == nil {
+			rt.events = map[*pathWatch]*rootEvents{}
+		}
+		evs = &rootEvents{at: now}
+		rt.events[pw] = evs
 	}
-	rp.events.evs = append(rp.events.evs, ev)
+	evs.evs = append(evs.evs, ev)
 	pw.w.held.received.Add(1)
 	rt.enqueueLocked(pw)
 }
@@ -306,6 +322,12 @@ func (rt *rootWatch) worker() {
 			pw = rt.queue[0]
 			rt.queue[0] = nil
 			rt.queue = rt.queue[1:]
+			if len(rt.queue) == 0 {
+				// Let the array go: a first read of a root queues every
+				// path below it, 8 bytes each, held as long as the slice
+				// is.
+				rt.queue = nil
+			}
 			if len(rt.queue) > 0 {
 				select { // more: wake another worker
 				case rt.wake <- struct{}{}:
@@ -333,8 +355,8 @@ func (rt *rootWatch) work(pw *pathWatch) {
 	rp := pw.rp
 	for {
 		w.mu.Lock()
-		relist, evs := pw.relist, rp.events
-		pw.relist, rp.events = false, nil
+		relist, evs := pw.relist, rt.takeEventsLocked(pw)
+		pw.relist = false
 		if pw.removed || rt.ctx.Err() != nil || pw.rp != rp || (!relist && evs == nil) {
 			pw.busy = false
 			evs.appliedTo(w)
@@ -347,13 +369,13 @@ func (rt *rootWatch) work(pw *pathWatch) {
 			continue
 		}
 		if relist && !rp.rw.read(rt.ctx, gen) {
-			if rp.rw.noAuth {
+			if pw.noAuth {
 				pw.handOff()
 				continue
 			}
 			rt.retryLater(pw)
 		}
-		if evs != nil && rp.rw.listed {
+		if evs != nil && pw.listed {
 			rp.rw.applyEvents(rt.ctx, evs.evs, gen, rp.rw.listedAt, evs.at)
 		}
 		evs.appliedTo(w) // merged, or made moot by the listing
@@ -406,7 +428,7 @@ func (rt *rootWatch) forgetLocked(pw *pathWatch) {
 func (rw *recursiveWatch) discoveryDelta(added, removed []string) bool {
 	pw, w := rw.pw, rw.pw.w
 	w.mu.Lock()
-	if pw.rp == nil || pw.removed || !pw.discover || w.queues[pw.path] != nil || w.sems.owners[pw.path] != nil {
+	if pw.rp == nil || pw.removed || !pw.discover || pw.qm != nil || w.sems.owners[pw.path] != nil {
 		w.mu.Unlock()
 		return false
 	}
@@ -426,7 +448,7 @@ func (rw *recursiveWatch) discoveryDelta(added, removed []string) bool {
 	}
 	now := w.cfg.Now()
 	for _, k := range removed {
-		delete(pw.kids, k)
+		delete(pw.followed(), k) // none: pw is watched through its root
 		if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && !c.keep() {
 			c.removeLocked(now)
 		}

@@ -4,7 +4,7 @@
 // A semaphore is recognised from its parent's listing (semaphoreKind),
 // before that listing is searched for lock parents. Its lease and lock
 // dirs beside the parent (semaphoreAux) are then watched as auxiliary
-// paths: each has a queueModel in Watcher.queues, so its listings and
+// paths: each has a model (pathWatch.qm), so its listings and
 // fetches are a lock parent's, but none is in sortedPaths, so it has no
 // Queue of its own (unless the user named it), and the events its
 // listings raise are dropped: the semaphore tells its own. A Kazoo
@@ -106,7 +106,7 @@ func (s *semaphores) listingLocked(pw *pathWatch, kids []string) {
 	}
 	now := w.cfg.Now()
 	if st == nil {
-		if w.queues[pw.path] == nil {
+		if pw.qm == nil {
 			if !pw.explicit && len(w.sortedPaths) >= w.cfg.MaxParents {
 				if !w.capped {
 					w.capped = true
@@ -155,8 +155,7 @@ func (s *semaphores) kazooLockBesideLocked(p string) bool {
 	if p == "/" || gp == nil {
 		return false
 	}
-	_, ok := gp.kids[path.Base(p)+queue.KazooLockSuffix]
-	return ok
+	return gp.hasChildLocked(path.Base(p) + queue.KazooLockSuffix)
 }
 
 // holdAuxLocked makes a part of owner's semaphore: watched, with a model,
@@ -171,16 +170,20 @@ func (s *semaphores) holdAuxLocked(owner, a string) {
 		w.reshownLocked(a)
 		w.markDirtyLocked()
 	}
-	if w.queues[a] == nil {
+	seen := pa != nil && pa.read
+	if pa == nil {
+		w.addPathLocked(a, pathFlags{})
+		if pa = w.paths[a]; pa == nil {
+			return // the Watcher is closing
+		}
+	}
+	if pa.qm == nil {
 		qm := w.newModelLocked(a, w.s.Abs(a))
 		// Discovery may have listed the path already, before it was known
 		// to be this semaphore's part: it held no lock node then (else it
 		// would have a queue), so the part is known empty, not unread.
-		qm.Seen = pa != nil && pa.read
-		w.queues[a] = qm
-	}
-	if pa == nil {
-		w.addPathLocked(a, pathFlags{})
+		qm.Seen = seen
+		pa.setQueueLocked(qm)
 	}
 }
 
@@ -189,15 +192,14 @@ func (s *semaphores) holdAuxLocked(owner, a string) {
 // nothing else asks for it.
 func (s *semaphores) releaseAuxLocked(a string, now time.Time) {
 	w := s.w
-	pa, qm := w.paths[a], w.queues[a]
+	pa := w.paths[a]
 	switch {
-	case pa == nil:
-		delete(w.queues, a)
-	case pa.explicit:
+	case pa == nil, pa.explicit: // no model to drop, or the user's
 	case !pa.keep() && !pa.discover:
-		delete(w.queues, a) // no "vanished" event: it was never shown
+		pa.setQueueLocked(nil) // no "vanished" event: it was never shown
 		pa.removeLocked(now)
-	case qm != nil && len(qm.Order.Entries) > 0:
+	case pa.qm != nil && len(pa.qm.Order.Entries) > 0:
+		qm := pa.qm
 		if i, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
 			w.sortedPaths = slices.Insert(w.sortedPaths, i, a)
 			w.reshownLocked(a)
@@ -205,7 +207,7 @@ func (s *semaphores) releaseAuxLocked(a string, now time.Time) {
 		qm.HasBuilt = false
 		qm.MarkDirty()
 	default:
-		delete(w.queues, a)
+		pa.setQueueLocked(nil)
 	}
 	delete(s.auxOf, a)
 	w.markDirtyLocked()
@@ -223,7 +225,7 @@ func (s *semaphores) dropLocked(p string) {
 		s.releaseAuxLocked(a, now)
 	}
 	delete(w.sems.owners, p)
-	if qm := w.queues[p]; qm != nil {
+	if qm := w.queueLocked(p); qm != nil {
 		qm.MarkDirty()
 	}
 	w.markDirtyLocked()
@@ -235,7 +237,7 @@ func (s *semaphores) dropLocked(p string) {
 func (s *semaphores) tidyLocked() {
 	w := s.w
 	for p, st := range w.sems.owners {
-		if w.queues[p] == nil {
+		if w.queueLocked(p) == nil {
 			s.dropLocked(p)
 			continue
 		}
@@ -243,8 +245,7 @@ func (s *semaphores) tidyLocked() {
 			if w.paths[a] != nil {
 				return false
 			}
-			delete(w.sems.auxOf, a)
-			delete(w.queues, a)
+			delete(w.sems.auxOf, a) // its model went with its path
 			return true
 		})
 	}
@@ -281,7 +282,7 @@ func (s *semaphores) dirtyLocked(st *semState) bool {
 		return true
 	}
 	for _, a := range st.aux {
-		if qm := w.queues[a]; qm != nil && qm.IsDirty() {
+		if qm := w.queueLocked(a); qm != nil && qm.IsDirty() {
 			return true
 		}
 	}
@@ -405,7 +406,7 @@ func (s *semaphores) buildLocked(qm *queue.Model, prev *model.Queue, st *semStat
 // none; a part with no Queue of its own is marked built with it.
 func (s *semaphores) settleLocked(qm *queue.Model, a string) *queue.Model {
 	w := s.w
-	m := w.queues[a]
+	m := w.queueLocked(a)
 	if m == nil || m == qm {
 		return nil
 	}

@@ -63,16 +63,21 @@ type Watcher struct {
 	refresh   chan struct{} // poll the servers now
 	closeOnce sync.Once
 
-	mu          sync.Mutex
-	paths       map[string]*pathWatch
-	queues      map[string]*queue.Model
+	mu    sync.Mutex
+	paths map[string]*pathWatch
+	// models counts the paths with a model (pathWatch.qm): the lock
+	// parents and the semaphores' parts.
+	models      int
 	sortedPaths []string // queue paths, sorted
-	discovered  int      // intermediate nodes watched for discovery
-	capped      bool     // discovery stopped at a bound
-	mode        string   // model.ModeRecursive or model.ModeChildren; "" for Load
-	conn        model.Conn
-	gen         uint64
-	resync      chan struct{} // closed when the session (re)connects
+	// huge: the paths whose last listing was huge (listedLocked); nil
+	// while none was.
+	huge       map[*pathWatch]*hugeList
+	discovered int    // intermediate nodes watched for discovery
+	capped     bool   // discovery stopped at a bound
+	mode       string // model.ModeRecursive or model.ModeChildren; "" for Load
+	conn       model.Conn
+	gen        uint64
+	resync     chan struct{} // closed when the session (re)connects
 	// synced is closed once the server of a new session has caught up
 	// (see syncNewSession); paths list only after it.
 	synced      chan struct{}
@@ -156,7 +161,6 @@ func start(ctx context.Context, s *lockops.Session, cfg Options, oneShot bool) (
 		kick:     make(chan struct{}, 1),
 		refresh:  make(chan struct{}, 1),
 		paths:    map[string]*pathWatch{},
-		queues:   map[string]*queue.Model{},
 		resync:   make(chan struct{}),
 		synced:   closedChan(),
 		initDone: make(chan struct{}),
@@ -574,8 +578,11 @@ func (w *Watcher) readConnState() {
 			// A full re-sync: every node's stat and data are read again
 			// with its parent's next listing (a revoke may have changed
 			// them while no watch was set).
-			for _, qm := range w.queues {
-				for _, r := range qm.Nodes.All() {
+			for _, pw := range w.paths {
+				if pw.qm == nil {
+					continue
+				}
+				for _, r := range pw.qm.Nodes.All() {
 					r.Fetched = false
 				}
 			}
@@ -636,16 +643,16 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 	if f.via != nil && !f.keep() {
 		// Found below a root watched whole: its root's watch and workers
 		// follow it (rootwatch.go), and it shares the root's context.
-		pw := &pathWatch{w: w, path: p, pathFlags: f, ctx: f.via.ctx, cancel: noCancel}
+		rp := &rootedPath{pw: pathWatch{w: w, path: p, pathFlags: f}}
+		pw := &rp.pw
 		w.paths[p] = pw
 		w.discovered++
 		w.initPending++
-		f.via.attachLocked(pw)
+		f.via.attachLocked(pw, &rp.rp)
 		return
 	}
 	f.via = nil
-	ctx, cancel := context.WithCancel(w.ctx)
-	pw := &pathWatch{w: w, path: p, pathFlags: f, ctx: ctx, cancel: cancel, kids: map[string]struct{}{}}
+	pw := &pathWatch{w: w, path: p, pathFlags: f, own: newOwnWatch(w.ctx)}
 	w.paths[p] = pw
 	if !f.keep() {
 		w.discovered++
@@ -665,9 +672,6 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 	}
 	go pw.run()
 }
-
-// noCancel is the cancel of a path that shares its root's context.
-func noCancel() {}
 
 // fallBack switches the Watcher to children watches for good.
 func (w *Watcher) fallBack(err error) {

@@ -1,0 +1,203 @@
+// Discovery below a root: the children of a path that may lead to lock
+// parents are followed, each a path watched for discovery, and let go
+// when they leave the path's listing.
+//
+// A path with a watch of its own records the children it follows
+// (ownWatch.kids). A path watched through its root keeps no such set:
+// its watch's names (recursiveWatch.names) hold its children already,
+// and it follows those of them watched for discovery (followsLocked), so
+// that a root of 100,000 parents keeps their names once, not twice. Its
+// names change under Watcher.mu then (its worker alone changes them, and
+// may read them without the lock), and the children gone from a listing
+// are let go as its names are reset (resetNames).
+
+package zkview
+
+import (
+	"time"
+
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/model"
+)
+
+// discoverLocked follows pw's children that may lead to lock parents:
+// every child that is not a lock node, while depth allows.
+func (pw *pathWatch) discoverLocked(kids []string) {
+	w := pw.w
+	followed := pw.followed()
+	var present map[string]bool
+	if len(followed) > 0 {
+		present = make(map[string]bool, len(kids))
+		for _, k := range kids {
+			present[k] = true
+		}
+	}
+	now := w.cfg.Now()
+	for k := range followed { // none when pw is watched through its root (resetNames)
+		if !present[k] {
+			delete(followed, k)
+			if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && !c.keep() {
+				c.removeLocked(now)
+			}
+		}
+	}
+	if int(pw.depth) >= w.cfg.MaxDepth {
+		return
+	}
+	for _, k := range kids {
+		pw.discoverOneLocked(k, now)
+	}
+}
+
+// discoverOneLocked follows pw's child k when it may lead to lock
+// parents (depth allowing).
+func (pw *pathWatch) discoverOneLocked(k string, now time.Time) {
+	w := pw.w
+	if _, isLock := lockops.ParseName(k); isLock {
+		return // lock nodes are ephemeral: nothing below them
+	}
+	if pw.path == "/" && k == "zookeeper" {
+		return // the server's own tree holds no locks
+	}
+	child := model.ChildPath(pw.path, k)
+	c, watched := w.paths[child]
+	if watched && pw.followsLocked(k, c) {
+		// Followed already. (A child deleted and made again between
+		// two listings of pw left the watch when its own read found
+		// it gone, while pw never saw it go: taken again here.)
+		pw.shareNameLocked(c.path, k)
+		return
+	}
+	if !watched && w.discovered >= w.cfg.maxNodes() {
+		if !w.capped {
+			w.capped = true
+			w.emitLocked(model.Change{At: now, Kind: model.ChangeNodesCapped, Path: pw.path, Count: w.cfg.maxNodes()})
+		}
+		return
+	}
+	pw.followKid(k)
+	w.addPathLocked(child, pathFlags{discover: true, depth: pw.depth + 1, via: pw.rootOf()})
+	pw.shareNameLocked(child, k)
+}
+
+// shareNameLocked makes the name k that pw's watch's names hold (pw
+// watched through its root) the last part of the child's path p, whose
+// bytes the child keeps anyway: the listing's copy of the name may go
+// (a root's 100,000 names are then kept once, in their paths).
+func (pw *pathWatch) shareNameLocked(p, k string) {
+	if pw.rp != nil && len(p) > len(k) {
+		pw.rp.rw.names.rekey(p[len(p)-len(k):])
+	}
+}
+
+// followKid records k as a child pw follows for discovery. The map is
+// made at the first: most of a root's parents follow none (their
+// children are lock nodes), and an empty map costs 48 bytes each. A path
+// watched through its root records none: its watch's names say
+// (followsLocked).
+func (pw *pathWatch) followKid(k string) {
+	if pw.rp != nil || pw.own == nil {
+		return
+	}
+	if pw.own.kids == nil {
+		pw.own.kids = map[string]struct{}{}
+	}
+	pw.own.kids[k] = struct{}{}
+}
+
+// followed is the children pw follows when it has a watch of its own;
+// nil when it follows none, or is watched through its root.
+func (pw *pathWatch) followed() map[string]struct{} {
+	if pw.own == nil || pw.rp != nil {
+		return nil
+	}
+	return pw.own.kids
+}
+
+// followsLocked says whether pw follows its child k for discovery; c is
+// the path watched at k (not nil).
+func (pw *pathWatch) followsLocked(k string, c *pathWatch) bool {
+	if pw.rp == nil {
+		_, ok := pw.followed()[k]
+		return ok
+	}
+	return c.discover && !c.keep() && pw.rp.rw.names.has(k)
+}
+
+// dropKidsLocked stops watching the children pw follows, and what was
+// found below them (pw is gone, or no longer watched).
+func (pw *pathWatch) dropKidsLocked(now time.Time) {
+	w := pw.w
+	if pw.rp == nil {
+		followed := pw.followed()
+		for kid := range followed {
+			if c, ok := w.paths[model.ChildPath(pw.path, kid)]; ok && !c.keep() {
+				c.removeLocked(now)
+			}
+		}
+		clear(followed)
+		return
+	}
+	for k := range pw.rp.rw.names.all() {
+		pw.dropKidLocked(k, now)
+	}
+}
+
+// dropKidLocked stops watching pw's child k when pw follows it.
+func (pw *pathWatch) dropKidLocked(k string, now time.Time) {
+	if c, ok := pw.w.paths[model.ChildPath(pw.path, k)]; ok && pw.followsLocked(k, c) {
+		c.removeLocked(now)
+	}
+}
+
+// hasChildLocked says whether pw's last listing showed its child k: its
+// watch's names when it is watched through its root, else the children
+// it follows.
+func (pw *pathWatch) hasChildLocked(k string) bool {
+	if pw.rp != nil {
+		return pw.rp.rw.names.has(k)
+	}
+	_, ok := pw.followed()[k]
+	return ok
+}
+
+// leaveRootLocked makes pw, watched through its root until now, a path
+// with a watch of its own: the children it follows are recorded in
+// its ownWatch's kids from now on.
+func (pw *pathWatch) leaveRootLocked() {
+	w := pw.w
+	rp := pw.rp
+	if rp == nil {
+		return
+	}
+	var follow []string
+	for k := range rp.rw.names.all() {
+		if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && pw.followsLocked(k, c) {
+			follow = append(follow, k)
+		}
+	}
+	pw.rp = nil
+	for _, k := range follow {
+		pw.followKid(k)
+	}
+}
+
+// resetNames makes rw's names hold a listing (nil: the path is absent).
+// The children of a path watched through its root that are gone from
+// the listing are let go now, while its names still show them.
+func (rw *recursiveWatch) resetNames(names []string) {
+	var fresh childSet
+	fresh.reset(names)
+	pw, w := rw.pw, rw.pw.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if pw.rp != nil && !pw.removed {
+		now := w.cfg.Now()
+		for k := range rw.names.all() {
+			if !fresh.has(k) {
+				pw.dropKidLocked(k, now)
+			}
+		}
+	}
+	rw.names = fresh
+}
