@@ -246,14 +246,22 @@ func (qs Queues) MarshalJSON() ([]byte, error) {
 	if qs.Len() == 0 {
 		return []byte("null"), nil
 	}
-	return json.Marshal(qs.Slice())
+	wire := make([]queueJSON, 0, qs.Len()) // one encoding pass, not a Queue.MarshalJSON per queue
+	for _, q := range qs.All() {
+		wire = append(wire, q.wire())
+	}
+	return json.Marshal(wire)
 }
 
 // UnmarshalJSON reads a JSON array of queues.
 func (qs *Queues) UnmarshalJSON(b []byte) error {
-	var queues []Queue
-	if err := json.Unmarshal(b, &queues); err != nil {
+	var wire []queueJSON
+	if err := json.Unmarshal(b, &wire); err != nil {
 		return err
+	}
+	queues := make([]Queue, len(wire))
+	for i := range wire {
+		queues[i] = wire[i].queue()
 	}
 	*qs = QueuesOf(queues...)
 	return nil
