@@ -248,7 +248,7 @@ func (c *lockCollector) countHandoffs(snap *model.Snapshot) {
 	defer c.mu.Unlock()
 	seen := 0 // counted paths still in snap with handoffs
 	for _, q := range snap.Queues.All() {
-		if len(q.Handoffs) == 0 {
+		if len(q.Handoffs()) == 0 {
 			continue
 		}
 		hc := c.handoffs[q.Path]
@@ -257,17 +257,17 @@ func (c *lockCollector) countHandoffs(snap *model.Snapshot) {
 			c.handoffs[q.Path] = hc
 		}
 		seen++
-		for k := len(q.Handoffs) - 1; k >= 0 && q.Handoffs[k].At.After(hc.last); k-- {
+		for k := len(q.Handoffs()) - 1; k >= 0 && q.Handoffs()[k].At.After(hc.last); k-- {
 			hc.total++
 		}
-		if n := len(q.Handoffs); n > 0 && q.Handoffs[n-1].At.After(hc.last) {
-			hc.last = q.Handoffs[n-1].At
+		if n := len(q.Handoffs()); n > 0 && q.Handoffs()[n-1].At.After(hc.last) {
+			hc.last = q.Handoffs()[n-1].At
 		}
 	}
 	if len(c.handoffs) > seen {
 		in := make(map[string]bool, seen)
 		for _, q := range snap.Queues.All() {
-			if len(q.Handoffs) > 0 {
+			if len(q.Handoffs()) > 0 {
 				in[q.Path] = true
 			}
 		}
@@ -373,18 +373,18 @@ func (c *lockCollector) collectParents(snap *model.Snapshot, ch chan<- prometheu
 // collectSystem sends a system's path's info series and its leader
 // mismatch's start (the earliest, when several).
 func collectSystem(q *model.Queue, p string, gauge func(*prometheus.Desc, float64, ...string)) {
-	if q.System == "" {
+	if q.System() == "" {
 		return
 	}
-	gauge(descs.system, 1, p, q.System, model.SanitizeString(q.Label, 0))
+	gauge(descs.system, 1, p, q.System(), model.SanitizeString(q.Label(), 0))
 	var since time.Time
-	for _, w := range q.Warnings {
+	for _, w := range q.Warnings() {
 		if w.Code == model.WarnLeaderMismatch && !w.Since.IsZero() && (since.IsZero() || w.Since.Before(since)) {
 			since = w.Since
 		}
 	}
 	if !since.IsZero() {
-		gauge(descs.mismatch, unixSeconds(since), p, q.System)
+		gauge(descs.mismatch, unixSeconds(since), p, q.System())
 	}
 }
 
@@ -416,7 +416,7 @@ func lockMetricsOf(q *model.Queue) lockMetrics {
 			earliest(&m.waitSince, start)
 		}
 	}
-	for _, w := range q.Warnings {
+	for _, w := range q.Warnings() {
 		if w.Code == model.WarnStale {
 			m.stale = true
 			continue

@@ -303,7 +303,7 @@ func syntheticSnapshot(parents, nodes int, at time.Time) *model.Snapshot {
 		}
 		q.Nodes = model.NodesOf(list...)
 		if i%10 == 0 {
-			q.Warnings = []model.Warning{{Code: model.WarnHerd, Message: "herd"}}
+			q.SetWarnings([]model.Warning{{Code: model.WarnHerd, Message: "herd"}})
 		}
 		qs = append(qs, q)
 	}

@@ -20,7 +20,7 @@ import (
 func TestExportTopAndAggregates(t *testing.T) {
 	at := time.Date(2026, 3, 14, 3, 11, 4, 0, time.UTC)
 	snap := wideSnapshot(1000, at)
-	snap.Queues.At(7).Warnings = []model.Warning{{Code: model.WarnSplitHolders, Message: "two"}}
+	snap.Queues.At(7).SetWarnings([]model.Warning{{Code: model.WarnSplitHolders, Message: "two"}})
 	fams := scrape(t, newLockCollector(func() *model.Snapshot { return snap }, 5))
 	var got []string
 	for _, m := range fams["zklock_lock_holders"].GetMetric() {

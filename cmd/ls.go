@@ -129,7 +129,7 @@ func unreadablePaths(snap *model.Snapshot) error {
 		case model.PathNoAuth:
 			unreadable = append(unreadable, model.SanitizeString(q.Path, 0)+": not readable with these credentials (NoAuth; "+noAuthFix+")")
 		case model.PathError:
-			unreadable = append(unreadable, model.SanitizeString(q.Path, 0)+": "+model.SanitizeString(q.Err, 0))
+			unreadable = append(unreadable, model.SanitizeString(q.Path, 0)+": "+model.SanitizeString(q.Err(), 0))
 		}
 	}
 	if len(unreadable) > 0 {
@@ -145,7 +145,7 @@ func checkSummary(snap *model.Snapshot) string {
 	var parts []string
 	for _, q := range snap.Queues.All() {
 		var codes []string
-		for _, w := range q.Warnings {
+		for _, w := range q.Warnings() {
 			if failsNow(w, snap.At) {
 				codes = append(codes, w.Code)
 			}

@@ -76,10 +76,10 @@ func writeQueueText(b *strings.Builder, q model.Queue, now time.Time) {
 		fmt.Fprintf(b, "%s: does not exist\n", path)
 		return
 	case model.PathNoAuth:
-		fmt.Fprintf(b, "%s: no permission to list (%s)\n", path, model.SanitizeString(q.Err, 0))
+		fmt.Fprintf(b, "%s: no permission to list (%s)\n", path, model.SanitizeString(q.Err(), 0))
 		return
 	case model.PathError:
-		fmt.Fprintf(b, "%s: error: %s\n", path, model.SanitizeString(q.Err, 0))
+		fmt.Fprintf(b, "%s: error: %s\n", path, model.SanitizeString(q.Err(), 0))
 		return
 	case model.PathPending:
 		fmt.Fprintf(b, "%s: not read yet\n", path)
@@ -92,8 +92,8 @@ func writeQueueText(b *strings.Builder, q model.Queue, now time.Time) {
 		}
 		identities = identities || n.Identity != ""
 	}
-	if q.Label != "" {
-		path += " (" + model.SanitizeString(q.Label, 0) + ")"
+	if q.Label() != "" {
+		path += " (" + model.SanitizeString(q.Label(), 0) + ")"
 	}
 	if sum := model.RecipeSummary(&q); sum != "" {
 		fmt.Fprintf(b, "%s: %s\n", path, sum)
@@ -101,11 +101,11 @@ func writeQueueText(b *strings.Builder, q model.Queue, now time.Time) {
 		fmt.Fprintf(b, "%s: election, %d participants, %d leading, %d following\n", path, q.Nodes.Len(), holders, q.Nodes.Len()-holders)
 	} else if q.Type == model.TypeSemaphore {
 		_, waiting := q.LeaseCounts()
-		fmt.Fprintf(b, "%s: semaphore, holders %s%s, %d waiting\n", path, q.LimitText(), limitFrom(q.LimitSource), waiting)
+		fmt.Fprintf(b, "%s: semaphore, holders %s%s, %d waiting\n", path, q.LimitText(), limitFrom(q.LimitSource()), waiting)
 	} else {
 		fmt.Fprintf(b, "%s: %d lock nodes, %d holding, %d waiting\n", path, q.Nodes.Len(), holders, q.Nodes.Len()-holders)
 	}
-	for _, w := range q.Warnings {
+	for _, w := range q.Warnings() {
 		fmt.Fprintf(b, "  WARNING %s: %s\n", w.Code, model.SanitizeString(w.Message, 0))
 	}
 	if q.Nodes.Len() > 0 {
@@ -120,9 +120,9 @@ func writeQueueText(b *strings.Builder, q model.Queue, now time.Time) {
 		}
 		tw.Flush()
 	}
-	if len(q.Other) > 0 {
-		others := make([]string, len(q.Other))
-		for i, o := range q.Other {
+	if len(q.Other()) > 0 {
+		others := make([]string, len(q.Other()))
+		for i, o := range q.Other() {
 			others[i] = model.SanitizeString(o, 0)
 		}
 		fmt.Fprintf(b, "  other children: %s\n", strings.Join(others, ", "))
@@ -240,7 +240,7 @@ func streamLsJSON(w io.Writer, snap *model.Snapshot) error {
 // deadlock (deadlockCode), else 0.
 func checkCode(snap *model.Snapshot) int {
 	for _, q := range snap.Queues.All() {
-		for _, w := range q.Warnings {
+		for _, w := range q.Warnings() {
 			if failsNow(w, snap.At) {
 				return exitCheck
 			}

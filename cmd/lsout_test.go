@@ -45,10 +45,11 @@ func sampleSnapshot() *model.Snapshot {
 						Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting, Watches: "0123456789abcdef0123456789abcdef__lock__0000000008",
 						Link: model.LinkMissing, Session: 0x3, Ctime: at, Since: at, SinceExact: true},
 				),
+			}.WithRare(model.QueueRare{
 				Other: []string{"leases", "bad\x1b[2Jname"},
 				Warnings: []model.Warning{{Code: model.WarnSplitHolders, Message: "2 nodes believe they hold",
 					Nodes: []string{"_c_6a3f0a1e-2b4c-4d5e-8f90-1a2b3c4d5e6f-lock-0000000007", "0123456789abcdef0123456789abcdef__lock__0000000008"}}},
-			},
+			}),
 		),
 	}
 }
@@ -160,7 +161,7 @@ func TestCheckCode(t *testing.T) {
 	} {
 		snap := &model.Snapshot{Queues: model.QueuesOf(model.Queue{Path: "/a", State: model.PathPresent}, model.Queue{Path: "/b", State: model.PathPresent})}
 		for _, code := range tt.warnings {
-			snap.Queues.At(1).Warnings = append(snap.Queues.At(1).Warnings, model.Warning{Code: code})
+			snap.Queues.At(1).SetWarnings(append(snap.Queues.At(1).Warnings(), model.Warning{Code: code}))
 		}
 		if tt.cycle != "" {
 			snap.Deadlocks = []model.Deadlock{{Sessions: []int64{1, 2}, Paths: []string{"/a", "/b"}, State: tt.cycle}}
@@ -176,8 +177,8 @@ func TestCheckCode(t *testing.T) {
 func TestWriteLsTextPathStates(t *testing.T) {
 	snap := &model.Snapshot{Queues: model.QueuesOf(
 		model.Queue{Path: "/a", State: model.PathAbsent},
-		model.Queue{Path: "/b", State: model.PathNoAuth, Err: "zk: not authenticated"},
-		model.Queue{Path: "/c", State: model.PathError, Err: "zk: connection closed\x1b[2J"},
+		model.Queue{Path: "/b", State: model.PathNoAuth}.WithRare(model.QueueRare{Err: "zk: not authenticated"}),
+		model.Queue{Path: "/c", State: model.PathError}.WithRare(model.QueueRare{Err: "zk: connection closed\x1b[2J"}),
 		model.Queue{Path: "/d", State: model.PathPending},
 	)}
 	var b strings.Builder
@@ -260,8 +261,9 @@ func TestWriteLsTextEphemeral(t *testing.T) {
 	w2.Watches, w2.Predecessor, w2.Link = "owner", "owner", model.LinkVerified
 	snap := &model.Snapshot{At: ctime.Add(time.Minute), ServerView: true, Queues: model.QueuesOf(model.Queue{
 		Path: "/x", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(holder, w1, w2),
+	}.WithRare(model.QueueRare{
 		Warnings: []model.Warning{{Code: model.WarnHerd, Message: "plain ephemeral lock: 2 sessions watch owner", Nodes: []string{"owner"}}},
-	})}
+	}))}
 	var b strings.Builder
 	if err := writeLsText(&b, snap); err != nil {
 		t.Fatal(err)
@@ -295,9 +297,11 @@ func TestWriteLsSemaphore(t *testing.T) {
 	lock4.Watches, lock4.Predecessor = lock3.Name, lock3.Name
 	snap := &model.Snapshot{At: at, Queues: model.QueuesOf(model.Queue{Path: "/sem/x", State: model.PathPresent, Type: model.TypeSemaphore,
 		Nodes: model.NodesOf(l1, l2, node(3, "lease", lockops.RoleWaiting, "/sem/x/leases", model.LinkInferred), lock3, lock4),
-		Limit: 1, LimitSource: model.LimitFromConfig,
-		Warnings: []model.Warning{{Code: model.WarnOverLimit, Message: "2 leases held at once, limit 1 (stated in the config)", Nodes: []string{l1.Name, l2.Name}}},
-	})}
+	}.WithRare(model.QueueRare{
+		Limit:       1,
+		LimitSource: model.LimitFromConfig,
+		Warnings:    []model.Warning{{Code: model.WarnOverLimit, Message: "2 leases held at once, limit 1 (stated in the config)", Nodes: []string{l1.Name, l2.Name}}},
+	}))}
 	if got := checkCode(snap); got != 2 {
 		t.Errorf("checkCode = %d for an over-limit semaphore, want 2", got)
 	}
@@ -346,8 +350,9 @@ func TestWriteLsHostile(t *testing.T) {
 		every[i] = byte(i)
 	}
 	megabyte := append([]byte(escapes + string(every))[:zkview.DefaultDataBytes-1], "世"[0])
-	q := model.Queue{Path: "/hostile", State: model.PathPresent, Type: model.TypeMutex,
-		Other: []string{"lock-\u202e0000000001", "\u200b\u200d\ufeff", strings.Repeat("\u0301", 200), "leases\u2028locks", "\u00ad", " "}}
+	q := model.Queue{Path: "/hostile", State: model.PathPresent, Type: model.TypeMutex}.WithRare(model.QueueRare{
+		Other: []string{"lock-\u202e0000000001", "\u200b\u200d\ufeff", strings.Repeat("\u0301", 200), "leases\u2028locks", "\u00ad", " "},
+	})
 	add := func(prefix string, data []byte, dataLen int) {
 		seq := int32(q.Nodes.Len())
 		role := lockops.RoleHolder

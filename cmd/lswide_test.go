@@ -44,10 +44,10 @@ func wideSnapshot(parents int, at time.Time) *model.Snapshot {
 			q.Nodes = model.NodesOf(nodes...)
 		}
 		if i%50 == 0 {
-			q.Warnings = []model.Warning{{Code: model.WarnHerd, Message: "herd on \x1b[31m" + q.Path, Nodes: []string{"a&b"}}}
+			q.SetWarnings([]model.Warning{{Code: model.WarnHerd, Message: "herd on \x1b[31m" + q.Path, Nodes: []string{"a&b"}}})
 		}
 		if i%70 == 0 {
-			q.Other = []string{"stray\x07", "leases"}
+			q.SetOther([]string{"stray\x07", "leases"})
 		}
 		if i%333 == 0 {
 			q.State = model.PathAbsent

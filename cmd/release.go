@@ -133,7 +133,7 @@ func inspectNode(ctx context.Context, sess *lockops.Session, nodePath string) (*
 	case model.PathNoAuth:
 		return nil, fmt.Errorf("%s: not readable with these credentials (NoAuth; %s)", parent, noAuthFix)
 	case model.PathError:
-		return nil, fmt.Errorf("%s: %s", parent, model.SanitizeString(q.Err, 0))
+		return nil, fmt.Errorf("%s: %s", parent, model.SanitizeString(q.Err(), 0))
 	}
 	for _, n := range q.Nodes.All() {
 		if n.Name != name {
@@ -144,7 +144,7 @@ func inspectNode(ctx context.Context, sess *lockops.Session, nodePath string) (*
 		}
 		return &nodeFacts{parent: parent, node: *n}, nil
 	}
-	for _, o := range q.Other {
+	for _, o := range q.Other() {
 		if o == name {
 			return nil, fmt.Errorf("%w: %s is not named like a lock node (a lock parent? give one of its children, as zklock ls shows them)", lockops.ErrNotLockNode, nodePath)
 		}

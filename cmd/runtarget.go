@@ -136,8 +136,8 @@ func semaphoreLimit(ctx context.Context, sess *lockops.Session, stated int, p st
 	if err != nil || snap.Queues.Len() != 1 {
 		return 0
 	}
-	if q := snap.Queues.At(0); q.Type == model.TypeSemaphore && q.LimitSource == model.LimitDeduced {
-		return q.Limit
+	if q := snap.Queues.At(0); q.Type == model.TypeSemaphore && q.LimitSource() == model.LimitDeduced {
+		return q.Limit()
 	}
 	return 0
 }

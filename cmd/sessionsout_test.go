@@ -26,8 +26,8 @@ func TestSessionsSemaphoreNodes(t *testing.T) {
 	admit := model.Node{Name: fmt.Sprintf("_c_%s-lock-%010d", uuid, 79), Seq: 79, Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator,
 		Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting, Watches: "/sem/leases", Session: 2, Parent: "/sem/locks",
 		Ctime: at.Add(-3 * time.Second), Since: at.Add(-3 * time.Second), SinceExact: true}
-	q := model.Queue{Path: "/sem", State: model.PathPresent, Type: model.TypeSemaphore, Limit: 1, LimitSource: model.LimitDeduced,
-		Nodes: model.NodesOf(lease(78, 1, lockops.RoleHolder), lease(79, 2, lockops.RoleWaiting), admit)}
+	q := model.Queue{Path: "/sem", State: model.PathPresent, Type: model.TypeSemaphore,
+		Nodes: model.NodesOf(lease(78, 1, lockops.RoleHolder), lease(79, 2, lockops.RoleWaiting), admit)}.WithRare(model.QueueRare{Limit: 1, LimitSource: model.LimitDeduced})
 	ss := sessions.SessionsOf(&model.Snapshot{At: at, Queues: model.QueuesOf(q)})
 	var out strings.Builder
 	if err := writeSessionsText(&out, ss); err != nil {

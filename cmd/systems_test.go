@@ -219,8 +219,11 @@ func TestExportSystems(t *testing.T) {
 	since := at.Add(-12 * time.Second)
 	snap := &model.Snapshot{At: at, Queues: model.QueuesOf(
 		model.Queue{Path: "/locks/a", State: model.PathPresent, Type: model.TypeMutex},
-		model.Queue{Path: "/solr/overseer_elect/election", State: model.PathPresent, Type: model.TypeElection, System: "solr", Label: "solr overseer",
-			Warnings: []model.Warning{{Code: model.WarnLeaderMismatch, Key: "k", Since: since, Message: "m"}}},
+		model.Queue{Path: "/solr/overseer_elect/election", State: model.PathPresent, Type: model.TypeElection}.WithRare(model.QueueRare{
+			System:   "solr",
+			Label:    "solr overseer",
+			Warnings: []model.Warning{{Code: model.WarnLeaderMismatch, Key: "k", Since: since, Message: "m"}},
+		}),
 	)}
 	fams := scrape(t, newLockCollector(func() *model.Snapshot { return snap }, DefaultExportTop))
 	if v, ok := metricValue(fams, "zklock_lock_system", "path", "/solr/overseer_elect/election", "system", "solr", "label", "solr overseer"); !ok || v != 1 {

@@ -39,7 +39,7 @@ func TestDemoSemaphoreAndElection(t *testing.T) {
 				elect = *q
 			}
 		}
-		for _, w := range sem.Warnings {
+		for _, w := range sem.Warnings() {
 			if w.Code == model.WarnOverLimit {
 				t.Fatalf("the demo's semaphore is over its limit: %s", w.Message)
 			}

@@ -42,7 +42,7 @@ func loadView(ctx context.Context, t *testing.T, sess *lockops.Session) *model.S
 func mismatches(snap *model.Snapshot, p string) []model.Warning {
 	var out []model.Warning
 	for _, q := range snap.Queues.All() {
-		for _, w := range q.Warnings {
+		for _, w := range q.Warnings() {
 			if q.Path == p && w.Code == model.WarnLeaderMismatch {
 				out = append(out, w)
 			}
@@ -59,8 +59,8 @@ func noFalseAlarm(t *testing.T, snap *model.Snapshot, from string) {
 		if q.Path == SolrElection {
 			continue
 		}
-		if q.System != "" || q.Label != "" {
-			t.Fatalf("%s: %s recognised as %s %q", from, q.Path, q.System, q.Label)
+		if q.System() != "" || q.Label() != "" {
+			t.Fatalf("%s: %s recognised as %s %q", from, q.Path, q.System(), q.Label())
 		}
 		if ws := mismatches(snap, q.Path); len(ws) > 0 {
 			t.Fatalf("%s: %s raised %s", from, q.Path, ws[0].Message)
@@ -133,7 +133,7 @@ func TestDemoNoFalseAlarm(t *testing.T) {
 		case <-tick.C:
 			snap := loadView(ctx, t, sess)
 			noFalseAlarm(t, snap, "load")
-			if q := solrQueue(snap); q != nil && q.System == "solr" && q.Label == "solr overseer" {
+			if q := solrQueue(snap); q != nil && q.System() == "solr" && q.Label() == "solr overseer" {
 				solrSeen = true
 			}
 		case <-end:
@@ -167,7 +167,7 @@ func TestSolrSceneMismatch(t *testing.T) {
 	recordFollows := func() bool {
 		snap := loadView(ctx, t, sess)
 		q := solrQueue(snap)
-		return q != nil && q.Label == "solr overseer" && q.Nodes.Len() == len(solrNodes) && len(mismatches(snap, SolrElection)) == 0
+		return q != nil && q.Label() == "solr overseer" && q.Nodes.Len() == len(solrNodes) && len(mismatches(snap, SolrElection)) == 0
 	}
 	lagging := func(says string) func() bool {
 		return func() bool {

@@ -230,7 +230,7 @@ func TestDemoSplitOnAnEmptyLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lq := snap.Queue(Reports); !snap.ServerView || lq == nil || !slices.ContainsFunc(lq.Warnings, func(w model.Warning) bool {
+	if lq := snap.Queue(Reports); !snap.ServerView || lq == nil || !slices.ContainsFunc(lq.Warnings(), func(w model.Warning) bool {
 		return w.Code == model.WarnSplitHolders && len(w.Nodes) == 2
 	}) {
 		t.Errorf("with the servers' watches: server view %v, queue %+v", snap.ServerView, lq)

@@ -224,16 +224,16 @@ func PathJSON(q *Queue) JSONPath {
 		Path:      SanitizeString(q.Path, 0),
 		Exists:    q.State == PathPresent || q.State == PathNoAuth,
 		Type:      q.Type.String(),
-		System:    q.System,
-		Label:     SanitizeString(q.Label, 0),
-		Limit:     q.Limit,
-		LimitSrc:  q.LimitSource,
-		Warnings:  make([]JSONWarning, 0, len(q.Warnings)),
+		System:    q.System(),
+		Label:     SanitizeString(q.Label(), 0),
+		Limit:     q.Limit(),
+		LimitSrc:  q.LimitSource(),
+		Warnings:  make([]JSONWarning, 0, len(q.Warnings())),
 		Queue:     make([]JSONNode, 0, q.Nodes.Len()),
-		Other:     make([]string, 0, len(q.Other)),
-		JSONFacts: factsJSON(q.Facts),
+		Other:     make([]string, 0, len(q.Other())),
+		JSONFacts: factsJSON(q.Facts()),
 	}
-	for _, w := range q.Warnings {
+	for _, w := range q.Warnings() {
 		jw := JSONWarning{Code: w.Code, Message: SanitizeString(w.Message, 0), Nodes: make([]string, 0, len(w.Nodes))}
 		if !w.Since.IsZero() {
 			jw.Since = w.Since.UTC().Format(RFC3339Milli)
@@ -246,7 +246,7 @@ func PathJSON(q *Queue) JSONPath {
 	for _, n := range q.Nodes.All() {
 		p.Queue = append(p.Queue, nodeJSON(n))
 	}
-	for _, o := range q.Other {
+	for _, o := range q.Other() {
 		p.Other = append(p.Other, SanitizeString(o, 0))
 	}
 	return p

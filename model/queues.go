@@ -12,11 +12,12 @@ import (
 
 // queueChunk is how many queues a chunk holds when a list is cut into
 // chunks: a change copies the chunks it touches (32 KB each), and a root
-// of 100,000 lock parents is about 800 chunks, so publishing a change in
-// one parent copies one chunk and 800 chunk headers instead of 100,000
-// queues. As many as fit in 32 KB, the largest small-object size: a
-// chunk a little larger is rounded up to whole 8 KB pages (128 queues of
-// 264 bytes, 33 KB, took 40 KB: 20% of a root's published queues).
+// of 100,000 lock parents is about 300 chunks (341 queues of 96 bytes),
+// so publishing a change in one parent copies one chunk and 300 chunk
+// headers instead of 100,000 queues. As many as fit in 32 KB, the
+// largest small-object size: a chunk a little larger is rounded up to
+// whole 8 KB pages (128 queues of 264 bytes, 33 KB, took 40 KB: 20% of a
+// root's published queues).
 const queueChunk = 32 << 10 / int(unsafe.Sizeof(Queue{}))
 
 // Queues is a snapshot's queues sorted by path. Its storage is shared
@@ -245,14 +246,22 @@ func (qs Queues) MarshalJSON() ([]byte, error) {
 	if qs.Len() == 0 {
 		return []byte("null"), nil
 	}
-	return json.Marshal(qs.Slice())
+	wire := make([]queueJSON, 0, qs.Len()) // one encoding pass, not a Queue.MarshalJSON per queue
+	for _, q := range qs.All() {
+		wire = append(wire, q.wire())
+	}
+	return json.Marshal(wire)
 }
 
 // UnmarshalJSON reads a JSON array of queues.
 func (qs *Queues) UnmarshalJSON(b []byte) error {
-	var queues []Queue
-	if err := json.Unmarshal(b, &queues); err != nil {
+	var wire []queueJSON
+	if err := json.Unmarshal(b, &wire); err != nil {
 		return err
+	}
+	queues := make([]Queue, len(wire))
+	for i := range wire {
+		queues[i] = wire[i].queue()
 	}
 	*qs = QueuesOf(queues...)
 	return nil

@@ -11,8 +11,8 @@ import (
 )
 
 func testQueue(i, version int) Queue {
-	return Queue{Path: fmt.Sprintf("/locks/e%06d", i), State: PathPresent, Limit: version,
-		Nodes: NodesOf(testNode(int32(version), int32(version)))}
+	return Queue{Path: fmt.Sprintf("/locks/e%06d", i), State: PathPresent,
+		Nodes: NodesOf(testNode(int32(version), int32(version)))}.WithRare(QueueRare{Limit: version})
 }
 
 // TestQueuesBasics: length, index, search, iteration, JSON as an array
@@ -138,7 +138,7 @@ func TestQueuesPatch(t *testing.T) {
 // versions (Limit, and the version of the queue's node).
 func sameQueues(a, b []Queue) bool {
 	return slices.EqualFunc(a, b, func(x, y Queue) bool {
-		return x.Path == y.Path && x.Limit == y.Limit && x.Nodes.At(0).Version == y.Nodes.At(0).Version
+		return x.Path == y.Path && x.Limit() == y.Limit() && x.Nodes.At(0).Version == y.Nodes.At(0).Version
 	})
 }
 

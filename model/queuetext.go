@@ -27,7 +27,7 @@ func (q *Queue) LeaseCounts() (holders, waiting int) {
 // "2 (limit unknown)".
 func (q *Queue) LimitText() string {
 	h, _ := q.LeaseCounts()
-	return LimitText(h, q.Limit)
+	return LimitText(h, q.Limit())
 }
 
 // WatchesChildren says whether the node waits on a children watch (a

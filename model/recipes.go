@@ -124,7 +124,7 @@ func RecipeSummary(q *Queue) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, plural(n, one)))
 		}
 	}
-	f := q.Facts
+	f := q.Facts()
 	if f == nil {
 		f = &RecipeFacts{}
 	}

@@ -24,7 +24,7 @@ func TestSelfWaitJoined(t *testing.T) {
 	} {
 		prev := modeltest.MutexQ("/a", tc.before...)
 		if w, ok := model.SelfWaitWarning(&prev); ok {
-			prev.Warnings = []model.Warning{w}
+			prev.SetWarnings([]model.Warning{w})
 		}
 		q := modeltest.MutexQ("/a", append(append([]model.Node(nil), tc.before...), tc.joined...)...)
 		var want []model.Warning
@@ -53,9 +53,9 @@ func TestSelfWaitLeft(t *testing.T) {
 	} {
 		prev := modeltest.MutexQ("/a", tc.nodes...)
 		if w, ok := model.SelfWaitWarning(&prev); ok {
-			prev.Warnings = []model.Warning{w}
+			prev.SetWarnings([]model.Warning{w})
 		}
-		before := append([]model.Warning(nil), prev.Warnings...)
+		before := append([]model.Warning(nil), prev.Warnings()...)
 		if len(before) > 0 {
 			before[0].Nodes = append([]string(nil), before[0].Nodes...)
 		}
@@ -69,10 +69,10 @@ func TestSelfWaitLeft(t *testing.T) {
 			t.Errorf("%s:\ngot  %+v\nwant %+v", name, got, want)
 		}
 		joined := modeltest.MutexQ("/a", append(append([]model.Node(nil), tc.nodes[:tc.keep]...), modeltest.Wait(9, 7, 0))...)
-		q.Warnings = got
+		q.SetWarnings(got)
 		model.SelfWaitJoined(&q, &joined, tc.keep)
-		if !reflect.DeepEqual(prev.Warnings, before) {
-			t.Errorf("%s: prev's warning altered: %+v", name, prev.Warnings)
+		if !reflect.DeepEqual(prev.Warnings(), before) {
+			t.Errorf("%s: prev's warning altered: %+v", name, prev.Warnings())
 		}
 	}
 }
@@ -97,7 +97,7 @@ func TestSelfWaitMerged(t *testing.T) {
 		}
 		prev := modeltest.MutexQ("/a", nodes...)
 		if w, ok := model.SelfWaitWarning(&prev); ok {
-			prev.Warnings = []model.Warning{w}
+			prev.SetWarnings([]model.Warning{w})
 		}
 		var kept []model.Node
 		var removed []string

@@ -50,7 +50,7 @@ type Conn struct {
 }
 
 // PathState says whether a watched lock parent could be read.
-type PathState int
+type PathState uint8 // uint8: a Queue packs it with Type
 
 const (
 	PathPending PathState = iota // not read yet
@@ -130,7 +130,7 @@ const LeaderMismatchAfter = 10 * time.Second
 
 // QueueType is what coordination recipe a watched parent holds, as
 // `ls --json` names it in "type".
-type QueueType int
+type QueueType uint8 // uint8: a Queue packs it with State
 
 const (
 	// TypeUnknown: no lock node (yet), or a tree no recipe explains; its
@@ -266,36 +266,25 @@ type DepthSample struct {
 }
 
 // Queue is one watched lock parent as the Watcher shows it, its order
-// from lockops.Ordering.
+// from lockops.Ordering. A root holds one per lock parent in every
+// published snapshot, so it is kept small (TestQueueSize): what most
+// parents leave empty (Err, Other, Limit, Warnings, Handoffs, System,
+// Label, Facts) is behind one pointer, read with accessors and set with
+// setters or SetRare (queuerare.go); ListedAt is Unix nanoseconds. Its
+// JSON is the struct's from before (MarshalJSON).
 type Queue struct {
 	Path  string
+	Nodes Nodes         // sequence order
+	Depth []DepthSample // most recent last, bounded; one per second
+	// listedAt is ListedAt in Unix nanoseconds, 0 for the zero time.
+	listedAt int64
+	// rare holds the rare fields, nil when all are zero. It may be shared
+	// with published snapshots: never changed, replaced (copy on write).
+	rare  *queueRare
 	State PathState
-	Err   string // when State is PathError or PathNoAuth
-	Nodes Nodes  // sequence order
-	Other []string
 	// Type is the recipe the parent holds (mutex, rwlock, semaphore,
 	// election; unknown when no recipe explains it).
 	Type QueueType
-	// Limit is a semaphore's number of leases, 0 when unknown;
-	// LimitSource says where it comes from (LimitFromConfig...).
-	Limit       int
-	LimitSource string
-	Warnings    []Warning
-	Handoffs    []Handoff     // most recent last, bounded
-	Depth       []DepthSample // most recent last, bounded; one per second
-	// ListedAt is when the listing behind Nodes was asked for: every node
-	// shown existed then (zero before the first listing).
-	ListedAt time.Time
-
-	// System is the software whose layout the path follows ("kafka",
-	// "solr", "hadoop-ha": systems.System), "" for a plain recipe; Label
-	// names it for a person ("solr overseer", "hdfs ns1"). Raw server
-	// text in Label; sanitize to show.
-	System string `json:",omitzero"`
-	Label  string `json:",omitzero"`
-	// Facts is what a library recipe that is no lock states at the path
-	// beyond its nodes (a counter's value, a lease's end); nil otherwise.
-	Facts *RecipeFacts `json:",omitzero"`
 }
 
 // Snapshot is an immutable view of every watched queue. Consumers must not

@@ -104,7 +104,7 @@ func SelfWaitJoined(prev *Queue, q *Queue, n int) []Warning {
 // its array when it has room, as to the nodes themselves
 // (buildQueueChanged): the list q shows ends before that room.
 func selfWaitNodes(q *Queue) []string {
-	for _, w := range q.Warnings {
+	for _, w := range q.Warnings() {
 		if w.Code == WarnSelfWait {
 			return w.Nodes
 		}

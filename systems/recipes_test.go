@@ -199,7 +199,7 @@ func TestRecipeFactsJSON(t *testing.T) {
 	if !ok {
 		t.Fatal("not recognised")
 	}
-	q := model.Queue{Path: "/q", Type: model.TypeQueue, Facts: rec.Facts}
+	q := model.Queue{Path: "/q", Type: model.TypeQueue}.WithRare(model.QueueRare{Facts: rec.Facts})
 	j := model.PathJSON(&q)
 	if j.Type != "queue" || j.Depth == nil || *j.Depth != 1 || j.Oldest == "" {
 		t.Fatalf("%+v", j)

@@ -121,8 +121,8 @@ func (m *churnModel) step(gap time.Duration) *model.Snapshot {
 		nn.Watches, nn.Predecessor = nodes[len(nodes)-1].Name, nodes[len(nodes)-1].Name
 	}
 	q.Nodes = model.NodesOf(append(nodes, nn)...)
-	q.Handoffs = append(append([]model.Handoff(nil), q.Handoffs[max(len(q.Handoffs)-63, 0):]...),
-		model.Handoff{Path: q.Path, From: m.snap.Queues.At(i).Nodes.At(0).Name, To: nodes[0].Name, At: m.at, Gap: 300 * time.Microsecond})
+	q.SetHandoffs(append(append([]model.Handoff(nil), q.Handoffs()[max(len(q.Handoffs())-63, 0):]...),
+		model.Handoff{Path: q.Path, From: m.snap.Queues.At(i).Nodes.At(0).Name, To: nodes[0].Name, At: m.at, Gap: 300 * time.Microsecond}))
 	q.Depth = append(append([]model.DepthSample(nil), q.Depth[max(len(q.Depth)-299, 0):]...), model.DepthSample{At: m.at, Depth: q.Nodes.Len()})
 	qs[i] = q
 	next.Queues = model.QueuesOf(qs...)

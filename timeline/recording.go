@@ -283,7 +283,8 @@ func topOf(s *model.Snapshot) model.Snapshot {
 // headOf is q without its lists.
 func headOf(q *model.Queue) model.Queue {
 	h := *q
-	h.Nodes, h.Handoffs, h.Depth = model.Nodes{}, nil, nil
+	h.Nodes, h.Depth = model.Nodes{}, nil
+	h.SetHandoffs(nil)
 	return h
 }
 
@@ -303,7 +304,7 @@ func deltaOf(prev, next *model.Snapshot) *record {
 		if pq == nil {
 			h := headOf(nq)
 			rec.Queues = append(rec.Queues, queueDelta{Path: nq.Path, Head: &h, Nodes: nq.Nodes.Slice(), All: true,
-				Handoffs: diffList(nil, nq.Handoffs, eqHandoff), Depth: diffList(nil, nq.Depth, eqDepth)})
+				Handoffs: diffList(nil, nq.Handoffs(), eqHandoff), Depth: diffList(nil, nq.Depth, eqDepth)})
 			continue
 		}
 		if qd, changed := queueDeltaOf(pq, nq); changed {
@@ -333,8 +334,8 @@ func sameList[T any](a, b []T) bool {
 
 // queueDeltaOf is how pq became nq, and whether it changed.
 func queueDeltaOf(pq, nq *model.Queue) (queueDelta, bool) {
-	if nq.Nodes.Len() > 0 && pq.Nodes.Shares(nq.Nodes) && sameList(pq.Warnings, nq.Warnings) &&
-		sameList(pq.Handoffs, nq.Handoffs) && sameList(pq.Depth, nq.Depth) && sameList(pq.Other, nq.Other) {
+	if nq.Nodes.Len() > 0 && pq.Nodes.Shares(nq.Nodes) && sameList(pq.Warnings(), nq.Warnings()) &&
+		sameList(pq.Handoffs(), nq.Handoffs()) && sameList(pq.Depth, nq.Depth) && sameList(pq.Other(), nq.Other()) {
 		return queueDelta{}, false // the watcher published the same queue again
 	}
 	qd := queueDelta{Path: nq.Path}
@@ -342,7 +343,7 @@ func queueDeltaOf(pq, nq *model.Queue) (queueDelta, bool) {
 	if ph, nh := headOf(pq), headOf(nq); !reflect.DeepEqual(ph, nh) {
 		qd.Head, changed = &nh, true
 	}
-	if d := diffList(pq.Handoffs, nq.Handoffs, eqHandoff); d != nil {
+	if d := diffList(pq.Handoffs(), nq.Handoffs(), eqHandoff); d != nil {
 		qd.Handoffs, changed = d, true
 	}
 	if d := diffList(pq.Depth, nq.Depth, eqDepth); d != nil {
@@ -644,7 +645,8 @@ func applyQueue(pq *model.Queue, qd *queueDelta) model.Queue {
 	q := *pq
 	if qd.Head != nil {
 		q = *qd.Head
-		q.Nodes, q.Handoffs, q.Depth = pq.Nodes, pq.Handoffs, pq.Depth
+		q.Nodes, q.Depth = pq.Nodes, pq.Depth
+		q.SetHandoffs(pq.Handoffs())
 	}
 	switch {
 	case qd.All:
@@ -652,7 +654,7 @@ func applyQueue(pq *model.Queue, qd *queueDelta) model.Queue {
 	case len(qd.Removed) > 0 || len(qd.Put) > 0:
 		q.Nodes = model.NodesOf(applyNodes(pq.Nodes, qd.Removed, qd.Put)...)
 	}
-	q.Handoffs = qd.Handoffs.apply(q.Handoffs)
+	q.SetHandoffs(qd.Handoffs.apply(q.Handoffs()))
 	q.Depth = qd.Depth.apply(q.Depth)
 	return q
 }

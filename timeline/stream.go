@@ -91,10 +91,10 @@ func Diff(prev, next *model.Snapshot) []model.Change {
 // sameQueue reports, cheaply, that the watcher published the very same
 // queue again (it reuses a queue that did not change).
 func sameQueue(a, b *model.Queue) bool {
-	return a.State == b.State && len(a.Warnings) == len(b.Warnings) &&
-		len(a.Handoffs) == len(b.Handoffs) && a.Nodes.Shares(b.Nodes) &&
-		(len(a.Warnings) == 0 || &a.Warnings[0] == &b.Warnings[0]) &&
-		(len(a.Handoffs) == 0 || &a.Handoffs[0] == &b.Handoffs[0])
+	return a.State == b.State && len(a.Warnings()) == len(b.Warnings()) &&
+		len(a.Handoffs()) == len(b.Handoffs()) && a.Nodes.Shares(b.Nodes) &&
+		(len(a.Warnings()) == 0 || &a.Warnings()[0] == &b.Warnings()[0]) &&
+		(len(a.Handoffs()) == 0 || &a.Handoffs()[0] == &b.Handoffs()[0])
 }
 
 // exists is a path's existence as `ls --json` says it.
@@ -302,8 +302,8 @@ func handoffTo(q *model.Queue, node string, t time.Time) (model.Handoff, bool) {
 	if node == "" {
 		return model.Handoff{}, false
 	}
-	for k := len(q.Handoffs) - 1; k >= 0; k-- {
-		h := q.Handoffs[k]
+	for k := len(q.Handoffs()) - 1; k >= 0; k-- {
+		h := q.Handoffs()[k]
 		if !h.At.After(t) {
 			break
 		}
@@ -419,10 +419,10 @@ func lostSessions(prev, next *model.Snapshot) map[int64]bool {
 func diffWarnings(out []model.Change, base model.Change, pq, nq *model.Queue) []model.Change {
 	var before, after []model.Warning
 	if pq != nil {
-		before = pq.Warnings
+		before = pq.Warnings()
 	}
 	if nq != nil {
-		after = nq.Warnings
+		after = nq.Warnings()
 	}
 	has := func(ws []model.Warning, code string) bool {
 		for _, w := range ws {

@@ -59,10 +59,10 @@ func changeLine(c model.Change) string {
 
 func TestDiff(t *testing.T) {
 	const p, r = "/locks/a", "/locks/b"
-	held := func(q model.Queue, hs ...model.Handoff) model.Queue { q.Handoffs = hs; return q }
+	held := func(q model.Queue, hs ...model.Handoff) model.Queue { q.SetHandoffs(hs); return q }
 	warn := func(q model.Queue, codes ...string) model.Queue {
 		for _, c := range codes {
-			q.Warnings = append(q.Warnings, model.Warning{Code: c, Message: c + "!"})
+			q.SetWarnings(append(q.Warnings(), model.Warning{Code: c, Message: c + "!"}))
 		}
 		return q
 	}

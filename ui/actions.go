@@ -43,8 +43,8 @@ func (m Model) take() (tea.Model, tea.Cmd) {
 func notALock(q *model.Queue) string {
 	what := ""
 	switch {
-	case q.System != "":
-		what = clean(q.Label, 40)
+	case q.System() != "":
+		what = clean(q.Label(), 40)
 	case q.Type >= model.TypeBarrier:
 		what = "a " + q.Type.String()
 	default:

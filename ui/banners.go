@@ -50,7 +50,7 @@ func (p *queuePane) banners(st *themes.Styles, snap *model.Snapshot, w, h int, n
 	if p.q == nil {
 		return out
 	}
-	for _, wn := range p.q.Warnings {
+	for _, wn := range p.q.Warnings() {
 		title, explain := p.describe(wn)
 		msg := nodeRefs(clean(wn.Message, 0))
 		if msg == "" {

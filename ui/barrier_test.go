@@ -22,10 +22,12 @@ func barrierFleet() *model.Snapshot {
 			Part: model.PartWaiter, Watches: "start-gate", Link: model.LinkVerified, Session: sess, Identity: identity}
 	}
 	set := model.Queue{Path: "/jobs/start-gate", State: model.PathPresent, Type: model.TypeBarrier,
-		Nodes: model.NodesOf(gate, waiter(0x10000a3f2c0051, ""), waiter(0x10000a3f2c0052, "etl-2")),
-		Facts: &model.RecipeFacts{Set: &yes, Waiters: &two}}
-	open := model.Queue{Path: "/jobs/end-gate", State: model.PathAbsent, Type: model.TypeBarrier,
-		Facts: &model.RecipeFacts{Set: &no}}
+		Nodes: model.NodesOf(gate, waiter(0x10000a3f2c0051, ""), waiter(0x10000a3f2c0052, "etl-2"))}.WithRare(model.QueueRare{
+		Facts: &model.RecipeFacts{Set: &yes, Waiters: &two},
+	})
+	open := model.Queue{Path: "/jobs/end-gate", State: model.PathAbsent, Type: model.TypeBarrier}.WithRare(model.QueueRare{
+		Facts: &model.RecipeFacts{Set: &no},
+	})
 	s.Queues = model.QueuesOf(append(s.Queues.Slice(), open, set)...)
 	return &s
 }

@@ -16,8 +16,8 @@ func TestDuplicateParticipantBanner(t *testing.T) {
 	for i := range snap.Queues.Len() {
 		q := snap.Queues.At(i)
 		if q.Path == "/svc/leader" {
-			q.Warnings = []model.Warning{{Code: model.WarnDuplicateParticipant, Nodes: []string{q.Nodes.At(0).Name, q.Nodes.At(1).Name},
-				Message: `participant "scheduler-a" has 2 nodes from 2 sessions`}}
+			q.SetWarnings([]model.Warning{{Code: model.WarnDuplicateParticipant, Nodes: []string{q.Nodes.At(0).Name, q.Nodes.At(1).Name},
+				Message: `participant "scheduler-a" has 2 nodes from 2 sessions`}})
 		}
 	}
 	m := newTest("dark", 160, 48)

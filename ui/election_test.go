@@ -32,8 +32,9 @@ func electionFleet() *model.Snapshot {
 			Watches: "owner", Predecessor: "owner", Link: model.LinkVerified, Session: sess}
 	}
 	plain := model.Queue{Path: "/cron/owner-lock", State: model.PathPresent, Type: model.TypeMutex,
-		Nodes:    model.NodesOf(holder, watcher(0x10000a3f2c0042), watcher(0x10000a3f2c0043)),
-		Warnings: []model.Warning{{Code: model.WarnHerd, Nodes: []string{"owner"}, Message: "plain ephemeral lock: 2 sessions watch owner, a herd by construction"}}}
+		Nodes: model.NodesOf(holder, watcher(0x10000a3f2c0042), watcher(0x10000a3f2c0043))}.WithRare(model.QueueRare{
+		Warnings: []model.Warning{{Code: model.WarnHerd, Nodes: []string{"owner"}, Message: "plain ephemeral lock: 2 sessions watch owner, a herd by construction"}},
+	})
 	s.Queues = model.QueuesOf(append([]model.Queue{plain}, s.Queues.Slice()...)...)
 	s.Queues = model.QueuesOf(append(s.Queues.Slice(), election)...)
 	return &s

@@ -93,10 +93,10 @@ func noFalseAlarm(t *testing.T, u model.Update) {
 	t.Helper()
 	if u.Snapshot != nil {
 		for _, q := range u.Snapshot.Queues.All() {
-			if q.System != "" || q.Label != "" {
-				t.Errorf("%s recognised as %s %q", q.Path, q.System, q.Label)
+			if q.System() != "" || q.Label() != "" {
+				t.Errorf("%s recognised as %s %q", q.Path, q.System(), q.Label())
 			}
-			for _, w := range q.Warnings {
+			for _, w := range q.Warnings() {
 				if w.Code == model.WarnLeaderMismatch {
 					t.Errorf("%s raised %s: %s", q.Path, w.Code, w.Message)
 				}

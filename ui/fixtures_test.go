@@ -59,8 +59,9 @@ func curatorJob() model.Queue {
 			waits(node(n43, 43, m, c, lockops.RoleWaiting, 0x20000b11d40007, "10.0.0.14:38820", "10.0.0.14", 48*time.Second), n42, model.LinkVerified),
 			waits(node(n44, 44, m, lockops.RecipeCurator, lockops.RoleWaiting, 0x10000a3f2c0099, "10.0.0.7:55100", "zklock oncall@ops-1 INC-4411", 9*time.Second), n43, model.LinkVerified),
 		),
+	}.WithRare(model.QueueRare{
 		Other: []string{"leases", "locks"},
-	}
+	})
 }
 
 // kazooOrders is a Kazoo read/write queue: two readers hold, a writer
@@ -99,11 +100,12 @@ func splitShared() model.Queue {
 			waits(node(n11, 11, lockops.KindMutex, lockops.RecipeCurator, lockops.RoleWaiting, 0x40000d3f060002, "10.0.2.12:49153", "10.0.2.12", time.Minute), n10, model.LinkVerified),
 			kz,
 		),
+	}.WithRare(model.QueueRare{
 		Warnings: []model.Warning{
 			{Code: model.WarnSplitHolders, Message: "curator node 0000000010 and kazoo node 0000000012 both hold", Nodes: []string{n10, n12}},
 			{Code: model.WarnMixedRecipes, Message: "curator: 2 nodes; kazoo: 1 node; they cannot see each other", Nodes: []string{n10, n11, n12}},
 		},
-	}
+	})
 }
 
 // kazooDeadlock is the Kazoo 2.8 read/write deadlock: R21 watches W22,
@@ -121,11 +123,12 @@ func kazooDeadlock() model.Queue {
 			waits(node(w22, 22, lockops.KindWrite, k, lockops.RoleWaiting, 0x50000e4a170002, "10.0.3.6:40002", "restock", 16*time.Minute), r21, model.LinkVerified),
 			waits(node(w23, 23, lockops.KindWrite, k, lockops.RoleWaiting, 0x50000e4a170003, "10.0.3.7:40003", "audit", 9*time.Minute), w22, model.LinkMissing),
 		),
+	}.WithRare(model.QueueRare{
 		Warnings: []model.Warning{
 			{Code: model.WarnDeadlock, Message: "R 0000000021 waits on W 0000000022, which waits on R 0000000021 (Kazoo 2.8 read lock)", Nodes: []string{r21, w22}},
 			{Code: model.WarnMissingWatch, Message: "no session watches 0000000022 for 0000000023", Nodes: []string{w23}},
 		},
-	}
+	})
 }
 
 func quietReports() model.Queue {

@@ -389,7 +389,7 @@ func TestHerdMarked(t *testing.T) {
 	for i := range snap.Queues.Len() {
 		if snap.Queues.At(i).Path == "/locks/job-a" {
 			snap.Queues.At(i).Nodes.At(0).Herd = true
-			snap.Queues.At(i).Warnings = []model.Warning{{Code: model.WarnHerd, Message: "3 sessions watch 0000000041", Nodes: []string{snap.Queues.At(i).Nodes.At(0).Name}}}
+			snap.Queues.At(i).SetWarnings([]model.Warning{{Code: model.WarnHerd, Message: "3 sessions watch 0000000041", Nodes: []string{snap.Queues.At(i).Nodes.At(0).Name}}})
 		}
 	}
 	m := newTest("dark", 160, 48)

@@ -63,12 +63,12 @@ func (r *lockRow) matches(needle string, waitingOnly bool) bool {
 // queue's Nodes unchanged until the queue changes, so for most queues of
 // a wide root this is a comparison of headers.
 func sameQueue(p, q *model.Queue) bool {
-	if p.Path != q.Path || p.State != q.State || p.Type != q.Type || p.Limit != q.Limit || p.LimitSource != q.LimitSource ||
-		p.Label != q.Label || p.Facts != q.Facts || len(p.Warnings) != len(q.Warnings) || !p.Nodes.Shares(q.Nodes) {
+	if p.Path != q.Path || p.State != q.State || p.Type != q.Type || p.Limit() != q.Limit() || p.LimitSource() != q.LimitSource() ||
+		p.Label() != q.Label() || p.Facts() != q.Facts() || len(p.Warnings()) != len(q.Warnings()) || !p.Nodes.Shares(q.Nodes) {
 		return false
 	}
-	for i := range p.Warnings {
-		if p.Warnings[i].Code != q.Warnings[i].Code {
+	for i := range p.Warnings() {
+		if p.Warnings()[i].Code != q.Warnings()[i].Code {
 			return false
 		}
 	}
@@ -79,8 +79,8 @@ func sameQueue(p, q *model.Queue) bool {
 func summarize(q *model.Queue) lockRow {
 	r := lockRow{path: q.Path, label: clean(q.Path, 0), state: q.State, depth: q.Nodes.Len()}
 	r.lower = strings.ToLower(r.label)
-	if q.Label != "" {
-		r.system = clean(q.Label, 40)
+	if q.Label() != "" {
+		r.system = clean(q.Label(), 40)
 		r.lower += " " + strings.ToLower(r.system) // the filter finds "solr"
 	}
 	r.labelW = width(r.label)
@@ -115,14 +115,14 @@ func summarize(q *model.Queue) lockRow {
 			r.holder = session(first.Session)
 		}
 	}
-	if f := q.Facts; q.Type == model.TypeBarrier && f != nil && f.Set != nil {
+	if f := q.Facts(); q.Type == model.TypeBarrier && f != nil && f.Set != nil {
 		r.holder = "open" // a single barrier: set or open, not held by its node's data
 		if *f.Set {
 			r.holder = "set"
 		}
 	}
 	var codes []string
-	for _, w := range q.Warnings {
+	for _, w := range q.Warnings() {
 		codes = append(codes, w.Code)
 		switch w.Code {
 		case model.WarnSplitHolders, model.WarnDeadlock, model.WarnMixedRecipes, model.WarnOverLimit:

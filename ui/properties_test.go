@@ -27,8 +27,8 @@ func propertyModels(t *testing.T) map[string]Model {
 	}
 	out["connecting"], _ = connectingTest(80, 24, 3*time.Second)
 	slots := kazooSlots()
-	slots.Warnings = nil
-	slots.Limit = 3
+	slots.SetWarnings(nil)
+	slots.SetLimit(3)
 	snap := fleet()
 	snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), slots)...)
 	m := step(newTest("mono", 80, 24), updateMsg{model.Update{Snapshot: snap}})

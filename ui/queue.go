@@ -123,8 +123,8 @@ func (p *queuePane) set(q *model.Queue, path string, own *OwnLock) {
 	p.rw = kinds[lockops.KindRead] || kinds[lockops.KindWrite]
 	p.mixed = len(recipes) > 1
 	var parts []string
-	if q.Label != "" {
-		parts = append(parts, clean(q.Label, 40)) // the system first: "solr overseer"
+	if q.Label() != "" {
+		parts = append(parts, clean(q.Label(), 40)) // the system first: "solr overseer"
 	}
 	switch {
 	case q.Type == model.TypeSemaphore:
@@ -158,7 +158,7 @@ func (p *queuePane) set(q *model.Queue, path string, own *OwnLock) {
 // Mixed recipes names every node: flagging them all would hide the ones
 // that matter.
 func flaggedNodes(q *model.Queue) (flagged, cycle map[string]bool) {
-	for _, w := range q.Warnings {
+	for _, w := range q.Warnings() {
 		if w.Code != model.WarnSplitHolders && w.Code != model.WarnDeadlock {
 			continue
 		}
@@ -337,7 +337,7 @@ func (p *queuePane) roleW() int {
 // height h once banners, the column header and the "other" line are drawn.
 func (p *queuePane) rowsFor(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time) int {
 	used := len(p.banners(st, snap, w, h, now)) + 1
-	if p.q != nil && len(p.q.Other) > 0 {
+	if p.q != nil && len(p.q.Other()) > 0 {
 		used++
 	}
 	return max(h-used, 1)
@@ -364,7 +364,7 @@ func (p *queuePane) body(st *themes.Styles, snap *model.Snapshot, w, h int, now 
 	head, chainX := columnHeader(st, cols)
 	lines = append(lines, head)
 	rows := h - len(lines)
-	if len(p.q.Other) > 0 {
+	if len(p.q.Other()) > 0 {
 		rows--
 	}
 	last := p.top - 1
@@ -395,7 +395,7 @@ func (p *queuePane) body(st *themes.Styles, snap *model.Snapshot, w, h int, now 
 	for ; rows > 0; rows-- {
 		lines = append(lines, "")
 	}
-	if len(p.q.Other) > 0 {
+	if len(p.q.Other()) > 0 {
 		lines = append(lines, p.otherLine(st, w))
 	}
 	if p.top > 0 || last < p.q.Nodes.Len()-1 {
@@ -431,15 +431,15 @@ func columnHeader(st *themes.Styles, cols []column) (head string, chainX int) {
 // otherLine names, in w cells, the children of the lock that are not lock
 // nodes (a few, then "…").
 func (p *queuePane) otherLine(st *themes.Styles, w int) string {
-	names := make([]string, 0, min(len(p.q.Other), 6))
-	for i, o := range p.q.Other {
+	names := make([]string, 0, min(len(p.q.Other()), 6))
+	for i, o := range p.q.Other() {
 		if i == 6 {
 			names = append(names, "…")
 			break
 		}
 		names = append(names, clean(o, 24))
 	}
-	return st.Muted.Render(fit(fmt.Sprintf(" + %s, not queued: %s", plural(len(p.q.Other), "other child"), strings.Join(names, ", ")), w))
+	return st.Muted.Render(fit(fmt.Sprintf(" + %s, not queued: %s", plural(len(p.q.Other()), "other child"), strings.Join(names, ", ")), w))
 }
 
 // title is the pane's top label in at most w cells: the path, cut from
@@ -479,10 +479,10 @@ func (p *queuePane) emptyText() []string {
 	case p.q.State == model.PathAbsent:
 		return []string{cleanLeft(p.path, 60) + " does not exist.", "Watching it: the queue appears here when a client creates it."}
 	case p.q.State == model.PathNoAuth:
-		return []string{"No access to " + cleanLeft(p.path, 60) + " (NoAuth).", clean(p.q.Err, 200), "Check --auth-file or the context's credentials."}
+		return []string{"No access to " + cleanLeft(p.path, 60) + " (NoAuth).", clean(p.q.Err(), 200), "Check --auth-file or the context's credentials."}
 	case p.q.State == model.PathError:
-		return []string{"Cannot read " + cleanLeft(p.path, 60) + ":", clean(p.q.Err, 200)}
-	case p.q.Nodes.Len() == 0 && len(p.q.Other) == 0:
+		return []string{"Cannot read " + cleanLeft(p.path, 60) + ":", clean(p.q.Err(), 200)}
+	case p.q.Nodes.Len() == 0 && len(p.q.Other()) == 0:
 		return []string{"No lock nodes: nobody holds or waits for this lock."}
 	}
 	return nil

@@ -31,11 +31,13 @@ func kazooSlots() model.Queue {
 	a := lease("9f6ee7281e5c4f088109cbfec0123456", 0x30000a1, "export", 3*time.Minute)
 	b := lease("64b8f0c9954c4056895ce5e4ed5781f8", 0x30000a2, "import", time.Minute)
 	return model.Queue{Path: "/jobs/slots", State: model.PathPresent, Type: model.TypeSemaphore,
-		Limit: 1, LimitSource: model.LimitFromData,
 		Nodes: model.NodesOf(a, b, admitted, next),
+	}.WithRare(model.QueueRare{
+		Limit:       1,
+		LimitSource: model.LimitFromData,
 		Warnings: []model.Warning{{Code: model.WarnOverLimit, Nodes: []string{a.Name, b.Name},
 			Message: fmt.Sprintf("2 leases held at once, limit 1 (max_leases in the parent's data): %s, %s", a.Name, b.Name)}},
-	}
+	})
 }
 
 // TestSemaphoreView: the lock list says "holders 2/1" and flags the

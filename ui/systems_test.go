@@ -29,16 +29,20 @@ func systemsFleet() *model.Snapshot {
 	f1.Identity = "10.0.0.2:8983_solr"
 	f2 := node(solrName(s3, "10.0.0.3", 7), 7, m, p, lockops.RoleWaiting, s3, "10.0.0.3:40114", "", 30*time.Second)
 	f2.Identity = "10.0.0.3:8983_solr"
-	solr := model.Queue{Path: "/solr/overseer_elect/election", State: model.PathPresent, Type: model.TypeElection,
-		System: "solr", Label: "solr overseer", Nodes: model.NodesOf(lead, f1, f2),
+	solr := model.Queue{Path: "/solr/overseer_elect/election", State: model.PathPresent, Type: model.TypeElection, Nodes: model.NodesOf(lead, f1, f2)}.WithRare(model.QueueRare{
+		System: "solr",
+		Label:  "solr overseer",
 		Warnings: []model.Warning{{Code: model.WarnLeaderMismatch, Key: "k", Since: ago(12 * time.Second),
 			Nodes:   []string{"/solr/overseer_elect/leader", "/solr/overseer_elect/election/" + head},
-			Message: "leader record /solr/overseer_elect/leader names " + f1.Name + "; the election's leader is " + head}}}
+			Message: "leader record /solr/overseer_elect/leader names " + f1.Name + "; the election's leader is " + head}},
+	})
 	ctl := node("controller", 0, m, lockops.RecipeEphemeral, lockops.RoleHolder, 0x10000a3f2c0061, "10.0.0.12:50022",
 		`{"version":2,"brokerid":2,"timestamp":"1700000000000"}`, 5*time.Minute)
 	ctl.Identity = "broker 2"
-	kafka := model.Queue{Path: "/kafka/controller", State: model.PathPresent, Type: model.TypeElection,
-		System: "kafka", Label: "kafka controller", Nodes: model.NodesOf(ctl)}
+	kafka := model.Queue{Path: "/kafka/controller", State: model.PathPresent, Type: model.TypeElection, Nodes: model.NodesOf(ctl)}.WithRare(model.QueueRare{
+		System: "kafka",
+		Label:  "kafka controller",
+	})
 	s.Queues = model.QueuesOf(append([]model.Queue{kafka}, s.Queues.Slice()...)...)
 	s.Queues = model.QueuesOf(append(s.Queues.Slice(), solr)...)
 	return &s
@@ -83,7 +87,7 @@ func TestListFollowsLabelAndFacts(t *testing.T) {
 	}
 	next := *s
 	q := *next.Queues.At(0)
-	q.Label = "kafka ctl 9"
+	q.SetLabel("kafka ctl 9")
 	next.Queues = next.Queues.Patch([]model.Queue{q}, nil)
 	m = step(m, updateMsg{model.Update{Snapshot: &next}})
 	if got := ansi.Strip(m.View()); !strings.Contains(got, "kafka ctl 9") {

@@ -253,8 +253,8 @@ func TestHostileNamesAndData(t *testing.T) {
 	q.Nodes.At(0).DataLen = int32(len(evil))
 	q.Nodes.At(1).Name = "_c_" + evil + "-lock-0000000042"
 	q.Nodes.At(1).Client = evil
-	q.Other = []string{evil}
-	q.Warnings = []model.Warning{{Code: model.WarnHerd, Message: evil, Nodes: []string{evil}}}
+	q.SetOther([]string{evil})
+	q.SetWarnings([]model.Warning{{Code: model.WarnHerd, Message: evil, Nodes: []string{evil}}})
 	snap := fleet()
 	snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), q)...)
 	snap.Conn.Context = evil

@@ -31,16 +31,16 @@ func TestBarrierUnderRootLive(t *testing.T) {
 		Systems: true, ServerView: true, ServerViewEvery: 100 * time.Millisecond})
 	state := func(s *model.Snapshot) string {
 		q := queueOf(s, b)
-		if q == nil || q.Facts == nil || q.Facts.Set == nil {
+		if q == nil || q.Facts() == nil || q.Facts().Set == nil {
 			return "none"
 		}
-		if !*q.Facts.Set {
+		if !*q.Facts().Set {
 			return "open"
 		}
-		if q.Facts.Waiters == nil {
+		if q.Facts().Waiters == nil {
 			return "set"
 		}
-		return fmt.Sprintf("set %d", *q.Facts.Waiters)
+		return fmt.Sprintf("set %d", *q.Facts().Waiters)
 	}
 	reads := func() int {
 		w.Watcher.mu.Lock()

@@ -50,7 +50,7 @@ func singleBarrier(q *model.Queue, sr *sysRec, bv barrierView, ids map[int64]str
 	set := q.State == model.PathPresent
 	f := *sr.rec.Facts
 	f.Set, f.Waiters = &set, nil
-	q.Facts = &f
+	q.SetFacts(&f)
 	if !set {
 		q.Nodes = model.Nodes{}
 		return

@@ -64,10 +64,12 @@ func TestSingleBarrierWaiters(t *testing.T) {
 			"present barrier, set, 2 waiters b/barrier/0///curator /waiter/201//b/curator /waiter/202/party-w2/b/curator"},
 		{"no server view", nil, nil, false, "present barrier, set, waiters unknown (no server view) b/barrier/0///curator"},
 		{"gone before the read", nil, sv, true, "absent barrier, open"},
-		{"watched path, gone since the read", []model.Queue{{Path: "/chroot/b", State: model.PathAbsent,
-			Warnings: []model.Warning{{Code: model.WarnHerd}}}}, sv, false, "absent barrier, open"},
-		{"watched path, set", []model.Queue{{Path: "/chroot/b", State: model.PathPresent,
-			Warnings: []model.Warning{{Code: model.WarnMissingWatch}}}}, sv, false,
+		{"watched path, gone since the read", []model.Queue{model.Queue{Path: "/chroot/b", State: model.PathAbsent}.WithRare(model.QueueRare{
+			Warnings: []model.Warning{{Code: model.WarnHerd}},
+		})}, sv, false, "absent barrier, open"},
+		{"watched path, set", []model.Queue{model.Queue{Path: "/chroot/b", State: model.PathPresent}.WithRare(model.QueueRare{
+			Warnings: []model.Warning{{Code: model.WarnMissingWatch}},
+		})}, sv, false,
 			"present barrier, set, 2 waiters b/barrier/0///curator /waiter/201//b/curator /waiter/202/party-w2/b/curator"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -87,8 +89,8 @@ func TestSingleBarrierWaiters(t *testing.T) {
 			if got := summary(q); got != c.want {
 				t.Errorf("\n got %s\nwant %s", got, c.want)
 			}
-			if q.Type != model.TypeBarrier || len(q.Warnings) > 0 {
-				t.Errorf("type %v, warnings %+v", q.Type, q.Warnings)
+			if q.Type != model.TypeBarrier || len(q.Warnings()) > 0 {
+				t.Errorf("type %v, warnings %+v", q.Type, q.Warnings())
 			}
 			model.QueueWaits(q, nil, func(_ int, a, b *model.Node) { t.Errorf("a wait: %x on %x", a.Session, b.Session) })
 			if *st.recs[0].rec.Facts.Set != read || st.recs[0].rec.Facts.Waiters != nil {

@@ -166,7 +166,9 @@ func normalizeFixture(s *model.Snapshot, base string) *model.Snapshot {
 	for i := range n.Queues.Len() {
 		q := n.Queues.At(i)
 		q.Path = path(q.Path)
-		tm(&q.ListedAt)
+		listed := q.ListedAt()
+		tm(&listed)
+		q.SetListedAt(listed)
 		nodes := q.Nodes.Slice() // a copy: the snapshot's nodes are shared
 		for j := range nodes {
 			tm(&nodes[j].Ctime)
@@ -174,15 +176,17 @@ func normalizeFixture(s *model.Snapshot, base string) *model.Snapshot {
 			tm(&nodes[j].Since)
 		}
 		q.Nodes = model.NodesOf(nodes...)
-		for j := range q.Handoffs {
-			q.Handoffs[j].Path = path(q.Handoffs[j].Path)
-			tm(&q.Handoffs[j].At)
+		hs := q.Handoffs() // the deep copy's own
+		for j := range hs {
+			hs[j].Path = path(hs[j].Path)
+			tm(&hs[j].At)
 		}
 		for j := range q.Depth {
 			tm(&q.Depth[j].At)
 		}
-		for j := range q.Warnings {
-			q.Warnings[j].Message = strings.ReplaceAll(q.Warnings[j].Message, base, fixtureRoot)
+		ws := q.Warnings() // the deep copy's own
+		for j := range ws {
+			ws[j].Message = strings.ReplaceAll(ws[j].Message, base, fixtureRoot)
 		}
 	}
 	return &n
@@ -204,7 +208,7 @@ func fixtureShape(s *model.Snapshot) string {
 		}
 		b.WriteString(" ] warnings")
 		var ws []string
-		for _, x := range q.Warnings {
+		for _, x := range q.Warnings() {
 			var at []string
 			for _, n := range x.Nodes {
 				at = append(at, fmt.Sprint(idx(n)))

@@ -199,8 +199,8 @@ func churn(t *testing.T, churnFor time.Duration, childWatches bool) {
 			if !rec.made[n.Name] {
 				t.Errorf("update %d shows %s, which no client made", i, n.Name)
 			}
-			if d, ok := rec.deletedAt(n.Name); ok && d.Before(q.ListedAt) {
-				t.Errorf("update %d shows %s, deleted %v before its listing was asked for", i, n.Name, q.ListedAt.Sub(d))
+			if d, ok := rec.deletedAt(n.Name); ok && d.Before(q.ListedAt()) {
+				t.Errorf("update %d shows %s, deleted %v before its listing was asked for", i, n.Name, q.ListedAt().Sub(d))
 			}
 		}
 		for n := range shown {
@@ -242,8 +242,8 @@ func sameNodes(t *testing.T, got, want *model.Queue) {
 		}
 		return out
 	}
-	if !slices.Equal(codes(got.Warnings), codes(want.Warnings)) {
-		t.Errorf("warnings: model %v, fresh read %v", codes(got.Warnings), codes(want.Warnings))
+	if !slices.Equal(codes(got.Warnings()), codes(want.Warnings())) {
+		t.Errorf("warnings: model %v, fresh read %v", codes(got.Warnings()), codes(want.Warnings()))
 	}
 }
 

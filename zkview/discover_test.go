@@ -36,7 +36,7 @@ func TestDiscovery(t *testing.T) {
 		q := queueOf(s, root+"/svc/a")
 		return slices.Equal(paths(s), []string{root + "/svc/a"}) && q != nil && q.State == model.PathPresent
 	})
-	if q := queueOf(snap, root+"/svc/a"); !slices.Equal(q.Other, []string{"leases"}) || q.Nodes.Len() != 1 {
+	if q := queueOf(snap, root+"/svc/a"); !slices.Equal(q.Other(), []string{"leases"}) || q.Nodes.Len() != 1 {
 		t.Errorf("queue %+v", q)
 	}
 

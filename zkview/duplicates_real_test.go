@@ -44,7 +44,7 @@ func TestDuplicateParticipantReal(t *testing.T) {
 		t.Fatalf("queue %s: %+v, want an election", p, q)
 	}
 	var got [][]string
-	for _, w := range q.Warnings {
+	for _, w := range q.Warnings() {
 		if w.Code == model.WarnDuplicateParticipant {
 			got = append(got, w.Nodes)
 			t.Logf("%s: %s", w.Code, w.Message)
@@ -78,7 +78,7 @@ func TestDuplicateParticipantWatched(t *testing.T) {
 	w := watch(t, session(t, c.Servers()), Options{Paths: []string{p}, Elections: []string{p}})
 	dups := func(s *model.Snapshot) int {
 		q, n := queueOf(s, p), 0
-		for _, x := range q.Warnings {
+		for _, x := range q.Warnings() {
 			if x.Code == model.WarnDuplicateParticipant {
 				n++
 			}
@@ -128,16 +128,16 @@ func TestDuplicateParticipantSystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := queueOf(snap, p)
-	if q == nil || q.System != "solr" {
+	if q == nil || q.System() != "solr" {
 		t.Fatalf("queue %s: %+v, want a solr election", p, q)
 	}
 	var got [][]string
-	for _, w := range q.Warnings {
+	for _, w := range q.Warnings() {
 		if w.Code == model.WarnDuplicateParticipant {
 			got = append(got, w.Nodes)
 		}
 	}
 	if want := [][]string{{first, again}}; !slices.EqualFunc(got, want, slices.Equal) {
-		t.Errorf("duplicate-participant nodes %v, want %v (warnings %+v)", got, want, q.Warnings)
+		t.Errorf("duplicate-participant nodes %v, want %v (warnings %+v)", got, want, q.Warnings())
 	}
 }

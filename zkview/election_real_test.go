@@ -110,7 +110,7 @@ func TestLeaderLatchRealClients(t *testing.T) {
 		}
 		// The drivers' participant ids are request ids, "h1" in both
 		// processes on this host: one participant to the detector.
-		ws := slices.DeleteFunc(slices.Clone(q.Warnings), func(w model.Warning) bool { return w.Code == model.WarnDuplicateParticipant })
+		ws := slices.DeleteFunc(slices.Clone(q.Warnings()), func(w model.Warning) bool { return w.Code == model.WarnDuplicateParticipant })
 		if len(ws) != 0 {
 			t.Errorf("%s: warnings %+v", step, ws)
 		}

@@ -28,7 +28,7 @@ func freshEquals(t testing.TB, c *zk.Conn, s *model.Snapshot, p string) bool {
 	if q == nil || q.State != model.PathPresent {
 		return false
 	}
-	got := append(modeltest.Names(q), q.Other...)
+	got := append(modeltest.Names(q), q.Other()...)
 	sort.Strings(got)
 	sort.Strings(kids)
 	return slices.Equal(got, kids)

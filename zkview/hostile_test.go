@@ -153,8 +153,8 @@ func TestHostileData(t *testing.T) {
 			t.Errorf("%s: kept %d bytes of %d (DataLen %d), want the first %d", n.Name, len(n.Data), len(want), n.DataLen, min(len(want), DefaultDataBytes))
 		}
 	}
-	if !slices.Equal(q.Other, []string{"leases"}) {
-		t.Errorf("other %q, want leases", q.Other)
+	if !slices.Equal(q.Other(), []string{"leases"}) {
+		t.Errorf("other %q, want leases", q.Other())
 	}
 	js := lsJSON(t, loadOnce(t, mon, p))
 	for _, n := range js[0].Queue {
@@ -242,7 +242,7 @@ func TestHostileNames(t *testing.T) {
 	w := watch(t, mon, Options{Paths: []string{p}})
 	snap := waitFor(t, w, 20*time.Second, "every name", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.Nodes.Len() == len(locks) && len(q.Other) == len(deceptive)
+		return q != nil && q.Nodes.Len() == len(locks) && len(q.Other()) == len(deceptive)
 	})
 	q := queueOf(snap, p)
 	if !slices.Equal(modeltest.Names(q), locks) {
@@ -252,8 +252,8 @@ func TestHostileNames(t *testing.T) {
 		t.Errorf("first two: %+v %+v", q.Nodes.At(0).Role, q.Nodes.At(1).Watches)
 	}
 	other := slices.Sorted(slices.Values(deceptive))
-	if !slices.Equal(q.Other, other) {
-		t.Errorf("other %q, want %q", q.Other, other)
+	if !slices.Equal(q.Other(), other) {
+		t.Errorf("other %q, want %q", q.Other(), other)
 	}
 	js := lsJSON(t, loadOnce(t, mon, p))
 	if len(js) != 1 || len(js[0].Queue) != len(locks) || len(js[0].Other) != len(deceptive) {

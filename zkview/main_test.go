@@ -187,8 +187,8 @@ func dump(s *model.Snapshot) string {
 // package cmd's, tested there).
 func unhealthy(s *model.Snapshot) string {
 	for _, q := range s.Queues.All() {
-		if len(q.Warnings) > 0 {
-			return fmt.Sprintf("%s warns %+v", q.Path, q.Warnings)
+		if len(q.Warnings()) > 0 {
+			return fmt.Sprintf("%s warns %+v", q.Path, q.Warnings())
 		}
 	}
 	if len(s.Deadlocks) > 0 {

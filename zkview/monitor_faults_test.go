@@ -46,7 +46,7 @@ func truthDiff(c *zk.Conn, s *model.Snapshot, p string) string {
 	if q == nil || q.State != model.PathPresent {
 		return fmt.Sprintf("queue %s missing or not present", p)
 	}
-	got := append(modeltest.Names(q), q.Other...)
+	got := append(modeltest.Names(q), q.Other()...)
 	sort.Strings(got)
 	sort.Strings(kids)
 	if !slices.Equal(got, kids) {
@@ -370,8 +370,8 @@ func TestHolderExpiryHandoff(t *testing.T) {
 		return q != nil && slices.Equal(modeltest.Names(q), []string{wnode}) && q.Nodes.At(0).Role == lockops.RoleHolder
 	})
 	q := queueOf(snap, p)
-	if len(q.Handoffs) == 0 || q.Handoffs[len(q.Handoffs)-1].From != hnode || q.Handoffs[len(q.Handoffs)-1].To != wnode {
-		t.Errorf("handoffs %+v, want %s -> %s", q.Handoffs, hnode, wnode)
+	if len(q.Handoffs()) == 0 || q.Handoffs()[len(q.Handoffs())-1].From != hnode || q.Handoffs()[len(q.Handoffs())-1].To != wnode {
+		t.Errorf("handoffs %+v, want %s -> %s", q.Handoffs(), hnode, wnode)
 	}
 	eventually(t, 5*time.Second, "handoff event", func() bool {
 		for _, ev := range w.events() {

@@ -177,8 +177,8 @@ func (rq *realQueues) verified(s *model.Snapshot) bool {
 // session really watches under p (watches: wchc, by session).
 func (rq *realQueues) checkQueue(t *testing.T, snap *model.Snapshot, watches map[int64][]string, key, p string) {
 	q := queueOf(snap, p)
-	if len(q.Warnings) != 0 {
-		t.Errorf("%s: single-recipe queue has warnings %+v", key, q.Warnings)
+	if len(q.Warnings()) != 0 {
+		t.Errorf("%s: single-recipe queue has warnings %+v", key, q.Warnings())
 	}
 	kids, _, err := rq.raw.Children(p)
 	if err != nil {
@@ -245,8 +245,8 @@ func (rq *realQueues) checkFreshLook(t *testing.T) {
 		}
 		for key, p := range rq.paths {
 			q := queueOf(fresh, p)
-			if len(q.Warnings) != 0 {
-				t.Errorf("Load (server view %v) %s: warnings %+v", sview, key, q.Warnings)
+			if len(q.Warnings()) != 0 {
+				t.Errorf("Load (server view %v) %s: warnings %+v", sview, key, q.Warnings())
 			}
 			for i, n := range q.Nodes.All() {
 				if (n.Believes == lockops.RoleHolder) != rq.expect[key][i].holds {
@@ -294,7 +294,7 @@ func TestSplitHolders(t *testing.T) {
 		t.Errorf("nodes %+v", q.Nodes)
 	}
 	if modeltest.Warning(q, model.WarnMixedRecipes) == nil {
-		t.Errorf("no mixed-recipes warning: %+v", q.Warnings)
+		t.Errorf("no mixed-recipes warning: %+v", q.Warnings())
 	}
 }
 

@@ -197,7 +197,7 @@ func (w *Watcher) usableServerView(now time.Time) *queue.ServerView {
 func (w *Watcher) warningChangesLocked(prev *model.Queue, nq model.Queue, now time.Time) {
 	var old []model.Warning
 	if prev != nil {
-		old = prev.Warnings
+		old = prev.Warnings()
 	}
 	// A warning is the same incident while it keeps its code and nodes.
 	// Mixed recipes is a state of the whole queue: nodes joining and
@@ -215,15 +215,15 @@ func (w *Watcher) warningChangesLocked(prev *model.Queue, nq model.Queue, now ti
 		}
 		return false
 	}
-	for i := range nq.Warnings {
-		x := &nq.Warnings[i]
+	for i := range nq.Warnings() {
+		x := &nq.Warnings()[i]
 		if x.Code != model.WarnStale && !in(x, old) {
 			w.emitLocked(model.Change{At: now, Kind: model.ChangeWarningRaised, Path: nq.Path, Type: nq.Type, Node: model.Node{Name: first(x.Nodes)}, Warning: *x})
 		}
 	}
 	for i := range old {
 		x := &old[i]
-		if x.Code != model.WarnStale && !in(x, nq.Warnings) {
+		if x.Code != model.WarnStale && !in(x, nq.Warnings()) {
 			w.emitLocked(model.Change{At: now, Kind: model.ChangeWarningCleared, Path: nq.Path, Type: nq.Type, Node: model.Node{Name: first(x.Nodes)}, Warning: *x})
 		}
 	}

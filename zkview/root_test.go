@@ -101,7 +101,7 @@ func rootPicture(s *model.Snapshot, withEmpty bool) string {
 	var b strings.Builder
 	for i := range s.Queues.Len() {
 		q := s.Queues.At(i)
-		kids := append(modeltest.Names(q), q.Other...)
+		kids := append(modeltest.Names(q), q.Other()...)
 		if !withEmpty && len(kids) == 0 {
 			continue
 		}
@@ -349,7 +349,7 @@ func emptiedWrong(s *lockops.Session, snaps []*model.Snapshot) string {
 	defer cancel()
 	for i, snap := range snaps {
 		for _, q := range snap.Queues.All() {
-			if q.Nodes.Len() > 0 || len(q.Other) > 0 {
+			if q.Nodes.Len() > 0 || len(q.Other()) > 0 {
 				continue
 			}
 			kids, err := s.Children(ctx, q.Path)

@@ -393,9 +393,11 @@ func (s *semaphores) buildLocked(qm *queue.Model, prev *model.Queue, st *semStat
 	st.datePendedHolds(res.Nodes, lq, now)
 	st.forgetGone(current)
 	q.Type = model.TypeSemaphore
-	q.Nodes, q.Other = model.NodesOf(res.Nodes...), res.Other
-	q.Limit, q.LimitSource = res.Limit, res.LimitSource
-	q.Warnings = append(res.Warnings, q.Warnings...)
+	q.Nodes = model.NodesOf(res.Nodes...)
+	r := q.Rare()
+	r.Other, r.Limit, r.LimitSource = res.Other, res.Limit, res.LimitSource
+	r.Warnings = append(res.Warnings, r.Warnings...)
+	q.SetRare(r)
 	for _, ev := range queue.SemaphoreChanges(prev, q, now) {
 		w.emitLocked(ev)
 	}

@@ -315,7 +315,8 @@ func applySystems(base model.Queues, st *systemsState, bv barrierView) (model.Qu
 		q, ok := get(p)
 		if isSingleBarrier(&sr.rec) {
 			if !ok {
-				q = model.Queue{Path: p, State: model.PathPresent, ListedAt: st.at}
+				q = model.Queue{Path: p, State: model.PathPresent}
+				q.SetListedAt(st.at)
 				if !*sr.rec.Facts.Set {
 					q.State = model.PathAbsent
 				}
@@ -331,7 +332,8 @@ func applySystems(base model.Queues, st *systemsState, bv barrierView) (model.Qu
 			}
 		}
 		if !ok {
-			q = model.Queue{Path: p, State: model.PathPresent, ListedAt: st.at}
+			q = model.Queue{Path: p, State: model.PathPresent}
+			q.SetListedAt(st.at)
 		}
 		changed[p] = annotate(q, sr, st)
 	}
@@ -353,7 +355,8 @@ func applySystems(base model.Queues, st *systemsState, bv barrierView) (model.Qu
 // leader-record findings when the read was whole.
 func annotate(q model.Queue, sr *sysRec, st *systemsState) model.Queue {
 	rec := sr.rec
-	q.System, q.Label = string(rec.System), rec.Label
+	q.SetSystem(string(rec.System))
+	q.SetLabel(rec.Label)
 	switch rec.Type {
 	case systems.TypeElection:
 		q.Type = model.TypeElection
@@ -364,10 +367,12 @@ func annotate(q model.Queue, sr *sysRec, st *systemsState) model.Queue {
 	default:
 		q.Type = recipeType(rec.Type, q.Type)
 	}
-	q.Facts = rec.Facts
-	q.Nodes, q.Other = systemNodes(q, sr)
-	ws := make([]model.Warning, 0, len(q.Warnings)+len(rec.Findings))
-	for _, w := range q.Warnings {
+	q.SetFacts(rec.Facts)
+	nodes, other := systemNodes(q, sr)
+	q.Nodes = nodes
+	q.SetOther(other)
+	ws := make([]model.Warning, 0, len(q.Warnings())+len(rec.Findings))
+	for _, w := range q.Warnings() {
 		if rec.System != "" && overridden(w.Code, rec.MultiLeader) || !q.Type.Waits() && lockWarning(w.Code) {
 			continue
 		}
@@ -379,7 +384,7 @@ func annotate(q model.Queue, sr *sysRec, st *systemsState) model.Queue {
 				Nodes: slices.Clone(f.Nodes), Key: f.Key, Since: st.first[f.Key]})
 		}
 	}
-	q.Warnings = ws
+	q.SetWarnings(ws)
 	queue.DuplicateParticipants(&q) // judged again by the system's identities
 	return q
 }
@@ -407,7 +412,7 @@ func systemNodes(q model.Queue, sr *sysRec) (model.Nodes, []string) {
 	}
 	used := make([]bool, q.Nodes.Len())
 	nodes := make([]model.Node, 0, max(q.Nodes.Len(), len(sr.nodes)))
-	other := slices.Clone(q.Other)
+	other := slices.Clone(q.Other())
 	for k, p := range sr.rec.Participants {
 		i, ok := at[p.Path]
 		if !ok && p.Path == q.Path && q.Nodes.Len() == 1 {
@@ -457,7 +462,7 @@ func nodePath(qpath string, n *model.Node) string {
 func YoungMismatches(snap *model.Snapshot) (bool, time.Time) {
 	var due time.Time
 	for _, q := range snap.Queues.All() {
-		for _, w := range q.Warnings {
+		for _, w := range q.Warnings() {
 			if w.Code != model.WarnLeaderMismatch || w.Lasted(snap.At) >= model.LeaderMismatchAfter {
 				continue
 			}
@@ -475,7 +480,7 @@ func YoungMismatches(snap *model.Snapshot) (bool, time.Time) {
 func RedateMismatches(first, next *model.Snapshot) {
 	since := map[string]time.Time{}
 	for _, q := range first.Queues.All() {
-		for _, w := range q.Warnings {
+		for _, w := range q.Warnings() {
 			if w.Key != "" && !w.Since.IsZero() {
 				since[w.Key] = w.Since
 			}
@@ -484,17 +489,17 @@ func RedateMismatches(first, next *model.Snapshot) {
 	var set []model.Queue
 	for _, q := range next.Queues.All() {
 		var redated []model.Warning
-		for j, w := range q.Warnings {
+		for j, w := range q.Warnings() {
 			if t, ok := since[w.Key]; ok && w.Key != "" && t.Before(w.Since) {
 				if redated == nil {
-					redated = slices.Clone(q.Warnings)
+					redated = slices.Clone(q.Warnings())
 				}
 				redated[j].Since = t
 			}
 		}
 		if redated != nil {
 			nq := *q
-			nq.Warnings = redated
+			nq.SetWarnings(redated)
 			set = append(set, nq)
 		}
 	}

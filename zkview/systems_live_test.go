@@ -36,7 +36,7 @@ func mismatches(q *model.Queue) []model.Warning {
 	if q == nil {
 		return nil
 	}
-	for _, w := range q.Warnings {
+	for _, w := range q.Warnings() {
 		if w.Code == model.WarnLeaderMismatch {
 			out = append(out, w)
 		}
@@ -76,7 +76,7 @@ func TestSystemsLiveSolr(t *testing.T) {
 	w := watch(t, session(t, c.Servers()), Options{Paths: []string{p}, Systems: true, systemsPeriod: time.Hour})
 	waitFor(t, w, 30*time.Second, "the overseer on 10.0.0.1, no mismatch", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.Label == "solr overseer" && holderIdentity(q) == "10.0.0.1:8983_solr" && len(mismatches(q)) == 0
+		return q != nil && q.Label() == "solr overseer" && holderIdentity(q) == "10.0.0.1:8983_solr" && len(mismatches(q)) == 0
 	})
 	full, _, _ := liveStats(w)
 
@@ -143,7 +143,7 @@ func TestSystemsLiveKafka(t *testing.T) {
 	w := watch(t, session(t, c.Servers()), Options{Paths: []string{ctl}, Systems: true, systemsPeriod: time.Hour})
 	waitFor(t, w, 30*time.Second, "broker 1 the controller", func(s *model.Snapshot) bool {
 		q := queueOf(s, ctl)
-		return q != nil && q.Label == "kafka controller" && holderIdentity(q) == "broker 1" && len(mismatches(q)) == 0
+		return q != nil && q.Label() == "kafka controller" && holderIdentity(q) == "broker 1" && len(mismatches(q)) == 0
 	})
 	full, _, _ := liveStats(w)
 
@@ -211,7 +211,7 @@ func TestSystemsLiveHadoop(t *testing.T) {
 	active := func(s *model.Snapshot) string { return holderIdentity(queueOf(s, dir)) }
 	waitFor(t, w, 30*time.Second, "nn1 active, fenced", func(s *model.Snapshot) bool {
 		q := queueOf(s, dir)
-		return q != nil && q.Label == "hdfs ns1" && strings.HasPrefix(active(s), "nn1 ") && len(mismatches(q)) == 0
+		return q != nil && q.Label() == "hdfs ns1" && strings.HasPrefix(active(s), "nn1 ") && len(mismatches(q)) == 0
 	})
 	full, _, _ := liveStats(w)
 

@@ -19,7 +19,7 @@ func TestWarningEventsOncePerIncident(t *testing.T) {
 	var prev *model.Queue
 	step := func(ws ...model.Warning) []string {
 		w.pending = nil
-		nq := model.Queue{Path: qm.Path, Warnings: ws}
+		nq := model.Queue{Path: qm.Path}.WithRare(model.QueueRare{Warnings: ws})
 		w.warningChangesLocked(prev, nq, now)
 		prev = &nq
 		var texts []string

@@ -74,8 +74,8 @@ func TestQueueLifecycle(t *testing.T) {
 			t.Errorf("%s: link %v exact %v", n.Name, n.Link, n.SinceExact)
 		}
 	}
-	if len(q.Warnings) != 0 {
-		t.Errorf("healthy queue has warnings: %+v", q.Warnings)
+	if len(q.Warnings()) != 0 {
+		t.Errorf("healthy queue has warnings: %+v", q.Warnings())
 	}
 
 	first := locks[0].Node()
@@ -84,10 +84,10 @@ func TestQueueLifecycle(t *testing.T) {
 	}
 	snap = waitFor(t, w, 10*time.Second, "handoff", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.Nodes.Len() == 2 && len(q.Handoffs) > 0
+		return q != nil && q.Nodes.Len() == 2 && len(q.Handoffs()) > 0
 	})
 	q = queueOf(snap, p)
-	h := q.Handoffs[len(q.Handoffs)-1]
+	h := q.Handoffs()[len(q.Handoffs())-1]
 	if h.From != first || h.To != locks[1].Node() {
 		t.Errorf("handoff %s -> %s, want %s -> %s", h.From, h.To, first, locks[1].Node())
 	}
@@ -162,8 +162,8 @@ func TestNoAuth(t *testing.T) {
 		q := queueOf(s, p)
 		return q != nil && q.State == model.PathNoAuth
 	})
-	if q := queueOf(snap, p); !strings.Contains(q.Err, "not authenticated") && !strings.Contains(q.Err, "auth") {
-		t.Errorf("noauth error %q does not say why", q.Err)
+	if q := queueOf(snap, p); !strings.Contains(q.Err(), "not authenticated") && !strings.Contains(q.Err(), "auth") {
+		t.Errorf("noauth error %q does not say why", q.Err())
 	}
 	// With the credentials the same path reads.
 	authed := session(t, c.Servers(), lockops.WithDigestAuth("owner", "secret"))

@@ -51,9 +51,10 @@ func Warning(q *model.Queue, code string) *model.Warning {
 	if q == nil {
 		return nil
 	}
-	for i := range q.Warnings {
-		if q.Warnings[i].Code == code {
-			return &q.Warnings[i]
+	ws := q.Warnings()
+	for i := range ws {
+		if ws[i].Code == code {
+			return &ws[i]
 		}
 	}
 	return nil

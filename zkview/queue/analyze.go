@@ -14,14 +14,15 @@ import (
 // links and warnings with the server view when there is one.
 func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Queue {
 	q := model.Queue{
-		Path:     qm.Path,
-		State:    qm.State,
+		Path:  qm.Path,
+		State: qm.State,
+		Depth: qm.publishedDepth(),
+	}.WithRare(model.QueueRare{
 		Err:      qm.errText(),
 		Other:    slices.Clone(qm.Order.Other),
 		Handoffs: slices.Clone(qm.handoffList()),
-		Depth:    qm.publishedDepth(),
-		ListedAt: qm.listedAt,
-	}
+	})
+	q.SetListedAt(qm.listedAt)
 	aq := believed(qm, sv)
 	entries := aq.Entries
 	nodes := make([]model.Node, len(entries))
@@ -33,14 +34,14 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 	q.Type = lockType(nodes)
 
 	if names := aq.SplitHolders(); names != nil {
-		q.Warnings = append(q.Warnings, splitWarning(nodes, names))
+		q.SetWarnings(append(q.Warnings(), splitWarning(nodes, names)))
 	}
 	if cycle, real := deadlock(qm, aq, sv); cycle != nil {
 		how := "the servers' watches"
 		if !real {
 			how = "the recipes' rules (the servers do not tell)"
 		}
-		q.Warnings = append(q.Warnings, model.Warning{Code: model.WarnDeadlock, Nodes: cycle,
+		q.AddWarnings(model.Warning{Code: model.WarnDeadlock, Nodes: cycle,
 			Message: fmt.Sprintf("watch cycle by %s: %s → %s: each waits for the next to go, forever", how,
 				listNames(cycle, " → ", 6), model.ShortName(cycle[0]))})
 	}
@@ -51,13 +52,13 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 		}
 	}
 	if missing != nil {
-		q.Warnings = append(q.Warnings, model.Warning{Code: model.WarnMissingWatch, Nodes: missing,
+		q.AddWarnings(model.Warning{Code: model.WarnMissingWatch, Nodes: missing,
 			Message: fmt.Sprintf("%d waiting nodes have no server watch on the node their recipe waits on (they will never wake): %s",
 				len(missing), listNames(missing, ", ", 3))})
 	}
 	if sv != nil {
 		if herd, msg := herds(qm, aq, sv, nodes); herd != nil {
-			q.Warnings = append(q.Warnings, model.Warning{Code: model.WarnHerd, Nodes: herd, Message: msg})
+			q.SetWarnings(append(q.Warnings(), model.Warning{Code: model.WarnHerd, Nodes: herd, Message: msg}))
 		}
 	}
 	if groups := qm.Order.MixedRecipes(); groups != nil {
@@ -68,17 +69,17 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 			parts[i] = fmt.Sprintf("%s (%d): %s", g.Name, len(g.Nodes), listNames(g.Nodes, ", ", 3))
 		}
 		slices.SortFunc(all, func(a, b string) int { return seqCompare(qm.Order, a, b) })
-		q.Warnings = append(q.Warnings, model.Warning{Code: model.WarnMixedRecipes, Nodes: all,
+		q.AddWarnings(model.Warning{Code: model.WarnMixedRecipes, Nodes: all,
 			Message: "recipes that cannot see each other share this parent: " + strings.Join(parts, "; ")})
 	}
 	if stale && qm.Seen {
-		q.Warnings = append(q.Warnings, staleWarning(staleSince))
+		q.SetWarnings(append(q.Warnings(), staleWarning(staleSince)))
 	}
 	plainEphemeral(&q, qm, sv)
 	q.Type = electionType(&q, qm)
 	DuplicateParticipants(&q)
 	if sw, ok := model.SelfWaitWarning(&q); ok {
-		q.Warnings = append(q.Warnings, sw)
+		q.SetWarnings(append(q.Warnings(), sw))
 	}
 	return q
 }

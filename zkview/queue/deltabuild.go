@@ -32,14 +32,15 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 	changed = slices.CompactFunc(changed, func(a, b lockops.ParsedName) bool { return a.Name == b.Name })
 
 	q := model.Queue{
-		Path:     qm.Path,
-		State:    qm.State,
+		Path:  qm.Path,
+		State: qm.State,
+		Type:  prev.Type,
+		Depth: qm.publishedDepth(),
+	}.WithRare(model.QueueRare{
 		Err:      qm.errText(),
-		Type:     prev.Type,
 		Handoffs: slices.Clone(qm.handoffList()),
-		Depth:    qm.publishedDepth(),
-		ListedAt: qm.listedAt,
-	}
+	})
+	q.SetListedAt(qm.listedAt)
 	fresh := func(e *lockops.Entry) (model.Node, bool) {
 		be := believedEntry(qm, *e, qm.Nodes.Of(e.Name), nil)
 		if be.Believes != be.Role || be.Watches != be.Predecessor {
@@ -54,7 +55,7 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 		// Nodes left from the tail, nothing else (the entries are prev's
 		// first m, in order): prev's nodes up to there.
 		q.Nodes = prev.Nodes.Prefix(m)
-		q.Warnings = model.SelfWaitLeft(prev, &q, m)
+		q.SetWarnings(model.SelfWaitLeft(prev, &q, m))
 	} else if n := prevN; len(qm.Removed()) == 0 && len(entries) > n && n > 0 &&
 		(len(changed) == 0 || changed[0].Seq > prev.Nodes.At(n-1).Seq) {
 		// Nodes joined at the tail, nothing else: the new nodes go after
@@ -70,7 +71,7 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 			joined = append(joined, nd)
 		}
 		q.Nodes = prev.Nodes.Extend(joined...)
-		q.Warnings = model.SelfWaitJoined(prev, &q, n)
+		q.SetWarnings(model.SelfWaitJoined(prev, &q, n))
 	} else {
 		nodes, ok := model.MergeChanged(prev.Nodes, entries, changed, fresh)
 		if !ok {
@@ -78,16 +79,16 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 		}
 		q.Nodes = nodes
 		if ws, ok := model.SelfWaitMerged(prev, &q, qm.Removed()); ok {
-			q.Warnings = ws
+			q.SetWarnings(ws)
 		} else if sw, ok := model.SelfWaitWarning(&q); ok {
-			q.Warnings = append(q.Warnings, sw)
+			q.SetWarnings(append(q.Warnings(), sw))
 		}
 	}
 	if qm.rare != nil {
 		qm.rare.removed = qm.rare.removed[:0]
 	}
 	if stale && qm.Seen {
-		q.Warnings = append(q.Warnings, staleWarning(staleSince))
+		q.SetWarnings(append(q.Warnings(), staleWarning(staleSince)))
 	}
 	q.Type = electionType(&q, qm)
 	DuplicateParticipants(&q) // elections only: O(nodes) on a change
@@ -101,10 +102,10 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 // self-wait.
 func ChangeShaped(qm *Model, q *model.Queue) bool {
 	qm.relisted = false
-	if q.State != model.PathPresent || q.Nodes.Len() == 0 || len(q.Other) > 0 || qm.Lone() != nil {
+	if q.State != model.PathPresent || q.Nodes.Len() == 0 || len(q.Other()) > 0 || qm.Lone() != nil {
 		return false
 	}
-	for _, w := range q.Warnings {
+	for _, w := range q.Warnings() {
 		if w.Code != model.WarnStale && w.Code != model.WarnSelfWait {
 			return false
 		}

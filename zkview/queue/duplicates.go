@@ -36,14 +36,14 @@ import (
 // so it may run twice): one per identity with nodes from two sessions or
 // more, its nodes in queue order. q.Warnings is replaced, never altered.
 func DuplicateParticipants(q *model.Queue) {
-	ws := slices.DeleteFunc(slices.Clone(q.Warnings), func(w model.Warning) bool { return w.Code == model.WarnDuplicateParticipant })
+	ws := slices.DeleteFunc(slices.Clone(q.Warnings()), func(w model.Warning) bool { return w.Code == model.WarnDuplicateParticipant })
 	if q.Type == model.TypeElection {
 		ws = append(ws, duplicateWarnings(q.Nodes)...)
 	}
-	if len(ws) == 0 && q.Warnings == nil {
+	if len(ws) == 0 && q.Warnings() == nil {
 		return
 	}
-	q.Warnings = ws
+	q.SetWarnings(ws)
 }
 
 // duplicateWarnings is one warning per identity stated by nodes of two

@@ -50,10 +50,10 @@ func TestDuplicateWarnings(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			old := []model.Warning{{Code: model.WarnDuplicateParticipant, Nodes: []string{"gone"}}, {Code: model.WarnHerd}}
-			q := model.Queue{Type: tt.typ, Nodes: model.NodesOf(tt.nodes...), Warnings: old}
+			q := model.Queue{Type: tt.typ, Nodes: model.NodesOf(tt.nodes...)}.WithRare(model.QueueRare{Warnings: old})
 			DuplicateParticipants(&q)
 			var got [][]string
-			for _, w := range q.Warnings {
+			for _, w := range q.Warnings() {
 				if w.Code == model.WarnDuplicateParticipant {
 					got = append(got, w.Nodes)
 				}
@@ -61,8 +61,8 @@ func TestDuplicateWarnings(t *testing.T) {
 			if !slices.EqualFunc(got, tt.want, slices.Equal) {
 				t.Errorf("duplicate-participant nodes %v, want %v", got, tt.want)
 			}
-			if !slices.ContainsFunc(q.Warnings, func(w model.Warning) bool { return w.Code == model.WarnHerd }) {
-				t.Errorf("other warnings lost: %v", q.Warnings)
+			if !slices.ContainsFunc(q.Warnings(), func(w model.Warning) bool { return w.Code == model.WarnHerd }) {
+				t.Errorf("other warnings lost: %v", q.Warnings())
 			}
 			if old[0].Code != model.WarnDuplicateParticipant || len(old) != 2 {
 				t.Errorf("the queue's old warnings were altered: %v", old)

@@ -39,7 +39,7 @@ func electionType(q *model.Queue, qm *Model) model.QueueType {
 	}
 	switch {
 	case !qm.Election:
-	case q.Type == model.TypeMutex, q.Type == model.TypeUnknown && q.Nodes.Len() == 0 && len(q.Other) == 0:
+	case q.Type == model.TypeMutex, q.Type == model.TypeUnknown && q.Nodes.Len() == 0 && len(q.Other()) == 0:
 		return model.TypeElection
 	}
 	return q.Type

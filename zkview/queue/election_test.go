@@ -97,8 +97,8 @@ func TestLatchQueue(t *testing.T) {
 			t.Errorf("%s: role %v believes %v watches %q; want %v watching %q", n.Name, n.Role, n.Believes, n.Watches, wantRole, wantWatch)
 		}
 	}
-	if len(q.Warnings) != 0 {
-		t.Errorf("warnings %+v", q.Warnings)
+	if len(q.Warnings()) != 0 {
+		t.Errorf("warnings %+v", q.Warnings())
 	}
 	snap := &model.Snapshot{At: time.Date(2026, 3, 14, 3, 13, 4, 0, time.UTC), Queues: model.QueuesOf(q)}
 	js := model.ToJSON(snap)

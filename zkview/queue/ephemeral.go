@@ -66,7 +66,7 @@ func plainEphemeral(q *model.Queue, qm *Model, sv *ServerView) {
 			return // read with an older listing
 		}
 		watched, name = model.ChildPath(qm.Abs(), l.Name), l.Name
-		q.Other = slices.DeleteFunc(q.Other, func(o string) bool { return o == l.Name })
+		q.SetOther(slices.DeleteFunc(q.Other(), func(o string) bool { return o == l.Name }))
 	} else if len(qm.Kids) != 0 {
 		return
 	}
@@ -102,7 +102,7 @@ func plainEphemeral(q *model.Queue, qm *Model, sv *ServerView) {
 	}
 	q.Nodes, q.Type = model.NodesOf(nodes...), model.TypeMutex
 	if waiters > herdExtra {
-		q.Warnings = append(q.Warnings, model.Warning{Code: model.WarnHerd, Nodes: []string{name},
+		q.AddWarnings(model.Warning{Code: model.WarnHerd, Nodes: []string{name},
 			Message: fmt.Sprintf("plain ephemeral lock: %d sessions watch %s to create it when it goes, a herd by construction: every release wakes them all and they race for it",
 				waiters, model.ShortName(name))})
 	}

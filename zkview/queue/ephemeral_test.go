@@ -86,8 +86,8 @@ func TestPlainEphemeral(t *testing.T) {
 			if !slices.Equal(sessions, tt.want) {
 				t.Fatalf("sessions %x, want %x", sessions, tt.want)
 			}
-			if q.Type != tt.typ || !slices.Equal(q.Other, tt.other) {
-				t.Errorf("type %v other %q; want %v %q", q.Type, q.Other, tt.typ, tt.other)
+			if q.Type != tt.typ || !slices.Equal(q.Other(), tt.other) {
+				t.Errorf("type %v other %q; want %v %q", q.Type, q.Other(), tt.typ, tt.other)
 			}
 			if tt.want == nil {
 				return

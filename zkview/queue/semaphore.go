@@ -217,7 +217,7 @@ func ComposeSemaphore(in SemParts) SemResult {
 	for _, o := range in.NotLeases {
 		res.Other = append(res.Other, model.Under(in.Path, leaseDir, o))
 	}
-	for _, o := range in.Lock.Other {
+	for _, o := range in.Lock.Other() {
 		res.Other = append(res.Other, model.Under(in.Path, lockDir, o))
 	}
 	return res
@@ -366,7 +366,7 @@ func (res *SemResult) addWarnings(in SemParts, holders []string) {
 			Message: fmt.Sprintf("%d leases held at once, limit %d (%s): %s", len(holders), res.Limit,
 				limitWords(res.LimitSource), listNames(holders, ", ", 3))})
 	}
-	for _, w := range in.Lock.Warnings {
+	for _, w := range in.Lock.Warnings() {
 		if w.Code != model.WarnStale {
 			res.Warnings = append(res.Warnings, w)
 		}
@@ -394,7 +394,7 @@ func SemaphoreChanges(old *model.Queue, cur model.Queue, at time.Time) []model.C
 		return nil
 	}
 	holders, waiting := cur.LeaseCounts()
-	base := model.Change{At: at, Path: cur.Path, Type: model.TypeSemaphore, Holders: holders, Limit: cur.Limit, Waiting: waiting}
+	base := model.Change{At: at, Path: cur.Path, Type: model.TypeSemaphore, Holders: holders, Limit: cur.Limit(), Waiting: waiting}
 	if old == nil || old.Type != model.TypeSemaphore || old.State != model.PathPresent {
 		c := base
 		c.Kind, c.Count = model.ChangeListed, cur.Nodes.Len()

@@ -131,8 +131,8 @@ func TestComposeSemaphore(t *testing.T) {
 	q5, q6 := kLock(5, 0xc), kLock(6, 0xd)
 	missing := lockQueue(cLock(7, 0xe), cLock(8, 0xf))
 	missing.Nodes.At(1).Link = model.LinkMissing
-	missing.Warnings = []model.Warning{{Code: model.WarnMissingWatch, Nodes: []string{missing.Nodes.At(1).Name}}, {Code: model.WarnStale}}
-	missing.Other = []string{"junk"}
+	missing.SetWarnings([]model.Warning{{Code: model.WarnMissingWatch, Nodes: []string{missing.Nodes.At(1).Name}}, {Code: model.WarnStale}})
+	missing.SetOther([]string{"junk"})
 
 	for _, tt := range []struct {
 		name      string
@@ -279,7 +279,7 @@ func semaphoreSnapshot() *model.Snapshot {
 	res := ComposeSemaphore(SemParts{Path: "/sem/x", Kind: SemCurator, Leases: []model.Node{l1, l2, l3},
 		Lock: lockQueue(cLock(3, 0xc), cLock(4, 0xd)), Limit: 1})
 	return &model.Snapshot{At: semT0.Add(time.Minute), Queues: model.QueuesOf(model.Queue{Path: "/sem/x", State: model.PathPresent, Type: model.TypeSemaphore,
-		Nodes: model.NodesOf(res.Nodes...), Other: res.Other, Warnings: res.Warnings, Limit: res.Limit, LimitSource: res.LimitSource})}
+		Nodes: model.NodesOf(res.Nodes...)}.WithRare(model.QueueRare{Other: res.Other, Warnings: res.Warnings, Limit: res.Limit, LimitSource: res.LimitSource}))}
 }
 
 // TestSemaphoreLS: `ls --json` of a semaphore over its stated limit: its
@@ -314,7 +314,7 @@ func TestSemaphoreChanges(t *testing.T) {
 	k1, k2 := kLease(1, 0xa), kLease(2, 0xb)
 	build := func(leases ...model.Node) model.Queue {
 		res := ComposeSemaphore(SemParts{Path: "/s", Kind: SemKazoo, Leases: leases, ParentData: []byte("2")})
-		return model.Queue{Path: "/s", State: model.PathPresent, Type: model.TypeSemaphore, Nodes: model.NodesOf(res.Nodes...), Limit: res.Limit, LimitSource: res.LimitSource}
+		return model.Queue{Path: "/s", State: model.PathPresent, Type: model.TypeSemaphore, Nodes: model.NodesOf(res.Nodes...)}.WithRare(model.QueueRare{Limit: res.Limit, LimitSource: res.LimitSource})
 	}
 	first := SemaphoreChanges(nil, build(k1), at)
 	if len(first) != 1 || !strings.Contains(first[0].Text(), "kazoo semaphore, holders 1/2, 0 waiting") {
