@@ -91,7 +91,7 @@ func nodeOf(qm *Model, e lockops.Entry, r *Record, sv *ServerView) model.Node {
 	if r != nil {
 		n.Session, n.Data, n.DataLen = r.Session, r.DataBytes(), r.DataLen
 		n.Ctime, n.Mtime, n.Version, n.Czxid = r.Ctime(), r.Mtime(), r.Version, r.Czxid
-		n.Since, n.SinceExact = r.since, r.exact
+		n.Since, n.SinceExact = r.Since(), r.exact
 		n.Link = judgeLink(qm, e, r, sv)
 		if sv != nil {
 			n.Client = sv.Clients[r.Session]

@@ -17,11 +17,11 @@ func TestModelSize(t *testing.T) {
 	}
 }
 
-// TestRecordSize holds a Record to 112 bytes: a root keeps one for each
-// lock node of up to a million parents (the next size class is 128).
+// TestRecordSize holds a Record to 96 bytes: a root keeps one for each
+// lock node of up to a million parents (the next size class is 112).
 func TestRecordSize(t *testing.T) {
-	if n := unsafe.Sizeof(Record{}); n > 112 {
-		t.Errorf("a Record takes %d bytes, want <= 112", n)
+	if n := unsafe.Sizeof(Record{}); n > 96 {
+		t.Errorf("a Record takes %d bytes, want <= 96", n)
 	}
 }
 

@@ -12,13 +12,13 @@ import (
 // read once, and what the Watcher saw of its roles.
 //
 // A root keeps one for each lock node of up to a million parents: the
-// server's times are kept as it tells them (Unix milliseconds) and the
-// small fields sit together, so that a Record fits in 112 bytes
-// (TestRecordSize).
+// server's times are kept as it tells them (Unix milliseconds), the
+// Watcher's as Unix nanoseconds, and the small fields sit together, so
+// that a Record fits in 96 bytes (TestRecordSize).
 type Record struct {
 	Session int64
 	// Data is the node's first bytes, kept as a string: 16 bytes, not a
-	// slice's 24, so that a Record fits in 112 bytes; the published Node
+	// slice's 24, so that a Record fits in 96 bytes; the published Node
 	// shares its bytes (DataBytes). SetData sets it from a read.
 	Data    string
 	CtimeMs int64 // the stat's ctime, Unix milliseconds (Ctime)
@@ -45,13 +45,22 @@ type Record struct {
 	// dataSet: the node has data, if empty (a null Data is nil in the
 	// published Node, an empty one empty: the two encode apart).
 	dataSet bool
-	since   time.Time
+	// since is when the node took its role (the published Node's Since),
+	// Unix nanoseconds (0: not yet): a time would take the Record to 112
+	// bytes (setSince, Since).
+	since   int64
 	watches string
 	// watchesSince is when watches took its value, as the Watcher saw,
-	// Unix nanoseconds (0: never): it is only compared, and a time
-	// would take the Record to 144 bytes.
+	// Unix nanoseconds (0: never): it is only compared.
 	watchesSince int64
 }
+
+// Since is when the node took its role, as the Watcher judged it; zero
+// when not yet judged.
+func (r *Record) Since() time.Time { return fromUnixNano(r.since) }
+
+// setSince sets when the node took its role, and whether that is exact.
+func (r *Record) setSince(t time.Time, exact bool) { r.since, r.exact = unixNano(t), exact }
 
 // unixNano is t in Unix nanoseconds, 0 for the zero time.
 func unixNano(t time.Time) int64 {
@@ -59,6 +68,15 @@ func unixNano(t time.Time) int64 {
 		return 0
 	}
 	return t.UnixNano()
+}
+
+// fromUnixNano is the time of ns, Unix nanoseconds, in the local zone as
+// the Watcher's clock (time.Now) tells it; 0 is the zero time.
+func fromUnixNano(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
 }
 
 // SetData makes b (copied) r's data.
@@ -439,7 +457,7 @@ func withFetched(r *Record, existed bool, f Fetched) *Record {
 		r.Fetched, r.Session, r.Data, r.dataSet, r.DataLen = true, f.Rec.Session, f.Rec.Data, f.Rec.dataSet, f.Rec.DataLen
 		r.CtimeMs, r.MtimeMs, r.Version, r.Czxid = f.Rec.CtimeMs, f.Rec.MtimeMs, f.Rec.Version, f.Rec.Czxid
 		if r.role == lockops.RoleWaiting {
-			r.since, r.exact = r.Ctime(), true
+			r.setSince(r.Ctime(), true)
 		}
 	case !existed:
 		if f.Rec != nil {
@@ -472,30 +490,30 @@ func (m *listingMerge) date(e lockops.Entry, r *Record, existed bool) {
 	case !existed && m.initial:
 		// Seen for the first time in a queue seen for the first time:
 		// a holder has held at least since now.
-		r.since, r.exact = done, false
+		r.setSince(done, false)
 		if e.Role == lockops.RoleWaiting && r.Fetched {
-			r.since, r.exact = r.Ctime(), true
+			r.setSince(r.Ctime(), true)
 		}
 	case !existed:
 		m.created = append(m.created, e)
-		r.since, r.exact = done, r.Fetched
+		r.setSince(done, r.Fetched)
 		if r.Fetched && r.Ctime().Before(done) {
-			r.since = r.Ctime()
+			r.setSince(r.Ctime(), r.exact)
 		}
 		if e.Role == lockops.RoleHolder {
 			if from := releasedBefore(e, m.prevByName[e.Name].Predecessor, m.departed); from != "" {
 				// Its predecessor went between two listings: the hold
 				// began when the release was told.
-				r.since, r.exact = evAt, true
+				r.setSince(evAt, true)
 				m.handoffs = append(m.handoffs, model.Handoff{Path: m.path, From: from, To: e.Name, At: done, Gap: done.Sub(evAt)})
 			}
 		}
 	case r.role != e.Role:
 		if e.Role == lockops.RoleHolder {
-			r.since, r.exact = evAt, true
+			r.setSince(evAt, true)
 			m.handoffs = append(m.handoffs, model.Handoff{Path: m.path, From: releasedBefore(e, m.prevByName[e.Name].Predecessor, m.departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
 		} else {
-			r.since, r.exact = done, false
+			r.setSince(done, false)
 		}
 	}
 }
@@ -603,7 +621,7 @@ func (q *Model) departure(d lockops.Entry, wakers []string, at time.Time) model.
 	if r, ok := q.Nodes.Get(d.Name); ok {
 		// A role timed at zero is told as 1ns: zero means not timed
 		// (both read "0µs").
-		lasted := max(at.Sub(r.since), time.Nanosecond)
+		lasted := max(at.Sub(r.Since()), time.Nanosecond)
 		if d.Role == lockops.RoleHolder {
 			c.Held, c.HeldAtLeast = lasted, !r.exact
 		} else {
