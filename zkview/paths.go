@@ -117,7 +117,7 @@ func (pw *pathWatch) removeLocked(now time.Time) {
 			w.sortedPaths = slices.Delete(w.sortedPaths, i, i+1)
 			w.reshownLocked(pw.path)
 		}
-		if qm.State == model.PathPresent {
+		if qm.State() == model.PathPresent {
 			w.emitLocked(model.Change{At: now, Kind: model.ChangePathVanished, Path: pw.path, State: model.PathAbsent, Unwatched: true, Count: len(qm.Order.Entries)})
 		}
 	}
@@ -232,7 +232,7 @@ func (pw *pathWatch) run() {
 		evAt = w.cfg.Now()
 		w.mu.Lock()
 		if qm, ok := w.queues[pw.path]; ok {
-			qm.EventAt = evAt
+			qm.SetEventAt(evAt)
 		}
 		w.mu.Unlock()
 	}

@@ -464,7 +464,7 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []strin
 	w.mu.Lock()
 	qm := w.queues[pw.path]
 	if qm != nil {
-		qm.EventAt = evAt // the queue was not quiet (judgeLink)
+		qm.SetEventAt(evAt) // the queue was not quiet (judgeLink)
 	}
 	ok := !pw.removed && qm != nil && rw.deltaFitsLocked(qm)
 	w.mu.Unlock()
@@ -523,7 +523,7 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []strin
 // ephemeral lock's node), or one a semaphore reads beside its own.
 func (rw *recursiveWatch) deltaFitsLocked(qm *queue.Model) bool {
 	pw, w := rw.pw, rw.pw.w
-	if !qm.Seen || qm.State != model.PathPresent || qm.Lone() != nil || len(qm.Order.Entries) == 0 || len(qm.Order.Other) > 0 {
+	if !qm.Seen || qm.State() != model.PathPresent || qm.Lone() != nil || len(qm.Order.Entries) == 0 || len(qm.Order.Other) > 0 {
 		return false
 	}
 	if _, isAux := w.sems.auxOf[pw.path]; isAux {

@@ -447,11 +447,11 @@ func leaseNode(name string, seq int32, r *queue.Record, sv *queue.ServerView) mo
 func (st *semState) curatorLeases(parts *queue.SemParts, lq *queue.Model, sv *queue.ServerView, current map[string]bool) {
 	if lq.Seen && !st.leasesSeen {
 		st.leasesSeen = true
-		for _, k := range lq.Kids {
+		for _, k := range lq.Kids() {
 			st.initial[k] = true
 		}
 	}
-	for _, k := range lq.Kids {
+	for _, k := range lq.Kids() {
 		seq, ok := queue.CuratorLease(k)
 		if !ok {
 			parts.NotLeases = append(parts.NotLeases, k)
@@ -523,8 +523,8 @@ func (st *semState) datePendedHolds(nodes []model.Node, lq *queue.Model, now tim
 		start, ok := st.heldFrom[n.Name]
 		if !ok {
 			start = now
-			if lq != nil && lq.EventAt.After(st.builtAt) && lq.EventAt.Before(now) {
-				start = lq.EventAt
+			if lq != nil && lq.EventAt().After(st.builtAt) && lq.EventAt().Before(now) {
+				start = lq.EventAt()
 			}
 			st.heldFrom[n.Name] = start
 		}

@@ -15,12 +15,12 @@ import (
 func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Queue {
 	q := model.Queue{
 		Path:     qm.Path,
-		State:    qm.State,
+		State:    qm.State(),
 		Err:      qm.errText(),
 		Other:    slices.Clone(qm.Order.Other),
 		Handoffs: slices.Clone(qm.handoffList()),
 		Depth:    qm.publishedDepth(),
-		ListedAt: qm.listedAt,
+		ListedAt: fromUnixNano(qm.listedAt),
 	}
 	aq := believed(qm, sv)
 	entries := aq.Entries
@@ -205,7 +205,7 @@ func judgeLink(qm *Model, e lockops.Entry, r *Record, sv *ServerView) model.Link
 		return model.LinkVerified
 	}
 	settledBy := sv.Start.Add(-missingGrace)
-	if r.watchesSince < settledBy.UnixNano() && qm.EventAt.Before(settledBy) {
+	if r.watchesSince < settledBy.UnixNano() && qm.EventAt().Before(settledBy) {
 		return model.LinkMissing
 	}
 	return model.LinkInferred

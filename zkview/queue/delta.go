@@ -107,8 +107,9 @@ func (q *Model) ApplyChange(order lockops.Ordering, touched []int, before Prior,
 	q.keepHandoffs(handoffs)
 	// kids is the last listing's: read only while the queue holds no lock
 	// node (a plain ephemeral lock), which a change here never leaves.
-	q.Kids, q.Order = nil, order
-	q.listedAt = issued
+	q.Order = order
+	q.clearKids()
+	q.listedAt = unixNano(issued)
 	q.sampleDepth(done, len(order.Entries))
 	q.MarkDirty()
 }

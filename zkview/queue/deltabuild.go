@@ -23,8 +23,8 @@ import (
 // missing watches and herds need the servers' watches), so only the nodes
 // and those two change.
 func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time) (model.Queue, bool) {
-	if prev == nil || !qm.HasBuilt || !qm.BuiltChanges || qm.relisted || qm.Lone() != nil || len(qm.Order.Other) > 0 ||
-		prev.State != model.PathPresent || qm.State != model.PathPresent {
+	if prev == nil || !qm.HasBuilt || !qm.BuiltChanges || qm.is(flagRelisted) || qm.Lone() != nil || len(qm.Order.Other) > 0 ||
+		prev.State != model.PathPresent || qm.State() != model.PathPresent {
 		return model.Queue{}, false
 	}
 	changed := qm.Changed()
@@ -33,12 +33,12 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 
 	q := model.Queue{
 		Path:     qm.Path,
-		State:    qm.State,
+		State:    qm.State(),
 		Err:      qm.errText(),
 		Type:     prev.Type,
 		Handoffs: slices.Clone(qm.handoffList()),
 		Depth:    qm.publishedDepth(),
-		ListedAt: qm.listedAt,
+		ListedAt: fromUnixNano(qm.listedAt),
 	}
 	fresh := func(e *lockops.Entry) (model.Node, bool) {
 		be := believedEntry(qm, *e, qm.Nodes.Of(e.Name), nil)
@@ -100,7 +100,7 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 // node believing what its role says, and no warning but stale or
 // self-wait.
 func ChangeShaped(qm *Model, q *model.Queue) bool {
-	qm.relisted = false
+	qm.set(flagRelisted, false)
 	if q.State != model.PathPresent || q.Nodes.Len() == 0 || len(q.Other) > 0 || qm.Lone() != nil {
 		return false
 	}

@@ -9,11 +9,11 @@ import (
 	"github.com/zklock/zklock/model"
 )
 
-// TestModelSize holds a Model to 240 bytes: a root keeps one for each of
-// up to a million lock parents (the next size class is 256).
+// TestModelSize holds a Model to 160 bytes: a root keeps one for each of
+// up to a million lock parents (the next size class is 176).
 func TestModelSize(t *testing.T) {
-	if n := unsafe.Sizeof(Model{}); n > 240 {
-		t.Errorf("a Model takes %d bytes, want <= 240", n)
+	if n := unsafe.Sizeof(Model{}); n > 160 {
+		t.Errorf("a Model takes %d bytes, want <= 160", n)
 	}
 }
 
@@ -93,5 +93,98 @@ func TestRecordDataNullAndEmpty(t *testing.T) {
 		if (got == nil) != (c.in == nil) || string(got) != string(c.in) {
 			t.Errorf("%s: data %#v, want %#v", c.name, got, c.in)
 		}
+	}
+}
+
+// TestDepthFirstSampleShared: models sampled in the same second with the
+// same small depth share one array of one sample, and a later sample of
+// one of them changes neither the others' samples nor a Queue built
+// before it.
+func TestDepthFirstSampleShared(t *testing.T) {
+	t0 := time.Date(2026, 3, 14, 3, 12, 0, 0, time.UTC)
+	h := &Hooks{Emit: func(model.Change) {}}
+	one := []string{"lock-0000000000"}
+	two := []string{"lock-0000000000", "lock-0000000001"}
+	a, b, c := New("/a", "/a", h), New("/b", "/b", h), New("/c", "/c", h)
+	a.Apply(one, nil, t0, t0, t0)
+	b.Apply(one, nil, t0, t0.Add(time.Millisecond), t0)
+	c.Apply(two, nil, t0, t0, t0)
+	if a.depth != b.depth {
+		t.Errorf("a and b sampled depth 1 in one second: arrays %p and %p, want one", a.depth, b.depth)
+	}
+	if a.depth == c.depth {
+		t.Errorf("a (depth 1) and c (depth 2) share their samples")
+	}
+	qa := Build(a, nil, false, time.Time{})
+	b.Apply(two, nil, t0, t0.Add(2*time.Millisecond), t0) // same second, deeper
+	a.Apply(one, nil, t0, t0.Add(time.Second), t0)        // the next second
+	depths := func(d []model.DepthSample) []int {
+		var got []int
+		for _, s := range d {
+			got = append(got, s.Depth)
+		}
+		return got
+	}
+	for _, x := range []struct {
+		name string
+		got  []model.DepthSample
+		want []int
+	}{
+		{"a's Queue built before", qa.Depth, []int{1}},
+		{"a after the next second", Build(a, nil, false, time.Time{}).Depth, []int{1, 1}},
+		{"b deeper in the same second", Build(b, nil, false, time.Time{}).Depth, []int{2}},
+		{"c", Build(c, nil, false, time.Time{}).Depth, []int{2}},
+	} {
+		if !slices.Equal(depths(x.got), x.want) {
+			t.Errorf("%s: depth %v, want %v", x.name, depths(x.got), x.want)
+		}
+	}
+	d, e := New("/d", "/d", h), New("/e", "/e", h)
+	d.Apply(one, nil, t0, t0.Add(time.Second), t0)
+	e.Apply(one, nil, t0, t0.Add(time.Second+time.Millisecond), t0)
+	if d.depth != e.depth || len(*d.depth) != 1 || (*d.depth)[0] != (model.DepthSample{At: t0.Add(time.Second), Depth: 1}) {
+		t.Errorf("d and e sampled depth 1 in the next second: %v and %v, want one shared sample", *d.depth, *e.depth)
+	}
+}
+
+// TestKidsAsListed: Kids is the last listing in the listing's order,
+// kept apart only when it is not the lock nodes' names in sequence
+// order, and nil after a change merged (ApplyChange) or a reset.
+func TestKidsAsListed(t *testing.T) {
+	t0 := time.Date(2026, 3, 14, 3, 12, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name string
+		kids []string
+		kept bool
+	}{
+		{"none", nil, false},
+		{"one lock node", []string{"lock-0000000000"}, false},
+		{"in sequence order", []string{"lock-0000000000", "lock-0000000001"}, false},
+		{"listed out of order", []string{"lock-0000000001", "lock-0000000000"}, true},
+		{"with another child", []string{"lock-0000000000", "config"}, true},
+		{"another child only", []string{"config"}, true},
+	} {
+		qm := New("/l", "/l", &Hooks{Emit: func(model.Change) {}})
+		qm.Apply(c.kids, nil, t0, t0, t0)
+		if got := qm.Kids(); !slices.Equal(got, c.kids) {
+			t.Errorf("%s: Kids %v, want %v", c.name, got, c.kids)
+		}
+		if kept := qm.kids != nil; kept != c.kept {
+			t.Errorf("%s: listing kept apart %v, want %v", c.name, kept, c.kept)
+		}
+	}
+	qm := New("/l", "/l", &Hooks{Emit: func(model.Change) {}})
+	qm.Apply([]string{"lock-0000000000"}, nil, t0, t0, t0)
+	order, touched, ok := qm.Order.ChangeOwned([]string{"lock-0000000001"}, nil)
+	if !ok {
+		t.Fatal("a join at the tail does not fit a change")
+	}
+	qm.ApplyChange(order, touched, PriorOf(qm.Order, nil), nil, t0, t0, t0)
+	if got := qm.Kids(); got != nil {
+		t.Errorf("after a change: Kids %v, want nil", got)
+	}
+	qm.SetState(model.PathAbsent, "", t0)
+	if got := qm.Kids(); got != nil {
+		t.Errorf("absent: Kids %v, want nil", got)
 	}
 }

@@ -124,40 +124,119 @@ func unixMilli(ms int64) time.Time {
 // its path's goroutine (apply, setState) and read by the builder.
 //
 // A root holds a Model for each of up to a million parents: what most
-// of them never use sits behind rare, and the flags sit together, so
-// that a Model fits in 240 bytes (TestModelSize): its path on the server
-// (Abs) is kept apart only where it differs (a chroot).
+// of them never use sits behind rare, what a one-node parent can derive
+// is not kept (Kids, the depth samples it shares), times are Unix
+// nanoseconds and the flags sit together, so that a Model fits in 160
+// bytes (TestModelSize): its path on the server (Abs) is kept apart
+// only where it differs (a chroot).
 type Model struct {
 	Path     string
-	State    model.PathState
 	czxid    int64 // the listed parent's identity (0: not listed yet)
-	Kids     []string
+	listedAt int64 // when the current listing was asked for, Unix nanoseconds (0: never)
 	Order    lockops.Ordering
-	Nodes    Records   // the lock nodes of order
-	listedAt time.Time // when the current listing was asked for
-	EventAt  time.Time // when its watch last fired
-	depth    []model.DepthSample
-	hooks    *Hooks     // shared with the Watcher's other models
-	rare     *modelRare // nil until one of its fields is set
+	Nodes    Records // the lock nodes of order
+	// kids is the last listing (Kids) when it is not Order's names in
+	// order (kidsDerived): a parent's listing of its one lock node is
+	// not kept twice.
+	kids  *[]string
+	depth *[]model.DepthSample // shared with other models when sampled alike (depth.go)
+	hooks *Hooks               // shared with the Watcher's other models
+	rare  *modelRare           // nil until one of its fields is set
 
 	Seen bool // listed, or seen absent: later nodes are new ones
 	// HasBuilt: a Queue of the model was built and is in the Watcher's
 	// list (the Watcher keeps it there only, not a copy here).
 	HasBuilt bool
-	// dirty: changed since Built (MarkDirty); queued: handed to Dirty
-	// and not taken back since (Taken), so that a build visits only the
-	// models that changed, each once.
-	dirty, queued bool
 	// BuiltChanges: built is of the shape that changes can update
 	// (BuildChanged); Changed names the entries applyChange touched
-	// since, and relisted says a listing (or a reset) was merged since:
-	// the next build is a full one.
+	// since, and relisted (a flag) says a listing (or a reset) was
+	// merged since: the next build is a full one.
 	BuiltChanges bool
-	relisted     bool
 	// Election: the config names this path an election (election.go).
 	Election bool
-	// depthShared: a published Queue holds depth (publishedDepth).
-	depthShared bool
+	state    uint8 // a model.PathState (State)
+	flags    modelFlags
+}
+
+// modelFlags are a Model's own yes-or-no facts, one bit each.
+type modelFlags uint8
+
+const (
+	// flagDirty: changed since Built (MarkDirty); flagQueued: handed to
+	// Dirty and not taken back since (Taken), so that a build visits
+	// only the models that changed, each once.
+	flagDirty modelFlags = 1 << iota
+	flagQueued
+	flagRelisted // see BuiltChanges
+	// flagDepthShared: a published Queue, or other models, hold the
+	// depth samples' array (publishedDepth, sharedDepth).
+	flagDepthShared
+	// flagKidsDerived: the last listing is Order's names, in order (kids).
+	flagKidsDerived
+)
+
+func (q *Model) is(f modelFlags) bool { return q.flags&f != 0 }
+
+func (q *Model) set(f modelFlags, on bool) {
+	if on {
+		q.flags |= f
+	} else {
+		q.flags &^= f
+	}
+}
+
+// State is whether the parent could be read.
+func (q *Model) State() model.PathState { return model.PathState(q.state) }
+
+// Kids is the parent's children as last listed, in the listing's order;
+// nil when a change (not a listing) was merged since, or none.
+func (q *Model) Kids() []string {
+	if !q.is(flagKidsDerived) {
+		if q.kids == nil {
+			return nil
+		}
+		return *q.kids
+	}
+	if len(q.Order.Entries) == 0 {
+		return nil
+	}
+	kids := make([]string, len(q.Order.Entries))
+	for i := range q.Order.Entries {
+		kids[i] = q.Order.Entries[i].Name
+	}
+	return kids
+}
+
+// setKids records kids as the last listing, whose ordering is order:
+// kept only when they are not order's names in order.
+func (q *Model) setKids(kids []string, order lockops.Ordering) {
+	derived := len(order.Other) == 0 && len(kids) == len(order.Entries)
+	for i := 0; derived && i < len(kids); i++ {
+		derived = kids[i] == order.Entries[i].Name
+	}
+	q.set(flagKidsDerived, derived)
+	q.kids = nil
+	if !derived {
+		q.kids = &kids
+	}
+}
+
+// clearKids forgets the last listing: Kids is nil.
+func (q *Model) clearKids() { q.kids = nil; q.set(flagKidsDerived, false) }
+
+// EventAt is when the parent's watch last fired (zero: never).
+func (q *Model) EventAt() time.Time {
+	if q.rare == nil {
+		return time.Time{}
+	}
+	return fromUnixNano(q.rare.eventAt)
+}
+
+// SetEventAt records that the parent's watch fired at t.
+func (q *Model) SetEventAt(t time.Time) {
+	if !t.IsZero() || q.rare != nil {
+		q.more().eventAt = unixNano(t)
+	}
 }
 
 // modelRare is the part of a Model most lock parents never set.
@@ -168,6 +247,7 @@ type modelRare struct {
 	changed  []lockops.ParsedName
 	removed  []string  // nodes applyChange removed since the last build
 	lone     *LoneNode // the last listing's plain ephemeral lock node (ephemeral.go)
+	eventAt  int64     // EventAt, Unix nanoseconds: a quiet parent has none
 }
 
 // more is q's rare part, made when first needed.
@@ -263,6 +343,8 @@ type Hooks struct {
 	// Abs turns a path into the server's (a chroot applied), so that a
 	// Model below a chroot need not keep both; nil: the same path.
 	Abs func(string) string
+
+	depths depthCache // the first depth samples the models share
 }
 
 // New makes the model of the lock parent p (abs: its path on the
@@ -281,24 +363,24 @@ func New(p, abs string, h *Hooks) *Model {
 func (q *Model) emit(c model.Change) { q.hooks.Emit(c) }
 
 // IsDirty says whether the model changed since its last build.
-func (q *Model) IsDirty() bool { return q.dirty }
+func (q *Model) IsDirty() bool { return q.is(flagDirty) }
 
 // MarkDirty says the model changed since its last build, and tells the
 // hooks' Dirty, once until Taken.
 func (q *Model) MarkDirty() {
-	q.dirty = true
-	if !q.queued && q.hooks != nil && q.hooks.Dirty != nil {
-		q.queued = true
+	q.set(flagDirty, true)
+	if !q.is(flagQueued) && q.hooks != nil && q.hooks.Dirty != nil {
+		q.set(flagQueued, true)
 		q.hooks.Dirty(q)
 	}
 }
 
 // ClearDirty says the model is built (or needs no Queue of its own).
-func (q *Model) ClearDirty() { q.dirty = false }
+func (q *Model) ClearDirty() { q.set(flagDirty, false) }
 
 // Taken says the hooks' Dirty is to be told again at the next
 // change: its last telling was acted on.
-func (q *Model) Taken() { q.queued = false }
+func (q *Model) Taken() { q.set(flagQueued, false) }
 
 // CheckIdentity forgets every node of a parent that was deleted and
 // created again since the last listing: the new parent's nodes may carry
@@ -312,9 +394,10 @@ func (q *Model) CheckIdentity(czxid int64, now time.Time) {
 	if prev == 0 || prev == czxid {
 		return
 	}
-	q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, Records{}
+	q.Order, q.Nodes = lockops.Ordering{}, Records{}
+	q.clearKids()
 	q.MarkDirty()
-	q.relisted = true
+	q.set(flagRelisted, true)
 	q.emit(model.Change{At: now, Kind: model.ChangePathRecreated, Path: q.Path})
 }
 
@@ -335,19 +418,20 @@ func (q *Model) NeedFetch(kids []string) []string {
 // SetState records that the parent could not be listed. Absent and NoAuth
 // empty the queue: nothing in it can be known.
 func (q *Model) SetState(st model.PathState, msg string, now time.Time) {
-	if q.State == st && q.errText() == msg {
+	if q.State() == st && q.errText() == msg {
 		return
 	}
-	prev := q.State
-	q.State = st
+	prev := q.State()
+	q.state = uint8(st)
 	q.setErr(msg)
 	q.MarkDirty()
-	q.relisted = true
+	q.set(flagRelisted, true)
 	if st == model.PathAbsent || st == model.PathNoAuth {
 		if st == model.PathAbsent {
 			q.Seen = true
 		}
-		q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, Records{}
+		q.Order, q.Nodes = lockops.Ordering{}, Records{}
+		q.clearKids()
 		q.czxid = 0 // the parent that comes back is a new one: no second notice
 		q.sampleDepth(now, 0)
 	}
@@ -372,7 +456,7 @@ func (q *Model) SetState(st model.PathState, msg string, now time.Time) {
 func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time) {
 	gotBy, cur := withoutGone(kids, got)
 	initial := !q.Seen
-	if q.State != model.PathPresent && !initial {
+	if q.State() != model.PathPresent && !initial {
 		q.emit(model.Change{At: done, Kind: model.ChangePathAppeared, Path: q.Path, State: model.PathPresent})
 	}
 
@@ -400,10 +484,11 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 
 	q.tellListing(&m, prev, order)
 	q.keepHandoffs(m.handoffs)
-	q.Kids, q.Order, q.Nodes = cur, order, nodes
-	q.relisted = true
-	q.listedAt, q.Seen = issued, true
-	q.State = model.PathPresent
+	q.Order, q.Nodes = order, nodes
+	q.setKids(cur, order)
+	q.set(flagRelisted, true)
+	q.listedAt, q.Seen = unixNano(issued), true
+	q.state = uint8(model.PathPresent)
 	q.setErr("")
 	q.sampleDepth(done, len(order.Entries))
 	q.MarkDirty()
@@ -661,41 +746,6 @@ func wakersIn(prev lockops.Ordering, i int) []string {
 		}
 	}
 	return watchers
-}
-
-// sampleDepth keeps the largest depth of each second.
-func (q *Model) sampleDepth(at time.Time, depth int) {
-	sec := at.Truncate(time.Second)
-	n := len(q.depth)
-	if n > 0 && q.depth[n-1].At.Equal(sec) {
-		if depth > q.depth[n-1].Depth {
-			q.ownDepth(0)
-			q.depth[n-1].Depth = depth
-		}
-		return
-	}
-	q.ownDepth(1)
-	q.depth = append(q.depth, model.DepthSample{At: sec, Depth: depth})
-	if over := len(q.depth) - depthSamples; over > 0 {
-		q.depth = append([]model.DepthSample(nil), q.depth[over:]...)
-	}
-}
-
-// publishedDepth is the depth samples for a Queue being built: the
-// model's own, shared with it until the next sample (ownDepth), as most
-// of a root's parents never take another.
-func (q *Model) publishedDepth() []model.DepthSample {
-	q.depthShared = len(q.depth) > 0
-	return q.depth[:len(q.depth):len(q.depth)]
-}
-
-// ownDepth copies the depth samples, with room for more, when a
-// published Queue shares them: a sample changes only the model's.
-func (q *Model) ownDepth(more int) {
-	if q.depthShared {
-		q.depth = append(make([]model.DepthSample, 0, len(q.depth)+more), q.depth...)
-		q.depthShared = false
-	}
 }
 
 // Fetched is one Get's outcome for a new node.
