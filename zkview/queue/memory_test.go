@@ -9,11 +9,11 @@ import (
 	"github.com/zklock/zklock/model"
 )
 
-// TestModelSize holds a Model to 160 bytes: a root keeps one for each of
-// up to a million lock parents (the next size class is 176).
+// TestModelSize holds a Model to 144 bytes: a root keeps one for each of
+// up to a million lock parents (the next size class is 160).
 func TestModelSize(t *testing.T) {
-	if n := unsafe.Sizeof(Model{}); n > 160 {
-		t.Errorf("a Model takes %d bytes, want <= 160", n)
+	if n := unsafe.Sizeof(Model{}); n > 144 {
+		t.Errorf("a Model takes %d bytes, want <= 144", n)
 	}
 }
 
@@ -109,10 +109,10 @@ func TestDepthFirstSampleShared(t *testing.T) {
 	a.Apply(one, nil, t0, t0, t0)
 	b.Apply(one, nil, t0, t0.Add(time.Millisecond), t0)
 	c.Apply(two, nil, t0, t0, t0)
-	if a.depth != b.depth {
-		t.Errorf("a and b sampled depth 1 in one second: arrays %p and %p, want one", a.depth, b.depth)
+	if a.x != b.x {
+		t.Errorf("a and b sampled depth 1 in one second: extras %p and %p, want one", a.x, b.x)
 	}
-	if a.depth == c.depth {
+	if a.x == c.x {
 		t.Errorf("a (depth 1) and c (depth 2) share their samples")
 	}
 	qa := Build(a, nil, false, time.Time{})
@@ -142,8 +142,24 @@ func TestDepthFirstSampleShared(t *testing.T) {
 	d, e := New("/d", "/d", h), New("/e", "/e", h)
 	d.Apply(one, nil, t0, t0.Add(time.Second), t0)
 	e.Apply(one, nil, t0, t0.Add(time.Second+time.Millisecond), t0)
-	if d.depth != e.depth || len(*d.depth) != 1 || (*d.depth)[0] != (model.DepthSample{At: t0.Add(time.Second), Depth: 1}) {
-		t.Errorf("d and e sampled depth 1 in the next second: %v and %v, want one shared sample", *d.depth, *e.depth)
+	if d.x != e.x || len(d.x.depth) != 1 || d.x.depth[0] != (model.DepthSample{At: t0.Add(time.Second), Depth: 1}) {
+		t.Errorf("d and e sampled depth 1 in the next second: %v and %v, want one shared sample", d.x.depth, e.x.depth)
+	}
+	// A model that keeps its listing has an extra of its own, and shares
+	// only the sample's array.
+	g := New("/g", "/g", h)
+	g.Apply([]string{"lock-0000000000", "config"}, nil, t0, t0.Add(time.Second), t0)
+	if g.x == d.x || &g.x.depth[0] != &d.x.depth[0] {
+		t.Errorf("g: extra shared %v, sample's array shared %v; want false, true", g.x == d.x, &g.x.depth[0] == &d.x.depth[0])
+	}
+	g.Apply(two, nil, t0, t0.Add(time.Second+time.Millisecond), t0)
+	if got, want := depths(g.x.depth), []int{2}; !slices.Equal(got, want) {
+		t.Errorf("g deeper in the same second: depth %v, want %v", got, want)
+	}
+	for name, m := range map[string]*Model{"d": d, "e": e} {
+		if got, want := depths(m.x.depth), []int{1}; !slices.Equal(got, want) || m.Kids()[0] != "lock-0000000000" || len(m.Kids()) != 1 {
+			t.Errorf("%s after g changed: depth %v, kids %v; want %v, [lock-0000000000]", name, got, m.Kids(), want)
+		}
 	}
 }
 
@@ -169,7 +185,7 @@ func TestKidsAsListed(t *testing.T) {
 		if got := qm.Kids(); !slices.Equal(got, c.kids) {
 			t.Errorf("%s: Kids %v, want %v", c.name, got, c.kids)
 		}
-		if kept := qm.kids != nil; kept != c.kept {
+		if kept := qm.x.kids != nil; kept != c.kept {
 			t.Errorf("%s: listing kept apart %v, want %v", c.name, kept, c.kept)
 		}
 	}

@@ -125,9 +125,9 @@ func unixMilli(ms int64) time.Time {
 //
 // A root holds a Model for each of up to a million parents: what most
 // of them never use sits behind rare, what a one-node parent can derive
-// is not kept (Kids, the depth samples it shares), times are Unix
-// nanoseconds and the flags sit together, so that a Model fits in 160
-// bytes (TestModelSize): its path on the server (Abs) is kept apart
+// or shares with others is not its own (Kids, its hooks and depth
+// samples: x), times are Unix nanoseconds and the flags sit together,
+// so that a Model fits in 144 bytes (TestModelSize): its path on the server (Abs) is kept apart
 // only where it differs (a chroot).
 type Model struct {
 	Path     string
@@ -135,13 +135,10 @@ type Model struct {
 	listedAt int64 // when the current listing was asked for, Unix nanoseconds (0: never)
 	Order    lockops.Ordering
 	Nodes    Records // the lock nodes of order
-	// kids is the last listing (Kids) when it is not Order's names in
-	// order (kidsDerived): a parent's listing of its one lock node is
-	// not kept twice.
-	kids  *[]string
-	depth *[]model.DepthSample // shared with other models when sampled alike (depth.go)
-	hooks *Hooks               // shared with the Watcher's other models
-	rare  *modelRare           // nil until one of its fields is set
+	// x is the hooks, the depth samples and the last listing: shared
+	// with the Watcher's other models that hold the same (shared.go).
+	x    *modelExtra
+	rare *modelRare // nil until one of its fields is set
 
 	Seen bool // listed, or seen absent: later nodes are new ones
 	// HasBuilt: a Queue of the model was built and is in the Watcher's
@@ -171,8 +168,9 @@ const (
 	// flagDepthShared: a published Queue, or other models, hold the
 	// depth samples' array (publishedDepth, sharedDepth).
 	flagDepthShared
-	// flagKidsDerived: the last listing is Order's names, in order (kids).
+	// flagKidsDerived: the last listing is Order's names, in order (Kids).
 	flagKidsDerived
+	flagOwnExtra // x is the model's own, not shared (ownExtra)
 )
 
 func (q *Model) is(f modelFlags) bool { return q.flags&f != 0 }
@@ -192,10 +190,7 @@ func (q *Model) State() model.PathState { return model.PathState(q.state) }
 // nil when a change (not a listing) was merged since, or none.
 func (q *Model) Kids() []string {
 	if !q.is(flagKidsDerived) {
-		if q.kids == nil {
-			return nil
-		}
-		return *q.kids
+		return q.x.kids
 	}
 	if len(q.Order.Entries) == 0 {
 		return nil
@@ -215,14 +210,21 @@ func (q *Model) setKids(kids []string, order lockops.Ordering) {
 		derived = kids[i] == order.Entries[i].Name
 	}
 	q.set(flagKidsDerived, derived)
-	q.kids = nil
-	if !derived {
-		q.kids = &kids
+	switch {
+	case !derived:
+		q.ownExtra().kids = kids
+	case q.x.kids != nil:
+		q.x.kids = nil // set only in the model's own
 	}
 }
 
 // clearKids forgets the last listing: Kids is nil.
-func (q *Model) clearKids() { q.kids = nil; q.set(flagKidsDerived, false) }
+func (q *Model) clearKids() {
+	q.set(flagKidsDerived, false)
+	if q.x.kids != nil {
+		q.x.kids = nil // set only in the model's own
+	}
+}
 
 // EventAt is when the parent's watch last fired (zero: never).
 func (q *Model) EventAt() time.Time {
@@ -263,8 +265,8 @@ func (q *Model) Abs() string {
 	switch {
 	case q.rare != nil && q.rare.abs != "":
 		return q.rare.abs
-	case q.hooks != nil && q.hooks.Abs != nil:
-		return q.hooks.Abs(q.Path)
+	case q.x.hooks != nil && q.x.hooks.Abs != nil:
+		return q.x.hooks.Abs(q.Path)
 	}
 	return q.Path
 }
@@ -344,14 +346,14 @@ type Hooks struct {
 	// Model below a chroot need not keep both; nil: the same path.
 	Abs func(string) string
 
-	depths depthCache // the first depth samples the models share
+	shared sharedExtras // what the models share (shared.go)
 }
 
 // New makes the model of the lock parent p (abs: its path on the
 // server), telling h (kept, not copied), which is told at once that the
 // model is to be built.
 func New(p, abs string, h *Hooks) *Model {
-	q := &Model{Path: p, hooks: h}
+	q := &Model{Path: p, x: h.none()}
 	if abs != p && (h == nil || h.Abs == nil || h.Abs(p) != abs) {
 		q.more().abs = abs
 	}
@@ -360,7 +362,7 @@ func New(p, abs string, h *Hooks) *Model {
 }
 
 // emit tells the Watcher of a happening.
-func (q *Model) emit(c model.Change) { q.hooks.Emit(c) }
+func (q *Model) emit(c model.Change) { q.x.hooks.Emit(c) }
 
 // IsDirty says whether the model changed since its last build.
 func (q *Model) IsDirty() bool { return q.is(flagDirty) }
@@ -369,9 +371,9 @@ func (q *Model) IsDirty() bool { return q.is(flagDirty) }
 // hooks' Dirty, once until Taken.
 func (q *Model) MarkDirty() {
 	q.set(flagDirty, true)
-	if !q.is(flagQueued) && q.hooks != nil && q.hooks.Dirty != nil {
+	if h := q.x.hooks; !q.is(flagQueued) && h != nil && h.Dirty != nil {
 		q.set(flagQueued, true)
-		q.hooks.Dirty(q)
+		h.Dirty(q)
 	}
 }
 
