@@ -197,7 +197,7 @@ func (s *semaphores) releaseAuxLocked(a string, now time.Time) {
 	case !pa.keep() && !pa.discover:
 		delete(w.queues, a) // no "vanished" event: it was never shown
 		pa.removeLocked(now)
-	case qm != nil && len(qm.Order.Entries) > 0:
+	case qm != nil && len(qm.Order().Entries) > 0:
 		if i, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
 			w.sortedPaths = slices.Insert(w.sortedPaths, i, a)
 			w.reshownLocked(a)
@@ -475,7 +475,7 @@ func (st *semState) curatorLeases(parts *queue.SemParts, lq *queue.Model, sv *qu
 // children of its parent qm, the children that are none, and the
 // parent's data.
 func (st *semState) kazooLeases(parts *queue.SemParts, qm *queue.Model, sv *queue.ServerView) {
-	for _, k := range qm.Order.Other {
+	for _, k := range qm.Order().Other {
 		r := st.leases[k]
 		if st.gone[k] {
 			continue // deleted before it could be read: told by no one

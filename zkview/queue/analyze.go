@@ -17,7 +17,7 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 		Path:     qm.Path,
 		State:    qm.State(),
 		Err:      qm.errText(),
-		Other:    slices.Clone(qm.Order.Other),
+		Other:    slices.Clone(qm.Order().Other),
 		Handoffs: slices.Clone(qm.handoffList()),
 		Depth:    qm.publishedDepth(),
 		ListedAt: fromUnixNano(qm.listedAt),
@@ -60,14 +60,14 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 			q.Warnings = append(q.Warnings, model.Warning{Code: model.WarnHerd, Nodes: herd, Message: msg})
 		}
 	}
-	if groups := qm.Order.MixedRecipes(); groups != nil {
+	if groups := qm.Order().MixedRecipes(); groups != nil {
 		var all []string
 		parts := make([]string, len(groups))
 		for i, g := range groups {
 			all = append(all, g.Nodes...)
 			parts[i] = fmt.Sprintf("%s (%d): %s", g.Name, len(g.Nodes), listNames(g.Nodes, ", ", 3))
 		}
-		slices.SortFunc(all, func(a, b string) int { return seqCompare(qm.Order, a, b) })
+		slices.SortFunc(all, func(a, b string) int { return seqCompare(qm.Order(), a, b) })
 		q.Warnings = append(q.Warnings, model.Warning{Code: model.WarnMixedRecipes, Nodes: all,
 			Message: "recipes that cannot see each other share this parent: " + strings.Join(parts, "; ")})
 	}
@@ -117,7 +117,7 @@ func staleWarning(since time.Time) model.Warning {
 // node's session watching another lock node of the parent, the node
 // waits on it, whatever the names predict (model.ServerWaits).
 func believed(qm *Model, sv *ServerView) lockops.Ordering {
-	aq := lockops.Ordering{Entries: slices.Clone(qm.Order.Entries), Other: qm.Order.Other}
+	aq := lockops.Ordering{Entries: slices.Clone(qm.Order().Entries), Other: qm.Order().Other}
 	for i := range aq.Entries {
 		e := &aq.Entries[i]
 		*e = believedEntry(qm, *e, qm.Nodes.Of(e.Name), sv)

@@ -107,7 +107,7 @@ func (q *Model) ApplyChange(order lockops.Ordering, touched []int, before Prior,
 	q.keepHandoffs(handoffs)
 	// kids is the last listing's: read only while the queue holds no lock
 	// node (a plain ephemeral lock), which a change here never leaves.
-	q.Order = order
+	q.setOrder(order)
 	q.clearKids()
 	q.listedAt = unixNano(issued)
 	q.sampleDepth(done, len(order.Entries))

@@ -23,7 +23,7 @@ import (
 // missing watches and herds need the servers' watches), so only the nodes
 // and those two change.
 func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time) (model.Queue, bool) {
-	if prev == nil || !qm.HasBuilt || !qm.BuiltChanges || qm.is(flagRelisted) || qm.Lone() != nil || len(qm.Order.Other) > 0 ||
+	if prev == nil || !qm.HasBuilt || !qm.BuiltChanges || qm.is(flagRelisted) || qm.Lone() != nil || len(qm.Order().Other) > 0 ||
 		prev.State != model.PathPresent || qm.State() != model.PathPresent {
 		return model.Queue{}, false
 	}
@@ -47,7 +47,7 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 		}
 		return nodeOf(qm, be, qm.Nodes.Of(e.Name), nil), true
 	}
-	entries := qm.Order.Entries
+	entries := qm.Order().Entries
 	prevN := prev.Nodes.Len()
 	if m := len(entries); len(changed) == 0 && len(qm.Removed()) > 0 && m > 0 && m < prevN &&
 		prev.Nodes.At(m-1).Name == entries[m-1].Name {
@@ -115,8 +115,8 @@ func ChangeShaped(qm *Model, q *model.Queue) bool {
 			return false
 		}
 	}
-	for i := range qm.Order.Entries {
-		if qm.Order.Entries[i].Latch {
+	for i := range qm.Order().Entries {
+		if qm.Order().Entries[i].Latch {
 			return false
 		}
 	}

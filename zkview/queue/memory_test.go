@@ -1,19 +1,21 @@
 package queue
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 	"time"
 	"unsafe"
 
+	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 )
 
-// TestModelSize holds a Model to 144 bytes: a root keeps one for each of
-// up to a million lock parents (the next size class is 160).
+// TestModelSize holds a Model to 112 bytes: a root keeps one for each of
+// up to a million lock parents (the next size class is 128).
 func TestModelSize(t *testing.T) {
-	if n := unsafe.Sizeof(Model{}); n > 144 {
-		t.Errorf("a Model takes %d bytes, want <= 144", n)
+	if n := unsafe.Sizeof(Model{}); n > 112 {
+		t.Errorf("a Model takes %d bytes, want <= 112", n)
 	}
 }
 
@@ -165,7 +167,8 @@ func TestDepthFirstSampleShared(t *testing.T) {
 
 // TestKidsAsListed: Kids is the last listing in the listing's order,
 // kept apart only when it is not the lock nodes' names in sequence
-// order, and nil after a change merged (ApplyChange) or a reset.
+// order, and nil after a change merged (ApplyChange) or a reset; Order,
+// kept in parts, reads back as the ordering function made it.
 func TestKidsAsListed(t *testing.T) {
 	t0 := time.Date(2026, 3, 14, 3, 12, 0, 0, time.UTC)
 	for _, c := range []struct {
@@ -188,14 +191,26 @@ func TestKidsAsListed(t *testing.T) {
 		if kept := qm.x.kids != nil; kept != c.kept {
 			t.Errorf("%s: listing kept apart %v, want %v", c.name, kept, c.kept)
 		}
+		// The order taken apart (Other in x) reads back whole, its
+		// shape as found.
+		if got, want := qm.Order(), lockops.Order(c.kids); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: Order %+v, want %+v", c.name, got, want)
+		}
 	}
 	qm := New("/l", "/l", &Hooks{Emit: func(model.Change) {}})
+	qm.Apply([]string{"config", "lock-0000000000"}, nil, t0, t0, t0)
 	qm.Apply([]string{"lock-0000000000"}, nil, t0, t0, t0)
-	order, touched, ok := qm.Order.ChangeOwned([]string{"lock-0000000001"}, nil)
+	if got, want := qm.Order(), lockops.Order([]string{"lock-0000000000"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("after another child went: Order %+v, want %+v", got, want)
+	}
+	order, touched, ok := qm.Order().ChangeOwned([]string{"lock-0000000001"}, nil)
 	if !ok {
 		t.Fatal("a join at the tail does not fit a change")
 	}
-	qm.ApplyChange(order, touched, PriorOf(qm.Order, nil), nil, t0, t0, t0)
+	qm.ApplyChange(order, touched, PriorOf(qm.Order(), nil), nil, t0, t0, t0)
+	if got := qm.Order(); !reflect.DeepEqual(got, order) {
+		t.Errorf("after a change: Order %+v, want %+v", got, order)
+	}
 	if got := qm.Kids(); got != nil {
 		t.Errorf("after a change: Kids %v, want nil", got)
 	}

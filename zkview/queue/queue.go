@@ -14,16 +14,19 @@ import (
 // of them never use sits behind rare, what a one-node parent can derive
 // or shares with others is not its own (Kids, its hooks and depth
 // samples: x), times are Unix nanoseconds and the flags sit together,
-// so that a Model fits in 144 bytes (TestModelSize): its path on the
+// so that a Model fits in 112 bytes (TestModelSize): its path on the
 // server (Abs) is kept apart only where it differs (a chroot).
 type Model struct {
 	Path     string
 	czxid    int64 // the listed parent's identity (0: not listed yet)
 	listedAt int64 // when the current listing was asked for, Unix nanoseconds (0: never)
-	Order    lockops.Ordering
-	Nodes    Records // the lock nodes of order
-	// x is the hooks, the depth samples and the last listing: shared
-	// with the Watcher's other models that hold the same (shared.go).
+	// entries are Order's lock nodes; its other children, rare, are in
+	// x: a Model keeps 24 bytes of an Ordering's 56.
+	entries []lockops.Entry
+	Nodes   Records // the lock nodes of order
+	// x is the hooks, the depth samples, the last listing and Order's
+	// other children: shared with the Watcher's other models that hold
+	// the same (shared.go).
 	x    *modelExtra
 	rare *modelRare // nil until one of its fields is set
 
@@ -58,7 +61,23 @@ const (
 	// flagKidsDerived: the last listing is Order's names, in order (Kids).
 	flagKidsDerived
 	flagOwnExtra // x is the model's own, not shared (ownExtra)
+	flagShaped   // Order's Shaped (lockops.Assemble)
 )
+
+// Order is the parent's children as the ordering function sees them.
+func (q *Model) Order() lockops.Ordering {
+	return lockops.Assemble(q.entries, q.x.other, q.is(flagShaped))
+}
+
+// setOrder makes order the model's: its other children kept in x, where
+// a parent of lock nodes only keeps none.
+func (q *Model) setOrder(order lockops.Ordering) {
+	q.entries = order.Entries
+	q.set(flagShaped, order.Shaped())
+	if order.Other != nil || q.x.other != nil {
+		q.ownExtra().other = order.Other
+	}
+}
 
 func (q *Model) is(f modelFlags) bool { return q.flags&f != 0 }
 
@@ -79,12 +98,12 @@ func (q *Model) Kids() []string {
 	if !q.is(flagKidsDerived) {
 		return q.x.kids
 	}
-	if len(q.Order.Entries) == 0 {
+	if len(q.entries) == 0 {
 		return nil
 	}
-	kids := make([]string, len(q.Order.Entries))
-	for i := range q.Order.Entries {
-		kids[i] = q.Order.Entries[i].Name
+	kids := make([]string, len(q.entries))
+	for i := range q.entries {
+		kids[i] = q.entries[i].Name
 	}
 	return kids
 }
@@ -283,7 +302,8 @@ func (q *Model) CheckIdentity(czxid int64, now time.Time) {
 	if prev == 0 || prev == czxid {
 		return
 	}
-	q.Order, q.Nodes = lockops.Ordering{}, Records{}
+	q.setOrder(lockops.Ordering{})
+	q.Nodes = Records{}
 	q.clearKids()
 	q.MarkDirty()
 	q.set(flagRelisted, true)
@@ -319,7 +339,8 @@ func (q *Model) SetState(st model.PathState, msg string, now time.Time) {
 		if st == model.PathAbsent {
 			q.Seen = true
 		}
-		q.Order, q.Nodes = lockops.Ordering{}, Records{}
+		q.setOrder(lockops.Ordering{})
+		q.Nodes = Records{}
 		q.clearKids()
 		q.czxid = 0 // the parent that comes back is a new one: no second notice
 		q.sampleDepth(now, 0)
@@ -349,7 +370,7 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 		q.emit(model.Change{At: done, Kind: model.ChangePathAppeared, Path: q.Path, State: model.PathPresent})
 	}
 
-	prev := q.Order
+	prev := q.Order()
 	order := lockops.Order(cur)
 	m := listingMerge{path: q.Path, initial: initial, done: done, evAt: evAt}
 	m.departed, m.prevByName = departures(prev, order)
@@ -373,7 +394,8 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 
 	q.tellListing(&m, prev, order)
 	q.keepHandoffs(m.handoffs)
-	q.Order, q.Nodes = order, nodes
+	q.setOrder(order)
+	q.Nodes = nodes
 	q.setKids(cur, order)
 	q.set(flagRelisted, true)
 	q.listedAt, q.Seen = unixNano(issued), true

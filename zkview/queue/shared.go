@@ -8,14 +8,16 @@ import (
 
 // modelExtra is what a Model keeps that most of a Watcher's models hold
 // alike: the hooks, the depth samples (a root lists its parents in a few
-// seconds, and most of them, one node each, never sample again) and the
-// last listing when Kids cannot derive it. A Model shares one with the
+// seconds, and most of them, one node each, never sample again), the
+// last listing when Kids cannot derive it and the children that are not
+// lock nodes. A Model shares one with the
 // models that hold the same until it changes one of them (ownExtra): a
 // quiet parent keeps none of its own.
 type modelExtra struct {
 	hooks *Hooks
 	depth []model.DepthSample
 	kids  []string // the last listing, when not Order's names (Kids)
+	other []string // Order's other children (setOrder)
 }
 
 // sharedDepths is how many depths (0 to sharedDepths-1) a Watcher's
