@@ -43,6 +43,10 @@ type Model struct {
 	Election bool
 	state    uint8 // a model.PathState (State)
 	flags    modelFlags
+	// shaped is Order's Shaped (lockops.Assemble): not a flag, as the
+	// path's goroutine, its only writer, reads Order without the lock
+	// while the builder sets flags.
+	shaped bool
 }
 
 // modelFlags are a Model's own yes-or-no facts, one bit each.
@@ -61,19 +65,18 @@ const (
 	// flagKidsDerived: the last listing is Order's names, in order (Kids).
 	flagKidsDerived
 	flagOwnExtra // x is the model's own, not shared (ownExtra)
-	flagShaped   // Order's Shaped (lockops.Assemble)
 )
 
 // Order is the parent's children as the ordering function sees them.
 func (q *Model) Order() lockops.Ordering {
-	return lockops.Assemble(q.entries, q.x.other, q.is(flagShaped))
+	return lockops.Assemble(q.entries, q.x.other, q.shaped)
 }
 
 // setOrder makes order the model's: its other children kept in x, where
 // a parent of lock nodes only keeps none.
 func (q *Model) setOrder(order lockops.Ordering) {
 	q.entries = order.Entries
-	q.set(flagShaped, order.Shaped())
+	q.shaped = order.Shaped()
 	if order.Other != nil || q.x.other != nil {
 		q.ownExtra().other = order.Other
 	}
