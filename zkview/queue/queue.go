@@ -82,8 +82,10 @@ func (q *Model) setOrder(order lockops.Ordering) {
 	}
 }
 
+// is says whether flag f is set.
 func (q *Model) is(f modelFlags) bool { return q.flags&f != 0 }
 
+// set sets flag f, or clears it.
 func (q *Model) set(f modelFlags, on bool) {
 	if on {
 		q.flags |= f
