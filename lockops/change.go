@@ -217,6 +217,18 @@ func settle(out []Entry, edges, fresh []int) (touched []int) {
 // it each node waits on the node just before it, and nothing else does.
 func (q Ordering) Changeable() bool { return q.changeable || changeShaped(q) }
 
+// Shaped says whether Order or Change found q in the shape Change
+// handles, without looking again: a holder that keeps q's parts apart
+// (zkview/queue keeps Other only where there is one) gives it back to
+// Assemble.
+func (q Ordering) Shaped() bool { return q.changeable }
+
+// Assemble is the Ordering of entries and other as one taken apart was
+// (shaped: its Shaped), so that Change need not look at its shape again.
+func Assemble(entries []Entry, other []string, shaped bool) Ordering {
+	return Ordering{Entries: entries, Other: other, changeable: shaped}
+}
+
 // changeShaped: q is of the shape Change handles (its doc): lock nodes
 // only, of one recipe, mutexes (no latch), non-negative sequences.
 func changeShaped(q Ordering) bool {

@@ -46,16 +46,13 @@ import (
 // kind, sequence). zkview.ParsedName is the same node as the console shows it,
 // with what the servers tell of it (owner, data, watches).
 //
-// The strings come first and the small fields after them, together: a
-// ParsedName takes 40 bytes, not 48, and an ordering's Entry 80, not 96
-// (a watched root keeps one for each lock node of up to a million
-// parents; TestEntrySize).
+// The string comes first and the small fields after it, together, and
+// the protection id is read from the name (GUID), not kept: a
+// ParsedName takes 24 bytes, and an ordering's Entry 64 (a watched root
+// keeps one for each lock node of up to a million parents;
+// TestEntrySize).
 type ParsedName struct {
 	Name string
-	// GUID is the protection id: Curator's 36-character uuid or
-	// go-zookeeper's 32 hex digits after "_c_", or Kazoo's 32-hex uuid;
-	// "" otherwise. It finds a node again after a lost create reply.
-	GUID string
 	// Seq is the signed 32-bit counter ZooKeeper formatted with %010d
 	// (negative after the counter wraps).
 	Seq    int32
@@ -64,6 +61,25 @@ type ParsedName struct {
 	// Latch: a Curator LeaderLatch participant (_c_<uuid>-latch-<seq>),
 	// Recipe curator, Kind mutex; its holder is the election's leader.
 	Latch bool
+	// guid: the name carries a protection id, where its Recipe puts it
+	// (GUID).
+	guid bool
+}
+
+// GUID is the protection id: Curator's 36-character uuid or
+// go-zookeeper's 32 hex digits after "_c_", or Kazoo's 32-hex uuid;
+// "" otherwise. It finds a node again after a lost create reply.
+func (n ParsedName) GUID() string {
+	if !n.guid {
+		return ""
+	}
+	switch n.Recipe {
+	case RecipeKazoo: // <32 hex>__lock__
+		return n.Name[:32]
+	case RecipeGoZK: // _c_<32 hex>-lock-
+		return n.Name[len(protectedPrefix) : len(protectedPrefix)+32]
+	}
+	return n.Name[len(protectedPrefix) : len(protectedPrefix)+36] // _c_<uuid>-
 }
 
 // Style is how the lock core names a node it adds to a queue.
@@ -220,27 +236,26 @@ func parsePrefix(p string) (ParsedName, bool) {
 			n.Kind = KindWrite
 		}
 		// The markers have one length (Curator's LockInternals relies on it).
-		if g, ok := protectedGUID(p[:len(p)-len(curatorReadMarker)]); ok && isUUID(g) {
-			n.GUID = g
-		}
+		g, ok := protectedGUID(p[:len(p)-len(curatorReadMarker)])
+		n.guid = ok && isUUID(g)
 		return n, true
 	case strings.HasSuffix(p, kazooReadMarker):
-		return ParsedName{Kind: KindRead, Recipe: RecipeKazoo, GUID: hexGUID(p[:len(p)-len(kazooReadMarker)])}, true
+		return ParsedName{Kind: KindRead, Recipe: RecipeKazoo, guid: IsHex32(p[:len(p)-len(kazooReadMarker)])}, true
 	case strings.HasSuffix(p, kazooMutexMarker):
-		return ParsedName{Kind: KindMutex, Recipe: RecipeKazoo, GUID: hexGUID(p[:len(p)-len(kazooMutexMarker)])}, true
+		return ParsedName{Kind: KindMutex, Recipe: RecipeKazoo, guid: IsHex32(p[:len(p)-len(kazooMutexMarker)])}, true
 	case p == "" || strings.HasSuffix(p, "-"):
 		if strings.HasSuffix(p, "-"+curatorLatchMarker) {
 			if g, ok := protectedGUID(p[:len(p)-len(curatorLatchMarker)]); ok && isUUID(g) {
-				return ParsedName{Kind: KindMutex, Recipe: RecipeCurator, GUID: g, Latch: true}, true
+				return ParsedName{Kind: KindMutex, Recipe: RecipeCurator, guid: true, Latch: true}, true
 			}
 		}
 		if strings.HasSuffix(p, "-"+curatorMutexMarker) {
 			if g, ok := protectedGUID(p[:len(p)-len(curatorMutexMarker)]); ok {
 				switch {
 				case isUUID(g):
-					return ParsedName{Kind: KindMutex, Recipe: RecipeCurator, GUID: g}, true
+					return ParsedName{Kind: KindMutex, Recipe: RecipeCurator, guid: true}, true
 				case IsHex32(g):
-					return ParsedName{Kind: KindMutex, Recipe: RecipeGoZK, GUID: g}, true
+					return ParsedName{Kind: KindMutex, Recipe: RecipeGoZK, guid: true}, true
 				}
 			}
 		}
@@ -272,14 +287,6 @@ func IsHex32(s string) bool {
 		}
 	}
 	return true
-}
-
-// hexGUID is s when it is a guid of 32 hex digits (IsHex32), else "".
-func hexGUID(s string) string {
-	if IsHex32(s) {
-		return s
-	}
-	return ""
 }
 
 // isUUID: Java's UUID.toString, 8-4-4-4-12 lower-case hex.

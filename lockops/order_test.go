@@ -34,65 +34,69 @@ func TestParseName(t *testing.T) {
 		name string
 		want ParsedName
 		ok   bool
+		guid string // GUID
 	}{
-		{curMutex(uuidA, 7), ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipeCurator, GUID: uuidA}, true},
-		{gozkMutex(hexA, 7), ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipeGoZK, GUID: hexA}, true},
-		{curRead(uuidA, 7), ParsedName{Seq: 7, Kind: KindRead, Recipe: RecipeCurator, GUID: uuidA}, true},
-		{curWrite(uuidA, 7), ParsedName{Seq: 7, Kind: KindWrite, Recipe: RecipeCurator, GUID: uuidA}, true},
-		{"__WRIT__0000000007", ParsedName{Seq: 7, Kind: KindWrite, Recipe: RecipeCurator}, true},
-		{kzLock(hexA, 7), ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipeKazoo, GUID: hexA}, true},
-		{kzRead(hexA, 7), ParsedName{Seq: 7, Kind: KindRead, Recipe: RecipeKazoo, GUID: hexA}, true},
-		{"someone__lock__0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipeKazoo}, true},
-		{"lock-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{"x-job-42-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{"0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{"_c_NOTAGUID-lock-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{curLatch(uuidA, 7), ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipeCurator, GUID: uuidA, Latch: true}, true},
-		{curLatch(uuidA, -1000000000), ParsedName{Seq: -1000000000, Kind: KindMutex, Recipe: RecipeCurator, GUID: uuidA, Latch: true}, true},
+		{curMutex(uuidA, 7), ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipeCurator, guid: true}, true, uuidA},
+		{gozkMutex(hexA, 7), ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipeGoZK, guid: true}, true, hexA},
+		{curRead(uuidA, 7), ParsedName{Seq: 7, Kind: KindRead, Recipe: RecipeCurator, guid: true}, true, uuidA},
+		{curWrite(uuidA, 7), ParsedName{Seq: 7, Kind: KindWrite, Recipe: RecipeCurator, guid: true}, true, uuidA},
+		{"__WRIT__0000000007", ParsedName{Seq: 7, Kind: KindWrite, Recipe: RecipeCurator}, true, ""},
+		{kzLock(hexA, 7), ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipeKazoo, guid: true}, true, hexA},
+		{kzRead(hexA, 7), ParsedName{Seq: 7, Kind: KindRead, Recipe: RecipeKazoo, guid: true}, true, hexA},
+		{"someone__lock__0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipeKazoo}, true, ""},
+		{"lock-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true, ""},
+		{"x-job-42-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true, ""},
+		{"0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true, ""},
+		{"_c_NOTAGUID-lock-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true, ""},
+		{curLatch(uuidA, 7), ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipeCurator, guid: true, Latch: true}, true, uuidA},
+		{curLatch(uuidA, -1000000000), ParsedName{Seq: -1000000000, Kind: KindMutex, Recipe: RecipeCurator, guid: true, Latch: true}, true, uuidA},
 		// LeaderLatch always protects its name: the rest is plain.
-		{"latch-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{"_c_" + hexA + "-latch-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{"_c_" + uuidA + "-latch0000000007", ParsedName{}, false}, // no "-" before the sequence
-		{"lock-2147483647", ParsedName{Seq: 2147483647, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{"latch-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true, ""},
+		{"_c_" + hexA + "-latch-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true, ""},
+		{"_c_" + uuidA + "-latch0000000007", ParsedName{}, false, ""}, // no "-" before the sequence
+		{"lock-2147483647", ParsedName{Seq: 2147483647, Kind: KindMutex, Recipe: RecipePlain}, true, ""},
 		// Negative, after the wrap: ten characters down to -999999999,
 		// eleven from -1000000000.
-		{curMutex(uuidA, -1), ParsedName{Seq: -1, Kind: KindMutex, Recipe: RecipeCurator, GUID: uuidA}, true},
-		{"lock--000000001", ParsedName{Seq: -1, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{"lock--2147483648", ParsedName{Seq: -2147483648, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{kzLock(hexA, -1000000000), ParsedName{Seq: -1000000000, Kind: KindMutex, Recipe: RecipeKazoo, GUID: hexA}, true},
-		{kzRead(hexA, -5), ParsedName{Seq: -5, Kind: KindRead, Recipe: RecipeKazoo, GUID: hexA}, true},
+		{curMutex(uuidA, -1), ParsedName{Seq: -1, Kind: KindMutex, Recipe: RecipeCurator, guid: true}, true, uuidA},
+		{"lock--000000001", ParsedName{Seq: -1, Kind: KindMutex, Recipe: RecipePlain}, true, ""},
+		{"lock--2147483648", ParsedName{Seq: -2147483648, Kind: KindMutex, Recipe: RecipePlain}, true, ""},
+		{kzLock(hexA, -1000000000), ParsedName{Seq: -1000000000, Kind: KindMutex, Recipe: RecipeKazoo, guid: true}, true, hexA},
+		{kzRead(hexA, -5), ParsedName{Seq: -5, Kind: KindRead, Recipe: RecipeKazoo, guid: true}, true, hexA},
 		// "lock-" then 1000000000, not "lock" then -1000000000.
-		{"lock-1000000000", ParsedName{Seq: 1000000000, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{"-1000000000", ParsedName{Seq: -1000000000, Kind: KindMutex, Recipe: RecipePlain}, true},
-		{"-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{"lock-1000000000", ParsedName{Seq: 1000000000, Kind: KindMutex, Recipe: RecipePlain}, true, ""},
+		{"-1000000000", ParsedName{Seq: -1000000000, Kind: KindMutex, Recipe: RecipePlain}, true, ""},
+		{"-0000000007", ParsedName{Seq: 7, Kind: KindMutex, Recipe: RecipePlain}, true, ""},
 
-		{"leases", ParsedName{}, false},
-		{"locks", ParsedName{}, false},
-		{"", ParsedName{}, false},
-		{"-", ParsedName{}, false},
-		{"lock-", ParsedName{}, false},
-		{"lock-000000007", ParsedName{}, false},   // nine digits
-		{"lock-00000000007", ParsedName{}, false}, // eleven digits
-		{"lock-12345678901", ParsedName{}, false},
-		{"lock-2147483648", ParsedName{}, false}, // not an int32
-		{"lock--2147483649", ParsedName{}, false},
-		{"lock--000000000", ParsedName{}, false}, // %010d never writes -0
-		{"lock--0999999999", ParsedName{Seq: 999999999, Kind: KindMutex, Recipe: RecipePlain}, true}, // prefix "lock--"
-		{"lock-+000000007", ParsedName{}, false},
-		{"lock-000000000a", ParsedName{}, false},
-		{"lock-abcdefghij", ParsedName{}, false},
-		{"lock-٠١٢٣٤٥٦٧٨٩", ParsedName{}, false}, // Arabic-Indic digits
-		{"lock-０００００００００７", ParsedName{}, false},
-		{"locké0000000007", ParsedName{}, false},
-		{"x0000000007", ParsedName{}, false}, // no "-" before the sequence
-		{hexA + "__lock_0000000007", ParsedName{}, false},
-		{"-000000007", ParsedName{Seq: -7, Kind: KindMutex, Recipe: RecipePlain}, true},
+		{"leases", ParsedName{}, false, ""},
+		{"locks", ParsedName{}, false, ""},
+		{"", ParsedName{}, false, ""},
+		{"-", ParsedName{}, false, ""},
+		{"lock-", ParsedName{}, false, ""},
+		{"lock-000000007", ParsedName{}, false, ""},   // nine digits
+		{"lock-00000000007", ParsedName{}, false, ""}, // eleven digits
+		{"lock-12345678901", ParsedName{}, false, ""},
+		{"lock-2147483648", ParsedName{}, false, ""}, // not an int32
+		{"lock--2147483649", ParsedName{}, false, ""},
+		{"lock--000000000", ParsedName{}, false, ""}, // %010d never writes -0
+		{"lock--0999999999", ParsedName{Seq: 999999999, Kind: KindMutex, Recipe: RecipePlain}, true, ""}, // prefix "lock--"
+		{"lock-+000000007", ParsedName{}, false, ""},
+		{"lock-000000000a", ParsedName{}, false, ""},
+		{"lock-abcdefghij", ParsedName{}, false, ""},
+		{"lock-٠١٢٣٤٥٦٧٨٩", ParsedName{}, false, ""}, // Arabic-Indic digits
+		{"lock-０００００００００７", ParsedName{}, false, ""},
+		{"locké0000000007", ParsedName{}, false, ""},
+		{"x0000000007", ParsedName{}, false, ""}, // no "-" before the sequence
+		{hexA + "__lock_0000000007", ParsedName{}, false, ""},
+		{"-000000007", ParsedName{Seq: -7, Kind: KindMutex, Recipe: RecipePlain}, true, ""},
 	}
 	for _, tt := range tests {
 		got, ok := ParseName(tt.name)
 		tt.want.Name = tt.name
 		if ok != tt.ok || got != tt.want {
 			t.Errorf("ParseName(%q) = %+v, %v; want %+v, %v", tt.name, got, ok, tt.want, tt.ok)
+		}
+		if g := got.GUID(); g != tt.guid {
+			t.Errorf("ParseName(%q).GUID() = %q, want %q", tt.name, g, tt.guid)
 		}
 	}
 }

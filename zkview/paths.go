@@ -136,8 +136,8 @@ func (pw *pathWatch) removeLocked(now time.Time) {
 			w.sortedPaths = slices.Delete(w.sortedPaths, i, i+1)
 			w.reshownLocked(pw.path)
 		}
-		if qm.State == model.PathPresent {
-			w.emitLocked(model.Change{At: now, Kind: model.ChangePathVanished, Path: pw.path, State: model.PathAbsent, Unwatched: true, Count: len(qm.Order.Entries)})
+		if qm.State() == model.PathPresent {
+			w.emitLocked(model.Change{At: now, Kind: model.ChangePathVanished, Path: pw.path, State: model.PathAbsent, Unwatched: true, Count: len(qm.Order().Entries)})
 		}
 	}
 	pw.setReadLocked()
@@ -273,7 +273,7 @@ func (pw *pathWatch) run() {
 		evAt = w.cfg.Now()
 		w.mu.Lock()
 		if qm := pw.qm; qm != nil {
-			qm.EventAt = evAt
+			qm.SetEventAt(evAt)
 		}
 		w.mu.Unlock()
 	}

@@ -198,7 +198,7 @@ func (s *semaphores) releaseAuxLocked(a string, now time.Time) {
 	case !pa.keep() && !pa.discover:
 		pa.setQueueLocked(nil) // no "vanished" event: it was never shown
 		pa.removeLocked(now)
-	case pa.qm != nil && len(pa.qm.Order.Entries) > 0:
+	case pa.qm != nil && len(pa.qm.Order().Entries) > 0:
 		qm := pa.qm
 		if i, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
 			w.sortedPaths = slices.Insert(w.sortedPaths, i, a)
@@ -450,11 +450,11 @@ func leaseNode(name string, seq int32, r *queue.Record, sv *queue.ServerView) mo
 func (st *semState) curatorLeases(parts *queue.SemParts, lq *queue.Model, sv *queue.ServerView, current map[string]bool) {
 	if lq.Seen && !st.leasesSeen {
 		st.leasesSeen = true
-		for _, k := range lq.Kids {
+		for _, k := range lq.Kids() {
 			st.initial[k] = true
 		}
 	}
-	for _, k := range lq.Kids {
+	for _, k := range lq.Kids() {
 		seq, ok := queue.CuratorLease(k)
 		if !ok {
 			parts.NotLeases = append(parts.NotLeases, k)
@@ -478,7 +478,7 @@ func (st *semState) curatorLeases(parts *queue.SemParts, lq *queue.Model, sv *qu
 // children of its parent qm, the children that are none, and the
 // parent's data.
 func (st *semState) kazooLeases(parts *queue.SemParts, qm *queue.Model, sv *queue.ServerView) {
-	for _, k := range qm.Order.Other {
+	for _, k := range qm.Order().Other {
 		r := st.leases[k]
 		if st.gone[k] {
 			continue // deleted before it could be read: told by no one
@@ -526,8 +526,8 @@ func (st *semState) datePendedHolds(nodes []model.Node, lq *queue.Model, now tim
 		start, ok := st.heldFrom[n.Name]
 		if !ok {
 			start = now
-			if lq != nil && lq.EventAt.After(st.builtAt) && lq.EventAt.Before(now) {
-				start = lq.EventAt
+			if lq != nil && lq.EventAt().After(st.builtAt) && lq.EventAt().Before(now) {
+				start = lq.EventAt()
 			}
 			st.heldFrom[n.Name] = start
 		}

@@ -186,7 +186,7 @@ func (p *serverPoller) narrateLinksLocked(old, sv *queue.ServerView) {
 	n := 0
 	for _, p := range w.sortedPaths {
 		qm := w.queueLocked(p)
-		for _, e := range qm.Order.Entries {
+		for _, e := range qm.Order().Entries {
 			r := qm.Nodes.Of(e.Name)
 			if r == nil || e.Watches == "" || e.Believes != lockops.RoleWaiting {
 				continue

@@ -15,14 +15,14 @@ import (
 func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Queue {
 	q := model.Queue{
 		Path:  qm.Path,
-		State: qm.State,
+		State: qm.State(),
 		Depth: qm.publishedDepth(),
 	}.WithRare(model.QueueRare{
 		Err:      qm.errText(),
-		Other:    slices.Clone(qm.Order.Other),
+		Other:    slices.Clone(qm.Order().Other),
 		Handoffs: slices.Clone(qm.handoffList()),
 	})
-	q.SetListedAt(qm.listedAt)
+	q.SetListedAt(fromUnixNano(qm.listedAt))
 	aq := believed(qm, sv)
 	entries := aq.Entries
 	nodes := make([]model.Node, len(entries))
@@ -61,14 +61,14 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 			q.SetWarnings(append(q.Warnings(), model.Warning{Code: model.WarnHerd, Nodes: herd, Message: msg}))
 		}
 	}
-	if groups := qm.Order.MixedRecipes(); groups != nil {
+	if groups := qm.Order().MixedRecipes(); groups != nil {
 		var all []string
 		parts := make([]string, len(groups))
 		for i, g := range groups {
 			all = append(all, g.Nodes...)
 			parts[i] = fmt.Sprintf("%s (%d): %s", g.Name, len(g.Nodes), listNames(g.Nodes, ", ", 3))
 		}
-		slices.SortFunc(all, func(a, b string) int { return seqCompare(qm.Order, a, b) })
+		slices.SortFunc(all, func(a, b string) int { return seqCompare(qm.Order(), a, b) })
 		q.AddWarnings(model.Warning{Code: model.WarnMixedRecipes, Nodes: all,
 			Message: "recipes that cannot see each other share this parent: " + strings.Join(parts, "; ")})
 	}
@@ -92,7 +92,7 @@ func nodeOf(qm *Model, e lockops.Entry, r *Record, sv *ServerView) model.Node {
 	if r != nil {
 		n.Session, n.Data, n.DataLen = r.Session, r.DataBytes(), r.DataLen
 		n.Ctime, n.Mtime, n.Version, n.Czxid = r.Ctime(), r.Mtime(), r.Version, r.Czxid
-		n.Since, n.SinceExact = r.since, r.exact
+		n.Since, n.SinceExact = r.Since(), r.exact
 		n.Link = judgeLink(qm, e, r, sv)
 		if sv != nil {
 			n.Client = sv.Clients[r.Session]
@@ -118,7 +118,7 @@ func staleWarning(since time.Time) model.Warning {
 // node's session watching another lock node of the parent, the node
 // waits on it, whatever the names predict (model.ServerWaits).
 func believed(qm *Model, sv *ServerView) lockops.Ordering {
-	aq := lockops.Ordering{Entries: slices.Clone(qm.Order.Entries), Other: qm.Order.Other}
+	aq := lockops.Ordering{Entries: slices.Clone(qm.Order().Entries), Other: qm.Order().Other}
 	for i := range aq.Entries {
 		e := &aq.Entries[i]
 		*e = believedEntry(qm, *e, qm.Nodes.Of(e.Name), sv)
@@ -206,7 +206,7 @@ func judgeLink(qm *Model, e lockops.Entry, r *Record, sv *ServerView) model.Link
 		return model.LinkVerified
 	}
 	settledBy := sv.Start.Add(-missingGrace)
-	if r.watchesSince < settledBy.UnixNano() && qm.EventAt.Before(settledBy) {
+	if r.watchesSince < settledBy.UnixNano() && qm.EventAt().Before(settledBy) {
 		return model.LinkMissing
 	}
 	return model.LinkInferred

@@ -70,22 +70,22 @@ func (q *Model) ApplyChange(order lockops.Ordering, touched []int, before Prior,
 			}
 			q.Nodes.Set(e.Name, r)
 			created = append(created, e)
-			r.since, r.exact = done, r.Fetched
+			r.setSince(done, r.Fetched)
 			if r.Fetched && r.Ctime().Before(done) {
-				r.since = r.Ctime()
+				r.setSince(r.Ctime(), r.exact)
 			}
 			if e.Role == lockops.RoleHolder {
 				if from := releasedBefore(e, before.pred[e.Name], departed); from != "" {
-					r.since, r.exact = evAt, true
+					r.setSince(evAt, true)
 					handoffs = append(handoffs, model.Handoff{Path: q.Path, From: from, To: e.Name, At: done, Gap: done.Sub(evAt)})
 				}
 			}
 		} else if r.role != e.Role {
 			if e.Role == lockops.RoleHolder {
-				r.since, r.exact = evAt, true
+				r.setSince(evAt, true)
 				handoffs = append(handoffs, model.Handoff{Path: q.Path, From: releasedBefore(e, before.pred[e.Name], departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
 			} else {
-				r.since, r.exact = done, false
+				r.setSince(done, false)
 			}
 		}
 		r.role = e.Role
@@ -107,8 +107,9 @@ func (q *Model) ApplyChange(order lockops.Ordering, touched []int, before Prior,
 	q.keepHandoffs(handoffs)
 	// kids is the last listing's: read only while the queue holds no lock
 	// node (a plain ephemeral lock), which a change here never leaves.
-	q.Kids, q.Order = nil, order
-	q.listedAt = issued
+	q.setOrder(order)
+	q.clearKids()
+	q.listedAt = unixNano(issued)
 	q.sampleDepth(done, len(order.Entries))
 	q.MarkDirty()
 }

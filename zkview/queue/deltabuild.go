@@ -23,8 +23,8 @@ import (
 // missing watches and herds need the servers' watches), so only the nodes
 // and those two change.
 func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time) (model.Queue, bool) {
-	if prev == nil || !qm.HasBuilt || !qm.BuiltChanges || qm.relisted || qm.Lone() != nil || len(qm.Order.Other) > 0 ||
-		prev.State != model.PathPresent || qm.State != model.PathPresent {
+	if prev == nil || !qm.HasBuilt || !qm.BuiltChanges || qm.is(flagRelisted) || qm.Lone() != nil || len(qm.Order().Other) > 0 ||
+		prev.State != model.PathPresent || qm.State() != model.PathPresent {
 		return model.Queue{}, false
 	}
 	changed := qm.Changed()
@@ -33,14 +33,14 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 
 	q := model.Queue{
 		Path:  qm.Path,
-		State: qm.State,
+		State: qm.State(),
 		Type:  prev.Type,
 		Depth: qm.publishedDepth(),
 	}.WithRare(model.QueueRare{
 		Err:      qm.errText(),
 		Handoffs: slices.Clone(qm.handoffList()),
 	})
-	q.SetListedAt(qm.listedAt)
+	q.SetListedAt(fromUnixNano(qm.listedAt))
 	fresh := func(e *lockops.Entry) (model.Node, bool) {
 		be := believedEntry(qm, *e, qm.Nodes.Of(e.Name), nil)
 		if be.Believes != be.Role || be.Watches != be.Predecessor {
@@ -48,7 +48,7 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 		}
 		return nodeOf(qm, be, qm.Nodes.Of(e.Name), nil), true
 	}
-	entries := qm.Order.Entries
+	entries := qm.Order().Entries
 	prevN := prev.Nodes.Len()
 	if m := len(entries); len(changed) == 0 && len(qm.Removed()) > 0 && m > 0 && m < prevN &&
 		prev.Nodes.At(m-1).Name == entries[m-1].Name {
@@ -101,7 +101,7 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 // node believing what its role says, and no warning but stale or
 // self-wait.
 func ChangeShaped(qm *Model, q *model.Queue) bool {
-	qm.relisted = false
+	qm.set(flagRelisted, false)
 	if q.State != model.PathPresent || q.Nodes.Len() == 0 || len(q.Other()) > 0 || qm.Lone() != nil {
 		return false
 	}
@@ -116,8 +116,8 @@ func ChangeShaped(qm *Model, q *model.Queue) bool {
 			return false
 		}
 	}
-	for i := range qm.Order.Entries {
-		if qm.Order.Entries[i].Latch {
+	for i := range qm.Order().Entries {
+		if qm.Order().Entries[i].Latch {
 			return false
 		}
 	}

@@ -34,7 +34,7 @@ func electionType(q *model.Queue, qm *Model) model.QueueType {
 		}
 		return q.Type
 	}
-	if len(qm.Order.Entries) > 0 && !slices.ContainsFunc(qm.Order.Entries, func(e lockops.Entry) bool { return !e.Latch }) {
+	if len(qm.Order().Entries) > 0 && !slices.ContainsFunc(qm.Order().Entries, func(e lockops.Entry) bool { return !e.Latch }) {
 		return model.TypeElection
 	}
 	switch {

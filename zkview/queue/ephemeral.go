@@ -62,12 +62,12 @@ func plainEphemeral(q *model.Queue, qm *Model, sv *ServerView) {
 	}
 	watched, name := qm.Abs(), path.Base(qm.Path)
 	if l.Name != "" {
-		if len(qm.Kids) != 1 || qm.Kids[0] != l.Name {
+		if kids := qm.Kids(); len(kids) != 1 || kids[0] != l.Name {
 			return // read with an older listing
 		}
 		watched, name = model.ChildPath(qm.Abs(), l.Name), l.Name
 		q.SetOther(slices.DeleteFunc(q.Other(), func(o string) bool { return o == l.Name }))
-	} else if len(qm.Kids) != 0 {
+	} else if len(qm.Kids()) != 0 {
 		return
 	}
 	r := l.Rec

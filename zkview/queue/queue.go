@@ -2,144 +2,154 @@ package queue
 
 import (
 	"time"
-	"unsafe"
 
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 )
 
-// Record is what the model knows of one lock node: its stat and data,
-// read once, and what the Watcher saw of its roles.
-//
-// A root keeps one for each lock node of up to a million parents: the
-// server's times are kept as it tells them (Unix milliseconds) and the
-// small fields sit together, so that a Record fits in 112 bytes
-// (TestRecordSize).
-type Record struct {
-	Session int64
-	// Data is the node's first bytes, kept as a string: 16 bytes, not a
-	// slice's 24, so that a Record fits in 112 bytes; the published Node
-	// shares its bytes (DataBytes). SetData sets it from a read.
-	Data    string
-	CtimeMs int64 // the stat's ctime, Unix milliseconds (Ctime)
-	MtimeMs int64 // the stat's mtime, Unix milliseconds (Mtime)
-	Czxid   int64
-	DataLen int32
-	Version int32
-	Fetched bool // stat and data read (false: the Get failed, read again later)
-
-	role     lockops.Role
-	believes lockops.Role
-	// believedHolder: the replay said holder at a listing the Watcher
-	// read. A client that took its lock does not look again until it lets
-	// go, so it keeps believing it holds whatever a replay on a later list
-	// says (Kazoo 2.8's readers, asked again once a writer queued behind
-	// them, would wait on it; they do not ask again).
-	believedHolder bool
-	// holdUnknown: first seen in the queue's first listing as a holder by
-	// sequence order that its recipe's replay would make wait; whether it
-	// took the lock on an earlier list or really waits is decided by the
-	// servers' watches (see believed).
-	holdUnknown bool
-	exact       bool
-	// dataSet: the node has data, if empty (a null Data is nil in the
-	// published Node, an empty one empty: the two encode apart).
-	dataSet bool
-	since   time.Time
-	watches string
-	// watchesSince is when watches took its value, as the Watcher saw,
-	// Unix nanoseconds (0: never): it is only compared, and a time
-	// would take the Record to 144 bytes.
-	watchesSince int64
-}
-
-// unixNano is t in Unix nanoseconds, 0 for the zero time.
-func unixNano(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-// SetData makes b (copied) r's data.
-func (r *Record) SetData(b []byte) { r.Data, r.dataSet = string(b), b != nil }
-
-// DataBytes is r's data as the published Node's Data: the string's own
-// bytes, not a copy (a published Node is never changed); nil for a null
-// data, as read.
-func (r *Record) DataBytes() []byte {
-	if r.Data == "" && r.dataSet {
-		return noBytes
-	}
-	return bytesOf(r.Data)
-}
-
-// noBytes is the data of a node whose data is empty (not null).
-var noBytes = []byte{}
-
-// bytesOf is s's bytes, shared: the caller must not change them.
-func bytesOf(s string) []byte {
-	if s == "" {
-		return nil
-	}
-	return unsafe.Slice(unsafe.StringData(s), len(s))
-}
-
-// Ctime is when the node was created, by the server's clock; zero when
-// not read (Fetched false).
-func (r *Record) Ctime() time.Time { return unixMilli(r.CtimeMs) }
-
-// Mtime is when the node's data was last set, by the server's clock;
-// zero when not read.
-func (r *Record) Mtime() time.Time { return unixMilli(r.MtimeMs) }
-
-// unixMilli is the time of ms, Unix milliseconds; 0 is the zero time,
-// as an unread stat's times were (no lock node was made in 1970).
-func unixMilli(ms int64) time.Time {
-	if ms == 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(ms)
-}
-
 // Model is one lock parent. Guarded by Watcher.mu; changed only by
 // its path's goroutine (apply, setState) and read by the builder.
 //
 // A root holds a Model for each of up to a million parents: what most
-// of them never use sits behind rare, and the flags sit together, so
-// that a Model fits in 240 bytes (TestModelSize): its path on the server
-// (Abs) is kept apart only where it differs (a chroot).
+// of them never use sits behind rare, what a one-node parent can derive
+// or shares with others is not its own (Kids, its hooks and depth
+// samples: x), times are Unix nanoseconds and the flags sit together,
+// so that a Model fits in 112 bytes (TestModelSize): its path on the
+// server (Abs) is kept apart only where it differs (a chroot).
 type Model struct {
 	Path     string
-	State    model.PathState
 	czxid    int64 // the listed parent's identity (0: not listed yet)
-	Kids     []string
-	Order    lockops.Ordering
-	Nodes    Records   // the lock nodes of order
-	listedAt time.Time // when the current listing was asked for
-	EventAt  time.Time // when its watch last fired
-	depth    []model.DepthSample
-	hooks    *Hooks     // shared with the Watcher's other models
-	rare     *modelRare // nil until one of its fields is set
+	listedAt int64 // when the current listing was asked for, Unix nanoseconds (0: never)
+	// entries are Order's lock nodes; its other children, rare, are in
+	// x: a Model keeps 24 bytes of an Ordering's 56.
+	entries []lockops.Entry
+	Nodes   Records // the lock nodes of order
+	// x is the hooks, the depth samples, the last listing and Order's
+	// other children: shared with the Watcher's other models that hold
+	// the same (shared.go).
+	x    *modelExtra
+	rare *modelRare // nil until one of its fields is set
 
 	Seen bool // listed, or seen absent: later nodes are new ones
 	// HasBuilt: a Queue of the model was built and is in the Watcher's
 	// list (the Watcher keeps it there only, not a copy here).
 	HasBuilt bool
-	// dirty: changed since Built (MarkDirty); queued: handed to Dirty
-	// and not taken back since (Taken), so that a build visits only the
-	// models that changed, each once.
-	dirty, queued bool
 	// BuiltChanges: built is of the shape that changes can update
 	// (BuildChanged); Changed names the entries applyChange touched
-	// since, and relisted says a listing (or a reset) was merged since:
-	// the next build is a full one.
+	// since, and relisted (a flag) says a listing (or a reset) was
+	// merged since: the next build is a full one.
 	BuiltChanges bool
-	relisted     bool
 	// Election: the config names this path an election (election.go).
 	Election bool
-	// depthShared: a published Queue holds depth (publishedDepth).
-	depthShared bool
+	state    uint8 // a model.PathState (State)
+	flags    modelFlags
+	// shaped is Order's Shaped (lockops.Assemble): not a flag, as the
+	// path's goroutine, its only writer, reads Order without the lock
+	// while the builder sets flags.
+	shaped bool
+}
+
+// modelFlags are a Model's own yes-or-no facts, one bit each.
+type modelFlags uint8
+
+const (
+	// flagDirty: changed since Built (MarkDirty); flagQueued: handed to
+	// Dirty and not taken back since (Taken), so that a build visits
+	// only the models that changed, each once.
+	flagDirty modelFlags = 1 << iota
+	flagQueued
+	flagRelisted // see BuiltChanges
+	// flagDepthShared: a published Queue, or other models, hold the
+	// depth samples' array (publishedDepth, Hooks.firstDepth).
+	flagDepthShared
+	// flagKidsDerived: the last listing is Order's names, in order (Kids).
+	flagKidsDerived
+	flagOwnExtra // x is the model's own, not shared (ownExtra)
+)
+
+// Order is the parent's children as the ordering function sees them.
+func (q *Model) Order() lockops.Ordering {
+	return lockops.Assemble(q.entries, q.x.other, q.shaped)
+}
+
+// setOrder makes order the model's: its other children kept in x, where
+// a parent of lock nodes only keeps none.
+func (q *Model) setOrder(order lockops.Ordering) {
+	q.entries = order.Entries
+	q.shaped = order.Shaped()
+	if order.Other != nil || q.x.other != nil {
+		q.ownExtra().other = order.Other
+	}
+}
+
+// is says whether flag f is set.
+func (q *Model) is(f modelFlags) bool { return q.flags&f != 0 }
+
+// set sets flag f, or clears it.
+func (q *Model) set(f modelFlags, on bool) {
+	if on {
+		q.flags |= f
+	} else {
+		q.flags &^= f
+	}
+}
+
+// State is whether the parent could be read.
+func (q *Model) State() model.PathState { return model.PathState(q.state) }
+
+// Kids is the parent's children as last listed, in the listing's order;
+// nil when a change (not a listing) was merged since, or none.
+func (q *Model) Kids() []string {
+	if !q.is(flagKidsDerived) {
+		return q.x.kids
+	}
+	if len(q.entries) == 0 {
+		return nil
+	}
+	kids := make([]string, len(q.entries))
+	for i := range q.entries {
+		kids[i] = q.entries[i].Name
+	}
+	return kids
+}
+
+// setKids records kids as the last listing, whose ordering is order:
+// kept only when they are not order's names in order.
+func (q *Model) setKids(kids []string, order lockops.Ordering) {
+	derived := len(order.Other) == 0 && len(kids) == len(order.Entries)
+	for i := 0; derived && i < len(kids); i++ {
+		derived = kids[i] == order.Entries[i].Name
+	}
+	q.set(flagKidsDerived, derived)
+	switch {
+	case !derived:
+		q.ownExtra().kids = kids
+	case q.x.kids != nil:
+		q.x.kids = nil // set only in the model's own
+	}
+}
+
+// clearKids forgets the last listing: Kids is nil.
+func (q *Model) clearKids() {
+	q.set(flagKidsDerived, false)
+	if q.x.kids != nil {
+		q.x.kids = nil // set only in the model's own
+	}
+}
+
+// EventAt is when the parent's watch last fired (zero: never).
+func (q *Model) EventAt() time.Time {
+	if q.rare == nil {
+		return time.Time{}
+	}
+	return fromUnixNano(q.rare.eventAt)
+}
+
+// SetEventAt records that the parent's watch fired at t.
+func (q *Model) SetEventAt(t time.Time) {
+	if !t.IsZero() || q.rare != nil {
+		q.more().eventAt = unixNano(t)
+	}
 }
 
 // modelRare is the part of a Model most lock parents never set.
@@ -150,6 +160,7 @@ type modelRare struct {
 	changed  []lockops.ParsedName
 	removed  []string  // nodes applyChange removed since the last build
 	lone     *LoneNode // the last listing's plain ephemeral lock node (ephemeral.go)
+	eventAt  int64     // EventAt, Unix nanoseconds: a quiet parent has none
 }
 
 // more is q's rare part, made when first needed.
@@ -165,8 +176,8 @@ func (q *Model) Abs() string {
 	switch {
 	case q.rare != nil && q.rare.abs != "":
 		return q.rare.abs
-	case q.hooks != nil && q.hooks.Abs != nil:
-		return q.hooks.Abs(q.Path)
+	case q.x.hooks != nil && q.x.hooks.Abs != nil:
+		return q.x.hooks.Abs(q.Path)
 	}
 	return q.Path
 }
@@ -245,13 +256,15 @@ type Hooks struct {
 	// Abs turns a path into the server's (a chroot applied), so that a
 	// Model below a chroot need not keep both; nil: the same path.
 	Abs func(string) string
+
+	shared sharedExtras // what the models share (shared.go)
 }
 
 // New makes the model of the lock parent p (abs: its path on the
 // server), telling h (kept, not copied), which is told at once that the
 // model is to be built.
 func New(p, abs string, h *Hooks) *Model {
-	q := &Model{Path: p, hooks: h}
+	q := &Model{Path: p, x: h.none()}
 	if abs != p && (h == nil || h.Abs == nil || h.Abs(p) != abs) {
 		q.more().abs = abs
 	}
@@ -260,27 +273,27 @@ func New(p, abs string, h *Hooks) *Model {
 }
 
 // emit tells the Watcher of a happening.
-func (q *Model) emit(c model.Change) { q.hooks.Emit(c) }
+func (q *Model) emit(c model.Change) { q.x.hooks.Emit(c) }
 
 // IsDirty says whether the model changed since its last build.
-func (q *Model) IsDirty() bool { return q.dirty }
+func (q *Model) IsDirty() bool { return q.is(flagDirty) }
 
 // MarkDirty says the model changed since its last build, and tells the
 // hooks' Dirty, once until Taken.
 func (q *Model) MarkDirty() {
-	q.dirty = true
-	if !q.queued && q.hooks != nil && q.hooks.Dirty != nil {
-		q.queued = true
-		q.hooks.Dirty(q)
+	q.set(flagDirty, true)
+	if h := q.x.hooks; !q.is(flagQueued) && h != nil && h.Dirty != nil {
+		q.set(flagQueued, true)
+		h.Dirty(q)
 	}
 }
 
 // ClearDirty says the model is built (or needs no Queue of its own).
-func (q *Model) ClearDirty() { q.dirty = false }
+func (q *Model) ClearDirty() { q.set(flagDirty, false) }
 
 // Taken says the hooks' Dirty is to be told again at the next
 // change: its last telling was acted on.
-func (q *Model) Taken() { q.queued = false }
+func (q *Model) Taken() { q.set(flagQueued, false) }
 
 // CheckIdentity forgets every node of a parent that was deleted and
 // created again since the last listing: the new parent's nodes may carry
@@ -294,9 +307,11 @@ func (q *Model) CheckIdentity(czxid int64, now time.Time) {
 	if prev == 0 || prev == czxid {
 		return
 	}
-	q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, Records{}
+	q.setOrder(lockops.Ordering{})
+	q.Nodes = Records{}
+	q.clearKids()
 	q.MarkDirty()
-	q.relisted = true
+	q.set(flagRelisted, true)
 	q.emit(model.Change{At: now, Kind: model.ChangePathRecreated, Path: q.Path})
 }
 
@@ -317,19 +332,21 @@ func (q *Model) NeedFetch(kids []string) []string {
 // SetState records that the parent could not be listed. Absent and NoAuth
 // empty the queue: nothing in it can be known.
 func (q *Model) SetState(st model.PathState, msg string, now time.Time) {
-	if q.State == st && q.errText() == msg {
+	if q.State() == st && q.errText() == msg {
 		return
 	}
-	prev := q.State
-	q.State = st
+	prev := q.State()
+	q.state = uint8(st)
 	q.setErr(msg)
 	q.MarkDirty()
-	q.relisted = true
+	q.set(flagRelisted, true)
 	if st == model.PathAbsent || st == model.PathNoAuth {
 		if st == model.PathAbsent {
 			q.Seen = true
 		}
-		q.Kids, q.Order, q.Nodes = nil, lockops.Ordering{}, Records{}
+		q.setOrder(lockops.Ordering{})
+		q.Nodes = Records{}
+		q.clearKids()
 		q.czxid = 0 // the parent that comes back is a new one: no second notice
 		q.sampleDepth(now, 0)
 	}
@@ -354,11 +371,11 @@ func (q *Model) SetState(st model.PathState, msg string, now time.Time) {
 func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time) {
 	gotBy, cur := withoutGone(kids, got)
 	initial := !q.Seen
-	if q.State != model.PathPresent && !initial {
+	if q.State() != model.PathPresent && !initial {
 		q.emit(model.Change{At: done, Kind: model.ChangePathAppeared, Path: q.Path, State: model.PathPresent})
 	}
 
-	prev := q.Order
+	prev := q.Order()
 	order := lockops.Order(cur)
 	m := listingMerge{path: q.Path, initial: initial, done: done, evAt: evAt}
 	m.departed, m.prevByName = departures(prev, order)
@@ -382,10 +399,12 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 
 	q.tellListing(&m, prev, order)
 	q.keepHandoffs(m.handoffs)
-	q.Kids, q.Order, q.Nodes = cur, order, nodes
-	q.relisted = true
-	q.listedAt, q.Seen = issued, true
-	q.State = model.PathPresent
+	q.setOrder(order)
+	q.Nodes = nodes
+	q.setKids(cur, order)
+	q.set(flagRelisted, true)
+	q.listedAt, q.Seen = unixNano(issued), true
+	q.state = uint8(model.PathPresent)
 	q.setErr("")
 	q.sampleDepth(done, len(order.Entries))
 	q.MarkDirty()
@@ -439,7 +458,7 @@ func withFetched(r *Record, existed bool, f Fetched) *Record {
 		r.Fetched, r.Session, r.Data, r.dataSet, r.DataLen = true, f.Rec.Session, f.Rec.Data, f.Rec.dataSet, f.Rec.DataLen
 		r.CtimeMs, r.MtimeMs, r.Version, r.Czxid = f.Rec.CtimeMs, f.Rec.MtimeMs, f.Rec.Version, f.Rec.Czxid
 		if r.role == lockops.RoleWaiting {
-			r.since, r.exact = r.Ctime(), true
+			r.setSince(r.Ctime(), true)
 		}
 	case !existed:
 		if f.Rec != nil {
@@ -472,30 +491,30 @@ func (m *listingMerge) date(e lockops.Entry, r *Record, existed bool) {
 	case !existed && m.initial:
 		// Seen for the first time in a queue seen for the first time:
 		// a holder has held at least since now.
-		r.since, r.exact = done, false
+		r.setSince(done, false)
 		if e.Role == lockops.RoleWaiting && r.Fetched {
-			r.since, r.exact = r.Ctime(), true
+			r.setSince(r.Ctime(), true)
 		}
 	case !existed:
 		m.created = append(m.created, e)
-		r.since, r.exact = done, r.Fetched
+		r.setSince(done, r.Fetched)
 		if r.Fetched && r.Ctime().Before(done) {
-			r.since = r.Ctime()
+			r.setSince(r.Ctime(), r.exact)
 		}
 		if e.Role == lockops.RoleHolder {
 			if from := releasedBefore(e, m.prevByName[e.Name].Predecessor, m.departed); from != "" {
 				// Its predecessor went between two listings: the hold
 				// began when the release was told.
-				r.since, r.exact = evAt, true
+				r.setSince(evAt, true)
 				m.handoffs = append(m.handoffs, model.Handoff{Path: m.path, From: from, To: e.Name, At: done, Gap: done.Sub(evAt)})
 			}
 		}
 	case r.role != e.Role:
 		if e.Role == lockops.RoleHolder {
-			r.since, r.exact = evAt, true
+			r.setSince(evAt, true)
 			m.handoffs = append(m.handoffs, model.Handoff{Path: m.path, From: releasedBefore(e, m.prevByName[e.Name].Predecessor, m.departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
 		} else {
-			r.since, r.exact = done, false
+			r.setSince(done, false)
 		}
 	}
 }
@@ -603,7 +622,7 @@ func (q *Model) departure(d lockops.Entry, wakers []string, at time.Time) model.
 	if r, ok := q.Nodes.Get(d.Name); ok {
 		// A role timed at zero is told as 1ns: zero means not timed
 		// (both read "0µs").
-		lasted := max(at.Sub(r.since), time.Nanosecond)
+		lasted := max(at.Sub(r.Since()), time.Nanosecond)
 		if d.Role == lockops.RoleHolder {
 			c.Held, c.HeldAtLeast = lasted, !r.exact
 		} else {
@@ -643,41 +662,6 @@ func wakersIn(prev lockops.Ordering, i int) []string {
 		}
 	}
 	return watchers
-}
-
-// sampleDepth keeps the largest depth of each second.
-func (q *Model) sampleDepth(at time.Time, depth int) {
-	sec := at.Truncate(time.Second)
-	n := len(q.depth)
-	if n > 0 && q.depth[n-1].At.Equal(sec) {
-		if depth > q.depth[n-1].Depth {
-			q.ownDepth(0)
-			q.depth[n-1].Depth = depth
-		}
-		return
-	}
-	q.ownDepth(1)
-	q.depth = append(q.depth, model.DepthSample{At: sec, Depth: depth})
-	if over := len(q.depth) - depthSamples; over > 0 {
-		q.depth = append([]model.DepthSample(nil), q.depth[over:]...)
-	}
-}
-
-// publishedDepth is the depth samples for a Queue being built: the
-// model's own, shared with it until the next sample (ownDepth), as most
-// of a root's parents never take another.
-func (q *Model) publishedDepth() []model.DepthSample {
-	q.depthShared = len(q.depth) > 0
-	return q.depth[:len(q.depth):len(q.depth)]
-}
-
-// ownDepth copies the depth samples, with room for more, when a
-// published Queue shares them: a sample changes only the model's.
-func (q *Model) ownDepth(more int) {
-	if q.depthShared {
-		q.depth = append(make([]model.DepthSample, 0, len(q.depth)+more), q.depth...)
-		q.depthShared = false
-	}
 }
 
 // Fetched is one Get's outcome for a new node.

@@ -1,0 +1,131 @@
+package queue
+
+import (
+	"time"
+
+	"github.com/zklock/zklock/model"
+)
+
+// modelExtra is what a Model keeps that most of a Watcher's models hold
+// alike: the hooks, the depth samples (a root lists its parents in a few
+// seconds, and most of them, one node each, never sample again), the
+// last listing when Kids cannot derive it and the children that are not
+// lock nodes. A Model shares one with the
+// models that hold the same until it changes one of them (ownExtra): a
+// quiet parent keeps none of its own.
+type modelExtra struct {
+	hooks *Hooks
+	depth []model.DepthSample
+	kids  []string // the last listing, when not Order's names (Kids)
+	other []string // Order's other children (setOrder)
+}
+
+// sharedDepths is how many depths (0 to sharedDepths-1) a Watcher's
+// models share their first sample of.
+const sharedDepths = 4
+
+// sharedExtras are the extras a Watcher's models share (Hooks): one with
+// no depth sample, for the models not listed yet, and one for each small
+// depth sampled first in the second sampled last. Guarded by the
+// Watcher's lock, as the models are; read-only once made.
+type sharedExtras struct {
+	empty   *modelExtra
+	sec     int64 // the second of byDepth's samples, Unix nanoseconds
+	byDepth [sharedDepths]*modelExtra
+}
+
+// none is the extra of a model that has not sampled its depth yet:
+// shared, or the model's own without hooks.
+func (h *Hooks) none() *modelExtra {
+	if h == nil {
+		return &modelExtra{}
+	}
+	if h.shared.empty == nil {
+		h.shared.empty = &modelExtra{hooks: h}
+	}
+	return h.shared.empty
+}
+
+// firstDepth is the shared extra whose one depth sample is (sec, depth),
+// nil when depth is not one shared.
+func (h *Hooks) firstDepth(sec time.Time, depth int) *modelExtra {
+	c := &h.shared
+	if depth < 0 || depth >= sharedDepths {
+		return nil
+	}
+	if ns := sec.UnixNano(); c.sec != ns {
+		c.sec, c.byDepth = ns, [sharedDepths]*modelExtra{}
+	}
+	if x := c.byDepth[depth]; x != nil && x.depth[0].At == sec {
+		return x // the same instant in the same zone: the same sample
+	}
+	x := &modelExtra{hooks: h, depth: []model.DepthSample{{At: sec, Depth: depth}}}
+	c.byDepth[depth] = x
+	return x
+}
+
+// ownExtra is the model's extra, copied first when shared: the model
+// changes only its own. The depth samples' array stays shared
+// (flagDepthShared) until ownDepth.
+func (q *Model) ownExtra() *modelExtra {
+	if !q.is(flagOwnExtra) {
+		x := *q.x
+		q.x = &x
+		q.set(flagOwnExtra, true)
+	}
+	return q.x
+}
+
+// sampleDepth keeps the largest depth of each second.
+func (q *Model) sampleDepth(at time.Time, depth int) {
+	sec := at.Truncate(time.Second)
+	d := q.x.depth
+	n := len(d)
+	if n > 0 && d[n-1].At.Equal(sec) {
+		if depth > d[n-1].Depth {
+			d = q.ownDepth(0)
+			d[n-1].Depth = depth
+		}
+		return
+	}
+	if n == 0 && q.x.hooks != nil {
+		if s := q.x.hooks.firstDepth(sec, depth); s != nil {
+			// Read-only: the next sample copies it (ownDepth).
+			if q.is(flagOwnExtra) {
+				q.x.depth = s.depth
+			} else {
+				q.x = s
+			}
+			q.set(flagDepthShared, true)
+			return
+		}
+	}
+	d = append(q.ownDepth(1), model.DepthSample{At: sec, Depth: depth})
+	if over := len(d) - depthSamples; over > 0 {
+		d = append([]model.DepthSample(nil), d[over:]...)
+	}
+	q.x.depth = d
+}
+
+// publishedDepth is the depth samples for a Queue being built: the
+// model's own, shared with it until the next sample (ownDepth), as most
+// of a root's parents never take another.
+func (q *Model) publishedDepth() []model.DepthSample {
+	d := q.x.depth
+	if len(d) > 0 {
+		q.set(flagDepthShared, true)
+	}
+	return d[:len(d):len(d)]
+}
+
+// ownDepth is the model's depth samples, made its own (copied, with room
+// for more) when a published Queue or other models share them: a sample
+// changes only the model's.
+func (q *Model) ownDepth(more int) []model.DepthSample {
+	x := q.ownExtra()
+	if q.is(flagDepthShared) {
+		x.depth = append(make([]model.DepthSample, 0, len(x.depth)+more), x.depth...)
+		q.set(flagDepthShared, false)
+	}
+	return x.depth
+}
