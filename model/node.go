@@ -315,8 +315,9 @@ func nodeOfWire(w *nodeWire) Node {
 	n.SetCtime(w.Ctime)
 	n.SetMtime(w.Mtime)
 	n.SetSince(w.Since)
-	n.putRare(nodeRare{parent: w.Parent, client: w.Client, identity: w.Identity, part: w.Part,
-		mtime: n.rareCopy().mtime, exact: n.rareCopy().exact})
+	r := n.rareCopy() // the times' part, set above
+	r.parent, r.client, r.identity, r.part = w.Parent, w.Client, w.Identity, w.Part
+	n.putRare(r)
 	return n
 }
 

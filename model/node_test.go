@@ -113,6 +113,11 @@ func TestNodeFields(t *testing.T) {
 	if n.Client() != "10.0.0.1:4000" || n.Parent() != "/p" || n.Identity() != "broker 1" || n.Part() != PartMember {
 		t.Errorf("rare fields: %q %q %q %q", n.Client(), n.Parent(), n.Identity(), n.Part())
 	}
+	shared := n
+	n.SetClient("10.0.0.2:4000")
+	if shared.Client() != "10.0.0.1:4000" || n.Client() != "10.0.0.2:4000" {
+		t.Errorf("a copy's client %q (want 10.0.0.1:4000 kept), the node's %q", shared.Client(), n.Client())
+	}
 	if copied.rare != nil || !copied.Ctime().Equal(t0) || copied.Client() != "" {
 		t.Errorf("the copy changed: %+v", copied)
 	}
