@@ -36,10 +36,15 @@ func stampOf(t time.Time) (stamp, bool) {
 		return 0, false
 	}
 	s := stamp(uint64(t.UnixNano()) ^ 1<<63)
-	back := s.time()
+	if s == 0 {
+		return 0, false // the one moment a stamp cannot hold
+	}
+	if t.Location() == time.Local {
+		return s, true // the Watcher's times: time.Now, time.UnixMilli
+	}
 	_, off := t.Zone()
-	_, backOff := back.Zone()
-	return s, s != 0 && back.Equal(t) && off == backOff
+	_, localOff := t.In(time.Local).Zone()
+	return s, off == localOff
 }
 
 // time is the time s stands for, in time.Local.
