@@ -326,7 +326,7 @@ func snapshotLookup(w *zkview.Watcher) func(parent, node string) (int64, string)
 			}
 			for _, n := range q.Nodes.All() {
 				if n.Name == node {
-					return n.Session, n.Client
+					return n.Session, n.Client()
 				}
 			}
 		}

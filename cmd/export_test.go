@@ -291,11 +291,10 @@ func syntheticSnapshot(parents, nodes int, at time.Time) *model.Snapshot {
 			n := model.Node{
 				Name: fmt.Sprintf("_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-%010d", k), Seq: int32(k),
 				Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting,
-				Session: int64(0x100000 + i*nodes + k), Ctime: at.Add(-time.Duration(nodes-k) * time.Second),
-				// Every node read has one (zklock_zxid_counter_ratio): epoch 1.
-				Czxid: int64(1<<32 + i*nodes + k + 1),
-			}
-			n.Since, n.SinceExact = n.Ctime, true
+				Session: int64(0x100000 + i*nodes + k), Czxid: int64(1<<32 + i*nodes + k + 1),
+			}.WithCtime(at.Add(-time.Duration(nodes-k) * time.Second))
+			n.SinceExact = true
+			n.SetSince(n.Ctime())
 			if k == 0 {
 				n.Role = lockops.RoleHolder
 			}

@@ -172,8 +172,8 @@ func writeNodePaths(w io.Writer, snap *model.Snapshot) error {
 				continue // a plain ephemeral lock's waiter: it owns no node
 			}
 			parent := q.Path
-			if n.Parent != "" {
-				parent = n.Parent
+			if n.Parent() != "" {
+				parent = n.Parent()
 			}
 			b.WriteString(model.SanitizeString(path.Join(parent, n.Name), 0))
 			b.WriteByte('\n')

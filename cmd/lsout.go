@@ -90,7 +90,7 @@ func writeQueueText(b *strings.Builder, q model.Queue, now time.Time) {
 		if n.Role == lockops.RoleHolder {
 			holders++
 		}
-		identities = identities || n.Identity != ""
+		identities = identities || n.Identity() != ""
 	}
 	if q.Label() != "" {
 		path += " (" + model.SanitizeString(q.Label(), 0) + ")"
@@ -134,13 +134,13 @@ func writeQueueText(b *strings.Builder, q model.Queue, now time.Time) {
 // such column: only a system's queue has one).
 func writeNodeRow(tw io.Writer, q model.Queue, i int, n *model.Node, now time.Time, ident func(string) string) {
 	role := model.RoleWord(q.Type, n.Role)
-	if n.Part != "" {
-		role = n.Part
+	if n.Part() != "" {
+		role = n.Part()
 	} else if n.Believes != n.Role {
 		role += " (believes " + model.RoleWord(q.Type, n.Believes) + ")"
 	}
 	seq, node := strconv.Itoa(int(n.Seq)), model.SanitizeString(n.RelName(q.Path), 0)
-	if n.Recipe == lockops.RecipeEphemeral || n.Lease && n.Recipe == lockops.RecipeKazoo || n.Part == model.PartBarrier || n.Part == model.PartWaiter {
+	if n.Recipe == lockops.RecipeEphemeral || n.Lease && n.Recipe == lockops.RecipeKazoo || n.Part() == model.PartBarrier || n.Part() == model.PartWaiter {
 		seq = "-" // the plain ephemeral lock's node has no sequence, nor a barrier's
 	}
 	if n.Name == "" {
@@ -157,19 +157,19 @@ func writeNodeRow(tw io.Writer, q model.Queue, i int, n *model.Node, now time.Ti
 		waits += " HERD"
 	}
 	session, client := "-", "-"
-	if !n.Ctime.IsZero() || n.Name == "" {
+	if !n.Ctime().IsZero() || n.Name == "" {
 		session = fmt.Sprintf("0x%x", n.Session)
 	}
-	if n.Client != "" {
-		client = model.SanitizeString(n.Client, 0)
+	if n.Client() != "" {
+		client = model.SanitizeString(n.Client(), 0)
 	}
 	data := n.DataText(32)
 	if data == "" {
 		data = "-"
 	}
 	identity := "-"
-	if n.Identity != "" {
-		identity = model.SanitizeString(n.Identity, 0)
+	if n.Identity() != "" {
+		identity = model.SanitizeString(n.Identity(), 0)
 	}
 	fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\n", i+1, seq, role, n.KindName(), n.Recipe,
 		session, client, ident(identity), waits, age(*n, now), data, node)
@@ -182,7 +182,7 @@ func age(n model.Node, now time.Time) string {
 	switch {
 	case t == "":
 		return "-"
-	case n.Part != "":
+	case n.Part() != "":
 		return t // a recipe's part: neither held nor waiting
 	case n.Role == lockops.RoleHolder:
 		return "held " + t

@@ -35,15 +35,15 @@ func sampleSnapshot() *model.Snapshot {
 				Nodes: model.NodesOf(
 					model.Node{Name: "_c_6a3f0a1e-2b4c-4d5e-8f90-1a2b3c4d5e6f-lock-0000000007", Seq: 7, Kind: lockops.KindMutex,
 						Recipe: lockops.RecipeCurator, Role: lockops.RoleHolder, Believes: lockops.RoleHolder,
-						Session: 0x100009311fa0000, Client: "127.0.0.1:38920", Data: []byte("10.0.0.7"), DataLen: 8,
-						Ctime: at.Add(-3 * time.Second), Since: at.Add(-2 * time.Second), SinceExact: true},
+						Session: 0x100009311fa0000, DataLen: 8,
+						SinceExact: true}.WithClient("127.0.0.1:38920").WithData([]byte("10.0.0.7")).WithCtime(at.Add(-3*time.Second)).WithSince(at.Add(-2*time.Second)),
 					model.Node{Name: "0123456789abcdef0123456789abcdef__lock__0000000008", Seq: 8, Kind: lockops.KindMutex,
 						Recipe: lockops.RecipeKazoo, Role: lockops.RoleWaiting, Believes: lockops.RoleHolder,
-						Session: 0x2, Data: []byte("\x1b]52;c;evil\x07\xff"), DataLen: 300,
-						Ctime: at.Add(-time.Second), Since: at.Add(-time.Second), SinceExact: true},
+						Session: 0x2, DataLen: 300,
+						SinceExact: true}.WithData([]byte("\x1b]52;c;evil\x07\xff")).WithCtime(at.Add(-time.Second)).WithSince(at.Add(-time.Second)),
 					model.Node{Name: "lock-0000000009", Seq: 9, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
 						Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting, Watches: "0123456789abcdef0123456789abcdef__lock__0000000008",
-						Link: model.LinkMissing, Session: 0x3, Ctime: at, Since: at, SinceExact: true},
+						Link: model.LinkMissing, Session: 0x3, SinceExact: true}.WithCtime(at).WithSince(at),
 				),
 			}.WithRare(model.QueueRare{
 				Other: []string{"leases", "bad\x1b[2Jname"},
@@ -227,7 +227,7 @@ func TestWriteLsTextElection(t *testing.T) {
 	for i, uuid := range []string{"0f8fad5b-d9cb-469f-a165-70867728950e", "7c9e6679-7425-40de-944b-e07fc1f90ae7", "16fd2706-8baf-433b-82eb-8c7fada847da"} {
 		n := model.Node{Name: fmt.Sprintf("_c_%s-latch-%010d", uuid, i+1), Seq: int32(i + 1), Kind: lockops.KindMutex,
 			Recipe: lockops.RecipeCurator, Role: lockops.RoleHolder, Believes: lockops.RoleHolder, Session: 0x100 + int64(i),
-			Data: fmt.Appendf(nil, "participant-%d", i+1), DataLen: 13, Ctime: at.Add(-2 * time.Minute), Since: at.Add(-time.Minute)}
+			DataLen: 13}.WithData(fmt.Appendf(nil, "participant-%d", i+1)).WithCtime(at.Add(-2 * time.Minute)).WithSince(at.Add(-time.Minute))
 		if i > 0 {
 			n.Role, n.Believes, n.Watches, n.Link, n.SinceExact = lockops.RoleWaiting, lockops.RoleWaiting, q.Nodes.At(i-1).Name, model.LinkInferred, true
 		}
@@ -256,7 +256,9 @@ func TestWriteLsTextEphemeral(t *testing.T) {
 		return model.Node{Name: name, Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral, Role: role, Believes: role, Session: session}
 	}
 	holder, w1, w2 := eph("owner", 0x11, lockops.RoleHolder), eph("", 0x22, lockops.RoleWaiting), eph("", 0x33, lockops.RoleWaiting)
-	holder.Herd, holder.Ctime, holder.Since, holder.SinceExact = true, ctime, ctime, true
+	holder.Herd, holder.SinceExact = true, true
+	holder.SetCtime(ctime)
+	holder.SetSince(ctime)
 	w1.Watches, w1.Predecessor, w1.Link = "owner", "owner", model.LinkVerified
 	w2.Watches, w2.Predecessor, w2.Link = "owner", "owner", model.LinkVerified
 	snap := &model.Snapshot{At: ctime.Add(time.Minute), ServerView: true, Queues: model.QueuesOf(model.Queue{
@@ -285,11 +287,12 @@ func TestWriteLsSemaphore(t *testing.T) {
 	node := func(seq int32, what string, role lockops.Role, watches string, link model.LinkStatus) model.Node {
 		n := model.Node{Name: fmt.Sprintf("_c_00000000-0000-4000-8000-%012d-%s-%010d", seq, what, seq), Seq: seq,
 			Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: role, Believes: role, Watches: watches, Predecessor: watches,
-			Link: link, Parent: "/sem/x/locks", Session: 0x9 + int64(seq), Ctime: at.Add(time.Duration(seq-60) * time.Second), SinceExact: true}
+			Link: link, Session: 0x9 + int64(seq), SinceExact: true}.WithParent("/sem/x/locks").WithCtime(at.Add(time.Duration(seq-60) * time.Second))
 		if what == "lease" {
-			n.Kind, n.Lease, n.Parent, n.Predecessor = lockops.KindOther, true, "/sem/x/leases", ""
+			n.Kind, n.Lease, n.Predecessor = lockops.KindOther, true, ""
+			n.SetParent("/sem/x/leases")
 		}
-		n.Since = n.Ctime
+		n.SetSince(n.Ctime())
 		return n
 	}
 	l1, l2 := node(1, "lease", lockops.RoleHolder, "", model.LinkNone), node(2, "lease", lockops.RoleHolder, "", model.LinkNone)
@@ -360,7 +363,7 @@ func TestWriteLsHostile(t *testing.T) {
 			role = lockops.RoleWaiting
 		}
 		n := model.Node{Name: fmt.Sprintf("x-%s-%010d", prefix, seq), Seq: seq, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
-			Role: role, Believes: role, Session: 0x100 + int64(seq), Data: data, DataLen: int32(dataLen), Ctime: at, Since: at, SinceExact: true}
+			Role: role, Believes: role, Session: 0x100 + int64(seq), DataLen: int32(dataLen), SinceExact: true}.WithData(data).WithCtime(at).WithSince(at)
 		if seq > 0 {
 			n.Watches, n.Link = q.Nodes.At(int(seq-1)).Name, model.LinkVerified
 		}
@@ -421,7 +424,7 @@ func TestWriteLsTextEveryNode(t *testing.T) {
 			role = lockops.RoleHolder
 		}
 		nodes[i] = model.Node{Name: fmt.Sprintf("lock-%010d", i), Seq: int32(i), Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
-			Role: role, Believes: role, Session: 0x100, Data: []byte("w"), DataLen: 1, Ctime: at, Since: at, SinceExact: true}
+			Role: role, Believes: role, Session: 0x100, DataLen: 1, SinceExact: true}.WithData([]byte("w")).WithCtime(at).WithSince(at)
 	}
 	q := model.Queue{Path: "/big", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(nodes...)}
 	var b strings.Builder

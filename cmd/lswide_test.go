@@ -30,10 +30,10 @@ func wideSnapshot(parents int, at time.Time) *model.Snapshot {
 				n := model.Node{
 					Name: fmt.Sprintf("_c_0f6e4c9a-1d2b-4c3d-8e9f-%012d-lock-%010d", i, k), Seq: int32(k),
 					Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
-					Session: int64(0x100000 + (i+10*k)*3), Ctime: at.Add(-time.Duration(i%3600+k) * time.Second),
-					Data: []byte(fmt.Sprintf("worker-%d <pid %d>", i, k)),
-				}
-				n.Since, n.SinceExact = n.Ctime, true
+					Session: int64(0x100000 + (i+10*k)*3),
+				}.WithCtime(at.Add(-time.Duration(i%3600+k) * time.Second)).WithData([]byte(fmt.Sprintf("worker-%d <pid %d>", i, k)))
+				n.SinceExact = true
+				n.SetSince(n.Ctime())
 				if k == 0 {
 					n.Role, n.Believes = lockops.RoleHolder, lockops.RoleHolder
 				} else {

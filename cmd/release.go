@@ -156,12 +156,12 @@ func inspectNode(ctx context.Context, sess *lockops.Session, nodePath string) (*
 // from ZooKeeper sanitized.
 func (f *nodeFacts) write(w io.Writer, title string) {
 	n := f.node
-	client := model.SanitizeString(n.Client, 0)
+	client := model.SanitizeString(n.Client(), 0)
 	if client == "" {
 		client = "unknown (the servers do not tell)"
 	}
-	data := model.Sanitize(n.Data, 0)
-	if int(n.DataLen) > len(n.Data) {
+	data := model.Sanitize(n.Data(), 0)
+	if int(n.DataLen) > len(n.Data()) {
 		data += "…"
 	}
 	if data == "" {
@@ -170,8 +170,8 @@ func (f *nodeFacts) write(w io.Writer, title string) {
 	role := "waiting in line"
 	if n.Believes == lockops.RoleHolder || n.Role == lockops.RoleHolder {
 		role = "HOLDER"
-		if !n.Since.IsZero() {
-			role += " for at least " + time.Since(n.Since).Round(time.Second).String()
+		if !n.Since().IsZero() {
+			role += " for at least " + time.Since(n.Since()).Round(time.Second).String()
 		}
 	}
 	fmt.Fprintf(w, "%s\n", title)
@@ -238,7 +238,7 @@ func runNodeAction(cmd *cobra.Command, g *config.Flags, a nodeAction, nodePath s
 	}
 
 	rec := config.AuditRecord{Action: a.verb, Path: facts.parent, Node: n.Name, Owner: model.SessionHex(n.Session),
-		Client: n.Client, Session: model.SessionHex(sess.ID())}
+		Client: n.Client(), Session: model.SessionHex(sess.ID())}
 	before := rec
 	before.Phase = config.PhaseBefore
 	if err := audit.Write(before); err != nil {

@@ -332,8 +332,8 @@ func holdersText(hs []model.Node, full bool, heldFor func(*model.Node) string) s
 	}
 	n := &hs[0]
 	parts := []string{"session " + model.SessionHex(n.Session)}
-	if n.Client != "" {
-		parts = append(parts, model.SanitizeString(n.Client, 40))
+	if n.Client() != "" {
+		parts = append(parts, model.SanitizeString(n.Client(), 40))
 	}
 	if d := n.DataText(40); d != "" {
 		parts = append(parts, d)

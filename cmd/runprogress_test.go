@@ -93,8 +93,8 @@ func TestWaitReporterLogsMoves(t *testing.T) {
 // node's age bounds its hold from above only); with how long it has held
 // at least, since the reports first saw it.
 func TestHoldersText(t *testing.T) {
-	h := model.Node{Name: "lock-0000000131", Seq: 131, Session: 0x1a, Client: "10.0.0.7:4711", Data: []byte("deploy@ci"), DataLen: 9,
-		Role: lockops.RoleHolder, Ctime: time.Now().Add(-time.Hour)}
+	h := model.Node{Name: "lock-0000000131", Seq: 131, Session: 0x1a, DataLen: 9,
+		Role: lockops.RoleHolder}.WithClient("10.0.0.7:4711").WithData([]byte("deploy@ci")).WithCtime(time.Now().Add(-time.Hour))
 	lease := model.Node{Name: "_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lease-0000000004", Seq: 4, Session: 0x2b, Lease: true, Role: lockops.RoleHolder}
 	for _, tc := range []struct {
 		hs      []model.Node

@@ -21,11 +21,10 @@ func TestSessionsSemaphoreNodes(t *testing.T) {
 	const uuid = "0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f"
 	lease := func(seq int32, s int64, role lockops.Role) model.Node {
 		return model.Node{Name: fmt.Sprintf("_c_%s-lease-%010d", uuid, seq), Seq: seq, Lease: true, Recipe: lockops.RecipeCurator,
-			Role: role, Believes: role, Session: s, Parent: "/sem/leases", Ctime: at.Add(-2 * time.Second), Since: at.Add(-2 * time.Second), SinceExact: true}
+			Role: role, Believes: role, Session: s, SinceExact: true}.WithParent("/sem/leases").WithCtime(at.Add(-2 * time.Second)).WithSince(at.Add(-2 * time.Second))
 	}
 	admit := model.Node{Name: fmt.Sprintf("_c_%s-lock-%010d", uuid, 79), Seq: 79, Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator,
-		Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting, Watches: "/sem/leases", Session: 2, Parent: "/sem/locks",
-		Ctime: at.Add(-3 * time.Second), Since: at.Add(-3 * time.Second), SinceExact: true}
+		Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting, Watches: "/sem/leases", Session: 2, SinceExact: true}.WithParent("/sem/locks").WithCtime(at.Add(-3 * time.Second)).WithSince(at.Add(-3 * time.Second))
 	q := model.Queue{Path: "/sem", State: model.PathPresent, Type: model.TypeSemaphore,
 		Nodes: model.NodesOf(lease(78, 1, lockops.RoleHolder), lease(79, 2, lockops.RoleWaiting), admit)}.WithRare(model.QueueRare{Limit: 1, LimitSource: model.LimitDeduced})
 	ss := sessions.SessionsOf(&model.Snapshot{At: at, Queues: model.QueuesOf(q)})
@@ -59,11 +58,11 @@ func TestSessionsTextAndJSON(t *testing.T) {
 	// before at.
 	node := func(seq int32, s int64, role lockops.Role, d time.Duration) model.Node {
 		return model.Node{Name: fmt.Sprintf("lock-%010d", seq), Seq: seq, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
-			Role: role, Believes: role, Session: s, Client: fmt.Sprintf("10.0.0.%d:4000", s), Since: at.Add(-d), SinceExact: true}
+			Role: role, Believes: role, Session: s, SinceExact: true}.WithClient(fmt.Sprintf("10.0.0.%d:4000", s)).WithSince(at.Add(-d))
 	}
 	evil := model.Queue{Path: "/locks/\x1b]0;pwned\a", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(
 		node(1, 2, lockops.RoleHolder, time.Minute), node(2, 1, lockops.RoleWaiting, 20*time.Second), node(3, 3, lockops.RoleWaiting, 30*time.Second))}
-	evil.Nodes.At(2).Client = "\x1b[2J"
+	evil.Nodes.At(2).SetClient("\x1b[2J")
 	a := model.Queue{Path: "/locks/a", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(
 		node(1, 1, lockops.RoleHolder, time.Minute), node(2, 2, lockops.RoleWaiting, 10*time.Second))}
 	queues := []model.Queue{evil, a} // by path

@@ -69,8 +69,8 @@ func TestDemoSemaphoreAndElection(t *testing.T) {
 		for _, n := range sem.Nodes.All() {
 			if n.Lease && n.Role == lockops.RoleHolder {
 				leases = append(leases, n.Name)
-				if !strings.Contains(string(n.Data), " pid ") {
-					t.Errorf("lease %s data %q is not a worker's identity", n.Name, n.Data)
+				if !strings.Contains(string(n.Data()), " pid ") {
+					t.Errorf("lease %s data %q is not a worker's identity", n.Name, n.Data())
 				}
 			}
 		}

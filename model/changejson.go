@@ -102,8 +102,8 @@ func (c Change) ToJSON() JSONChange {
 		n := &c.Node
 		seq := n.Seq
 		j.Node, j.Seq, j.Kind, j.Recipe = SanitizeString(n.Name, 0), &seq, n.KindName(), n.Recipe.String()
-		j.Parent, j.Role = SanitizeString(n.Parent, 0), n.Role.String()
-		j.Session, j.Client, j.Data = SessionHex(n.Session), SanitizeString(n.Client, 0), n.DataText(0)
+		j.Parent, j.Role = SanitizeString(n.Parent(), 0), n.Role.String()
+		j.Session, j.Client, j.Data = SessionHex(n.Session), SanitizeString(n.Client(), 0), n.DataText(0)
 		j.From, j.Lease = SanitizeString(c.From, 0), SanitizeString(c.Lease, 0)
 		j.HeldS, j.WaitedS = seconds(c.Held), seconds(c.Waited)
 		if c.HeldAtLeast {

@@ -20,7 +20,7 @@ func TestChangeText(t *testing.T) {
 	cur := lockops.RecipeCurator
 	waiter := Node{Name: n42, Recipe: cur, Kind: lockops.KindMutex, Role: lockops.RoleWaiting, Watches: n41}
 	holder := Node{Name: n41, Recipe: cur, Kind: lockops.KindMutex, Role: lockops.RoleHolder}
-	lease := Node{Name: "lease-abc", Lease: true, Session: 0xb, Role: lockops.RoleHolder, Since: at.Add(-59 * time.Second), SinceExact: true}
+	lease := Node{Name: "lease-abc", Lease: true, Session: 0xb, Role: lockops.RoleHolder, SinceExact: true}.WithSince(at.Add(-59 * time.Second))
 	cycle := Deadlock{Sessions: []int64{1, 2}, State: CycleDeadlock, Since: at.Add(-6 * time.Second),
 		Waits: []Wait{{Session: 1, Path: "/a", Node: n41, Holder: 2, HolderNode: n42}, {Session: 2, Path: "/b", Node: n42, Holder: 1, HolderNode: n41}}}
 	for _, tc := range []struct {

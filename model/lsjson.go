@@ -258,22 +258,22 @@ func nodeJSON(n *Node) JSONNode {
 		Node:     SanitizeString(n.Name, 0),
 		Seq:      n.Seq,
 		Kind:     n.KindName(),
-		Parent:   SanitizeString(n.Parent, 0),
+		Parent:   SanitizeString(n.Parent(), 0),
 		Recipe:   n.Recipe.String(),
 		Role:     n.Role.String(),
-		Client:   SanitizeString(n.Client, 0),
-		Identity: SanitizeString(n.Identity, 0),
+		Client:   SanitizeString(n.Client(), 0),
+		Identity: SanitizeString(n.Identity(), 0),
 		Watches:  SanitizeString(n.Watches, 0),
 		Believes: n.Believes.String(),
 		Data:     n.DataText(0),
 		Czxid:    n.Czxid,
 	}
-	if n.Part != "" {
-		jn.Role = n.Part
+	if n.Part() != "" {
+		jn.Role = n.Part()
 	}
-	if !n.Ctime.IsZero() {
+	if !n.Ctime().IsZero() {
 		jn.Session = fmt.Sprintf("0x%x", n.Session)
-		jn.Ctime = n.Ctime.UTC().Format(RFC3339Milli)
+		jn.Ctime = n.Ctime().UTC().Format(RFC3339Milli)
 	} else if n.Name == "" {
 		jn.Session = fmt.Sprintf("0x%x", n.Session) // a waiter known by its session only
 	}

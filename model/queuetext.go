@@ -48,10 +48,10 @@ func (n Node) KindName() string {
 // of a child of p, "leases/<name>" below it, the full path elsewhere
 // (Kazoo's lock sibling).
 func (n Node) RelName(p string) string {
-	if n.Parent == "" {
+	if n.Parent() == "" {
 		return n.Name
 	}
-	return Under(p, n.Parent, n.Name)
+	return Under(p, n.Parent(), n.Name)
 }
 
 // under names child name of dir as seen from p: relative below p, the
@@ -87,14 +87,14 @@ func (n *Node) Key() string {
 	if n.Name == "" {
 		return "\x00" + SessionHex(n.Session)
 	}
-	return n.Parent + "\x00" + n.Name
+	return n.Parent() + "\x00" + n.Name
 }
 
 // DataText is the node's data as sanitized text, "…" when only its first
 // bytes were kept; max > 0 cuts it to max cells. It is the one text of a
 // node's data that `ls`, its JSON and the watch stream show.
 func (n Node) DataText(max int) string {
-	d := n.Data
+	d := n.Data()
 	cut := int(n.DataLen) > len(d)
 	if cut {
 		// Do not show the half of a character the cut made: a start byte

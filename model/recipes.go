@@ -116,7 +116,7 @@ func RecipeSummary(q *Queue) string {
 	count := func(part, one string) {
 		n := 0
 		for _, nd := range q.Nodes.All() {
-			if nd.Part == part {
+			if nd.Part() == part {
 				n++
 			}
 		}

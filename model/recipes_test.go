@@ -11,9 +11,9 @@ import (
 // what it is, in ls and the queue pane; a lock's heading is not made here.
 func TestRecipeSummary(t *testing.T) {
 	yes, no, v, depth, one, two := true, false, 42.0, 3, 1, 2
-	item := Node{Name: "queue-0000000000", Part: PartItem}
-	taken := Node{Name: "entry-005-0000000001", Part: PartTaken}
-	member := Node{Name: "m", Part: PartMember}
+	item := Node{Name: "queue-0000000000"}.WithPart(PartItem)
+	taken := Node{Name: "entry-005-0000000001"}.WithPart(PartTaken)
+	member := Node{Name: "m"}.WithPart(PartMember)
 	cases := []struct {
 		q    Queue
 		want string

@@ -199,56 +199,53 @@ func (w Warning) Lasted(now time.Time) time.Duration {
 // Node is one lock node of a queue, in sequence order: lockops.ParsedName (what
 // the name tells) with what the servers tell (owner, data, watches) and
 // what the Watcher saw (since when).
+//
+// A root of 100,000 lock parents publishes a Node for each of their
+// nodes, so it is kept to 128 bytes (TestNodeSize): its times are
+// compact stamps read by Ctime, Mtime and Since, its data a string read
+// by Data, and the fields a plain lock's node leaves empty (Parent,
+// Client, Identity, Part) sit behind one pointer, nil for most nodes;
+// node.go has them, and the JSON that keeps a recording's fields as
+// they were when they were plain fields.
 type Node struct {
-	Name     string // raw znode name; sanitize before display
-	Seq      int32
-	Kind     lockops.Kind
-	Recipe   lockops.Recipe
-	Role     lockops.Role // by sequence order
-	Believes lockops.Role // by the node's own recipe
-	Watches  string       // node it waits on by its own recipe, "" for a holder
+	Name    string // raw znode name; sanitize before display
+	Watches string // node it waits on by its own recipe, "" for a holder
 	// Predecessor is what a correct recipe waits on (sequence order): the
 	// lock node just before, or for a read node the nearest mutex or write
 	// node before; "" for a holder by sequence order.
 	Predecessor string
-	Link        LinkStatus
-	Herd        bool // more watches on this node than the recipes predict
+	data        string // Data's bytes (raw; sanitize to show)
+
+	Session int64 // ephemeralOwner, 0 for a persistent node
+	// Czxid is the zxid of the transaction that created the node: its
+	// holder's fencing token (lockops.Lock.FencingToken); 0 when unread
+	// (and then left out of a snapshot's JSON, as recordings and the
+	// console's fixtures made before it have it).
+	Czxid int64
+	ctime stamp // Ctime
+	since stamp // Since
+	rare  *nodeRare
+
+	Seq      int32
+	DataLen  int32 // full data length
+	Version  int32
+	Kind     lockops.Kind
+	Recipe   lockops.Recipe
+	Role     lockops.Role // by sequence order
+	Believes lockops.Role // by the node's own recipe
+	Link     LinkStatus
+	Herd     bool // more watches on this node than the recipes predict
 	// Lease: a semaphore's lease node (KindName "lease"; Kind is
 	// KindOther, Seq 0 for Kazoo's leases, which have no sequence).
 	// Watches starting with "/" is a children watch on that path (a
 	// semaphore's lease waiter, see WatchesChildren).
 	Lease bool
-	// Parent is the znode's parent when it is not the queue's path: a
-	// semaphore's leases/ or locks/, or Kazoo's <path>-__lock__.
-	Parent string
-
-	Session int64  // ephemeralOwner, 0 for a persistent node
-	Client  string // ip:port from `cons`, "" when the servers do not tell
-	Data    []byte // first bytes of the node's data (raw; sanitize to show)
-	DataLen int32  // full data length
-	Version int32
-	Ctime   time.Time
-	Mtime   time.Time
-	// Czxid is the zxid of the transaction that created the node: its
-	// holder's fencing token (lockops.Lock.FencingToken); 0 when unread
-	// (and then left out of a snapshot's JSON, as recordings and the
-	// console's fixtures made before it have it).
-	Czxid int64 `json:",omitempty"`
-
-	// Since is when the node took its current role, as the Watcher saw it:
-	// hold start for a holder, creation for a waiter. SinceExact is false
-	// when the Watcher did not see the transition (Since is then a lower
-	// bound: the first time the Watcher saw it in this role).
-	Since      time.Time
+	// SinceExact is false when the Watcher did not see the node take its
+	// role (Since is then a lower bound: the first time the Watcher saw
+	// it in this role).
 	SinceExact bool
-
-	// Identity is the participant as its system names it (a Kafka broker
-	// id, a Solr node name, a NameNode id and host): "" for a plain
-	// recipe's node. Raw server text; sanitize to show.
-	Identity string `json:",omitzero"`
-	// Part is the node's part in a library recipe that is no lock
-	// (PartMember, PartItem...; recipes.go), "" in a lock or an election.
-	Part string `json:",omitzero"`
+	dataSet    bool       // Data is not nil (it may be empty)
+	mtimeIs    mtimeState // where Mtime is kept
 }
 
 // Handoff is one release -> next holder transition the Watcher saw.

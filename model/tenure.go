@@ -42,11 +42,11 @@ func (b Bound) String() string {
 func (n Node) Tenure() (start time.Time, b Bound) {
 	switch {
 	case n.SinceExact:
-		return n.Since, BoundExact
-	case n.Role == lockops.RoleHolder && !n.Ctime.IsZero():
-		return n.Ctime, BoundEarliest
+		return n.Since(), BoundExact
+	case n.Role == lockops.RoleHolder && !n.Ctime().IsZero():
+		return n.Ctime(), BoundEarliest
 	default:
-		return n.Since, BoundLatest
+		return n.Since(), BoundLatest
 	}
 }
 

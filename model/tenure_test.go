@@ -21,10 +21,10 @@ func TestTenure(t *testing.T) {
 		bound model.Bound
 		text  string
 	}{
-		{"holder found holding", model.Node{Role: lockops.RoleHolder, Since: seen, Ctime: ctime}, ctime, model.BoundEarliest, "≤2.0s"},
-		{"handoff seen", model.Node{Role: lockops.RoleHolder, Since: seen, SinceExact: true, Ctime: ctime}, seen, model.BoundExact, "150µs"},
-		{"holder not yet read", model.Node{Role: lockops.RoleHolder, Since: seen}, seen, model.BoundLatest, "≥150µs"},
-		{"waiter", model.Node{Role: lockops.RoleWaiting, Since: ctime, SinceExact: true, Ctime: ctime}, ctime, model.BoundExact, "2.0s"},
+		{"holder found holding", model.Node{Role: lockops.RoleHolder}.WithSince(seen).WithCtime(ctime), ctime, model.BoundEarliest, "≤2.0s"},
+		{"handoff seen", model.Node{Role: lockops.RoleHolder, SinceExact: true}.WithSince(seen).WithCtime(ctime), seen, model.BoundExact, "150µs"},
+		{"holder not yet read", model.Node{Role: lockops.RoleHolder}.WithSince(seen), seen, model.BoundLatest, "≥150µs"},
+		{"waiter", model.Node{Role: lockops.RoleWaiting, SinceExact: true}.WithSince(ctime).WithCtime(ctime), ctime, model.BoundExact, "2.0s"},
 		{"unknown", model.Node{Role: lockops.RoleWaiting}, time.Time{}, model.BoundLatest, ""},
 	}
 	for _, tt := range tests {

@@ -296,7 +296,7 @@ func (g *Graph) describe(found [][]int64, now time.Time) []model.Deadlock {
 			if !ok || (cur != nil && !r.seen.Before(cur.Since)) {
 				continue
 			}
-			want[k] = &model.Wait{Session: r.waiter, Client: p.nodes.At(int(r.wi)).Client, Path: path, Node: r.wnode,
+			want[k] = &model.Wait{Session: r.waiter, Client: p.nodes.At(int(r.wi)).Client(), Path: path, Node: r.wnode,
 				Holder: r.holder, HolderNode: r.hnode, Since: r.seen}
 		}
 	}

@@ -92,7 +92,7 @@ func (g *Graph) readPairs(q *model.Queue, old *graphPart, now time.Time) (pairs 
 			}
 		}
 		if !r.kept && g.fromNodes {
-			r.seen = later(a.Since, b.Since, now)
+			r.seen = later(a.Since(), b.Since(), now)
 		}
 		pairs = append(pairs, r)
 	})

@@ -82,12 +82,12 @@ func (t *sessionTally) add(q *model.Queue, n *model.Node) {
 		t.oldest = append(t.oldest, time.Time{})
 	}
 	if t.clients[i] == "" {
-		t.clients[i] = n.Client
+		t.clients[i] = n.Client()
 	}
 	e := tallyEntry{who: i, hold: model.Holds(n), node: sessionNode(q, n)}
 	t.entries = append(t.entries, e)
-	if !e.hold && !n.Since.IsZero() && (t.oldest[i].IsZero() || n.Since.Before(t.oldest[i])) {
-		t.oldest[i] = n.Since
+	if !e.hold && !n.Since().IsZero() && (t.oldest[i].IsZero() || n.Since().Before(t.oldest[i])) {
+		t.oldest[i] = n.Since()
 	}
 }
 
@@ -209,8 +209,8 @@ func byBlocking(list []SessionInfo) []SessionInfo {
 // sessionNode is n of q in the sessions view, dated as `ls` dates it.
 func sessionNode(q *model.Queue, n *model.Node) SessionNode {
 	start, b := n.Tenure()
-	return SessionNode{Path: q.Path, Node: n.Name, Parent: n.Parent, Kind: n.KindName(),
-		Admission: q.Type == model.TypeSemaphore && !n.Lease, Since: start, SinceBound: b, Identity: n.Identity}
+	return SessionNode{Path: q.Path, Node: n.Name, Parent: n.Parent(), Kind: n.KindName(),
+		Admission: q.Type == model.TypeSemaphore && !n.Lease, Since: start, SinceBound: b, Identity: n.Identity()}
 }
 
 func cmpInt64(a, b int64) int {

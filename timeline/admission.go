@@ -30,7 +30,7 @@ func (a *admissions) leaseOf(p *model.Node) (string, bool) {
 	}
 	fits := func(l *model.Node) bool {
 		return l.Lease && l.Role == lockops.RoleHolder && l.Session == p.Session && !a.claimed[l.Name] &&
-			(l.Ctime.IsZero() || p.Ctime.IsZero() || !l.Ctime.Before(p.Ctime))
+			(l.Ctime().IsZero() || p.Ctime().IsZero() || !l.Ctime().Before(p.Ctime()))
 	}
 	claim := func(l *model.Node) (string, bool) {
 		if a.claimed == nil {

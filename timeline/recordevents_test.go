@@ -70,7 +70,7 @@ func TestRecordingKeepsChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := stn(7, 0x1000a, true)
-	n.Data = []byte("evil\x07")
+	n.SetData([]byte("evil\x07"))
 	in := []model.Change{
 		{Kind: model.ChangeReleased, At: streamT0, Path: "/locks/a", Type: model.TypeMutex, Node: n, Held: 2 * time.Second, HeldAtLeast: true, Wakes: []string{"x-0000000008"}},
 		{Kind: model.ChangeAcquired, At: streamT0, Path: "/locks/a", Node: n, From: "x-0000000006", Gap: 300 * time.Microsecond},

@@ -89,11 +89,9 @@ func (m *churnModel) node(parent, seq int, holder bool) model.Node {
 	n := model.Node{
 		Name: fmt.Sprintf("_c_%08x-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-%010d", rand.Uint32(), seq), Seq: int32(seq),
 		Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
-		Session: 0x1000000000 + int64(parent*1000+seq), Client: fmt.Sprintf("10.0.%d.%d:%d", parent, seq%250, 30000+seq),
-		Data: []byte(fmt.Sprintf("worker@host-%d pid %d", seq%40, 1000+seq)), Ctime: ctime, Mtime: ctime,
-		Since: ctime, SinceExact: true, Link: model.LinkVerified,
-	}
-	n.DataLen = int32(len(n.Data))
+		Session: 0x1000000000 + int64(parent*1000+seq), SinceExact: true, Link: model.LinkVerified,
+	}.WithClient(fmt.Sprintf("10.0.%d.%d:%d", parent, seq%250, 30000+seq)).WithData([]byte(fmt.Sprintf("worker@host-%d pid %d", seq%40, 1000+seq))).WithCtime(ctime).WithMtime(ctime).WithSince(ctime)
+	n.DataLen = int32(len(n.Data()))
 	if holder {
 		n.Role, n.Believes = lockops.RoleHolder, lockops.RoleHolder
 	}
@@ -111,7 +109,8 @@ func (m *churnModel) step(gap time.Duration) *model.Snapshot {
 	nodes := make([]model.Node, 0, q.Nodes.Len()+1)
 	for k, n := range q.Nodes.Slice()[1:] {
 		if k == 0 {
-			n.Role, n.Believes, n.Since, n.Watches, n.Predecessor, n.Link = lockops.RoleHolder, lockops.RoleHolder, m.at, "", "", model.LinkNone
+			n.Role, n.Believes, n.Watches, n.Predecessor, n.Link = lockops.RoleHolder, lockops.RoleHolder, "", "", model.LinkNone
+			n.SetSince(m.at)
 		}
 		nodes = append(nodes, n)
 	}

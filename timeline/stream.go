@@ -139,7 +139,7 @@ func diffQueue(out []model.Change, prevAt, at time.Time, pq, nq *model.Queue, lo
 	switch {
 	case firstRead:
 		for _, n := range nq.Nodes.All() {
-			if n.Ctime.IsZero() || !n.Ctime.After(prevAt) {
+			if n.Ctime().IsZero() || !n.Ctime().After(prevAt) {
 				continue // there before the watch began
 			}
 			out = appendJoined(out, base, n, nq)
@@ -172,7 +172,7 @@ func diffQueue(out []model.Change, prevAt, at time.Time, pq, nq *model.Queue, lo
 // hasNodeAfter reports whether q has a node created after t.
 func hasNodeAfter(q *model.Queue, t time.Time) bool {
 	for _, n := range q.Nodes.All() {
-		if c := n.Ctime; !c.IsZero() && c.After(t) {
+		if c := n.Ctime(); !c.IsZero() && c.After(t) {
 			return true
 		}
 	}
@@ -289,8 +289,8 @@ func appendJoined(out []model.Change, base model.Change, n *model.Node, q *model
 		if h, ok := handoffTo(q, n.Name, time.Time{}); ok {
 			c.From, c.Gap = h.From, h.Gap
 		}
-		if !n.Ctime.IsZero() && n.SinceExact && n.Since.After(n.Ctime) {
-			c.Waited = wallSince(n.Ctime, n.Since)
+		if !n.Ctime().IsZero() && n.SinceExact && n.Since().After(n.Ctime()) {
+			c.Waited = wallSince(n.Ctime(), n.Since())
 		}
 		out = append(out, c)
 	}
@@ -316,8 +316,8 @@ func handoffTo(q *model.Queue, node string, t time.Time) (model.Handoff, bool) {
 
 // acquiredAt is when a holder took the lock: its exact Since, else at.
 func acquiredAt(n *model.Node, at time.Time) time.Time {
-	if n.SinceExact && !n.Since.IsZero() {
-		return n.Since
+	if n.SinceExact && !n.Since().IsZero() {
+		return n.Since()
 	}
 	return at
 }
@@ -332,9 +332,9 @@ func held(n *model.Node, at time.Time) time.Duration {
 
 // waited is how long a waiter waited until at: from its creation.
 func waited(n *model.Node, at time.Time) time.Duration {
-	start := n.Ctime
+	start := n.Ctime()
 	if start.IsZero() && n.SinceExact {
-		start = n.Since
+		start = n.Since()
 	}
 	if start.IsZero() || !at.After(start) {
 		return 0

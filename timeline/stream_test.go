@@ -21,16 +21,16 @@ func stn(seq int, session int64, holder bool) model.Node {
 	n := model.Node{
 		Name: fmt.Sprintf("_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-%010d", seq), Seq: int32(seq),
 		Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
-		Session: session, Ctime: streamT0.Add(-time.Second), Data: []byte("job"), DataLen: 3,
-		Since: streamT0.Add(-time.Second), SinceExact: true,
-	}
+		Session: session, DataLen: 3,
+		SinceExact: true,
+	}.WithCtime(streamT0.Add(-time.Second)).WithData([]byte("job")).WithSince(streamT0.Add(-time.Second))
 	if holder {
 		n.Role, n.Believes = lockops.RoleHolder, lockops.RoleHolder
 	}
 	return n
 }
 
-func stnCreated(n model.Node, at time.Time) model.Node { n.Ctime, n.Since = at, at; return n }
+func stnCreated(n model.Node, at time.Time) model.Node { n.SetCtime(at); n.SetSince(at); return n }
 
 func stq(path string, nodes ...model.Node) model.Queue {
 	return model.Queue{Path: path, State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(nodes...)}
@@ -70,7 +70,8 @@ func TestDiff(t *testing.T) {
 	h1 := stn(1, 0x11, true)
 	w2, w3 := stn(2, 0x22, false), stn(3, 0x33, false)
 	h2 := stn(2, 0x22, true)
-	h2.Since, h2.SinceExact = streamT0.Add(500*time.Millisecond), true
+	h2.SinceExact = true
+	h2.SetSince(streamT0.Add(500 * time.Millisecond))
 	h3 := stn(3, 0x33, true)
 	new4 := stnCreated(stn(4, 0x44, false), streamT0.Add(500*time.Millisecond))
 	new1h := stnCreated(stn(1, 0x11, true), streamT0.Add(500*time.Millisecond))
@@ -218,9 +219,9 @@ func TestDiff(t *testing.T) {
 func TestDiffDurations(t *testing.T) {
 	const p = "/locks/a"
 	h1, w2 := stn(1, 0x11, true), stn(2, 0x22, false)
-	h1.Since = streamT0.Add(-3 * time.Second)
+	h1.SetSince(streamT0.Add(-3 * time.Second))
 	h2 := stn(2, 0x22, true)
-	h2.Since = streamT0.Add(time.Second)
+	h2.SetSince(streamT0.Add(time.Second))
 	cs := Diff(snapAt(0, stq(p, h1, w2)), snapAt(2, stq(p, h2)))
 	if len(cs) != 2 || cs[0].Held != 5*time.Second || cs[1].Waited != 2*time.Second {
 		t.Fatalf("durations: %+v", cs)
@@ -236,9 +237,9 @@ func TestDiffDurations(t *testing.T) {
 func TestChangeJSON(t *testing.T) {
 	n := stn(7, 0x1000a, true)
 	n.Name = "x-\x1b[2J-0000000007"
-	n.Data = []byte("evil\x07")
+	n.SetData([]byte("evil\x07"))
 	n.DataLen = 5
-	n.Client = "10.0.0.7:4711"
+	n.SetClient("10.0.0.7:4711")
 	at := streamT0.Add(1500 * time.Millisecond)
 	for _, tc := range []struct {
 		c    model.Change

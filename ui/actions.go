@@ -83,7 +83,7 @@ func (m *Model) askRevoke() {
 		return
 	}
 	ref := m.queue.ref(n.Name)
-	client := clean(n.Client, 40)
+	client := clean(n.Client(), 40)
 	if client == "" {
 		client = "unknown client"
 	}

@@ -16,10 +16,10 @@ func barrierFleet() *model.Snapshot {
 	s := *fleet()
 	yes, no, two := true, false, 2
 	gate := node("start-gate", 0, lockops.KindMutex, lockops.RecipeCurator, lockops.RoleHolder, 0, "", "10.0.0.7", 0)
-	gate.Part = model.PartBarrier
+	gate.SetPart(model.PartBarrier)
 	waiter := func(sess int64, identity string) model.Node {
 		return model.Node{Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
-			Part: model.PartWaiter, Watches: "start-gate", Link: model.LinkVerified, Session: sess, Identity: identity}
+			Watches: "start-gate", Link: model.LinkVerified, Session: sess}.WithPart(model.PartWaiter).WithIdentity(identity)
 	}
 	set := model.Queue{Path: "/jobs/start-gate", State: model.PathPresent, Type: model.TypeBarrier,
 		Nodes: model.NodesOf(gate, waiter(0x10000a3f2c0051, ""), waiter(0x10000a3f2c0052, "etl-2"))}.WithRare(model.QueueRare{

@@ -158,13 +158,13 @@ func (d *detailsDialog) view(st *themes.Styles, screenW, screenH int) []string {
 		field("Watches", d.ref(n.Watches)+" "+clean(n.Watches, 0)+" ("+n.Link.String()+")")
 	}
 	field("Session", session(n.Session))
-	field("Client", clean(n.Client, 0))
-	data := model.Sanitize(n.Data, 0)
-	if int(n.DataLen) > len(n.Data) {
+	field("Client", clean(n.Client(), 0))
+	data := model.Sanitize(n.Data(), 0)
+	if int(n.DataLen) > len(n.Data()) {
 		data += " … (" + strconv.Itoa(int(n.DataLen)) + " bytes in all)"
 	}
 	field("Data", data)
-	field("Created", n.Ctime.Format(time.DateTime)+" ("+since(d.now, n.Ctime)+" ago)")
+	field("Created", n.Ctime().Format(time.DateTime)+" ("+since(d.now, n.Ctime())+" ago)")
 	field("Version", strconv.Itoa(int(n.Version)))
 	if n.Czxid != 0 {
 		field("Token", strconv.FormatInt(n.Czxid, 10)+" (czxid: the fencing token of its holder)")

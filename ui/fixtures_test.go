@@ -29,9 +29,9 @@ func kazooName(hex, kind string, seq int32) string {
 func node(name string, seq int32, kind lockops.Kind, recipe lockops.Recipe, role lockops.Role, sess int64, client, data string, age time.Duration) model.Node {
 	return model.Node{
 		Name: name, Seq: seq, Kind: kind, Recipe: recipe, Role: role, Believes: role,
-		Session: sess, Client: client, Data: []byte(data), DataLen: int32(len(data)),
-		Ctime: ago(age), Mtime: ago(age), Since: ago(age), SinceExact: true,
-	}
+		Session: sess, DataLen: int32(len(data)),
+		SinceExact: true,
+	}.WithClient(client).WithData([]byte(data)).WithCtime(ago(age)).WithMtime(ago(age)).WithSince(ago(age))
 }
 
 func waits(n model.Node, on string, link model.LinkStatus) model.Node {
@@ -49,7 +49,7 @@ func curatorJob() model.Queue {
 	n43 := curatorName("0b5c8d2e-1f3a-4b6c-9d8e-7f6a5b4c3d2e", 43)
 	n44 := curatorName("c9d8e7f6-a5b4-4c3d-8e2f-1a0b9c8d7e6f", 44)
 	holder := node(n41, 41, m, c, lockops.RoleHolder, 0x10000a3f2c0011, "10.0.0.12:51234", "10.0.0.12", 2*time.Minute+13*time.Second)
-	holder.Since = ago(2*time.Minute + 13*time.Second)
+	holder.SetSince(ago(2*time.Minute + 13*time.Second))
 	return model.Queue{
 		Path:  "/locks/job-a",
 		State: model.PathPresent,

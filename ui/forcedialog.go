@@ -28,17 +28,17 @@ func newForceDialog(path string, n *model.Node, now time.Time) *forceDialog {
 	role := "waiting in line"
 	if n.Believes == lockops.RoleHolder || n.Role == lockops.RoleHolder {
 		role = "HOLDER"
-		if !n.Since.IsZero() {
-			role += " for " + since(now, n.Since)
+		if !n.Since().IsZero() {
+			role += " for " + since(now, n.Since())
 		}
 	}
-	data := model.Sanitize(n.Data, 0)
-	if int(n.DataLen) > len(n.Data) {
+	data := model.Sanitize(n.Data(), 0)
+	if int(n.DataLen) > len(n.Data()) {
 		data += "…"
 	}
 	return &forceDialog{
 		path: path, node: n.Name, seq: n.Seq, session: n.Session,
-		client: clean(n.Client, 0), data: data, role: role, confirm: newTypedConfirm(12, "sequence number", 16),
+		client: clean(n.Client(), 0), data: data, role: role, confirm: newTypedConfirm(12, "sequence number", 16),
 	}
 }
 

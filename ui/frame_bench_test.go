@@ -59,7 +59,7 @@ func BenchmarkEventToFrame(b *testing.B) {
 	snapshot := func(i int) *model.Snapshot {
 		s := fleet()
 		s.Queues = model.QueuesOf([]model.Queue{curatorJob()}...)
-		s.Queues.At(0).Nodes.At(0).Data = fmt.Appendf(nil, "mark%06d", i)
+		s.Queues.At(0).Nodes.At(0).SetData(fmt.Appendf(nil, "mark%06d", i))
 		return s
 	}
 	sent := make([]time.Time, 0, b.N)

@@ -94,8 +94,8 @@ func summarize(q *model.Queue) lockRow {
 			continue
 		}
 		r.waiters++
-		if r.waitSince.IsZero() || n.Since.Before(r.waitSince) {
-			r.waitSince = n.Since
+		if r.waitSince.IsZero() || n.Since().Before(r.waitSince) {
+			r.waitSince = n.Since()
 		}
 	}
 	if first != nil {
@@ -107,10 +107,10 @@ func summarize(q *model.Queue) lockRow {
 			r.holder = strconv.Itoa(r.holders) + " readers"
 		case r.holders > 1:
 			r.holder = strconv.Itoa(r.holders) + " holders"
-		case first.Identity != "":
-			r.holder = clean(first.Identity, 0) // as its system names it
-		case len(first.Data) > 0:
-			r.holder = model.Sanitize(first.Data, 0)
+		case first.Identity() != "":
+			r.holder = clean(first.Identity(), 0) // as its system names it
+		case len(first.Data()) > 0:
+			r.holder = model.Sanitize(first.Data(), 0)
 		default:
 			r.holder = session(first.Session)
 		}

@@ -389,7 +389,7 @@ func (m *Model) activeKeys() KeyMap {
 	// A plain ephemeral lock's rows are shown, not acted on: its waiters
 	// own no node, and its node has no sequence to confirm a force with.
 	// Nor a single barrier's: deleting its node opens it for everyone.
-	acts := node != nil && node.Recipe != lockops.RecipeEphemeral && node.Part != model.PartBarrier && node.Part != model.PartWaiter
+	acts := node != nil && node.Recipe != lockops.RecipeEphemeral && node.Part() != model.PartBarrier && node.Part() != model.PartWaiter
 	k.Revoke.SetEnabled(rw && acts && node.Believes == lockops.RoleHolder)
 	k.Force.SetEnabled(rw && acts)
 	k.Clear.SetEnabled(m.list.filter.Value() != "")

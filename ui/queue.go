@@ -117,7 +117,7 @@ func (p *queuePane) set(q *model.Queue, path string, own *OwnLock) {
 			recipeNames = append(recipeNames, n.Recipe.String())
 		}
 		minSeq, maxSeq = min(minSeq, n.Seq), max(maxSeq, n.Seq)
-		p.identities = p.identities || n.Identity != ""
+		p.identities = p.identities || n.Identity() != ""
 	}
 	p.seqW = max(p.seqW, len(strconv.Itoa(int(minSeq))), len(strconv.Itoa(int(maxSeq))))
 	p.rw = kinds[lockops.KindRead] || kinds[lockops.KindWrite]
@@ -277,7 +277,7 @@ func (p *queuePane) refOf(name string, i int, ok bool) string {
 	if ok && p.q.Nodes.At(i).Lease {
 		return leaseRef(p.q.Nodes.At(i))
 	}
-	if ok && p.q.Nodes.At(i).Recipe != lockops.RecipeEphemeral && p.q.Nodes.At(i).Part != model.PartBarrier {
+	if ok && p.q.Nodes.At(i).Recipe != lockops.RecipeEphemeral && p.q.Nodes.At(i).Part() != model.PartBarrier {
 		return "#" + strconv.Itoa(int(p.q.Nodes.At(i).Seq))
 	}
 	if seq, ok := seqOf(name); ok {
@@ -503,7 +503,7 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *model.Node, i int,
 			text = strconv.Itoa(i + 1)
 		case "SEQ":
 			text, style = strconv.Itoa(int(n.Seq)), st.Muted
-			if n.Recipe == lockops.RecipeEphemeral || n.Lease && n.Recipe == lockops.RecipeKazoo || n.Part == model.PartBarrier || n.Part == model.PartWaiter {
+			if n.Recipe == lockops.RecipeEphemeral || n.Lease && n.Recipe == lockops.RecipeKazoo || n.Part() == model.PartBarrier || n.Part() == model.PartWaiter {
 				text = "-" // one node, no sequence
 			}
 		case "NODE":
@@ -517,7 +517,7 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *model.Node, i int,
 		case "ROLE":
 			text, style = p.roleCell(st, n)
 		case "IDENTITY":
-			text = clean(n.Identity, c.width)
+			text = clean(n.Identity(), c.width)
 			if text == "" {
 				text, style = "-", st.Muted
 			}
@@ -528,15 +528,15 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *model.Node, i int,
 		case "SESSION":
 			text = session(n.Session)
 		case "CLIENT":
-			text = clean(n.Client, c.width)
+			text = clean(n.Client(), c.width)
 			if text == "" {
 				text, style = "-", st.Muted
 			}
 		case "AGE":
-			text, style = since(now, n.Ctime), st.Muted
+			text, style = since(now, n.Ctime()), st.Muted
 		case "DATA":
-			text = model.Sanitize(n.Data, 0)
-			if int(n.DataLen) > len(n.Data) {
+			text = model.Sanitize(n.Data(), 0)
+			if int(n.DataLen) > len(n.Data()) {
 				text += "…"
 			}
 			text = clean(text, c.width)
@@ -575,8 +575,8 @@ func (p *queuePane) markCells(segs []seg, st *themes.Styles, n *model.Node, i in
 func (p *queuePane) roleCell(st *themes.Styles, n *model.Node) (string, lipgloss.Style) {
 	word := strings.ToUpper(model.RoleWord(p.q.Type, lockops.RoleHolder))
 	switch {
-	case n.Part != "":
-		return n.Part, st.Muted // a recipe's part: no lock's role
+	case n.Part() != "":
+		return n.Part(), st.Muted // a recipe's part: no lock's role
 	case n.Believes == lockops.RoleHolder && n.Role != lockops.RoleHolder:
 		return word + "‼", st.Danger
 	case n.Believes == lockops.RoleHolder && p.flagged[n.Name]:

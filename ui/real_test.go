@@ -47,7 +47,7 @@ var realScenarios = []struct {
 	{"own-waiting", "/locks/reports", func(m Model, s *model.Snapshot) Model {
 		q := s.Queue("/locks/reports")
 		return step(m, ownMsg{[]OwnLock{{Path: q.Path, Node: q.Nodes.At(1).Name, State: OwnQueued,
-			Position: 2, Watching: q.Nodes.At(0).Name, Since: q.Nodes.At(1).Since}}})
+			Position: 2, Watching: q.Nodes.At(0).Name, Since: q.Nodes.At(1).Since()}}})
 	}},
 	{"absent", "/locks/nope", nil},
 }

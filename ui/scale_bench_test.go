@@ -215,7 +215,7 @@ func manyLocks(parents, nodes int) *model.Snapshot {
 	for i := range parents {
 		q := bigQueue(fmt.Sprintf("/locks/svc-%02d/job-%05d", i%37, i), nodes)
 		for j := range q.Nodes.All() {
-			q.Nodes.At(j).Since = ago(time.Duration((i*7919+j)%3600) * time.Second)
+			q.Nodes.At(j).SetSince(ago(time.Duration((i*7919+j)%3600) * time.Second))
 		}
 		qs = append(qs, q)
 	}

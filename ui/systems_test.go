@@ -24,11 +24,11 @@ func systemsFleet() *model.Snapshot {
 	s1, s2, s3 := int64(0x10000a3f2c0051), int64(0x10000a3f2c0052), int64(0x10000a3f2c0053)
 	head := solrName(s1, "10.0.0.1", 3)
 	lead := node(head, 3, m, p, lockops.RoleHolder, s1, "10.0.0.1:40112", "", 2*time.Minute)
-	lead.Identity = "10.0.0.1:8983_solr"
+	lead.SetIdentity("10.0.0.1:8983_solr")
 	f1 := node(solrName(s2, "10.0.0.2", 4), 4, m, p, lockops.RoleWaiting, s2, "10.0.0.2:40113", "", 2*time.Minute)
-	f1.Identity = "10.0.0.2:8983_solr"
+	f1.SetIdentity("10.0.0.2:8983_solr")
 	f2 := node(solrName(s3, "10.0.0.3", 7), 7, m, p, lockops.RoleWaiting, s3, "10.0.0.3:40114", "", 30*time.Second)
-	f2.Identity = "10.0.0.3:8983_solr"
+	f2.SetIdentity("10.0.0.3:8983_solr")
 	solr := model.Queue{Path: "/solr/overseer_elect/election", State: model.PathPresent, Type: model.TypeElection, Nodes: model.NodesOf(lead, f1, f2)}.WithRare(model.QueueRare{
 		System: "solr",
 		Label:  "solr overseer",
@@ -38,7 +38,7 @@ func systemsFleet() *model.Snapshot {
 	})
 	ctl := node("controller", 0, m, lockops.RecipeEphemeral, lockops.RoleHolder, 0x10000a3f2c0061, "10.0.0.12:50022",
 		`{"version":2,"brokerid":2,"timestamp":"1700000000000"}`, 5*time.Minute)
-	ctl.Identity = "broker 2"
+	ctl.SetIdentity("broker 2")
 	kafka := model.Queue{Path: "/kafka/controller", State: model.PathPresent, Type: model.TypeElection, Nodes: model.NodesOf(ctl)}.WithRare(model.QueueRare{
 		System: "kafka",
 		Label:  "kafka controller",

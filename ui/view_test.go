@@ -249,10 +249,10 @@ func TestHostileNamesAndData(t *testing.T) {
 	evil := "\x1b]52;c;cm0gLXJmIH4=\a\x1b[2J\x1b]0;pwned\a\u202eevil\x9b31m\xff"
 	q := curatorJob()
 	q.Path = "/locks/" + evil
-	q.Nodes.At(0).Data = []byte(evil)
+	q.Nodes.At(0).SetData([]byte(evil))
 	q.Nodes.At(0).DataLen = int32(len(evil))
 	q.Nodes.At(1).Name = "_c_" + evil + "-lock-0000000042"
-	q.Nodes.At(1).Client = evil
+	q.Nodes.At(1).SetClient(evil)
 	q.SetOther([]string{evil})
 	q.SetWarnings([]model.Warning{{Code: model.WarnHerd, Message: evil, Nodes: []string{evil}}})
 	snap := fleet()

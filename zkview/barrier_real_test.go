@@ -60,7 +60,7 @@ func TestBarrierUnderRootLive(t *testing.T) {
 	if n := reads(); n != before {
 		t.Errorf("%d systems reads in between: the events did not tell", n-before)
 	}
-	if q := queueOf(snap, b); q.Nodes.Len() != 1 || q.Nodes.At(0).Part != model.PartBarrier || string(q.Nodes.At(0).Data) != "10.0.0.7" {
+	if q := queueOf(snap, b); q.Nodes.Len() != 1 || q.Nodes.At(0).Part() != model.PartBarrier || string(q.Nodes.At(0).Data()) != "10.0.0.7" {
 		t.Errorf("set again: %s", dump(snap))
 	}
 }

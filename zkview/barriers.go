@@ -57,7 +57,7 @@ func singleBarrier(q *model.Queue, sr *sysRec, bv barrierView, ids map[int64]str
 	}
 	var nodes []model.Node
 	for _, n := range q.Nodes.All() {
-		if n.Part == model.PartBarrier {
+		if n.Part() == model.PartBarrier {
 			nb := *n
 			nb.Recipe = sr.rec.Library // participantNodes calls a node with no sequence ephemeral
 			nodes = append(nodes, nb)
@@ -91,9 +91,9 @@ func waitersOf(sv *queue.ServerView, abs string, lib lockops.Recipe, ids map[int
 		}
 		out = append(out, model.Node{
 			Kind: lockops.KindMutex, Recipe: lib, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
-			Part: model.PartWaiter, Link: model.LinkVerified,
-			Session: s, Client: sv.Clients[s], Identity: ids[s],
-		})
+			Link:    model.LinkVerified,
+			Session: s,
+		}.WithPart(model.PartWaiter).WithClient(sv.Clients[s]).WithIdentity(ids[s]))
 	}
 	return out
 }
@@ -107,8 +107,8 @@ func sessionIdentities(recs []sysRec) map[int64]string {
 	ids := map[int64]string{}
 	for _, sr := range recs {
 		for _, n := range sr.nodes {
-			if _, ok := ids[n.Session]; !ok && n.Session != 0 && n.Identity != "" {
-				ids[n.Session] = n.Identity
+			if _, ok := ids[n.Session]; !ok && n.Session != 0 && n.Identity() != "" {
+				ids[n.Session] = n.Identity()
 			}
 		}
 	}

@@ -49,7 +49,7 @@ func TestSingleBarrierWaiters(t *testing.T) {
 	summary := func(q *model.Queue) string {
 		parts := []string{string(q.State.String()), model.RecipeSummary(q)}
 		for _, n := range q.Nodes.All() {
-			parts = append(parts, fmt.Sprintf("%s/%s/%x/%s/%s/%s", n.Name, n.Part, n.Session, n.Identity, n.Watches, n.Recipe))
+			parts = append(parts, fmt.Sprintf("%s/%s/%x/%s/%s/%s", n.Name, n.Part(), n.Session, n.Identity(), n.Watches, n.Recipe))
 		}
 		return strings.Join(parts, " ")
 	}
@@ -97,7 +97,7 @@ func TestSingleBarrierWaiters(t *testing.T) {
 				t.Error("the read's facts were altered")
 			}
 			for _, n := range q.Nodes.All() {
-				if n.Part == model.PartWaiter && (n.Role != lockops.RoleWaiting || n.Link != model.LinkVerified || n.Name != "") {
+				if n.Part() == model.PartWaiter && (n.Role != lockops.RoleWaiting || n.Link != model.LinkVerified || n.Name != "") {
 					t.Errorf("waiter %+v", n)
 				}
 			}

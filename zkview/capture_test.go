@@ -96,7 +96,7 @@ func TestConsoleFixtureFromRealQueues(t *testing.T) {
 				return false
 			}
 			for _, node := range q.Nodes.All() {
-				if node.Client == "" || (node.Watches != "" && node.Link == model.LinkInferred) {
+				if node.Client() == "" || (node.Watches != "" && node.Link == model.LinkInferred) {
 					return false
 				}
 			}
@@ -171,9 +171,13 @@ func normalizeFixture(s *model.Snapshot, base string) *model.Snapshot {
 		q.SetListedAt(listed)
 		nodes := q.Nodes.Slice() // a copy: the snapshot's nodes are shared
 		for j := range nodes {
-			tm(&nodes[j].Ctime)
-			tm(&nodes[j].Mtime)
-			tm(&nodes[j].Since)
+			c, m, s := nodes[j].Ctime(), nodes[j].Mtime(), nodes[j].Since()
+			tm(&c)
+			tm(&m)
+			tm(&s)
+			nodes[j].SetCtime(c)
+			nodes[j].SetMtime(m)
+			nodes[j].SetSince(s)
 		}
 		q.Nodes = model.NodesOf(nodes...)
 		hs := q.Handoffs() // the deep copy's own

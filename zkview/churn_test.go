@@ -231,7 +231,9 @@ func sameNodes(t *testing.T, got, want *model.Queue) {
 	}
 	for i := range got.Nodes.All() {
 		a, b := *got.Nodes.At(i), *want.Nodes.At(i) // copies: the nodes are shared
-		a.Since, a.SinceExact, b.Since, b.SinceExact = time.Time{}, false, time.Time{}, false
+		a.SinceExact, b.SinceExact = false, false
+		a.SetSince(time.Time{})
+		b.SetSince(time.Time{})
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("node %d:\nmodel %+v\nfresh %+v", i, a, b)
 		}

@@ -139,7 +139,7 @@ func TestHostileData(t *testing.T) {
 			return false
 		}
 		for _, n := range q.Nodes.All() {
-			if n.Ctime.IsZero() {
+			if n.Ctime().IsZero() {
 				return false
 			}
 		}
@@ -148,9 +148,9 @@ func TestHostileData(t *testing.T) {
 	q := queueOf(snap, p)
 	for _, n := range q.Nodes.All() {
 		want := byNode[n.Name]
-		if int(n.DataLen) != len(want) || len(n.Data) > DefaultDataBytes || !bytes.HasPrefix(want, n.Data) ||
-			len(n.Data) != min(len(want), DefaultDataBytes) {
-			t.Errorf("%s: kept %d bytes of %d (DataLen %d), want the first %d", n.Name, len(n.Data), len(want), n.DataLen, min(len(want), DefaultDataBytes))
+		if int(n.DataLen) != len(want) || len(n.Data()) > DefaultDataBytes || !bytes.HasPrefix(want, n.Data()) ||
+			len(n.Data()) != min(len(want), DefaultDataBytes) {
+			t.Errorf("%s: kept %d bytes of %d (DataLen %d), want the first %d", n.Name, len(n.Data()), len(want), n.DataLen, min(len(want), DefaultDataBytes))
 		}
 	}
 	if !slices.Equal(q.Other(), []string{"leases"}) {
@@ -302,7 +302,7 @@ func TestTenThousandChildren(t *testing.T) {
 	w := watch(t, mon, Options{Paths: []string{p}})
 	snap := waitFor(t, w, 60*time.Second, "10,000 nodes", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.Nodes.Len() == n && !q.Nodes.At(n-1).Ctime.IsZero()
+		return q != nil && q.Nodes.Len() == n && !q.Nodes.At(n-1).Ctime().IsZero()
 	})
 	t.Logf("watched and read in %v", time.Since(start).Round(time.Millisecond))
 	q := queueOf(snap, p)
@@ -363,14 +363,14 @@ func TestUnreadableNodes(t *testing.T) {
 	w := watch(t, mon, Options{Paths: []string{p}})
 	snap := waitFor(t, w, 15*time.Second, "three nodes, one read", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && slices.Equal(modeltest.Names(q), []string{a, b, cc}) && !q.Nodes.At(1).Ctime.IsZero()
+		return q != nil && slices.Equal(modeltest.Names(q), []string{a, b, cc}) && !q.Nodes.At(1).Ctime().IsZero()
 	})
 	q := queueOf(snap, p)
 	if q.Nodes.At(0).Role != lockops.RoleHolder || q.Nodes.At(2).Watches != b {
 		t.Errorf("roles: %v, %q", q.Nodes.At(0).Role, q.Nodes.At(2).Watches)
 	}
-	if len(q.Nodes.At(0).Data) != 0 || string(q.Nodes.At(1).Data) != "visible" {
-		t.Errorf("data: %q %q", q.Nodes.At(0).Data, q.Nodes.At(1).Data)
+	if len(q.Nodes.At(0).Data()) != 0 || string(q.Nodes.At(1).Data()) != "visible" {
+		t.Errorf("data: %q %q", q.Nodes.At(0).Data(), q.Nodes.At(1).Data())
 	}
 	js := lsJSON(t, loadOnce(t, mon, p))
 	if s := js[0].Queue[0].Session; s != "" {
@@ -434,7 +434,7 @@ func TestParentReplaced(t *testing.T) {
 		want := fmt.Sprintf("new %d", i)
 		waitFor(t, w, 15*time.Second, what, func(s *model.Snapshot) bool {
 			q := queueOf(s, p)
-			return q != nil && q.Nodes.Len() == 2 && string(q.Nodes.At(0).Data) == want && string(q.Nodes.At(1).Data) == want &&
+			return q != nil && q.Nodes.Len() == 2 && string(q.Nodes.At(0).Data()) == want && string(q.Nodes.At(1).Data()) == want &&
 				truthDiff(newOwner, s, p) == ""
 		})
 	}

@@ -68,8 +68,8 @@ func truthDiff(c *zk.Conn, s *model.Snapshot, p string) string {
 		if err != nil {
 			return fmt.Sprintf("get %s: %v", n.Name, err)
 		}
-		if n.Ctime.IsZero() || n.Session != st.EphemeralOwner {
-			return fmt.Sprintf("%s: session 0x%x (read: %v), owner 0x%x", n.Name, n.Session, !n.Ctime.IsZero(), st.EphemeralOwner)
+		if n.Ctime().IsZero() || n.Session != st.EphemeralOwner {
+			return fmt.Sprintf("%s: session 0x%x (read: %v), owner 0x%x", n.Name, n.Session, !n.Ctime().IsZero(), st.EphemeralOwner)
 		}
 	}
 	return ""
@@ -282,13 +282,13 @@ func TestMonitorSessionExpired(t *testing.T) {
 		t.Errorf("queue %v, want %v", modeltest.Names(q), []string{made[1], made[2], added})
 	}
 	for _, n := range q.Nodes.All() {
-		if n.Name == made[2] && string(n.Data) != "changed in the gap" {
+		if n.Name == made[2] && string(n.Data()) != "changed in the gap" {
 			var evs []string
 			for _, ev := range w.events() {
 				evs = append(evs, ev.At.Format("15:04:05.000")+" "+ev.Kind.String()+" "+ev.Text())
 			}
 			t.Errorf("%s data %q (version %d, mtime %s): not read again after the expiry; events:\n%s",
-				n.Name, n.Data, n.Version, n.Mtime.Format("15:04:05.000"), strings.Join(evs, "\n"))
+				n.Name, n.Data(), n.Version, n.Mtime().Format("15:04:05.000"), strings.Join(evs, "\n"))
 		}
 	}
 	n := createSeq(t, writer, p, "lock-", nil)

@@ -140,9 +140,9 @@ func (st *oracleStep) judgeDeparture(c model.Change, k string, p *model.Node, tr
 			if d := c.Held - c.At.Sub(start); d < -time.Millisecond || d > time.Millisecond {
 				return fmt.Sprintf("held_s is not the hold seen: it held from %s to %s", start.Format("15:04:05.000"), c.At.Format("15:04:05.000"))
 			}
-		case st.told[k] && !p.Ctime.IsZero():
+		case st.told[k] && !p.Ctime().IsZero():
 			return fmt.Sprintf("no exact hold, though the stream told its acquisition (since %s, bound %s, ctime %s, session %x)",
-				start.Format("15:04:05.000"), b, p.Ctime.Format("15:04:05.000"), p.Session)
+				start.Format("15:04:05.000"), b, p.Ctime().Format("15:04:05.000"), p.Session)
 		case c.Held != 0:
 			return "held_s from a start known only as a bound"
 		}
@@ -150,11 +150,11 @@ func (st *oracleStep) judgeDeparture(c model.Change, k string, p *model.Node, tr
 		if p.Role == lockops.RoleHolder {
 			return "it held"
 		}
-		if lease, ok := st.d.leaseFor(p.Parent, p.Name); ok && st.leaseShown(c.Path, lease, p.Session) {
+		if lease, ok := st.d.leaseFor(p.Parent(), p.Name); ok && st.leaseShown(c.Path, lease, p.Session) {
 			return "its contender got lease " + lease + ", shown holding"
 		}
 	case model.ChangeAdmitted:
-		lease, ok := st.d.leaseFor(p.Parent, p.Name)
+		lease, ok := st.d.leaseFor(p.Parent(), p.Name)
 		switch {
 		case p.Lease || p.Role == lockops.RoleHolder:
 			return "not a contender waiting in an admission lock"

@@ -49,7 +49,7 @@ func recipePart(n *model.Node, p systems.Participant) {
 	if p.Part == "" {
 		return
 	}
-	n.Part = p.Part
+	n.SetPart(p.Part)
 	if n.Session == 0 && p.Session != 0 {
 		n.Session = p.Session
 	}

@@ -435,11 +435,15 @@ func (s *semaphores) partUnreadLocked(lq, kq *queue.Model) bool {
 func leaseNode(name string, seq int32, r *queue.Record, sv *queue.ServerView) model.Node {
 	n := model.Node{Name: name, Seq: seq}
 	if r != nil && r.Fetched {
-		n.Session, n.Data, n.DataLen = r.Session, r.DataBytes(), r.DataLen
-		n.Ctime, n.Mtime, n.Version, n.Czxid = r.Ctime(), r.Mtime(), r.Version, r.Czxid
-		n.Since, n.SinceExact = r.Ctime(), true
+		n.Session, n.DataLen = r.Session, r.DataLen
+		n.SetData(r.DataBytes())
+		n.Version, n.Czxid = r.Version, r.Czxid
+		n.SetCtime(r.Ctime())
+		n.SetMtime(r.Mtime())
+		n.SinceExact = true
+		n.SetSince(r.Ctime())
 		if sv != nil {
-			n.Client = sv.Clients[r.Session]
+			n.SetClient(sv.Clients[r.Session])
 		}
 	}
 	return n
@@ -531,6 +535,7 @@ func (st *semState) datePendedHolds(nodes []model.Node, lq *queue.Model, now tim
 			}
 			st.heldFrom[n.Name] = start
 		}
-		n.Since, n.SinceExact = start, true
+		n.SinceExact = true
+		n.SetSince(start)
 	}
 }

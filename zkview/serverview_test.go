@@ -92,8 +92,8 @@ func TestChainVerifiedHerdMissing(t *testing.T) {
 	clients := fourletter.ParseCons(cons)
 	real := serverWatches(t, c.Servers())
 	for _, n := range q.Nodes.All() {
-		if n.Client == "" || n.Client != clients[n.Session] {
-			t.Errorf("%s: client %q, cons says %q", n.Name, n.Client, clients[n.Session])
+		if n.Client() == "" || n.Client() != clients[n.Session] {
+			t.Errorf("%s: client %q, cons says %q", n.Name, n.Client(), clients[n.Session])
 		}
 		if n.Watches != "" && !slices.Contains(real[n.Session], p+"/"+n.Watches) {
 			t.Errorf("%s watches %s, but wchc for 0x%x says %v", n.Name, n.Watches, n.Session, real[n.Session])
@@ -169,7 +169,7 @@ func TestServerViewRefused(t *testing.T) {
 		t.Errorf("server view %v, note %q", snap.ServerView, snap.ServerViewNote)
 	}
 	q := queueOf(snap, p)
-	if q == nil || q.Nodes.Len() != 2 || q.Nodes.At(1).Link != model.LinkInferred || q.Nodes.At(1).Client != "" {
+	if q == nil || q.Nodes.Len() != 2 || q.Nodes.At(1).Link != model.LinkInferred || q.Nodes.At(1).Client() != "" {
 		t.Fatalf("queue %+v", q)
 	}
 }

@@ -161,7 +161,7 @@ func participantNodes(t systems.Tree, rec systems.Recognition) []model.Node {
 	out := make([]model.Node, len(rec.Participants))
 	for i, p := range rec.Participants {
 		n := model.Node{Name: p.Name, Kind: p.Kind, Recipe: lockops.RecipeEphemeral, Role: p.Role, Believes: p.Role,
-			Session: p.Session, Identity: p.Identity, Part: p.Part}
+			Session: p.Session}.WithIdentity(p.Identity).WithPart(p.Part)
 		if p.HasSeq {
 			n.Seq, n.Recipe = int32(p.Seq), lockops.RecipePlain
 		}
@@ -171,15 +171,16 @@ func participantNodes(t systems.Tree, rec systems.Recognition) []model.Node {
 		if p.Ctime != 0 {
 			// A waiter waits since it was made; a holder found holding
 			// holds at most since then.
-			n.Ctime = time.UnixMilli(p.Ctime)
-			n.Since, n.SinceExact = n.Ctime, p.Role != lockops.RoleHolder
+			n.SetCtime(time.UnixMilli(p.Ctime))
+			n.SinceExact = p.Role != lockops.RoleHolder
+			n.SetSince(n.Ctime())
 		}
 		if dir := path.Dir(p.Path); dir != rec.Path && p.Path != rec.Path {
-			n.Parent = dir
+			n.SetParent(dir)
 		}
 		if info, ok := t.Node(p.Path); ok {
 			n.DataLen = int32(len(info.Data))
-			n.Data = info.Data[:min(len(info.Data), DefaultDataBytes)]
+			n.SetData(info.Data[:min(len(info.Data), DefaultDataBytes)])
 		}
 		out[i] = n
 	}
@@ -425,7 +426,7 @@ func systemNodes(q model.Queue, sr *sysRec) (model.Nodes, []string) {
 		}
 		used[i] = true
 		n := *q.Nodes.At(i)
-		n.Identity = p.Identity
+		n.SetIdentity(p.Identity)
 		if p.Kind == lockops.KindRead || p.Kind == lockops.KindWrite {
 			// The system's grammar tells a reader from a writer where
 			// the lock model read plain nodes (HBase's read-N, write-N).
@@ -451,8 +452,8 @@ func systemNodes(q model.Queue, sr *sysRec) (model.Nodes, []string) {
 
 // nodePath is n's full path in the queue at qpath.
 func nodePath(qpath string, n *model.Node) string {
-	if n.Parent != "" {
-		return model.ChildPath(n.Parent, n.Name)
+	if n.Parent() != "" {
+		return model.ChildPath(n.Parent(), n.Name)
 	}
 	return model.ChildPath(qpath, n.Name)
 }

@@ -49,7 +49,7 @@ func holderIdentity(q *model.Queue) string {
 	if q == nil || q.Nodes.Len() == 0 {
 		return ""
 	}
-	return q.Nodes.At(0).Identity
+	return q.Nodes.At(0).Identity()
 }
 
 // TestSystemsLiveSolr: Solr's overseer election watched by its path, its

@@ -43,7 +43,7 @@ func TestSystemsReadAfterReconnect(t *testing.T) {
 	w := watch(t, mon, Options{Paths: []string{root + "/controller"}, Systems: true, systemsPeriod: time.Hour})
 	leader := func(s *model.Snapshot) string {
 		if q := queueOf(s, root+"/controller"); q != nil && q.Nodes.Len() == 1 {
-			return q.Nodes.At(0).Identity
+			return q.Nodes.At(0).Identity()
 		}
 		return ""
 	}

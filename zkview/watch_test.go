@@ -57,8 +57,8 @@ func TestQueueLifecycle(t *testing.T) {
 		if n.Session != st.EphemeralOwner {
 			t.Errorf("%s: session 0x%x, ephemeralOwner 0x%x", n.Name, n.Session, st.EphemeralOwner)
 		}
-		if want := "client-" + string(rune('a'+i)); string(n.Data) != want {
-			t.Errorf("%s: data %q, want %q", n.Name, n.Data, want)
+		if want := "client-" + string(rune('a'+i)); string(n.Data()) != want {
+			t.Errorf("%s: data %q, want %q", n.Name, n.Data(), want)
 		}
 		wantRole := lockops.RoleWaiting
 		if i == 0 {

@@ -18,7 +18,7 @@ var T0 = time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
 // waiting since d before T0.
 func Node(seq int32, s int64, role lockops.Role, d time.Duration) model.Node {
 	return model.Node{Name: fmt.Sprintf("lock-%010d", seq), Seq: seq, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
-		Role: role, Believes: role, Session: s, Client: fmt.Sprintf("10.0.0.%d:4000", s%250), Since: T0.Add(-d), SinceExact: true}
+		Role: role, Believes: role, Session: s, SinceExact: true}.WithClient(fmt.Sprintf("10.0.0.%d:4000", s%250)).WithSince(T0.Add(-d))
 }
 
 // Hold is a node of session s holding since d before T0.

@@ -90,12 +90,16 @@ func nodeOf(qm *Model, e lockops.Entry, r *Record, sv *ServerView) model.Node {
 	n := model.Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role,
 		Believes: e.Believes, Watches: e.Watches, Predecessor: e.Predecessor}
 	if r != nil {
-		n.Session, n.Data, n.DataLen = r.Session, r.DataBytes(), r.DataLen
-		n.Ctime, n.Mtime, n.Version, n.Czxid = r.Ctime(), r.Mtime(), r.Version, r.Czxid
-		n.Since, n.SinceExact = r.Since(), r.exact
+		n.Session, n.DataLen = r.Session, r.DataLen
+		n.SetData(r.DataBytes())
+		n.Version, n.Czxid = r.Version, r.Czxid
+		n.SetCtime(r.Ctime())
+		n.SetMtime(r.Mtime())
+		n.SinceExact = r.exact
+		n.SetSince(r.Since())
 		n.Link = judgeLink(qm, e, r, sv)
 		if sv != nil {
-			n.Client = sv.Clients[r.Session]
+			n.SetClient(sv.Clients[r.Session])
 		}
 	}
 	return n

@@ -72,7 +72,7 @@ func duplicateWarnings(nodes model.Nodes) []model.Warning {
 		if !slices.Contains(g.sessions, n.Session) {
 			g.sessions = append(g.sessions, n.Session)
 		}
-		if h := clientHost(n.Client); h != "" && !slices.Contains(g.hosts, h) {
+		if h := clientHost(n.Client()); h != "" && !slices.Contains(g.hosts, h) {
 			g.hosts = append(g.hosts, h)
 		}
 	}
@@ -93,17 +93,17 @@ func duplicateWarnings(nodes model.Nodes) []model.Warning {
 // address; "" when it states none. Data cut short is told apart by its
 // full length.
 func participantID(n *model.Node) string {
-	if n.Identity != "" {
-		return n.Identity
+	if n.Identity() != "" {
+		return n.Identity()
 	}
-	if n.Lease || len(n.Data) == 0 {
+	if n.Lease || len(n.Data()) == 0 {
 		return ""
 	}
-	data := string(n.Data)
+	data := string(n.Data())
 	if net.ParseIP(strings.TrimSpace(data)) != nil {
 		return ""
 	}
-	if int(n.DataLen) > len(n.Data) {
+	if int(n.DataLen) > len(n.Data()) {
 		return fmt.Sprintf("%s… (%d bytes)", data, n.DataLen)
 	}
 	return data

@@ -13,15 +13,15 @@ import (
 // are not.
 func TestDuplicateWarnings(t *testing.T) {
 	n := func(name string, session int64, data string) model.Node {
-		return model.Node{Name: name, Session: session, Data: []byte(data), DataLen: int32(len(data))}
+		return model.Node{Name: name, Session: session, DataLen: int32(len(data))}.WithData([]byte(data))
 	}
 	sys := func(name string, session int64, id string) model.Node {
 		x := n(name, session, "")
-		x.Identity = id
+		x.SetIdentity(id)
 		return x
 	}
 	at := func(x model.Node, client string) model.Node {
-		x.Client = client
+		x.SetClient(client)
 		return x
 	}
 	cut := n("d", 2, "long-id")

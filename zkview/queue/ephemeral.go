@@ -74,14 +74,14 @@ func plainEphemeral(q *model.Queue, qm *Model, sv *ServerView) {
 	holder := model.Node{
 		Name: name, Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral,
 		Role: lockops.RoleHolder, Believes: lockops.RoleHolder,
-		Session: r.Session, Data: r.DataBytes(), DataLen: r.DataLen,
-		Ctime: r.Ctime(), Mtime: r.Mtime(), Version: r.Version, Czxid: r.Czxid,
+		Session: r.Session, DataLen: r.DataLen,
+		Version: r.Version, Czxid: r.Czxid,
 		// Created holding: the hold began with the node.
-		Since: r.Ctime(), SinceExact: true,
-	}
+		SinceExact: true,
+	}.WithData(r.DataBytes()).WithCtime(r.Ctime()).WithMtime(r.Mtime()).WithSince(r.Ctime())
 	nodes := []model.Node{holder}
 	if sv != nil {
-		nodes[0].Client = sv.Clients[r.Session]
+		nodes[0].SetClient(sv.Clients[r.Session])
 		watchers := slices.Clone(sv.Watchers[watched])
 		slices.Sort(watchers)
 		for _, s := range slices.Compact(watchers) {
@@ -92,8 +92,8 @@ func plainEphemeral(q *model.Queue, qm *Model, sv *ServerView) {
 				Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral,
 				Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
 				Watches: name, Predecessor: name, Link: model.LinkVerified,
-				Session: s, Client: sv.Clients[s],
-			})
+				Session: s,
+			}.WithClient(sv.Clients[s]))
 		}
 	}
 	waiters := len(nodes) - 1

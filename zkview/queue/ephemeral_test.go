@@ -99,11 +99,11 @@ func TestPlainEphemeral(t *testing.T) {
 			if tt.lone == nil || tt.holder != tt.lone.Name && tt.lone.Name != "" {
 				return // not a plain ephemeral lock
 			}
-			if h.Recipe != lockops.RecipeEphemeral || h.Kind != lockops.KindMutex || !h.Since.Equal(ctime) || !h.SinceExact || string(h.Data) != "host-a pid 7" {
+			if h.Recipe != lockops.RecipeEphemeral || h.Kind != lockops.KindMutex || !h.Since().Equal(ctime) || !h.SinceExact || string(h.Data()) != "host-a pid 7" {
 				t.Errorf("holder %+v", h)
 			}
-			if tt.sv != nil && h.Client != "10.0.0.1:5000" {
-				t.Errorf("holder client %q", h.Client)
+			if tt.sv != nil && h.Client() != "10.0.0.1:5000" {
+				t.Errorf("holder client %q", h.Client())
 			}
 			for _, n := range q.Nodes.From(1) {
 				if n.Name != "" || n.Role != lockops.RoleWaiting || n.Watches != tt.holder || n.Link != model.LinkVerified || n.Recipe != lockops.RecipeEphemeral {

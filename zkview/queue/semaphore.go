@@ -239,7 +239,7 @@ func sortedLeases(kind SemKind, in []model.Node) []model.Node {
 		})
 	} else {
 		slices.SortStableFunc(leases, func(a, b model.Node) int {
-			if c := a.Ctime.Compare(b.Ctime); c != 0 {
+			if c := a.Ctime().Compare(b.Ctime()); c != 0 {
 				return c
 			}
 			return strings.Compare(a.Name, b.Name)
@@ -321,17 +321,20 @@ func (res *SemResult) addLeases(in SemParts, leaseDir string, leases []model.Nod
 			continue
 		}
 		n := l
-		n.Lease, n.Kind, n.Recipe, n.Parent = true, lockops.KindOther, in.Kind.recipe(), in.parentOf(leaseDir)
+		n.Lease, n.Kind, n.Recipe = true, lockops.KindOther, in.Kind.recipe()
+		n.SetParent(in.parentOf(leaseDir))
 		n.Role, n.Believes, n.Watches, n.Predecessor, n.Link, n.Herd = lockops.RoleHolder, lockops.RoleHolder, "", "", model.LinkNone, false
 		res.Nodes = append(res.Nodes, n)
 		holders = append(holders, n.Name)
 	}
 	if pending >= 0 {
 		n := leases[pending]
-		n.Lease, n.Kind, n.Recipe, n.Parent = true, lockops.KindOther, in.Kind.recipe(), in.parentOf(leaseDir)
+		n.Lease, n.Kind, n.Recipe = true, lockops.KindOther, in.Kind.recipe()
+		n.SetParent(in.parentOf(leaseDir))
 		waitLease(&n, leaseDir)
-		if !n.Ctime.IsZero() {
-			n.Since, n.SinceExact = n.Ctime, true
+		if !n.Ctime().IsZero() {
+			n.SinceExact = true
+			n.SetSince(n.Ctime())
 		}
 		res.Nodes = append(res.Nodes, n)
 		res.Pending = n.Name
@@ -345,14 +348,15 @@ func (res *SemResult) addLockNodes(in SemParts, lockDir string, admitted *model.
 	leaseDir, _ := SemaphoreDirs(in.Path, in.Kind)
 	for _, l := range in.Lock.Nodes.All() {
 		n := *l // a copy: the lock's nodes are published as they are
-		n.Parent = in.parentOf(lockDir)
+		n.SetParent(in.parentOf(lockDir))
 		if admitted != nil && n.Name == admitted.Name {
 			waitLease(&n, leaseDir)
 		}
 		// Every contender in the lock waits for a lease, since it joined.
 		n.Role = lockops.RoleWaiting
-		if !n.Ctime.IsZero() {
-			n.Since, n.SinceExact = n.Ctime, true
+		if !n.Ctime().IsZero() {
+			n.SinceExact = true
+			n.SetSince(n.Ctime())
 		}
 		res.Nodes = append(res.Nodes, n)
 	}

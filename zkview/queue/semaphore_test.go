@@ -82,22 +82,21 @@ var semT0 = time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)
 
 func cLease(seq int32, session int64) model.Node {
 	return model.Node{Name: fmt.Sprintf("_c_00000000-0000-4000-8000-%012d-lease-%010d", seq, seq), Seq: seq, Session: session,
-		Ctime: semT0.Add(time.Duration(seq) * time.Second), Since: semT0.Add(time.Duration(seq) * time.Second), SinceExact: true}
+		SinceExact: true}.WithCtime(semT0.Add(time.Duration(seq) * time.Second)).WithSince(semT0.Add(time.Duration(seq) * time.Second))
 }
 
 func cLock(seq int32, session int64) model.Node {
 	return model.Node{Name: fmt.Sprintf("_c_00000000-0000-4000-8000-%012d-lock-%010d", seq, seq), Seq: seq, Session: session,
-		Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Ctime: semT0.Add(time.Duration(seq) * time.Second)}
+		Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator}.WithCtime(semT0.Add(time.Duration(seq) * time.Second))
 }
 
 func kLease(i int, session int64) model.Node {
-	return model.Node{Name: fmt.Sprintf("%032x", 0xabc000+i), Session: session, Ctime: semT0.Add(time.Duration(i) * time.Second),
-		Since: semT0.Add(time.Duration(i) * time.Second), SinceExact: true}
+	return model.Node{Name: fmt.Sprintf("%032x", 0xabc000+i), Session: session, SinceExact: true}.WithCtime(semT0.Add(time.Duration(i) * time.Second)).WithSince(semT0.Add(time.Duration(i) * time.Second))
 }
 
 func kLock(seq int32, session int64) model.Node {
 	return model.Node{Name: fmt.Sprintf("%032x__lock__%010d", 0xdef000+seq, seq), Seq: seq, Session: session,
-		Kind: lockops.KindMutex, Recipe: lockops.RecipeKazoo, Ctime: semT0.Add(time.Duration(seq) * time.Second)}
+		Kind: lockops.KindMutex, Recipe: lockops.RecipeKazoo}.WithCtime(semT0.Add(time.Duration(seq) * time.Second))
 }
 
 // lockQueue is an admission lock as buildQueue builds it: the first node
@@ -238,7 +237,7 @@ func TestComposeSemaphore(t *testing.T) {
 			res := ComposeSemaphore(tt.in)
 			var got []semRow
 			for _, n := range res.Nodes {
-				got = append(got, semRow{n.Name, n.Lease, n.Role == lockops.RoleHolder, n.Watches, n.Link, n.Parent})
+				got = append(got, semRow{n.Name, n.Lease, n.Role == lockops.RoleHolder, n.Watches, n.Link, n.Parent()})
 				if n.Role != n.Believes {
 					t.Errorf("%s: role %v believes %v", n.Name, n.Role, n.Believes)
 				}
