@@ -68,7 +68,9 @@ func (q *Queue) setRare(r queueRare) {
 		q.rare = nil
 		return
 	}
-	q.rare = &r
+	c := new(queueRare) // not &r: r would escape, allocated even when zero
+	*c = r
+	q.rare = c
 }
 
 // Rare returns a copy of q's rare fields (their slices are shared: read
@@ -97,9 +99,15 @@ func (q Queue) WithRare(r QueueRare) Queue {
 
 // edit applies f to a copy of q's rare fields and keeps the result.
 func (q *Queue) edit(f func(r *QueueRare)) {
-	c := q.rareCopy()
+	c := new(queueRare) // f's argument escapes: one allocation, kept unless zero
+	if q.rare != nil {
+		*c = *q.rare
+	}
 	f(&c.QueueRare)
-	q.setRare(c)
+	if c.isZero() && c.listedAt.IsZero() {
+		c = nil
+	}
+	q.rare = c
 }
 
 // Err is why the path could not be read, when State is PathError or
