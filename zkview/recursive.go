@@ -45,8 +45,26 @@ type recursiveWatch struct {
 	seen     int32
 	// listedAt is when the model last held every change the server had
 	// made: a listing asked for then, or a barrier after which nothing
-	// was left to receive (Queue.ListedAt).
-	listedAt time.Time
+	// was left to receive (Queue.ListedAt); Unix nanoseconds, as the
+	// queue model keeps it (a time.Time would take a root's parent from
+	// 128 bytes to 144).
+	listedAt int64
+}
+
+// listed is rw.listedAt as a time (zero when never).
+func (rw *recursiveWatch) listed() time.Time {
+	if rw.listedAt == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, rw.listedAt)
+}
+
+// setListed sets rw.listedAt.
+func (rw *recursiveWatch) setListed(t time.Time) {
+	rw.listedAt = 0
+	if !t.IsZero() {
+		rw.listedAt = t.UnixNano()
+	}
 }
 
 // runRecursive watches pw with a persistent recursive watch. It
@@ -217,7 +235,7 @@ func (rw *recursiveWatch) take(ctx context.Context, ch <-chan zk.Event, ev zk.Ev
 	// the watch missed nothing (unreported) follows within
 	// auditSoon, off the change's path, at most once per auditSoon
 	// however fast events come.
-	applied := rw.applyEvents(ctx, batch, gen, rw.listedAt, evAt)
+	applied := rw.applyEvents(ctx, batch, gen, rw.listed(), evAt)
 	w.held.applied.Add(int64(len(batch)))
 	if !applied && ctx.Err() != nil {
 		return true, false
@@ -307,7 +325,8 @@ func (rw *recursiveWatch) takeListing(ctx context.Context, gen uint64, issued ti
 	pw, w := rw.pw, rw.pw.w
 	switch {
 	case err == nil:
-		rw.cversion, rw.seen, rw.listedAt = l.cversion, 0, issued
+		rw.cversion, rw.seen = l.cversion, 0
+		rw.setListed(issued)
 		rw.resetNames(l.names)
 		pw.listed = true
 		pw.applyListing(ctx, l, gen, issued, issued)
@@ -430,7 +449,7 @@ func (rw *recursiveWatch) unreported(ctx context.Context, ch <-chan zk.Event) bo
 	}
 	// Every change made before the barrier was asked for has been
 	// received and applied: the next merge says so (Queue.ListedAt).
-	rw.listedAt = issued
+	rw.setListed(issued)
 	return false
 }
 

@@ -376,7 +376,7 @@ func (rt *rootWatch) work(pw *pathWatch) {
 			rt.retryLater(pw)
 		}
 		if evs != nil && pw.listed {
-			rp.rw.applyEvents(rt.ctx, evs.evs, gen, rp.rw.listedAt, evs.at)
+			rp.rw.applyEvents(rt.ctx, evs.evs, gen, rp.rw.listed(), evs.at)
 		}
 		evs.appliedTo(w) // merged, or made moot by the listing
 	}
