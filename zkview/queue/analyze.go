@@ -88,7 +88,7 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 // read of it in r (nil: nothing yet).
 func nodeOf(qm *Model, e lockops.Entry, r *Record, sv *ServerView) model.Node {
 	n := model.Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role,
-		Believes: e.Believes, Watches: e.Watches, Predecessor: e.Predecessor}
+		Believes: e.Believes}.WithWatchesPredecessor(e.Watches, e.Predecessor)
 	if r != nil {
 		n.Session, n.DataLen = r.Session, r.DataLen
 		n.SetData(r.DataBytes())
