@@ -149,9 +149,9 @@ func writeNodeRow(tw io.Writer, q model.Queue, i int, n *model.Node, now time.Ti
 	waits := "-"
 	switch {
 	case n.WatchesChildren():
-		waits = "children of " + model.SanitizeString(n.Watches, 0) + " " + n.Link.String()
-	case n.Watches != "":
-		waits = model.NodeRef(n.Watches, 24) + " " + n.Link.String()
+		waits = "children of " + model.SanitizeString(n.Watches(), 0) + " " + n.Link.String()
+	case n.Watches() != "":
+		waits = model.NodeRef(n.Watches(), 24) + " " + n.Link.String()
 	}
 	if n.Herd {
 		waits += " HERD"

@@ -42,8 +42,7 @@ func sampleSnapshot() *model.Snapshot {
 						Session: 0x2, DataLen: 300,
 						SinceExact: true}.WithData([]byte("\x1b]52;c;evil\x07\xff")).WithCtime(at.Add(-time.Second)).WithSince(at.Add(-time.Second)),
 					model.Node{Name: "lock-0000000009", Seq: 9, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
-						Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting, Watches: "0123456789abcdef0123456789abcdef__lock__0000000008",
-						Link: model.LinkMissing, Session: 0x3, SinceExact: true}.WithCtime(at).WithSince(at),
+						Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting, Link: model.LinkMissing, Session: 0x3, SinceExact: true}.WithWatches("0123456789abcdef0123456789abcdef__lock__0000000008").WithCtime(at).WithSince(at),
 				),
 			}.WithRare(model.QueueRare{
 				Other: []string{"leases", "bad\x1b[2Jname"},
@@ -229,7 +228,8 @@ func TestWriteLsTextElection(t *testing.T) {
 			Recipe: lockops.RecipeCurator, Role: lockops.RoleHolder, Believes: lockops.RoleHolder, Session: 0x100 + int64(i),
 			DataLen: 13}.WithData(fmt.Appendf(nil, "participant-%d", i+1)).WithCtime(at.Add(-2 * time.Minute)).WithSince(at.Add(-time.Minute))
 		if i > 0 {
-			n.Role, n.Believes, n.Watches, n.Link, n.SinceExact = lockops.RoleWaiting, lockops.RoleWaiting, q.Nodes.At(i-1).Name, model.LinkInferred, true
+			n.Role, n.Believes, n.Link, n.SinceExact = lockops.RoleWaiting, lockops.RoleWaiting, model.LinkInferred, true
+			n.SetWatches(q.Nodes.At(i - 1).Name)
 		}
 		q.Nodes = model.NodesOf(append(q.Nodes.Slice(), n)...)
 	}
@@ -259,8 +259,10 @@ func TestWriteLsTextEphemeral(t *testing.T) {
 	holder.Herd, holder.SinceExact = true, true
 	holder.SetCtime(ctime)
 	holder.SetSince(ctime)
-	w1.Watches, w1.Predecessor, w1.Link = "owner", "owner", model.LinkVerified
-	w2.Watches, w2.Predecessor, w2.Link = "owner", "owner", model.LinkVerified
+	w1.Link = model.LinkVerified
+	w1.SetWatchesPredecessor("owner", "owner")
+	w2.Link = model.LinkVerified
+	w2.SetWatchesPredecessor("owner", "owner")
 	snap := &model.Snapshot{At: ctime.Add(time.Minute), ServerView: true, Queues: model.QueuesOf(model.Queue{
 		Path: "/x", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(holder, w1, w2),
 	}.WithRare(model.QueueRare{
@@ -286,10 +288,10 @@ func TestWriteLsSemaphore(t *testing.T) {
 	at := time.Date(2026, 11, 23, 1, 1, 0, 0, time.UTC)
 	node := func(seq int32, what string, role lockops.Role, watches string, link model.LinkStatus) model.Node {
 		n := model.Node{Name: fmt.Sprintf("_c_00000000-0000-4000-8000-%012d-%s-%010d", seq, what, seq), Seq: seq,
-			Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: role, Believes: role, Watches: watches, Predecessor: watches,
-			Link: link, Session: 0x9 + int64(seq), SinceExact: true}.WithParent("/sem/x/locks").WithCtime(at.Add(time.Duration(seq-60) * time.Second))
+			Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: role, Believes: role, Link: link, Session: 0x9 + int64(seq), SinceExact: true}.WithWatchesPredecessor(watches, watches).WithParent("/sem/x/locks").WithCtime(at.Add(time.Duration(seq-60) * time.Second))
 		if what == "lease" {
-			n.Kind, n.Lease, n.Predecessor = lockops.KindOther, true, ""
+			n.Kind, n.Lease = lockops.KindOther, true
+			n.SetPredecessor("")
 			n.SetParent("/sem/x/leases")
 		}
 		n.SetSince(n.Ctime())
@@ -297,7 +299,7 @@ func TestWriteLsSemaphore(t *testing.T) {
 	}
 	l1, l2 := node(1, "lease", lockops.RoleHolder, "", model.LinkNone), node(2, "lease", lockops.RoleHolder, "", model.LinkNone)
 	lock3, lock4 := node(3, "lock", lockops.RoleWaiting, "/sem/x/leases", model.LinkInferred), node(4, "lock", lockops.RoleWaiting, "", model.LinkVerified)
-	lock4.Watches, lock4.Predecessor = lock3.Name, lock3.Name
+	lock4.SetWatchesPredecessor(lock3.Name, lock3.Name)
 	snap := &model.Snapshot{At: at, Queues: model.QueuesOf(model.Queue{Path: "/sem/x", State: model.PathPresent, Type: model.TypeSemaphore,
 		Nodes: model.NodesOf(l1, l2, node(3, "lease", lockops.RoleWaiting, "/sem/x/leases", model.LinkInferred), lock3, lock4),
 	}.WithRare(model.QueueRare{
@@ -365,7 +367,8 @@ func TestWriteLsHostile(t *testing.T) {
 		n := model.Node{Name: fmt.Sprintf("x-%s-%010d", prefix, seq), Seq: seq, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
 			Role: role, Believes: role, Session: 0x100 + int64(seq), DataLen: int32(dataLen), SinceExact: true}.WithData(data).WithCtime(at).WithSince(at)
 		if seq > 0 {
-			n.Watches, n.Link = q.Nodes.At(int(seq-1)).Name, model.LinkVerified
+			n.Link = model.LinkVerified
+			n.SetWatches(q.Nodes.At(int(seq - 1)).Name)
 		}
 		q.Nodes = model.NodesOf(append(q.Nodes.Slice(), n)...)
 	}

@@ -37,7 +37,8 @@ func wideSnapshot(parents int, at time.Time) *model.Snapshot {
 				if k == 0 {
 					n.Role, n.Believes = lockops.RoleHolder, lockops.RoleHolder
 				} else {
-					n.Watches, n.Link = nodes[k-1].Name, model.LinkVerified
+					n.Link = model.LinkVerified
+					n.SetWatches(nodes[k-1].Name)
 				}
 				nodes = append(nodes, n)
 			}

@@ -24,7 +24,7 @@ func TestSessionsSemaphoreNodes(t *testing.T) {
 			Role: role, Believes: role, Session: s, SinceExact: true}.WithParent("/sem/leases").WithCtime(at.Add(-2 * time.Second)).WithSince(at.Add(-2 * time.Second))
 	}
 	admit := model.Node{Name: fmt.Sprintf("_c_%s-lock-%010d", uuid, 79), Seq: 79, Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator,
-		Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting, Watches: "/sem/leases", Session: 2, SinceExact: true}.WithParent("/sem/locks").WithCtime(at.Add(-3 * time.Second)).WithSince(at.Add(-3 * time.Second))
+		Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting, Session: 2, SinceExact: true}.WithWatches("/sem/leases").WithParent("/sem/locks").WithCtime(at.Add(-3 * time.Second)).WithSince(at.Add(-3 * time.Second))
 	q := model.Queue{Path: "/sem", State: model.PathPresent, Type: model.TypeSemaphore,
 		Nodes: model.NodesOf(lease(78, 1, lockops.RoleHolder), lease(79, 2, lockops.RoleWaiting), admit)}.WithRare(model.QueueRare{Limit: 1, LimitSource: model.LimitDeduced})
 	ss := sessions.SessionsOf(&model.Snapshot{At: at, Queues: model.QueuesOf(q)})

@@ -40,8 +40,8 @@ func (c Change) nodeText() string {
 		switch {
 		case n.Role == lockops.RoleHolder:
 			return fmt.Sprintf("%s created (%s %s): holds", me, n.Recipe, n.Kind)
-		case n.Watches != "":
-			return fmt.Sprintf("%s created (%s %s): waits, watching %s", me, n.Recipe, n.Kind, ShortName(n.Watches))
+		case n.Watches() != "":
+			return fmt.Sprintf("%s created (%s %s): waits, watching %s", me, n.Recipe, n.Kind, ShortName(n.Watches()))
 		}
 		return fmt.Sprintf("%s created (%s %s): waits", me, n.Recipe, n.Kind)
 	case ChangeAcquired:
@@ -199,7 +199,7 @@ func (c Change) infoText() string {
 	case ChangeBurst:
 		return fmt.Sprintf("%s: %d nodes created, %d deleted", p, c.Created, c.Deleted)
 	case ChangeWatchVerified:
-		return fmt.Sprintf("%s: its session 0x%x has a watch on %s (wchc)", ShortName(c.Node.Name), c.Node.Session, ShortName(c.Node.Watches))
+		return fmt.Sprintf("%s: its session 0x%x has a watch on %s (wchc)", ShortName(c.Node.Name), c.Node.Session, ShortName(c.Node.Watches()))
 	case ChangeServerView:
 		if c.Note != "" {
 			return c.Note

@@ -18,7 +18,7 @@ func TestChangeText(t *testing.T) {
 	const n42 = "_c_3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b-lock-0000000042"
 	evil := "/locks/\x1b[2Jx"
 	cur := lockops.RecipeCurator
-	waiter := Node{Name: n42, Recipe: cur, Kind: lockops.KindMutex, Role: lockops.RoleWaiting, Watches: n41}
+	waiter := Node{Name: n42, Recipe: cur, Kind: lockops.KindMutex, Role: lockops.RoleWaiting}.WithWatches(n41)
 	holder := Node{Name: n41, Recipe: cur, Kind: lockops.KindMutex, Role: lockops.RoleHolder}
 	lease := Node{Name: "lease-abc", Lease: true, Session: 0xb, Role: lockops.RoleHolder, SinceExact: true}.WithSince(at.Add(-59 * time.Second))
 	cycle := Deadlock{Sessions: []int64{1, 2}, State: CycleDeadlock, Since: at.Add(-6 * time.Second),
@@ -58,7 +58,7 @@ func TestChangeText(t *testing.T) {
 		{Change{Kind: ChangeListed, Path: "/s", Type: TypeSemaphore, Count: 2, Node: Node{Recipe: lockops.RecipeKazoo}, Holders: 1, Limit: 2}, "/s: kazoo semaphore, holders 1/2, 0 waiting"},
 		{Change{Kind: ChangeListed, Path: "/s", Type: TypeSemaphore}, "/s: an empty semaphore, holders 0 (limit unknown), 0 waiting"},
 		{Change{Kind: ChangeBurst, Path: "/a", Created: 40, Deleted: 2}, "/a: 40 nodes created, 2 deleted"},
-		{Change{Kind: ChangeWatchVerified, Node: Node{Name: n42, Session: 0x1f, Watches: n41}}, n42 + ": its session 0x1f has a watch on " + n41 + " (wchc)"},
+		{Change{Kind: ChangeWatchVerified, Node: Node{Name: n42, Session: 0x1f}.WithWatches(n41)}, n42 + ": its session 0x1f has a watch on " + n41 + " (wchc)"},
 		{Change{Kind: ChangeServerView, Count: 3}, "server view: 3 members answered cons and wchc; links verified"},
 		{Change{Kind: ChangeServerView, Note: "zk2 refuses wchc"}, "zk2 refuses wchc"},
 		{Change{Kind: ChangeWatchMode, Err: errors.New("zk: unimplemented").Error()}, "the server refuses persistent watches (zk: unimplemented): watching with children watches, re-listing at every change"},

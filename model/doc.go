@@ -18,8 +18,9 @@
 //   - snapshot.go: the published types (Snapshot, Queue, Node, Warning,
 //     Update and Update.Merge, Deadlock and Wait, the watch modes).
 //   - node.go: Node's compact fields (its times as stamps, its data, the
-//     fields a plain lock's node leaves empty behind one pointer), their
-//     getters and setters, and its JSON, the plain struct's byte for byte.
+//     fields a plain lock's node leaves empty behind one pointer, and its
+//     Predecessor there too when it is not its Watches), their getters
+//     and setters, and its JSON, the plain struct's byte for byte.
 //   - change.go: Change, the one vocabulary of change: a typed value
 //     (kind, path, node, session, holder and the node before it, how long
 //     it held or waited, warning, connection...), never a sentence. Two

@@ -263,7 +263,7 @@ func nodeJSON(n *Node) JSONNode {
 		Role:     n.Role.String(),
 		Client:   SanitizeString(n.Client(), 0),
 		Identity: SanitizeString(n.Identity(), 0),
-		Watches:  SanitizeString(n.Watches, 0),
+		Watches:  SanitizeString(n.Watches(), 0),
 		Believes: n.Believes.String(),
 		Data:     n.DataText(0),
 		Czxid:    n.Czxid,

@@ -69,8 +69,12 @@ const (
 // copied, so it is never changed once made: a setter makes another.
 type nodeRare struct {
 	parent, client, identity, part string
-	mtime                          stamp
-	exact                          *nodeTimes
+	// predecessor is Predecessor when ownPredecessor; else Predecessor is
+	// Watches (and predecessor is "").
+	predecessor    string
+	mtime          stamp
+	exact          *nodeTimes
+	ownPredecessor bool
 }
 
 // nodeTimes keeps whole the times a stamp cannot give back (stampOf).
@@ -223,6 +227,46 @@ func (n *Node) SetData(b []byte) {
 	n.data, n.dataSet = unsafe.String(unsafe.SliceData(b), len(b)), b != nil
 }
 
+// Watches is the node it waits on by its own recipe, "" for a holder;
+// for a semaphore's lease waiter, the path whose children it watches
+// (WatchesChildren).
+func (n Node) Watches() string { return n.watches }
+
+// Predecessor is what a correct recipe waits on (sequence order): the
+// lock node just before, or for a read node the nearest mutex or write
+// node before; "" for a holder by sequence order. In a correct queue of
+// one recipe it is Watches, and then it is not kept apart.
+func (n Node) Predecessor() string {
+	if n.rare != nil && n.rare.ownPredecessor {
+		return n.rare.predecessor
+	}
+	return n.watches
+}
+
+// SetWatchesPredecessor sets Watches and Predecessor together: the way to
+// set both without making rare fields for a moment (SetWatches keeps the
+// Predecessor it finds).
+func (n *Node) SetWatchesPredecessor(watches, predecessor string) {
+	n.watches = watches
+	own := predecessor != watches
+	if !own && (n.rare == nil || !n.rare.ownPredecessor) {
+		return // nothing kept apart before or now
+	}
+	r := n.rareCopy()
+	r.predecessor, r.ownPredecessor = "", own
+	if own {
+		r.predecessor = predecessor
+	}
+	n.putRare(r)
+}
+
+// SetWatches sets Watches, keeping Predecessor: when that was Watches
+// before, it is kept apart now (unless it is the new Watches too).
+func (n *Node) SetWatches(w string) { n.SetWatchesPredecessor(w, n.Predecessor()) }
+
+// SetPredecessor sets Predecessor.
+func (n *Node) SetPredecessor(p string) { n.SetWatchesPredecessor(n.watches, p) }
+
 // Parent is the znode's parent when it is not the queue's path: a
 // semaphore's leases/ or locks/, or Kazoo's <path>-__lock__; "" else.
 func (n Node) Parent() string {
@@ -305,7 +349,7 @@ type nodeWire struct {
 // wire is n as JSON has it.
 func (n Node) wire() nodeWire {
 	return nodeWire{Name: n.Name, Seq: n.Seq, Kind: n.Kind, Recipe: n.Recipe, Role: n.Role, Believes: n.Believes,
-		Watches: n.Watches, Predecessor: n.Predecessor, Link: n.Link, Herd: n.Herd, Lease: n.Lease,
+		Watches: n.Watches(), Predecessor: n.Predecessor(), Link: n.Link, Herd: n.Herd, Lease: n.Lease,
 		Parent: n.Parent(), Session: n.Session, Client: n.Client(), Data: n.Data(), DataLen: n.DataLen,
 		Version: n.Version, Ctime: n.Ctime(), Mtime: n.Mtime(), Czxid: n.Czxid, Since: n.Since(),
 		SinceExact: n.SinceExact, Identity: n.Identity(), Part: n.Part()}
@@ -314,8 +358,9 @@ func (n Node) wire() nodeWire {
 // nodeOfWire is the node w writes.
 func nodeOfWire(w *nodeWire) Node {
 	n := Node{Name: w.Name, Seq: w.Seq, Kind: w.Kind, Recipe: w.Recipe, Role: w.Role, Believes: w.Believes,
-		Watches: w.Watches, Predecessor: w.Predecessor, Link: w.Link, Herd: w.Herd, Lease: w.Lease,
-		Session: w.Session, DataLen: w.DataLen, Version: w.Version, Czxid: w.Czxid, SinceExact: w.SinceExact}
+		Link: w.Link, Herd: w.Herd, Lease: w.Lease, Session: w.Session, DataLen: w.DataLen, Version: w.Version,
+		Czxid: w.Czxid, SinceExact: w.SinceExact}
+	n.SetWatchesPredecessor(w.Watches, w.Predecessor)
 	n.SetData(w.Data)
 	n.SetCtime(w.Ctime)
 	n.SetMtime(w.Mtime)
@@ -362,6 +407,15 @@ func (n Node) WithSince(t time.Time) Node { n.SetSince(t); return n }
 
 // WithData is n with Data b, which it keeps (SetData).
 func (n Node) WithData(b []byte) Node { n.SetData(b); return n }
+
+// WithWatches is n with Watches w, keeping its Predecessor (SetWatches).
+func (n Node) WithWatches(w string) Node { n.SetWatches(w); return n }
+
+// WithPredecessor is n with Predecessor p.
+func (n Node) WithPredecessor(p string) Node { n.SetPredecessor(p); return n }
+
+// WithWatchesPredecessor is n with Watches w and Predecessor p.
+func (n Node) WithWatchesPredecessor(w, p string) Node { n.SetWatchesPredecessor(w, p); return n }
 
 // WithParent is n with Parent p.
 func (n Node) WithParent(p string) Node { n.SetParent(p); return n }

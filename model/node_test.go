@@ -10,10 +10,10 @@ import (
 )
 
 // TestNodeSize: a root of 100,000 lock parents publishes a Node for each
-// of their nodes; 128 bytes is its size class.
+// of their nodes; 112 bytes is its size class.
 func TestNodeSize(t *testing.T) {
-	if got := unsafe.Sizeof(Node{}); got > 128 {
-		t.Errorf("model.Node is %d bytes, want at most 128 (a 128-byte size class)", got)
+	if got := unsafe.Sizeof(Node{}); got > 112 {
+		t.Errorf("model.Node is %d bytes, want at most 112 (a 112-byte size class)", got)
 	}
 }
 
@@ -135,5 +135,82 @@ func TestNodeFields(t *testing.T) {
 	n.SetMtime(t0)
 	if n.rare != nil {
 		t.Errorf("rare fields all empty again, still kept: %+v", *n.rare)
+	}
+}
+
+// TestNodeWatchesPredecessor: Predecessor is kept apart from Watches only
+// while they differ, and setting either keeps the other: a node whose
+// Predecessor was its Watches keeps that Predecessor when Watches moves
+// (a split queue's waiter, a Kazoo 2.8 reader).
+func TestNodeWatchesPredecessor(t *testing.T) {
+	type links struct{ watches, predecessor string }
+	of := func(n Node) links { return links{n.Watches(), n.Predecessor()} }
+	steps := []struct {
+		name  string
+		set   func(*Node)
+		want  links
+		apart bool // Predecessor kept in the rare fields
+	}{
+		{"zero", func(*Node) {}, links{}, false},
+		{"both the same", func(n *Node) { n.SetWatchesPredecessor("a", "a") }, links{"a", "a"}, false},
+		{"watches moves", func(n *Node) { n.SetWatches("b") }, links{"b", "a"}, true},
+		{"watches moves again", func(n *Node) { n.SetWatches("c") }, links{"c", "a"}, true},
+		{"watches back to it", func(n *Node) { n.SetWatches("a") }, links{"a", "a"}, false},
+		{"predecessor moves", func(n *Node) { n.SetPredecessor("p") }, links{"a", "p"}, true},
+		{"predecessor to watches", func(n *Node) { n.SetPredecessor("a") }, links{"a", "a"}, false},
+		{"watches to a holder's", func(n *Node) { n.SetWatches("") }, links{"", "a"}, true},
+		{"predecessor empty, watches not", func(n *Node) { n.SetWatchesPredecessor("/sem/leases", "") }, links{"/sem/leases", ""}, true},
+		{"watches to the empty predecessor", func(n *Node) { n.SetWatches("") }, links{"", ""}, false},
+		{"predecessor alone", func(n *Node) { n.SetPredecessor("x") }, links{"", "x"}, true},
+		{"watches to it", func(n *Node) { n.SetWatches("x") }, links{"x", "x"}, false},
+	}
+	var n Node
+	for _, st := range steps {
+		before, was := n, of(n)
+		st.set(&n)
+		if got := of(n); got != st.want {
+			t.Errorf("%s: watches %q predecessor %q, want %q %q", st.name, got.watches, got.predecessor, st.want.watches, st.want.predecessor)
+		}
+		if apart := n.rare != nil && n.rare.ownPredecessor; apart != st.apart {
+			t.Errorf("%s: predecessor kept apart %v, want %v", st.name, apart, st.apart)
+		}
+		if !st.apart && n.rare != nil {
+			t.Errorf("%s: rare fields kept for nothing: %+v", st.name, *n.rare)
+		}
+		if of(before) != was {
+			t.Errorf("%s: a copy of the node before changed: %v, want %v", st.name, of(before), was)
+		}
+	}
+	// The other rare fields stay as they are, and go with the last.
+	n = Node{}.WithClient("10.0.0.1:4000").WithWatchesPredecessor("a", "b")
+	n.SetWatches("b")
+	if n.Client() != "10.0.0.1:4000" || n.rare.ownPredecessor {
+		t.Errorf("client %q, predecessor apart %v: %+v", n.Client(), n.rare.ownPredecessor, *n.rare)
+	}
+	n.SetClient("")
+	if n.rare != nil {
+		t.Errorf("rare fields all empty again, still kept: %+v", *n.rare)
+	}
+	// A shared copy keeps its links when the node's change.
+	n = Node{}.WithWatchesPredecessor("a", "b")
+	shared := n
+	n.SetPredecessor("c")
+	n.SetWatches("d")
+	if of(shared) != (links{"a", "b"}) || of(n) != (links{"d", "c"}) {
+		t.Errorf("copy %v (want a b kept), node %v (want d c)", of(shared), of(n))
+	}
+	// JSON writes and reads both as the plain fields they were.
+	for _, l := range []links{{"a", "a"}, {"a", ""}, {"", "a"}, {"a", "b"}} {
+		b, err := json.Marshal(Node{}.WithWatchesPredecessor(l.watches, l.predecessor))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Node
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if of(back) != l || !bytes.Contains(b, []byte(`"Watches":"`+l.watches+`","Predecessor":"`+l.predecessor+`"`)) {
+			t.Errorf("%v: JSON %s read back as %v", l, b, of(back))
+		}
 	}
 }

@@ -33,7 +33,7 @@ func (q *Queue) LimitText() string {
 // WatchesChildren says whether the node waits on a children watch (a
 // semaphore's lease waiter): its Watches is then the watched path, with
 // a leading "/", which no child name can have.
-func (n Node) WatchesChildren() bool { return strings.HasPrefix(n.Watches, "/") }
+func (n Node) WatchesChildren() bool { return strings.HasPrefix(n.Watches(), "/") }
 
 // KindName is the node's kind as `ls` names it: "lease" for a semaphore's
 // lease node, else mutex, read or write.

@@ -201,20 +201,20 @@ func (w Warning) Lasted(now time.Time) time.Duration {
 // what the Watcher saw (since when).
 //
 // A root of 100,000 lock parents publishes a Node for each of their
-// nodes, so it is kept to 128 bytes (TestNodeSize): its times are
+// nodes, so it is kept to 112 bytes (TestNodeSize): its times are
 // compact stamps read by Ctime, Mtime and Since, its data a string read
 // by Data, and the fields a plain lock's node leaves empty (Parent,
-// Client, Identity, Part) sit behind one pointer, nil for most nodes;
-// node.go has them, and the JSON that keeps a recording's fields as
-// they were when they were plain fields.
+// Client, Identity, Part) sit behind one pointer, nil for most nodes,
+// with its Predecessor when that is not its Watches (in a correct
+// single-recipe queue they are the same node); node.go has them, and the
+// JSON that keeps a recording's fields as they were when they were plain
+// fields.
 type Node struct {
-	Name    string // raw znode name; sanitize before display
-	Watches string // node it waits on by its own recipe, "" for a holder
-	// Predecessor is what a correct recipe waits on (sequence order): the
-	// lock node just before, or for a read node the nearest mutex or write
-	// node before; "" for a holder by sequence order.
-	Predecessor string
-	data        string // Data's bytes (raw; sanitize to show)
+	Name string // raw znode name; sanitize before display
+	// watches is Watches; Predecessor is kept apart (in rare) only when
+	// it differs from it.
+	watches string
+	data    string // Data's bytes (raw; sanitize to show)
 
 	Session int64 // ephemeralOwner, 0 for a persistent node
 	// Czxid is the zxid of the transaction that created the node: its

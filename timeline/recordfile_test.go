@@ -109,7 +109,8 @@ func (m *churnModel) step(gap time.Duration) *model.Snapshot {
 	nodes := make([]model.Node, 0, q.Nodes.Len()+1)
 	for k, n := range q.Nodes.Slice()[1:] {
 		if k == 0 {
-			n.Role, n.Believes, n.Watches, n.Predecessor, n.Link = lockops.RoleHolder, lockops.RoleHolder, "", "", model.LinkNone
+			n.Role, n.Believes, n.Link = lockops.RoleHolder, lockops.RoleHolder, model.LinkNone
+			n.SetWatchesPredecessor("", "")
 			n.SetSince(m.at)
 		}
 		nodes = append(nodes, n)
@@ -117,7 +118,7 @@ func (m *churnModel) step(gap time.Duration) *model.Snapshot {
 	nn := m.node(i, m.seq[i], len(nodes) == 0)
 	m.seq[i]++
 	if len(nodes) > 0 {
-		nn.Watches, nn.Predecessor = nodes[len(nodes)-1].Name, nodes[len(nodes)-1].Name
+		nn.SetWatchesPredecessor(nodes[len(nodes)-1].Name, nodes[len(nodes)-1].Name)
 	}
 	q.Nodes = model.NodesOf(append(nodes, nn)...)
 	q.SetHandoffs(append(append([]model.Handoff(nil), q.Handoffs()[max(len(q.Handoffs())-63, 0):]...),

@@ -19,7 +19,7 @@ func barrierFleet() *model.Snapshot {
 	gate.SetPart(model.PartBarrier)
 	waiter := func(sess int64, identity string) model.Node {
 		return model.Node{Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
-			Watches: "start-gate", Link: model.LinkVerified, Session: sess}.WithPart(model.PartWaiter).WithIdentity(identity)
+			Link: model.LinkVerified, Session: sess}.WithWatches("start-gate").WithPart(model.PartWaiter).WithIdentity(identity)
 	}
 	set := model.Queue{Path: "/jobs/start-gate", State: model.PathPresent, Type: model.TypeBarrier,
 		Nodes: model.NodesOf(gate, waiter(0x10000a3f2c0051, ""), waiter(0x10000a3f2c0052, "etl-2"))}.WithRare(model.QueueRare{

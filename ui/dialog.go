@@ -154,8 +154,8 @@ func (d *detailsDialog) view(st *themes.Styles, screenW, screenH int) []string {
 	field("Sequence", strconv.Itoa(int(n.Seq)))
 	field("Kind", n.Kind.String()+" ("+n.Recipe.String()+" recipe)")
 	field("Role", n.Role.String()+" by sequence; believes "+n.Believes.String())
-	if n.Watches != "" {
-		field("Watches", d.ref(n.Watches)+" "+clean(n.Watches, 0)+" ("+n.Link.String()+")")
+	if n.Watches() != "" {
+		field("Watches", d.ref(n.Watches())+" "+clean(n.Watches(), 0)+" ("+n.Link.String()+")")
 	}
 	field("Session", session(n.Session))
 	field("Client", clean(n.Client(), 0))

@@ -29,7 +29,7 @@ func electionFleet() *model.Snapshot {
 	holder.Herd = true
 	watcher := func(sess int64) model.Node {
 		return model.Node{Kind: m, Recipe: e, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
-			Watches: "owner", Predecessor: "owner", Link: model.LinkVerified, Session: sess}
+			Link: model.LinkVerified, Session: sess}.WithWatchesPredecessor("owner", "owner")
 	}
 	plain := model.Queue{Path: "/cron/owner-lock", State: model.PathPresent, Type: model.TypeMutex,
 		Nodes: model.NodesOf(holder, watcher(0x10000a3f2c0042), watcher(0x10000a3f2c0043))}.WithRare(model.QueueRare{

@@ -35,7 +35,8 @@ func node(name string, seq int32, kind lockops.Kind, recipe lockops.Recipe, role
 }
 
 func waits(n model.Node, on string, link model.LinkStatus) model.Node {
-	n.Watches, n.Link = on, link
+	n.Link = link
+	n.SetWatches(on)
 	return n
 }
 

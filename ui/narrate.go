@@ -67,16 +67,16 @@ func narrate(ev model.Change, before, after *model.Snapshot) string {
 		case n.Role == lockops.RoleHolder:
 			return me + " created its ephemeral sequential node and listed the children of " + path +
 				": it is the lowest, so it holds the lock at once."
-		case n.Watches != "":
+		case n.Watches() != "":
 			return me + " created its ephemeral sequential node and listed the children of " + path +
-				": it is not the lowest, so it sets a watch on " + nodeRef(n.Watches) + " and waits."
+				": it is not the lowest, so it sets a watch on " + nodeRef(n.Watches()) + " and waits."
 		}
 		return me + " created its node under " + path + " and waits."
 	case ev.Kind.Departure():
 		var watchers []string
 		if q := before.Queue(ev.Path); q != nil {
 			for _, n := range q.Nodes.All() {
-				if n.Watches == ev.Node.Name {
+				if n.Watches() == ev.Node.Name {
 					watchers = append(watchers, nodeRef(n.Name))
 				}
 			}

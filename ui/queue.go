@@ -594,19 +594,19 @@ func (p *queuePane) chain(st *themes.Styles, n *model.Node, i int, now time.Time
 	switch {
 	case n.Believes == lockops.RoleHolder && n.Role != lockops.RoleHolder:
 		paint(&b, st.Danger, "└─ ‼ believes it HOLDS too (its "+n.Recipe.String()+" recipe sees no node before it)")
-	case n.Believes == lockops.RoleHolder, n.Role == lockops.RoleHolder && n.Watches == "":
+	case n.Believes == lockops.RoleHolder, n.Role == lockops.RoleHolder && n.Watches() == "":
 		// A holder: only the own node gets a second line. (First by
 		// sequence but waiting by its own recipe, as Kazoo 2.8's read lock
 		// behind a later writer, is a waiter: its watch is drawn below.)
-	case n.Watches == "":
+	case n.Watches() == "":
 		paint(&b, st.Muted, "└─ waits; the node it watches is unknown")
 	case n.WatchesChildren():
 		b.WriteString(childrenChain(st, n, w))
 	default:
 		paint(&b, st.Muted, "└─▶ watches ")
 		// Most waiters watch the node just before them.
-		target, inQueue := p.index.find(n.Watches, i-1)
-		ref := p.refOf(n.Watches, target, inQueue)
+		target, inQueue := p.index.find(n.Watches(), i-1)
+		ref := p.refOf(n.Watches(), target, inQueue)
 		paint(&b, st.Text, ref)
 		if !inQueue {
 			paint(&b, st.Muted, " (gone)")

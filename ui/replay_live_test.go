@@ -34,7 +34,8 @@ func incident() (timeline.RecordingHeader, []model.Update) {
 					rest = append(rest, *n)
 				}
 			}
-			rest[0].Role, rest[0].Believes, rest[0].Watches = lockops.RoleHolder, lockops.RoleHolder, ""
+			rest[0].Role, rest[0].Believes = lockops.RoleHolder, lockops.RoleHolder
+			rest[0].SetWatches("")
 			rest[0].SetSince(s1.At)
 			q.Nodes = model.NodesOf(rest...)
 		}

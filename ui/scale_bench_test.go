@@ -74,7 +74,8 @@ func (w *queueWindow) snapshot(s int) *model.Snapshot {
 	nodes := w.ring[s%len(w.ring)]
 	copy(nodes, w.all[s:s+w.n])
 	h := &nodes[0]
-	h.Role, h.Believes, h.Watches, h.Predecessor, h.Link = lockops.RoleHolder, lockops.RoleHolder, "", "", model.LinkInferred
+	h.Role, h.Believes, h.Link = lockops.RoleHolder, lockops.RoleHolder, model.LinkInferred
+	h.SetWatchesPredecessor("", "")
 	snap := fleet()
 	snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), model.Queue{Path: "/locks/huge", State: model.PathPresent, Nodes: model.NodesOf(nodes...)})...)
 	return snap

@@ -54,11 +54,11 @@ func childrenChain(st *themes.Styles, n *model.Node, w int) string {
 		why    = " (children watches are not listed by the servers)"
 		status = " ? inferred"
 	)
-	watched := clean(n.Watches, 0)
+	watched := clean(n.Watches(), 0)
 	tellings := [][3]string{{of + watched, status, why}, {of + watched, status, ""}}
 	if room := w - ansi.StringWidth(lead+of+status); room > 8 {
 		// The watched path cut from the left keeps its lock's name.
-		tellings = append(tellings, [3]string{of + cleanLeft(n.Watches, room), status, ""})
+		tellings = append(tellings, [3]string{of + cleanLeft(n.Watches(), room), status, ""})
 	}
 	tellings = append(tellings, [3]string{"", status, ""})
 	t := tellings[len(tellings)-1]

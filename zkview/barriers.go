@@ -67,7 +67,7 @@ func singleBarrier(q *model.Queue, sr *sysRec, bv barrierView, ids map[int64]str
 		waiters := waitersOf(bv.sv, bv.abs(q.Path), sr.rec.Library, ids)
 		for i := range waiters {
 			if len(nodes) > 0 {
-				waiters[i].Watches = nodes[0].Name
+				waiters[i].SetWatches(nodes[0].Name)
 			}
 		}
 		nodes = append(nodes, waiters...)

@@ -49,7 +49,7 @@ func TestSingleBarrierWaiters(t *testing.T) {
 	summary := func(q *model.Queue) string {
 		parts := []string{string(q.State.String()), model.RecipeSummary(q)}
 		for _, n := range q.Nodes.All() {
-			parts = append(parts, fmt.Sprintf("%s/%s/%x/%s/%s/%s", n.Name, n.Part(), n.Session, n.Identity(), n.Watches, n.Recipe))
+			parts = append(parts, fmt.Sprintf("%s/%s/%x/%s/%s/%s", n.Name, n.Part(), n.Session, n.Identity(), n.Watches(), n.Recipe))
 		}
 		return strings.Join(parts, " ")
 	}

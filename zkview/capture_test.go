@@ -96,7 +96,7 @@ func TestConsoleFixtureFromRealQueues(t *testing.T) {
 				return false
 			}
 			for _, node := range q.Nodes.All() {
-				if node.Client() == "" || (node.Watches != "" && node.Link == model.LinkInferred) {
+				if node.Client() == "" || (node.Watches() != "" && node.Link == model.LinkInferred) {
 					return false
 				}
 			}
@@ -208,7 +208,7 @@ func fixtureShape(s *model.Snapshot) string {
 		}
 		fmt.Fprintf(&b, "%s %s [", q.Path[strings.LastIndex(q.Path, "/")+1:], q.State)
 		for _, n := range q.Nodes.All() {
-			fmt.Fprintf(&b, " %s/%s/%s/%s/%s->%d", n.Kind, n.Recipe, n.Role, n.Believes, n.Link, idx(n.Watches))
+			fmt.Fprintf(&b, " %s/%s/%s/%s/%s->%d", n.Kind, n.Recipe, n.Role, n.Believes, n.Link, idx(n.Watches()))
 		}
 		b.WriteString(" ] warnings")
 		var ws []string

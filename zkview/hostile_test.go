@@ -248,8 +248,8 @@ func TestHostileNames(t *testing.T) {
 	if !slices.Equal(modeltest.Names(q), locks) {
 		t.Errorf("lock nodes not in creation (sequence) order")
 	}
-	if q.Nodes.At(0).Role != lockops.RoleHolder || q.Nodes.At(1).Watches != locks[0] {
-		t.Errorf("first two: %+v %+v", q.Nodes.At(0).Role, q.Nodes.At(1).Watches)
+	if q.Nodes.At(0).Role != lockops.RoleHolder || q.Nodes.At(1).Watches() != locks[0] {
+		t.Errorf("first two: %+v %+v", q.Nodes.At(0).Role, q.Nodes.At(1).Watches())
 	}
 	other := slices.Sorted(slices.Values(deceptive))
 	if !slices.Equal(q.Other(), other) {
@@ -366,8 +366,8 @@ func TestUnreadableNodes(t *testing.T) {
 		return q != nil && slices.Equal(modeltest.Names(q), []string{a, b, cc}) && !q.Nodes.At(1).Ctime().IsZero()
 	})
 	q := queueOf(snap, p)
-	if q.Nodes.At(0).Role != lockops.RoleHolder || q.Nodes.At(2).Watches != b {
-		t.Errorf("roles: %v, %q", q.Nodes.At(0).Role, q.Nodes.At(2).Watches)
+	if q.Nodes.At(0).Role != lockops.RoleHolder || q.Nodes.At(2).Watches() != b {
+		t.Errorf("roles: %v, %q", q.Nodes.At(0).Role, q.Nodes.At(2).Watches())
 	}
 	if len(q.Nodes.At(0).Data()) != 0 || string(q.Nodes.At(1).Data()) != "visible" {
 		t.Errorf("data: %q %q", q.Nodes.At(0).Data(), q.Nodes.At(1).Data())

@@ -164,7 +164,7 @@ func (rq *realQueues) verified(s *model.Snapshot) bool {
 			return false
 		}
 		for _, n := range q.Nodes.All() {
-			if n.Watches != "" && n.Link != model.LinkVerified {
+			if n.Watches() != "" && n.Link != model.LinkVerified {
 				return false
 			}
 		}
@@ -218,14 +218,14 @@ func checkRealWatch(t *testing.T, watches map[int64][]string, key, p string, n m
 	if key == "lockops" {
 		// lockops may watch one node more (see its doc): the
 		// predecessor must be among them.
-		if n.Watches != "" && !slices.Contains(real, n.Watches) {
-			t.Errorf("%s %s: wchc %v lacks %s", key, n.Name, real, n.Watches)
+		if n.Watches() != "" && !slices.Contains(real, n.Watches()) {
+			t.Errorf("%s %s: wchc %v lacks %s", key, n.Name, real, n.Watches())
 		}
 		return
 	}
 	var model []string
-	if n.Watches != "" {
-		model = []string{n.Watches}
+	if n.Watches() != "" {
+		model = []string{n.Watches()}
 	}
 	sort.Strings(real)
 	if !slices.Equal(real, model) {

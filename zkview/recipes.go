@@ -53,7 +53,8 @@ func recipePart(n *model.Node, p systems.Participant) {
 	if n.Session == 0 && p.Session != 0 {
 		n.Session = p.Session
 	}
-	n.Watches, n.Predecessor, n.Link, n.Herd = "", "", model.LinkNone, false
+	n.Link, n.Herd = model.LinkNone, false
+	n.SetWatchesPredecessor("", "")
 }
 
 // recipeParts are the paths a recognised recipe owns below its own (a

@@ -340,7 +340,7 @@ func queueDiff(a, b *model.Queue) (int, string) {
 	views := func(q *model.Queue) map[string]view {
 		m := make(map[string]view, q.Nodes.Len())
 		for _, n := range q.Nodes.All() {
-			m[n.Name] = view{n.Seq, n.Kind, n.Role, n.Believes, n.Watches, string(n.Data()), n.Session,
+			m[n.Name] = view{n.Seq, n.Kind, n.Role, n.Believes, n.Watches(), string(n.Data()), n.Session,
 				n.DataLen, n.Version, n.Ctime().UnixMilli(), n.Mtime().UnixMilli()}
 		}
 		return m

@@ -199,7 +199,7 @@ func (p *serverPoller) narrateLinksLocked(old, sv *queue.ServerView) {
 				return
 			}
 			w.emitLocked(model.Change{At: sv.At, Kind: model.ChangeWatchVerified, Path: qm.Path,
-				Node: model.Node{Name: e.Name, Session: r.Session, Watches: e.Watches}})
+				Node: model.Node{Name: e.Name, Session: r.Session}.WithWatches(e.Watches)})
 		}
 	}
 }

@@ -95,8 +95,8 @@ func TestChainVerifiedHerdMissing(t *testing.T) {
 		if n.Client() == "" || n.Client() != clients[n.Session] {
 			t.Errorf("%s: client %q, cons says %q", n.Name, n.Client(), clients[n.Session])
 		}
-		if n.Watches != "" && !slices.Contains(real[n.Session], p+"/"+n.Watches) {
-			t.Errorf("%s watches %s, but wchc for 0x%x says %v", n.Name, n.Watches, n.Session, real[n.Session])
+		if n.Watches() != "" && !slices.Contains(real[n.Session], p+"/"+n.Watches()) {
+			t.Errorf("%s watches %s, but wchc for 0x%x says %v", n.Name, n.Watches(), n.Session, real[n.Session])
 		}
 	}
 	if what := unhealthy(snap); what != "" {

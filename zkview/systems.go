@@ -438,7 +438,8 @@ func systemNodes(q model.Queue, sr *sysRec) (model.Nodes, []string) {
 		}
 		n.Believes = p.Role
 		if p.Role == lockops.RoleHolder {
-			n.Watches, n.Predecessor, n.Link, n.Herd = "", "", model.LinkNone, false
+			n.Link, n.Herd = model.LinkNone, false
+			n.SetWatchesPredecessor("", "")
 		}
 		nodes = append(nodes, n)
 	}

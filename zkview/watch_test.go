@@ -67,8 +67,8 @@ func TestQueueLifecycle(t *testing.T) {
 		if n.Role != wantRole || n.Believes != wantRole {
 			t.Errorf("%s: role %v believes %v, want %v", n.Name, n.Role, n.Believes, wantRole)
 		}
-		if i > 0 && n.Watches != q.Nodes.At(i-1).Name {
-			t.Errorf("%s watches %q, want %q", n.Name, n.Watches, q.Nodes.At(i-1).Name)
+		if i > 0 && n.Watches() != q.Nodes.At(i-1).Name {
+			t.Errorf("%s watches %q, want %q", n.Name, n.Watches(), q.Nodes.At(i-1).Name)
 		}
 		if i > 0 && (n.Link != model.LinkInferred || !n.SinceExact) {
 			t.Errorf("%s: link %v exact %v", n.Name, n.Link, n.SinceExact)

@@ -87,8 +87,8 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 // nodeOf is the Node of e (believed: see believed), with what the model
 // read of it in r (nil: nothing yet).
 func nodeOf(qm *Model, e lockops.Entry, r *Record, sv *ServerView) model.Node {
-	n := model.Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role,
-		Believes: e.Believes, Watches: e.Watches, Predecessor: e.Predecessor}
+	n := model.Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role, Believes: e.Believes}
+	n.SetWatchesPredecessor(e.Watches, e.Predecessor)
 	if r != nil {
 		n.Session, n.DataLen = r.Session, r.DataLen
 		n.SetData(r.DataBytes())

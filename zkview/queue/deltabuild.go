@@ -112,7 +112,7 @@ func ChangeShaped(qm *Model, q *model.Queue) bool {
 	}
 	recipe := q.Nodes.At(0).Recipe
 	for _, n := range q.Nodes.All() {
-		if n.Recipe != recipe || n.Kind != lockops.KindMutex || n.Seq < 0 || n.Believes != n.Role || n.Watches != n.Predecessor {
+		if n.Recipe != recipe || n.Kind != lockops.KindMutex || n.Seq < 0 || n.Believes != n.Role || n.Watches() != n.Predecessor() {
 			return false
 		}
 	}

@@ -93,8 +93,8 @@ func TestLatchQueue(t *testing.T) {
 		} else {
 			wantWatch = q.Nodes.At(i - 1).Name
 		}
-		if n.Role != wantRole || n.Believes != wantRole || n.Watches != wantWatch {
-			t.Errorf("%s: role %v believes %v watches %q; want %v watching %q", n.Name, n.Role, n.Believes, n.Watches, wantRole, wantWatch)
+		if n.Role != wantRole || n.Believes != wantRole || n.Watches() != wantWatch {
+			t.Errorf("%s: role %v believes %v watches %q; want %v watching %q", n.Name, n.Role, n.Believes, n.Watches(), wantRole, wantWatch)
 		}
 	}
 	if len(q.Warnings()) != 0 {

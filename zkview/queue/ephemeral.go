@@ -91,9 +91,9 @@ func plainEphemeral(q *model.Queue, qm *Model, sv *ServerView) {
 			nodes = append(nodes, model.Node{
 				Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral,
 				Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
-				Watches: name, Predecessor: name, Link: model.LinkVerified,
+				Link:    model.LinkVerified,
 				Session: s,
-			}.WithClient(sv.Clients[s]))
+			}.WithWatchesPredecessor(name, name).WithClient(sv.Clients[s]))
 		}
 	}
 	waiters := len(nodes) - 1

@@ -106,7 +106,7 @@ func TestPlainEphemeral(t *testing.T) {
 				t.Errorf("holder client %q", h.Client())
 			}
 			for _, n := range q.Nodes.From(1) {
-				if n.Name != "" || n.Role != lockops.RoleWaiting || n.Watches != tt.holder || n.Link != model.LinkVerified || n.Recipe != lockops.RecipeEphemeral {
+				if n.Name != "" || n.Role != lockops.RoleWaiting || n.Watches() != tt.holder || n.Link != model.LinkVerified || n.Recipe != lockops.RecipeEphemeral {
 					t.Errorf("waiter %+v", n)
 				}
 			}

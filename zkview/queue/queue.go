@@ -638,7 +638,7 @@ func (q *Model) departure(d lockops.Entry, wakers []string, at time.Time) model.
 // entryNode is what a listing tells of a node: its name, recipe, role
 // and the node its recipe watches.
 func entryNode(e lockops.Entry) model.Node {
-	return model.Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role, Believes: e.Believes, Watches: e.Watches}
+	return model.Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role, Believes: e.Believes}.WithWatches(e.Watches)
 }
 
 // wakersIn are the nodes of prev that wait on its i-th entry (none when

@@ -309,7 +309,8 @@ func (in SemParts) parentOf(dir string) string {
 // waitLease makes n a waiter for a lease: it waits on a children watch
 // of the lease dir.
 func waitLease(n *model.Node, leaseDir string) {
-	n.Role, n.Believes, n.Watches, n.Predecessor, n.Link, n.Herd = lockops.RoleWaiting, lockops.RoleWaiting, leaseDir, "", model.LinkInferred, false
+	n.Role, n.Believes, n.Link, n.Herd = lockops.RoleWaiting, lockops.RoleWaiting, model.LinkInferred, false
+	n.SetWatchesPredecessor(leaseDir, "")
 }
 
 // addLeases adds the leases, holding, then the pending one (index
@@ -323,7 +324,8 @@ func (res *SemResult) addLeases(in SemParts, leaseDir string, leases []model.Nod
 		n := l
 		n.Lease, n.Kind, n.Recipe = true, lockops.KindOther, in.Kind.recipe()
 		n.SetParent(in.parentOf(leaseDir))
-		n.Role, n.Believes, n.Watches, n.Predecessor, n.Link, n.Herd = lockops.RoleHolder, lockops.RoleHolder, "", "", model.LinkNone, false
+		n.Role, n.Believes, n.Link, n.Herd = lockops.RoleHolder, lockops.RoleHolder, model.LinkNone, false
+		n.SetWatchesPredecessor("", "")
 		res.Nodes = append(res.Nodes, n)
 		holders = append(holders, n.Name)
 	}

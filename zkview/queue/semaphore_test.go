@@ -108,7 +108,8 @@ func lockQueue(nodes ...model.Node) model.Queue {
 			n.Role, n.Believes = lockops.RoleHolder, lockops.RoleHolder
 			continue
 		}
-		n.Role, n.Believes, n.Watches, n.Predecessor, n.Link = lockops.RoleWaiting, lockops.RoleWaiting, nodes[i-1].Name, nodes[i-1].Name, model.LinkVerified
+		n.Role, n.Believes, n.Link = lockops.RoleWaiting, lockops.RoleWaiting, model.LinkVerified
+		n.SetWatchesPredecessor(nodes[i-1].Name, nodes[i-1].Name)
 	}
 	return model.Queue{Nodes: model.NodesOf(nodes...)}
 }
@@ -237,7 +238,7 @@ func TestComposeSemaphore(t *testing.T) {
 			res := ComposeSemaphore(tt.in)
 			var got []semRow
 			for _, n := range res.Nodes {
-				got = append(got, semRow{n.Name, n.Lease, n.Role == lockops.RoleHolder, n.Watches, n.Link, n.Parent()})
+				got = append(got, semRow{n.Name, n.Lease, n.Role == lockops.RoleHolder, n.Watches(), n.Link, n.Parent()})
 				if n.Role != n.Believes {
 					t.Errorf("%s: role %v believes %v", n.Name, n.Role, n.Believes)
 				}
