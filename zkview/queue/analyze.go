@@ -112,14 +112,14 @@ func staleWarning(since time.Time) model.Warning {
 		Message: fmt.Sprintf("disconnected since %s: the queue may have changed", since.Format("15:04:05"))}
 }
 
-// believed is the queue (qm's order) as its clients believe it: the replay on the
-// current list, with the Watcher's history (a node seen believing it
-// holds keeps holding) and, for a node of the first listing that holds by
-// sequence order yet would wait by its replay, the servers' evidence: it
-// waits only if its session watches the node it would wait on; without
-// the servers it is taken to have got the lock on an earlier list (the
-// only way such a node arises in a working queue: Kazoo 2.8's readers
-// with a writer queued behind them). Last, where the servers show a
+// believed is the queue (order, qm's) as its clients believe it: the
+// replay on the current list, with the Watcher's history (a node seen
+// believing it holds keeps holding) and, for a node of the first
+// listing that holds by sequence order yet would wait by its replay, the
+// servers' evidence: it waits only if its session watches the node it
+// would wait on; without the servers it is taken to have got the lock on
+// an earlier list (the only way such a node arises in a working queue:
+// Kazoo 2.8's readers with a writer queued behind them). Last, where the servers show a
 // node's session watching another lock node of the parent, the node
 // waits on it, whatever the names predict (model.ServerWaits).
 func believed(qm *Model, order lockops.Ordering, sv *ServerView) lockops.Ordering {

@@ -90,7 +90,7 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 	if stale && qm.Seen {
 		q.SetWarnings(append(q.Warnings(), staleWarning(staleSince)))
 	}
-	q.Type = electionType(&q, qm, lockops.Assemble(entries, nil, true))
+	q.Type = electionType(&q, qm, lockops.Ordering{Entries: entries})
 	DuplicateParticipants(&q) // elections only: O(nodes) on a change
 	return q, true
 }
