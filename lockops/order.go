@@ -99,6 +99,14 @@ func Order(children []string) Ordering { return order(children, true) }
 func seqOrdering(children []string) Ordering { return order(children, false) }
 
 func order(children []string, replays bool) Ordering {
+	if len(children) == 1 {
+		return orderOne(children[0], replays)
+	}
+	return orderMany(children, replays)
+}
+
+// orderMany is order of any list (the sorts, then the replays).
+func orderMany(children []string, replays bool) Ordering {
 	names := slices.Clone(children)
 	slices.Sort(names)
 	names = slices.Compact(names)
@@ -145,10 +153,33 @@ func order(children []string, replays bool) Ordering {
 		}
 	}
 
-	if !replays {
-		return q
+	if replays {
+		replayAll(&q, kids)
 	}
-	r := replay{q: &q, kids: kids}
+	return q
+}
+
+// orderOne is order of a single child, the list of most of a root's lock
+// parents (zkview orders a parent of one lock node again each time it
+// builds it): nothing to sort, no predecessor, and the replays on a list
+// of one (TestOrderOneAsMany).
+func orderOne(name string, replays bool) Ordering {
+	n, ok := ParseName(name)
+	if !ok {
+		return Ordering{Other: []string{name}}
+	}
+	q := Ordering{Entries: []Entry{{ParsedName: n, Role: RoleHolder}}}
+	if replays {
+		replayAll(&q, []listed{{name: name, entry: 0}})
+	}
+	return q
+}
+
+// replayAll sets each entry's Believes and Watches by its own recipe's
+// replay on kids (every distinct child, sorted by name), and whether q is
+// of the shape Change handles.
+func replayAll(q *Ordering, kids []listed) {
+	r := replay{q: q, kids: kids}
 	r.curatorMutex()
 	r.curatorLatch()
 	r.curatorRW()
@@ -159,8 +190,7 @@ func order(children []string, replays bool) Ordering {
 			e.Believes, e.Watches = e.Role, e.Predecessor
 		}
 	}
-	q.changeable = changeShaped(q)
-	return q
+	q.changeable = changeShaped(*q)
 }
 
 // seqOrder returns the indices of nodes (which are in name order) in

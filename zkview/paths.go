@@ -137,7 +137,7 @@ func (pw *pathWatch) removeLocked(now time.Time) {
 			w.reshownLocked(pw.path)
 		}
 		if qm.State() == model.PathPresent {
-			w.emitLocked(model.Change{At: now, Kind: model.ChangePathVanished, Path: pw.path, State: model.PathAbsent, Unwatched: true, Count: len(qm.Order().Entries)})
+			w.emitLocked(model.Change{At: now, Kind: model.ChangePathVanished, Path: pw.path, State: model.PathAbsent, Unwatched: true, Count: qm.LockCount()})
 		}
 	}
 	pw.setReadLocked()

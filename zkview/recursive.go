@@ -506,7 +506,7 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []strin
 	// the change fits is asked before the reads, so that a change left to
 	// the listing merge reads each new node once, there.
 	start := time.Now()
-	if !qm.Order().Fits(added) {
+	if !qm.Order().Fits(added) { // a lone parent's order derived: once per change
 		pw.applyListing(ctx, listing{names: kids()}, gen, issued, evAt)
 		return
 	}
@@ -527,8 +527,9 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []strin
 		return
 	}
 	start = time.Now()
-	before := queue.PriorOf(qm.Order(), removed)
-	order, touched, fits := qm.Order().ChangeOwned(added, removed)
+	prev := qm.Order()
+	before := queue.PriorOf(prev, removed)
+	order, touched, fits := prev.ChangeOwned(added, removed)
 	if !fits {
 		w.mu.Unlock()
 		pw.applyListing(ctx, listing{names: kids()}, gen, issued, evAt)
@@ -550,7 +551,7 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []strin
 // ephemeral lock's node), or one a semaphore reads beside its own.
 func (rw *recursiveWatch) deltaFitsLocked(qm *queue.Model) bool {
 	pw, w := rw.pw, rw.pw.w
-	if !qm.Seen || qm.State() != model.PathPresent || qm.Lone() != nil || len(qm.Order().Entries) == 0 || len(qm.Order().Other) > 0 {
+	if !qm.Seen || qm.State() != model.PathPresent || qm.Lone() != nil || qm.LockCount() == 0 || len(qm.Other()) > 0 {
 		return false
 	}
 	if _, isAux := w.sems.auxOf[pw.path]; isAux {

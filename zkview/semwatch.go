@@ -198,7 +198,7 @@ func (s *semaphores) releaseAuxLocked(a string, now time.Time) {
 	case !pa.keep() && !pa.discover:
 		pa.setQueueLocked(nil) // no "vanished" event: it was never shown
 		pa.removeLocked(now)
-	case pa.qm != nil && len(pa.qm.Order().Entries) > 0:
+	case pa.qm != nil && pa.qm.LockCount() > 0:
 		qm := pa.qm
 		if i, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
 			w.sortedPaths = slices.Insert(w.sortedPaths, i, a)
@@ -482,7 +482,7 @@ func (st *semState) curatorLeases(parts *queue.SemParts, lq *queue.Model, sv *qu
 // children of its parent qm, the children that are none, and the
 // parent's data.
 func (st *semState) kazooLeases(parts *queue.SemParts, qm *queue.Model, sv *queue.ServerView) {
-	for _, k := range qm.Order().Other {
+	for _, k := range qm.Other() {
 		r := st.leases[k]
 		if st.gone[k] {
 			continue // deleted before it could be read: told by no one

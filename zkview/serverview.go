@@ -186,6 +186,9 @@ func (p *serverPoller) narrateLinksLocked(old, sv *queue.ServerView) {
 	n := 0
 	for _, p := range w.sortedPaths {
 		qm := w.queueLocked(p)
+		if qm.Alone() {
+			continue // its one node watches nothing; its order is not kept
+		}
 		for _, e := range qm.Order().Entries {
 			r := qm.Nodes.Of(e.Name)
 			if r == nil || e.Watches == "" || e.Believes != lockops.RoleWaiting {

@@ -13,17 +13,18 @@ import (
 // Build turns a queue's model into its immutable Queue, judging the
 // links and warnings with the server view when there is one.
 func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Queue {
+	order := qm.Order() // once: a lone parent's is derived
 	q := model.Queue{
 		Path:  qm.Path,
 		State: qm.State(),
 		Depth: qm.publishedDepth(),
 	}.WithRare(model.QueueRare{
 		Err:      qm.errText(),
-		Other:    slices.Clone(qm.Order().Other),
+		Other:    slices.Clone(order.Other),
 		Handoffs: slices.Clone(qm.handoffList()),
 	})
 	q.SetListedAt(fromUnixNano(qm.listedAt))
-	aq := believed(qm, sv)
+	aq := believed(qm, order, sv)
 	entries := aq.Entries
 	nodes := make([]model.Node, len(entries))
 	for i, e := range entries {
@@ -61,14 +62,14 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 			q.SetWarnings(append(q.Warnings(), model.Warning{Code: model.WarnHerd, Nodes: herd, Message: msg}))
 		}
 	}
-	if groups := qm.Order().MixedRecipes(); groups != nil {
+	if groups := order.MixedRecipes(); groups != nil {
 		var all []string
 		parts := make([]string, len(groups))
 		for i, g := range groups {
 			all = append(all, g.Nodes...)
 			parts[i] = fmt.Sprintf("%s (%d): %s", g.Name, len(g.Nodes), listNames(g.Nodes, ", ", 3))
 		}
-		slices.SortFunc(all, func(a, b string) int { return seqCompare(qm.Order(), a, b) })
+		slices.SortFunc(all, func(a, b string) int { return seqCompare(order, a, b) })
 		q.AddWarnings(model.Warning{Code: model.WarnMixedRecipes, Nodes: all,
 			Message: "recipes that cannot see each other share this parent: " + strings.Join(parts, "; ")})
 	}
@@ -76,7 +77,7 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 		q.SetWarnings(append(q.Warnings(), staleWarning(staleSince)))
 	}
 	plainEphemeral(&q, qm, sv)
-	q.Type = electionType(&q, qm)
+	q.Type = electionType(&q, qm, order)
 	DuplicateParticipants(&q)
 	if sw, ok := model.SelfWaitWarning(&q); ok {
 		q.SetWarnings(append(q.Warnings(), sw))
@@ -111,18 +112,18 @@ func staleWarning(since time.Time) model.Warning {
 		Message: fmt.Sprintf("disconnected since %s: the queue may have changed", since.Format("15:04:05"))}
 }
 
-// believed is the queue as its clients believe it: the replay on the
-// current list, with the Watcher's history (a node seen believing it
-// holds keeps holding) and, for a node of the first listing that holds by
-// sequence order yet would wait by its replay, the servers' evidence: it
-// waits only if its session watches the node it would wait on; without
-// the servers it is taken to have got the lock on an earlier list (the
-// only way such a node arises in a working queue: Kazoo 2.8's readers
-// with a writer queued behind them). Last, where the servers show a
+// believed is the queue (order, qm's) as its clients believe it: the
+// replay on the current list, with the Watcher's history (a node seen
+// believing it holds keeps holding) and, for a node of the first
+// listing that holds by sequence order yet would wait by its replay, the
+// servers' evidence: it waits only if its session watches the node it
+// would wait on; without the servers it is taken to have got the lock on
+// an earlier list (the only way such a node arises in a working queue:
+// Kazoo 2.8's readers with a writer queued behind them). Last, where the servers show a
 // node's session watching another lock node of the parent, the node
 // waits on it, whatever the names predict (model.ServerWaits).
-func believed(qm *Model, sv *ServerView) lockops.Ordering {
-	aq := lockops.Ordering{Entries: slices.Clone(qm.Order().Entries), Other: qm.Order().Other}
+func believed(qm *Model, order lockops.Ordering, sv *ServerView) lockops.Ordering {
+	aq := lockops.Ordering{Entries: slices.Clone(order.Entries), Other: order.Other}
 	for i := range aq.Entries {
 		e := &aq.Entries[i]
 		*e = believedEntry(qm, *e, qm.Nodes.Of(e.Name), sv)

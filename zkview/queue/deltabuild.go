@@ -23,7 +23,7 @@ import (
 // missing watches and herds need the servers' watches), so only the nodes
 // and those two change.
 func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time) (model.Queue, bool) {
-	if prev == nil || !qm.HasBuilt || !qm.BuiltChanges || qm.is(flagRelisted) || qm.Lone() != nil || len(qm.Order().Other) > 0 ||
+	if prev == nil || !qm.HasBuilt || !qm.BuiltChanges || qm.is(flagRelisted) || qm.Lone() != nil || len(qm.Other()) > 0 ||
 		prev.State != model.PathPresent || qm.State() != model.PathPresent {
 		return model.Queue{}, false
 	}
@@ -48,7 +48,7 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 		}
 		return nodeOf(qm, be, qm.Nodes.Of(e.Name), nil), true
 	}
-	entries := qm.Order().Entries
+	entries := qm.Order().Entries // once: a lone parent's is derived
 	prevN := prev.Nodes.Len()
 	if m := len(entries); len(changed) == 0 && len(qm.Removed()) > 0 && m > 0 && m < prevN &&
 		prev.Nodes.At(m-1).Name == entries[m-1].Name {
@@ -90,7 +90,7 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 	if stale && qm.Seen {
 		q.SetWarnings(append(q.Warnings(), staleWarning(staleSince)))
 	}
-	q.Type = electionType(&q, qm)
+	q.Type = electionType(&q, qm, lockops.Ordering{Entries: entries})
 	DuplicateParticipants(&q) // elections only: O(nodes) on a change
 	return q, true
 }
@@ -116,10 +116,5 @@ func ChangeShaped(qm *Model, q *model.Queue) bool {
 			return false
 		}
 	}
-	for i := range qm.Order().Entries {
-		if qm.Order().Entries[i].Latch {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(qm.Order().Entries, func(e lockops.Entry) bool { return e.Latch })
 }

@@ -14,15 +14,17 @@ import (
 // of them never use sits behind rare, what a one-node parent can derive
 // or shares with others is not its own (Kids, its hooks and depth
 // samples: x), times are Unix nanoseconds and the flags sit together,
-// so that a Model fits in 112 bytes (TestModelSize): its path on the
+// so that a Model fits in 96 bytes (TestModelSize): its path on the
 // server (Abs) is kept apart only where it differs (a chroot).
 type Model struct {
 	Path     string
 	czxid    int64 // the listed parent's identity (0: not listed yet)
 	listedAt int64 // when the current listing was asked for, Unix nanoseconds (0: never)
-	// entries are Order's lock nodes; its other children, rare, are in
-	// x: a Model keeps 24 bytes of an Ordering's 56.
-	entries []lockops.Entry
+	// entries are Order's lock nodes, nil when it derives them (a parent
+	// of one lock node and no other child: lone); its other children,
+	// rare, are in x: a Model keeps 8 bytes of an Ordering's 56, and a
+	// root's lone parents no Entry (setOrder).
+	entries *[]lockops.Entry
 	Nodes   Records // the lock nodes of order
 	// x is the hooks, the depth samples, the last listing and Order's
 	// other children: shared with the Watcher's other models that hold
@@ -67,20 +69,61 @@ const (
 	flagOwnExtra // x is the model's own, not shared (ownExtra)
 )
 
-// Order is the parent's children as the ordering function sees them.
+// Order is the parent's children as the ordering function sees them:
+// kept, or, for a lone parent, ordered again from its one record's name
+// (about a microsecond: what reads every model asks Alone, LockCount or
+// Other first, which cost nothing).
 func (q *Model) Order() lockops.Ordering {
-	return lockops.Assemble(q.entries, q.x.other, q.shaped)
+	switch {
+	case q.entries != nil:
+		return lockops.Assemble(*q.entries, q.x.other, q.shaped)
+	case q.Alone():
+		return lockops.Order([]string{q.Nodes.only()})
+	}
+	return lockops.Assemble(nil, q.x.other, false)
 }
 
 // setOrder makes order the model's: its other children kept in x, where
-// a parent of lock nodes only keeps none.
+// a parent of lock nodes only keeps none; its entries kept unless it is
+// one lock node and nothing else, which Order derives from the records
+// (the record of each entry is the model's by then: Apply, ApplyChange).
 func (q *Model) setOrder(order lockops.Ordering) {
-	q.entries = order.Entries
 	q.shaped = order.Shaped()
+	switch {
+	case len(order.Entries) == 0 || len(order.Entries) == 1 && len(order.Other) == 0:
+		q.entries = nil
+	case q.entries != nil:
+		*q.entries = order.Entries // only the path's goroutine reads it unlocked
+	default:
+		e := order.Entries // not &order: the argument would escape
+		q.entries = &e
+	}
 	if order.Other != nil || q.x.other != nil {
 		q.ownExtra().other = order.Other
 	}
 }
+
+// Alone says whether the parent's one child is a lock node: Order keeps
+// no entries and derives its one, which holds or fails alone, watching
+// nothing (there is no other child to watch).
+func (q *Model) Alone() bool {
+	return q.entries == nil && q.x.other == nil && q.Nodes.Len() == 1
+}
+
+// LockCount is the number of Order's lock nodes, without deriving it.
+func (q *Model) LockCount() int {
+	switch {
+	case q.entries != nil:
+		return len(*q.entries)
+	case q.Alone():
+		return 1
+	}
+	return 0
+}
+
+// Other is Order's other children (not lock nodes), sorted by name,
+// without deriving Order: shared, read-only.
+func (q *Model) Other() []string { return q.x.other }
 
 // is says whether flag f is set.
 func (q *Model) is(f modelFlags) bool { return q.flags&f != 0 }
@@ -103,14 +146,17 @@ func (q *Model) Kids() []string {
 	if !q.is(flagKidsDerived) {
 		return q.x.kids
 	}
-	if len(q.entries) == 0 {
-		return nil
+	switch {
+	case q.entries != nil:
+		kids := make([]string, len(*q.entries))
+		for i := range *q.entries {
+			kids[i] = (*q.entries)[i].Name
+		}
+		return kids
+	case q.Alone():
+		return []string{q.Nodes.only()}
 	}
-	kids := make([]string, len(q.entries))
-	for i := range q.entries {
-		kids[i] = q.entries[i].Name
-	}
-	return kids
+	return nil
 }
 
 // setKids records kids as the last listing, whose ordering is order:

@@ -167,3 +167,20 @@ func (rs *Records) All() iter.Seq2[string, *Record] {
 		}
 	}
 }
+
+// only is the name of the one record, "" when there is not exactly one
+// (mapped records keep none in place once others left).
+func (rs *Records) only() string {
+	switch {
+	case rs.Len() != 1:
+		return ""
+	case rs.first.name != "":
+		return rs.first.name
+	case !rs.mapped():
+		return rs.more.few[0].name
+	}
+	for name := range rs.more.many {
+		return name
+	}
+	return ""
+}
