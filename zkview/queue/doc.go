@@ -18,8 +18,15 @@
 //
 // # Files
 //
-//   - queue.go: Model and Record, merging a listing, the events of a
-//     listing (created, deleted, handoffs).
+//   - queue.go: Model, merging a listing, the events of a listing
+//     (created, deleted, handoffs).
+//   - order.go: the order of a Model's children: kept, or derived for
+//     a parent of one lock node (which keeps no entries), and the
+//     children as listed.
+//   - record.go, records.go: Record, a lock node's stat and data, and a
+//     Model's records by name.
+//   - shared.go: what the Watcher's models share until one changes it
+//     (hooks, depth samples, a kept listing).
 //   - delta.go: merging creates and deletes as changes
 //     (lockops.Ordering.Change) where the queue's shape allows.
 //   - deltabuild.go: a Queue built from its last build when only such
