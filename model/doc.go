@@ -32,6 +32,9 @@
 //     Deadlock.Text, CycleText), and ChangeKind.LogWord, its heading;
 //   - changejson.go: Change.ToJSON, one line of `watch --json`
 //     (JSONChange, StreamSchema).
+//   - queuerare.go: Queue's fields most lock parents leave empty behind
+//     one copy-on-write pointer (QueueRare), their getters and setters,
+//     ListedAt, and Queue's JSON, the plain struct's byte for byte.
 //   - nodes.go: Nodes, a queue's nodes in chunks that snapshots share, so
 //     that publishing a change copies the chunks it touches (Extend,
 //     Prefix, MergeChanged), never the queue.

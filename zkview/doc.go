@@ -69,6 +69,11 @@
 //     watch of their own; a pool of workers lists them, each event goes
 //     to the path it names a child of (see docs/internals.md, "A root
 //     watched whole").
+//   - discover.go: the children a path follows (discovery under a
+//     root): its watch's names and the Watcher's paths, not a set of
+//     their own; a root's names share their paths' bytes.
+//   - huge.go: a huge queue's last listing (time, merge cost), kept
+//     beside the Watcher, spacing its next listing.
 //   - rootread.go: the one-shot read of a root (Load) through the same
 //     queue and workers, no watch set; each root's first-read progress
 //     (Snapshot.Discovery, Options.LoadProgress).
