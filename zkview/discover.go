@@ -150,6 +150,26 @@ func (pw *pathWatch) dropKidLocked(k string, now time.Time) {
 	}
 }
 
+// letGoKids stops watching pw's children removed, gone from its
+// watch's names (deleted, as the events said), when pw is watched
+// through its root: it records no children of its own, so neither its
+// next merge (discoverLocked) nor a listing (resetNames) could tell
+// them gone any more. It takes the Watcher's lock.
+func (pw *pathWatch) letGoKids(removed []string) {
+	w := pw.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if pw.rp == nil || pw.removed {
+		return
+	}
+	now := w.cfg.Now()
+	for _, k := range removed {
+		if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && c.discover && !c.keep() {
+			c.removeLocked(now)
+		}
+	}
+}
+
 // hasChildLocked says whether pw's last listing showed its child k: its
 // watch's names when it is watched through its root, else the children
 // it follows.

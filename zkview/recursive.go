@@ -420,6 +420,9 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 			removed = append(removed, name)
 		}
 	}
+	if len(removed) > 0 {
+		pw.letGoKids(removed)
+	}
 	if len(added)+len(removed) == 0 || rw.discoveryDelta(added, removed) {
 		return true
 	}
