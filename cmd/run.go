@@ -76,7 +76,8 @@ a terminal, erased once the lock is held; one line per change otherwise);
 
 If the lock is lost while CMD runs (session expired, node deleted by
 someone else), CMD is sent SIGTERM, then SIGKILL after --grace, and zklock
-exits 69. If --timeout passes before the lock is held, CMD does not run
+exits 69; also when CMD exited before the loss was told and the release
+finds the session ended (zklock stopped past its session timeout). If --timeout passes before the lock is held, CMD does not run
 and zklock exits 75 (EX_TEMPFAIL: busy, try later).
 
 The node is named like the clients already in the queue (Curator style
@@ -317,8 +318,15 @@ func (j *runJob) runCommand() error {
 		rerr := releaseRun(j.target.hold)
 		return j.finish(config.OutcomeError, exitCannotExec, errors.Join(fmt.Errorf("run: %w", err), rerr))
 	}
+	gen := j.sess.Generation()
 	code, lostErr := superviseChild(child, j.target.hold, j.sigs, j.o.grace)
 	rerr := releaseRun(j.target.hold)
+	if lostErr == nil && endedSince(j.sess, gen) {
+		// CMD exited before the loss was told (zklock stopped past its
+		// session's timeout, say): the release found the session gone.
+		// CMD's code would claim a hold that did not last.
+		lostErr = errSessionEndedAtRelease
+	}
 	if lostErr != nil {
 		return j.finish("lost", exitLost, fmt.Errorf("run: %s %s lost while %s ran: %v", j.target.what(), nodePath, j.argv[0], lostErr))
 	}
@@ -327,6 +335,16 @@ func (j *runJob) runCommand() error {
 		warn(rerr)
 	}
 	return j.finish("exited", code, nil)
+}
+
+// errSessionEndedAtRelease: the hold's session ended while CMD ran, as
+// the release found it, CMD having exited before the loss was told.
+var errSessionEndedAtRelease = errors.New("its session ended (seen when releasing, after the command exited)")
+
+// endedSince says whether the session of generation gen has ended:
+// expired, or replaced by a new one.
+func endedSince(s *lockops.Session, gen uint64) bool {
+	return s.Generation() != gen || s.State() == lockops.SessionExpired
 }
 
 // runHoldEnv are the variables that describe a run's hold to CMD.
