@@ -77,8 +77,9 @@ a terminal, erased once the lock is held; one line per change otherwise);
 If the lock is lost while CMD runs (session expired, node deleted by
 someone else), CMD is sent SIGTERM, then SIGKILL after --grace, and zklock
 exits 69; also when CMD exited before the loss was told and the release
-finds the session ended (zklock stopped past its session timeout). If --timeout passes before the lock is held, CMD does not run
-and zklock exits 75 (EX_TEMPFAIL: busy, try later).
+finds the session ended (zklock stopped past its session timeout). If
+--timeout passes before the lock is held, CMD does not run and zklock
+exits 75 (EX_TEMPFAIL: busy, try later).
 
 The node is named like the clients already in the queue (Curator style
 for an empty queue, or --style); a queue of recipes that cannot see each
