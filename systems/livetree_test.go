@@ -128,3 +128,21 @@ func BenchmarkSystemsReadWide100k(b *testing.B) {
 		ScanRecipes(tree, "/locks/orders")
 	}
 }
+
+// TestVanishedChildrenRecogniseNothing: a parent whose children are all
+// gone between its listing and their reads (a busy lock's nodes, taken
+// and released) is no recipe: it was taken for an empty Kazoo queue, and
+// `zklock run` refused a Curator lock as "a kazoo queue".
+func TestVanishedChildrenRecogniseNothing(t *testing.T) {
+	r := &mapReader{kids: map[string][]string{"/": {"lk"}, "/lk": {
+		"_c_0b3c4f7e-9a1d-4b6e-8f2a-1c2d3e4f5a6b-lock-0000000007",
+		"_c_5f6e7d8c-1a2b-4c3d-9e8f-7a6b5c4d3e2f-lock-0000000008",
+	}}, nodes: map[string]bool{"/lk": true}} // listed, gone when read
+	tree := NewLiveTree(context.Background(), r, 100)
+	if rec, ok := Recognize(tree, "/lk"); ok {
+		t.Errorf("recognised %s %s", rec.System, rec.Type)
+	}
+	if rec, ok := RecognizeRecipe(tree, "/lk"); ok {
+		t.Errorf("recognised as a recipe: %s (%s)", rec.Type, rec.Label)
+	}
+}

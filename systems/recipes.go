@@ -315,8 +315,10 @@ func kazooQueue(t Tree, p string) (Recognition, bool) {
 		return Recognition{}, false
 	}
 	if !slices.Equal(kids, []string{"entries", "taken"}) {
+		// Children listed and none read as an entry (each gone before
+		// its read: a busy lock's nodes) say nothing of a Kazoo queue.
 		ps, ok := kazooEntries(t, p)
-		if !ok {
+		if !ok || len(ps) == 0 {
 			return Recognition{}, false
 		}
 		return queueRecognition(p, lockops.RecipeKazoo, ps), true
