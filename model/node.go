@@ -374,11 +374,16 @@ func nodeOfWire(w *nodeWire) Node {
 // MarshalJSON writes n as the plain struct it was (nodeWire). HTML is
 // left unescaped here: the encoder n is written into escapes it or not,
 // as it did for the plain struct.
-func (n Node) MarshalJSON() ([]byte, error) {
+func (n Node) MarshalJSON() ([]byte, error) { return marshalUnescaped(n.wire()) }
+
+// marshalUnescaped is json.Marshal without escaping HTML: a value's
+// MarshalJSON leaves that to the encoder it is written into, as
+// encoding/json does for a plain struct.
+func marshalUnescaped(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(n.wire()); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil

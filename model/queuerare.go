@@ -4,7 +4,6 @@
 package model
 
 import (
-	"bytes"
 	"encoding/json"
 	"time"
 )
@@ -318,15 +317,7 @@ func (w *queueJSON) queue() Queue {
 // MarshalJSON writes q as the struct it was before (queueJSON). It does
 // not escape HTML itself: the encoder around it decides (a recording's
 // does not), as it did for the struct.
-func (q Queue) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(q.wire()); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
+func (q Queue) MarshalJSON() ([]byte, error) { return marshalUnescaped(q.wire()) }
 
 // UnmarshalJSON reads q as MarshalJSON writes it, into a new Queue
 // (decoding into q's slices could write into arrays a published queue
