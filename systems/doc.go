@@ -25,7 +25,9 @@
 //
 //   - tree.go: Tree, NodeInfo, Recognition, Participant, System, Type;
 //     Recognize (every recogniser in turn) and Scan (a walk).
-//     memtree.go: MemTree. zktree.go: ReadTree, a subtree read from a
+//     memtree.go: MemTree. livetree.go: LiveTree, a Tree read from a
+//     server on demand through a Reader, within a budget of requests.
+//     zktree.go: ReadTree, a subtree read from a
 //     go-zookeeper connection into a MemTree. finding.go: Finding.
 //     proto.go: a protobuf wire reader for the few fields needed, and the
 //     JSON helpers.
