@@ -181,6 +181,17 @@ func (b *lockBackend) newHold(ctx context.Context, p string, kind lockops.Kind, 
 	return l, k, l.Node, nil
 }
 
+// Owned is the own node at p (relative to p) and the audit's kind, ""
+// when the operator owns nothing there.
+func (b *lockBackend) Owned(p string) (node, kind string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if o, ok := b.locks[p]; ok {
+		return o.node(), o.kind
+	}
+	return "", ""
+}
+
 // forget drops o from the table if it is still p's entry.
 func (b *lockBackend) forget(p string, o *ownLock) {
 	b.mu.Lock()

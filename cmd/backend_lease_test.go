@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/audit"
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/ui"
@@ -22,7 +23,7 @@ func TestConsoleBackendLease(t *testing.T) {
 	p := testPath(t)
 	sess, other := testSession(t), testSession(t)
 	auditFile := filepath.Join(t.TempDir(), "audit.log")
-	a, err := config.OpenAudit(&config.Settings{AuditLog: auditFile, Servers: testCluster(t).Servers()})
+	a, err := audit.Open(&config.Settings{AuditLog: auditFile, Servers: testCluster(t).Servers()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestConsoleBackendLease(t *testing.T) {
 	recs := readAudit(t, auditFile)
 	var kinds []string
 	for _, r := range recs {
-		if r.Action == "take" && r.Phase == config.PhaseAfter && r.Outcome == config.OutcomeOK {
+		if r.Action == "take" && r.Phase == audit.PhaseAfter && r.Outcome == audit.OutcomeOK {
 			kinds = append(kinds, r.Kind)
 			if r.Kind == runKindLease && !strings.HasPrefix(r.Node, "leases/_c_") {
 				t.Errorf("lease audited as node %q", r.Node)

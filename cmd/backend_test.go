@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/audit"
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/ui"
@@ -38,7 +39,7 @@ func TestConsoleBackend(t *testing.T) {
 	sess := testSession(t)
 	other := testSession(t)
 	auditFile := filepath.Join(t.TempDir(), "audit.log")
-	a, err := config.OpenAudit(&config.Settings{AuditLog: auditFile, Servers: testCluster(t).Servers()})
+	a, err := audit.Open(&config.Settings{AuditLog: auditFile, Servers: testCluster(t).Servers()})
 	if err != nil {
 		t.Fatal(err)
 	}

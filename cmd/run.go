@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/zklock/zklock/audit"
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
@@ -149,11 +150,11 @@ func runUnderLock(cmd *cobra.Command, g *config.Flags, args []string, o runOptio
 	if err != nil {
 		return exitCode(exitCommandNotFound, fmt.Errorf("run: %w", err))
 	}
-	audit, err := config.OpenAudit(s)
+	auditLog, err := audit.Open(s)
 	if err != nil {
 		return err
 	}
-	defer audit.Close()
+	defer auditLog.Close()
 
 	// Signals are caught from here on: while waiting they cancel the
 	// wait (the node is deleted), while CMD runs they are passed on.
@@ -180,19 +181,20 @@ func runUnderLock(cmd *cobra.Command, g *config.Flags, args []string, o runOptio
 	if err != nil {
 		return err
 	}
-	j := &runJob{
-		path: p, argv: argv, bin: bin, o: o, sess: sess, target: target, sigs: sigs, audit: audit,
-		rec: config.AuditRecord{Action: "run", Path: p, Kind: target.kind, Command: argv, Session: model.SessionHex(sess.ID())},
-	}
-	before := j.rec
-	before.Phase = config.PhaseBefore
-	if err := audit.Write(before); err != nil {
-		return fmt.Errorf("run not done: %w", err)
-	}
-	if err := j.acquire(ctx, rep); err != nil {
+	j := &runJob{path: p, argv: argv, bin: bin, o: o, sess: sess, target: target, sigs: sigs}
+	rec := audit.Record{Action: "run", Path: p, Kind: target.kind, Command: argv, Session: model.SessionHex(sess.ID())}
+	var exit error
+	err = auditLog.Do(rec, func(r *audit.Record) error {
+		exit = j.run(ctx, rep, r)
+		return nil
+	})
+	if errors.Is(err, audit.ErrNotDone) {
 		return err
 	}
-	return j.runCommand()
+	if err != nil {
+		warn(err) // the run's exit code stands
+	}
+	return exit
 }
 
 // parseRunArgs splits `run`'s arguments into the lock path and CMD with
@@ -244,7 +246,7 @@ func runLockOptions(o runOptions) ([]lockops.Option, error) {
 
 // runJob is one `zklock run` once connected and its target chosen: the
 // hold to take, the command to run under it, and the audit record that
-// says how it ended.
+// says how it ended (written by audit.Log.Do once run returns).
 type runJob struct {
 	path   string
 	argv   []string // CMD and its arguments, as given
@@ -253,19 +255,25 @@ type runJob struct {
 	sess   *lockops.Session
 	target runTarget
 	sigs   <-chan os.Signal
-	audit  *config.AuditLog
-	rec    config.AuditRecord
+	rec    *audit.Record
 }
 
-// finish writes the audit record's outcome and returns the error to exit
+// run takes the hold, runs CMD under it and fills r with how it ended;
+// it returns the error to exit with.
+func (j *runJob) run(ctx context.Context, rep *waitReporter, r *audit.Record) error {
+	j.rec = r
+	if err := j.acquire(ctx, rep); err != nil {
+		return err
+	}
+	return j.runCommand()
+}
+
+// finish fills the audit record's outcome and returns the error to exit
 // with: nil for a clean exit 0, else code with err.
 func (j *runJob) finish(outcome string, code int, err error) error {
 	j.rec.Outcome, j.rec.ExitCode = outcome, &code
 	if err != nil {
 		j.rec.Error = oneLine(err.Error())
-	}
-	if aerr := j.audit.After(j.rec, nil); aerr != nil {
-		warn(aerr)
 	}
 	if code == exitOK && err == nil {
 		return nil
@@ -296,12 +304,12 @@ func (j *runJob) acquire(ctx context.Context, rep *waitReporter) error {
 		return j.finish("not-acquired", exitNotAcquired,
 			fmt.Errorf("run: %s not acquired within %s%s", p, j.o.timeout, holderText(ctx, j.sess, p)))
 	case runRefusal(p, err) != nil:
-		return j.finish(config.OutcomeError, exitFailure, runRefusal(p, err))
+		return j.finish(audit.OutcomeError, exitFailure, runRefusal(p, err))
 	case errors.Is(err, lockops.ErrMixedRecipes):
-		return j.finish(config.OutcomeError, exitFailure,
+		return j.finish(audit.OutcomeError, exitFailure,
 			fmt.Errorf("run: refusing to join %s: %w (pass --allow-mixed to join anyway; two holders are then possible)", p, err))
 	default:
-		return j.finish(config.OutcomeError, exitFailure, fmt.Errorf("run: %w", err))
+		return j.finish(audit.OutcomeError, exitFailure, fmt.Errorf("run: %w", err))
 	}
 }
 
@@ -317,7 +325,7 @@ func (j *runJob) runCommand() error {
 	stopWithParent(child)
 	if err := child.Start(); err != nil {
 		rerr := releaseRun(j.target.hold)
-		return j.finish(config.OutcomeError, exitCannotExec, errors.Join(fmt.Errorf("run: %w", err), rerr))
+		return j.finish(audit.OutcomeError, exitCannotExec, errors.Join(fmt.Errorf("run: %w", err), rerr))
 	}
 	gen := j.sess.Generation()
 	code, lostErr := superviseChild(child, j.target.hold, j.sigs, j.o.grace)
