@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zklock/zklock/holds"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/ui"
 )
@@ -36,8 +37,10 @@ type lockBackend struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	// limits are the semaphore limits the context states, by path.
-	limits map[string]int
+	// limits are the semaphore limits the context states, by path;
+	// elections the paths it names as elections.
+	limits    map[string]int
+	elections []string
 
 	mu    sync.Mutex
 	locks map[string]*ownLock
@@ -45,19 +48,9 @@ type lockBackend struct {
 
 // ownLock is one of the operator's locks, or a semaphore's lease.
 type ownLock struct {
-	lock     ownHold
-	kind     string             // the audit's: mutex, read, write, lease, election
-	node     func() string      // the own node, relative to the path
+	lock     *holds.Hold
 	stopWait context.CancelFunc // ends a waiting Acquire (its node is deleted)
 	acquired chan struct{}      // closed when Acquire returns
-}
-
-// ownHold is a *lockops.Lock or a *lockops.Semaphore.
-type ownHold interface {
-	Acquire(context.Context) error
-	Release(context.Context) error
-	State() lockops.LockState
-	Node() string
 }
 
 var _ ui.Backend = (*lockBackend)(nil)
@@ -87,7 +80,7 @@ func (b *lockBackend) Take(ctx context.Context, p string, kind lockops.Kind) err
 		b.feed.send(ui.OwnFromProgress(p, pr))
 	})
 	// Read before taking b.mu: it is a request.
-	l, lkind, node, err := b.newHold(ctx, p, kind, lockops.WithNote("(zklock console)"), progress)
+	l, err := b.newHold(ctx, p, kind, lockops.WithNote("(zklock console)"), progress)
 	if err != nil {
 		return fmt.Errorf("take %s: %w", p, err)
 	}
@@ -104,7 +97,7 @@ func (b *lockBackend) Take(ctx context.Context, p string, kind lockops.Kind) err
 		}
 	}
 	wctx, stopWait := context.WithCancel(b.life)
-	o := &ownLock{lock: l, kind: lkind, node: node, stopWait: stopWait, acquired: make(chan struct{})}
+	o := &ownLock{lock: l, stopWait: stopWait, acquired: make(chan struct{})}
 	b.locks[p] = o
 	b.wg.Add(1)
 	b.mu.Unlock()
@@ -151,34 +144,18 @@ func (b *lockBackend) Take(ctx context.Context, p string, kind lockops.Kind) err
 	}
 }
 
-// newHold is what taking p means: one lease of the semaphore at p, in
-// the protocol its clients use, under the limit the context states or the
-// console deduces (refused when a Curator semaphore's is unknown); else
-// the lock of the kind asked, which on a LeaderLatch election the lock
-// core joins as a participant. It also returns the audit's kind and the
-// own node relative to p.
-func (b *lockBackend) newHold(ctx context.Context, p string, kind lockops.Kind, opts ...lockops.Option) (ownHold, string, func() string, error) {
-	info, err := lockops.ReadParent(ctx, b.sess, p)
-	if err != nil {
-		return nil, "", nil, err
+// newHold is what taking p means (holds.Take): the parent decides, as
+// for `zklock run` without --kind; kind applies to a lock. A Curator
+// semaphore whose limit is unknown is refused now, before anything is
+// queued.
+func (b *lockBackend) newHold(ctx context.Context, p string, kind lockops.Kind, opts ...lockops.Option) (*holds.Hold, error) {
+	h, err := holds.Take(ctx, b.sess, p, holds.Want{
+		Kind: kind.String(), Semaphores: b.limits, Elections: b.elections, Options: opts, RefuseUnknownLimit: true,
+	})
+	if errors.Is(err, holds.ErrLimitUnknown) {
+		return nil, fmt.Errorf("the limit of semaphore %s is unknown (Curator keeps it in its clients only): state it under semaphores: in the context config", p)
 	}
-	if style, ok := info.Semaphore(); ok {
-		limit := semaphoreLimit(ctx, b.sess, b.limits[p], p)
-		if limit == 0 && style == lockops.StyleCurator {
-			return nil, "", nil, fmt.Errorf("the limit of semaphore %s is unknown (Curator keeps it in its clients only): state it under semaphores: in the context config", p)
-		}
-		if limit != 0 {
-			opts = append(opts, lockops.WithLimit(limit))
-		}
-		m := lockops.NewSemaphore(b.sess, p, opts...)
-		return m, runKindLease, func() string { return leaseNode(p, m) }, nil
-	}
-	l := lockops.NewLock(b.sess, p, append(opts, lockops.WithKind(kind))...)
-	k := kind.String()
-	if info.Latch() {
-		k = runKindElection
-	}
-	return l, k, l.Node, nil
+	return h, err
 }
 
 // Owned is the own node at p (relative to p) and the audit's kind, ""
@@ -187,7 +164,7 @@ func (b *lockBackend) Owned(p string) (node, kind string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if o, ok := b.locks[p]; ok {
-		return o.node(), o.kind
+		return o.lock.Node(), o.lock.Kind()
 	}
 	return "", ""
 }

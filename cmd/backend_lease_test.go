@@ -10,6 +10,7 @@ import (
 
 	"github.com/zklock/zklock/audit"
 	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/holds"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/ui"
 )
@@ -85,7 +86,7 @@ func TestConsoleBackendLease(t *testing.T) {
 	for _, r := range recs {
 		if r.Action == "take" && r.Phase == audit.PhaseAfter && r.Outcome == audit.OutcomeOK {
 			kinds = append(kinds, r.Kind)
-			if r.Kind == runKindLease && !strings.HasPrefix(r.Node, "leases/_c_") {
+			if r.Kind == holds.KindLease && !strings.HasPrefix(r.Node, "leases/_c_") {
 				t.Errorf("lease audited as node %q", r.Node)
 			}
 		}

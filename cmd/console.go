@@ -22,6 +22,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
+
 	"github.com/zklock/zklock/audit"
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
@@ -261,7 +262,7 @@ func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, 
 	live.feeds = ui.Connected{Updates: rec.tee(ctx, w.Updates()), Recorder: rec}
 	if !s.ReadOnly {
 		lb := newLockBackend(sess)
-		lb.limits = s.Semaphores
+		lb.limits, lb.elections = s.Semaphores, s.Elections
 		live.lb = lb
 		live.feeds.Own = lb.Own()
 		live.feeds.Backend = &auditedBackend{

@@ -21,8 +21,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
 	"github.com/zklock/zklock/audit"
 	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/holds"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview"
@@ -36,9 +38,6 @@ const (
 	// runReleaseTimeout bounds the release after the command exits; the
 	// session's close removes the node anyway.
 	runReleaseTimeout = 10 * time.Second
-	// holderLookupTimeout bounds the look at who holds the lock when
-	// --timeout passes, for the message.
-	holderLookupTimeout = 3 * time.Second
 	// exitCommandNotFound and exitCannotExec are the shells' codes for a
 	// command that does not exist or cannot run.
 	exitCommandNotFound = 127
@@ -115,18 +114,6 @@ participant and CMD runs while it leads.`,
 
 var errRunUsage = errors.New("usage: zklock run [flags] PATH -- CMD [ARGS...]")
 
-func parseKind(s string) (lockops.Kind, error) {
-	switch s {
-	case "mutex":
-		return lockops.KindMutex, nil
-	case "read":
-		return lockops.KindRead, nil
-	case "write":
-		return lockops.KindWrite, nil
-	}
-	return 0, fmt.Errorf("--kind %q: want mutex, read or write", s)
-}
-
 // runUnderLock is `zklock run`: it takes the lock, runs the command while
 // it holds it, and returns the command's exit code (or why it could not).
 func runUnderLock(cmd *cobra.Command, g *config.Flags, args []string, o runOptions) error {
@@ -177,12 +164,15 @@ func runUnderLock(cmd *cobra.Command, g *config.Flags, args []string, o runOptio
 		rep = newWaitReporter(os.Stderr, isTerminal(os.Stderr), p, queueLookup(sess, p))
 		lockOpts = append(lockOpts, lockops.WithProgress(rep.Progress))
 	}
-	target, err := chooseRunTarget(ctx, sess, s, p, o, cmd.Flags().Changed("kind"), lockOpts)
+	target, err := holds.Take(ctx, sess, p, holds.Want{
+		Kind: o.kind, Explicit: cmd.Flags().Changed("kind"), Limit: o.limit,
+		Semaphores: s.Semaphores, Elections: s.Elections, Options: lockOpts, Warn: warn,
+	})
 	if err != nil {
-		return err
+		return fmt.Errorf("run: %w", err)
 	}
 	j := &runJob{path: p, argv: argv, bin: bin, o: o, sess: sess, target: target, sigs: sigs}
-	rec := audit.Record{Action: "run", Path: p, Kind: target.kind, Command: argv, Session: model.SessionHex(sess.ID())}
+	rec := audit.Record{Action: "run", Path: p, Kind: target.Kind(), Command: argv, Session: model.SessionHex(sess.ID())}
 	var exit error
 	err = auditLog.Do(rec, func(r *audit.Record) error {
 		exit = j.run(ctx, rep, r)
@@ -253,7 +243,7 @@ type runJob struct {
 	bin    string   // CMD found on PATH
 	o      runOptions
 	sess   *lockops.Session
-	target runTarget
+	target *holds.Hold
 	sigs   <-chan os.Signal
 	rec    *audit.Record
 }
@@ -289,11 +279,11 @@ func (j *runJob) acquire(ctx context.Context, rep *waitReporter) error {
 	if rep != nil {
 		rep.Start(ctx)
 	}
-	interrupted, err := acquireUnlessSignalled(ctx, j.target.hold, j.o.timeout, j.sigs)
+	interrupted, err := acquireUnlessSignalled(ctx, j.target, j.o.timeout, j.sigs)
 	if rep != nil {
 		rep.Stop()
 	}
-	j.rec.Node = j.target.node()
+	j.rec.Node = j.target.Node()
 	p := j.path
 	switch {
 	case err == nil:
@@ -317,19 +307,19 @@ func (j *runJob) acquire(ctx context.Context, rep *waitReporter) error {
 // and ends the run with CMD's code, or with exitLost if the hold was
 // lost meanwhile (CMD was then stopped).
 func (j *runJob) runCommand() error {
-	nodePath := runNodePath(j.path, j.target)
+	nodePath := path.Join(j.path, j.target.Node())
 	child := exec.Command(j.bin, j.argv[1:]...)
 	child.Args[0] = j.argv[0]
 	child.Stdin, child.Stdout, child.Stderr = os.Stdin, os.Stdout, os.Stderr
 	child.Env = j.childEnv(nodePath)
 	stopWithParent(child)
 	if err := child.Start(); err != nil {
-		rerr := releaseRun(j.target.hold)
+		rerr := releaseRun(j.target)
 		return j.finish(audit.OutcomeError, exitCannotExec, errors.Join(fmt.Errorf("run: %w", err), rerr))
 	}
 	gen := j.sess.Generation()
-	code, lostErr := superviseChild(child, j.target.hold, j.sigs, j.o.grace)
-	rerr := releaseRun(j.target.hold)
+	code, lostErr := superviseChild(child, j.target, j.sigs, j.o.grace)
+	rerr := releaseRun(j.target)
 	if lostErr == nil && endedSince(j.sess, gen) {
 		// CMD exited before the loss was told (zklock stopped past its
 		// session's timeout, say): the release found the session gone.
@@ -337,7 +327,7 @@ func (j *runJob) runCommand() error {
 		lostErr = errSessionEndedAtRelease
 	}
 	if lostErr != nil {
-		return j.finish("lost", exitLost, fmt.Errorf("run: %s %s lost while %s ran: %v", j.target.what(), nodePath, j.argv[0], lostErr))
+		return j.finish("lost", exitLost, fmt.Errorf("run: %s %s lost while %s ran: %v", j.target.What(), nodePath, j.argv[0], lostErr))
 	}
 	if rerr != nil {
 		// The command's code stands; the node goes with the session.
@@ -370,7 +360,7 @@ func (j *runJob) childEnv(nodePath string) []string {
 		return slices.Contains(runHoldEnv, name)
 	})
 	env = append(env, "ZKLOCK_PATH="+j.path, "ZKLOCK_NODE="+nodePath,
-		"ZKLOCK_FENCING_TOKEN="+strconv.FormatInt(j.target.hold.FencingToken(), 10),
+		"ZKLOCK_FENCING_TOKEN="+strconv.FormatInt(j.target.FencingToken(), 10),
 		fmt.Sprintf("ZKLOCK_SESSION=0x%x", j.sess.ID()))
 	if n, ok := lockops.ParseName(path.Base(nodePath)); ok {
 		env = append(env, fmt.Sprintf("ZKLOCK_SEQ=%d", n.Seq))
@@ -381,7 +371,7 @@ func (j *runJob) childEnv(nodePath string) []string {
 // acquireUnlessSignalled waits for the lock, bounded by timeout (0: no
 // bound), and gives up on a signal; it returns the signal that ended the
 // wait, if any.
-func acquireUnlessSignalled(ctx context.Context, l runHold, timeout time.Duration, sigs <-chan os.Signal) (os.Signal, error) {
+func acquireUnlessSignalled(ctx context.Context, l *holds.Hold, timeout time.Duration, sigs <-chan os.Signal) (os.Signal, error) {
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if timeout > 0 {
@@ -406,7 +396,7 @@ func acquireUnlessSignalled(ctx context.Context, l runHold, timeout time.Duratio
 // if the lock is lost. It returns the code to exit with (the command's, or
 // 128+signal as shells do) and the loss, if any, saying how the command
 // was stopped.
-func superviseChild(child *exec.Cmd, l runHold, sigs <-chan os.Signal, grace time.Duration) (int, error) {
+func superviseChild(child *exec.Cmd, l *holds.Hold, sigs <-chan os.Signal, grace time.Duration) (int, error) {
 	exited := make(chan error, 1)
 	go func() { exited <- child.Wait() }()
 	lost := l.Done()
@@ -457,7 +447,7 @@ func childExitCode(ps *os.ProcessState) int {
 	return ps.ExitCode()
 }
 
-func releaseRun(l runHold) error {
+func releaseRun(l *holds.Hold) error {
 	ctx, cancel := context.WithTimeout(context.Background(), runReleaseTimeout)
 	defer cancel()
 	if err := l.Release(ctx); err != nil && !errors.Is(err, lockops.ErrNotHeld) {
@@ -469,7 +459,7 @@ func releaseRun(l runHold) error {
 // holderText says who holds p, for the "not acquired" message: the
 // operator's next question.
 func holderText(ctx context.Context, sess *lockops.Session, p string) string {
-	hctx, cancel := context.WithTimeout(ctx, holderLookupTimeout)
+	hctx, cancel := context.WithTimeout(ctx, holds.LookupTimeout)
 	defer cancel()
 	snap, err := zkview.Load(hctx, sess, zkview.Options{Paths: []string{p}})
 	if err != nil || snap.Queues.Len() == 0 {
@@ -485,4 +475,33 @@ func holderText(ctx context.Context, sess *lockops.Session, p string) string {
 		return ""
 	}
 	return "; held by " + holdersText(hs, true, nil)
+}
+
+// runRefusal turns a semaphore's refusals into the one line that says
+// what to do; other errors are returned as they are.
+func runRefusal(p string, err error) error {
+	switch {
+	case errors.Is(err, lockops.ErrNoLimit):
+		return fmt.Errorf("run: the limit of semaphore %s is unknown (Curator keeps it in its clients only): give it with --limit N, or under semaphores: in the context config", p)
+	case errors.Is(err, lockops.ErrLimitMismatch):
+		return fmt.Errorf("run: %w (leave --limit out: Kazoo's semaphore states its own)", err)
+	case errors.Is(err, lockops.ErrNotSemaphore):
+		return fmt.Errorf("run: refusing to take a lease of %s: %w", p, err)
+	}
+	return nil
+}
+
+// checkRunKind refuses a --kind value before connecting.
+func checkRunKind(o runOptions) error {
+	switch o.kind {
+	case holds.KindLease, holds.KindElection:
+	default:
+		if _, err := holds.ParseKind(o.kind); err != nil {
+			return fmt.Errorf("--kind %q: want mutex, read, write, lease or election", o.kind)
+		}
+	}
+	if o.limit < 0 {
+		return fmt.Errorf("--limit %d: want 1 or more", o.limit)
+	}
+	return nil
 }

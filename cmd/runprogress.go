@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zklock/zklock/holds"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview"
@@ -170,7 +171,7 @@ func (r *waitReporter) read(ctx context.Context) time.Duration {
 	own := r.p.Node
 	r.mu.Unlock()
 	began := time.Now()
-	lctx, cancel := context.WithTimeout(ctx, holderLookupTimeout)
+	lctx, cancel := context.WithTimeout(ctx, holds.LookupTimeout)
 	look := r.lookup(lctx, own)
 	cancel()
 	cost := time.Since(began)

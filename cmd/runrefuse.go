@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/zklock/zklock/holds"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/systems"
@@ -23,7 +24,7 @@ const runCheckBudget = 200
 // path is read as `ls` reads it, with the same recognisers; what cannot
 // be read is no evidence, and the lock core decides as before.
 func refuseNotALock(ctx context.Context, sess *lockops.Session, barriers []string, p string) error {
-	lctx, cancel := context.WithTimeout(ctx, holderLookupTimeout)
+	lctx, cancel := context.WithTimeout(ctx, holds.LookupTimeout)
 	defer cancel()
 	tree := systems.NewLiveTree(lctx, sessionReader{lctx, sess}, runCheckBudget)
 	what := ""
