@@ -29,7 +29,8 @@ func TestConsoleBackendLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	lb := newLockBackend(sess)
+	limits := map[string]int{} // the context's semaphores:, stated below
+	lb := holds.NewManager(sess, holds.Config{Semaphores: limits}, ui.OwnFromProgress)
 	defer lb.Close()
 	b := &auditedBackend{inner: lb, audit: a, sess: sess, lookup: func(string, string) (int64, string) { return 0, "" }}
 	own := lb.Own()
@@ -45,7 +46,7 @@ func TestConsoleBackendLease(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "semaphores: in the context config") {
 		t.Fatalf("take without a limit: %v", err)
 	}
-	lb.limits = map[string]int{p: 2}
+	limits[p] = 2
 	if err := b.Take(ctx, p, lockops.KindMutex); err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/zklock/zklock/audit"
 	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/holds"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/themes"
 	"github.com/zklock/zklock/ui"
@@ -222,7 +223,7 @@ type liveConsole struct {
 	sess  *lockops.Session
 	w     *zkview.Watcher
 	rec   *consoleRecorder
-	lb    *lockBackend // nil when read-only
+	lb    *holds.Manager[ui.OwnLock] // nil when read-only
 	feeds ui.Connected
 }
 
@@ -261,8 +262,7 @@ func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, 
 	live := &liveConsole{sess: sess, w: w, rec: rec}
 	live.feeds = ui.Connected{Updates: rec.tee(ctx, w.Updates()), Recorder: rec}
 	if !s.ReadOnly {
-		lb := newLockBackend(sess)
-		lb.limits, lb.elections = s.Semaphores, s.Elections
+		lb := holds.NewManager(sess, holds.Config{Semaphores: s.Semaphores, Elections: s.Elections}, ui.OwnFromProgress)
 		live.lb = lb
 		live.feeds.Own = lb.Own()
 		live.feeds.Backend = &auditedBackend{

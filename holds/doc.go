@@ -4,10 +4,14 @@
 // under a stated, configured or deduced limit, or a participant's place
 // in a LeaderLatch election or in an election the config names on a
 // mutex) and one Hold (Acquire, Release, Done and Err for a loss, the
-// fencing token, the own node and the audit's kind).
+// fencing token, the own node and the audit's kind). Its Manager is the
+// console's lock manager: the operator's holds by path, taken, released
+// and ended on Close, their progress told in order on Own.
 //
 // It sits on the lock core (lockops) and reads the queue through zkview
-// for a deduced limit. It must not import cmd or ui; messages that name
+// for a deduced limit. It must not import cmd or ui: the Manager's
+// methods are ui.Backend's by shape, and its reports are made by a
+// function the caller hands in (ui.OwnFromProgress). Messages that name
 // a flag (--kind, --limit) are only returned for what only `run` asks
 // (Want.Explicit, Want.Limit).
 //
@@ -17,4 +21,8 @@
 //     configured, deduced; refused above the clients'), ParseKind.
 //   - hold.go: Hold and the kinds beyond the lock kinds (lease,
 //     election).
+//   - manager.go: Manager (Take, Release, Revoke, ForceRelease, Owned,
+//     Own, Close), Config, the refusals the console shows.
+//   - feed.go: the in-order, never-blocking carrier of progress reports
+//     from the lock core's goroutines to Own.
 package holds

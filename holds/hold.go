@@ -23,6 +23,9 @@ type recipe interface {
 	Done() <-chan struct{}
 	Err() error
 	FencingToken() int64
+	// Node is the own node's name as the lock core says it (a lease's
+	// without its directory); Hold.Node is relative to the path.
+	Node() string
 }
 
 // Hold is what taking a path gives: a lock of a kind, one lease of a

@@ -1,4 +1,6 @@
-package cmd
+package holds
+
+// The console's lock manager: the operator's own holds, by path.
 
 import (
 	"context"
@@ -8,27 +10,40 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zklock/zklock/holds"
 	"github.com/zklock/zklock/lockops"
-	"github.com/zklock/zklock/ui"
 )
 
+// The manager's refusals, as the console shows them (after "take PATH: "
+// or "release PATH: ").
 var (
-	errAlreadyOwn = errors.New("you already hold or wait for this lock")
-	errNotOwn     = errors.New("you hold no lock here")
-	errBackendEnd = errors.New("console closing")
+	ErrAlreadyOwn = errors.New("you already hold or wait for this lock")
+	ErrNotOwn     = errors.New("you hold no lock here")
+	ErrClosing    = errors.New("console closing")
 )
 
-// closeTimeout bounds how long Close waits for acquisitions to end: a
+// CloseTimeout bounds how long Close waits for acquisitions to end: a
 // cancelled waiter deletes its node in milliseconds, and the session's
 // close removes whatever is left anyway.
-const closeTimeout = 5 * time.Second
+const CloseTimeout = 5 * time.Second
 
-// lockBackend is the console's ui.Backend over the lock core: the same
-// lockops calls `zklock run`, `release --force` and `revoke` make.
-type lockBackend struct {
-	sess *lockops.Session
-	feed *ownFeed
+// Config is what the context states for every take: semaphore limits
+// and elections by path (Want.Semaphores, Want.Elections). The maps are
+// read at each Take.
+type Config struct {
+	Semaphores map[string]int
+	Elections  []string
+}
+
+// Manager is the console's lock manager over the lock core: the same
+// Take, and the same lockops calls, that `zklock run`, `release --force`
+// and `revoke` make. Its methods are the console's Backend (ui); the
+// progress of the operator's holds is told on Own as R, made by the
+// report function given to NewManager (the console's ui.OwnFromProgress).
+type Manager[R any] struct {
+	sess   *lockops.Session
+	cfg    Config
+	report func(path string, pr lockops.Progress) R
+	feed   *feed[R]
 
 	// life bounds every acquisition: a Take outlives the console's call
 	// (the operator waits in line while doing other things), not the
@@ -37,47 +52,47 @@ type lockBackend struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	// limits are the semaphore limits the context states, by path;
-	// elections the paths it names as elections.
-	limits    map[string]int
-	elections []string
-
 	mu    sync.Mutex
 	locks map[string]*ownLock
 }
 
 // ownLock is one of the operator's locks, or a semaphore's lease.
 type ownLock struct {
-	lock     *holds.Hold
+	lock     *Hold
 	stopWait context.CancelFunc // ends a waiting Acquire (its node is deleted)
 	acquired chan struct{}      // closed when Acquire returns
 }
 
-var _ ui.Backend = (*lockBackend)(nil)
-
-func newLockBackend(sess *lockops.Session) *lockBackend {
+// NewManager is a Manager of holds in sess; report turns a hold's
+// progress into what Own tells.
+func NewManager[R any](sess *lockops.Session, cfg Config, report func(path string, pr lockops.Progress) R) *Manager[R] {
 	life, cancel := context.WithCancel(context.Background())
-	b := &lockBackend{sess: sess, life: life, cancel: cancel, locks: map[string]*ownLock{}}
-	b.feed = newOwnFeed(life)
+	b := &Manager[R]{sess: sess, cfg: cfg, report: report, life: life, cancel: cancel, locks: map[string]*ownLock{}}
+	b.feed = newFeed[R](life)
 	return b
 }
 
-// Own is the progress of the operator's locks, for ui.Options.Own.
-func (b *lockBackend) Own() <-chan ui.OwnLock { return b.feed.out }
+// Own is the progress of the operator's holds, in order.
+func (b *Manager[R]) Own() <-chan R { return b.feed.out }
+
+// tell sends p's progress on Own.
+func (b *Manager[R]) tell(p string, pr lockops.Progress) {
+	b.feed.send(feedKey{path: p, node: pr.Node, state: pr.State}, b.report(p, pr))
+}
 
 // Take queues for the lock at p and returns once the own node exists (or
 // the attempt failed); the wait goes on in the background and reports on
 // Own. If ctx ends before the node is queued, the attempt is abandoned
 // (its node, if any, deleted). On a semaphore it takes one lease (kind
 // does not apply); on a LeaderLatch election it joins as a participant.
-func (b *lockBackend) Take(ctx context.Context, p string, kind lockops.Kind) error {
+func (b *Manager[R]) Take(ctx context.Context, p string, kind lockops.Kind) error {
 	queued := make(chan struct{})
 	var once sync.Once
 	progress := lockops.WithProgress(func(pr lockops.Progress) {
 		if pr.State == lockops.LockQueued || pr.State == lockops.LockHolding {
 			once.Do(func() { close(queued) })
 		}
-		b.feed.send(ui.OwnFromProgress(p, pr))
+		b.tell(p, pr)
 	})
 	// Read before taking b.mu: it is a request.
 	l, err := b.newHold(ctx, p, kind, lockops.WithNote("(zklock console)"), progress)
@@ -87,13 +102,13 @@ func (b *lockBackend) Take(ctx context.Context, p string, kind lockops.Kind) err
 	b.mu.Lock()
 	if b.life.Err() != nil {
 		b.mu.Unlock()
-		return errBackendEnd
+		return ErrClosing
 	}
 	if o, ok := b.locks[p]; ok {
 		switch o.lock.State() {
 		case lockops.LockQueued, lockops.LockHolding, lockops.LockSuspended:
 			b.mu.Unlock()
-			return fmt.Errorf("take %s: %w", p, errAlreadyOwn)
+			return fmt.Errorf("take %s: %w", p, ErrAlreadyOwn)
 		}
 	}
 	wctx, stopWait := context.WithCancel(b.life)
@@ -123,9 +138,9 @@ func (b *lockBackend) Take(ctx context.Context, p string, kind lockops.Kind) err
 		case wctx.Err() != nil:
 			// Released while waiting (or the console closing): the
 			// node is deleted by Acquire.
-			b.feed.send(ui.OwnLock{Path: p, Node: l.Node(), State: ui.OwnReleased, Since: time.Now()})
+			b.tell(p, lockops.Progress{Node: l.recipe.Node(), State: lockops.LockReleased, At: time.Now()})
 		default:
-			b.feed.send(ui.OwnLock{Path: p, Node: l.Node(), State: ui.OwnLost, Since: time.Now(), Err: err.Error()})
+			b.tell(p, lockops.Progress{Node: l.recipe.Node(), State: lockops.LockLost, At: time.Now(), Err: err})
 		}
 	}()
 
@@ -144,15 +159,15 @@ func (b *lockBackend) Take(ctx context.Context, p string, kind lockops.Kind) err
 	}
 }
 
-// newHold is what taking p means (holds.Take): the parent decides, as
-// for `zklock run` without --kind; kind applies to a lock. A Curator
+// newHold is what taking p means (Take): the parent decides, as for
+// `zklock run` without --kind; kind applies to a lock. A Curator
 // semaphore whose limit is unknown is refused now, before anything is
 // queued.
-func (b *lockBackend) newHold(ctx context.Context, p string, kind lockops.Kind, opts ...lockops.Option) (*holds.Hold, error) {
-	h, err := holds.Take(ctx, b.sess, p, holds.Want{
-		Kind: kind.String(), Semaphores: b.limits, Elections: b.elections, Options: opts, RefuseUnknownLimit: true,
+func (b *Manager[R]) newHold(ctx context.Context, p string, kind lockops.Kind, opts ...lockops.Option) (*Hold, error) {
+	h, err := Take(ctx, b.sess, p, Want{
+		Kind: kind.String(), Semaphores: b.cfg.Semaphores, Elections: b.cfg.Elections, Options: opts, RefuseUnknownLimit: true,
 	})
-	if errors.Is(err, holds.ErrLimitUnknown) {
+	if errors.Is(err, ErrLimitUnknown) {
 		return nil, fmt.Errorf("the limit of semaphore %s is unknown (Curator keeps it in its clients only): state it under semaphores: in the context config", p)
 	}
 	return h, err
@@ -160,7 +175,7 @@ func (b *lockBackend) newHold(ctx context.Context, p string, kind lockops.Kind, 
 
 // Owned is the own node at p (relative to p) and the audit's kind, ""
 // when the operator owns nothing there.
-func (b *lockBackend) Owned(p string) (node, kind string) {
+func (b *Manager[R]) Owned(p string) (node, kind string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if o, ok := b.locks[p]; ok {
@@ -170,7 +185,7 @@ func (b *lockBackend) Owned(p string) (node, kind string) {
 }
 
 // forget drops o from the table if it is still p's entry.
-func (b *lockBackend) forget(p string, o *ownLock) {
+func (b *Manager[R]) forget(p string, o *ownLock) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.locks[p] == o {
@@ -179,12 +194,12 @@ func (b *lockBackend) forget(p string, o *ownLock) {
 }
 
 // Release gives up the operator's lock on p, held or still queued.
-func (b *lockBackend) Release(ctx context.Context, p string) error {
+func (b *Manager[R]) Release(ctx context.Context, p string) error {
 	b.mu.Lock()
 	o, ok := b.locks[p]
 	b.mu.Unlock()
 	if !ok {
-		return fmt.Errorf("release %s: %w", p, errNotOwn)
+		return fmt.Errorf("release %s: %w", p, ErrNotOwn)
 	}
 	// Stop a wait first; if the lock was granted meanwhile, Acquire has
 	// returned nil and the hold is released below.
@@ -205,18 +220,18 @@ func (b *lockBackend) Release(ctx context.Context, p string) error {
 }
 
 // Revoke asks the holder of node under p to let go (Curator's protocol).
-func (b *lockBackend) Revoke(ctx context.Context, p, node string) error {
+func (b *Manager[R]) Revoke(ctx context.Context, p, node string) error {
 	return lockops.Revoke(ctx, b.sess, path.Join(p, node))
 }
 
 // ForceRelease deletes node under p if its owner is still session.
-func (b *lockBackend) ForceRelease(ctx context.Context, p, node string, session int64) error {
+func (b *Manager[R]) ForceRelease(ctx context.Context, p, node string, session int64) error {
 	return lockops.ForceRelease(ctx, b.sess, path.Join(p, node), session)
 }
 
-// Close ends every acquisition and hold still running (ui.Run has
-// released them already on a normal quit), bounded by closeTimeout.
-func (b *lockBackend) Close() {
+// Close ends every acquisition and hold still running (the console has
+// released them already on a normal quit), bounded by CloseTimeout.
+func (b *Manager[R]) Close() {
 	b.mu.Lock()
 	locks := make([]*ownLock, 0, len(b.locks))
 	for _, o := range b.locks {
@@ -224,7 +239,7 @@ func (b *lockBackend) Close() {
 	}
 	b.locks = map[string]*ownLock{}
 	b.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), CloseTimeout)
 	defer cancel()
 	for _, o := range locks {
 		o.stopWait()
@@ -242,63 +257,5 @@ func (b *lockBackend) Close() {
 	select {
 	case <-done:
 	case <-ctx.Done():
-	}
-}
-
-// ownFeed carries progress reports from the lock core's goroutines (which
-// must not block) to the console, in order and without loss: reports
-// queue here and one goroutine hands them on.
-type ownFeed struct {
-	out  chan ui.OwnLock
-	mu   sync.Mutex
-	q    []ui.OwnLock
-	kick chan struct{}
-}
-
-func newOwnFeed(life context.Context) *ownFeed {
-	f := &ownFeed{out: make(chan ui.OwnLock, 16), kick: make(chan struct{}, 1)}
-	go f.pump(life)
-	return f
-}
-
-func (f *ownFeed) send(o ui.OwnLock) {
-	f.mu.Lock()
-	// A burst for one lock only needs its last state, except that a
-	// report of a new node must not hide the old one's end: keep per
-	// path and node.
-	if n := len(f.q); n > 0 && f.q[n-1].Path == o.Path && f.q[n-1].Node == o.Node && f.q[n-1].State == o.State {
-		f.q[n-1] = o
-	} else {
-		f.q = append(f.q, o)
-	}
-	f.mu.Unlock()
-	select {
-	case f.kick <- struct{}{}:
-	default:
-	}
-}
-
-func (f *ownFeed) pump(life context.Context) {
-	for {
-		select {
-		case <-f.kick:
-		case <-life.Done():
-			return
-		}
-		for {
-			f.mu.Lock()
-			if len(f.q) == 0 {
-				f.mu.Unlock()
-				break
-			}
-			o := f.q[0]
-			f.q = f.q[1:]
-			f.mu.Unlock()
-			select {
-			case f.out <- o:
-			case <-life.Done():
-				return
-			}
-		}
 	}
 }
