@@ -13,6 +13,7 @@ import (
 
 	"github.com/zklock/zklock/audit"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockrun"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox/peers"
 )
@@ -258,7 +259,7 @@ func TestRunWaitsThenRuns(t *testing.T) {
 	l2 := holdLock(t, s, p)
 	pr = startBinary(t, nil, serversFlag(t), "--audit-log", filepath.Join(t.TempDir(), "a"), "run", "--quiet", p, "--", "true")
 	eventually(t, 30*time.Second, "zklock to queue", func() bool { k, _, _ := c.Children(p); return len(k) == 2 })
-	time.Sleep(2 * quietWait) // what it would have said by now, it says now or never
+	time.Sleep(2 * lockrun.QuietWait) // what it would have said by now, it says now or never
 	if err := l2.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
