@@ -158,23 +158,3 @@ func writeOtherKey(t *testing.T, dir string) string {
 	}
 	return other.ClientKey
 }
-
-// TestAuditChrootAndTLS: every record says the chroot its paths are
-// relative to, and that the session was over TLS.
-func TestAuditChrootAndTLS(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "audit.log")
-	a, err := OpenAudit(&Settings{AuditLog: p, Servers: []string{"zk1:2281"}, Chroot: "/app", TLS: &TLS{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Write(AuditRecord{Action: "take", Phase: PhaseBefore, Path: "/locks/x"}); err != nil {
-		t.Fatal(err)
-	}
-	a.Close()
-	b, _ := os.ReadFile(p)
-	for _, want := range []string{`"chroot":"/app"`, `"tls":true`, `"path":"/locks/x"`, `"servers":"zk1:2281/app"`} {
-		if !strings.Contains(string(b), want) {
-			t.Errorf("audit line %s lacks %s", b, want)
-		}
-	}
-}
