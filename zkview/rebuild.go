@@ -34,7 +34,10 @@ func (w *Watcher) rebuildLocked() bool {
 		w.buildAllLocked(sv, stale, now)
 	}
 	w.builtOnce = true
-	queues, sysPaths, sysNote := applySystems(w.base, &w.systems, barrierView{sv: sv, abs: w.s.Abs})
+	queues, sysPaths, sysNote := w.base, []string(nil), ""
+	if w.overlay != nil {
+		queues, sysPaths, sysNote = w.overlay.Apply(w.base, sv)
+	}
 	if !full {
 		touched = append(append(touched, w.sysPaths...), sysPaths...)
 	}

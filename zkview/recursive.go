@@ -230,7 +230,7 @@ func (rw *recursiveWatch) take(ctx context.Context, ch <-chan zk.Event, ev zk.Ev
 	evAt := w.cfg.Now()
 	batch, last := drainEvents(ch, []zk.Event{ev})
 	w.held.received.Add(int64(len(batch)))
-	systemsReader{w}.systemsEvents(batch) // a system's coordination re-read at once (systemslive.go)
+	w.tellOverlay(batch, false) // a system's coordination re-read at once (layouts)
 	// Applied at once, without a round trip first; the check that
 	// the watch missed nothing (unreported) follows within
 	// auditSoon, off the change's path, at most once per auditSoon

@@ -239,6 +239,7 @@ func (rt *rootWatch) follow(ch <-chan zk.Event) bool {
 			if ev.Type != zk.EventNotWatching && ev.Type != zk.EventSession {
 				batch, last = drainEvents(ch, []zk.Event{ev})
 			}
+			w.tellOverlay(batch, true) // a system's coordination re-read at once (layouts)
 			if end := rt.dispatch(batch, last); end {
 				return true
 			}
@@ -259,10 +260,6 @@ func (rt *rootWatch) dispatch(batch []zk.Event, last *zk.Event) (end bool) {
 			continue
 		}
 		p := w.s.EventPath(ev)
-		systemsReader{w}.systemsEventLocked(p) // a system's coordination re-read at once (systemslive.go)
-		if (ev.Type == zk.EventNodeCreated || ev.Type == zk.EventNodeDeleted) && w.cfg.isBarrier(p) {
-			barrierChangedLocked(w, p) // set or opened: read at once (barriers.go)
-		}
 		if p != rt.pw.path {
 			rt.routeLocked(w.paths[path.Dir(p)], ev, now)
 		}

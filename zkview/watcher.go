@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zklock/zklock/lockops"
@@ -75,9 +76,12 @@ type Watcher struct {
 	discovered int    // intermediate nodes watched for discovery
 	capped     bool   // discovery stopped at a bound
 	mode       string // model.ModeRecursive or model.ModeChildren; "" for Load
-	conn       model.Conn
-	gen        uint64
-	resync     chan struct{} // closed when the session (re)connects
+	// childMode is mode == model.ModeChildren, read without the lock
+	// (Host.Live: an Overlay asks under its own lock).
+	childMode atomic.Bool
+	conn      model.Conn
+	gen       uint64
+	resync    chan struct{} // closed when the session (re)connects
 	// synced is closed once the server of a new session has caught up
 	// (see syncNewSession); paths list only after it.
 	synced      chan struct{}
@@ -114,13 +118,13 @@ type Watcher struct {
 	roots []*rootWatch
 	// sems: the recognised semaphores and their parts (semwatch.go).
 	sems semaphores
-	// systems: the last read of the systems' layouts (systems.go).
-	systems systemsState
+	// overlay lays the systems' layouts over the queues (Options.Systems,
+	// overlay.go); nil when none.
+	overlay Overlay
 	// stats counts how the model kept up (tests read it).
 	stats struct {
 		changeMerges int // batches of events merged as changes (applyChange)
 		changeBuilds int // queues built from the last one (buildQueueChanged)
-		systemsReads int // the systems' reads kept (systems.go)
 	}
 	// held counts the watch events received and not yet in the model
 	// (held.go).
@@ -170,6 +174,7 @@ func start(ctx context.Context, s *lockops.Session, cfg Options, oneShot bool) (
 	case oneShot:
 	case cfg.ChildWatches:
 		w.mode = model.ModeChildren
+		w.childMode.Store(true)
 	default:
 		w.mode = model.ModeRecursive
 	}
@@ -192,9 +197,15 @@ func start(ctx context.Context, s *lockops.Session, cfg Options, oneShot bool) (
 	w.wg.Add(2)
 	go w.runConn()
 	go w.runPump()
-	if !oneShot && cfg.Systems {
+	if cfg.Systems != nil {
+		w.overlay = cfg.Systems(Host{w})
+	}
+	if !oneShot && w.overlay != nil {
 		w.wg.Add(1)
-		go systemsReader{w}.run()
+		go func() {
+			defer w.wg.Done()
+			w.overlay.Follow(w.ctx)
+		}()
 	}
 	if cfg.ServerView {
 		w.wg.Add(1)
@@ -263,8 +274,8 @@ func Load(ctx context.Context, s *lockops.Session, cfg Options) (*model.Snapshot
 	case <-ctx.Done():
 		return nil, fmt.Errorf("zkview: load: %w", ctx.Err())
 	}
-	if w.cfg.Systems {
-		systemsReader{w}.readOnce(ctx, loadSystemsBudget)
+	if w.overlay != nil {
+		w.overlay.ReadOnce(ctx)
 	}
 	return w.Snapshot(), nil
 }
@@ -681,6 +692,7 @@ func (w *Watcher) fallBack(err error) {
 		return
 	}
 	w.mode = model.ModeChildren
+	w.childMode.Store(true)
 	w.emitLocked(model.Change{At: w.cfg.Now(), Kind: model.ChangeWatchMode, Err: err.Error()})
 	w.markDirtyLocked()
 }

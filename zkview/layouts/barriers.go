@@ -14,7 +14,7 @@
 // still watches the absent path (a Curator waiter that woke checks again
 // and leaves an exists watch there).
 
-package zkview
+package layouts
 
 import (
 	"context"
@@ -120,27 +120,25 @@ func sessionIdentities(recs []sysRec) map[int64]string {
 // root the systems' read is every systemsEvery, and a barrier that
 // opened must not show its waiters that long (a woken Curator waiter
 // even keeps watching the absent path). One Get, no watch.
-func barrierChangedLocked(w *Watcher, p string) {
-	if !w.cfg.Systems || w.ctx.Err() != nil {
+func (l *layer) barrierChangedLocked(p string) {
+	ctx := l.ctx
+	if ctx == nil || ctx.Err() != nil {
 		return
 	}
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
-		rec, read := readBarrier(w.ctx, watcherReader{w.ctx, w}, p)
+	l.host.Go(func() {
+		rec, read := readBarrier(ctx, hostReader{ctx, l.host}, p)
 		if !read {
 			return // not readable now: the next systems read tells
 		}
-		w.mu.Lock()
-		recs := slices.DeleteFunc(slices.Clone(w.systems.recs), func(sr sysRec) bool { return sr.rec.Path == p })
+		l.mu.Lock()
+		recs := slices.DeleteFunc(slices.Clone(l.st.recs), func(sr sysRec) bool { return sr.rec.Path == p })
 		if rec != nil {
 			recs = append(recs, *rec)
 		}
-		w.systems.recs = recs
-		w.markDirtyLocked()
-		w.mu.Unlock()
-		w.kickPublish()
-	}()
+		l.st.recs = recs
+		l.mu.Unlock()
+		l.host.Changed()
+	})
 }
 
 // readBarrier reads the named barrier p with one Get: its recognition
