@@ -52,10 +52,13 @@
 //
 // # Files
 //
-//   - watcher.go: Watcher, Load, the connection state, the update pump,
-//     and the in-flight pool every request goes through (pooled); the
+//   - watcher.go: Watcher, Load, the connection state, and the
+//     in-flight pool every request goes through (pooled); the
 //     requests themselves are the Session's (lockops/requests.go: bounded
 //     by ctx, paths as the user sees them), never the raw connection.
+//   - pump.go: pump, the update pump: a snapshot built when the model
+//     changed, spaced by what building costs (publishBudget), one
+//     pending Update merged while the consumer is busy.
 //   - paths.go: pathWatch, one watched path and its goroutine (its
 //     children watch, absent and NoAuth paths, discovery under roots,
 //     fetching new nodes); it keeps a pointer to its Watcher, whose lock
@@ -77,13 +80,15 @@
 //     watched whole").
 //   - discover.go: the children a path follows (discovery under a
 //     root): its watch's names and the Watcher's paths, not a set of
-//     their own; a root's names share their paths' bytes.
+//     their own; a root's names share their paths' bytes; a change
+//     below a root's non-lock parent taken without a listing
+//     (discoveryDelta).
 //   - childset.go: childSet, a path's children as its watch's events
 //     leave them (a short sorted slice, a map beyond a few).
 //   - held.go: heldEvents, the watch events received and not yet in
 //     the model, counted at each build.
-//   - huge.go: a huge queue's last listing (time, merge cost), kept
-//     beside the Watcher, spacing its next listing.
+//   - huge.go: hugeLists, the huge queues' last listings (time, merge
+//     cost), kept beside the Watcher, spacing their next listings.
 //   - rootread.go: the one-shot read of a root (Load) through the same
 //     queue and workers, no watch set; each root's first-read progress
 //     (Snapshot.Discovery, Options.LoadProgress).

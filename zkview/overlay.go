@@ -8,6 +8,7 @@ package zkview
 import (
 	"context"
 
+	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
 	"github.com/zklock/zklock/zkview/queue"
@@ -130,20 +131,17 @@ func (h Host) Changed(changes ...model.Change) {
 	w.kickPublish()
 }
 
-// tellOverlay tells w's overlay the changes of a batch of a watch's
-// events; root: the watch is a root's (a node made or deleted is told
-// as such).
-func (w *Watcher) tellOverlay(batch []zk.Event, root bool) {
-	if w.overlay == nil {
-		return
-	}
+// watchEvents is a batch of a watch's events as an Overlay is told
+// them (s: the session, whose chroot each path loses); root: the watch
+// is a root's (a node made or deleted is told as such).
+func watchEvents(s *lockops.Session, batch []zk.Event, root bool) []WatchEvent {
 	evs := make([]WatchEvent, 0, len(batch))
 	for _, ev := range batch {
 		if ev.Type == zk.EventNotWatching || ev.Type == zk.EventSession {
 			continue
 		}
-		evs = append(evs, WatchEvent{Path: w.s.EventPath(ev),
+		evs = append(evs, WatchEvent{Path: s.EventPath(ev),
 			Existence: root && (ev.Type == zk.EventNodeCreated || ev.Type == zk.EventNodeDeleted)})
 	}
-	w.overlay.Changed(evs)
+	return evs
 }

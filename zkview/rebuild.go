@@ -80,6 +80,15 @@ func (w *Watcher) newModelLocked(p, abs string) *queue.Model {
 	return queue.New(p, abs, w.modelHooks)
 }
 
+// queueLocked is the model of the path p, nil when p is no lock parent
+// (nor a semaphore's part) of the model.
+func (w *Watcher) queueLocked(p string) *queue.Model {
+	if pw := w.paths[p]; pw != nil {
+		return pw.qm
+	}
+	return nil
+}
+
 // reshownLocked says that p joined or left the queues shown
 // (sortedPaths): the next build adds or removes its Queue.
 func (w *Watcher) reshownLocked(p string) { w.reshown = append(w.reshown, p) }

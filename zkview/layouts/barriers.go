@@ -115,32 +115,6 @@ func sessionIdentities(recs []sysRec) map[int64]string {
 	return ids
 }
 
-// barrierChangedLocked reads the named barrier p again, at once, when
-// the root watch tells that its node was created or deleted: under a
-// root the systems' read is every systemsEvery, and a barrier that
-// opened must not show its waiters that long (a woken Curator waiter
-// even keeps watching the absent path). One Get, no watch.
-func (l *layer) barrierChangedLocked(p string) {
-	ctx := l.ctx
-	if ctx == nil || ctx.Err() != nil {
-		return
-	}
-	l.host.Go(func() {
-		rec, read := readBarrier(ctx, hostReader{ctx, l.host}, p)
-		if !read {
-			return // not readable now: the next systems read tells
-		}
-		l.mu.Lock()
-		recs := slices.DeleteFunc(slices.Clone(l.st.recs), func(sr sysRec) bool { return sr.rec.Path == p })
-		if rec != nil {
-			recs = append(recs, *rec)
-		}
-		l.st.recs = recs
-		l.mu.Unlock()
-		l.host.Changed()
-	})
-}
-
 // readBarrier reads the named barrier p with one Get: its recognition
 // (nil when p is no single barrier now: ephemeral, or with children),
 // and read false when the server did not answer.

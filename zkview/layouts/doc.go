@@ -25,10 +25,11 @@
 //     Load), and applySystems, the recognitions laid over the queues.
 //   - live.go: the recognitions followed live between full reads: a
 //     watch event at a path one covers re-reads it at once; a record no
-//     watch covers gets a persistent watch of its own.
+//     watch covers gets a persistent watch of its own; a named barrier
+//     read again at once when the root watch tells its node came or
+//     went.
 //   - barriers.go: the single barriers Options.Barriers names: set or
-//     open, their waiters from the server view, read again at once when
-//     the root watch tells their node came or went.
+//     open, their waiters from the server view.
 //   - recipes.go: the library recipes that are no lock (queues, groups,
 //     counters, leases): their types, their nodes' parts, the lock
 //     warnings that do not apply to them.

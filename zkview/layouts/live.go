@@ -119,7 +119,7 @@ func (l *layer) changedLocked(p string) {
 
 // Changed implements zkview.Overlay: the recognitions that cover each
 // path are read again, and a named barrier made or deleted under a root
-// is read again at once (barriers.go).
+// is read again at once (barrierChangedLocked).
 func (l *layer) Changed(evs []zkview.WatchEvent) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -129,6 +129,32 @@ func (l *layer) Changed(evs []zkview.WatchEvent) {
 			l.barrierChangedLocked(ev.Path) // set or opened: read at once
 		}
 	}
+}
+
+// barrierChangedLocked reads the named barrier p again, at once, when
+// the root watch tells that its node was created or deleted: under a
+// root the systems' read is every systemsEvery, and a barrier that
+// opened must not show its waiters that long (a woken Curator waiter
+// even keeps watching the absent path). One Get, no watch.
+func (l *layer) barrierChangedLocked(p string) {
+	ctx := l.ctx
+	if ctx == nil || ctx.Err() != nil {
+		return
+	}
+	l.host.Go(func() {
+		rec, read := readBarrier(ctx, hostReader{ctx, l.host}, p)
+		if !read {
+			return // not readable now: the next systems read tells
+		}
+		l.mu.Lock()
+		recs := slices.DeleteFunc(slices.Clone(l.st.recs), func(sr sysRec) bool { return sr.rec.Path == p })
+		if rec != nil {
+			recs = append(recs, *rec)
+		}
+		l.st.recs = recs
+		l.mu.Unlock()
+		l.host.Changed()
+	})
 }
 
 // rereadLocked reads the recognition k again, off the event's path:
