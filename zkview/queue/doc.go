@@ -18,17 +18,19 @@
 //
 // # Files
 //
-//   - queue.go: Model, merging a listing, the events of a listing
-//     (created, deleted, handoffs).
-//   - order.go: the order of a Model's children: kept, or derived for
-//     a parent of one lock node (which keeps no entries), and the
-//     children as listed.
+//   - queue.go: Model, its state and flags, the order of its children
+//     (kept, or derived for a parent of one lock node, which keeps no
+//     entries), the children as listed, and its depth samples.
+//   - merge.go: merging into a Model a listing (Apply) or a watch's
+//     creates and deletes as changes (ApplyChange), its state when it
+//     could not be listed, and the events each tells (created, deleted,
+//     handoffs).
 //   - record.go, records.go: Record, a lock node's stat and data, and a
 //     Model's records by name.
 //   - shared.go: what the Watcher's models share until one changes it
-//     (hooks, depth samples, a kept listing).
-//   - delta.go: merging creates and deletes as changes
-//     (lockops.Ordering.Change) where the queue's shape allows.
+//     (hooks, depth samples, a kept listing: Hooks' extras).
+//   - delta.go: Prior, what merging creates and deletes as changes
+//     (lockops.Ordering.Change) needs of the order before them.
 //   - deltabuild.go: a Queue built from its last build when only such
 //     changes separate them: the chunks of untouched nodes shared, the
 //     others made again (model.MergeChanged).
