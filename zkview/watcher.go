@@ -50,10 +50,6 @@ type Watcher struct {
 	// oneShot: read every path once and set no watch (Load); go-zookeeper
 	// cannot remove a watch, so a one-off read must not leave any behind.
 	oneShot bool
-	// unread: paths a one-shot read found and has not begun to read,
-	// taken by at most oneShotReaders goroutines (readUnread).
-	unread  []*pathWatch
-	readers int
 	ctx     context.Context
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
@@ -64,54 +60,24 @@ type Watcher struct {
 	refresh   chan struct{} // poll the servers now
 	closeOnce sync.Once
 
-	mu    sync.Mutex
-	paths map[string]*pathWatch
-	// models counts the paths with a model (pathWatch.qm): the lock
-	// parents and the semaphores' parts.
-	models      int
-	sortedPaths []string // queue paths, sorted
-	// huge: the paths whose last listing was huge (listedLocked); nil
-	// while none was.
-	huge       hugeLists
-	discovered int    // intermediate nodes watched for discovery
-	capped     bool   // discovery stopped at a bound
-	mode       string // model.ModeRecursive or model.ModeChildren; "" for Load
-	// childMode is mode == model.ModeChildren, read without the lock
-	// (Host.Live: an Overlay asks under its own lock).
-	childMode atomic.Bool
-	conn      model.Conn
-	gen       uint64
-	resync    chan struct{} // closed when the session (re)connects
-	// synced is closed once the server of a new session has caught up
-	// (see syncNewSession); paths list only after it.
-	synced      chan struct{}
-	sv          *queue.ServerView
-	svNote      string
-	svEvery     time.Duration // the polls' spacing in force (pollSpacing)
-	pending     []model.Change
-	dropped     int
-	snap        *model.Snapshot
-	frameEvery  time.Duration // the spacing of snapshots in force (publishBudget)
-	pictured    bool          // a snapshot with every path read was built
-	dirty       bool          // something changed since snap was built
-	allDirty    bool          // every queue must be rebuilt (conn, server view)
-	initPending int
-	initDone    chan struct{} // closed once every path was read once
-	initClosed  bool
-	svDone      chan struct{}  // closed after the first server poll
-	graph       sessions.Graph // the wait-for graph over sessions
-	// base is the built queues of the last snapshot, before the systems'
-	// annotations (applySystems); dirtyQ the models changed since
-	// (queueDirtyLocked), reshown the paths shown or hidden since, and
-	// sysPaths the paths the systems annotated in it.
-	base      model.Queues
-	dirtyQ    []*queue.Model
-	reshown   []string
-	sysPaths  []string
-	builtOnce bool
-	// The hooks every model is made with (newModelLocked).
-	modelHooks *queue.Hooks
-	cycles     cycleTimers // its cycles between publishes (cycles.go)
+	// mu is the one lock of the model: a listing's merge changes the
+	// paths, their queue models, the semaphores and the pending changes
+	// together, and a build reads them all at once to make one
+	// consistent Snapshot; split locks would have to be taken in one
+	// order by every merge and every build, for no gain in parallelism
+	// (a merge is microseconds; the reads, which take milliseconds, run
+	// without it). What may be read without it is apart: held (atomic
+	// counters), childMode, and the overlay's state (its own lock, taken
+	// after this one). The groups below are all guarded by mu.
+	mu sync.Mutex
+	pathSet
+	connState
+	serverState
+	firstRead
+	published
+	built
+	graph  sessions.Graph // the wait-for graph over sessions
+	cycles cycleTimers    // its cycles between publishes (cycles.go)
 
 	// roots: the roots read whole (rootwatch.go), whose first read's
 	// progress the snapshots tell (Snapshot.Discovery).
@@ -129,6 +95,79 @@ type Watcher struct {
 	// held counts the watch events received and not yet in the model
 	// (held.go).
 	held heldEvents
+	// childMode is mode == model.ModeChildren, read without the lock
+	// (Host.Live: an Overlay asks under its own lock).
+	childMode atomic.Bool
+}
+
+// pathSet is the paths the Watcher follows: each one's watch and
+// model, the queues shown, and discovery's counts and bounds.
+type pathSet struct {
+	paths map[string]*pathWatch
+	// models counts the paths with a model (pathWatch.qm): the lock
+	// parents and the semaphores' parts.
+	models      int
+	sortedPaths []string // queue paths, sorted
+	// huge: the paths whose last listing was huge (listedLocked); nil
+	// while none was.
+	huge       hugeLists
+	discovered int  // intermediate nodes watched for discovery
+	capped     bool // discovery stopped at a bound
+	// unread: paths a one-shot read found and has not begun to read,
+	// taken by at most oneShotReaders goroutines (readUnread).
+	unread  []*pathWatch
+	readers int
+}
+
+// connState is the session as the model last read it.
+type connState struct {
+	conn   model.Conn
+	mode   string // model.ModeRecursive or model.ModeChildren; "" for Load
+	gen    uint64
+	resync chan struct{} // closed when the session (re)connects
+	// synced is closed once the server of a new session has caught up
+	// (see syncNewSession); paths list only after it.
+	synced chan struct{}
+}
+
+// serverState is the server view: the last poll's answer and note.
+type serverState struct {
+	sv      *queue.ServerView
+	svNote  string
+	svEvery time.Duration // the polls' spacing in force (pollSpacing)
+	svDone  chan struct{} // closed after the first server poll
+}
+
+// firstRead counts the paths not read once yet (Load waits for none).
+type firstRead struct {
+	initPending int
+	initDone    chan struct{} // closed once every path was read once
+	initClosed  bool
+}
+
+// published is the last Snapshot and what the next Update carries.
+type published struct {
+	pending    []model.Change
+	dropped    int
+	snap       *model.Snapshot
+	frameEvery time.Duration // the spacing of snapshots in force (publishBudget)
+	pictured   bool          // a snapshot with every path read was built
+	dirty      bool          // something changed since snap was built
+	allDirty   bool          // every queue must be rebuilt (conn, server view)
+}
+
+// built is what the next build starts from: base, the built queues of
+// the last snapshot before the overlay's; dirtyQ the models changed
+// since (queueDirtyLocked), reshown the paths shown or hidden since,
+// and sysPaths the paths the overlay touched in it.
+type built struct {
+	base      model.Queues
+	dirtyQ    []*queue.Model
+	reshown   []string
+	sysPaths  []string
+	builtOnce bool
+	// The hooks every model is made with (newModelLocked).
+	modelHooks *queue.Hooks
 }
 
 // Watch starts watching cfg's paths and roots over s and returns at once;
@@ -161,14 +200,13 @@ func start(ctx context.Context, s *lockops.Session, cfg Options, oneShot bool) (
 		// Unbuffered: the pump keeps the one pending Update and merges into
 		// it until the consumer takes it, so what the consumer takes is
 		// always the newest snapshot.
-		updates:  make(chan model.Update),
-		kick:     make(chan struct{}, 1),
-		refresh:  make(chan struct{}, 1),
-		paths:    map[string]*pathWatch{},
-		resync:   make(chan struct{}),
-		synced:   closedChan(),
-		initDone: make(chan struct{}),
-		svDone:   make(chan struct{}),
+		updates:     make(chan model.Update),
+		kick:        make(chan struct{}, 1),
+		refresh:     make(chan struct{}, 1),
+		pathSet:     pathSet{paths: map[string]*pathWatch{}},
+		connState:   connState{resync: make(chan struct{}), synced: closedChan()},
+		firstRead:   firstRead{initDone: make(chan struct{})},
+		serverState: serverState{svDone: make(chan struct{})},
 	}
 	switch {
 	case oneShot:
