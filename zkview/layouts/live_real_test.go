@@ -12,7 +12,7 @@ import (
 	"github.com/zklock/zklock/zkview"
 )
 
-// The systems followed live (systemslive.go): each test sets the full
+// The systems followed live (live.go): each test sets the full
 // systems read an hour apart (watch's every), so a failover can
 // only show by the live re-read the watches' events start, and checks
 // that no full read came in between.
