@@ -220,6 +220,9 @@ func start(ctx context.Context, s *lockops.Session, cfg Options, oneShot bool) (
 		TLS: s.Secure(), HostnameVerified: s.HostnameVerified()}
 	w.snap = &model.Snapshot{At: cfg.Now(), Conn: w.conn}
 	w.sems.w = w
+	if cfg.Systems != nil {
+		w.overlay = cfg.Systems(Host{w}) // before any goroutine reads it
+	}
 	w.readConnState()
 
 	w.mu.Lock()
@@ -235,9 +238,6 @@ func start(ctx context.Context, s *lockops.Session, cfg Options, oneShot bool) (
 	w.wg.Add(2)
 	go w.runConn()
 	go (&pump{w: w}).run()
-	if cfg.Systems != nil {
-		w.overlay = cfg.Systems(Host{w})
-	}
 	if !oneShot && w.overlay != nil {
 		w.wg.Add(1)
 		go func() {
