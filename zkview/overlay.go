@@ -16,8 +16,9 @@ import (
 
 // Overlay lays what it reads over a Watcher's queues at each build. A
 // Watcher calls Follow (live) or ReadOnce (Load), tells it each change
-// its watches report (Changed) and hands it the queues it built (Apply,
-// under the Watcher's lock: Apply must not call back into the Host).
+// its watches report (Changed, the Watcher's lock not held) and hands it
+// the queues it built (Apply, under the Watcher's lock: Apply must not
+// call back into the Host).
 type Overlay interface {
 	// Follow reads while the Watcher runs, until ctx ends.
 	Follow(ctx context.Context)
@@ -41,7 +42,7 @@ type WatchEvent struct {
 
 // Host is what a Watcher hands its Overlay: its configuration, reads
 // and watches through its in-flight pool, its session's state, and the
-// way to tell it that the overlay changed.
+// way to keep what the overlay read in step with the model (Update).
 type Host struct {
 	w *Watcher
 }
@@ -118,15 +119,21 @@ func (h Host) Go(f func()) bool {
 	return true
 }
 
-// Changed tells the Watcher that the overlay changed, with the changes
-// to tell on its event log: it publishes again.
-func (h Host) Changed(changes ...model.Change) {
+// Update runs f under the Watcher's lock, so that what f keeps and the
+// changes it returns reach the same Update (f may take the overlay's own
+// lock: the Watcher's is always taken first). When f says changed, its
+// changes go on the event log and the Watcher builds again; it is told
+// to publish either way.
+func (h Host) Update(f func() (changes []model.Change, changed bool)) {
 	w := h.w
 	w.mu.Lock()
+	changes, changed := f()
 	for _, c := range changes {
 		w.emitLocked(c)
 	}
-	w.markDirtyLocked()
+	if changed {
+		w.markDirtyLocked()
+	}
 	w.mu.Unlock()
 	w.kickPublish()
 }

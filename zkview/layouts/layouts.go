@@ -173,9 +173,9 @@ type layer struct {
 	host  zkview.Host
 	cfg   zkview.Options
 	every time.Duration // the full reads' spacing (systemsEvery)
-	// mu guards what follows. Apply takes it under the Watcher's lock,
-	// so it is never held while calling the Host back (Host.Changed
-	// takes that lock): changes are told once it is let go.
+	// mu guards what follows. It is taken after the Watcher's lock,
+	// never before: under it in Apply and Host.Update, alone elsewhere,
+	// and never held while calling the Host.
 	mu sync.Mutex
 	// ctx is the Watcher's while it runs (Follow); nil for a one-shot
 	// read: nothing is followed live.
@@ -249,10 +249,11 @@ func (l *layer) readOnce(ctx context.Context, budget int) {
 	if ctx.Err() != nil {
 		return
 	}
-	l.mu.Lock()
-	changes := l.keepLocked(recs, complete, l.cfg.Now(), ticket)
-	l.mu.Unlock()
-	l.host.Changed(changes...)
+	l.host.Update(func() ([]model.Change, bool) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.keepLocked(recs, complete, l.cfg.Now(), ticket), true
+	})
 }
 
 // Follow reads the systems' layouts every systemsEvery while the

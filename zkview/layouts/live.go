@@ -146,14 +146,16 @@ func (l *layer) barrierChangedLocked(p string) {
 		if !read {
 			return // not readable now: the next systems read tells
 		}
-		l.mu.Lock()
-		recs := slices.DeleteFunc(slices.Clone(l.st.recs), func(sr sysRec) bool { return sr.rec.Path == p })
-		if rec != nil {
-			recs = append(recs, *rec)
-		}
-		l.st.recs = recs
-		l.mu.Unlock()
-		l.host.Changed()
+		l.host.Update(func() ([]model.Change, bool) {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			recs := slices.DeleteFunc(slices.Clone(l.st.recs), func(sr sysRec) bool { return sr.rec.Path == p })
+			if rec != nil {
+				recs = append(recs, *rec)
+			}
+			l.st.recs = recs
+			return nil, true
+		})
 	})
 }
 
@@ -186,21 +188,22 @@ func (l *layer) followLive(k string, lk *liveKey) {
 		ticket := lv.ticket
 		l.mu.Unlock()
 		sr, found, complete := l.readLive(ctx, k, &lv.reqs)
-		l.mu.Lock()
-		lv.reads++
-		var changes []model.Change
-		kept := complete && ctx.Err() == nil && ticket > lk.ticket
-		if kept {
-			changes = l.keepLiveLocked(k, lk, sr, found, ticket)
+		done := false
+		update := func() ([]model.Change, bool) {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			lv.reads++
+			var changes []model.Change
+			kept := complete && ctx.Err() == nil && ticket > lk.ticket
+			if kept {
+				changes = l.keepLiveLocked(k, lk, sr, found, ticket)
+			}
+			if done = !lk.again || ctx.Err() != nil; done {
+				lk.busy = false
+			}
+			return changes, kept
 		}
-		done := !lk.again || ctx.Err() != nil
-		if done {
-			lk.busy = false
-		}
-		l.mu.Unlock()
-		if kept || done {
-			l.host.Changed(changes...) // a publish again
-		}
+		l.host.Update(update)
 		if done {
 			return
 		}
