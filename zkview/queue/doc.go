@@ -14,7 +14,8 @@
 // cut is why it exists: how a queue is read and judged can be changed
 // and tested without a server, and zkview is left with following
 // ZooKeeper. It imports model and lockops (the one ordering function);
-// only zkview imports it.
+// only zkview and zkview/layouts (the ServerView an Overlay is handed)
+// import it.
 //
 // # Files
 //
