@@ -99,8 +99,9 @@ type GSSAPI struct {
 	ccache    string             // the credential cache file, when not a keytab
 	tgtEnd    time.Time          // when the cache's TGT expires (zero: unknown)
 
-	mu sync.Mutex
-	cl *client.Client // logged in on first use; renews its TGT itself
+	mu    sync.Mutex
+	cl    *client.Client    // logged in on first use; renews its TGT itself
+	asked map[string]string // server (as written) to the principal last asked for it
 }
 
 // NewGSSAPI reads krb5.conf and the keytab (or the credential cache), so
@@ -235,6 +236,15 @@ func (g *GSSAPI) ServicePrincipal(ctx context.Context, server string, remote net
 	return g.service + "/" + serverHost(ctx, g.resolver, server, remote, !g.asWritten)
 }
 
+// AskedFor returns the principal, SERVICE/HOST@REALM, that the last
+// exchange with server (host:port as written) asked a ticket for, "" when
+// none was made: for doctor, to show which principal a server must hold.
+func (g *GSSAPI) AskedFor(server string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.asked[server]
+}
+
 // serviceRealm is the realm gokrb5 asks a ticket of spn in: the host's
 // in krb5.conf's domain_realm, else the client's.
 func (g *GSSAPI) serviceRealm(spn string) string {
@@ -252,6 +262,10 @@ func (g *GSSAPI) Start(ctx context.Context, server string, remote net.Addr) (zk.
 	spn := g.ServicePrincipal(ctx, server, remote)
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.asked == nil {
+		g.asked = map[string]string{}
+	}
+	g.asked[server] = spn + "@" + g.serviceRealm(spn)
 	if err := g.expired(time.Now()); err != nil {
 		return nil, err
 	}
@@ -260,7 +274,7 @@ func (g *GSSAPI) Start(ctx context.Context, server string, remote net.Addr) (zk.
 	}
 	tkt, key, err := g.cl.GetServiceTicket(spn)
 	if err != nil {
-		return nil, classifyKerberos(err, "ticket for "+spn+"@"+g.serviceRealm(spn))
+		return nil, classifyKerberos(err, "ticket for "+g.asked[server])
 	}
 	tok, err := spnego.NewKRB5TokenAPREQ(g.cl, tkt, key,
 		[]int{gssapi.ContextFlagInteg, gssapi.ContextFlagMutual}, []int{flags.APOptionMutualRequired})
