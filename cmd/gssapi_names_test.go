@@ -13,7 +13,8 @@ import (
 // Java client 3.8 does. On a parent only alice may use, `ls` as alice
 // works with a connect string of 127.0.0.1 (canonicalized to the
 // realm's zookeeper/localhost), with the principal named outright
-// (canonicalization off), and from a JAAS section other than Client.
+// (canonicalization off), and from a JAAS section other than Client (a
+// keytab, or the ticketCache kinit filled).
 func TestGSSAPIServerNamesCLI(t *testing.T) {
 	k, server := kerberosZK(t)
 	alice := gssapiConn(t, k, server, "alice")
@@ -21,10 +22,15 @@ func TestGSSAPIServerNamesCLI(t *testing.T) {
 	mkdirs(t, alice, p, kerberosOnly(k, "alice"))
 	_, port, _ := net.SplitHostPort(server)
 	ip := "127.0.0.1:" + port
-	jaas := filepath.Join(t.TempDir(), "jaas.conf")
+	dir := t.TempDir()
+	jaas, cc := filepath.Join(dir, "jaas.conf"), filepath.Join(dir, "alice.cc")
+	if err := k.Kinit(t.Context(), "alice", cc, 0); err != nil {
+		t.Fatal(err)
+	}
 	text := "Client { org.apache.zookeeper.server.auth.DigestLoginModule required username=\"nobody\" password=\"x\"; };\n" +
 		"ZkForKafka { com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true keyTab=\"" + k.Keytab("alice") +
-		"\" principal=\"" + k.Principal("alice") + "\"; };\n"
+		"\" principal=\"" + k.Principal("alice") + "\"; };\n" +
+		"FromCache { com.sun.security.auth.module.Krb5LoginModule required useTicketCache=true ticketCache=\"" + cc + "\"; };\n"
 	if err := os.WriteFile(jaas, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +42,7 @@ func TestGSSAPIServerNamesCLI(t *testing.T) {
 		{"the principal named, canonicalization off", append(gssapiFlags(k, ip, "alice"),
 			"--sasl-server-principal", k.Principal("zookeeper/localhost"), "--sasl-canonicalize-hostname=false")},
 		{"a JAAS section of its own", []string{"--servers=" + ip, "--jaas", jaas, "--jaas-section", "ZkForKafka", "--krb5-conf", k.Krb5Conf()}},
+		{"a JAAS ticketCache", []string{"--servers=" + ip, "--jaas", jaas, "--jaas-section", "FromCache", "--krb5-conf", k.Krb5Conf()}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

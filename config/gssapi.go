@@ -21,6 +21,7 @@ func newGSSAPI(s *SASL) (zk.SASLMechanism, error) {
 		// zookeeper.sasl.client.canonicalize.hostname.
 		ServerPrincipal: s.ServerPrincipal,
 		HostAsWritten:   s.HostAsWritten,
+		CCache:          s.TicketCache,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("--sasl GSSAPI (from %s): %w", s.Source, err)

@@ -76,6 +76,9 @@ type SASL struct {
 	ServerPrincipal string
 	// HostAsWritten: the server's host name is not canonicalized.
 	HostAsWritten bool
+	// TicketCache is the JAAS file's Krb5LoginModule ticketCache, read
+	// when there is no keytab.
+	TicketCache string
 	// Source says where the credentials came from, for errors and doctor.
 	Source string
 	// Mech is the mechanism's client, built (files read) at Resolve.
@@ -121,6 +124,7 @@ func resolveSASL(g *Flags, c *ContextSASL, canonSet bool) (*SASL, error) {
 			return nil, fmt.Errorf("--jaas: %w", err)
 		}
 		s.Mechanism, s.User, s.Password, s.Keytab, s.Principal = j.Mechanism, j.User, j.Password, j.Keytab, j.Principal
+		s.TicketCache = j.TicketCache
 		s.Source = jaas
 	}
 	s.Mechanism = strings.ToUpper(first(g.SASL, first(cs.Mechanism, s.Mechanism)))

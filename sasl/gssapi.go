@@ -66,9 +66,10 @@ type GSSAPIOptions struct {
 	Principal string
 	// Keytab is the client's keytab; empty: the credential cache.
 	Keytab string
-	// CCache is the credential cache file when Keytab is empty; empty:
-	// KRB5CCNAME, else krb5.conf's default_ccache_name, else
-	// /tmp/krb5cc_<uid> (FILE: caches only: ccache.go).
+	// CCache names the credential cache when Keytab is empty (a JAAS
+	// ticketCache: a path or FILE:path); empty: KRB5CCNAME, else
+	// krb5.conf's default_ccache_name, else /tmp/krb5cc_<uid> (FILE:
+	// caches only: ccache.go).
 	CCache string
 	// Krb5Conf is the path of krb5.conf.
 	Krb5Conf string
@@ -143,12 +144,9 @@ func NewGSSAPI(o GSSAPIOptions) (*GSSAPI, error) {
 
 // fromCCache builds the client from a credential cache (kinit's).
 func (g *GSSAPI) fromCCache(o GSSAPIOptions, cfg *krb5config.Config, settings []func(*client.Settings)) error {
-	path := o.CCache
-	if path == "" {
-		var err error
-		if path, err = ccachePath(o); err != nil {
-			return fmt.Errorf("%w: %w", ErrKerberosSetup, err)
-		}
+	path, err := ccachePath(o)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrKerberosSetup, err)
 	}
 	cc, err := credentials.LoadCCache(path)
 	if err != nil {
@@ -176,12 +174,15 @@ func (g *GSSAPI) fromCCache(o GSSAPIOptions, cfg *krb5config.Config, settings []
 // use (KRB5CCNAME, else krb5.conf's default_ccache_name, else
 // /tmp/krb5cc_<uid>), or ErrCCacheType for one that is not a file.
 func ccachePath(o GSSAPIOptions) (string, error) {
+	u := thisUser()
+	if o.CCache != "" {
+		return cacheFile(o.CCache, "the JAAS ticketCache", o.Principal, u.uid)
+	}
 	env, conf := os.Getenv("KRB5CCNAME"), ""
 	if env == "" {
 		b, _ := os.ReadFile(o.Krb5Conf) // read once already, by NewGSSAPI
 		conf = string(b)
 	}
-	u := thisUser()
 	name, from := cacheName(env, conf, o.Krb5Conf, u)
 	return cacheFile(name, from, o.Principal, u.uid)
 }
