@@ -120,3 +120,26 @@ ZkForKafka { org.apache.zookeeper.server.auth.DigestLoginModule required usernam
 		})
 	}
 }
+
+// TestContextSASLKeys: a context's sasl: block takes the Java client's
+// three settings under their own keys, decoded strictly.
+func TestContextSASLKeys(t *testing.T) {
+	f, err := decodeFile([]byte(`contexts:
+  kafka:
+    servers: [zk1:2181]
+    sasl:
+      mechanism: GSSAPI
+      server_principal: zookeeper/zk1.example.com@EXAMPLE.COM
+      canonicalize_hostname: false
+      jaas: /etc/kafka/jaas.conf
+      jaas_section: ZkForKafka
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Contexts["kafka"].SASL
+	if s == nil || s.ServerPrincipal != "zookeeper/zk1.example.com@EXAMPLE.COM" || s.CanonicalizeHostname == nil || *s.CanonicalizeHostname ||
+		s.JAASSection != "ZkForKafka" {
+		t.Fatalf("sasl: %+v", s)
+	}
+}
