@@ -151,20 +151,6 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// checkFrame asserts the stripped view fills exactly w x h cells.
-func checkFrame(t *testing.T, view string, w, h int) {
-	t.Helper()
-	lines := strings.Split(view, "\n")
-	if len(lines) != h {
-		t.Errorf("%dx%d: %d lines, want %d", w, h, len(lines), h)
-	}
-	for i, l := range lines {
-		if lw := lipgloss.Width(l); lw > w {
-			t.Errorf("%dx%d: line %d is %d cells wide: %q", w, h, i, lw, l)
-		}
-	}
-}
-
 func TestResizeKeepsFrame(t *testing.T) {
 	widths := []int{60, 70, 80, 81, 99, 100, 119, 133, 160, 161, 200, 250}
 	heights := []int{16, 20, 24, 25, 29, 30, 39, 40, 48, 60}
