@@ -214,3 +214,49 @@ func TestCheckFrameCatches(t *testing.T) {
 		t.Errorf("the force dialog over the console fails: %v", p)
 	}
 }
+
+// TestDialogHidesPaneScraps: beside an open dialog the panes underneath
+// show nothing cut to a lone letter: the cell either side of the dialog
+// is blank and, at 80x24 where two cells are left, only the panes'
+// borders remain.
+func TestDialogHidesPaneScraps(t *testing.T) {
+	var dialogs []Model
+	for _, sc := range scenarios {
+		if m := sc.setup(newTest("dark", 80, 24)); m.dialog != nil {
+			dialogs = append(dialogs, m)
+		}
+	}
+	for _, sc := range sessionScenarios {
+		if m := sc.setup(t, newTest("dark", 80, 24)); m.dialog != nil {
+			dialogs = append(dialogs, m)
+		}
+	}
+	if len(dialogs) < 3 {
+		t.Fatalf("%d scenarios open a dialog, want the force, help and sessions' force dialogs", len(dialogs))
+	}
+	for _, m0 := range dialogs {
+		for _, w := range []int{80, 81, 90, 100, 160} {
+			m := step(m0, sizeMsg(w, 24))
+			box := m.dialog.view(m.st, w, 24)
+			bw := ansi.StringWidth(box[0])
+			x, y := (w-bw)/2, (24-len(box))/2
+			lines := strings.Split(ansi.Strip(m.View()), "\n")
+			for r := y; r < y+len(box); r++ {
+				g := cells(lines[r])
+				for _, c := range []int{x - 1, x + bw} {
+					if c >= 0 && c < w && g[c] != ' ' {
+						t.Errorf("%T at %dx24: line %d has %q beside the dialog:\n%s", m.dialog, w, r, g[c], strings.Join(lines, "\n"))
+					}
+				}
+				if w != 80 {
+					continue
+				}
+				for c, ch := range g {
+					if (c < x || c >= x+bw) && !strings.ContainsRune(" │╭╮╰╯─", ch) {
+						t.Errorf("%T at 80x24: line %d shows %q of the pane under the dialog", m.dialog, r, ch)
+					}
+				}
+			}
+		}
+	}
+}
