@@ -68,7 +68,7 @@ func frameProblems(view string, w, h int) []string {
 	boxes = append(boxes, fc.covers...)
 	for r := range g {
 		for c, ch := range g[r] {
-			if strings.ContainsRune("╮╰╯", ch) && !fc.covered(r, c) && !cornerOf(boxes, r, c) {
+			if strings.ContainsRune("╮╰╯", ch) && !fc.covered(r, c) && !cornerOf(boxes, r, c) && !fc.underCover(r, c) {
 				bad = append(bad, fmt.Sprintf("corner %c at line %d, cell %d belongs to no box", ch, r, c))
 			}
 		}
@@ -128,6 +128,24 @@ func (f *frameCells) covered(r, c int) bool {
 	for _, b := range f.covers {
 		if (rect{b.top, b.left - 1, b.bottom, b.right + 1}).in(r, c) {
 			return true
+		}
+	}
+	return false
+}
+
+// underCover says whether the corner at (r, c) belongs to a box whose
+// other corners are hidden: its edge runs into a cover.
+func (f *frameCells) underCover(r, c int) bool {
+	dir := -1 // ╮ and ╯ close an edge coming from the left
+	if f.at(r, c) == '╰' {
+		dir = 1
+	}
+	for x := c + dir; x >= 0 && x < len(f.g[r]); x += dir {
+		if f.covered(r, x) {
+			return true
+		}
+		if strings.ContainsRune("╭╮╰╯", f.at(r, x)) {
+			return false
 		}
 	}
 	return false
