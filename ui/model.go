@@ -544,6 +544,20 @@ func (m *Model) frame() frame {
 // queue so that a table cut short gets the cells the other leaves blank
 // (the queue's first); the list grows to at most half the screen.
 func (m *Model) splitWidth(listW, bodyH int) int {
+	for range 3 {
+		// A few steps: cells given to a table can bring back one of its
+		// columns, which takes them from the column they were for.
+		next := m.splitStep(listW, bodyH)
+		if next == listW {
+			break
+		}
+		listW = next
+	}
+	return listW
+}
+
+// splitStep is one step of splitWidth.
+func (m *Model) splitStep(listW, bodyH int) int {
 	queueW := m.width - listW
 	listSpare, listShort := m.list.slack(m.st, listW-2, bodyH-2, m.now)
 	queueSpare, queueShort := m.queue.slack(m.st, m.snap, queueW-2, bodyH-2, m.now)

@@ -283,7 +283,7 @@ func (p *queuePane) refOf(name string, i int, ok bool) string {
 	if seq, ok := seqOf(name); ok {
 		return "#" + strconv.Itoa(int(seq))
 	}
-	return clean(shortName(name), 24)
+	return clean(shortName(name), 0) // whole: the line it is in cuts it with "…" if it must
 }
 
 // rowsFor is the number of lines left for node rows in a pane of inner

@@ -255,22 +255,20 @@ func layoutColumns(width int, want []column, order []int) []column {
 }
 
 // slack is what a table of the wanted columns leaves blank in width
-// cells once each holds its content (spare), and how many cells more it
-// needs to show every column whole (short, 0 when none).
+// cells once each holds its content (spare), and how many cells more its
+// columns cut short need to be whole (short). A column left out for want
+// of room is not counted: a few cells more would not bring it back.
 func slack(width int, want []column) (spare, short int) {
 	order := make([]int, len(want))
-	natural := -1
-	for i, c := range want {
+	for i := range want {
 		order[i] = i
-		if !c.off {
-			natural += needOf(c) + 1
-		}
 	}
 	used := -1
 	for _, c := range layoutColumns(width, want, order) {
 		used += min(c.width, needOf(c)) + 1
+		short += max(needOf(c)-c.width, 0)
 	}
-	return width - max(used, 0), max(natural-width, 0)
+	return width - max(used, 0), short
 }
 
 // needOf is how wide column c is with its content whole.
