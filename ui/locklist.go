@@ -50,8 +50,9 @@ type lockList struct {
 	heldRank  []int32
 	heldN     int
 	heldUntil time.Time
-	// pathW is the widest path shown (after the prefix): the PATH column
-	// grows to it before the holder's gets the rest.
+	// pathW is the widest lock name shown: a path after the prefix, a
+	// system's label. The PATH column grows to it before the holder's
+	// gets the rest.
 	pathW int
 }
 
@@ -195,10 +196,15 @@ func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]
 	l.rows = rows
 	l.prefix = commonParent(l.rows)
 	l.pathW = 0
+	prefixW := width(clean(l.prefix, 0))
 	for i := range l.rows {
-		l.pathW = max(l.pathW, l.rows[i].labelW)
+		r := &l.rows[i]
+		if r.system != "" {
+			l.pathW = max(l.pathW, width(r.system)) // a system's row is whole with its name alone
+		} else {
+			l.pathW = max(l.pathW, r.labelW-prefixW)
+		}
 	}
-	l.pathW = max(l.pathW-width(clean(l.prefix, 0)), 0)
 	l.reorder()
 	for i := 0; i < len(l.rows) && len(own) > 0; i++ {
 		if o, ok := own[l.rows[i].path]; ok {
@@ -375,8 +381,9 @@ func (l *lockList) slack(st *themes.Styles, w, h int, now time.Time) (spare, sho
 // it needs to hold the rows from..to whole.
 func (l *lockList) wantColumns(st *themes.Styles, from, to int, now time.Time) []column {
 	want := []column{
-		lcMark:   {title: "", width: 2},
-		lcPath:   {title: "PATH", width: 10, need: max(l.pathW, 1)},
+		lcMark: {title: "", width: 2},
+		// The lock's name whole before any number beside it, up to 16 cells.
+		lcPath:   {title: "PATH", width: min(max(l.pathW, 10), 16), need: max(l.pathW, 1)},
 		lcDepth:  {title: "QUEUE", width: 5, right: true, need: 1},
 		lcHeld:   {title: "HELD", width: 6, right: true, need: 1},
 		lcWait:   {title: "WAIT", width: 6, right: true, need: 1},
