@@ -12,6 +12,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 )
 
@@ -122,4 +123,55 @@ func matchGolden(t *testing.T, name, got string) {
 		t.Fatalf("golden %q compared in subtest %q: run it as t.Run(%q, ...)", name, base, name)
 	}
 	golden.RequireEqual(t, []byte(got))
+}
+
+// TestFixtureWarningsAsWritten: the hand-made fixtures' warnings say what
+// zkview writes. Each fixture warning whose code the real capture
+// (testdata/real, written by zkview) also holds has the same shape as the
+// real one: node names, numbers and recipe names aside, the same words.
+func TestFixtureWarningsAsWritten(t *testing.T) {
+	real := map[string]string{}
+	for _, q := range realFleet(t).Queues.All() {
+		for _, w := range q.Warnings() {
+			real[w.Code] = warningShape(w.Message)
+		}
+	}
+	if len(real) < 3 {
+		t.Fatalf("the real capture holds %d warning codes, want split-holders, mixed-recipes and deadlock", len(real))
+	}
+	checked := 0
+	for _, q := range fleet().Queues.All() {
+		for _, w := range q.Warnings() {
+			want, ok := real[w.Code]
+			if !ok {
+				continue
+			}
+			checked++
+			if got := warningShape(w.Message); got != want {
+				t.Errorf("%s %s: fixture says %q,\nzkview writes %q", q.Path, w.Code, got, want)
+			}
+		}
+	}
+	if checked < 3 {
+		t.Errorf("%d fixture warnings checked, want the split, the mixed recipes and the deadlock", checked)
+	}
+}
+
+// warningShape is a warning's text with each lock node's name, number and
+// recipe name replaced by a placeholder, a list of names by one.
+func warningShape(msg string) string {
+	words := strings.Fields(msg)
+	for i, w := range words {
+		core := strings.Trim(w, ",;:()")
+		switch n, ok := lockops.ParseName(core); {
+		case ok && n.Kind != lockops.KindOther:
+			words[i] = strings.Replace(w, core, "NODE", 1)
+		case strings.Trim(core, "0123456789") == "":
+			words[i] = strings.Replace(w, core, "N", 1)
+		case core == "curator" || core == "kazoo" || core == "curator-mutex" || core == "gozk" || core == "plain":
+			words[i] = strings.Replace(w, core, "RECIPE", 1)
+		}
+	}
+	// A list of names is one: a fixture names more nodes than a capture.
+	return strings.ReplaceAll(strings.ReplaceAll(strings.Join(words, " "), "NODE, ", ""), "NODE → ", "")
 }
