@@ -76,9 +76,9 @@ func (p *queuePane) wantColumns(st *themes.Styles, from, to int, now time.Time) 
 	return want
 }
 
-// slack is what the queue's table leaves blank in a pane of inner size
-// w x h, and how many cells more it needs for every column whole (see
-// slack); with no table, what its sentences leave blank.
+// slack is what the queue's table and the lines under its waiters leave
+// blank in a pane of inner size w x h, and how many cells more they need
+// to be whole (see slack); with no table, what its sentences leave blank.
 func (p *queuePane) slack(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time) (spare, short int) {
 	if msg := p.emptyText(); msg != nil {
 		longest := 0 // the sentences wrap: the longest is all they need
@@ -88,7 +88,17 @@ func (p *queuePane) slack(st *themes.Styles, snap *model.Snapshot, w, h int, now
 		return max(w-longest, 0), 0
 	}
 	rows := p.rowsFor(st, snap, w, h, now)
-	spare, short = slack(w, p.wantColumns(st, p.top, p.drawn(rows), now))
+	from, to := p.top, p.drawn(rows)
+	want := p.wantColumns(st, from, to, now)
+	spare, short = slack(w, want)
+	// The line under a waiter is cut at the pane's edge too.
+	chainX := chainStart(layoutColumns(w, want, queueOrder))
+	for i := from; i < to; i++ {
+		if p.nodeLines(i) == 2 {
+			end := chainX + width(p.chain(st, p.q.Nodes.At(i), i, now, 1<<16))
+			spare, short = min(spare, max(w-end, 0)), max(short, end-w)
+		}
+	}
 	// The title keeps room for the lock's name and what it is ("semaphore
 	// · holders 3/3"), in the top edge (w-4 cells).
 	path := clean(p.path, 0)
@@ -125,23 +135,30 @@ func (p *queuePane) roleW() int {
 // shown).
 func columnHeader(st *themes.Styles, cols []column) (head string, chainX int) {
 	var segs []seg
-	x := 0
 	for i, c := range cols {
 		if i > 0 {
 			segs = append(segs, seg{" ", st.Column})
-			x++
-		}
-		if chainX == 0 && i > 0 && cols[i-1].title == "SEQ" {
-			chainX = x
 		}
 		t := c.title
 		if c.right {
 			t = fitRight(t, c.width)
 		}
 		segs = append(segs, seg{fit(t, c.width), st.Column})
-		x += c.width
 	}
-	return line(segs, nil), chainX
+	return line(segs, nil), chainStart(cols)
+}
+
+// chainStart is the cell where the line under a node starts: under the
+// first column after SEQ (NODE when shown).
+func chainStart(cols []column) int {
+	x := 0
+	for i, c := range cols {
+		if i > 0 && cols[i-1].title == "SEQ" {
+			return x
+		}
+		x += c.width + 1
+	}
+	return 0
 }
 
 // rowSegs appends node n's cells to segs.
