@@ -212,8 +212,16 @@ func TestNoCutWithRoom(t *testing.T) {
 		m = step(m, sizeMsg(w, h))
 		clear(cuts)
 		where := fmt.Sprintf("%s at %dx%d", name, w, h)
-		checkFrame(t, ansi.Strip(m.View()), w, h)
+		view := ansi.Strip(m.View())
+		checkFrame(t, view, w, h)
 		checkTables(t, where, m, cuts)
+		// The header's server list, cut, leaves no blank but the two
+		// cells between its parts (three beside a state drawn padded).
+		head := strings.TrimRight(strings.SplitN(view, "\n", 2)[0], " ")
+		// (Dialing, "…" says it is under way.)
+		if i := strings.Index(head, "… "); i >= 0 && m.dial == nil && strings.Contains(head[i:], "    ") {
+			t.Errorf("%s: the header is cut with room to spare: %q", where, head)
+		}
 	}
 	heights := []int{24, 30, 48, 60}
 	for i := range 60 {
