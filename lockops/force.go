@@ -9,15 +9,20 @@ import (
 	"github.com/zklock/zklock/third_party/zk"
 )
 
+// These three are told to the operator as the cause, after the console or
+// the command has named the action and the node ("force-release: no such
+// node: /locks/a/..."): unlike the package's other sentinels they carry
+// no "lockops: ", which would name a package where the operator looks for
+// what happened to their node.
 var (
 	// ErrOwnerChanged: the node is no longer owned by the session the
 	// operator saw; nothing was deleted.
-	ErrOwnerChanged = errors.New("lockops: node owner changed")
+	ErrOwnerChanged = errors.New("node owner changed")
 	// ErrNoNode: the node does not exist (already released).
-	ErrNoNode = errors.New("lockops: no such node")
+	ErrNoNode = errors.New("no such node")
 	// ErrNotLockNode: the path is not an ephemeral lock node (a lock
 	// parent, a persistent node, a name no recipe makes); refused.
-	ErrNotLockNode = errors.New("lockops: not a lock node")
+	ErrNotLockNode = errors.New("not a lock node")
 )
 
 // lockNodeStat checks that nodePath names an ephemeral, childless lock
