@@ -145,3 +145,25 @@ func TestStatusBarFromSnapshot(t *testing.T) {
 		t.Errorf("status bar %q after HOLDING", st)
 	}
 }
+
+// TestNarrationSplitHolder: a Kazoo node joining under a Curator holder
+// believes it holds; the narration says so, never that it waits.
+func TestNarrationSplitHolder(t *testing.T) {
+	c := newChurn(1, "/locks/shared")
+	c.join("/locks/shared", "curator", 0)
+	mid := c.update()
+	k := c.join("/locks/shared", "kazoo", 0)
+	after := c.update()
+	if n := findNode(after.Snapshot, "/locks/shared", k); n == nil || n.Believes != lockops.RoleHolder || n.Role == lockops.RoleHolder {
+		t.Fatalf("fixture: the kazoo node is %+v, want a waiter by sequence that believes it holds", n)
+	}
+	var said string
+	for _, e := range after.Changes {
+		if e.Kind == model.ChangeJoined && e.Node.Name == k {
+			said = narrate(e, mid.Snapshot, after.Snapshot)
+		}
+	}
+	if !strings.Contains(said, "believes it holds") || strings.Contains(said, "waits") {
+		t.Errorf("narration of the split holder: %q", said)
+	}
+}
