@@ -24,7 +24,7 @@ type churn struct {
 	session int64 // the last session handed out
 	changes []model.Change
 	hooks   *queue.Hooks
-	mine    int64 // the operator's session
+	mine    int64 // the operator's session: step never deletes its nodes
 }
 
 func newChurn(seed uint64, paths ...string) *churn {
@@ -83,10 +83,18 @@ func (c *churn) step(d time.Duration) {
 	case len(kids) == 0 || r < 5 && len(kids) < 8:
 		c.join(p, "curator", 0)
 	case r < 8:
-		c.leave(p, kids[0])
+		c.leaveOther(p, kids[0])
 	default:
-		c.leave(p, kids[c.rng.IntN(len(kids))])
+		c.leaveOther(p, kids[c.rng.IntN(len(kids))])
 	}
+}
+
+// leaveOther deletes name unless it is the operator's node.
+func (c *churn) leaveOther(p, name string) {
+	if r, ok := c.models[p].Nodes.Get(name); ok && r.Session == c.mine {
+		return
+	}
+	c.leave(p, name)
 }
 
 // update is the snapshot of every parent now, with the changes since

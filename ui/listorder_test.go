@@ -111,9 +111,11 @@ func TestListRowsKeptMatchFresh(t *testing.T) {
 		fresh := newTest("mono", 160, 48, func(o *Options) { o.Paths = paths })
 		fresh = step(fresh, updateMsg{model.Update{Snapshot: snap}})
 		for s := range sortModes {
+			// As s does: the order is taken from the sort, not held.
 			kept.list.sort, fresh.list.sort = s, s
-			kept.list.gen++
+			kept.list.resort(t0)
 			kept.list.refresh()
+			fresh.list.resort(t0)
 			fresh.list.refresh()
 			for _, keys := range [][]string{nil, {"W"}, {"/", "0", "0", "2"}, {"W", "/", "0", "0", "1"}, {"/", "0", "0", "2", "backspace", "1"}} {
 				k, f := kept, fresh
@@ -128,7 +130,7 @@ func TestListRowsKeptMatchFresh(t *testing.T) {
 			}
 		}
 		kept.list.sort = sortContention
-		kept.list.gen++
+		kept.list.resort(t0)
 		kept.list.refresh()
 		for i := range kept.list.rows {
 			k, f := kept.list.rows[i], fresh.list.rows[i]

@@ -43,13 +43,16 @@ type lockList struct {
 	// prefix is the parent all paths share ("/locks/"), named once in the
 	// title instead of on every row.
 	prefix string
-	// heldRank is the order the operator is moving through (each row's
-	// place in it, -1 for a row new since, over heldN places), kept until
-	// heldUntil: a list re-sorted by contention under the cursor would
-	// send j back to a row just left. Nil when not held.
-	heldRank  []int32
-	heldN     int
-	heldUntil time.Time
+	// heldRank is the order drawn (each row's place in it, -1 for a row
+	// new since, over heldN places): a list re-sorted by contention under
+	// the cursor would send j to a row never seen there. Nil until the
+	// first rows, and from a re-sort to the refresh that takes it
+	// (listorder.go). movedAt is when the operator last moved through
+	// the list, sortedAt when the order was last taken from the sort.
+	heldRank []int32
+	heldN    int
+	movedAt  time.Time
+	sortedAt time.Time
 	// pathW is the widest path shown (after the prefix): the PATH column
 	// grows to it before the holder's gets the rest.
 	pathW int
@@ -88,8 +91,7 @@ func (l lockList) Update(msg tea.Msg) (lockList, tea.Cmd) {
 			}
 		case key.Matches(msg, k.Sort):
 			l.sort = (l.sort + 1) % sortModes
-			l.heldRank = nil // the operator asked for this order
-			l.gen++
+			l.resort(l.now) // the operator asked for this order
 			l.refresh()
 		case key.Matches(msg, k.Waiting):
 			l.waitingOnly = !l.waitingOnly
@@ -205,6 +207,9 @@ func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]
 			l.rows[i].own = &o
 		}
 	}
+	// Flagged before the order is drawn: a lock new in a deadlock is
+	// placed as dangerous from its first frame.
+	l.flagDeadlocks(snap)
 	l.refresh()
 }
 
@@ -249,10 +254,10 @@ func (l *lockList) markSession(snap *model.Snapshot, id int64) {
 
 // flagDeadlocks flags the locks of a cross-lock deadlock in snap (‼,
 // sorted first, found by the filter "deadlock"), as a deadlock within one
-// queue is; it says whether any row was flagged.
-func (l *lockList) flagDeadlocks(snap *model.Snapshot) bool {
+// queue is. The caller refreshes.
+func (l *lockList) flagDeadlocks(snap *model.Snapshot) {
 	if snap == nil {
-		return false
+		return
 	}
 	in := map[string]bool{}
 	for _, d := range snap.Deadlocks {
@@ -262,17 +267,11 @@ func (l *lockList) flagDeadlocks(snap *model.Snapshot) bool {
 			}
 		}
 	}
-	if len(in) == 0 {
-		return false
-	}
 	for i := range l.rows {
 		if r := &l.rows[i]; in[r.path] {
 			r.crossLock = true
 		}
 	}
-	l.reorder()
-	l.refresh()
-	return true
 }
 
 // titles are the pane's top and bottom border labels.
@@ -290,7 +289,7 @@ func (l *lockList) titles(st *themes.Styles) (title, foot string) {
 	if l.waitingOnly {
 		foot += st.Muted.Render(" · waiting only")
 	}
-	if l.heldRank != nil {
+	if l.moving(l.now) {
 		foot += st.Muted.Render(" · held while you move")
 	}
 	return title, foot

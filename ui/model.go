@@ -157,7 +157,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.fixScroll()
 	case tickMsg:
 		m.now = time.Time(msg)
-		if m.list.release(m.now) {
+		if m.list.settle(m.now) {
 			m.syncQueue()
 		}
 		m.readReplay()
@@ -451,6 +451,11 @@ func (m *Model) applyUpdate(u model.Update) {
 	before := m.snap
 	if u.Snapshot != nil {
 		m.snap, m.zxid = u.Snapshot, newestCzxid(u.Snapshot)
+		if before == nil {
+			// The rows so far were the configured paths, unread: the
+			// first picture is sorted, not appended to them.
+			m.list.resort(m.now)
+		}
 	}
 	for _, e := range u.Changes {
 		m.log.addChange(e)
@@ -498,9 +503,6 @@ func (m *Model) rebuild() {
 	}
 	m.queue.mark = m.mark
 	m.list.markSession(m.snap, m.mark)
-	if m.list.flagDeadlocks(m.snap) {
-		m.syncQueue()
-	}
 }
 
 // syncQueue shows the queue of the lock selected in the list.
