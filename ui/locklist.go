@@ -56,6 +56,8 @@ type lockList struct {
 	// pathW is the widest path shown (after the prefix): the PATH column
 	// grows to it before the holder's gets the rest.
 	pathW int
+	// roots are where lock parents are looked for (Options.Roots).
+	roots []string
 }
 
 func newLockList() lockList {
@@ -391,6 +393,8 @@ func (l *lockList) body(st *themes.Styles, w, h int, now time.Time, focused bool
 	if len(l.visible) == 0 {
 		msg := "no lock paths: pass PATH... or --root"
 		switch {
+		case len(l.roots) > 0 && len(l.rows) == 0:
+			msg = "no lock parents found below " + clean(strings.Join(l.roots, ", "), 0) + " yet"
 		case l.filter.Value() != "":
 			msg = "nothing matches the filter (esc clears)"
 		case l.waitingOnly && len(l.rows) > 0:

@@ -113,6 +113,7 @@ func New(opts Options) Model {
 		list:      newLockList(),
 		narration: narration{on: opts.Narration},
 	}
+	m.list.roots = opts.Roots
 	if opts.Connect != nil {
 		m.dial = &connecting{servers: opts.Servers, since: m.now, timeout: opts.ConnectTimeout}
 	}
@@ -121,6 +122,11 @@ func New(opts Options) Model {
 		m.replay = opts.Replay.State()
 	}
 	m.rebuild()
+	if opts.Snapshot != nil {
+		// As a live console takes its first snapshot: the configured
+		// paths' rows first, so the selection starts where it would.
+		m.applyUpdate(model.Update{Snapshot: opts.Snapshot})
+	}
 	return m
 }
 
