@@ -99,7 +99,7 @@ type Options struct {
 	// Snapshot, when not nil, is the first frame's picture (a replay's
 	// first update); else the first frame waits for Updates.
 	Snapshot *model.Snapshot
-	Title    string         // header title; "zklock" when empty
+	Title    string // header title; "zklock" when empty
 	// Demo, when not nil, adds the presenter's keys (the demo).
 	Demo Demo
 	// Narration starts with the narration line shown (the demo).
