@@ -293,7 +293,11 @@ func later(a, b time.Time) time.Time {
 func (m *Model) enter() {
 	switch m.focus {
 	case focusList:
+		// The queue is drawn already: say that the keys went to it.
 		m.focus = focusQueue
+		if row := m.list.current(); row != nil {
+			m.notice = notice{text: "in the queue of " + cleanLeft(row.path, 50) + ": ↑/↓ choose a node, enter shows it, tab moves on"}
+		}
 	case focusQueue:
 		if n := m.queue.node(); n != nil {
 			m.dialog = &detailsDialog{path: m.queue.path, node: *n, ref: m.queue.ref, now: m.now}

@@ -167,3 +167,46 @@ func TestNarrationSplitHolder(t *testing.T) {
 		t.Errorf("narration of the split holder: %q", said)
 	}
 }
+
+// TestHeaderSaysEachOnce: a one-server ensemble is named once (the
+// state says "connected to" it), and the watches' verify time is never
+// ahead of the clock beside it.
+func TestHeaderSaysEachOnce(t *testing.T) {
+	s := fleet()
+	s.Conn.Ensemble, s.Conn.Server = []string{"127.0.0.1:2181"}, "127.0.0.1:2181"
+	s.ServerViewAt = t0.Add(1500 * time.Millisecond) // the poll's time, the servers'
+	m := step(newTest("mono", 160, 48), updateMsg{model.Update{Snapshot: s}})
+	head := headerLine(m)
+	if n := strings.Count(head, "127.0.0.1:2181"); n != 1 {
+		t.Errorf("the server is named %d times: %q", n, head)
+	}
+	if strings.Contains(head, "03:12:05") || !strings.Contains(head, "watches verified 03:12:04") {
+		t.Errorf("a time ahead of the clock (03:12:04): %q", head)
+	}
+	// A snapshot published between two ticks moves the clock to its time:
+	// nothing drawn from it is later than the clock.
+	s2 := *s
+	s2.At, s2.ServerViewAt = t0.Add(2500*time.Millisecond), t0.Add(2*time.Second)
+	m = step(m, updateMsg{model.Update{Snapshot: &s2}})
+	if head := headerLine(m); !strings.HasSuffix(head, "watches verified 03:12:06  03:12:06 ") {
+		t.Errorf("header %q, want the snapshot's time on the clock", head)
+	}
+}
+
+// TestEnterIntoQueueSaysSo: enter in the lock list moves into the queue
+// drawn beside it and says so (the queue was on screen already); the
+// next enter opens the node's details.
+func TestEnterIntoQueueSaysSo(t *testing.T) {
+	m := selectPath(newTest("mono", 160, 48), "/locks/job-a")
+	m, _ = press(m, "enter")
+	if s := statusOf(m); m.focus != focusQueue || !strings.Contains(s, "in the queue of /locks/job-a") {
+		t.Errorf("after enter in the list: focus %v, status %q", m.focus, s)
+	}
+	if f := lastLine(ansi.Strip(m.View())); !strings.Contains(f, "enter node details") {
+		t.Errorf("footer %q does not offer the details", f)
+	}
+	m, _ = press(m, "enter")
+	if _, ok := m.dialog.(*detailsDialog); !ok {
+		t.Errorf("the second enter opened %T", m.dialog)
+	}
+}

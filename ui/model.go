@@ -457,6 +457,11 @@ func (m *Model) applyUpdate(u model.Update) {
 	before := m.snap
 	if u.Snapshot != nil {
 		m.snap, m.zxid = u.Snapshot, newestCzxid(u.Snapshot)
+		if m.opts.Replay == nil && u.Snapshot.At.After(m.now) {
+			// The clock ticks once a second; what it shows is never
+			// later than the clock (a replay's clock is the player's).
+			m.now = u.Snapshot.At
+		}
 		if before == nil {
 			// The rows so far were the configured paths, unread: the
 			// first picture is sorted, not appended to them.
