@@ -95,7 +95,7 @@ func (m *Model) askRevoke() {
 			"This writes __REVOKE__ into its node (Curator's revocation protocol). Only a holder that listens for revocation lets go; others ignore it and keep the lock.",
 		},
 		yes: "revoke",
-		on:  intent{kind: intentRevoke, path: m.queue.path, node: n.Name},
+		on:  intent{kind: intentRevoke, path: m.queue.path, node: n.Name, session: n.Session},
 	}
 }
 

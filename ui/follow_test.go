@@ -210,3 +210,49 @@ func TestEnterIntoQueueSaysSo(t *testing.T) {
 		t.Errorf("the second enter opened %T", m.dialog)
 	}
 }
+
+// TestRevokeAndSessionDialogsFollow: the revoke question and the
+// session force-release follow their nodes: a node gone is dropped or
+// said gone, and what is gone is never sent.
+func TestRevokeAndSessionDialogsFollow(t *testing.T) {
+	fb := &fakeBackend{}
+	m := selectPath(newTest("mono", 160, 48, func(o *Options) { o.Backend = fb }), "/locks/job-a")
+	m, _ = press(m, "tab", "R")
+	n41 := curatorName("3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b", 41)
+	m = step(m, updateMsg{model.Update{Snapshot: without(t0.Add(time.Second), "/locks/job-a", n41)}})
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "#41 is already gone") {
+		t.Fatalf("the revoke question still stands for a node gone:\n%s", v)
+	}
+	m, cmd := press(m, "y")
+	if runCmd(cmd) != nil || len(fb.Calls()) != 0 || m.dialog == nil {
+		t.Fatalf("y on a gone node: calls %v, dialog %T", fb.Calls(), m.dialog)
+	}
+
+	m = withDeadlock(newTest("mono", 160, 48, func(o *Options) { o.Backend = fb }))
+	m, _ = press(m, "w")
+	m = selectSession(t, m, payOne)
+	m, _ = press(m, "f")
+	s := deadlockFleet()
+	qs := s.Queues.Slice()
+	for i, q := range qs {
+		if q.Path == "/locks/pay-b" {
+			q.Nodes = model.NodesOf(slices.DeleteFunc(q.Nodes.Slice(), func(n model.Node) bool { return n.Session == payOne })...)
+			qs[i] = q
+		}
+	}
+	s.Queues = model.QueuesOf(qs...)
+	m = step(m, updateMsg{model.Update{Snapshot: s}})
+	v := ansi.Strip(m.View())
+	if strings.Contains(v, "/locks/pay-b #8") || !strings.Contains(v, "/locks/pay-a #3 (HOLDER)") || !strings.Contains(v, "1 node already gone") {
+		t.Fatalf("the session dialog after #8 went:\n%s", v)
+	}
+	m, cmd = press(m, "0001", "enter")
+	for _, msg := range runAll(cmd) {
+		if a, ok := msg.(actionMsg); ok {
+			m = step(m, a)
+		}
+	}
+	if calls := fb.Calls(); len(calls) != 1 || !strings.Contains(calls[0], "/locks/pay-a") {
+		t.Errorf("calls %v, want the one node left", calls)
+	}
+}
