@@ -61,6 +61,11 @@ func headerView(st *themes.Styles, title, identity string, snap *model.Snapshot,
 	}
 	sessP := headerPart{text: "session " + session(conn.SessionID), style: st.Header}
 	watchP := headerPart{text: "watches inferred (4lw off)", style: st.Header, right: true}
+	if snap == nil || !snap.ServerView && (snap.Unread > 0 || len(snap.Discovery) > 0) {
+		// The first picture is still filling in: the servers may not
+		// have been asked yet, so nothing is said of them.
+		watchP.text = "watches not verified yet"
+	}
 	if snap != nil && snap.ServerView {
 		// Never a time ahead of the clock beside it: the poll's time is
 		// the servers', the clock ticks once a second.
