@@ -93,7 +93,7 @@ func TestFramesAgreeWithSnapshot(t *testing.T) {
 		var lc *lockCore
 		var lastMove, lastKey time.Time
 		v := ansi.Strip(m.View())
-		keys := []string{"j", "k", "down", "up", "j", "j", "tab", "enter", "esc", "f", "s", "g", "G", "esc"}
+		keys := []string{"j", "k", "down", "up", "j", "j", "tab", "enter", "esc", "f", "R", "s", "g", "G", "esc"}
 		for i := range 300 {
 			// The frame the key is pressed against.
 			rows, cursor := drawnRows(v, m.frame().listW)
@@ -224,11 +224,19 @@ func checkDialog(t *testing.T, m Model, snap *model.Snapshot, v string, where fu
 		path, was = d.path, d.node
 	case *detailsDialog:
 		path, was = d.path, d.node
+	case *confirmDialog:
+		if d.on.kind != intentRevoke {
+			return
+		}
+		path, was = d.on.path, model.Node{Name: d.on.node, Session: d.on.session}
 	default:
 		return
 	}
 	n := findNode(snap, path, was.Name)
 	_, seq := model.ConfirmToken(was.Name)
+	if n != nil && n.Session != was.Session {
+		n = nil // a node of the same name, made again: not the dialog's
+	}
 	if n == nil {
 		if !strings.Contains(v, "#"+seq+" is already gone") && !strings.Contains(v, "DELETED: this node is gone") {
 			t.Fatalf("%s\nthe dialog's node #%s is gone, the dialog does not say so", where(), seq)
