@@ -248,33 +248,41 @@ func (l *lockList) heldOrder(order []int) []int {
 	for i := range slots {
 		slots[i] = -1
 	}
-	// after[r]: the new rows that follow held rank r, in sort order;
-	// lead: those before every held row.
-	var after map[int32][]int
-	var lead []int
-	anchor := int32(-1)
+	// Each new row's anchor: 1 + the held rank the sort puts just before
+	// it, 0 before every held row. Bucketed by anchor (a counting sort:
+	// a wide root's discovery brings thousands of new rows a frame).
+	anchors := make([]int32, 0, 16)
+	var fresh []int
+	anchor := int32(0)
 	for _, i := range order {
 		if r := l.heldRank[i]; r >= 0 {
 			slots[r] = i
-			anchor = r
+			anchor = r + 1
 			continue
 		}
-		if anchor < 0 {
-			lead = append(lead, i)
-			continue
-		}
-		if after == nil {
-			after = map[int32][]int{}
-		}
-		after[anchor] = append(after[anchor], i)
+		fresh = append(fresh, i)
+		anchors = append(anchors, anchor)
+	}
+	start := make([]int, l.heldN+2)
+	for _, a := range anchors {
+		start[a+1]++
+	}
+	for a := 1; a < len(start); a++ {
+		start[a] += start[a-1]
+	}
+	byAnchor := make([]int, len(fresh))
+	next := slices.Clone(start)
+	for k, i := range fresh {
+		byAnchor[next[anchors[k]]] = i
+		next[anchors[k]]++
 	}
 	out := make([]int, 0, len(order))
-	out = append(out, lead...)
+	out = append(out, byAnchor[start[0]:start[1]]...)
 	for r, i := range slots {
 		if i >= 0 {
 			out = append(out, i)
 		}
-		out = append(out, after[int32(r)]...)
+		out = append(out, byAnchor[start[r+1]:start[r+2]]...)
 	}
 	return out
 }
