@@ -70,7 +70,7 @@ func narrate(ev model.Change, before, after *model.Snapshot) string {
 		case n.Believes == lockops.RoleHolder:
 			// Split holders: its recipe cannot see the nodes before it.
 			return me + " created its ephemeral sequential node and listed the children of " + path +
-				": its " + n.Recipe.String() + " recipe sees no node of its own before it, so it believes it holds the lock too (split holders)."
+				": its " + n.Recipe.String() + " recipe sees none of the nodes before it, so it believes it holds the lock too: split holders."
 		case n.Watches() != "":
 			return me + " created its ephemeral sequential node and listed the children of " + path +
 				": it is not the lowest, so it sets a watch on " + nodeRef(n.Watches()) + " and waits."
