@@ -186,7 +186,8 @@ func (l *lockList) refresh() {
 const holdOrder = 5 * time.Second
 
 // The list draws a held order: the sort's as it was when last taken,
-// rows new since after it. Data never moves a row by itself; the order
+// each row new since placed where the sort puts it among them (heldOrder)
+// and held there. Data never moves a drawn row past another; the order
 // is taken again when the operator asks (s), and on a tick once they have
 // left the list alone for holdOrder and the last re-sort is as old
 // (settle). So a key acts on the rows drawn, and on a busy ensemble the
