@@ -213,7 +213,7 @@ func (m *Model) applyAction(a actionMsg) {
 		if a.verb == "take" {
 			delete(m.taking, a.path)
 		}
-		cause := actionCause(a.err, a.node)
+		cause := actionCause(a.err)
 		m.notice = notice{text: what + ": " + cause, failed: true}
 		m.log.add(logEntry{at: at, kind: logFailed, path: clean(a.path, 0), text: verb + ": " + cause})
 		return
@@ -420,18 +420,14 @@ func (m *Model) askForceSession() {
 // so the error's own prefixes (the action again, a package's name, the
 // node's path) are not said twice; the lock core's sentinels are told as
 // what happened to the node. Sanitized.
-func actionCause(err error, node string) string {
-	ref := "the node"
-	if node != "" {
-		ref = nodeRef(node)
-	}
+func actionCause(err error) string {
 	switch {
 	case errors.Is(err, lockops.ErrNoNode):
-		return ref + " is already gone (released, or its session ended): nothing done"
+		return "already gone (released, or its session ended): nothing done"
 	case errors.Is(err, lockops.ErrOwnerChanged):
-		return "nothing deleted: " + ref + " belongs to another session now" + detailAfter(err, lockops.ErrOwnerChanged)
+		return "nothing deleted: another session owns it now" + detailAfter(err, lockops.ErrOwnerChanged)
 	case errors.Is(err, lockops.ErrNotLockNode):
-		return ref + " is not a lock node" + detailAfter(err, lockops.ErrNotLockNode)
+		return "not a lock node" + detailAfter(err, lockops.ErrNotLockNode)
 	case errors.Is(err, context.DeadlineExceeded):
 		return "no answer within " + actionTimeout.String() + ": the servers may still carry it out"
 	}

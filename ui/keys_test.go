@@ -308,9 +308,9 @@ func TestActionErrorShown(t *testing.T) {
 		err  error
 		want string
 	}{
-		{fmt.Errorf("force-release %s: %w", n41, lockops.ErrNoNode), "force-release #41 on /locks/job-a: #41 is already gone (released, or its session ended): nothing done"},
-		{fmt.Errorf("force-release: %w", fmt.Errorf("%w: %s", lockops.ErrNoNode, n41)), "force-release #41 on /locks/job-a: #41 is already gone"},
-		{fmt.Errorf("force-release %s: %w: owned by session 0x99, not 0x10000a3f2c0011", n41, lockops.ErrOwnerChanged), "force-release #41 on /locks/job-a: nothing deleted: #41 belongs to another session now (owned by session 0x99, not 0x10000a3f2c0011)"},
+		{fmt.Errorf("force-release %s: %w", n41, lockops.ErrNoNode), "force-release #41 on /locks/job-a: already gone (released, or its session ended): nothing done"},
+		{fmt.Errorf("force-release: %w", fmt.Errorf("%w: %s", lockops.ErrNoNode, n41)), "force-release #41 on /locks/job-a: already gone"},
+		{fmt.Errorf("force-release %s: %w: owned by session 0x99, not 0x10000a3f2c0011", n41, lockops.ErrOwnerChanged), "force-release #41 on /locks/job-a: nothing deleted: another session owns it now (owned by session 0x99, not 0x10000a3f2c0011)"},
 		{errString("force-release " + n41 + ": lockops: the ensemble said no: quota exceeded"), "force-release #41 on /locks/job-a: the ensemble said no: quota exceeded"},
 	} {
 		fb := &fakeBackend{err: c.err}
@@ -320,8 +320,11 @@ func TestActionErrorShown(t *testing.T) {
 		m = step(m, actionOf(t, cmd))
 		lines := strings.Split(ansi.Strip(m.View()), "\n")
 		status := lines[len(lines)-2]
-		if !strings.Contains(status, c.want) || strings.Count(status, "force-release") != 1 || strings.Contains(status, "lockops") {
-			t.Errorf("%v: status bar\n%s\nwant %q once, no package name", c.err, status, c.want)
+		if !strings.Contains(status, c.want) || strings.Count(status, "force-release") != 1 || strings.Count(status, "#41") != 1 || strings.Contains(status, "lockops") {
+			t.Errorf("%v: status bar\n%s\nwant %q, the action and node once, no package name", c.err, status, c.want)
+		}
+		if log := m.log.at(len(m.log.ring) - 1).text; strings.Count(log, "#41") != 1 || strings.Count(log, "force-release") != 1 {
+			t.Errorf("%v: log %q names the action or node twice", c.err, log)
 		}
 	}
 }
