@@ -336,8 +336,9 @@ func (m *Model) present(msg tea.KeyMsg, k KeyMap) tea.Cmd {
 // follows the contenders' paused state.
 func (m *Model) applyDemo(d demoMsg) {
 	if d.err != nil {
-		m.notice = notice{text: d.verb + ": " + clean(d.err.Error(), 0), failed: true}
-		m.log.add(logEntry{at: m.now, kind: logFailed, path: clean(d.path, 0), text: d.verb + ": " + clean(d.err.Error(), 0)})
+		cause := actionCause(d.err)
+		m.notice = notice{text: d.verb + ": " + cause, failed: true}
+		m.log.add(logEntry{at: m.now, kind: logFailed, path: clean(d.path, 0), text: d.verb + ": " + cause})
 		return
 	}
 	switch d.verb {

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -254,5 +256,16 @@ func TestRevokeAndSessionDialogsFollow(t *testing.T) {
 	}
 	if calls := fb.Calls(); len(calls) != 1 || !strings.Contains(calls[0], "/locks/pay-a") {
 		t.Errorf("calls %v, want the one node left", calls)
+	}
+}
+
+// TestDemoErrorNamesNoPackage: a presenter's key that fails says why
+// once, without the demo package's name.
+func TestDemoErrorNamesNoPackage(t *testing.T) {
+	m := newTest("mono", 160, 48)
+	err := fmt.Errorf("split /demo/locks/reports: %w", errors.New("demo: a split is already running"))
+	m = step(m, demoMsg{verb: "split", path: "/demo/locks/reports", err: err})
+	if s := statusOf(m); !strings.Contains(s, "split: a split is already running") || strings.Contains(s, "demo:") || strings.Count(s, "split") != 2 {
+		t.Errorf("status bar %q", s)
 	}
 }
