@@ -219,3 +219,56 @@ func warmServer(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkReleaseOwnWatched: what the holder's own-node watch costs its
+// release. Each iteration deletes two nodes that another session watches
+// (as the next waiter does), one of them also watched by the deleting
+// session itself (a holder's own-node watch), in alternating order, and
+// reports the delete round trip's p50 of each and their ratio: the price
+// of the one notification more that the release sends.
+func BenchmarkReleaseOwnWatched(b *testing.B) {
+	warmServer(b)
+	a, w := connect(b), connect(b)
+	p := lockPath(b)
+	if err := NewLock(a, p).makeParents(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	abs := a.Abs(p)
+	var lat [2][]time.Duration // [0]: not own-watched, [1]: own-watched
+	k := 0
+	for b.Loop() {
+		for j := range 2 {
+			own := (j+k)%2 == 1
+			n, err := a.conn.Create(abs+"/n-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, _, _, err := w.conn.GetW(n); err != nil {
+				b.Fatal(err)
+			}
+			if own {
+				if _, _, _, err := a.conn.GetW(n); err != nil {
+					b.Fatal(err)
+				}
+			}
+			start := time.Now()
+			if err := a.conn.Delete(n, -1); err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			if own {
+				i = 1
+			}
+			lat[i] = append(lat[i], time.Since(start))
+		}
+		k++
+	}
+	p50 := func(ds []time.Duration) float64 {
+		slices.Sort(ds)
+		return float64(ds[len(ds)/2].Microseconds()) / 1000
+	}
+	plain, owned := p50(lat[0]), p50(lat[1])
+	b.ReportMetric(plain, "delete-p50-ms")
+	b.ReportMetric(owned, "delete-own-watched-p50-ms")
+	b.ReportMetric(owned/plain, "own-watched/plain")
+}
