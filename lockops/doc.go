@@ -93,7 +93,11 @@
 //     delete) once the Session knows the queue's style (the first
 //     acquisition on a lock parent lists it once more). A holder arms the
 //     watch on its own node after 25 ms, so deletion of the node by
-//     someone else is learnt within 25 ms plus a round trip; session
+//     someone else is learnt within 25 ms plus a round trip (at the
+//     notification, tens of microseconds, once armed; a holder by the
+//     shortcut has it armed from its wait, and its release fires it: one
+//     notification, cheaper than the request that could remove it;
+//     TestForceReleasedHolderLearns, BenchmarkReleaseOwnWatched); session
 //     expiry is learnt at once, and a link down long enough for the server
 //     to expire the session counts as expiry (Done closes) before the
 //     server can let another client in.
