@@ -1,9 +1,9 @@
 package main
 
 // The report: everything measured, written as Markdown (bench/RESULTS.md):
-// how it was run, the comparison table (table.go), how each figure is
-// taken, the console's benchmarks (consoletable.go), every run, notes and
-// failures.
+// how it was run, the comparison table (table.go), the lock core's
+// limit rows (limits.go), how each figure is taken, the console's
+// benchmarks (consoletable.go), every run, notes and failures.
 
 import (
 	"bytes"
