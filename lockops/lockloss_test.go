@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // TestForceReleasedHolderLearns: a holder whose node an operator
@@ -32,8 +34,8 @@ func TestForceReleasedHolderLearns(t *testing.T) {
 		for range rounds {
 			p := lockPath(t)
 			queued := make(chan struct{}, 1)
-			h := NewLock(connect(t), p, WithProgress(func(pr Progress) {
-				if pr.State == LockQueued && pr.Position == 2 {
+			h := NewLock(connect(t), p, WithProgress(func(pr ordering.Progress) {
+				if pr.State == ordering.LockQueued && pr.Position == 2 {
 					select {
 					case queued <- struct{}{}:
 					default:
