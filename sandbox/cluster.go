@@ -89,6 +89,15 @@ type Options struct {
 	// SASL, when set, makes every member authenticate clients by SASL
 	// (sasl.go).
 	SASL *SASLOptions
+	// FourLetterWords is every member's 4lw.commands.whitelist: "" allows
+	// every word ("*"), the sandbox's default, on which the console's
+	// tests rely; ZooKeeperDefaultWords is ZooKeeper's own default, as
+	// production ensembles run. The readiness wait needs only srvr, which
+	// ZooKeeper always allows.
+	FourLetterWords string
+	// AdminServer, when set, turns on every member's AdminServer on a
+	// free loopback port (admin.go).
+	AdminServer *AdminOptions
 
 	// pickPorts replaces freePorts in tests that need a port clash.
 	pickPorts func(n int) ([]int, error)
@@ -113,6 +122,12 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MaxSessionTimeout < 2*o.TickTime {
 		return o, fmt.Errorf("%w: MaxSessionTimeout %v is below the minimum session timeout, 2 ticks (%v)",
 			ErrOptions, o.MaxSessionTimeout, 2*o.TickTime)
+	}
+	if o.AdminServer != nil && o.AdminServer.TLS && o.TLS == nil {
+		return o, fmt.Errorf("%w: AdminServer over TLS needs Options.TLS (its certificates)", ErrOptions)
+	}
+	if strings.ContainsAny(o.FourLetterWords, "\n\r") {
+		return o, fmt.Errorf("%w: FourLetterWords %q", ErrOptions, o.FourLetterWords)
 	}
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = defaultStartTimeout
@@ -200,6 +215,11 @@ func startOnce(ctx context.Context, inst Install, opts Options) (*Cluster, error
 		secure = n * perMember
 		perMember++
 	}
+	admin := 0 // index of the first AdminServer port, 0 for none
+	if opts.AdminServer != nil {
+		admin = n * perMember
+		perMember++
+	}
 	ports, err := opts.pickPorts(n * perMember)
 	if err != nil {
 		return nil, err
@@ -217,6 +237,9 @@ func startOnce(ctx context.Context, inst Install, opts Options) (*Cluster, error
 			return nil, errors.Join(err, c.Close())
 		}
 		c.inst.ClassPath = tlsClassPath(c.inst.ClassPath)
+	}
+	if opts.AdminServer != nil {
+		c.inst.ClassPath = adminClassPath(c.inst.ClassPath)
 	}
 	if opts.SASL != nil {
 		if c.saslJVM, err = writeSASL(root, *opts.SASL); err != nil {
@@ -243,6 +266,10 @@ func startOnce(ctx context.Context, inst Install, opts Options) (*Cluster, error
 		if c.tls != nil {
 			m.secureAddr = "127.0.0.1:" + strconv.Itoa(ports[secure+i])
 			extra = tlsConfigLines(c.tls, *opts.TLS, ports[secure+i])
+		}
+		if opts.AdminServer != nil {
+			m.adminAddr = "127.0.0.1:" + strconv.Itoa(ports[admin+i])
+			extra = append(extra, adminConfigLines(opts.AdminServer, c.tls, ports[admin+i])...)
 		}
 		c.members = append(c.members, m)
 		if err := m.writeConfig(ports[i], servers, extra); err != nil {
