@@ -72,6 +72,11 @@ func consFields(s string) map[string]string {
 	return m
 }
 
+// ClientAddr reads a client address as the servers print it
+// ("/127.0.0.1:5", "host/10.0.0.7:5", "/0:0:0:0:0:0:0:1:5", or cons's
+// with the interest ops, "/127.0.0.1:5[1") into Go's form ("[::1]:5").
+func ClientAddr(addr string) string { return consAddr(addr) }
+
 // consAddr reads the client address before "](": "/127.0.0.1:5[1" or
 // "host/10.0.0.7:5[1".
 func consAddr(addr string) string {
