@@ -101,11 +101,13 @@ func Narrow(prev, next Reference) Reference {
 // bounds it.
 func TickBound(buckets []int64, timeouts []time.Duration) time.Duration {
 	var g int64
+	distinct := map[int64]bool{}
 	for _, b := range buckets {
 		g = gcd(g, b)
+		distinct[b] = true
 	}
 	bound := time.Duration(g) * time.Millisecond
-	if len(buckets) < 2 {
+	if len(distinct) < 2 {
 		bound = 0 // one bucket's own value says nothing
 	}
 	for _, t := range timeouts {

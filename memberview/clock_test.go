@@ -88,6 +88,7 @@ func TestTickBound(t *testing.T) {
 	}{
 		{"nothing", nil, nil, 0},
 		{"one bucket says nothing", []int64{536000}, nil, 0},
+		{"nor does one bucket of many sessions", []int64{536000, 536000, 536000}, nil, 0},
 		{"buckets", []int64{534000, 536000, 540000}, nil, 2 * time.Second},
 		{"timeouts bound it", []int64{536000}, []time.Duration{6 * time.Second, 30 * time.Second}, 3 * time.Second},
 		{"the smaller of both", []int64{534000, 536000}, []time.Duration{6 * time.Second}, 2 * time.Second},

@@ -51,7 +51,8 @@ type Poller struct {
 	prefer    []Source // per member: the source that answered last
 	leader    int      // last known, -1
 	leaderRef Reference
-	tick      time.Duration
+	tick      time.Duration // the last poll's TickBound
+	toldTick  time.Duration // the tickTime a member told, 0 until one does
 }
 
 // New makes a Poller.
@@ -82,7 +83,7 @@ func (p *Poller) Poll(ctx context.Context) *View {
 	answers := p.askAll(ctx, v)
 	home := homeOf(answers, v.Own)
 	p.askDumps(ctx, answers, home, t1)
-	p.merge(v, answers, home, t0)
+	p.merge(v, answers, home, t0, t1)
 	v.At = time.Now()
 	return v
 }
@@ -191,8 +192,14 @@ func homeOf(answers []*memberAnswer, own int64) int {
 // session is on the leader itself, it waits a half tick first.
 func (p *Poller) askDumps(ctx context.Context, answers []*memberAnswer, home int, t1 time.Time) {
 	p.mu.Lock()
-	leader, tick := p.leader, p.tick
+	leader, tick, told := p.leader, p.tick, p.toldTick
 	p.mu.Unlock()
+	if told == 0 {
+		told = p.askTick(ctx, answers, home)
+	}
+	if told > 0 {
+		tick = told
+	}
 	if tick == 0 {
 		tick = defaultTick
 	}
@@ -227,15 +234,34 @@ func (p *Poller) askDumps(ctx context.Context, answers []*memberAnswer, home int
 				}
 			}
 			a.used.dumped, a.used.buckets, a.used.expiryWall = d.dumped, d.buckets, d.expiryWall
+			a.used.bucketTimes = d.bucketTimes
 			a.used.dumpAnswered = d.answered
 		})
 	}
 	wg.Wait()
 }
 
+// askTick asks the own member (or the first that answered) for its
+// tickTime, once per Poller: every member of an ensemble has the same.
+func (p *Poller) askTick(ctx context.Context, answers []*memberAnswer, home int) time.Duration {
+	for i, a := range answers {
+		if a.used == nil || (home >= 0 && i != home) {
+			continue
+		}
+		tick := askTick(ctx, p.client, a.used, a.report.Admin, a.report.Addr, p.cfg.Dial)
+		if tick > 0 {
+			p.mu.Lock()
+			p.toldTick = tick
+			p.mu.Unlock()
+		}
+		return tick
+	}
+	return 0
+}
+
 // merge builds the view from the answers: sessions, watches, and each
 // session's health on our clock.
-func (p *Poller) merge(v *View, answers []*memberAnswer, home int, t0 time.Time) {
+func (p *Poller) merge(v *View, answers []*memberAnswer, home int, t0, t1 time.Time) {
 	leader := -1
 	var buckets []int64
 	var timeouts []time.Duration
@@ -246,9 +272,7 @@ func (p *Poller) merge(v *View, answers []*memberAnswer, home int, t0 time.Time)
 		}
 		if len(a.used.buckets) > 0 || len(a.used.expiryWall) > 0 {
 			leader = i
-			for _, b := range a.used.buckets {
-				buckets = append(buckets, b)
-			}
+			buckets = append(buckets, a.used.bucketTimes...)
 		}
 		for _, c := range a.used.conns {
 			timeouts = append(timeouts, c.Timeout)
@@ -257,11 +281,16 @@ func (p *Poller) merge(v *View, answers []*memberAnswer, home int, t0 time.Time)
 	}
 	v.Leader = leader
 	v.Tick = TickBound(buckets, timeouts)
+	p.mu.Lock()
+	if p.toldTick > 0 {
+		v.Tick = p.toldTick
+	}
+	p.mu.Unlock()
 	tick := v.Tick
 	if tick == 0 {
 		tick = defaultTick
 	}
-	refs := p.references(v, answers, home, leader, t0, tick)
+	refs := p.references(v, answers, home, leader, t0, t1, tick)
 	for i, a := range answers {
 		if a.used == nil {
 			continue
@@ -305,7 +334,7 @@ type clockRefs struct {
 // request, the leader through the own session's bucket (narrowed across
 // polls), or, from a four-letter dump, the leader's wall clock to ours
 // within the dump's second.
-func (p *Poller) references(v *View, answers []*memberAnswer, home, leader int, t0 time.Time, tick time.Duration) clockRefs {
+func (p *Poller) references(v *View, answers []*memberAnswer, home, leader int, t0, t1 time.Time, tick time.Duration) clockRefs {
 	refs := clockRefs{mono: make([]Reference, len(answers))}
 	var own fourletter.Connection
 	if home >= 0 {
@@ -337,7 +366,13 @@ func (p *Poller) references(v *View, answers []*memberAnswer, home, leader int, 
 		refs.bucket = refs.mono[home]
 		p.leaderRef = refs.bucket
 	case la.buckets[v.Own] != 0 && home >= 0:
-		r := BucketReference(Span{t0, la.dumpAnswered}, la.buckets[v.Own], own.Timeout, tick, 0)
+		// The leader heard of the own request at its next ping of the
+		// own member: at most a half tick after it, and before it answered.
+		heard := Span{t0, t1.Add(lag(tick))}
+		if la.dumpAnswered.Before(heard.Hi) {
+			heard.Hi = la.dumpAnswered
+		}
+		r := BucketReference(heard, la.buckets[v.Own], own.Timeout, tick, 0)
 		p.leaderRef = Narrow(p.leaderRef, r)
 		refs.bucket = p.leaderRef
 		refs.mono[leader] = p.leaderRef

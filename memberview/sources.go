@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,12 +44,14 @@ type answer struct {
 	// dumped: the dump answered. buckets (AdminServer: the member's
 	// monotonic ms) or expiryWall (four-letter dump: its wall clock, to the
 	// second) map a session to its expiry; both empty on a follower.
-	dumped     bool
-	buckets    map[int64]int64
-	expiryWall map[int64]time.Time
-	refused    []Refusal
-	bytes      int64
-	answered   time.Time // when the last reply came
+	dumped  bool
+	buckets map[int64]int64
+	// bucketTimes are the AdminServer dump's buckets, empty ones too.
+	bucketTimes []int64
+	expiryWall  map[int64]time.Time
+	refused     []Refusal
+	bytes       int64
+	answered    time.Time // when the last reply came
 	// dumpAnswered is when the dump's reply came, asked apart (askDumps).
 	dumpAnswered time.Time
 }
@@ -120,6 +123,7 @@ func askAdmin(ctx context.Context, client *http.Client, base string, withDump bo
 			if err != nil {
 				continue
 			}
+			a.bucketTimes = append(a.bucketTimes, t) // empty ones bound the tick too
 			for _, id := range ids {
 				a.buckets[id] = t
 			}
@@ -213,4 +217,37 @@ func askFourLetter(ctx context.Context, addr string, dial func(context.Context, 
 		}
 	}
 	return a
+}
+
+// askTick asks a member for its tickTime (the AdminServer's configuration
+// or the four-letter conf), 0 when it does not tell: the expiry buckets
+// are multiples of it, and the first poll's tie of the leader's clock is
+// a tick wide.
+func askTick(ctx context.Context, client *http.Client, a *answer, base, addr string, dial func(context.Context, string) (net.Conn, error)) time.Duration {
+	if a.source == Admin {
+		var conf struct {
+			Tick int64 `json:"tick_time"`
+		}
+		probe := &answer{}
+		if probe.get(ctx, client, base, "configuration", &conf) && conf.Tick > 0 {
+			return time.Duration(conf.Tick) * time.Millisecond
+		}
+		return 0
+	}
+	var opts []fourletter.Option
+	if dial != nil {
+		opts = append(opts, fourletter.WithDial(dial))
+	}
+	reply, err := fourletter.Ask(ctx, addr, "conf", opts...)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(reply, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "tickTime="); ok {
+			if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms > 0 {
+				return time.Duration(ms) * time.Millisecond
+			}
+		}
+	}
+	return 0
 }
