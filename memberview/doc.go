@@ -28,6 +28,8 @@
 //   - view.go: View, MemberReport and Health, the immutable result.
 //   - clock.go: Span and Reference, the pure mapping of a member's clock
 //     to ours (own request, expiry bucket, narrowing), TickBound.
+//   - probe.go: Probe and Diagnosis, for doctor: every member through
+//     both sources, what each refused, the one line to fix it.
 //   - ports.go: AdminPorts and ParseAdminPorts (--admin-port, admin_port).
 //
 // memberview imports nothing of zklock but fourletter: zkview's server
