@@ -32,6 +32,12 @@
 //     both sources, what each refused, the one line to fix it.
 //   - ports.go: AdminPorts and ParseAdminPorts (--admin-port, admin_port).
 //
+// Tests: clock_test.go and ports_test.go (pure, tables); real_linux_test.go
+// (every field against the members' own answer, times against
+// CLOCK_MONOTONIC, a silent session's expiry against the real one);
+// probe_test.go; bench_test.go (BenchmarkPoll: AdminServer against
+// four-letter words, bytes and member CPU per poll).
+//
 // memberview imports nothing of zklock but fourletter: zkview's server
 // view and cmd's doctor call it; the own request comes in as a function,
 // so no ZooKeeper client is linked here.
