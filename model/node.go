@@ -74,6 +74,7 @@ type nodeRare struct {
 	predecessor    string
 	mtime          stamp
 	exact          *nodeTimes
+	health         *Health // nil when no member tells
 	ownPredecessor bool
 }
 
