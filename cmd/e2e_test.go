@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox/peers"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
@@ -284,7 +284,7 @@ func TestE2EConsole(t *testing.T) {
 
 	// f on the holder, confirmed by its sequence number: its node goes and
 	// the first waiter takes over, on screen.
-	hn, ok := lockops.ParseName(holder.Node())
+	hn, ok := ordering.ParseName(holder.Node())
 	if !ok {
 		t.Fatalf("holder's node %q", holder.Node())
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // Text is the change as the console's event log says it: one line, its
@@ -38,7 +38,7 @@ func (c Change) nodeText() string {
 	switch c.Kind {
 	case ChangeJoined:
 		switch {
-		case n.Role == lockops.RoleHolder:
+		case n.Role == ordering.RoleHolder:
 			return fmt.Sprintf("%s created (%s %s): holds", me, n.Recipe, n.Kind)
 		case n.Watches() != "":
 			return fmt.Sprintf("%s created (%s %s): waits, watching %s", me, n.Recipe, n.Kind, ShortName(n.Watches()))
@@ -55,13 +55,13 @@ func (c Change) nodeText() string {
 	var b strings.Builder
 	b.WriteString(me + " deleted")
 	switch {
-	case n.Role == lockops.RoleHolder && c.Held > 0:
+	case n.Role == ordering.RoleHolder && c.Held > 0:
 		bound := ""
 		if c.HeldAtLeast {
 			bound = "at least "
 		}
 		fmt.Fprintf(&b, " (held %s%s)", bound, GapText(c.Held))
-	case n.Role != lockops.RoleHolder && c.Waited > 0:
+	case n.Role != ordering.RoleHolder && c.Waited > 0:
 		fmt.Fprintf(&b, " (waited %s)", GapText(c.Waited))
 	}
 	if c.Kind == ChangeAdmitted {
@@ -84,13 +84,13 @@ func (c Change) leaseText() string {
 	switch {
 	case c.Kind == ChangeAcquired:
 		return fmt.Sprintf("lease %s taken by %s: holders %s", me, sessionWords(n.Session), limit)
-	case c.Kind == ChangeJoined && n.Role != lockops.RoleHolder:
+	case c.Kind == ChangeJoined && n.Role != ordering.RoleHolder:
 		return fmt.Sprintf("lease %s created beyond the limit: %s waits for one (holders %s)", me, sessionWords(n.Session), limit)
 	case c.Kind == ChangeJoined:
 		return fmt.Sprintf("lease %s created: holders %s", me, limit)
 	}
 	text := "lease " + me + " returned"
-	if t := n.TenureText(c.At); n.Role == lockops.RoleHolder && t != "" {
+	if t := n.TenureText(c.At); n.Role == ordering.RoleHolder && t != "" {
 		text += " (held " + t + ")"
 	}
 	return text + ": holders " + limit

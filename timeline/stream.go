@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -200,7 +200,7 @@ func diffNodes(out []model.Change, base model.Change, prevAt time.Time, pq, nq *
 		if _, ok := nextBy[p.Key()]; ok {
 			continue
 		}
-		wasHolder := p.Role == lockops.RoleHolder
+		wasHolder := p.Role == ordering.RoleHolder
 		if !wasHolder && nq != nil {
 			// It may have held between the two snapshots: the handoff
 			// history knows.
@@ -239,7 +239,7 @@ func diffNodes(out []model.Change, base model.Change, prevAt time.Time, pq, nq *
 	// Nodes that were there and took the lock.
 	for _, n := range next.All() {
 		p, ok := prevBy[n.Key()]
-		if !ok || p.Role == lockops.RoleHolder || n.Role != lockops.RoleHolder {
+		if !ok || p.Role == ordering.RoleHolder || n.Role != ordering.RoleHolder {
 			continue
 		}
 		c := base
@@ -266,12 +266,12 @@ func diffNodes(out []model.Change, base model.Change, prevAt time.Time, pq, nq *
 func appendTransient(out []model.Change, base model.Change, p *model.Node, h model.Handoff, at time.Time, lost bool) []model.Change {
 	c := base
 	c.Kind, c.Node, c.From, c.Gap = model.ChangeAcquired, *p, h.From, h.Gap
-	c.Node.Role = lockops.RoleHolder
+	c.Node.Role = ordering.RoleHolder
 	c.Waited = waited(p, h.At)
 	out = append(out, c)
 	c = base
 	c.Kind, c.Node = model.ChangeReleased, *p
-	c.Node.Role = lockops.RoleHolder
+	c.Node.Role = ordering.RoleHolder
 	if lost {
 		c.Kind = model.ChangeSessionLost
 	}
@@ -284,7 +284,7 @@ func appendJoined(out []model.Change, base model.Change, n *model.Node, q *model
 	c := base
 	c.Kind, c.Node = model.ChangeJoined, *n
 	out = append(out, c)
-	if n.Role == lockops.RoleHolder {
+	if n.Role == ordering.RoleHolder {
 		c.Kind = model.ChangeAcquired
 		if h, ok := handoffTo(q, n.Name, time.Time{}); ok {
 			c.From, c.Gap = h.From, h.Gap

@@ -4,9 +4,9 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/themes"
 
-	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 )
 
@@ -64,7 +64,7 @@ func narrate(ev model.Change, before, after *model.Snapshot) string {
 		switch {
 		case n == nil:
 			return me + " created its ephemeral sequential node under " + path + "."
-		case n.Role == lockops.RoleHolder:
+		case n.Role == ordering.RoleHolder:
 			return me + " created its ephemeral sequential node and listed the children of " + path +
 				": it is the lowest, so it holds the lock at once."
 		case n.Watches() != "":
