@@ -257,12 +257,14 @@ func checkCode(snap *model.Snapshot) int {
 // among them, since a reconnect makes one for a moment (the old session
 // lives until its timeout) and the election it concerns still has one
 // leader by sequence order: split-holders fails where two believe they
-// lead. Every warning code of
+// lead; silent-holder too, since a paused holder may resume, and one
+// that does not is expired and hands the lock on by itself. Every
+// warning code of
 // zkview is in one of the two (TestCheckCodesInHelp), and `ls --help`
 // and the exit codes table name checkFailing from here.
 var (
 	checkFailing = []string{model.WarnSplitHolders, model.WarnDeadlock, model.WarnOverLimit, model.WarnMissingWatch, model.WarnLeaderMismatch}
-	checkShown   = []string{model.WarnMixedRecipes, model.WarnHerd, model.WarnStale, model.WarnSelfWait, model.WarnDuplicateParticipant}
+	checkShown   = []string{model.WarnMixedRecipes, model.WarnHerd, model.WarnStale, model.WarnSelfWait, model.WarnDuplicateParticipant, model.WarnSilentHolder}
 )
 
 // failsCheck reports whether a queue's warning fails `ls --check`.
