@@ -296,12 +296,26 @@ func (p *Poller) merge(v *View, answers []*memberAnswer, home int, t0, t1 time.T
 			continue
 		}
 		for _, c := range a.used.conns {
-			if _, dup := v.Sessions[c.Session]; dup {
-				continue // moved a moment ago: its first member in order tells
+			h := health(c, a.report.Addr, refs, i, leader, answers, tick)
+			if prev, dup := v.Sessions[c.Session]; dup && !fresher(h, prev) {
+				continue // a link it left a moment ago, still listed
 			}
-			v.Sessions[c.Session] = health(c, a.report.Addr, refs, i, leader, answers, tick)
+			v.Sessions[c.Session] = h
 		}
 	}
+}
+
+// fresher reports whether h, a session's link, was heard more recently
+// than prev, another link of the same session (a client that reconnected
+// is listed on its old link until the member notices it closed).
+func fresher(h, prev Health) bool {
+	switch {
+	case h.Member == prev.Member:
+		return h.LastResponse > prev.LastResponse // one clock
+	case !h.Heard.Lo.IsZero() && !prev.Heard.Lo.IsZero():
+		return h.Heard.Mid().After(prev.Heard.Mid())
+	}
+	return false
 }
 
 // mergeWatches adds one member's watches to the view.

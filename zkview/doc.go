@@ -2,8 +2,9 @@
 // Watcher owns every watch on the lock parents (persistent recursive
 // watches, children watches as the fallback), reads each new node once,
 // merges listings and changes into each queue's state through lockops/ordering's
-// ordering function (never a copy of it), asks the servers' four-letter
-// words who each session is and which watches really exist, and
+// ordering function (never a copy of it), asks the members (memberview:
+// their AdminServer or their four-letter words) who each session is,
+// which watches really exist and how alive each session is, and
 // publishes immutable model.Snapshots with the model.Changes it saw.
 //
 // The packages around it, and why the cut is there (imports point one
@@ -12,7 +13,7 @@
 //	ui ──► timeline ──► model ──► lockops/ordering
 //	 │                   ▲
 //	 └──► sessions ──────┘
-//	cmd ─► zkview ─► zkview/queue, sessions, systems, model, fourletter, lockops, lockops/ordering, third_party/zk
+//	cmd ─► zkview ─► zkview/queue, sessions, systems, model, memberview, fourletter, lockops, lockops/ordering, third_party/zk
 //
 // What each holds:
 //
@@ -22,6 +23,9 @@
 //     and puts its cycles in every snapshot);
 //   - timeline: changes between snapshots, recordings and their player;
 //   - fourletter: the four-letter-word client and parsers;
+//   - memberview: what each member knows (sessions' member, client,
+//     last heard, timeout, expiry; watches), from whichever source it
+//     allows, its clock tied to ours;
 //   - zkview/queue: the model of one lock parent between listings (its
 //     records, what a listing or a change did, the Queue built from it
 //     with its links and warnings, semaphores composed); pure, so that
@@ -86,7 +90,9 @@
 //     watching its leases/ and locks/ (or Kazoo's <path>-__lock__) as
 //     auxiliary paths with no queue of their own, reading Kazoo's leases
 //     and max_leases, and composing it at build time.
-//   - serverview.go: serverPoller, `cons` and `wchc` on every member.
+//   - serverview.go: serverPoller, a memberview.Poller on every member
+//     (the own session's request ties their clocks), turned into the
+//     queue.ServerView: clients, watches, each session's model.Health.
 //   - systems.go: systemsReader, the systems' layouts read every
 //     systemsEvery (systems/), laid over the queues at each build.
 //   - barriers.go: the single barriers Options.Barriers names: set or
