@@ -171,8 +171,12 @@ func writeNodeRow(tw io.Writer, q model.Queue, i int, n *model.Node, now time.Ti
 	if n.Identity() != "" {
 		identity = model.SanitizeString(n.Identity(), 0)
 	}
+	held := age(*n, now)
+	if h := n.Health(); h.SilentTooLong(h.At) {
+		held += " · " + h.Text(now)
+	}
 	fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\n", i+1, seq, role, n.KindName(), n.Recipe,
-		session, client, ident(identity), waits, age(*n, now), data, node)
+		session, client, ident(identity), waits, held, data, node)
 }
 
 // age is "held 1.2s" (or "held ≤2.0s" for a holder found holding, bounded

@@ -56,7 +56,7 @@ func headerView(st *themes.Styles, title, identity string, snap *model.Snapshot,
 	}
 	ensP := headerPart{text: clean(strings.Join(conn.Ensemble, ","), 0), style: st.Header, flex: true}
 	sessP := headerPart{text: "session " + session(conn.SessionID), style: st.Header}
-	watchP := headerPart{text: "watches inferred (4lw off)", style: st.Header, right: true}
+	watchP := headerPart{text: "watches inferred (no 4lw, no AdminServer)", style: st.Header, right: true}
 	if snap != nil && snap.ServerView {
 		watchP.text = "watches verified " + clock(snap.ServerViewAt)
 	}
