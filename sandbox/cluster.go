@@ -253,26 +253,7 @@ func startOnce(ctx context.Context, inst Install, opts Options) (*Cluster, error
 		}
 	}
 	for i := range n {
-		m := &Member{
-			cluster: c,
-			index:   i,
-			id:      i + 1,
-			dir:     filepath.Join(root, "zk"+strconv.Itoa(i+1)),
-			addr:    "127.0.0.1:" + strconv.Itoa(ports[i]),
-		}
-		m.cfgPath = filepath.Join(m.dir, "zoo.cfg")
-		m.logPath = filepath.Join(m.dir, "server.log")
-		var extra []string
-		if c.tls != nil {
-			m.secureAddr = "127.0.0.1:" + strconv.Itoa(ports[secure+i])
-			extra = tlsConfigLines(c.tls, *opts.TLS, ports[secure+i])
-		}
-		if opts.AdminServer != nil {
-			m.adminAddr = "127.0.0.1:" + strconv.Itoa(ports[admin+i])
-			extra = append(extra, adminConfigLines(opts.AdminServer, c.tls, ports[admin+i])...)
-		}
-		c.members = append(c.members, m)
-		if err := m.writeConfig(ports[i], servers, extra); err != nil {
+		if err := c.addMember(i, ports, secure, admin, servers); err != nil {
 			return nil, errors.Join(err, c.Close())
 		}
 	}
@@ -289,6 +270,34 @@ func startOnce(ctx context.Context, inst Install, opts Options) (*Cluster, error
 		return nil, errors.Join(err, c.Close())
 	}
 	return c, nil
+}
+
+// addMember makes member i of c and writes its zoo.cfg: its client port
+// is ports[i], its secure and AdminServer ports ports[secure+i] and
+// ports[admin+i] when the options ask for them (secure, admin: 0
+// otherwise), servers the ensemble's server lines.
+func (c *Cluster) addMember(i int, ports []int, secure, admin int, servers []string) error {
+	opts := c.opts
+	m := &Member{
+		cluster: c,
+		index:   i,
+		id:      i + 1,
+		dir:     filepath.Join(c.root, "zk"+strconv.Itoa(i+1)),
+		addr:    "127.0.0.1:" + strconv.Itoa(ports[i]),
+	}
+	m.cfgPath = filepath.Join(m.dir, "zoo.cfg")
+	m.logPath = filepath.Join(m.dir, "server.log")
+	var extra []string
+	if c.tls != nil {
+		m.secureAddr = "127.0.0.1:" + strconv.Itoa(ports[secure+i])
+		extra = tlsConfigLines(c.tls, *opts.TLS, ports[secure+i])
+	}
+	if opts.AdminServer != nil {
+		m.adminAddr = "127.0.0.1:" + strconv.Itoa(ports[admin+i])
+		extra = append(extra, adminConfigLines(opts.AdminServer, c.tls, ports[admin+i])...)
+	}
+	c.members = append(c.members, m)
+	return m.writeConfig(ports[i], servers, extra)
 }
 
 // waitAllServing waits for every member, so that an ensemble, which serves
