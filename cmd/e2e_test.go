@@ -52,6 +52,7 @@ func startPane(t *testing.T, w, h int, env []string, argv ...string) *pane {
 // runs argv as "$@".
 func startPaneScript(t *testing.T, w, h int, env []string, script string, argv ...string) *pane {
 	t.Helper()
+	sandboxtest.Need(t) // a pane runs the binary, which starts or reaches a real ZooKeeper
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Fatalf("tmux is not installed: the end-to-end tests drive zklock in it; install it with `make deps` (Debian/Ubuntu: apt-get install tmux)")
