@@ -27,7 +27,7 @@ func writeLsText(w io.Writer, snap *model.Snapshot) error {
 	var b strings.Builder
 	switch {
 	case snap.ServerView:
-		fmt.Fprintf(&b, "server view: cons/wchc at %s", snap.ServerViewAt.Format("15:04:05"))
+		fmt.Fprintf(&b, "server view: members asked at %s", snap.ServerViewAt.Format("15:04:05")) // AdminServer or 4lw
 		if snap.ServerViewNote != "" {
 			fmt.Fprintf(&b, " (%s)", model.SanitizeString(snap.ServerViewNote, 0))
 		}
