@@ -221,6 +221,8 @@ func (p *Poller) askDumps(ctx context.Context, answers []*memberAnswer, home int
 			continue
 		}
 		wg.Go(func() {
+			asked := time.Now()
+			defer func() { a.report.Took += time.Since(asked) }() // the poll's spacing counts it
 			var d *answer
 			if a.used.source == Admin {
 				d = askAdmin(ctx, p.client, a.report.Admin, true)
