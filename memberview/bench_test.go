@@ -28,7 +28,7 @@ func rawSession(b *testing.B, addr string, paths []string) net.Conn {
 	}
 	req := make([]byte, 4+4+8+4+8+4+16+1)
 	binary.BigEndian.PutUint32(req[0:], uint32(len(req)-4))
-	binary.BigEndian.PutUint32(req[16:], 60_000)
+	binary.BigEndian.PutUint32(req[16:], 120_000) // silent: outlive a slow setup of 10,000
 	binary.BigEndian.PutUint32(req[28:], 16)
 	if _, err := conn.Write(req); err != nil {
 		b.Fatal(err)
@@ -85,7 +85,7 @@ func BenchmarkPoll(b *testing.B) {
 	if n, err := strconv.Atoi(os.Getenv("ZKLOCK_BENCH_SESSIONS")); err == nil && n > 0 {
 		sessions = n
 	}
-	c := sandboxtest.Start(b, sandbox.Options{AdminServer: &sandbox.AdminOptions{}, MaxSessionTimeout: 120 * time.Second})
+	c := sandboxtest.Start(b, sandbox.Options{AdminServer: &sandbox.AdminOptions{}, MaxSessionTimeout: 180 * time.Second})
 	m := c.Members()[0]
 	own := sandboxtest.Connect(b, c.Servers(), 30*time.Second)
 	var paths []string
