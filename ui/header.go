@@ -55,10 +55,25 @@ func headerView(st *themes.Styles, title, identity string, snap *model.Snapshot,
 		zxidP.text = fmt.Sprintf("zxid counter at %.0f%% of its rollover", 100*model.ZxidCounterRatio(zxid))
 	}
 	ensP := headerPart{text: clean(strings.Join(conn.Ensemble, ","), 0), style: st.Header, flex: true}
+	if len(conn.Ensemble) == 1 && conn.Ensemble[0] == conn.Server && dial == nil {
+		// The state says "connected to" it: once is enough.
+		ensP.text = ""
+	}
 	sessP := headerPart{text: "session " + session(conn.SessionID), style: st.Header}
 	watchP := headerPart{text: "watches inferred (no 4lw, no AdminServer)", style: st.Header, right: true}
+	if snap == nil || !snap.ServerView && (snap.Unread > 0 || len(snap.Discovery) > 0) {
+		// The first picture is still filling in: the servers may not
+		// have been asked yet, so nothing is said of them.
+		watchP.text = "watches not verified yet"
+	}
 	if snap != nil && snap.ServerView {
-		watchP.text = "watches verified " + clock(snap.ServerViewAt)
+		// Never a time ahead of the clock beside it: the poll's time is
+		// the servers', the clock ticks once a second.
+		at := snap.ServerViewAt
+		if at.After(now) {
+			at = now
+		}
+		watchP.text = "watches verified " + clock(at)
 	}
 	modeP := headerMode(st, snap)
 	clockP := headerPart{text: clock(now) + " ", style: st.Header, right: true}
@@ -103,7 +118,7 @@ func headerState(st *themes.Styles, snap *model.Snapshot, dial *connecting, repl
 	switch {
 	case dial != nil:
 		// Room left by the title and the clock, which are kept first.
-		room -= 2 + ansi.StringWidth(clock(now)+" ") + 4
+		room -= 2 + ansi.StringWidth(clock(now)+" ") + 2
 		stateP.text, stateP.style = dial.headline(now, room), st.Warning
 	case snap == nil || conn.State == model.StateConnecting:
 		stateP.text, stateP.style = "◌ connecting…", st.Warning
@@ -161,7 +176,7 @@ func headerMode(st *themes.Styles, snap *model.Snapshot) headerPart {
 // left's parts from the left edge and right's against the right edge.
 func layoutHeader(st *themes.Styles, w int, prio []*headerPart, ensP *headerPart, left, right []*headerPart) string {
 	keep := map[*headerPart]bool{}
-	used := 0
+	used := -2 // two cells between parts: none before the first
 	for _, p := range prio {
 		if p.text == "" {
 			continue
@@ -184,12 +199,18 @@ func layoutHeader(st *themes.Styles, w int, prio []*headerPart, ensP *headerPart
 	var ls, rs []seg
 	for _, p := range left {
 		if keep[p] {
-			ls = append(ls, seg{p.text, p.style.Inherit(st.Header)}, seg{"  ", st.Header})
+			if len(ls) > 0 {
+				ls = append(ls, seg{"  ", st.Header})
+			}
+			ls = append(ls, seg{p.text, p.style.Inherit(st.Header)})
 		}
 	}
 	for _, p := range right {
 		if keep[p] {
-			rs = append(rs, seg{"  ", st.Header}, seg{p.text, p.style.Inherit(st.Header)})
+			if len(rs) > 0 || len(ls) > 0 {
+				rs = append(rs, seg{"  ", st.Header})
+			}
+			rs = append(rs, seg{p.text, p.style.Inherit(st.Header)})
 		}
 	}
 	l, r := line(ls, nil), line(rs, nil)
