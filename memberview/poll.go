@@ -30,6 +30,11 @@ type Config struct {
 	Own func(ctx context.Context) (session int64, before, after time.Time, err error)
 }
 
+// adminDialTimeout bounds reaching an AdminServer, within the poll's
+// context: port 8080 is asked by default, and where a firewall drops it
+// silently the four-letter words must still be asked in time.
+const adminDialTimeout = 2 * time.Second
+
 // defaultTick is ZooKeeper's default tickTime, assumed until the
 // servers bound it.
 const defaultTick = 2 * time.Second
@@ -57,7 +62,8 @@ type Poller struct {
 
 // New makes a Poller.
 func New(cfg Config) *Poller {
-	tr := &http.Transport{TLSClientConfig: cfg.TLS, MaxIdleConnsPerHost: 2, IdleConnTimeout: time.Minute}
+	tr := &http.Transport{TLSClientConfig: cfg.TLS, MaxIdleConnsPerHost: 2, IdleConnTimeout: time.Minute,
+		DialContext: (&net.Dialer{Timeout: adminDialTimeout}).DialContext, TLSHandshakeTimeout: adminDialTimeout}
 	return &Poller{cfg: cfg, client: &http.Client{Transport: tr}, prefer: make([]Source, len(cfg.Members)), leader: -1}
 }
 
