@@ -143,8 +143,13 @@ func (st *oracleStep) judgeDeparture(c model.Change, k string, p *model.Node, tr
 		case st.told[k] && !p.Ctime().IsZero():
 			return fmt.Sprintf("no exact hold, though the stream told its acquisition (since %s, bound %s, ctime %s, session %x)",
 				start.Format("15:04:05.000"), b, p.Ctime().Format("15:04:05.000"), p.Session)
-		case c.Held != 0:
-			return "held_s from a start known only as a bound"
+		case c.HeldBound != b:
+			return fmt.Sprintf("held_s told %s, its start is known as %s", c.HeldBound, b)
+		case b == model.BoundEarliest && (c.Held-c.At.Sub(start) < -time.Millisecond || c.Held-c.At.Sub(start) > time.Millisecond):
+			return fmt.Sprintf("held_s %s is not the time since its creation at %s", c.Held, start.Format("15:04:05.000"))
+		}
+		if j := c.ToJSON(); j.HeldS == nil || j.HeldB == "" {
+			return "no held_s or held_bound on a release"
 		}
 	case model.ChangeGaveUp:
 		if p.Role == lockops.RoleHolder {

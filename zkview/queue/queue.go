@@ -571,7 +571,10 @@ func (q *Model) departure(d lockops.Entry, wakers []string, at time.Time) model.
 		// (both read "0µs").
 		lasted := max(at.Sub(r.Since()), time.Nanosecond)
 		if d.Role == lockops.RoleHolder {
-			c.Held, c.HeldAtLeast = lasted, !r.exact
+			c.Held = lasted
+			if !r.exact {
+				c.HeldBound = model.BoundLatest
+			}
 		} else {
 			c.Waited = lasted
 		}
