@@ -105,6 +105,26 @@ func (c Change) departureText() string {
 	return b.String()
 }
 
+// GoneWords says, for a room, how a node that went away went, as far as
+// zklock can tell: a listing cannot tell a release from a session's end,
+// so only a session-lost change with its Cause says "expired" or
+// "closed".
+func (c Change) GoneWords() string {
+	switch {
+	case c.Kind == ChangeSessionLost && c.Cause == CauseExpired:
+		return "its session expired"
+	case c.Kind == ChangeSessionLost && c.Cause == CauseClosed:
+		return "its client closed its session"
+	case c.Kind == ChangeSessionLost:
+		return "its session ended"
+	case c.Kind == ChangeAdmitted:
+		return "its contender was admitted to a lease"
+	case c.Node.Role != lockops.RoleHolder && c.Node.Believes == lockops.RoleHolder:
+		return "it believed it held; released, or its session ended"
+	}
+	return "released, or its session ended"
+}
+
 // boundWords is how a hold's duration of bound b reads in a sentence:
 // "", "at most " or "at least ".
 func boundWords(b Bound) string {

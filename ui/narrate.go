@@ -67,6 +67,10 @@ func narrate(ev model.Change, before, after *model.Snapshot) string {
 		case n.Role == lockops.RoleHolder:
 			return me + " created its ephemeral sequential node and listed the children of " + path +
 				": it is the lowest, so it holds the lock at once."
+		case n.Believes == lockops.RoleHolder:
+			// Split holders: told by what the node believes.
+			return me + " created its ephemeral sequential node and listed the children of " + path +
+				": its recipe sees no node before it, so it believes it holds the lock, though by sequence it waits (split holders)."
 		case n.Watches() != "":
 			return me + " created its ephemeral sequential node and listed the children of " + path +
 				": it is not the lowest, so it sets a watch on " + nodeRef(n.Watches()) + " and waits."
@@ -81,7 +85,7 @@ func narrate(ev model.Change, before, after *model.Snapshot) string {
 				}
 			}
 		}
-		s := me + " was deleted (released, or its session ended)"
+		s := me + " was deleted (" + ev.GoneWords() + ")"
 		if len(watchers) == 0 {
 			return s + "; nobody was watching it."
 		}
