@@ -9,6 +9,7 @@ import (
 
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/ui"
 )
@@ -63,7 +64,7 @@ func (b *auditedBackend) ownKind(p string) string {
 	return ""
 }
 
-func (b *auditedBackend) Take(ctx context.Context, p string, kind lockops.Kind) error {
+func (b *auditedBackend) Take(ctx context.Context, p string, kind ordering.Kind) error {
 	return b.do(config.AuditRecord{Action: "take", Path: p, Kind: kind.String()}, func() error {
 		return b.inner.Take(ctx, p, kind)
 	})

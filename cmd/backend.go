@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/ui"
 )
 
@@ -56,7 +57,7 @@ type ownLock struct {
 type ownHold interface {
 	Acquire(context.Context) error
 	Release(context.Context) error
-	State() lockops.LockState
+	State() ordering.LockState
 	Node() string
 }
 
@@ -77,11 +78,11 @@ func (b *lockBackend) Own() <-chan ui.OwnLock { return b.feed.out }
 // Own. If ctx ends before the node is queued, the attempt is abandoned
 // (its node, if any, deleted). On a semaphore it takes one lease (kind
 // does not apply); on a LeaderLatch election it joins as a participant.
-func (b *lockBackend) Take(ctx context.Context, p string, kind lockops.Kind) error {
+func (b *lockBackend) Take(ctx context.Context, p string, kind ordering.Kind) error {
 	queued := make(chan struct{})
 	var once sync.Once
-	progress := lockops.WithProgress(func(pr lockops.Progress) {
-		if pr.State == lockops.LockQueued || pr.State == lockops.LockHolding {
+	progress := lockops.WithProgress(func(pr ordering.Progress) {
+		if pr.State == ordering.LockQueued || pr.State == ordering.LockHolding {
 			once.Do(func() { close(queued) })
 		}
 		b.feed.send(ui.OwnFromProgress(p, pr))
@@ -98,7 +99,7 @@ func (b *lockBackend) Take(ctx context.Context, p string, kind lockops.Kind) err
 	}
 	if o, ok := b.locks[p]; ok {
 		switch o.lock.State() {
-		case lockops.LockQueued, lockops.LockHolding, lockops.LockSuspended:
+		case ordering.LockQueued, ordering.LockHolding, ordering.LockSuspended:
 			b.mu.Unlock()
 			return fmt.Errorf("take %s: %w", p, errAlreadyOwn)
 		}
@@ -157,14 +158,14 @@ func (b *lockBackend) Take(ctx context.Context, p string, kind lockops.Kind) err
 // the lock of the kind asked, which on a LeaderLatch election the lock
 // core joins as a participant. It also returns the audit's kind and the
 // own node relative to p.
-func (b *lockBackend) newHold(ctx context.Context, p string, kind lockops.Kind, opts ...lockops.Option) (ownHold, string, func() string, error) {
+func (b *lockBackend) newHold(ctx context.Context, p string, kind ordering.Kind, opts ...lockops.Option) (ownHold, string, func() string, error) {
 	info, err := lockops.ReadParent(ctx, b.sess, p)
 	if err != nil {
 		return nil, "", nil, err
 	}
 	if style, ok := info.Semaphore(); ok {
 		limit := semaphoreLimit(ctx, b.sess, b.limits[p], p)
-		if limit == 0 && style == lockops.StyleCurator {
+		if limit == 0 && style == ordering.StyleCurator {
 			return nil, "", nil, fmt.Errorf("the limit of semaphore %s is unknown (Curator keeps it in its clients only): state it under semaphores: in the context config", p)
 		}
 		if limit != 0 {
@@ -207,7 +208,7 @@ func (b *lockBackend) Release(ctx context.Context, p string) error {
 		return fmt.Errorf("release %s: still leaving the queue: %w", p, ctx.Err())
 	}
 	switch o.lock.State() {
-	case lockops.LockHolding, lockops.LockSuspended, lockops.LockLost:
+	case ordering.LockHolding, ordering.LockSuspended, ordering.LockLost:
 		if err := o.lock.Release(ctx); err != nil {
 			return err
 		}
@@ -244,7 +245,7 @@ func (b *lockBackend) Close() {
 		case <-o.acquired:
 		case <-ctx.Done():
 		}
-		if st := o.lock.State(); st == lockops.LockHolding || st == lockops.LockSuspended {
+		if st := o.lock.State(); st == ordering.LockHolding || st == ordering.LockSuspended {
 			_ = o.lock.Release(ctx) // the session's close removes the node anyway
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/ui"
 )
 
@@ -39,12 +40,12 @@ func TestConsoleBackendLease(t *testing.T) {
 	if err := first.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
-	err = b.Take(ctx, p, lockops.KindMutex)
+	err = b.Take(ctx, p, ordering.KindMutex)
 	if err == nil || !strings.Contains(err.Error(), "semaphores: in the context config") {
 		t.Fatalf("take without a limit: %v", err)
 	}
 	lb.limits = map[string]int{p: 2}
-	if err := b.Take(ctx, p, lockops.KindMutex); err != nil {
+	if err := b.Take(ctx, p, ordering.KindMutex); err != nil {
 		t.Fatal(err)
 	}
 	h := nextOwn(t, own, "holding a lease", func(o ui.OwnLock) bool { return o.State == ui.OwnHolding })
@@ -68,11 +69,11 @@ func TestConsoleBackendLease(t *testing.T) {
 	if err := leader.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Take(ctx, e, lockops.KindMutex); err != nil {
+	if err := b.Take(ctx, e, ordering.KindMutex); err != nil {
 		t.Fatal(err)
 	}
 	q := nextOwn(t, own, "following", func(o ui.OwnLock) bool { return o.Path == e && o.State == ui.OwnQueued })
-	if n, ok := lockops.ParseName(q.Node); !ok || !n.Latch {
+	if n, ok := ordering.ParseName(q.Node); !ok || !n.Latch {
 		t.Fatalf("own node %q is not a latch participant's", q.Node)
 	}
 	if err := b.Release(ctx, e); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/ui"
 )
 
@@ -55,14 +56,14 @@ func TestConsoleBackend(t *testing.T) {
 	if err := holder.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Take(ctx, p, lockops.KindMutex); err != nil {
+	if err := b.Take(ctx, p, ordering.KindMutex); err != nil {
 		t.Fatal(err)
 	}
 	q := nextOwn(t, own, "queued", func(o ui.OwnLock) bool { return o.State == ui.OwnQueued })
 	if q.Path != p || q.Position != 2 || q.Watching != holder.Node() || q.Node == "" {
 		t.Fatalf("queued report %+v, want position 2 watching %s", q, holder.Node())
 	}
-	if err := b.Take(ctx, p, lockops.KindMutex); !errors.Is(err, errAlreadyOwn) {
+	if err := b.Take(ctx, p, ordering.KindMutex); !errors.Is(err, errAlreadyOwn) {
 		t.Fatalf("second take: %v, want errAlreadyOwn", err)
 	}
 
@@ -76,7 +77,7 @@ func TestConsoleBackend(t *testing.T) {
 	}
 
 	// Queue again; the holder lets go: the operator holds.
-	if err := b.Take(ctx, p, lockops.KindMutex); err != nil {
+	if err := b.Take(ctx, p, ordering.KindMutex); err != nil {
 		t.Fatal(err)
 	}
 	if err := holder.Release(ctx); err != nil {
@@ -90,7 +91,7 @@ func TestConsoleBackend(t *testing.T) {
 	waiter := lockops.NewLock(other, p)
 	wres := make(chan error, 1)
 	go func() { wres <- waiter.Acquire(ctx) }()
-	eventually(t, 20*time.Second, "the other client to queue", func() bool { return waiter.Node() != "" && waiter.State() == lockops.LockQueued })
+	eventually(t, 20*time.Second, "the other client to queue", func() bool { return waiter.Node() != "" && waiter.State() == ordering.LockQueued })
 	if err := b.ForceRelease(ctx, p, waiter.Node(), sess.ID()); !errors.Is(err, lockops.ErrOwnerChanged) {
 		t.Fatalf("force-release with the wrong owner: %v, want ErrOwnerChanged", err)
 	}
@@ -153,10 +154,10 @@ func TestConsoleBackendCloseReleases(t *testing.T) {
 	defer cancel()
 	_ = holdLock(t, other, p2)
 	lb := newLockBackend(sess)
-	if err := lb.Take(ctx, p1, lockops.KindMutex); err != nil {
+	if err := lb.Take(ctx, p1, ordering.KindMutex); err != nil {
 		t.Fatal(err)
 	}
-	if err := lb.Take(ctx, p2, lockops.KindMutex); err != nil {
+	if err := lb.Take(ctx, p2, ordering.KindMutex); err != nil {
 		t.Fatal(err)
 	}
 	c := testConn(t)

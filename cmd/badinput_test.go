@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/sandbox/sandboxtest"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -125,6 +126,9 @@ func TestBadInvocations(t *testing.T) {
 // --connect-timeout. The clock starts when the binary first dials, so the
 // start-up of a race-built binary on a loaded machine is not counted.
 func TestUnreachableWithinConnectTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out connect timeouts (make test runs it; -short does not)")
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -163,6 +167,7 @@ func TestUnreachableWithinConnectTimeout(t *testing.T) {
 // at once, naming them, well before the connect timeout; a server that
 // answers among refusing ones is still used.
 func TestRefusedNamedAtOnce(t *testing.T) {
+	sandboxtest.Need(t) // its second half connects to a live member
 	a, b := closedPort(t), closedPort(t)
 	start := time.Now()
 	_, stderr, code := runBinary(t, nil, "--servers", a+","+b, "--connect-timeout", "20s", "ls", "/x")

@@ -59,6 +59,9 @@ const promtoolInstall = "`make deps` installs it (Debian/Ubuntu: apt-get install
 // the series that should fire it, after its `for:`, and not on a near
 // miss.
 func TestAlertRulesPromtool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs promtool (make test installs and runs it; -short does not)")
+	}
 	promtool := lookTool(t, "promtool", promtoolInstall)
 	runTool(t, rulesDir, promtool, "check", "rules", rulesFile)
 	runTool(t, rulesDir, promtool, "test", "rules", rulesTest)

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox/peers"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
@@ -52,6 +52,7 @@ func startPane(t *testing.T, w, h int, env []string, argv ...string) *pane {
 // runs argv as "$@".
 func startPaneScript(t *testing.T, w, h int, env []string, script string, argv ...string) *pane {
 	t.Helper()
+	sandboxtest.Need(t) // a pane runs the binary, which starts or reaches a real ZooKeeper
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Fatalf("tmux is not installed: the end-to-end tests drive zklock in it; install it with `make deps` (Debian/Ubuntu: apt-get install tmux)")
@@ -284,7 +285,7 @@ func TestE2EConsole(t *testing.T) {
 
 	// f on the holder, confirmed by its sequence number: its node goes and
 	// the first waiter takes over, on screen.
-	hn, ok := lockops.ParseName(holder.Node())
+	hn, ok := ordering.ParseName(holder.Node())
 	if !ok {
 		t.Fatalf("holder's node %q", holder.Node())
 	}

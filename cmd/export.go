@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zklock/zklock/config"
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview"
 )
@@ -408,7 +408,7 @@ func lockMetricsOf(q *model.Queue) lockMetrics {
 	}
 	for _, n := range q.Nodes.All() {
 		start, _ := n.Tenure()
-		if n.Role == lockops.RoleHolder {
+		if n.Role == ordering.RoleHolder {
 			m.holders++
 			earliest(&m.holdSince, start)
 		} else {

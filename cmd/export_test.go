@@ -24,7 +24,7 @@ import (
 	pmodel "github.com/prometheus/common/model"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview"
 )
@@ -216,7 +216,7 @@ func TestExportMatchesLs(t *testing.T) {
 		v, _ := metricValue(scrape(t, lc), "zklock_lock_handoffs_total", "path", p)
 		return v == 1
 	})
-	eventually(t, 20*time.Second, "the second client to hold", func() bool { return locks[1].State() == lockops.LockHolding })
+	eventually(t, 20*time.Second, "the second client to hold", func() bool { return locks[1].State() == ordering.LockHolding })
 	compare("after the handoff")
 	if v, _ := metricValue(scrape(t, lc), "zklock_lock_handoffs_total", "path", p); v != 1 {
 		t.Errorf("handoffs_total %v after one handoff", v)
@@ -290,13 +290,13 @@ func syntheticSnapshot(parents, nodes int, at time.Time) *model.Snapshot {
 		for k := range nodes {
 			n := model.Node{
 				Name: fmt.Sprintf("_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-%010d", k), Seq: int32(k),
-				Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting,
+				Kind: ordering.KindMutex, Recipe: ordering.RecipeCurator, Role: ordering.RoleWaiting,
 				Session: int64(0x100000 + i*nodes + k), Czxid: int64(1<<32 + i*nodes + k + 1),
 			}.WithCtime(at.Add(-time.Duration(nodes-k) * time.Second))
 			n.SinceExact = true
 			n.SetSince(n.Ctime())
 			if k == 0 {
-				n.Role = lockops.RoleHolder
+				n.Role = ordering.RoleHolder
 			}
 			list = append(list, n)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
 	"github.com/zklock/zklock/sasl"
@@ -129,7 +130,7 @@ func TestGSSAPILeaderKill(t *testing.T) {
 	}
 	p := testPath(t)
 	mkdirsAs(t, alice, p, kerberosOnly(k, "alice"))
-	holder := holdOver(t, alice, p, lockops.LockHolding)
+	holder := holdOver(t, alice, p, ordering.LockHolding)
 	closeIfFailed(t, alice)
 	pr := startBinary(t, nil, append(gssapiFlags(k, strings.Join(servers, ","), "alice"),
 		"--session-timeout", "10s", "--connect-timeout", "40s", "run", p, "--", "sh", "-c", `echo "$ZKLOCK_NODE"`)...)
@@ -181,7 +182,7 @@ func TestGSSAPISessionExpiry(t *testing.T) {
 	t.Cleanup(func() { _ = px.Close() })
 	// The proxy's name must be the service principal's host: localhost.
 	s, mech := gssapiSession(t, k, []string{sandboxtest.Localhost(t, px.Addr())}, "alice", lockops.WithSessionTimeout(4*time.Second))
-	holder := holdOver(t, s, p, lockops.LockHolding)
+	holder := holdOver(t, s, p, ordering.LockHolding)
 	closeIfFailed(t, s)
 	node, gen, id, before := holder.Node(), s.Generation(), s.ID(), len(mech.exchanges())
 
@@ -203,7 +204,7 @@ func TestGSSAPISessionExpiry(t *testing.T) {
 	if _, _, err := s.ChildrenStat(context.Background(), p); err != nil {
 		t.Fatalf("the alice-only parent from the new session: %v", err)
 	}
-	again := holdOver(t, s, p, lockops.LockHolding)
+	again := holdOver(t, s, p, ordering.LockHolding)
 	closeIfFailed(t, s)
 	t.Logf("session %x expired; new session %x holds %s; %d GSSAPI exchanges in all", id, s.ID(), again.Node(), len(mech.exchanges()))
 }
@@ -217,7 +218,7 @@ func TestGSSAPICredentialCache(t *testing.T) {
 	alice, _ := gssapiSession(t, k, []string{server}, "alice")
 	p := testPath(t)
 	mkdirsAs(t, alice, p, kerberosOnly(k, "alice"))
-	holder := holdOver(t, alice, p, lockops.LockHolding)
+	holder := holdOver(t, alice, p, ordering.LockHolding)
 	dir := t.TempDir()
 	cache := func(name string, life time.Duration) []string {
 		cc := filepath.Join(dir, name+".cc")

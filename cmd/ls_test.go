@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
@@ -31,9 +32,9 @@ func queueOf(t *testing.T, p string, n int) []*lockops.Lock {
 		done := make(chan struct{})
 		go func() { defer close(done); _ = l.Acquire(ctx) }()
 		t.Cleanup(func() { cancel(); <-done; _ = l.Release(context.Background()) })
-		want := lockops.LockQueued
+		want := ordering.LockQueued
 		if i == 0 {
-			want = lockops.LockHolding
+			want = ordering.LockHolding
 		}
 		eventually(t, 20*time.Second, fmt.Sprintf("client %d to be %v", i, want), func() bool {
 			return l.State() == want && l.Node() != ""
@@ -323,7 +324,7 @@ func TestLsWithoutFourLetterWords(t *testing.T) {
 	defer s2.Close()
 	l2 := lockops.NewLock(s2, p)
 	go func() { _ = l2.Acquire(ctx) }()
-	eventually(t, 20*time.Second, "the waiter", func() bool { return l2.State() == lockops.LockQueued && l2.Node() != "" })
+	eventually(t, 20*time.Second, "the waiter", func() bool { return l2.State() == ordering.LockQueued && l2.Node() != "" })
 
 	start := time.Now()
 	out, errOut, code := runBinary(t, nil, "--servers", cl.ConnectString(), "ls", "--json", "--check", p)

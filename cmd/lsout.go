@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -87,7 +87,7 @@ func writeQueueText(b *strings.Builder, q model.Queue, now time.Time) {
 	}
 	holders, identities := 0, false
 	for _, n := range q.Nodes.All() {
-		if n.Role == lockops.RoleHolder {
+		if n.Role == ordering.RoleHolder {
 			holders++
 		}
 		identities = identities || n.Identity() != ""
@@ -140,7 +140,7 @@ func writeNodeRow(tw io.Writer, q model.Queue, i int, n *model.Node, now time.Ti
 		role += " (believes " + model.RoleWord(q.Type, n.Believes) + ")"
 	}
 	seq, node := strconv.Itoa(int(n.Seq)), model.SanitizeString(n.RelName(q.Path), 0)
-	if n.Recipe == lockops.RecipeEphemeral || n.Lease && n.Recipe == lockops.RecipeKazoo || n.Part() == model.PartBarrier || n.Part() == model.PartWaiter {
+	if n.Recipe == ordering.RecipeEphemeral || n.Lease && n.Recipe == ordering.RecipeKazoo || n.Part() == model.PartBarrier || n.Part() == model.PartWaiter {
 		seq = "-" // the plain ephemeral lock's node has no sequence, nor a barrier's
 	}
 	if n.Name == "" {
@@ -184,7 +184,7 @@ func age(n model.Node, now time.Time) string {
 		return "-"
 	case n.Part() != "":
 		return t // a recipe's part: neither held nor waiting
-	case n.Role == lockops.RoleHolder:
+	case n.Role == ordering.RoleHolder:
 		return "held " + t
 	}
 	return "waits " + t

@@ -11,7 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview"
 )
@@ -33,16 +33,16 @@ func sampleSnapshot() *model.Snapshot {
 				Path:  "/locks/job",
 				State: model.PathPresent,
 				Nodes: model.NodesOf(
-					model.Node{Name: "_c_6a3f0a1e-2b4c-4d5e-8f90-1a2b3c4d5e6f-lock-0000000007", Seq: 7, Kind: lockops.KindMutex,
-						Recipe: lockops.RecipeCurator, Role: lockops.RoleHolder, Believes: lockops.RoleHolder,
+					model.Node{Name: "_c_6a3f0a1e-2b4c-4d5e-8f90-1a2b3c4d5e6f-lock-0000000007", Seq: 7, Kind: ordering.KindMutex,
+						Recipe: ordering.RecipeCurator, Role: ordering.RoleHolder, Believes: ordering.RoleHolder,
 						Session: 0x100009311fa0000, DataLen: 8,
 						SinceExact: true}.WithClient("127.0.0.1:38920").WithData([]byte("10.0.0.7")).WithCtime(at.Add(-3*time.Second)).WithSince(at.Add(-2*time.Second)),
-					model.Node{Name: "0123456789abcdef0123456789abcdef__lock__0000000008", Seq: 8, Kind: lockops.KindMutex,
-						Recipe: lockops.RecipeKazoo, Role: lockops.RoleWaiting, Believes: lockops.RoleHolder,
+					model.Node{Name: "0123456789abcdef0123456789abcdef__lock__0000000008", Seq: 8, Kind: ordering.KindMutex,
+						Recipe: ordering.RecipeKazoo, Role: ordering.RoleWaiting, Believes: ordering.RoleHolder,
 						Session: 0x2, DataLen: 300,
 						SinceExact: true}.WithData([]byte("\x1b]52;c;evil\x07\xff")).WithCtime(at.Add(-time.Second)).WithSince(at.Add(-time.Second)),
-					model.Node{Name: "lock-0000000009", Seq: 9, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
-						Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting, Link: model.LinkMissing, Session: 0x3, SinceExact: true}.WithWatches("0123456789abcdef0123456789abcdef__lock__0000000008").WithCtime(at).WithSince(at),
+					model.Node{Name: "lock-0000000009", Seq: 9, Kind: ordering.KindMutex, Recipe: ordering.RecipePlain,
+						Role: ordering.RoleWaiting, Believes: ordering.RoleWaiting, Link: model.LinkMissing, Session: 0x3, SinceExact: true}.WithWatches("0123456789abcdef0123456789abcdef__lock__0000000008").WithCtime(at).WithSince(at),
 				),
 			}.WithRare(model.QueueRare{
 				Other: []string{"leases", "bad\x1b[2Jname"},
@@ -224,11 +224,11 @@ func TestWriteLsTextElection(t *testing.T) {
 	at := time.Date(2026, 3, 14, 3, 13, 4, 0, time.UTC)
 	q := model.Queue{Path: "/svc/leader", State: model.PathPresent, Type: model.TypeElection}
 	for i, uuid := range []string{"0f8fad5b-d9cb-469f-a165-70867728950e", "7c9e6679-7425-40de-944b-e07fc1f90ae7", "16fd2706-8baf-433b-82eb-8c7fada847da"} {
-		n := model.Node{Name: fmt.Sprintf("_c_%s-latch-%010d", uuid, i+1), Seq: int32(i + 1), Kind: lockops.KindMutex,
-			Recipe: lockops.RecipeCurator, Role: lockops.RoleHolder, Believes: lockops.RoleHolder, Session: 0x100 + int64(i),
+		n := model.Node{Name: fmt.Sprintf("_c_%s-latch-%010d", uuid, i+1), Seq: int32(i + 1), Kind: ordering.KindMutex,
+			Recipe: ordering.RecipeCurator, Role: ordering.RoleHolder, Believes: ordering.RoleHolder, Session: 0x100 + int64(i),
 			DataLen: 13}.WithData(fmt.Appendf(nil, "participant-%d", i+1)).WithCtime(at.Add(-2 * time.Minute)).WithSince(at.Add(-time.Minute))
 		if i > 0 {
-			n.Role, n.Believes, n.Link, n.SinceExact = lockops.RoleWaiting, lockops.RoleWaiting, model.LinkInferred, true
+			n.Role, n.Believes, n.Link, n.SinceExact = ordering.RoleWaiting, ordering.RoleWaiting, model.LinkInferred, true
 			n.SetWatches(q.Nodes.At(i - 1).Name)
 		}
 		q.Nodes = model.NodesOf(append(q.Nodes.Slice(), n)...)
@@ -252,10 +252,10 @@ func TestWriteLsTextElection(t *testing.T) {
 // sessions with an exists watch: no node, no sequence.
 func TestWriteLsTextEphemeral(t *testing.T) {
 	ctime := time.Date(2026, 3, 14, 3, 12, 0, 0, time.UTC)
-	eph := func(name string, session int64, role lockops.Role) model.Node {
-		return model.Node{Name: name, Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral, Role: role, Believes: role, Session: session}
+	eph := func(name string, session int64, role ordering.Role) model.Node {
+		return model.Node{Name: name, Kind: ordering.KindMutex, Recipe: ordering.RecipeEphemeral, Role: role, Believes: role, Session: session}
 	}
-	holder, w1, w2 := eph("owner", 0x11, lockops.RoleHolder), eph("", 0x22, lockops.RoleWaiting), eph("", 0x33, lockops.RoleWaiting)
+	holder, w1, w2 := eph("owner", 0x11, ordering.RoleHolder), eph("", 0x22, ordering.RoleWaiting), eph("", 0x33, ordering.RoleWaiting)
 	holder.Herd, holder.SinceExact = true, true
 	holder.SetCtime(ctime)
 	holder.SetSince(ctime)
@@ -286,22 +286,22 @@ func TestWriteLsTextEphemeral(t *testing.T) {
 // the check fails.
 func TestWriteLsSemaphore(t *testing.T) {
 	at := time.Date(2026, 11, 23, 1, 1, 0, 0, time.UTC)
-	node := func(seq int32, what string, role lockops.Role, watches string, link model.LinkStatus) model.Node {
+	node := func(seq int32, what string, role ordering.Role, watches string, link model.LinkStatus) model.Node {
 		n := model.Node{Name: fmt.Sprintf("_c_00000000-0000-4000-8000-%012d-%s-%010d", seq, what, seq), Seq: seq,
-			Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: role, Believes: role, Link: link, Session: 0x9 + int64(seq), SinceExact: true}.WithWatchesPredecessor(watches, watches).WithParent("/sem/x/locks").WithCtime(at.Add(time.Duration(seq-60) * time.Second))
+			Kind: ordering.KindMutex, Recipe: ordering.RecipeCurator, Role: role, Believes: role, Link: link, Session: 0x9 + int64(seq), SinceExact: true}.WithWatchesPredecessor(watches, watches).WithParent("/sem/x/locks").WithCtime(at.Add(time.Duration(seq-60) * time.Second))
 		if what == "lease" {
-			n.Kind, n.Lease = lockops.KindOther, true
+			n.Kind, n.Lease = ordering.KindOther, true
 			n.SetPredecessor("")
 			n.SetParent("/sem/x/leases")
 		}
 		n.SetSince(n.Ctime())
 		return n
 	}
-	l1, l2 := node(1, "lease", lockops.RoleHolder, "", model.LinkNone), node(2, "lease", lockops.RoleHolder, "", model.LinkNone)
-	lock3, lock4 := node(3, "lock", lockops.RoleWaiting, "/sem/x/leases", model.LinkInferred), node(4, "lock", lockops.RoleWaiting, "", model.LinkVerified)
+	l1, l2 := node(1, "lease", ordering.RoleHolder, "", model.LinkNone), node(2, "lease", ordering.RoleHolder, "", model.LinkNone)
+	lock3, lock4 := node(3, "lock", ordering.RoleWaiting, "/sem/x/leases", model.LinkInferred), node(4, "lock", ordering.RoleWaiting, "", model.LinkVerified)
 	lock4.SetWatchesPredecessor(lock3.Name, lock3.Name)
 	snap := &model.Snapshot{At: at, Queues: model.QueuesOf(model.Queue{Path: "/sem/x", State: model.PathPresent, Type: model.TypeSemaphore,
-		Nodes: model.NodesOf(l1, l2, node(3, "lease", lockops.RoleWaiting, "/sem/x/leases", model.LinkInferred), lock3, lock4),
+		Nodes: model.NodesOf(l1, l2, node(3, "lease", ordering.RoleWaiting, "/sem/x/leases", model.LinkInferred), lock3, lock4),
 	}.WithRare(model.QueueRare{
 		Limit:       1,
 		LimitSource: model.LimitFromConfig,
@@ -360,11 +360,11 @@ func TestWriteLsHostile(t *testing.T) {
 	})
 	add := func(prefix string, data []byte, dataLen int) {
 		seq := int32(q.Nodes.Len())
-		role := lockops.RoleHolder
+		role := ordering.RoleHolder
 		if seq > 0 {
-			role = lockops.RoleWaiting
+			role = ordering.RoleWaiting
 		}
-		n := model.Node{Name: fmt.Sprintf("x-%s-%010d", prefix, seq), Seq: seq, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
+		n := model.Node{Name: fmt.Sprintf("x-%s-%010d", prefix, seq), Seq: seq, Kind: ordering.KindMutex, Recipe: ordering.RecipePlain,
 			Role: role, Believes: role, Session: 0x100 + int64(seq), DataLen: int32(dataLen), SinceExact: true}.WithData(data).WithCtime(at).WithSince(at)
 		if seq > 0 {
 			n.Link = model.LinkVerified
@@ -422,11 +422,11 @@ func TestWriteLsTextEveryNode(t *testing.T) {
 	at := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
 	nodes := make([]model.Node, n)
 	for i := range nodes {
-		role := lockops.RoleWaiting
+		role := ordering.RoleWaiting
 		if i == 0 {
-			role = lockops.RoleHolder
+			role = ordering.RoleHolder
 		}
-		nodes[i] = model.Node{Name: fmt.Sprintf("lock-%010d", i), Seq: int32(i), Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
+		nodes[i] = model.Node{Name: fmt.Sprintf("lock-%010d", i), Seq: int32(i), Kind: ordering.KindMutex, Recipe: ordering.RecipePlain,
 			Role: role, Believes: role, Session: 0x100, DataLen: 1, SinceExact: true}.WithData([]byte("w")).WithCtime(at).WithSince(at)
 	}
 	q := model.Queue{Path: "/big", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(nodes...)}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sessions"
 )
@@ -29,13 +29,13 @@ func wideSnapshot(parents int, at time.Time) *model.Snapshot {
 			for k := range 1 + 2*boolInt(i%100 == 0) {
 				n := model.Node{
 					Name: fmt.Sprintf("_c_0f6e4c9a-1d2b-4c3d-8e9f-%012d-lock-%010d", i, k), Seq: int32(k),
-					Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
+					Kind: ordering.KindMutex, Recipe: ordering.RecipeCurator, Role: ordering.RoleWaiting, Believes: ordering.RoleWaiting,
 					Session: int64(0x100000 + (i+10*k)*3),
 				}.WithCtime(at.Add(-time.Duration(i%3600+k) * time.Second)).WithData([]byte(fmt.Sprintf("worker-%d <pid %d>", i, k)))
 				n.SinceExact = true
 				n.SetSince(n.Ctime())
 				if k == 0 {
-					n.Role, n.Believes = lockops.RoleHolder, lockops.RoleHolder
+					n.Role, n.Believes = ordering.RoleHolder, ordering.RoleHolder
 				} else {
 					n.Link = model.LinkVerified
 					n.SetWatches(nodes[k-1].Name)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/sandbox/peers"
 )
 
@@ -102,7 +102,7 @@ func runAgainstPeer(t *testing.T, kind peers.Kind, styleFlags []string, wellName
 		if !wellNamed(n) {
 			t.Errorf("zklock's node %s is not named like %s's", n, kind)
 		}
-		if pn, ok := lockops.ParseName(n); !ok || pn.Kind != lockops.KindMutex {
+		if pn, ok := ordering.ParseName(n); !ok || pn.Kind != ordering.KindMutex {
 			t.Errorf("zklock's node %s does not parse as a mutex node", n)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview"
 )
@@ -168,7 +169,7 @@ func (f *nodeFacts) write(w io.Writer, title string) {
 		data = "-"
 	}
 	role := "waiting in line"
-	if n.Believes == lockops.RoleHolder || n.Role == lockops.RoleHolder {
+	if n.Believes == ordering.RoleHolder || n.Role == ordering.RoleHolder {
 		role = "HOLDER"
 		if !n.Since().IsZero() {
 			role += " for at least " + time.Since(n.Since()).Round(time.Second).String()

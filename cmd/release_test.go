@@ -11,6 +11,7 @@ import (
 
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // TestReleaseForceHandsOver: `release --force --yes` on the holder's node
@@ -26,7 +27,7 @@ func TestReleaseForceHandsOver(t *testing.T) {
 	defer cancel()
 	acquired := make(chan error, 1)
 	go func() { acquired <- waiter.Acquire(ctx) }()
-	eventually(t, 20*time.Second, "the waiter to queue", func() bool { return waiter.State() == lockops.LockQueued && waiter.Node() != "" })
+	eventually(t, 20*time.Second, "the waiter to queue", func() bool { return waiter.State() == ordering.LockQueued && waiter.Node() != "" })
 
 	audit := filepath.Join(t.TempDir(), "audit.log")
 	node := p + "/" + holder.Node()

@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview"
 )
@@ -114,14 +115,14 @@ participant and CMD runs while it leads.`,
 
 var errRunUsage = errors.New("usage: zklock run [flags] PATH -- CMD [ARGS...]")
 
-func parseKind(s string) (lockops.Kind, error) {
+func parseKind(s string) (ordering.Kind, error) {
 	switch s {
 	case "mutex":
-		return lockops.KindMutex, nil
+		return ordering.KindMutex, nil
 	case "read":
-		return lockops.KindRead, nil
+		return ordering.KindRead, nil
 	case "write":
-		return lockops.KindWrite, nil
+		return ordering.KindWrite, nil
 	}
 	return 0, fmt.Errorf("--kind %q: want mutex, read or write", s)
 }
@@ -230,7 +231,7 @@ func parseRunArgs(dash int, args []string, o runOptions) (p string, argv []strin
 func runLockOptions(o runOptions) ([]lockops.Option, error) {
 	opts := []lockops.Option{lockops.WithNote(o.note)}
 	if o.style != "" {
-		st, err := lockops.ParseStyle(o.style)
+		st, err := ordering.ParseStyle(o.style)
 		if err != nil {
 			return nil, err
 		}
@@ -297,7 +298,7 @@ func (j *runJob) acquire(ctx context.Context, rep *waitReporter) error {
 			fmt.Errorf("run: %s not acquired within %s%s", p, j.o.timeout, holderText(ctx, j.sess, p)))
 	case runRefusal(p, err) != nil:
 		return j.finish(config.OutcomeError, exitFailure, runRefusal(p, err))
-	case errors.Is(err, lockops.ErrMixedRecipes):
+	case errors.Is(err, ordering.ErrMixedRecipes):
 		return j.finish(config.OutcomeError, exitFailure,
 			fmt.Errorf("run: refusing to join %s: %w (pass --allow-mixed to join anyway; two holders are then possible)", p, err))
 	default:
@@ -364,7 +365,7 @@ func (j *runJob) childEnv(nodePath string) []string {
 	env = append(env, "ZKLOCK_PATH="+j.path, "ZKLOCK_NODE="+nodePath,
 		"ZKLOCK_FENCING_TOKEN="+strconv.FormatInt(j.target.hold.FencingToken(), 10),
 		fmt.Sprintf("ZKLOCK_SESSION=0x%x", j.sess.ID()))
-	if n, ok := lockops.ParseName(path.Base(nodePath)); ok {
+	if n, ok := ordering.ParseName(path.Base(nodePath)); ok {
 		env = append(env, fmt.Sprintf("ZKLOCK_SEQ=%d", n.Seq))
 	}
 	return env
@@ -469,7 +470,7 @@ func holderText(ctx context.Context, sess *lockops.Session, p string) string {
 	}
 	var hs []model.Node
 	for _, n := range snap.Queues.At(0).Nodes.All() {
-		if n.Role == lockops.RoleHolder {
+		if n.Role == ordering.RoleHolder {
 			hs = append(hs, *n)
 		}
 	}

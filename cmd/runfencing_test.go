@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // holdEnvScript writes CMD's view of its hold to $OUT, then holds until
@@ -57,7 +57,7 @@ func TestRunFencingEnv(t *testing.T) {
 	p := testPath(t)
 	f, czxid, owner := runHoldEnvAndStat(t, nil, p)
 	t.Logf("CMD saw %v; the node's czxid %d, owner 0x%x", f, czxid, owner)
-	n, ok := lockops.ParseName(filepath.Base(f[0]))
+	n, ok := ordering.ParseName(filepath.Base(f[0]))
 	if !ok || !strings.HasPrefix(f[0], p+"/") {
 		t.Fatalf("ZKLOCK_NODE %q is not a lock node under %s", f[0], p)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/sandbox/peers"
 	"github.com/zklock/zklock/third_party/zk"
 )
@@ -269,7 +269,7 @@ func TestRunElection(t *testing.T) {
 // TestWaitLineLease: an admitted contender waiting for a lease says so,
 // naming the path whose children it watches.
 func TestWaitLineLease(t *testing.T) {
-	got := waitLine("/jobs/slots", lockops.Progress{State: lockops.LockQueued, Position: 1, Watching: "/jobs/slots/leases"}, "", 0, false)
+	got := waitLine("/jobs/slots", ordering.Progress{State: ordering.LockQueued, Position: 1, Watching: "/jobs/slots/leases"}, "", 0, false)
 	want := "zklock: waiting for /jobs/slots: 1st in line, waiting for a lease (watching the children of /jobs/slots/leases)"
 	if got != want {
 		t.Fatalf("%q\nwant %q", got, want)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview"
 )
@@ -57,7 +58,7 @@ type waitReporter struct {
 	every, gap time.Duration
 
 	mu        sync.Mutex
-	p         lockops.Progress
+	p         ordering.Progress
 	holders   []model.Node
 	firstSeen map[string]time.Time // holders by name: first seen holding
 	lastLine  string
@@ -75,7 +76,7 @@ func newWaitReporter(out io.Writer, tty bool, p string, lookup func(context.Cont
 }
 
 // Progress is the Lock's callback (lockops.WithProgress).
-func (r *waitReporter) Progress(p lockops.Progress) {
+func (r *waitReporter) Progress(p ordering.Progress) {
 	r.mu.Lock()
 	if r.done {
 		r.mu.Unlock()
@@ -201,7 +202,7 @@ func (r *waitReporter) read(ctx context.Context) time.Duration {
 func (r *waitReporter) changed() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.p.State == lockops.LockQueued && r.key() != r.lastKey
+	return r.p.State == ordering.LockQueued && r.key() != r.lastKey
 }
 
 // key is what a log line is written again for. Guarded by mu.
@@ -234,7 +235,7 @@ func (r *waitReporter) Stop() {
 func (r *waitReporter) draw(now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.done || r.p.State != lockops.LockQueued {
+	if r.done || r.p.State != ordering.LockQueued {
 		return
 	}
 	holder := holdersText(r.holders, false, func(n *model.Node) string {
@@ -257,7 +258,7 @@ func (r *waitReporter) draw(now time.Time) {
 // waitLine is one report: "zklock: waiting for /locks/x: 3rd in line,
 // watching #41; held by ... ; waited 12s". The elapsed wait is left out of
 // the lines written to a log (one line per change, not per second).
-func waitLine(p string, pr lockops.Progress, holder string, waited time.Duration, tty bool) string {
+func waitLine(p string, pr ordering.Progress, holder string, waited time.Duration, tty bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "zklock: waiting for %s: %s in line", model.SanitizeString(p, 60), ordinal(pr.Position))
 	switch {
@@ -303,7 +304,7 @@ func queueLookup(sess *lockops.Session, p string) func(context.Context, string) 
 		look := queueLook{At: snap.At}
 		line := 0
 		for _, n := range snap.Queues.At(0).Nodes.All() {
-			if n.Role == lockops.RoleHolder {
+			if n.Role == ordering.RoleHolder {
 				look.Holders = append(look.Holders, *n)
 			}
 			if n.Lease {

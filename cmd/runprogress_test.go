@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -16,17 +16,17 @@ import (
 // CMD's output starts on a clean line.
 func TestWaitReporterTerminal(t *testing.T) {
 	var out lockedBuffer
-	holder := model.Node{Name: "lock-0000000003", Seq: 3, Session: 1, Role: lockops.RoleHolder}
+	holder := model.Node{Name: "lock-0000000003", Seq: 3, Session: 1, Role: ordering.RoleHolder}
 	r := newWaitReporter(&out, true, "/locks/x", func(context.Context, string) queueLook {
 		return queueLook{Position: 2, Holders: []model.Node{holder}, At: time.Now()}
 	})
 	r.Start(context.Background())
-	r.Progress(lockops.Progress{State: lockops.LockQueued, Position: 2, Watching: "lock-0000000003"})
+	r.Progress(ordering.Progress{State: ordering.LockQueued, Position: 2, Watching: "lock-0000000003"})
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.Contains(out.String(), "held by #3") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	r.Progress(lockops.Progress{State: lockops.LockHolding, Position: 1})
+	r.Progress(ordering.Progress{State: ordering.LockHolding, Position: 1})
 	r.Stop()
 	got := out.String()
 	if !strings.HasPrefix(got, "\r\x1b[Kzklock: waiting for /locks/x: 2nd in line, watching #3; held by #3 (session 0x1); waited ") {
@@ -42,8 +42,8 @@ func TestWaitReporterQuickHold(t *testing.T) {
 	var out lockedBuffer
 	r := newWaitReporter(&out, false, "/locks/x", nil)
 	r.Start(context.Background())
-	r.Progress(lockops.Progress{State: lockops.LockQueued, Position: 1})
-	r.Progress(lockops.Progress{State: lockops.LockHolding, Position: 1})
+	r.Progress(ordering.Progress{State: ordering.LockQueued, Position: 1})
+	r.Progress(ordering.Progress{State: ordering.LockHolding, Position: 1})
 	r.Stop()
 	if out.String() != "" {
 		t.Errorf("a quick hold was reported: %q", out.String())
@@ -72,7 +72,7 @@ func TestWaitReporterLogsMoves(t *testing.T) {
 	})
 	r.every, r.gap = 5*time.Millisecond, 5*time.Millisecond
 	r.Start(context.Background())
-	r.Progress(lockops.Progress{State: lockops.LockQueued, Node: "lock-0000000009", Position: 8, Watching: "lock-0000000008", At: time.Now()})
+	r.Progress(ordering.Progress{State: ordering.LockQueued, Node: "lock-0000000009", Position: 8, Watching: "lock-0000000008", At: time.Now()})
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(out.String(), "2nd in line") && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
@@ -94,8 +94,8 @@ func TestWaitReporterLogsMoves(t *testing.T) {
 // at least, since the reports first saw it.
 func TestHoldersText(t *testing.T) {
 	h := model.Node{Name: "lock-0000000131", Seq: 131, Session: 0x1a, DataLen: 9,
-		Role: lockops.RoleHolder}.WithClient("10.0.0.7:4711").WithData([]byte("deploy@ci")).WithCtime(time.Now().Add(-time.Hour))
-	lease := model.Node{Name: "_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lease-0000000004", Seq: 4, Session: 0x2b, Lease: true, Role: lockops.RoleHolder}
+		Role: ordering.RoleHolder}.WithClient("10.0.0.7:4711").WithData([]byte("deploy@ci")).WithCtime(time.Now().Add(-time.Hour))
+	lease := model.Node{Name: "_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lease-0000000004", Seq: 4, Session: 0x2b, Lease: true, Role: ordering.RoleHolder}
 	for _, tc := range []struct {
 		hs      []model.Node
 		full    bool

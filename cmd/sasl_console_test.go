@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // TestSASLConsoleHeader: the console authenticated as alice shows the
@@ -16,7 +16,7 @@ func TestSASLConsoleHeader(t *testing.T) {
 	alice := saslSession(t, c, "alice", "alice-secret")
 	p := testPath(t)
 	mkdirsAs(t, alice, p, aliceOnly)
-	holder := holdOver(t, alice, p, lockops.LockHolding)
+	holder := holdOver(t, alice, p, ordering.LockHolding)
 	args, env := saslFlags(c, "alice", "alice-secret")
 	pane := startPane(t, 160, 48, e2eEnv(t, env...), append([]string{bin}, append(args, p)...)...)
 	s := pane.waitText("sasl alice", holder.Node()[:11])

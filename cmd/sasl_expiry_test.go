@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sasl"
 )
@@ -34,7 +35,7 @@ func TestSASLSessionExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	holder := holdOver(t, s, p, lockops.LockHolding)
+	holder := holdOver(t, s, p, ordering.LockHolding)
 	node, gen, id := holder.Node(), s.Generation(), s.ID()
 
 	px.Cut()
@@ -60,6 +61,6 @@ func TestSASLSessionExpiry(t *testing.T) {
 	if _, _, err := s.ChildrenStat(context.Background(), p); err != nil {
 		t.Fatalf("the alice-only parent from the new session: %v", err)
 	}
-	again := holdOver(t, s, p, lockops.LockHolding)
+	again := holdOver(t, s, p, ordering.LockHolding)
 	t.Logf("session %x expired; new session %x (generation %d) holds %s on the sasl:alice parent", id, s.ID(), s.Generation(), again.Node())
 }

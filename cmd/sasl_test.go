@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
 	"github.com/zklock/zklock/sasl"
@@ -55,7 +56,7 @@ func TestSASLLsRunRelease(t *testing.T) {
 	alice := saslSession(t, c, "alice", "alice-secret")
 	p := testPath(t)
 	mkdirsAs(t, alice, p, aliceOnly)
-	holder := holdOver(t, alice, p, lockops.LockHolding)
+	holder := holdOver(t, alice, p, ordering.LockHolding)
 
 	args, env := saslFlags(c, "alice", "alice-secret")
 	out, errOut, code := runBinary(t, env, append(args, "ls", "--json", p)...)
@@ -132,7 +133,7 @@ func TestSASLLeaderKill(t *testing.T) {
 	alice := saslSession(t, c, "alice", "alice-secret")
 	p := testPath(t)
 	mkdirsAs(t, alice, p, aliceOnly)
-	holder := holdOver(t, alice, p, lockops.LockHolding)
+	holder := holdOver(t, alice, p, ordering.LockHolding)
 	args, env := saslFlags(c, "alice", "alice-secret")
 	pr := startBinary(t, env, append(args, "run", p, "--", "sh", "-c", `echo "$ZKLOCK_NODE"`)...)
 	eventually(t, 20*time.Second, "run's node to queue", func() bool {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox/peers"
 	"github.com/zklock/zklock/sessions"
@@ -27,7 +28,7 @@ func waitOn(t *testing.T, s *lockops.Session, p string) *lockops.Lock {
 	go func() { defer close(done); _ = l.Acquire(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	eventually(t, 20*time.Second, "a waiter queued on "+p, func() bool {
-		return l.State() == lockops.LockQueued && l.Node() != ""
+		return l.State() == ordering.LockQueued && l.Node() != ""
 	})
 	return l
 }

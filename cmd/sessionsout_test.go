@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sessions"
 )
@@ -19,14 +19,14 @@ import (
 func TestSessionsSemaphoreNodes(t *testing.T) {
 	at := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
 	const uuid = "0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f"
-	lease := func(seq int32, s int64, role lockops.Role) model.Node {
-		return model.Node{Name: fmt.Sprintf("_c_%s-lease-%010d", uuid, seq), Seq: seq, Lease: true, Recipe: lockops.RecipeCurator,
+	lease := func(seq int32, s int64, role ordering.Role) model.Node {
+		return model.Node{Name: fmt.Sprintf("_c_%s-lease-%010d", uuid, seq), Seq: seq, Lease: true, Recipe: ordering.RecipeCurator,
 			Role: role, Believes: role, Session: s, SinceExact: true}.WithParent("/sem/leases").WithCtime(at.Add(-2 * time.Second)).WithSince(at.Add(-2 * time.Second))
 	}
-	admit := model.Node{Name: fmt.Sprintf("_c_%s-lock-%010d", uuid, 79), Seq: 79, Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator,
-		Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting, Session: 2, SinceExact: true}.WithWatches("/sem/leases").WithParent("/sem/locks").WithCtime(at.Add(-3 * time.Second)).WithSince(at.Add(-3 * time.Second))
+	admit := model.Node{Name: fmt.Sprintf("_c_%s-lock-%010d", uuid, 79), Seq: 79, Kind: ordering.KindMutex, Recipe: ordering.RecipeCurator,
+		Role: ordering.RoleWaiting, Believes: ordering.RoleWaiting, Session: 2, SinceExact: true}.WithWatches("/sem/leases").WithParent("/sem/locks").WithCtime(at.Add(-3 * time.Second)).WithSince(at.Add(-3 * time.Second))
 	q := model.Queue{Path: "/sem", State: model.PathPresent, Type: model.TypeSemaphore,
-		Nodes: model.NodesOf(lease(78, 1, lockops.RoleHolder), lease(79, 2, lockops.RoleWaiting), admit)}.WithRare(model.QueueRare{Limit: 1, LimitSource: model.LimitDeduced})
+		Nodes: model.NodesOf(lease(78, 1, ordering.RoleHolder), lease(79, 2, ordering.RoleWaiting), admit)}.WithRare(model.QueueRare{Limit: 1, LimitSource: model.LimitDeduced})
 	ss := sessions.SessionsOf(&model.Snapshot{At: at, Queues: model.QueuesOf(q)})
 	var out strings.Builder
 	if err := writeSessionsText(&out, ss); err != nil {
@@ -56,15 +56,15 @@ func TestSessionsTextAndJSON(t *testing.T) {
 	at := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
 	// node is a plain lock node of session s, holding or waiting since d
 	// before at.
-	node := func(seq int32, s int64, role lockops.Role, d time.Duration) model.Node {
-		return model.Node{Name: fmt.Sprintf("lock-%010d", seq), Seq: seq, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
+	node := func(seq int32, s int64, role ordering.Role, d time.Duration) model.Node {
+		return model.Node{Name: fmt.Sprintf("lock-%010d", seq), Seq: seq, Kind: ordering.KindMutex, Recipe: ordering.RecipePlain,
 			Role: role, Believes: role, Session: s, SinceExact: true}.WithClient(fmt.Sprintf("10.0.0.%d:4000", s)).WithSince(at.Add(-d))
 	}
 	evil := model.Queue{Path: "/locks/\x1b]0;pwned\a", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(
-		node(1, 2, lockops.RoleHolder, time.Minute), node(2, 1, lockops.RoleWaiting, 20*time.Second), node(3, 3, lockops.RoleWaiting, 30*time.Second))}
+		node(1, 2, ordering.RoleHolder, time.Minute), node(2, 1, ordering.RoleWaiting, 20*time.Second), node(3, 3, ordering.RoleWaiting, 30*time.Second))}
 	evil.Nodes.At(2).SetClient("\x1b[2J")
 	a := model.Queue{Path: "/locks/a", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(
-		node(1, 1, lockops.RoleHolder, time.Minute), node(2, 2, lockops.RoleWaiting, 10*time.Second))}
+		node(1, 1, ordering.RoleHolder, time.Minute), node(2, 2, ordering.RoleWaiting, 10*time.Second))}
 	queues := []model.Queue{evil, a} // by path
 	ss := sessions.SessionsOf(&model.Snapshot{At: at, Queues: model.QueuesOf(queues...), Deadlocks: sessions.FindDeadlocks(model.QueuesOf(queues...), at)})
 	var out strings.Builder

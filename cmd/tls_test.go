@@ -16,6 +16,7 @@ import (
 
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
@@ -64,7 +65,7 @@ func tlsSession(t *testing.T, c *sandbox.Cluster, opts ...lockops.SessionOption)
 
 // holdOver takes p with s, in the background; it returns once held or
 // queued and releases at the end of the test.
-func holdOver(t *testing.T, s *lockops.Session, p string, want lockops.LockState) *lockops.Lock {
+func holdOver(t *testing.T, s *lockops.Session, p string, want ordering.LockState) *lockops.Lock {
 	t.Helper()
 	l := lockops.NewLock(s, p, lockops.WithNote("tls-test"))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -93,8 +94,8 @@ func lsJSON(t *testing.T, out string) []model.JSONPath {
 func TestTLSLsAndRun(t *testing.T) {
 	c := sharedTLS.Cluster(t)
 	p := testPath(t)
-	holder := holdOver(t, tlsSession(t, c), p, lockops.LockHolding)
-	waiter := holdOver(t, tlsSession(t, c), p, lockops.LockQueued)
+	holder := holdOver(t, tlsSession(t, c), p, ordering.LockHolding)
+	waiter := holdOver(t, tlsSession(t, c), p, ordering.LockQueued)
 
 	out, errOut, code := runBinary(t, nil, append(tlsFlags(c, ""), "ls", "--json", p)...)
 	if code != 0 {
@@ -119,7 +120,7 @@ func TestTLSLsAndRun(t *testing.T) {
 	if err := holder.Release(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, "the waiter to hold", func() bool { return waiter.State() == lockops.LockHolding })
+	eventually(t, 20*time.Second, "the waiter to hold", func() bool { return waiter.State() == ordering.LockHolding })
 	if err := waiter.Release(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestTLSChroot(t *testing.T) {
 	rel := "/locks/x" + strings.TrimPrefix(testPath(t), "/t")
 	abs := "/app" + rel
 	mkdirs(t, testTLSConn(t, c), abs, nil)
-	holder := holdOver(t, tlsSession(t, c), abs, lockops.LockHolding)
+	holder := holdOver(t, tlsSession(t, c), abs, ordering.LockHolding)
 
 	out, errOut, code := runBinary(t, nil, append(tlsFlags(c, "/app"), "ls", "--json", rel)...)
 	if code != 0 {
@@ -318,14 +319,14 @@ func TestTLSBadConnections(t *testing.T) {
 func TestTLSForceRelease(t *testing.T) {
 	c := sharedTLS.Cluster(t)
 	p := testPath(t)
-	holder := holdOver(t, tlsSession(t, c), p, lockops.LockHolding)
-	waiter := holdOver(t, tlsSession(t, c), p, lockops.LockQueued)
+	holder := holdOver(t, tlsSession(t, c), p, ordering.LockHolding)
+	waiter := holdOver(t, tlsSession(t, c), p, ordering.LockQueued)
 	audit := filepath.Join(t.TempDir(), "audit.log")
 	_, errOut, code := runBinary(t, nil, append(tlsFlags(c, ""), "--audit-log", audit, "release", "--force", "--yes", p+"/"+holder.Node())...)
 	if code != 0 {
 		t.Fatalf("release --force over TLS: code %d, stderr %q", code, errOut)
 	}
-	eventually(t, 20*time.Second, "the waiter to hold", func() bool { return waiter.State() == lockops.LockHolding })
+	eventually(t, 20*time.Second, "the waiter to hold", func() bool { return waiter.State() == ordering.LockHolding })
 	select {
 	case <-holder.Done():
 	case <-time.After(20 * time.Second):

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/third_party/zk"
 )
@@ -45,7 +45,7 @@ func TestX509ACL(t *testing.T) {
 	s := tlsSession(t, c)
 	p := testPath(t)
 	mkdirsAs(t, s, p, []zk.ACL{{Perms: zk.PermAll, Scheme: "x509", ID: id}})
-	holder := holdOver(t, s, p, lockops.LockHolding)
+	holder := holdOver(t, s, p, ordering.LockHolding)
 
 	flags := tlsFlags(c, "")
 	// The console reads the queue and says whom the servers take it for.

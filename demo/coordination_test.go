@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview"
 )
@@ -50,7 +51,7 @@ func TestDemoSemaphoreAndElection(t *testing.T) {
 		var leader string
 		n := 0
 		for _, node := range q.Nodes.All() {
-			if node.Role == lockops.RoleHolder {
+			if node.Role == ordering.RoleHolder {
 				leader, n = node.Name, n+1
 			}
 		}
@@ -67,7 +68,7 @@ func TestDemoSemaphoreAndElection(t *testing.T) {
 			return false
 		}
 		for _, n := range sem.Nodes.All() {
-			if n.Lease && n.Role == lockops.RoleHolder {
+			if n.Lease && n.Role == ordering.RoleHolder {
 				leases = append(leases, n.Name)
 				if !strings.Contains(string(n.Data()), " pid ") {
 					t.Errorf("lease %s data %q is not a worker's identity", n.Name, n.Data())
@@ -79,7 +80,7 @@ func TestDemoSemaphoreAndElection(t *testing.T) {
 	waitUntil(t, "a lease changing hands", func() bool {
 		sem, _ := load()
 		for _, n := range sem.Nodes.All() {
-			if n.Lease && n.Role == lockops.RoleHolder && !slices.Contains(leases, n.Name) {
+			if n.Lease && n.Role == ordering.RoleHolder && !slices.Contains(leases, n.Name) {
 				return true
 			}
 		}

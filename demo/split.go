@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -58,7 +59,7 @@ func (d *Workload) Split(ctx context.Context, p string) (string, error) {
 	}
 	note := ""
 	for _, e := range q.Entries {
-		if e.Kind == lockops.KindRead || e.Kind == lockops.KindWrite {
+		if e.Kind == ordering.KindRead || e.Kind == ordering.KindWrite {
 			note = fmt.Sprintf(" (%s is a read/write lock, where readers share: the split is on %s)", p, Billing)
 			p = Billing
 			if q, err = d.queue(ctx, p); err != nil {
@@ -81,14 +82,14 @@ func (d *Workload) Split(ctx context.Context, p string) (string, error) {
 	}
 
 	if len(q.Entries) == 0 {
-		curator := &demoClient{demoRole: demoRole{who: "ledger-sync@java-svc-1", path: p, kind: lockops.KindMutex, hold: demoSpan{splitLife, splitLife}}, split: true}
-		if _, err := d.startSplitClient(ctx, curator, lockops.StyleCurator); err != nil {
+		curator := &demoClient{demoRole: demoRole{who: "ledger-sync@java-svc-1", path: p, kind: ordering.KindMutex, hold: demoSpan{splitLife, splitLife}}, split: true}
+		if _, err := d.startSplitClient(ctx, curator, ordering.StyleCurator); err != nil {
 			end()
 			return "", err
 		}
 	}
-	kazoo := &demoClient{demoRole: demoRole{who: "nightly-export.py@batch-7", path: p, kind: lockops.KindMutex, hold: demoSpan{splitHold, splitHold}}, split: true}
-	node, err := d.startSplitClient(ctx, kazoo, lockops.StyleKazoo)
+	kazoo := &demoClient{demoRole: demoRole{who: "nightly-export.py@batch-7", path: p, kind: ordering.KindMutex, hold: demoSpan{splitHold, splitHold}}, split: true}
+	node, err := d.startSplitClient(ctx, kazoo, ordering.StyleKazoo)
 	if err != nil {
 		end()
 		return "", err
@@ -128,7 +129,7 @@ func (d *Workload) splitHoldersText(ctx context.Context, p string) string {
 // startSplitClient starts a client that takes p in the given style,
 // allowing a mixed queue, for at most splitLife, and returns its node name
 // once created.
-func (d *Workload) startSplitClient(ctx context.Context, c *demoClient, style lockops.Style) (string, error) {
+func (d *Workload) startSplitClient(ctx context.Context, c *demoClient, style ordering.Style) (string, error) {
 	sess, err := lockops.Connect(ctx, d.servers, d.sessOpts...)
 	if err != nil {
 		return "", fmt.Errorf("demo: split client: %w", err)
@@ -137,7 +138,7 @@ func (d *Workload) startSplitClient(ctx context.Context, c *demoClient, style lo
 	created := make(chan string, 1)
 	var l demoHold = lockops.NewLock(sess, c.path, lockops.WithStyle(style), lockops.WithAllowMixed(),
 		lockops.WithData([]byte(c.identity())),
-		lockops.WithProgress(func(p lockops.Progress) {
+		lockops.WithProgress(func(p ordering.Progress) {
 			if p.Node != "" {
 				select {
 				case created <- p.Node:
@@ -145,7 +146,7 @@ func (d *Workload) startSplitClient(ctx context.Context, c *demoClient, style lo
 				}
 			}
 		}))
-	if style == lockops.StyleKazoo {
+	if style == ordering.StyleKazoo {
 		l = newStockKazooHold(sess, c.path, []byte(c.identity()))
 	}
 	d.mu.Lock()

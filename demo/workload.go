@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/ui"
 )
@@ -73,7 +74,7 @@ func (s demoSpan) pick() time.Duration { return s.lo + rand.N(s.hi-s.lo+1) }
 type demoRole struct {
 	who   string
 	path  string
-	kind  lockops.Kind
+	kind  ordering.Kind
 	hold  demoSpan
 	think demoSpan
 }
@@ -93,25 +94,25 @@ func demoRoles() []demoRole {
 		"billing-reconcile@worker-3", "invoice-sender@worker-7", "payments-settle@batch-2", "refund-sweeper@worker-1",
 		"ledger-export@batch-4", "dunning-mailer@worker-5", "tax-calc@worker-2", "fx-rates-sync@cron-1",
 	} {
-		rs = append(rs, demoRole{who, Billing, lockops.KindMutex, busyHold, busyThink})
+		rs = append(rs, demoRole{who, Billing, ordering.KindMutex, busyHold, busyThink})
 	}
 	for _, who := range []string{"orders-api@web-1", "orders-api@web-2", "checkout@web-3", "order-search@api-1"} {
-		rs = append(rs, demoRole{who, Orders, lockops.KindRead, readHold, readThink})
+		rs = append(rs, demoRole{who, Orders, ordering.KindRead, readHold, readThink})
 	}
 	for _, who := range []string{"orders-migrate@batch-1", "order-compactor@worker-6"} {
-		rs = append(rs, demoRole{who, Orders, lockops.KindWrite, writeHold, writeThink})
+		rs = append(rs, demoRole{who, Orders, ordering.KindWrite, writeHold, writeThink})
 	}
 	rs = append(rs,
-		demoRole{"weekly-report@cron-2", Reports, lockops.KindMutex, demoSpan{12 * time.Second, 25 * time.Second}, demoSpan{15 * time.Second, 40 * time.Second}},
-		demoRole{"reports-export@analytics-1", Reports, lockops.KindMutex, demoSpan{4 * time.Second, 8 * time.Second}, demoSpan{25 * time.Second, 60 * time.Second}},
+		demoRole{"weekly-report@cron-2", Reports, ordering.KindMutex, demoSpan{12 * time.Second, 25 * time.Second}, demoSpan{15 * time.Second, 40 * time.Second}},
+		demoRole{"reports-export@analytics-1", Reports, ordering.KindMutex, demoSpan{4 * time.Second, 8 * time.Second}, demoSpan{25 * time.Second, 60 * time.Second}},
 	)
 	leaseHold, leaseThink := demoSpan{2500 * time.Millisecond, 6 * time.Second}, demoSpan{300 * time.Millisecond, 1500 * time.Millisecond}
 	for _, who := range []string{"thumbnailer@render-1", "thumbnailer@render-2", "transcoder@render-3", "pdf-render@render-4", "thumbnailer@render-5"} {
-		rs = append(rs, demoRole{who, Slots, lockops.KindMutex, leaseHold, leaseThink})
+		rs = append(rs, demoRole{who, Slots, ordering.KindMutex, leaseHold, leaseThink})
 	}
 	leadHold, leadThink := demoSpan{8 * time.Second, 15 * time.Second}, demoSpan{time.Second, 2 * time.Second}
 	for _, who := range []string{"scheduler@sched-a", "scheduler@sched-b", "scheduler@sched-c"} {
-		rs = append(rs, demoRole{who, Leader, lockops.KindMutex, leadHold, leadThink})
+		rs = append(rs, demoRole{who, Leader, ordering.KindMutex, leadHold, leadThink})
 	}
 	return rs
 }
@@ -554,14 +555,14 @@ func (d *Workload) Kill(ctx context.Context, p string) (string, error) {
 }
 
 // queue lists p and orders it as the console does.
-func (d *Workload) queue(ctx context.Context, p string) (lockops.Ordering, error) {
+func (d *Workload) queue(ctx context.Context, p string) (ordering.Ordering, error) {
 	lctx, cancel := context.WithTimeout(ctx, demoCallTimeout)
 	defer cancel()
 	children, err := d.admin.Children(lctx, p)
 	if err != nil {
-		return lockops.Ordering{}, fmt.Errorf("demo: %w", err)
+		return ordering.Ordering{}, fmt.Errorf("demo: %w", err)
 	}
-	return lockops.Order(children), nil
+	return ordering.Order(children), nil
 }
 
 // nodeRef names a node by its sequence number, as the console does.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/third_party/zk"
 
 	"github.com/zklock/zklock/lockops"
@@ -21,20 +22,20 @@ import (
 const demoWait = 20 * time.Second
 
 // demoQueue lists path as the console orders it.
-func demoQueue(t *testing.T, conn *zk.Conn, path string) lockops.Ordering {
+func demoQueue(t *testing.T, conn *zk.Conn, path string) ordering.Ordering {
 	t.Helper()
 	children, _, err := conn.Children(path)
 	if err != nil {
 		t.Fatalf("list %s: %v", path, err)
 	}
-	return lockops.Order(children)
+	return ordering.Order(children)
 }
 
 // holderOf is the node that holds path by sequence order ("" for none).
 func holderOf(t *testing.T, conn *zk.Conn, path string) string {
 	t.Helper()
 	for _, e := range demoQueue(t, conn, path).Entries {
-		if e.Role == lockops.RoleHolder {
+		if e.Role == ordering.RoleHolder {
 			return e.Name
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -39,13 +40,13 @@ type created struct {
 // A Curator LeaderLatch queue (family curator-latch) is joined as a
 // participant, "_c_<uuid>-latch-": LeaderLatch sorts by the text after
 // "latch-", so it sees no other name.
-func nodePrefix(j joinAs, kind Kind) (string, error) {
-	if j.style == StyleKazoo {
+func nodePrefix(j joinAs, kind ordering.Kind) (string, error) {
+	if j.style == ordering.StyleKazoo {
 		h, err := randomHex()
 		if err != nil {
 			return "", err
 		}
-		if kind == KindRead {
+		if kind == ordering.KindRead {
 			return h + "__rlock__", nil
 		}
 		return h + "__lock__", nil
@@ -55,13 +56,13 @@ func nodePrefix(j joinAs, kind Kind) (string, error) {
 		return "", err
 	}
 	switch {
-	case kind == KindRead:
+	case kind == ordering.KindRead:
 		return "_c_" + uuid + "-__READ__", nil
-	case kind == KindWrite && j.family != FamilyCuratorMutex,
-		kind == KindMutex && j.family == FamilyCuratorRW:
+	case kind == ordering.KindWrite && j.family != ordering.FamilyCuratorMutex,
+		kind == ordering.KindMutex && j.family == ordering.FamilyCuratorRW:
 		return "_c_" + uuid + "-__WRIT__", nil
-	case j.family == FamilyCuratorLatch:
-		return "_c_" + uuid + "-" + curatorLatchMarker, nil
+	case j.family == ordering.FamilyCuratorLatch:
+		return "_c_" + uuid + "-" + ordering.LatchMarker, nil
 	}
 	return "_c_" + uuid + "-lock-", nil
 }

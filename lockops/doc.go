@@ -1,24 +1,21 @@
-// Package lockops is zklock's lock core: the ordering function that turns a
-// lock parent's children into a queue (shared by the console and the lock),
-// the lock itself (acquire, try-acquire, release, loss signalling,
-// protected create), a semaphore's lease and a LeaderLatch participant
-// built on it, and the operator's force-release and polite revoke.
+// Package lockops is zklock's lock core: the lock itself (acquire,
+// try-acquire, release, loss signalling, protected create), a semaphore's
+// lease and a LeaderLatch participant built on it, the operator's
+// force-release and polite revoke, and the Session they all share (one
+// go-zookeeper connection, its requests, TLS and SASL).
+//
+// The ordering vocabulary (Order, ParsedName, Kind, Recipe, Role, Style,
+// Progress) lives in lockops/ordering, which imports no ZooKeeper client:
+// the console's model and every reader of a queue import it, not lockops.
+// The lock decides with ordering.Order, never with a rule of its own.
 //
 // Every blocking call takes a context.Context first; cancelling a waiting
 // acquire deletes the caller's own node before returning. lockops imports
-// only the zk client; it must never import zkview or ui.
+// only the zk client and lockops/ordering; it must never import zkview or
+// ui.
 //
 // One file per concept, as etcd's client/v3/concurrency:
 //
-//   - order.go: Order, the ordering function, and the Ordering it returns;
-//     change.go: Ordering.Change, a queue's next order from the names added
-//     and removed, for a queue of one recipe's mutex nodes (anything else
-//     goes back to Order);
-//     names.go reads a child's name (ParseName, SeqLess, Style);
-//     replay.go replays each recipe's own decision (Believes, Watches);
-//     family.go: which recipes can see each other (the functions behind
-//     Ordering's Recipes, SplitHolders and MixedRecipes; DetectStyle).
-//     The lock decides with Order, never with a rule of its own.
 //   - session.go: Session owns one go-zookeeper connection, is the only
 //     consumer of its events and fans its state out on Changed() without
 //     ever dropping a change. Generation counts sessions. The Session's
@@ -42,6 +39,8 @@
 //   - lock.go: Lock, joining a queue in its style (options.go: its
 //     options), its fencing token; hold.go: the hold and its loss,
 //     release. The Lock's methods live in these two files.
+//     sent.go: sentWatch, which tells when a request's bytes are on the
+//     wire, so that the listing behind a create is sent at once.
 //     create.go: protected create (a fresh guid in the name; a node made
 //     before a lost connection is found again by it): protectedCreate over
 //     a lockParent (the Session and the parent's server path), which is

@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // Order reads a lock parent's children in sequence order, whatever their
 // recipes' prefixes: a browser that sorts by name would put the Kazoo node
 // first.
 func ExampleOrder() {
-	q := lockops.Order([]string{
+	q := ordering.Order([]string{
 		"_c_4f1c2a8e-0b7d-4c1e-9a55-2f6d0c3b9e71-lock-0000000012",
 		"0123456789abcdef0123456789abcdef__lock__0000000011",
 		"leases",

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/peers"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
@@ -160,7 +161,7 @@ type faultContender struct {
 
 	cycles atomic.Int64
 	losses atomic.Int64
-	lostAt atomic.Int64 // unix ns of the last LockLost progress report
+	lostAt atomic.Int64 // unix ns of the last ordering.LockLost progress report
 
 	mu   sync.Mutex
 	errs []string // Acquire or Release errors, for the log
@@ -177,8 +178,8 @@ func newFaultContender(t *testing.T, ctx context.Context, c *sandbox.Cluster, na
 	}
 	t.Cleanup(s.Close)
 	fc.s = s
-	opts = append(opts, WithNote(name), WithProgress(func(p Progress) {
-		if p.State == LockLost {
+	opts = append(opts, WithNote(name), WithProgress(func(p ordering.Progress) {
+		if p.State == ordering.LockLost {
 			fc.lostAt.Store(p.At.UnixNano())
 		}
 	}))
@@ -298,7 +299,7 @@ func (fc *faultContender) holdCut(ctx context.Context, span *critSpan, plan cutP
 		case <-ctx.Done():
 			span.end = time.Now().Round(0)
 		case <-tick.C:
-			if plan.restoreAfter > 0 && time.Now().After(restoreAt) && fc.l.State() == LockHolding && fc.s.State() == SessionConnected {
+			if plan.restoreAfter > 0 && time.Now().After(restoreAt) && fc.l.State() == ordering.LockHolding && fc.s.State() == SessionConnected {
 				span.end = time.Now().Round(0)
 			}
 		}
@@ -316,7 +317,7 @@ func (fc *faultContender) holdCut(ctx context.Context, span *critSpan, plan cutP
 		case st.EphemeralOwner != fc.s.ID():
 			out.ownerErr = fmt.Errorf("node owned by 0x%x, session is 0x%x", st.EphemeralOwner, fc.s.ID())
 		default:
-			out.stillHeld = fc.l.State() == LockHolding
+			out.stillHeld = fc.l.State() == ordering.LockHolding
 		}
 	}
 	return out

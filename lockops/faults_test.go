@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/peers"
 )
@@ -104,7 +105,7 @@ func startFaultScenario(t *testing.T) *faultScenario {
 	stamp := time.Now().UnixNano()
 	f.locks = []faultLock{
 		{fmt.Sprintf("/faults/curator-%d", stamp), peers.Curator, nil},
-		{fmt.Sprintf("/faults/kazoo-%d", stamp), peers.Kazoo, []Option{WithStyle(StyleKazoo)}},
+		{fmt.Sprintf("/faults/kazoo-%d", stamp), peers.Kazoo, []Option{WithStyle(ordering.StyleKazoo)}},
 	}
 	for li, lk := range f.locks {
 		var cs []*faultContender
@@ -384,7 +385,7 @@ func (f *faultScenario) checkExclusion(t *testing.T) {
 // request or a lost hold must not leave a node in a live session.
 func (f *faultScenario) checkNothingLeft(t *testing.T) {
 	for _, fc := range f.ours {
-		if st := fc.l.State(); st == LockQueued || st == LockHolding || st == LockSuspended {
+		if st := fc.l.State(); st == ordering.LockQueued || st == ordering.LockHolding || st == ordering.LockSuspended {
 			t.Errorf("%s still %s after stopping", fc.name, st)
 		}
 	}
@@ -497,7 +498,7 @@ func testReleaseAcrossFailover(t *testing.T, c *sandbox.Cluster) {
 	if err := c.Members()[victim].Kill(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, faultTimeout, "holder suspended", func() bool { return holder.State() != LockHolding })
+	eventually(t, faultTimeout, "holder suspended", func() bool { return holder.State() != ordering.LockHolding })
 	start := time.Now()
 	if err := holder.Release(ctx); err != nil {
 		t.Fatalf("Release across the failover: %v", err)
@@ -541,8 +542,8 @@ func testCancelQueuedWhileCut(t *testing.T, c *sandbox.Cluster) {
 	defer ws.Close()
 	var queued sync.Once
 	isQueued := make(chan struct{})
-	waiter := NewLock(ws, p, WithProgress(func(pr Progress) {
-		if pr.State == LockQueued && pr.Watching != "" {
+	waiter := NewLock(ws, p, WithProgress(func(pr ordering.Progress) {
+		if pr.State == ordering.LockQueued && pr.Watching != "" {
 			queued.Do(func() { close(isQueued) })
 		}
 	}))

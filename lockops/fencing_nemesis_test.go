@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/sandbox"
 )
 
@@ -240,7 +241,9 @@ func (r *historyRun) partition(t *testing.T) {
 	defer r.pins.unpin()
 	w.links.cut()
 	r.faults++
-	eventually(t, 30*time.Second, "the cut holder to learn of its loss", func() bool { return w.l.Err() != nil || w.l.State() != LockHolding && w.l.State() != LockSuspended })
+	eventually(t, 30*time.Second, "the cut holder to learn of its loss", func() bool {
+		return w.l.Err() != nil || w.l.State() != ordering.LockHolding && w.l.State() != ordering.LockSuspended
+	})
 	others := r.totalHolds() - w.holds.Load()
 	eventually(t, 60*time.Second, "another holder while cut", func() bool { return r.totalHolds()-w.holds.Load() > others })
 	w.links.restore()

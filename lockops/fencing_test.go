@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -38,7 +39,7 @@ func holdOnce(t *testing.T, ctx context.Context, check *Session, what string, l 
 		t.Fatalf("%s: %v", what, err)
 	}
 	h := holdToken{what: what, token: l.FencingToken(), czxid: readCzxidOf(t, check, l.Path()+"/"+l.Node()), seq: -1}
-	if n, ok := ParseName(l.Node()); ok {
+	if n, ok := ordering.ParseName(l.Node()); ok {
 		h.seq = n.Seq
 	}
 	if err := l.Release(ctx); err != nil {
@@ -95,7 +96,7 @@ func TestFencingTokenAcrossRecipes(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		n, _ := ParseName(l.Node())
+		n, _ := ordering.ParseName(l.Node())
 		h := holdToken{what: "queue holder", token: l.FencingToken(), czxid: readCzxidOf(t, check, p+"/"+l.Node()), seq: n.Seq}
 		hs = append(hs, h)
 		if err := l.Release(ctx); err != nil {
@@ -104,9 +105,9 @@ func TestFencingTokenAcrossRecipes(t *testing.T) {
 	}
 
 	hs = append(hs,
-		holdOnce(t, ctx, check, "kazoo-style mutex", NewLock(connect(t), p, WithStyle(StyleKazoo))),
-		holdOnce(t, ctx, check, "curator-style write lock", NewLock(connect(t), p, WithKind(KindWrite))),
-		holdOnce(t, ctx, check, "curator-style read lock", NewLock(connect(t), p, WithKind(KindRead))),
+		holdOnce(t, ctx, check, "kazoo-style mutex", NewLock(connect(t), p, WithStyle(ordering.StyleKazoo))),
+		holdOnce(t, ctx, check, "curator-style write lock", NewLock(connect(t), p, WithKind(ordering.KindWrite))),
+		holdOnce(t, ctx, check, "curator-style read lock", NewLock(connect(t), p, WithKind(ordering.KindRead))),
 	)
 
 	// The parent deleted and made again: sequences restart, tokens do not.
@@ -132,7 +133,7 @@ func TestFencingTokenLeasesAndLatch(t *testing.T) {
 	latch := NewLock(connect(t), base+"/latch", WithLatch())
 	hs = append(hs, holdOnce(t, ctx, check, "latch participant", latch))
 
-	for _, st := range []Style{StyleCurator, StyleKazoo} {
+	for _, st := range []ordering.Style{ordering.StyleCurator, ordering.StyleKazoo} {
 		m := NewSemaphore(connect(t), base+"/sem-"+st.String(), WithLimit(2), WithStyle(st))
 		if m.FencingToken() != 0 {
 			t.Fatalf("token %d before the first lease", m.FencingToken())

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -27,7 +28,7 @@ func lockNodeStat(ctx context.Context, s *Session, nodePath string) (string, *zk
 	if err := ValidPath(nodePath); err != nil {
 		return "", nil, err
 	}
-	if n, ok := ParseName(path.Base(nodePath)); (!ok || n.Kind == KindOther) && !IsHex32(path.Base(nodePath)) {
+	if n, ok := ordering.ParseName(path.Base(nodePath)); (!ok || n.Kind == ordering.KindOther) && !ordering.IsHex32(path.Base(nodePath)) {
 		return "", nil, fmt.Errorf("%w: %s is not named like a lock node", ErrNotLockNode, nodePath)
 	}
 	abs := s.Abs(nodePath)

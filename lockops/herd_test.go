@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/fourletter"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // TestNoHerdWchc: with 32 waiters queued, the server's own watch list
@@ -33,8 +34,8 @@ func TestNoHerdWchc(t *testing.T) {
 	)
 	for i := range waiters {
 		s := connect(t)
-		l := NewLock(s, p, WithProgress(func(pr Progress) {
-			if pr.State == LockQueued {
+		l := NewLock(s, p, WithProgress(func(pr ordering.Progress) {
+			if pr.State == ordering.LockQueued {
 				mu.Lock()
 				queued[i] = true
 				mu.Unlock()
@@ -50,7 +51,7 @@ func TestNoHerdWchc(t *testing.T) {
 	})
 	abs := hs.Abs(p)
 	kids := children(t, hs, p)
-	q := Order(kids)
+	q := ordering.Order(kids)
 	if len(q.Entries) != waiters+1 {
 		t.Fatalf("%d lock nodes, want %d", len(q.Entries), waiters+1)
 	}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/peers"
 )
@@ -121,7 +122,7 @@ func TestFencingUnderPeerPause(t *testing.T) {
 	kinds := []struct {
 		kind peers.Kind
 		opts []Option
-	}{{peers.Curator, []Option{WithStyle(StyleCurator)}}, {peers.Kazoo, []Option{WithStyle(StyleKazoo)}}}
+	}{{peers.Curator, []Option{WithStyle(ordering.StyleCurator)}}, {peers.Kazoo, []Option{WithStyle(ordering.StyleKazoo)}}}
 	for _, k := range kinds {
 		if err := peers.Available(k.kind); err != nil {
 			t.Fatalf("the suite needs real %s clients: %v", k.kind, err)

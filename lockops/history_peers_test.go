@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/peers"
 	"github.com/zklock/zklock/third_party/zk"
@@ -421,8 +422,8 @@ func TestHistoryWithPeersUnderFaults(t *testing.T) {
 	ctx := tctx(t, 10*time.Minute+soak)
 	check := checkSession(t, c.Servers())
 	m := &peerMix{c: c, ctx: ctx, parents: []*peerParent{
-		newPeerParent(t, ctx, c, check, peers.Curator, WithStyle(StyleCurator)),
-		newPeerParent(t, ctx, c, check, peers.Kazoo, WithStyle(StyleKazoo)),
+		newPeerParent(t, ctx, c, check, peers.Curator, WithStyle(ordering.StyleCurator)),
+		newPeerParent(t, ctx, c, check, peers.Kazoo, WithStyle(ordering.StyleKazoo)),
 	}}
 	wctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -75,13 +76,13 @@ func deleteOwned(s *Session, abs string, gen uint64) error {
 func (l *Lock) hold(t tenure) {
 	ctx, cancel := context.WithCancel(context.Background())
 	l.mu.Lock()
-	l.state = LockHolding
+	l.state = ordering.LockHolding
 	l.ten = t
 	l.done = make(chan struct{})
 	l.err = nil
 	l.stop = cancel
 	l.mu.Unlock()
-	l.report(Progress{State: LockHolding, Node: t.node, Position: 1})
+	l.report(ordering.Progress{State: ordering.LockHolding, Node: t.node, Position: 1})
 	go l.monitor(ctx, t)
 }
 
@@ -146,7 +147,7 @@ func (l *Lock) checkSession(ctx context.Context, t tenure, m *holdWatch, st Sess
 	case st == SessionSuspended:
 		if !m.suspended {
 			m.suspended = true
-			l.setHoldState(LockSuspended, t)
+			l.setHoldState(ordering.LockSuspended, t)
 		}
 	case st == SessionConnected && m.suspended:
 		// Same session back: the node should still be there; make sure.
@@ -162,7 +163,7 @@ func (l *Lock) checkSession(ctx context.Context, t tenure, m *holdWatch, st Sess
 			return true, false
 		}
 		m.suspended = false
-		l.setHoldState(LockHolding, t)
+		l.setHoldState(ordering.LockHolding, t)
 	}
 	return false, false
 }
@@ -224,15 +225,15 @@ func (l *Lock) awaitOwn(ctx context.Context, t tenure, m *holdWatch, sch <-chan 
 	return false
 }
 
-func (l *Lock) setHoldState(st LockState, t tenure) {
+func (l *Lock) setHoldState(st ordering.LockState, t tenure) {
 	l.mu.Lock()
-	if l.releasing || (l.state != LockHolding && l.state != LockSuspended) {
+	if l.releasing || (l.state != ordering.LockHolding && l.state != ordering.LockSuspended) {
 		l.mu.Unlock()
 		return
 	}
 	l.state = st
 	l.mu.Unlock()
-	l.report(Progress{State: st, Node: t.node, Position: 1})
+	l.report(ordering.Progress{State: st, Node: t.node, Position: 1})
 }
 
 // lose ends a hold that its holder did not end. If the session may still
@@ -240,16 +241,16 @@ func (l *Lock) setHoldState(st LockState, t tenure) {
 // should the same session come back, so a lock given up is never held.
 func (l *Lock) lose(t tenure, why error) {
 	l.mu.Lock()
-	if l.releasing || (l.state != LockHolding && l.state != LockSuspended) {
+	if l.releasing || (l.state != ordering.LockHolding && l.state != ordering.LockSuspended) {
 		l.mu.Unlock()
 		return
 	}
 	err := fmt.Errorf("%w: %s: %w", ErrLost, t.node, why)
-	l.state = LockLost
+	l.state = ordering.LockLost
 	l.err = err
 	close(l.done)
 	l.mu.Unlock()
-	l.report(Progress{State: LockLost, Node: t.node, Err: err})
+	l.report(ordering.Progress{State: ordering.LockLost, Node: t.node, Err: err})
 	if !errors.Is(why, ErrNodeDeleted) {
 		go deleteOwned(l.s, t.abs, t.gen)
 	}
@@ -269,13 +270,13 @@ func (l *Lock) revoke(t tenure) { l.lose(t, ErrRevoked) }
 func (l *Lock) Release(ctx context.Context) error {
 	l.mu.Lock()
 	switch l.state {
-	case LockHolding, LockSuspended, LockLost:
+	case ordering.LockHolding, ordering.LockSuspended, ordering.LockLost:
 	default:
 		l.mu.Unlock()
 		return fmt.Errorf("release %s: %w", l.path, ErrNotHeld)
 	}
 	t, stop := l.ten, l.stop
-	t.lost = l.state == LockLost
+	t.lost = l.state == ordering.LockLost
 	l.releasing = true
 	l.mu.Unlock()
 
@@ -328,10 +329,10 @@ func (l *Lock) deleteForRelease(ctx context.Context, t tenure) error {
 
 func (l *Lock) finishRelease(t tenure, err error) {
 	l.mu.Lock()
-	if l.state != LockLost {
+	if l.state != ordering.LockLost {
 		close(l.done)
 	}
-	l.state = LockIdle
+	l.state = ordering.LockIdle
 	l.mu.Unlock()
-	l.report(Progress{State: LockReleased, Node: t.node, Err: err})
+	l.report(ordering.Progress{State: ordering.LockReleased, Node: t.node, Err: err})
 }

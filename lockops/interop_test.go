@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/sandbox/peers"
 )
 
@@ -134,20 +135,20 @@ func TestInteropWithRealClients(t *testing.T) {
 
 			// In time order, the sequences rise: FIFO across both libraries.
 			sort.Slice(rec.all, func(i, j int) bool { return rec.all[i].Start.Before(rec.all[j].Start) })
-			want := RecipeCurator
+			want := ordering.RecipeCurator
 			if kind == peers.Kazoo {
-				want = RecipeKazoo
+				want = ordering.RecipeKazoo
 			}
-			var prev *ParsedName
+			var prev *ordering.ParsedName
 			for _, s := range rec.all {
-				n, ok := ParseName(s.node)
+				n, ok := ordering.ParseName(s.node)
 				if !ok {
 					t.Fatalf("unparsable node %q", s.node)
 				}
 				if n.Recipe != want {
 					t.Fatalf("%s node %q in a %s queue", s.Who, n.Name, kind)
 				}
-				if prev != nil && !SeqLess(prev.Seq, n.Seq) {
+				if prev != nil && !ordering.SeqLess(prev.Seq, n.Seq) {
 					t.Fatalf("%s held before %s: not in sequence order", prev.Name, n.Name)
 				}
 				prev = &n
@@ -185,12 +186,12 @@ func TestStockCuratorAndKazooSplit(t *testing.T) {
 	}
 	t.Logf("both hold at once: curator %s, kazoo %s", ch.Node(), kh.Node())
 	s := connect(t)
-	q := Order(children(t, s, p))
+	q := ordering.Order(children(t, s, p))
 	if split := q.SplitHolders(); len(split) != 2 {
 		t.Errorf("Order sees split holders %v, want both nodes", split)
 	}
 	_, err = NewLock(s, p).TryAcquire(ctx)
-	if !errors.Is(err, ErrMixedRecipes) {
+	if !errors.Is(err, ordering.ErrMixedRecipes) {
 		t.Fatalf("joining a split queue: %v, want ErrMixedRecipes", err)
 	}
 	t.Logf("refusal: %v", err)
@@ -232,13 +233,13 @@ func TestRealClientQueuesOrder(t *testing.T) {
 		peer  *peers.Proc
 		first int // first client of the peer used
 		steps []step
-		kinds []Kind
+		kinds []ordering.Kind
 	}{
-		{"curator-mutex", cur, 0, []step{{M, true}, {M, false}, {M, false}}, []Kind{KindMutex, KindMutex, KindMutex}},
-		{"curator-rw", cur, 3, []step{{W, true}, {R, false}, {R, false}, {W, false}}, []Kind{KindWrite, KindRead, KindRead, KindWrite}},
-		{"kazoo-mutex", kaz, 0, []step{{M, true}, {M, false}, {M, false}}, []Kind{KindMutex, KindMutex, KindMutex}},
+		{"curator-mutex", cur, 0, []step{{M, true}, {M, false}, {M, false}}, []ordering.Kind{ordering.KindMutex, ordering.KindMutex, ordering.KindMutex}},
+		{"curator-rw", cur, 3, []step{{W, true}, {R, false}, {R, false}, {W, false}}, []ordering.Kind{ordering.KindWrite, ordering.KindRead, ordering.KindRead, ordering.KindWrite}},
+		{"kazoo-mutex", kaz, 0, []step{{M, true}, {M, false}, {M, false}}, []ordering.Kind{ordering.KindMutex, ordering.KindMutex, ordering.KindMutex}},
 		// Kazoo's last reader waits on the writer queued before it.
-		{"kazoo-rw", kaz, 3, []step{{R, true}, {R, true}, {W, false}, {R, false}}, []Kind{KindRead, KindRead, KindWrite, KindRead}},
+		{"kazoo-rw", kaz, 3, []step{{R, true}, {R, true}, {W, false}, {R, false}}, []ordering.Kind{ordering.KindRead, ordering.KindRead, ordering.KindWrite, ordering.KindRead}},
 	}
 	for _, qd := range queues {
 		p := base + "/" + qd.name
@@ -253,7 +254,7 @@ func TestRealClientQueuesOrder(t *testing.T) {
 				}
 			}
 			eventually(t, 20*time.Second, fmt.Sprintf("%s node %d", qd.name, i), func() bool {
-				return len(Order(children(t, s, p)).Entries) == i+1
+				return len(ordering.Order(children(t, s, p)).Entries) == i+1
 			})
 		}
 	}
@@ -272,7 +273,7 @@ func TestRealClientQueuesOrder(t *testing.T) {
 		for _, qd := range queues {
 			p := base + "/" + qd.name
 			abs := s.Abs(p)
-			q := Order(children(t, s, p))
+			q := ordering.Order(children(t, s, p))
 			if len(q.Entries) != len(qd.steps) {
 				t.Fatalf("%s: %d entries, want %d", qd.name, len(q.Entries), len(qd.steps))
 			}
@@ -284,14 +285,14 @@ func TestRealClientQueuesOrder(t *testing.T) {
 				if want := qd.peer.Session(qd.first + i); stat.EphemeralOwner != want {
 					t.Fatalf("%s %s: owner 0x%x, want the step's session 0x%x", qd.name, e.Name, stat.EphemeralOwner, want)
 				}
-				if e.Kind != qd.kinds[i] || (e.Role == RoleHolder) != qd.steps[i].holds {
+				if e.Kind != qd.kinds[i] || (e.Role == ordering.RoleHolder) != qd.steps[i].holds {
 					t.Errorf("%s %s: kind %v role %v, want kind %v holds %v", qd.name, e.Name, e.Kind, e.Role, qd.kinds[i], qd.steps[i].holds)
 				}
 				// Believes is a replay on today's list (see Order): a Kazoo
 				// 2.8 reader that got the lock before a writer queued
 				// behind it would, asked now, wait for that writer; it
 				// holds all the same, and watches nothing.
-				replayOnly := e.Role == RoleHolder && qd.name == "kazoo-rw" && e.Kind == KindRead
+				replayOnly := e.Role == ordering.RoleHolder && qd.name == "kazoo-rw" && e.Kind == ordering.KindRead
 				if e.Believes != e.Role && !replayOnly {
 					t.Errorf("%s %s: believes %v, role %v", qd.name, e.Name, e.Believes, e.Role)
 				}
@@ -302,7 +303,7 @@ func TestRealClientQueuesOrder(t *testing.T) {
 					}
 				}
 				var model []string
-				if e.Watches != "" && e.Role == RoleWaiting {
+				if e.Watches != "" && e.Role == ordering.RoleWaiting {
 					model = []string{e.Watches}
 				}
 				slices.Sort(real)

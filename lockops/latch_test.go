@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/sandbox/peers"
 )
 
@@ -129,14 +130,14 @@ func TestLatchRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := NewLock(connect(t), p, WithLatch()).Acquire(ctx)
-	if !errors.Is(err, ErrMixedRecipes) {
+	if !errors.Is(err, ordering.ErrMixedRecipes) {
 		t.Fatalf("a latch participant on a mutex queue: %v, want ErrMixedRecipes", err)
 	}
 	t.Log(err)
 	if k := children(t, connect(t), p); len(k) != 1 {
 		t.Fatalf("queue %v after the refusal", k)
 	}
-	for _, opts := range [][]Option{{WithLatch(), WithKind(KindRead)}, {WithLatch(), WithStyle(StyleKazoo)}} {
+	for _, opts := range [][]Option{{WithLatch(), WithKind(ordering.KindRead)}, {WithLatch(), WithStyle(ordering.StyleKazoo)}} {
 		if err := NewLock(connect(t), p+"-x", opts...).Acquire(ctx); err == nil {
 			t.Errorf("latch with %d options accepted", len(opts))
 		}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -50,49 +51,6 @@ var (
 	errSessionGone = errors.New("lockops: session ended while queued")
 )
 
-// LockState is where a Lock is in its life.
-type LockState int
-
-const (
-	LockIdle      LockState = iota // not acquiring, not held
-	LockQueued                     // own node created, waiting
-	LockHolding                    // held
-	LockSuspended                  // held, but the link is down: the session may live on
-	LockLost                       // was held, lost (see Err)
-	LockReleased                   // released by its holder (reported once, then idle)
-)
-
-func (s LockState) String() string {
-	switch s {
-	case LockIdle:
-		return "idle"
-	case LockQueued:
-		return "queued"
-	case LockHolding:
-		return "holding"
-	case LockSuspended:
-		return "suspended"
-	case LockLost:
-		return "lost"
-	case LockReleased:
-		return "released"
-	}
-	return "unknown"
-}
-
-// Progress is what a Lock reports as it goes, for the console.
-type Progress struct {
-	State    LockState
-	Node     string // own node name
-	Position int    // 1-based place in the queue (1 = first); 0 when not queued
-	// Watching is the node waited on, "" unless queued; a path (with its
-	// leading "/") when the wait is on a children watch: a semaphore's
-	// admitted contender waiting for a lease.
-	Watching string
-	At       time.Time
-	Err      error // why, for LockLost
-}
-
 // Lock is one client's lock on one lock parent, in the classic recipe:
 // an ephemeral sequential child, the children listed, held when the
 // ordering function (Order) says the child has no predecessor, otherwise
@@ -106,7 +64,7 @@ type Lock struct {
 	cfg     lockConfig
 
 	mu        sync.Mutex
-	state     LockState
+	state     ordering.LockState
 	node      string
 	ten       tenure
 	done      chan struct{}
@@ -120,7 +78,7 @@ type Lock struct {
 // NewLock prepares a lock on the lock parent path (as the user sees it;
 // the Session's chroot is applied). Nothing is sent until Acquire.
 func NewLock(s *Session, p string, opts ...Option) *Lock {
-	cfg := lockConfig{kind: KindMutex, acl: zk.WorldACL(zk.PermAll)}
+	cfg := lockConfig{kind: ordering.KindMutex, acl: zk.WorldACL(zk.PermAll)}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -129,9 +87,9 @@ func NewLock(s *Session, p string, opts ...Option) *Lock {
 		l.pathErr = err
 	} else if p == "/" {
 		l.pathErr = fmt.Errorf("the root cannot be a lock parent")
-	} else if cfg.kind != KindMutex && cfg.kind != KindRead && cfg.kind != KindWrite {
+	} else if cfg.kind != ordering.KindMutex && cfg.kind != ordering.KindRead && cfg.kind != ordering.KindWrite {
 		l.pathErr = fmt.Errorf("kind %s is not a lock kind", cfg.kind)
-	} else if cfg.latch && (cfg.kind != KindMutex || cfg.styleSet && cfg.style != StyleCurator) {
+	} else if cfg.latch && (cfg.kind != ordering.KindMutex || cfg.styleSet && cfg.style != ordering.StyleCurator) {
 		l.pathErr = fmt.Errorf("a LeaderLatch participant is a Curator-style mutex node, not %s %s", cfg.style, cfg.kind)
 	} else if cfg.limit != 0 {
 		l.pathErr = fmt.Errorf("WithLimit is a semaphore's option (NewSemaphore)")
@@ -174,7 +132,7 @@ func (l *Lock) Node() string {
 }
 
 // State is where the Lock is now.
-func (l *Lock) State() LockState {
+func (l *Lock) State() ordering.LockState {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.state
@@ -246,17 +204,17 @@ func (l *Lock) acquire(ctx context.Context, wait bool) (bool, error) {
 	}
 	l.mu.Lock()
 	switch l.state {
-	case LockQueued, LockHolding, LockSuspended:
+	case ordering.LockQueued, ordering.LockHolding, ordering.LockSuspended:
 		l.mu.Unlock()
 		return false, fmt.Errorf("acquire %s: %w", l.path, ErrInUse)
 	}
-	l.state, l.node, l.err, l.releasing = LockQueued, "", nil, false
+	l.state, l.node, l.err, l.releasing = ordering.LockQueued, "", nil, false
 	l.mu.Unlock()
 
 	t, held, err := l.contend(ctx, wait)
 	if err != nil || !held {
 		l.mu.Lock()
-		l.state = LockIdle
+		l.state = ordering.LockIdle
 		l.mu.Unlock()
 		if err != nil {
 			return false, fmt.Errorf("acquire %s: %w", l.path, err)
@@ -271,13 +229,13 @@ func (l *Lock) acquire(ctx context.Context, wait bool) (bool, error) {
 // queue it joins ("" for an empty queue), which picks between Curator's
 // mutex names and its read/write names.
 type joinAs struct {
-	style  Style
+	style  ordering.Style
 	family string
 }
 
 // joinFor is how to join a queue of others that is not mixed.
-func joinFor(q Ordering) joinAs {
-	st, _ := DetectStyle(q)
+func joinFor(q ordering.Ordering) joinAs {
+	st, _ := ordering.DetectStyle(q)
 	j := joinAs{style: st}
 	if len(q.Entries) > 0 {
 		j.family = q.Entries[0].Family()
@@ -289,10 +247,10 @@ func joinFor(q Ordering) joinAs {
 type restyle struct{ join joinAs }
 
 func (r restyle) Error() string {
-	return "queue changed style again (now " + r.join.style.String() + " " + r.join.family + "): clients of both kinds keep arriving: " + ErrMixedRecipes.Error()
+	return "queue changed style again (now " + r.join.style.String() + " " + r.join.family + "): clients of both kinds keep arriving: " + ordering.ErrMixedRecipes.Error()
 }
 
-func (r restyle) Unwrap() error { return ErrMixedRecipes }
+func (r restyle) Unwrap() error { return ordering.ErrMixedRecipes }
 
 func (l *Lock) contend(ctx context.Context, wait bool) (tenure, bool, error) {
 	join, err := l.chooseJoin(ctx)
@@ -352,8 +310,8 @@ func (l *Lock) chooseJoin(ctx context.Context) (joinAs, error) {
 	if err != nil {
 		return joinAs{}, fmt.Errorf("list %s: %w", l.abs, err)
 	}
-	q := seqOrdering(children)
-	if _, err := DetectStyle(q); err != nil {
+	q := ordering.BySequence(children)
+	if _, err := ordering.DetectStyle(q); err != nil {
 		if l.cfg.allowMixed {
 			return l.forced(joinAs{}), nil
 		}
@@ -367,7 +325,7 @@ func (l *Lock) chooseJoin(ctx context.Context) (joinAs, error) {
 // forced applies WithLatch and WithStyle.
 func (l *Lock) forced(j joinAs) joinAs {
 	if l.cfg.latch {
-		return joinAs{style: StyleCurator, family: FamilyCuratorLatch}
+		return joinAs{style: ordering.StyleCurator, family: ordering.FamilyCuratorLatch}
 	}
 	if l.cfg.styleSet && l.cfg.style != j.style {
 		return joinAs{style: l.cfg.style}
@@ -379,14 +337,14 @@ func (l *Lock) forced(j joinAs) joinAs {
 // queue of recipes that cannot see each other, or one that the own node
 // would make so (a forced style, a read lock on a mutex queue), and asks
 // for a new create when the queue turned out to want other names.
-func (l *Lock) checkJoin(all Ordering, children []string, own string, join joinAs) error {
+func (l *Lock) checkJoin(all ordering.Ordering, children []string, own string, join joinAs) error {
 	if l.cfg.allowMixed {
 		return nil
 	}
-	if _, err := DetectStyle(all); err == nil {
+	if _, err := ordering.DetectStyle(all); err == nil {
 		l.s.setJoinHint(l.abs, join)
 		return nil
-	} else if !errors.Is(err, ErrMixedRecipes) {
+	} else if !errors.Is(err, ordering.ErrMixedRecipes) {
 		return err
 	}
 	others := make([]string, 0, len(children))
@@ -395,28 +353,28 @@ func (l *Lock) checkJoin(all Ordering, children []string, own string, join joinA
 			others = append(others, c)
 		}
 	}
-	oq := seqOrdering(others)
-	if _, err := DetectStyle(oq); err != nil {
+	oq := ordering.BySequence(others)
+	if _, err := ordering.DetectStyle(oq); err != nil {
 		return err
 	}
 	want := joinFor(oq)
 	l.s.setJoinHint(l.abs, want)
 	if want != join && l.forced(want) == want {
 		if p, _ := nodePrefix(want, l.cfg.kind); p != "" {
-			if n, _ := ParseName(p + "0000000001"); n.Family() == want.family {
+			if n, _ := ordering.ParseName(p + "0000000001"); n.Family() == want.family {
 				return restyle{want}
 			}
 		}
 	}
-	_, err := DetectStyle(all)
+	_, err := ordering.DetectStyle(all)
 	as := l.cfg.kind.String()
-	if join.family == FamilyCuratorLatch {
+	if join.family == ordering.FamilyCuratorLatch {
 		as = "latch participant"
 	}
 	return fmt.Errorf("joining as %s %s would mix recipes: %w", join.style, as, err)
 }
 
-func (l *Lock) report(p Progress) {
+func (l *Lock) report(p ordering.Progress) {
 	if l.cfg.progress == nil {
 		return
 	}

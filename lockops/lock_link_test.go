@@ -12,28 +12,29 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/fourletter"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // progressLog records a Lock's progress for assertions.
 type progressLog struct {
 	mu     sync.Mutex
-	states []LockState
+	states []ordering.LockState
 }
 
-func (p *progressLog) add(pr Progress) {
+func (p *progressLog) add(pr ordering.Progress) {
 	p.mu.Lock()
 	p.states = append(p.states, pr.State)
 	p.mu.Unlock()
 }
 
 // seen is a copy of the states so far.
-func (p *progressLog) seen() []LockState {
+func (p *progressLog) seen() []ordering.LockState {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.states)
 }
 
-func (p *progressLog) has(st LockState) bool {
+func (p *progressLog) has(st ordering.LockState) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, s := range p.states {
@@ -77,8 +78,8 @@ func TestHolderLinkCutPastTimeout(t *testing.T) {
 	}
 	// Done closes first (the holder must stop believing at once); the
 	// progress callback hears of the loss just after.
-	eventually(t, 5*time.Second, "lost reported", func() bool { return log.has(LockLost) })
-	if !log.has(LockSuspended) {
+	eventually(t, 5*time.Second, "lost reported", func() bool { return log.has(ordering.LockLost) })
+	if !log.has(ordering.LockSuspended) {
 		t.Errorf("holder progress %v: want suspended then lost", log.seen())
 	}
 	select {
@@ -122,9 +123,9 @@ func TestHolderShortCutStillHeld(t *testing.T) {
 	}
 	waitOwnWatch(t, ctx, hs, holder)
 	px.Cut()
-	eventually(t, 5*time.Second, "suspended", func() bool { return holder.State() == LockSuspended })
+	eventually(t, 5*time.Second, "suspended", func() bool { return holder.State() == ordering.LockSuspended })
 	px.Restore()
-	eventually(t, 10*time.Second, "holding again", func() bool { return holder.State() == LockHolding })
+	eventually(t, 10*time.Second, "holding again", func() bool { return holder.State() == ordering.LockHolding })
 	select {
 	case <-holder.Done():
 		t.Fatalf("Done closed after a short cut: %v", holder.Err())
@@ -132,7 +133,7 @@ func TestHolderShortCutStillHeld(t *testing.T) {
 	}
 	// Release while the link is down: done once it is back.
 	px.Cut()
-	eventually(t, 5*time.Second, "suspended", func() bool { return holder.State() == LockSuspended })
+	eventually(t, 5*time.Second, "suspended", func() bool { return holder.State() == ordering.LockSuspended })
 	res := make(chan error, 1)
 	go func() { res <- holder.Release(ctx) }()
 	// Release is in flight, and blocked: it has begun, it has not
@@ -310,7 +311,7 @@ func TestReleaseWhileCutSessionEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	px.Cut()
-	eventually(t, 5*time.Second, "suspended", func() bool { return holder.State() == LockSuspended })
+	eventually(t, 5*time.Second, "suspended", func() bool { return holder.State() == ordering.LockSuspended })
 	start := time.Now()
 	if err := holder.Release(ctx); err != nil {
 		t.Fatalf("Release with the link down: %v", err)

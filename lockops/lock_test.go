@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -92,9 +93,9 @@ func lockPath(t testing.TB) string {
 func TestUncontendedAcquireRelease(t *testing.T) {
 	s := connect(t)
 	p := lockPath(t)
-	var states []LockState
+	var states []ordering.LockState
 	var mu sync.Mutex
-	l := NewLock(s, p, WithNote("test"), WithProgress(func(pr Progress) {
+	l := NewLock(s, p, WithNote("test"), WithProgress(func(pr ordering.Progress) {
 		mu.Lock()
 		states = append(states, pr.State)
 		mu.Unlock()
@@ -103,8 +104,8 @@ func TestUncontendedAcquireRelease(t *testing.T) {
 	if err := l.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
-	n, ok := ParseName(l.Node())
-	if !ok || n.Recipe != RecipeCurator || n.Kind != KindMutex {
+	n, ok := ordering.ParseName(l.Node())
+	if !ok || n.Recipe != ordering.RecipeCurator || n.Kind != ordering.KindMutex {
 		t.Fatalf("own node %q: want a Curator mutex name (%+v)", l.Node(), n)
 	}
 	data, st, err := s.conn.Get(s.Abs(p) + "/" + l.Node())
@@ -143,7 +144,7 @@ func TestUncontendedAcquireRelease(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	want := []LockState{LockHolding, LockReleased, LockHolding, LockReleased}
+	want := []ordering.LockState{ordering.LockHolding, ordering.LockReleased, ordering.LockHolding, ordering.LockReleased}
 	if !slices.Equal(states, want) {
 		t.Errorf("progress %v, want %v", states, want)
 	}
@@ -153,15 +154,15 @@ func TestChrootAndKinds(t *testing.T) {
 	base := lockPath(t)
 	s := connect(t, WithChroot(base))
 	ctx := tctx(t, 10*time.Second)
-	r1 := NewLock(s, "/rw", WithKind(KindRead))
-	r2 := NewLock(s, "/rw", WithKind(KindRead))
-	w := NewLock(s, "/rw", WithKind(KindWrite))
+	r1 := NewLock(s, "/rw", WithKind(ordering.KindRead))
+	r2 := NewLock(s, "/rw", WithKind(ordering.KindRead))
+	w := NewLock(s, "/rw", WithKind(ordering.KindWrite))
 	for _, l := range []*Lock{r1, r2} {
 		if err := l.Acquire(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n, _ := ParseName(r1.Node()); n.Kind != KindRead {
+	if n, _ := ordering.ParseName(r1.Node()); n.Kind != ordering.KindRead {
 		t.Errorf("read node %q parsed as %v", r1.Node(), n.Kind)
 	}
 	if ok, err := w.TryAcquire(ctx); ok || err != nil {
@@ -187,7 +188,7 @@ func TestChrootAndKinds(t *testing.T) {
 	if err := <-got; err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := ParseName(w.Node()); n.Kind != KindWrite {
+	if n, _ := ordering.ParseName(w.Node()); n.Kind != ordering.KindWrite {
 		t.Errorf("write node %q parsed as %v", w.Node(), n.Kind)
 	}
 	if err := w.Release(ctx); err != nil {
@@ -205,8 +206,8 @@ func TestCancelWhileWaitingLeavesNoNode(t *testing.T) {
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	var queued atomic.Bool
-	waiter := NewLock(s2, p, WithProgress(func(pr Progress) {
-		if pr.State == LockQueued && pr.Watching == holder.Node() && pr.Position == 2 {
+	waiter := NewLock(s2, p, WithProgress(func(pr ordering.Progress) {
+		if pr.State == ordering.LockQueued && pr.Watching == holder.Node() && pr.Position == 2 {
 			queued.Store(true)
 		}
 	}))
@@ -279,7 +280,7 @@ func TestExclusionAndFIFO(t *testing.T) {
 				time.Sleep(200 * time.Microsecond)
 				inside.Add(-1)
 				end := time.Now()
-				n, _ := ParseName(l.Node())
+				n, _ := ordering.ParseName(l.Node())
 				mu.Lock()
 				order = append(order, interval{i, n.Seq, start, end})
 				mu.Unlock()
@@ -315,7 +316,7 @@ func TestExclusionAndFIFO(t *testing.T) {
 		}
 		// Nodes are queued together (each contender re-queues right after
 		// releasing), so the lock goes in sequence order.
-		if !SeqLess(order[k-1].seq, order[k].seq) {
+		if !ordering.SeqLess(order[k-1].seq, order[k].seq) {
 			t.Fatalf("acquisition %d has sequence %d after %d: not FIFO", k, order[k].seq, order[k-1].seq)
 		}
 	}
@@ -341,7 +342,7 @@ func TestKazooStyleAndMixedRefusal(t *testing.T) {
 	// The node is on the server a moment before its create's reply names
 	// it to the Lock: wait for both.
 	eventually(t, 5*time.Second, "queued", func() bool { return len(children(t, s, kp)) == 2 && l.Node() != "" })
-	if n, _ := ParseName(l.Node()); n.Recipe != RecipeKazoo {
+	if n, _ := ordering.ParseName(l.Node()); n.Recipe != ordering.RecipeKazoo {
 		t.Fatalf("own node %q in a Kazoo queue: want Kazoo style", l.Node())
 	}
 	if err := other.conn.Delete(kazooNode, -1); err != nil {
@@ -367,10 +368,10 @@ func TestKazooStyleAndMixedRefusal(t *testing.T) {
 	for _, hinted := range []bool{false, true} {
 		ml := NewLock(s, mp)
 		if hinted {
-			s.setJoinHint(s.Abs(mp), joinAs{style: StyleCurator}) // the refusal after the create
+			s.setJoinHint(s.Abs(mp), joinAs{style: ordering.StyleCurator}) // the refusal after the create
 		}
 		err := ml.Acquire(ctx)
-		if !errors.Is(err, ErrMixedRecipes) {
+		if !errors.Is(err, ordering.ErrMixedRecipes) {
 			t.Fatalf("hinted=%v: Acquire on a mixed queue: %v, want ErrMixedRecipes", hinted, err)
 		}
 		if c := children(t, s, mp); len(c) != 2 {
@@ -381,13 +382,13 @@ func TestKazooStyleAndMixedRefusal(t *testing.T) {
 		t.Fatalf("TryAcquire WithAllowMixed: %v %v (want queued behind, not refused)", ok, err)
 	}
 	// A forced style against the queue's is refused too.
-	if err := NewLock(s, kp, WithStyle(StyleCurator)).makeParents(ctx); err != nil {
+	if err := NewLock(s, kp, WithStyle(ordering.StyleCurator)).makeParents(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := other.conn.Create(other.Abs(kp)+"/0123456789abcdef0123456789abcdef__lock__", nil, zk.FlagEphemeral|zk.FlagSequence, acl); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewLock(s, kp, WithStyle(StyleCurator)).TryAcquire(ctx); !errors.Is(err, ErrMixedRecipes) {
+	if _, err := NewLock(s, kp, WithStyle(ordering.StyleCurator)).TryAcquire(ctx); !errors.Is(err, ordering.ErrMixedRecipes) {
 		t.Fatalf("forced Curator style on a Kazoo queue: %v, want ErrMixedRecipes", err)
 	}
 }
@@ -475,8 +476,8 @@ func TestShortcutNotFooledByOwnDeletion(t *testing.T) {
 			t.Fatal(err)
 		}
 		var armed atomic.Bool
-		w := NewLock(ws, p, WithProgress(func(pr Progress) {
-			if pr.State == LockQueued && pr.Position == 2 {
+		w := NewLock(ws, p, WithProgress(func(pr ordering.Progress) {
+			if pr.State == ordering.LockQueued && pr.Position == 2 {
 				armed.Store(true)
 			}
 		}))
@@ -511,8 +512,8 @@ func TestThirdInLineListsOnce(t *testing.T) {
 		}
 		queuedB := make(chan struct{})
 		var once sync.Once
-		b := NewLock(connect(t), p, WithProgress(func(pr Progress) {
-			if pr.State == LockQueued && pr.Position == 2 {
+		b := NewLock(connect(t), p, WithProgress(func(pr ordering.Progress) {
+			if pr.State == ordering.LockQueued && pr.Position == 2 {
 				once.Do(func() { close(queuedB) })
 			}
 		}))
@@ -520,8 +521,8 @@ func TestThirdInLineListsOnce(t *testing.T) {
 		go func() { gotB <- b.Acquire(ctx) }()
 		waitClosed(t, queuedB, 5*time.Second, "second client queued")
 		positions := make(chan int, 4)
-		c := NewLock(connect(t), p, WithProgress(func(pr Progress) {
-			if pr.State == LockQueued {
+		c := NewLock(connect(t), p, WithProgress(func(pr ordering.Progress) {
+			if pr.State == ordering.LockQueued {
 				positions <- pr.Position
 			}
 		}))
@@ -599,13 +600,13 @@ func TestCuratorFamilies(t *testing.T) {
 	cases := []struct {
 		name    string
 		present string // a node of another client, created first
-		kind    Kind
-		want    Kind // how ParseName reads our node; KindOther: refused
+		kind    ordering.Kind
+		want    ordering.Kind // how ParseName reads our node; KindOther: refused
 	}{
-		{"mutex-in-rw", "_c_0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b-__READ__", KindMutex, KindWrite},
-		{"write-in-mutex", "_c_0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b-lock-", KindWrite, KindMutex},
-		{"read-in-mutex", "_c_0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b-lock-", KindRead, KindOther},
-		{"read-in-rw", "_c_0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b-__WRIT__", KindRead, KindRead},
+		{"mutex-in-rw", "_c_0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b-__READ__", ordering.KindMutex, ordering.KindWrite},
+		{"write-in-mutex", "_c_0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b-lock-", ordering.KindWrite, ordering.KindMutex},
+		{"read-in-mutex", "_c_0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b-lock-", ordering.KindRead, ordering.KindOther},
+		{"read-in-rw", "_c_0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b-__WRIT__", ordering.KindRead, ordering.KindRead},
 	}
 	for _, tc := range cases {
 		p := lockPath(t) + "-" + tc.name
@@ -617,8 +618,8 @@ func TestCuratorFamilies(t *testing.T) {
 		}
 		l := NewLock(s, p, WithKind(tc.kind))
 		ok, err := l.TryAcquire(ctx)
-		if tc.want == KindOther {
-			if !errors.Is(err, ErrMixedRecipes) {
+		if tc.want == ordering.KindOther {
+			if !errors.Is(err, ordering.ErrMixedRecipes) {
 				t.Errorf("%s: %v %v, want ErrMixedRecipes", tc.name, ok, err)
 			}
 			continue
@@ -627,8 +628,8 @@ func TestCuratorFamilies(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
 		}
-		n, _ := ParseName(l.Node())
-		if n.Kind != tc.want || n.Recipe != RecipeCurator {
+		n, _ := ordering.ParseName(l.Node())
+		if n.Kind != tc.want || n.Recipe != ordering.RecipeCurator {
 			t.Errorf("%s: our node %q is a %s %s, want curator %s", tc.name, l.Node(), n.Recipe, n.Kind, tc.want)
 		}
 		if ok {
@@ -668,9 +669,9 @@ func TestListingRidesWithCreate(t *testing.T) {
 	if err := holder.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
-	queued := make(chan Progress, 4)
-	w := NewLock(s, p, WithProgress(func(pr Progress) {
-		if pr.State == LockQueued {
+	queued := make(chan ordering.Progress, 4)
+	w := NewLock(s, p, WithProgress(func(pr ordering.Progress) {
+		if pr.State == ordering.LockQueued {
 			queued <- pr
 		}
 	}))

@@ -2,18 +2,21 @@
 
 package lockops
 
-import "github.com/zklock/zklock/third_party/zk"
+import (
+	"github.com/zklock/zklock/lockops/ordering"
+	"github.com/zklock/zklock/third_party/zk"
+)
 
 type lockConfig struct {
-	kind       Kind
+	kind       ordering.Kind
 	data       []byte
 	dataSet    bool
 	note       string
-	style      Style
+	style      ordering.Style
 	styleSet   bool
 	allowMixed bool
 	revocable  bool
-	progress   func(Progress)
+	progress   func(ordering.Progress)
 	acl        []zk.ACL
 	latch      bool
 	limit      int
@@ -27,7 +30,7 @@ type lockConfig struct {
 type Option func(*lockConfig)
 
 // WithKind asks for a mutex (default), read or write lock. Lock only.
-func WithKind(k Kind) Option { return func(c *lockConfig) { c.kind = k } }
+func WithKind(k ordering.Kind) Option { return func(c *lockConfig) { c.kind = k } }
 
 // WithData sets the own node's data (default: who, see WithNote).
 func WithData(b []byte) Option {
@@ -42,7 +45,7 @@ func WithNote(note string) Option { return func(c *lockConfig) { c.note = note }
 // WithAllowMixed. For a Semaphore it forces the protocol (Curator's
 // InterProcessSemaphoreV2 or Kazoo's Semaphore) instead of the one the
 // parent shows.
-func WithStyle(s Style) Option { return func(c *lockConfig) { c.style, c.styleSet = s, true } }
+func WithStyle(s ordering.Style) Option { return func(c *lockConfig) { c.style, c.styleSet = s, true } }
 
 // WithAllowMixed joins a queue of recipes that cannot see each other
 // anyway. The lock then orders itself by sequence correctly, but the other
@@ -57,7 +60,7 @@ func WithRevocable() Option { return func(c *lockConfig) { c.revocable = true } 
 
 // WithProgress receives every state change. It is called on the Lock's
 // (or Semaphore's) goroutines and must not block.
-func WithProgress(f func(Progress)) Option { return func(c *lockConfig) { c.progress = f } }
+func WithProgress(f func(ordering.Progress)) Option { return func(c *lockConfig) { c.progress = f } }
 
 // WithACL sets the ACL of the own node and of lock parents created on the
 // way (default: open to all, as Curator and Kazoo do).

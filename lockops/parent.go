@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -76,7 +77,7 @@ func ReadParent(ctx context.Context, s *Session, p string) (ParentInfo, error) {
 // a lock queue, and an empty parent with none of those signs is no
 // semaphore: both false. Signs of both protocols give StyleCurator and
 // true; taking a lease there is refused as mixed.
-func (in ParentInfo) Semaphore() (Style, bool) {
+func (in ParentInfo) Semaphore() (ordering.Style, bool) {
 	curator, kazoo := false, in.LockSibling
 	if _, numeric := parseMaxLeases(in.Data); numeric {
 		kazoo = true
@@ -85,27 +86,27 @@ func (in ParentInfo) Semaphore() (Style, bool) {
 		switch {
 		case k == curatorLeasesDir, k == curatorLocksDir:
 			curator = true
-		case IsHex32(k):
+		case ordering.IsHex32(k):
 			kazoo = true
 		default:
-			if _, ok := ParseName(k); ok {
-				return StyleCurator, false
+			if _, ok := ordering.ParseName(k); ok {
+				return ordering.StyleCurator, false
 			}
 		}
 	}
 	switch {
 	case curator:
-		return StyleCurator, true
+		return ordering.StyleCurator, true
 	case kazoo:
-		return StyleKazoo, true
+		return ordering.StyleKazoo, true
 	}
-	return StyleCurator, false
+	return ordering.StyleCurator, false
 }
 
 // Latch says whether the parent is a Curator LeaderLatch election: it has
 // lock nodes, and every one is a latch participant's.
 func (in ParentInfo) Latch() bool {
-	q := Order(in.Children)
+	q := ordering.Order(in.Children)
 	if len(q.Entries) == 0 {
 		return false
 	}

@@ -1,6 +1,10 @@
 package lockops
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/zklock/zklock/lockops/ordering"
+)
 
 func TestParentInfo(t *testing.T) {
 	const (
@@ -12,19 +16,19 @@ func TestParentInfo(t *testing.T) {
 		name      string
 		in        ParentInfo
 		sem       bool
-		style     Style
+		style     ordering.Style
 		latchWant bool
 	}{
-		{"absent", ParentInfo{}, false, StyleCurator, false},
-		{"curator", ParentInfo{Exists: true, Children: []string{"leases", "locks"}}, true, StyleCurator, false},
-		{"curator leases only", ParentInfo{Exists: true, Children: []string{"leases"}}, true, StyleCurator, false},
-		{"kazoo leases", ParentInfo{Exists: true, Children: []string{hex}}, true, StyleKazoo, false},
-		{"kazoo data", ParentInfo{Exists: true, Data: []byte("3")}, true, StyleKazoo, false},
-		{"kazoo sibling", ParentInfo{Exists: true, LockSibling: true}, true, StyleKazoo, false},
-		{"lock queue with numeric data", ParentInfo{Exists: true, Children: []string{lock}, Data: []byte("7")}, false, StyleCurator, false},
-		{"latch", ParentInfo{Exists: true, Children: []string{latch}}, false, StyleCurator, true},
-		{"latch and lock", ParentInfo{Exists: true, Children: []string{latch, lock}}, false, StyleCurator, false},
-		{"words", ParentInfo{Exists: true, Data: []byte("config v2")}, false, StyleCurator, false},
+		{"absent", ParentInfo{}, false, ordering.StyleCurator, false},
+		{"curator", ParentInfo{Exists: true, Children: []string{"leases", "locks"}}, true, ordering.StyleCurator, false},
+		{"curator leases only", ParentInfo{Exists: true, Children: []string{"leases"}}, true, ordering.StyleCurator, false},
+		{"kazoo leases", ParentInfo{Exists: true, Children: []string{hex}}, true, ordering.StyleKazoo, false},
+		{"kazoo data", ParentInfo{Exists: true, Data: []byte("3")}, true, ordering.StyleKazoo, false},
+		{"kazoo sibling", ParentInfo{Exists: true, LockSibling: true}, true, ordering.StyleKazoo, false},
+		{"lock queue with numeric data", ParentInfo{Exists: true, Children: []string{lock}, Data: []byte("7")}, false, ordering.StyleCurator, false},
+		{"latch", ParentInfo{Exists: true, Children: []string{latch}}, false, ordering.StyleCurator, true},
+		{"latch and lock", ParentInfo{Exists: true, Children: []string{latch, lock}}, false, ordering.StyleCurator, false},
+		{"words", ParentInfo{Exists: true, Data: []byte("config v2")}, false, ordering.StyleCurator, false},
 	} {
 		st, ok := tt.in.Semaphore()
 		if ok != tt.sem || st != tt.style {

@@ -46,6 +46,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -89,13 +90,13 @@ type Semaphore struct {
 	cfg    lockConfig
 
 	mu    sync.Mutex
-	busy  bool          // an Acquire is under way
-	hold  *Lock         // the current (or last) lease's hold
-	idle  chan struct{} // Done before the first lease: never closed
-	style Style         // protocol of the last lease taken
-	limit int           // limit it was taken under
-	node  string        // its node's name
-	dir   string        // and where it lives (as the user sees it)
+	busy  bool           // an Acquire is under way
+	hold  *Lock          // the current (or last) lease's hold
+	idle  chan struct{}  // Done before the first lease: never closed
+	style ordering.Style // protocol of the last lease taken
+	limit int            // limit it was taken under
+	node  string         // its node's name
+	dir   string         // and where it lives (as the user sees it)
 }
 
 // NewSemaphore prepares a semaphore at the parent path p (as the user sees
@@ -103,7 +104,7 @@ type Semaphore struct {
 // WithACL, WithAllowMixed (for the admission lock). Nothing is sent until
 // Acquire.
 func NewSemaphore(s *Session, p string, opts ...Option) *Semaphore {
-	cfg := lockConfig{kind: KindMutex, acl: zk.WorldACL(zk.PermAll)}
+	cfg := lockConfig{kind: ordering.KindMutex, acl: zk.WorldACL(zk.PermAll)}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -113,7 +114,7 @@ func NewSemaphore(s *Session, p string, opts ...Option) *Semaphore {
 		m.cfgErr = err
 	case p == "/":
 		m.cfgErr = errors.New("the root cannot be a semaphore")
-	case cfg.kind != KindMutex, cfg.revocable, cfg.latch:
+	case cfg.kind != ordering.KindMutex, cfg.revocable, cfg.latch:
 		m.cfgErr = errors.New("WithKind, WithRevocable and WithLatch are a lock's options, not a semaphore's")
 	case cfg.limit < 0:
 		m.cfgErr = fmt.Errorf("limit %d: want 1 or more", cfg.limit)
@@ -191,16 +192,16 @@ func (m *Semaphore) Err() error {
 	return m.hold.Err()
 }
 
-// State is where the Semaphore is: LockQueued while acquiring, else its
-// lease's state (LockIdle before the first).
-func (m *Semaphore) State() LockState {
+// State is where the Semaphore is: ordering.LockQueued while acquiring, else its
+// lease's state (ordering.LockIdle before the first).
+func (m *Semaphore) State() ordering.LockState {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch {
 	case m.busy:
-		return LockQueued
+		return ordering.LockQueued
 	case m.hold == nil:
-		return LockIdle
+		return ordering.LockIdle
 	}
 	return m.hold.State()
 }
@@ -225,7 +226,7 @@ func (m *Semaphore) LeasePath() string {
 
 // Style is the protocol of the last lease taken (StyleCurator before
 // the first), and Limit the limit it was taken under.
-func (m *Semaphore) Style() Style {
+func (m *Semaphore) Style() ordering.Style {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.style
@@ -241,7 +242,7 @@ func (m *Semaphore) Limit() int {
 // semPlan is how one attempt takes a lease: the protocol, the limit and
 // the paths it uses (as the user sees them).
 type semPlan struct {
-	style    Style
+	style    ordering.Style
 	limit    int
 	lockPath string // the admission lock
 	leaseDir string // where leases live
@@ -294,8 +295,8 @@ func (m *Semaphore) acquire(ctx context.Context, wait bool) (bool, error) {
 	}
 }
 
-func holding(st LockState) bool {
-	return st == LockHolding || st == LockSuspended
+func holding(st ordering.LockState) bool {
+	return st == ordering.LockHolding || st == ordering.LockSuspended
 }
 
 // attempt takes the admission lock, then a lease under it. The lease's
@@ -317,7 +318,7 @@ func (m *Semaphore) attempt(ctx context.Context, plan semPlan, wait bool) (*Lock
 	defer m.letGo(ctx, admit)
 	gen := admit.heldGen()
 	lease := m.leaseHold(plan.leaseDir)
-	if plan.style == StyleKazoo {
+	if plan.style == ordering.StyleKazoo {
 		return m.takeKazoo(ctx, plan, admit, lease, gen, wait)
 	}
 	return m.takeCurator(ctx, plan, lease, gen, wait)
@@ -341,7 +342,7 @@ func (m *Semaphore) letGo(ctx context.Context, admit *Lock) {
 
 // takeCurator: Curator's internalAcquire1Lease under the admission lock.
 func (m *Semaphore) takeCurator(ctx context.Context, plan semPlan, lease *Lock, gen uint64, wait bool) (*Lock, tenure, bool, error) {
-	c, err := lease.createNode(ctx, joinAs{style: StyleCurator})
+	c, err := lease.createNode(ctx, joinAs{style: ordering.StyleCurator})
 	if err != nil {
 		return nil, tenure{}, false, err
 	}
@@ -391,7 +392,7 @@ func (m *Semaphore) countCurator(ctx context.Context, plan semPlan, lease *Lock,
 			kids = nil // the pipelined listing set no watch: list with one
 			continue
 		}
-		queued := Progress{State: LockQueued, Node: c.node, Position: 1, Watching: plan.leaseDir}
+		queued := ordering.Progress{State: ordering.LockQueued, Node: c.node, Position: 1, Watching: plan.leaseDir}
 		m.report(queued)
 		if err := m.waitChildren(ctx, c.gen, ch, queued); err != nil {
 			return false, err
@@ -432,7 +433,7 @@ func (m *Semaphore) listDir(ctx context.Context, abs string, gen uint64, watch b
 // waitChildren waits for a children watch to fire (or the watch to be
 // dropped): nil means count again. It ends with the session (errSessionGone)
 // or ctx.
-func (m *Semaphore) waitChildren(ctx context.Context, gen uint64, ch <-chan zk.Event, queued Progress) error {
+func (m *Semaphore) waitChildren(ctx context.Context, gen uint64, ch <-chan zk.Event, queued ordering.Progress) error {
 	suspended := false
 	for {
 		st, g, sch := m.s.snapshot()
@@ -445,7 +446,7 @@ func (m *Semaphore) waitChildren(ctx context.Context, gen uint64, ch <-chan zk.E
 			if !suspended {
 				suspended = true
 				p := queued
-				p.State = LockSuspended
+				p.State = ordering.LockSuspended
 				m.report(p)
 			}
 		case st == SessionConnected && suspended:
@@ -474,14 +475,14 @@ func (m *Semaphore) plan(ctx context.Context) (semPlan, error) {
 		if err != nil {
 			return semPlan{}, err
 		}
-		if style == StyleCurator {
+		if style == ordering.StyleCurator {
 			if m.cfg.limit == 0 {
 				return semPlan{}, fmt.Errorf("%w: Curator keeps a semaphore's limit in its clients only: state it (WithLimit)", ErrNoLimit)
 			}
-			return semPlan{style: StyleCurator, limit: m.cfg.limit,
+			return semPlan{style: ordering.StyleCurator, limit: m.cfg.limit,
 				lockPath: path.Join(m.path, curatorLocksDir), leaseDir: path.Join(m.path, curatorLeasesDir)}, nil
 		}
-		plan := semPlan{style: StyleKazoo, limit: m.cfg.limit, lockPath: m.path + kazooLockSuffix, leaseDir: m.path}
+		plan := semPlan{style: ordering.StyleKazoo, limit: m.cfg.limit, lockPath: m.path + kazooLockSuffix, leaseDir: m.path}
 		n, numeric := parseMaxLeases(in.Data)
 		switch {
 		case in.Exists && numeric && n < 1:
@@ -513,13 +514,13 @@ func (m *Semaphore) plan(ctx context.Context) (semPlan, error) {
 // children), Curator's otherwise (its leases and locks, or an empty
 // parent). Children that the chosen protocol does not make are refused:
 // a semaphore's clients would count them, or they are another recipe's.
-func semStyle(p string, in ParentInfo, cfg lockConfig) (Style, error) {
+func semStyle(p string, in ParentInfo, cfg lockConfig) (ordering.Style, error) {
 	var curator, kazoo, other []string
 	for _, k := range in.Children {
 		switch {
 		case k == curatorLeasesDir, k == curatorLocksDir:
 			curator = append(curator, k)
-		case IsHex32(k):
+		case ordering.IsHex32(k):
 			kazoo = append(kazoo, k)
 		default:
 			other = append(other, k)
@@ -527,17 +528,17 @@ func semStyle(p string, in ParentInfo, cfg lockConfig) (Style, error) {
 	}
 	_, numeric := parseMaxLeases(in.Data)
 	kazooSign := len(kazoo) > 0 || numeric || in.LockSibling
-	style := StyleCurator
+	style := ordering.StyleCurator
 	switch {
 	case cfg.styleSet:
 		style = cfg.style
 	case len(curator) > 0 && kazooSign:
-		return style, fmt.Errorf("%w: %s has Curator's %s and Kazoo's %s", ErrMixedRecipes, p, strings.Join(curator, " and "), kazooSigns(kazoo, numeric, in.LockSibling))
+		return style, fmt.Errorf("%w: %s has Curator's %s and Kazoo's %s", ordering.ErrMixedRecipes, p, strings.Join(curator, " and "), kazooSigns(kazoo, numeric, in.LockSibling))
 	case kazooSign:
-		style = StyleKazoo
+		style = ordering.StyleKazoo
 	}
 	foreign := other
-	if style == StyleCurator {
+	if style == ordering.StyleCurator {
 		foreign = append(foreign, kazoo...)
 	} else {
 		foreign = append(foreign, curator...)
@@ -555,13 +556,13 @@ func semStyle(p string, in ParentInfo, cfg lockConfig) (Style, error) {
 }
 
 // forward passes on the admission lock's progress while it waits in line.
-func (m *Semaphore) forward(p Progress) {
-	if p.State == LockQueued || p.State == LockSuspended {
+func (m *Semaphore) forward(p ordering.Progress) {
+	if p.State == ordering.LockQueued || p.State == ordering.LockSuspended {
 		m.report(p)
 	}
 }
 
-func (m *Semaphore) report(p Progress) {
+func (m *Semaphore) report(p ordering.Progress) {
 	if m.cfg.progress == nil {
 		return
 	}

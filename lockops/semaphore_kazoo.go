@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -40,7 +41,7 @@ func (m *Semaphore) takeKazoo(ctx context.Context, plan semPlan, admit, lease *L
 			watch = true
 			continue
 		}
-		queued := Progress{State: LockQueued, Node: admit.Node(), Position: 1, Watching: plan.leaseDir}
+		queued := ordering.Progress{State: ordering.LockQueued, Node: admit.Node(), Position: 1, Watching: plan.leaseDir}
 		m.report(queued)
 		if err := m.waitChildren(ctx, gen, ch, queued); err != nil {
 			return nil, tenure{}, false, err

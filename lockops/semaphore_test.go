@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/third_party/zk"
 
 	"github.com/zklock/zklock/sandbox/peers"
@@ -24,16 +25,16 @@ var (
 // semProgress records a Semaphore's progress.
 type semProgress struct {
 	mu  sync.Mutex
-	all []Progress
+	all []ordering.Progress
 }
 
-func (r *semProgress) add(p Progress) {
+func (r *semProgress) add(p ordering.Progress) {
 	r.mu.Lock()
 	r.all = append(r.all, p)
 	r.mu.Unlock()
 }
 
-func (r *semProgress) saw(f func(Progress) bool) bool {
+func (r *semProgress) saw(f func(ordering.Progress) bool) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.ContainsFunc(r.all, f)
@@ -64,10 +65,10 @@ func TestSemaphoreCuratorProtocol(t *testing.T) {
 		if err := m.Acquire(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if !curatorLeaseName.MatchString(m.Node()) || m.LeasePath() != leases+"/"+m.Node() || m.Style() != StyleCurator || m.Limit() != 2 {
+		if !curatorLeaseName.MatchString(m.Node()) || m.LeasePath() != leases+"/"+m.Node() || m.Style() != ordering.StyleCurator || m.Limit() != 2 {
 			t.Fatalf("lease %q at %q (%s, limit %d): not a Curator lease", m.Node(), m.LeasePath(), m.Style(), m.Limit())
 		}
-		if m.State() != LockHolding {
+		if m.State() != ordering.LockHolding {
 			t.Fatalf("state %s", m.State())
 		}
 	}
@@ -86,7 +87,9 @@ func TestSemaphoreCuratorProtocol(t *testing.T) {
 		return len(children(t, s0, leases)) == 3 && len(children(t, s0, locks)) == 1
 	})
 	eventually(t, 10*time.Second, "c's progress: waiting on the leases", func() bool {
-		return prog.saw(func(pr Progress) bool { return pr.State == LockQueued && pr.Watching == leases && pr.Position == 1 })
+		return prog.saw(func(pr ordering.Progress) bool {
+			return pr.State == ordering.LockQueued && pr.Watching == leases && pr.Position == 1
+		})
 	})
 	// d waits in line for the admission lock, then gives up.
 	dctx, dcancel := context.WithCancel(ctx)
@@ -162,7 +165,7 @@ func TestSemaphoreKazooProtocol(t *testing.T) {
 	ctx := tctx(t, 60*time.Second)
 	p := lockPath(t)
 	s0 := connect(t)
-	a := NewSemaphore(connect(t), p, WithStyle(StyleKazoo), WithLimit(2), WithData([]byte("worker-a")))
+	a := NewSemaphore(connect(t), p, WithStyle(ordering.StyleKazoo), WithLimit(2), WithData([]byte("worker-a")))
 	if err := a.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +185,7 @@ func TestSemaphoreKazooProtocol(t *testing.T) {
 	if err := b.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if b.Style() != StyleKazoo || b.Limit() != 2 {
+	if b.Style() != ordering.StyleKazoo || b.Limit() != 2 {
 		t.Fatalf("detected %s limit %d, want kazoo 2", b.Style(), b.Limit())
 	}
 	if err := NewSemaphore(connect(t), p, WithLimit(3)).Acquire(ctx); !errors.Is(err, ErrLimitMismatch) {
@@ -196,9 +199,11 @@ func TestSemaphoreKazooProtocol(t *testing.T) {
 	cDone := acquireAsync(cctx, c)
 	eventually(t, 10*time.Second, "c admitted and waiting", func() bool {
 		k := children(t, s0, p+kazooLockSuffix)
-		return len(k) == 1 && prog.saw(func(pr Progress) bool { return pr.State == LockQueued && pr.Watching == p && pr.Node == k[0] })
+		return len(k) == 1 && prog.saw(func(pr ordering.Progress) bool {
+			return pr.State == ordering.LockQueued && pr.Watching == p && pr.Node == k[0]
+		})
 	})
-	if n, ok := ParseName(children(t, s0, p+kazooLockSuffix)[0]); !ok || n.Recipe != RecipeKazoo {
+	if n, ok := ordering.ParseName(children(t, s0, p+kazooLockSuffix)[0]); !ok || n.Recipe != ordering.RecipeKazoo {
 		t.Fatalf("admission node %+v: not a Kazoo lock node", n)
 	}
 	ccancel()
@@ -251,12 +256,12 @@ func TestSemaphoreRefusals(t *testing.T) {
 		want error
 	}{
 		{"curator without a limit", base + "/empty", nil, ErrNoLimit},
-		{"kazoo without a limit", base + "/empty", []Option{WithStyle(StyleKazoo)}, ErrNoLimit},
-		{"kazoo data that is no number, no limit", base + "/words", []Option{WithStyle(StyleKazoo)}, ErrNoLimit},
+		{"kazoo without a limit", base + "/empty", []Option{WithStyle(ordering.StyleKazoo)}, ErrNoLimit},
+		{"kazoo data that is no number, no limit", base + "/words", []Option{WithStyle(ordering.StyleKazoo)}, ErrNoLimit},
 		{"kazoo max_leases 0", base + "/kazoo0", nil, ErrNoLimit},
 		{"a lock queue", base + "/lockq", []Option{WithLimit(2)}, ErrNotSemaphore},
-		{"both recipes", base + "/mixed", []Option{WithLimit(3)}, ErrMixedRecipes},
-		{"kazoo style on curator's layout", base + "/mixed", []Option{WithLimit(3), WithStyle(StyleKazoo)}, ErrNotSemaphore},
+		{"both recipes", base + "/mixed", []Option{WithLimit(3)}, ordering.ErrMixedRecipes},
+		{"kazoo style on curator's layout", base + "/mixed", []Option{WithLimit(3), WithStyle(ordering.StyleKazoo)}, ErrNotSemaphore},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			before := children(t, s, tt.p)
@@ -270,7 +275,7 @@ func TestSemaphoreRefusals(t *testing.T) {
 			}
 		})
 	}
-	for _, opts := range [][]Option{{WithLimit(1), WithKind(KindRead)}, {WithLimit(1), WithLatch()}, {WithLimit(-1)}} {
+	for _, opts := range [][]Option{{WithLimit(1), WithKind(ordering.KindRead)}, {WithLimit(1), WithLatch()}, {WithLimit(-1)}} {
 		if err := NewSemaphore(s, base+"/opts", opts...).Acquire(ctx); err == nil {
 			t.Errorf("a lock's option on a semaphore: accepted")
 		}
@@ -285,7 +290,7 @@ func TestSemaphoreRefusals(t *testing.T) {
 // closes and Err says why.
 func TestSemaphoreLeaseLost(t *testing.T) {
 	ctx := tctx(t, 30*time.Second)
-	for _, style := range []Style{StyleCurator, StyleKazoo} {
+	for _, style := range []ordering.Style{ordering.StyleCurator, ordering.StyleKazoo} {
 		t.Run(style.String(), func(t *testing.T) {
 			s0 := connect(t)
 			m := NewSemaphore(connect(t), lockPath(t), WithStyle(style), WithLimit(1))
@@ -307,7 +312,7 @@ func TestSemaphoreLeaseLost(t *testing.T) {
 			if !errors.Is(m.Err(), ErrLost) || !errors.Is(m.Err(), ErrNodeDeleted) {
 				t.Fatalf("Err %v", m.Err())
 			}
-			if m.State() != LockLost {
+			if m.State() != ordering.LockLost {
 				t.Fatalf("state %s", m.State())
 			}
 			if err := m.Release(ctx); err != nil {

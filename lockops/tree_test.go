@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -52,7 +53,7 @@ func TestPathsAroundLocks(t *testing.T) {
 	if err := s.RemovePath(ctx, "/a/b/"+l.Node()); !errors.Is(err, ErrEphemeral) {
 		t.Errorf("RemovePath of a lock node: %v, want ErrEphemeral", err)
 	}
-	if l.State() != LockHolding {
+	if l.State() != ordering.LockHolding {
 		t.Errorf("the lock after RemovePath of its node: %s", l.State())
 	}
 	if err := s.RemovePath(ctx, "/a/b"); !errors.Is(err, zk.ErrNotEmpty) {

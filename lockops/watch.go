@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -114,8 +115,8 @@ func fired(ch <-chan zk.Event) (zk.Event, bool) {
 // listing's check of the queue's recipes, the shortcut counts).
 type waiter struct {
 	lockParent
-	report    func(Progress)
-	checkJoin func(all Ordering, children []string, own string, join joinAs) error
+	report    func(ordering.Progress)
+	checkJoin func(all ordering.Ordering, children []string, own string, join joinAs) error
 	stats     *waitStats
 }
 
@@ -159,7 +160,7 @@ func (qw waiter) queue(ctx context.Context, c created, join joinAs, wait bool) (
 		if err != nil {
 			return tenure{}, false, err
 		}
-		q := seqOrdering(children)
+		q := ordering.BySequence(children)
 		if first {
 			first = false
 			if err := qw.checkJoin(q, children, c.node, join); err != nil {
@@ -196,7 +197,7 @@ func (qw waiter) queue(ctx context.Context, c created, join joinAs, wait bool) (
 		if gone {
 			continue
 		}
-		w.queued = Progress{State: LockQueued, Node: c.node, Position: i + 1, Watching: pName}
+		w.queued = ordering.Progress{State: ordering.LockQueued, Node: c.node, Position: i + 1, Watching: pName}
 		qw.report(w.queued)
 
 		held, t, err := qw.waitTurn(ctx, c, &w)
@@ -217,7 +218,7 @@ type turn struct {
 	// ppHead: PP was the only node in the way besides P, so PP's deletion
 	// makes P the head.
 	ppHead bool
-	queued Progress
+	queued ordering.Progress
 }
 
 // waitTurn waits on the watches set by queue until it holds by the
@@ -320,7 +321,7 @@ func (qw waiter) turnSession(c created, w *turn, suspended *bool) (<-chan struct
 		if !*suspended {
 			*suspended = true
 			p := w.queued
-			p.State = LockSuspended
+			p.State = ordering.LockSuspended
 			qw.report(p)
 		}
 	case SessionConnected:

@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // StreamSchema is the version of the `zklock watch --json` object (the
@@ -131,9 +131,9 @@ func (c Change) ToJSON() JSONChange {
 		j.WaitedS = seconds(c.Waited)
 		if c.Kind == ChangeAdmitted {
 			// What was admitted: a contender, now holding a lease.
-			j.Kind, j.Role, j.Believe = "lease", lockops.RoleHolder.String(), lockops.RoleHolder.String()
+			j.Kind, j.Role, j.Believe = "lease", ordering.RoleHolder.String(), ordering.RoleHolder.String()
 		}
-		if c.Held > 0 || c.Kind == ChangeReleased || c.Kind == ChangeSessionLost && n.Role == lockops.RoleHolder {
+		if c.Held > 0 || c.Kind == ChangeReleased || c.Kind == ChangeSessionLost && n.Role == ordering.RoleHolder {
 			bound := c.HeldBound
 			if c.Held <= 0 {
 				bound = BoundLatest // nothing known: "at least 0" is still true

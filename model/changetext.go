@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // Text is the change as the console's event log says it: one line, its
@@ -38,9 +38,9 @@ func (c Change) nodeText() string {
 	switch c.Kind {
 	case ChangeJoined:
 		switch {
-		case n.Role == lockops.RoleHolder:
+		case n.Role == ordering.RoleHolder:
 			return fmt.Sprintf("%s created (%s %s): holds", me, n.Recipe, n.Kind)
-		case n.Believes == lockops.RoleHolder:
+		case n.Believes == ordering.RoleHolder:
 			// Split holders: its own recipe sees no node before it.
 			return fmt.Sprintf("%s created (%s %s): believes it holds (its recipe sees no node before it), by sequence it waits", me, n.Recipe, n.Kind)
 		case n.Watches() != "":
@@ -81,15 +81,15 @@ func (c Change) departureText() string {
 	}
 	// A split holder (it believed it held, by sequence it waited) is
 	// told by what it believed, and the sequence's word beside it.
-	split := n.Role != lockops.RoleHolder && n.Believes == lockops.RoleHolder
+	split := n.Role != ordering.RoleHolder && n.Believes == ordering.RoleHolder
 	switch {
 	case split && c.Held > 0:
 		fmt.Fprintf(&b, " (believed it held %s%s; by sequence it waited)", boundWords(c.HeldBound), GapText(c.Held))
 	case split:
 		b.WriteString(" (believed it held; by sequence it waited)")
-	case n.Role == lockops.RoleHolder && c.Held > 0:
+	case n.Role == ordering.RoleHolder && c.Held > 0:
 		fmt.Fprintf(&b, " (held %s%s)", boundWords(c.HeldBound), GapText(c.Held))
-	case n.Role != lockops.RoleHolder && c.Waited > 0:
+	case n.Role != ordering.RoleHolder && c.Waited > 0:
 		fmt.Fprintf(&b, " (waited %s)", GapText(c.Waited))
 	}
 	if c.Kind == ChangeAdmitted {
@@ -119,7 +119,7 @@ func (c Change) GoneWords() string {
 		return "its session ended"
 	case c.Kind == ChangeAdmitted:
 		return "its contender was admitted to a lease"
-	case c.Node.Role != lockops.RoleHolder && c.Node.Believes == lockops.RoleHolder:
+	case c.Node.Role != ordering.RoleHolder && c.Node.Believes == ordering.RoleHolder:
 		return "it believed it held; released, or its session ended"
 	}
 	return "released, or its session ended"
@@ -144,13 +144,13 @@ func (c Change) leaseText() string {
 	switch {
 	case c.Kind == ChangeAcquired:
 		return fmt.Sprintf("lease %s taken by %s: holders %s", me, sessionWords(n.Session), limit)
-	case c.Kind == ChangeJoined && n.Role != lockops.RoleHolder:
+	case c.Kind == ChangeJoined && n.Role != ordering.RoleHolder:
 		return fmt.Sprintf("lease %s created beyond the limit: %s waits for one (holders %s)", me, sessionWords(n.Session), limit)
 	case c.Kind == ChangeJoined:
 		return fmt.Sprintf("lease %s created: holders %s", me, limit)
 	}
 	text := "lease " + me + " returned"
-	if t := n.TenureText(c.At); n.Role == lockops.RoleHolder && t != "" {
+	if t := n.TenureText(c.At); n.Role == ordering.RoleHolder && t != "" {
 		text += " (held " + t + ")"
 	}
 	return text + ": holders " + limit

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // TestChangeText: each change the Watcher makes says, on the console's
@@ -17,13 +17,13 @@ func TestChangeText(t *testing.T) {
 	const n41 = "_c_3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b-lock-0000000041"
 	const n42 = "_c_3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b-lock-0000000042"
 	evil := "/locks/\x1b[2Jx"
-	cur := lockops.RecipeCurator
-	waiter := Node{Name: n42, Recipe: cur, Kind: lockops.KindMutex, Role: lockops.RoleWaiting}.WithWatches(n41)
-	holder := Node{Name: n41, Recipe: cur, Kind: lockops.KindMutex, Role: lockops.RoleHolder}
+	cur := ordering.RecipeCurator
+	waiter := Node{Name: n42, Recipe: cur, Kind: ordering.KindMutex, Role: ordering.RoleWaiting}.WithWatches(n41)
+	holder := Node{Name: n41, Recipe: cur, Kind: ordering.KindMutex, Role: ordering.RoleHolder}
 	lostWaiter := waiter
 	lostWaiter.Session = 0x2a
-	splitter := Node{Name: "k-0000000120", Recipe: lockops.RecipeKazoo, Kind: lockops.KindMutex, Role: lockops.RoleWaiting, Believes: lockops.RoleHolder}
-	lease := Node{Name: "lease-abc", Lease: true, Session: 0xb, Role: lockops.RoleHolder, SinceExact: true}.WithSince(at.Add(-59 * time.Second))
+	splitter := Node{Name: "k-0000000120", Recipe: ordering.RecipeKazoo, Kind: ordering.KindMutex, Role: ordering.RoleWaiting, Believes: ordering.RoleHolder}
+	lease := Node{Name: "lease-abc", Lease: true, Session: 0xb, Role: ordering.RoleHolder, SinceExact: true}.WithSince(at.Add(-59 * time.Second))
 	cycle := Deadlock{Sessions: []int64{1, 2}, State: CycleDeadlock, Since: at.Add(-6 * time.Second),
 		Waits: []Wait{{Session: 1, Path: "/a", Node: n41, Holder: 2, HolderNode: n42}, {Session: 2, Path: "/b", Node: n42, Holder: 1, HolderNode: n41}}}
 	for _, tc := range []struct {
@@ -64,7 +64,7 @@ func TestChangeText(t *testing.T) {
 		{Change{Kind: ChangePathFound, Path: "/a", Type: TypeSemaphore}, "found semaphore /a"},
 		{Change{Kind: ChangeListed, Path: "/a", Count: 4, Holders: 2, Node: Node{Name: n41}}, "listed /a: 4 lock nodes, held by " + n41 + " and 1 more"},
 		{Change{Kind: ChangeListed, Path: "/a"}, "listed /a: 0 lock nodes, no holder"},
-		{Change{Kind: ChangeListed, Path: "/s", Type: TypeSemaphore, Count: 2, Node: Node{Recipe: lockops.RecipeKazoo}, Holders: 1, Limit: 2}, "/s: kazoo semaphore, holders 1/2, 0 waiting"},
+		{Change{Kind: ChangeListed, Path: "/s", Type: TypeSemaphore, Count: 2, Node: Node{Recipe: ordering.RecipeKazoo}, Holders: 1, Limit: 2}, "/s: kazoo semaphore, holders 1/2, 0 waiting"},
 		{Change{Kind: ChangeListed, Path: "/s", Type: TypeSemaphore}, "/s: an empty semaphore, holders 0 (limit unknown), 0 waiting"},
 		{Change{Kind: ChangeBurst, Path: "/a", Created: 40, Deleted: 2}, "/a: 40 nodes created, 2 deleted"},
 		{Change{Kind: ChangeWatchVerified, Node: Node{Name: n42, Session: 0x1f}.WithWatches(n41)}, n42 + ": its session 0x1f has a watch on " + n41 + " (wchc)"},

@@ -10,7 +10,7 @@
 // Why a package of its own: every reader of the picture (the console in
 // ui, the commands in cmd, the sessions graph, the timeline) needs these
 // types, and none of them may reach a ZooKeeper connection. So model
-// imports lockops (the ordering's words: Kind, Recipe, Role) and nothing
+// imports lockops/ordering (the ordering's words: Kind, Recipe, Role) and nothing
 // else of zklock, and it does no I/O.
 //
 // # Files

@@ -6,15 +6,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // NodeRef names a node the way every view does: "#7" for a lock node (by
-// the recipes' grammar, lockops.ParseName, not by a ten-digit tail alone:
+// the recipes' grammar, ordering.ParseName, not by a ten-digit tail alone:
 // a Kazoo semaphore lease's random hex can end in ten digits), otherwise
 // its sanitized name cut to max runes (0: no cut).
 func NodeRef(name string, max int) string {
-	if n, ok := lockops.ParseName(name); ok && n.Kind != lockops.KindOther {
+	if n, ok := ordering.ParseName(name); ok && n.Kind != ordering.KindOther {
 		return "#" + strconv.FormatInt(int64(n.Seq), 10)
 	}
 	return SanitizeString(name, max)
@@ -34,7 +34,7 @@ func SessionHex(id int64) string {
 // ("41"), the last four characters of the name for a node without one (a
 // Kazoo semaphore lease, named by its client).
 func ConfirmToken(name string) (what, token string) {
-	if n, ok := lockops.ParseName(name); ok && n.Kind != lockops.KindOther {
+	if n, ok := ordering.ParseName(name); ok && n.Kind != ordering.KindOther {
 		return "sequence number", strconv.FormatInt(int64(n.Seq), 10)
 	}
 	r := []rune(name)

@@ -10,7 +10,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // stamp is a time kept in 8 bytes: its Unix nanoseconds with the top bit
@@ -322,10 +322,10 @@ func (n *Node) SetPart(p string) { r := n.rareCopy(); r.part = p; n.putRare(r) }
 type nodeWire struct {
 	Name        string
 	Seq         int32
-	Kind        lockops.Kind
-	Recipe      lockops.Recipe
-	Role        lockops.Role
-	Believes    lockops.Role
+	Kind        ordering.Kind
+	Recipe      ordering.Recipe
+	Role        ordering.Role
+	Believes    ordering.Role
 	Watches     string
 	Predecessor string
 	Link        LinkStatus

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // nodeChunk is how many nodes a chunk holds when a list is cut into
@@ -344,7 +344,7 @@ func (ns Nodes) builderForTail() *nodesBuilder {
 // search is the index of the first node whose sequence is not before seq
 // (Len when there is none); the nodes are in sequence order.
 func (ns Nodes) Search(seq int32) int {
-	return sort.Search(ns.Len(), func(i int) bool { return !lockops.SeqLess(ns.At(i).Seq, seq) })
+	return sort.Search(ns.Len(), func(i int) bool { return !ordering.SeqLess(ns.At(i).Seq, seq) })
 }
 
 // equalBy says whether ns and o hold as many nodes and eq holds for each
@@ -381,16 +381,16 @@ func (ns Nodes) EqualBy(o Nodes, eq func(a, b *Node) bool) bool {
 // it is; the others are made again, a touched node by fresh and every
 // other one copied from prev. ok is false when fresh says a node leaves
 // the change shape.
-func MergeChanged(prev Nodes, entries []lockops.Entry, changed []lockops.ParsedName, fresh func(*lockops.Entry) (Node, bool)) (Nodes, bool) {
+func MergeChanged(prev Nodes, entries []ordering.Entry, changed []ordering.ParsedName, fresh func(*ordering.Entry) (Node, bool)) (Nodes, bool) {
 	// Nodes and entries are compared by their names' order (ChangeOrder).
-	key := func(n *Node) lockops.ParsedName { return lockops.ParsedName{Seq: n.Seq, Name: n.Name} }
+	key := func(n *Node) ordering.ParsedName { return ordering.ParsedName{Seq: n.Seq, Name: n.Name} }
 	// changedWithin: a touched name lies between nodes a and z.
 	changedWithin := func(a, z *Node) bool {
-		c, _ := slices.BinarySearchFunc(changed, key(a), lockops.ChangeOrder)
-		return c < len(changed) && lockops.ChangeOrder(changed[c], key(z)) <= 0
+		c, _ := slices.BinarySearchFunc(changed, key(a), ordering.ChangeOrder)
+		return c < len(changed) && ordering.ChangeOrder(changed[c], key(z)) <= 0
 	}
-	isChanged := func(e *lockops.Entry) bool {
-		_, found := slices.BinarySearchFunc(changed, e.ParsedName, lockops.ChangeOrder)
+	isChanged := func(e *ordering.Entry) bool {
+		_, found := slices.BinarySearchFunc(changed, e.ParsedName, ordering.ChangeOrder)
 		return found
 	}
 	var b nodesBuilder
@@ -418,9 +418,9 @@ func MergeChanged(prev Nodes, entries []lockops.Entry, changed []lockops.ParsedN
 			next = &prev.chunk(k + 1)[0]
 		}
 		j := 0 // in c
-		for ; i < len(entries) && (next == nil || lockops.ChangeOrder(entries[i].ParsedName, key(next)) < 0); i++ {
+		for ; i < len(entries) && (next == nil || ordering.ChangeOrder(entries[i].ParsedName, key(next)) < 0); i++ {
 			e := &entries[i]
-			for j < len(c) && lockops.ChangeOrder(key(&c[j]), e.ParsedName) < 0 {
+			for j < len(c) && ordering.ChangeOrder(key(&c[j]), e.ParsedName) < 0 {
 				j++
 			}
 			if j < len(c) && c[j].Name == e.Name && !isChanged(e) {

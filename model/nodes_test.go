@@ -9,11 +9,11 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 func testNode(seq int32, version int32) Node {
-	return Node{Name: fmt.Sprintf("lock-%010d", seq), Seq: seq, Kind: lockops.KindMutex, Version: version}
+	return Node{Name: fmt.Sprintf("lock-%010d", seq), Seq: seq, Kind: ordering.KindMutex, Version: version}
 }
 
 // TestNodesBasics: length, index, iteration from any point, JSON as an
@@ -127,21 +127,21 @@ func TestNodesChanges(t *testing.T) {
 				changed = append(changed, n)
 			}
 			truth = kept
-			entries := make([]lockops.Entry, len(truth))
+			entries := make([]ordering.Entry, len(truth))
 			for i, n := range truth {
-				entries[i] = lockops.Entry{ParsedName: lockops.ParsedName{Name: n.Name, Seq: n.Seq, Kind: n.Kind}}
+				entries[i] = ordering.Entry{ParsedName: ordering.ParsedName{Name: n.Name, Seq: n.Seq, Kind: n.Kind}}
 			}
-			names := make([]lockops.ParsedName, len(changed))
+			names := make([]ordering.ParsedName, len(changed))
 			for i, n := range changed {
-				names[i] = lockops.ParsedName{Name: n.Name, Seq: n.Seq}
+				names[i] = ordering.ParsedName{Name: n.Name, Seq: n.Seq}
 			}
-			slices.SortFunc(names, func(a, b lockops.ParsedName) int { return cmp.Compare(a.Seq, b.Seq) })
+			slices.SortFunc(names, func(a, b ordering.ParsedName) int { return cmp.Compare(a.Seq, b.Seq) })
 			byName := map[string]Node{}
 			for _, n := range changed {
 				byName[n.Name] = n
 			}
 			var ok bool
-			ns, ok = MergeChanged(ns, entries, names, func(e *lockops.Entry) (Node, bool) {
+			ns, ok = MergeChanged(ns, entries, names, func(e *ordering.Entry) (Node, bool) {
 				n, found := byName[e.Name]
 				if !found {
 					t.Fatalf("step %d: fresh asked for %s, which did not change", step, e.Name)
@@ -184,14 +184,14 @@ func TestNodesShareChunks(t *testing.T) {
 		nodes = append(nodes, testNode(int32(i), 0))
 	}
 	prev := NodesOf(nodes...)
-	entries := make([]lockops.Entry, 0, len(nodes)-1)
+	entries := make([]ordering.Entry, 0, len(nodes)-1)
 	for _, n := range nodes[1:] {
-		entries = append(entries, lockops.Entry{ParsedName: lockops.ParsedName{Name: n.Name, Seq: n.Seq}})
+		entries = append(entries, ordering.Entry{ParsedName: ordering.ParsedName{Name: n.Name, Seq: n.Seq}})
 	}
 	holder := nodes[1]
 	holder.Version = 1
-	next, ok := MergeChanged(prev, entries, []lockops.ParsedName{{Name: holder.Name, Seq: holder.Seq}},
-		func(*lockops.Entry) (Node, bool) { return holder, true })
+	next, ok := MergeChanged(prev, entries, []ordering.ParsedName{{Name: holder.Name, Seq: holder.Seq}},
+		func(*ordering.Entry) (Node, bool) { return holder, true })
 	if !ok || next.Len() != len(nodes)-1 || next.At(0).Version != 1 {
 		t.Fatalf("handoff: ok %v, %d nodes, head version %d", ok, next.Len(), next.At(0).Version)
 	}

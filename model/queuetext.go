@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // LeaseCounts are a semaphore's holders (leases held) and waiters
@@ -14,7 +14,7 @@ import (
 func (q *Queue) LeaseCounts() (holders, waiting int) {
 	for _, n := range q.Nodes.All() {
 		switch {
-		case n.Lease && n.Role == lockops.RoleHolder:
+		case n.Lease && n.Role == ordering.RoleHolder:
 			holders++
 		case !n.Lease:
 			waiting++
@@ -68,10 +68,10 @@ func Under(p, dir, name string) string {
 
 // RoleWord is how the console and `ls` name a node's role in a queue of
 // type t: leader and follower in an election, holder and waiting
-// otherwise (lockops.Role's own words, which `ls --json` keeps).
-func RoleWord(t QueueType, r lockops.Role) string {
+// otherwise (ordering.Role's own words, which `ls --json` keeps).
+func RoleWord(t QueueType, r ordering.Role) string {
 	if t == TypeElection {
-		if r == lockops.RoleHolder {
+		if r == ordering.RoleHolder {
 			return "leader"
 		}
 		return "follower"

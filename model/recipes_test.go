@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // TestRecipeSummary: the heading of each recipe that is no lock says
@@ -29,7 +29,7 @@ func TestRecipeSummary(t *testing.T) {
 		{Queue{Type: TypeCounter}.WithRare(QueueRare{Facts: &RecipeFacts{Value: &v}}), "counter, value 42"},
 		{Queue{Type: TypeLease}.WithRare(QueueRare{Facts: &RecipeFacts{Holder: "w\x1b[2J", Expires: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}),
 			`lease, held by w\x1b[2J until 2026-01-02 03:04:05Z`},
-		{Queue{Type: TypeMutex, Nodes: NodesOf(Node{Name: "lock-0000000000", Role: lockops.RoleHolder})}, ""},
+		{Queue{Type: TypeMutex, Nodes: NodesOf(Node{Name: "lock-0000000000", Role: ordering.RoleHolder})}, ""},
 		{Queue{Type: TypeElection}, ""},
 	}
 	for _, c := range cases {
@@ -45,8 +45,8 @@ func TestRecipeSummary(t *testing.T) {
 // TestRecipeNoWaits: nodes of a recipe that is no lock bring no wait to
 // the sessions graph, whatever their roles; the same nodes in a mutex do.
 func TestRecipeNoWaits(t *testing.T) {
-	nodes := NodesOf(Node{Name: "a", Session: 1, Role: lockops.RoleHolder, Believes: lockops.RoleHolder, Kind: lockops.KindMutex},
-		Node{Name: "b", Session: 2, Kind: lockops.KindMutex})
+	nodes := NodesOf(Node{Name: "a", Session: 1, Role: ordering.RoleHolder, Believes: ordering.RoleHolder, Kind: ordering.KindMutex},
+		Node{Name: "b", Session: 2, Kind: ordering.KindMutex})
 	for _, c := range []struct {
 		typ   QueueType
 		waits int

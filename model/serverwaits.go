@@ -6,7 +6,7 @@ package model
 import (
 	"slices"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // ServerWait is a node whose wait the servers show otherwise than its
@@ -38,7 +38,7 @@ type ServerWait struct {
 // spare, not another wait). Otherwise it waits on the watched node
 // nearest before it. The result is in entry order; nil when the servers
 // agree with the replay everywhere.
-func ServerWaits(entries []lockops.Entry, owner func(i int) int64, watchers func(name string) []int64, self int64) []ServerWait {
+func ServerWaits(entries []ordering.Entry, owner func(i int) int64, watchers func(name string) []int64, self int64) []ServerWait {
 	type shown struct{ i, j int } // entries[i]'s session watches entries[j]
 	var found []shown
 	var byOwner map[int64][]int // built at the first watch the next node does not explain
@@ -82,7 +82,7 @@ func ServerWaits(entries []lockops.Entry, owner func(i int) int64, watchers func
 			}
 		}
 		e := &entries[i]
-		if e.Believes == lockops.RoleWaiting && e.Watches != "" && slices.Contains(watchers(e.Watches), owner(i)) {
+		if e.Believes == ordering.RoleWaiting && e.Watches != "" && slices.Contains(watchers(e.Watches), owner(i)) {
 			continue // it watches what its recipe waits on as well
 		}
 		out = append(out, ServerWait{Index: i, On: entries[on].Name})
@@ -93,27 +93,27 @@ func ServerWaits(entries []lockops.Entry, owner func(i int) int64, watchers func
 // FollowServerWaits applies ServerWaits to entries: each node the servers
 // show waiting believes it waits, on the node they show. It returns how
 // many entries it changed.
-func FollowServerWaits(entries []lockops.Entry, owner func(i int) int64, watchers func(name string) []int64, self int64) int {
+func FollowServerWaits(entries []ordering.Entry, owner func(i int) int64, watchers func(name string) []int64, self int64) int {
 	waits := ServerWaits(entries, owner, watchers, self)
 	for _, w := range waits {
 		e := &entries[w.Index]
-		e.Believes, e.Watches = lockops.RoleWaiting, w.On
+		e.Believes, e.Watches = ordering.RoleWaiting, w.On
 	}
 	return len(waits)
 }
 
 // waitsOn says whether e waits on x by its recipe or by sequence order.
-func waitsOn(e *lockops.Entry, x string) bool { return e.Watches == x || e.Predecessor == x }
+func waitsOn(e *ordering.Entry, x string) bool { return e.Watches == x || e.Predecessor == x }
 
 // agrees says whether the replay already has e waiting on x.
-func agrees(e *lockops.Entry, x string) bool {
-	return e.Believes == lockops.RoleWaiting && e.Watches == x
+func agrees(e *ordering.Entry, x string) bool {
+	return e.Believes == ordering.RoleWaiting && e.Watches == x
 }
 
 // attribute is which of a session's nodes (mine, ascending) its watch on
 // entries[j] shows waiting: those that wait on it by their recipe or by
 // sequence order, else the nearest after it, else none.
-func attribute(entries []lockops.Entry, mine []int, j int) []int {
+func attribute(entries []ordering.Entry, mine []int, j int) []int {
 	var by []int
 	for _, i := range mine {
 		if i != j && waitsOn(&entries[i], entries[j].Name) {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // cur and kz are stock Curator and Kazoo mutex node names with sequence
@@ -25,7 +25,7 @@ func TestServerWaits(t *testing.T) {
 	const self = 99
 	for _, tt := range []struct {
 		name  string
-		nodes []node // any order: ordered by lockops.Order
+		nodes []node // any order: ordered by ordering.Order
 		want  []ServerWait
 	}{
 		{
@@ -122,7 +122,7 @@ func TestServerWaits(t *testing.T) {
 					watchers[w] = append(watchers[w], n.session)
 				}
 			}
-			q := lockops.Order(names)
+			q := ordering.Order(names)
 			owner := func(i int) int64 { return owners[q.Entries[i].Name] }
 			see := func(name string) []int64 { return watchers[name] }
 			got := ServerWaits(q.Entries, owner, see, self)
@@ -134,7 +134,7 @@ func TestServerWaits(t *testing.T) {
 				t.Fatalf("FollowServerWaits changed %d entries, want %d", n, len(tt.want))
 			}
 			for _, w := range tt.want {
-				if e := q.Entries[w.Index]; e.Believes != lockops.RoleWaiting || e.Watches != w.On {
+				if e := q.Entries[w.Index]; e.Believes != ordering.RoleWaiting || e.Watches != w.On {
 					t.Errorf("entry %d believes %v on %q, want waiting on %q", w.Index, e.Believes, e.Watches, w.On)
 				}
 			}
@@ -159,7 +159,7 @@ func BenchmarkServerWaits10000(b *testing.B) {
 			watchers[names[i-1]] = []int64{int64(i + 1)}
 		}
 	}
-	q := lockops.Order(names)
+	q := ordering.Order(names)
 	owners := make(map[string]int64, n)
 	for i, e := range q.Entries {
 		owners[e.Name] = int64(i + 1)

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // ConnState is the Watcher's connection to the ensemble.
@@ -196,7 +196,7 @@ func (w Warning) Lasted(now time.Time) time.Duration {
 	return now.Sub(w.Since)
 }
 
-// Node is one lock node of a queue, in sequence order: lockops.ParsedName (what
+// Node is one lock node of a queue, in sequence order: ordering.ParsedName (what
 // the name tells) with what the servers tell (owner, data, watches) and
 // what the Watcher saw (since when).
 //
@@ -229,10 +229,10 @@ type Node struct {
 	Seq      int32
 	DataLen  int32 // full data length
 	Version  int32
-	Kind     lockops.Kind
-	Recipe   lockops.Recipe
-	Role     lockops.Role // by sequence order
-	Believes lockops.Role // by the node's own recipe
+	Kind     ordering.Kind
+	Recipe   ordering.Recipe
+	Role     ordering.Role // by sequence order
+	Believes ordering.Role // by the node's own recipe
 	Link     LinkStatus
 	Herd     bool // more watches on this node than the recipes predict
 	// Lease: a semaphore's lease node (KindName "lease"; Kind is
@@ -263,7 +263,7 @@ type DepthSample struct {
 }
 
 // Queue is one watched lock parent as the Watcher shows it, its order
-// from lockops.Ordering. A root holds one per lock parent in every
+// from ordering.Ordering. A root holds one per lock parent in every
 // published snapshot, so it is kept small (TestQueueSize): what most
 // parents leave empty (Err, Other, Limit, Warnings, Handoffs, System,
 // Label, Facts) is behind one pointer, read with accessors and set with

@@ -3,7 +3,7 @@ package model
 import (
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // Bound says how much is known of when a node took its role.
@@ -74,7 +74,7 @@ func (n Node) Tenure() (start time.Time, b Bound) {
 	switch {
 	case n.SinceExact:
 		return n.Since(), BoundExact
-	case n.Role == lockops.RoleHolder && !n.Ctime().IsZero():
+	case n.Role == ordering.RoleHolder && !n.Ctime().IsZero():
 		return n.Ctime(), BoundEarliest
 	default:
 		return n.Since(), BoundLatest

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -21,11 +21,11 @@ func TestTenure(t *testing.T) {
 		bound model.Bound
 		text  string
 	}{
-		{"holder found holding", model.Node{Role: lockops.RoleHolder}.WithSince(seen).WithCtime(ctime), ctime, model.BoundEarliest, "≤2.0s"},
-		{"handoff seen", model.Node{Role: lockops.RoleHolder, SinceExact: true}.WithSince(seen).WithCtime(ctime), seen, model.BoundExact, "150µs"},
-		{"holder not yet read", model.Node{Role: lockops.RoleHolder}.WithSince(seen), seen, model.BoundLatest, "≥150µs"},
-		{"waiter", model.Node{Role: lockops.RoleWaiting, SinceExact: true}.WithSince(ctime).WithCtime(ctime), ctime, model.BoundExact, "2.0s"},
-		{"unknown", model.Node{Role: lockops.RoleWaiting}, time.Time{}, model.BoundLatest, ""},
+		{"holder found holding", model.Node{Role: ordering.RoleHolder}.WithSince(seen).WithCtime(ctime), ctime, model.BoundEarliest, "≤2.0s"},
+		{"handoff seen", model.Node{Role: ordering.RoleHolder, SinceExact: true}.WithSince(seen).WithCtime(ctime), seen, model.BoundExact, "150µs"},
+		{"holder not yet read", model.Node{Role: ordering.RoleHolder}.WithSince(seen), seen, model.BoundLatest, "≥150µs"},
+		{"waiter", model.Node{Role: ordering.RoleWaiting, SinceExact: true}.WithSince(ctime).WithCtime(ctime), ctime, model.BoundExact, "2.0s"},
+		{"unknown", model.Node{Role: ordering.RoleWaiting}, time.Time{}, model.BoundLatest, ""},
 	}
 	for _, tt := range tests {
 		start, b := tt.n.Tenure()

@@ -5,11 +5,11 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // holds says whether n acts as a holder: its own recipe believes it holds.
-func Holds(n *Node) bool { return n.Believes == lockops.RoleHolder }
+func Holds(n *Node) bool { return n.Believes == ordering.RoleHolder }
 
 // queueWaits calls visit(w, a, b) for every waiting node a of q, w its
 // index in q.Nodes, and node b it waits behind (see the rules at the top
@@ -36,7 +36,7 @@ func QueueWaits(q *Queue, buf []*Node, visit func(w int, a, b *Node)) []*Node {
 				holders = append(holders, n)
 			}
 		case n.Session == 0:
-		case !semaphore && n.Kind == lockops.KindRead && lastWrite != nil:
+		case !semaphore && n.Kind == ordering.KindRead && lastWrite != nil:
 			if lastWrite.Session != 0 {
 				visit(i, n, lastWrite)
 			}
@@ -45,7 +45,7 @@ func QueueWaits(q *Queue, buf []*Node, visit func(w int, a, b *Node)) []*Node {
 				visit(i, n, h)
 			}
 		}
-		if n.Kind == lockops.KindWrite || n.Kind == lockops.KindMutex {
+		if n.Kind == ordering.KindWrite || n.Kind == ordering.KindMutex {
 			lastWrite = n
 		}
 	}
@@ -183,7 +183,7 @@ func SelfWaitMerged(prev, q *Queue, removed []string) (ws []Warning, ok bool) {
 	// warning's list (both in queue order), without reading either.
 	left, drop := 0, []int(nil)
 	for _, name := range removed {
-		r, ok := lockops.ParseName(name)
+		r, ok := ordering.ParseName(name)
 		if !ok {
 			return nil, false
 		}
@@ -196,7 +196,7 @@ func SelfWaitMerged(prev, q *Queue, removed []string) (ws []Warning, ok bool) {
 	}
 	// Those that joined: after prev's last node, and all of them there.
 	from := q.Nodes.Search(last.Seq + 1)
-	if from < qn && !lockops.SeqLess(last.Seq, q.Nodes.At(from).Seq) || pn-left+(qn-from) != qn {
+	if from < qn && !ordering.SeqLess(last.Seq, q.Nodes.At(from).Seq) || pn-left+(qn-from) != qn {
 		return nil, false
 	}
 	slices.Sort(drop)
@@ -221,7 +221,7 @@ func SelfWaitMerged(prev, q *Queue, removed []string) (ws []Warning, ok bool) {
 // whose sequence is not before seq.
 func searchName(names []string, seq int32) int {
 	return sort.Search(len(names), func(i int) bool {
-		n, _ := lockops.ParseName(names[i])
-		return !lockops.SeqLess(n.Seq, seq)
+		n, _ := ordering.ParseName(names[i])
+		return !ordering.SeqLess(n.Seq, seq)
 	})
 }

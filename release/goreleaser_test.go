@@ -29,6 +29,9 @@ const goreleaser = "github.com/goreleaser/goreleaser/v2@v2.15.1"
 // same beside the binary. The Homebrew cask, which this build cannot make
 // (it needs the darwin archives), must name every man page.
 func TestGoreleaserLinuxAMD64(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the release with goreleaser and go install (make test runs it; -short does not)")
+	}
 	root := moduleRoot(t)
 	if _, err := exec.LookPath("dpkg-deb"); err != nil {
 		t.Fatal("dpkg-deb not found: it reads the .deb (apt-get install dpkg)")

@@ -27,6 +27,9 @@ const modulePath = "github.com/zklock/zklock"
 // with a replace directive in its go.mod (how the patched go-zookeeper was
 // once wired) must be refused: that is the rule this layout exists for.
 func TestGoInstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the release with goreleaser and go install (make test runs it; -short does not)")
+	}
 	root := moduleRoot(t)
 	files := checkoutFiles(t, root)
 	proxy := t.TempDir()

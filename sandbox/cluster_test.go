@@ -88,6 +88,7 @@ func TestStandaloneRoundTrip(t *testing.T) {
 }
 
 func TestStartCancelled(t *testing.T) {
+	sandboxtest.Need(t)
 	parent := t.TempDir()
 	ctx, cancel := context.WithTimeout(t.Context(), 150*time.Millisecond)
 	defer cancel()
@@ -280,6 +281,7 @@ func waitState(t *testing.T, states <-chan zk.State, want zk.State, d time.Durat
 }
 
 func TestCloseLeavesNothing(t *testing.T) {
+	sandboxtest.Need(t)
 	parent := t.TempDir()
 	c, err := sandbox.Start(t.Context(), sandbox.Options{Dir: parent})
 	if err != nil {
@@ -377,6 +379,7 @@ func javaProcessesIn(t *testing.T, dir string) []int {
 }
 
 func TestStartBrokenConfig(t *testing.T) {
+	sandboxtest.Need(t)
 	parent := t.TempDir()
 	// Said by the server's exit, long before the deadline: not
 	// ErrNotReady at it.
@@ -398,6 +401,7 @@ func TestStartBrokenConfig(t *testing.T) {
 }
 
 func TestStartPortInUse(t *testing.T) {
+	sandboxtest.Need(t)
 	held, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -447,6 +451,7 @@ func TestStartPortInUse(t *testing.T) {
 }
 
 func TestStartBadOptions(t *testing.T) {
+	sandboxtest.Need(t)
 	for _, o := range []sandbox.Options{{Members: -1}, {TickTime: time.Microsecond}, {TickTime: time.Second, MaxSessionTimeout: time.Second}} {
 		if _, err := sandbox.Start(t.Context(), o); !errors.Is(err, sandbox.ErrOptions) {
 			t.Errorf("Start(%+v) = %v, want ErrOptions", o, err)
@@ -475,6 +480,7 @@ func TestHelperHoldServer(t *testing.T) {
 // TestServerDiesWithItsParent kills (SIGKILL, no cleanup at all) a process
 // that started a server and checks that the server goes too.
 func TestServerDiesWithItsParent(t *testing.T) {
+	sandboxtest.Need(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("Pdeathsig is Linux only; elsewhere Close is the guarantee")
 	}

@@ -19,6 +19,10 @@ var (
 	ErrNoJava = errors.New("sandbox: no Java runtime found")
 	// ErrNoZooKeeper means no ZooKeeper server jar was found.
 	ErrNoZooKeeper = errors.New("sandbox: no ZooKeeper installation found")
+	// ErrOff means ZKLOCK_SANDBOX=off forbids starting servers: `make
+	// test-short` sets it, so that a test needing ZooKeeper that forgot
+	// sandboxtest.Need fails at once instead of starting a JVM.
+	ErrOff = errors.New("sandbox: off (ZKLOCK_SANDBOX=off, as make test-short sets): a test that needs ZooKeeper calls sandboxtest.Need first")
 )
 
 // Install is a Java runtime and a ZooKeeper class path that can run
@@ -39,6 +43,9 @@ type Install struct {
 // The errors wrap ErrNoJava or ErrNoZooKeeper, list where Find looked, and
 // say what to install.
 func Find() (Install, error) {
+	if os.Getenv("ZKLOCK_SANDBOX") == "off" {
+		return Install{}, ErrOff
+	}
 	return defaultFinder().find()
 }
 

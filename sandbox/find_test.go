@@ -165,6 +165,9 @@ func TestFind(t *testing.T) {
 
 // TestFindHere checks this machine: tests of the whole project need it.
 func TestFindHere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Java and ZooKeeper (make test runs it; -short does not)")
+	}
 	inst, err := Find()
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,9 @@ import (
 // TestKDC: the realm is made, its keytabs exported, and krb5kdc serves on
 // its port until Stop and again after Start.
 func TestKDC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the MIT KDC (make test runs it; -short does not)")
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	k, err := StartKDC(ctx, KDCOptions{Principals: []string{"zookeeper/localhost", "alice"}})
@@ -40,6 +43,9 @@ func TestKDC(t *testing.T) {
 // cannot kinit any more, nor a re-keyed one from its old keytab; a KDC
 // with a shifted clock starts and serves.
 func TestKDCAdmin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the MIT KDC (make test runs it; -short does not)")
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	k, err := StartKDC(ctx, KDCOptions{})

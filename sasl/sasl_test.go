@@ -38,6 +38,9 @@ func TestMain(m *testing.M) {
 // server returns the shared SASL server's address, starting it on first use.
 func server(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a real ZooKeeper (make test runs it; -short does not)")
+	}
 	saslZK.once.Do(func() {
 		saslZK.c, saslZK.err = sandbox.Start(context.Background(), sandbox.Options{SASL: &sandbox.SASLOptions{Users: users}})
 	})
@@ -213,6 +216,9 @@ func TestDigestAfterReconnect(t *testing.T) {
 // processSasl catches the NullPointerException); the client stops with
 // ErrNoChallenge instead of sending requests as nobody.
 func TestDigestServerWithoutSASL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a real ZooKeeper (make test runs it; -short does not)")
+	}
 	plain, err := sandbox.Start(t.Context(), sandbox.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@
 // Watcher in zkview keeps a Graph up to date one changed queue at a time
 // and puts its cycles in each Snapshot, while `zklock sessions` and the
 // console's sessions pane build the table (SessionsOf) from a snapshot.
-// It imports model and lockops, never zkview, ui or cmd.
+// It imports model and lockops/ordering, never zkview, ui or cmd.
 //
 // # Files
 //

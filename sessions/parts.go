@@ -6,7 +6,7 @@ package sessions
 import (
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -138,7 +138,7 @@ func (p *graphPart) walker(byMap bool) func(a, b *model.Node) int {
 			}
 			return -1
 		}
-		for j < len(p.pairs) && (lockops.SeqLess(p.pairs[j].wseq, a.Seq) || p.pairs[j].wseq == a.Seq && p.pairs[j].wnode < a.Name) {
+		for j < len(p.pairs) && (ordering.SeqLess(p.pairs[j].wseq, a.Seq) || p.pairs[j].wseq == a.Seq && p.pairs[j].wnode < a.Name) {
 			j++
 		}
 		for i := j; i < len(p.pairs) && p.pairs[i].wnode == a.Name; i++ {

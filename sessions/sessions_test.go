@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/model/modeltest"
 )
 
-func rw(n model.Node, kind lockops.Kind) model.Node {
+func rw(n model.Node, kind ordering.Kind) model.Node {
 	n.Kind = kind
 	return n
 }
@@ -192,10 +192,10 @@ func TestSessionsReadLocks(t *testing.T) {
 	// R1 and R2 hold; W3 waits for both; R4 waits for W3 (the nearest
 	// writer before it), not for the readers.
 	q := modeltest.MutexQ("/rw",
-		rw(modeltest.Hold(1, 1, time.Minute), lockops.KindRead),
-		rw(modeltest.Hold(2, 2, time.Minute), lockops.KindRead),
-		rw(modeltest.Wait(3, 3, time.Minute), lockops.KindWrite),
-		rw(modeltest.Wait(4, 4, time.Minute), lockops.KindRead),
+		rw(modeltest.Hold(1, 1, time.Minute), ordering.KindRead),
+		rw(modeltest.Hold(2, 2, time.Minute), ordering.KindRead),
+		rw(modeltest.Wait(3, 3, time.Minute), ordering.KindWrite),
+		rw(modeltest.Wait(4, 4, time.Minute), ordering.KindRead),
 	)
 	q.Type = model.TypeRWLock
 	ss := SessionsOf(snapOf(q))
@@ -210,9 +210,9 @@ func TestSessionsReadLocks(t *testing.T) {
 	}
 	// A writer holds: both readers wait for it.
 	q2 := modeltest.MutexQ("/rw2",
-		rw(modeltest.Hold(1, 1, time.Minute), lockops.KindWrite),
-		rw(modeltest.Wait(2, 2, time.Minute), lockops.KindRead),
-		rw(modeltest.Wait(3, 3, time.Minute), lockops.KindRead),
+		rw(modeltest.Hold(1, 1, time.Minute), ordering.KindWrite),
+		rw(modeltest.Wait(2, 2, time.Minute), ordering.KindRead),
+		rw(modeltest.Wait(3, 3, time.Minute), ordering.KindRead),
 	)
 	q2.Type = model.TypeRWLock
 	if got := blocks(SessionsOf(snapOf(q2))); !slices.Equal(got, []string{"1:2/2", "2:0/0", "3:0/0"}) {
@@ -345,9 +345,9 @@ func benchQueues(paths, per int) []model.Queue {
 	for p := range qs {
 		nodes := make([]model.Node, per)
 		for i := range nodes {
-			role := lockops.RoleWaiting
+			role := ordering.RoleWaiting
 			if i == 0 {
-				role = lockops.RoleHolder
+				role = ordering.RoleHolder
 			}
 			nodes[i] = modeltest.Node(int32(i), s, role, time.Minute)
 			s++
@@ -363,10 +363,10 @@ func handoff(qs []model.Queue, p int, next *int64, seq *int32) {
 	old := qs[p].Nodes
 	nodes := make([]model.Node, 0, old.Len())
 	nodes = append(nodes, old.Slice()[1:]...)
-	nodes[0].Role, nodes[0].Believes = lockops.RoleHolder, lockops.RoleHolder
+	nodes[0].Role, nodes[0].Believes = ordering.RoleHolder, ordering.RoleHolder
 	*seq++
 	*next++
-	nodes = append(nodes, modeltest.Node(*seq, *next, lockops.RoleWaiting, 0))
+	nodes = append(nodes, modeltest.Node(*seq, *next, ordering.RoleWaiting, 0))
 	qs[p].Nodes = model.NodesOf(nodes...)
 }
 
@@ -378,8 +378,8 @@ func BenchmarkSessionsGraphChange(b *testing.B) {
 	qs := benchQueues(1000, 10)
 	// A standing cycle over the first two paths' holders.
 	h0, h1 := qs[0].Nodes.At(0).Session, qs[1].Nodes.At(0).Session
-	qs[0].Nodes = model.NodesOf(append(qs[0].Nodes.Slice(), modeltest.Node(100, h1, lockops.RoleWaiting, 0))...)
-	qs[1].Nodes = model.NodesOf(append(qs[1].Nodes.Slice(), modeltest.Node(100, h0, lockops.RoleWaiting, 0))...)
+	qs[0].Nodes = model.NodesOf(append(qs[0].Nodes.Slice(), modeltest.Node(100, h1, ordering.RoleWaiting, 0))...)
+	qs[1].Nodes = model.NodesOf(append(qs[1].Nodes.Slice(), modeltest.Node(100, h0, ordering.RoleWaiting, 0))...)
 	var g Graph
 	now := modeltest.T0
 	g.Update(model.QueuesOf(qs...), now)
@@ -465,13 +465,13 @@ func TestSessionsBlocksMatchBruteForce(t *testing.T) {
 		for p := range 1 + rng.IntN(8) {
 			var nodes []model.Node
 			for i := range rng.IntN(5) {
-				role := lockops.RoleWaiting
+				role := ordering.RoleWaiting
 				if i == 0 || rng.IntN(6) == 0 {
-					role = lockops.RoleHolder
+					role = ordering.RoleHolder
 				}
 				n := modeltest.Node(int32(i), 1+int64(rng.IntN(sessions)), role, time.Duration(rng.IntN(60))*time.Second)
 				if rng.IntN(4) == 0 {
-					n.Kind = lockops.KindRead
+					n.Kind = ordering.KindRead
 				}
 				nodes = append(nodes, n)
 			}

@@ -29,7 +29,7 @@ package systems
 import (
 	"net"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -49,12 +49,12 @@ func Barrier(t Tree, p string) (Recognition, bool) {
 	if kids, listed := t.Children(p); !listed || len(kids) > 0 || n.Ephemeral() {
 		return Recognition{}, false
 	}
-	lib := lockops.RecipeUnknown
+	lib := ordering.RecipeUnknown
 	if len(n.Data) > 0 && net.ParseIP(string(n.Data)) != nil {
-		lib = lockops.RecipeCurator
+		lib = ordering.RecipeCurator
 	}
 	pt := participant(p, n)
-	pt.Part, pt.Role = model.PartBarrier, lockops.RoleHolder
+	pt.Part, pt.Role = model.PartBarrier, ordering.RoleHolder
 	set := true
 	return Recognition{Path: p, Type: TypeBarrier, Library: lib, Participants: []Participant{pt},
 		Facts: &model.RecipeFacts{Set: &set}}, true

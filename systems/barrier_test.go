@@ -3,7 +3,7 @@ package systems
 import (
 	"testing"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -50,7 +50,7 @@ func TestBarrier(t *testing.T) {
 			}
 			if want == 1 {
 				if p := rec.Participants[0]; p.Path != "/b" || p.Name != "b" || p.Part != model.PartBarrier ||
-					p.Role != lockops.RoleHolder || p.Session != 0 || p.Ctime == 0 {
+					p.Role != ordering.RoleHolder || p.Session != 0 || p.Ctime == 0 {
 					t.Errorf("%s: participant %+v", c.name, p)
 				}
 			}

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // ClickHouse replica elections (ClickHouse/ClickHouse
@@ -70,10 +70,10 @@ func clickhouseElection(t Tree, p string) (Recognition, bool) {
 	if multi {
 		rec.MultiLeader = true
 		for i := range ps {
-			ps[i].Role = lockops.RoleHolder
+			ps[i].Role = ordering.RoleHolder
 		}
 		return rec, true
 	}
-	ps[0].Role = lockops.RoleHolder
+	ps[0].Role = ordering.RoleHolder
 	return rec, true
 }

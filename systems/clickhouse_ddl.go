@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // ClickHouse's distributed DDL queue (ClickHouse/ClickHouse
@@ -90,7 +90,7 @@ func ddlStatus(t Tree, e *Participant) []string {
 	active, _ := t.Children(path.Join(e.Path, "active"))
 	finished, _ := t.Children(path.Join(e.Path, "finished"))
 	if len(active) > 0 {
-		e.Role = lockops.RoleHolder
+		e.Role = ordering.RoleHolder
 	}
 	id := fmt.Sprintf("%d active, %d finished", len(active), len(finished))
 	if hosts > 0 {
@@ -166,6 +166,6 @@ func loneHolder(t Tree, p string) (Participant, bool) {
 		return Participant{}, false
 	}
 	h := participant(p, n)
-	h.Role, h.Identity = lockops.RoleHolder, clean(string(n.Data))
+	h.Role, h.Identity = ordering.RoleHolder, clean(string(n.Data))
 	return h, true
 }

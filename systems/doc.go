@@ -48,7 +48,7 @@
 //   - barrier.go: single barriers (Curator's DistributedBarrier, Kazoo's
 //     Barrier), read only at a path the user names: Barrier.
 //
-// Imports: systems may import lockops (its Role and Kind, ParseName),
+// Imports: systems may import lockops/ordering (its Role and Kind, ParseName),
 // model (RecipeFacts, the recipes' parts) and the zk client (ReadTree only); it must never import zkview, ui or cmd,
 // which call it.
 package systems

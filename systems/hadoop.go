@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"path"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // Hadoop HA, ActiveStandbyElector (apache/hadoop
@@ -108,7 +108,7 @@ func hadoopElector(t Tree, p string) (Recognition, bool) {
 	}
 	if haveLock {
 		h := participant(lockPath, lock)
-		h.Role, h.Identity = lockops.RoleHolder, active.identity()
+		h.Role, h.Identity = ordering.RoleHolder, active.identity()
 		rec.Participants = []Participant{h}
 		rec.Findings = hadoopCheck(crumbPath, haveCrumb, crumb.Data, last, lockPath, lock.Data, active)
 	}

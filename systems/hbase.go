@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // HBase (apache/hbase):
@@ -95,7 +95,7 @@ func hbaseMaster(t Tree, p string) (Recognition, bool) {
 		return Recognition{}, false
 	}
 	h := participant(p, n)
-	h.Role, h.Identity = lockops.RoleHolder, clean(sn)
+	h.Role, h.Identity = ordering.RoleHolder, clean(sn)
 	rec := Recognition{Path: p, System: HBase, Type: TypeElection, Label: "hbase master",
 		Participants: []Participant{h}}
 	for _, b := range childNodes(t, path.Join(path.Dir(p), "backup-masters")) {
@@ -125,9 +125,9 @@ func hbaseTableLock(t Tree, p string) (Recognition, bool) {
 		}
 		ps[i].Seq, _ = strconv.ParseInt(m[2], 10, 64)
 		ps[i].HasSeq = true
-		ps[i].Kind = lockops.KindWrite
+		ps[i].Kind = ordering.KindWrite
 		if m[1] == "read" {
-			ps[i].Kind = lockops.KindRead
+			ps[i].Kind = ordering.KindRead
 		}
 		n, _ := t.Node(ps[i].Path)
 		owner, ok := hbaseLockOwner(n.Data)
@@ -166,12 +166,12 @@ func rwRoles(ps []Participant) {
 	writeBefore := false
 	for i := range ps {
 		switch {
-		case ps[i].Kind == lockops.KindWrite && i == 0:
-			ps[i].Role = lockops.RoleHolder
-		case ps[i].Kind == lockops.KindRead && !writeBefore:
-			ps[i].Role = lockops.RoleHolder
+		case ps[i].Kind == ordering.KindWrite && i == 0:
+			ps[i].Role = ordering.RoleHolder
+		case ps[i].Kind == ordering.KindRead && !writeBefore:
+			ps[i].Role = ordering.RoleHolder
 		}
-		if ps[i].Kind == lockops.KindWrite {
+		if ps[i].Kind == ordering.KindWrite {
 			writeBefore = true
 		}
 	}

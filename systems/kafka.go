@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // Kafka in ZooKeeper mode (apache/kafka core/src/main/scala/kafka/zk,
@@ -64,7 +64,7 @@ func kafkaController(t Tree, p string) (Recognition, bool) {
 		kraft = -1
 	}
 	holder := participant(p, n)
-	holder.Role = lockops.RoleHolder
+	holder.Role = ordering.RoleHolder
 	holder.Identity = "broker " + strconv.FormatInt(broker, 10)
 	label := "kafka controller"
 	if kraft >= 0 {

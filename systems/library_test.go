@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // The library recipes' layouts, as the lock core's tests, the fault
 // suite (lockops/faults_test.go) and the demo plant them, are no system's:
-// names from lockops/names.go's table, written as each library does.
+// names from lockops/ordering/names.go's table, written as each library does.
 const (
 	curatorUUID = "0b7d1a4e-3c1f-4f6e-9a7e-2d9c5b1e8f00" // Curator's protection: _c_<uuid>-
 	gozkHex     = "6f1c0e2d9a8b4c7d8e9f0a1b2c3d4e5f"     // go-zookeeper's _c_<32 hex>-
@@ -105,7 +105,7 @@ func TestLibraryRecipesNoSystem(t *testing.T) {
 		// Each name is its library's, as the lock core reads it.
 		for _, p := range memBuild(all, fakeSessions, specs...) {
 			if base := path.Base(p); strings.Contains(base, "__") || strings.Contains(base, "-") {
-				if _, ok := lockops.ParseName(base); !ok {
+				if _, ok := ordering.ParseName(base); !ok {
 					t.Errorf("%s: %s is no recipe's name", name, base)
 				}
 			}

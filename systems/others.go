@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"slices"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // The systems that elect through a Curator recipe under a name of their
@@ -92,8 +92,8 @@ func latchElection(t Tree, p string) (Recognition, bool) {
 		return Recognition{}, false
 	}
 	for i := range ps {
-		n, ok := lockops.ParseName(ps[i].Name)
-		if !ok || n.Recipe != lockops.RecipeCurator || n.Kind != lockops.KindMutex || ps[i].Session == 0 {
+		n, ok := ordering.ParseName(ps[i].Name)
+		if !ok || n.Recipe != ordering.RecipeCurator || n.Kind != ordering.KindMutex || ps[i].Session == 0 {
 			return Recognition{}, false
 		}
 		if n.Latch == (sys.system == NiFi) {
@@ -107,7 +107,7 @@ func latchElection(t Tree, p string) (Recognition, bool) {
 		flinkIdentities(t, path.Dir(p), ps)
 	}
 	sortBySeq(ps)
-	ps[0].Role = lockops.RoleHolder
+	ps[0].Role = ordering.RoleHolder
 	return Recognition{Path: p, System: sys.system, Type: TypeElection, Label: sys.label, Participants: ps}, true
 }
 
@@ -180,7 +180,7 @@ func loneLeader(t Tree, p, parent, leaf string, keys ...string) (Participant, bo
 	for _, k := range keys {
 		if id, ok := jsonString(js, k); ok {
 			h := participant(p, n)
-			h.Role, h.Identity = lockops.RoleHolder, clean(id)
+			h.Role, h.Identity = ordering.RoleHolder, clean(id)
 			return h, true
 		}
 	}
@@ -248,6 +248,6 @@ func mesosGroup(t Tree, p string) (Recognition, bool) {
 		return Recognition{}, false
 	}
 	sortBySeq(ps)
-	ps[0].Role = lockops.RoleHolder
+	ps[0].Role = ordering.RoleHolder
 	return Recognition{Path: p, System: Mesos, Type: TypeElection, Label: "mesos master", Participants: ps}, true
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -120,8 +120,8 @@ func curatorSelector(t Tree, p string) (Recognition, bool) {
 		return Recognition{}, false
 	}
 	for i := range ps {
-		n, ok := lockops.ParseName(ps[i].Name)
-		if !ok || n.Recipe != lockops.RecipeCurator || n.Kind != lockops.KindMutex || n.Latch ||
+		n, ok := ordering.ParseName(ps[i].Name)
+		if !ok || n.Recipe != ordering.RecipeCurator || n.Kind != ordering.KindMutex || n.Latch ||
 			!strings.HasPrefix(ps[i].Name, "_c_") || ps[i].Session == 0 {
 			return Recognition{}, false
 		}
@@ -136,13 +136,13 @@ func curatorSelector(t Tree, p string) (Recognition, bool) {
 		if a.Seq == b.Seq {
 			return 0
 		}
-		if lockops.SeqLess(int32(a.Seq), int32(b.Seq)) {
+		if ordering.SeqLess(int32(a.Seq), int32(b.Seq)) {
 			return -1
 		}
 		return 1
 	})
-	ps[0].Role = lockops.RoleHolder
-	return Recognition{Path: p, Type: TypeElection, Library: lockops.RecipeCurator, Participants: ps}, true
+	ps[0].Role = ordering.RoleHolder
+	return Recognition{Path: p, Type: TypeElection, Library: ordering.RecipeCurator, Participants: ps}, true
 }
 
 // zklockOwner is the data zklock's own lock writes in Curator's style
@@ -160,21 +160,21 @@ func doubleBarrier(t Tree, p string) (Recognition, bool) {
 	kids, _ := t.Children(p)
 	ready := false
 	var ps []Participant
-	lib := lockops.Recipe(0)
+	lib := ordering.Recipe(0)
 	for _, k := range kids {
 		n, ok := t.Node(path.Join(p, k))
 		if !ok {
 			return Recognition{}, false
 		}
-		var l lockops.Recipe
+		var l ordering.Recipe
 		switch {
 		case k == readyNode && !n.Ephemeral():
 			ready = true
 			continue
 		case canonicalUUID.MatchString(k) && n.Ephemeral():
-			l = lockops.RecipeCurator
-		case lockops.IsHex32(k) && n.Ephemeral():
-			l = lockops.RecipeKazoo
+			l = ordering.RecipeCurator
+		case ordering.IsHex32(k) && n.Ephemeral():
+			l = ordering.RecipeKazoo
 		default:
 			return Recognition{}, false
 		}
@@ -189,14 +189,14 @@ func doubleBarrier(t Tree, p string) (Recognition, bool) {
 	if len(ps) == 0 {
 		return Recognition{}, false
 	}
-	if lib == lockops.RecipeKazoo {
+	if lib == ordering.RecipeKazoo {
 		if parent, ok := t.Node(p); !ok || len(parent.Data) > 0 {
 			return Recognition{}, false // a Kazoo Semaphore's leases
 		}
 	}
 	for i := range ps {
 		if ready {
-			ps[i].Role = lockops.RoleHolder // through the barrier
+			ps[i].Role = ordering.RoleHolder // through the barrier
 		}
 	}
 	sortByCtime(ps)
@@ -210,16 +210,16 @@ const partyMark = "__party__"
 // party reads p as a Kazoo Party or ShallowParty: every child ephemeral,
 // named <32 hex>__party__ or <32 hex>-<identifier>.
 func party(t Tree, p string) (Recognition, bool) {
-	ps, fit := fittingChildren(t, p, func(c Participant) bool { return c.Session != 0 && len(c.Name) > 33 && lockops.IsHex32(c.Name[:32]) })
+	ps, fit := fittingChildren(t, p, func(c Participant) bool { return c.Session != 0 && len(c.Name) > 33 && ordering.IsHex32(c.Name[:32]) })
 	if !fit || len(ps) == 0 {
 		return Recognition{}, false
 	}
 	for i := range ps {
 		name := ps[i].Name
-		if ps[i].Session == 0 || len(name) <= 33 || !lockops.IsHex32(name[:32]) {
+		if ps[i].Session == 0 || len(name) <= 33 || !ordering.IsHex32(name[:32]) {
 			return Recognition{}, false
 		}
-		if _, lock := lockops.ParseName(name); lock {
+		if _, lock := ordering.ParseName(name); lock {
 			return Recognition{}, false
 		}
 		switch {
@@ -231,10 +231,10 @@ func party(t Tree, p string) (Recognition, bool) {
 		default:
 			return Recognition{}, false
 		}
-		ps[i].Part, ps[i].Role = model.PartMember, lockops.RoleHolder
+		ps[i].Part, ps[i].Role = model.PartMember, ordering.RoleHolder
 	}
 	sortByCtime(ps)
-	return Recognition{Path: p, Type: TypeMembership, Library: lockops.RecipeKazoo, Participants: ps}, true
+	return Recognition{Path: p, Type: TypeMembership, Library: ordering.RecipeKazoo, Participants: ps}, true
 }
 
 // curatorGroup reads p as a Curator GroupMember group: two ephemeral
@@ -247,7 +247,7 @@ func curatorGroup(t Tree, p string) (Recognition, bool) {
 	}
 	for i := range ps {
 		name := ps[i].Name
-		if _, lock := lockops.ParseName(name); lock || ps[i].Session == 0 || lockops.IsHex32(name) ||
+		if _, lock := ordering.ParseName(name); lock || ps[i].Session == 0 || ordering.IsHex32(name) ||
 			canonicalUUID.MatchString(name) || name == readyNode {
 			return Recognition{}, false
 		}
@@ -255,10 +255,10 @@ func curatorGroup(t Tree, p string) (Recognition, bool) {
 		if len(name) > 40 && strings.HasPrefix(name, "_c_") && canonicalUUID.MatchString(name[3:39]) && name[39] == '-' {
 			id = name[40:]
 		}
-		ps[i].Identity, ps[i].Part, ps[i].Role = clean(id), model.PartMember, lockops.RoleHolder
+		ps[i].Identity, ps[i].Part, ps[i].Role = clean(id), model.PartMember, ordering.RoleHolder
 	}
 	sortByCtime(ps)
-	return Recognition{Path: p, Type: TypeMembership, Library: lockops.RecipeCurator, Participants: ps}, true
+	return Recognition{Path: p, Type: TypeMembership, Library: ordering.RecipeCurator, Participants: ps}, true
 }
 
 // curatorItemVersion starts every item Curator's ItemSerializer writes.
@@ -283,7 +283,7 @@ func curatorQueue(t Tree, p string) (Recognition, bool) {
 		ps[i].HasSeq, ps[i].Part = true, model.PartItem
 	}
 	sortBySeq(ps)
-	return queueRecognition(p, lockops.RecipeCurator, ps), true
+	return queueRecognition(p, ordering.RecipeCurator, ps), true
 }
 
 var kazooEntryName = regexp.MustCompile(`^entry-(\d{3})-(-?\d{10})$`)
@@ -321,7 +321,7 @@ func kazooQueue(t Tree, p string) (Recognition, bool) {
 		if !ok || len(ps) == 0 {
 			return Recognition{}, false
 		}
-		return queueRecognition(p, lockops.RecipeKazoo, ps), true
+		return queueRecognition(p, ordering.RecipeKazoo, ps), true
 	}
 	entries, taken := path.Join(p, "entries"), path.Join(p, "taken")
 	ps, ok := kazooEntries(t, entries)
@@ -334,17 +334,17 @@ func kazooQueue(t Tree, p string) (Recognition, bool) {
 			continue // an entry consumed a moment ago
 		}
 		data, _ := t.Node(tk.Path)
-		ps[i].Part, ps[i].Role, ps[i].Session = model.PartTaken, lockops.RoleHolder, tk.Session
+		ps[i].Part, ps[i].Role, ps[i].Session = model.PartTaken, ordering.RoleHolder, tk.Session
 		ps[i].Identity = clean(string(data.Data))
 	}
-	rec := queueRecognition(p, lockops.RecipeKazoo, ps)
+	rec := queueRecognition(p, ordering.RecipeKazoo, ps)
 	rec.Parts = []string{entries, taken}
 	return rec, true
 }
 
 // queueRecognition is a queue of items ps at p, with its depth and its
 // oldest item's ctime.
-func queueRecognition(p string, lib lockops.Recipe, ps []Participant) Recognition {
+func queueRecognition(p string, lib ordering.Recipe, ps []Participant) Recognition {
 	depth := len(ps)
 	f := &model.RecipeFacts{Depth: &depth}
 	for _, pt := range ps {
@@ -370,7 +370,7 @@ func kazooLease(t Tree, p string) (Recognition, bool) {
 		return Recognition{}, false
 	}
 	for _, k := range kids {
-		if n, ok := lockops.ParseName(k); k != leaseHolder && (!ok || n.Recipe != lockops.RecipeKazoo) {
+		if n, ok := ordering.ParseName(k); k != leaseHolder && (!ok || n.Recipe != ordering.RecipeKazoo) {
 			return Recognition{}, false
 		}
 	}
@@ -392,8 +392,8 @@ func kazooLease(t Tree, p string) (Recognition, bool) {
 		return Recognition{}, false
 	}
 	h := participant(full, n)
-	h.Role, h.Part, h.Identity = lockops.RoleHolder, model.PartLease, clean(*rec.Holder)
-	return Recognition{Path: p, Type: TypeLease, Library: lockops.RecipeKazoo, Participants: []Participant{h},
+	h.Role, h.Part, h.Identity = ordering.RoleHolder, model.PartLease, clean(*rec.Holder)
+	return Recognition{Path: p, Type: TypeLease, Library: ordering.RecipeKazoo, Participants: []Participant{h},
 		Facts: &model.RecipeFacts{Holder: h.Identity, Expires: end}}, true
 }
 
@@ -410,11 +410,11 @@ func counter(t Tree, p string) (Recognition, bool) {
 		return Recognition{}, false
 	}
 	var v float64
-	lib := lockops.RecipeKazoo
+	lib := ordering.RecipeKazoo
 	if f, err := strconv.ParseFloat(string(n.Data), 64); err == nil && len(n.Data) > 0 && n.Data[0] != '+' && !bytes.ContainsAny(n.Data, " _xXeEpPnNiI") {
 		v = f
 	} else if len(n.Data) == 4 {
-		v, lib = float64(int32(binary.BigEndian.Uint32(n.Data))), lockops.RecipeCurator
+		v, lib = float64(int32(binary.BigEndian.Uint32(n.Data))), ordering.RecipeCurator
 	} else {
 		return Recognition{}, false
 	}

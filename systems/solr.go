@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // Solr's elections (apache/solr solr/core/src/java/org/apache/solr/cloud,
@@ -67,7 +67,7 @@ func solrElection(t Tree, p string) (Recognition, bool) {
 		ps[i].Seq, ps[i].HasSeq, ps[i].Identity = seq, true, clean(m[2])
 	}
 	SolrOrder(ps)
-	ps[0].Role = lockops.RoleHolder
+	ps[0].Role = ordering.RoleHolder
 	rec := Recognition{Path: p, System: Solr, Type: TypeElection, Participants: ps}
 	parent := path.Dir(p)
 	switch {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -86,8 +86,8 @@ type Participant struct {
 	// Seq is the node's sequence when it has one (HasSeq).
 	Seq    int64
 	HasSeq bool
-	Kind   lockops.Kind // mutex, or read/write in a read/write lock
-	Role   lockops.Role
+	Kind   ordering.Kind // mutex, or read/write in a read/write lock
+	Role   ordering.Role
 	// Identity is the participant as the system names it (a Kafka broker
 	// id, a Solr node name, a NameNode id and host), decoded from the
 	// node's name or data; "" when the layout does not say. Raw text from
@@ -129,7 +129,7 @@ type Recognition struct {
 	Inner []string
 	// Library is the library whose recipe a path with no System follows
 	// (curator, kazoo), 0 for a system's.
-	Library lockops.Recipe
+	Library ordering.Recipe
 	// Facts is what a library recipe that is no lock states beyond its
 	// participants (a counter's value, a lease's end); nil otherwise.
 	Facts *model.RecipeFacts
@@ -144,7 +144,7 @@ type Recognition struct {
 func (r Recognition) Holders() []Participant {
 	var hs []Participant
 	for _, p := range r.Participants {
-		if p.Role == lockops.RoleHolder {
+		if p.Role == ordering.RoleHolder {
 			hs = append(hs, p)
 		}
 	}
@@ -262,8 +262,8 @@ func fittingChildren(t Tree, p string, fits func(Participant) bool) ([]Participa
 // participant is a node as a waiting participant, before any role.
 func participant(full string, n NodeInfo) Participant {
 	return Participant{
-		Path: full, Name: path.Base(full), Kind: lockops.KindMutex,
-		Role: lockops.RoleWaiting, Session: n.EphemeralOwner, Czxid: n.Czxid, Ctime: n.Ctime,
+		Path: full, Name: path.Base(full), Kind: ordering.KindMutex,
+		Role: ordering.RoleWaiting, Session: n.EphemeralOwner, Czxid: n.Czxid, Ctime: n.Ctime,
 	}
 }
 
@@ -311,6 +311,6 @@ func sortBySeq(ps []Participant) {
 // curatorMutexNode: c is an ephemeral node named as a Curator mutex or
 // latch node (the grammar a Curator election's participants share).
 func curatorMutexNode(c Participant) bool {
-	n, ok := lockops.ParseName(c.Name)
-	return ok && c.Session != 0 && n.Recipe == lockops.RecipeCurator && n.Kind == lockops.KindMutex
+	n, ok := ordering.ParseName(c.Name)
+	return ok && c.Session != 0 && n.Recipe == ordering.RecipeCurator && n.Kind == ordering.KindMutex
 }

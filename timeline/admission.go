@@ -1,7 +1,7 @@
 package timeline
 
 import (
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -29,7 +29,7 @@ func (a *admissions) leaseOf(p *model.Node) (string, bool) {
 		return "", false
 	}
 	fits := func(l *model.Node) bool {
-		return l.Lease && l.Role == lockops.RoleHolder && l.Session == p.Session && !a.claimed[l.Name] &&
+		return l.Lease && l.Role == ordering.RoleHolder && l.Session == p.Session && !a.claimed[l.Name] &&
 			(l.Ctime().IsZero() || p.Ctime().IsZero() || !l.Ctime().Before(p.Ctime()))
 	}
 	claim := func(l *model.Node) (string, bool) {
@@ -40,7 +40,7 @@ func (a *admissions) leaseOf(p *model.Node) (string, bool) {
 		return l.Name, true
 	}
 	for _, l := range a.next.All() {
-		if was := a.prevBy[l.Key()]; fits(l) && (was == nil || was.Role != lockops.RoleHolder) {
+		if was := a.prevBy[l.Key()]; fits(l) && (was == nil || was.Role != ordering.RoleHolder) {
 			return claim(l)
 		}
 	}

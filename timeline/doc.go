@@ -8,7 +8,7 @@
 //
 // Why a package of its own: the timeline only reads model values, and
 // its file format and stream schema change for reasons of their own. It
-// imports model and lockops, never zkview, ui or cmd.
+// imports model and lockops/ordering, never zkview, ui or cmd.
 //
 // # Files
 //

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -88,12 +88,12 @@ func (m *churnModel) node(parent, seq int, holder bool) model.Node {
 	ctime := m.at.Add(-time.Duration(seq) * time.Millisecond)
 	n := model.Node{
 		Name: fmt.Sprintf("_c_%08x-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-%010d", rand.Uint32(), seq), Seq: int32(seq),
-		Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
+		Kind: ordering.KindMutex, Recipe: ordering.RecipeCurator, Role: ordering.RoleWaiting, Believes: ordering.RoleWaiting,
 		Session: 0x1000000000 + int64(parent*1000+seq), SinceExact: true, Link: model.LinkVerified,
 	}.WithClient(fmt.Sprintf("10.0.%d.%d:%d", parent, seq%250, 30000+seq)).WithData([]byte(fmt.Sprintf("worker@host-%d pid %d", seq%40, 1000+seq))).WithCtime(ctime).WithMtime(ctime).WithSince(ctime)
 	n.DataLen = int32(len(n.Data()))
 	if holder {
-		n.Role, n.Believes = lockops.RoleHolder, lockops.RoleHolder
+		n.Role, n.Believes = ordering.RoleHolder, ordering.RoleHolder
 	}
 	return n
 }
@@ -109,7 +109,7 @@ func (m *churnModel) step(gap time.Duration) *model.Snapshot {
 	nodes := make([]model.Node, 0, q.Nodes.Len()+1)
 	for k, n := range q.Nodes.Slice()[1:] {
 		if k == 0 {
-			n.Role, n.Believes, n.Link = lockops.RoleHolder, lockops.RoleHolder, model.LinkNone
+			n.Role, n.Believes, n.Link = ordering.RoleHolder, ordering.RoleHolder, model.LinkNone
 			n.SetWatchesPredecessor("", "")
 			n.SetSince(m.at)
 		}

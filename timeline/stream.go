@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -213,7 +213,7 @@ func diffNodes(out []model.Change, base model.Change, prevAt time.Time, pq, nq *
 		if _, ok := nextBy[p.Key()]; ok {
 			continue
 		}
-		wasHolder := p.Role == lockops.RoleHolder
+		wasHolder := p.Role == ordering.RoleHolder
 		gone, cause := lost.of(p.Session)
 		if !wasHolder && nq != nil {
 			// It may have held between the two snapshots: the handoff
@@ -226,7 +226,7 @@ func diffNodes(out []model.Change, base model.Change, prevAt time.Time, pq, nq *
 		c := base
 		c.Node = *p
 		// A split holder believed it held: it leaves as a holder would.
-		believed := wasHolder || p.Believes == lockops.RoleHolder
+		believed := wasHolder || p.Believes == ordering.RoleHolder
 		switch {
 		case gone:
 			c.Kind, c.Cause = model.ChangeSessionLost, cause
@@ -256,7 +256,7 @@ func diffNodes(out []model.Change, base model.Change, prevAt time.Time, pq, nq *
 	// Nodes that were there and took the lock.
 	for _, n := range next.All() {
 		p, ok := prevBy[n.Key()]
-		if !ok || p.Role == lockops.RoleHolder || n.Role != lockops.RoleHolder {
+		if !ok || p.Role == ordering.RoleHolder || n.Role != ordering.RoleHolder {
 			continue
 		}
 		c := base
@@ -283,12 +283,12 @@ func diffNodes(out []model.Change, base model.Change, prevAt time.Time, pq, nq *
 func appendTransient(out []model.Change, base model.Change, p *model.Node, h model.Handoff, at time.Time, lost bool, cause model.Cause) []model.Change {
 	c := base
 	c.Kind, c.Node, c.From, c.Gap = model.ChangeAcquired, *p, h.From, h.Gap
-	c.Node.Role = lockops.RoleHolder
+	c.Node.Role = ordering.RoleHolder
 	c.Waited = waited(p, h.At)
 	out = append(out, c)
 	c = base
 	c.Kind, c.Node = model.ChangeReleased, *p
-	c.Node.Role = lockops.RoleHolder
+	c.Node.Role = ordering.RoleHolder
 	if lost {
 		c.Kind, c.Cause = model.ChangeSessionLost, cause
 	}
@@ -301,7 +301,7 @@ func appendJoined(out []model.Change, base model.Change, n *model.Node, q *model
 	c := base
 	c.Kind, c.Node = model.ChangeJoined, *n
 	out = append(out, c)
-	if n.Role == lockops.RoleHolder {
+	if n.Role == ordering.RoleHolder {
 		c.Kind = model.ChangeAcquired
 		if h, ok := handoffTo(q, n.Name, time.Time{}); ok {
 			c.From, c.Gap = h.From, h.Gap
@@ -345,7 +345,7 @@ func acquiredAt(n *model.Node, at time.Time) time.Time {
 // at most since its creation. 0 when its start is unknown.
 func held(n *model.Node, at time.Time) (time.Duration, model.Bound) {
 	start, b := n.Tenure()
-	if n.Role != lockops.RoleHolder {
+	if n.Role != ordering.RoleHolder {
 		start, b = n.Ctime(), model.BoundEarliest
 	}
 	if start.IsZero() || !at.After(start) {

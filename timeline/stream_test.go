@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -20,12 +20,12 @@ var streamT0 = time.Date(2026, 11, 23, 3, 12, 0, 0, time.UTC)
 func stn(seq int, session int64, holder bool) model.Node {
 	n := model.Node{
 		Name: fmt.Sprintf("_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-%010d", seq), Seq: int32(seq),
-		Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
+		Kind: ordering.KindMutex, Recipe: ordering.RecipeCurator, Role: ordering.RoleWaiting, Believes: ordering.RoleWaiting,
 		Session: session, DataLen: 3,
 		SinceExact: true,
 	}.WithCtime(streamT0.Add(-time.Second)).WithData([]byte("job")).WithSince(streamT0.Add(-time.Second))
 	if holder {
-		n.Role, n.Believes = lockops.RoleHolder, lockops.RoleHolder
+		n.Role, n.Believes = ordering.RoleHolder, ordering.RoleHolder
 	}
 	return n
 }
@@ -198,8 +198,8 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name: "waiter of a plain ephemeral lock, known by session",
-			prev: snapAt(0, stq(p, model.Node{Name: "lock", Session: 0x11, Role: lockops.RoleHolder}, model.Node{Session: 0x22})),
-			next: snapAt(1, stq(p, model.Node{Name: "lock", Session: 0x11, Role: lockops.RoleHolder}, model.Node{Session: 0x33})),
+			prev: snapAt(0, stq(p, model.Node{Name: "lock", Session: 0x11, Role: ordering.RoleHolder}, model.Node{Session: 0x22})),
+			next: snapAt(1, stq(p, model.Node{Name: "lock", Session: 0x11, Role: ordering.RoleHolder}, model.Node{Session: 0x33})),
 			want: []string{"gave-up /locks/a #0 0x22", "joined /locks/a #0 0x33"},
 		},
 	} {
@@ -242,9 +242,9 @@ func TestDiffHeld(t *testing.T) {
 	exact.SetSince(streamT0.Add(-3 * time.Second))
 	found := stn(1, 0x11, true)
 	found.SinceExact = false
-	unread := model.Node{Name: found.Name, Seq: 1, Kind: lockops.KindMutex, Role: lockops.RoleHolder, Believes: lockops.RoleHolder, Session: 0x11}.WithSince(streamT0)
+	unread := model.Node{Name: found.Name, Seq: 1, Kind: ordering.KindMutex, Role: ordering.RoleHolder, Believes: ordering.RoleHolder, Session: 0x11}.WithSince(streamT0)
 	split := stn(2, 0x22, false)
-	split.Recipe, split.Believes = lockops.RecipeKazoo, lockops.RoleHolder
+	split.Recipe, split.Believes = ordering.RecipeKazoo, ordering.RoleHolder
 	holder := stn(1, 0x11, true)
 	for _, tc := range []struct {
 		name       string

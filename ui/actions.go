@@ -10,7 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -27,13 +27,13 @@ func (m Model) take() (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		for _, n := range q.Nodes.All() {
-			if k := n.Kind; k == lockops.KindRead || k == lockops.KindWrite {
+			if k := n.Kind; k == ordering.KindRead || k == ordering.KindWrite {
 				m.dialog = &takeDialog{path: row.path}
 				return m, nil
 			}
 		}
 	}
-	return m, m.perform(intent{kind: intentTake, path: row.path, lockKind: lockops.KindMutex})
+	return m, m.perform(intent{kind: intentTake, path: row.path, lockKind: ordering.KindMutex})
 }
 
 // notALock says why the operator may not take q, "" when they may: a

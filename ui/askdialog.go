@@ -4,7 +4,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/themes"
 )
 
@@ -21,9 +21,9 @@ func (d *takeDialog) update(msg tea.Msg, k dialogKeys) (dialog, intent, tea.Cmd)
 	case key.Matches(km, k.Cancel, k.No):
 		return nil, intent{}, nil
 	case key.Matches(km, k.Read):
-		return nil, intent{kind: intentTake, path: d.path, lockKind: lockops.KindRead}, nil
+		return nil, intent{kind: intentTake, path: d.path, lockKind: ordering.KindRead}, nil
 	case key.Matches(km, k.Write):
-		return nil, intent{kind: intentTake, path: d.path, lockKind: lockops.KindWrite}, nil
+		return nil, intent{kind: intentTake, path: d.path, lockKind: ordering.KindWrite}, nil
 	}
 	return d, intent{}, nil
 }

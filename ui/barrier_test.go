@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -15,10 +15,10 @@ import (
 func barrierFleet() *model.Snapshot {
 	s := *fleet()
 	yes, no, two := true, false, 2
-	gate := node("start-gate", 0, lockops.KindMutex, lockops.RecipeCurator, lockops.RoleHolder, 0, "", "10.0.0.7", 0)
+	gate := node("start-gate", 0, ordering.KindMutex, ordering.RecipeCurator, ordering.RoleHolder, 0, "", "10.0.0.7", 0)
 	gate.SetPart(model.PartBarrier)
 	waiter := func(sess int64, identity string) model.Node {
-		return model.Node{Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
+		return model.Node{Kind: ordering.KindMutex, Recipe: ordering.RecipeCurator, Role: ordering.RoleWaiting, Believes: ordering.RoleWaiting,
 			Link: model.LinkVerified, Session: sess}.WithWatches("start-gate").WithPart(model.PartWaiter).WithIdentity(identity)
 	}
 	set := model.Queue{Path: "/jobs/start-gate", State: model.PathPresent, Type: model.TypeBarrier,

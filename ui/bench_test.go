@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -18,11 +18,11 @@ func bigQueue(path string, n int) model.Queue {
 	prev := ""
 	for i := range nodes {
 		name := curatorName(fmt.Sprintf("%08x-5d4e-4f60-8a7b-1c2d3e4f5a6b", i), int32(i))
-		role := lockops.RoleWaiting
+		role := ordering.RoleWaiting
 		if i == 0 {
-			role = lockops.RoleHolder
+			role = ordering.RoleHolder
 		}
-		nd := node(name, int32(i), lockops.KindMutex, lockops.RecipeCurator, role, 0x10000a3f2c0000+int64(i),
+		nd := node(name, int32(i), ordering.KindMutex, ordering.RecipeCurator, role, 0x10000a3f2c0000+int64(i),
 			fmt.Sprintf("10.0.%d.%d:5%04d", i/256%256, i%256, i%10000), fmt.Sprintf("worker-%d", i), time.Duration(n-i)*time.Second)
 		if i > 0 {
 			nd = waits(nd, prev, model.LinkVerified)

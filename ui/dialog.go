@@ -5,12 +5,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/themes"
 )
 
@@ -21,7 +21,7 @@ type intent struct {
 	path     string
 	node     string
 	session  int64
-	lockKind lockops.Kind
+	lockKind ordering.Kind
 	targets  []forceTarget // intentForceSession: the session's nodes, as confirmed
 }
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -16,19 +16,19 @@ import (
 func electionFleet() *model.Snapshot {
 	s := *fleet()
 	latch := func(uuid string, seq int32) string { return fmt.Sprintf("_c_%s-latch-%010d", uuid, seq) }
-	c, m := lockops.RecipeCurator, lockops.KindMutex
+	c, m := ordering.RecipeCurator, ordering.KindMutex
 	l5 := latch("3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b", 5)
 	l6 := latch("77e1a0c2-9b8d-4e7f-a6b5-c4d3e2f1a0b9", 6)
 	election := model.Queue{Path: "/svc/leader", State: model.PathPresent, Type: model.TypeElection,
 		Nodes: model.NodesOf(
-			node(l5, 5, m, c, lockops.RoleHolder, 0x10000a3f2c0031, "10.0.0.21:5000", "scheduler-a", 3*time.Minute),
-			waits(node(l6, 6, m, c, lockops.RoleWaiting, 0x10000a3f2c0032, "10.0.0.22:5000", "scheduler-b", time.Minute), l5, model.LinkVerified),
+			node(l5, 5, m, c, ordering.RoleHolder, 0x10000a3f2c0031, "10.0.0.21:5000", "scheduler-a", 3*time.Minute),
+			waits(node(l6, 6, m, c, ordering.RoleWaiting, 0x10000a3f2c0032, "10.0.0.22:5000", "scheduler-b", time.Minute), l5, model.LinkVerified),
 		)}
-	e := lockops.RecipeEphemeral
-	holder := node("owner", 0, m, e, lockops.RoleHolder, 0x10000a3f2c0041, "10.0.0.31:5000", "cron-1", 20*time.Second)
+	e := ordering.RecipeEphemeral
+	holder := node("owner", 0, m, e, ordering.RoleHolder, 0x10000a3f2c0041, "10.0.0.31:5000", "cron-1", 20*time.Second)
 	holder.Herd = true
 	watcher := func(sess int64) model.Node {
-		return model.Node{Kind: m, Recipe: e, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
+		return model.Node{Kind: m, Recipe: e, Role: ordering.RoleWaiting, Believes: ordering.RoleWaiting,
 			Link: model.LinkVerified, Session: sess}.WithWatchesPredecessor("owner", "owner")
 	}
 	plain := model.Queue{Path: "/cron/owner-lock", State: model.PathPresent, Type: model.TypeMutex,

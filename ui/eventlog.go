@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
 )
@@ -112,7 +112,7 @@ func nodeRefs(text string) string {
 		lead := len(w) - len(core)
 		core = strings.TrimRight(core, "),:;.")
 		// A bare sequence ("0000000041") is left as written.
-		if n, ok := lockops.ParseName(core); ok && n.Kind != lockops.KindOther && strings.Trim(core, "-0123456789") != "" {
+		if n, ok := ordering.ParseName(core); ok && n.Kind != ordering.KindOther && strings.Trim(core, "-0123456789") != "" {
 			words[i] = w[:lead] + "#" + strconv.Itoa(int(n.Seq)) + w[lead+len(core):]
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
 )
@@ -26,7 +26,7 @@ type forceDialog struct {
 
 func newForceDialog(path string, n *model.Node, now time.Time) *forceDialog {
 	role := "waiting in line"
-	if n.Believes == lockops.RoleHolder || n.Role == lockops.RoleHolder {
+	if n.Believes == ordering.RoleHolder || n.Role == ordering.RoleHolder {
 		role = "HOLDER"
 		if !n.Since().IsZero() {
 			role += " for " + since(now, n.Since())

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -18,11 +18,11 @@ func stuckQueue(path string, hold time.Duration, waits ...time.Duration) model.Q
 	var nodes []model.Node
 	seq := int32(0)
 	if hold > 0 {
-		nodes = append(nodes, node(curatorName("aaaaaaaa-5d4e-4f60-8a7b-1c2d3e4f5a6b", seq), seq, lockops.KindMutex, lockops.RecipeCurator, lockops.RoleHolder, 0x100+int64(seq), "", "", hold))
+		nodes = append(nodes, node(curatorName("aaaaaaaa-5d4e-4f60-8a7b-1c2d3e4f5a6b", seq), seq, ordering.KindMutex, ordering.RecipeCurator, ordering.RoleHolder, 0x100+int64(seq), "", "", hold))
 	}
 	for _, w := range waits {
 		seq++
-		nodes = append(nodes, node(curatorName("bbbbbbbb-5d4e-4f60-8a7b-1c2d3e4f5a6b", seq), seq, lockops.KindMutex, lockops.RecipeCurator, lockops.RoleWaiting, 0x100+int64(seq), "", "", w))
+		nodes = append(nodes, node(curatorName("bbbbbbbb-5d4e-4f60-8a7b-1c2d3e4f5a6b", seq), seq, ordering.KindMutex, ordering.RecipeCurator, ordering.RoleWaiting, 0x100+int64(seq), "", "", w))
 	}
 	return model.Queue{Path: path, State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(nodes...)}
 }

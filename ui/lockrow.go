@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -86,7 +86,7 @@ func summarize(q *model.Queue) lockRow {
 	r.labelW = width(r.label)
 	var first *model.Node
 	for _, n := range q.Nodes.All() {
-		if n.Role == lockops.RoleHolder || n.Believes == lockops.RoleHolder {
+		if n.Role == ordering.RoleHolder || n.Believes == ordering.RoleHolder {
 			r.holders++
 			if first == nil {
 				first = n
@@ -103,7 +103,7 @@ func summarize(q *model.Queue) lockRow {
 		switch {
 		case q.Type == model.TypeSemaphore:
 			r.holder = holdersText(q)
-		case r.holders > 1 && first.Kind == lockops.KindRead:
+		case r.holders > 1 && first.Kind == ordering.KindRead:
 			r.holder = strconv.Itoa(r.holders) + " readers"
 		case r.holders > 1:
 			r.holder = strconv.Itoa(r.holders) + " holders"

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/timeline"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/themes"
 )
 
@@ -389,8 +389,8 @@ func (m *Model) activeKeys() KeyMap {
 	// A plain ephemeral lock's rows are shown, not acted on: its waiters
 	// own no node, and its node has no sequence to confirm a force with.
 	// Nor a single barrier's: deleting its node opens it for everyone.
-	acts := node != nil && node.Recipe != lockops.RecipeEphemeral && node.Part() != model.PartBarrier && node.Part() != model.PartWaiter
-	k.Revoke.SetEnabled(rw && acts && node.Believes == lockops.RoleHolder)
+	acts := node != nil && node.Recipe != ordering.RecipeEphemeral && node.Part() != model.PartBarrier && node.Part() != model.PartWaiter
+	k.Revoke.SetEnabled(rw && acts && node.Believes == ordering.RoleHolder)
 	k.Force.SetEnabled(rw && acts)
 	k.Clear.SetEnabled(m.list.filter.Value() != "")
 	if m.view == viewMain {

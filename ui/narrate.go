@@ -4,9 +4,9 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/themes"
 
-	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 )
 
@@ -64,10 +64,10 @@ func narrate(ev model.Change, before, after *model.Snapshot) string {
 		switch {
 		case n == nil:
 			return me + " created its ephemeral sequential node under " + path + "."
-		case n.Role == lockops.RoleHolder:
+		case n.Role == ordering.RoleHolder:
 			return me + " created its ephemeral sequential node and listed the children of " + path +
 				": it is the lowest, so it holds the lock at once."
-		case n.Believes == lockops.RoleHolder:
+		case n.Believes == ordering.RoleHolder:
 			// Split holders: told by what the node believes.
 			return me + " created its ephemeral sequential node and listed the children of " + path +
 				": its recipe sees no node before it, so it believes it holds the lock, though by sequence it waits (split holders)."

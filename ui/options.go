@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
 )
@@ -16,7 +16,7 @@ import (
 type Backend interface {
 	// Take starts acquiring path; it returns once the own node is queued
 	// (or the attempt failed). Progress arrives on Options.Own.
-	Take(ctx context.Context, path string, kind lockops.Kind) error
+	Take(ctx context.Context, path string, kind ordering.Kind) error
 	// Release gives up the operator's lock on path, held or still queued.
 	Release(ctx context.Context, path string) error
 	// Revoke asks the holder of node to let go (Curator's revocation).
@@ -139,16 +139,16 @@ type Connected struct {
 
 // OwnFromProgress turns the lock core's report on the lock at p into
 // the console's; states before the first create read as released.
-func OwnFromProgress(p string, pr lockops.Progress) OwnLock {
+func OwnFromProgress(p string, pr ordering.Progress) OwnLock {
 	o := OwnLock{Path: p, Node: pr.Node, Position: pr.Position, Watching: pr.Watching, Since: pr.At}
 	switch pr.State {
-	case lockops.LockQueued:
+	case ordering.LockQueued:
 		o.State = OwnQueued
-	case lockops.LockHolding:
+	case ordering.LockHolding:
 		o.State = OwnHolding
-	case lockops.LockSuspended:
+	case ordering.LockSuspended:
 		o.State = OwnSuspended
-	case lockops.LockLost:
+	case ordering.LockLost:
 		o.State = OwnLost
 	default:
 		o.State = OwnReleased

@@ -10,7 +10,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/timeline"
 )
@@ -144,8 +144,8 @@ func checkEssentials(t *testing.T, where string, m Model, view string) {
 	if q.Type == model.TypeSemaphore && !strings.Contains(view, q.LimitText()) {
 		t.Errorf("%s: holders %s not shown", where, q.LimitText())
 	}
-	if q.Nodes.At(0).Believes == lockops.RoleHolder && m.queue.top == 0 {
-		if word := strings.ToUpper(model.RoleWord(q.Type, lockops.RoleHolder)); !strings.Contains(view, word) {
+	if q.Nodes.At(0).Believes == ordering.RoleHolder && m.queue.top == 0 {
+		if word := strings.ToUpper(model.RoleWord(q.Type, ordering.RoleHolder)); !strings.Contains(view, word) {
 			t.Errorf("%s: role %s not shown", where, word)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
 )
@@ -104,8 +104,8 @@ func (p *queuePane) set(q *model.Queue, path string, own *OwnLock) {
 		return
 	}
 	p.index = &nodeIndex{nodes: q.Nodes}
-	var kinds [8]bool // by lockops.Kind, a handful of values
-	var recipes []lockops.Recipe
+	var kinds [8]bool // by ordering.Kind, a handful of values
+	var recipes []ordering.Recipe
 	var recipeNames []string
 	minSeq, maxSeq := int32(0), int32(0)
 	for _, n := range q.Nodes.All() {
@@ -120,7 +120,7 @@ func (p *queuePane) set(q *model.Queue, path string, own *OwnLock) {
 		p.identities = p.identities || n.Identity() != ""
 	}
 	p.seqW = max(p.seqW, len(strconv.Itoa(int(minSeq))), len(strconv.Itoa(int(maxSeq))))
-	p.rw = kinds[lockops.KindRead] || kinds[lockops.KindWrite]
+	p.rw = kinds[ordering.KindRead] || kinds[ordering.KindWrite]
 	p.mixed = len(recipes) > 1
 	var parts []string
 	if q.Label() != "" {
@@ -224,7 +224,7 @@ func (p *queuePane) isOwn(n *model.Node) bool {
 // the queue about holding, and the own node get a second line.
 func (p *queuePane) nodeLines(i int) int {
 	n := p.q.Nodes.At(i)
-	if n.Role == lockops.RoleWaiting || n.Believes != n.Role || p.isOwn(n) {
+	if n.Role == ordering.RoleWaiting || n.Believes != n.Role || p.isOwn(n) {
 		return 2
 	}
 	return 1
@@ -277,7 +277,7 @@ func (p *queuePane) refOf(name string, i int, ok bool) string {
 	if ok && p.q.Nodes.At(i).Lease {
 		return leaseRef(p.q.Nodes.At(i))
 	}
-	if ok && p.q.Nodes.At(i).Recipe != lockops.RecipeEphemeral && p.q.Nodes.At(i).Part() != model.PartBarrier {
+	if ok && p.q.Nodes.At(i).Recipe != ordering.RecipeEphemeral && p.q.Nodes.At(i).Part() != model.PartBarrier {
 		return "#" + strconv.Itoa(int(p.q.Nodes.At(i).Seq))
 	}
 	if seq, ok := seqOf(name); ok {
@@ -503,7 +503,7 @@ func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *model.Node, i int,
 			text = strconv.Itoa(i + 1)
 		case "SEQ":
 			text, style = strconv.Itoa(int(n.Seq)), st.Muted
-			if n.Recipe == lockops.RecipeEphemeral || n.Lease && n.Recipe == lockops.RecipeKazoo || n.Part() == model.PartBarrier || n.Part() == model.PartWaiter {
+			if n.Recipe == ordering.RecipeEphemeral || n.Lease && n.Recipe == ordering.RecipeKazoo || n.Part() == model.PartBarrier || n.Part() == model.PartWaiter {
 				text = "-" // one node, no sequence
 			}
 		case "NODE":
@@ -573,18 +573,18 @@ func (p *queuePane) markCells(segs []seg, st *themes.Styles, n *model.Node, i in
 // queue two nodes act as holders, and both must look it; an election
 // says leader and follower.
 func (p *queuePane) roleCell(st *themes.Styles, n *model.Node) (string, lipgloss.Style) {
-	word := strings.ToUpper(model.RoleWord(p.q.Type, lockops.RoleHolder))
+	word := strings.ToUpper(model.RoleWord(p.q.Type, ordering.RoleHolder))
 	switch {
 	case n.Part() != "":
 		return n.Part(), st.Muted // a recipe's part: no lock's role
-	case n.Believes == lockops.RoleHolder && n.Role != lockops.RoleHolder:
+	case n.Believes == ordering.RoleHolder && n.Role != ordering.RoleHolder:
 		return word + "‼", st.Danger
-	case n.Believes == lockops.RoleHolder && p.flagged[n.Name]:
+	case n.Believes == ordering.RoleHolder && p.flagged[n.Name]:
 		return word, st.Danger
-	case n.Believes == lockops.RoleHolder:
+	case n.Believes == ordering.RoleHolder:
 		return word, st.Holder
 	}
-	return model.RoleWord(p.q.Type, lockops.RoleWaiting), st.Waiter
+	return model.RoleWord(p.q.Type, ordering.RoleWaiting), st.Waiter
 }
 
 // chain is the line under a node: the watch it hangs on, what the servers
@@ -592,9 +592,9 @@ func (p *queuePane) roleCell(st *themes.Styles, n *model.Node) (string, lipgloss
 func (p *queuePane) chain(st *themes.Styles, n *model.Node, i int, now time.Time, w int) string {
 	var b strings.Builder
 	switch {
-	case n.Believes == lockops.RoleHolder && n.Role != lockops.RoleHolder:
+	case n.Believes == ordering.RoleHolder && n.Role != ordering.RoleHolder:
 		paint(&b, st.Danger, "└─ ‼ believes it HOLDS too (its "+n.Recipe.String()+" recipe sees no node before it)")
-	case n.Believes == lockops.RoleHolder, n.Role == lockops.RoleHolder && n.Watches() == "":
+	case n.Believes == ordering.RoleHolder, n.Role == ordering.RoleHolder && n.Watches() == "":
 		// A holder: only the own node gets a second line. (First by
 		// sequence but waiting by its own recipe, as Kazoo 2.8's read lock
 		// behind a later writer, is a waiter: its watch is drawn below.)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/timeline"
 )
@@ -34,7 +34,7 @@ func incident() (timeline.RecordingHeader, []model.Update) {
 					rest = append(rest, *n)
 				}
 			}
-			rest[0].Role, rest[0].Believes = lockops.RoleHolder, lockops.RoleHolder
+			rest[0].Role, rest[0].Believes = ordering.RoleHolder, ordering.RoleHolder
 			rest[0].SetWatches("")
 			rest[0].SetSince(s1.At)
 			q.Nodes = model.NodesOf(rest...)

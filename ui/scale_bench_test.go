@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
 )
@@ -74,7 +74,7 @@ func (w *queueWindow) snapshot(s int) *model.Snapshot {
 	nodes := w.ring[s%len(w.ring)]
 	copy(nodes, w.all[s:s+w.n])
 	h := &nodes[0]
-	h.Role, h.Believes, h.Link = lockops.RoleHolder, lockops.RoleHolder, model.LinkInferred
+	h.Role, h.Believes, h.Link = ordering.RoleHolder, ordering.RoleHolder, model.LinkInferred
 	h.SetWatchesPredecessor("", "")
 	snap := fleet()
 	snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), model.Queue{Path: "/locks/huge", State: model.PathPresent, Nodes: model.NodesOf(nodes...)})...)
@@ -203,7 +203,7 @@ func BenchmarkKeys100k(b *testing.B) {
 		m := step(base, updateMsg{model.Update{Snapshot: win.snapshot(0)}})
 		m, _ = press(m, "g")
 		m = feedWindow(b, m, win, true)
-		if n := m.queue.node(); n == nil || n.Role != lockops.RoleHolder {
+		if n := m.queue.node(); n == nil || n.Role != ordering.RoleHolder {
 			b.Fatal("the cursor did not follow the holder")
 		}
 	})
@@ -271,7 +271,7 @@ func TestIncidentQueue(t *testing.T) {
 	}
 	m, _ = press(m, "g")
 	m = step(m, updateMsg{model.Update{Snapshot: win.snapshot(2)}})
-	if n := m.queue.node(); m.queue.cursor != 0 || n.Role != lockops.RoleHolder || n.Name != win.all[2].Name {
+	if n := m.queue.node(); m.queue.cursor != 0 || n.Role != ordering.RoleHolder || n.Name != win.all[2].Name {
 		t.Errorf("the cursor did not follow the holder: at %d", m.queue.cursor)
 	}
 	checkFrame(t, ansi.Strip(m.View()), 160, 48)
@@ -335,8 +335,8 @@ func TestPaintSameAsRender(t *testing.T) {
 // of a name when two share it.
 func TestNodeIndex(t *testing.T) {
 	sorted := bigQueue("/locks/q", 50).Nodes.Slice()
-	lease := node("3f2a1b9c5d4e4f608a7b1c2d31234567890", 0, lockops.KindOther, lockops.RecipeKazoo, lockops.RoleHolder, 1, "", "", 0)
-	plain := node("lock", 0, lockops.KindMutex, lockops.RecipeEphemeral, lockops.RoleHolder, 1, "", "", 0)
+	lease := node("3f2a1b9c5d4e4f608a7b1c2d31234567890", 0, ordering.KindOther, ordering.RecipeKazoo, ordering.RoleHolder, 1, "", "", 0)
+	plain := node("lock", 0, ordering.KindMutex, ordering.RecipeEphemeral, ordering.RoleHolder, 1, "", "", 0)
 	unsorted := slices.Clone(sorted[:10])
 	unsorted[3], unsorted[7] = unsorted[7], unsorted[3]
 	dup := append(slices.Clone(sorted[:5]), sorted[2])

@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
 )
@@ -28,7 +28,7 @@ func holdersText(q *model.Queue) string {
 // sequence under leases/ ("lease #4"), Kazoo's, which have none, by the
 // start of their random name.
 func leaseRef(n *model.Node) string {
-	if n.Recipe == lockops.RecipeKazoo {
+	if n.Recipe == ordering.RecipeKazoo {
 		return "lease " + clean(n.Name[:min(len(n.Name), 8)], 8) + "…"
 	}
 	return "lease #" + strconv.Itoa(int(n.Seq))
@@ -37,7 +37,7 @@ func leaseRef(n *model.Node) string {
 // leaseName is a lease's NODE cell: Kazoo's 32 hex digits may end in ten
 // digits that are no sequence, so shortName's rule is not applied.
 func leaseName(n *model.Node, width int) string {
-	if n.Recipe == lockops.RecipeKazoo {
+	if n.Recipe == ordering.RecipeKazoo {
 		return clean(n.Name[:min(len(n.Name), 8)]+"…", width)
 	}
 	return clean(shortName(n.Name), width)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -15,18 +15,18 @@ import (
 // (one more than the parent's max_leases says), the admitted contender
 // waiting for a lease on a children watch, one more in line.
 func kazooSlots() model.Queue {
-	k, m := lockops.RecipeKazoo, lockops.KindMutex
+	k, m := ordering.RecipeKazoo, ordering.KindMutex
 	lease := func(hex string, sess int64, data string, age time.Duration) model.Node {
-		n := node(hex, 0, lockops.KindOther, k, lockops.RoleHolder, sess, "10.0.0.21:4000", data, age)
+		n := node(hex, 0, ordering.KindOther, k, ordering.RoleHolder, sess, "10.0.0.21:4000", data, age)
 		n.Lease = true
 		return n
 	}
 	lockDir := "/jobs/slots-__lock__"
 	l5 := kazooName("5b801e0416834ba09e5ecf2d1f2b65ac", "lock", 5)
 	l6 := kazooName("2c7c6e9a12f740dea45b6c5570169695", "lock", 6)
-	admitted := waits(node(l5, 5, m, k, lockops.RoleWaiting, 0x30000c1, "10.0.0.22:4001", "reindex", 20*time.Second), "/jobs/slots", model.LinkInferred)
+	admitted := waits(node(l5, 5, m, k, ordering.RoleWaiting, 0x30000c1, "10.0.0.22:4001", "reindex", 20*time.Second), "/jobs/slots", model.LinkInferred)
 	admitted.SetParent(lockDir)
-	next := waits(node(l6, 6, m, k, lockops.RoleWaiting, 0x30000c2, "10.0.0.23:4002", "backfill", 5*time.Second), l5, model.LinkVerified)
+	next := waits(node(l6, 6, m, k, ordering.RoleWaiting, 0x30000c2, "10.0.0.23:4002", "backfill", 5*time.Second), l5, model.LinkVerified)
 	next.SetParent(lockDir)
 	a := lease("9f6ee7281e5c4f088109cbfec0123456", 0x30000a1, "export", 3*time.Minute)
 	b := lease("64b8f0c9954c4056895ce5e4ed5781f8", 0x30000a2, "import", time.Minute)

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sessions"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/themes"
 )
 
@@ -26,18 +26,18 @@ const (
 // deadlockFleet is the fleet plus a cross-lock deadlock over
 // /locks/pay-a and /locks/pay-b, its cycle found as a Watcher would.
 func deadlockFleet() *model.Snapshot {
-	c, mu := lockops.RecipeCurator, lockops.KindMutex
+	c, mu := ordering.RecipeCurator, ordering.KindMutex
 	a1 := curatorName("5a5b5c5d-0001-4e4f-8a8b-9c9d0e0f1a1b", 3)
 	a2 := curatorName("5a5b5c5d-0002-4e4f-8a8b-9c9d0e0f1a1b", 4)
 	b1 := curatorName("6a6b6c6d-0001-4e4f-8a8b-9c9d0e0f1a1b", 7)
 	b2 := curatorName("6a6b6c6d-0002-4e4f-8a8b-9c9d0e0f1a1b", 8)
 	payA := model.Queue{Path: "/locks/pay-a", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(
-		node(a1, 3, mu, c, lockops.RoleHolder, payOne, "10.0.4.1:41000", "payments-1", 20*time.Second),
-		waits(node(a2, 4, mu, c, lockops.RoleWaiting, payTwo, "10.0.4.2:41000", "payments-2", 12*time.Second), a1, model.LinkVerified),
+		node(a1, 3, mu, c, ordering.RoleHolder, payOne, "10.0.4.1:41000", "payments-1", 20*time.Second),
+		waits(node(a2, 4, mu, c, ordering.RoleWaiting, payTwo, "10.0.4.2:41000", "payments-2", 12*time.Second), a1, model.LinkVerified),
 	)}
 	payB := model.Queue{Path: "/locks/pay-b", State: model.PathPresent, Type: model.TypeMutex, Nodes: model.NodesOf(
-		node(b1, 7, mu, c, lockops.RoleHolder, payTwo, "10.0.4.2:41000", "payments-2", 15*time.Second),
-		waits(node(b2, 8, mu, c, lockops.RoleWaiting, payOne, "10.0.4.1:41000", "payments-1", 14*time.Second), b1, model.LinkVerified),
+		node(b1, 7, mu, c, ordering.RoleHolder, payTwo, "10.0.4.2:41000", "payments-2", 15*time.Second),
+		waits(node(b2, 8, mu, c, ordering.RoleWaiting, payOne, "10.0.4.1:41000", "payments-1", 14*time.Second), b1, model.LinkVerified),
 	)}
 	s := fleet()
 	qs := append(s.Queues.Slice(), payA, payB)

@@ -8,7 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -20,14 +20,14 @@ func systemsFleet() *model.Snapshot {
 	solrName := func(sess int64, host string, seq int32) string {
 		return fmt.Sprintf("%d-%s:8983_solr-n_%010d", sess, host, seq)
 	}
-	p, m := lockops.RecipePlain, lockops.KindMutex
+	p, m := ordering.RecipePlain, ordering.KindMutex
 	s1, s2, s3 := int64(0x10000a3f2c0051), int64(0x10000a3f2c0052), int64(0x10000a3f2c0053)
 	head := solrName(s1, "10.0.0.1", 3)
-	lead := node(head, 3, m, p, lockops.RoleHolder, s1, "10.0.0.1:40112", "", 2*time.Minute)
+	lead := node(head, 3, m, p, ordering.RoleHolder, s1, "10.0.0.1:40112", "", 2*time.Minute)
 	lead.SetIdentity("10.0.0.1:8983_solr")
-	f1 := node(solrName(s2, "10.0.0.2", 4), 4, m, p, lockops.RoleWaiting, s2, "10.0.0.2:40113", "", 2*time.Minute)
+	f1 := node(solrName(s2, "10.0.0.2", 4), 4, m, p, ordering.RoleWaiting, s2, "10.0.0.2:40113", "", 2*time.Minute)
 	f1.SetIdentity("10.0.0.2:8983_solr")
-	f2 := node(solrName(s3, "10.0.0.3", 7), 7, m, p, lockops.RoleWaiting, s3, "10.0.0.3:40114", "", 30*time.Second)
+	f2 := node(solrName(s3, "10.0.0.3", 7), 7, m, p, ordering.RoleWaiting, s3, "10.0.0.3:40114", "", 30*time.Second)
 	f2.SetIdentity("10.0.0.3:8983_solr")
 	solr := model.Queue{Path: "/solr/overseer_elect/election", State: model.PathPresent, Type: model.TypeElection, Nodes: model.NodesOf(lead, f1, f2)}.WithRare(model.QueueRare{
 		System: "solr",
@@ -36,7 +36,7 @@ func systemsFleet() *model.Snapshot {
 			Nodes:   []string{"/solr/overseer_elect/leader", "/solr/overseer_elect/election/" + head},
 			Message: "leader record /solr/overseer_elect/leader names " + f1.Name + "; the election's leader is " + head}},
 	})
-	ctl := node("controller", 0, m, lockops.RecipeEphemeral, lockops.RoleHolder, 0x10000a3f2c0061, "10.0.0.12:50022",
+	ctl := node("controller", 0, m, ordering.RecipeEphemeral, ordering.RoleHolder, 0x10000a3f2c0061, "10.0.0.12:50022",
 		`{"version":2,"brokerid":2,"timestamp":"1700000000000"}`, 5*time.Minute)
 	ctl.SetIdentity("broker 2")
 	kafka := model.Queue{Path: "/kafka/controller", State: model.PathPresent, Type: model.TypeElection, Nodes: model.NodesOf(ctl)}.WithRare(model.QueueRare{

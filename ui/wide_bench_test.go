@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -27,13 +27,13 @@ func wideSnapshot(parents int) *model.Snapshot {
 	for i := range parents {
 		q := model.Queue{Path: fmt.Sprintf("/locks/orders/order-%07d", i), State: model.PathPresent, Type: model.TypeMutex}
 		if i%10 == 0 {
-			nodes := []model.Node{node(curatorName(fmt.Sprintf("%08x-5d4e-4f60-8a7b-1c2d3e4f5a6b", i), 0), 0, lockops.KindMutex,
-				lockops.RecipeCurator, lockops.RoleHolder, 0x10000a3f2c0000+int64(i), "", fmt.Sprintf("worker-%d", i),
+			nodes := []model.Node{node(curatorName(fmt.Sprintf("%08x-5d4e-4f60-8a7b-1c2d3e4f5a6b", i), 0), 0, ordering.KindMutex,
+				ordering.RecipeCurator, ordering.RoleHolder, 0x10000a3f2c0000+int64(i), "", fmt.Sprintf("worker-%d", i),
 				time.Duration(i*7919%86400)*time.Second)}
 			if i%100 == 0 {
 				for k := int32(1); k <= 3; k++ {
 					name := curatorName(fmt.Sprintf("%08x-5d4e-4f60-8a7b-1c2d3e4f5a6b", i+int(k)), k)
-					nodes = append(nodes, waits(node(name, k, lockops.KindMutex, lockops.RecipeCurator, lockops.RoleWaiting,
+					nodes = append(nodes, waits(node(name, k, ordering.KindMutex, ordering.RecipeCurator, ordering.RoleWaiting,
 						0x10000b3f2c0000+int64(i)+int64(k), "", "", time.Duration((i*104729+int(k))%3600)*time.Second), nodes[k-1].Name, model.LinkInferred))
 				}
 			}

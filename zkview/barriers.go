@@ -21,7 +21,7 @@ import (
 	"errors"
 	"slices"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/systems"
 	"github.com/zklock/zklock/third_party/zk"
@@ -81,7 +81,7 @@ func singleBarrier(q *model.Queue, sr *sysRec, bv barrierView, ids map[int64]str
 // path abs, less the Watcher's own, in session order (the order they
 // wake in is the servers'), as nodes: a waiter owns no node (Name ""),
 // and its recipe is the barrier's (lib).
-func waitersOf(sv *queue.ServerView, abs string, lib lockops.Recipe, ids map[int64]string) []model.Node {
+func waitersOf(sv *queue.ServerView, abs string, lib ordering.Recipe, ids map[int64]string) []model.Node {
 	sessions := slices.Clone(sv.Watchers[abs])
 	slices.Sort(sessions)
 	var out []model.Node
@@ -90,7 +90,7 @@ func waitersOf(sv *queue.ServerView, abs string, lib lockops.Recipe, ids map[int
 			continue
 		}
 		out = append(out, model.Node{
-			Kind: lockops.KindMutex, Recipe: lib, Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
+			Kind: ordering.KindMutex, Recipe: lib, Role: ordering.RoleWaiting, Believes: ordering.RoleWaiting,
 			Link:    model.LinkVerified,
 			Session: s,
 		}.WithPart(model.PartWaiter).WithClient(sv.Clients[s]).WithIdentity(ids[s]))

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/systems"
 	"github.com/zklock/zklock/zkview/queue"
@@ -97,7 +97,7 @@ func TestSingleBarrierWaiters(t *testing.T) {
 				t.Error("the read's facts were altered")
 			}
 			for _, n := range q.Nodes.All() {
-				if n.Part() == model.PartWaiter && (n.Role != lockops.RoleWaiting || n.Link != model.LinkVerified || n.Name != "") {
+				if n.Part() == model.PartWaiter && (n.Role != ordering.RoleWaiting || n.Link != model.LinkVerified || n.Name != "") {
 					t.Errorf("waiter %+v", n)
 				}
 			}

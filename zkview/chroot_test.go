@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -63,7 +64,7 @@ func hold(t *testing.T, ctx context.Context, w *testWatcher, s *lockops.Session,
 			return false
 		}
 		n := q.Nodes.At(0)
-		return n.Name == l.Node() && n.Session == s.ID() && n.Role == lockops.RoleHolder && string(n.Data()) == data
+		return n.Name == l.Node() && n.Session == s.ID() && n.Role == ordering.RoleHolder && string(n.Data()) == data
 	})
 	return l, snap
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/third_party/zk"
@@ -34,7 +34,7 @@ func churnClient(ctx context.Context, c *zk.Conn, parent string, rec *churnRecor
 			if err != nil {
 				return err
 			}
-			q := lockops.Order(kids)
+			q := ordering.Order(kids)
 			i := q.Index(name)
 			if i < 0 {
 				return errors.New("own node vanished")
@@ -211,7 +211,7 @@ func churn(t *testing.T, churnFor time.Duration, childWatches bool) {
 		shown = now
 		// In a mutex queue exactly the first node holds.
 		for j, n := range q.Nodes.All() {
-			if (j == 0) != (n.Role == lockops.RoleHolder) {
+			if (j == 0) != (n.Role == ordering.RoleHolder) {
 				t.Errorf("update %d: node %d %s role %v", i, j, n.Name, n.Role)
 			}
 		}

@@ -16,7 +16,7 @@ package zkview
 import (
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -53,7 +53,7 @@ func (pw *pathWatch) discoverLocked(kids []string) {
 // parents (depth allowing).
 func (pw *pathWatch) discoverOneLocked(k string, now time.Time) {
 	w := pw.w
-	if _, isLock := lockops.ParseName(k); isLock {
+	if _, isLock := ordering.ParseName(k); isLock {
 		return // lock nodes are ephemeral: nothing below them
 	}
 	if pw.path == "/" && k == "zookeeper" {

@@ -1,7 +1,7 @@
 // Package zkview follows ZooKeeper for the console and the commands: a
 // Watcher owns every watch on the lock parents (persistent recursive
 // watches, children watches as the fallback), reads each new node once,
-// merges listings and changes into each queue's state through lockops'
+// merges listings and changes into each queue's state through lockops/ordering's
 // ordering function (never a copy of it), asks the servers' four-letter
 // words who each session is and which watches really exist, and
 // publishes immutable model.Snapshots with the model.Changes it saw.
@@ -9,10 +9,10 @@
 // The packages around it, and why the cut is there (imports point one
 // way, left to right):
 //
-//	ui ──► timeline ──► model ──► lockops
+//	ui ──► timeline ──► model ──► lockops/ordering
 //	 │                   ▲
 //	 └──► sessions ──────┘
-//	cmd ─► zkview ─► zkview/queue, sessions, systems, model, fourletter, lockops, third_party/zk
+//	cmd ─► zkview ─► zkview/queue, sessions, systems, model, fourletter, lockops, lockops/ordering, third_party/zk
 //
 // What each holds:
 //

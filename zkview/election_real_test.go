@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/sandbox/peers"
@@ -180,7 +180,7 @@ func TestNamedElections(t *testing.T) {
 		q := queueOf(snap, p)
 		holding := 0
 		for _, n := range q.Nodes.All() {
-			if n.Role == lockops.RoleHolder {
+			if n.Role == ordering.RoleHolder {
 				holding++
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/sandbox"
@@ -88,7 +89,7 @@ func TestMemberKilled(t *testing.T) {
 		return s.Conn.State == model.StateConnected && !s.Stale && s.Conn.Server != c.Members()[victim].Addr() &&
 			freshEquals(t, writer, s, p)
 	})
-	if q := queueOf(snap, p); q.Nodes.At(0).Name != made[1] || q.Nodes.At(0).Role != lockops.RoleHolder {
+	if q := queueOf(snap, p); q.Nodes.At(0).Name != made[1] || q.Nodes.At(0).Role != ordering.RoleHolder {
 		t.Errorf("holder after failover: %+v", q.Nodes.At(0))
 	}
 	// The watch is armed again: a new change is seen.
@@ -141,7 +142,7 @@ func TestLinkCutAndExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := writer.Delete(p+"/"+lockops.Order(kids).Entries[0].Name, -1); err != nil {
+	if err := writer.Delete(p+"/"+ordering.Order(kids).Entries[0].Name, -1); err != nil {
 		t.Fatal(err)
 	}
 	createSeq(t, writer, p, "lock-", nil)

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/third_party/zk"
@@ -248,7 +249,7 @@ func TestHostileNames(t *testing.T) {
 	if !slices.Equal(modeltest.Names(q), locks) {
 		t.Errorf("lock nodes not in creation (sequence) order")
 	}
-	if q.Nodes.At(0).Role != lockops.RoleHolder || q.Nodes.At(1).Watches() != locks[0] {
+	if q.Nodes.At(0).Role != ordering.RoleHolder || q.Nodes.At(1).Watches() != locks[0] {
 		t.Errorf("first two: %+v %+v", q.Nodes.At(0).Role, q.Nodes.At(1).Watches())
 	}
 	other := slices.Sorted(slices.Values(deceptive))
@@ -311,7 +312,7 @@ func TestTenThousandChildren(t *testing.T) {
 		if nd.Seq != int32(i) {
 			t.Fatalf("node %d has sequence %d", i, nd.Seq)
 		}
-		if nd.Role == lockops.RoleHolder {
+		if nd.Role == ordering.RoleHolder {
 			holders++
 		}
 	}
@@ -331,7 +332,7 @@ func TestTenThousandChildren(t *testing.T) {
 	}
 	waitFor(t, w, 20*time.Second, "handoff at the head", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.Nodes.Len() == n-1 && q.Nodes.At(0).Name == fmt.Sprintf("lock-%010d", 1) && q.Nodes.At(0).Role == lockops.RoleHolder
+		return q != nil && q.Nodes.Len() == n-1 && q.Nodes.At(0).Name == fmt.Sprintf("lock-%010d", 1) && q.Nodes.At(0).Role == ordering.RoleHolder
 	})
 	t.Logf("handoff in a 10,000-node queue seen after %v", time.Since(start).Round(time.Millisecond))
 }
@@ -366,7 +367,7 @@ func TestUnreadableNodes(t *testing.T) {
 		return q != nil && slices.Equal(modeltest.Names(q), []string{a, b, cc}) && !q.Nodes.At(1).Ctime().IsZero()
 	})
 	q := queueOf(snap, p)
-	if q.Nodes.At(0).Role != lockops.RoleHolder || q.Nodes.At(2).Watches() != b {
+	if q.Nodes.At(0).Role != ordering.RoleHolder || q.Nodes.At(2).Watches() != b {
 		t.Errorf("roles: %v, %q", q.Nodes.At(0).Role, q.Nodes.At(2).Watches())
 	}
 	if len(q.Nodes.At(0).Data()) != 0 || string(q.Nodes.At(1).Data()) != "visible" {
@@ -382,7 +383,7 @@ func TestUnreadableNodes(t *testing.T) {
 	}
 	waitFor(t, w, 10*time.Second, "handoff", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && slices.Equal(modeltest.Names(q), []string{b, cc}) && q.Nodes.At(0).Role == lockops.RoleHolder
+		return q != nil && slices.Equal(modeltest.Names(q), []string{b, cc}) && q.Nodes.At(0).Role == ordering.RoleHolder
 	})
 	checkEvents(t, w)
 }

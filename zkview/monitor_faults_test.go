@@ -12,6 +12,7 @@ import (
 
 	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/sandbox"
@@ -173,7 +174,7 @@ func TestMonitorEnsembleDown(t *testing.T) {
 	}) {
 		t.Errorf("no reconnect event after the restart: %q", evs)
 	}
-	if q := queueOf(snap, p); q.Nodes.At(0).Name != made[1] || q.Nodes.At(0).Role != lockops.RoleHolder || !slices.Contains(modeltest.Names(q), added) {
+	if q := queueOf(snap, p); q.Nodes.At(0).Name != made[1] || q.Nodes.At(0).Role != ordering.RoleHolder || !slices.Contains(modeltest.Names(q), added) {
 		t.Errorf("after the restart: %v, want %s holding and %s queued", modeltest.Names(q), made[1], added)
 	}
 	n := createSeq(t, writer, p, "lock-", nil)
@@ -330,7 +331,7 @@ func TestHolderExpiryHandoff(t *testing.T) {
 	w := watch(t, mon, Options{Paths: []string{p}})
 	waitFor(t, w, 15*time.Second, "holder and waiter", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && q.Nodes.Len() == 2 && q.Nodes.At(0).Name == holder.Node() && q.Nodes.At(0).Role == lockops.RoleHolder
+		return q != nil && q.Nodes.Len() == 2 && q.Nodes.At(0).Name == holder.Node() && q.Nodes.At(0).Role == ordering.RoleHolder
 	})
 	hnode, wnode := holder.Node(), waiter.Node()
 
@@ -367,7 +368,7 @@ func TestHolderExpiryHandoff(t *testing.T) {
 	}
 	snap := waitFor(t, w, 10*time.Second, "the handoff in the snapshot", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
-		return q != nil && slices.Equal(modeltest.Names(q), []string{wnode}) && q.Nodes.At(0).Role == lockops.RoleHolder
+		return q != nil && slices.Equal(modeltest.Names(q), []string{wnode}) && q.Nodes.At(0).Role == ordering.RoleHolder
 	})
 	q := queueOf(snap, p)
 	if len(q.Handoffs()) == 0 || q.Handoffs()[len(q.Handoffs())-1].From != hnode || q.Handoffs()[len(q.Handoffs())-1].To != wnode {

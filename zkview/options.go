@@ -88,7 +88,7 @@ type Options struct {
 	// Paths are lock parents, watched even while absent.
 	Paths []string
 	// Roots are searched for lock parents: nodes with at least one child
-	// that lockops.ParseName accepts, down to MaxDepth levels below the
+	// that ordering.ParseName accepts, down to MaxDepth levels below the
 	// root, at most MaxParents in all (and at most MaxParents nodes
 	// searched, maxNodes). Discovery is kept current: by one persistent
 	// recursive watch per root (rootwatch.go), or, with ChildWatches or

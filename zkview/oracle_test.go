@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
 	"github.com/zklock/zklock/timeline"
@@ -138,9 +138,9 @@ func (oc *oracleClient) until(ctx context.Context, dir string, deadline time.Tim
 // leads says whether node leads its queue: a holder by sequence order.
 func leads(node string) func([]string) bool {
 	return func(kids []string) bool {
-		q := lockops.Order(kids)
+		q := ordering.Order(kids)
 		i := q.Index(node)
-		return i >= 0 && q.Entries[i].Role == lockops.RoleHolder
+		return i >= 0 && q.Entries[i].Role == ordering.RoleHolder
 	}
 }
 

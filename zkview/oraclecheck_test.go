@@ -11,11 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sessions"
 	"github.com/zklock/zklock/third_party/zk"
-
-	"github.com/zklock/zklock/lockops"
 )
 
 // oracleNodes are a snapshot's nodes by path and identity, and its
@@ -82,7 +81,7 @@ func checkStep(prev, next *model.Snapshot, changes []model.Change, d *oracleDriv
 // judge is one change's problem, "" when none.
 func (st *oracleStep) judge(i int, c model.Change, k string) string {
 	p, n := st.prevNodes[k], st.nextBy[k]
-	holder := lockops.RoleHolder
+	holder := ordering.RoleHolder
 	switch c.Kind {
 	case model.ChangeJoined:
 		st.joins[k]++
@@ -127,7 +126,7 @@ func (st *oracleStep) judgeDeparture(c model.Change, k string, p *model.Node, tr
 	case model.ChangeSessionLost:
 		return "no session ended during the churn"
 	case model.ChangeReleased:
-		if !transient && p.Role != lockops.RoleHolder {
+		if !transient && p.Role != ordering.RoleHolder {
 			return "it never held"
 		}
 		start, b := p.Tenure()
@@ -152,7 +151,7 @@ func (st *oracleStep) judgeDeparture(c model.Change, k string, p *model.Node, tr
 			return "no held_s or held_bound on a release"
 		}
 	case model.ChangeGaveUp:
-		if p.Role == lockops.RoleHolder {
+		if p.Role == ordering.RoleHolder {
 			return "it held"
 		}
 		if lease, ok := st.d.leaseFor(p.Parent(), p.Name); ok && st.leaseShown(c.Path, lease, p.Session) {
@@ -161,7 +160,7 @@ func (st *oracleStep) judgeDeparture(c model.Change, k string, p *model.Node, tr
 	case model.ChangeAdmitted:
 		lease, ok := st.d.leaseFor(p.Parent(), p.Name)
 		switch {
-		case p.Lease || p.Role == lockops.RoleHolder:
+		case p.Lease || p.Role == ordering.RoleHolder:
 			return "not a contender waiting in an admission lock"
 		case !ok && c.Lease != "" && st.leaseShown(c.Path, c.Lease, p.Session):
 			// The snapshots showed this lease holding: the leases/ and
@@ -185,7 +184,7 @@ func (st *oracleStep) judgeDeparture(c model.Change, k string, p *model.Node, tr
 func (st *oracleStep) leaseShown(path, lease string, session int64) bool {
 	for _, q := range []*model.Queue{st.prevQs[path], st.nextQs[path]} {
 		for _, n := range q.Nodes.All() {
-			if n.Lease && n.Name == lease && n.Role == lockops.RoleHolder && n.Session == session {
+			if n.Lease && n.Name == lease && n.Role == ordering.RoleHolder && n.Session == session {
 				return true
 			}
 		}
@@ -210,7 +209,7 @@ func (st *oracleStep) complete() []string {
 		switch {
 		case n == nil && st.departs[k] != 1:
 			out = append(out, fmt.Sprintf("%s left, told %d times", show(k), st.departs[k]))
-		case n != nil && p.Role != lockops.RoleHolder && n.Role == lockops.RoleHolder && st.acquires[k] != 1:
+		case n != nil && p.Role != ordering.RoleHolder && n.Role == ordering.RoleHolder && st.acquires[k] != 1:
 			out = append(out, fmt.Sprintf("%s took the lock, told %d times", show(k), st.acquires[k]))
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
 	"github.com/zklock/zklock/zkview/queue"
@@ -515,7 +515,7 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 // parent.
 func hasLockChild(kids []string) bool {
 	for _, k := range kids {
-		if _, ok := lockops.ParseName(k); ok {
+		if _, ok := ordering.ParseName(k); ok {
 			return true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/sandbox/peers"
@@ -87,7 +88,7 @@ type realQueues struct {
 
 // realNode is what a node must be, in queue order.
 type realNode struct {
-	kind  lockops.Kind
+	kind  ordering.Kind
 	holds bool
 }
 
@@ -120,18 +121,18 @@ func newRealQueues(t *testing.T, servers []string) *realQueues {
 func (rq *realQueues) queuePeers(t *testing.T, servers []string) {
 	cur := peers.StartT(t, peers.Curator, peers.Options{Servers: servers, Sessions: 7})
 	kaz := peers.StartT(t, peers.Kazoo, peers.Options{Servers: servers, Sessions: 7})
-	run := func(key string, steps []step, kinds []lockops.Kind) {
+	run := func(key string, steps []step, kinds []ordering.Kind) {
 		queueUp(t, rq.w, rq.paths[key], steps)
 		for i, s := range steps {
 			rq.expect[key] = append(rq.expect[key], realNode{kinds[i], s.holds})
 		}
 	}
-	M, R, W := lockops.KindMutex, lockops.KindRead, lockops.KindWrite
+	M, R, W := ordering.KindMutex, ordering.KindRead, ordering.KindWrite
 	pm, pr, pw := peers.Mutex, peers.Read, peers.Write
-	run("curator-mutex", []step{{cur, 0, pm, true}, {cur, 1, pm, false}, {cur, 2, pm, false}}, []lockops.Kind{M, M, M})
-	run("curator-rw", []step{{cur, 3, pw, true}, {cur, 4, pr, false}, {cur, 5, pr, false}, {cur, 6, pw, false}}, []lockops.Kind{W, R, R, W})
-	run("kazoo-mutex", []step{{kaz, 0, pm, true}, {kaz, 1, pm, false}, {kaz, 2, pm, false}}, []lockops.Kind{M, M, M})
-	run("kazoo-rw", []step{{kaz, 3, pr, true}, {kaz, 4, pr, true}, {kaz, 5, pw, false}, {kaz, 6, pr, false}}, []lockops.Kind{R, R, W, R})
+	run("curator-mutex", []step{{cur, 0, pm, true}, {cur, 1, pm, false}, {cur, 2, pm, false}}, []ordering.Kind{M, M, M})
+	run("curator-rw", []step{{cur, 3, pw, true}, {cur, 4, pr, false}, {cur, 5, pr, false}, {cur, 6, pw, false}}, []ordering.Kind{W, R, R, W})
+	run("kazoo-mutex", []step{{kaz, 0, pm, true}, {kaz, 1, pm, false}, {kaz, 2, pm, false}}, []ordering.Kind{M, M, M})
+	run("kazoo-rw", []step{{kaz, 3, pr, true}, {kaz, 4, pr, true}, {kaz, 5, pw, false}, {kaz, 6, pr, false}}, []ordering.Kind{R, R, W, R})
 }
 
 // queueLockops queues three lockops clients, the first holding; the
@@ -148,7 +149,7 @@ func (rq *realQueues) queueLockops(t *testing.T, servers []string) {
 			go func() { _ = l.Acquire(rq.ctx) }()
 		}
 		eventually(t, 10*time.Second, "lockops node", func() bool { return l.Node() != "" })
-		rq.expect["lockops"] = append(rq.expect["lockops"], realNode{lockops.KindMutex, i == 0})
+		rq.expect["lockops"] = append(rq.expect["lockops"], realNode{ordering.KindMutex, i == 0})
 	}
 }
 
@@ -188,7 +189,7 @@ func (rq *realQueues) checkQueue(t *testing.T, snap *model.Snapshot, watches map
 		t.Errorf("%s: model %v, server %v", key, got, kids)
 	}
 	for i, n := range q.Nodes.All() {
-		if i > 0 && !lockops.SeqLess(q.Nodes.At(i-1).Seq, n.Seq) {
+		if i > 0 && !ordering.SeqLess(q.Nodes.At(i-1).Seq, n.Seq) {
 			t.Errorf("%s: %s before %s", key, q.Nodes.At(i-1).Name, n.Name)
 		}
 		_, st, err := rq.raw.Get(p + "/" + n.Name)
@@ -199,7 +200,7 @@ func (rq *realQueues) checkQueue(t *testing.T, snap *model.Snapshot, watches map
 			t.Errorf("%s %s: session 0x%x, ephemeralOwner 0x%x", key, n.Name, n.Session, st.EphemeralOwner)
 		}
 		e := rq.expect[key][i]
-		if n.Kind != e.kind || (n.Role == lockops.RoleHolder) != e.holds || n.Believes != n.Role {
+		if n.Kind != e.kind || (n.Role == ordering.RoleHolder) != e.holds || n.Believes != n.Role {
 			t.Errorf("%s %s: kind %v role %v believes %v, want kind %v holds %v", key, n.Name, n.Kind, n.Role, n.Believes, e.kind, e.holds)
 		}
 		checkRealWatch(t, watches, key, p, *n)
@@ -249,7 +250,7 @@ func (rq *realQueues) checkFreshLook(t *testing.T) {
 				t.Errorf("Load (server view %v) %s: warnings %+v", sview, key, q.Warnings())
 			}
 			for i, n := range q.Nodes.All() {
-				if (n.Believes == lockops.RoleHolder) != rq.expect[key][i].holds {
+				if (n.Believes == ordering.RoleHolder) != rq.expect[key][i].holds {
 					t.Errorf("Load (server view %v) %s %s: believes %v", sview, key, n.Name, n.Believes)
 				}
 			}
@@ -289,8 +290,8 @@ func TestSplitHolders(t *testing.T) {
 	if split == nil || !slices.Equal(split.Nodes, modeltest.Names(q)) {
 		t.Fatalf("split-holders %+v, want both of %v", split, modeltest.Names(q))
 	}
-	if q.Nodes.At(0).Recipe != lockops.RecipeCurator || q.Nodes.At(1).Recipe != lockops.RecipeKazoo ||
-		q.Nodes.At(1).Role != lockops.RoleWaiting || q.Nodes.At(1).Believes != lockops.RoleHolder {
+	if q.Nodes.At(0).Recipe != ordering.RecipeCurator || q.Nodes.At(1).Recipe != ordering.RecipeKazoo ||
+		q.Nodes.At(1).Role != ordering.RoleWaiting || q.Nodes.At(1).Believes != ordering.RoleHolder {
 		t.Errorf("nodes %+v", q.Nodes)
 	}
 	if modeltest.Warning(q, model.WarnMixedRecipes) == nil {

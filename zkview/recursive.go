@@ -12,7 +12,7 @@ import (
 	"path"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
 	"github.com/zklock/zklock/zkview/queue"
@@ -589,7 +589,7 @@ func (rw *recursiveWatch) forgetRecreated(k string) bool {
 		// No record of the children followed (discover.go): any child
 		// but a lock node may be one, and may have left the watch when
 		// its own read found it gone, unseen by pw.
-		if _, isLock := lockops.ParseName(k); isLock {
+		if _, isLock := ordering.ParseName(k); isLock {
 			return false
 		}
 		if watched && c.discover && !c.keep() {

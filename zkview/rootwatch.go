@@ -15,7 +15,7 @@ import (
 	"path"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
 	"github.com/zklock/zklock/zkview/queue"
@@ -468,7 +468,7 @@ func (rw *recursiveWatch) discoveryDelta(added, removed []string) bool {
 // plainChild: a child name that neither makes its parent a lock parent
 // nor may be part of a semaphore (queue.SemaphorePart).
 func plainChild(k string) bool {
-	if _, isLock := lockops.ParseName(k); isLock {
+	if _, isLock := ordering.ParseName(k); isLock {
 		return false
 	}
 	return !queue.SemaphorePart(k)

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
 )
@@ -330,8 +331,8 @@ func queueDiff(a, b *model.Queue) (int, string) {
 	}
 	type view struct {
 		Seq              int32
-		Kind             lockops.Kind
-		Role, Believes   lockops.Role
+		Kind             ordering.Kind
+		Role, Believes   ordering.Role
 		Watches, Data    string
 		Session          int64
 		DataLen, Version int32
@@ -484,7 +485,7 @@ func parseWriterLine(s string) (writerLine, bool) {
 		return writerLine{kind: '!', text: "bad line: " + s}, true
 	}
 	ns, err := strconv.ParseInt(f[1], 10, 64)
-	n, named := lockops.ParseName(f[0])
+	n, named := ordering.ParseName(f[0])
 	if err != nil || !named {
 		return writerLine{kind: '!', text: "bad line: " + s}, true
 	}
@@ -530,7 +531,7 @@ func writerRun(conn *zk.Conn, plan writerPlan, say func(string, ...any)) error {
 	if err != nil {
 		return fmt.Errorf("list %s: %w", plan.Path, err)
 	}
-	q := lockops.Order(kids)
+	q := ordering.Order(kids)
 	total := int(plan.Run.Seconds() * float64(plan.Rate))
 	if len(q.Entries) < total/2+2 {
 		return fmt.Errorf("%d nodes, need %d waiters to delete", len(q.Entries), total/2)

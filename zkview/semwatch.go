@@ -29,7 +29,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview/queue"
 )
@@ -138,7 +138,7 @@ func (s *semaphores) listingLocked(pw *pathWatch, kids []string) {
 	st.aux = want
 	if kind == queue.SemKazoo && pw.discover {
 		for _, k := range kids {
-			if lockops.IsHex32(k) {
+			if ordering.IsHex32(k) {
 				pw.followKid(k)
 			}
 		}
@@ -299,7 +299,7 @@ func (s *semaphores) fetchParts(ctx context.Context, pw *pathWatch, kids []strin
 	var need []string
 	if st != nil && st.kind == queue.SemKazoo {
 		for _, k := range kids {
-			if r := st.leases[k]; lockops.IsHex32(k) && (r == nil || !r.Fetched) && !st.gone[k] {
+			if r := st.leases[k]; ordering.IsHex32(k) && (r == nil || !r.Fetched) && !st.gone[k] {
 				need = append(need, k)
 			}
 		}
@@ -487,7 +487,7 @@ func (st *semState) kazooLeases(parts *queue.SemParts, qm *queue.Model, sv *queu
 		if st.gone[k] {
 			continue // deleted before it could be read: told by no one
 		}
-		if !lockops.IsHex32(k) || r != nil && r.Fetched && r.Session == 0 {
+		if !ordering.IsHex32(k) || r != nil && r.Fetched && r.Session == 0 {
 			parts.NotLeases = append(parts.NotLeases, k) // no lease name, or persistent
 			continue
 		}
@@ -524,7 +524,7 @@ func (st *semState) datePendedHolds(nodes []model.Node, lq *queue.Model, now tim
 	defer func() { st.builtAt = now }()
 	for i := range nodes {
 		n := &nodes[i]
-		if !n.Lease || n.Role != lockops.RoleHolder || !st.pended[n.Name] {
+		if !n.Lease || n.Role != ordering.RoleHolder || !st.pended[n.Name] {
 			continue
 		}
 		start, ok := st.heldFrom[n.Name]

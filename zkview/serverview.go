@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/fourletter"
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview/queue"
 )
@@ -191,7 +191,7 @@ func (p *serverPoller) narrateLinksLocked(old, sv *queue.ServerView) {
 		}
 		for _, e := range qm.Order().Entries {
 			r := qm.Nodes.Of(e.Name)
-			if r == nil || e.Watches == "" || e.Believes != lockops.RoleWaiting {
+			if r == nil || e.Watches == "" || e.Believes != ordering.RoleWaiting {
 				continue
 			}
 			wp := model.ChildPath(qm.Abs(), e.Watches)

@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/systems"
 	"github.com/zklock/zklock/third_party/zk"
@@ -160,10 +160,10 @@ func readSystems(ctx context.Context, r systems.Reader, cfg Options, budget int)
 func participantNodes(t systems.Tree, rec systems.Recognition) []model.Node {
 	out := make([]model.Node, len(rec.Participants))
 	for i, p := range rec.Participants {
-		n := model.Node{Name: p.Name, Kind: p.Kind, Recipe: lockops.RecipeEphemeral, Role: p.Role, Believes: p.Role,
+		n := model.Node{Name: p.Name, Kind: p.Kind, Recipe: ordering.RecipeEphemeral, Role: p.Role, Believes: p.Role,
 			Session: p.Session}.WithIdentity(p.Identity).WithPart(p.Part)
 		if p.HasSeq {
-			n.Seq, n.Recipe = int32(p.Seq), lockops.RecipePlain
+			n.Seq, n.Recipe = int32(p.Seq), ordering.RecipePlain
 		}
 		if rec.Library != 0 {
 			n.Recipe = rec.Library
@@ -172,7 +172,7 @@ func participantNodes(t systems.Tree, rec systems.Recognition) []model.Node {
 			// A waiter waits since it was made; a holder found holding
 			// holds at most since then.
 			n.SetCtime(time.UnixMilli(p.Ctime))
-			n.SinceExact = p.Role != lockops.RoleHolder
+			n.SinceExact = p.Role != ordering.RoleHolder
 			n.SetSince(n.Ctime())
 		}
 		if dir := path.Dir(p.Path); dir != rec.Path && p.Path != rec.Path {
@@ -427,7 +427,7 @@ func systemNodes(q model.Queue, sr *sysRec) (model.Nodes, []string) {
 		used[i] = true
 		n := *q.Nodes.At(i)
 		n.SetIdentity(p.Identity)
-		if p.Kind == lockops.KindRead || p.Kind == lockops.KindWrite {
+		if p.Kind == ordering.KindRead || p.Kind == ordering.KindWrite {
 			// The system's grammar tells a reader from a writer where
 			// the lock model read plain nodes (HBase's read-N, write-N).
 			n.Kind = p.Kind
@@ -437,7 +437,7 @@ func systemNodes(q model.Queue, sr *sysRec) (model.Nodes, []string) {
 			n.Role = p.Role
 		}
 		n.Believes = p.Role
-		if p.Role == lockops.RoleHolder {
+		if p.Role == ordering.RoleHolder {
 			n.Link, n.Herd = model.LinkNone, false
 			n.SetWatchesPredecessor("", "")
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/third_party/zk"
@@ -60,9 +61,9 @@ func TestQueueLifecycle(t *testing.T) {
 		if want := "client-" + string(rune('a'+i)); string(n.Data()) != want {
 			t.Errorf("%s: data %q, want %q", n.Name, n.Data(), want)
 		}
-		wantRole := lockops.RoleWaiting
+		wantRole := ordering.RoleWaiting
 		if i == 0 {
-			wantRole = lockops.RoleHolder
+			wantRole = ordering.RoleHolder
 		}
 		if n.Role != wantRole || n.Believes != wantRole {
 			t.Errorf("%s: role %v believes %v, want %v", n.Name, n.Role, n.Believes, wantRole)
@@ -91,7 +92,7 @@ func TestQueueLifecycle(t *testing.T) {
 	if h.From != first || h.To != locks[1].Node() {
 		t.Errorf("handoff %s -> %s, want %s -> %s", h.From, h.To, first, locks[1].Node())
 	}
-	if q.Nodes.At(0).Role != lockops.RoleHolder || !q.Nodes.At(0).SinceExact {
+	if q.Nodes.At(0).Role != ordering.RoleHolder || !q.Nodes.At(0).SinceExact {
 		t.Errorf("new holder: %+v", q.Nodes.At(0))
 	}
 	eventually(t, 5*time.Second, "handoff event", func() bool {

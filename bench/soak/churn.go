@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/ui"
 )
 
@@ -36,7 +37,7 @@ func (s span) pick() time.Duration { return s.lo + rand.N(s.hi-s.lo+1) }
 // role is one kind of client: its lock, kind, hold and think times.
 type role struct {
 	path  string
-	kind  lockops.Kind
+	kind  ordering.Kind
 	hold  span
 	think span
 	// patience > 0: the client gives up waiting after that long (a
@@ -47,15 +48,15 @@ type role struct {
 func roles() []role {
 	ms := time.Millisecond
 	return []role{
-		{path: busyLock, kind: lockops.KindMutex, hold: span{100 * ms, 600 * ms}, think: span{50 * ms, 400 * ms}},
-		{path: busyLock, kind: lockops.KindMutex, hold: span{100 * ms, 600 * ms}, think: span{50 * ms, 400 * ms}},
-		{path: busyLock, kind: lockops.KindMutex, hold: span{100 * ms, 600 * ms}, think: span{50 * ms, 400 * ms}},
-		{path: busyLock, kind: lockops.KindMutex, hold: span{50 * ms, 300 * ms}, think: span{50 * ms, 200 * ms}, patience: 700 * ms},
-		{path: rwLock, kind: lockops.KindRead, hold: span{200 * ms, 1500 * ms}, think: span{100 * ms, 800 * ms}},
-		{path: rwLock, kind: lockops.KindRead, hold: span{200 * ms, 1500 * ms}, think: span{100 * ms, 800 * ms}},
-		{path: rwLock, kind: lockops.KindRead, hold: span{200 * ms, 1500 * ms}, think: span{100 * ms, 800 * ms}},
-		{path: rwLock, kind: lockops.KindWrite, hold: span{100 * ms, 500 * ms}, think: span{500 * ms, 2000 * ms}},
-		{path: quietLock, kind: lockops.KindMutex, hold: span{2 * time.Second, 5 * time.Second}, think: span{3 * time.Second, 8 * time.Second}},
+		{path: busyLock, kind: ordering.KindMutex, hold: span{100 * ms, 600 * ms}, think: span{50 * ms, 400 * ms}},
+		{path: busyLock, kind: ordering.KindMutex, hold: span{100 * ms, 600 * ms}, think: span{50 * ms, 400 * ms}},
+		{path: busyLock, kind: ordering.KindMutex, hold: span{100 * ms, 600 * ms}, think: span{50 * ms, 400 * ms}},
+		{path: busyLock, kind: ordering.KindMutex, hold: span{50 * ms, 300 * ms}, think: span{50 * ms, 200 * ms}, patience: 700 * ms},
+		{path: rwLock, kind: ordering.KindRead, hold: span{200 * ms, 1500 * ms}, think: span{100 * ms, 800 * ms}},
+		{path: rwLock, kind: ordering.KindRead, hold: span{200 * ms, 1500 * ms}, think: span{100 * ms, 800 * ms}},
+		{path: rwLock, kind: ordering.KindRead, hold: span{200 * ms, 1500 * ms}, think: span{100 * ms, 800 * ms}},
+		{path: rwLock, kind: ordering.KindWrite, hold: span{100 * ms, 500 * ms}, think: span{500 * ms, 2000 * ms}},
+		{path: quietLock, kind: ordering.KindMutex, hold: span{2 * time.Second, 5 * time.Second}, think: span{3 * time.Second, 8 * time.Second}},
 	}
 }
 
@@ -254,8 +255,8 @@ func (c *churn) operator() {
 	}
 	defer s.Close()
 	defer close(c.own)
-	report := func(p lockops.Progress) {
-		if p.State == lockops.LockIdle {
+	report := func(p ordering.Progress) {
+		if p.State == ordering.LockIdle {
 			return
 		}
 		o := ui.OwnFromProgress(quietLock, p)

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -16,17 +16,19 @@ var T0 = time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
 
 // Node is a plain mutex lock node of session s with role, holding or
 // waiting since d before T0.
-func Node(seq int32, s int64, role lockops.Role, d time.Duration) model.Node {
-	return model.Node{Name: fmt.Sprintf("lock-%010d", seq), Seq: seq, Kind: lockops.KindMutex, Recipe: lockops.RecipePlain,
+func Node(seq int32, s int64, role ordering.Role, d time.Duration) model.Node {
+	return model.Node{Name: fmt.Sprintf("lock-%010d", seq), Seq: seq, Kind: ordering.KindMutex, Recipe: ordering.RecipePlain,
 		Role: role, Believes: role, Session: s, SinceExact: true}.WithClient(fmt.Sprintf("10.0.0.%d:4000", s%250)).WithSince(T0.Add(-d))
 }
 
 // Hold is a node of session s holding since d before T0.
-func Hold(seq int32, s int64, d time.Duration) model.Node { return Node(seq, s, lockops.RoleHolder, d) }
+func Hold(seq int32, s int64, d time.Duration) model.Node {
+	return Node(seq, s, ordering.RoleHolder, d)
+}
 
 // Wait is a node of session s waiting since d before T0.
 func Wait(seq int32, s int64, d time.Duration) model.Node {
-	return Node(seq, s, lockops.RoleWaiting, d)
+	return Node(seq, s, ordering.RoleWaiting, d)
 }
 
 // MutexQ is a present mutex queue at path holding nodes in order.

@@ -32,6 +32,7 @@ type Kerberos struct {
 // its service principal), starting them on first use.
 func (k *Kerberos) Start(t testing.TB) (*sandbox.KDC, string) {
 	t.Helper()
+	Need(t)
 	k.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), startWait)
 		defer cancel()

@@ -22,6 +22,7 @@ import (
 // gets the last 60 log lines of every member in its output.
 func Start(t testing.TB, opts sandbox.Options) *sandbox.Cluster {
 	t.Helper()
+	Need(t)
 	c, err := sandbox.Start(t.Context(), opts)
 	if err != nil {
 		t.Fatalf("%v", err)
@@ -111,6 +112,7 @@ type Shared struct {
 // Cluster is the shared cluster, started on first use.
 func (s *Shared) Cluster(t testing.TB) *sandbox.Cluster {
 	t.Helper()
+	Need(t)
 	s.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), startWait)
 		defer cancel()
@@ -130,5 +132,17 @@ func (s *Shared) Cluster(t testing.TB) *sandbox.Cluster {
 func (s *Shared) Close() {
 	if s.c != nil {
 		s.c.Close()
+	}
+}
+
+// Need skips t under `go test -short` (make test-short, the inner loop with
+// no ZooKeeper): every test that starts a server, a KDC or a real client
+// calls it first, directly or through Start, Shared and Kerberos. A full
+// run (make test) never skips: there a missing ZooKeeper fails the test
+// with what to install.
+func Need(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a real ZooKeeper (make test runs it; -short does not)")
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -87,7 +87,7 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 
 // nodeOf is the Node of e (believed: see believed), with what the model
 // read of it in r (nil: nothing yet).
-func nodeOf(qm *Model, e lockops.Entry, r *Record, sv *ServerView) model.Node {
+func nodeOf(qm *Model, e ordering.Entry, r *Record, sv *ServerView) model.Node {
 	n := model.Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role, Believes: e.Believes}
 	n.SetWatchesPredecessor(e.Watches, e.Predecessor)
 	if r != nil {
@@ -122,8 +122,8 @@ func staleWarning(since time.Time) model.Warning {
 // Kazoo 2.8's readers with a writer queued behind them). Last, where the servers show a
 // node's session watching another lock node of the parent, the node
 // waits on it, whatever the names predict (model.ServerWaits).
-func believed(qm *Model, order lockops.Ordering, sv *ServerView) lockops.Ordering {
-	aq := lockops.Ordering{Entries: slices.Clone(order.Entries), Other: order.Other}
+func believed(qm *Model, order ordering.Ordering, sv *ServerView) ordering.Ordering {
+	aq := ordering.Ordering{Entries: slices.Clone(order.Entries), Other: order.Other}
 	for i := range aq.Entries {
 		e := &aq.Entries[i]
 		*e = believedEntry(qm, *e, qm.Nodes.Of(e.Name), sv)
@@ -142,12 +142,12 @@ func believed(qm *Model, order lockops.Ordering, sv *ServerView) lockops.Orderin
 
 // believedEntry is e as its client believes it (see believed); r is what
 // the model knows of it.
-func believedEntry(qm *Model, e lockops.Entry, r *Record, sv *ServerView) lockops.Entry {
+func believedEntry(qm *Model, e ordering.Entry, r *Record, sv *ServerView) ordering.Entry {
 	if r == nil {
 		return e
 	}
 	e.Believes, e.Watches = r.believes, r.watches
-	if !r.holdUnknown || r.believedHolder || e.Believes == lockops.RoleHolder {
+	if !r.holdUnknown || r.believedHolder || e.Believes == ordering.RoleHolder {
 		return e
 	}
 	if sv != nil && sv.Known[r.Session] {
@@ -156,12 +156,12 @@ func believedEntry(qm *Model, e lockops.Entry, r *Record, sv *ServerView) lockop
 			return e // it waits, and the servers show on what
 		}
 	}
-	e.Believes, e.Watches = lockops.RoleHolder, ""
+	e.Believes, e.Watches = ordering.RoleHolder, ""
 	return e
 }
 
 // seqCompare orders two names by their position in the queue.
-func seqCompare(q lockops.Ordering, a, b string) int { return q.Index(a) - q.Index(b) }
+func seqCompare(q ordering.Ordering, a, b string) int { return q.Index(a) - q.Index(b) }
 
 func splitWarning(nodes []model.Node, names []string) model.Warning {
 	byName := make(map[string]model.Node, len(nodes))
@@ -199,8 +199,8 @@ func listNames(names []string, sep string, max int) string {
 // said when the servers know the session, the queue was quiet and the
 // watch target unchanged for missingGrace before the poll began (a client
 // needs a few round trips to set a new watch).
-func judgeLink(qm *Model, e lockops.Entry, r *Record, sv *ServerView) model.LinkStatus {
-	if e.Believes == lockops.RoleHolder || e.Watches == "" {
+func judgeLink(qm *Model, e ordering.Entry, r *Record, sv *ServerView) model.LinkStatus {
+	if e.Believes == ordering.RoleHolder || e.Watches == "" {
 		return model.LinkNone
 	}
 	if sv == nil || r.Session == 0 || !sv.Known[r.Session] {
@@ -224,7 +224,7 @@ func judgeLink(qm *Model, e lockops.Entry, r *Record, sv *ServerView) model.Link
 // more). Several Curator readers on the first write node are expected:
 // their recipe says so. Children watches on the parent would be a herd
 // too, but `wchc` does not list them (FACTS.md): not judged.
-func herds(qm *Model, aq lockops.Ordering, sv *ServerView, nodes []model.Node) ([]string, string) {
+func herds(qm *Model, aq ordering.Ordering, sv *ServerView, nodes []model.Node) ([]string, string) {
 	waitsOn := map[string][]string{} // node -> nodes that wait on it
 	for _, e := range aq.Entries {
 		if e.Watches != "" {
@@ -285,7 +285,7 @@ func herds(qm *Model, aq lockops.Ordering, sv *ServerView, nodes []model.Node) (
 // nodes whose recipe waits on that node, else to all its waiting nodes
 // in this queue); without, the recipes' predicted ones. It returns the
 // cycle's nodes in wait order and whether the edges were real.
-func deadlock(qm *Model, aq lockops.Ordering, sv *ServerView) ([]string, bool) {
+func deadlock(qm *Model, aq ordering.Ordering, sv *ServerView) ([]string, bool) {
 	entries := aq.Entries
 	index := make(map[string]int, len(entries))
 	for i, e := range entries {
@@ -294,7 +294,7 @@ func deadlock(qm *Model, aq lockops.Ordering, sv *ServerView) ([]string, bool) {
 	edges := make([][]int, len(entries))
 	if sv == nil {
 		for i, e := range entries {
-			if e.Believes == lockops.RoleWaiting && e.Watches != "" {
+			if e.Believes == ordering.RoleWaiting && e.Watches != "" {
 				if j, ok := index[e.Watches]; ok && j != i {
 					edges[i] = append(edges[i], j)
 				}
@@ -303,7 +303,7 @@ func deadlock(qm *Model, aq lockops.Ordering, sv *ServerView) ([]string, bool) {
 	} else {
 		waiting := map[int64][]int{} // session -> its waiting nodes here
 		for i, e := range entries {
-			if r := qm.Nodes.Of(e.Name); r != nil && r.Session != 0 && e.Believes == lockops.RoleWaiting {
+			if r := qm.Nodes.Of(e.Name); r != nil && r.Session != 0 && e.Believes == ordering.RoleWaiting {
 				waiting[r.Session] = append(waiting[r.Session], i)
 			}
 		}
@@ -399,7 +399,7 @@ func FindCycle(edges [][]int) []int {
 func lockType(nodes []model.Node) model.QueueType {
 	t := model.TypeUnknown
 	for _, n := range nodes {
-		if n.Kind == lockops.KindRead || n.Kind == lockops.KindWrite {
+		if n.Kind == ordering.KindRead || n.Kind == ordering.KindWrite {
 			return model.TypeRWLock
 		}
 		t = model.TypeMutex

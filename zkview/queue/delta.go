@@ -1,6 +1,6 @@
 // Changes applied as changes: a persistent watch names each child created
 // and deleted, so a busy queue is updated from those names alone, in time
-// that does not grow with the queue where it can be (lockops.Ordering.Change),
+// that does not grow with the queue where it can be (ordering.Ordering.Change),
 // and through the whole-listing merge (queueModel.apply) where it cannot.
 
 package queue
@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -19,19 +19,19 @@ import (
 // followed one that leaves (the only ones whose predecessor can change,
 // besides the nodes that join).
 type Prior struct {
-	departed []lockops.Entry
+	departed []ordering.Entry
 	wakers   map[string][]string // by departed name
 	pred     map[string]string   // by name of the entry after a departed one
 }
 
-func PriorOf(prev lockops.Ordering, removed []string) Prior {
+func PriorOf(prev ordering.Ordering, removed []string) Prior {
 	var p Prior // nil maps read as empty: a change with no leaver makes none
 	if len(removed) > 0 {
 		p.wakers, p.pred = make(map[string][]string, len(removed)), make(map[string]string, len(removed))
 	}
 	for _, name := range removed {
 		i := prev.Index(name)
-		if i < 0 || slices.ContainsFunc(p.departed, func(d lockops.Entry) bool { return d.Name == name }) {
+		if i < 0 || slices.ContainsFunc(p.departed, func(d ordering.Entry) bool { return d.Name == name }) {
 			continue
 		}
 		p.departed = append(p.departed, prev.Entries[i])
@@ -45,10 +45,10 @@ func PriorOf(prev lockops.Ordering, removed []string) Prior {
 
 // ApplyChange installs order, made from the model's order by added nodes
 // (their reads in got) and removed ones; touched are the entries of
-// order that are new or changed role or predecessor (lockops.Ordering.Change).
+// order that are new or changed role or predecessor (ordering.Ordering.Change).
 // It tells what changed as apply does for a listing, in time that grows
 // with the change, not with the queue.
-func (q *Model) ApplyChange(order lockops.Ordering, touched []int, before Prior, got []Fetched, issued, done, evAt time.Time) {
+func (q *Model) ApplyChange(order ordering.Ordering, touched []int, before Prior, got []Fetched, issued, done, evAt time.Time) {
 	departed := before.departed
 	gotBy := make(map[string]*Record, len(got))
 	for _, f := range got {
@@ -56,7 +56,7 @@ func (q *Model) ApplyChange(order lockops.Ordering, touched []int, before Prior,
 			gotBy[f.Name] = f.Rec
 		}
 	}
-	var created []lockops.Entry
+	var created []ordering.Entry
 	var handoffs []model.Handoff
 	for _, i := range touched {
 		e := order.Entries[i]
@@ -74,14 +74,14 @@ func (q *Model) ApplyChange(order lockops.Ordering, touched []int, before Prior,
 			if r.Fetched && r.Ctime().Before(done) {
 				r.setSince(r.Ctime(), r.exact)
 			}
-			if e.Role == lockops.RoleHolder {
+			if e.Role == ordering.RoleHolder {
 				if from := releasedBefore(e, before.pred[e.Name], departed); from != "" {
 					r.setSince(evAt, true)
 					handoffs = append(handoffs, model.Handoff{Path: q.Path, From: from, To: e.Name, At: done, Gap: done.Sub(evAt)})
 				}
 			}
 		} else if r.role != e.Role {
-			if e.Role == lockops.RoleHolder {
+			if e.Role == ordering.RoleHolder {
 				r.setSince(evAt, true)
 				handoffs = append(handoffs, model.Handoff{Path: q.Path, From: releasedBefore(e, before.pred[e.Name], departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
 			} else {
@@ -99,7 +99,7 @@ func (q *Model) ApplyChange(order lockops.Ordering, touched []int, before Prior,
 		r := q.Nodes.Of(created[i].Name)
 		created[i].Believes, created[i].Watches = r.believes, r.watches
 	}
-	q.emitChanges(done, created, departed, func(d lockops.Entry) []string { return before.wakers[d.Name] }, handoffs)
+	q.emitChanges(done, created, departed, func(d ordering.Entry) []string { return before.wakers[d.Name] }, handoffs)
 	for _, d := range departed {
 		q.Nodes.Delete(d.Name)
 		q.more().removed = append(q.more().removed, d.Name)

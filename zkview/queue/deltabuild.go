@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -16,7 +16,7 @@ import (
 // the last build was not of the change shape, a listing was merged since,
 // or a touched node would make it leave the shape.
 //
-// The change shape (changeShaped) is lockops.Ordering.Change's, without a
+// The change shape (changeShaped) is ordering.Ordering.Change's, without a
 // server view: one recipe's mutex nodes, each believing what its role
 // says. In it no warning but stale and self-wait can arise (no split
 // holders, no mixed recipes, no watch cycle by the recipes' rules;
@@ -28,8 +28,8 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 		return model.Queue{}, false
 	}
 	changed := qm.Changed()
-	slices.SortFunc(changed, lockops.ChangeOrder)
-	changed = slices.CompactFunc(changed, func(a, b lockops.ParsedName) bool { return a.Name == b.Name })
+	slices.SortFunc(changed, ordering.ChangeOrder)
+	changed = slices.CompactFunc(changed, func(a, b ordering.ParsedName) bool { return a.Name == b.Name })
 
 	q := model.Queue{
 		Path:  qm.Path,
@@ -41,7 +41,7 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 		Handoffs: slices.Clone(qm.handoffList()),
 	})
 	q.SetListedAt(fromUnixNano(qm.listedAt))
-	fresh := func(e *lockops.Entry) (model.Node, bool) {
+	fresh := func(e *ordering.Entry) (model.Node, bool) {
 		be := believedEntry(qm, *e, qm.Nodes.Of(e.Name), nil)
 		if be.Believes != be.Role || be.Watches != be.Predecessor {
 			return model.Node{}, false // it leaves the shape
@@ -90,13 +90,13 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 	if stale && qm.Seen {
 		q.SetWarnings(append(q.Warnings(), staleWarning(staleSince)))
 	}
-	q.Type = electionType(&q, qm, lockops.Ordering{Entries: entries})
+	q.Type = electionType(&q, qm, ordering.Ordering{Entries: entries})
 	DuplicateParticipants(&q) // elections only: O(nodes) on a change
 	return q, true
 }
 
 // ChangeShaped: q, just built in full from qm without a server view, is
-// of the shape buildQueueChanged can update: lockops.Ordering.Change's
+// of the shape buildQueueChanged can update: ordering.Ordering.Change's
 // (one recipe's mutex nodes, nothing else among the children), every
 // node believing what its role says, and no warning but stale or
 // self-wait.
@@ -112,9 +112,9 @@ func ChangeShaped(qm *Model, q *model.Queue) bool {
 	}
 	recipe := q.Nodes.At(0).Recipe
 	for _, n := range q.Nodes.All() {
-		if n.Recipe != recipe || n.Kind != lockops.KindMutex || n.Seq < 0 || n.Believes != n.Role || n.Watches() != n.Predecessor() {
+		if n.Recipe != recipe || n.Kind != ordering.KindMutex || n.Seq < 0 || n.Believes != n.Role || n.Watches() != n.Predecessor() {
 			return false
 		}
 	}
-	return !slices.ContainsFunc(qm.Order().Entries, func(e lockops.Entry) bool { return e.Latch })
+	return !slices.ContainsFunc(qm.Order().Entries, func(e ordering.Entry) bool { return e.Latch })
 }

@@ -13,7 +13,7 @@
 // ServerView of the four-letter words), under the Watcher's lock. That
 // cut is why it exists: how a queue is read and judged can be changed
 // and tested without a server, and zkview is left with following
-// ZooKeeper. It imports model and lockops (the one ordering function);
+// ZooKeeper. It imports model and lockops/ordering (the one ordering function);
 // only zkview imports it.
 //
 // # Files
@@ -28,7 +28,7 @@
 //   - shared.go: what the Watcher's models share until one changes it
 //     (hooks, depth samples, a kept listing).
 //   - delta.go: merging creates and deletes as changes
-//     (lockops.Ordering.Change) where the queue's shape allows.
+//     (ordering.Ordering.Change) where the queue's shape allows.
 //   - deltabuild.go: a Queue built from its last build when only such
 //     changes separate them: the chunks of untouched nodes shared, the
 //     others made again (model.MergeChanged).

@@ -17,7 +17,7 @@ package queue
 import (
 	"slices"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -27,14 +27,14 @@ import (
 // no child at all: an election nobody runs for now); else q.Type as it
 // is. A config name does not turn a read/write lock or a semaphore into
 // an election: the nodes on the wire win.
-func electionType(q *model.Queue, qm *Model, order lockops.Ordering) model.QueueType {
+func electionType(q *model.Queue, qm *Model, order ordering.Ordering) model.QueueType {
 	if q.State != model.PathPresent {
 		if qm.Election {
 			return model.TypeElection
 		}
 		return q.Type
 	}
-	if es := order.Entries; len(es) > 0 && !slices.ContainsFunc(es, func(e lockops.Entry) bool { return !e.Latch }) {
+	if es := order.Entries; len(es) > 0 && !slices.ContainsFunc(es, func(e ordering.Entry) bool { return !e.Latch }) {
 		return model.TypeElection
 	}
 	switch {

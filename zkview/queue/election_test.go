@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/model/modeltest"
 )
@@ -30,7 +30,7 @@ func modelOf(t *testing.T, p string, kids []string, election bool) *Model {
 	qm.Election = election
 	var got []Fetched
 	for i, k := range kids {
-		if _, ok := lockops.ParseName(k); ok {
+		if _, ok := ordering.ParseName(k); ok {
 			got = append(got, Fetched{Name: k, Rec: &Record{Fetched: true, Session: 0x100 + int64(i),
 				Data: "participant-" + k[len(k)-1:], DataLen: 13, CtimeMs: now.Add(-time.Minute).UnixMilli()}})
 		}
@@ -84,12 +84,12 @@ func TestLatchQueue(t *testing.T) {
 		t.Fatalf("order %q", got)
 	}
 	for i, n := range q.Nodes.All() {
-		if n.Kind != lockops.KindMutex || n.Recipe != lockops.RecipeCurator {
+		if n.Kind != ordering.KindMutex || n.Recipe != ordering.RecipeCurator {
 			t.Errorf("%s: %v %v, want a curator mutex node", n.Name, n.Kind, n.Recipe)
 		}
-		wantRole, wantWatch := lockops.RoleWaiting, ""
+		wantRole, wantWatch := ordering.RoleWaiting, ""
 		if i == 0 {
-			wantRole = lockops.RoleHolder
+			wantRole = ordering.RoleHolder
 		} else {
 			wantWatch = q.Nodes.At(i - 1).Name
 		}
@@ -110,14 +110,14 @@ func TestLatchQueue(t *testing.T) {
 func TestRoleWord(t *testing.T) {
 	for _, tt := range []struct {
 		t    model.QueueType
-		r    lockops.Role
+		r    ordering.Role
 		want string
 	}{
-		{model.TypeElection, lockops.RoleHolder, "leader"},
-		{model.TypeElection, lockops.RoleWaiting, "follower"},
-		{model.TypeMutex, lockops.RoleHolder, "holder"},
-		{model.TypeRWLock, lockops.RoleWaiting, "waiting"},
-		{model.TypeUnknown, lockops.RoleHolder, "holder"},
+		{model.TypeElection, ordering.RoleHolder, "leader"},
+		{model.TypeElection, ordering.RoleWaiting, "follower"},
+		{model.TypeMutex, ordering.RoleHolder, "holder"},
+		{model.TypeRWLock, ordering.RoleWaiting, "waiting"},
+		{model.TypeUnknown, ordering.RoleHolder, "holder"},
 	} {
 		if got := model.RoleWord(tt.t, tt.r); got != tt.want {
 			t.Errorf("model.RoleWord(%v, %v) = %q, want %q", tt.t, tt.r, got, tt.want)

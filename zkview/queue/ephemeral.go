@@ -34,7 +34,7 @@ import (
 	"path"
 	"slices"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -46,10 +46,10 @@ type LoneNode struct {
 
 // LoneCandidate: a child that may be a plain ephemeral lock's node.
 func LoneCandidate(name string) bool {
-	if _, ok := lockops.ParseName(name); ok {
+	if _, ok := ordering.ParseName(name); ok {
 		return false
 	}
-	return !lockops.IsHex32(name)
+	return !ordering.IsHex32(name)
 }
 
 // plainEphemeral shows qm's plain ephemeral lock in q, when the last
@@ -72,8 +72,8 @@ func plainEphemeral(q *model.Queue, qm *Model, sv *ServerView) {
 	}
 	r := l.Rec
 	holder := model.Node{
-		Name: name, Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral,
-		Role: lockops.RoleHolder, Believes: lockops.RoleHolder,
+		Name: name, Kind: ordering.KindMutex, Recipe: ordering.RecipeEphemeral,
+		Role: ordering.RoleHolder, Believes: ordering.RoleHolder,
 		Session: r.Session, DataLen: r.DataLen,
 		Version: r.Version, Czxid: r.Czxid,
 		// Created holding: the hold began with the node.
@@ -89,8 +89,8 @@ func plainEphemeral(q *model.Queue, qm *Model, sv *ServerView) {
 				continue
 			}
 			nodes = append(nodes, model.Node{
-				Kind: lockops.KindMutex, Recipe: lockops.RecipeEphemeral,
-				Role: lockops.RoleWaiting, Believes: lockops.RoleWaiting,
+				Kind: ordering.KindMutex, Recipe: ordering.RecipeEphemeral,
+				Role: ordering.RoleWaiting, Believes: ordering.RoleWaiting,
 				Link:    model.LinkVerified,
 				Session: s,
 			}.WithWatchesPredecessor(name, name).WithClient(sv.Clients[s]))

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/model/modeltest"
 )
@@ -93,20 +93,20 @@ func TestPlainEphemeral(t *testing.T) {
 				return
 			}
 			h := q.Nodes.At(0)
-			if h.Name != tt.holder || h.Role != lockops.RoleHolder || h.Believes != lockops.RoleHolder || h.Herd != tt.herd {
+			if h.Name != tt.holder || h.Role != ordering.RoleHolder || h.Believes != ordering.RoleHolder || h.Herd != tt.herd {
 				t.Errorf("holder %+v", h)
 			}
 			if tt.lone == nil || tt.holder != tt.lone.Name && tt.lone.Name != "" {
 				return // not a plain ephemeral lock
 			}
-			if h.Recipe != lockops.RecipeEphemeral || h.Kind != lockops.KindMutex || !h.Since().Equal(ctime) || !h.SinceExact || string(h.Data()) != "host-a pid 7" {
+			if h.Recipe != ordering.RecipeEphemeral || h.Kind != ordering.KindMutex || !h.Since().Equal(ctime) || !h.SinceExact || string(h.Data()) != "host-a pid 7" {
 				t.Errorf("holder %+v", h)
 			}
 			if tt.sv != nil && h.Client() != "10.0.0.1:5000" {
 				t.Errorf("holder client %q", h.Client())
 			}
 			for _, n := range q.Nodes.From(1) {
-				if n.Name != "" || n.Role != lockops.RoleWaiting || n.Watches() != tt.holder || n.Link != model.LinkVerified || n.Recipe != lockops.RecipeEphemeral {
+				if n.Name != "" || n.Role != ordering.RoleWaiting || n.Watches() != tt.holder || n.Link != model.LinkVerified || n.Recipe != ordering.RecipeEphemeral {
 					t.Errorf("waiter %+v", n)
 				}
 			}

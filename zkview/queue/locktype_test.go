@@ -3,20 +3,20 @@ package queue
 import (
 	"testing"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
 func TestLockType(t *testing.T) {
 	for _, tt := range []struct {
-		kinds []lockops.Kind
+		kinds []ordering.Kind
 		want  model.QueueType
 	}{
 		{nil, model.TypeUnknown},
-		{[]lockops.Kind{lockops.KindMutex}, model.TypeMutex},
-		{[]lockops.Kind{lockops.KindMutex, lockops.KindMutex}, model.TypeMutex},
-		{[]lockops.Kind{lockops.KindWrite}, model.TypeRWLock},
-		{[]lockops.Kind{lockops.KindMutex, lockops.KindRead}, model.TypeRWLock},
+		{[]ordering.Kind{ordering.KindMutex}, model.TypeMutex},
+		{[]ordering.Kind{ordering.KindMutex, ordering.KindMutex}, model.TypeMutex},
+		{[]ordering.Kind{ordering.KindWrite}, model.TypeRWLock},
+		{[]ordering.Kind{ordering.KindMutex, ordering.KindRead}, model.TypeRWLock},
 	} {
 		nodes := make([]model.Node, len(tt.kinds))
 		for i, k := range tt.kinds {

@@ -7,7 +7,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -193,14 +193,14 @@ func TestKidsAsListed(t *testing.T) {
 		}
 		// The order taken apart (Other in x) reads back whole, its
 		// shape as found.
-		if got, want := qm.Order(), lockops.Order(c.kids); !reflect.DeepEqual(got, want) {
+		if got, want := qm.Order(), ordering.Order(c.kids); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: Order %+v, want %+v", c.name, got, want)
 		}
 	}
 	qm := New("/l", "/l", &Hooks{Emit: func(model.Change) {}})
 	qm.Apply([]string{"config", "lock-0000000000"}, nil, t0, t0, t0)
 	qm.Apply([]string{"lock-0000000000"}, nil, t0, t0, t0)
-	if got, want := qm.Order(), lockops.Order([]string{"lock-0000000000"}); !reflect.DeepEqual(got, want) {
+	if got, want := qm.Order(), ordering.Order([]string{"lock-0000000000"}); !reflect.DeepEqual(got, want) {
 		t.Errorf("after another child went: Order %+v, want %+v", got, want)
 	}
 	order, touched, ok := qm.Order().ChangeOwned([]string{"lock-0000000001"}, nil)

@@ -1,26 +1,26 @@
 package queue
 
-import "github.com/zklock/zklock/lockops"
+import "github.com/zklock/zklock/lockops/ordering"
 
 // Order is the parent's children as the ordering function sees them:
 // kept, or, for a lone parent, ordered again from its one record's name
 // (about a microsecond: what reads every model asks Alone, LockCount or
 // Other first, which cost nothing).
-func (q *Model) Order() lockops.Ordering {
+func (q *Model) Order() ordering.Ordering {
 	switch {
 	case q.entries != nil:
-		return lockops.Assemble(*q.entries, q.x.other, q.shaped)
+		return ordering.Assemble(*q.entries, q.x.other, q.shaped)
 	case q.Alone():
-		return lockops.Order([]string{q.Nodes.only()})
+		return ordering.Order([]string{q.Nodes.only()})
 	}
-	return lockops.Assemble(nil, q.x.other, false)
+	return ordering.Assemble(nil, q.x.other, false)
 }
 
 // setOrder makes order the model's: its other children kept in x, where
 // a parent of lock nodes only keeps none; its entries kept unless it is
 // one lock node and nothing else, which Order derives from the records
 // (the record of each entry is the model's by then: Apply, ApplyChange).
-func (q *Model) setOrder(order lockops.Ordering) {
+func (q *Model) setOrder(order ordering.Ordering) {
 	q.shaped = order.Shaped()
 	switch {
 	case len(order.Entries) == 0 || len(order.Entries) == 1 && len(order.Other) == 0:
@@ -79,7 +79,7 @@ func (q *Model) Kids() []string {
 
 // setKids records kids as the last listing, whose ordering is order:
 // kept only when they are not order's names in order.
-func (q *Model) setKids(kids []string, order lockops.Ordering) {
+func (q *Model) setKids(kids []string, order ordering.Ordering) {
 	derived := len(order.Other) == 0 && len(kids) == len(order.Entries)
 	for i := 0; derived && i < len(kids); i++ {
 		derived = kids[i] == order.Entries[i].Name

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -33,7 +33,7 @@ func TestLoneModelKeepsNoEntries(t *testing.T) {
 		if kept := qm.entries != nil; kept != (c.allocs > 0) {
 			t.Errorf("%s: entries kept %v, want %v", c.name, kept, c.allocs > 0)
 		}
-		order := lockops.Order(c.kids)
+		order := ordering.Order(c.kids)
 		got := testing.AllocsPerRun(100, func() {
 			qm.entries = nil
 			qm.setOrder(order)
@@ -74,7 +74,7 @@ func TestDerivedOrderAsOrdered(t *testing.T) {
 	rng := rand.New(rand.NewPCG(34, 1))
 	check := func(step string, qm *Model, kids []string) {
 		t.Helper()
-		want := lockops.Order(kids)
+		want := ordering.Order(kids)
 		got := qm.Order()
 		if !reflect.DeepEqual(got, want) || got.Shaped() != want.Shaped() {
 			t.Fatalf("%s %q: Order %+v (shaped %v), want %+v (shaped %v)", step, kids, got, got.Shaped(), want, want.Shaped())

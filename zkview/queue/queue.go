@@ -3,7 +3,7 @@ package queue
 import (
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -24,7 +24,7 @@ type Model struct {
 	// of one lock node and no other child: lone); its other children,
 	// rare, are in x: a Model keeps 8 bytes of an Ordering's 56, and a
 	// root's lone parents no Entry (setOrder).
-	entries *[]lockops.Entry
+	entries *[]ordering.Entry
 	Nodes   Records // the lock nodes of order
 	// x is the hooks, the depth samples, the last listing and Order's
 	// other children: shared with the Watcher's other models that hold
@@ -45,7 +45,7 @@ type Model struct {
 	Election bool
 	state    uint8 // a model.PathState (State)
 	flags    modelFlags
-	// shaped is Order's Shaped (lockops.Assemble): not a flag, as the
+	// shaped is Order's Shaped (ordering.Assemble): not a flag, as the
 	// path's goroutine, its only writer, reads Order without the lock
 	// while the builder sets flags.
 	shaped bool
@@ -104,7 +104,7 @@ type modelRare struct {
 	abs      string // the path on the server, when neither Path nor what Hooks.Abs says
 	err      string
 	handoffs []model.Handoff
-	changed  []lockops.ParsedName
+	changed  []ordering.ParsedName
 	removed  []string  // nodes applyChange removed since the last build
 	lone     *LoneNode // the last listing's plain ephemeral lock node (ephemeral.go)
 	eventAt  int64     // EventAt, Unix nanoseconds: a quiet parent has none
@@ -154,7 +154,7 @@ func (q *Model) handoffList() []model.Handoff {
 
 // Changed names the entries applyChange touched since the last build
 // (ResetChanges).
-func (q *Model) Changed() []lockops.ParsedName {
+func (q *Model) Changed() []ordering.ParsedName {
 	if q.rare == nil {
 		return nil
 	}
@@ -254,7 +254,7 @@ func (q *Model) CheckIdentity(czxid int64, now time.Time) {
 	if prev == 0 || prev == czxid {
 		return
 	}
-	q.setOrder(lockops.Ordering{})
+	q.setOrder(ordering.Ordering{})
 	q.Nodes = Records{}
 	q.clearKids()
 	q.MarkDirty()
@@ -269,7 +269,7 @@ func (q *Model) NeedFetch(kids []string) []string {
 		if r, ok := q.Nodes.Get(k); ok && r.Fetched {
 			continue
 		}
-		if _, ok := lockops.ParseName(k); ok {
+		if _, ok := ordering.ParseName(k); ok {
 			need = append(need, k)
 		}
 	}
@@ -291,7 +291,7 @@ func (q *Model) SetState(st model.PathState, msg string, now time.Time) {
 		if st == model.PathAbsent {
 			q.Seen = true
 		}
-		q.setOrder(lockops.Ordering{})
+		q.setOrder(ordering.Ordering{})
 		q.Nodes = Records{}
 		q.clearKids()
 		q.czxid = 0 // the parent that comes back is a new one: no second notice
@@ -323,7 +323,7 @@ func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time
 	}
 
 	prev := q.Order()
-	order := lockops.Order(cur)
+	order := ordering.Order(cur)
 	m := listingMerge{path: q.Path, initial: initial, done: done, evAt: evAt}
 	m.departed, m.prevByName = departures(prev, order)
 	nodes := recordsFor(len(order.Entries))
@@ -378,18 +378,18 @@ func withoutGone(kids []string, got []Fetched) (map[string]Fetched, []string) {
 
 // departures are the entries of prev that order no longer holds, and
 // prev's entries by name.
-func departures(prev, order lockops.Ordering) ([]lockops.Entry, map[string]lockops.Entry) {
+func departures(prev, order ordering.Ordering) ([]ordering.Entry, map[string]ordering.Entry) {
 	inNew := make(map[string]bool, len(order.Entries))
 	for _, e := range order.Entries {
 		inNew[e.Name] = true
 	}
-	var departed []lockops.Entry
+	var departed []ordering.Entry
 	for _, e := range prev.Entries {
 		if !inNew[e.Name] {
 			departed = append(departed, e)
 		}
 	}
-	prevByName := make(map[string]lockops.Entry, len(prev.Entries))
+	prevByName := make(map[string]ordering.Entry, len(prev.Entries))
 	for _, e := range prev.Entries {
 		prevByName[e.Name] = e
 	}
@@ -404,7 +404,7 @@ func withFetched(r *Record, existed bool, f Fetched) *Record {
 	case existed && !r.Fetched && f.Rec != nil:
 		r.Fetched, r.Session, r.Data, r.dataSet, r.DataLen = true, f.Rec.Session, f.Rec.Data, f.Rec.dataSet, f.Rec.DataLen
 		r.CtimeMs, r.MtimeMs, r.Version, r.Czxid = f.Rec.CtimeMs, f.Rec.MtimeMs, f.Rec.Version, f.Rec.Czxid
-		if r.role == lockops.RoleWaiting {
+		if r.role == ordering.RoleWaiting {
 			r.setSince(r.Ctime(), true)
 		}
 	case !existed:
@@ -423,23 +423,23 @@ type listingMerge struct {
 	path       string
 	initial    bool      // the queue's first listing: no history
 	done, evAt time.Time // see apply
-	departed   []lockops.Entry
-	prevByName map[string]lockops.Entry
-	created    []lockops.Entry
+	departed   []ordering.Entry
+	prevByName map[string]ordering.Entry
+	created    []ordering.Entry
 	handoffs   []model.Handoff
 }
 
 // date sets since for r, the record of e, from what changed since the
 // previous listing (existed: r was in it): a node new in a queue seen
 // for the first time, a node created since, or one whose role changed.
-func (m *listingMerge) date(e lockops.Entry, r *Record, existed bool) {
+func (m *listingMerge) date(e ordering.Entry, r *Record, existed bool) {
 	done, evAt := m.done, m.evAt
 	switch {
 	case !existed && m.initial:
 		// Seen for the first time in a queue seen for the first time:
 		// a holder has held at least since now.
 		r.setSince(done, false)
-		if e.Role == lockops.RoleWaiting && r.Fetched {
+		if e.Role == ordering.RoleWaiting && r.Fetched {
 			r.setSince(r.Ctime(), true)
 		}
 	case !existed:
@@ -448,7 +448,7 @@ func (m *listingMerge) date(e lockops.Entry, r *Record, existed bool) {
 		if r.Fetched && r.Ctime().Before(done) {
 			r.setSince(r.Ctime(), r.exact)
 		}
-		if e.Role == lockops.RoleHolder {
+		if e.Role == ordering.RoleHolder {
 			if from := releasedBefore(e, m.prevByName[e.Name].Predecessor, m.departed); from != "" {
 				// Its predecessor went between two listings: the hold
 				// began when the release was told.
@@ -457,7 +457,7 @@ func (m *listingMerge) date(e lockops.Entry, r *Record, existed bool) {
 			}
 		}
 	case r.role != e.Role:
-		if e.Role == lockops.RoleHolder {
+		if e.Role == ordering.RoleHolder {
 			r.setSince(evAt, true)
 			m.handoffs = append(m.handoffs, model.Handoff{Path: m.path, From: releasedBefore(e, m.prevByName[e.Name].Predecessor, m.departed), To: e.Name, At: done, Gap: done.Sub(evAt)})
 		} else {
@@ -469,9 +469,9 @@ func (m *listingMerge) date(e lockops.Entry, r *Record, existed bool) {
 // tellListing tells on the event log what a merged listing changed from
 // prev to order: the changes, or, for the queue's first listing, what it
 // holds.
-func (q *Model) tellListing(m *listingMerge, prev, order lockops.Ordering) {
+func (q *Model) tellListing(m *listingMerge, prev, order ordering.Ordering) {
 	if !m.initial {
-		q.emitChanges(m.done, m.created, m.departed, func(d lockops.Entry) []string { return wakersIn(prev, prev.Index(d.Name)) }, m.handoffs)
+		q.emitChanges(m.done, m.created, m.departed, func(d ordering.Entry) []string { return wakersIn(prev, prev.Index(d.Name)) }, m.handoffs)
 		return
 	}
 	c := model.Change{At: m.done, Kind: model.ChangeListed, Path: q.Path, Count: len(order.Entries)}
@@ -498,14 +498,14 @@ func (q *Model) keepHandoffs(handoffs []model.Handoff) {
 // it: the replay on this list (Entry.Believes, Entry.Watches), except
 // that a node once seen believing it holds keeps holding. first: the node
 // is in the queue's first listing, with no history.
-func (r *Record) believe(e lockops.Entry, first bool) (lockops.Role, string) {
-	if e.Believes == lockops.RoleHolder {
+func (r *Record) believe(e ordering.Entry, first bool) (ordering.Role, string) {
+	if e.Believes == ordering.RoleHolder {
 		r.believedHolder, r.holdUnknown = true, false
-	} else if first && e.Role == lockops.RoleHolder {
+	} else if first && e.Role == ordering.RoleHolder {
 		r.holdUnknown = true
 	}
 	if r.believedHolder {
-		return lockops.RoleHolder, ""
+		return ordering.RoleHolder, ""
 	}
 	return e.Believes, e.Watches
 }
@@ -513,7 +513,7 @@ func (r *Record) believe(e lockops.Entry, first bool) (lockops.Role, string) {
 // releasedBefore names the node whose release let e hold: its predecessor
 // in the previous listing when that one is gone, else the last holder
 // that left; "" when none left (e holds without a release).
-func releasedBefore(e lockops.Entry, wasPred string, departed []lockops.Entry) string {
+func releasedBefore(e ordering.Entry, wasPred string, departed []ordering.Entry) string {
 	if wasPred != "" {
 		for _, d := range departed {
 			if d.Name == wasPred {
@@ -523,7 +523,7 @@ func releasedBefore(e lockops.Entry, wasPred string, departed []lockops.Entry) s
 	}
 	from := ""
 	for _, d := range departed {
-		if d.Role == lockops.RoleHolder || d.Name == e.Predecessor {
+		if d.Role == ordering.RoleHolder || d.Name == e.Predecessor {
 			from = d.Name
 		}
 	}
@@ -531,7 +531,7 @@ func releasedBefore(e lockops.Entry, wasPred string, departed []lockops.Entry) s
 		// A new node holding at first sight after its predecessor left:
 		// the last departed node before it in sequence order.
 		for _, d := range departed {
-			if lockops.SeqLess(d.Seq, e.Seq) {
+			if ordering.SeqLess(d.Seq, e.Seq) {
 				from = d.Name
 			}
 		}
@@ -541,7 +541,7 @@ func releasedBefore(e lockops.Entry, wasPred string, departed []lockops.Entry) s
 
 // emitChanges tells what one listing changed, node by node while that
 // stays readable, as a summary beyond maxEventsPerListing.
-func (q *Model) emitChanges(at time.Time, created, departed []lockops.Entry, wakers func(lockops.Entry) []string, handoffs []model.Handoff) {
+func (q *Model) emitChanges(at time.Time, created, departed []ordering.Entry, wakers func(ordering.Entry) []string, handoffs []model.Handoff) {
 	if len(created)+len(departed) > MaxEventsPerListing {
 		q.emit(model.Change{At: at, Kind: model.ChangeBurst, Path: q.Path, Created: len(created), Deleted: len(departed)})
 	} else {
@@ -550,7 +550,7 @@ func (q *Model) emitChanges(at time.Time, created, departed []lockops.Entry, wak
 		}
 	}
 	for _, h := range handoffs {
-		q.emit(model.Change{At: at, Kind: model.ChangeAcquired, Path: q.Path, Node: model.Node{Name: h.To, Role: lockops.RoleHolder},
+		q.emit(model.Change{At: at, Kind: model.ChangeAcquired, Path: q.Path, Node: model.Node{Name: h.To, Role: ordering.RoleHolder},
 			From: h.From, Gap: h.Gap})
 	}
 	if len(created)+len(departed) > MaxEventsPerListing {
@@ -564,13 +564,13 @@ func (q *Model) emitChanges(at time.Time, created, departed []lockops.Entry, wak
 // departure is the change of a node d that a listing no longer has:
 // released (a holder) or gave up (a waiter), with how long it held or
 // waited when the Watcher knew it, and the nodes it wakes.
-func (q *Model) departure(d lockops.Entry, wakers []string, at time.Time) model.Change {
+func (q *Model) departure(d ordering.Entry, wakers []string, at time.Time) model.Change {
 	c := model.Change{At: at, Kind: model.ChangeGaveUp, Path: q.Path, Node: entryNode(d), Wakes: wakers}
 	if r, ok := q.Nodes.Get(d.Name); ok {
 		// A role timed at zero is told as 1ns: zero means not timed
 		// (both read "0µs").
 		lasted := max(at.Sub(r.Since()), time.Nanosecond)
-		if d.Role == lockops.RoleHolder {
+		if d.Role == ordering.RoleHolder {
 			c.Held = lasted
 			if !r.exact {
 				c.HeldBound = model.BoundLatest
@@ -579,7 +579,7 @@ func (q *Model) departure(d lockops.Entry, wakers []string, at time.Time) model.
 			c.Waited = lasted
 		}
 	}
-	if d.Role == lockops.RoleHolder {
+	if d.Role == ordering.RoleHolder {
 		c.Kind = model.ChangeReleased
 	}
 	return c
@@ -587,13 +587,13 @@ func (q *Model) departure(d lockops.Entry, wakers []string, at time.Time) model.
 
 // entryNode is what a listing tells of a node: its name, recipe, role
 // and the node its recipe watches.
-func entryNode(e lockops.Entry) model.Node {
+func entryNode(e ordering.Entry) model.Node {
 	return model.Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role, Believes: e.Believes}.WithWatches(e.Watches)
 }
 
 // wakersIn are the nodes of prev that wait on its i-th entry (none when
 // i is -1, a node prev did not have).
-func wakersIn(prev lockops.Ordering, i int) []string {
+func wakersIn(prev ordering.Ordering, i int) []string {
 	if i < 0 {
 		return nil
 	}

@@ -4,7 +4,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // Record is what the model knows of one lock node: its stat and data,
@@ -27,8 +27,8 @@ type Record struct {
 	Version int32
 	Fetched bool // stat and data read (false: the Get failed, read again later)
 
-	role     lockops.Role
-	believes lockops.Role
+	role     ordering.Role
+	believes ordering.Role
 	// believedHolder: the replay said holder at a listing the Watcher
 	// read. A client that took its lock does not look again until it lets
 	// go, so it keeps believing it holds whatever a replay on a later list

@@ -45,7 +45,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -58,11 +58,11 @@ const (
 	SemKazoo
 )
 
-func (k SemKind) recipe() lockops.Recipe {
+func (k SemKind) recipe() ordering.Recipe {
 	if k == SemKazoo {
-		return lockops.RecipeKazoo
+		return ordering.RecipeKazoo
 	}
-	return lockops.RecipeCurator
+	return ordering.RecipeCurator
 }
 
 // The recipes' own names (Curator's LEASE_PARENT, LOCK_PARENT and
@@ -78,7 +78,7 @@ const (
 // semaphore's layout as SemaphoreKind reads it: Curator's leases or locks
 // directory, or a Kazoo lease (32 hex digits).
 func SemaphorePart(k string) bool {
-	return k == curatorLeasesDir || k == curatorLocksDir || lockops.IsHex32(k)
+	return k == curatorLeasesDir || k == curatorLocksDir || ordering.IsHex32(k)
 }
 
 // SemaphoreKind says which semaphore recipe a parent's children show:
@@ -96,7 +96,7 @@ func SemaphoreKind(kids []string) SemKind {
 			leases, kazoo = true, false
 		case k == curatorLocksDir:
 			kazoo = false
-		case lockops.IsHex32(k):
+		case ordering.IsHex32(k):
 			curator = false
 		default:
 			return SemNone
@@ -115,7 +115,7 @@ func SemaphoreKind(kids []string) SemKind {
 // (Curator always protects it) or an unprotected "lease-<seq>", and
 // returns its sequence.
 func CuratorLease(name string) (int32, bool) {
-	n, ok := lockops.ParseName(name)
+	n, ok := ordering.ParseName(name)
 	if !ok {
 		return 0, false
 	}
@@ -232,7 +232,7 @@ func sortedLeases(kind SemKind, in []model.Node) []model.Node {
 			switch {
 			case a.Seq == b.Seq:
 				return strings.Compare(a.Name, b.Name)
-			case lockops.SeqLess(a.Seq, b.Seq):
+			case ordering.SeqLess(a.Seq, b.Seq):
 				return -1
 			}
 			return 1
@@ -251,7 +251,7 @@ func sortedLeases(kind SemKind, in []model.Node) []model.Node {
 // admittedIn is the admission lock's holder, nil when none.
 func admittedIn(lock model.Queue) *model.Node {
 	for _, n := range lock.Nodes.All() {
-		if n.Role == lockops.RoleHolder {
+		if n.Role == ordering.RoleHolder {
 			return n
 		}
 	}
@@ -309,7 +309,7 @@ func (in SemParts) parentOf(dir string) string {
 // waitLease makes n a waiter for a lease: it waits on a children watch
 // of the lease dir.
 func waitLease(n *model.Node, leaseDir string) {
-	n.Role, n.Believes, n.Link, n.Herd = lockops.RoleWaiting, lockops.RoleWaiting, model.LinkInferred, false
+	n.Role, n.Believes, n.Link, n.Herd = ordering.RoleWaiting, ordering.RoleWaiting, model.LinkInferred, false
 	n.SetWatchesPredecessor(leaseDir, "")
 }
 
@@ -322,16 +322,16 @@ func (res *SemResult) addLeases(in SemParts, leaseDir string, leases []model.Nod
 			continue
 		}
 		n := l
-		n.Lease, n.Kind, n.Recipe = true, lockops.KindOther, in.Kind.recipe()
+		n.Lease, n.Kind, n.Recipe = true, ordering.KindOther, in.Kind.recipe()
 		n.SetParent(in.parentOf(leaseDir))
-		n.Role, n.Believes, n.Link, n.Herd = lockops.RoleHolder, lockops.RoleHolder, model.LinkNone, false
+		n.Role, n.Believes, n.Link, n.Herd = ordering.RoleHolder, ordering.RoleHolder, model.LinkNone, false
 		n.SetWatchesPredecessor("", "")
 		res.Nodes = append(res.Nodes, n)
 		holders = append(holders, n.Name)
 	}
 	if pending >= 0 {
 		n := leases[pending]
-		n.Lease, n.Kind, n.Recipe = true, lockops.KindOther, in.Kind.recipe()
+		n.Lease, n.Kind, n.Recipe = true, ordering.KindOther, in.Kind.recipe()
 		n.SetParent(in.parentOf(leaseDir))
 		waitLease(&n, leaseDir)
 		if !n.Ctime().IsZero() {
@@ -355,7 +355,7 @@ func (res *SemResult) addLockNodes(in SemParts, lockDir string, admitted *model.
 			waitLease(&n, leaseDir)
 		}
 		// Every contender in the lock waits for a lease, since it joined.
-		n.Role = lockops.RoleWaiting
+		n.Role = ordering.RoleWaiting
 		if !n.Ctime().IsZero() {
 			n.SinceExact = true
 			n.SetSince(n.Ctime())
@@ -428,7 +428,7 @@ func SemaphoreChanges(old *model.Queue, cur model.Queue, at time.Time) []model.C
 		if n.Lease && !now[n.Name] {
 			c := base
 			c.Kind, c.Node = model.ChangeGaveUp, *n
-			if n.Role == lockops.RoleHolder {
+			if n.Role == ordering.RoleHolder {
 				c.Kind = model.ChangeReleased
 			}
 			cs = append(cs, c)
@@ -442,10 +442,10 @@ func SemaphoreChanges(old *model.Queue, cur model.Queue, at time.Time) []model.C
 		c := base
 		c.Node = *n
 		switch {
-		case n.Role == lockops.RoleHolder && (!existed || prev.Role != lockops.RoleHolder):
+		case n.Role == ordering.RoleHolder && (!existed || prev.Role != ordering.RoleHolder):
 			c.Kind = model.ChangeAcquired
 			cs = append(cs, c)
-		case n.Role == lockops.RoleWaiting && !existed:
+		case n.Role == ordering.RoleWaiting && !existed:
 			c.Kind = model.ChangeJoined
 			cs = append(cs, c)
 		}

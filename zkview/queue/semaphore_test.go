@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
 
@@ -39,10 +39,10 @@ func TestSemaphoreKind(t *testing.T) {
 
 func TestSemaphoreNodeNames(t *testing.T) {
 	digitsTail := "abcdefabcdefabcdefabcd0123456789"
-	if !lockops.IsHex32(digitsTail) {
+	if !ordering.IsHex32(digitsTail) {
 		t.Errorf("%s is a Kazoo lease name", digitsTail)
 	}
-	if _, ok := lockops.ParseName(digitsTail); ok {
+	if _, ok := ordering.ParseName(digitsTail); ok {
 		t.Errorf("ParseName reads the lease %s as a lock node", digitsTail)
 	}
 	if model.NodeRef(digitsTail, 0) != digitsTail {
@@ -87,7 +87,7 @@ func cLease(seq int32, session int64) model.Node {
 
 func cLock(seq int32, session int64) model.Node {
 	return model.Node{Name: fmt.Sprintf("_c_00000000-0000-4000-8000-%012d-lock-%010d", seq, seq), Seq: seq, Session: session,
-		Kind: lockops.KindMutex, Recipe: lockops.RecipeCurator}.WithCtime(semT0.Add(time.Duration(seq) * time.Second))
+		Kind: ordering.KindMutex, Recipe: ordering.RecipeCurator}.WithCtime(semT0.Add(time.Duration(seq) * time.Second))
 }
 
 func kLease(i int, session int64) model.Node {
@@ -96,7 +96,7 @@ func kLease(i int, session int64) model.Node {
 
 func kLock(seq int32, session int64) model.Node {
 	return model.Node{Name: fmt.Sprintf("%032x__lock__%010d", 0xdef000+seq, seq), Seq: seq, Session: session,
-		Kind: lockops.KindMutex, Recipe: lockops.RecipeKazoo}.WithCtime(semT0.Add(time.Duration(seq) * time.Second))
+		Kind: ordering.KindMutex, Recipe: ordering.RecipeKazoo}.WithCtime(semT0.Add(time.Duration(seq) * time.Second))
 }
 
 // lockQueue is an admission lock as buildQueue builds it: the first node
@@ -105,10 +105,10 @@ func lockQueue(nodes ...model.Node) model.Queue {
 	for i := range nodes {
 		n := &nodes[i]
 		if i == 0 {
-			n.Role, n.Believes = lockops.RoleHolder, lockops.RoleHolder
+			n.Role, n.Believes = ordering.RoleHolder, ordering.RoleHolder
 			continue
 		}
-		n.Role, n.Believes, n.Link = lockops.RoleWaiting, lockops.RoleWaiting, model.LinkVerified
+		n.Role, n.Believes, n.Link = ordering.RoleWaiting, ordering.RoleWaiting, model.LinkVerified
 		n.SetWatchesPredecessor(nodes[i-1].Name, nodes[i-1].Name)
 	}
 	return model.Queue{Nodes: model.NodesOf(nodes...)}
@@ -238,14 +238,14 @@ func TestComposeSemaphore(t *testing.T) {
 			res := ComposeSemaphore(tt.in)
 			var got []semRow
 			for _, n := range res.Nodes {
-				got = append(got, semRow{n.Name, n.Lease, n.Role == lockops.RoleHolder, n.Watches(), n.Link, n.Parent()})
+				got = append(got, semRow{n.Name, n.Lease, n.Role == ordering.RoleHolder, n.Watches(), n.Link, n.Parent()})
 				if n.Role != n.Believes {
 					t.Errorf("%s: role %v believes %v", n.Name, n.Role, n.Believes)
 				}
 				if n.Lease && (n.KindName() != "lease" || n.Recipe != tt.in.Kind.recipe()) {
 					t.Errorf("%s: kind %s recipe %v", n.Name, n.KindName(), n.Recipe)
 				}
-				if n.Role == lockops.RoleWaiting && !n.SinceExact {
+				if n.Role == ordering.RoleWaiting && !n.SinceExact {
 					t.Errorf("%s: a waiter waits since its creation", n.Name)
 				}
 			}

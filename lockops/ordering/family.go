@@ -27,7 +27,7 @@
 // believes so here); Role, from sequence order, names the node that
 // rightly holds.
 
-package lockops
+package ordering
 
 import (
 	"fmt"

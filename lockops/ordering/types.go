@@ -1,4 +1,4 @@
-package lockops
+package ordering
 
 // Kind is what a lock node asks for.
 type Kind uint8

@@ -34,7 +34,7 @@
 // followed directly by the sequence. Everything else is Other: shown,
 // never queued.
 
-package lockops
+package ordering
 
 import (
 	"errors"
@@ -143,7 +143,7 @@ func (n ParsedName) Family() string {
 		switch seq := n.Name[len(n.Name)-l:]; seq {
 		case curatorKey(n.Name, curatorMutexMarker):
 			return FamilyCuratorMutex
-		case curatorKey(n.Name, curatorLatchMarker):
+		case curatorKey(n.Name, LatchMarker):
 			return FamilyCuratorLatch
 		}
 		return FamilyPlain
@@ -159,7 +159,7 @@ func SeqLess(a, b int32) bool { return int32(uint32(b)-uint32(a)) > 0 }
 
 const (
 	curatorMutexMarker = "lock-"
-	curatorLatchMarker = "latch-" // LeaderLatch's LOCK_NAME
+	LatchMarker        = "latch-" // LeaderLatch's LOCK_NAME
 	curatorReadMarker  = "__READ__"
 	curatorWriteMarker = "__WRIT__"
 	kazooMutexMarker   = "__lock__"
@@ -244,8 +244,8 @@ func parsePrefix(p string) (ParsedName, bool) {
 	case strings.HasSuffix(p, kazooMutexMarker):
 		return ParsedName{Kind: KindMutex, Recipe: RecipeKazoo, guid: IsHex32(p[:len(p)-len(kazooMutexMarker)])}, true
 	case p == "" || strings.HasSuffix(p, "-"):
-		if strings.HasSuffix(p, "-"+curatorLatchMarker) {
-			if g, ok := protectedGUID(p[:len(p)-len(curatorLatchMarker)]); ok && isUUID(g) {
+		if strings.HasSuffix(p, "-"+LatchMarker) {
+			if g, ok := protectedGUID(p[:len(p)-len(LatchMarker)]); ok && isUUID(g) {
 				return ParsedName{Kind: KindMutex, Recipe: RecipeCurator, guid: true, Latch: true}, true
 			}
 		}

@@ -48,7 +48,7 @@
 // instead, so that an Ordering depends only on the set of children: a listing
 // never repeats a name, and a repeated name is counted once.
 
-package lockops
+package ordering
 
 import (
 	"cmp"
@@ -137,7 +137,7 @@ func (r replay) curatorMutex() {
 // curatorLatch replays LeaderLatch for its participants: InterProcessMutex's
 // rule on the text after "latch-".
 func (r replay) curatorLatch() {
-	r.curatorFirstHolds(func(n ParsedName) bool { return n.Recipe == RecipeCurator && n.Latch }, curatorLatchMarker)
+	r.curatorFirstHolds(func(n ParsedName) bool { return n.Recipe == RecipeCurator && n.Latch }, LatchMarker)
 }
 
 // curatorFirstHolds replays Curator's one-holder rule for the nodes that

@@ -1,4 +1,4 @@
-package lockops
+package ordering
 
 import (
 	"testing"

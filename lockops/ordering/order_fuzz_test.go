@@ -1,4 +1,4 @@
-package lockops
+package ordering
 
 import (
 	"errors"
@@ -58,7 +58,7 @@ func FuzzOrder(f *testing.F) {
 		for i := range want.Entries {
 			want.Entries[i].Believes, want.Entries[i].Watches = 0, "" // zero values
 		}
-		if sq := seqOrdering(children); !reflect.DeepEqual(sq, want) {
+		if sq := BySequence(children); !reflect.DeepEqual(sq, want) {
 			t.Errorf("seqQueue differs from Order less Believes and Watches:\n%+v\n%+v", sq, want)
 		}
 

@@ -2,7 +2,7 @@
 // removed, without reading every name again, for the shape that a busy
 // queue almost always has. Everything else goes back to Order.
 
-package lockops
+package ordering
 
 import (
 	"cmp"
