@@ -1,7 +1,7 @@
 // Package config resolves what zklock connects to and how: the named
 // contexts of the config file, the flags every command shares (as plain
 // values: the cobra wiring lives in cmd), credentials, server lists and
-// paths, and the audit log of operator actions. It opens no connection.
+// paths (the audit log itself is package audit). It opens no connection.
 package config
 
 import (

@@ -1,4 +1,4 @@
-package cmd
+package lockrun
 
 // What `zklock run` says while it waits in the queue, on stderr: its
 // place, the node it waits on, who holds the lock (session, client, for how
@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zklock/zklock/holds"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
@@ -33,9 +34,9 @@ const (
 	logGap = time.Second
 	// progressTick redraws the elapsed wait on a terminal.
 	progressTick = time.Second
-	// quietWait: a lock held within this long needs no report, so an
-	// uncontended run says nothing at all.
-	quietWait = 300 * time.Millisecond
+	// QuietWait is how long a wait goes unreported: a lock held within
+	// it needs no report, so an uncontended run says nothing at all.
+	QuietWait = 300 * time.Millisecond
 )
 
 // queueLook is what one read of the queue told: the own node's place in
@@ -46,8 +47,8 @@ type queueLook struct {
 	At       time.Time
 }
 
-// waitReporter renders a Lock's progress while it waits.
-type waitReporter struct {
+// Reporter renders a hold's progress while it waits.
+type Reporter struct {
 	out   io.Writer
 	tty   bool
 	path  string
@@ -70,13 +71,20 @@ type waitReporter struct {
 	wg        sync.WaitGroup
 }
 
-func newWaitReporter(out io.Writer, tty bool, p string, lookup func(context.Context, string) queueLook) *waitReporter {
-	return &waitReporter{out: out, tty: tty, path: p, start: time.Now(), lookup: lookup, every: lookEvery, gap: logGap,
+// NewReporter reports the wait for p on out (tty: a terminal, one line
+// redrawn in place), reading the queue through sess. Hand its Progress
+// to the lock core (lockops.WithProgress) and the Reporter to the Job.
+func NewReporter(out io.Writer, tty bool, sess *lockops.Session, p string) *Reporter {
+	return newReporter(out, tty, p, queueLookup(sess, p))
+}
+
+func newReporter(out io.Writer, tty bool, p string, lookup func(context.Context, string) queueLook) *Reporter {
+	return &Reporter{out: out, tty: tty, path: p, start: time.Now(), lookup: lookup, every: lookEvery, gap: logGap,
 		firstSeen: map[string]time.Time{}, kick: make(chan struct{}, 1), stop: make(chan struct{})}
 }
 
 // Progress is the Lock's callback (lockops.WithProgress).
-func (r *waitReporter) Progress(p ordering.Progress) {
+func (r *Reporter) Progress(p ordering.Progress) {
 	r.mu.Lock()
 	if r.done {
 		r.mu.Unlock()
@@ -93,11 +101,11 @@ func (r *waitReporter) Progress(p ordering.Progress) {
 	}
 }
 
-// Start reports until Stop: once quietWait has passed, at each move of
+// Start reports until Stop: once QuietWait has passed, at each move of
 // the Lock and each read of the queue (written to a log only when the
 // place in line, the node watched or the holder changed, at most once
 // per logGap), and every second on a terminal.
-func (r *waitReporter) Start(ctx context.Context) {
+func (r *Reporter) Start(ctx context.Context) {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
@@ -105,8 +113,8 @@ func (r *waitReporter) Start(ctx context.Context) {
 	}()
 }
 
-func (r *waitReporter) loop(ctx context.Context) {
-	quiet := time.NewTimer(quietWait)
+func (r *Reporter) loop(ctx context.Context) {
+	quiet := time.NewTimer(QuietWait)
 	defer quiet.Stop()
 	look, later := stoppedTimer(), stoppedTimer()
 	defer look.Stop()
@@ -163,7 +171,7 @@ func stoppedTimer() *time.Timer {
 
 // read looks at the queue and keeps what it tells; it returns when to
 // look again.
-func (r *waitReporter) read(ctx context.Context) time.Duration {
+func (r *Reporter) read(ctx context.Context) time.Duration {
 	if r.lookup == nil {
 		return time.Hour
 	}
@@ -171,7 +179,7 @@ func (r *waitReporter) read(ctx context.Context) time.Duration {
 	own := r.p.Node
 	r.mu.Unlock()
 	began := time.Now()
-	lctx, cancel := context.WithTimeout(ctx, holderLookupTimeout)
+	lctx, cancel := context.WithTimeout(ctx, holds.LookupTimeout)
 	look := r.lookup(lctx, own)
 	cancel()
 	cost := time.Since(began)
@@ -199,14 +207,14 @@ func (r *waitReporter) read(ctx context.Context) time.Duration {
 
 // changed says whether what a log line reports (place, node watched,
 // holders) differs from the last line written.
-func (r *waitReporter) changed() bool {
+func (r *Reporter) changed() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.p.State == ordering.LockQueued && r.key() != r.lastKey
 }
 
 // key is what a log line is written again for. Guarded by mu.
-func (r *waitReporter) key() string {
+func (r *Reporter) key() string {
 	k := fmt.Sprintf("%d %s", r.p.Position, r.p.Watching)
 	for _, h := range r.holders {
 		k += " " + h.Name
@@ -215,7 +223,7 @@ func (r *waitReporter) key() string {
 }
 
 // Stop ends the reports; on a terminal the line is erased.
-func (r *waitReporter) Stop() {
+func (r *Reporter) Stop() {
 	r.mu.Lock()
 	if r.done {
 		r.mu.Unlock()
@@ -232,7 +240,7 @@ func (r *waitReporter) Stop() {
 	}
 }
 
-func (r *waitReporter) draw(now time.Time) {
+func (r *Reporter) draw(now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.done || r.p.State != ordering.LockQueued {
@@ -356,4 +364,25 @@ func holdersText(hs []model.Node, full bool, heldFor func(*model.Node) string) s
 		text += fmt.Sprintf(" and %d more", len(hs)-1)
 	}
 	return text
+}
+
+// holderText says who holds p, for the "not acquired" message: the
+// operator's next question.
+func holderText(ctx context.Context, sess *lockops.Session, p string) string {
+	hctx, cancel := context.WithTimeout(ctx, holds.LookupTimeout)
+	defer cancel()
+	snap, err := zkview.Load(hctx, sess, zkview.Options{Paths: []string{p}})
+	if err != nil || snap.Queues.Len() == 0 {
+		return ""
+	}
+	var hs []model.Node
+	for _, n := range snap.Queues.At(0).Nodes.All() {
+		if n.Role == ordering.RoleHolder {
+			hs = append(hs, *n)
+		}
+	}
+	if len(hs) == 0 {
+		return ""
+	}
+	return "; held by " + holdersText(hs, true, nil)
 }

@@ -1,6 +1,7 @@
-package cmd
+package lockrun
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"sync"
@@ -17,7 +18,7 @@ import (
 func TestWaitReporterTerminal(t *testing.T) {
 	var out lockedBuffer
 	holder := model.Node{Name: "lock-0000000003", Seq: 3, Session: 1, Role: ordering.RoleHolder}
-	r := newWaitReporter(&out, true, "/locks/x", func(context.Context, string) queueLook {
+	r := newReporter(&out, true, "/locks/x", func(context.Context, string) queueLook {
 		return queueLook{Position: 2, Holders: []model.Node{holder}, At: time.Now()}
 	})
 	r.Start(context.Background())
@@ -37,10 +38,10 @@ func TestWaitReporterTerminal(t *testing.T) {
 	}
 }
 
-// TestWaitReporterQuickHold: a lock held within quietWait is not reported.
+// TestWaitReporterQuickHold: a lock held within QuietWait is not reported.
 func TestWaitReporterQuickHold(t *testing.T) {
 	var out lockedBuffer
-	r := newWaitReporter(&out, false, "/locks/x", nil)
+	r := newReporter(&out, false, "/locks/x", nil)
 	r.Start(context.Background())
 	r.Progress(ordering.Progress{State: ordering.LockQueued, Position: 1})
 	r.Progress(ordering.Progress{State: ordering.LockHolding, Position: 1})
@@ -58,7 +59,7 @@ func TestWaitReporterLogsMoves(t *testing.T) {
 	var out lockedBuffer
 	var mu sync.Mutex
 	places := []int{8, 8, 6, 5, 5, 3, 2}
-	r := newWaitReporter(&out, false, "/locks/x", func(_ context.Context, own string) queueLook {
+	r := newReporter(&out, false, "/locks/x", func(_ context.Context, own string) queueLook {
 		mu.Lock()
 		defer mu.Unlock()
 		if own != "lock-0000000009" {
@@ -119,5 +120,34 @@ func TestOrdinal(t *testing.T) {
 		if got := ordinal(n); got != want {
 			t.Errorf("ordinal(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// lockedBuffer is written by the Reporter's goroutine while a test reads
+// it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestWaitLineLease: an admitted contender waiting for a lease says so,
+// naming the path whose children it watches.
+func TestWaitLineLease(t *testing.T) {
+	got := waitLine("/jobs/slots", ordering.Progress{State: ordering.LockQueued, Position: 1, Watching: "/jobs/slots/leases"}, "", 0, false)
+	want := "zklock: waiting for /jobs/slots: 1st in line, waiting for a lease (watching the children of /jobs/slots/leases)"
+	if got != want {
+		t.Fatalf("%q\nwant %q", got, want)
 	}
 }

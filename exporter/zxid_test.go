@@ -1,4 +1,4 @@
-package cmd
+package exporter
 
 import (
 	"math"
@@ -15,13 +15,13 @@ func TestExportZxidCounterRatio(t *testing.T) {
 		model.Queue{Path: "/a", State: model.PathPresent, Nodes: model.NodesOf(model.Node{Name: "n1", Czxid: 0x3_10000000})},
 		model.Queue{Path: "/b", State: model.PathPresent, Nodes: model.NodesOf(model.Node{Name: "n2", Czxid: 0x3_f0000000}, model.Node{Name: "n3", Czxid: 0x2_ffffff00})},
 	)}
-	fams := scrape(t, newLockCollector(func() *model.Snapshot { return snap }, DefaultExportTop))
+	fams := scrape(t, New(func() *model.Snapshot { return snap }, testConfig))
 	want := float64(0xf0000000) / 0xffffffff
 	if got, ok := metricValue(fams, "zklock_zxid_counter_ratio"); !ok || math.Abs(got-want) > 1e-9 {
 		t.Errorf("zklock_zxid_counter_ratio = %v (%v), want %v", got, ok, want)
 	}
 	none := &model.Snapshot{Queues: model.QueuesOf(model.Queue{Path: "/a", State: model.PathPresent})}
-	fams = scrape(t, newLockCollector(func() *model.Snapshot { return none }, DefaultExportTop))
+	fams = scrape(t, New(func() *model.Snapshot { return none }, testConfig))
 	if got, ok := metricValue(fams, "zklock_zxid_counter_ratio"); ok {
 		t.Errorf("zklock_zxid_counter_ratio = %v with no lock node, want absent", got)
 	}

@@ -1,6 +1,6 @@
-package config
+package audit
 
-// The audit log: one JSON line per operator action and phase, appended and
+// The log: one JSON line per operator action and phase, appended and
 // fsynced before the action goes on, so that a crash mid-action still
 // leaves the "before" line that says who was about to do what.
 
@@ -14,9 +14,16 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/zklock/zklock/config"
 )
 
-var ErrAudit = errors.New("audit log")
+// ErrLog is wrapped by every failure to open or write the log.
+var ErrLog = errors.New("audit log")
+
+// ErrNotDone is wrapped by Do's error when the "before" line could not be
+// written: the action did not run.
+var ErrNotDone = errors.New("not done")
 
 // Audit phases and outcomes, as the log spells them.
 const (
@@ -27,9 +34,9 @@ const (
 	OutcomeError = "error"
 )
 
-// AuditRecord is one line of the audit log. Field names are stable: they
+// Record is one line of the audit log. Field names are stable: they
 // are documented in the README for whoever reads the log.
-type AuditRecord struct {
+type Record struct {
 	Time    string `json:"time"` // RFC 3339, UTC, milliseconds
 	User    string `json:"user"` // the operator's login
 	Host    string `json:"host"` // this machine
@@ -54,8 +61,8 @@ type AuditRecord struct {
 	ExitCode *int     `json:"exit_code,omitempty"` // run: what zklock exits with
 }
 
-// AuditLog appends records to one file. Safe for concurrent use.
-type AuditLog struct {
+// Log appends records to one file. Safe for concurrent use.
+type Log struct {
 	mu      sync.Mutex
 	f       *os.File
 	path    string
@@ -67,36 +74,36 @@ type AuditLog struct {
 	tls     bool
 }
 
-// DefaultAuditPath is under the user's state directory (XDG), where logs
+// DefaultPath is under the user's state directory (XDG), where logs
 // that outlive a run belong.
-func DefaultAuditPath() (string, error) {
+func DefaultPath() (string, error) {
 	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "zklock", "audit.log"), nil
 	}
 	h, err := os.UserHomeDir()
 	if err != nil {
-		return "", fmt.Errorf("%w: no home directory for the default path (give --audit-log): %w", ErrAudit, err)
+		return "", fmt.Errorf("%w: no home directory for the default path (give --audit-log): %w", ErrLog, err)
 	}
 	return filepath.Join(h, ".local", "state", "zklock", "audit.log"), nil
 }
 
-// OpenAudit opens (creating) the audit log of the settings.
-func OpenAudit(s *Settings) (*AuditLog, error) {
-	p := ExpandHome(s.AuditLog)
+// Open opens (creating) the audit log of the settings.
+func Open(s *config.Settings) (*Log, error) {
+	p := config.ExpandHome(s.AuditLog)
 	if p == "" {
 		var err error
-		if p, err = DefaultAuditPath(); err != nil {
+		if p, err = DefaultPath(); err != nil {
 			return nil, err
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrAudit, err)
+		return nil, fmt.Errorf("%w: %w", ErrLog, err)
 	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrAudit, err)
+		return nil, fmt.Errorf("%w: %w", ErrLog, err)
 	}
-	a := &AuditLog{f: f, path: p, context: s.ContextName, servers: strings.Join(s.Servers, ","), chroot: s.Chroot, tls: s.TLS != nil}
+	a := &Log{f: f, path: p, context: s.ContextName, servers: strings.Join(s.Servers, ","), chroot: s.Chroot, tls: s.TLS != nil}
 	if s.Chroot != "" {
 		a.servers += s.Chroot
 	}
@@ -110,42 +117,62 @@ func OpenAudit(s *Settings) (*AuditLog, error) {
 
 // Write appends r, filled with who and where, and fsyncs it. An action
 // whose "before" line cannot be written must not go on.
-func (a *AuditLog) Write(r AuditRecord) error {
+func (a *Log) Write(r Record) error {
 	r.Time = time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	r.User, r.Host, r.PID = a.user, a.host, os.Getpid()
 	r.Context, r.Servers, r.Chroot, r.TLS = a.context, a.servers, a.chroot, a.tls
 	b, err := json.Marshal(r)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrAudit, err)
+		return fmt.Errorf("%w: %w", ErrLog, err)
 	}
 	b = append(b, '\n')
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, err := a.f.Write(b); err != nil {
-		return fmt.Errorf("%w %s: %w", ErrAudit, a.path, err)
+		return fmt.Errorf("%w %s: %w", ErrLog, a.path, err)
 	}
 	if err := a.f.Sync(); err != nil {
-		return fmt.Errorf("%w %s: %w", ErrAudit, a.path, err)
+		return fmt.Errorf("%w %s: %w", ErrLog, a.path, err)
 	}
 	return nil
 }
 
 // Close closes the file.
-func (a *AuditLog) Close() error {
+func (a *Log) Close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.f.Close()
 }
 
-// After fills the outcome of r from err and writes it.
-func (a *AuditLog) After(r AuditRecord, err error) error {
+// Do runs one action between its two lines: r as the "before" line,
+// then fn, then r as fn left it as the "after" line. fn may fill in what
+// only the action learns (the node taken, how a run ended); an outcome it
+// sets is kept, else the outcome is ok, or error with err's text when fn
+// fails. If the "before" line cannot be written, fn does not run and the
+// error wraps ErrNotDone. Otherwise Do returns fn's error, joined with
+// the "after" line's failure if any.
+func (a *Log) Do(r Record, fn func(*Record) error) error {
+	r.Phase = PhaseBefore
+	if err := a.Write(r); err != nil {
+		return fmt.Errorf("%s %w: %w", r.Action, ErrNotDone, err)
+	}
+	err := fn(&r)
+	if aerr := a.after(r, err); aerr != nil {
+		return errors.Join(err, aerr)
+	}
+	return err
+}
+
+// after fills the outcome of r from err, unless the action set one, and
+// writes it.
+func (a *Log) after(r Record, err error) error {
 	r.Phase = PhaseAfter
 	if r.Outcome == "" {
 		r.Outcome = OutcomeOK
-	}
-	if err != nil {
-		r.Outcome = OutcomeError
-		r.Error = strings.ReplaceAll(err.Error(), "\n", " ")
+		if err != nil {
+			r.Outcome = OutcomeError
+			r.Error = strings.ReplaceAll(err.Error(), "\n", " ")
+		}
 	}
 	return a.Write(r)
 }

@@ -1,4 +1,4 @@
-package cmd
+package exporter
 
 import (
 	"net/http"
@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 )
 
 // TestExportTopAndAggregates: at a root of 1,000 parents with --top 5,
@@ -19,9 +20,9 @@ import (
 // parents waiting longest; the aggregates count every parent.
 func TestExportTopAndAggregates(t *testing.T) {
 	at := time.Date(2026, 3, 14, 3, 11, 4, 0, time.UTC)
-	snap := wideSnapshot(1000, at)
+	snap := modeltest.WideRoot(1000, at)
 	snap.Queues.At(7).SetWarnings([]model.Warning{{Code: model.WarnSplitHolders, Message: "two"}})
-	fams := scrape(t, newLockCollector(func() *model.Snapshot { return snap }, 5))
+	fams := scrape(t, New(func() *model.Snapshot { return snap }, Config{Top: 5, Failing: testConfig.Failing}))
 	var got []string
 	for _, m := range fams["zklock_lock_holders"].GetMetric() {
 		got = append(got, strings.TrimPrefix(m.GetLabel()[0].GetValue(), "/locks/orders/order-"))
@@ -51,8 +52,8 @@ func TestExportTopAndAggregates(t *testing.T) {
 		}
 	}
 	// Fewer interesting parents than --top: the rest fill in, by path.
-	small := wideSnapshot(30, at)
-	fams = scrape(t, newLockCollector(func() *model.Snapshot { return small }, 10))
+	small := modeltest.WideRoot(30, at)
+	fams = scrape(t, New(func() *model.Snapshot { return small }, Config{Top: 10, Failing: testConfig.Failing}))
 	if n := len(fams["zklock_lock_holders"].GetMetric()); n != 10 {
 		t.Errorf("%d parents with series, want 10", n)
 	}
@@ -65,8 +66,8 @@ func TestExportTopAndAggregates(t *testing.T) {
 // format) at a root of 100,000 lock parents, --top at its default.
 // Target: under 200 ms.
 func BenchmarkExportScrape100k(b *testing.B) {
-	snap := wideSnapshot(100_000, time.Now())
-	lc := newLockCollector(func() *model.Snapshot { return snap }, DefaultExportTop)
+	snap := modeltest.WideRoot(100_000, time.Now())
+	lc := New(func() *model.Snapshot { return snap }, testConfig)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(lc)
 	h := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})

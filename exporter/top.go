@@ -1,4 +1,4 @@
-package cmd
+package exporter
 
 // The exporter at a wide root (a lock per entity, 100,000 lock parents):
 // per-path series for the top ones only, aggregates over all of them.
@@ -72,11 +72,11 @@ func collectAggregates(all []lockMetrics, gauge func(*prometheus.Desc, float64, 
 
 // topParents is the indices (in path order) of the n lock parents that
 // get series of their own: those with a warning that fails a check
-// first (the alert rules read them per path), then those with waiters
+// (failing) first (the alert rules read them per path), then those with waiters
 // by their oldest wait, then the longest held, then by path. Parents
 // with none of these (most of a wide root) are only ranked when fewer
 // than n others are, so a scrape sorts the interesting few, not all.
-func topParents(queues model.Queues, all []lockMetrics, n int) []int {
+func topParents(queues model.Queues, all []lockMetrics, n int, failing []string) []int {
 	type ranked struct {
 		failing, idle bool
 		wait, hold    int64
@@ -88,7 +88,7 @@ func topParents(queues model.Queues, all []lockMetrics, n int) []int {
 		m := &all[i]
 		r := ranked{i: i, wait: timeKey(m.waitSince), hold: timeKey(m.holdSince)}
 		for _, code := range m.codes {
-			r.failing = r.failing || failsCheck(code)
+			r.failing = r.failing || slices.Contains(failing, code)
 		}
 		if !r.failing && m.waiters == 0 && m.holders == 0 {
 			rest = append(rest, i)
