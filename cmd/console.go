@@ -30,6 +30,7 @@ import (
 	"github.com/zklock/zklock/themes"
 	"github.com/zklock/zklock/ui"
 	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/zkview/layouts"
 )
 
 // consoleConfig is what the console watches and how it looks, beyond the
@@ -240,7 +241,7 @@ func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, 
 		Paths:           paths,
 		Roots:           roots,
 		ServerView:      true, // zkview says so in the header when the members refuse
-		Systems:         true,
+		Systems:         layouts.New,
 		ServerViewEvery: cc.ServerViewEvery,
 		Context:         s.ContextName,
 		Elections:       s.Elections,

@@ -70,6 +70,10 @@ type Flags struct {
 	// SASL flags (sasl.go): --sasl MECH or --jaas FILE turns SASL on.
 	SASL, SASLUser, SASLPasswordFile, SASLKeytab string
 	SASLPrincipal, Krb5Conf, SASLService, JAAS   string
+	SASLServerPrincipal, JAASSection             string
+	// SASLHostAsWritten is --sasl-canonicalize-hostname=false: the zero
+	// value is the Java client's default, canonicalization on.
+	SASLHostAsWritten bool
 }
 
 // Settings are the resolved connection and console settings: flags over
@@ -157,7 +161,7 @@ func (g *Flags) Resolve(changed func(flag string) bool) (*Settings, error) {
 	if ctx != nil {
 		ctxSASL = ctx.SASL
 	}
-	if s.SASL, err = resolveSASL(g, ctxSASL); err != nil {
+	if s.SASL, err = resolveSASL(g, ctxSASL, changed("sasl-canonicalize-hostname")); err != nil {
 		return nil, err
 	}
 	s.AuditLog = g.AuditLog

@@ -1,4 +1,4 @@
-package zkview
+package layouts
 
 import (
 	"testing"
@@ -8,6 +8,7 @@ import (
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/third_party/zk"
+	"github.com/zklock/zklock/zkview"
 )
 
 // TestSystemsReadAfterReconnect: a failover made while the Watcher was cut
@@ -40,7 +41,7 @@ func TestSystemsReadAfterReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	mon := session(t, []string{proxy.Addr()}, lockops.WithSessionTimeout(10*time.Second))
-	w := watch(t, mon, Options{Paths: []string{root + "/controller"}, Systems: true, systemsPeriod: time.Hour})
+	w := watch(t, mon, zkview.Options{Paths: []string{root + "/controller"}}, time.Hour)
 	leader := func(s *model.Snapshot) string {
 		if q := queueOf(s, root+"/controller"); q != nil && q.Nodes.Len() == 1 {
 			return q.Nodes.At(0).Identity()

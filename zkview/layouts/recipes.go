@@ -1,9 +1,9 @@
 // The library recipes that are no lock (package systems' recipes.go) in
 // the Watcher's queues: their type, their nodes' parts, and the lock
 // warnings that do not apply to them. They come through the systems'
-// read (systems.go), as a system's layout does.
+// read (layouts.go), as a system's layout does.
 
-package zkview
+package layouts
 
 import (
 	"slices"

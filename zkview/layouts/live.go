@@ -8,7 +8,7 @@
 // full read (systemsEvery), which still finds what is new.
 //
 // The changes come from the watches the Watcher holds anyway: a root's
-// persistent recursive watch (rootwatch.go) and a path's (recursive.go).
+// persistent recursive watch and a path's (zkview tells them: Changed).
 // A record or part no such watch covers (Solr's /overseer_elect/leader
 // beside a watched election, Kafka's brokers/ids beside a watched
 // /controller) gets a persistent watch of its own, one per such path,
@@ -22,7 +22,7 @@
 // that saw it, so a full read that began before a live one cannot bring
 // back an older failover state.
 
-package zkview
+package layouts
 
 import (
 	"context"
@@ -35,6 +35,7 @@ import (
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/systems"
 	"github.com/zklock/zklock/third_party/zk"
+	"github.com/zklock/zklock/zkview"
 )
 
 const (
@@ -50,7 +51,7 @@ const (
 )
 
 // sysLive is the live following of the systems' recognitions, kept
-// across reads (systemsState.live), guarded by Watcher.mu.
+// across reads (systemsState.live), guarded by layer.mu.
 type sysLive struct {
 	ticket uint64              // the reads started, full and live
 	keys   map[string]*liveKey // by recognition Path: the systems' only
@@ -92,90 +93,120 @@ func coverOf(rec *systems.Recognition) []string {
 	return slices.Compact(c)
 }
 
-// liveOn says whether w follows systems live: they are read, and its
-// watches are persistent ones that report every change below them.
-func (r systemsReader) liveOnLocked() bool {
-	w := r.w
-	return w.cfg.Systems && w.systems.live != nil && w.mode != model.ModeChildren && !w.cfg.ChildWatches
+// liveOnLocked says whether the layer follows systems live: they are
+// read by a running Watcher (not a one-shot read), and its watches are
+// persistent ones that report every change below them.
+func (l *layer) liveOnLocked() bool {
+	return l.st.live != nil && l.ctx != nil && l.host.Live() && !l.cfg.ChildWatches
 }
 
-// systemsEventLocked is the hook of every watch event at p: the
-// recognitions that cover p, or p's parent, are read again.
-func (r systemsReader) systemsEventLocked(p string) {
-	w := r.w
-	if !r.liveOnLocked() {
+// changedLocked is the hook of every watch event at p: the recognitions
+// that cover p, or p's parent, are read again.
+func (l *layer) changedLocked(p string) {
+	if !l.liveOnLocked() {
 		return
 	}
-	l := w.systems.live
-	for _, k := range l.index[p] {
-		r.rereadLocked(k)
+	lv := l.st.live
+	for _, k := range lv.index[p] {
+		l.rereadLocked(k)
 	}
 	if p != "/" {
-		for _, k := range l.index[path.Dir(p)] {
-			r.rereadLocked(k)
+		for _, k := range lv.index[path.Dir(p)] {
+			l.rereadLocked(k)
 		}
 	}
 }
 
-// systemsEvents is systemsEventLocked for a batch of events, w.mu not
-// held (recursive.go).
-func (r systemsReader) systemsEvents(batch []zk.Event) {
-	w := r.w
-	if !w.cfg.Systems {
+// Changed implements zkview.Overlay: the recognitions that cover each
+// path are read again, and a named barrier made or deleted under a root
+// is read again at once (barrierChangedLocked).
+func (l *layer) Changed(evs []zkview.WatchEvent) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, ev := range evs {
+		l.changedLocked(ev.Path)
+		if ev.Existence && slices.Contains(l.cfg.Barriers, ev.Path) {
+			l.barrierChangedLocked(ev.Path) // set or opened: read at once
+		}
+	}
+}
+
+// barrierChangedLocked reads the named barrier p again, at once, when
+// the root watch tells that its node was created or deleted: under a
+// root the systems' read is every systemsEvery, and a barrier that
+// opened must not show its waiters that long (a woken Curator waiter
+// even keeps watching the absent path). One Get, no watch.
+func (l *layer) barrierChangedLocked(p string) {
+	ctx := l.ctx
+	if ctx == nil || ctx.Err() != nil {
 		return
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, ev := range batch {
-		r.systemsEventLocked(w.s.EventPath(ev))
-	}
+	l.host.Go(func() {
+		rec, read := readBarrier(ctx, hostReader{ctx, l.host}, p)
+		if !read {
+			return // not readable now: the next systems read tells
+		}
+		l.host.Update(func() ([]model.Change, bool) {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			recs := slices.DeleteFunc(slices.Clone(l.st.recs), func(sr sysRec) bool { return sr.rec.Path == p })
+			if rec != nil {
+				recs = append(recs, *rec)
+			}
+			l.st.recs = recs
+			return nil, true
+		})
+	})
 }
 
 // rereadLocked reads the recognition k again, off the event's path:
 // at once when none is in flight, after it otherwise.
-func (r systemsReader) rereadLocked(k string) {
-	w := r.w
-	lk := w.systems.live.keys[k]
+func (l *layer) rereadLocked(k string) {
+	lk := l.st.live.keys[k]
 	switch {
-	case lk == nil || w.ctx.Err() != nil:
+	case lk == nil || l.ctx.Err() != nil:
 	case lk.busy:
 		lk.again = true
 	default:
-		lk.busy = true
-		w.wg.Add(1)
-		go r.followLive(k, lk)
+		lk.busy = l.host.Go(func() { l.followLive(k, lk) })
 	}
 }
 
 // followLive re-reads k until no change came during the last read.
-func (r systemsReader) followLive(k string, lk *liveKey) {
-	w := r.w
-	defer w.wg.Done()
+func (l *layer) followLive(k string, lk *liveKey) {
+	ctx := l.ctx
 	for {
 		select {
 		case <-time.After(liveSettle):
-		case <-w.ctx.Done():
+		case <-ctx.Done():
 			return
 		}
-		w.mu.Lock()
+		l.mu.Lock()
 		lk.again = false
-		l := w.systems.live
-		l.ticket++
-		ticket := l.ticket
-		w.mu.Unlock()
-		sr, found, complete := readLive(w.ctx, w, k, &l.reqs)
-		w.mu.Lock()
-		l.reads++
-		if complete && w.ctx.Err() == nil && ticket > lk.ticket {
-			r.keepLiveLocked(k, lk, sr, found, ticket)
+		lv := l.st.live
+		lv.ticket++
+		ticket := lv.ticket
+		l.mu.Unlock()
+		sr, found, complete := l.readLive(ctx, k, &lv.reqs)
+		done := false
+		update := func() ([]model.Change, bool) {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			lv.reads++
+			var changes []model.Change
+			kept := complete && ctx.Err() == nil && ticket > lk.ticket
+			if kept {
+				changes = l.keepLiveLocked(k, lk, sr, found, ticket)
+			}
+			if done = !lk.again || ctx.Err() != nil; done {
+				lk.busy = false
+			}
+			return changes, kept
 		}
-		if !lk.again || w.ctx.Err() != nil {
-			lk.busy = false
-			w.mu.Unlock()
-			w.kickPublish()
+		l.host.Update(update)
+		if done {
 			return
 		}
-		w.mu.Unlock()
 	}
 }
 
@@ -199,11 +230,11 @@ func (c countingReader) Children(p string) ([]string, *zk.Stat, error) {
 // system's coordination any more (or not one the config shows: a lone
 // node's election whose watched node is gone), complete false when the
 // read stopped short (then it says nothing).
-func readLive(ctx context.Context, w *Watcher, k string, n *atomic.Int64) (sysRec, bool, bool) {
-	tree := systems.NewLiveTree(ctx, countingReader{watcherReader{ctx, w}, n}, liveSystemsBudget)
+func (l *layer) readLive(ctx context.Context, k string, n *atomic.Int64) (sysRec, bool, bool) {
+	tree := systems.NewLiveTree(ctx, countingReader{hostReader{ctx, l.host}, n}, liveSystemsBudget)
 	rec, ok := systems.Recognize(tree, k)
-	if ok && !w.cfg.watches(k) && !slices.ContainsFunc(rec.Participants,
-		func(pt systems.Participant) bool { return slices.Contains(w.cfg.Paths, pt.Path) }) {
+	if ok && !l.cfg.Watches(k) && !slices.ContainsFunc(rec.Participants,
+		func(pt systems.Participant) bool { return slices.Contains(l.cfg.Paths, pt.Path) }) {
 		ok = false // readSystems shows a lone node's election only with its node
 	}
 	if !ok {
@@ -215,10 +246,11 @@ func readLive(ctx context.Context, w *Watcher, k string, n *atomic.Int64) (sysRe
 // keepLiveLocked puts a live read of k in the systems' state: its
 // recognition replaced (or taken out when found is false), its
 // leader-mismatch findings dated and told as keepLocked does, its
-// coverage and the record watches brought up to date.
-func (r systemsReader) keepLiveLocked(k string, lk *liveKey, sr sysRec, found bool, ticket uint64) {
-	w := r.w
-	st := &w.systems
+// coverage and the record watches brought up to date. It returns the
+// changes to tell.
+func (l *layer) keepLiveLocked(k string, lk *liveKey, sr sysRec, found bool, ticket uint64) []model.Change {
+	st := &l.st
+	var changes []model.Change
 	lk.ticket = ticket
 	i := slices.IndexFunc(st.recs, func(r sysRec) bool { return r.rec.Path == k })
 	var old []systems.Finding
@@ -233,14 +265,13 @@ func (r systemsReader) keepLiveLocked(k string, lk *liveKey, sr sysRec, found bo
 	}
 	st.recs = recs
 	if st.complete {
-		now := w.cfg.Now()
-		r.dateFindingsLocked(k, old, sr.rec.Findings, found, now)
+		changes = l.dateFindingsLocked(k, old, sr.rec.Findings, found, l.cfg.Now())
 	}
 	if found {
 		lk.cover = mergeCover(lk.cover, coverOf(&sr.rec))
 	}
-	r.indexLiveLocked()
-	w.markDirtyLocked()
+	l.indexLiveLocked()
+	return changes
 }
 
 // mergeCover is a and b, sorted, once each: a recognition that went
@@ -254,10 +285,11 @@ func mergeCover(a, b []string) []string {
 
 // dateFindingsLocked dates the leader-mismatch findings of a live read
 // of k (now, found false: none) against its last ones (old): a Key seen
-// before keeps its date, a new one is raised now, one gone is cleared.
-func (r systemsReader) dateFindingsLocked(k string, old, now []systems.Finding, found bool, at time.Time) {
-	w := r.w
-	first := w.systems.first
+// before keeps its date, a new one is raised now, one gone is cleared;
+// it returns those changes.
+func (l *layer) dateFindingsLocked(k string, old, now []systems.Finding, found bool, at time.Time) []model.Change {
+	var changes []model.Change
+	first := l.st.first
 	if !found {
 		now = nil
 	}
@@ -266,7 +298,7 @@ func (r systemsReader) dateFindingsLocked(k string, old, now []systems.Finding, 
 			continue
 		}
 		first[f.Key] = at
-		w.emitLocked(model.Change{At: at, Kind: model.ChangeWarningRaised, Path: k,
+		changes = append(changes, model.Change{At: at, Kind: model.ChangeWarningRaised, Path: k,
 			Warning: model.Warning{Code: model.WarnLeaderMismatch, Message: model.SanitizeString(f.Message, 0), Key: f.Key}})
 	}
 	for _, f := range old {
@@ -275,9 +307,10 @@ func (r systemsReader) dateFindingsLocked(k string, old, now []systems.Finding, 
 		}
 		if _, ok := first[f.Key]; ok {
 			delete(first, f.Key)
-			w.emitLocked(model.Change{At: at, Kind: model.ChangeWarningCleared, Warning: model.Warning{Code: model.WarnLeaderMismatch, Key: f.Key}})
+			changes = append(changes, model.Change{At: at, Kind: model.ChangeWarningCleared, Warning: model.Warning{Code: model.WarnLeaderMismatch, Key: f.Key}})
 		}
 	}
+	return changes
 }
 
 // keepFullLocked merges a full read that began with ticket into the
@@ -322,37 +355,38 @@ func (l *sysLive) keepFullLocked(recs []sysRec, ticket uint64, st *systemsState)
 
 // indexLiveLocked rebuilds the index of covered paths and starts or
 // ends the record watches it needs.
-func (r systemsReader) indexLiveLocked() {
-	w := r.w
-	l := w.systems.live
+func (l *layer) indexLiveLocked() {
+	lv := l.st.live
 	idx := map[string][]string{}
-	for k, lk := range l.keys {
+	for k, lk := range lv.keys {
 		for _, p := range lk.cover {
 			idx[p] = append(idx[p], k)
 		}
 	}
-	l.index = idx
-	if !r.liveOnLocked() {
+	lv.index = idx
+	if !l.liveOnLocked() {
 		return
 	}
 	want := map[string]bool{}
 	for p := range idx {
-		if !r.coveredLocked(p) {
+		if !l.coveredLocked(p) {
 			want[p] = true
 		}
 	}
-	for p, cancel := range l.aux {
+	for p, cancel := range lv.aux {
 		if !want[p] {
 			cancel()
-			delete(l.aux, p)
+			delete(lv.aux, p)
 		}
 	}
 	for p := range want {
-		if _, ok := l.aux[p]; !ok {
-			ctx, cancel := context.WithCancel(w.ctx)
-			l.aux[p] = cancel
-			w.wg.Add(1)
-			go r.watchRecord(ctx, p)
+		if _, ok := lv.aux[p]; !ok {
+			ctx, cancel := context.WithCancel(l.ctx)
+			if !l.host.Go(func() { l.watchRecord(ctx, p) }) {
+				cancel()
+				continue
+			}
+			lv.aux[p] = cancel
 		}
 	}
 }
@@ -361,42 +395,53 @@ func (r systemsReader) indexLiveLocked() {
 // changes at p and below it: p is below a root or a watched path, or
 // is a node a watched path's parent's watch reports (a lone node's
 // election directory needs one of its own).
-func (r systemsReader) coveredLocked(p string) bool {
-	w := r.w
+func (l *layer) coveredLocked(p string) bool {
 	under := func(r string) bool { return r == "/" || p == r || strings.HasPrefix(p, r+"/") }
-	return slices.ContainsFunc(w.cfg.Roots, under) || slices.ContainsFunc(w.cfg.Paths, under)
+	return slices.ContainsFunc(l.cfg.Roots, under) || slices.ContainsFunc(l.cfg.Paths, under)
 }
 
 // watchRecord holds a persistent watch on p, a path a recognition
 // covers that no other watch reports, until ctx ends: each change at p
 // (made, deleted, its data or children changed) re-reads the
 // recognitions that cover it.
-func (r systemsReader) watchRecord(ctx context.Context, p string) {
-	w := r.w
-	defer w.wg.Done()
-	defer func() { _ = w.s.RemovePersistentWatch(context.Background(), p) }()
+func (l *layer) watchRecord(ctx context.Context, p string) {
+	defer l.host.RemoveWatch(context.Background(), p)
 	for ctx.Err() == nil {
-		resync := w.resyncCh()
-		if !w.waitSynced(ctx) {
+		resync := l.host.Resync()
+		if !l.host.WaitSynced(ctx) {
 			return
 		}
-		ch, err := pooled(ctx, w, func() (<-chan zk.Event, error) { return w.s.AddWatch(ctx, p, false) })
+		ch, err := l.host.AddWatch(ctx, p)
 		if err != nil {
-			if !waitPath(ctx, nil, resync, time.Second) {
+			if !retryAfter(ctx, resync, time.Second) {
 				return
 			}
 			continue
 		}
-		r.recordChanged(p) // what changed before the watch was set
-		if !r.followRecord(ctx, p, ch) {
+		l.recordChanged(p) // what changed before the watch was set
+		if !l.followRecord(ctx, p, ch) {
 			return
 		}
 	}
 }
 
+// retryAfter waits for the session to reconnect or d to pass; false
+// when ctx ended first.
+func retryAfter(ctx context.Context, resync <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-resync:
+	case <-t.C:
+	}
+	return true
+}
+
 // followRecord re-reads what covers p at each event of its watch ch
 // until the watch ends (true: set it again) or ctx does (false).
-func (r systemsReader) followRecord(ctx context.Context, p string, ch <-chan zk.Event) bool {
+func (l *layer) followRecord(ctx context.Context, p string, ch <-chan zk.Event) bool {
 	for {
 		select {
 		case <-ctx.Done():
@@ -405,15 +450,14 @@ func (r systemsReader) followRecord(ctx context.Context, p string, ch <-chan zk.
 			if !ok || ev.Type == zk.EventNotWatching {
 				return true
 			}
-			r.recordChanged(p) // EventSession too: changes while cut off went untold
+			l.recordChanged(p) // EventSession too: changes while cut off went untold
 		}
 	}
 }
 
 // recordChanged re-reads the recognitions that cover p.
-func (r systemsReader) recordChanged(p string) {
-	w := r.w
-	w.mu.Lock()
-	r.systemsEventLocked(p)
-	w.mu.Unlock()
+func (l *layer) recordChanged(p string) {
+	l.mu.Lock()
+	l.changedLocked(p)
+	l.mu.Unlock()
 }

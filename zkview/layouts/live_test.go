@@ -1,4 +1,4 @@
-package zkview
+package layouts
 
 import (
 	"slices"

@@ -14,7 +14,7 @@
 // still watches the absent path (a Curator waiter that woke checks again
 // and leaves an exists watch there).
 
-package zkview
+package layouts
 
 import (
 	"context"
@@ -113,34 +113,6 @@ func sessionIdentities(recs []sysRec) map[int64]string {
 		}
 	}
 	return ids
-}
-
-// barrierChangedLocked reads the named barrier p again, at once, when
-// the root watch tells that its node was created or deleted: under a
-// root the systems' read is every systemsEvery, and a barrier that
-// opened must not show its waiters that long (a woken Curator waiter
-// even keeps watching the absent path). One Get, no watch.
-func barrierChangedLocked(w *Watcher, p string) {
-	if !w.cfg.Systems || w.ctx.Err() != nil {
-		return
-	}
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
-		rec, read := readBarrier(w.ctx, watcherReader{w.ctx, w}, p)
-		if !read {
-			return // not readable now: the next systems read tells
-		}
-		w.mu.Lock()
-		recs := slices.DeleteFunc(slices.Clone(w.systems.recs), func(sr sysRec) bool { return sr.rec.Path == p })
-		if rec != nil {
-			recs = append(recs, *rec)
-		}
-		w.systems.recs = recs
-		w.markDirtyLocked()
-		w.mu.Unlock()
-		w.kickPublish()
-	}()
 }
 
 // readBarrier reads the named barrier p with one Get: its recognition

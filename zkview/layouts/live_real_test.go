@@ -1,4 +1,4 @@
-package zkview
+package layouts
 
 import (
 	"encoding/binary"
@@ -9,10 +9,11 @@ import (
 
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
+	"github.com/zklock/zklock/zkview"
 )
 
-// The systems followed live (systemslive.go): each test sets the full
-// systems read an hour apart (Options.systemsPeriod), so a failover can
+// The systems followed live (live.go): each test sets the full
+// systems read an hour apart (watch's every), so a failover can
 // only show by the live re-read the watches' events start, and checks
 // that no full read came in between.
 
@@ -21,10 +22,10 @@ var liveACL = zk.WorldACL(zk.PermAll)
 // liveStats are a Watcher's full systems reads, and its live re-reads
 // with the requests they cost.
 func liveStats(w *testWatcher) (full, live int, reqs int64) {
-	w.Watcher.mu.Lock()
-	defer w.Watcher.mu.Unlock()
-	full = w.stats.systemsReads
-	if l := w.systems.live; l != nil {
+	w.layer.mu.Lock()
+	defer w.layer.mu.Unlock()
+	full = w.layer.reads
+	if l := w.layer.st.live; l != nil {
 		live, reqs = l.reads, l.reqs.Load()
 	}
 	return full, live, reqs
@@ -73,7 +74,7 @@ func TestSystemsLiveSolr(t *testing.T) {
 	if _, err := conns[0].Create(record, says(0), zk.FlagEphemeral, liveACL); err != nil {
 		t.Fatal(err)
 	}
-	w := watch(t, session(t, c.Servers()), Options{Paths: []string{p}, Systems: true, systemsPeriod: time.Hour})
+	w := watch(t, session(t, c.Servers()), zkview.Options{Paths: []string{p}}, time.Hour)
 	waitFor(t, w, 30*time.Second, "the overseer on 10.0.0.1, no mismatch", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return q != nil && q.Label() == "solr overseer" && holderIdentity(q) == "10.0.0.1:8983_solr" && len(mismatches(q)) == 0
@@ -140,7 +141,7 @@ func TestSystemsLiveKafka(t *testing.T) {
 	register(b2, 2)
 	control(b1, 1)
 	ctl := root + "/controller"
-	w := watch(t, session(t, c.Servers()), Options{Paths: []string{ctl}, Systems: true, systemsPeriod: time.Hour})
+	w := watch(t, session(t, c.Servers()), zkview.Options{Paths: []string{ctl}}, time.Hour)
 	waitFor(t, w, 30*time.Second, "broker 1 the controller", func(s *model.Snapshot) bool {
 		q := queueOf(s, ctl)
 		return q != nil && q.Label() == "kafka controller" && holderIdentity(q) == "broker 1" && len(mismatches(q)) == 0
@@ -207,7 +208,7 @@ func TestSystemsLiveHadoop(t *testing.T) {
 	if _, err := nn1.Create(crumb, haInfo("ns1", "nn1"), 0, liveACL); err != nil {
 		t.Fatal(err)
 	}
-	w := watch(t, session(t, c.Servers()), Options{Roots: []string{root}, Systems: true, systemsPeriod: time.Hour})
+	w := watch(t, session(t, c.Servers()), zkview.Options{Roots: []string{root}}, time.Hour)
 	active := func(s *model.Snapshot) string { return holderIdentity(queueOf(s, dir)) }
 	waitFor(t, w, 30*time.Second, "nn1 active, fenced", func(s *model.Snapshot) bool {
 		q := queueOf(s, dir)

@@ -1,4 +1,4 @@
-package zkview
+package layouts
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
+	"github.com/zklock/zklock/zkview"
 )
 
 // TestBarrierUnderRootLive: a barrier the config names under a watched
@@ -27,8 +28,8 @@ func TestBarrierUnderRootLive(t *testing.T) {
 	if ok, _, _, err := waiter.ExistsW(b); err != nil || !ok {
 		t.Fatalf("exists %s: %v %v", b, ok, err)
 	}
-	w := watch(t, session(t, c.Servers()), Options{Roots: []string{root}, Barriers: []string{b},
-		Systems: true, ServerView: true, ServerViewEvery: 100 * time.Millisecond})
+	w := watch(t, session(t, c.Servers()), zkview.Options{Roots: []string{root}, Barriers: []string{b},
+		ServerView: true, ServerViewEvery: 100 * time.Millisecond}, systemsEvery)
 	state := func(s *model.Snapshot) string {
 		q := queueOf(s, b)
 		if q == nil || q.Facts() == nil || q.Facts().Set == nil {
@@ -43,9 +44,9 @@ func TestBarrierUnderRootLive(t *testing.T) {
 		return fmt.Sprintf("set %d", *q.Facts().Waiters)
 	}
 	reads := func() int {
-		w.Watcher.mu.Lock()
-		defer w.Watcher.mu.Unlock()
-		return w.stats.systemsReads
+		w.layer.mu.Lock()
+		defer w.layer.mu.Unlock()
+		return w.layer.reads
 	}
 	waitFor(t, w, 30*time.Second, "the barrier set, one waiter", func(s *model.Snapshot) bool { return state(s) == "set 1" })
 	before := reads()

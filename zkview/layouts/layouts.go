@@ -8,25 +8,27 @@
 // Costs: Load reads once, at most loadSystemsBudget requests; a live
 // Watcher reads again every systemsEvery, at most watchSystemsBudget
 // requests, to find what is new, and between those reads follows each
-// system it recognised live (systemslive.go: a change at a path it
+// system it recognised live (live.go: a change at a path it
 // covers re-reads it at once). A read that stopped at its bound, or met a node it could not
 // read, shows what it recognised but checks no leader record
 // (Snapshot.SystemsNote says so): a record that was not read is not a
 // missing record.
 
-package zkview
+package layouts
 
 import (
 	"context"
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/systems"
 	"github.com/zklock/zklock/third_party/zk"
+	"github.com/zklock/zklock/zkview"
 	"github.com/zklock/zklock/zkview/queue"
 )
 
@@ -48,8 +50,8 @@ type systemsState struct {
 	// first: when each leader-mismatch Key was first seen, forgotten once
 	// a read no longer shows it.
 	first map[string]time.Time
-	// live follows the recognitions between reads (systemslive.go); nil
-	// for a one-shot read.
+	// live follows the recognitions between reads (live.go); nil for a
+	// one-shot read.
 	live *sysLive
 }
 
@@ -59,46 +61,23 @@ type sysRec struct {
 	nodes []model.Node
 }
 
-// watcherReader reads through the Watcher's in-flight pool, bounded by
-// ctx.
-type watcherReader struct {
+// hostReader is a systems.Reader over a Watcher's reads (its in-flight
+// pool, the user's paths), bounded by ctx.
+type hostReader struct {
 	ctx context.Context
-	w   *Watcher
+	h   zkview.Host
 }
 
-// Get implements systems.Reader, on the user's paths (the Session
-// applies the chroot).
-func (r watcherReader) Get(p string) ([]byte, *zk.Stat, error) {
-	g, err := pooled(r.ctx, r.w, func() (getReply, error) {
-		data, st, err := r.w.s.Get(r.ctx, p)
-		return getReply{data, st}, err
-	})
-	return g.data, g.st, err
-}
+// Get implements systems.Reader.
+func (r hostReader) Get(p string) ([]byte, *zk.Stat, error) { return r.h.Get(r.ctx, p) }
 
-// Children implements systems.Reader, on the user's paths.
-func (r watcherReader) Children(p string) ([]string, *zk.Stat, error) {
-	c, err := pooled(r.ctx, r.w, func() (childrenReply, error) {
-		kids, st, err := r.w.s.ChildrenStat(r.ctx, p)
-		return childrenReply{kids, st}, err
-	})
-	return c.kids, c.st, err
-}
-
-type getReply struct {
-	data []byte
-	st   *zk.Stat
-}
-
-type childrenReply struct {
-	kids []string
-	st   *zk.Stat
-}
+// Children implements systems.Reader.
+func (r hostReader) Children(p string) ([]string, *zk.Stat, error) { return r.h.Children(r.ctx, p) }
 
 // readSystems reads cfg's roots and paths as systems' layouts: every
 // recognition under a root (systems.Scan), a watched path, or the parent
 // of a watched lone node (the Hadoop lock) that names it as participant.
-func readSystems(ctx context.Context, r systems.Reader, cfg Options, budget int) ([]sysRec, bool) {
+func readSystems(ctx context.Context, r systems.Reader, cfg zkview.Options, budget int) ([]sysRec, bool) {
 	tree := systems.NewLiveTree(ctx, r, budget)
 	var out []sysRec
 	seen := map[string]bool{}
@@ -121,7 +100,7 @@ func readSystems(ctx context.Context, r systems.Reader, cfg Options, budget int)
 	// spend the budget. An open one is only said of a whole read (a node
 	// not readable is not a node gone).
 	for _, b := range cfg.Barriers {
-		if rec, ok := systems.Barrier(tree, b); ok && cfg.watches(b) && (*rec.Facts.Set || tree.Complete()) {
+		if rec, ok := systems.Barrier(tree, b); ok && cfg.Watches(b) && (*rec.Facts.Set || tree.Complete()) {
 			add(rec)
 		}
 	}
@@ -180,30 +159,49 @@ func participantNodes(t systems.Tree, rec systems.Recognition) []model.Node {
 		}
 		if info, ok := t.Node(p.Path); ok {
 			n.DataLen = int32(len(info.Data))
-			n.SetData(info.Data[:min(len(info.Data), DefaultDataBytes)])
+			n.SetData(info.Data[:min(len(info.Data), zkview.DefaultDataBytes)])
 		}
 		out[i] = n
 	}
 	return out
 }
 
-// systemsReader reads the systems' layouts for the Watcher w (every
-// systemsEvery while it runs, once for a one-shot read) and keeps them in
-// w.systems, under w.mu.
-type systemsReader struct {
-	w *Watcher
+// layer is the systems' layouts of one Watcher (zkview.Options.Systems):
+// read every systemsEvery while it runs, once for a one-shot read, and
+// laid over its queues at each build (Apply).
+type layer struct {
+	host  zkview.Host
+	cfg   zkview.Options
+	every time.Duration // the full reads' spacing (systemsEvery)
+	// mu guards what follows. It is taken after the Watcher's lock,
+	// never before: under it in Apply and Host.Update, alone elsewhere,
+	// and never held while calling the Host.
+	mu sync.Mutex
+	// ctx is the Watcher's while it runs (Follow); nil for a one-shot
+	// read: nothing is followed live.
+	ctx   context.Context
+	st    systemsState
+	reads int // the full reads kept (tests read it)
+}
+
+// New is the systems' layouts for the Watcher h (zkview.Options.Systems).
+func New(h zkview.Host) zkview.Overlay { return newLayer(h, systemsEvery) }
+
+// newLayer is New with the full reads every d.
+func newLayer(h zkview.Host, every time.Duration) *layer {
+	return &layer{host: h, cfg: h.Options(), every: every}
 }
 
 // keepLocked keeps a read's recognitions, dating each leader-mismatch
-// from when its Key was first seen and telling on the event log which
-// appeared and which cleared.
-func (r systemsReader) keepLocked(recs []sysRec, complete bool, at time.Time, ticket uint64) {
-	w := r.w
-	live := w.systems.live
+// from when its Key was first seen; it returns the changes to tell:
+// which appeared and which cleared.
+func (l *layer) keepLocked(recs []sysRec, complete bool, at time.Time, ticket uint64) []model.Change {
+	var changes []model.Change
+	live := l.st.live
 	if live != nil {
-		recs = live.keepFullLocked(recs, ticket, &w.systems)
+		recs = live.keepFullLocked(recs, ticket, &l.st)
 	}
-	old := w.systems.first
+	old := l.st.first
 	first := map[string]time.Time{}
 	for _, sr := range recs {
 		if !complete {
@@ -215,74 +213,84 @@ func (r systemsReader) keepLocked(recs []sysRec, complete bool, at time.Time, ti
 				continue
 			}
 			first[f.Key] = at
-			w.emitLocked(model.Change{At: at, Kind: model.ChangeWarningRaised, Path: sr.rec.Path,
+			changes = append(changes, model.Change{At: at, Kind: model.ChangeWarningRaised, Path: sr.rec.Path,
 				Warning: model.Warning{Code: model.WarnLeaderMismatch, Message: model.SanitizeString(f.Message, 0), Key: f.Key}})
 		}
 	}
 	for k := range old {
 		if _, ok := first[k]; !ok && complete {
-			w.emitLocked(model.Change{At: at, Kind: model.ChangeWarningCleared, Warning: model.Warning{Code: model.WarnLeaderMismatch, Key: k}})
+			changes = append(changes, model.Change{At: at, Kind: model.ChangeWarningCleared, Warning: model.Warning{Code: model.WarnLeaderMismatch, Key: k}})
 		}
 	}
 	if !complete {
 		first = old // unchecked this time: neither cleared nor new
 	}
-	w.systems = systemsState{recs: recs, complete: complete, at: at, first: first, live: live}
-	w.stats.systemsReads++
+	l.st = systemsState{recs: recs, complete: complete, at: at, first: first, live: live}
+	l.reads++
 	if live != nil {
-		r.indexLiveLocked()
+		l.indexLiveLocked()
 	}
-	w.markDirtyLocked()
+	return changes
 }
 
+// ReadOnce reads the systems' layouts with Load's budget and keeps them.
+func (l *layer) ReadOnce(ctx context.Context) { l.readOnce(ctx, loadSystemsBudget) }
+
 // readOnce reads the systems' layouts and keeps them.
-func (r systemsReader) readOnce(ctx context.Context, budget int) {
-	w := r.w
-	w.mu.Lock()
+func (l *layer) readOnce(ctx context.Context, budget int) {
+	l.mu.Lock()
 	var ticket uint64
-	if l := w.systems.live; l != nil {
-		l.ticket++
-		ticket = l.ticket
+	if lv := l.st.live; lv != nil {
+		lv.ticket++
+		ticket = lv.ticket
 	}
-	w.mu.Unlock()
-	recs, complete := readSystems(ctx, watcherReader{ctx, w}, w.cfg, budget)
+	l.mu.Unlock()
+	recs, complete := readSystems(ctx, hostReader{ctx, l.host}, l.cfg, budget)
 	if ctx.Err() != nil {
 		return
 	}
-	w.mu.Lock()
-	r.keepLocked(recs, complete, w.cfg.Now(), ticket)
-	w.mu.Unlock()
-	w.kickPublish()
+	l.host.Update(func() ([]model.Change, bool) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.keepLocked(recs, complete, l.cfg.Now(), ticket), true
+	})
 }
 
-// run reads the systems' layouts every systemsEvery while the Watcher
-// runs, and at once after each reconnection: what changed while the
-// Watcher was cut off (a failover, a lost leader) shows with the paths'
-// own re-read, not up to systemsEvery later.
-func (r systemsReader) run() {
-	w := r.w
-	defer w.wg.Done()
-	w.mu.Lock()
-	w.systems.live = newSysLive()
-	w.mu.Unlock()
-	t := time.NewTicker(w.cfg.systemsPeriod)
+// Follow reads the systems' layouts every systemsEvery while the
+// Watcher runs, and at once after each reconnection: what changed while
+// the Watcher was cut off (a failover, a lost leader) shows with the
+// paths' own re-read, not up to systemsEvery later.
+func (l *layer) Follow(ctx context.Context) {
+	l.mu.Lock()
+	l.ctx = ctx
+	l.st.live = newSysLive()
+	l.mu.Unlock()
+	t := time.NewTicker(l.every)
 	defer t.Stop()
 	for {
 		select {
-		case <-w.initDone:
-		case <-w.ctx.Done():
+		case <-l.host.Ready():
+		case <-ctx.Done():
 			return
 		}
-		resync := w.resyncCh() // before the read: a reconnection during it reads again
-		r.readOnce(w.ctx, watchSystemsBudget)
+		resync := l.host.Resync() // before the read: a reconnection during it reads again
+		l.readOnce(ctx, watchSystemsBudget)
 		select {
 		case <-t.C:
 		case <-resync:
-			t.Reset(w.cfg.systemsPeriod)
-		case <-w.ctx.Done():
+			t.Reset(l.every)
+		case <-ctx.Done():
 			return
 		}
 	}
+}
+
+// Apply implements zkview.Overlay (applySystems), under the Watcher's
+// lock.
+func (l *layer) Apply(base model.Queues, sv *queue.ServerView) (model.Queues, []string, string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return applySystems(base, &l.st, barrierView{sv: sv, abs: l.host.Abs})
 }
 
 // applySystems annotates base's queues with st's recognitions and adds a
@@ -457,53 +465,4 @@ func nodePath(qpath string, n *model.Node) string {
 		return model.ChildPath(n.Parent(), n.Name)
 	}
 	return model.ChildPath(qpath, n.Name)
-}
-
-// YoungMismatches says whether snap shows a leader-mismatch that has not
-// lasted LeaderMismatchAfter yet, and when the youngest would.
-func YoungMismatches(snap *model.Snapshot) (bool, time.Time) {
-	var due time.Time
-	for _, q := range snap.Queues.All() {
-		for _, w := range q.Warnings() {
-			if w.Code != model.WarnLeaderMismatch || w.Lasted(snap.At) >= model.LeaderMismatchAfter {
-				continue
-			}
-			if t := w.Since.Add(model.LeaderMismatchAfter); t.After(due) {
-				due = t
-			}
-		}
-	}
-	return !due.IsZero(), due
-}
-
-// RedateMismatches dates next's leader mismatches by first, an earlier
-// read: a Key seen in both lasted all the while (it names both sides, so
-// any change in between changes it). next must be the caller's own.
-func RedateMismatches(first, next *model.Snapshot) {
-	since := map[string]time.Time{}
-	for _, q := range first.Queues.All() {
-		for _, w := range q.Warnings() {
-			if w.Key != "" && !w.Since.IsZero() {
-				since[w.Key] = w.Since
-			}
-		}
-	}
-	var set []model.Queue
-	for _, q := range next.Queues.All() {
-		var redated []model.Warning
-		for j, w := range q.Warnings() {
-			if t, ok := since[w.Key]; ok && w.Key != "" && t.Before(w.Since) {
-				if redated == nil {
-					redated = slices.Clone(q.Warnings())
-				}
-				redated[j].Since = t
-			}
-		}
-		if redated != nil {
-			nq := *q
-			nq.SetWarnings(redated)
-			set = append(set, nq)
-		}
-	}
-	next.Queues = next.Queues.Patch(set, nil)
 }
