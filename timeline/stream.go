@@ -223,27 +223,7 @@ func diffNodes(out []model.Change, base model.Change, prevAt time.Time, pq, nq *
 				continue
 			}
 		}
-		c := base
-		c.Node = *p
-		// A split holder believed it held: it leaves as a holder would.
-		believed := wasHolder || p.Believes == ordering.RoleHolder
-		switch {
-		case gone:
-			c.Kind, c.Cause = model.ChangeSessionLost, cause
-		case believed:
-			c.Kind = model.ChangeReleased
-		default:
-			c.Kind = model.ChangeGaveUp
-			if lease, ok := adm.leaseOf(p); ok {
-				c.Kind, c.Lease = model.ChangeAdmitted, lease
-			}
-		}
-		if believed {
-			c.Held, c.HeldBound = held(p, at)
-		}
-		if !wasHolder {
-			c.Waited = waited(p, at)
-		}
+		c := departed(base, p, gone, cause, &adm)
 		if c.Kind == model.ChangeAdmitted {
 			admitted = append(admitted, c)
 			continue
@@ -275,6 +255,36 @@ func diffNodes(out []model.Change, base model.Change, prevAt time.Time, pq, nq *
 		out = appendJoined(out, base, n, nq)
 	}
 	return append(out, admitted...)
+}
+
+// departed is the change of a node p that went away (not through a
+// handoff between the snapshots): session-lost with its cause when its
+// session ended (gone); released when it held, or believed it held (a
+// split holder leaves as a holder would); else gave-up, or admitted when
+// its semaphore contender got a lease. With how long it held or waited.
+func departed(base model.Change, p *model.Node, gone bool, cause model.Cause, adm *admissions) model.Change {
+	c := base
+	c.Node = *p
+	wasHolder := p.Role == ordering.RoleHolder
+	believed := wasHolder || p.Believes == ordering.RoleHolder
+	switch {
+	case gone:
+		c.Kind, c.Cause = model.ChangeSessionLost, cause
+	case believed:
+		c.Kind = model.ChangeReleased
+	default:
+		c.Kind = model.ChangeGaveUp
+		if lease, ok := adm.leaseOf(p); ok {
+			c.Kind, c.Lease = model.ChangeAdmitted, lease
+		}
+	}
+	if believed {
+		c.Held, c.HeldBound = held(p, base.At)
+	}
+	if !wasHolder {
+		c.Waited = waited(p, base.At)
+	}
+	return c
 }
 
 // appendTransient tells a waiter that took the lock and let it go
