@@ -56,7 +56,8 @@
 //
 // # Files
 //
-//   - watcher.go: Watcher, Load, the connection state, and the
+//   - watcher.go: Watcher, Load (its cycles dated by what the read's
+//     pzxids prove: proveCycles), the connection state, and the
 //     in-flight pool every request goes through (pooled); the
 //     requests themselves are the Session's (lockops/requests.go: bounded
 //     by ctx, paths as the user sees them), never the raw connection.

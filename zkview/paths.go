@@ -291,7 +291,11 @@ func (pw *pathWatch) list(ctx context.Context, gen uint64, issued, evAt time.Tim
 	kids, err := pooled(ctx, w, func() (listing, error) {
 		if w.oneShot {
 			kids, st, err := w.s.ChildrenStat(ctx, pw.path)
-			return listing{names: kids, czxid: czxidOf(st)}, err
+			l := listing{names: kids, czxid: czxidOf(st)}
+			if st != nil {
+				l.pzxid = st.Pzxid // the read's proof of its cycles' age
+			}
+			return l, err
 		}
 		kids, st, ch, err := w.s.ChildrenW(ctx, pw.path)
 		return listing{names: kids, ch: ch, czxid: czxidOf(st)}, err
@@ -358,6 +362,9 @@ type listing struct {
 	czxid int64
 	// cversion is the parent's child version when listed.
 	cversion int32
+	// pzxid is the zxid of the parent's last child change, kept by a
+	// one-off read only (queue.Model.SetPzxid).
+	pzxid int64
 }
 
 func czxidOf(st *zk.Stat) int64 {
@@ -475,6 +482,7 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 	var need []string
 	if qm != nil {
 		qm.CheckIdentity(l.czxid, now)
+		qm.SetPzxid(l.pzxid)
 		need = qm.NeedFetch(kids)
 	}
 	w.mu.Unlock()

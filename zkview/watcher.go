@@ -315,7 +315,20 @@ func Load(ctx context.Context, s *lockops.Session, cfg Options) (*model.Snapshot
 	if w.overlay != nil {
 		w.overlay.ReadOnce(ctx)
 	}
-	return w.Snapshot(), nil
+	return proveCycles(w.Snapshot()), nil
+}
+
+// proveCycles is snap with its young cycles dated by what the read
+// proves (sessions.ProveCycles: its parents' pzxid): a cycle that has
+// stood long enough is a deadlock at once, without a second read.
+func proveCycles(snap *model.Snapshot) *model.Snapshot {
+	proven := sessions.ProveCycles(snap)
+	if len(proven) == 0 || &proven[0] == &snap.Deadlocks[0] {
+		return snap
+	}
+	c := *snap
+	c.Deadlocks = proven
+	return &c
 }
 
 // kickPublish tells the pump that something changed.
