@@ -15,11 +15,11 @@ func followFixture(t *testing.T, names ...string) (*Watcher, *pathWatch) {
 		t.Fatal(err)
 	}
 	w := &Watcher{cfg: cfg, ctx: context.Background(), pathSet: pathSet{paths: map[string]*pathWatch{}}, firstRead: firstRead{initDone: make(chan struct{}), initPending: 1000}}
-	root := &pathWatch{w: w, path: "/r", pathFlags: pathFlags{root: true, discover: true}, own: newOwnWatch(w.ctx)}
+	root := &pathWatch{path: "/r", pathFlags: pathFlags{root: true, discover: true}, own: newOwnWatch(w.ctx)}
 	w.paths[root.path] = root
-	rt := newRootWatch(root)
+	rt := newRootWatch(w, root)
 	w.mu.Lock()
-	rt.adoptRootLocked()
+	rt.adoptRootLocked(w)
 	w.mu.Unlock()
 	listRoot(w, root, names...)
 	return w, root
@@ -27,9 +27,9 @@ func followFixture(t *testing.T, names ...string) (*Watcher, *pathWatch) {
 
 // listRoot gives the root a listing, as its worker does.
 func listRoot(w *Watcher, root *pathWatch, names ...string) {
-	root.rp.rw.resetNames(names)
+	root.rp.rw.resetNames(w, names)
 	w.mu.Lock()
-	root.discoverLocked(names)
+	root.discoverLocked(w, names)
 	w.mu.Unlock()
 }
 
@@ -70,12 +70,12 @@ func TestRootFollowsNames(t *testing.T) {
 	// b's own listing found it gone (NoNode) while the root's events
 	// said "deleted, created" in one batch: found afresh.
 	w.mu.Lock()
-	w.paths["/r/b"].removeLocked(w.cfg.Now())
+	w.paths["/r/b"].removeLocked(w, w.cfg.Now())
 	w.mu.Unlock()
-	if !root.rp.rw.forgetRecreated("b") {
+	if !root.rp.rw.forgetRecreated(w, "b") {
 		t.Errorf("forgetRecreated(b) = false for a child no longer watched: it would never be found again")
 	}
-	if root.rp.rw.forgetRecreated("lock-0000000001") {
+	if root.rp.rw.forgetRecreated(w, "lock-0000000001") {
 		t.Errorf("forgetRecreated of a lock node = true: nothing is followed below one")
 	}
 	listRoot(w, root, "b", "c")
@@ -84,7 +84,7 @@ func TestRootFollowsNames(t *testing.T) {
 	}
 
 	w.mu.Lock()
-	root.leaveRootLocked()
+	root.leaveRootLocked(w)
 	w.mu.Unlock()
 	var followed []string
 	for k := range root.followed() {

@@ -35,7 +35,7 @@ const maxBatch = 4096
 // (rootPath). Whether the path may be listed and whether names holds a
 // listing are the path's flags (pathWatch.noAuth, listed).
 type recursiveWatch struct {
-	pw    *pathWatch // the path it watches (its Watcher: pw.w)
+	pw    *pathWatch // the path it watches
 	names childSet   // the path's children, kept current by events
 	// cversion is the path's child version at the last listing, and seen
 	// how many creates and deletes of children the watch reported since:
@@ -72,8 +72,7 @@ func (rw *recursiveWatch) setListed(t time.Time) {
 // returns false when the server refuses addWatch (older than 3.6): the
 // caller then watches pw with children watches, and so does every path
 // after it.
-func runRecursive(pw *pathWatch) bool {
-	w := pw.w
+func runRecursive(w *Watcher, pw *pathWatch) bool {
 	ctx := pw.ctx()
 	for ctx.Err() == nil {
 		resync := w.resyncCh()
@@ -106,18 +105,18 @@ func runRecursive(pw *pathWatch) bool {
 			// NoAuth path (watched for deletion with exists).
 			return false
 		case err != nil:
-			if !waitPath(ctx, nil, resync, pw.failed(err)) {
+			if !waitPath(ctx, nil, resync, pw.failed(w, err)) {
 				return true
 			}
 			continue
 		}
 		rw := newRecursive(pw)
-		ok := rw.follow(ctx, gen, resync, set)
+		ok := rw.follow(ctx, w, gen, resync, set)
 		if pw.noAuth {
 			_ = w.s.RemovePersistentWatch(ctx, pw.path)
 			return false
 		}
-		rw.dropWatch()
+		rw.dropWatch(w)
 		if !ok {
 			return true
 		}
@@ -143,12 +142,12 @@ type watchSet struct {
 // follow takes pw's first listing, read with the watch's
 // addWatch (set), then applies the watch's events until the watch ends
 // (true: set it again and read again) or pw is dropped (false).
-func (rw *recursiveWatch) follow(ctx context.Context, gen uint64, resync <-chan struct{}, set watchSet) bool {
-	pw, w := rw.pw, rw.pw.w
-	if !rw.takeListing(ctx, gen, set.issued, set.l, set.err) && (ctx.Err() != nil || pw.noAuth) {
+func (rw *recursiveWatch) follow(ctx context.Context, w *Watcher, gen uint64, resync <-chan struct{}, set watchSet) bool {
+	pw := rw.pw
+	if !rw.takeListing(ctx, w, gen, set.issued, set.l, set.err) && (ctx.Err() != nil || pw.noAuth) {
 		return false
 	}
-	auditAt := time.Now().Add(rw.auditEvery())
+	auditAt := time.Now().Add(rw.auditEvery(w))
 	audit := time.NewTimer(time.Until(auditAt))
 	defer audit.Stop()
 	for {
@@ -163,20 +162,20 @@ func (rw *recursiveWatch) follow(ctx context.Context, gen uint64, resync <-chan 
 			// one. (A watch of the old session ends with
 			// EventNotWatching, and is set again then.)
 			resync = w.resyncCh()
-			if !rw.resynced(ctx, &gen) {
+			if !rw.resynced(ctx, w, &gen) {
 				return false
 			}
 		case <-audit.C:
 			// Changes the server does not report to this watch (children
 			// the operator may not read) show only in the parent's stat.
-			if rw.unreported(ctx, set.ch) {
-				rw.read(ctx, gen)
+			if rw.unreported(ctx, w, set.ch) {
+				rw.read(ctx, w, gen)
 			}
-			every := rw.auditEvery()
+			every := rw.auditEvery(w)
 			audit.Reset(every)
 			auditAt = time.Now().Add(every)
 		case ev, ok := <-set.ch:
-			if end, again := rw.take(ctx, set.ch, ev, ok, gen, audit, &auditAt); end {
+			if end, again := rw.take(ctx, w, set.ch, ev, ok, gen, audit, &auditAt); end {
 				return again
 			}
 		}
@@ -185,8 +184,7 @@ func (rw *recursiveWatch) follow(ctx context.Context, gen uint64, resync <-chan 
 
 // resynced reads pw again when a (re)connection began a new session,
 // gen then set to it; false when pw is dropped or may not be read.
-func (rw *recursiveWatch) resynced(ctx context.Context, gen *uint64) bool {
-	w := rw.pw.w
+func (rw *recursiveWatch) resynced(ctx context.Context, w *Watcher, gen *uint64) bool {
 	g := w.genNow()
 	if g == *gen {
 		return true
@@ -195,15 +193,14 @@ func (rw *recursiveWatch) resynced(ctx context.Context, gen *uint64) bool {
 	if !w.waitSynced(ctx) {
 		return false
 	}
-	return rw.read(ctx, g) || (ctx.Err() == nil && !rw.pw.noAuth)
+	return rw.read(ctx, w, g) || (ctx.Err() == nil && !rw.pw.noAuth)
 }
 
 // take applies ev, received from the watch's channel ch (ok false: it was
 // closed), with the events that follow it at once. end says the watch
 // ended, follow then returning again; the next audit is brought forward
 // to within auditSoon (audit, auditAt).
-func (rw *recursiveWatch) take(ctx context.Context, ch <-chan zk.Event, ev zk.Event, ok bool, gen uint64, audit *time.Timer, auditAt *time.Time) (end, again bool) {
-	w := rw.pw.w
+func (rw *recursiveWatch) take(ctx context.Context, w *Watcher, ch <-chan zk.Event, ev zk.Event, ok bool, gen uint64, audit *time.Timer, auditAt *time.Time) (end, again bool) {
 	switch {
 	case !ok:
 		return true, true
@@ -211,7 +208,7 @@ func (rw *recursiveWatch) take(ctx context.Context, ch <-chan zk.Event, ev zk.Ev
 		if errors.Is(ev.Err, zk.ErrWatchOverflow) {
 			// The session is fine; events were dropped: set the watch
 			// again and read now.
-			rw.emitOverflow()
+			rw.emitOverflow(w)
 			return true, true
 		}
 		// The session ended (or the server refused to set the watch
@@ -223,7 +220,7 @@ func (rw *recursiveWatch) take(ctx context.Context, ch <-chan zk.Event, ev zk.Ev
 	case ev.Type == zk.EventSession:
 		// Back in the same session, the watch set again; what changed
 		// while the link was down was not reported. Read again.
-		if !rw.read(ctx, gen) && ctx.Err() != nil {
+		if !rw.read(ctx, w, gen) && ctx.Err() != nil {
 			return true, false
 		}
 		return false, false
@@ -238,7 +235,7 @@ func (rw *recursiveWatch) take(ctx context.Context, ch <-chan zk.Event, ev zk.Ev
 	// the watch missed nothing (unreported) follows within
 	// auditSoon, off the change's path, at most once per auditSoon
 	// however fast events come.
-	applied := rw.applyEvents(ctx, batch, gen, rw.listed(), evAt)
+	applied := rw.applyEvents(ctx, w, batch, gen, rw.listed(), evAt)
 	w.held.applied.Add(int64(len(batch)))
 	if !applied && ctx.Err() != nil {
 		return true, false
@@ -252,7 +249,7 @@ func (rw *recursiveWatch) take(ctx context.Context, ch <-chan zk.Event, ev zk.Ev
 	case last.Type == zk.EventNotWatching:
 		return true, true
 	case last.Type == zk.EventSession:
-		if !rw.read(ctx, gen) && ctx.Err() != nil {
+		if !rw.read(ctx, w, gen) && ctx.Err() != nil {
 			return true, false
 		}
 	}
@@ -282,8 +279,8 @@ func drainEvents(ch <-chan zk.Event, batch []zk.Event) ([]zk.Event, *zk.Event) {
 
 // barrier reads the path's stat; nil when it could not (a lost link or a
 // gone path: the watch says so next).
-func (rw *recursiveWatch) barrier(ctx context.Context) *zk.Stat {
-	pw, w := rw.pw, rw.pw.w
+func (rw *recursiveWatch) barrier(ctx context.Context, w *Watcher) *zk.Stat {
+	pw := rw.pw
 	st, err := pooled(ctx, w, func() (*zk.Stat, error) {
 		_, st, err := w.s.Exists(ctx, pw.path)
 		return st, err
@@ -295,8 +292,8 @@ func (rw *recursiveWatch) barrier(ctx context.Context) *zk.Stat {
 }
 
 // emitOverflow says that a watch fell behind and is read afresh.
-func (rw *recursiveWatch) emitOverflow() {
-	pw, w := rw.pw, rw.pw.w
+func (rw *recursiveWatch) emitOverflow(w *Watcher) {
+	pw := rw.pw
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.emitLocked(model.Change{At: w.cfg.Now(), Kind: model.ChangeOverflow, Path: pw.path})
@@ -304,11 +301,11 @@ func (rw *recursiveWatch) emitOverflow() {
 
 // read lists pw and merges the listing; false when it could not
 // (absent, an error: the path's state says which).
-func (rw *recursiveWatch) read(ctx context.Context, gen uint64) bool {
-	pw, w := rw.pw, rw.pw.w
+func (rw *recursiveWatch) read(ctx context.Context, w *Watcher, gen uint64) bool {
+	pw := rw.pw
 	issued := w.cfg.Now()
 	l, err := pooled(ctx, w, func() (listing, error) { return listChildren(ctx, w.s, pw.path) })
-	return rw.takeListing(ctx, gen, issued, l, err)
+	return rw.takeListing(ctx, w, gen, issued, l, err)
 }
 
 // listChildren lists the user's path p without a watch (the persistent
@@ -324,15 +321,15 @@ func listChildren(ctx context.Context, s *lockops.Session, p string) (listing, e
 
 // takeListing merges a listing of pw asked for at issued, or records why
 // there is none (read).
-func (rw *recursiveWatch) takeListing(ctx context.Context, gen uint64, issued time.Time, l listing, err error) bool {
-	pw, w := rw.pw, rw.pw.w
+func (rw *recursiveWatch) takeListing(ctx context.Context, w *Watcher, gen uint64, issued time.Time, l listing, err error) bool {
+	pw := rw.pw
 	switch {
 	case err == nil:
 		rw.cversion, rw.seen = l.cversion, 0
 		rw.setListed(issued)
-		rw.resetNames(l.names)
+		rw.resetNames(w, l.names)
 		pw.listed = true
-		pw.applyListing(ctx, l, gen, issued, issued)
+		pw.applyListing(ctx, w, l, gen, issued, issued)
 		return true
 	case ctx.Err() != nil:
 		return false
@@ -340,21 +337,21 @@ func (rw *recursiveWatch) takeListing(ctx context.Context, gen uint64, issued ti
 		pw.noAuth = true
 		return false
 	case errors.Is(err, zk.ErrNoNode):
-		rw.resetNames(nil)
+		rw.resetNames(w, nil)
 		rw.cversion, rw.seen, pw.listed = 0, 0, true
-		if !pw.kept() {
+		if !pw.kept(w) {
 			w.mu.Lock()
-			pw.removeLocked(w.cfg.Now())
+			pw.removeLocked(w, w.cfg.Now())
 			w.mu.Unlock()
 			w.kickPublish()
 			return false
 		}
 		// The watch stays set on the absent path and says when it is
 		// created.
-		pw.setState(model.PathAbsent, "")
+		pw.setState(w, model.PathAbsent, "")
 		return true
 	default:
-		pw.failed(err)
+		pw.failed(w, err)
 		return false
 	}
 }
@@ -362,8 +359,8 @@ func (rw *recursiveWatch) takeListing(ctx context.Context, gen uint64, issued ti
 // applyEvents merges a batch of the watch's events: children created and
 // deleted change the listing without reading it; the path itself created
 // or deleted is read again.
-func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen uint64, issued, evAt time.Time) bool {
-	pw, w := rw.pw, rw.pw.w
+func (rw *recursiveWatch) applyEvents(ctx context.Context, w *Watcher, batch []zk.Event, gen uint64, issued, evAt time.Time) bool {
+	pw := rw.pw
 	reread := false
 	was := map[string]bool{}               // each child the batch names: was it there before
 	var deleted, recreated map[string]bool // children deleted, then created again, in the batch
@@ -404,13 +401,13 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 	}
 	w.mu.Unlock()
 	if reread {
-		return rw.read(ctx, gen)
+		return rw.read(ctx, w, gen)
 	}
 	// A child deleted and made again is a new node: what was found
 	// below the old one (its listing may have found it gone and dropped
 	// it) is dropped, and the new one found afresh.
 	for name := range recreated {
-		if rw.names.has(name) && rw.forgetRecreated(name) {
+		if rw.names.has(name) && rw.forgetRecreated(w, name) {
 			was[name] = false
 		}
 	}
@@ -424,13 +421,13 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 		}
 	}
 	if len(removed) > 0 {
-		pw.letGoKids(removed)
+		pw.letGoKids(w, removed)
 	}
-	if len(added)+len(removed) == 0 || rw.discoveryDelta(added, removed) {
+	if len(added)+len(removed) == 0 || rw.discoveryDelta(w, added, removed) {
 		return true
 	}
 	kids := rw.names.names
-	rw.applyDelta(ctx, added, removed, kids, gen, issued, evAt)
+	rw.applyDelta(ctx, w, added, removed, kids, gen, issued, evAt)
 	return true
 }
 
@@ -440,13 +437,13 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 // reported change made before it has been counted in seen or is still to
 // be received (PersistentBacklog); judged only when nothing is left to
 // receive, a child version ahead of seen is a change never reported.
-func (rw *recursiveWatch) unreported(ctx context.Context, ch <-chan zk.Event) bool {
-	pw, w := rw.pw, rw.pw.w
+func (rw *recursiveWatch) unreported(ctx context.Context, w *Watcher, ch <-chan zk.Event) bool {
+	pw := rw.pw
 	if !pw.listed {
 		return false
 	}
 	issued := w.cfg.Now()
-	st := rw.barrier(ctx)
+	st := rw.barrier(ctx, w)
 	if st == nil || w.s.PersistentBacklog(ch) > 0 {
 		return false // events to read first: the next audit judges
 	}
@@ -462,8 +459,7 @@ func (rw *recursiveWatch) unreported(ctx context.Context, ch <-chan zk.Event) bo
 // auditEvery spaces the audits of one path (unreported): every 2 s for
 // a few paths, less often for many, so that all audits together stay
 // under about 200 small requests a second.
-func (rw *recursiveWatch) auditEvery() time.Duration {
-	w := rw.pw.w
+func (rw *recursiveWatch) auditEvery(w *Watcher) time.Duration {
 	w.mu.Lock()
 	n := len(w.paths)
 	w.mu.Unlock()
@@ -472,8 +468,8 @@ func (rw *recursiveWatch) auditEvery() time.Duration {
 
 // dropWatch removes the path's watch from the server once the path is
 // no longer watched (best effort: a lost link drops it anyway).
-func (rw *recursiveWatch) dropWatch() {
-	pw, w := rw.pw, rw.pw.w
+func (rw *recursiveWatch) dropWatch(w *Watcher) {
+	pw := rw.pw
 	if pw.ctx().Err() == nil {
 		return
 	}
@@ -492,17 +488,17 @@ const dropWatchWait = 10 * time.Second
 // applyDelta merges children added and removed by a watch's events into
 // pw's model; kids is the whole list after them (rw.names), for the
 // listing merge when the change is not one a queue can take as a change.
-func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []string, kids func() []string, gen uint64, issued, evAt time.Time) {
-	pw, w := rw.pw, rw.pw.w
+func (rw *recursiveWatch) applyDelta(ctx context.Context, w *Watcher, added, removed []string, kids func() []string, gen uint64, issued, evAt time.Time) {
+	pw := rw.pw
 	w.mu.Lock()
 	qm := pw.qm
 	if qm != nil {
 		qm.SetEventAt(evAt) // the queue was not quiet (judgeLink)
 	}
-	ok := !pw.removed && qm != nil && rw.deltaFitsLocked(qm)
+	ok := !pw.removed && qm != nil && rw.deltaFitsLocked(w, qm)
 	w.mu.Unlock()
 	if !ok {
-		pw.applyListing(ctx, listing{names: kids()}, gen, issued, evAt)
+		pw.applyListing(ctx, w, listing{names: kids()}, gen, issued, evAt)
 		return
 	}
 
@@ -513,11 +509,11 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []strin
 	// the listing merge reads each new node once, there.
 	start := time.Now()
 	if !qm.Order().Fits(added) { // a lone parent's order derived: once per change
-		pw.applyListing(ctx, listing{names: kids()}, gen, issued, evAt)
+		pw.applyListing(ctx, w, listing{names: kids()}, gen, issued, evAt)
 		return
 	}
 	cost := time.Since(start)
-	got := pw.fetch(ctx, added)
+	got := pw.fetch(ctx, w, added)
 	if ctx.Err() != nil {
 		return
 	}
@@ -538,7 +534,7 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []strin
 	order, touched, fits := prev.ChangeOwned(added, removed)
 	if !fits {
 		w.mu.Unlock()
-		pw.applyListing(ctx, listing{names: kids()}, gen, issued, evAt)
+		pw.applyListing(ctx, w, listing{names: kids()}, gen, issued, evAt)
 		return
 	}
 	defer w.mu.Unlock()
@@ -546,7 +542,7 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []strin
 	qm.ApplyChange(order, touched, before, got, issued, w.cfg.Now(), evAt)
 	w.stats.changeMerges++
 	w.huge.mergedLocked(pw, cost+time.Since(start))
-	pw.setReadLocked()
+	pw.setReadLocked(w)
 	w.markDirtyLocked()
 	w.kickPublish()
 }
@@ -555,8 +551,8 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []strin
 // when it is more than a queue of lock nodes: a path not read yet, absent
 // or refused; one with other children (semaphores, discovery, a plain
 // ephemeral lock's node), or one a semaphore reads beside its own.
-func (rw *recursiveWatch) deltaFitsLocked(qm *queue.Model) bool {
-	pw, w := rw.pw, rw.pw.w
+func (rw *recursiveWatch) deltaFitsLocked(w *Watcher, qm *queue.Model) bool {
+	pw := rw.pw
 	if !qm.Seen || qm.State() != model.PathPresent || qm.Lone() != nil || qm.LockCount() == 0 || len(qm.Other()) > 0 {
 		return false
 	}
@@ -580,8 +576,8 @@ func setOf(m map[string]bool, k string) map[string]bool {
 // (a parent deleted and made again under its name is a new parent), so
 // that it is found again as a new child; false when k is no child pw
 // follows (a lock node: nothing is found below it).
-func (rw *recursiveWatch) forgetRecreated(k string) bool {
-	pw, w := rw.pw, rw.pw.w
+func (rw *recursiveWatch) forgetRecreated(w *Watcher, k string) bool {
+	pw := rw.pw
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if pw.removed {
@@ -596,7 +592,7 @@ func (rw *recursiveWatch) forgetRecreated(k string) bool {
 			return false
 		}
 		if watched && c.discover && !c.keep() {
-			c.removeLocked(w.cfg.Now())
+			c.removeLocked(w, w.cfg.Now())
 		}
 		return true
 	}
@@ -605,7 +601,7 @@ func (rw *recursiveWatch) forgetRecreated(k string) bool {
 	}
 	delete(pw.followed(), k)
 	if watched && !c.keep() {
-		c.removeLocked(w.cfg.Now())
+		c.removeLocked(w, w.cfg.Now())
 	}
 	return true
 }

@@ -529,7 +529,7 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 		pw.root = pw.root || f.root
 		pw.discover = pw.discover || f.discover
 		if pw.explicit {
-			pw.ensureQueueLocked()
+			pw.ensureQueueLocked(w)
 		}
 		return
 	}
@@ -539,7 +539,7 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 	if f.via != nil && !f.keep() {
 		// Found below a root watched whole: its root's watch and workers
 		// follow it (rootwatch.go), and it shares the root's context.
-		rp := &rootedPath{pw: pathWatch{w: w, path: p, pathFlags: f}}
+		rp := &rootedPath{pw: pathWatch{path: p, pathFlags: f}}
 		pw := &rp.pw
 		w.paths[p] = pw
 		w.discovered++
@@ -548,13 +548,13 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 		return
 	}
 	f.via = nil
-	pw := &pathWatch{w: w, path: p, pathFlags: f, own: newOwnWatch(w.ctx)}
+	pw := &pathWatch{path: p, pathFlags: f, own: newOwnWatch(w.ctx)}
 	w.paths[p] = pw
 	if !f.keep() {
 		w.discovered++
 	}
 	if f.explicit {
-		pw.ensureQueueLocked()
+		pw.ensureQueueLocked(w)
 	}
 	w.initPending++
 	w.wg.Add(1)
@@ -566,7 +566,7 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 		}
 		return
 	}
-	go pw.run()
+	go pw.run(w)
 }
 
 // fallBack switches the Watcher to children watches for good.
