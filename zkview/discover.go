@@ -23,8 +23,10 @@ import (
 )
 
 // discoverLocked follows pw's children that may lead to lock parents:
-// every child that is not a lock node, while depth allows.
-func (pw *pathWatch) discoverLocked(w *Watcher, kids []string) {
+// every child that is not a lock node, while depth allows. It returns
+// the children it found below a root watched whole, for the root's
+// worker to queue (foundPaths).
+func (pw *pathWatch) discoverLocked(w *Watcher, kids []string) (found foundPaths) {
 	followed := pw.followed()
 	var present map[string]bool
 	if len(followed) > 0 {
@@ -43,21 +45,23 @@ func (pw *pathWatch) discoverLocked(w *Watcher, kids []string) {
 		}
 	}
 	if int(pw.depth) >= w.cfg.MaxDepth {
-		return
+		return nil
 	}
 	for _, k := range kids {
-		pw.discoverOneLocked(w, k, now)
+		found = found.add(pw.discoverOneLocked(w, k, now))
 	}
+	return found
 }
 
 // discoverOneLocked follows pw's child k when it may lead to lock
-// parents (depth allowing).
-func (pw *pathWatch) discoverOneLocked(w *Watcher, k string, now time.Time) {
+// parents (depth allowing); the child is returned when it is new and
+// found below a root watched whole (nil otherwise).
+func (pw *pathWatch) discoverOneLocked(w *Watcher, k string, now time.Time) *rootedPath {
 	if _, isLock := ordering.ParseName(k); isLock {
-		return // lock nodes are ephemeral: nothing below them
+		return nil // lock nodes are ephemeral: nothing below them
 	}
 	if pw.path == "/" && k == "zookeeper" {
-		return // the server's own tree holds no locks
+		return nil // the server's own tree holds no locks
 	}
 	child := model.ChildPath(pw.path, k)
 	c, watched := w.paths[child]
@@ -66,18 +70,19 @@ func (pw *pathWatch) discoverOneLocked(w *Watcher, k string, now time.Time) {
 		// two listings of pw left the watch when its own read found
 		// it gone, while pw never saw it go: taken again here.)
 		pw.shareNameLocked(c.path, k)
-		return
+		return nil
 	}
 	if !watched && w.discovered >= w.cfg.maxNodes() {
 		if !w.capped {
 			w.capped = true
 			w.emitLocked(model.Change{At: now, Kind: model.ChangeNodesCapped, Path: pw.path, Count: w.cfg.maxNodes()})
 		}
-		return
+		return nil
 	}
 	pw.followKid(k)
-	w.addPathLocked(child, pathFlags{discover: true, depth: pw.depth + 1, via: pw.rootOf()})
+	rp := w.addPathLocked(child, pathFlags{discover: true, depth: pw.depth + 1, via: pw.rootOf()})
 	pw.shareNameLocked(child, k)
+	return rp
 }
 
 // shareNameLocked makes the name k that pw's watch's names hold (pw
@@ -225,26 +230,27 @@ func (rw *recursiveWatch) resetNames(w *Watcher, names []string) {
 // children: a root of 100,000 parents gains or loses one without going
 // over the others. False when the change may make the node a lock parent
 // or a semaphore: the whole-listing merge (applyDelta) takes it then.
-func (rw *recursiveWatch) discoveryDelta(w *Watcher, added, removed []string) bool {
+// found is the children found, for the root's worker to queue.
+func (rw *recursiveWatch) discoveryDelta(w *Watcher, added, removed []string) (taken bool, found foundPaths) {
 	pw := rw.pw
 	w.mu.Lock()
 	if pw.rp == nil || pw.removed || !pw.discover || pw.qm != nil || w.sems.owners[pw.path] != nil {
 		w.mu.Unlock()
-		return false
+		return false, nil
 	}
 	if _, aux := w.sems.auxOf[pw.path]; aux {
 		w.mu.Unlock()
-		return false
+		return false, nil
 	}
 	for _, k := range added {
 		if !plainChild(k) {
 			w.mu.Unlock()
-			return false
+			return false, nil
 		}
 	}
 	if len(added) == 0 && !rw.hasPlainChild() {
 		w.mu.Unlock()
-		return false // what is left may be a semaphore's
+		return false, nil // what is left may be a semaphore's
 	}
 	now := w.cfg.Now()
 	for _, k := range removed {
@@ -255,14 +261,14 @@ func (rw *recursiveWatch) discoveryDelta(w *Watcher, added, removed []string) bo
 	}
 	if len(added) > 0 && int(pw.depth) < w.cfg.MaxDepth {
 		for _, k := range added {
-			pw.discoverOneLocked(w, k, now)
+			found = found.add(pw.discoverOneLocked(w, k, now))
 		}
 	}
 	pw.setReadLocked(w)
 	w.markDirtyLocked()
 	w.mu.Unlock()
 	w.kickPublish()
-	return true
+	return true, found
 }
 
 // plainChild: a child name that neither makes its parent a lock parent

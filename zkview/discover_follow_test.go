@@ -29,8 +29,9 @@ func followFixture(t *testing.T, names ...string) (*Watcher, *pathWatch) {
 func listRoot(w *Watcher, root *pathWatch, names ...string) {
 	root.rp.rw.resetNames(w, names)
 	w.mu.Lock()
-	root.discoverLocked(w, names)
+	found := root.discoverLocked(w, names)
 	w.mu.Unlock()
+	root.via.attach(w, found) // as the root's worker does with what a merge found
 }
 
 // watchedKids is the paths watched below /r, sorted.

@@ -294,7 +294,7 @@ func (pw *pathWatch) list(ctx context.Context, w *Watcher, gen uint64, issued, e
 	})
 	switch {
 	case err == nil:
-		pw.applyListing(ctx, w, kids, gen, issued, evAt)
+		pw.applyListing(ctx, w, kids, gen, issued, evAt) // finds nothing below a root (foundPaths)
 		return listOutcome{watch: kids.ch, read: true}
 	case ctx.Err() != nil:
 		return listOutcome{stop: true}
@@ -435,24 +435,27 @@ func (pw *pathWatch) setState(w *Watcher, st model.PathState, msg string) {
 }
 
 // applyListing merges one listing into the model: discovery below pw,
-// then, for a lock parent, the queue (new nodes fetched first).
+// then, for a lock parent, the queue (new nodes fetched first). It
+// returns the children found below a root watched whole, for the root's
+// worker to queue (foundPaths): whatever else happens, they are
+// registered with the Watcher already.
 //
 // gen is the session generation the listing was made in: when a new
 // session began meanwhile, what was read may come from a server that had
 // not caught up (see syncNewSession), and is dropped; the new session's
 // re-listing reads it again.
-func (pw *pathWatch) applyListing(ctx context.Context, w *Watcher, l listing, gen uint64, issued, evAt time.Time) {
+func (pw *pathWatch) applyListing(ctx context.Context, w *Watcher, l listing, gen uint64, issued, evAt time.Time) (found foundPaths) {
 	kids := l.names
 	w.mu.Lock()
 	if pw.removed {
 		w.mu.Unlock()
-		return
+		return nil
 	}
 	now := w.cfg.Now()
 	w.huge.listedLocked(pw, issued, len(kids))
 	w.sems.listingLocked(pw, kids) // before discovery (semwatch.go)
 	if pw.discover {
-		pw.discoverLocked(w, kids)
+		found = pw.discoverLocked(w, kids)
 	}
 	qm := pw.qm
 	if qm == nil && pw.discover && hasLockChild(kids) {
@@ -475,13 +478,13 @@ func (pw *pathWatch) applyListing(ctx context.Context, w *Watcher, l listing, ge
 	lone := fetchLone(ctx, w, pw, qm != nil, kids)
 	w.sems.fetchParts(ctx, pw, kids)
 	if ctx.Err() != nil {
-		return
+		return found
 	}
 
 	w.mu.Lock()
 	if gen != 0 && w.gen != gen {
 		w.mu.Unlock()
-		return
+		return found
 	}
 	if !pw.removed {
 		if qm != nil {
@@ -495,6 +498,7 @@ func (pw *pathWatch) applyListing(ctx context.Context, w *Watcher, l listing, ge
 	}
 	w.mu.Unlock()
 	w.kickPublish()
+	return found
 }
 
 // hasLockChild: a node with a lock node among its children is a lock

@@ -144,7 +144,8 @@ type watchSet struct {
 // (true: set it again and read again) or pw is dropped (false).
 func (rw *recursiveWatch) follow(ctx context.Context, w *Watcher, gen uint64, resync <-chan struct{}, set watchSet) bool {
 	pw := rw.pw
-	if !rw.takeListing(ctx, w, gen, set.issued, set.l, set.err) && (ctx.Err() != nil || pw.noAuth) {
+	// A path with a watch of its own finds nothing below a root (foundPaths).
+	if ok, _ := rw.takeListing(ctx, w, gen, set.issued, set.l, set.err); !ok && (ctx.Err() != nil || pw.noAuth) {
 		return false
 	}
 	auditAt := time.Now().Add(rw.auditEvery(w))
@@ -193,7 +194,8 @@ func (rw *recursiveWatch) resynced(ctx context.Context, w *Watcher, gen *uint64)
 	if !w.waitSynced(ctx) {
 		return false
 	}
-	return rw.read(ctx, w, g) || (ctx.Err() == nil && !rw.pw.noAuth)
+	ok, _ := rw.read(ctx, w, g)
+	return ok || (ctx.Err() == nil && !rw.pw.noAuth)
 }
 
 // take applies ev, received from the watch's channel ch (ok false: it was
@@ -220,7 +222,7 @@ func (rw *recursiveWatch) take(ctx context.Context, w *Watcher, ch <-chan zk.Eve
 	case ev.Type == zk.EventSession:
 		// Back in the same session, the watch set again; what changed
 		// while the link was down was not reported. Read again.
-		if !rw.read(ctx, w, gen) && ctx.Err() != nil {
+		if ok, _ := rw.read(ctx, w, gen); !ok && ctx.Err() != nil {
 			return true, false
 		}
 		return false, false
@@ -235,7 +237,7 @@ func (rw *recursiveWatch) take(ctx context.Context, w *Watcher, ch <-chan zk.Eve
 	// the watch missed nothing (unreported) follows within
 	// auditSoon, off the change's path, at most once per auditSoon
 	// however fast events come.
-	applied := rw.applyEvents(ctx, w, batch, gen, rw.listed(), evAt)
+	applied, _ := rw.applyEvents(ctx, w, batch, gen, rw.listed(), evAt)
 	w.held.applied.Add(int64(len(batch)))
 	if !applied && ctx.Err() != nil {
 		return true, false
@@ -249,7 +251,7 @@ func (rw *recursiveWatch) take(ctx context.Context, w *Watcher, ch <-chan zk.Eve
 	case last.Type == zk.EventNotWatching:
 		return true, true
 	case last.Type == zk.EventSession:
-		if !rw.read(ctx, w, gen) && ctx.Err() != nil {
+		if ok, _ := rw.read(ctx, w, gen); !ok && ctx.Err() != nil {
 			return true, false
 		}
 	}
@@ -300,8 +302,10 @@ func (rw *recursiveWatch) emitOverflow(w *Watcher) {
 }
 
 // read lists pw and merges the listing; false when it could not
-// (absent, an error: the path's state says which).
-func (rw *recursiveWatch) read(ctx context.Context, w *Watcher, gen uint64) bool {
+// (absent, an error: the path's state says which). found is what the
+// listing found below a root watched whole (foundPaths; none for a path
+// with a watch of its own).
+func (rw *recursiveWatch) read(ctx context.Context, w *Watcher, gen uint64) (ok bool, found foundPaths) {
 	pw := rw.pw
 	issued := w.cfg.Now()
 	l, err := pooled(ctx, w, func() (listing, error) { return listChildren(ctx, w.s, pw.path) })
@@ -320,8 +324,8 @@ func listChildren(ctx context.Context, s *lockops.Session, p string) (listing, e
 }
 
 // takeListing merges a listing of pw asked for at issued, or records why
-// there is none (read).
-func (rw *recursiveWatch) takeListing(ctx context.Context, w *Watcher, gen uint64, issued time.Time, l listing, err error) bool {
+// there is none (read); found as read's.
+func (rw *recursiveWatch) takeListing(ctx context.Context, w *Watcher, gen uint64, issued time.Time, l listing, err error) (ok bool, found foundPaths) {
 	pw := rw.pw
 	switch {
 	case err == nil:
@@ -329,13 +333,12 @@ func (rw *recursiveWatch) takeListing(ctx context.Context, w *Watcher, gen uint6
 		rw.setListed(issued)
 		rw.resetNames(w, l.names)
 		pw.listed = true
-		pw.applyListing(ctx, w, l, gen, issued, issued)
-		return true
+		return true, pw.applyListing(ctx, w, l, gen, issued, issued)
 	case ctx.Err() != nil:
-		return false
+		return false, nil
 	case errors.Is(err, zk.ErrNoAuth):
 		pw.noAuth = true
-		return false
+		return false, nil
 	case errors.Is(err, zk.ErrNoNode):
 		rw.resetNames(w, nil)
 		rw.cversion, rw.seen, pw.listed = 0, 0, true
@@ -344,22 +347,22 @@ func (rw *recursiveWatch) takeListing(ctx context.Context, w *Watcher, gen uint6
 			pw.removeLocked(w, w.cfg.Now())
 			w.mu.Unlock()
 			w.kickPublish()
-			return false
+			return false, nil
 		}
 		// The watch stays set on the absent path and says when it is
 		// created.
 		pw.setState(w, model.PathAbsent, "")
-		return true
+		return true, nil
 	default:
 		pw.failed(w, err)
-		return false
+		return false, nil
 	}
 }
 
 // applyEvents merges a batch of the watch's events: children created and
 // deleted change the listing without reading it; the path itself created
-// or deleted is read again.
-func (rw *recursiveWatch) applyEvents(ctx context.Context, w *Watcher, batch []zk.Event, gen uint64, issued, evAt time.Time) bool {
+// or deleted is read again. found as read's.
+func (rw *recursiveWatch) applyEvents(ctx context.Context, w *Watcher, batch []zk.Event, gen uint64, issued, evAt time.Time) (ok bool, found foundPaths) {
 	pw := rw.pw
 	reread := false
 	was := map[string]bool{}               // each child the batch names: was it there before
@@ -423,12 +426,14 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, w *Watcher, batch []z
 	if len(removed) > 0 {
 		pw.letGoKids(w, removed)
 	}
-	if len(added)+len(removed) == 0 || rw.discoveryDelta(w, added, removed) {
-		return true
+	if len(added)+len(removed) == 0 {
+		return true, nil
+	}
+	if taken, found := rw.discoveryDelta(w, added, removed); taken {
+		return true, found
 	}
 	kids := rw.names.names
-	rw.applyDelta(ctx, w, added, removed, kids, gen, issued, evAt)
-	return true
+	return true, rw.applyDelta(ctx, w, added, removed, kids, gen, issued, evAt)
 }
 
 // unreported reads the path's stat and says whether its children changed
@@ -488,7 +493,8 @@ const dropWatchWait = 10 * time.Second
 // applyDelta merges children added and removed by a watch's events into
 // pw's model; kids is the whole list after them (rw.names), for the
 // listing merge when the change is not one a queue can take as a change.
-func (rw *recursiveWatch) applyDelta(ctx context.Context, w *Watcher, added, removed []string, kids func() []string, gen uint64, issued, evAt time.Time) {
+// found as read's: only the listing merge finds children.
+func (rw *recursiveWatch) applyDelta(ctx context.Context, w *Watcher, added, removed []string, kids func() []string, gen uint64, issued, evAt time.Time) foundPaths {
 	pw := rw.pw
 	w.mu.Lock()
 	qm := pw.qm
@@ -498,8 +504,7 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, w *Watcher, added, rem
 	ok := !pw.removed && qm != nil && rw.deltaFitsLocked(w, qm)
 	w.mu.Unlock()
 	if !ok {
-		pw.applyListing(ctx, w, listing{names: kids()}, gen, issued, evAt)
-		return
+		return pw.applyListing(ctx, w, listing{names: kids()}, gen, issued, evAt)
 	}
 
 	// Only the path's goroutine (this one) changes qm.order, and only
@@ -509,13 +514,12 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, w *Watcher, added, rem
 	// the listing merge reads each new node once, there.
 	start := time.Now()
 	if !qm.Order().Fits(added) { // a lone parent's order derived: once per change
-		pw.applyListing(ctx, w, listing{names: kids()}, gen, issued, evAt)
-		return
+		return pw.applyListing(ctx, w, listing{names: kids()}, gen, issued, evAt)
 	}
 	cost := time.Since(start)
 	got := pw.fetch(ctx, w, added)
 	if ctx.Err() != nil {
-		return
+		return nil
 	}
 	for _, f := range got {
 		if f.Gone {
@@ -526,7 +530,7 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, w *Watcher, added, rem
 	w.mu.Lock()
 	if gen != 0 && w.gen != gen || pw.removed {
 		w.mu.Unlock()
-		return
+		return nil
 	}
 	start = time.Now()
 	prev := qm.Order()
@@ -534,8 +538,7 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, w *Watcher, added, rem
 	order, touched, fits := prev.ChangeOwned(added, removed)
 	if !fits {
 		w.mu.Unlock()
-		pw.applyListing(ctx, w, listing{names: kids()}, gen, issued, evAt)
-		return
+		return pw.applyListing(ctx, w, listing{names: kids()}, gen, issued, evAt)
 	}
 	defer w.mu.Unlock()
 	w.huge.listedLocked(pw, issued, len(order.Entries))
@@ -545,6 +548,7 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, w *Watcher, added, rem
 	pw.setReadLocked(w)
 	w.markDirtyLocked()
 	w.kickPublish()
+	return nil
 }
 
 // deltaFitsLocked: pw's model can take a change without its listing. Not

@@ -35,7 +35,9 @@ func readRoot(w *Watcher, pw *pathWatch) bool {
 		return true
 	}
 	rw := &pw.rp.rw
-	if !rw.read(ctx, w, rt.gen) {
+	ok, found := rw.read(ctx, w, rt.gen)
+	rt.attach(w, found)
+	if !ok {
 		if pw.noAuth {
 			w.mu.Lock()
 			rt.forgetLocked(pw)

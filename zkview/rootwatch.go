@@ -83,12 +83,48 @@ func (rt *rootWatch) takeEventsLocked(pw *pathWatch) *rootEvents {
 	return evs
 }
 
-// attachLocked makes pw a path watched through rt, rp its rootPath (made
-// with it: rootedPath): no goroutine, no watch of its own; it is listed
-// by rt's workers.
-func (rt *rootWatch) attachLocked(pw *pathWatch, rp *rootPath) {
+// foundPaths are the paths a merge found below a root watched whole,
+// returned up to the root's worker that asked for the merge (work,
+// readRoot), which queues them (attach): the merge registers them with
+// the Watcher (Watcher.paths, counted in initPending: Load waits for
+// them) and calls no root. Until queued, a path is registered and
+// watched through no root (rootOf is nil): its events are dropped, as
+// those of a path not found yet, and its first listing follows them.
+// A path with a watch of its own finds none: what it finds gets a
+// goroutine of its own at once (addPathLocked).
+type foundPaths []*rootedPath
+
+// add appends rp to found unless it is nil.
+func (found foundPaths) add(rp *rootedPath) foundPaths {
+	if rp == nil {
+		return found
+	}
+	return append(found, rp)
+}
+
+// attach makes the paths found below rt paths watched through it (they
+// take the Watcher's lock).
+func (rt *rootWatch) attach(w *Watcher, found foundPaths) {
+	if len(found) == 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, rp := range found {
+		rt.attachLocked(rp)
+	}
+}
+
+// attachLocked makes rp's path a path watched through rt: no goroutine,
+// no watch of its own; it is listed by rt's workers. A path let go since
+// it was found (removeLocked) stays let go.
+func (rt *rootWatch) attachLocked(rp *rootedPath) {
+	pw := &rp.pw
+	if pw.removed {
+		return
+	}
 	rt.found++
-	pw.rp, pw.via = rp, rt
+	pw.rp, pw.via = &rp.rp, rt
 	pw.rp.rw.pw = pw
 	pw.noAuth, pw.listed = false, false
 	pw.relist = true
@@ -358,15 +394,20 @@ func (rt *rootWatch) work(w *Watcher, pw *pathWatch) {
 		if !w.waitSynced(rt.ctx) {
 			continue
 		}
-		if relist && !rp.rw.read(rt.ctx, w, gen) {
-			if pw.noAuth {
+		if relist {
+			ok, found := rp.rw.read(rt.ctx, w, gen)
+			rt.attach(w, found)
+			if !ok && pw.noAuth {
 				pw.handOff(w)
 				continue
 			}
-			rt.retryLater(w, pw)
+			if !ok {
+				rt.retryLater(w, pw)
+			}
 		}
 		if evs != nil && pw.listed {
-			rp.rw.applyEvents(rt.ctx, w, evs.evs, gen, rp.rw.listed(), evs.at)
+			_, found := rp.rw.applyEvents(rt.ctx, w, evs.evs, gen, rp.rw.listed(), evs.at)
+			rt.attach(w, found)
 		}
 		evs.appliedTo(w) // merged, or made moot by the listing
 	}
