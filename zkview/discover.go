@@ -207,10 +207,9 @@ func (pw *pathWatch) leaveRootLocked(w *Watcher) {
 // resetNames makes rw's names hold a listing (nil: the path is absent).
 // The children of a path watched through its root that are gone from
 // the listing are let go now, while its names still show them.
-func (rw *recursiveWatch) resetNames(w *Watcher, names []string) {
+func (rw *recursiveWatch) resetNames(w *Watcher, pw *pathWatch, names []string) {
 	var fresh childSet
 	fresh.reset(names)
-	pw := rw.pw
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if pw.rp != nil && !pw.removed {
@@ -231,8 +230,7 @@ func (rw *recursiveWatch) resetNames(w *Watcher, names []string) {
 // over the others. False when the change may make the node a lock parent
 // or a semaphore: the whole-listing merge (applyDelta) takes it then.
 // found is the children found, for the root's worker to queue.
-func (rw *recursiveWatch) discoveryDelta(w *Watcher, added, removed []string) (taken bool, found foundPaths) {
-	pw := rw.pw
+func (rw *recursiveWatch) discoveryDelta(w *Watcher, pw *pathWatch, added, removed []string) (taken bool, found foundPaths) {
 	w.mu.Lock()
 	if pw.rp == nil || pw.removed || !pw.discover || pw.qm != nil || w.sems.owners[pw.path] != nil {
 		w.mu.Unlock()

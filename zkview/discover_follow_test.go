@@ -27,7 +27,7 @@ func followFixture(t *testing.T, names ...string) (*Watcher, *pathWatch) {
 
 // listRoot gives the root a listing, as its worker does.
 func listRoot(w *Watcher, root *pathWatch, names ...string) {
-	root.rp.rw.resetNames(w, names)
+	root.rp.rw.resetNames(w, root, names)
 	w.mu.Lock()
 	found := root.discoverLocked(w, names)
 	w.mu.Unlock()
@@ -73,10 +73,10 @@ func TestRootFollowsNames(t *testing.T) {
 	w.mu.Lock()
 	w.paths["/r/b"].removeLocked(w, w.cfg.Now())
 	w.mu.Unlock()
-	if !root.rp.rw.forgetRecreated(w, "b") {
+	if !root.rp.rw.forgetRecreated(w, root, "b") {
 		t.Errorf("forgetRecreated(b) = false for a child no longer watched: it would never be found again")
 	}
-	if root.rp.rw.forgetRecreated(w, "lock-0000000001") {
+	if root.rp.rw.forgetRecreated(w, root, "lock-0000000001") {
 		t.Errorf("forgetRecreated of a lock node = true: nothing is followed below one")
 	}
 	listRoot(w, root, "b", "c")

@@ -48,7 +48,7 @@ func (f pathFlags) keep() bool { return f.explicit || f.root }
 // it follows), the path's lock parent model is the path's (no second map
 // by path), the path on the server is asked of the session (absPath),
 // and the small fields sit together, so that a pathWatch fits in 64
-// bytes and a rootedPath in 128 (TestPathWatchSize).
+// bytes and a rootedPath in 112 (TestPathWatchSize).
 type pathWatch struct {
 	path string
 	pathFlags

@@ -35,7 +35,7 @@ func readRoot(w *Watcher, pw *pathWatch) bool {
 		return true
 	}
 	rw := &pw.rp.rw
-	ok, found := rw.read(ctx, w, rt.gen)
+	ok, found := rw.read(ctx, w, pw, rt.gen)
 	rt.attach(w, found)
 	if !ok {
 		if pw.noAuth {

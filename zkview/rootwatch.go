@@ -50,8 +50,8 @@ type rootWatch struct {
 // name decides whether the child is there.
 //
 // Its root is the path's via, and whether it is queued (busy) or to be
-// listed (relist) sit among the path's flags: a rootPath fits in 56
-// bytes, and with its pathWatch (rootedPath) in 128 (TestPathWatchSize).
+// listed (relist) sit among the path's flags: a rootPath fits in 48
+// bytes, and with its pathWatch (rootedPath) in 112 (TestPathWatchSize).
 type rootPath struct {
 	rw recursiveWatch
 }
@@ -125,7 +125,6 @@ func (rt *rootWatch) attachLocked(rp *rootedPath) {
 	}
 	rt.found++
 	pw.rp, pw.via = &rp.rp, rt
-	pw.rp.rw.pw = pw
 	pw.noAuth, pw.listed = false, false
 	pw.relist = true
 	rt.enqueueLocked(pw)
@@ -219,7 +218,6 @@ func (rt *rootWatch) adoptRootLocked(w *Watcher) {
 		return
 	}
 	pw.rp, pw.via = &rootPath{}, rt
-	pw.rp.rw.pw = pw
 	pw.noAuth, pw.listed = false, false
 	rt.found++ // the root is one of the paths read through it
 	if pw.read {
@@ -395,7 +393,7 @@ func (rt *rootWatch) work(w *Watcher, pw *pathWatch) {
 			continue
 		}
 		if relist {
-			ok, found := rp.rw.read(rt.ctx, w, gen)
+			ok, found := rp.rw.read(rt.ctx, w, pw, gen)
 			rt.attach(w, found)
 			if !ok && pw.noAuth {
 				pw.handOff(w)
@@ -406,7 +404,7 @@ func (rt *rootWatch) work(w *Watcher, pw *pathWatch) {
 			}
 		}
 		if evs != nil && pw.listed {
-			_, found := rp.rw.applyEvents(rt.ctx, w, evs.evs, gen, rp.rw.listed(), evs.at)
+			_, found := rp.rw.applyEvents(rt.ctx, w, pw, evs.evs, gen, rp.rw.listed(), evs.at)
 			rt.attach(w, found)
 		}
 		evs.appliedTo(w) // merged, or made moot by the listing
