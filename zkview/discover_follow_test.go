@@ -96,3 +96,45 @@ func TestRootFollowsNames(t *testing.T) {
 		t.Errorf("handed off, the root records %v as followed, want %v", followed, want)
 	}
 }
+
+// TestFoundQueuedByTheRoot: a merge below a root registers the children
+// it finds (Load waits for them) and queues none of them, calling no
+// root; the root's worker queues what the merge returned (attach), but
+// a child let go in between stays let go, counted neither found nor read.
+func TestFoundQueuedByTheRoot(t *testing.T) {
+	w, root := followFixture(t)
+	rt := root.via
+	root.rp.rw.resetNames(w, root, []string{"a", "b"})
+	w.mu.Lock()
+	pending, foundBefore := w.initPending, rt.found
+	found := root.discoverLocked(w, []string{"a", "b"})
+	if len(found) != 2 {
+		w.mu.Unlock()
+		t.Fatalf("the merge returned %d paths found, want 2", len(found))
+	}
+	for _, rp := range found {
+		if rp.pw.rootOf() != nil || rp.pw.busy || w.paths[rp.pw.path] != &rp.pw {
+			t.Errorf("%s: watched through a root %v, queued %v, registered %v; want registered only",
+				rp.pw.path, rp.pw.rootOf() != nil, rp.pw.busy, w.paths[rp.pw.path] == &rp.pw)
+		}
+	}
+	if w.initPending != pending+2 || rt.found != foundBefore {
+		t.Errorf("after the merge: %d paths pending, %d found by the root; want %d, %d", w.initPending, rt.found, pending+2, foundBefore)
+	}
+	w.paths["/r/b"].removeLocked(w, w.cfg.Now())
+	w.mu.Unlock()
+
+	rt.attach(w, found)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	a, b := &found[0].pw, &found[1].pw
+	if a.rootOf() != rt || !a.busy || !a.relist || !slices.Contains(rt.queue, a) {
+		t.Errorf("/r/a: watched through the root %v, queued %v, to be listed %v; want all", a.rootOf() == rt, a.busy, a.relist)
+	}
+	if b.rootOf() != nil || b.busy || slices.Contains(rt.queue, b) {
+		t.Errorf("/r/b, let go before the root took it, was queued")
+	}
+	if w.initPending != pending+1 || rt.found != foundBefore+1 {
+		t.Errorf("after the root took them: %d paths pending, %d found by the root; want %d, %d", w.initPending, rt.found, pending+1, foundBefore+1)
+	}
+}
