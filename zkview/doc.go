@@ -142,8 +142,9 @@
 // run) takes the same trip without the root; what it finds gets a
 // goroutine of its own at once. What still goes back up: a path read
 // once or let go counts itself in or out of its root's progress
-// (rootWatch.read, found; forgetLocked) through pathFlags.via, and a
-// path handed off (NoAuth) leaves its root the same way.
+// (rootWatch.read, found; forgetLocked) through pathFlags.via. A path
+// the root may not list (NoAuth) is handed off by the root's worker
+// (rootWatch.handOff), not by the path.
 //
 // # What the servers cannot tell
 //

@@ -611,20 +611,3 @@ func (pw *pathWatch) rootOf() *rootWatch {
 	}
 	return pw.via
 }
-
-// handOff gives pw, which may not be listed (NoAuth: the server sends a
-// persistent watch no event of it either), a goroutine and children
-// watches of its own, which watch it for deletion with exists.
-func (pw *pathWatch) handOff(w *Watcher) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if pw.removed || pw.rp == nil {
-		return
-	}
-	pw.via.forgetLocked(pw)
-	pw.own = newOwnWatch(w.ctx) // before leaving: it records the children followed
-	pw.leaveRootLocked(w)
-	pw.via = nil
-	w.wg.Add(1)
-	go pw.run(w)
-}

@@ -396,7 +396,7 @@ func (rt *rootWatch) work(w *Watcher, pw *pathWatch) {
 			ok, found := rp.rw.read(rt.ctx, w, pw, gen)
 			rt.attach(w, found)
 			if !ok && pw.noAuth {
-				pw.handOff(w)
+				rt.handOff(w, pw)
 				continue
 			}
 			if !ok {
@@ -423,6 +423,24 @@ func (rt *rootWatch) retryLater(w *Watcher, pw *pathWatch) {
 			rt.enqueueLocked(pw)
 		}
 	})
+}
+
+// handOff gives pw, which may not be listed (NoAuth: the server sends a
+// persistent watch no event of it either), a goroutine and children
+// watches of its own, which watch it for deletion with exists: rt lets
+// it go, counted out of its progress.
+func (rt *rootWatch) handOff(w *Watcher, pw *pathWatch) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if pw.removed || pw.rootOf() != rt {
+		return
+	}
+	rt.forgetLocked(pw)
+	pw.own = newOwnWatch(w.ctx) // before leaving: it records the children followed
+	pw.leaveRootLocked(w)
+	pw.via = nil
+	w.wg.Add(1)
+	go pw.run(w)
 }
 
 // tellProgress says, once a second while the root's first picture
