@@ -541,3 +541,43 @@ func (cw *ChangeWriter) Write(cs []model.Change) error {
 // differ from the live one by the two clocks' drift, a millisecond when
 // a duration rounds at the edge.
 func wallSince(start, at time.Time) time.Duration { return at.Round(0).Sub(start.Round(0)) }
+
+// SeenIn is what prev's nodes say the servers told of their sessions
+// (model.Node.Health, filled where the AdminServer or the four-letter words
+// answer): the Seen that DiffSeen needs to tell an expiry or a close from a
+// release. Nil when prev tells nothing of any session.
+func SeenIn(prev *model.Snapshot) Seen {
+	if prev == nil {
+		return nil
+	}
+	var seen map[int64]model.SessionSeen
+	for _, q := range prev.Queues.All() {
+		for _, n := range q.Nodes.All() {
+			h := n.Health()
+			if n.Session == 0 || !h.Known() {
+				continue
+			}
+			if _, ok := seen[n.Session]; ok {
+				continue
+			}
+			s := model.SessionSeen{At: h.At, Timeout: h.Timeout}
+			if d, ok := h.Silent(h.At); ok {
+				s.Silent = d
+			}
+			if d, ok := h.ExpiresIn(h.At); ok {
+				s.ExpiresIn = d
+			}
+			if seen == nil {
+				seen = map[int64]model.SessionSeen{}
+			}
+			seen[n.Session] = s
+		}
+	}
+	if seen == nil {
+		return nil
+	}
+	return func(session int64) (model.SessionSeen, bool) {
+		s, ok := seen[session]
+		return s, ok
+	}
+}

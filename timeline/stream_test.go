@@ -382,3 +382,27 @@ func TestDiffEmptiedQueueType(t *testing.T) {
 		t.Fatalf("%+v", cs)
 	}
 }
+
+// TestSeenInTellsExpiry: a holder whose node went at the expiry its
+// session's health made due is told session-lost "expired" through the
+// Seen that SeenIn reads from the snapshot before.
+func TestSeenInTellsExpiry(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 22, 47, 0, 0, time.UTC)
+	holder := model.Node{Name: "lock-0000000000", Seq: 0, Session: 0x51, Role: ordering.RoleHolder}
+	h := model.Health{Member: "127.0.0.1:2181", Heard: t0.Add(-9 * time.Second), Timeout: 12 * time.Second, Expires: t0.Add(3 * time.Second), At: t0}
+	holder.SetHealth(h)
+	prev := &model.Snapshot{At: t0, Queues: model.QueuesOf(model.Queue{Path: "/l", State: model.PathPresent, Nodes: model.NodesOf(holder)})}
+	next := &model.Snapshot{At: t0.Add(3 * time.Second), Queues: model.QueuesOf(model.Queue{Path: "/l", State: model.PathPresent})}
+	if SeenIn(&model.Snapshot{At: t0}) != nil {
+		t.Error("a snapshot with no health told should give no Seen")
+	}
+	var cause model.Cause
+	for _, c := range DiffSeen(prev, next, SeenIn(prev)) {
+		if c.Kind == model.ChangeSessionLost {
+			cause = c.Cause
+		}
+	}
+	if cause != model.CauseExpired {
+		t.Fatalf("cause %v, want expired", cause)
+	}
+}
