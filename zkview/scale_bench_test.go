@@ -210,12 +210,14 @@ func benchSustained(b *testing.B, rate, workers int) {
 	var cpu0 time.Duration
 	var t0 time.Time
 	var held heldRuns
+	var win runWindow
 	// take handles one line of the writer; false once its run ended.
 	take := func(l writerLine) bool {
 		switch l.kind {
 		case 'r':
 			st.running, cpu0, t0 = true, cpuTime(b), time.Now()
 			held.start(w)
+			win.start(b)
 		case 'C', 'D':
 			st.report(change{create: l.kind == 'C', name: l.name, seq: l.seq, at: l.at})
 		case 'e':
@@ -223,6 +225,7 @@ func benchSustained(b *testing.B, rate, workers int) {
 			st.wall += time.Since(t0)
 			st.running = false
 			held.end(w)
+			win.end(b)
 			return false
 		case '!':
 			b.Fatalf("writer: %s", l.text)
@@ -318,6 +321,7 @@ func benchSustained(b *testing.B, rate, workers int) {
 		b.ReportMetric(float64(st.maxLag)*float64(st.frames)/float64(st.changes), "max-lag-frames")
 	}
 	held.report(b)
+	win.report(b, st.changes)
 	b.ReportMetric(float64(finalDiff)/float64(b.N), "final-diff-nodes")
 	b.ReportMetric(float64(unshown)/float64(b.N), "never-shown")
 }

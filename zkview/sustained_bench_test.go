@@ -4,10 +4,21 @@
 package zkview
 
 import (
+	"flag"
+	"os"
+	"runtime/metrics"
+	"runtime/pprof"
 	"syscall"
 	"testing"
 	"time"
 )
+
+// sustainedProfile names a CPU profile of a sustained benchmark taken
+// over the writer's first run only (not the queue's fill nor the fresh
+// Load after each run, which -test.cpuprofile also counts). Not with
+// -test.cpuprofile: one CPU profile at a time; with one benchmark at a
+// time, since each writes the file anew.
+var sustainedProfile = flag.String("sustained.cpuprofile", "", "write a CPU profile of the sustained benchmarks' runs to this file")
 
 // heldRuns measures, over a benchmark's runs, the watch events the
 // Watcher held (received, not yet in its model) at each snapshot it
@@ -53,4 +64,71 @@ func cpuTime(b testing.TB) time.Duration {
 		b.Fatalf("getrusage: %v", err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// runWindow measures what the process spent over a benchmark's runs
+// (the writer's runs, from "ready" to "end"): heap allocations, and a
+// CPU profile when -sustained.cpuprofile asks for one.
+type runWindow struct {
+	objs, bytes   uint64 // over the runs
+	objs0, bytes0 uint64
+	samples       []metrics.Sample
+	prof          *os.File
+	profiled      bool
+}
+
+// start begins a run.
+func (r *runWindow) start(b testing.TB) {
+	if *sustainedProfile != "" && !r.profiled {
+		r.profiled = true
+		f, err := os.Create(*sustainedProfile)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			b.Fatal(err)
+		}
+		r.prof = f
+	}
+	r.objs0, r.bytes0 = r.read()
+}
+
+// end ends a run.
+func (r *runWindow) end(b testing.TB) {
+	objs, bytes := r.read()
+	r.objs += objs - r.objs0
+	r.bytes += bytes - r.bytes0
+	r.stopProfile(b)
+}
+
+// stopProfile ends the profile, if one runs.
+func (r *runWindow) stopProfile(b testing.TB) {
+	if r.prof == nil {
+		return
+	}
+	pprof.StopCPUProfile()
+	if err := r.prof.Close(); err != nil {
+		b.Error(err)
+	}
+	r.prof = nil
+}
+
+// read is the heap's allocations so far, objects and bytes.
+func (r *runWindow) read() (objs, bytes uint64) {
+	if r.samples == nil {
+		r.samples = []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/allocs:bytes"}}
+	}
+	metrics.Read(r.samples)
+	return r.samples[0].Value.Uint64(), r.samples[1].Value.Uint64()
+}
+
+// report reports allocs/change and B/change over the runs (the
+// benchmark's own reading of Updates and of the writer's lines
+// included), and ends the profile if a run ended early.
+func (r *runWindow) report(b *testing.B, changes int) {
+	r.stopProfile(b)
+	if changes > 0 {
+		b.ReportMetric(float64(r.objs)/float64(changes), "allocs/change")
+		b.ReportMetric(float64(r.bytes)/float64(changes), "B/change")
+	}
 }
