@@ -20,6 +20,12 @@ import (
 // time, since each writes the file anew.
 var sustainedProfile = flag.String("sustained.cpuprofile", "", "write a CPU profile of the sustained benchmarks' runs to this file")
 
+// sustainedMemProfile names the allocation profiles taken at the start
+// and the end of the first run (NAME.start, NAME.end): what the run
+// allocated is `go tool pprof -sample_index=alloc_space -base NAME.start
+// NAME.end`.
+var sustainedMemProfile = flag.String("sustained.memprofile", "", "write allocation profiles at the start and the end of a sustained benchmark's first run")
+
 // heldRuns measures, over a benchmark's runs, the watch events the
 // Watcher held (received, not yet in its model) at each snapshot it
 // built: the lag on the receive side, without the writer's and the
@@ -75,6 +81,8 @@ type runWindow struct {
 	samples       []metrics.Sample
 	prof          *os.File
 	profiled      bool
+	memStarted    bool
+	memEnded      bool
 }
 
 // start begins a run.
@@ -90,7 +98,23 @@ func (r *runWindow) start(b testing.TB) {
 		}
 		r.prof = f
 	}
+	if *sustainedMemProfile != "" && !r.memStarted {
+		r.memStarted = true
+		writeHeap(b, *sustainedMemProfile+".start")
+	}
 	r.objs0, r.bytes0 = r.read()
+}
+
+// writeHeap writes the allocation profile so far to name.
+func writeHeap(b testing.TB, name string) {
+	f, err := os.Create(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // end ends a run.
@@ -99,6 +123,10 @@ func (r *runWindow) end(b testing.TB) {
 	r.objs += objs - r.objs0
 	r.bytes += bytes - r.bytes0
 	r.stopProfile(b)
+	if r.memStarted && !r.memEnded {
+		r.memEnded = true
+		writeHeap(b, *sustainedMemProfile+".end")
+	}
 }
 
 // stopProfile ends the profile, if one runs.
