@@ -341,10 +341,22 @@ func (ns Nodes) builderForTail() *nodesBuilder {
 	return b
 }
 
-// search is the index of the first node whose sequence is not before seq
-// (Len when there is none); the nodes are in sequence order.
+// Search is the index of the first node whose sequence is not before seq
+// (Len when there is none); the nodes are in sequence order. It finds the
+// chunk by the chunks' last nodes, then the node in it: no index is
+// turned into a chunk at each step.
 func (ns Nodes) Search(seq int32) int {
-	return sort.Search(ns.Len(), func(i int) bool { return !ordering.SeqLess(ns.At(i).Seq, seq) })
+	notBefore := func(n *Node) bool { return !ordering.SeqLess(n.Seq, seq) }
+	if ns.many == nil {
+		return sort.Search(len(ns.one), func(i int) bool { return notBefore(&ns.one[i]) })
+	}
+	cs := ns.many.chunks
+	k := sort.Search(len(cs), func(k int) bool { return notBefore(&cs[k][len(cs[k])-1]) })
+	if k == len(cs) {
+		return ns.Len()
+	}
+	c := cs[k]
+	return ns.start(k) + sort.Search(len(c), func(i int) bool { return notBefore(&c[i]) })
 }
 
 // equalBy says whether ns and o hold as many nodes and eq holds for each

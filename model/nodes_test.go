@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"sort"
 	"testing"
 
 	"github.com/zklock/zklock/lockops/ordering"
@@ -159,6 +160,12 @@ func TestNodesChanges(t *testing.T) {
 			i := r.IntN(len(truth))
 			if ns.At(i).Name != truth[i].Name {
 				t.Fatalf("step %d: At(%d) = %s, want %s", step, i, ns.At(i).Name, truth[i].Name)
+			}
+		}
+		for _, seq := range []int32{r.Int32N(next + 2), -1, next} {
+			want := sort.Search(len(truth), func(i int) bool { return truth[i].Seq >= seq })
+			if got := ns.Search(seq); got != want {
+				t.Fatalf("step %d: Search(%d) = %d, want %d", step, seq, got, want)
 			}
 		}
 		if ns.numChunks() > 8 && ns.numChunks() > 2*(ns.Len()/nodeChunk+1) {
