@@ -37,6 +37,9 @@ type Graph struct {
 	fromNodes bool
 	gen       uint64
 	scratch   []*model.Node
+	// spare: a long queue's waits before its last reading, the room of
+	// the next (pairsRoom); nil when none.
+	spare []pairRec
 
 	// version counts the changes of waits (applyPair); described, the
 	// Deadlocks the cycles describedFound were last described as at
