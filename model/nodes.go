@@ -17,6 +17,17 @@ import (
 // nodes), so both stay far below a frame's time at any queue length.
 const nodeChunk = 256
 
+// A change inside a chunk shares the chunk's untouched tail instead of
+// copying it when the tail holds shareTail nodes or more and at most
+// shareAfter nodes come before it in the chunk being made (so that a
+// change near a chunk's head, a handoff, costs those few nodes, while
+// changes in the middle, which would leave two small chunks each, copy
+// the chunk as before and do not fragment the list).
+const (
+	shareTail  = 32
+	shareAfter = 16
+)
+
 // Nodes is a queue's nodes in sequence order. Its storage is shared with
 // the queues built before and after it: a change copies the chunks it
 // touches (a handoff the first, a join at the tail the last), never the
@@ -244,6 +255,17 @@ func (b *nodesBuilder) extend(c []Node) {
 	b.open = c
 }
 
+// keepTail appends the tail of a chunk, shared with the list it came
+// from: as extend does when nodes join after it (joins, the tail of the
+// list's last chunk), else as keep does.
+func (b *nodesBuilder) keepTail(c []Node, joins bool) {
+	if joins {
+		b.extend(c)
+		return
+	}
+	b.keep(c)
+}
+
 // keep appends chunk c as it is, shared with the list it came from.
 func (b *nodesBuilder) keep(c []Node) {
 	b.flush()
@@ -429,16 +451,28 @@ func MergeChanged(prev Nodes, entries []ordering.Entry, changed []ordering.Parse
 		if k+1 < nc {
 			next = &prev.chunk(k + 1)[0]
 		}
-		j := 0 // in c
+		j := 0       // in c
+		tail := true // the next node that stayed may begin the chunk's untouched tail
 		for ; i < len(entries) && (next == nil || ordering.ChangeOrder(entries[i].ParsedName, key(next)) < 0); i++ {
 			e := &entries[i]
 			for j < len(c) && ordering.ChangeOrder(key(&c[j]), e.ParsedName) < 0 {
 				j++
 			}
 			if j < len(c) && c[j].Name == e.Name && !isChanged(e) {
+				if l := len(c) - j; tail && len(b.open) <= shareAfter && l >= shareTail && i+l <= len(entries) &&
+					entries[i+l-1].Name == c[len(c)-1].Name && !changedWithin(&c[j], &c[len(c)-1]) {
+					// The rest of the chunk is untouched: shared, not
+					// copied (a handoff or a departure at the head
+					// copies the few nodes before it).
+					b.keepTail(c[j:], k == nc-1 && i+l < len(entries))
+					i, j = i+l-1, len(c)
+					continue
+				}
+				tail = false
 				b.add(c[j])
 				continue
 			}
+			tail = true
 			nd, ok := fresh(e)
 			if !ok {
 				return Nodes{}, false

@@ -183,8 +183,9 @@ func TestNodesChanges(t *testing.T) {
 	}
 }
 
-// TestNodesShareChunks: a handoff in a long queue copies the chunk it
-// touches and shares the others with the list before it.
+// TestNodesShareChunks: a handoff in a long queue copies the node it
+// touches and shares every other node with the list before it (the
+// first chunk's untouched tail too).
 func TestNodesShareChunks(t *testing.T) {
 	var nodes []Node
 	for i := range 10 * nodeChunk {
@@ -202,14 +203,27 @@ func TestNodesShareChunks(t *testing.T) {
 	if !ok || next.Len() != len(nodes)-1 || next.At(0).Version != 1 {
 		t.Fatalf("handoff: ok %v, %d nodes, head version %d", ok, next.Len(), next.At(0).Version)
 	}
-	shared := 0
-	for k := range next.numChunks() {
-		if k < prev.numChunks() && &next.chunk(k)[0] == &prev.chunk(k)[0] {
-			shared++
+	// Every node but the new holder is prev's own, in prev's chunks:
+	// the handoff copies the node it touched, not the first chunk.
+	inPrev := map[*Node]bool{}
+	for k := range prev.numChunks() {
+		for i := range prev.chunk(k) {
+			inPrev[&prev.chunk(k)[i]] = true
 		}
 	}
-	if shared != prev.numChunks()-1 {
-		t.Errorf("%d of %d chunks shared after a handoff, want all but the first", shared, prev.numChunks())
+	copied := 0
+	for k := range next.numChunks() {
+		for i := range next.chunk(k) {
+			if !inPrev[&next.chunk(k)[i]] {
+				copied++
+			}
+		}
+	}
+	if copied != 1 {
+		t.Errorf("%d nodes copied after a handoff in %d chunks, want 1 (the new holder)", copied, prev.numChunks())
+	}
+	if next.numChunks() > prev.numChunks()+1 {
+		t.Errorf("%d chunks after a handoff, %d before", next.numChunks(), prev.numChunks())
 	}
 	eq := func(a, b *Node) bool { return a.Name == b.Name }
 	if !next.EqualBy(next, eq) || next.EqualBy(prev, eq) {
