@@ -6,6 +6,7 @@ package zkview
 import (
 	"flag"
 	"os"
+	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
 	"syscall"
@@ -105,8 +106,11 @@ func (r *runWindow) start(b testing.TB) {
 	r.objs0, r.bytes0 = r.read()
 }
 
-// writeHeap writes the allocation profile so far to name.
+// writeHeap writes the allocation profile so far to name, after a
+// garbage collection (the profile counts what was allocated up to the
+// last one).
 func writeHeap(b testing.TB, name string) {
+	runtime.GC()
 	f, err := os.Create(name)
 	if err != nil {
 		b.Fatal(err)
