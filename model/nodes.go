@@ -430,6 +430,11 @@ func MergeChanged(prev Nodes, entries []ordering.Entry, changed []ordering.Parse
 	var b nodesBuilder
 	i := 0 // in entries
 	nc := prev.numChunks()
+	if nc > 1 {
+		// Room for prev's chunks and a few more (a shared tail, joins):
+		// not grown chunk by chunk at every change of a long queue.
+		b.chunks, b.ends = make([][]Node, 0, nc+2), make([]int, 0, nc+2)
+	}
 	for k := range nc {
 		c := prev.chunk(k)
 		if l := len(c); i+l <= len(entries) && entries[i].Name == c[0].Name && entries[i+l-1].Name == c[l-1].Name &&
