@@ -1,17 +1,23 @@
 // Measures of the sustained benchmarks (scale_bench_test.go) beside
-// their own: the CPU time, the events held on the receive side.
+// their own: the CPU time, the events held on the receive side, the
+// allocations over the runs, the last snapshot against a fresh read.
 
 package zkview
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zklock/zklock/lockops/ordering"
+	"github.com/zklock/zklock/model"
 )
 
 // sustainedProfile names a CPU profile of a sustained benchmark taken
@@ -163,4 +169,59 @@ func (r *runWindow) report(b *testing.B, changes int) {
 		b.ReportMetric(float64(r.objs)/float64(changes), "allocs/change")
 		b.ReportMetric(float64(r.bytes)/float64(changes), "B/change")
 	}
+}
+
+// queueDiff counts the nodes that differ between a and b in what a
+// snapshot says of them (recipe's view, owner, data, stat; order follows
+// from the sequences) and describes the difference.
+func queueDiff(a, b *model.Queue) (int, string) {
+	if a == nil || b == nil {
+		return 1, fmt.Sprintf("queue missing (watched %v, loaded %v)", a != nil, b != nil)
+	}
+	type view struct {
+		Seq              int32
+		Kind             ordering.Kind
+		Role, Believes   ordering.Role
+		Watches, Data    string
+		Session          int64
+		DataLen, Version int32
+		Ctime, Mtime     int64
+	}
+	views := func(q *model.Queue) map[string]view {
+		m := make(map[string]view, q.Nodes.Len())
+		for _, n := range q.Nodes.All() {
+			m[n.Name] = view{n.Seq, n.Kind, n.Role, n.Believes, n.Watches(), string(n.Data()), n.Session,
+				n.DataLen, n.Version, n.Ctime().UnixMilli(), n.Mtime().UnixMilli()}
+		}
+		return m
+	}
+	va, vb := views(a), views(b)
+	var onlyA, onlyB, differ []string
+	for name, x := range va {
+		if y, ok := vb[name]; !ok {
+			onlyA = append(onlyA, name)
+		} else if x != y {
+			differ = append(differ, fmt.Sprintf("%s watched %+v, loaded %+v", name, x, y))
+		}
+	}
+	for name := range vb {
+		if _, ok := va[name]; !ok {
+			onlyB = append(onlyB, name)
+		}
+	}
+	n := len(onlyA) + len(onlyB) + len(differ)
+	if n == 0 {
+		return 0, ""
+	}
+	slices.Sort(onlyA)
+	slices.Sort(onlyB)
+	slices.Sort(differ)
+	first := func(s []string) string {
+		if len(s) == 0 {
+			return "-"
+		}
+		return s[0]
+	}
+	return n, fmt.Sprintf("%d nodes watched, %d loaded; %d only watched (first %s), %d only loaded (first %s), %d differ (first %s)",
+		len(va), len(vb), len(onlyA), first(onlyA), len(onlyB), first(onlyB), len(differ), first(differ))
 }
