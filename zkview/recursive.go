@@ -274,7 +274,12 @@ func drainEvents(ctx context.Context, s *lockops.Session, ch <-chan zk.Event, ba
 		select {
 		case ev, ok = <-ch:
 		default:
-			if s.PersistentBacklog(ch) == 0 {
+			// The count may hold one event already handed over (the
+			// client takes it off its queue a moment after the hand-over):
+			// two or more say that one is still to come for sure; one is
+			// left to the next batch, lest this one wait for a change
+			// that may not come.
+			if s.PersistentBacklog(ch) < 2 {
 				return batch, nil
 			}
 			select { // handed over next, or the channel closed
