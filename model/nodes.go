@@ -30,8 +30,9 @@ const (
 
 // Nodes is a queue's nodes in sequence order. Its storage is shared with
 // the queues built before and after it: a change copies the chunks it
-// touches (a handoff the first, a join at the tail the last), never the
-// whole list, so publishing a change costs the same in a 100,000-node
+// touches (a join at the tail the last; a handoff only the nodes before
+// the first chunk's untouched tail, see shareTail), never the whole
+// list, so publishing a change costs the same in a 100,000-node
 // queue as in a small one. Like every published value it is immutable:
 // the pointers At and All return are for reading only. The zero value is
 // an empty list.
