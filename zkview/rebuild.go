@@ -217,7 +217,7 @@ func (w *Watcher) warningChangesLocked(prev *model.Queue, nq model.Queue, now ti
 	// on it would log a "cleared" and a new raise). The others name their
 	// nodes: another pair of split holders is another incident.
 	same := func(x, y *model.Warning) bool {
-		return x.Code == y.Code && (x.Code == model.WarnMixedRecipes || slices.Equal(x.Nodes, y.Nodes))
+		return x.Code == y.Code && (x.Code == model.WarnMixedRecipes || sameNamed(x.Nodes, y.Nodes))
 	}
 	in := func(x *model.Warning, ws []model.Warning) bool {
 		for i := range ws {
@@ -239,6 +239,17 @@ func (w *Watcher) warningChangesLocked(prev *model.Queue, nq model.Queue, now ti
 			w.emitLocked(model.Change{At: now, Kind: model.ChangeWarningCleared, Path: nq.Path, Type: nq.Type, Node: model.Node{Name: first(x.Nodes)}, Warning: *x})
 		}
 	}
+}
+
+// sameNamed says whether two warnings name the same nodes: at once when
+// they share their list (a change build hands on a list no change
+// touched: a self-wait over thousands of nodes is not read at every
+// publish), else name by name.
+func sameNamed(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 || &a[0] == &b[0] || slices.Equal(a, b)
 }
 
 func first(s []string) string {
