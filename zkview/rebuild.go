@@ -68,11 +68,11 @@ func (w *Watcher) rebuildLocked() bool {
 
 // queueDirtyLocked lists a model that changed for the next build
 // (queue.Hooks.Dirty).
-func (w *Watcher) queueDirtyLocked(qm *queue.Model) { w.dirtyQ = append(w.dirtyQ, qm) }
+func (w *Watcher) queueDirtyLocked(qm *queue.Tracker) { w.dirtyQ = append(w.dirtyQ, qm) }
 
 // newModelLocked makes the model of the lock parent p, listed for the
 // next build whenever it changes.
-func (w *Watcher) newModelLocked(p, abs string) *queue.Model {
+func (w *Watcher) newModelLocked(p, abs string) *queue.Tracker {
 	if w.modelHooks == nil {
 		// Made once: a method value is a closure, made at each use.
 		w.modelHooks = &queue.Hooks{Emit: w.emitLocked, Dirty: w.queueDirtyLocked, Abs: w.s.Abs}
@@ -82,7 +82,7 @@ func (w *Watcher) newModelLocked(p, abs string) *queue.Model {
 
 // queueLocked is the model of the path p, nil when p is no lock parent
 // (nor a semaphore's part) of the model.
-func (w *Watcher) queueLocked(p string) *queue.Model {
+func (w *Watcher) queueLocked(p string) *queue.Tracker {
 	if pw := w.paths[p]; pw != nil {
 		return pw.qm
 	}
@@ -165,7 +165,7 @@ func (w *Watcher) builtLocked(p string) *model.Queue {
 // buildOneLocked builds qm's Queue again when it changed (or its
 // semaphore's parts did, or everything is rebuilt, or the last one built,
 // prev, is not known); built false says prev stands.
-func (w *Watcher) buildOneLocked(qm *queue.Model, prev *model.Queue, sv *queue.ServerView, stale bool, now time.Time) (nq model.Queue, built bool) {
+func (w *Watcher) buildOneLocked(qm *queue.Tracker, prev *model.Queue, sv *queue.ServerView, stale bool, now time.Time) (nq model.Queue, built bool) {
 	sem := w.sems.atLocked(qm.Path)
 	if !qm.HasBuilt {
 		prev = nil

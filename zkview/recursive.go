@@ -566,7 +566,7 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, w *Watcher, pw *pathWa
 // when it is more than a queue of lock nodes: a path not read yet, absent
 // or refused; one with other children (semaphores, discovery, a plain
 // ephemeral lock's node), or one a semaphore reads beside its own.
-func (rw *recursiveWatch) deltaFitsLocked(w *Watcher, pw *pathWatch, qm *queue.Model) bool {
+func (rw *recursiveWatch) deltaFitsLocked(w *Watcher, pw *pathWatch, qm *queue.Tracker) bool {
 	if !qm.Seen || qm.State() != model.PathPresent || qm.Lone() != nil || qm.LockCount() == 0 || len(qm.Other()) > 0 {
 		return false
 	}

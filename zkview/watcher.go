@@ -162,7 +162,7 @@ type published struct {
 // and sysPaths the paths the overlay touched in it.
 type built struct {
 	base      model.Queues
-	dirtyQ    []*queue.Model
+	dirtyQ    []*queue.Tracker
 	reshown   []string
 	sysPaths  []string
 	builtOnce bool
