@@ -14,7 +14,7 @@ import (
 // of them never use sits behind rare, what a one-node parent can derive
 // or shares with others is not its own (Kids, its hooks and depth
 // samples: x), times are Unix nanoseconds and the flags sit together,
-// so that a Tracker fits in 96 bytes (TestModelSize): its path on the
+// so that a Tracker fits in 96 bytes (TestTrackerSize): its path on the
 // server (Abs) is kept apart only where it differs (a chroot).
 type Tracker struct {
 	Path     string
