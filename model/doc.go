@@ -52,7 +52,7 @@
 //     known (Bound).
 //   - names.go: short forms of node names and session ids, the typed
 //     confirmation of destructive actions, GapText.
-//   - lsjson.go: JSONPath, ToJSON and PathJSON (one path, for a streaming writer), `ls --json`'s schema (LsSchema).
+//   - lsjson.go: JSONPath, ToJSON and PathJSON (one path, for a streaming writer), `ls --json`'s schema (LsSchema), and Warning.JSON (a warning as ls and why write it).
 //   - sanitize.go: Sanitize and SanitizeString.
 //   - modeltest/: model values for tests (nodes of a session holding or
 //     waiting since a moment; mutex queues of them).
