@@ -170,7 +170,7 @@ func (v Verdict) JSON() JSON {
 		Label: model.SanitizeString(v.Label, 0), Exists: v.State != StateUnknown && !v.Absent,
 		Unread: model.SanitizeString(v.Unread, 0), Holders: make([]JSONHolder, 0, len(v.Holders)),
 		Waiters: make([]JSONWaiter, 0, len(v.Waiters)), Warnings: make([]model.JSONWarning, 0, len(v.Warnings)),
-		Deadlocks: sessions.SessionsJSON(&sessions.Sessions{At: v.At, Deadlocks: v.Deadlocks}).Deadlocks,
+		Deadlocks:  sessions.SessionsJSON(&sessions.Sessions{At: v.At, Deadlocks: v.Deadlocks}).Deadlocks,
 		ServerView: v.ServerView, ServerViewNote: model.SanitizeString(v.ServerViewNote, 0), Stale: v.Stale}
 	for _, h := range v.Holders {
 		j.Holders = append(j.Holders, v.holderJSON(h))

@@ -147,7 +147,7 @@ func TestJudge(t *testing.T) {
 			state: StateHeld, next: "when #0 releases, the lock is free", headline: "held by #0 for ≤3.0s; nobody waits"},
 		{name: "every waiter watches", snap: snapshot(true, built("/locks/a", true, chain(3)...)), path: "/locks/a",
 			state: StateHeld, wakes: []Wakes{WakesYes, WakesYes}, next: "when #0 releases, #1 holds",
-			headline: "held by #0 for ≤5.0s; 2 waiting",
+			headline:  "held by #0 for ≤5.0s; 2 waiting",
 			textParts: []string{"#1 waits 4.0s, watching #0 (the servers show the watch): it wakes when #0 goes [session 0x2, 10.0.0.2:4000]"}},
 		{name: "servers do not tell", snap: snapshot(false, built("/locks/a", false, chain(3)...)), path: "/locks/a",
 			state: StateHeld, wakes: []Wakes{WakesExpected, WakesExpected}, next: "when #0 releases, #1 holds",
