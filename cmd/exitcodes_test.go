@@ -268,6 +268,9 @@ func TestUsageErrorsBeforeConnecting(t *testing.T) {
 		{[]string{"config", "set-context", "a", "--read-only=maybe"}, "invalid argument"},
 		{[]string{"completion", "tcsh"}, `unknown command "tcsh"`},
 		{[]string{"demo", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"why"}, "accepts 1 arg(s), received 0"},
+		{[]string{"why", "/x", "/y"}, "accepts 1 arg(s), received 2"},
+		{[]string{"why", "-o", "yaml", "/x"}, `-o "yaml"`},
 	}
 	for _, tc := range cases {
 		_, errOut, code := runBinary(t, nil, append([]string{"--servers", addr, "--connect-timeout", "10m"}, tc.args...)...)
@@ -320,6 +323,10 @@ func TestCheckExitCodes(t *testing.T) {
 		{"sessions unreachable", []string{dead, "--connect-timeout", "5s", "sessions", "--check", healthy}, exitCheckUnknown},
 		{"sessions NoAuth", []string{srv, "sessions", "--check", healthy, secret}, exitCheckUnknown},
 		{"sessions unknown context", []string{"--context", "nowhere", "sessions", "--check", healthy}, exitCheckUnknown},
+		{"why healthy", []string{srv, "why", healthy}, exitOK},
+		{"why split-holders", []string{srv, "why", split}, exitCheck},
+		{"why unreachable", []string{dead, "--connect-timeout", "5s", "why", healthy}, exitCheckUnknown},
+		{"why NoAuth", []string{srv, "why", secret}, exitCheckUnknown},
 	} {
 		out, errOut, code := runBinary(t, nil, tc.args...)
 		if code != tc.code {

@@ -82,7 +82,7 @@ Exit codes:
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return exitCode(exitUsage, flagElsewhere(c.Root(), err))
 	})
-	root.AddCommand(newVersionCmd(), newLsCmd(g), newSessionsCmd(g), newRunCmd(g), newReleaseCmd(g), newRevokeCmd(g), newDemoCmd(g), newDoctorCmd(g))
+	root.AddCommand(newVersionCmd(), newLsCmd(g), newSessionsCmd(g), newWhyCmd(g), newRunCmd(g), newReleaseCmd(g), newRevokeCmd(g), newDemoCmd(g), newDoctorCmd(g))
 	root.AddCommand(newWatchCmd(g), newExportCmd(g), newRecordCmd(g), newReplayCmd(g), newGenManCmd())
 	root.AddCommand(newConfigCmd(g))
 	registerFlags(root, g)

@@ -1,0 +1,92 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/verdict"
+)
+
+// whyJSON runs `zklock why -o json` with args and decodes its object.
+func whyJSON(t *testing.T, args ...string) (verdict.JSON, string, int) {
+	t.Helper()
+	out, errOut, code := runBinary(t, nil, append([]string{serversFlag(t), "why", "-o", "json"}, args...)...)
+	var j verdict.JSON
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatalf("why -o json %v: %v (code %d, stderr %q)\n%s", args, err, code, errOut, out)
+	}
+	if j.Schema != verdict.WhySchema {
+		t.Fatalf("why -o json %v: schema %d, want %d\n%s", args, j.Schema, verdict.WhySchema, out)
+	}
+	return j, errOut, code
+}
+
+// TestWhyHeld: a lock held through the lock core with a waiter queued
+// behind it: `why` names the holder (its session as ZooKeeper owns the
+// node, since when with its bound), the waiter's watch as the servers
+// show it, who holds next, nothing to act on, exit 0; a lock node's own
+// path is taken as its parent's.
+func TestWhyHeld(t *testing.T) {
+	p := testPath(t)
+	locks := queueOf(t, p, 2)
+	holder, waiter := locks[0].Node(), locks[1].Node()
+	c := testConn(t)
+	_, st, err := c.Exists(p + "/" + holder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j verdict.JSON
+	eventually(t, 30*time.Second, "the waiter's watch verified", func() bool {
+		var code int
+		j, _, code = whyJSON(t, p)
+		return code == 0 && len(j.Waiters) == 1 && j.Waiters[0].Wakes == verdict.WakesYes
+	})
+	if j.State != verdict.StateHeld || j.Failing || j.Path != p || !j.Exists || j.Act != nil {
+		t.Errorf("verdict: %+v", j)
+	}
+	if len(j.Holders) != 1 || j.Holders[0].Node != holder || j.Holders[0].Session != fmt.Sprintf("0x%x", st.EphemeralOwner) ||
+		j.Holders[0].Since == "" || j.Holders[0].SinceBound == "" || j.Holders[0].HeldS == nil || j.Holders[0].Position != 1 {
+		t.Errorf("holders %+v, want %s of 0x%x", j.Holders, holder, st.EphemeralOwner)
+	}
+	if w := j.Waiters[0]; w.Node != waiter || w.WaitsOn != holder || w.Watch != "verified" || w.Reason != verdict.ReasonVerified || w.Client == "" {
+		t.Errorf("waiter %+v", w)
+	}
+	if j.Next == nil || !slices.Equal(j.Next.WhenGone, []string{holder}) || !slices.Equal(j.Next.Holds, []string{waiter}) {
+		t.Errorf("next %+v", j.Next)
+	}
+
+	text, errOut, code := runBinary(t, nil, serversFlag(t), "why", p+"/"+waiter)
+	want := fmt.Sprintf("next: when %s releases, %s holds\n", model.NodeRef(holder, 24), model.NodeRef(waiter, 24))
+	if code != 0 || !strings.HasPrefix(text, p+": held by "+model.NodeRef(holder, 24)) || !strings.Contains(text, want) {
+		t.Errorf("why %s/%s: code %d, stderr %q, want a line %q:\n%s", p, waiter, code, errOut, want, text)
+	}
+}
+
+// TestWhyFree: a path that does not exist is a free lock, exit 0.
+func TestWhyFree(t *testing.T) {
+	p := testPath(t)
+	j, errOut, code := whyJSON(t, p)
+	if code != 0 || j.State != verdict.StateFree || j.Exists || len(j.Holders) != 0 || j.Act != nil {
+		t.Errorf("absent %s: code %d, stderr %q, %+v", p, code, errOut, j)
+	}
+}
+
+// TestLockOf: a lock node's path names its parent's lock.
+func TestLockOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"/locks/a":                 "/locks/a",
+		"/locks/a/lock-0000000012": "/locks/a",
+		"/locks/a/" + curatorPrefix + "0000000003": "/locks/a",
+		"/lock-0000000001":                         "/lock-0000000001",
+		"/locks/a/leases":                          "/locks/a/leases",
+	} {
+		if got := lockOf(in); got != want {
+			t.Errorf("lockOf(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
