@@ -28,7 +28,7 @@ func nextOf(q *model.Queue) Next {
 	if q.Type == model.TypeSemaphore {
 		nx.Lease = true
 		for _, n := range q.Nodes.All() {
-			if !model.Holds(n) {
+			if !holds(q, n) {
 				nx.Holds = append(nx.Holds, n)
 				break
 			}

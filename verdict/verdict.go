@@ -140,7 +140,7 @@ func Judge(snap *model.Snapshot, path string, o Options) Verdict {
 		if n.Part() != "" {
 			continue // a recipe's part, neither held nor waited on
 		}
-		if model.Holds(n) {
+		if holds(q, n) {
 			v.Holders = append(v.Holders, holderOf(n, i+1, snap, o.Liveness))
 			continue
 		}
@@ -153,6 +153,16 @@ func Judge(snap *model.Snapshot, path string, o Options) Verdict {
 	v.Failing = v.failing(o.Fails)
 	v.Act = v.act(q, o.Zklock)
 	return v
+}
+
+// holds reports whether n of q holds: it believes it does, or, in a
+// semaphore, it is a lease that holds (the admission lock's holder waits
+// for a lease).
+func holds(q *model.Queue, n *model.Node) bool {
+	if q.Type == model.TypeSemaphore {
+		return n.Lease && n.Role == ordering.RoleHolder
+	}
+	return model.Holds(n)
 }
 
 // holderOf is n, the position-th node of the queue, as a holder.

@@ -318,3 +318,24 @@ func TestTextBounded(t *testing.T) {
 		t.Errorf("JSON lists %d waiters, want 9999", len(j.Waiters))
 	}
 }
+
+// TestJudgeSemaphore: a semaphore's holders are its leases; the
+// admission lock's holder waits for a lease, and takes the next one.
+func TestJudgeSemaphore(t *testing.T) {
+	lease := func(name string, s int64) model.Node {
+		n := modeltest.Hold(0, s, time.Minute)
+		n.Name, n.Lease, n.Kind = name, true, 0
+		return n
+	}
+	admitted := modeltest.Hold(5, 3, 10*time.Second).WithWatches("/sem/leases")
+	admitted.Role = 0 // waiting for a lease, holding the admission lock
+	q := model.Queue{Path: "/sem", State: model.PathPresent, Type: model.TypeSemaphore,
+		Nodes: model.NodesOf(lease("a", 1), lease("b", 2), admitted, modeltest.Wait(6, 4, 5*time.Second).WithWatches(lockName(5)))}
+	v := Judge(&model.Snapshot{At: modeltest.T0, Queues: model.QueuesOf(q)}, "/sem", Options{})
+	if len(v.Holders) != 2 || len(v.Waiters) != 2 || v.State != StateHeld {
+		t.Fatalf("%d holders, %d waiters, %s:\n%s", len(v.Holders), len(v.Waiters), v.State, v.Text())
+	}
+	if got, want := v.NextText(), "when a lease is returned, #5 takes it"; got != want {
+		t.Errorf("next %q, want %q", got, want)
+	}
+}
