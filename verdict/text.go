@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,14 +76,23 @@ func (v Verdict) Headline() string {
 		return p + ": SPLIT: " + refs(v.holderNodes()) + " each believe they hold it at once (split-holders)"
 	case StateStuck:
 		var never []*model.Node
-		reason := ""
+		var reasons []string
 		for _, w := range v.Waiters {
 			if w.Wakes == WakesNever {
 				never = append(never, w.Node)
-				reason = w.Reason
+				if !slices.Contains(reasons, w.Reason) {
+					reasons = append(reasons, w.Reason)
+				}
 			}
 		}
-		return fmt.Sprintf("%s: STUCK: %s will never wake (%s)", p, refs(never), reason)
+		if len(never) > 3 {
+			first := make([]string, 3)
+			for i := range first {
+				first[i] = nodeRef(never[i])
+			}
+			return fmt.Sprintf("%s: STUCK: %s and %d more will never wake (%s)", p, strings.Join(first, ", "), len(never)-3, strings.Join(reasons, ", "))
+		}
+		return fmt.Sprintf("%s: STUCK: %s will never wake (%s)", p, refs(never), strings.Join(reasons, ", "))
 	}
 	s := p + ": " + v.heldText()
 	if v.State == StateSilent {
