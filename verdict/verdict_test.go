@@ -340,3 +340,38 @@ func TestJudgeSemaphore(t *testing.T) {
 		t.Errorf("next %q, want %q", got, want)
 	}
 }
+
+// TestJudgeEphemeral: the plain ephemeral-node lock (one node, its
+// waiters the sessions watching it): they race for it when it goes, and
+// the command to act names the node, whether the watched path is its
+// parent or the node itself.
+func TestJudgeEphemeral(t *testing.T) {
+	for _, tt := range []struct{ path, child, node string }{
+		{"/locks/e", "leader", "/locks/e/leader"},
+		{"/locks/e/leader", "", "/locks/e/leader"},
+	} {
+		qm := queue.New(tt.path, tt.path, &queue.Hooks{Emit: func(model.Change) {}})
+		var kids []string
+		if tt.child != "" {
+			kids = []string{tt.child}
+		}
+		qm.Apply(kids, nil, t0, t0, t0)
+		qm.SetLone(&queue.LoneNode{Name: tt.child, Rec: &queue.Record{Session: 1, CtimeMs: t0.Add(-time.Minute).UnixMilli(), Fetched: true}})
+		sv := &queue.ServerView{Start: at, At: at, OK: true, Clients: map[int64]string{}, Known: map[int64]bool{1: true, 2: true, 3: true},
+			Watchers: map[string][]int64{tt.node: {2, 3}}}
+		q := queue.Build(qm, sv, false, time.Time{})
+		v := Judge(snapshot(true, q), tt.path, Options{Liveness: silentFor(1, 15*time.Second)})
+		if len(v.Holders) != 1 || len(v.Waiters) != 2 || v.State != StateSilent {
+			t.Fatalf("%s: %d holders, %d waiters, %s:\n%s", tt.path, len(v.Holders), len(v.Waiters), v.State, v.Text())
+		}
+		if got, want := v.NextText(), "when leader releases, or its session expires (in ≤5s), its 2 waiters race to create it again (a herd: each release wakes them all)"; got != want {
+			t.Errorf("%s: next %q, want %q", tt.path, got, want)
+		}
+		if v.Act == nil || v.Act.Command != "zklock release --force "+tt.node {
+			t.Errorf("%s: act %+v, want release --force %s", tt.path, v.Act, tt.node)
+		}
+		if !strings.Contains(v.Text(), "session 0x2 waits") {
+			t.Errorf("%s: a waiter with no node of its own is not named by its session:\n%s", tt.path, v.Text())
+		}
+	}
+}
