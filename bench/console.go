@@ -56,7 +56,7 @@ func consoleBenches(quick bool) []goBench {
 		{"./ui", "BenchmarkEventToFrame", "600x", "ui: a zkview change to the frame that shows it, 200 changes/s through a real tea.Program"},
 		// A lock per entity (#34): a root of 100,000 lock parents, 1 in 10
 		// held, 1 in 100 with waiters; synthetic snapshots, no server. By
-		// hand: go test -run '^$' -bench 'Wide100k|LsJSON100k|Sessions10k|ExportScrape100k' -benchmem ./ui ./cmd
+		// hand: go test -run '^$' -bench 'Wide100k|LsJSON100k|Sessions10k|ExportScrape100k' -benchmem ./ui ./cmd ./exporter
 		{"./ui", "BenchmarkWide100k/view", "200x", "ui View() of the lock list of 100,000 lock parents at 160x48"},
 		{"./ui", "BenchmarkWide100k/down", "500x", "ui: one `down` in the lock list of 100,000 parents and the frame after it (max-ms: the slowest frame)"},
 		{"./ui", "BenchmarkWide100k/sort", "100x", "ui: `s` through every order (contention/depth, stuck first/oldest wait, hold time, name) of 100,000 parents"},
@@ -66,7 +66,7 @@ func consoleBenches(quick bool) []goBench {
 		{"./cmd", "BenchmarkLsJSON100k/stream", "3x", "ls -o json of 100,000 parents, streamed (peak-heap-MB: heap at the writes)"},
 		{"./cmd", "BenchmarkLsJSON100k/array", "1x", "the old way for comparison: the whole array marshalled at once"},
 		{"./cmd", "BenchmarkSessions10k/table", "5x", "sessions --root after the read: the table of 10,000 sessions over 100,000 parents"},
-		{"./cmd", "BenchmarkExportScrape100k", "10x", "export: one scrape of 100,000 parents, --top 200 plus the aggregates"},
+		{"./exporter", "BenchmarkExportScrape100k", "10x", "export: one scrape of 100,000 parents, --top 200 plus the aggregates"},
 	}
 	return append(benches, rootBenches(n, quick)...)
 }

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/audit"
 	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/holds"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/ui"
@@ -23,12 +25,13 @@ func TestConsoleBackendLease(t *testing.T) {
 	p := testPath(t)
 	sess, other := testSession(t), testSession(t)
 	auditFile := filepath.Join(t.TempDir(), "audit.log")
-	a, err := config.OpenAudit(&config.Settings{AuditLog: auditFile, Servers: testCluster(t).Servers()})
+	a, err := audit.Open(&config.Settings{AuditLog: auditFile, Servers: testCluster(t).Servers()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	lb := newLockBackend(sess)
+	limits := map[string]int{} // the context's semaphores:, stated below
+	lb := holds.NewManager(sess, holds.Config{Semaphores: limits}, ui.OwnFromProgress)
 	defer lb.Close()
 	b := &auditedBackend{inner: lb, audit: a, sess: sess, lookup: func(string, string) (int64, string) { return 0, "" }}
 	own := lb.Own()
@@ -44,7 +47,7 @@ func TestConsoleBackendLease(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "semaphores: in the context config") {
 		t.Fatalf("take without a limit: %v", err)
 	}
-	lb.limits = map[string]int{p: 2}
+	limits[p] = 2
 	if err := b.Take(ctx, p, ordering.KindMutex); err != nil {
 		t.Fatal(err)
 	}
@@ -83,9 +86,9 @@ func TestConsoleBackendLease(t *testing.T) {
 	recs := readAudit(t, auditFile)
 	var kinds []string
 	for _, r := range recs {
-		if r.Action == "take" && r.Phase == config.PhaseAfter && r.Outcome == config.OutcomeOK {
+		if r.Action == "take" && r.Phase == audit.PhaseAfter && r.Outcome == audit.OutcomeOK {
 			kinds = append(kinds, r.Kind)
-			if r.Kind == runKindLease && !strings.HasPrefix(r.Node, "leases/_c_") {
+			if r.Kind == holds.KindLease && !strings.HasPrefix(r.Node, "leases/_c_") {
 				t.Errorf("lease audited as node %q", r.Node)
 			}
 		}

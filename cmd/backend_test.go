@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/audit"
 	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/holds"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/ui"
@@ -39,12 +41,12 @@ func TestConsoleBackend(t *testing.T) {
 	sess := testSession(t)
 	other := testSession(t)
 	auditFile := filepath.Join(t.TempDir(), "audit.log")
-	a, err := config.OpenAudit(&config.Settings{AuditLog: auditFile, Servers: testCluster(t).Servers()})
+	a, err := audit.Open(&config.Settings{AuditLog: auditFile, Servers: testCluster(t).Servers()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	lb := newLockBackend(sess)
+	lb := holds.NewManager(sess, holds.Config{}, ui.OwnFromProgress)
 	defer lb.Close()
 	b := &auditedBackend{inner: lb, audit: a, sess: sess, lookup: func(string, string) (int64, string) { return 0, "" }}
 	own := lb.Own()
@@ -63,8 +65,8 @@ func TestConsoleBackend(t *testing.T) {
 	if q.Path != p || q.Position != 2 || q.Watching != holder.Node() || q.Node == "" {
 		t.Fatalf("queued report %+v, want position 2 watching %s", q, holder.Node())
 	}
-	if err := b.Take(ctx, p, ordering.KindMutex); !errors.Is(err, errAlreadyOwn) {
-		t.Fatalf("second take: %v, want errAlreadyOwn", err)
+	if err := b.Take(ctx, p, ordering.KindMutex); !errors.Is(err, holds.ErrAlreadyOwn) {
+		t.Fatalf("second take: %v, want holds.ErrAlreadyOwn", err)
 	}
 
 	// Release while queued: the node goes, the holder keeps holding.
@@ -107,7 +109,7 @@ func TestConsoleBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	nextOwn(t, own, "released while holding", func(o ui.OwnLock) bool { return o.State == ui.OwnReleased && o.Node == mine })
-	if err := b.Release(ctx, p); !errors.Is(err, errNotOwn) {
+	if err := b.Release(ctx, p); !errors.Is(err, holds.ErrNotOwn) {
 		t.Fatalf("release of nothing: %v", err)
 	}
 	cancel()
@@ -153,7 +155,7 @@ func TestConsoleBackendCloseReleases(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_ = holdLock(t, other, p2)
-	lb := newLockBackend(sess)
+	lb := holds.NewManager(sess, holds.Config{}, ui.OwnFromProgress)
 	if err := lb.Take(ctx, p1, ordering.KindMutex); err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +170,7 @@ func TestConsoleBackendCloseReleases(t *testing.T) {
 	})
 	start := time.Now()
 	lb.Close()
-	if took := time.Since(start); took > closeTimeout {
+	if took := time.Since(start); took > holds.CloseTimeout {
 		t.Errorf("Close took %v", took)
 	}
 	k1, _, _ := c.Children(p1)

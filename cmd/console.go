@@ -22,11 +22,15 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
+
+	"github.com/zklock/zklock/audit"
 	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/holds"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/themes"
 	"github.com/zklock/zklock/ui"
 	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/zkview/layouts"
 )
 
 // consoleConfig is what the console watches and how it looks, beyond the
@@ -102,14 +106,14 @@ func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error
 		return err
 	}
 
-	var audit *config.AuditLog
+	var auditLog *audit.Log
 	if !s.ReadOnly {
 		// Opened before connecting: an action that cannot be audited is
 		// not offered, rather than refused after the operator asked.
-		if audit, err = config.OpenAudit(s); err != nil {
+		if auditLog, err = audit.Open(s); err != nil {
 			return err
 		}
-		defer audit.Close()
+		defer auditLog.Close()
 	}
 
 	// The console starts at once and says whom it is connecting to and
@@ -117,7 +121,7 @@ func runConsole(ctx context.Context, s *config.Settings, cc consoleConfig) error
 	// opened meanwhile and handed to it, or their error ends it.
 	lctx, cancelLive := context.WithCancel(ctx)
 	defer cancelLive()
-	opened, connected := openLiveAsync(lctx, s, cc, paths, roots, audit)
+	opened, connected := openLiveAsync(lctx, s, cc, paths, roots, auditLog)
 
 	opts := ui.Options{
 		Theme:          theme,
@@ -169,11 +173,11 @@ type opening struct {
 // openLiveAsync opens the session, the Watcher and the backend (openLive)
 // in the background. opened gets the outcome; connected hands the console
 // its feeds, or the error that ends it.
-func openLiveAsync(ctx context.Context, s *config.Settings, cc consoleConfig, paths, roots []string, audit *config.AuditLog) (<-chan opening, <-chan ui.Connected) {
+func openLiveAsync(ctx context.Context, s *config.Settings, cc consoleConfig, paths, roots []string, auditLog *audit.Log) (<-chan opening, <-chan ui.Connected) {
 	opened := make(chan opening, 1)
 	connected := make(chan ui.Connected, 1)
 	go func() {
-		live, err := openLive(ctx, s, cc, paths, roots, audit)
+		live, err := openLive(ctx, s, cc, paths, roots, auditLog)
 		// opened first: when the console quits on the error, runConsole
 		// finds it there.
 		opened <- opening{live, err}
@@ -220,13 +224,13 @@ type liveConsole struct {
 	sess  *lockops.Session
 	w     *zkview.Watcher
 	rec   *consoleRecorder
-	lb    *lockBackend // nil when read-only
+	lb    *holds.Manager[ui.OwnLock] // nil when read-only
 	feeds ui.Connected
 }
 
 // openLive connects and starts watching cc's paths and roots. On an error
 // it closes what it opened.
-func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, roots []string, audit *config.AuditLog) (*liveConsole, error) {
+func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, roots []string, auditLog *audit.Log) (*liveConsole, error) {
 	// Not connect: its warning line on stderr would cut into the screen
 	// the console is drawing; the header says it instead.
 	sess, err := connectBounded(ctx, s)
@@ -237,7 +241,7 @@ func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, 
 		Paths:           paths,
 		Roots:           roots,
 		ServerView:      true, // zkview says so in the header when the members refuse
-		Systems:         true,
+		Systems:         layouts.New,
 		ServerViewEvery: cc.ServerViewEvery,
 		Context:         s.ContextName,
 		Elections:       s.Elections,
@@ -259,13 +263,12 @@ func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, 
 	live := &liveConsole{sess: sess, w: w, rec: rec}
 	live.feeds = ui.Connected{Updates: rec.tee(ctx, w.Updates()), Recorder: rec}
 	if !s.ReadOnly {
-		lb := newLockBackend(sess)
-		lb.limits = s.Semaphores
+		lb := holds.NewManager(sess, holds.Config{Semaphores: s.Semaphores, Elections: s.Elections}, ui.OwnFromProgress)
 		live.lb = lb
 		live.feeds.Own = lb.Own()
 		live.feeds.Backend = &auditedBackend{
 			inner:  lb,
-			audit:  audit,
+			audit:  auditLog,
 			sess:   sess,
 			lookup: snapshotLookup(w),
 		}

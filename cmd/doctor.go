@@ -137,6 +137,8 @@ type doctorMember struct {
 	TLS              *doctorPeerTLS `json:"tls,omitempty"`
 	// SASL is the member's answer to the exchange (doctorsasl.go).
 	SASL string `json:"sasl,omitempty"`
+	// SASLPrincipal is the servers' principal GSSAPI asked a ticket for.
+	SASLPrincipal string `json:"sasl_server_principal,omitempty"`
 	// Zxid is the member's last zxid from srvr; null when srvr gave none.
 	Zxid *doctorZxid `json:"zxid,omitempty"`
 }
@@ -278,7 +280,7 @@ func examineMember(ctx context.Context, s *config.Settings, m *doctorMember) *lo
 		m.FourLetter[w] = r.verdict
 		m.readVersion(w, r.reply)
 	}
-	m.SASL = saslAnswer(s, err)
+	m.SASL, m.SASLPrincipal = saslAnswer(s, err), saslAskedFor(s, m.Server)
 	if err != nil {
 		m.Error = saslHint(err).Error()
 		m.AddWatch = "unknown: no session"

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/sasl"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -42,6 +43,18 @@ func saslAnswer(s *config.Settings, err error) string {
 	return ""
 }
 
+// saslAskedFor is the servers' principal GSSAPI asked a ticket for to
+// reach server, "" for another mechanism or none.
+func saslAskedFor(s *config.Settings, server string) string {
+	if s.SASL == nil {
+		return ""
+	}
+	if g, ok := s.SASL.Mech.(*sasl.GSSAPI); ok {
+		return g.AskedFor(server)
+	}
+	return ""
+}
+
 // writeSASLLine prints a member's SASL answer under its session line.
 func writeSASLLine(w io.Writer, r *doctorReport, m *doctorMember) {
 	if m.SASL == "" {
@@ -50,6 +63,9 @@ func writeSASLLine(w io.Writer, r *doctorReport, m *doctorMember) {
 	who := ""
 	if r.SASL != nil {
 		who = fmt.Sprintf("%s as %s: ", r.SASL.Mechanism, r.SASL.Identity)
+		if m.SASLPrincipal != "" {
+			who = fmt.Sprintf("%s as %s to %s: ", r.SASL.Mechanism, r.SASL.Identity, m.SASLPrincipal)
+		}
 	}
 	fmt.Fprintf(w, "  %-11s %s%s\n", "SASL", who, m.SASL)
 }

@@ -4,14 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"regexp"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,8 +18,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	pmodel "github.com/prometheus/common/model"
-	"go.yaml.in/yaml/v3"
 
+	"github.com/zklock/zklock/exporter"
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview"
@@ -31,7 +27,7 @@ import (
 
 // scrape serves lc through the registry and handler `export` uses and
 // parses the text with Prometheus' own parser.
-func scrape(t testing.TB, lc *lockCollector) map[string]*dto.MetricFamily {
+func scrape(t testing.TB, lc *exporter.Collector) map[string]*dto.MetricFamily {
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(lc)
@@ -86,7 +82,8 @@ next:
 // TestExportMatchesLs: the metrics of a real queue, scraped and parsed by
 // Prometheus' text parser, equal `ls --json` of the same moment: holders,
 // waiters, oldest wait and hold (from ls's since, at the scrape's clock),
-// warnings by code; a handoff is counted; the cap drops and counts.
+// warnings by code; a handoff is counted. (The cap is exporter's
+// TestExportCap.)
 func TestExportMatchesLs(t *testing.T) {
 	p, split := testPath(t), testPath(t)
 	locks := queueOf(t, p, 3)
@@ -102,8 +99,8 @@ func TestExportMatchesLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	lc := newLockCollector(w.Snapshot, DefaultExportTop)
-	go lc.follow(ctx, w.Updates())
+	lc := exporter.New(w.Snapshot, exportConfig(exporter.DefaultTop))
+	go lc.Follow(ctx, w.Updates())
 	eventually(t, 20*time.Second, "the model to read both paths", func() bool {
 		s := w.Snapshot()
 		return s.Unread == 0 && s.Queues.Len() == 2 && s.Queues.At(0).Nodes.Len()+s.Queues.At(1).Nodes.Len() == 5
@@ -222,25 +219,6 @@ func TestExportMatchesLs(t *testing.T) {
 		t.Errorf("handoffs_total %v after one handoff", v)
 	}
 
-	// The cap: one parent exported, the other counted as dropped, the
-	// same at every scrape (a gauge of this scrape, not a running sum).
-	capped := newLockCollector(w.Snapshot, 1)
-	for range 2 {
-		fams := scrape(t, capped)
-		// The top one is kept (the one waiting longest).
-		if n := len(fams["zklock_lock_holders"].GetMetric()); n != 1 {
-			t.Errorf("%d parents exported, want 1 (the cap)", n)
-		}
-		if v, _ := metricValue(fams, "zklock_export_dropped_parents"); v != 1 {
-			t.Errorf("dropped parents %v, want 1", v)
-		}
-		if f := fams["zklock_export_dropped_series"]; f.GetType() != dto.MetricType_GAUGE {
-			t.Errorf("dropped series: %v, want a gauge", f)
-		}
-		if v, _ := metricValue(fams, "zklock_export_dropped_series"); v != seriesPerParent {
-			t.Errorf("dropped series %v, want %d", v, seriesPerParent)
-		}
-	}
 }
 
 // TestExportServes: the command serves /metrics over HTTP and stops with
@@ -277,99 +255,4 @@ func TestExportServes(t *testing.T) {
 	}
 	_, errOut, code := runBinary(t, nil, serversFlag(t), "export", p)
 	assertOneLineFailure(t, errOut, code, "--listen")
-}
-
-// syntheticSnapshot is parents lock parents of nodes nodes each, a holder
-// and waiters, a warning on every tenth.
-func syntheticSnapshot(parents, nodes int, at time.Time) *model.Snapshot {
-	snap := &model.Snapshot{At: at, Conn: model.Conn{State: model.StateConnected}, ServerView: true, ServerViewAt: at}
-	qs := make([]model.Queue, 0, parents)
-	for i := range parents {
-		q := model.Queue{Path: fmt.Sprintf("/locks/service-%04d/job", i), State: model.PathPresent, Type: model.TypeMutex}
-		list := make([]model.Node, 0, nodes)
-		for k := range nodes {
-			n := model.Node{
-				Name: fmt.Sprintf("_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-%010d", k), Seq: int32(k),
-				Kind: ordering.KindMutex, Recipe: ordering.RecipeCurator, Role: ordering.RoleWaiting,
-				Session: int64(0x100000 + i*nodes + k), Czxid: int64(1<<32 + i*nodes + k + 1),
-			}.WithCtime(at.Add(-time.Duration(nodes-k) * time.Second))
-			n.SinceExact = true
-			n.SetSince(n.Ctime())
-			if k == 0 {
-				n.Role = ordering.RoleHolder
-			}
-			list = append(list, n)
-		}
-		q.Nodes = model.NodesOf(list...)
-		if i%10 == 0 {
-			q.SetWarnings([]model.Warning{{Code: model.WarnHerd, Message: "herd"}})
-		}
-		qs = append(qs, q)
-	}
-	snap.Queues = model.QueuesOf(qs...)
-	return snap
-}
-
-// BenchmarkExportScrape: one scrape (collect, encode the text format)
-// of 1,000 lock parents of 10 nodes. Target: under 100 ms.
-func BenchmarkExportScrape(b *testing.B) {
-	at := time.Now()
-	snap := syntheticSnapshot(1000, 10, at)
-	lc := newLockCollector(func() *model.Snapshot { return snap }, DefaultExportTop)
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(lc)
-	h := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
-	req := httptest.NewRequest("GET", "/metrics", nil)
-	b.ReportAllocs()
-	var size int
-	for b.Loop() {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		if rec.Code != http.StatusOK {
-			b.Fatal(rec.Code)
-		}
-		size = rec.Body.Len()
-	}
-	b.ReportMetric(float64(size), "bytes/scrape")
-}
-
-// TestAlertRulesUseExportedMetrics: the example alert rules are valid
-// YAML and name only metrics that export serves.
-func TestAlertRulesUseExportedMetrics(t *testing.T) {
-	raw, err := os.ReadFile("../deploy/prometheus/zklock-alerts.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var file struct {
-		Groups []struct {
-			Name  string `yaml:"name"`
-			Rules []struct {
-				Alert string `yaml:"alert"`
-				Expr  string `yaml:"expr"`
-			} `yaml:"rules"`
-		} `yaml:"groups"`
-	}
-	if err := yaml.Unmarshal(raw, &file); err != nil {
-		t.Fatal(err)
-	}
-	at := time.Now()
-	snap := syntheticSnapshot(3, 3, at)
-	fams := scrape(t, newLockCollector(func() *model.Snapshot { return snap }, DefaultExportTop))
-	names := regexp.MustCompile(`zklock_[a-z_]+`)
-	var alerts []string
-	for _, g := range file.Groups {
-		for _, r := range g.Rules {
-			alerts = append(alerts, r.Alert)
-			for _, m := range names.FindAllString(r.Expr, -1) {
-				if fams[m] == nil {
-					t.Errorf("alert %s uses %s, which export does not serve", r.Alert, m)
-				}
-			}
-		}
-	}
-	for _, want := range []string{"ZklockLockHeldWithWaiters", "ZklockDeadlock", "ZklockSplitHolders"} {
-		if !slices.Contains(alerts, want) {
-			t.Errorf("no alert %s in %v", want, alerts)
-		}
-	}
 }

@@ -131,3 +131,34 @@ func TestFlagsOnlyWhereUsed(t *testing.T) {
 		assertOneLineFailure(t, errOut, code, tc.want)
 	}
 }
+
+// TestCanonicalizeFlag: --sasl-canonicalize-hostname is on by default
+// (the Java client's default), alone it stays on, =false turns it off,
+// and a bad value is refused.
+func TestCanonicalizeFlag(t *testing.T) {
+	tests := []struct {
+		args      []string
+		asWritten bool
+		bad       bool
+	}{
+		{args: nil},
+		{args: []string{"--sasl-canonicalize-hostname"}},
+		{args: []string{"--sasl-canonicalize-hostname=true"}},
+		{args: []string{"--sasl-canonicalize-hostname=false"}, asWritten: true},
+		{args: []string{"--sasl-canonicalize-hostname=maybe"}, bad: true},
+	}
+	for _, tt := range tests {
+		g := &config.Flags{}
+		cmd := &cobra.Command{Use: "x"}
+		registerConnFlags(cmd, g)
+		err := cmd.ParseFlags(tt.args)
+		if (err != nil) != tt.bad || (!tt.bad && g.SASLHostAsWritten != tt.asWritten) {
+			t.Errorf("%v: host as written %v, err %v; want %v (bad: %v)", tt.args, g.SASLHostAsWritten, err, tt.asWritten, tt.bad)
+		}
+	}
+	cmd := &cobra.Command{Use: "x"}
+	registerConnFlags(cmd, &config.Flags{})
+	if got := cmd.PersistentFlags().Lookup("sasl-canonicalize-hostname").DefValue; got != "true" {
+		t.Errorf("--help shows the default %q, want true", got)
+	}
+}

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"net"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,8 +29,8 @@ type countingGSSAPI struct {
 	done []string // servers, in order
 }
 
-func (c *countingGSSAPI) Start(server string) (zk.SASLExchange, error) {
-	ex, err := c.GSSAPI.Start(server)
+func (c *countingGSSAPI) Start(ctx context.Context, server string, remote net.Addr) (zk.SASLExchange, error) {
+	ex, err := c.GSSAPI.Start(ctx, server, remote)
 	if err != nil {
 		return nil, err
 	}

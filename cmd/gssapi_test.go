@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"net"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -123,8 +124,8 @@ func TestGSSAPIRefusals(t *testing.T) {
 		{"principal not in the keytab", []string{"--servers=" + server, "--sasl", "GSSAPI", "--sasl-keytab", k.Keytab("alice"), "--sasl-principal", "carol", "--krb5-conf", k.Krb5Conf()},
 			"has no key for carol@" + k.Realm()},
 		{"wrong service", append(alice, "--sasl-service", "nosuch"), "no such service principal: ticket for nosuch/localhost"},
-		{"an address, not the principal's host", gssapiFlags(k, "127.0.0.1:"+strings.Split(server, ":")[1], "alice"),
-			"no such service principal: ticket for zookeeper/127.0.0.1"},
+		{"a server principal the realm lacks", append(gssapiFlags(k, "127.0.0.1:"+strings.Split(server, ":")[1], "alice"), "--sasl-server-principal", "zookeeper/elsewhere.example.com"),
+			"no such service principal: ticket for zookeeper/elsewhere.example.com@" + k.Realm()},
 		{"KDC down", []string{"--servers=" + server, "--sasl", "GSSAPI", "--sasl-keytab", down.Keytab("alice"), "--sasl-principal", "alice", "--krb5-conf", down.Krb5Conf()},
 			"no Kerberos KDC answered"},
 		{"server without SASL", gssapiFlags(k, plain, "alice"), "SASL is not configured on it"},
@@ -151,17 +152,25 @@ func TestGSSAPIDoctor(t *testing.T) {
 	if r.SASL == nil || r.SASL.Mechanism != "GSSAPI" || r.SASL.Identity != k.Principal("alice") {
 		t.Fatalf("doctor's sasl: %+v", r.SASL)
 	}
-	if len(r.Members) != 1 || r.Members[0].SASL != "accepted" {
+	if len(r.Members) != 1 || r.Members[0].SASL != "accepted" || r.Members[0].SASLPrincipal != k.Principal("zookeeper/localhost") {
 		t.Fatalf("doctor's member: %+v", r.Members)
 	}
 	text, _, _ := runBinary(t, nil, append(gssapiFlags(k, server, "alice"), "doctor")...)
-	if want := "SASL        GSSAPI as " + k.Principal("alice") + ": accepted"; !strings.Contains(text, want) {
+	if want := "SASL        GSSAPI as " + k.Principal("alice") + " to " + k.Principal("zookeeper/localhost") + ": accepted"; !strings.Contains(text, want) {
 		t.Errorf("doctor text lacks %q:\n%s", want, text)
 	}
 
 	out, _, _ = runBinary(t, nil, append(gssapiFlags(k, server, "alice"), "--sasl-service", "nosuch", "doctor", "-o", "json")...)
 	r = doctorJSON(t, out)
-	if m := r.Members[0]; !strings.HasPrefix(m.SASL, "refused: ") || !strings.Contains(m.SASL, "no such service principal") || m.Usable {
+	if m := r.Members[0]; !strings.HasPrefix(m.SASL, "refused: ") || !strings.Contains(m.SASL, "no such service principal") || m.Usable ||
+		m.SASLPrincipal != k.Principal("nosuch/localhost") {
 		t.Fatalf("doctor with a wrong service: %+v", m)
+	}
+
+	// Through 127.0.0.1, the principal is the canonical host's.
+	_, port, _ := net.SplitHostPort(server)
+	out, _, _ = runBinary(t, nil, append(gssapiFlags(k, "127.0.0.1:"+port, "alice"), "doctor", "-o", "json")...)
+	if m := doctorJSON(t, out).Members[0]; m.SASL != "accepted" || m.SASLPrincipal != k.Principal("zookeeper/localhost") {
+		t.Fatalf("doctor through 127.0.0.1: %+v", m)
 	}
 }

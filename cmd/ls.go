@@ -15,6 +15,7 @@ import (
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sessions"
 	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/zkview/layouts"
 )
 
 // lsTimeout bounds reading the snapshot once connected: the listings and
@@ -223,7 +224,7 @@ func lockTargets(cmd *cobra.Command, g *config.Flags, args, roots []string) (*co
 		Paths:           paths,
 		Roots:           roots,
 		ServerView:      true,
-		Systems:         true,
+		Systems:         layouts.New,
 		Context:         s.ContextName,
 		Elections:       s.Elections,
 		Barriers:        s.Barriers,

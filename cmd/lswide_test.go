@@ -2,69 +2,15 @@ package cmd
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"runtime"
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/model/modeltest"
 	"github.com/zklock/zklock/sessions"
 )
-
-// wideSnapshot is a root of parents lock parents (a lock per entity):
-// every tenth with a holder, every hundredth with two waiters behind it,
-// a warning on every fiftieth, strays and hostile bytes here and there.
-// A waiter's session is the holder of a parent further on (a worker
-// holding one entity waits on another): parents/10 sessions in all,
-// waiting for each other in chains.
-func wideSnapshot(parents int, at time.Time) *model.Snapshot {
-	snap := &model.Snapshot{At: at, Conn: model.Conn{State: model.StateConnected}}
-	qs := make([]model.Queue, 0, parents)
-	for i := range parents {
-		q := model.Queue{Path: fmt.Sprintf("/locks/orders/order-%07d", i), State: model.PathPresent, Type: model.TypeMutex}
-		if i%10 == 0 {
-			var nodes []model.Node
-			for k := range 1 + 2*boolInt(i%100 == 0) {
-				n := model.Node{
-					Name: fmt.Sprintf("_c_0f6e4c9a-1d2b-4c3d-8e9f-%012d-lock-%010d", i, k), Seq: int32(k),
-					Kind: ordering.KindMutex, Recipe: ordering.RecipeCurator, Role: ordering.RoleWaiting, Believes: ordering.RoleWaiting,
-					Session: int64(0x100000 + (i+10*k)*3),
-				}.WithCtime(at.Add(-time.Duration(i%3600+k) * time.Second)).WithData([]byte(fmt.Sprintf("worker-%d <pid %d>", i, k)))
-				n.SinceExact = true
-				n.SetSince(n.Ctime())
-				if k == 0 {
-					n.Role, n.Believes = ordering.RoleHolder, ordering.RoleHolder
-				} else {
-					n.Link = model.LinkVerified
-					n.SetWatches(nodes[k-1].Name)
-				}
-				nodes = append(nodes, n)
-			}
-			q.Nodes = model.NodesOf(nodes...)
-		}
-		if i%50 == 0 {
-			q.SetWarnings([]model.Warning{{Code: model.WarnHerd, Message: "herd on \x1b[31m" + q.Path, Nodes: []string{"a&b"}}})
-		}
-		if i%70 == 0 {
-			q.SetOther([]string{"stray\x07", "leases"})
-		}
-		if i%333 == 0 {
-			q.State = model.PathAbsent
-		}
-		qs = append(qs, q)
-	}
-	snap.Queues = model.QueuesOf(qs...)
-	return snap
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
 
 // TestLsJSONStreamsSameBytes: the streamed `ls --json` is byte for byte
 // what writeJSON wrote of the whole array, for an empty snapshot, one
@@ -72,7 +18,7 @@ func boolInt(b bool) int {
 // escapes and HTML characters in data).
 func TestLsJSONStreamsSameBytes(t *testing.T) {
 	at := time.Date(2026, 3, 14, 3, 11, 4, 0, time.UTC)
-	for _, snap := range []*model.Snapshot{{At: at}, wideSnapshot(1, at), wideSnapshot(3000, at), syntheticSnapshot(20, 4, at)} {
+	for _, snap := range []*model.Snapshot{{At: at}, modeltest.WideRoot(1, at), modeltest.WideRoot(3000, at), modeltest.Parents(20, 4, at)} {
 		var want, got bytes.Buffer
 		if err := writeJSON(&want, model.ToJSON(snap)); err != nil {
 			t.Fatal(err)
@@ -108,7 +54,7 @@ func (h *heapWatch) Write(b []byte) (int, error) {
 // writes (peak-heap-MB, sampled at each write to the output, above the
 // snapshot's own).
 func BenchmarkLsJSON100k(b *testing.B) {
-	snap := wideSnapshot(100_000, time.Now())
+	snap := modeltest.WideRoot(100_000, time.Now())
 	for _, way := range []struct {
 		name  string
 		write func(w io.Writer) error
@@ -137,7 +83,7 @@ func BenchmarkLsJSON100k(b *testing.B) {
 // root of 100,000 lock parents and 10,000 sessions: the table
 // (SessionsOf) and its text and JSON. Target: under 2 s.
 func BenchmarkSessions10k(b *testing.B) {
-	snap := wideSnapshot(100_000, time.Now())
+	snap := modeltest.WideRoot(100_000, time.Now())
 	b.Run("table", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/audit"
 	"github.com/zklock/zklock/third_party/zk"
 
-	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/sandbox/sandboxtest"
@@ -310,17 +310,17 @@ func eventually(t *testing.T, limit time.Duration, what string, cond func() bool
 }
 
 // readAudit reads an audit log's records.
-func readAudit(t *testing.T, file string) []config.AuditRecord {
+func readAudit(t *testing.T, file string) []audit.Record {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
 		t.Fatalf("audit log: %v", err)
 	}
 	defer f.Close()
-	var recs []config.AuditRecord
+	var recs []audit.Record
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var r config.AuditRecord
+		var r audit.Record
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r); err != nil {

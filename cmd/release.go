@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zklock/zklock/audit"
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/lockops/ordering"
@@ -211,11 +212,11 @@ func runNodeAction(cmd *cobra.Command, g *config.Flags, a nodeAction, nodePath s
 	if err := s.RequireWrite(a.purpose); err != nil {
 		return err
 	}
-	audit, err := config.OpenAudit(s)
+	auditLog, err := audit.Open(s)
 	if err != nil {
 		return err
 	}
-	defer audit.Close()
+	defer auditLog.Close()
 	sess, err := connect(cmd.Context(), s)
 	if err != nil {
 		return err
@@ -238,21 +239,15 @@ func runNodeAction(cmd *cobra.Command, g *config.Flags, a nodeAction, nodePath s
 		}
 	}
 
-	rec := config.AuditRecord{Action: a.verb, Path: facts.parent, Node: n.Name, Owner: model.SessionHex(n.Session),
+	rec := audit.Record{Action: a.verb, Path: facts.parent, Node: n.Name, Owner: model.SessionHex(n.Session),
 		Client: n.Client(), Session: model.SessionHex(sess.ID())}
-	before := rec
-	before.Phase = config.PhaseBefore
-	if err := audit.Write(before); err != nil {
-		return fmt.Errorf("%s not done: %w", a.verb, err)
-	}
-	actx, cancel := context.WithTimeout(cmd.Context(), opTimeout)
-	defer cancel()
-	aerr := a.act(actx, sess, nodePath, n)
-	if werr := audit.After(rec, aerr); werr != nil {
-		aerr = errors.Join(aerr, werr)
-	}
-	if aerr != nil {
-		return aerr
+	err = auditLog.Do(rec, func(*audit.Record) error {
+		actx, cancel := context.WithTimeout(cmd.Context(), opTimeout)
+		defer cancel()
+		return a.act(actx, sess, nodePath, n)
+	})
+	if err != nil {
+		return err
 	}
 	a.done(out, nodePath, facts)
 	return nil

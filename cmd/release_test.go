@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/audit"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/lockops/ordering"
 )
@@ -29,9 +29,9 @@ func TestReleaseForceHandsOver(t *testing.T) {
 	go func() { acquired <- waiter.Acquire(ctx) }()
 	eventually(t, 20*time.Second, "the waiter to queue", func() bool { return waiter.State() == ordering.LockQueued && waiter.Node() != "" })
 
-	audit := filepath.Join(t.TempDir(), "audit.log")
+	auditFile := filepath.Join(t.TempDir(), "audit.log")
 	node := p + "/" + holder.Node()
-	out, errOut, code := runBinary(t, nil, serversFlag(t), "--audit-log", audit, "release", "--force", "--yes", node)
+	out, errOut, code := runBinary(t, nil, serversFlag(t), "--audit-log", auditFile, "release", "--force", "--yes", node)
 	if code != 0 {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
@@ -59,22 +59,22 @@ func TestReleaseForceHandsOver(t *testing.T) {
 	}
 	_ = waiter.Release(ctx)
 
-	recs := readAudit(t, audit)
+	recs := readAudit(t, auditFile)
 	if len(recs) != 2 {
 		t.Fatalf("audit: %+v", recs)
 	}
-	for i, phase := range []string{config.PhaseBefore, config.PhaseAfter} {
+	for i, phase := range []string{audit.PhaseBefore, audit.PhaseAfter} {
 		r := recs[i]
 		if r.Action != "force-release" || r.Phase != phase || r.Path != p || r.Node != holder.Node() || r.Owner != owner || r.Client == "" {
 			t.Errorf("audit %s: %+v", phase, r)
 		}
 	}
-	if recs[1].Outcome != config.OutcomeOK {
+	if recs[1].Outcome != audit.OutcomeOK {
 		t.Errorf("audit after: outcome %q", recs[1].Outcome)
 	}
 
 	// The node is gone now: a second try is one clear line.
-	_, errOut, code = runBinary(t, nil, serversFlag(t), "--audit-log", audit, "release", "--force", "--yes", node)
+	_, errOut, code = runBinary(t, nil, serversFlag(t), "--audit-log", auditFile, "release", "--force", "--yes", node)
 	assertOneLineFailure(t, errOut, code, "no such node")
 }
 
@@ -84,8 +84,8 @@ func TestRevoke(t *testing.T) {
 	p := testPath(t)
 	s := testSession(t)
 	holder := holdLock(t, s, p, lockops.WithRevocable())
-	audit := filepath.Join(t.TempDir(), "audit.log")
-	out, errOut, code := runBinary(t, nil, serversFlag(t), "--audit-log", audit, "revoke", "--yes", p+"/"+holder.Node())
+	auditFile := filepath.Join(t.TempDir(), "audit.log")
+	out, errOut, code := runBinary(t, nil, serversFlag(t), "--audit-log", auditFile, "revoke", "--yes", p+"/"+holder.Node())
 	if code != 0 {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
@@ -100,8 +100,8 @@ func TestRevoke(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the revocable holder did not let go")
 	}
-	recs := readAudit(t, audit)
-	if len(recs) != 2 || recs[0].Action != "revoke" || recs[1].Outcome != config.OutcomeOK || recs[1].Owner != fmt.Sprintf("0x%x", s.ID()) {
+	recs := readAudit(t, auditFile)
+	if len(recs) != 2 || recs[0].Action != "revoke" || recs[1].Outcome != audit.OutcomeOK || recs[1].Owner != fmt.Sprintf("0x%x", s.ID()) {
 		t.Errorf("audit: %+v", recs)
 	}
 }

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/audit"
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockrun"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sandbox/peers"
 )
@@ -22,8 +23,8 @@ import (
 // a line before and after.
 func TestRunExitCodeAndEnv(t *testing.T) {
 	p := testPath(t)
-	audit := filepath.Join(t.TempDir(), "audit.log")
-	out, errOut, code := runBinary(t, nil, serversFlag(t), "--audit-log", audit,
+	auditFile := filepath.Join(t.TempDir(), "audit.log")
+	out, errOut, code := runBinary(t, nil, serversFlag(t), "--audit-log", auditFile,
 		"run", "--note", "nightly", p, "--", "sh", "-c", `echo "$ZKLOCK_PATH $ZKLOCK_NODE"; exit 7`)
 	if code != 7 {
 		t.Fatalf("exit code %d, want 7; stderr %q", code, errOut)
@@ -38,15 +39,15 @@ func TestRunExitCodeAndEnv(t *testing.T) {
 	if kids, _, err := testConn(t).Children(p); err != nil || len(kids) != 0 {
 		t.Fatalf("after run the lock parent holds %v (%v)", kids, err)
 	}
-	recs := readAudit(t, audit)
+	recs := readAudit(t, auditFile)
 	if len(recs) != 2 {
 		t.Fatalf("audit: %d lines, want 2: %+v", len(recs), recs)
 	}
 	b, a := recs[0], recs[1]
-	if b.Action != "run" || b.Phase != config.PhaseBefore || b.Path != p || !slices.Equal(b.Command, []string{"sh", "-c", `echo "$ZKLOCK_PATH $ZKLOCK_NODE"; exit 7`}) {
+	if b.Action != "run" || b.Phase != audit.PhaseBefore || b.Path != p || !slices.Equal(b.Command, []string{"sh", "-c", `echo "$ZKLOCK_PATH $ZKLOCK_NODE"; exit 7`}) {
 		t.Errorf("audit before: %+v", b)
 	}
-	if a.Phase != config.PhaseAfter || a.Outcome != "exited" || a.ExitCode == nil || *a.ExitCode != 7 || p+"/"+a.Node != fields[1] {
+	if a.Phase != audit.PhaseAfter || a.Outcome != "exited" || a.ExitCode == nil || *a.ExitCode != 7 || p+"/"+a.Node != fields[1] {
 		t.Errorf("audit after: %+v", a)
 	}
 	for _, r := range recs {
@@ -56,10 +57,10 @@ func TestRunExitCodeAndEnv(t *testing.T) {
 	}
 
 	// Exit code 0 passes through as 0, and a signal death as 128+N.
-	if _, e, c := runBinary(t, nil, serversFlag(t), "--audit-log", audit, "run", p, "--", "true"); c != 0 {
+	if _, e, c := runBinary(t, nil, serversFlag(t), "--audit-log", auditFile, "run", p, "--", "true"); c != 0 {
 		t.Errorf("run true: code %d, stderr %q", c, e)
 	}
-	if _, e, c := runBinary(t, nil, serversFlag(t), "--audit-log", audit, "run", p, "--", "sh", "-c", "kill -KILL $$"); c != 128+9 {
+	if _, e, c := runBinary(t, nil, serversFlag(t), "--audit-log", auditFile, "run", p, "--", "sh", "-c", "kill -KILL $$"); c != 128+9 {
 		t.Errorf("run of a killed command: code %d, want 137; stderr %q", c, e)
 	}
 }
@@ -258,7 +259,7 @@ func TestRunWaitsThenRuns(t *testing.T) {
 	l2 := holdLock(t, s, p)
 	pr = startBinary(t, nil, serversFlag(t), "--audit-log", filepath.Join(t.TempDir(), "a"), "run", "--quiet", p, "--", "true")
 	eventually(t, 30*time.Second, "zklock to queue", func() bool { k, _, _ := c.Children(p); return len(k) == 2 })
-	time.Sleep(2 * quietWait) // what it would have said by now, it says now or never
+	time.Sleep(2 * lockrun.QuietWait) // what it would have said by now, it says now or never
 	if err := l2.Release(ctx); err != nil {
 		t.Fatal(err)
 	}

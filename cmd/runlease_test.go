@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/sandbox/peers"
 	"github.com/zklock/zklock/third_party/zk"
 )
@@ -263,16 +262,6 @@ func TestRunElection(t *testing.T) {
 	recs := readAudit(t, audit)
 	if len(recs) != 2 || recs[1].Kind != "election" || p+"/"+recs[1].Node != node {
 		t.Fatalf("audit %+v", recs)
-	}
-}
-
-// TestWaitLineLease: an admitted contender waiting for a lease says so,
-// naming the path whose children it watches.
-func TestWaitLineLease(t *testing.T) {
-	got := waitLine("/jobs/slots", ordering.Progress{State: ordering.LockQueued, Position: 1, Watching: "/jobs/slots/leases"}, "", 0, false)
-	want := "zklock: waiting for /jobs/slots: 1st in line, waiting for a lease (watching the children of /jobs/slots/leases)"
-	if got != want {
-		t.Fatalf("%q\nwant %q", got, want)
 	}
 }
 

@@ -6,6 +6,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -67,7 +68,7 @@ func gssapiHint(se *zk.SASLError) string {
 	case errors.Is(se.Err, zk.ErrAuthFailed):
 		return fmt.Sprintf("SASL GSSAPI refused by %s: the server did not accept the Kerberos ticket: its keytab may hold another key or principal than the KDC's, its clock may be off, or it has no Kerberos login (DIGEST-MD5 only): see the server's log", se.Server)
 	case errors.Is(se.Err, sasl.ErrServicePrincipal):
-		fix = "the servers' principal is SERVICE/HOST with HOST as given in --servers: check --sasl-service (default zookeeper) and give the host name the principal has, not an address"
+		fix = "the servers' principal is --sasl-server-principal when given, else SERVICE/HOST with HOST the canonical name of the address reached, as the Java client names it: check --sasl-service (default zookeeper) and the servers' reverse DNS, or name the principal with --sasl-server-principal SERVICE/HOST@REALM, or keep HOST as written in --servers with --sasl-canonicalize-hostname=false"
 	case errors.Is(se.Err, sasl.ErrClientPrincipal):
 		fix = "check --sasl-principal, and that --sasl-keytab holds its current key"
 	case errors.Is(se.Err, sasl.ErrKDCUnreachable):
@@ -98,6 +99,22 @@ func registerSASLFlags(f *pflag.FlagSet, g *config.Flags) {
 	f.StringVar(&g.Krb5Conf, "krb5-conf", "", "GSSAPI: krb5.conf (default $KRB5_CONFIG or /etc/krb5.conf)")
 	f.StringVar(&g.SASLService, "sasl-service", config.DefaultSASLService, "GSSAPI: the servers' Kerberos service, as in SERVICE/host@REALM")
 	f.StringVar(&g.JAAS, "jaas", "", "read --sasl and its credentials from the Client section of a JAAS file (DigestLoginModule, Krb5LoginModule)")
+	f.StringVar(&g.JAASSection, "jaas-section", "", "the section of --jaas to read, as the Java client's zookeeper.sasl.clientconfig (default "+config.DefaultJAASSection+")")
+	f.StringVar(&g.SASLServerPrincipal, "sasl-server-principal", "", "GSSAPI: the servers' principal, SERVICE/HOST[@REALM], as the Java client's zookeeper.server.principal (default SERVICE/<canonical host>)")
+	f.Var((*hostAsWritten)(&g.SASLHostAsWritten), "sasl-canonicalize-hostname", "GSSAPI: name the server in its principal by the canonical name of its address, as the Java client's zookeeper.sasl.client.canonicalize.hostname; =false: the host as written in --servers")
+	f.Lookup("sasl-canonicalize-hostname").NoOptDefVal = "true"
+}
+
+// hostAsWritten is --sasl-canonicalize-hostname, stored inverted so that
+// config.Flags' zero value is the Java client's default (canonicalize).
+type hostAsWritten bool
+
+func (h *hostAsWritten) String() string { return strconv.FormatBool(!bool(*h)) }
+func (h *hostAsWritten) Type() string   { return "bool" }
+func (h *hostAsWritten) Set(v string) error {
+	b, err := strconv.ParseBool(v)
+	*h = hostAsWritten(!b)
+	return err
 }
 
 // saslLog is the SASL setting for the debug log: mechanism and identity,

@@ -15,6 +15,7 @@ import (
 	"github.com/zklock/zklock/third_party/zk"
 	"github.com/zklock/zklock/ui"
 	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/zkview/layouts"
 )
 
 // One tree holding every system's layout, each participant in a session of
@@ -319,7 +320,7 @@ func queueScreens(d *consoleDriver, root string, want map[string]string) map[str
 func checkConsoleSystems(t *testing.T, a *allSystems) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	w, err := zkview.Watch(ctx, testSession(t), zkview.Options{Roots: []string{a.root}, Systems: true})
+	w, err := zkview.Watch(ctx, testSession(t), zkview.Options{Roots: []string{a.root}, Systems: layouts.New})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"path"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
@@ -208,34 +207,5 @@ func TestLsCheckLeaderMismatch(t *testing.T) {
 	out, errOut, code := runBinary(t, nil, serversFlag(t), "ls", "--check", "--root", root)
 	if code != exitCheck || !strings.Contains(errOut, model.WarnLeaderMismatch) {
 		t.Fatalf("ls --check: code %d, stderr %q\n%s", code, errOut, out)
-	}
-}
-
-// TestExportSystems: a system's path gets the zklock_lock_system info
-// series and, with a leader-mismatch, when it was first seen; a plain
-// recipe's path gets neither.
-func TestExportSystems(t *testing.T) {
-	at := time.Unix(1700000000, 0)
-	since := at.Add(-12 * time.Second)
-	snap := &model.Snapshot{At: at, Queues: model.QueuesOf(
-		model.Queue{Path: "/locks/a", State: model.PathPresent, Type: model.TypeMutex},
-		model.Queue{Path: "/solr/overseer_elect/election", State: model.PathPresent, Type: model.TypeElection}.WithRare(model.QueueRare{
-			System:   "solr",
-			Label:    "solr overseer",
-			Warnings: []model.Warning{{Code: model.WarnLeaderMismatch, Key: "k", Since: since, Message: "m"}},
-		}),
-	)}
-	fams := scrape(t, newLockCollector(func() *model.Snapshot { return snap }, DefaultExportTop))
-	if v, ok := metricValue(fams, "zklock_lock_system", "path", "/solr/overseer_elect/election", "system", "solr", "label", "solr overseer"); !ok || v != 1 {
-		t.Errorf("zklock_lock_system: %v %v", v, ok)
-	}
-	if _, ok := metricValue(fams, "zklock_lock_system", "path", "/locks/a"); ok {
-		t.Errorf("zklock_lock_system for a plain recipe")
-	}
-	if v, ok := metricValue(fams, "zklock_lock_leader_mismatch_since_timestamp_seconds", "path", "/solr/overseer_elect/election", "system", "solr"); !ok || v != float64(since.Unix()) {
-		t.Errorf("leader mismatch since: %v %v, want %d", v, ok, since.Unix())
-	}
-	if v, ok := metricValue(fams, "zklock_lock_warnings", "path", "/solr/overseer_elect/election", "code", model.WarnLeaderMismatch); !ok || v != 1 {
-		t.Errorf("zklock_lock_warnings leader-mismatch: %v %v", v, ok)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/audit"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
@@ -110,8 +110,8 @@ func TestTLSLsAndRun(t *testing.T) {
 	}
 
 	// run queues behind both; it runs once they release.
-	audit := filepath.Join(t.TempDir(), "audit.log")
-	pr := startBinary(t, nil, append(tlsFlags(c, ""), "--audit-log", audit, "run", p, "--", "sh", "-c", `echo "$ZKLOCK_NODE"`)...)
+	auditFile := filepath.Join(t.TempDir(), "audit.log")
+	pr := startBinary(t, nil, append(tlsFlags(c, ""), "--audit-log", auditFile, "run", p, "--", "sh", "-c", `echo "$ZKLOCK_NODE"`)...)
 	conn := testTLSConn(t, c)
 	eventually(t, 20*time.Second, "run's node to queue", func() bool {
 		kids, _, _ := conn.Children(p)
@@ -130,7 +130,7 @@ func TestTLSLsAndRun(t *testing.T) {
 	if !strings.HasPrefix(pr.out.String(), p+"/_c_") {
 		t.Errorf("CMD saw ZKLOCK_NODE %q", pr.out.String())
 	}
-	for _, r := range readAudit(t, audit) {
+	for _, r := range readAudit(t, auditFile) {
 		if !r.TLS || r.Chroot != "" || r.Path != p {
 			t.Errorf("audit over TLS: %+v", r)
 		}
@@ -195,8 +195,8 @@ func TestTLSChroot(t *testing.T) {
 		t.Errorf("ls output shows the chroot:\n%s", out)
 	}
 
-	audit := filepath.Join(t.TempDir(), "audit.log")
-	pr := startBinary(t, nil, append(tlsFlags(c, "/app"), "--audit-log", audit, "run", rel, "--", "sh", "-c", `echo "$ZKLOCK_PATH $ZKLOCK_NODE"`)...)
+	auditFile := filepath.Join(t.TempDir(), "audit.log")
+	pr := startBinary(t, nil, append(tlsFlags(c, "/app"), "--audit-log", auditFile, "run", rel, "--", "sh", "-c", `echo "$ZKLOCK_PATH $ZKLOCK_NODE"`)...)
 	eventually(t, 20*time.Second, "run's node under /app", func() bool {
 		kids, _, _ := testTLSConn(t, c).Children(abs)
 		return len(kids) == 2
@@ -210,7 +210,7 @@ func TestTLSChroot(t *testing.T) {
 	if f := strings.Fields(pr.out.String()); len(f) != 2 || f[0] != rel || !strings.HasPrefix(f[1], rel+"/") {
 		t.Errorf("CMD saw %q, want paths under %s", pr.out.String(), rel)
 	}
-	recs := readAudit(t, audit)
+	recs := readAudit(t, auditFile)
 	if len(recs) != 2 {
 		t.Fatalf("audit: %+v", recs)
 	}
@@ -321,8 +321,8 @@ func TestTLSForceRelease(t *testing.T) {
 	p := testPath(t)
 	holder := holdOver(t, tlsSession(t, c), p, ordering.LockHolding)
 	waiter := holdOver(t, tlsSession(t, c), p, ordering.LockQueued)
-	audit := filepath.Join(t.TempDir(), "audit.log")
-	_, errOut, code := runBinary(t, nil, append(tlsFlags(c, ""), "--audit-log", audit, "release", "--force", "--yes", p+"/"+holder.Node())...)
+	auditFile := filepath.Join(t.TempDir(), "audit.log")
+	_, errOut, code := runBinary(t, nil, append(tlsFlags(c, ""), "--audit-log", auditFile, "release", "--force", "--yes", p+"/"+holder.Node())...)
 	if code != 0 {
 		t.Fatalf("release --force over TLS: code %d, stderr %q", code, errOut)
 	}
@@ -332,8 +332,8 @@ func TestTLSForceRelease(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the force-released holder was not told its lock is lost")
 	}
-	recs := readAudit(t, audit)
-	if len(recs) != 2 || !recs[1].TLS || recs[1].Outcome != config.OutcomeOK || recs[1].Node != holder.Node() {
+	recs := readAudit(t, auditFile)
+	if len(recs) != 2 || !recs[1].TLS || recs[1].Outcome != audit.OutcomeOK || recs[1].Node != holder.Node() {
 		t.Errorf("audit of a force-release over TLS: %+v", recs)
 	}
 }

@@ -1,7 +1,7 @@
 // Package config resolves what zklock connects to and how: the named
 // contexts of the config file, the flags every command shares (as plain
 // values: the cobra wiring lives in cmd), credentials, server lists and
-// paths, and the audit log of operator actions. It opens no connection.
+// paths (the audit log itself is package audit). It opens no connection.
 package config
 
 import (
@@ -69,6 +69,10 @@ type Flags struct {
 	// SASL flags (sasl.go): --sasl MECH or --jaas FILE turns SASL on.
 	SASL, SASLUser, SASLPasswordFile, SASLKeytab string
 	SASLPrincipal, Krb5Conf, SASLService, JAAS   string
+	SASLServerPrincipal, JAASSection             string
+	// SASLHostAsWritten is --sasl-canonicalize-hostname=false: the zero
+	// value is the Java client's default, canonicalization on.
+	SASLHostAsWritten bool
 }
 
 // Settings are the resolved connection and console settings: flags over
@@ -156,7 +160,7 @@ func (g *Flags) Resolve(changed func(flag string) bool) (*Settings, error) {
 	if ctx != nil {
 		ctxSASL = ctx.SASL
 	}
-	if s.SASL, err = resolveSASL(g, ctxSASL); err != nil {
+	if s.SASL, err = resolveSASL(g, ctxSASL, changed("sasl-canonicalize-hostname")); err != nil {
 		return nil, err
 	}
 	s.AuditLog = g.AuditLog

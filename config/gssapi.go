@@ -17,6 +17,11 @@ func newGSSAPI(s *SASL) (zk.SASLMechanism, error) {
 		Keytab:    s.Keytab,
 		Krb5Conf:  s.Krb5Conf,
 		Service:   s.Service,
+		// The Java client's zookeeper.server.principal and
+		// zookeeper.sasl.client.canonicalize.hostname.
+		ServerPrincipal: s.ServerPrincipal,
+		HostAsWritten:   s.HostAsWritten,
+		CCache:          s.TicketCache,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("--sasl GSSAPI (from %s): %w", s.Source, err)

@@ -21,6 +21,10 @@ const (
 	// DefaultSASLService is the Kerberos service of ZooKeeper's servers
 	// (zookeeper/<host>), as the Java client's zookeeper.sasl.client.username.
 	DefaultSASLService = "zookeeper"
+	// DefaultJAASSection is the JAAS section ZooKeeper's Java client
+	// reads (zookeeper.sasl.clientconfig's default), so that a Kafka or
+	// HBase client's JAAS file works as it is.
+	DefaultJAASSection = "Client"
 )
 
 // ContextSASL is a context's `sasl:` block: the same keys as the flags,
@@ -35,6 +39,9 @@ const (
 //	  principal: me@EXAMPLE.COM
 //	  krb5_conf: /etc/krb5.conf
 //	  service: zookeeper
+//	  server_principal: zookeeper/zk1.example.com@EXAMPLE.COM
+//	  canonicalize_hostname: false   # default true, as the Java client
+//	  jaas_section: Client
 type ContextSASL struct {
 	Mechanism    string `yaml:"mechanism"`
 	User         string `yaml:"user"`
@@ -44,6 +51,15 @@ type ContextSASL struct {
 	Principal    string `yaml:"principal"`
 	Krb5Conf     string `yaml:"krb5_conf"`
 	Service      string `yaml:"service"`
+	// ServerPrincipal names the servers' principal outright, as the Java
+	// client's zookeeper.server.principal.
+	ServerPrincipal string `yaml:"server_principal"`
+	// CanonicalizeHostname is the Java client's
+	// zookeeper.sasl.client.canonicalize.hostname; nil: true.
+	CanonicalizeHostname *bool `yaml:"canonicalize_hostname"`
+	// JAASSection is the section of JAAS read, as the Java client's
+	// zookeeper.sasl.clientconfig (DefaultJAASSection when empty).
+	JAASSection string `yaml:"jaas_section"`
 }
 
 // SASL is the resolved SASL setting (nil: none). Password is never shown.
@@ -55,6 +71,14 @@ type SASL struct {
 	Principal string
 	Krb5Conf  string
 	Service   string
+	// ServerPrincipal is the servers' principal given outright, "" when
+	// it is <Service>/<canonical host>.
+	ServerPrincipal string
+	// HostAsWritten: the server's host name is not canonicalized.
+	HostAsWritten bool
+	// TicketCache is the JAAS file's Krb5LoginModule ticketCache, read
+	// when there is no keytab.
+	TicketCache string
 	// Source says where the credentials came from, for errors and doctor.
 	Source string
 	// Mech is the mechanism's client, built (files read) at Resolve.
@@ -81,28 +105,39 @@ func (s *SASL) Client() (zk.SASLMechanism, error) {
 }
 
 // resolveSASL merges the flags over the context's block over --jaas's
-// Client section; nil when no mechanism is asked for.
-func resolveSASL(g *Flags, c *ContextSASL) (*SASL, error) {
+// section; nil when no mechanism is asked for. canonSet says that
+// --sasl-canonicalize-hostname was given (its default must not hide the
+// context's).
+func resolveSASL(g *Flags, c *ContextSASL, canonSet bool) (*SASL, error) {
 	var cs ContextSASL
 	if c != nil {
 		cs = *c
 	}
 	s := &SASL{Source: "flags"}
-	jaas := first(g.JAAS, cs.JAAS)
+	jaas, section := first(g.JAAS, cs.JAAS), first(g.JAASSection, cs.JAASSection)
+	if section != "" && jaas == "" {
+		return nil, fmt.Errorf("--jaas-section %s without --jaas FILE", section)
+	}
 	if jaas != "" {
-		j, err := sasl.ReadJAAS(ExpandHome(jaas), "Client")
+		j, err := sasl.ReadJAAS(ExpandHome(jaas), first(section, DefaultJAASSection))
 		if err != nil {
 			return nil, fmt.Errorf("--jaas: %w", err)
 		}
 		s.Mechanism, s.User, s.Password, s.Keytab, s.Principal = j.Mechanism, j.User, j.Password, j.Keytab, j.Principal
+		s.TicketCache = j.TicketCache
 		s.Source = jaas
 	}
 	s.Mechanism = strings.ToUpper(first(g.SASL, first(cs.Mechanism, s.Mechanism)))
 	if s.Mechanism == "" {
-		if g.SASLUser != "" || g.SASLPasswordFile != "" || g.SASLKeytab != "" || g.SASLPrincipal != "" {
+		if g.SASLUser != "" || g.SASLPasswordFile != "" || g.SASLKeytab != "" || g.SASLPrincipal != "" || g.SASLServerPrincipal != "" {
 			return nil, fmt.Errorf("--sasl-* flags without --sasl MECH (%s or %s) or --jaas FILE", MechDigest, MechGSSAPI)
 		}
 		return nil, nil
+	}
+	s.ServerPrincipal = first(g.SASLServerPrincipal, cs.ServerPrincipal)
+	s.HostAsWritten = g.SASLHostAsWritten
+	if !canonSet && cs.CanonicalizeHostname != nil {
+		s.HostAsWritten = !*cs.CanonicalizeHostname
 	}
 	s.User = first(g.SASLUser, first(cs.User, s.User))
 	s.Keytab = ExpandHome(first(g.SASLKeytab, first(cs.Keytab, s.Keytab)))

@@ -153,18 +153,6 @@ func (t *TLS) build() (*tls.Config, error) {
 	return cfg, nil
 }
 
-// Summary is the TLS setting in a few words, for the console's header and
-// `zklock doctor`: "TLS", or "TLS, hostname NOT verified".
-func (t *TLS) Summary() string {
-	if t == nil {
-		return ""
-	}
-	if t.SkipHostnameVerify {
-		return "TLS, hostname NOT verified"
-	}
-	return "TLS"
-}
-
 func readPEM(path, what string) ([]byte, error) {
 	b, err := os.ReadFile(ExpandHome(path))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/zkview/layouts"
 )
 
 // steadyFor is how long TestDemoNoFalseAlarm samples the running demo:
@@ -21,7 +22,7 @@ func consoleView() zkview.Options {
 	return zkview.Options{
 		Paths:           append(Paths(), SystemPaths()...),
 		Roots:           []string{Root},
-		Systems:         true,
+		Systems:         layouts.New,
 		SemaphoreLimits: Limits(),
 	}
 }

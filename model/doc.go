@@ -54,6 +54,12 @@
 //     confirmation of destructive actions, GapText.
 //   - lsjson.go: JSONPath, ToJSON and PathJSON (one path, for a streaming writer), `ls --json`'s schema (LsSchema), and Warning.JSON (a warning as ls and why write it).
 //   - sanitize.go: Sanitize and SanitizeString.
+//   - discovery.go: DiscoveryText, how far the first reads of the roots
+//     have come, and Grouped (digits in groups of three).
+//   - recipes.go: the library recipes that are no lock (barriers, queues,
+//     counters): a node's Part in one and the RecipeFacts it states.
+//   - zxid.go: a zxid's epoch and counter, and ZxidWarnRatio (how near
+//     the counter's end doctor warns).
 //   - modeltest/: model values for tests (nodes of a session holding or
 //     waiting since a moment; mutex queues of them).
 package model

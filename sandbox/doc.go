@@ -28,6 +28,19 @@
 //     zkview/fourletter, zklock's one four-letter-word client.
 //   - proxy.go: Proxy, a loopback TCP proxy that cuts and restores a
 //     client's link without touching the server.
+//   - kdc.go: StartKDC, a throwaway Kerberos realm (MIT krb5kdc with its
+//     own database, kdc.conf and krb5.conf in a temp dir, on a free port)
+//     for the GSSAPI tests; kdcadmin.go: changes to a running realm
+//     (principals added, deleted or re-keyed), kinit for credential
+//     caches, and a KDC whose clock is shifted.
+//   - logtail.go: LogTail's bounded read of a member's log, for failure
+//     reports.
+//   - pauseproc.go: PauseProcess and ResumeProcess, any process stopped
+//     as a long GC pause would (SIGSTOP), waiting until every thread has
+//     stopped (stopped_*.go: Linux reads /proc; elsewhere the signal is
+//     all there is); signals_*.go: the signals per platform (Windows has
+//     no SIGSTOP: pausing is unsupported there).
+//   - ports.go: free loopback ports, held together while chosen.
 //   - sandboxtest/: Start and Connect for tests, in the manner of
 //     net/http/httptest; a package of its own so that only tests import
 //     package testing (the shipped binary does not link it).

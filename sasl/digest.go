@@ -1,6 +1,7 @@
 package sasl
 
 import (
+	"context"
 	"crypto/md5"
 	"crypto/rand"
 	"crypto/subtle"
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"unicode/utf8"
 
@@ -50,7 +52,7 @@ type Digest struct {
 func (d *Digest) Name() string { return "DIGEST-MD5" }
 
 // Start begins an exchange; the server name plays no part (see digestURI).
-func (d *Digest) Start(string) (zk.SASLExchange, error) {
+func (d *Digest) Start(context.Context, string, net.Addr) (zk.SASLExchange, error) {
 	return &digestExchange{d: d}, nil
 }
 

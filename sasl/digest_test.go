@@ -1,6 +1,7 @@
 package sasl
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func TestDigestLatin1(t *testing.T) {
 // ZooKeeper's server sends, with a fixed client nonce.
 func TestDigestExchange(t *testing.T) {
 	d := &Digest{User: "chris", Password: "secret", rand: strings.NewReader(strings.Repeat("x", 16))}
-	ex, _ := d.Start("127.0.0.1:2181")
+	ex, _ := d.Start(context.Background(), "127.0.0.1:2181", nil)
 	first, err := ex.Step(nil)
 	if err != nil || len(first) != 0 || ex.Complete() {
 		t.Fatalf("first step = %q, %v, complete %v; want empty, nil, false", first, err, ex.Complete())
@@ -101,7 +102,7 @@ func TestDigestBadChallenges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ex, _ := (&Digest{User: "u", Password: "p"}).Start("")
+			ex, _ := (&Digest{User: "u", Password: "p"}).Start(context.Background(), "", nil)
 			_, _ = ex.Step(nil)
 			if _, err := ex.Step([]byte(tt.chal)); !errors.Is(err, tt.want) {
 				t.Errorf("err = %v, want %v", err, tt.want)

@@ -1,6 +1,7 @@
 package sasl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -65,13 +66,23 @@ type GSSAPIOptions struct {
 	Principal string
 	// Keytab is the client's keytab; empty: the credential cache.
 	Keytab string
-	// CCache is the credential cache file when Keytab is empty; empty:
-	// KRB5CCNAME (FILE: only), else /tmp/krb5cc_<uid>.
+	// CCache names the credential cache when Keytab is empty (a JAAS
+	// ticketCache: a path or FILE:path); empty: KRB5CCNAME, else
+	// krb5.conf's default_ccache_name, else /tmp/krb5cc_<uid> (FILE:
+	// caches only: ccache.go).
 	CCache string
 	// Krb5Conf is the path of krb5.conf.
 	Krb5Conf string
 	// Service is the servers' Kerberos service, "zookeeper" when empty.
 	Service string
+	// ServerPrincipal names the servers' principal outright,
+	// SERVICE/HOST[@REALM] (the Java client's zookeeper.server.principal):
+	// Service and the host of the connect string play no part then.
+	ServerPrincipal string
+	// HostAsWritten turns off the canonicalization of the server's host
+	// name (zookeeper.sasl.client.canonicalize.hostname=false): the
+	// principal names the host as the connect string writes it.
+	HostAsWritten bool
 }
 
 // GSSAPI is SASL's Kerberos V5 mechanism (RFC 4752), the client side as
@@ -82,11 +93,16 @@ type GSSAPIOptions struct {
 type GSSAPI struct {
 	principal string // name@REALM, for messages and the authzid
 	service   string
-	ccache    string    // the credential cache file, when not a keytab
-	tgtEnd    time.Time // when the cache's TGT expires (zero: unknown)
+	named     string // ServerPrincipal without its realm, "" when not given
+	asWritten bool   // HostAsWritten
+	resolver  Resolver
+	cfg       *krb5config.Config // for the service's realm (domain_realm)
+	ccache    string             // the credential cache file, when not a keytab
+	tgtEnd    time.Time          // when the cache's TGT expires (zero: unknown)
 
-	mu sync.Mutex
-	cl *client.Client // logged in on first use; renews its TGT itself
+	mu    sync.Mutex
+	cl    *client.Client    // logged in on first use; renews its TGT itself
+	asked map[string]string // server (as written) to the principal last asked for it
 }
 
 // NewGSSAPI reads krb5.conf and the keytab (or the credential cache), so
@@ -99,9 +115,12 @@ func NewGSSAPI(o GSSAPIOptions) (*GSSAPI, error) {
 			return nil, fmt.Errorf("%w: krb5.conf %s: %w", ErrKerberosSetup, o.Krb5Conf, err)
 		}
 	}
-	g := &GSSAPI{service: o.Service}
+	g := &GSSAPI{service: o.Service, asWritten: o.HostAsWritten, resolver: net.DefaultResolver, cfg: cfg}
 	if g.service == "" {
 		g.service = "zookeeper"
+	}
+	if err := g.nameServer(o.ServerPrincipal); err != nil {
+		return nil, err
 	}
 	settings := []func(*client.Settings){client.DisablePAFXFAST(true)}
 	if o.Keytab == "" {
@@ -125,12 +144,9 @@ func NewGSSAPI(o GSSAPIOptions) (*GSSAPI, error) {
 
 // fromCCache builds the client from a credential cache (kinit's).
 func (g *GSSAPI) fromCCache(o GSSAPIOptions, cfg *krb5config.Config, settings []func(*client.Settings)) error {
-	path := o.CCache
-	if path == "" {
-		path = strings.TrimPrefix(os.Getenv("KRB5CCNAME"), "FILE:")
-	}
-	if path == "" {
-		path = fmt.Sprintf("/tmp/krb5cc_%d", os.Getuid())
+	path, err := ccachePath(o)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrKerberosSetup, err)
 	}
 	cc, err := credentials.LoadCCache(path)
 	if err != nil {
@@ -154,6 +170,23 @@ func (g *GSSAPI) fromCCache(o GSSAPIOptions, cfg *krb5config.Config, settings []
 	return nil
 }
 
+// ccachePath is the file of the credential cache MIT's libraries would
+// use (KRB5CCNAME, else krb5.conf's default_ccache_name, else
+// /tmp/krb5cc_<uid>), or ErrCCacheType for one that is not a file.
+func ccachePath(o GSSAPIOptions) (string, error) {
+	u := thisUser()
+	if o.CCache != "" {
+		return cacheFile(o.CCache, "the JAAS ticketCache", o.Principal, u.uid)
+	}
+	env, conf := os.Getenv("KRB5CCNAME"), ""
+	if env == "" {
+		b, _ := os.ReadFile(o.Krb5Conf) // read once already, by NewGSSAPI
+		conf = string(b)
+	}
+	name, from := cacheName(env, conf, o.Krb5Conf, u)
+	return cacheFile(name, from, o.Principal, u.uid)
+}
+
 // expired says, for a client from a credential cache, that its TGT has
 // expired: gokrb5 cannot renew it without a key and says only that it has
 // no credentials, while the fix is to run kinit again.
@@ -171,23 +204,69 @@ func (g *GSSAPI) Name() string { return "GSSAPI" }
 // Principal returns the client principal, name@REALM.
 func (g *GSSAPI) Principal() string { return g.principal }
 
-// ServicePrincipal returns the principal the servers must hold for
-// server (host:port as given): <service>/<host>, as the Java client names
-// it without canonicalising the host.
-func (g *GSSAPI) ServicePrincipal(server string) string {
-	host, _, err := net.SplitHostPort(server)
-	if err != nil {
-		host = server
+// nameServer takes the principal given outright, if any: its realm,
+// when it has one, becomes its host's in krb5.conf's domain_realm, where
+// gokrb5 looks for a service's realm.
+func (g *GSSAPI) nameServer(principal string) error {
+	if principal == "" {
+		return nil
 	}
-	return g.service + "/" + host
+	service, host, realm, err := ParseServerPrincipal(principal)
+	if err != nil {
+		return err
+	}
+	g.named = service + "/" + host
+	if realm != "" {
+		if g.cfg.DomainRealm == nil {
+			g.cfg.DomainRealm = krb5config.DomainRealm{}
+		}
+		g.cfg.DomainRealm[host] = realm
+	}
+	return nil
+}
+
+// ServicePrincipal returns the principal the server must hold for a
+// connection to server (host:port as written) that reached remote (nil:
+// unknown), without its realm: the one given outright, else
+// <service>/<host> with the host canonicalized as the Java client does
+// (serverHost) unless HostAsWritten.
+func (g *GSSAPI) ServicePrincipal(ctx context.Context, server string, remote net.Addr) string {
+	if g.named != "" {
+		return g.named
+	}
+	return g.service + "/" + serverHost(ctx, g.resolver, server, remote, !g.asWritten)
+}
+
+// AskedFor returns the principal, SERVICE/HOST@REALM, that the last
+// exchange with server (host:port as written) asked a ticket for, "" when
+// none was made: for doctor, to show which principal a server must hold.
+func (g *GSSAPI) AskedFor(server string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.asked[server]
+}
+
+// serviceRealm is the realm gokrb5 asks a ticket of spn in: the host's
+// in krb5.conf's domain_realm, else the client's.
+func (g *GSSAPI) serviceRealm(spn string) string {
+	_, host, _ := strings.Cut(spn, "/")
+	if r := g.cfg.ResolveRealm(host); r != "" {
+		return r
+	}
+	_, realm := splitPrincipal(g.principal, "")
+	return realm
 }
 
 // Start logs in (once: the client keeps and renews its TGT), gets a
 // service ticket for the server and makes the AP-REQ.
-func (g *GSSAPI) Start(server string) (zk.SASLExchange, error) {
-	spn := g.ServicePrincipal(server)
+func (g *GSSAPI) Start(ctx context.Context, server string, remote net.Addr) (zk.SASLExchange, error) {
+	spn := g.ServicePrincipal(ctx, server, remote)
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.asked == nil {
+		g.asked = map[string]string{}
+	}
+	g.asked[server] = spn + "@" + g.serviceRealm(spn)
 	if err := g.expired(time.Now()); err != nil {
 		return nil, err
 	}
@@ -196,7 +275,7 @@ func (g *GSSAPI) Start(server string) (zk.SASLExchange, error) {
 	}
 	tkt, key, err := g.cl.GetServiceTicket(spn)
 	if err != nil {
-		return nil, classifyKerberos(err, "ticket for "+spn)
+		return nil, classifyKerberos(err, "ticket for "+g.asked[server])
 	}
 	tok, err := spnego.NewKRB5TokenAPREQ(g.cl, tkt, key,
 		[]int{gssapi.ContextFlagInteg, gssapi.ContextFlagMutual}, []int{flags.APOptionMutualRequired})

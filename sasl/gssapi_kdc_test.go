@@ -102,8 +102,12 @@ func TestGSSAPIFailures(t *testing.T) {
 			}
 			return g
 		}, ErrServicePrincipal},
-		{"host not in the service principal", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)), func(t *testing.T) zk.SASLMechanism {
-			return gssapiAs(t, k, "alice")
+		{"a server principal the realm lacks", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)), func(t *testing.T) zk.SASLMechanism {
+			g, err := NewGSSAPI(GSSAPIOptions{Principal: "alice", Keytab: k.Keytab("alice"), Krb5Conf: k.Krb5Conf(), ServerPrincipal: "zookeeper/nosuch.example.com"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return g
 		}, ErrServicePrincipal},
 	}
 	for _, tt := range tests {

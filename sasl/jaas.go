@@ -19,6 +19,9 @@ type JAASClient struct {
 	Password  string // DigestLoginModule password
 	Keytab    string // Krb5LoginModule keyTab
 	Principal string // Krb5LoginModule principal
+	// TicketCache is Krb5LoginModule's ticketCache when useTicketCache is
+	// true: the credential cache to read when there is no keytab.
+	TicketCache string
 }
 
 // jaasEntry is one login module line of a section: its class and options.
@@ -68,6 +71,9 @@ func ParseJAAS(text, section string) (JAASClient, error) {
 			return c, nil
 		case strings.HasSuffix(e.module, "Krb5LoginModule"):
 			c := JAASClient{Mechanism: "GSSAPI", Keytab: e.options["keytab"], Principal: e.options["principal"]}
+			if strings.EqualFold(e.options["useticketcache"], "true") {
+				c.TicketCache = e.options["ticketcache"]
+			}
 			return c, nil
 		}
 	}

@@ -33,6 +33,12 @@ Client{com.sun.security.auth.module.Krb5LoginModule required
 			JAASClient{Mechanism: "DIGEST-MD5", User: "bob", Password: `p\w`}, nil},
 		{"quote escapes", `Client { x.DigestLoginModule required username="a" password="q\"x"; };`,
 			JAASClient{Mechanism: "DIGEST-MD5", User: "a", Password: `q"x`}, nil},
+		{"kerberos from a ticket cache", `Client { com.sun.security.auth.module.Krb5LoginModule required
+    useTicketCache=true ticketCache="/tmp/krb5cc_kafka" principal="kafka@EXAMPLE.COM"; };`,
+			JAASClient{Mechanism: "GSSAPI", Principal: "kafka@EXAMPLE.COM", TicketCache: "/tmp/krb5cc_kafka"}, nil},
+		{"a ticketCache not in use", `Client { com.sun.security.auth.module.Krb5LoginModule required
+    useTicketCache=false ticketCache="/tmp/krb5cc_kafka" useKeyTab=true keyTab="/k"; };`,
+			JAASClient{Mechanism: "GSSAPI", Keytab: "/k"}, nil},
 		{"no Client section", `Server { x.DigestLoginModule required user_a="b"; };`, JAASClient{}, ErrJAAS},
 		{"unknown module", `Client { com.example.OtherModule required a="b"; };`, JAASClient{}, ErrJAAS},
 		{"digest without username", `Client { x.DigestLoginModule required password="b"; };`, JAASClient{}, ErrJAAS},
@@ -40,6 +46,15 @@ Client{com.sun.security.auth.module.Krb5LoginModule required
 		{"missing value", `Client { x.DigestLoginModule required username; };`, JAASClient{}, ErrJAAS},
 		{"unterminated comment", `/* Client { };`, JAASClient{}, ErrJAAS},
 		{"unterminated quote", `Client { x.DigestLoginModule required username="a; };`, JAASClient{}, ErrJAAS},
+	}
+	// Another section, as zookeeper.sasl.clientconfig (--jaas-section) picks.
+	kafka := `Client { x.DigestLoginModule required username="c" password="p"; };
+ZkForKafka { x.DigestLoginModule required username="k" password="q"; };`
+	if got, err := ParseJAAS(kafka, "ZkForKafka"); err != nil || got.User != "k" || got.Password != "q" {
+		t.Errorf("section ZkForKafka: %+v, %v", got, err)
+	}
+	if _, err := ParseJAAS(kafka, "Nope"); !errors.Is(err, ErrJAAS) {
+		t.Errorf("a missing section: %v, want ErrJAAS", err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

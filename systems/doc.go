@@ -14,7 +14,7 @@
 // system did not write stays unknown (Recognize returns false).
 //
 // The package is pure: recognisers read a Tree (a MemTree built by hand,
-// or filled by ReadTree from a server) and return values; they hold no
+// or a LiveTree reading a server through the caller's Reader) and return values; they hold no
 // state and keep no clock. A Finding is a reading of one moment: the
 // caller times it by Finding.Key (a failover passes through a short
 // mismatch; `ls --check` fails on one that lasts 10 s). Identities and
@@ -25,8 +25,9 @@
 //
 //   - tree.go: Tree, NodeInfo, Recognition, Participant, System, Type;
 //     Recognize (every recogniser in turn) and Scan (a walk).
-//     memtree.go: MemTree. zktree.go: ReadTree, a subtree read from a
-//     go-zookeeper connection into a MemTree. finding.go: Finding.
+//     memtree.go: MemTree. livetree.go: LiveTree, a Tree read from a
+//     server on demand through a Reader, within a budget of requests.
+//     finding.go: Finding.
 //     proto.go: a protobuf wire reader for the few fields needed, and the
 //     JSON helpers.
 //   - kafka.go: the controller, checked against brokers/ids.
@@ -49,6 +50,7 @@
 //     Barrier), read only at a path the user names: Barrier.
 //
 // Imports: systems may import lockops/ordering (its Role and Kind, ParseName),
-// model (RecipeFacts, the recipes' parts) and the zk client (ReadTree only); it must never import zkview, ui or cmd,
+// model (RecipeFacts, the recipes' parts) and of the zk client only its
+// types (a Reader's Stat, ErrNoNode; it opens no connection); it must never import zkview, ui or cmd,
 // which call it.
 package systems

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// MemTree is a Tree held in memory: built by hand in tests, or filled
-// from a server by ReadTree. Its zero value is not usable; NewMemTree
+// MemTree is a Tree held in memory, built by hand or, in tests, filled
+// from a server. Its zero value is not usable; NewMemTree
 // makes one holding the root.
 type MemTree struct {
 	nodes map[string]NodeInfo

@@ -34,8 +34,8 @@ type NodeInfo struct {
 func (n NodeInfo) Ephemeral() bool { return n.EphemeralOwner != 0 }
 
 // Tree is a read-only view of part of a ZooKeeper tree: an in-memory
-// MemTree in tests, a MemTree filled by ReadTree from a server, or the
-// caller's own cache. Paths are absolute and clean ("/a/b").
+// MemTree, a LiveTree reading a server on demand, or the caller's own
+// cache. Paths are absolute and clean ("/a/b").
 type Tree interface {
 	// Children lists the names of a node's children; false when the node
 	// is not known to exist.

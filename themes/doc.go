@@ -21,4 +21,8 @@
 // bold, faint, italic, underline and reverse. Unknown keys, missing elements
 // (write {} for plain text) and colors Lip Gloss would not understand are
 // errors. The mono theme uses no color at all and is what NO_COLOR selects.
+//
+// Files: theme.go (Theme, Color, the element names, Load and the embedded
+// data/*.json, decoded strictly), styles.go (Styles: a Theme's elements as
+// Lip Gloss styles, built once per theme).
 package themes

@@ -17,4 +17,6 @@
 //     changes were typed.
 //   - recording.go: RecordingHeader, Recorder, Recording, Cursor.
 //   - player.go: Player and PlayerState.
+//   - admission.go: which lease admitted a semaphore contender whose
+//     admission-lock node left (an "admitted" change, not a release).
 package timeline

@@ -14,6 +14,29 @@
 // only from tea.Cmds. Every name, path, datum and error that came from
 // ZooKeeper is drawn through model.SanitizeString.
 //
+// The other files:
+//
+//   - options.go: Options, Backend (every action, behind one interface),
+//     Connected, Recorder; run.go: Run, the program's start and its
+//     release of own locks at quit; connecting.go: the console while its
+//     session opens.
+//   - keys.go: KeyMap, every key of the main view and which mode enables it.
+//   - pump.go: the messages from commands back to Update, and the
+//     re-arming, coalescing reads of the snapshot and own-lock channels.
+//   - header.go and statusbar.go: the top line (ensemble, session,
+//     connection, watch mode) and the status line (own locks, the last
+//     action's notice); banners.go: the warnings' banners.
+//   - lockrow.go: one lock parent summarised for the list; listorder.go:
+//     the list's orders and filter, sized for 100,000 parents.
+//   - render.go: clean (the sanitizer's one door), cells, cuts and the
+//     table helpers the panes share; nodeindex.go: a snapshot's nodes by
+//     name.
+//   - ownlocks.go: the operator's own locks by path; semaphore.go: a
+//     semaphore's rows and counts.
+//   - narrate.go: the demo's narration line; demo.go: the presenter's
+//     keys' outcomes; record.go: the record key; replay.go: a replay's
+//     timeline keys; clipboard.go: copying a node path (OSC 52).
+//
 // ui renders zkview snapshots and asks for actions through callbacks; it
 // never holds a ZooKeeper connection and never imports the zk client.
 package ui

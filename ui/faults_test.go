@@ -22,6 +22,7 @@ import (
 	"github.com/zklock/zklock/sandbox/sandboxtest"
 	"github.com/zklock/zklock/third_party/zk"
 	"github.com/zklock/zklock/zkview"
+	"github.com/zklock/zklock/zkview/layouts"
 )
 
 // The console fed by a real zkview Watcher on a real ensemble while
@@ -47,7 +48,7 @@ type liveConsole struct {
 func newLiveConsole(t *testing.T, s *lockops.Session, paths []string, w, h int) *liveConsole {
 	t.Helper()
 	// The systems' recognisers on, as the console runs them (cmd/console.go).
-	zw, err := zkview.Watch(context.Background(), s, zkview.Options{Paths: paths, Systems: true})
+	zw, err := zkview.Watch(context.Background(), s, zkview.Options{Paths: paths, Systems: layouts.New})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -149,3 +149,52 @@ func ConfirmCycles(ctx context.Context, s *lockops.Session, cfg Options, snap *m
 	RedateMismatches(snap, next)
 	return next, nil
 }
+
+// YoungMismatches says whether snap shows a leader-mismatch that has not
+// lasted LeaderMismatchAfter yet, and when the youngest would.
+func YoungMismatches(snap *model.Snapshot) (bool, time.Time) {
+	var due time.Time
+	for _, q := range snap.Queues.All() {
+		for _, w := range q.Warnings() {
+			if w.Code != model.WarnLeaderMismatch || w.Lasted(snap.At) >= model.LeaderMismatchAfter {
+				continue
+			}
+			if t := w.Since.Add(model.LeaderMismatchAfter); t.After(due) {
+				due = t
+			}
+		}
+	}
+	return !due.IsZero(), due
+}
+
+// RedateMismatches dates next's leader mismatches by first, an earlier
+// read: a Key seen in both lasted all the while (it names both sides, so
+// any change in between changes it). next must be the caller's own.
+func RedateMismatches(first, next *model.Snapshot) {
+	since := map[string]time.Time{}
+	for _, q := range first.Queues.All() {
+		for _, w := range q.Warnings() {
+			if w.Key != "" && !w.Since.IsZero() {
+				since[w.Key] = w.Since
+			}
+		}
+	}
+	var set []model.Queue
+	for _, q := range next.Queues.All() {
+		var redated []model.Warning
+		for j, w := range q.Warnings() {
+			if t, ok := since[w.Key]; ok && w.Key != "" && t.Before(w.Since) {
+				if redated == nil {
+					redated = slices.Clone(q.Warnings())
+				}
+				redated[j].Since = t
+			}
+		}
+		if redated != nil {
+			nq := *q
+			nq.SetWarnings(redated)
+			set = append(set, nq)
+		}
+	}
+	next.Queues = next.Queues.Patch(set, nil)
+}

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops/ordering"
+	"github.com/zklock/zklock/zkview/queue"
+
 	"github.com/zklock/zklock/model"
 )
 
@@ -220,4 +222,70 @@ func (rw *recursiveWatch) resetNames(names []string) {
 		}
 	}
 	rw.names = fresh
+}
+
+// discoveryDelta takes children added and removed below a node watched
+// through its root that is no lock parent (an entity's group, an empty
+// parent) in time that grows with the change, not with the node's
+// children: a root of 100,000 parents gains or loses one without going
+// over the others. False when the change may make the node a lock parent
+// or a semaphore: the whole-listing merge (applyDelta) takes it then.
+func (rw *recursiveWatch) discoveryDelta(added, removed []string) bool {
+	pw, w := rw.pw, rw.pw.w
+	w.mu.Lock()
+	if pw.rp == nil || pw.removed || !pw.discover || pw.qm != nil || w.sems.owners[pw.path] != nil {
+		w.mu.Unlock()
+		return false
+	}
+	if _, aux := w.sems.auxOf[pw.path]; aux {
+		w.mu.Unlock()
+		return false
+	}
+	for _, k := range added {
+		if !plainChild(k) {
+			w.mu.Unlock()
+			return false
+		}
+	}
+	if len(added) == 0 && !rw.hasPlainChild() {
+		w.mu.Unlock()
+		return false // what is left may be a semaphore's
+	}
+	now := w.cfg.Now()
+	for _, k := range removed {
+		delete(pw.followed(), k) // none: pw is watched through its root
+		if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && !c.keep() {
+			c.removeLocked(now)
+		}
+	}
+	if len(added) > 0 && int(pw.depth) < w.cfg.MaxDepth {
+		for _, k := range added {
+			pw.discoverOneLocked(k, now)
+		}
+	}
+	pw.setReadLocked()
+	w.markDirtyLocked()
+	w.mu.Unlock()
+	w.kickPublish()
+	return true
+}
+
+// plainChild: a child name that neither makes its parent a lock parent
+// nor may be part of a semaphore (queue.SemaphorePart).
+func plainChild(k string) bool {
+	if _, isLock := ordering.ParseName(k); isLock {
+		return false
+	}
+	return !queue.SemaphorePart(k)
+}
+
+// hasPlainChild: one of the children is plain, so the node is no
+// semaphore whatever else it holds (usually the first looked at).
+func (rw *recursiveWatch) hasPlainChild() bool {
+	for k := range rw.names.all() {
+		if plainChild(k) {
+			return true
+		}
+	}
+	return false
 }

@@ -14,7 +14,7 @@ func followFixture(t *testing.T, names ...string) (*Watcher, *pathWatch) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &Watcher{cfg: cfg, ctx: context.Background(), paths: map[string]*pathWatch{}, initDone: make(chan struct{}), initPending: 1000}
+	w := &Watcher{cfg: cfg, ctx: context.Background(), pathSet: pathSet{paths: map[string]*pathWatch{}}, firstRead: firstRead{initDone: make(chan struct{}), initPending: 1000}}
 	root := &pathWatch{w: w, path: "/r", pathFlags: pathFlags{root: true, discover: true}, own: newOwnWatch(w.ctx)}
 	w.paths[root.path] = root
 	rt := newRootWatch(root)

@@ -12,7 +12,8 @@
 //	ui ──► timeline ──► model ──► lockops/ordering
 //	 │                   ▲
 //	 └──► sessions ──────┘
-//	cmd ─► zkview ─► zkview/queue, sessions, systems, model, fourletter, lockops, lockops/ordering, third_party/zk
+//	cmd ─► zkview/layouts ─► zkview ─► zkview/queue, sessions, model, fourletter, lockops, lockops/ordering, third_party/zk
+//	             └──────► systems
 //
 // What each holds:
 //
@@ -26,7 +27,12 @@
 //     records, what a listing or a change did, the Queue built from it
 //     with its links and warnings, semaphores composed); pure, so that
 //     changing how a queue is read or judged needs no ZooKeeper and no
-//     Watcher. Only zkview imports it.
+//     Watcher. Only zkview and zkview/layouts import it;
+//   - zkview/layouts: the systems' layouts (Kafka, Solr, Hadoop HA,
+//     barriers, the library recipes that are no lock) read through a
+//     Watcher's Host and laid over its queues at each build: an Overlay
+//     the caller hands the Watcher (Options.Systems). It imports zkview;
+//     zkview never imports it.
 //
 // zkview is what holds a ZooKeeper session's watches and does the
 // reading; ui never imports it (the console gets Updates through an
@@ -46,10 +52,13 @@
 //
 // # Files
 //
-//   - watcher.go: Watcher, Load, the connection state, the update pump,
-//     and the in-flight pool every request goes through (pooled); the
+//   - watcher.go: Watcher, Load, the connection state, and the
+//     in-flight pool every request goes through (pooled); the
 //     requests themselves are the Session's (lockops/requests.go: bounded
 //     by ctx, paths as the user sees them), never the raw connection.
+//   - pump.go: pump, the update pump: a snapshot built when the model
+//     changed, spaced by what building costs (publishBudget), one
+//     pending Update merged while the consumer is busy.
 //   - paths.go: pathWatch, one watched path and its goroutine (its
 //     children watch, absent and NoAuth paths, discovery under roots,
 //     fetching new nodes); it keeps a pointer to its Watcher, whose lock
@@ -71,30 +80,37 @@
 //     watched whole").
 //   - discover.go: the children a path follows (discovery under a
 //     root): its watch's names and the Watcher's paths, not a set of
-//     their own; a root's names share their paths' bytes.
-//   - huge.go: a huge queue's last listing (time, merge cost), kept
-//     beside the Watcher, spacing its next listing.
+//     their own; a root's names share their paths' bytes; a change
+//     below a root's non-lock parent taken without a listing
+//     (discoveryDelta).
+//   - childset.go: childSet, a path's children as its watch's events
+//     leave them (a short sorted slice, a map beyond a few).
+//   - held.go: heldEvents, the watch events received and not yet in
+//     the model, counted at each build.
+//   - huge.go: hugeLists, the huge queues' last listings (time, merge
+//     cost), kept beside the Watcher, spacing their next listings.
 //   - rootread.go: the one-shot read of a root (Load) through the same
 //     queue and workers, no watch set; each root's first-read progress
 //     (Snapshot.Discovery, Options.LoadProgress).
 //   - rebuild.go: the Snapshot built at each publish from every queue's
 //     Model (queue.Build, or queue.BuildChanged where only changes
-//     separate a queue from its last build), the warnings raised and
-//     cleared told as events.
+//     separate a queue from its last build), the Overlay laid over them,
+//     the warnings raised and cleared told as events.
 //   - semwatch.go: semaphores, the Watcher's registry: recognising a
 //     semaphore parent from its listing,
 //     watching its leases/ and locks/ (or Kazoo's <path>-__lock__) as
 //     auxiliary paths with no queue of their own, reading Kazoo's leases
 //     and max_leases, and composing it at build time.
 //   - serverview.go: serverPoller, `cons` and `wchc` on every member.
-//   - systems.go: systemsReader, the systems' layouts read every
-//     systemsEvery (systems/), laid over the queues at each build.
-//   - barriers.go: the single barriers Options.Barriers names: set or
-//     open, their waiters from the server view, read again at once when
-//     the root watch tells their node came or went.
+//   - overlay.go: Overlay, what the caller lays over the queues
+//     (Options.Systems), and Host, what the Watcher hands it: reads and
+//     watches through the pool, the session's state, a way to tell
+//     that it changed. The Watcher tells it each watch's events and
+//     hands it the queues it built; it never holds the Watcher.
 //   - cycles.go: cycleTimers, the Watcher's sessions.Graph brought up to date at each
 //     build, its cycles told as events, a publish again when a young
-//     cycle comes of age; ConfirmCycles.
+//     cycle comes of age; ConfirmCycles, with the leader mismatches'
+//     dating across two reads (YoungMismatches, RedateMismatches).
 //   - options.go: Options (what to watch) and their defaults.
 //
 // # What the servers cannot tell

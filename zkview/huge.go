@@ -13,7 +13,7 @@ import (
 
 // hugeList is when a huge queue (more than hugeQueue children) was last
 // listed, how many children it had and what merging that listing cost:
-// its next listing waits for them (spaceHugeRelist). Kept in
+// its next listing waits for them (relistWaitLocked). Kept in
 // Watcher.huge, for the few paths that are huge.
 type hugeList struct {
 	at   time.Time
@@ -21,56 +21,58 @@ type hugeList struct {
 	size int
 }
 
-// listedLocked notes a listing of size children asked for at issued.
-func (pw *pathWatch) listedLocked(issued time.Time, size int) {
-	w := pw.w
+// hugeLists are the last listings of the paths whose last listing was
+// huge, by path; nil while none was. Guarded by Watcher.mu.
+type hugeLists map[*pathWatch]*hugeList
+
+// listedLocked notes a listing of pw of size children asked for at
+// issued.
+func (hl *hugeLists) listedLocked(pw *pathWatch, issued time.Time, size int) {
 	if size <= hugeQueue {
-		if w.huge != nil {
-			delete(w.huge, pw)
+		if *hl != nil {
+			delete(*hl, pw)
 		}
 		return
 	}
-	if w.huge == nil {
-		w.huge = map[*pathWatch]*hugeList{}
+	if *hl == nil {
+		*hl = hugeLists{}
 	}
-	h := w.huge[pw]
+	h := (*hl)[pw]
 	if h == nil {
 		h = &hugeList{}
-		w.huge[pw] = h
+		(*hl)[pw] = h
 	}
 	h.at, h.size = issued, size
 }
 
-// mergedLocked notes what merging the last listing cost.
-func (pw *pathWatch) mergedLocked(cost time.Duration) {
-	if h := pw.w.huge[pw]; h != nil {
+// mergedLocked notes what merging pw's last listing cost.
+func (hl *hugeLists) mergedLocked(pw *pathWatch, cost time.Duration) {
+	if h := (*hl)[pw]; h != nil {
 		h.cost = cost
 	}
 }
 
-// spaceHugeRelist delays the re-list of a huge parent so that a burst of
-// changes is read in one listing.
-func (pw *pathWatch) spaceHugeRelist(ctx context.Context) {
-	w := pw.w
-	w.mu.Lock()
-	huge := w.huge[pw]
-	var last time.Time
-	var cost time.Duration
-	var size int
-	if huge != nil {
-		last, cost, size = huge.at, huge.cost, huge.size
+// forgetLocked forgets pw, no longer watched.
+func (hl *hugeLists) forgetLocked(pw *pathWatch) { delete(*hl, pw) }
+
+// relistWaitLocked is how long pw's next listing waits so that a burst
+// of changes to a huge parent is read in one listing: at least twice
+// what merging the last listing cost, so that a busy huge queue takes at
+// most a third of a core; 0 for a parent that is not huge.
+func (hl *hugeLists) relistWaitLocked(pw *pathWatch) time.Duration {
+	h := (*hl)[pw]
+	if h == nil || h.size <= hugeQueue {
+		return 0
 	}
-	w.mu.Unlock()
-	if size <= hugeQueue || huge == nil {
+	return time.Until(h.at.Add(max(time.Duration(h.size)*relistPerChild, 2*h.cost)))
+}
+
+// sleepCtx waits d, or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	if d <= 0 {
 		return
 	}
-	// At least twice what merging the last listing cost: a busy huge
-	// queue takes at most a third of a core.
-	wait := time.Until(last.Add(max(time.Duration(size)*relistPerChild, 2*cost)))
-	if wait <= 0 {
-		return
-	}
-	t := time.NewTimer(wait)
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():

@@ -106,10 +106,6 @@ type Options struct {
 	// further when the members take long to answer (serverViewShare).
 	// Never on the hot path: a change to a queue costs no four-letter word.
 	ServerViewEvery time.Duration
-	// systemsPeriod spaces a live Watcher's systems reads (systemsEvery);
-	// tests set it longer to tell a read after a reconnection from the
-	// ticker's.
-	systemsPeriod time.Duration
 	// Members are the addresses asked; default Session.Servers().
 	Members []string
 	// Context is the named context, reported in Snapshot.Conn.
@@ -126,13 +122,13 @@ type Options struct {
 	// watched leaf (systems/barrier.go). Read with the systems' layouts
 	// (Systems must be set); the waiters are the server view's.
 	Barriers []string
-	// Systems reads the systems' layouts (package systems: Kafka, Solr,
-	// Hadoop HA...) under the roots and paths every systemsEvery while
-	// the Watcher runs, following each one recognised live in between
-	// (systemslive.go), and names them in the snapshots (systems.go).
-	// Load reads them once when it is set: a read that did not ask
-	// (release's look at one node, doctor) is not made to walk the tree.
-	Systems bool
+	// Systems, when set, makes the Overlay that reads the systems'
+	// layouts (layouts.New: Kafka, Solr, Hadoop HA... under the roots and
+	// paths, read again while the Watcher runs and followed live in
+	// between) and names them in the snapshots. Load reads them once when
+	// it is set: a read that did not ask (release's look at one node,
+	// doctor) is not made to walk the tree.
+	Systems func(Host) Overlay
 	// ChildWatches watches with a children watch per path, re-listing
 	// at every change, even where the servers offer persistent recursive
 	// watches (ZooKeeper 3.6+), which are used by default: a change then
@@ -189,9 +185,6 @@ func (c Options) withDefaults() (Options, error) {
 	if c.ServerViewEvery <= 0 {
 		c.ServerViewEvery = DefaultServerViewEvery
 	}
-	if c.systemsPeriod <= 0 {
-		c.systemsPeriod = systemsEvery
-	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -204,11 +197,8 @@ func (c Options) withDefaults() (Options, error) {
 // isElection says whether the config names p an election.
 func (c Options) isElection(p string) bool { return slices.Contains(c.Elections, p) }
 
-// isBarrier says whether the config names p a single barrier.
-func (c Options) isBarrier(p string) bool { return slices.Contains(c.Barriers, p) }
-
-// watches says whether p is watched: a path given, or below a root.
-func (c Options) watches(p string) bool {
+// Watches says whether p is watched: a path given, or below a root.
+func (c Options) Watches(p string) bool {
 	if slices.Contains(c.Paths, p) {
 		return true
 	}

@@ -124,7 +124,7 @@ func (pw *pathWatch) removeLocked(now time.Time) {
 	pw.removed = true
 	pw.cancelOwn()
 	delete(w.paths, pw.path)
-	delete(w.huge, pw)
+	w.huge.forgetLocked(pw)
 	if !pw.keep() {
 		w.discovered--
 	}
@@ -162,15 +162,6 @@ func (pw *pathWatch) setReadLocked() {
 		w.initClosed = true
 		close(w.initDone)
 	}
-}
-
-// queueLocked is the model of the path p, nil when p is no lock parent
-// (nor a semaphore's part) of the model.
-func (w *Watcher) queueLocked(p string) *queue.Model {
-	if pw := w.paths[p]; pw != nil {
-		return pw.qm
-	}
-	return nil
 }
 
 // setQueueLocked makes qm pw's model (nil: none), counted in
@@ -237,7 +228,7 @@ func (pw *pathWatch) run() {
 		if watchRoot(pw) {
 			return
 		}
-	case pw.runRecursive():
+	case runRecursive(pw):
 		return
 	}
 	ctx := pw.ctx()
@@ -250,7 +241,10 @@ func (pw *pathWatch) run() {
 		if !w.waitSynced(ctx) {
 			return
 		}
-		pw.spaceHugeRelist(ctx)
+		w.mu.Lock()
+		wait := w.huge.relistWaitLocked(pw)
+		w.mu.Unlock()
+		sleepCtx(ctx, wait)
 		issued := w.cfg.Now()
 		if evAt.IsZero() {
 			evAt = issued
@@ -463,7 +457,7 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 		return
 	}
 	now := w.cfg.Now()
-	pw.listedLocked(issued, len(kids))
+	w.huge.listedLocked(pw, issued, len(kids))
 	w.sems.listingLocked(pw, kids) // before discovery (semwatch.go)
 	if pw.discover {
 		pw.discoverLocked(kids)
@@ -502,7 +496,7 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 			start := time.Now()
 			qm.Apply(kids, got, issued, w.cfg.Now(), evAt)
 			qm.SetLone(lone)
-			pw.mergedLocked(time.Since(start))
+			w.huge.mergedLocked(pw, time.Since(start))
 		}
 		pw.setReadLocked()
 		w.markDirtyLocked()

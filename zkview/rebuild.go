@@ -34,7 +34,10 @@ func (w *Watcher) rebuildLocked() bool {
 		w.buildAllLocked(sv, stale, now)
 	}
 	w.builtOnce = true
-	queues, sysPaths, sysNote := applySystems(w.base, &w.systems, barrierView{sv: sv, abs: w.s.Abs})
+	queues, sysPaths, sysNote := w.base, []string(nil), ""
+	if w.overlay != nil {
+		queues, sysPaths, sysNote = w.overlay.Apply(w.base, sv)
+	}
 	if !full {
 		touched = append(append(touched, w.sysPaths...), sysPaths...)
 	}
@@ -75,6 +78,15 @@ func (w *Watcher) newModelLocked(p, abs string) *queue.Model {
 		w.modelHooks = &queue.Hooks{Emit: w.emitLocked, Dirty: w.queueDirtyLocked, Abs: w.s.Abs}
 	}
 	return queue.New(p, abs, w.modelHooks)
+}
+
+// queueLocked is the model of the path p, nil when p is no lock parent
+// (nor a semaphore's part) of the model.
+func (w *Watcher) queueLocked(p string) *queue.Model {
+	if pw := w.paths[p]; pw != nil {
+		return pw.qm
+	}
+	return nil
 }
 
 // reshownLocked says that p joined or left the queues shown

@@ -12,6 +12,7 @@ import (
 	"path"
 	"time"
 
+	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
@@ -71,7 +72,7 @@ func (rw *recursiveWatch) setListed(t time.Time) {
 // returns false when the server refuses addWatch (older than 3.6): the
 // caller then watches pw with children watches, and so does every path
 // after it.
-func (pw *pathWatch) runRecursive() bool {
+func runRecursive(pw *pathWatch) bool {
 	w := pw.w
 	ctx := pw.ctx()
 	for ctx.Err() == nil {
@@ -90,7 +91,7 @@ func (pw *pathWatch) runRecursive() bool {
 			if err != nil {
 				return watchSet{}, err
 			}
-			l, lerr := pw.listChildren(ctx)
+			l, lerr := listChildren(ctx, w.s, pw.path)
 			ch, err := pending.Wait(ctx)
 			return watchSet{ch: ch, issued: issued, l: l, err: lerr}, err
 		})
@@ -116,7 +117,7 @@ func (pw *pathWatch) runRecursive() bool {
 			_ = w.s.RemovePersistentWatch(ctx, pw.path)
 			return false
 		}
-		pw.dropWatch()
+		rw.dropWatch()
 		if !ok {
 			return true
 		}
@@ -147,7 +148,7 @@ func (rw *recursiveWatch) follow(ctx context.Context, gen uint64, resync <-chan 
 	if !rw.takeListing(ctx, gen, set.issued, set.l, set.err) && (ctx.Err() != nil || pw.noAuth) {
 		return false
 	}
-	auditAt := time.Now().Add(pw.auditEvery())
+	auditAt := time.Now().Add(rw.auditEvery())
 	audit := time.NewTimer(time.Until(auditAt))
 	defer audit.Stop()
 	for {
@@ -171,7 +172,7 @@ func (rw *recursiveWatch) follow(ctx context.Context, gen uint64, resync <-chan 
 			if rw.unreported(ctx, set.ch) {
 				rw.read(ctx, gen)
 			}
-			every := pw.auditEvery()
+			every := rw.auditEvery()
 			audit.Reset(every)
 			auditAt = time.Now().Add(every)
 		case ev, ok := <-set.ch:
@@ -202,7 +203,7 @@ func (rw *recursiveWatch) resynced(ctx context.Context, gen *uint64) bool {
 // ended, follow then returning again; the next audit is brought forward
 // to within auditSoon (audit, auditAt).
 func (rw *recursiveWatch) take(ctx context.Context, ch <-chan zk.Event, ev zk.Event, ok bool, gen uint64, audit *time.Timer, auditAt *time.Time) (end, again bool) {
-	pw, w := rw.pw, rw.pw.w
+	w := rw.pw.w
 	switch {
 	case !ok:
 		return true, true
@@ -210,7 +211,7 @@ func (rw *recursiveWatch) take(ctx context.Context, ch <-chan zk.Event, ev zk.Ev
 		if errors.Is(ev.Err, zk.ErrWatchOverflow) {
 			// The session is fine; events were dropped: set the watch
 			// again and read now.
-			pw.emitOverflow()
+			rw.emitOverflow()
 			return true, true
 		}
 		// The session ended (or the server refused to set the watch
@@ -230,7 +231,9 @@ func (rw *recursiveWatch) take(ctx context.Context, ch <-chan zk.Event, ev zk.Ev
 	evAt := w.cfg.Now()
 	batch, last := drainEvents(ch, []zk.Event{ev})
 	w.held.received.Add(int64(len(batch)))
-	systemsReader{w}.systemsEvents(batch) // a system's coordination re-read at once (systemslive.go)
+	if w.overlay != nil {
+		w.overlay.Changed(watchEvents(w.s, batch, false)) // a system's coordination re-read at once (layouts)
+	}
 	// Applied at once, without a round trip first; the check that
 	// the watch missed nothing (unreported) follows within
 	// auditSoon, off the change's path, at most once per auditSoon
@@ -279,8 +282,8 @@ func drainEvents(ch <-chan zk.Event, batch []zk.Event) ([]zk.Event, *zk.Event) {
 
 // barrier reads the path's stat; nil when it could not (a lost link or a
 // gone path: the watch says so next).
-func (pw *pathWatch) barrier(ctx context.Context) *zk.Stat {
-	w := pw.w
+func (rw *recursiveWatch) barrier(ctx context.Context) *zk.Stat {
+	pw, w := rw.pw, rw.pw.w
 	st, err := pooled(ctx, w, func() (*zk.Stat, error) {
 		_, st, err := w.s.Exists(ctx, pw.path)
 		return st, err
@@ -292,8 +295,8 @@ func (pw *pathWatch) barrier(ctx context.Context) *zk.Stat {
 }
 
 // emitOverflow says that a watch fell behind and is read afresh.
-func (pw *pathWatch) emitOverflow() {
-	w := pw.w
+func (rw *recursiveWatch) emitOverflow() {
+	pw, w := rw.pw, rw.pw.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.emitLocked(model.Change{At: w.cfg.Now(), Kind: model.ChangeOverflow, Path: pw.path})
@@ -304,14 +307,14 @@ func (pw *pathWatch) emitOverflow() {
 func (rw *recursiveWatch) read(ctx context.Context, gen uint64) bool {
 	pw, w := rw.pw, rw.pw.w
 	issued := w.cfg.Now()
-	l, err := pooled(ctx, w, func() (listing, error) { return pw.listChildren(ctx) })
+	l, err := pooled(ctx, w, func() (listing, error) { return listChildren(ctx, w.s, pw.path) })
 	return rw.takeListing(ctx, gen, issued, l, err)
 }
 
-// listChildren lists pw without a watch (the persistent watch covers it).
-func (pw *pathWatch) listChildren(ctx context.Context) (listing, error) {
-	w := pw.w
-	kids, st, err := w.s.ChildrenStat(ctx, pw.path)
+// listChildren lists the user's path p without a watch (the persistent
+// watch covers it).
+func listChildren(ctx context.Context, s *lockops.Session, p string) (listing, error) {
+	kids, st, err := s.ChildrenStat(ctx, p)
 	l := listing{names: kids, czxid: czxidOf(st)}
 	if st != nil {
 		l.cversion = st.Cversion
@@ -443,7 +446,7 @@ func (rw *recursiveWatch) unreported(ctx context.Context, ch <-chan zk.Event) bo
 		return false
 	}
 	issued := w.cfg.Now()
-	st := pw.barrier(ctx)
+	st := rw.barrier(ctx)
 	if st == nil || w.s.PersistentBacklog(ch) > 0 {
 		return false // events to read first: the next audit judges
 	}
@@ -459,18 +462,18 @@ func (rw *recursiveWatch) unreported(ctx context.Context, ch <-chan zk.Event) bo
 // auditEvery spaces the audits of one path (unreported): every 2 s for
 // a few paths, less often for many, so that all audits together stay
 // under about 200 small requests a second.
-func (pw *pathWatch) auditEvery() time.Duration {
-	w := pw.w
+func (rw *recursiveWatch) auditEvery() time.Duration {
+	w := rw.pw.w
 	w.mu.Lock()
 	n := len(w.paths)
 	w.mu.Unlock()
 	return min(max(time.Duration(n)*5*time.Millisecond, 2*time.Second), 30*time.Second)
 }
 
-// dropWatch removes pw's watch from the server once pw is no longer
-// watched (best effort: a lost link drops it anyway).
-func (pw *pathWatch) dropWatch() {
-	w := pw.w
+// dropWatch removes the path's watch from the server once the path is
+// no longer watched (best effort: a lost link drops it anyway).
+func (rw *recursiveWatch) dropWatch() {
+	pw, w := rw.pw, rw.pw.w
 	if pw.ctx().Err() == nil {
 		return
 	}
@@ -539,10 +542,10 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []strin
 		return
 	}
 	defer w.mu.Unlock()
-	pw.listedLocked(issued, len(order.Entries))
+	w.huge.listedLocked(pw, issued, len(order.Entries))
 	qm.ApplyChange(order, touched, before, got, issued, w.cfg.Now(), evAt)
 	w.stats.changeMerges++
-	pw.mergedLocked(cost + time.Since(start))
+	w.huge.mergedLocked(pw, cost+time.Since(start))
 	pw.setReadLocked()
 	w.markDirtyLocked()
 	w.kickPublish()

@@ -68,10 +68,7 @@ type semState struct {
 }
 
 // atLocked is the semaphore recognised at p, nil when none.
-func (s *semaphores) atLocked(p string) *semState {
-	w := s.w
-	return w.sems.owners[p]
-}
+func (s *semaphores) atLocked(p string) *semState { return s.owners[p] }
 
 // listingLocked recognises a semaphore parent from its listing
 // kids, keeps its auxiliary paths watched, and lets them go when pw is no
@@ -216,7 +213,7 @@ func (s *semaphores) releaseAuxLocked(a string, now time.Time) {
 // dropLocked forgets the semaphore at p and lets its parts go.
 func (s *semaphores) dropLocked(p string) {
 	w := s.w
-	st := w.sems.owners[p]
+	st := s.owners[p]
 	if st == nil {
 		return
 	}
@@ -224,7 +221,7 @@ func (s *semaphores) dropLocked(p string) {
 	for _, a := range st.aux {
 		s.releaseAuxLocked(a, now)
 	}
-	delete(w.sems.owners, p)
+	delete(s.owners, p)
 	if qm := w.queueLocked(p); qm != nil {
 		qm.MarkDirty()
 	}
@@ -236,7 +233,7 @@ func (s *semaphores) dropLocked(p string) {
 // parent's next listing asks for it again).
 func (s *semaphores) tidyLocked() {
 	w := s.w
-	for p, st := range w.sems.owners {
+	for p, st := range s.owners {
 		if w.queueLocked(p) == nil {
 			s.dropLocked(p)
 			continue
@@ -245,7 +242,7 @@ func (s *semaphores) tidyLocked() {
 			if w.paths[a] != nil {
 				return false
 			}
-			delete(w.sems.auxOf, a) // its model went with its path
+			delete(s.auxOf, a) // its model went with its path
 			return true
 		})
 	}
@@ -256,12 +253,12 @@ func (s *semaphores) tidyLocked() {
 // handoffs a semaphore does not have.
 func (s *semaphores) hideAuxEventsLocked() {
 	w := s.w
-	if len(w.sems.auxOf) == 0 {
+	if len(s.auxOf) == 0 {
 		return
 	}
 	kept := w.pending[:0]
 	for _, ev := range w.pending {
-		if _, aux := w.sems.auxOf[ev.Path]; aux {
+		if _, aux := s.auxOf[ev.Path]; aux {
 			if _, shown := slices.BinarySearch(w.sortedPaths, ev.Path); !shown {
 				continue
 			}
@@ -295,7 +292,7 @@ func (s *semaphores) dirtyLocked(st *semState) bool {
 func (s *semaphores) fetchParts(ctx context.Context, pw *pathWatch, kids []string) {
 	w := s.w
 	w.mu.Lock()
-	st := w.sems.owners[pw.path]
+	st := s.owners[pw.path]
 	var need []string
 	if st != nil && st.kind == queue.SemKazoo {
 		for _, k := range kids {
@@ -315,7 +312,7 @@ func (s *semaphores) fetchParts(ctx context.Context, pw *pathWatch, kids []strin
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.sems.owners[pw.path] != st {
+	if s.owners[pw.path] != st {
 		return
 	}
 	present := make(map[string]bool, len(kids))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zklock/zklock/lockops"
@@ -49,10 +50,6 @@ type Watcher struct {
 	// oneShot: read every path once and set no watch (Load); go-zookeeper
 	// cannot remove a watch, so a one-off read must not leave any behind.
 	oneShot bool
-	// unread: paths a one-shot read found and has not begun to read,
-	// taken by at most oneShotReaders goroutines (readUnread).
-	unread  []*pathWatch
-	readers int
 	ctx     context.Context
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
@@ -63,7 +60,49 @@ type Watcher struct {
 	refresh   chan struct{} // poll the servers now
 	closeOnce sync.Once
 
-	mu    sync.Mutex
+	// mu is the one lock of the model: a listing's merge changes the
+	// paths, their queue models, the semaphores and the pending changes
+	// together, and a build reads them all at once to make one
+	// consistent Snapshot; split locks would have to be taken in one
+	// order by every merge and every build, for no gain in parallelism
+	// (a merge is microseconds; the reads, which take milliseconds, run
+	// without it). What may be read without it is apart: held (atomic
+	// counters), childMode, and the overlay's state (its own lock, taken
+	// after this one). The groups below are all guarded by mu.
+	mu sync.Mutex
+	pathSet
+	connState
+	serverState
+	firstRead
+	published
+	built
+	graph  sessions.Graph // the wait-for graph over sessions
+	cycles cycleTimers    // its cycles between publishes (cycles.go)
+
+	// roots: the roots read whole (rootwatch.go), whose first read's
+	// progress the snapshots tell (Snapshot.Discovery).
+	roots []*rootWatch
+	// sems: the recognised semaphores and their parts (semwatch.go).
+	sems semaphores
+	// overlay lays the systems' layouts over the queues (Options.Systems,
+	// overlay.go); nil when none.
+	overlay Overlay
+	// stats counts how the model kept up (tests read it).
+	stats struct {
+		changeMerges int // batches of events merged as changes (applyChange)
+		changeBuilds int // queues built from the last one (buildQueueChanged)
+	}
+	// held counts the watch events received and not yet in the model
+	// (held.go).
+	held heldEvents
+	// childMode is mode == model.ModeChildren, read without the lock
+	// (Host.Live: an Overlay asks under its own lock).
+	childMode atomic.Bool
+}
+
+// pathSet is the paths the Watcher follows: each one's watch and
+// model, the queues shown, and discovery's counts and bounds.
+type pathSet struct {
 	paths map[string]*pathWatch
 	// models counts the paths with a model (pathWatch.qm): the lock
 	// parents and the semaphores' parts.
@@ -71,35 +110,57 @@ type Watcher struct {
 	sortedPaths []string // queue paths, sorted
 	// huge: the paths whose last listing was huge (listedLocked); nil
 	// while none was.
-	huge       map[*pathWatch]*hugeList
-	discovered int    // intermediate nodes watched for discovery
-	capped     bool   // discovery stopped at a bound
-	mode       string // model.ModeRecursive or model.ModeChildren; "" for Load
-	conn       model.Conn
-	gen        uint64
-	resync     chan struct{} // closed when the session (re)connects
+	huge       hugeLists
+	discovered int  // intermediate nodes watched for discovery
+	capped     bool // discovery stopped at a bound
+	// unread: paths a one-shot read found and has not begun to read,
+	// taken by at most oneShotReaders goroutines (readUnread).
+	unread  []*pathWatch
+	readers int
+}
+
+// connState is the session as the model last read it.
+type connState struct {
+	conn   model.Conn
+	mode   string // model.ModeRecursive or model.ModeChildren; "" for Load
+	gen    uint64
+	resync chan struct{} // closed when the session (re)connects
 	// synced is closed once the server of a new session has caught up
 	// (see syncNewSession); paths list only after it.
-	synced      chan struct{}
-	sv          *queue.ServerView
-	svNote      string
-	svEvery     time.Duration // the polls' spacing in force (pollSpacing)
-	pending     []model.Change
-	dropped     int
-	snap        *model.Snapshot
-	frameEvery  time.Duration // the spacing of snapshots in force (publishBudget)
-	pictured    bool          // a snapshot with every path read was built
-	dirty       bool          // something changed since snap was built
-	allDirty    bool          // every queue must be rebuilt (conn, server view)
+	synced chan struct{}
+}
+
+// serverState is the server view: the last poll's answer and note.
+type serverState struct {
+	sv      *queue.ServerView
+	svNote  string
+	svEvery time.Duration // the polls' spacing in force (pollSpacing)
+	svDone  chan struct{} // closed after the first server poll
+}
+
+// firstRead counts the paths not read once yet (Load waits for none).
+type firstRead struct {
 	initPending int
 	initDone    chan struct{} // closed once every path was read once
 	initClosed  bool
-	svDone      chan struct{}  // closed after the first server poll
-	graph       sessions.Graph // the wait-for graph over sessions
-	// base is the built queues of the last snapshot, before the systems'
-	// annotations (applySystems); dirtyQ the models changed since
-	// (queueDirtyLocked), reshown the paths shown or hidden since, and
-	// sysPaths the paths the systems annotated in it.
+}
+
+// published is the last Snapshot and what the next Update carries.
+type published struct {
+	pending    []model.Change
+	dropped    int
+	snap       *model.Snapshot
+	frameEvery time.Duration // the spacing of snapshots in force (publishBudget)
+	pictured   bool          // a snapshot with every path read was built
+	dirty      bool          // something changed since snap was built
+	allDirty   bool          // every queue must be rebuilt (conn, server view)
+}
+
+// built is what the next build starts from: base, the built queues of
+// the last snapshot before the overlay's; dirtyQ the models changed
+// since (queueDirtyLocked), reshown the paths shown or hidden since,
+// and sysPaths the paths the overlay touched in it.
+type built struct {
 	base      model.Queues
 	dirtyQ    []*queue.Model
 	reshown   []string
@@ -107,24 +168,6 @@ type Watcher struct {
 	builtOnce bool
 	// The hooks every model is made with (newModelLocked).
 	modelHooks *queue.Hooks
-	cycles     cycleTimers // its cycles between publishes (cycles.go)
-
-	// roots: the roots read whole (rootwatch.go), whose first read's
-	// progress the snapshots tell (Snapshot.Discovery).
-	roots []*rootWatch
-	// sems: the recognised semaphores and their parts (semwatch.go).
-	sems semaphores
-	// systems: the last read of the systems' layouts (systems.go).
-	systems systemsState
-	// stats counts how the model kept up (tests read it).
-	stats struct {
-		changeMerges int // batches of events merged as changes (applyChange)
-		changeBuilds int // queues built from the last one (buildQueueChanged)
-		systemsReads int // the systems' reads kept (systems.go)
-	}
-	// held counts the watch events received and not yet in the model
-	// (held.go).
-	held heldEvents
 }
 
 // Watch starts watching cfg's paths and roots over s and returns at once;
@@ -157,19 +200,19 @@ func start(ctx context.Context, s *lockops.Session, cfg Options, oneShot bool) (
 		// Unbuffered: the pump keeps the one pending Update and merges into
 		// it until the consumer takes it, so what the consumer takes is
 		// always the newest snapshot.
-		updates:  make(chan model.Update),
-		kick:     make(chan struct{}, 1),
-		refresh:  make(chan struct{}, 1),
-		paths:    map[string]*pathWatch{},
-		resync:   make(chan struct{}),
-		synced:   closedChan(),
-		initDone: make(chan struct{}),
-		svDone:   make(chan struct{}),
+		updates:     make(chan model.Update),
+		kick:        make(chan struct{}, 1),
+		refresh:     make(chan struct{}, 1),
+		pathSet:     pathSet{paths: map[string]*pathWatch{}},
+		connState:   connState{resync: make(chan struct{}), synced: closedChan()},
+		firstRead:   firstRead{initDone: make(chan struct{})},
+		serverState: serverState{svDone: make(chan struct{})},
 	}
 	switch {
 	case oneShot:
 	case cfg.ChildWatches:
 		w.mode = model.ModeChildren
+		w.childMode.Store(true)
 	default:
 		w.mode = model.ModeRecursive
 	}
@@ -177,6 +220,9 @@ func start(ctx context.Context, s *lockops.Session, cfg Options, oneShot bool) (
 		TLS: s.Secure(), HostnameVerified: s.HostnameVerified()}
 	w.snap = &model.Snapshot{At: cfg.Now(), Conn: w.conn}
 	w.sems.w = w
+	if cfg.Systems != nil {
+		w.overlay = cfg.Systems(Host{w}) // before any goroutine reads it
+	}
 	w.readConnState()
 
 	w.mu.Lock()
@@ -191,10 +237,13 @@ func start(ctx context.Context, s *lockops.Session, cfg Options, oneShot bool) (
 
 	w.wg.Add(2)
 	go w.runConn()
-	go w.runPump()
-	if !oneShot && cfg.Systems {
+	go (&pump{w: w}).run()
+	if !oneShot && w.overlay != nil {
 		w.wg.Add(1)
-		go systemsReader{w}.run()
+		go func() {
+			defer w.wg.Done()
+			w.overlay.Follow(w.ctx)
+		}()
 	}
 	if cfg.ServerView {
 		w.wg.Add(1)
@@ -263,14 +312,11 @@ func Load(ctx context.Context, s *lockops.Session, cfg Options) (*model.Snapshot
 	case <-ctx.Done():
 		return nil, fmt.Errorf("zkview: load: %w", ctx.Err())
 	}
-	if w.cfg.Systems {
-		systemsReader{w}.readOnce(ctx, loadSystemsBudget)
+	if w.overlay != nil {
+		w.overlay.ReadOnce(ctx)
 	}
 	return w.Snapshot(), nil
 }
-
-// ready is closed once every path was read once (Load waits on it).
-func (w *Watcher) ready() <-chan struct{} { return w.initDone }
 
 // kickPublish tells the pump that something changed.
 func (w *Watcher) kickPublish() {
@@ -295,156 +341,6 @@ func (w *Watcher) emitLocked(ev model.Change) {
 		w.dropped += over
 	}
 	w.dirty = true
-}
-
-// runPump builds snapshots when the model changed and hands them to the
-// consumer, merging into the one pending Update while the consumer is
-// busy. A change after a quiet spell is built at once; under a stream of
-// changes the builds are spaced so that they take at most a
-// 1/buildShare of a core (publishBudget).
-func (w *Watcher) runPump() {
-	defer w.wg.Done()
-	p := &pump{w: w}
-	defer func() {
-		if p.timer != nil {
-			p.timer.Stop()
-		}
-	}()
-	for {
-		var out chan<- model.Update
-		if p.cur != nil {
-			out = w.updates
-		}
-		var next model.Update
-		if p.cur != nil {
-			next = *p.cur
-		}
-		select {
-		case <-w.ctx.Done():
-			return
-		case <-w.kick:
-			p.kicked()
-		case <-p.timerC:
-			p.timerC = nil
-			p.build()
-		case out <- next:
-			p.cur = nil
-		}
-	}
-}
-
-// pump is runPump's state: the pending Update and the timer that spaces
-// the builds.
-type pump struct {
-	w      *Watcher
-	cur    *model.Update // the Update the consumer has not taken, nil when none
-	timer  *time.Timer
-	timerC <-chan time.Time // the pending build's, nil when none is scheduled
-	budget publishBudget
-}
-
-// build builds a snapshot and merges it into the pending Update.
-func (p *pump) build() {
-	start := time.Now()
-	u, ok, cost, pictured := p.w.takeUpdate()
-	p.budget.spent(start, cost)
-	if pictured {
-		// The first picture is a one-off: spaced while it loads, then
-		// forgiven, so that the first changes after it show at once.
-		p.budget.debt = 0
-	}
-	if !ok {
-		return
-	}
-	if p.cur == nil {
-		p.cur = &u
-		return
-	}
-	p.cur.Merge(u)
-}
-
-// kicked answers a change of the model: a build now, or one scheduled
-// when the budget says to wait, unless one is scheduled already.
-func (p *pump) kicked() {
-	w := p.w
-	w.mu.Lock()
-	loading := !w.pictured
-	// The picture is complete: shown now, not at the next
-	// loading frame (up to loadingFrame later).
-	complete := loading && w.initPending <= 0
-	w.mu.Unlock()
-	if complete {
-		if p.timer != nil {
-			p.timer.Stop()
-		}
-		p.timerC = nil
-		p.build()
-		return
-	}
-	if p.timerC != nil {
-		return // already scheduled
-	}
-	wait, every := p.budget.wait(time.Now(), loading)
-	if loading {
-		every = minPublish // filling in, not coalescing: the header says "reading"
-	}
-	w.mu.Lock()
-	w.frameEvery = every
-	w.mu.Unlock()
-	if wait > 0 {
-		p.timer = time.NewTimer(wait)
-		p.timerC = p.timer.C
-		return
-	}
-	p.build()
-}
-
-// publishBudget spaces snapshot builds: at least minPublish apart, and,
-// once the builds of the last moments cost more than buildBurst, as far
-// apart as keeps them under a 1/buildShare of a core: buildShare times
-// what a build costs of late (an average, so that one slow build, a
-// garbage collection, does not hold the next one back for long). debt is
-// the build time not yet paid back, at at; it pays back at 1/buildShare
-// of the time that passes.
-type publishBudget struct {
-	last time.Time     // when the last build began
-	debt time.Duration // build time not yet paid back, at at
-	at   time.Time
-	avg  time.Duration // a build's cost of late (moving average)
-}
-
-func (b *publishBudget) owed(now time.Time) time.Duration {
-	return max(0, b.debt-now.Sub(b.at)/buildShare)
-}
-
-// spent records a build that began at start and cost cost.
-func (b *publishBudget) spent(start time.Time, cost time.Duration) {
-	b.debt, b.at = b.owed(start)+cost, start
-	b.last = start
-	// A build slowed by a garbage collection counts at most twice the
-	// average (plus a millisecond) in it, so that one such build does not
-	// hold the next ones back; the debt counts it in full.
-	b.avg += (min(cost, 2*b.avg+time.Millisecond) - b.avg) / 4
-}
-
-// wait is how long the next build waits, from now, and the spacing of
-// snapshots in force (Snapshot.FrameEvery): minPublish while the budget
-// allows, buildShare times a build's cost once it does not; loadingFrame
-// while the first picture loads.
-func (b *publishBudget) wait(now time.Time, loading bool) (wait, every time.Duration) {
-	every = minPublish
-	if loading {
-		// The first picture fills in at loadingFrame: enough to see the
-		// parents arrive, little enough to leave the reads the CPU.
-		every = loadingFrame
-	}
-	if b.owed(now) > buildBurst {
-		// Never further apart than maxPublish: a model whose every build
-		// costs more than maxPublish/buildShare stays live at the price
-		// of more of a core.
-		every = min(max(minPublish, b.avg*buildShare), maxPublish)
-	}
-	return b.last.Add(every).Sub(now), every
 }
 
 // takeUpdate rebuilds the snapshot if needed and takes the pending
@@ -681,6 +577,7 @@ func (w *Watcher) fallBack(err error) {
 		return
 	}
 	w.mode = model.ModeChildren
+	w.childMode.Store(true)
 	w.emitLocked(model.Change{At: w.cfg.Now(), Kind: model.ChangeWatchMode, Err: err.Error()})
 	w.markDirtyLocked()
 }

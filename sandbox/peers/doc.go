@@ -33,7 +33,13 @@
 // Kazoo). When a client library is missing, Available and Start say what to
 // install (`make deps`).
 //
-// The driver's line protocol is documented in protocol.go.
+// Files: proc.go (Kind, Start, Proc and its life), driver.go (finding or
+// compiling each driver, what to install), protocol.go (the driver's line
+// protocol), hold.go (Acquire, Request, Release of one lock), loop.go
+// (timed contention loops), semaphore.go (semaphore leases), events.go
+// (PeerEvent, ConnState), interval.go (Interval and Overlaps), tail.go
+// (the driver's last stderr bytes), sasl.go and tls.go (drivers over SASL
+// and TLS, configured as applications are), testing.go (StartT for tests).
 //
 // peers must not import any other zklock package but sandbox's tests:
 // lockops' own tests import it, and a cycle would not compile.

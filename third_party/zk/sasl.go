@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync/atomic"
 )
 
@@ -26,8 +27,11 @@ type SASLMechanism interface {
 	// Name returns the mechanism's SASL name, such as "DIGEST-MD5".
 	Name() string
 	// Start begins one exchange on a new connection to server (the
-	// host:port dialled, as Conn.Server reports it).
-	Start(server string) (SASLExchange, error)
+	// host:port dialled, as Conn.Server reports it) that reached remote
+	// (the address connected to; GSSAPI names the server by it, as the
+	// Java client's SaslServerPrincipal does). ctx ends with the
+	// connection: it bounds what Start looks up (DNS, the KDC).
+	Start(ctx context.Context, server string, remote net.Addr) (SASLExchange, error)
 }
 
 // SASLExchange is one run of a mechanism on one connection.
@@ -80,7 +84,7 @@ func (c *Conn) saslAuthenticate(ctx context.Context) error {
 		return nil
 	}
 	server := c.Server()
-	ex, err := c.sasl.Start(server)
+	ex, err := c.sasl.Start(ctx, server, c.conn.RemoteAddr())
 	if err != nil {
 		return c.failAuth(err)
 	}

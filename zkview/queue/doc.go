@@ -14,21 +14,24 @@
 // cut is why it exists: how a queue is read and judged can be changed
 // and tested without a server, and zkview is left with following
 // ZooKeeper. It imports model and lockops/ordering (the one ordering function);
-// only zkview imports it.
+// only zkview and zkview/layouts (the ServerView an Overlay is handed)
+// import it.
 //
 // # Files
 //
-//   - queue.go: Model, merging a listing, the events of a listing
-//     (created, deleted, handoffs).
-//   - order.go: the order of a Model's children: kept, or derived for
-//     a parent of one lock node (which keeps no entries), and the
-//     children as listed.
+//   - queue.go: Model, its state and flags, the order of its children
+//     (kept, or derived for a parent of one lock node, which keeps no
+//     entries), the children as listed, and its depth samples.
+//   - merge.go: merging into a Model a listing (Apply) or a watch's
+//     creates and deletes as changes (ApplyChange), its state when it
+//     could not be listed, and the events each tells (created, deleted,
+//     handoffs).
 //   - record.go, records.go: Record, a lock node's stat and data, and a
 //     Model's records by name.
 //   - shared.go: what the Watcher's models share until one changes it
-//     (hooks, depth samples, a kept listing).
-//   - delta.go: merging creates and deletes as changes
-//     (ordering.Ordering.Change) where the queue's shape allows.
+//     (hooks, depth samples, a kept listing: Hooks' extras).
+//   - delta.go: Prior, what merging creates and deletes as changes
+//     (ordering.Ordering.Change) needs of the order before them.
 //   - deltabuild.go: a Queue built from its last build when only such
 //     changes separate them: the chunks of untouched nodes shared, the
 //     others made again (model.MergeChanged).
