@@ -5,7 +5,9 @@
 //
 // What a command prints lives beside it: lsout.go and sessionsout.go are
 // the text, JSON and --check exit codes of `ls` and `sessions` (their
-// JSON schemas are zkview's, the model's serialisable form).
+// JSON schemas are zkview's, the model's serialisable form); `why`
+// prints package verdict's judgement (why.go holds only its flags, the
+// read it shares with ls, readSnapshot, and its exit code).
 package cmd
 
 import (
