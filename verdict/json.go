@@ -24,6 +24,8 @@ import (
 //	  "type": "mutex",                 as ls --json; "system", "label" too
 //	  "exists": true,                  false: the path does not exist
 //	  "unread": "...",                 why it could not be read; absent else
+//	  "other": ["billing"],            not-a-lock: the children that are no
+//	                                   lock nodes (a directory of locks)
 //	  "holders": [                     the nodes that believe they hold
 //	    {
 //	      "node", "seq", "session", "client", "identity", "recipe",
@@ -95,6 +97,7 @@ type JSON struct {
 	Label          string                  `json:"label,omitempty"`
 	Exists         bool                    `json:"exists"`
 	Unread         string                  `json:"unread,omitempty"`
+	Other          []string                `json:"other,omitempty"`
 	Holders        []JSONHolder            `json:"holders"`
 	Waiters        []JSONWaiter            `json:"waiters"`
 	Next           *JSONNext               `json:"next"`
@@ -168,7 +171,7 @@ func (v Verdict) JSON() JSON {
 	j := JSON{Schema: WhySchema, Path: model.SanitizeString(v.Path, 0), At: jsonTime(v.At), State: v.State,
 		Failing: v.Failing, Summary: v.Headline(), Type: v.Type.String(), System: v.System,
 		Label: model.SanitizeString(v.Label, 0), Exists: v.State != StateUnknown && !v.Absent,
-		Unread: model.SanitizeString(v.Unread, 0), Holders: make([]JSONHolder, 0, len(v.Holders)),
+		Unread: model.SanitizeString(v.Unread, 0), Other: names0(v.Other), Holders: make([]JSONHolder, 0, len(v.Holders)),
 		Waiters: make([]JSONWaiter, 0, len(v.Waiters)), Warnings: make([]model.JSONWarning, 0, len(v.Warnings)),
 		Deadlocks:  sessions.SessionsJSON(&sessions.Sessions{At: v.At, Deadlocks: v.Deadlocks}).Deadlocks,
 		ServerView: v.ServerView, ServerViewNote: model.SanitizeString(v.ServerViewNote, 0), Stale: v.Stale}
@@ -244,6 +247,18 @@ func names(ns []*model.Node) []string {
 	out := make([]string, len(ns))
 	for i, n := range ns {
 		out[i] = model.SanitizeString(n.Name, 0)
+	}
+	return out
+}
+
+// names0 are names sanitized; nil for none.
+func names0(ns []string) []string {
+	if len(ns) == 0 {
+		return nil
+	}
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = model.SanitizeString(n, 0)
 	}
 	return out
 }

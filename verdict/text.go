@@ -66,6 +66,10 @@ func (v Verdict) Headline() string {
 	case StateUnknown:
 		return p + ": cannot tell: " + model.SanitizeString(v.Unread, 0)
 	case StateNotLock:
+		if v.Type.Waits() {
+			return fmt.Sprintf("%s: no lock nodes here, %d other children (%s): name a lock parent, such as %s",
+				p, len(v.Other), listOther(v.Other, 3), model.SanitizeString(model.ChildPath(v.Path, v.Other[0]), 0))
+		}
 		return fmt.Sprintf("%s: a %s, not a lock: nobody holds or waits on it (zklock ls shows it)", p, v.Type)
 	case StateFree:
 		if v.Absent {
@@ -308,6 +312,20 @@ func (v Verdict) ActText() string {
 		s += "; or wait " + upTo(e) + " for the server to expire its session"
 	}
 	return s
+}
+
+// listOther is at most max names of others, sanitized, with "…" for
+// the rest.
+func listOther(others []string, max int) string {
+	parts := make([]string, 0, max+1)
+	for i, o := range others {
+		if i == max {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, model.SanitizeString(o, 0))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // holderNodes are the holders' nodes.

@@ -26,7 +26,8 @@ const (
 	// StateSplit: more than one node believes it holds the lock.
 	StateSplit State = "split"
 	// StateNotLock: the path holds a recipe that is no lock (a barrier, a
-	// queue, a counter...): nobody holds it or waits on it.
+	// queue, a counter...), or only children that are no lock nodes (a
+	// directory of locks): nobody holds it or waits on it.
 	StateNotLock State = "not-a-lock"
 	// StateUnknown: the path could not be read.
 	StateUnknown State = "unknown"
@@ -52,6 +53,9 @@ type Verdict struct {
 	// parent).
 	Unread string
 	Absent bool
+	// Other are the children that are no lock nodes, for a path that
+	// holds nothing else (StateNotLock: a directory of locks, not one).
+	Other []string
 	// Holders are the nodes that believe they hold, in queue order;
 	// Waiters the others, in the order they will be served.
 	Holders []Holder
@@ -131,8 +135,8 @@ func Judge(snap *model.Snapshot, path string, o Options) Verdict {
 	v.Type, v.System, v.Label, v.Warnings = q.Type, q.System(), q.Label(), q.Warnings()
 	v.Absent = q.State == model.PathAbsent
 	v.Deadlocks = deadlocksOn(snap.Deadlocks, path)
-	if !q.Type.Waits() {
-		v.State = StateNotLock
+	if !q.Type.Waits() || q.Nodes.Len() == 0 && len(q.Other()) > 0 {
+		v.State, v.Other = StateNotLock, q.Other()
 		return v
 	}
 	cycle := queueCycle(v.Warnings)

@@ -140,6 +140,8 @@ func TestJudge(t *testing.T) {
 			state: StateFree, headline: "/locks/a: free: no client holds it"},
 		{name: "absent", snap: snapshot(true, model.Queue{Path: "/locks/a", State: model.PathAbsent}), path: "/locks/a",
 			state: StateFree, headline: "the path does not exist"},
+		{name: "a directory of locks", snap: snapshot(true, built("/locks", true, contender{"billing", 0, nil}, contender{"orders", 0, nil})), path: "/locks",
+			state: StateNotLock, headline: "/locks: no lock nodes here, 2 other children (billing, orders): name a lock parent, such as /locks/billing"},
 		{name: "not read", snap: snapshot(true), path: "/locks/a", state: StateUnknown, headline: "/locks/a: cannot tell: not read"},
 		{name: "not readable", snap: snapshot(true, noauth), path: "/locks/secret", state: StateUnknown,
 			headline: "cannot tell: not authorized"},
