@@ -171,7 +171,7 @@ func (v Verdict) JSON() JSON {
 	j := JSON{Schema: WhySchema, Path: model.SanitizeString(v.Path, 0), At: jsonTime(v.At), State: v.State,
 		Failing: v.Failing, Summary: v.Headline(), Type: v.Type.String(), System: v.System,
 		Label: model.SanitizeString(v.Label, 0), Exists: v.State != StateUnknown && !v.Absent,
-		Unread: model.SanitizeString(v.Unread, 0), Other: names0(v.Other), Holders: make([]JSONHolder, 0, len(v.Holders)),
+		Unread: model.SanitizeString(v.Unread, 0), Other: sanitized(v.Other), Holders: make([]JSONHolder, 0, len(v.Holders)),
 		Waiters: make([]JSONWaiter, 0, len(v.Waiters)), Warnings: make([]model.JSONWarning, 0, len(v.Warnings)),
 		Deadlocks:  sessions.SessionsJSON(&sessions.Sessions{At: v.At, Deadlocks: v.Deadlocks}).Deadlocks,
 		ServerView: v.ServerView, ServerViewNote: model.SanitizeString(v.ServerViewNote, 0), Stale: v.Stale}
@@ -251,8 +251,8 @@ func names(ns []*model.Node) []string {
 	return out
 }
 
-// names0 are names sanitized; nil for none.
-func names0(ns []string) []string {
+// sanitized is ns, each sanitized; nil for none.
+func sanitized(ns []string) []string {
 	if len(ns) == 0 {
 		return nil
 	}
