@@ -66,16 +66,6 @@ var exitCodes = []exitCodeRow{
 	{"other", "`run`: CMD's own exit code (128+N when signal N ended it)"},
 }
 
-// exitCodesMarkdown is the table as README shows it.
-func exitCodesMarkdown() string {
-	var b strings.Builder
-	b.WriteString("| code | meaning |\n| --- | --- |\n")
-	for _, r := range exitCodes {
-		fmt.Fprintf(&b, "| %s | %s |\n", r.code, r.meaning)
-	}
-	return b.String()
-}
-
 // exitCodesText is the table as --help shows it: the meanings wrapped
 // beside their codes, the backquotes dropped.
 func exitCodesText() string {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -335,4 +336,14 @@ func TestCheckExitCodes(t *testing.T) {
 	}
 	// sessions --check's failing condition, a cross-lock deadlock, is
 	// TestSessionsDeadlock's (exitCheck); its 2 and ls's are one constant.
+}
+
+// exitCodesMarkdown is the table as README shows it.
+func exitCodesMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| code | meaning |\n| --- | --- |\n")
+	for _, r := range exitCodes {
+		fmt.Fprintf(&b, "| %s | %s |\n", r.code, r.meaning)
+	}
+	return b.String()
 }

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path"
 	"slices"
 	"time"
 
@@ -15,15 +14,6 @@ import (
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 )
-
-func demoSplitPath(p string) []string {
-	var parts []string
-	for p != "/" && p != "" {
-		parts = append([]string{path.Base(p)}, parts...)
-		p = path.Dir(p)
-	}
-	return parts
-}
 
 // Split makes a Kazoo-style client join p's Curator-style queue: Kazoo
 // sees only "__lock__" names, so it believes it holds, while Curator sorts

@@ -159,17 +159,6 @@ func commonParent(rows []lockRow) string {
 	return p
 }
 
-// earlier orders known times before unknown (zero) ones.
-func earlier(a, b time.Time) bool {
-	switch {
-	case a.IsZero():
-		return false
-	case b.IsZero():
-		return true
-	}
-	return a.Before(b)
-}
-
 // systemCell is a row's system label as drawn in a PATH cell w wide,
 // and the room left before it for the path: the label whole after the
 // path when at least minPathCells of the path fit, else the label alone
