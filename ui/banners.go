@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
 )
@@ -22,10 +23,7 @@ func loud(code string) bool {
 func (p *queuePane) banners(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time) []bannerLine {
 	var out []bannerLine
 	add := func(style lipgloss.Style, first, text string, maxLines int) {
-		for i, l := range wrap(text, max(w-3, 8)) {
-			if i == maxLines {
-				break
-			}
+		for i, l := range wrapAtMost(text, max(w-3, 8), maxLines) {
 			lead := "   "
 			if i == 0 {
 				lead = first
@@ -63,7 +61,11 @@ func (p *queuePane) banners(st *themes.Styles, snap *model.Snapshot, w, h int, n
 			}
 			continue
 		}
-		add(st.Warning, " ! ", title+": "+msg, 2)
+		lines := 2
+		if h >= 20 {
+			lines = 4 // room to name what a warning is about, whole
+		}
+		add(st.Warning, " ! ", title+": "+msg, lines)
 	}
 	// Keep at least half the pane for the queue itself.
 	if limit := max(h/2, 1); len(out) > limit {
@@ -71,6 +73,22 @@ func (p *queuePane) banners(st *themes.Styles, snap *model.Snapshot, w, h int, n
 		out = append(out[:limit-1], bannerLine{st.Warning, fmt.Sprintf(" ! %d more warning lines: see `zklock ls`", more)})
 	}
 	return out
+}
+
+// wrapAtMost wraps text to w cells in at most n lines; the last ends in
+// "…" when the text goes on.
+func wrapAtMost(text string, w, n int) []string {
+	lines := wrap(text, w)
+	if len(lines) <= n {
+		return lines
+	}
+	lines = lines[:n]
+	last := lines[n-1]
+	if width(last) >= w {
+		last = ansi.Truncate(last, w-1, "")
+	}
+	lines[n-1] = last + "…"
+	return lines
 }
 
 type bannerLine struct {

@@ -86,13 +86,54 @@ func TestBigQueueScrolls(t *testing.T) {
 	if m.queue.cursor != 0 || m.queue.top != 0 {
 		t.Fatalf("g: cursor %d top %d", m.queue.cursor, m.queue.top)
 	}
-	// View's cost does not grow with the queue: time a frame.
-	start := time.Now()
-	for range 20 {
+	// Paging down draws each page whole, from the node under the cursor
+	// (a frame's cost is BenchmarkView10k's and BenchmarkViewPage10k's).
+	for i := range 20 {
+		before := m.queue.cursor
+		m, _ = press(m, "pgdown")
+		if m.queue.cursor <= before {
+			t.Fatalf("pgdown %d: cursor %d -> %d", i, before, m.queue.cursor)
+		}
+		view := ansi.Strip(m.View())
+		checkFrame(t, view, 160, 48)
+		if want := fmt.Sprintf("❯  %5d", m.queue.cursor+1); !strings.Contains(view, want) {
+			t.Fatalf("pgdown %d: the cursor's row %q is not drawn:\n%s", i, want, view)
+		}
+	}
+}
+
+// BenchmarkViewPage10k pages through a 10,000-node queue at 160x48, one
+// page a frame (what holding pgdown does).
+func BenchmarkViewPage10k(b *testing.B) {
+	m := bigModel(b, 10000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if m.queue.cursor == 9999 {
+			m, _ = press(m, "g")
+		}
 		m, _ = press(m, "pgdown")
 		_ = m.View()
 	}
-	if per := time.Since(start) / 20; per > 100*time.Millisecond {
-		t.Errorf("a frame of a 10,000-node queue took %v", per)
+}
+
+// BenchmarkViewHostile10k draws the end of a 10,000-node queue whose every
+// node's data is terminal escapes and invalid UTF-8 (what
+// TestConsoleHostileTrees reads from a real server), at 160x48.
+func BenchmarkViewHostile10k(b *testing.B) {
+	esc := "\x1b]0;pwned\a\x1b]52;c;cm0gLXJmIH4=\a\x1b[2J\x1b[H\x1b[5m\xc2\x9b31m\u202eevil\xff"
+	q := bigQueue("/locks/huge", 10000)
+	for _, n := range q.Nodes.All() {
+		n.SetData([]byte(esc))
+		n.DataLen = int32(len(esc))
+	}
+	snap := fleet()
+	snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), q)...)
+	m := newTest("dark", 160, 48)
+	m = step(m, updateMsg{model.Update{Snapshot: snap}})
+	m = selectPath(m, "/locks/huge")
+	m, _ = press(m, "tab", "G")
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.View()
 	}
 }

@@ -173,7 +173,10 @@ func (d *detailsDialog) view(st *themes.Styles, screenW, screenH int) []string {
 	return dialogBox(st.FocusBorder, st.Title.Render("NODE "+d.ref(n.Name)), body, w, screenH)
 }
 
-// overlay draws box centered over base (both lists of lines of the screen).
+// overlay draws box centered over base (both lists of lines of the
+// screen), with a blank cell either side of it: what it covers of a pane
+// is cut mid-word, and a lone letter beside the box would read as part of
+// it.
 func overlay(base, box []string, w int) []string {
 	if len(box) == 0 {
 		return base
@@ -184,6 +187,7 @@ func overlay(base, box []string, w int) []string {
 	}
 	x := max((w-bw)/2, 0)
 	y := max((len(base)-len(box))/2, 0)
+	gapL, gapR := min(x, 1), min(max(w-x-bw, 0), 1)
 	out := make([]string, len(base))
 	copy(out, base)
 	for i, l := range box {
@@ -191,8 +195,8 @@ func overlay(base, box []string, w int) []string {
 		if row >= len(out) {
 			break
 		}
-		left := fit(ansi.Truncate(out[row], x, ""), x)
-		right := ansi.TruncateLeft(out[row], x+bw, "")
+		left := fit(ansi.Truncate(out[row], x-gapL, ""), x-gapL) + strings.Repeat(" ", gapL)
+		right := strings.Repeat(" ", gapR) + ansi.TruncateLeft(out[row], x+bw+gapR, "")
 		out[row] = fit(left+fit(l, bw)+right, w)
 	}
 	return out

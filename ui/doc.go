@@ -4,9 +4,13 @@
 //
 // Only Model implements tea.Model (model.go; its actions in actions.go).
 // Each pane is a child model in its own file with Update(msg) and View()
-// (locklist.go, queue.go, eventlog.go, sessions.go): the root gives them
-// their size, clock and border (pane.go), handles global keys and hands
-// the rest to the focused pane. Dialogs have update and view of their own
+// (locklist.go, queue.go, eventlog.go, sessions.go; a queue row's cells
+// in queuecells.go): the root gives them their size, clock and border
+// (pane.go), handles global keys and hands the rest to the focused pane.
+// Tables size each column from what the rows on screen hold
+// (layoutColumns, render.go), and the border between the list and the
+// queue moves to give a table cut short what the other leaves blank
+// (Model.splitWidth). Dialogs have update and view of their own
 // (dialog.go, forcedialog.go, sessiondialog.go, askdialog.go,
 // helpdialog.go; typedconfirm.go is the typed confirmation they share). View is pure: the clock arrives as a tick message and
 // the size as a WindowSizeMsg. Snapshots and the operator's own lock states

@@ -454,14 +454,9 @@ func TestConsoleHostileTrees(t *testing.T) {
 			m := selectPath(step(con.m, sizeMsg(size[0], size[1])), p)
 			for _, keys := range [][]string{nil, {"tab"}, {"tab", "enter"}, {"tab", "f"}, {"tab", "G"}, {"tab", "G", "enter"}} {
 				mm, _ := press(m, keys...)
-				start := time.Now()
-				view := mm.View()
-				took := time.Since(start)
+				// A frame's cost is BenchmarkViewHostile10k's.
 				where := fmt.Sprintf("%s at %dx%d after %v", p[len(base):], size[0], size[1], keys)
-				checkScreen(t, where, view, size[0], size[1])
-				if took > 500*time.Millisecond {
-					t.Errorf("%s: View took %v", where, took)
-				}
+				checkScreen(t, where, mm.View(), size[0], size[1])
 			}
 		}
 	}

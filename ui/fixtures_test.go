@@ -103,8 +103,8 @@ func splitShared() model.Queue {
 		),
 	}.WithRare(model.QueueRare{
 		Warnings: []model.Warning{
-			{Code: model.WarnSplitHolders, Message: "curator node 0000000010 and kazoo node 0000000012 both hold", Nodes: []string{n10, n12}},
-			{Code: model.WarnMixedRecipes, Message: "curator: 2 nodes; kazoo: 1 node; they cannot see each other", Nodes: []string{n10, n11, n12}},
+			{Code: model.WarnSplitHolders, Message: "2 nodes believe they hold this lock at once: " + n10 + " (curator), " + n12 + " (kazoo)", Nodes: []string{n10, n12}},
+			{Code: model.WarnMixedRecipes, Message: "recipes that cannot see each other share this parent: curator-mutex (2): " + n10 + ", " + n11 + "; kazoo (1): " + n12, Nodes: []string{n10, n11, n12}},
 		},
 	})
 }
@@ -126,8 +126,8 @@ func kazooDeadlock() model.Queue {
 		),
 	}.WithRare(model.QueueRare{
 		Warnings: []model.Warning{
-			{Code: model.WarnDeadlock, Message: "R 0000000021 waits on W 0000000022, which waits on R 0000000021 (Kazoo 2.8 read lock)", Nodes: []string{r21, w22}},
-			{Code: model.WarnMissingWatch, Message: "no session watches 0000000022 for 0000000023", Nodes: []string{w23}},
+			{Code: model.WarnDeadlock, Message: "watch cycle by the servers' watches: " + r21 + " → " + w22 + " → " + r21 + ": each waits for the next to go, forever", Nodes: []string{r21, w22}},
+			{Code: model.WarnMissingWatch, Message: "1 waiting nodes have no server watch on the node their recipe waits on (they will never wake): " + w23, Nodes: []string{w23}},
 		},
 	})
 }
@@ -167,7 +167,7 @@ func changes() []model.Change {
 	return []model.Change{
 		{At: ago(3 * time.Minute), Kind: model.ChangeJoined, Path: "/locks/shared-ledger", Node: model.Node{Name: curatorName("1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", 10)}, Said: "#10 curator, session 0x40000d3f060001"},
 		{At: ago(2*time.Minute + 13*time.Second), Kind: model.ChangeAcquired, Path: "/locks/job-a", Node: model.Node{Name: curatorName("3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b", 41)}, Said: "#40 -> #41 in 4ms"},
-		{At: ago(40 * time.Second), Kind: model.ChangeWarningRaised, Path: "/locks/shared-ledger", Warning: model.Warning{Code: model.WarnSplitHolders, Message: "#10 (curator) and #12 (kazoo)"}},
+		{At: ago(40 * time.Second), Kind: model.ChangeWarningRaised, Path: "/locks/shared-ledger", Warning: splitShared().Warnings()[0]},
 		{At: ago(9 * time.Second), Kind: model.ChangeJoined, Path: "/locks/job-a", Node: model.Node{Name: curatorName("c9d8e7f6-a5b4-4c3d-8e2f-1a0b9c8d7e6f", 44)}, Said: "#44 curator, session 0x10000a3f2c0099 (you)"},
 	}
 }

@@ -19,6 +19,20 @@ import (
 type frameClock struct {
 	mu   sync.Mutex
 	seen map[int]time.Time
+	// reached is closed when the marker awaited reaches the terminal.
+	reached chan struct{}
+	awaited int
+}
+
+// await makes reached close once marker n is seen (at once if it was).
+func (f *frameClock) await(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.awaited = n
+	if _, ok := f.seen[n]; ok {
+		close(f.reached)
+		f.awaited = -1
+	}
 }
 
 func (f *frameClock) Write(b []byte) (int, error) {
@@ -33,6 +47,10 @@ func (f *frameClock) Write(b []byte) (int, error) {
 		if n, err := strconv.Atoi(string(rest[i+4 : i+10])); err == nil {
 			if _, ok := f.seen[n]; !ok {
 				f.seen[n] = now
+				if n == f.awaited {
+					close(f.reached)
+					f.awaited = -1
+				}
 			}
 		}
 		rest = rest[i+4:]
@@ -48,7 +66,7 @@ func (f *frameClock) Write(b []byte) (int, error) {
 // second, so ~8 ms median and ~17 ms worst are the renderer's own floor.
 func BenchmarkEventToFrame(b *testing.B) {
 	const every = time.Second / 200
-	out := &frameClock{seen: map[int]time.Time{}}
+	out := &frameClock{seen: map[int]time.Time{}, reached: make(chan struct{}), awaited: -1}
 	updates := make(chan model.Update, 1)
 	m := New(Options{Theme: mustTheme("dark"), Updates: updates, Paths: []string{"/locks/job-a"}, Now: time.Now})
 	p := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(out), tea.WithoutSignalHandler())
@@ -68,19 +86,16 @@ func BenchmarkEventToFrame(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		<-tick.C
+		if i == b.N-1 {
+			out.await((b.N - 1) % 1000000)
+		}
 		sent = append(sent, time.Now())
 		updates <- model.Update{Snapshot: snapshot(i % 1000000)}
 	}
 	// The last change's frame: wait for it, bounded.
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		out.mu.Lock()
-		_, ok := out.seen[(b.N-1)%1000000]
-		out.mu.Unlock()
-		if ok {
-			break
-		}
-		time.Sleep(time.Millisecond)
+	select {
+	case <-out.reached:
+	case <-time.After(5 * time.Second):
 	}
 	b.StopTimer()
 	p.Quit()

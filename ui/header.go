@@ -103,7 +103,7 @@ func headerState(st *themes.Styles, snap *model.Snapshot, dial *connecting, repl
 	switch {
 	case dial != nil:
 		// Room left by the title and the clock, which are kept first.
-		room -= 2 + ansi.StringWidth(clock(now)+" ") + 4
+		room -= 2 + ansi.StringWidth(clock(now)+" ") + 2
 		stateP.text, stateP.style = dial.headline(now, room), st.Warning
 	case snap == nil || conn.State == model.StateConnecting:
 		stateP.text, stateP.style = "◌ connecting…", st.Warning
@@ -161,7 +161,7 @@ func headerMode(st *themes.Styles, snap *model.Snapshot) headerPart {
 // left's parts from the left edge and right's against the right edge.
 func layoutHeader(st *themes.Styles, w int, prio []*headerPart, ensP *headerPart, left, right []*headerPart) string {
 	keep := map[*headerPart]bool{}
-	used := 0
+	used := -2 // two cells between parts: none before the first
 	for _, p := range prio {
 		if p.text == "" {
 			continue
@@ -184,12 +184,18 @@ func layoutHeader(st *themes.Styles, w int, prio []*headerPart, ensP *headerPart
 	var ls, rs []seg
 	for _, p := range left {
 		if keep[p] {
-			ls = append(ls, seg{p.text, p.style.Inherit(st.Header)}, seg{"  ", st.Header})
+			if len(ls) > 0 {
+				ls = append(ls, seg{"  ", st.Header})
+			}
+			ls = append(ls, seg{p.text, p.style.Inherit(st.Header)})
 		}
 	}
 	for _, p := range right {
 		if keep[p] {
-			rs = append(rs, seg{"  ", st.Header}, seg{p.text, p.style.Inherit(st.Header)})
+			if len(rs) > 0 || len(ls) > 0 {
+				rs = append(rs, seg{"  ", st.Header})
+			}
+			rs = append(rs, seg{p.text, p.style.Inherit(st.Header)})
 		}
 	}
 	l, r := line(ls, nil), line(rs, nil)

@@ -50,8 +50,9 @@ type lockList struct {
 	heldRank  []int32
 	heldN     int
 	heldUntil time.Time
-	// pathW is the widest path shown (after the prefix): the PATH column
-	// grows to it before the holder's gets the rest.
+	// pathW is the widest lock name shown: a path after the prefix, a
+	// system's label. The PATH column grows to it before the holder's
+	// gets the rest.
 	pathW int
 }
 
@@ -195,10 +196,15 @@ func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]
 	l.rows = rows
 	l.prefix = commonParent(l.rows)
 	l.pathW = 0
+	prefixW := width(clean(l.prefix, 0))
 	for i := range l.rows {
-		l.pathW = max(l.pathW, l.rows[i].labelW)
+		r := &l.rows[i]
+		if r.system != "" {
+			l.pathW = max(l.pathW, width(r.system)) // a system's row is whole with its name alone
+		} else {
+			l.pathW = max(l.pathW, r.labelW-prefixW)
+		}
 	}
-	l.pathW = max(l.pathW-width(clean(l.prefix, 0)), 0)
 	l.reorder()
 	for i := 0; i < len(l.rows) && len(own) > 0; i++ {
 		if o, ok := own[l.rows[i].path]; ok {
@@ -355,15 +361,42 @@ const (
 
 var listOrder = []int{lcMark, lcPath, lcHolder, lcDepth, lcWait, lcHeld}
 
-func listColumns(w, pathW int) []column {
-	return layoutColumns(w, []column{
-		lcMark:   {title: "", width: 2},
-		lcPath:   {title: "PATH", width: 10, flex: true, need: pathW},
-		lcDepth:  {title: "QUEUE", width: 5, right: true},
-		lcHeld:   {title: "HELD", width: 6, right: true},
-		lcWait:   {title: "WAIT", width: 6, right: true},
-		lcHolder: {title: "HOLDER", width: 10, flex: true},
-	}, listOrder)
+// columns lays out the list's columns in w cells for the rows drawn,
+// from..to: each as wide as what it holds there (PATH as the widest
+// path of all, so that it does not jump while scrolling); the holder's
+// column takes what is left over.
+func (l *lockList) columns(st *themes.Styles, w, from, to int, now time.Time) []column {
+	return layoutColumns(w, l.wantColumns(st, from, to, now), listOrder)
+}
+
+// slack is what the list leaves blank in a pane of inner size w x h,
+// and how many cells more it needs for every column whole (see slack).
+func (l *lockList) slack(st *themes.Styles, w, h int, now time.Time) (spare, short int) {
+	from := l.offset
+	to := max(min(from+l.rowsFor(h), len(l.visible)), from)
+	return slack(w, l.wantColumns(st, from, to, now))
+}
+
+// wantColumns are the list's columns in priority order, each with what
+// it needs to hold the rows from..to whole.
+func (l *lockList) wantColumns(st *themes.Styles, from, to int, now time.Time) []column {
+	want := []column{
+		lcMark: {title: "", width: 2},
+		// The lock's name whole before any number beside it, up to 16 cells.
+		lcPath:   {title: "PATH", width: min(max(l.pathW, 10), 16), need: max(l.pathW, 1)},
+		lcDepth:  {title: "QUEUE", width: 5, right: true, need: 1},
+		lcHeld:   {title: "HELD", width: 6, right: true, need: 1},
+		lcWait:   {title: "WAIT", width: 6, right: true, need: 1},
+		lcHolder: {title: "HOLDER", width: 10, flex: true, need: 1},
+	}
+	for i := from; i < to; i++ {
+		r := &l.rows[l.visible[i]]
+		for _, ci := range []int{lcDepth, lcHeld, lcWait, lcHolder} {
+			text, _ := listCell(st, want[ci].title, r, now)
+			want[ci].need = max(want[ci].need, width(text))
+		}
+	}
+	return want
 }
 
 // body draws the pane's inner lines (w x h).
@@ -376,7 +409,9 @@ func (l *lockList) body(st *themes.Styles, w, h int, now time.Time, focused bool
 		f.PlaceholderStyle = st.Muted
 		lines = append(lines, fit(f.View(), w))
 	}
-	cols := listColumns(w, l.pathW)
+	rows := h - len(lines) - 1 // the column header
+	from, to := l.offset, min(l.offset+max(rows, 0), len(l.visible))
+	cols := l.columns(st, w, from, to, now)
 	var head []seg
 	for i, c := range cols {
 		t := c.title
@@ -400,7 +435,7 @@ func (l *lockList) body(st *themes.Styles, w, h int, now time.Time, focused bool
 		lines = append(lines, st.Muted.Render(fit(" "+msg, w)))
 		return lines
 	}
-	rows := h - len(lines)
+	rows = h - len(lines)
 	var segs []seg // one buffer for every row: a seg holds a whole style
 	for i := l.offset; i < len(l.visible) && i < l.offset+rows; i++ {
 		r := &l.rows[l.visible[i]]
@@ -449,25 +484,8 @@ func (l *lockList) rowSegs(segs []seg, st *themes.Styles, r *lockRow, cols []col
 				segs = append(segs, seg{fit(sys, sysW), st.Muted})
 				continue
 			}
-		case "HOLDER":
-			text, style = holderCell(st, r)
-			text = clean(text, c.width)
-		case "QUEUE":
-			if r.state == model.PathPresent {
-				text = strconv.Itoa(r.depth)
-			}
-		case "WAIT":
-			text, style = since(now, r.waitSince), st.Waiter
-		case "HELD":
-			text, style = since(now, r.holdSince), st.Holder
-			switch {
-			case text == "":
-			case r.holdBound == model.BoundEarliest:
-				// Found holding: at most since its creation.
-				text = "≤" + text
-			case r.holdBound == model.BoundLatest:
-				text = "≥" + text
-			}
+		default:
+			text, style = listCell(st, c.title, r, now)
 		}
 		if c.right {
 			text = fitRight(text, c.width)
@@ -475,6 +493,34 @@ func (l *lockList) rowSegs(segs []seg, st *themes.Styles, r *lockRow, cols []col
 		segs = append(segs, seg{fit(text, c.width), style})
 	}
 	return segs
+}
+
+// listCell is row r's text, safe and whole, in the column titled title
+// (not PATH), and its style.
+func listCell(st *themes.Styles, title string, r *lockRow, now time.Time) (string, lipgloss.Style) {
+	switch title {
+	case "HOLDER":
+		text, style := holderCell(st, r)
+		return clean(text, 0), style
+	case "QUEUE":
+		if r.state == model.PathPresent {
+			return strconv.Itoa(r.depth), st.Text
+		}
+	case "WAIT":
+		return since(now, r.waitSince), st.Waiter
+	case "HELD":
+		text := since(now, r.holdSince)
+		switch {
+		case text == "":
+		case r.holdBound == model.BoundEarliest:
+			// Found holding: at most since its creation.
+			text = "≤" + text
+		case r.holdBound == model.BoundLatest:
+			text = "≥" + text
+		}
+		return text, st.Holder
+	}
+	return "", st.Text
 }
 
 // rowFlag is a row's first two cells: the cursor's mark and the flag

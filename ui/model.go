@@ -532,8 +532,42 @@ func (m *Model) frame() frame {
 		logH = 7
 	}
 	fixed := 3 + len(m.narration.View(m.st, m.paused, m.width)) + m.bannerLines() // header, status bar, footer, narration, deadlock banner
+	bodyH := max(m.height-fixed-logH, 4)
 	listW := min(max(m.width*33/100, min(32, m.width*40/100)), 60)
-	return frame{listW: listW, queueW: m.width - listW, bodyH: max(m.height-fixed-logH, 4), logH: logH}
+	if m.view == viewMain {
+		listW = m.splitWidth(listW, bodyH)
+	}
+	return frame{listW: listW, queueW: m.width - listW, bodyH: bodyH, logH: logH}
+}
+
+// splitWidth moves the border between the lock list (listW wide) and the
+// queue so that a table cut short gets the cells the other leaves blank
+// (the queue's first); the list grows to at most half the screen.
+func (m *Model) splitWidth(listW, bodyH int) int {
+	for range 3 {
+		// A few steps: cells given to a table can bring back one of its
+		// columns, which takes them from the column they were for.
+		next := m.splitStep(listW, bodyH)
+		if next == listW {
+			break
+		}
+		listW = next
+	}
+	return listW
+}
+
+// splitStep is one step of splitWidth.
+func (m *Model) splitStep(listW, bodyH int) int {
+	queueW := m.width - listW
+	listSpare, listShort := m.list.slack(m.st, listW-2, bodyH-2, m.now)
+	queueSpare, queueShort := m.queue.slack(m.st, m.snap, queueW-2, bodyH-2, m.now)
+	switch {
+	case queueShort > 0 && listSpare > 0:
+		return listW - min(listSpare, queueShort) // the queue first: it is what the operator came for
+	case listShort > 0 && queueSpare > 0:
+		return listW + min(queueSpare, listShort, max(m.width/2-listW, 0))
+	}
+	return listW
 }
 
 // bannerLines is how many lines the deadlock banner takes now.

@@ -56,7 +56,7 @@ func (n narration) View(st *themes.Styles, paused bool, w int) []string {
 // holds. before is the snapshot the event happened after, after the one
 // that shows its result. "" when the event is not a recipe step.
 func narrate(ev model.Change, before, after *model.Snapshot) string {
-	path := cleanLeft(ev.Path, 40)
+	path := clean(ev.Path, 0) // whole: narrationLines wraps it, and cuts with "…" only past two lines
 	me := nodeRef(ev.Node.Name)
 	switch {
 	case ev.Kind == model.ChangeJoined:
@@ -67,6 +67,9 @@ func narrate(ev model.Change, before, after *model.Snapshot) string {
 		case n.Role == ordering.RoleHolder:
 			return me + " created its ephemeral sequential node and listed the children of " + path +
 				": it is the lowest, so it holds the lock at once."
+		case n.WatchesChildren():
+			return me + " created its ephemeral sequential node and listed the children of " + path +
+				": no lease is free, so it sets a watch on the children of " + clean(n.Watches(), 0) + " and waits."
 		case n.Watches() != "":
 			return me + " created its ephemeral sequential node and listed the children of " + path +
 				": it is not the lowest, so it sets a watch on " + nodeRef(n.Watches()) + " and waits."
@@ -134,9 +137,12 @@ func narrationLines(st *themes.Styles, text string, paused bool, w int) []string
 	// little, is cut with an ellipsis if the sentence is longer still.
 	first, rest := text, ""
 	cut := ansi.Truncate(text, room, "")
-	if i := strings.LastIndexByte(cut, ' '); i > 0 {
+	switch i := strings.LastIndexByte(cut, ' '); {
+	case text[len(cut)] == ' ':
+		first, rest = cut, text[len(cut)+1:] // the cut falls between words
+	case i > 0:
 		first, rest = cut[:i], cut[i+1:]+text[len(cut):]
-	} else {
+	default:
 		first, rest = cut, text[len(cut):]
 	}
 	return []string{

@@ -283,54 +283,7 @@ func (p *queuePane) refOf(name string, i int, ok bool) string {
 	if seq, ok := seqOf(name); ok {
 		return "#" + strconv.Itoa(int(seq))
 	}
-	return clean(shortName(name), 24)
-}
-
-// queue columns in priority order; queueOrder is their display order. On a
-// narrow pane who holds (DATA: Curator writes the client's address, zklock
-// a note) says more than the node's random name, so DATA outranks NODE.
-const (
-	qcMark = iota
-	qcPos
-	qcSeq
-	qcRole
-	qcIdentity
-	qcKind
-	qcRecipe
-	qcAge
-	qcData
-	qcNode
-	qcSession
-	qcClient
-)
-
-var queueOrder = []int{qcMark, qcPos, qcSeq, qcNode, qcRole, qcIdentity, qcKind, qcRecipe, qcAge, qcSession, qcClient, qcData}
-
-func (p *queuePane) columns(w int) []column {
-	return layoutColumns(w, []column{
-		qcMark:    {title: "", width: 2},
-		qcPos:     {title: "POS", width: max(3, len(strconv.Itoa(p.count()))), right: true},
-		qcSeq:     {title: "SEQ", width: p.seqW, right: true},
-		qcRole:    {title: "ROLE", width: p.roleW()},
-		qcKind:    {title: "KIND", width: 5, off: !p.rw},
-		qcRecipe:  {title: "RECIPE", width: 7, off: !p.mixed},
-		qcAge:     {title: "AGE", width: 6, right: true},
-		qcData:    {title: "DATA", width: 12, flex: true},
-		qcNode:    {title: "NODE", width: 18, flex: true, maxW: 22},
-		qcSession: {title: "SESSION", width: 18},
-		qcClient:  {title: "CLIENT", width: 21},
-
-		// A system's participants by its own name for them (broker 2).
-		qcIdentity: {title: "IDENTITY", width: 18, flex: true, maxW: 30, off: !p.identities},
-	}, queueOrder)
-}
-
-// roleW fits the widest role word: "follower" in an election.
-func (p *queuePane) roleW() int {
-	if p.q != nil && p.q.Type == model.TypeElection {
-		return len("follower")
-	}
-	return 7
+	return clean(shortName(name), 0) // whole: the line it is in cuts it with "…" if it must
 }
 
 // rowsFor is the number of lines left for node rows in a pane of inner
@@ -360,13 +313,13 @@ func (p *queuePane) body(st *themes.Styles, snap *model.Snapshot, w, h int, now 
 		}
 		return title, "", lines
 	}
-	cols := p.columns(w)
-	head, chainX := columnHeader(st, cols)
-	lines = append(lines, head)
-	rows := h - len(lines)
+	rows := h - len(lines) - 1 // the column header
 	if len(p.q.Other()) > 0 {
 		rows--
 	}
+	cols := p.columns(st, w, p.top, p.drawn(rows), now)
+	head, chainX := columnHeader(st, cols)
+	lines = append(lines, head)
 	last := p.top - 1
 	var segs []seg // one buffer for every row: a seg holds a whole style
 	for i := p.top; i < p.q.Nodes.Len() && rows > 0; i++ {
@@ -402,30 +355,6 @@ func (p *queuePane) body(st *themes.Styles, snap *model.Snapshot, w, h int, now 
 		foot = st.Muted.Render(fmt.Sprintf("%d-%d of %d", p.top+1, last+1, p.q.Nodes.Len()))
 	}
 	return title, foot, lines
-}
-
-// columnHeader is the column titles' line, and the cell where the chain
-// under a node starts: under the first column after SEQ (NODE when
-// shown).
-func columnHeader(st *themes.Styles, cols []column) (head string, chainX int) {
-	var segs []seg
-	x := 0
-	for i, c := range cols {
-		if i > 0 {
-			segs = append(segs, seg{" ", st.Column})
-			x++
-		}
-		if chainX == 0 && i > 0 && cols[i-1].title == "SEQ" {
-			chainX = x
-		}
-		t := c.title
-		if c.right {
-			t = fitRight(t, c.width)
-		}
-		segs = append(segs, seg{fit(t, c.width), st.Column})
-		x += c.width
-	}
-	return line(segs, nil), chainX
 }
 
 // otherLine names, in w cells, the children of the lock that are not lock
@@ -486,105 +415,6 @@ func (p *queuePane) emptyText() []string {
 		return []string{"No lock nodes: nobody holds or waits for this lock."}
 	}
 	return nil
-}
-
-// rowSegs appends node n's cells to segs.
-func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *model.Node, i int, cols []column, now time.Time) []seg {
-	for ci, c := range cols {
-		if ci > 0 {
-			segs = append(segs, seg{" ", st.Text})
-		}
-		text, style := "", st.Text
-		switch c.title {
-		case "":
-			segs = p.markCells(segs, st, n, i)
-			continue
-		case "POS":
-			text = strconv.Itoa(i + 1)
-		case "SEQ":
-			text, style = strconv.Itoa(int(n.Seq)), st.Muted
-			if n.Recipe == ordering.RecipeEphemeral || n.Lease && n.Recipe == ordering.RecipeKazoo || n.Part() == model.PartBarrier || n.Part() == model.PartWaiter {
-				text = "-" // one node, no sequence
-			}
-		case "NODE":
-			text = clean(shortName(n.Name), c.width)
-			if n.Lease {
-				text = leaseName(n, c.width)
-			}
-			if n.Name == "" {
-				text, style = "(watch)", st.Muted // waits by an exists watch, owns no node
-			}
-		case "ROLE":
-			text, style = p.roleCell(st, n)
-		case "IDENTITY":
-			text = clean(n.Identity(), c.width)
-			if text == "" {
-				text, style = "-", st.Muted
-			}
-		case "KIND":
-			text, style = n.KindName(), st.Muted
-		case "RECIPE":
-			text, style = n.Recipe.String(), st.Muted
-		case "SESSION":
-			text = session(n.Session)
-		case "CLIENT":
-			text = clean(n.Client(), c.width)
-			if text == "" {
-				text, style = "-", st.Muted
-			}
-		case "AGE":
-			text, style = since(now, n.Ctime()), st.Muted
-		case "DATA":
-			text = model.Sanitize(n.Data(), 0)
-			if int(n.DataLen) > len(n.Data()) {
-				text += "…"
-			}
-			text = clean(text, c.width)
-		}
-		if c.right {
-			text = fitRight(text, c.width)
-		}
-		segs = append(segs, seg{fit(text, c.width), style})
-	}
-	return segs
-}
-
-// markCells appends node n's (row i's) first two cells: the cursor, then
-// its flag (own, marked session, named by a warning, never wakes or herd).
-func (p *queuePane) markCells(segs []seg, st *themes.Styles, n *model.Node, i int) []seg {
-	mark, flag, fs := " ", " ", st.Text
-	if i == p.cursor {
-		mark = "❯"
-	}
-	switch {
-	case p.isOwn(n):
-		flag, fs = "★", st.Own
-	case p.mark != 0 && n.Session == p.mark:
-		flag, fs = "◆", st.Key
-	case p.flagged[n.Name]:
-		flag, fs = "‼", st.Danger
-	case n.Link == model.LinkMissing || n.Herd:
-		flag, fs = "!", st.Warning
-	}
-	return append(segs, seg{mark, st.Key}, seg{flag, fs})
-}
-
-// roleCell is node n's ROLE: what its own recipe believes. In a split
-// queue two nodes act as holders, and both must look it; an election
-// says leader and follower.
-func (p *queuePane) roleCell(st *themes.Styles, n *model.Node) (string, lipgloss.Style) {
-	word := strings.ToUpper(model.RoleWord(p.q.Type, ordering.RoleHolder))
-	switch {
-	case n.Part() != "":
-		return n.Part(), st.Muted // a recipe's part: no lock's role
-	case n.Believes == ordering.RoleHolder && n.Role != ordering.RoleHolder:
-		return word + "‼", st.Danger
-	case n.Believes == ordering.RoleHolder && p.flagged[n.Name]:
-		return word, st.Danger
-	case n.Believes == ordering.RoleHolder:
-		return word, st.Holder
-	}
-	return model.RoleWord(p.q.Type, ordering.RoleWaiting), st.Waiter
 }
 
 // chain is the line under a node: the watch it hangs on, what the servers

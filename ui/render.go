@@ -182,26 +182,39 @@ func adaptive(c lipgloss.TerminalColor) bool {
 // column is one column of a table: a header, a width and how to align.
 type column struct {
 	title string
+	// width is the column's width: with need set, how much of its
+	// content it keeps before a column of lower priority is shown at all.
 	width int
 	right bool
-	flex  bool // takes a share of the space left over
+	flex  bool // takes a share of the space left once every column holds its content
 	off   bool // not wanted for this table
 	maxW  int  // a flexible column grows no wider than this (0: no limit)
-	// need is how wide a flexible column's content is: it grows to it
-	// first, before the space left is shared.
+	// need is how wide the column's content is (its title included),
+	// 0 when unknown: a column is never wider than its content while
+	// another's is cut.
 	need int
 }
 
 // layoutColumns keeps, in priority order, the columns that fit in width
-// (one space between columns) and shares what is left among the flexible
-// ones, up to their maxW. want lists the columns in priority order; the
-// result is in display order, given by order (indices into want).
+// (one space between columns), each at its width or its content's if
+// narrower; grows the columns cut short toward their content, in
+// priority order, until they hold it or no cell is left; and shares
+// what is still left among the flexible ones, up to their maxW. want lists the columns in
+// priority order; the result is in display order, given by order
+// (indices into want).
 func layoutColumns(width int, want []column, order []int) []column {
-	keep := make([]bool, len(want))
+	out := make([]column, len(want))
+	copy(out, want)
+	keep := make([]bool, len(out))
 	used := 0
-	for i, c := range want {
+	for i := range out {
+		c := &out[i]
 		if c.off {
 			continue
+		}
+		if c.need > 0 {
+			c.need = max(c.need, ansi.StringWidth(c.title))
+			c.width = min(c.width, c.need)
 		}
 		need := c.width
 		if used > 0 {
@@ -213,20 +226,71 @@ func layoutColumns(width int, want []column, order []int) []column {
 		keep[i] = true
 		used += need
 	}
-	out := make([]column, len(want))
-	copy(out, want)
 	spare := width - used
 	for i := range out {
-		if c := &out[i]; keep[i] && c.flex && c.need > c.width && spare > 0 {
+		// Toward its content, in priority order: the column that says
+		// more is the last one cut.
+		if c := &out[i]; keep[i] && c.need > c.width {
 			give := min(c.need-c.width, spare)
 			c.width += give
 			spare -= give
 		}
 	}
+	shareOut(out, keep, spare, func(c column) int {
+		switch {
+		case !c.flex:
+			return c.width
+		case c.maxW > 0:
+			return max(c.maxW, c.width)
+		}
+		return c.width + spare
+	})
+	var cols []column
+	for _, i := range order {
+		if keep[i] {
+			cols = append(cols, out[i])
+		}
+	}
+	return cols
+}
+
+// slack is what a table of the wanted columns leaves blank in width
+// cells once each holds its content (spare), and how many cells more its
+// columns cut short need to be whole (short). A column left out for want
+// of room is not counted: a few cells more would not bring it back.
+func slack(width int, want []column) (spare, short int) {
+	order := make([]int, len(want))
+	for i := range want {
+		order[i] = i
+	}
+	used := -1
+	for _, c := range layoutColumns(width, want, order) {
+		used += min(c.width, needOf(c)) + 1
+		short += max(needOf(c)-c.width, 0)
+	}
+	return width - max(used, 0), short
+}
+
+// needOf is how wide column c is with its content whole.
+func needOf(c column) int {
+	if c.need > 0 {
+		return max(c.need, ansi.StringWidth(c.title))
+	}
+	return c.width
+}
+
+// shareOut grows the kept columns toward target, spare cells shared
+// evenly (the first in priority order get a cell more); it returns the
+// cells left.
+func shareOut(cols []column, keep []bool, spare int, target func(column) int) int {
+	goal := make([]int, len(cols))
+	for i, c := range cols {
+		goal[i] = target(c)
+	}
 	for spare > 0 {
 		var grow []int
-		for i, c := range out {
-			if keep[i] && c.flex && (c.maxW == 0 || c.width < c.maxW) {
+		for i, c := range cols {
+			if keep[i] && c.width < goal[i] {
 				grow = append(grow, i)
 			}
 		}
@@ -239,24 +303,13 @@ func layoutColumns(width int, want []column, order []int) []column {
 			if k < spare%len(grow) {
 				share++
 			}
-			if m := out[i].maxW; m > 0 {
-				share = min(share, m-out[i].width)
-			}
-			out[i].width += share
+			share = min(share, goal[i]-cols[i].width)
+			cols[i].width += share
 			given += share
-		}
-		if given == 0 {
-			break
 		}
 		spare -= given
 	}
-	var cols []column
-	for _, i := range order {
-		if keep[i] {
-			cols = append(cols, out[i])
-		}
-	}
-	return cols
+	return spare
 }
 
 // box draws a rounded border of w x h cells around lines, with title in the

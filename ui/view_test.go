@@ -136,31 +136,27 @@ var scenarios = []struct {
 var sizes = [][2]int{{80, 24}, {160, 48}}
 
 func TestGolden(t *testing.T) {
-	for _, theme := range themes.Names() {
-		for _, sc := range scenarios {
-			for _, sz := range sizes {
-				name := fmt.Sprintf("%s-%s-%dx%d", sc.name, theme, sz[0], sz[1])
-				t.Run(name, func(t *testing.T) {
-					m := sc.setup(newTest(theme, sz[0], sz[1]))
-					got := ansi.Strip(m.View())
-					checkFrame(t, got, sz[0], sz[1])
-					matchGolden(t, name, got)
-				})
-			}
+	for _, sc := range scenarios {
+		for _, sz := range sizes {
+			name := fmt.Sprintf("%s-%dx%d", sc.name, sz[0], sz[1])
+			t.Run(name, func(t *testing.T) {
+				layoutGolden(t, name, sz[0], sz[1], func(theme string) Model { return sc.setup(newTest(theme, sz[0], sz[1])) })
+			})
 		}
 	}
 }
 
-// checkFrame asserts the stripped view fills exactly w x h cells.
-func checkFrame(t *testing.T, view string, w, h int) {
+// layoutGolden compares the layout drawn by make in each theme (colour
+// stripped) with the golden name: one golden a layout, as every theme
+// draws the same cells; colours are TestThemeColours' to check.
+func layoutGolden(t *testing.T, name string, w, h int, make func(theme string) Model) {
 	t.Helper()
-	lines := strings.Split(view, "\n")
-	if len(lines) != h {
-		t.Errorf("%dx%d: %d lines, want %d", w, h, len(lines), h)
-	}
-	for i, l := range lines {
-		if lw := lipgloss.Width(l); lw > w {
-			t.Errorf("%dx%d: line %d is %d cells wide: %q", w, h, i, lw, l)
+	want := ansi.Strip(make(themes.Default).View())
+	checkFrame(t, want, w, h)
+	matchGolden(t, name, want)
+	for _, theme := range themes.Names() {
+		if got := ansi.Strip(make(theme).View()); got != want {
+			t.Errorf("%s draws another layout than %s:\n%s", theme, themes.Default, got)
 		}
 	}
 }
@@ -349,5 +345,29 @@ func TestRoleAndKindColumns(t *testing.T) {
 		if !strings.Contains(view, want) {
 			t.Errorf("deadlock queue view lacks %q", want)
 		}
+	}
+}
+
+// TestThemeColours: what the layout goldens strip, for one layout (a
+// queue with a holder, waiters, the own node and the event log): each
+// theme's escape sequences as a golden of its own, and no two themes
+// alike. `-update` rewrites them; review the colours in a terminal
+// (cat the file).
+func TestThemeColours(t *testing.T) {
+	withProfile(t, termenv.TrueColor)
+	dark := lipgloss.HasDarkBackground()
+	lipgloss.SetHasDarkBackground(true)
+	t.Cleanup(func() { lipgloss.SetHasDarkBackground(dark) })
+	seen := map[string]string{}
+	for _, theme := range themes.Names() {
+		name := "curator-mutex-" + theme + "-80x24"
+		t.Run(name, func(t *testing.T) {
+			view := scenarios[0].setup(newTest(theme, 80, 24)).View()
+			if other, ok := seen[view]; ok {
+				t.Errorf("%s draws the colours of %s", theme, other)
+			}
+			seen[view] = theme
+			matchGolden(t, name, view)
+		})
 	}
 }
