@@ -10,15 +10,18 @@ import (
 	"github.com/zklock/zklock/third_party/zk"
 )
 
+// What an action on a named node found, told to the operator as the
+// cause: the values are ordering's, so that the console, which never
+// imports the lock core, tells them apart with errors.Is.
 var (
 	// ErrOwnerChanged: the node is no longer owned by the session the
 	// operator saw; nothing was deleted.
-	ErrOwnerChanged = errors.New("lockops: node owner changed")
+	ErrOwnerChanged = ordering.ErrOwnerChanged
 	// ErrNoNode: the node does not exist (already released).
-	ErrNoNode = errors.New("lockops: no such node")
+	ErrNoNode = ordering.ErrNoNode
 	// ErrNotLockNode: the path is not an ephemeral lock node (a lock
 	// parent, a persistent node, a name no recipe makes); refused.
-	ErrNotLockNode = errors.New("lockops: not a lock node")
+	ErrNotLockNode = ordering.ErrNotLockNode
 )
 
 // lockNodeStat checks that nodePath names an ephemeral, childless lock

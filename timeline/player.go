@@ -71,6 +71,14 @@ func (p *Player) Now() time.Time {
 	return p.clockLocked()
 }
 
+// Snapshot is the snapshot of the update shown now: the console draws
+// its first frame from it, before Updates has delivered anything.
+func (p *Player) Snapshot() *model.Snapshot {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cur.Snapshot()
+}
+
 // State says where the replay stands.
 func (p *Player) State() PlayerState {
 	p.mu.Lock()

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strings"
 	"time"
@@ -94,7 +95,7 @@ func (m *Model) askRevoke() {
 			"This writes __REVOKE__ into its node (Curator's revocation protocol). Only a holder that listens for revocation lets go; others ignore it and keep the lock.",
 		},
 		yes: "revoke",
-		on:  intent{kind: intentRevoke, path: m.queue.path, node: n.Name},
+		on:  intent{kind: intentRevoke, path: m.queue.path, node: n.Name, session: n.Session},
 	}
 }
 
@@ -116,8 +117,8 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 	}
 	// A take still in flight may already have queued a node.
 	var pending []string
-	for p := range m.taking {
-		if !m.own.active(p) {
+	for p, t := range m.taking {
+		if !t.answered && !m.own.active(p) {
 			pending = append(pending, cleanLeft(p, 40))
 		}
 	}
@@ -140,29 +141,31 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// perform turns a dialog's intent into a command.
+// perform turns a dialog's intent into a command. Every intent but quit
+// writes to ZooKeeper: a console that is read-only (or has no Backend)
+// refuses it, whichever dialog asked (one opened before the console
+// turned read-only included).
 func (m *Model) perform(it intent) tea.Cmd {
-	b := m.opts.Backend
 	switch it.kind {
+	case intentNone:
+		return nil
 	case intentQuit:
 		return tea.Quit
+	}
+	b := m.opts.Backend
+	if b == nil || m.readOnly {
+		m.notice = notice{text: "read-only: " + it.kind.verb() + " is refused", failed: true}
+		return nil
+	}
+	switch it.kind {
 	case intentTake:
-		if b == nil {
-			return nil
-		}
 		m.notice = notice{text: "taking " + cleanLeft(it.path, 50) + " (" + it.lockKind.String() + ")…"}
-		m.taking[it.path] = true
+		m.taking[it.path] = &pendingTake{}
 		return backendCall(m.ctx, m.opts.Now, "take", it.path, "", func(ctx context.Context) error { return b.Take(ctx, it.path, it.lockKind) })
 	case intentRevoke:
-		if b == nil {
-			return nil
-		}
 		m.notice = notice{text: "revoking " + nodeRef(it.node) + "…"}
 		return backendCall(m.ctx, m.opts.Now, "revoke", it.path, it.node, func(ctx context.Context) error { return b.Revoke(ctx, it.path, it.node) })
 	case intentForceSession:
-		if b == nil || m.readOnly {
-			return nil
-		}
 		// One Backend call per node, each with its owner check and its
 		// audit entry, one after the other in the order confirmed.
 		m.notice = notice{text: "force-releasing " + plural(len(it.targets), "node") + " of session " + session(it.session) + "…"}
@@ -174,9 +177,6 @@ func (m *Model) perform(it intent) tea.Cmd {
 		}
 		return tea.Sequence(cmds...)
 	case intentForce:
-		if b == nil {
-			return nil
-		}
 		m.notice = notice{text: "force-releasing " + nodeRef(it.node) + "…"}
 		return backendCall(m.ctx, m.opts.Now, "force-release", it.path, it.node, func(ctx context.Context) error {
 			return b.ForceRelease(ctx, it.path, it.node, it.session)
@@ -199,9 +199,6 @@ func backendCall(parent context.Context, now func() time.Time, verb, path, node 
 
 // applyAction records the outcome of a Backend call.
 func (m *Model) applyAction(a actionMsg) {
-	if a.verb == "take" {
-		delete(m.taking, a.path)
-	}
 	what := a.verb + " " + cleanLeft(a.path, 50)
 	verb := a.verb
 	if a.node != "" {
@@ -213,30 +210,94 @@ func (m *Model) applyAction(a actionMsg) {
 		at = m.now
 	}
 	if a.err != nil {
-		m.notice = notice{text: what + ": " + clean(a.err.Error(), 0), failed: true}
-		m.log.add(logEntry{at: at, kind: logFailed, path: clean(a.path, 0), text: a.verb + ": " + clean(a.err.Error(), 0)})
+		if a.verb == "take" {
+			delete(m.taking, a.path)
+		}
+		cause := actionCause(a.err)
+		m.notice = notice{text: what + ": " + cause, failed: true}
+		m.log.add(logEntry{at: at, kind: logFailed, path: clean(a.path, 0), text: verb + ": " + cause})
 		return
 	}
-	// A take returns once the node is queued: holding is the lock
-	// core's to say (applyOwn), not this answer's.
-	outcome := "done"
 	if a.verb == "take" {
-		outcome = "queued"
+		m.tookAnswer(a.path, at)
+		return
 	}
-	m.notice = notice{text: what + ": " + outcome}
-	m.log.add(logEntry{at: at, kind: logYou, path: clean(a.path, 0), text: verb + " " + outcome})
+	m.notice = notice{text: what + ": done"}
+	m.log.add(logEntry{at: at, kind: logYou, path: clean(a.path, 0), text: verb + " done"})
 	if a.verb == "release" {
 		// The lock core may not report Released for a lock already lost.
 		delete(m.own, a.path)
+		delete(m.taking, a.path)
 		m.rebuild()
 	}
+}
+
+// tookAnswer logs a take's answer, which returns once the node is
+// queued: holding is the lock core's to say (applyOwn), not this
+// answer's. It goes before the lock core's first report of the lock,
+// whichever came first; the status bar says "queued" only until the lock
+// core reports (its own segment then says where the lock stands).
+func (m *Model) tookAnswer(path string, at time.Time) {
+	e := logEntry{at: at, kind: logYou, path: clean(path, 0), text: "take queued"}
+	t := m.taking[path]
+	switch {
+	case t == nil:
+		m.log.add(e)
+	case !t.reported.IsZero():
+		e.at = t.reported
+		m.log.addFirst(e)
+		delete(m.taking, path)
+	default:
+		t.answered, t.loggedAt = true, at
+		m.log.add(e)
+	}
+	m.notice = notice{}
+	if _, reported := m.own[path]; !reported {
+		m.notice = notice{text: "take " + cleanLeft(path, 50) + ": queued", take: path}
+	}
+}
+
+// applyOwn takes in the lock core's reports of the operator's locks: the
+// event log gets the steps that moved (after the take's answer, see
+// pendingTake), and a take's notice gives way to what the lock core says.
+func (m *Model) applyOwn(locks []OwnLock) {
+	for _, l := range locks {
+		for _, e := range m.own.take([]OwnLock{l}, m.now) {
+			if t := m.taking[l.Path]; t != nil {
+				switch {
+				case t.answered:
+					e.at = later(e.at, t.loggedAt)
+					delete(m.taking, l.Path)
+				case t.reported.IsZero():
+					t.reported = e.at
+				}
+			}
+			m.log.add(e)
+		}
+		if m.notice.take == l.Path {
+			m.notice = notice{}
+		}
+	}
+	m.rebuild()
+}
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // enter opens the selected lock's queue, or the selected node's details.
 func (m *Model) enter() {
 	switch m.focus {
 	case focusList:
+		// The queue is drawn already: say that the keys went to it.
 		m.focus = focusQueue
+		if row := m.list.current(); row != nil {
+			m.notice = notice{text: "in the queue of " + cleanLeft(row.path, 50) + ": ↑/↓ choose a node, enter shows it, tab moves on"}
+		}
 	case focusQueue:
 		if n := m.queue.node(); n != nil {
 			m.dialog = &detailsDialog{path: m.queue.path, node: *n, ref: m.queue.ref, now: m.now}
@@ -275,8 +336,9 @@ func (m *Model) present(msg tea.KeyMsg, k KeyMap) tea.Cmd {
 // follows the contenders' paused state.
 func (m *Model) applyDemo(d demoMsg) {
 	if d.err != nil {
-		m.notice = notice{text: d.verb + ": " + clean(d.err.Error(), 0), failed: true}
-		m.log.add(logEntry{at: m.now, kind: logFailed, path: clean(d.path, 0), text: d.verb + ": " + clean(d.err.Error(), 0)})
+		cause := actionCause(d.err)
+		m.notice = notice{text: d.verb + ": " + cause, failed: true}
+		m.log.add(logEntry{at: m.now, kind: logFailed, path: clean(d.path, 0), text: d.verb + ": " + cause})
 		return
 	}
 	switch d.verb {
@@ -351,5 +413,57 @@ func (m *Model) askForceSession() {
 	}
 	if d := newSessionForceDialog(s, m.now); d != nil {
 		m.dialog = d
+	}
+}
+
+// actionCause is why a Backend call failed, in the operator's words. The
+// status bar and the log name the action, its node and its lock already,
+// so the error's own prefixes (the action again, a package's name, the
+// node's path) are not said twice; the lock core's sentinels are told as
+// what happened to the node. Sanitized.
+func actionCause(err error) string {
+	switch {
+	case errors.Is(err, ordering.ErrNoNode):
+		return "already gone (released, or its session ended): nothing done"
+	case errors.Is(err, ordering.ErrOwnerChanged):
+		return "nothing deleted: another session owns it now" + detailAfter(err, ordering.ErrOwnerChanged)
+	case errors.Is(err, ordering.ErrNotLockNode):
+		return "not a lock node" + detailAfter(err, ordering.ErrNotLockNode)
+	case errors.Is(err, context.DeadlineExceeded):
+		return "no answer within " + actionTimeout.String() + ": the servers may still carry it out"
+	}
+	return clean(dropPrefixes(err.Error()), 0)
+}
+
+// detailAfter is what err's text says after sentinel's (" (owned by
+// session 0x1, not 0x2)"), "" when nothing.
+func detailAfter(err, sentinel error) string {
+	msg := err.Error()
+	i := strings.Index(msg, sentinel.Error())
+	if i < 0 {
+		return ""
+	}
+	rest := strings.TrimLeft(msg[i+len(sentinel.Error()):], ": ")
+	if rest == "" || strings.HasPrefix(rest, "/") {
+		return "" // the node's path: named already
+	}
+	return " (" + clean(rest, 0) + ")"
+}
+
+// dropPrefixes drops the leading "word: " and "word /path: " parts of an
+// error's text, which name a package ("lockops: ", "zk: ") or the action
+// and its path again ("take /locks/a: "): what is left says what went
+// wrong.
+func dropPrefixes(msg string) string {
+	for {
+		head, rest, ok := strings.Cut(msg, ": ")
+		if !ok || rest == "" {
+			return msg
+		}
+		word, arg, hasArg := strings.Cut(head, " ")
+		if strings.ContainsAny(word, " /") || word != strings.ToLower(word) || hasArg && (!strings.HasPrefix(arg, "/") || strings.Contains(arg, " ")) {
+			return msg
+		}
+		msg = rest
 	}
 }

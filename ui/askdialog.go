@@ -1,10 +1,13 @@
 package ui
 
 import (
+	"time"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/zklock/zklock/lockops/ordering"
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
 )
 
@@ -47,6 +50,24 @@ type confirmDialog struct {
 	yes   string   // what y does, for the hint
 	on    intent
 	loud  bool
+	// gone: a revoke's node went while the question was open; y does
+	// nothing then.
+	gone bool
+}
+
+// follow: a revoke follows its node (on.path, on.node of on.session);
+// once it is gone, the question turns into a refusal.
+func (d *confirmDialog) follow(snap *model.Snapshot, _ time.Time) dialog {
+	if d.on.kind != intentRevoke || d.gone {
+		return d
+	}
+	if _, gone := nodeNow(snap, d.on.path, d.on.node, d.on.session); !gone {
+		return d
+	}
+	c := *d
+	c.gone = true
+	c.body = []string{nodeRef(d.on.node) + " is already gone (released, or its session ended): nothing to revoke."}
+	return &c
 }
 
 func (d *confirmDialog) update(msg tea.Msg, k dialogKeys) (dialog, intent, tea.Cmd) {
@@ -57,7 +78,7 @@ func (d *confirmDialog) update(msg tea.Msg, k dialogKeys) (dialog, intent, tea.C
 	switch {
 	case key.Matches(km, k.Cancel, k.No):
 		return nil, intent{}, nil
-	case key.Matches(km, k.Yes):
+	case key.Matches(km, k.Yes) && !d.gone:
 		return nil, d.on, nil
 	}
 	return d, intent{}, nil
@@ -74,6 +95,10 @@ func (d *confirmDialog) view(st *themes.Styles, screenW, screenH int) []string {
 		for _, l := range wrap(p, w-4) {
 			body = append(body, st.Text.Render(l))
 		}
+	}
+	if d.gone {
+		body = append(body, "", keyHints(st, "esc", "close"))
+		return dialogBox(st.Muted, st.Title.Render(d.title+": ALREADY GONE"), body, w, screenH)
 	}
 	body = append(body, "", keyHints(st, "y", d.yes, "n/esc", "cancel"))
 	return dialogBox(border, st.Title.Render(d.title), body, w, screenH)

@@ -36,6 +36,21 @@ const (
 	intentQuit
 )
 
+// verb is what the intent does, as the status bar says it.
+func (k intentKind) verb() string {
+	switch k {
+	case intentTake:
+		return "take"
+	case intentRevoke:
+		return "revoke"
+	case intentForce, intentForceSession:
+		return "force-release"
+	case intentQuit:
+		return "quit"
+	}
+	return "nothing"
+}
+
 // dialog is a modal box over the console. update returns the next dialog
 // (nil once closed) and what to do.
 type dialog interface {
@@ -85,7 +100,50 @@ func keyHints(st *themes.Styles, pairs ...string) string {
 	return strings.Join(parts, st.Muted.Render(" · "))
 }
 
-// detailsDialog shows everything known about one node, unabbreviated.
+// follower is a dialog about something in the snapshot. The root gives
+// it every new snapshot and every tick of the clock, and shows the dialog
+// it returns (a copy: an earlier Model may still share the old one), so
+// that a dialog never says what is no longer so.
+type follower interface {
+	follow(snap *model.Snapshot, now time.Time) dialog
+}
+
+// follow hands the open dialog, if it follows, snap and now.
+func (m *Model) followDialog() {
+	if f, ok := m.dialog.(follower); ok {
+		m.dialog = f.follow(m.snap, m.now)
+	}
+}
+
+// nodeNow looks for node name of session under path in snap: the node as
+// snap has it, or gone (true) once snap read the queue and it is not
+// there (nor the parent); neither while snap cannot tell (stale, not
+// read, no permission).
+func nodeNow(snap *model.Snapshot, path, name string, session int64) (n *model.Node, gone bool) {
+	if snap == nil || snap.Stale {
+		return nil, false
+	}
+	q := snap.Queue(path)
+	if q == nil {
+		return nil, false
+	}
+	switch q.State {
+	case model.PathPresent:
+	case model.PathAbsent:
+		return nil, true
+	default:
+		return nil, false
+	}
+	for _, n := range q.Nodes.All() {
+		if n.Name == name {
+			return n, n.Session != session
+		}
+	}
+	return nil, true
+}
+
+// detailsDialog shows everything known about one node, unabbreviated,
+// as the newest snapshot has it and aged by the clock.
 type detailsDialog struct {
 	path string
 	node model.Node
@@ -96,26 +154,22 @@ type detailsDialog struct {
 	goneAt time.Time
 }
 
-// follow looks for the dialog's node in snap: once it is gone, the dialog
-// says so instead of passing the old node off as current.
-func (d *detailsDialog) follow(snap *model.Snapshot, now time.Time) {
-	if snap == nil || !d.goneAt.IsZero() {
-		return
+// follow takes in the node as snap has it and the clock; once the node
+// is gone, the dialog says so instead of passing the old node off as
+// current.
+func (d *detailsDialog) follow(snap *model.Snapshot, now time.Time) dialog {
+	c := *d
+	c.now = now
+	if !c.goneAt.IsZero() {
+		return &c
 	}
-	for _, q := range snap.Queues.All() {
-		if q.Path != d.path {
-			continue
-		}
-		for _, n := range q.Nodes.All() {
-			if n.Name == d.node.Name && n.Session == d.node.Session {
-				return
-			}
-		}
-		if q.State != model.PathPresent {
-			return // not read (stale, absent, no permission): unknown
-		}
+	switch n, gone := nodeNow(snap, c.path, c.node.Name, c.node.Session); {
+	case gone:
+		c.goneAt = now
+	case n != nil:
+		c.node = *n
 	}
-	d.goneAt = now
+	return &c
 }
 
 func (d *detailsDialog) update(msg tea.Msg, _ dialogKeys) (dialog, intent, tea.Cmd) {

@@ -12,7 +12,12 @@
 // queue moves to give a table cut short what the other leaves blank
 // (Model.splitWidth). Dialogs have update and view of their own
 // (dialog.go, forcedialog.go, sessiondialog.go, askdialog.go,
-// helpdialog.go; typedconfirm.go is the typed confirmation they share). View is pure: the clock arrives as a tick message and
+// helpdialog.go; typedconfirm.go is the typed confirmation they share);
+// a dialog about nodes follows them through every snapshot and tick
+// (follower, dialog.go), so it never offers what is gone. The lock list
+// draws a held order, re-sorted on s or after a quiet holdOrder
+// (listorder.go), so keys act on the rows drawn. The status bar reads the
+// own waiter's place from the snapshot (ownlocks.go). View is pure: the clock arrives as a tick message and
 // the size as a WindowSizeMsg. Snapshots and the operator's own lock states
 // are pumped in from channels; actions go out through a Backend, called
 // only from tea.Cmds. Every name, path, datum and error that came from

@@ -74,8 +74,16 @@ func (l eventLog) View() []string {
 	return box(l.border, l.st.Title.Render("Events"), foot, lines, l.width, l.height)
 }
 
-// add logs e in time order among the entries of the last reorderWithin.
-func (l *eventLog) add(e logEntry) {
+// add logs e in time order among the entries of the last reorderWithin,
+// after those of the same time.
+func (l *eventLog) add(e logEntry) { l.insert(e, false) }
+
+// addFirst logs e in time order, before the entries of the same time: a
+// step known to have come first (a take's answer before the lock core's
+// report it led to, both stamped with the report's time).
+func (l *eventLog) addFirst(e logEntry) { l.insert(e, true) }
+
+func (l *eventLog) insert(e logEntry, first bool) {
 	if len(l.ring) < logCapacity {
 		l.ring = append(l.ring, e)
 	} else {
@@ -84,7 +92,7 @@ func (l *eventLog) add(e logEntry) {
 	}
 	for i := len(l.ring) - 1; i > 0; i-- {
 		prev := l.at(i - 1).at
-		if !prev.After(e.at) || prev.Sub(e.at) > reorderWithin {
+		if prev.Before(e.at) || prev.Equal(e.at) && !first || prev.Sub(e.at) > reorderWithin {
 			break
 		}
 		*l.at(i - 1), *l.at(i) = *l.at(i), *l.at(i - 1)

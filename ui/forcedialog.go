@@ -3,6 +3,7 @@ package ui
 import (
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
@@ -13,56 +14,79 @@ import (
 
 // forceDialog confirms deleting someone else's lock node. Typing the
 // node's sequence number, not pressing y, is the confirmation: the operator
-// has to read which node they are about to delete.
+// has to read which node they are about to delete. It follows the node
+// through the snapshots: its role and hold time as they are now, and once
+// the node is gone a refusal instead of the question.
 type forceDialog struct {
-	path, node string
-	seq        int32
-	session    int64
-	client     string // sanitized
-	data       string // sanitized
-	role       string
-	confirm    typedConfirm
+	path    string
+	node    model.Node // as the newest snapshot has it
+	now     time.Time
+	goneAt  time.Time // when a snapshot first showed it gone; zero while it exists
+	confirm typedConfirm
 }
 
 func newForceDialog(path string, n *model.Node, now time.Time) *forceDialog {
-	role := "waiting in line"
-	if n.Believes == ordering.RoleHolder || n.Role == ordering.RoleHolder {
-		role = "HOLDER"
-		if !n.Since().IsZero() {
-			role += " for " + since(now, n.Since())
-		}
+	return &forceDialog{path: path, node: *n, now: now, confirm: newTypedConfirm(12, "sequence number", 16)}
+}
+
+// follow takes in the node as snap has it and the clock.
+func (d *forceDialog) follow(snap *model.Snapshot, now time.Time) dialog {
+	c := *d
+	c.now = now
+	if !c.goneAt.IsZero() {
+		return &c
 	}
-	data := model.Sanitize(n.Data(), 0)
-	if int(n.DataLen) > len(n.Data()) {
-		data += "…"
+	switch n, gone := nodeNow(snap, c.path, c.node.Name, c.node.Session); {
+	case gone:
+		c.goneAt = now
+	case n != nil:
+		c.node = *n
 	}
-	return &forceDialog{
-		path: path, node: n.Name, seq: n.Seq, session: n.Session,
-		client: clean(n.Client(), 0), data: data, role: role, confirm: newTypedConfirm(12, "sequence number", 16),
-	}
+	return &c
 }
 
 func (d *forceDialog) update(msg tea.Msg, k dialogKeys) (dialog, intent, tea.Cmd) {
+	if !d.goneAt.IsZero() {
+		// Nothing left to delete: enter or esc closes, nothing is sent.
+		if km, ok := msg.(tea.KeyMsg); ok && key.Matches(km, k.Confirm, k.Cancel) {
+			return nil, intent{}, nil
+		}
+		return d, intent{}, nil
+	}
 	var ans answer
 	var cmd tea.Cmd
-	d.confirm, ans, cmd = d.confirm.Update(msg, k, d.matches)
+	c := *d
+	c.confirm, ans, cmd = d.confirm.Update(msg, k, d.matches)
 	switch ans {
 	case answerCancelled:
 		return nil, intent{}, nil
 	case answerConfirmed:
-		return nil, intent{kind: intentForce, path: d.path, node: d.node, session: d.session}, nil
+		return nil, intent{kind: intentForce, path: d.path, node: d.node.Name, session: d.node.Session}, nil
 	}
-	return d, intent{}, cmd
+	return &c, intent{}, cmd
 }
 
 // matches accepts the node's confirmation (model.Confirms): its sequence
 // number, or the end of the name of a node without one.
-func (d *forceDialog) matches(typed string) bool { return model.Confirms(d.node, typed) }
+func (d *forceDialog) matches(typed string) bool { return model.Confirms(d.node.Name, typed) }
+
+// role is the node's place as the newest snapshot has it.
+func (d *forceDialog) role() string {
+	n := &d.node
+	if n.Believes != ordering.RoleHolder && n.Role != ordering.RoleHolder {
+		return "waiting in line"
+	}
+	if n.Since().IsZero() {
+		return "HOLDER"
+	}
+	return "HOLDER for " + since(d.now, n.Since())
+}
 
 func (d *forceDialog) view(st *themes.Styles, screenW, screenH int) []string {
 	w := dialogWidth(screenW)
 	inner := w - 4
-	what, seq := model.ConfirmToken(d.node)
+	n := &d.node
+	what, seq := model.ConfirmToken(n.Name)
 	seq = clean(seq, 0)
 	var body []string
 	field := func(name, value string, style lipgloss.Style) {
@@ -78,16 +102,33 @@ func (d *forceDialog) view(st *themes.Styles, screenW, screenH int) []string {
 			body = append(body, st.Muted.Render(label)+style.Render(l))
 		}
 	}
+	gone := !d.goneAt.IsZero()
 	field("Lock", clean(d.path, 0), st.Text)
-	field("Delete", clean(d.node, 0), st.Danger)
-	field("Owner", "session "+session(d.session), st.Text)
-	client := d.client
+	if gone {
+		field("Node", clean(n.Name, 0), st.Muted)
+	} else {
+		field("Delete", clean(n.Name, 0), st.Danger)
+	}
+	field("Owner", "session "+session(n.Session), st.Text)
+	client := clean(n.Client(), 0)
 	if client == "" {
 		client = "unknown (the servers do not tell)"
 	}
 	field("Client", client, st.Text)
-	field("Data", d.data, st.Text)
-	field("Role", d.role, st.Holder)
+	data := model.Sanitize(n.Data(), 0)
+	if int(n.DataLen) > len(n.Data()) {
+		data += "…"
+	}
+	field("Data", data, st.Text)
+	if gone {
+		body = append(body, "")
+		for _, l := range wrap("#"+seq+" is already gone (seen at "+clock(d.goneAt)+"): released, or its session ended. Nothing to delete.", inner) {
+			body = append(body, st.Warning.Render(l))
+		}
+		body = append(body, "", keyHints(st, "enter/esc", "close"))
+		return dialogBox(st.Muted, st.Title.Render("FORCE-RELEASE #"+seq+": ALREADY GONE"), body, w, screenH)
+	}
+	field("Role", d.role(), st.Holder)
 	body = append(body, "")
 	risk := "RISK: the holder is not told and may still act."
 	tight := screenH < 24
@@ -96,7 +137,7 @@ func (d *forceDialog) view(st *themes.Styles, screenW, screenH int) []string {
 	}
 	guard := ""
 	if !tight {
-		guard = "The node is deleted only if its owner is still session " + session(d.session) + "."
+		guard = "The node is deleted only if its owner is still session " + session(n.Session) + "."
 	}
 	body = append(body, d.confirm.View(st, inner, risk, guard, "Type the "+what+" ", seq)...)
 	body = append(body, keyHints(st, "enter", "delete node", "esc", "cancel"))

@@ -55,10 +55,25 @@ func headerView(st *themes.Styles, title, identity string, snap *model.Snapshot,
 		zxidP.text = fmt.Sprintf("zxid counter at %.0f%% of its rollover", 100*model.ZxidCounterRatio(zxid))
 	}
 	ensP := headerPart{text: clean(strings.Join(conn.Ensemble, ","), 0), style: st.Header, flex: true}
+	if len(conn.Ensemble) == 1 && conn.Ensemble[0] == conn.Server && dial == nil {
+		// The state says "connected to" it: once is enough.
+		ensP.text = ""
+	}
 	sessP := headerPart{text: "session " + session(conn.SessionID), style: st.Header}
 	watchP := headerPart{text: "watches inferred (4lw off)", style: st.Header, right: true}
+	if snap == nil || !snap.ServerView && (snap.Unread > 0 || len(snap.Discovery) > 0) {
+		// The first picture is still filling in: the servers may not
+		// have been asked yet, so nothing is said of them.
+		watchP.text = "watches not verified yet"
+	}
 	if snap != nil && snap.ServerView {
-		watchP.text = "watches verified " + clock(snap.ServerViewAt)
+		// Never a time ahead of the clock beside it: the poll's time is
+		// the servers', the clock ticks once a second.
+		at := snap.ServerViewAt
+		if at.After(now) {
+			at = now
+		}
+		watchP.text = "watches verified " + clock(at)
 	}
 	modeP := headerMode(st, snap)
 	clockP := headerPart{text: clock(now) + " ", style: st.Header, right: true}

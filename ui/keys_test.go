@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -298,14 +299,33 @@ func TestReleaseAndRevoke(t *testing.T) {
 	}
 }
 
+// TestActionErrorShown: a failed action's cause is said once, in the
+// operator's words, without a package's name or the action and node
+// said again, whatever the lock core wrapped (errors.Is still tells it).
 func TestActionErrorShown(t *testing.T) {
-	fb := &fakeBackend{err: errString("lockops: owner changed: node now belongs to session 0x99")}
-	m := newTest("dark", 160, 48, func(o *Options) { o.Backend = fb })
-	m = selectPath(m, "/locks/job-a")
-	m, cmd := press(m, "tab", "f", "41", "enter")
-	m = step(m, actionOf(t, cmd))
-	if view := ansi.Strip(m.View()); !strings.Contains(view, "force-release #41 on /locks/job-a: lockops: owner changed") {
-		t.Errorf("error not in the status bar:\n%s", view)
+	n41 := "/locks/job-a/" + curatorName("3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b", 41)
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("force-release %s: %w", n41, ordering.ErrNoNode), "force-release #41 on /locks/job-a: already gone (released, or its session ended): nothing done"},
+		{fmt.Errorf("force-release: %w", fmt.Errorf("%w: %s", ordering.ErrNoNode, n41)), "force-release #41 on /locks/job-a: already gone"},
+		{fmt.Errorf("force-release %s: %w: owned by session 0x99, not 0x10000a3f2c0011", n41, ordering.ErrOwnerChanged), "force-release #41 on /locks/job-a: nothing deleted: another session owns it now (owned by session 0x99, not 0x10000a3f2c0011)"},
+		{errString("force-release " + n41 + ": lockops: the ensemble said no: quota exceeded"), "force-release #41 on /locks/job-a: the ensemble said no: quota exceeded"},
+	} {
+		fb := &fakeBackend{err: c.err}
+		m := newTest("dark", 160, 48, func(o *Options) { o.Backend = fb })
+		m = selectPath(m, "/locks/job-a")
+		m, cmd := press(m, "tab", "f", "41", "enter")
+		m = step(m, actionOf(t, cmd))
+		lines := strings.Split(ansi.Strip(m.View()), "\n")
+		status := lines[len(lines)-2]
+		if !strings.Contains(status, c.want) || strings.Count(status, "force-release") != 1 || strings.Count(status, "#41") != 1 || strings.Contains(status, "lockops") {
+			t.Errorf("%v: status bar\n%s\nwant %q, the action and node once, no package name", c.err, status, c.want)
+		}
+		if log := m.log.at(len(m.log.ring) - 1).text; strings.Count(log, "#41") != 1 || strings.Count(log, "force-release") != 1 {
+			t.Errorf("%v: log %q names the action or node twice", c.err, log)
+		}
 	}
 }
 

@@ -150,6 +150,7 @@ func (l *lockList) reorder() {
 // narrows the last one (a letter typed, waiting-only turned on) over the
 // same order filters the rows shown, not every row.
 func (l *lockList) refresh() {
+	l.keepOrder()
 	needle := strings.ToLower(strings.TrimSpace(l.filter.Value()))
 	src := l.visible
 	narrows := l.shownGen == l.gen && l.shownSort == l.sort && strings.Contains(needle, l.shownNeedle) && (l.waitingOnly || !l.shownWaiting)
@@ -157,6 +158,7 @@ func (l *lockList) refresh() {
 		src = l.order(l.sort)
 		if l.heldRank != nil {
 			src = l.heldOrder(src)
+			l.rankAs(src)
 		}
 	}
 	visible := make([]int, 0, len(src))
@@ -178,61 +180,129 @@ func (l *lockList) refresh() {
 }
 
 // holdOrder is how long the list keeps its order after the operator last
-// moved through it: long enough to read a row and press j again, short
-// enough that a queue that grew moves up soon after they stop.
+// moved through it, and the least time between two re-sorts: long enough
+// to read a row and press j again, short enough that a queue that grew
+// moves up soon after they stop.
 const holdOrder = 5 * time.Second
 
-// hold keeps the order shown until holdOrder after now: the rows stay
-// where the operator sees them while new data arrives.
+// The list draws a held order: the sort's as it was when last taken,
+// each row new since placed where the sort puts it among them (heldOrder)
+// and held there. Data never moves a drawn row past another; the order
+// is taken again when the operator asks (s), and on a tick once they have
+// left the list alone for holdOrder and the last re-sort is as old
+// (settle). So a key acts on the rows drawn, and on a busy ensemble the
+// rows move at most once every holdOrder, never under a moving cursor.
+
+// hold keeps the order shown while the operator moves through the list
+// (at now).
 func (l *lockList) hold(now time.Time) {
-	if l.heldRank == nil {
-		order := l.order(l.sort)
-		rank := make([]int32, len(l.rows))
-		for pos, ri := range order {
-			rank[ri] = int32(pos)
-		}
-		l.heldRank, l.heldN = rank, len(order)
-		l.gen++
-	}
-	l.heldUntil = now.Add(holdOrder)
+	l.keepOrder()
+	l.movedAt = now
 }
 
-// release lets the order follow the sort again once the hold has run out
-// at now; it says whether the list changed.
-func (l *lockList) release(now time.Time) bool {
-	if l.heldRank == nil || now.Before(l.heldUntil) {
+// keepOrder holds the sort's order now, unless one is held already.
+func (l *lockList) keepOrder() {
+	if l.heldRank != nil || len(l.rows) == 0 {
+		return
+	}
+	order := l.order(l.sort)
+	rank := make([]int32, len(l.rows))
+	for pos, ri := range order {
+		rank[ri] = int32(pos)
+	}
+	l.heldRank, l.heldN = rank, len(order)
+	l.gen++
+}
+
+// resort drops the held order: the next refresh takes the sort's.
+func (l *lockList) resort(now time.Time) {
+	l.heldRank, l.heldN, l.sortedAt = nil, 0, now
+	l.gen++
+}
+
+// settle takes the sort's order again at now once the operator has left
+// the list alone for holdOrder and the last re-sort is as old; it says
+// whether the rows drawn changed.
+func (l *lockList) settle(now time.Time) bool {
+	if l.heldRank == nil || now.Sub(l.movedAt) < holdOrder || now.Sub(l.sortedAt) < holdOrder {
 		return false
 	}
-	l.heldRank, l.heldN, l.heldUntil = nil, 0, time.Time{}
-	l.gen++
+	before := l.visible
+	l.resort(now)
 	l.refresh()
-	return true
+	return !slices.Equal(before, l.visible)
+}
+
+// moving says whether the operator moved through the list within the
+// last holdOrder (the footer says the order is held for them).
+func (l *lockList) moving(now time.Time) bool {
+	return !l.movedAt.IsZero() && now.Sub(l.movedAt) < holdOrder
 }
 
 // heldOrder puts order (the sort's) in the held order: rows held keep
-// their place, rows new since the hold come after them, sorted.
+// their places relative to each other; a row new since the hold goes
+// right after the held row the sort puts before it (first when none
+// does), so a lock parent that appears is drawn near where the sort
+// wants it without moving any held row past another.
 func (l *lockList) heldOrder(order []int) []int {
 	slots := make([]int, l.heldN)
 	for i := range slots {
 		slots[i] = -1
 	}
+	// Each new row's anchor: 1 + the held rank the sort puts just before
+	// it, 0 before every held row. Bucketed by anchor (a counting sort:
+	// a wide root's discovery brings thousands of new rows a frame).
+	anchors := make([]int32, 0, 16)
+	var fresh []int
+	anchor := int32(0)
 	for _, i := range order {
 		if r := l.heldRank[i]; r >= 0 {
 			slots[r] = i
+			anchor = r + 1
+			continue
 		}
+		fresh = append(fresh, i)
+		anchors = append(anchors, anchor)
+	}
+	start := make([]int, l.heldN+2)
+	for _, a := range anchors {
+		start[a+1]++
+	}
+	for a := 1; a < len(start); a++ {
+		start[a] += start[a-1]
+	}
+	byAnchor := make([]int, len(fresh))
+	next := slices.Clone(start)
+	for k, i := range fresh {
+		byAnchor[next[anchors[k]]] = i
+		next[anchors[k]]++
 	}
 	out := make([]int, 0, len(order))
-	for _, i := range slots {
+	out = append(out, byAnchor[start[0]:start[1]]...)
+	for r, i := range slots {
 		if i >= 0 {
 			out = append(out, i)
 		}
-	}
-	for _, i := range order {
-		if l.heldRank[i] < 0 {
-			out = append(out, i)
-		}
+		out = append(out, byAnchor[start[r+1]:start[r+2]]...)
 	}
 	return out
+}
+
+// rankAs holds order (every row, as drawn unfiltered) from now on: rows
+// new since the hold keep the place they were first drawn at.
+func (l *lockList) rankAs(order []int) {
+	same := l.heldN == len(order)
+	for _, ri := range order {
+		same = same && l.heldRank[ri] >= 0
+	}
+	if same {
+		return // no row new since the hold, none gone
+	}
+	rank := make([]int32, len(l.rows))
+	for pos, ri := range order {
+		rank[ri] = int32(pos)
+	}
+	l.heldRank, l.heldN = rank, len(order)
 }
 
 // carryRanks is the held ranks of prev's rows (heldRank) given to the

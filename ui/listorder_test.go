@@ -111,9 +111,11 @@ func TestListRowsKeptMatchFresh(t *testing.T) {
 		fresh := newTest("mono", 160, 48, func(o *Options) { o.Paths = paths })
 		fresh = step(fresh, updateMsg{model.Update{Snapshot: snap}})
 		for s := range sortModes {
+			// As s does: the order is taken from the sort, not held.
 			kept.list.sort, fresh.list.sort = s, s
-			kept.list.gen++
+			kept.list.resort(t0)
 			kept.list.refresh()
+			fresh.list.resort(t0)
 			fresh.list.refresh()
 			for _, keys := range [][]string{nil, {"W"}, {"/", "0", "0", "2"}, {"W", "/", "0", "0", "1"}, {"/", "0", "0", "2", "backspace", "1"}} {
 				k, f := kept, fresh
@@ -128,7 +130,7 @@ func TestListRowsKeptMatchFresh(t *testing.T) {
 			}
 		}
 		kept.list.sort = sortContention
-		kept.list.gen++
+		kept.list.resort(t0)
 		kept.list.refresh()
 		for i := range kept.list.rows {
 			k, f := kept.list.rows[i], fresh.list.rows[i]
@@ -136,5 +138,37 @@ func TestListRowsKeptMatchFresh(t *testing.T) {
 				t.Fatalf("round %d row %d: kept %+v, fresh %+v", round, i, k, f)
 			}
 		}
+	}
+}
+
+// TestHeldOrderPlacesNewParents: while the order is held, rows already
+// drawn keep their places whatever their queues do; a lock parent that
+// appears goes where the sort puts it relative to the rows before it.
+func TestHeldOrderPlacesNewParents(t *testing.T) {
+	snapOf := func(qs ...model.Queue) *model.Snapshot {
+		s := fleet()
+		slices.SortFunc(qs, func(a, b model.Queue) int { return strings.Compare(a.Path, b.Path) })
+		s.Queues = model.QueuesOf(qs...)
+		return s
+	}
+	w := func(n int) []time.Duration { return slices.Repeat([]time.Duration{time.Second}, n) }
+	m := newTest("mono", 160, 48, func(o *Options) { o.Paths = nil })
+	m = step(m, updateMsg{model.Update{Snapshot: snapOf(stuckQueue("/l/a", time.Minute, w(3)...), stuckQueue("/l/b", time.Minute, w(2)...), stuckQueue("/l/c", time.Minute, w(1)...))}})
+	m, _ = press(m, "j")
+	short := func() string { return strings.ReplaceAll(strings.Join(visiblePaths(m), " "), "/l/", "") }
+	if got := short(); got != "a b c" {
+		t.Fatalf("first order %q", got)
+	}
+	// c grows past a (held: stays), d comes between c and a by
+	// contention (after c, the held row the sort puts before it), e
+	// longest of all (first).
+	m = step(m, updateMsg{model.Update{Snapshot: snapOf(stuckQueue("/l/a", time.Minute, w(3)...), stuckQueue("/l/b", time.Minute, w(2)...),
+		stuckQueue("/l/c", time.Minute, w(6)...), stuckQueue("/l/d", time.Minute, w(4)...), stuckQueue("/l/e", time.Minute, w(9)...))}})
+	if got := short(); got != "e a b c d" || m.list.selected != "/l/b" {
+		t.Errorf("held order %q (selected %s), want e a b c d (b)", got, m.list.selected)
+	}
+	m = step(m, tickMsg(t0.Add(holdOrder)))
+	if got := short(); got != "e c d a b" || m.list.selected != "/l/b" {
+		t.Errorf("after holdOrder of quiet %q (selected %s), want e c d a b (b)", got, m.list.selected)
 	}
 }

@@ -43,17 +43,22 @@ type lockList struct {
 	// prefix is the parent all paths share ("/locks/"), named once in the
 	// title instead of on every row.
 	prefix string
-	// heldRank is the order the operator is moving through (each row's
-	// place in it, -1 for a row new since, over heldN places), kept until
-	// heldUntil: a list re-sorted by contention under the cursor would
-	// send j back to a row just left. Nil when not held.
-	heldRank  []int32
-	heldN     int
-	heldUntil time.Time
+	// heldRank is the order drawn (each row's place in it, -1 for a row
+	// new since, over heldN places): a list re-sorted by contention under
+	// the cursor would send j to a row never seen there. Nil until the
+	// first rows, and from a re-sort to the refresh that takes it
+	// (listorder.go). movedAt is when the operator last moved through
+	// the list, sortedAt when the order was last taken from the sort.
+	heldRank []int32
+	heldN    int
+	movedAt  time.Time
+	sortedAt time.Time
 	// pathW is the widest lock name shown: a path after the prefix, a
 	// system's label. The PATH column grows to it before the holder's
 	// gets the rest.
 	pathW int
+	// roots are where lock parents are looked for (Options.Roots).
+	roots []string
 }
 
 func newLockList() lockList {
@@ -89,8 +94,7 @@ func (l lockList) Update(msg tea.Msg) (lockList, tea.Cmd) {
 			}
 		case key.Matches(msg, k.Sort):
 			l.sort = (l.sort + 1) % sortModes
-			l.heldRank = nil // the operator asked for this order
-			l.gen++
+			l.resort(l.now) // the operator asked for this order
 			l.refresh()
 		case key.Matches(msg, k.Waiting):
 			l.waitingOnly = !l.waitingOnly
@@ -211,6 +215,9 @@ func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]
 			l.rows[i].own = &o
 		}
 	}
+	// Flagged before the order is drawn: a lock new in a deadlock is
+	// placed as dangerous from its first frame.
+	l.flagDeadlocks(snap)
 	l.refresh()
 }
 
@@ -255,10 +262,10 @@ func (l *lockList) markSession(snap *model.Snapshot, id int64) {
 
 // flagDeadlocks flags the locks of a cross-lock deadlock in snap (‼,
 // sorted first, found by the filter "deadlock"), as a deadlock within one
-// queue is; it says whether any row was flagged.
-func (l *lockList) flagDeadlocks(snap *model.Snapshot) bool {
+// queue is. The caller refreshes.
+func (l *lockList) flagDeadlocks(snap *model.Snapshot) {
 	if snap == nil {
-		return false
+		return
 	}
 	in := map[string]bool{}
 	for _, d := range snap.Deadlocks {
@@ -268,17 +275,11 @@ func (l *lockList) flagDeadlocks(snap *model.Snapshot) bool {
 			}
 		}
 	}
-	if len(in) == 0 {
-		return false
-	}
 	for i := range l.rows {
 		if r := &l.rows[i]; in[r.path] {
 			r.crossLock = true
 		}
 	}
-	l.reorder()
-	l.refresh()
-	return true
 }
 
 // titles are the pane's top and bottom border labels.
@@ -296,7 +297,7 @@ func (l *lockList) titles(st *themes.Styles) (title, foot string) {
 	if l.waitingOnly {
 		foot += st.Muted.Render(" · waiting only")
 	}
-	if l.heldRank != nil {
+	if l.moving(l.now) {
 		foot += st.Muted.Render(" · held while you move")
 	}
 	return title, foot
@@ -427,6 +428,8 @@ func (l *lockList) body(st *themes.Styles, w, h int, now time.Time, focused bool
 	if len(l.visible) == 0 {
 		msg := "no lock paths: pass PATH... or --root"
 		switch {
+		case len(l.roots) > 0 && len(l.rows) == 0:
+			msg = "no lock parents found below " + clean(strings.Join(l.roots, ", "), 0) + " yet"
 		case l.filter.Value() != "":
 			msg = "nothing matches the filter (esc clears)"
 		case l.waitingOnly && len(l.rows) > 0:

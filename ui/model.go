@@ -53,9 +53,15 @@ type Model struct {
 	snap          *model.Snapshot
 	zxid          int64 // newestCzxid of snap, for the header
 	own           ownLocks
-	// taking holds the paths of takes sent to the Backend whose answer
-	// has not come back: the own node may exist before Own says so.
-	taking map[string]bool
+	// taking holds the takes sent to the Backend, by path, until both
+	// their answer and the lock core's first report came: the own node
+	// may exist before Own says so, and the two are logged in the order
+	// they happened (pendingTake).
+	taking map[string]*pendingTake
+	// ownSeen is own as the snapshot shows it: a waiter's place and the
+	// node it watches read from the queue drawn, not from the lock
+	// core's last re-check (ownLocks.seenIn).
+	ownSeen ownLocks
 
 	list      lockList
 	queue     queuePane
@@ -103,10 +109,11 @@ func New(opts Options) Model {
 		ctx:       context.Background(),
 		now:       opts.Now(),
 		own:       ownLocks{},
-		taking:    map[string]bool{},
+		taking:    map[string]*pendingTake{},
 		list:      newLockList(),
 		narration: narration{on: opts.Narration},
 	}
+	m.list.roots = opts.Roots
 	if opts.Connect != nil {
 		m.dial = &connecting{servers: opts.Servers, since: m.now, timeout: opts.ConnectTimeout}
 	}
@@ -115,6 +122,11 @@ func New(opts Options) Model {
 		m.replay = opts.Replay.State()
 	}
 	m.rebuild()
+	if opts.Snapshot != nil {
+		// As a live console takes its first snapshot: the configured
+		// paths' rows first, so the selection starts where it would.
+		m.applyUpdate(model.Update{Snapshot: opts.Snapshot})
+	}
 	return m
 }
 
@@ -151,10 +163,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.fixScroll()
 	case tickMsg:
 		m.now = time.Time(msg)
-		if m.list.release(m.now) {
+		if m.list.settle(m.now) {
 			m.syncQueue()
 		}
 		m.readReplay()
+		m.followDialog()
 		return m, tick(m.opts.Now)
 	case connectedMsg:
 		return m, m.applyConnected(msg.Connected)
@@ -165,10 +178,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case updatesClosedMsg:
 		m.log.add(logEntry{at: m.now, kind: logFailed, text: "the Watcher stopped: nothing on screen will change any more"})
 	case ownMsg:
-		for _, e := range m.own.take(msg.locks, m.now) {
-			m.log.add(e)
-		}
-		m.rebuild()
+		m.applyOwn(msg.locks)
 		return m, waitOwn(m.opts.Own)
 	case ownClosedMsg:
 	case actionMsg:
@@ -178,6 +188,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case replayMsg:
 		// The clock jumps with a step; the status bar says where it stands.
 		m.now, m.replay = msg.state.At, msg.state
+		m.followDialog()
 	case recordMsg:
 		m.recording, m.notice = msg.outcome(m.recording)
 	case copiedMsg:
@@ -446,6 +457,16 @@ func (m *Model) applyUpdate(u model.Update) {
 	before := m.snap
 	if u.Snapshot != nil {
 		m.snap, m.zxid = u.Snapshot, newestCzxid(u.Snapshot)
+		if m.opts.Replay == nil && u.Snapshot.At.After(m.now) {
+			// The clock ticks once a second; what it shows is never
+			// later than the clock (a replay's clock is the player's).
+			m.now = u.Snapshot.At
+		}
+		if before == nil {
+			// The rows so far were the configured paths, unread: the
+			// first picture is sorted, not appended to them.
+			m.list.resort(m.now)
+		}
 	}
 	for _, e := range u.Changes {
 		m.log.addChange(e)
@@ -454,9 +475,7 @@ func (m *Model) applyUpdate(u model.Update) {
 		m.log.add(logEntry{at: m.now, kind: logFailed, text: fmt.Sprintf("%d events dropped: the console fell behind", u.Dropped)})
 	}
 	m.narration.follow(u.Changes, before, m.snap, m.list.selected)
-	if d, ok := m.dialog.(*detailsDialog); ok {
-		d.follow(m.snap, m.now)
-	}
+	m.followDialog()
 	m.rebuild()
 }
 
@@ -487,6 +506,7 @@ func (m *Model) readReplay() {
 // the list, the queue shown, the sessions pane (while shown), the mark
 // and the locks of a cross-lock deadlock.
 func (m *Model) rebuild() {
+	m.ownSeen = m.own.seenIn(m.snap)
 	m.list.rebuild(m.snap, m.opts.Paths, m.own)
 	m.syncQueue()
 	if m.view == viewSessions {
@@ -494,9 +514,6 @@ func (m *Model) rebuild() {
 	}
 	m.queue.mark = m.mark
 	m.list.markSession(m.snap, m.mark)
-	if m.list.flagDeadlocks(m.snap) {
-		m.syncQueue()
-	}
 }
 
 // syncQueue shows the queue of the lock selected in the list.
@@ -633,7 +650,7 @@ func (m Model) View() string {
 	case m.opts.Replay != nil:
 		lines = append(lines, replayStatus(m.st, m.replay, m.notice, w))
 	default:
-		lines = append(lines, statusView(m.st, m.own, m.notice, m.readOnly, m.recording, w, m.now))
+		lines = append(lines, statusView(m.st, m.ownSeen, m.notice, m.readOnly, m.recording, w, m.now))
 	}
 	lines = append(lines, footerView(m.st, m.activeKeys(), m.list.filtering, w))
 	if m.dialog != nil {

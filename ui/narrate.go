@@ -67,6 +67,10 @@ func narrate(ev model.Change, before, after *model.Snapshot) string {
 		case n.Role == ordering.RoleHolder:
 			return me + " created its ephemeral sequential node and listed the children of " + path +
 				": it is the lowest, so it holds the lock at once."
+		case n.Believes == ordering.RoleHolder:
+			// Split holders: its recipe cannot see the nodes before it.
+			return me + " created its ephemeral sequential node and listed the children of " + path +
+				": its " + n.Recipe.String() + " recipe sees none of the nodes before it, so it believes it holds the lock too: split holders."
 		case n.WatchesChildren():
 			return me + " created its ephemeral sequential node and listed the children of " + path +
 				": no lease is free, so it sets a watch on the children of " + clean(n.Watches(), 0) + " and waits."

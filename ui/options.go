@@ -93,7 +93,13 @@ type Options struct {
 	Recorder Recorder
 	Own      <-chan OwnLock // the operator's own locks, from the lock core
 	Paths    []string       // watched lock parents, listed before the first snapshot
-	Title    string         // header title; "zklock" when empty
+	// Roots are the roots lock parents are found below (--root): until
+	// a snapshot lists some, the lock list says it looks there.
+	Roots []string
+	// Snapshot, when not nil, is the first frame's picture (a replay's
+	// first update); else the first frame waits for Updates.
+	Snapshot *model.Snapshot
+	Title    string // header title; "zklock" when empty
 	// Demo, when not nil, adds the presenter's keys (the demo).
 	Demo Demo
 	// Narration starts with the narration line shown (the demo).

@@ -1,8 +1,11 @@
 package ui
 
 import (
+	"maps"
 	"sort"
 	"time"
+
+	"github.com/zklock/zklock/model"
 )
 
 // ownLocks are the operator's locks the console knows of, by path: what
@@ -55,4 +58,49 @@ func (o ownLocks) take(locks []OwnLock, now time.Time) []logEntry {
 		log = append(log, e)
 	}
 	return log
+}
+
+// seenIn is o with each waiter's place and the node it watches read from
+// snap, where snap shows its node: the lock core re-checks only when the
+// node it watches goes, so its last report keeps "at 7" while the nodes
+// further ahead leave. o itself when nothing differs.
+func (o ownLocks) seenIn(snap *model.Snapshot) ownLocks {
+	var seen ownLocks
+	for p, l := range o {
+		if l.State != OwnQueued || l.Node == "" {
+			continue
+		}
+		q := snap.Queue(p)
+		if q == nil || q.State != model.PathPresent {
+			continue
+		}
+		for i, n := range q.Nodes.All() {
+			if n.Name != l.Node {
+				continue
+			}
+			if l.Position != i+1 || l.Watching != n.Watches() {
+				if seen == nil {
+					seen = maps.Clone(o)
+				}
+				l.Position, l.Watching = i+1, n.Watches()
+				seen[p] = l
+			}
+			break
+		}
+	}
+	if seen == nil {
+		return o
+	}
+	return seen
+}
+
+// pendingTake is a take sent to the Backend: its answer ("take queued")
+// and the lock core's first report ("waiting at 7") come on two feeds in
+// either order, while the node was queued before the lock core could
+// report a place. The answer is logged before the first report whichever
+// arrives first.
+type pendingTake struct {
+	answered bool      // the Backend's answer came
+	loggedAt time.Time // when the answer was logged (it came first)
+	reported time.Time // the first report's time (it came first)
 }

@@ -44,6 +44,8 @@ type Replayer interface {
 	Timeline
 	Updates() <-chan model.Update
 	Now() time.Time
+	// Snapshot is the update shown now (the first, before playing).
+	Snapshot() *model.Snapshot
 }
 
 // ReplayOptions are the console's options over a recording made with
@@ -51,9 +53,12 @@ type Replayer interface {
 // clock, and the paths the recorder was given as the live console lists
 // them. A root (--root) is not one: the queues found below it are in the
 // snapshots, and the root listed as a path of its own would be a row that
-// is no lock and never read.
+// is no lock and never read. The first frame is drawn from the
+// recording's first snapshot (its locks, its connection, its server
+// view), not from defaults.
 func ReplayOptions(h timeline.RecordingHeader, r Replayer) Options {
-	return Options{ReadOnly: true, Updates: r.Updates(), Paths: slices.Clone(h.Paths), Replay: r, Now: r.Now}
+	return Options{ReadOnly: true, Updates: r.Updates(), Paths: slices.Clone(h.Paths), Roots: slices.Clone(h.Roots),
+		Replay: r, Now: r.Now, Snapshot: r.Snapshot()}
 }
 
 // replayKeys are the timeline's keys, on top of the console's.

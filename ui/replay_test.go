@@ -203,3 +203,51 @@ func TestReplayRuns(t *testing.T) {
 		t.Errorf("after playing: %+v", st)
 	}
 }
+
+// TestReplayFirstFrame: a replay's first frame, drawn before the player
+// delivers anything, shows the recording's first snapshot (its locks,
+// its connection, its server view), and a recording made with --root
+// whose first snapshot lists nothing says where it looks.
+func TestReplayFirstFrame(t *testing.T) {
+	// The second as `zklock record --root` starts: before the root's
+	// first read.
+	for _, first := range []*model.Snapshot{fleet(), {At: t0, Conn: fleet().Conn, Unread: 1}} {
+		var file bytes.Buffer
+		r, err := timeline.NewRecorder(&file, timeline.RecordingHeader{Started: t0, Zklock: "test", Roots: []string{"/locks"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range []*model.Snapshot{first, fleet(), fleet()} {
+			c := *s
+			c.At = t0.Add(time.Duration(i) * time.Second)
+			if err := r.Record(model.Update{Snapshot: &c}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rec, err := timeline.ReadRecording(&file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		p := timeline.NewPlayer(ctx, rec)
+		opts := ReplayOptions(rec.Header, p)
+		opts.Theme = mustTheme("mono")
+		m := step(New(opts), sizeMsg(160, 48))
+		v := ansi.Strip(m.View())
+		cancel()
+		want := []string{"Locks in /locks/ · 7", "watches verified 03:11:57", "recorded from zk1.prod:2181"}
+		if first.Queues.Len() == 0 {
+			want = []string{"Locks · 0", "no lock parents found below /locks yet", "recorded from zk1.prod:2181", "reading 1 paths…", "watches not verified yet"}
+		}
+		for _, w := range want {
+			if !strings.Contains(v, w) {
+				t.Errorf("first frame lacks %q:\n%s", w, v)
+			}
+		}
+		for _, bad := range []string{"no lock paths", "connecting", "watches inferred"} {
+			if strings.Contains(v, bad) {
+				t.Errorf("first frame says %q:\n%s", bad, v)
+			}
+		}
+	}
+}

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sessions"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -30,6 +33,32 @@ type sessionForceDialog struct {
 	targets []forceTarget
 	holds   int
 	confirm typedConfirm
+	// gone counts the nodes that went while the dialog was open (dropped
+	// from targets); when none is left there is nothing to confirm.
+	gone int
+}
+
+// follow drops the targets snap shows gone: the dialog lists, counts and
+// deletes only what is still there.
+func (d *sessionForceDialog) follow(snap *model.Snapshot, _ time.Time) dialog {
+	var left []forceTarget
+	holds := 0
+	for _, t := range d.targets {
+		if _, gone := nodeNow(snap, t.path, t.node, d.session); gone {
+			continue
+		}
+		left = append(left, t)
+		if t.hold {
+			holds++
+		}
+	}
+	if len(left) == len(d.targets) {
+		return d
+	}
+	c := *d
+	c.gone += len(d.targets) - len(left)
+	c.targets, c.holds = left, holds
+	return &c
 }
 
 // newSessionForceDialog is nil when s owns no node that can be deleted (a
@@ -78,6 +107,13 @@ func (d *sessionForceDialog) matches(typed string) bool {
 }
 
 func (d *sessionForceDialog) update(msg tea.Msg, k dialogKeys) (dialog, intent, tea.Cmd) {
+	if len(d.targets) == 0 {
+		// Nothing left to delete: enter or esc closes, nothing is sent.
+		if km, ok := msg.(tea.KeyMsg); ok && key.Matches(km, k.Confirm, k.Cancel) {
+			return nil, intent{}, nil
+		}
+		return d, intent{}, nil
+	}
 	var ans answer
 	var cmd tea.Cmd
 	d.confirm, ans, cmd = d.confirm.Update(msg, k, d.matches)
@@ -109,6 +145,14 @@ func (d *sessionForceDialog) view(st *themes.Styles, screenW, screenH int) []str
 	}
 	field("Session", session(d.session), st.Text.Render)
 	field("Client", client, st.Text.Render)
+	if len(d.targets) == 0 {
+		body = append(body, "")
+		for _, l := range wrap("Every node of session "+session(d.session)+" is already gone (released, or the session ended). Nothing to delete.", inner) {
+			body = append(body, st.Warning.Render(l))
+		}
+		body = append(body, "", keyHints(st, "enter/esc", "close"))
+		return dialogBox(st.Muted, st.Title.Render("FORCE-RELEASE SESSION "+session(d.session)+": ALREADY GONE"), body, w, screenH)
+	}
 	tight := screenH < 24
 	shown := len(d.targets)
 	if tight {
@@ -129,6 +173,9 @@ func (d *sessionForceDialog) view(st *themes.Styles, screenW, screenH int) []str
 	}
 	if rest := len(d.targets) - shown; rest > 0 {
 		field("", "and "+plural(rest, "more node"), st.Danger.Render)
+	}
+	if d.gone > 0 {
+		field("", plural(d.gone, "node")+" already gone since this opened", st.Muted.Render)
 	}
 	body = append(body, "")
 	var risk string

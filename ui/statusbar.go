@@ -18,6 +18,9 @@ import (
 type notice struct {
 	text   string // safe
 	failed bool
+	// take is the path of the take whose answer this is: the lock core's
+	// next report of that lock replaces it.
+	take string
 }
 
 // statusView is the line above the footer: the operator's own locks, each

@@ -29,4 +29,6 @@
 //     MixedRecipes); DetectStyle.
 //   - progress.go: LockState and Progress, where one client's lock stands
 //     (queued at a position, watching a node, holding, lost).
+//   - outcome.go: what an operator's action on a named node can find
+//     (ErrNoNode, ErrOwnerChanged, ErrNotLockNode), told by the console.
 package ordering
