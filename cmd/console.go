@@ -247,6 +247,8 @@ func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, 
 		Elections:       s.Elections,
 		Barriers:        s.Barriers,
 		SemaphoreLimits: s.Semaphores,
+		AdminPorts:      s.AdminPorts,
+		AdminTLS:        s.TLS.AdminConfig(),
 	})
 	if err != nil {
 		sess.Close()

@@ -141,6 +141,9 @@ type doctorMember struct {
 	SASLPrincipal string `json:"sasl_server_principal,omitempty"`
 	// Zxid is the member's last zxid from srvr; null when srvr gave none.
 	Zxid *doctorZxid `json:"zxid,omitempty"`
+	// ServerView says which source tells the member's sessions and
+	// watches (doctortruth.go).
+	ServerView *doctorServerView `json:"server_view,omitempty"`
 }
 
 // doctorZxid is a member's zxid split in epoch and counter, and how near
@@ -215,6 +218,7 @@ func runDoctor(ctx context.Context, s *config.Settings) *doctorReport {
 		wg.Go(func() { sessions[i] = examineMember(ctx, s, m) })
 	}
 	wg.Wait()
+	probeServerViews(ctx, s, rep)
 	defer func() {
 		for _, sess := range sessions {
 			if sess != nil {
@@ -565,6 +569,7 @@ func (m *doctorMember) write(w io.Writer, r *doctorReport) {
 		fmt.Fprintf(w, "  %-11s %s\n", "TLS", strings.Join(parts, "; "))
 	}
 	fmt.Fprintf(w, "  %-11s %s\n", "4lw", m.wordsLine())
+	writeServerView(w, m)
 	aw := m.AddWatch
 	switch aw {
 	case "supported":

@@ -4,11 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
 )
 
 func doctorJSON(t *testing.T, out string) doctorReport {
@@ -205,5 +210,46 @@ func TestDoctorZxidLine(t *testing.T) {
 	}
 	if zxidOf(-1) != nil {
 		t.Error("no zxid from srvr: want none shown")
+	}
+}
+
+// TestDoctorServerView: per member, which source tells the sessions and
+// watches and what each refused: as deployed (default whitelist,
+// AdminServer) the AdminServer; without it (Debian's service) none, with
+// the fix.
+func TestDoctorServerView(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		opts    sandbox.Options
+		sources []string
+		fix     string
+	}{
+		{"as deployed", sandbox.Options{FourLetterWords: sandbox.ZooKeeperDefaultWords, AdminServer: &sandbox.AdminOptions{}}, []string{"admin"}, ""},
+		{"no AdminServer", sandbox.Options{FourLetterWords: sandbox.ZooKeeperDefaultWords}, []string{}, "turn on the AdminServer"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := sandboxtest.Start(t, tt.opts)
+			port := "1" // nothing listens there
+			if a := c.Members()[0].AdminAddr(); a != "" {
+				_, port, _ = net.SplitHostPort(a)
+			}
+			out, errOut, code := runBinary(t, nil, "--servers="+c.ConnectString(), "--admin-port", port, "doctor", "--json")
+			if code != 0 {
+				t.Fatalf("code %d, stderr %q", code, errOut)
+			}
+			sv := doctorJSON(t, out).Members[0].ServerView
+			if sv == nil || !slices.Equal(sv.Sources, tt.sources) || !strings.Contains(sv.Fix, tt.fix) || (tt.fix == "") != (sv.Fix == "") {
+				t.Fatalf("server view %+v, want sources %v and fix %q", sv, tt.sources, tt.fix)
+			}
+			if !slices.ContainsFunc(sv.Refused, func(r doctorRefusal) bool { return r.Source == "4lw" && r.Command == "cons" }) {
+				t.Errorf("refusals %+v lack 4lw cons", sv.Refused)
+			}
+			text, _, _ := runBinary(t, nil, "--servers="+c.ConnectString(), "--admin-port", port, "doctor")
+			if want := "servers     told by AdminServer"; tt.fix == "" && !strings.Contains(text, want) {
+				t.Errorf("text lacks %q:\n%s", want, text)
+			}
+		})
 	}
 }

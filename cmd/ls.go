@@ -229,5 +229,7 @@ func lockTargets(cmd *cobra.Command, g *config.Flags, args, roots []string) (*co
 		Elections:       s.Elections,
 		Barriers:        s.Barriers,
 		SemaphoreLimits: s.Semaphores,
+		AdminPorts:      s.AdminPorts,
+		AdminTLS:        s.TLS.AdminConfig(),
 	}, nil
 }

@@ -218,7 +218,7 @@ func TestSessionsChainRootBlocker(t *testing.T) {
 	if err := json.Unmarshal(raw["sessions"], &rawS); err != nil || len(rawS) == 0 {
 		t.Fatalf("sessions: %v", err)
 	}
-	if got := slices.Sorted(maps.Keys(rawS[0])); !slices.Equal(got, []string{"blocks", "blocks_direct", "client", "holds", "oldest_wait", "session", "waits", "waits_for"}) {
+	if got := slices.Sorted(maps.Keys(rawS[0])); !slices.Equal(got, []string{"blocks", "blocks_direct", "client", "expires_in_s", "holds", "member", "oldest_wait", "session", "silent_s", "timeout_s", "waits", "waits_for"}) {
 		t.Errorf("session fields %v", got)
 	}
 	text, _, code := runBinary(t, nil, serversFlag(t), "sessions", base+"/p0", base+"/p1", base+"/p2", base+"/p3", base+"/p4")

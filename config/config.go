@@ -22,6 +22,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/memberview"
 	"github.com/zklock/zklock/themes"
 )
 
@@ -57,6 +58,9 @@ type Flags struct {
 	// Verbose is --verbose: the debug log on stderr too (the commands
 	// that do not draw the console).
 	Verbose bool
+	// AdminPort is --admin-port: where each member's AdminServer is
+	// (memberview.ParseAdminPorts); "" for the context's or the default.
+	AdminPort string
 
 	// TLS flags (tls.go): any of them turns TLS on.
 	TLS                   bool
@@ -107,6 +111,9 @@ type Settings struct {
 	TLS *TLS
 	// SASL is nil without SASL (sasl.go).
 	SASL *SASL
+	// AdminPorts says where each member's AdminServer is: --admin-port,
+	// else the context's admin_port, else 8080 on each member's host.
+	AdminPorts memberview.AdminPorts
 }
 
 type Credentials struct {
@@ -162,6 +169,13 @@ func (g *Flags) Resolve(changed func(flag string) bool) (*Settings, error) {
 	}
 	if s.SASL, err = resolveSASL(g, ctxSASL, changed("sasl-canonicalize-hostname")); err != nil {
 		return nil, err
+	}
+	adminPort, where := g.AdminPort, "--admin-port"
+	if adminPort == "" && ctx != nil {
+		adminPort, where = ctx.AdminPort, fmt.Sprintf("context %q: admin_port", s.ContextName)
+	}
+	if s.AdminPorts, err = memberview.ParseAdminPorts(adminPort, len(s.Servers)); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	s.AuditLog = g.AuditLog
 	s.LogFile = g.LogFile
@@ -485,6 +499,9 @@ type Context struct {
 	Elections      []string `yaml:"elections"`
 	Barriers       []string `yaml:"barriers"`
 	SessionTimeout string   `yaml:"session_timeout"`
+	// AdminPort is where each member's AdminServer is: a port, 0 never
+	// to ask, or one port per member ("8081,8082,8083").
+	AdminPort string `yaml:"admin_port"`
 
 	Semaphores map[string]int `yaml:"semaphores"`
 

@@ -106,6 +106,11 @@ func WithDigestAuth(user, password string) SessionOption {
 	return func(c *sessionConfig) { c.authUser, c.authPass, c.auth = user, password, true }
 }
 
+// WithDialer replaces the TCP dialer (tests cut links with it).
+func WithDialer(d zk.Dialer) SessionOption {
+	return func(c *sessionConfig) { c.dialer = d }
+}
+
 // WithLogger receives go-zookeeper's log lines. By default they are
 // discarded: the console draws on the terminal and must not be scribbled on.
 func WithLogger(l zk.Logger) SessionOption {

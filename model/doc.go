@@ -48,6 +48,9 @@
 //   - queuetext.go: a semaphore's counts and limit, a node's kind and
 //     name relative to its queue, Node.DataText (its data as sanitized
 //     text), and RoleWord.
+//   - health.go: Health, what the servers know of a node's session's
+//     liveness (member, last heard, timeout, expiry; memberview), kept in
+//     Node's rare fields; its JSON fields and the console's words.
 //   - tenure.go: since when a node holds or waits, and how well that is
 //     known (Bound).
 //   - names.go: short forms of node names and session ids, the typed

@@ -41,7 +41,8 @@
 //     table helpers the panes share; nodeindex.go: a snapshot's nodes by
 //     name.
 //   - ownlocks.go: the operator's own locks by path; semaphore.go: a
-//     semaphore's rows and counts.
+//     semaphore's rows and counts; health.go: silentHolder, which
+//     holders get the "silent 14s · expires ≤16s" line.
 //   - narrate.go: the demo's narration line; demo.go: the presenter's
 //     keys' outcomes; record.go: the record key; replay.go: a replay's
 //     timeline keys; clipboard.go: copying a node path (OSC 52).

@@ -399,6 +399,9 @@ func (p *sessionsPane) detail(st *themes.Styles, w int, now time.Time) (string, 
 		client = "client unknown (the servers do not tell)"
 	}
 	add(st.Text, "client "+client)
+	if text := s.Health.Text(now); s.Health.SilentTooLong(s.Health.At) && text != "" {
+		add(st.Danger, text+" on "+clean(s.Health.Member, 40))
+	}
 	for _, h := range s.Holds {
 		add(st.Holder, "holds "+cleanLeft(h.Path, 40)+" "+nodeRef(h.Node)+" since "+clock(h.Since)+" ("+since(now, h.Since)+")")
 	}

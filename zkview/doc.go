@@ -2,8 +2,9 @@
 // Watcher owns every watch on the lock parents (persistent recursive
 // watches, children watches as the fallback), reads each new node once,
 // merges listings and changes into each queue's state through lockops/ordering's
-// ordering function (never a copy of it), asks the servers' four-letter
-// words who each session is and which watches really exist, and
+// ordering function (never a copy of it), asks the members (memberview:
+// their AdminServer or their four-letter words) who each session is,
+// which watches really exist and how alive each session is, and
 // publishes immutable model.Snapshots with the model.Changes it saw.
 //
 // The packages around it, and why the cut is there (imports point one
@@ -12,7 +13,7 @@
 //	ui ──► timeline ──► model ──► lockops/ordering
 //	 │                   ▲
 //	 └──► sessions ──────┘
-//	cmd ─► zkview/layouts ─► zkview ─► zkview/queue, sessions, model, fourletter, lockops, lockops/ordering, third_party/zk
+//	cmd ─► zkview/layouts ─► zkview ─► zkview/queue, sessions, model, memberview, fourletter, lockops, lockops/ordering, third_party/zk
 //	             └──────► systems
 //
 // What each holds:
@@ -23,6 +24,9 @@
 //     and puts its cycles in every snapshot);
 //   - timeline: changes between snapshots, recordings and their player;
 //   - fourletter: the four-letter-word client and parsers;
+//   - memberview: what each member knows (sessions' member, client,
+//     last heard, timeout, expiry; watches), from whichever source it
+//     allows, its clock tied to ours;
 //   - zkview/queue: the model of one lock parent between listings (its
 //     records, what a listing or a change did, the Queue built from it
 //     with its links and warnings, semaphores composed); pure, so that
@@ -101,7 +105,9 @@
 //     watching its leases/ and locks/ (or Kazoo's <path>-__lock__) as
 //     auxiliary paths with no queue of their own, reading Kazoo's leases
 //     and max_leases, and composing it at build time.
-//   - serverview.go: serverPoller, `cons` and `wchc` on every member.
+//   - serverview.go: serverPoller, a memberview.Poller on every member
+//     (the own session's request ties their clocks), turned into the
+//     queue.ServerView: clients, watches, each session's model.Health.
 //   - overlay.go: Overlay, what the caller lays over the queues
 //     (Options.Systems), and Host, what the Watcher hands it: reads and
 //     watches through the pool, the session's state, a way to tell
