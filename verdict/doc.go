@@ -16,8 +16,9 @@
 // # Files
 //
 //   - verdict.go: Verdict, Holder, Waiter, State, Options and Judge.
-//   - liveness.go: Liveness, the one place where a session's silence and
-//     expiry come in (LivenessOf, handed in), and Alive.
+//   - liveness.go: Liveness (model.Health), the one place where a
+//     session's silence and expiry come in (NodeLiveness reads it from
+//     the snapshot), and Alive.
 //   - wake.go: whether each waiter will wake (Wakes) and why (the Reason
 //     codes).
 //   - next.go: Next, what happens when the holders go.

@@ -133,11 +133,8 @@ type JSONHolder struct {
 	JSONNode
 	HeldS       *float64 `json:"held_s"`
 	ClientAlive Alive    `json:"client_alive"`
-	Member      string   `json:"member,omitempty"`
-	SilentS     *float64 `json:"silent_s,omitempty"`
-	TimeoutS    *float64 `json:"timeout_s,omitempty"`
-	ExpiresInS  *float64 `json:"expires_in_s,omitempty"`
-	OutOfOrder  bool     `json:"out_of_order,omitempty"`
+	model.HealthJSON
+	OutOfOrder bool `json:"out_of_order,omitempty"`
 }
 
 // JSONWaiter is one waiter of JSON.
@@ -202,22 +199,8 @@ func (v Verdict) JSON() JSON {
 func (v Verdict) holderJSON(h Holder) JSONHolder {
 	j := JSONHolder{JSONNode: nodeJSON(h.Node, h.Position, h.Since, h.Bound), HeldS: sinceS(h.Since, v.At),
 		ClientAlive: h.Alive, OutOfOrder: h.OutOfOrder}
-	if !h.Known {
-		return j
-	}
-	l, at := h.Liveness, h.Liveness.At
-	if at.IsZero() {
-		at = v.At
-	}
-	j.Member = model.SanitizeString(l.Member, 0)
-	if s, ok := l.Silent(at); ok {
-		j.SilentS = tenths(s)
-	}
-	if l.Timeout > 0 {
-		j.TimeoutS = tenths(l.Timeout)
-	}
-	if e, ok := l.ExpiresIn(at); ok {
-		j.ExpiresInS = tenths(e)
+	if h.Known {
+		j.HealthJSON = h.Liveness.JSON() // as ls --json, as of when the servers were asked
 	}
 	return j
 }

@@ -107,7 +107,8 @@ type Waiter struct {
 
 // Options are what the command hands a verdict beyond the snapshot.
 type Options struct {
-	// Liveness reads a node's session's liveness; nil: no member tells.
+	// Liveness reads a node's session's liveness; nil: NodeLiveness,
+	// what the snapshot carries.
 	Liveness LivenessOf
 	// Fails says whether a queue's warning fails `ls --check` at a moment
 	// (the command's rule, so that `why` and `ls --check` agree); nil:
@@ -173,7 +174,10 @@ func holds(q *model.Queue, n *model.Node) bool {
 func holderOf(n *model.Node, position int, snap *model.Snapshot, live LivenessOf) Holder {
 	start, b := n.Tenure()
 	h := Holder{Node: n, Position: position, Since: start, Bound: b, OutOfOrder: n.Role != ordering.RoleHolder}
-	if live != nil && n.Session != 0 {
+	if live == nil {
+		live = NodeLiveness
+	}
+	if n.Session != 0 {
 		h.Liveness, h.Known = live(n)
 	}
 	at := h.Liveness.At

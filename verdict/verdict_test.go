@@ -377,3 +377,23 @@ func TestJudgeEphemeral(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeNodeHealth: without a reader handed in, a verdict reads the
+// session health the snapshot carries (what the AdminServer or `cons`
+// told the Watcher).
+func TestJudgeNodeHealth(t *testing.T) {
+	holder := modeltest.Hold(0, 1, time.Minute)
+	holder.SetHealth(model.Health{Member: "zk2:2181", Heard: modeltest.T0.Add(-12 * time.Second), Timeout: 20 * time.Second,
+		Expires: modeltest.T0.Add(8 * time.Second), At: modeltest.T0})
+	q := modeltest.MutexQ("/locks/a", holder, modeltest.Wait(1, 2, 30*time.Second).WithWatches(lockName(0)))
+	v := Judge(&model.Snapshot{At: modeltest.T0, Queues: model.QueuesOf(q)}, "/locks/a", Options{})
+	if v.State != StateSilent || v.Holders[0].Alive != AliveSilent || v.Act == nil || v.Act.Why != WhySilent {
+		t.Fatalf("%s, %s, %+v:\n%s", v.State, v.Holders[0].Alive, v.Act, v.Text())
+	}
+	if got, want := v.NextText(), "when #0 releases, or its session expires (in ≤8s), #1 holds"; got != want {
+		t.Errorf("next %q, want %q", got, want)
+	}
+	if j := v.JSON().Holders[0]; j.Member != "zk2:2181" || j.SilentS == nil || *j.SilentS != 12 || j.ExpiresInS == nil || *j.ExpiresInS != 8 {
+		t.Errorf("holder JSON %+v", j)
+	}
+}
