@@ -3,12 +3,14 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/third_party/zk"
 	"github.com/zklock/zklock/verdict"
 )
 
@@ -53,6 +55,10 @@ func TestWhyHeld(t *testing.T) {
 		j.Holders[0].Since == "" || j.Holders[0].SinceBound == "" || j.Holders[0].HeldS == nil || j.Holders[0].Position != 1 {
 		t.Errorf("holders %+v, want %s of 0x%x", j.Holders, holder, st.EphemeralOwner)
 	}
+	// The holder's client is alive, as its member tells.
+	if h := j.Holders[0]; h.ClientAlive != verdict.AliveYes || h.Member == "" || h.TimeoutS == nil || h.SilentS == nil || *h.SilentS > *h.TimeoutS/2 {
+		t.Errorf("holder's client: %+v", h)
+	}
 	if w := j.Waiters[0]; w.Node != waiter || w.WaitsOn != holder || w.Watch != "verified" || w.Reason != verdict.ReasonVerified || w.Client == "" {
 		t.Errorf("waiter %+v", w)
 	}
@@ -88,5 +94,42 @@ func TestLockOf(t *testing.T) {
 		if got := lockOf(in); got != want {
 			t.Errorf("lockOf(%s) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestWhyUnwatchedWaiter: a waiter that set no watch (a raw
+// ephemeral-sequential node of a plain client) never wakes: one `why`
+// says so once its node is older than the grace, exits 2 and names the
+// command that moves the queue past it; the held lock and the waiter
+// behind the holder are told as before.
+func TestWhyUnwatchedWaiter(t *testing.T) {
+	p := testPath(t)
+	locks := queueOf(t, p, 2)
+	raw := testConn(t)
+	node, err := raw.Create(p+"/lock-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := path.Base(node)
+	_, st, err := raw.Get(node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "the raw node older than the grace", func() bool {
+		return time.Since(time.UnixMilli(st.Ctime)) > 1500*time.Millisecond
+	})
+	j, errOut, code := whyJSON(t, p)
+	if code != exitCheck || j.State != verdict.StateStuck || !j.Failing || len(j.Waiters) != 2 {
+		t.Fatalf("code %d, stderr %q, %+v", code, errOut, j)
+	}
+	if w := j.Waiters[1]; w.Node != name || w.WaitsOn != locks[1].Node() || w.Watch != "missing" || w.Wakes != verdict.WakesNever || w.Reason != verdict.ReasonMissing {
+		t.Errorf("the raw waiter: %+v", w)
+	}
+	if w := j.Waiters[0]; w.Node != locks[1].Node() || w.Wakes != verdict.WakesYes {
+		t.Errorf("the lock core's waiter: %+v", w)
+	}
+	want := "zklock --servers " + testCluster(t).ConnectString() + " release --force " + node
+	if j.Act == nil || j.Act.Command != want || j.Act.Why != verdict.WhyNeverWakes || j.Act.Node != name {
+		t.Errorf("act %+v, want %s", j.Act, want)
 	}
 }
