@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/sandbox/peers"
 	"github.com/zklock/zklock/third_party/zk"
 	"github.com/zklock/zklock/verdict"
 )
@@ -131,5 +133,59 @@ func TestWhyUnwatchedWaiter(t *testing.T) {
 	want := "zklock --servers " + testCluster(t).ConnectString() + " release --force " + node
 	if j.Act == nil || j.Act.Command != want || j.Act.Why != verdict.WhyNeverWakes || j.Act.Node != name {
 		t.Errorf("act %+v, want %s", j.Act, want)
+	}
+}
+
+// whySilentTimeout is the paused holder's session timeout: past half of
+// it `why` must call it silent, and its read must end before all of it
+// on a loaded machine.
+const whySilentTimeout = 20 * time.Second
+
+// TestWhySilentHolder: a Kazoo holder stopped with SIGSTOP past half its
+// session timeout: `why` says its client is silent and when its session
+// expires, that the waiter holds when it goes, and names release --force
+// of the holder's node; exit 0, as ls --check shows silent-holder and
+// does not fail on it.
+func TestWhySilentHolder(t *testing.T) {
+	p := testPath(t)
+	servers := testCluster(t).Servers()
+	holder := peers.StartT(t, peers.Kazoo, peers.Options{Servers: servers, SessionTimeout: whySilentTimeout})
+	t.Cleanup(func() { _ = holder.Resume() }) // before its close: a stopped driver cannot quit
+	waiter := peers.StartT(t, peers.Kazoo, peers.Options{Servers: servers, SessionTimeout: whySilentTimeout})
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	h, err := holder.Acquire(ctx, 0, p, peers.Mutex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waiter.Request(0, p, peers.Mutex); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "the waiter queued and verified", func() bool {
+		j, _, _ := whyJSON(t, p)
+		return len(j.Waiters) == 1 && j.Waiters[0].Wakes == verdict.WakesYes && len(j.Holders) == 1 && j.Holders[0].ClientAlive == verdict.AliveYes
+	})
+	if err := holder.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	paused := time.Now()
+	eventually(t, whySilentTimeout, "past half the timeout", func() bool { return time.Since(paused) > whySilentTimeout/2+time.Second })
+	j, errOut, code := whyJSON(t, p)
+	if time.Since(paused) >= whySilentTimeout {
+		t.Fatalf("the read ended %v after the pause, past the session timeout: the machine is too loaded to tell", time.Since(paused))
+	}
+	hj := j.Holders
+	if code != 0 || j.State != verdict.StateSilent || len(hj) != 1 || hj[0].Node != h.Node() || hj[0].ClientAlive != verdict.AliveSilent ||
+		hj[0].ExpiresInS == nil || *hj[0].ExpiresInS > whySilentTimeout.Seconds()/2 {
+		t.Fatalf("code %d, stderr %q, %+v", code, errOut, j)
+	}
+	if j.Act == nil || j.Act.Why != verdict.WhySilent || !strings.HasSuffix(j.Act.Command, " release --force "+p+"/"+h.Node()) {
+		t.Errorf("act %+v", j.Act)
+	}
+	if j.Next == nil || !strings.Contains(j.Next.Text, "or its session expires (in ≤") {
+		t.Errorf("next %+v", j.Next)
+	}
+	if !slices.ContainsFunc(j.Warnings, func(w model.JSONWarning) bool { return w.Code == model.WarnSilentHolder }) {
+		t.Errorf("warnings %+v lack silent-holder", j.Warnings)
 	}
 }
