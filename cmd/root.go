@@ -20,6 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/ensemble"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
 )
@@ -119,9 +120,9 @@ func execute(args []string) int {
 			return code
 		}
 	}
-	err = saslHint(err) // saslerrors.go
+	err = ensemble.SASLHint(err)
 	if errors.Is(err, zk.ErrNoAuth) && !strings.Contains(err.Error(), "ZKLOCK_AUTH") {
-		err = fmt.Errorf("%w (NoAuth: %s)", err, noAuthFix)
+		err = fmt.Errorf("%w (NoAuth: %s)", err, ensemble.NoAuthFix)
 	}
 	// Errors carry node names and data read from ZooKeeper: sanitized
 	// here once, whatever path they took.

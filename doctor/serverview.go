@@ -1,4 +1,4 @@
-package cmd
+package doctor
 
 // zklock doctor's "servers' view": per member, which source tells zklock
 // who is connected, what they watch and how alive they are (the
@@ -13,24 +13,25 @@ import (
 	"strings"
 
 	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/ensemble"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/memberview"
 )
 
-// doctorServerView is one member's answer to memberview.Probe.
-type doctorServerView struct {
+// ServerView is one member's answer to memberview.Probe.
+type ServerView struct {
 	// Admin is the AdminServer URL asked, "" when --admin-port 0.
 	Admin string `json:"admin,omitempty"`
 	// Sources are those that told connections and watches: "admin",
 	// "4lw"; [] when none did.
 	Sources []string `json:"sources"`
 	// Refused lists each command a source did not answer.
-	Refused []doctorRefusal `json:"refused"`
+	Refused []Refusal `json:"refused"`
 	// Fix is the one line that makes the member tell, "" when one does.
 	Fix string `json:"fix,omitempty"`
 }
 
-type doctorRefusal struct {
+type Refusal struct {
 	Source  string `json:"source"`
 	Command string `json:"command"`
 	Error   string `json:"error"`
@@ -41,7 +42,7 @@ type doctorRefusal struct {
 // said why already; asking it again would only wait). A member that tells nothing is no problem
 // for doctor's exit code (it can be used; the console's links are then
 // inferred), but its fix is printed.
-func probeServerViews(ctx context.Context, s *config.Settings, rep *doctorReport) {
+func probeServerViews(ctx context.Context, s *config.Settings, rep *Report) {
 	var opts []lockops.SessionOption
 	if s.TLS != nil {
 		opts = append(opts, lockops.WithTLS(s.TLS.Config))
@@ -52,7 +53,7 @@ func probeServerViews(ctx context.Context, s *config.Settings, rep *doctorReport
 	dial := func(ctx context.Context, addr string) (net.Conn, error) { return lockops.Dial(ctx, addr, opts...) }
 	ctx, cancel := context.WithTimeout(ctx, s.ConnectTimeout)
 	defer cancel()
-	var usable []*doctorMember
+	var usable []*Member
 	var addrs []string
 	var ports []string
 	for i, m := range rep.Members {
@@ -72,19 +73,19 @@ func probeServerViews(ctx context.Context, s *config.Settings, rep *doctorReport
 	diags := memberview.Probe(ctx, memberview.Config{Members: addrs, AdminPorts: adminPorts,
 		TLS: s.TLS.AdminConfig(), Dial: dial})
 	for i, d := range diags {
-		sv := &doctorServerView{Admin: d.Admin, Sources: []string{}, Refused: []doctorRefusal{}, Fix: d.Fix}
+		sv := &ServerView{Admin: d.Admin, Sources: []string{}, Refused: []Refusal{}, Fix: d.Fix}
 		for _, src := range d.Sources {
 			sv.Sources = append(sv.Sources, string(src))
 		}
 		for _, r := range d.Refused {
-			sv.Refused = append(sv.Refused, doctorRefusal{Source: string(r.Source), Command: r.Command, Error: errText(r.Err)})
+			sv.Refused = append(sv.Refused, Refusal{Source: string(r.Source), Command: r.Command, Error: ensemble.ErrText(r.Err)})
 		}
 		usable[i].ServerView = sv
 	}
 }
 
 // writeServerView writes m's servers'-view line (and its fix).
-func writeServerView(w io.Writer, m *doctorMember) {
+func writeServerView(w io.Writer, m *Member) {
 	sv := m.ServerView
 	if sv == nil {
 		return
