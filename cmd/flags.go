@@ -105,6 +105,13 @@ func registerCommandFlags(cmd *cobra.Command, g *config.Flags, groups flagGroup)
 	}
 }
 
+// flagError is a flag the command line could not read (unknown, misplaced,
+// a bad value): what the flag parser said.
+type flagError struct{ err error }
+
+func (e flagError) Error() string { return e.err.Error() }
+func (e flagError) Unwrap() error { return e.err }
+
 // flagElsewhere adds to an unknown-flag error the commands that take
 // that flag, when some do: `ls --theme` is told where --theme belongs.
 func flagElsewhere(root *cobra.Command, err error) error {

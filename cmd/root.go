@@ -83,7 +83,7 @@ Exit codes:
 	// An unknown flag, or one this command does not take, is a usage
 	// error: refused before connecting.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return exitCode(exitUsage, flagElsewhere(c.Root(), err))
+		return exitCode(exitUsage, flagError{flagElsewhere(c.Root(), err)})
 	})
 	root.AddCommand(newVersionCmd(), newLsCmd(g), newSessionsCmd(g), newWhyCmd(g), newRunCmd(g), newReleaseCmd(g), newRevokeCmd(g), newDemoCmd(g), newDoctorCmd(g))
 	root.AddCommand(newWatchCmd(g), newExportCmd(g), newRecordCmd(g), newReplayCmd(g), newGenManCmd())
@@ -107,7 +107,7 @@ func Main(args []string, b Build) int {
 func execute(args []string) int {
 	root := newRootCmd()
 	root.SetArgs(args)
-	err := root.Execute()
+	err := runWithoutDash(root, args, root.Execute())
 	closeLog()
 	if err == nil {
 		return 0

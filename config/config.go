@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -209,6 +210,14 @@ func (g *Flags) contextName() (name, source string) {
 // what named it, for the error when the file has no such context.
 func (g *Flags) loadContext(name, source string) (*Context, error) {
 	cfg, path, err := g.Load()
+	if errors.Is(err, fs.ErrNotExist) {
+		// Say the context asked for, and where contexts come from.
+		if path == "" {
+			path, _ = g.ConfigPath()
+		}
+		return nil, fmt.Errorf("%w: %q (named by %s): no config file at %s, where contexts are kept; make one with `zklock config set-context %s --servers HOST:PORT,...`, or give --servers",
+			ErrNoContext, name, source, path, name)
+	}
 	if err != nil {
 		return nil, err
 	}

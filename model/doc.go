@@ -32,6 +32,9 @@
 //     Deadlock.Text, CycleText), and ChangeKind.LogWord, its heading;
 //   - changejson.go: Change.ToJSON, one line of `watch --json`
 //     (JSONChange, StreamSchema).
+//   - cause.go: Cause, why a session ended with its nodes (expired,
+//     closed, unknown), and CauseOf, deciding it from what the servers
+//     told of the session (SessionSeen).
 //   - queuerare.go: Queue's fields most lock parents leave empty behind
 //     one copy-on-write pointer (QueueRare), their getters and setters,
 //     ListedAt, and Queue's JSON, the plain struct's byte for byte.

@@ -88,7 +88,7 @@ func narrate(ev model.Change, before, after *model.Snapshot) string {
 				}
 			}
 		}
-		s := me + " was deleted (released, or its session ended)"
+		s := me + " was deleted (" + ev.GoneWords() + ")"
 		if len(watchers) == 0 {
 			return s + "; nobody was watching it."
 		}

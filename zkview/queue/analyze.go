@@ -22,6 +22,7 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 		Err:      qm.errText(),
 		Other:    slices.Clone(order.Other),
 		Handoffs: slices.Clone(qm.handoffList()),
+		Pzxid:    qm.Pzxid(),
 	})
 	q.SetListedAt(fromUnixNano(qm.listedAt))
 	aq := believed(qm, order, sv)
