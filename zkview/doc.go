@@ -61,6 +61,8 @@
 //     in-flight pool every request goes through (pooled); the
 //     requests themselves are the Session's (lockops/requests.go: bounded
 //     by ctx, paths as the user sees them), never the raw connection.
+//   - cause.go: tellExpiries, a departure told session-lost "expired"
+//     where the servers' last view of its session proves it.
 //   - pump.go: pump, the update pump: a snapshot built when the model
 //     changed, spaced by what building costs (publishBudget), one
 //     pending Update merged while the consumer is busy.

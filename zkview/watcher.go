@@ -363,7 +363,9 @@ func (w *Watcher) takeUpdate() (u model.Update, ok bool, cost time.Duration, pic
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	start := time.Now()
+	prev := w.snap
 	rebuilt := w.rebuildLocked()
+	tellExpiries(prev, w.pending)
 	if rebuilt {
 		cost = time.Since(start)
 	}
