@@ -21,7 +21,7 @@ type limitRow struct {
 // throughput over the best peer in every round, the handoff over the
 // floor, the release part over the best peer's, requests over the
 // cheapest peer's. The verdicts are the comparison table's own.
-func (r *report) limitRows() []limitRow {
+func limitRows(r *report) []limitRow {
 	cols := r.columns()
 	per := r.figureMaker(cols)
 	floor := r.floorSummary()
@@ -74,10 +74,10 @@ func leadVerdict(a row) string {
 }
 
 // limitTable is limitRows as Markdown.
-func (r *report) limitTable() string {
+func limitTable(r *report) string {
 	var b strings.Builder
 	b.WriteString("| figure | measured | target | verdict |\n|---|---|---|---|\n")
-	for _, l := range r.limitRows() {
+	for _, l := range limitRows(r) {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", l.figure, l.measured, l.target, l.verdict)
 	}
 	return b.String()

@@ -184,7 +184,7 @@ func TestLimitRows(t *testing.T) {
 			r.add(wC8, runResult{Peer: "zklock", AcqPerSec: tc.zkAcq[k], Requests: tc.zkReq, Handoffs: 9, HandoffP50: us(300), ReleaseP50: us(350)})
 			r.add(wC8, runResult{Peer: "gozk", AcqPerSec: []float64{800, 700}[k], Requests: 5.0, Handoffs: 9, HandoffP50: us(600), ReleaseP50: us(450)})
 		}
-		rows := r.limitRows()[:4] // 8 clients; 32 has no runs
+		rows := limitRows(r)[:4] // 8 clients; 32 has no runs
 		for i, l := range rows {
 			if l.verdict != tc.want[i] {
 				t.Errorf("%s: %s: verdict %q, want %q", tc.name, l.figure, l.verdict, tc.want[i])

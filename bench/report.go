@@ -57,7 +57,7 @@ func (r *report) markdown() string {
 	b.WriteString("\"best peer\" is the best of go-zookeeper, Curator and Kazoo on that figure; limit and floor are references.\n\n")
 	b.WriteString(r.table())
 	b.WriteString("\n### The lock core at the limit (#43), judged on this run\n\n")
-	b.WriteString(r.limitTable())
+	b.WriteString(limitTable(r))
 	r.writeMethod(&b)
 	if len(r.console) > 0 {
 		b.WriteString("\n## Console (go test -bench, each package's own sandbox server)\n\n")

@@ -20,7 +20,9 @@
 //   - node.go: Node's compact fields (its times as stamps, its data, the
 //     fields a plain lock's node leaves empty behind one pointer, and its
 //     Predecessor there too when it is not its Watches), their getters
-//     and setters, and its JSON, the plain struct's byte for byte.
+//     and setters (Health among them), the words a view reads off one
+//     node (KindName, RelName, Key, DataText, WatchesChildren), and its
+//     JSON, the plain struct's byte for byte.
 //   - change.go: Change, the one vocabulary of change: a typed value
 //     (kind, path, node, session, holder and the node before it, how long
 //     it held or waited, warning, connection...), never a sentence. Two
@@ -48,12 +50,10 @@
 //     self-wait warning, worked out in full or from the last build.
 //   - serverwaits.go: ServerWaits and FollowServerWaits, the waits the
 //     servers' watches show in one queue, whatever the names predict.
-//   - queuetext.go: a semaphore's counts and limit, a node's kind and
-//     name relative to its queue, Node.DataText (its data as sanitized
-//     text), and RoleWord.
+//   - queuetext.go: a semaphore's counts and limit, and RoleWord.
 //   - health.go: Health, what the servers know of a node's session's
 //     liveness (member, last heard, timeout, expiry; memberview), kept in
-//     Node's rare fields; its JSON fields and the console's words.
+//     Node's rare fields (node.go); its JSON fields and the console's words.
 //   - tenure.go: since when a node holds or waits, and how well that is
 //     known (Bound).
 //   - names.go: short forms of node names and session ids, the typed

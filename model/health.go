@@ -47,25 +47,6 @@ func (h Health) SilentTooLong(at time.Time) bool {
 	return ok && h.Timeout > 0 && s > h.Timeout/2
 }
 
-// Health is what the servers know of the node's session; the zero Health
-// when no member tells.
-func (n Node) Health() Health {
-	if n.rare == nil || n.rare.health == nil {
-		return Health{}
-	}
-	return *n.rare.health
-}
-
-// SetHealth sets Health (the zero Health clears it).
-func (n *Node) SetHealth(h Health) {
-	r := n.rareCopy()
-	r.health = nil
-	if h != (Health{}) {
-		r.health = &h
-	}
-	n.putRare(r)
-}
-
 // tenths is d in seconds to the tenth, for JSON (0 is a value here:
 // a session due to expire, one heard this instant).
 func tenths(d time.Duration) *float64 {

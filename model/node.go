@@ -7,7 +7,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/zklock/zklock/lockops/ordering"
@@ -445,3 +447,85 @@ func (n Node) WithIdentity(id string) Node { n.SetIdentity(id); return n }
 
 // WithPart is n with Part p.
 func (n Node) WithPart(p string) Node { n.SetPart(p); return n }
+
+// Health is what the servers know of the node's session; the zero Health
+// when no member tells.
+func (n Node) Health() Health {
+	if n.rare == nil || n.rare.health == nil {
+		return Health{}
+	}
+	return *n.rare.health
+}
+
+// SetHealth sets Health (the zero Health clears it).
+func (n *Node) SetHealth(h Health) {
+	r := n.rareCopy()
+	r.health = nil
+	if h != (Health{}) {
+		r.health = &h
+	}
+	n.putRare(r)
+}
+
+// KindName is the node's kind as `ls` names it: "lease" for a semaphore's
+// lease node, else mutex, read or write.
+func (n Node) KindName() string {
+	if n.Lease {
+		return "lease"
+	}
+	return n.Kind.String()
+}
+
+// RelName is the node's name as seen from its queue's path p: the name
+// of a child of p, "leases/<name>" below it, the full path elsewhere
+// (Kazoo's lock sibling).
+func (n Node) RelName(p string) string {
+	if n.Parent() == "" {
+		return n.Name
+	}
+	return Under(p, n.Parent(), n.Name)
+}
+
+// Key is the node's identity within its queue, as the timeline matches
+// nodes between snapshots: its parent and name, or, for a session the
+// servers show waiting with no node of its own (a plain ephemeral lock's
+// waiter), that session.
+func (n *Node) Key() string {
+	if n.Name == "" {
+		return "\x00" + SessionHex(n.Session)
+	}
+	return n.Parent() + "\x00" + n.Name
+}
+
+// DataText is the node's data as sanitized text, "…" when only its first
+// bytes were kept; max > 0 cuts it to max cells. It is the one text of a
+// node's data that `ls`, its JSON and the watch stream show.
+func (n Node) DataText(max int) string {
+	d := n.Data()
+	cut := int(n.DataLen) > len(d)
+	if cut {
+		// Do not show the half of a character the cut made: a start byte
+		// near the end whose rune is incomplete.
+		for k := 1; k < utf8.UTFMax && k <= len(d); k++ {
+			if c := d[len(d)-k]; c >= 0xc0 {
+				if !utf8.FullRune(d[len(d)-k:]) {
+					d = d[:len(d)-k]
+				}
+				break
+			}
+		}
+	}
+	s := Sanitize(d, 0)
+	if cut {
+		s += ellipsis
+	}
+	if max > 0 {
+		s = SanitizeString(s, max)
+	}
+	return s
+}
+
+// WatchesChildren says whether the node waits on a children watch (a
+// semaphore's lease waiter): its Watches is then the watched path, with
+// a leading "/", which no child name can have.
+func (n Node) WatchesChildren() bool { return strings.HasPrefix(n.Watches(), "/") }

@@ -2,7 +2,6 @@ package model
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/zklock/zklock/lockops/ordering"
 )
@@ -30,30 +29,6 @@ func (q *Queue) LimitText() string {
 	return LimitText(h, q.Limit())
 }
 
-// WatchesChildren says whether the node waits on a children watch (a
-// semaphore's lease waiter): its Watches is then the watched path, with
-// a leading "/", which no child name can have.
-func (n Node) WatchesChildren() bool { return strings.HasPrefix(n.Watches(), "/") }
-
-// KindName is the node's kind as `ls` names it: "lease" for a semaphore's
-// lease node, else mutex, read or write.
-func (n Node) KindName() string {
-	if n.Lease {
-		return "lease"
-	}
-	return n.Kind.String()
-}
-
-// RelName is the node's name as seen from its queue's path p: the name
-// of a child of p, "leases/<name>" below it, the full path elsewhere
-// (Kazoo's lock sibling).
-func (n Node) RelName(p string) string {
-	if n.Parent() == "" {
-		return n.Name
-	}
-	return Under(p, n.Parent(), n.Name)
-}
-
 // under names child name of dir as seen from p: relative below p, the
 // full path elsewhere (Kazoo's lock sibling).
 func Under(p, dir, name string) string {
@@ -77,43 +52,4 @@ func RoleWord(t QueueType, r ordering.Role) string {
 		return "follower"
 	}
 	return r.String()
-}
-
-// Key is the node's identity within its queue, as the timeline matches
-// nodes between snapshots: its parent and name, or, for a session the
-// servers show waiting with no node of its own (a plain ephemeral lock's
-// waiter), that session.
-func (n *Node) Key() string {
-	if n.Name == "" {
-		return "\x00" + SessionHex(n.Session)
-	}
-	return n.Parent() + "\x00" + n.Name
-}
-
-// DataText is the node's data as sanitized text, "…" when only its first
-// bytes were kept; max > 0 cuts it to max cells. It is the one text of a
-// node's data that `ls`, its JSON and the watch stream show.
-func (n Node) DataText(max int) string {
-	d := n.Data()
-	cut := int(n.DataLen) > len(d)
-	if cut {
-		// Do not show the half of a character the cut made: a start byte
-		// near the end whose rune is incomplete.
-		for k := 1; k < utf8.UTFMax && k <= len(d); k++ {
-			if c := d[len(d)-k]; c >= 0xc0 {
-				if !utf8.FullRune(d[len(d)-k:]) {
-					d = d[:len(d)-k]
-				}
-				break
-			}
-		}
-	}
-	s := Sanitize(d, 0)
-	if cut {
-		s += ellipsis
-	}
-	if max > 0 {
-		s = SanitizeString(s, max)
-	}
-	return s
 }

@@ -39,10 +39,10 @@ const (
 	WhySilent Why = "holder-silent"
 )
 
-// act is the one command for v, nil when there is nothing to do: the
+// actOf is the one command for v, nil when there is nothing to do: the
 // worst problem first (a cycle, split holders, a waiter that will never
 // wake, a silent holder).
-func (v *Verdict) act(q *model.Queue, zklock string) *Action {
+func actOf(v *Verdict, q *model.Queue, zklock string) *Action {
 	if zklock == "" {
 		zklock = "zklock"
 	}

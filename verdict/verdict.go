@@ -154,9 +154,9 @@ func Judge(snap *model.Snapshot, path string, o Options) Verdict {
 		v.Waiters = append(v.Waiters, Waiter{Node: n, Position: i + 1, Since: start, Bound: b, Wakes: wakes, Reason: reason})
 	}
 	v.Next = nextOf(q)
-	v.State = v.stateOf()
-	v.Failing = v.failing(o.Fails)
-	v.Act = v.act(q, o.Zklock)
+	v.State = stateOf(&v)
+	v.Failing = failing(&v, o.Fails)
+	v.Act = actOf(&v, q, o.Zklock)
 	return v
 }
 
@@ -200,7 +200,7 @@ func deadlocksOn(ds []model.Deadlock, path string) []model.Deadlock {
 }
 
 // stateOf is v's one word: the worst of what it found.
-func (v *Verdict) stateOf() State {
+func stateOf(v *Verdict) State {
 	split := false
 	for _, h := range v.Holders {
 		split = split || h.OutOfOrder
@@ -228,7 +228,7 @@ func (v *Verdict) stateOf() State {
 
 // failing says whether v fails as `ls --check` would on its lock: a
 // warning fails says fails, or a cross-lock deadlock passes through it.
-func (v *Verdict) failing(fails func(model.Warning, time.Time) bool) bool {
+func failing(v *Verdict, fails func(model.Warning, time.Time) bool) bool {
 	for _, d := range v.Deadlocks {
 		if d.State == model.CycleDeadlock {
 			return true
