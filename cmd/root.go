@@ -1,13 +1,3 @@
-// Package cmd is zklock's command layer: the cobra commands, their flags,
-// the exit codes, and the wiring of the pieces that must not know each
-// other (the lock core's session, the Watcher, the console, the audit
-// log). main.go only calls Main. Nothing imports this package but main.
-//
-// What a command prints lives beside it: lsout.go and sessionsout.go are
-// the text, JSON and --check exit codes of `ls` and `sessions` (their
-// JSON schemas are zkview's, the model's serialisable form); `why`
-// prints package verdict's judgement (why.go holds only its flags, the
-// read it shares with ls, readSnapshot, and its exit code).
 package cmd
 
 import (

@@ -1,7 +1,6 @@
 package cmd
 
-// One line for each way SASL authentication fails: who refused, why, and
-// what to change.
+// The SASL flags (what a refused exchange says lives in package ensemble).
 
 import (
 	"strconv"
