@@ -13,6 +13,7 @@ import (
 
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // take starts acquiring the selected lock, asking read or write first on a
@@ -45,13 +46,13 @@ func notALock(q *model.Queue) string {
 	what := ""
 	switch {
 	case q.System() != "":
-		what = clean(q.Label(), 40)
+		what = draw.Clean(q.Label(), 40)
 	case q.Type >= model.TypeBarrier:
 		what = "a " + q.Type.String()
 	default:
 		return ""
 	}
-	return cleanLeft(q.Path, 50) + " is " + what + ", not a lock: zklock takes locks and semaphores only"
+	return draw.CleanLeft(q.Path, 50) + " is " + what + ", not a lock: zklock takes locks and semaphores only"
 }
 
 // release gives up the operator's lock on the selected path, or the only
@@ -72,7 +73,7 @@ func (m Model) release() (tea.Model, tea.Cmd) {
 		m.notice = notice{text: "select the lock to release (you have several)", failed: true}
 		return m, nil
 	}
-	m.notice = notice{text: "releasing " + cleanLeft(path, 50) + "…"}
+	m.notice = notice{text: "releasing " + draw.CleanLeft(path, 50) + "…"}
 	b := m.opts.Backend
 	return m, backendCall(m.ctx, m.opts.Now, "release", path, "", func(ctx context.Context) error { return b.Release(ctx, path) })
 }
@@ -84,14 +85,14 @@ func (m *Model) askRevoke() {
 		return
 	}
 	ref := m.queue.ref(n.Name)
-	client := clean(n.Client(), 40)
+	client := draw.Clean(n.Client(), 40)
 	if client == "" {
 		client = "unknown client"
 	}
 	m.dialog = &confirmDialog{
 		title: "REVOKE " + ref,
 		body: []string{
-			"Ask holder " + ref + " (session " + session(n.Session) + ", " + client + ") to release " + cleanLeft(m.queue.path, 50) + "?",
+			"Ask holder " + ref + " (session " + draw.Session(n.Session) + ", " + client + ") to release " + draw.CleanLeft(m.queue.path, 50) + "?",
 			"This writes __REVOKE__ into its node (Curator's revocation protocol). Only a holder that listens for revocation lets go; others ignore it and keep the lock.",
 		},
 		yes: "revoke",
@@ -112,14 +113,14 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 	var active []string
 	for _, o := range m.own.sorted() {
 		if m.own.active(o.Path) {
-			active = append(active, cleanLeft(o.Path, 40))
+			active = append(active, draw.CleanLeft(o.Path, 40))
 		}
 	}
 	// A take still in flight may already have queued a node.
 	var pending []string
 	for p, t := range m.taking {
 		if !t.answered && !m.own.active(p) {
-			pending = append(pending, cleanLeft(p, 40))
+			pending = append(pending, draw.CleanLeft(p, 40))
 		}
 	}
 	sort.Strings(pending)
@@ -159,7 +160,7 @@ func (m *Model) perform(it intent) tea.Cmd {
 	}
 	switch it.kind {
 	case intentTake:
-		m.notice = notice{text: "taking " + cleanLeft(it.path, 50) + " (" + it.lockKind.String() + ")…"}
+		m.notice = notice{text: "taking " + draw.CleanLeft(it.path, 50) + " (" + it.lockKind.String() + ")…"}
 		m.taking[it.path] = &pendingTake{}
 		return backendCall(m.ctx, m.opts.Now, "take", it.path, "", func(ctx context.Context) error { return b.Take(ctx, it.path, it.lockKind) })
 	case intentRevoke:
@@ -168,7 +169,7 @@ func (m *Model) perform(it intent) tea.Cmd {
 	case intentForceSession:
 		// One Backend call per node, each with its owner check and its
 		// audit entry, one after the other in the order confirmed.
-		m.notice = notice{text: "force-releasing " + plural(len(it.targets), "node") + " of session " + session(it.session) + "…"}
+		m.notice = notice{text: "force-releasing " + plural(len(it.targets), "node") + " of session " + draw.Session(it.session) + "…"}
 		cmds := make([]tea.Cmd, 0, len(it.targets))
 		for _, t := range it.targets {
 			cmds = append(cmds, backendCall(m.ctx, m.opts.Now, "force-release", t.path, t.node, func(ctx context.Context) error {
@@ -199,10 +200,10 @@ func backendCall(parent context.Context, now func() time.Time, verb, path, node 
 
 // applyAction records the outcome of a Backend call.
 func (m *Model) applyAction(a actionMsg) {
-	what := a.verb + " " + cleanLeft(a.path, 50)
+	what := a.verb + " " + draw.CleanLeft(a.path, 50)
 	verb := a.verb
 	if a.node != "" {
-		what = a.verb + " " + nodeRef(a.node) + " on " + cleanLeft(a.path, 50)
+		what = a.verb + " " + nodeRef(a.node) + " on " + draw.CleanLeft(a.path, 50)
 		verb += " " + nodeRef(a.node)
 	}
 	at := a.at
@@ -215,7 +216,7 @@ func (m *Model) applyAction(a actionMsg) {
 		}
 		cause := actionCause(a.err)
 		m.notice = notice{text: what + ": " + cause, failed: true}
-		m.log.add(logEntry{at: at, kind: logFailed, path: clean(a.path, 0), text: verb + ": " + cause})
+		m.log.add(logEntry{at: at, kind: logFailed, path: draw.Clean(a.path, 0), text: verb + ": " + cause})
 		return
 	}
 	if a.verb == "take" {
@@ -223,7 +224,7 @@ func (m *Model) applyAction(a actionMsg) {
 		return
 	}
 	m.notice = notice{text: what + ": done"}
-	m.log.add(logEntry{at: at, kind: logYou, path: clean(a.path, 0), text: verb + " done"})
+	m.log.add(logEntry{at: at, kind: logYou, path: draw.Clean(a.path, 0), text: verb + " done"})
 	if a.verb == "release" {
 		// The lock core may not report Released for a lock already lost.
 		delete(m.own, a.path)
@@ -238,7 +239,7 @@ func (m *Model) applyAction(a actionMsg) {
 // whichever came first; the status bar says "queued" only until the lock
 // core reports (its own segment then says where the lock stands).
 func (m *Model) tookAnswer(path string, at time.Time) {
-	e := logEntry{at: at, kind: logYou, path: clean(path, 0), text: "take queued"}
+	e := logEntry{at: at, kind: logYou, path: draw.Clean(path, 0), text: "take queued"}
 	t := m.taking[path]
 	switch {
 	case t == nil:
@@ -253,7 +254,7 @@ func (m *Model) tookAnswer(path string, at time.Time) {
 	}
 	m.notice = notice{}
 	if _, reported := m.own[path]; !reported {
-		m.notice = notice{text: "take " + cleanLeft(path, 50) + ": queued", take: path}
+		m.notice = notice{text: "take " + draw.CleanLeft(path, 50) + ": queued", take: path}
 	}
 }
 
@@ -296,7 +297,7 @@ func (m *Model) enter() {
 		// The queue is drawn already: say that the keys went to it.
 		m.focus = focusQueue
 		if row := m.list.current(); row != nil {
-			m.notice = notice{text: "in the queue of " + cleanLeft(row.path, 50) + ": ↑/↓ choose a node, enter shows it, tab moves on"}
+			m.notice = notice{text: "in the queue of " + draw.CleanLeft(row.path, 50) + ": ↑/↓ choose a node, enter shows it, tab moves on"}
 		}
 	case focusQueue:
 		if n := m.queue.node(); n != nil {
@@ -323,10 +324,10 @@ func (m *Model) present(msg tea.KeyMsg, k KeyMap) tea.Cmd {
 	case key.Matches(msg, k.Step):
 		return demoCall(m.ctx, "step", "", d.Step)
 	case key.Matches(msg, k.Kill):
-		m.notice = notice{text: "killing the client holding " + cleanLeft(path, 50) + "…"}
+		m.notice = notice{text: "killing the client holding " + draw.CleanLeft(path, 50) + "…"}
 		return demoCall(m.ctx, "kill", path, func(ctx context.Context) (string, error) { return d.Kill(ctx, path) })
 	case key.Matches(msg, k.Split):
-		m.notice = notice{text: "making a split-holders queue on " + cleanLeft(path, 50) + "…"}
+		m.notice = notice{text: "making a split-holders queue on " + draw.CleanLeft(path, 50) + "…"}
 		return demoCall(m.ctx, "split", path, func(ctx context.Context) (string, error) { return d.Split(ctx, path) })
 	}
 	return nil
@@ -338,7 +339,7 @@ func (m *Model) applyDemo(d demoMsg) {
 	if d.err != nil {
 		cause := actionCause(d.err)
 		m.notice = notice{text: d.verb + ": " + cause, failed: true}
-		m.log.add(logEntry{at: m.now, kind: logFailed, path: clean(d.path, 0), text: d.verb + ": " + cause})
+		m.log.add(logEntry{at: m.now, kind: logFailed, path: draw.Clean(d.path, 0), text: d.verb + ": " + cause})
 		return
 	}
 	switch d.verb {
@@ -347,12 +348,12 @@ func (m *Model) applyDemo(d demoMsg) {
 	case "step":
 		m.paused = true
 	}
-	text := clean(d.text, 0)
+	text := draw.Clean(d.text, 0)
 	if text == "" {
 		text = d.verb + " done"
 	}
 	m.notice = notice{text: text}
-	m.log.add(logEntry{at: m.now, kind: logDemo, path: clean(d.path, 0), text: text})
+	m.log.add(logEntry{at: m.now, kind: logDemo, path: draw.Clean(d.path, 0), text: text})
 	// The narration line may now need a row, or give one back.
 	m.fixScroll()
 }
@@ -397,7 +398,7 @@ func (m *Model) showSessionInQueues() {
 	}
 	m.focus = focusQueue
 	m.rebuild()
-	m.notice = notice{text: "◆ marks the nodes of session " + session(id) + " in every queue (esc clears)"}
+	m.notice = notice{text: "◆ marks the nodes of session " + draw.Session(id) + " in every queue (esc clears)"}
 }
 
 // askForceSession opens the typed confirmation for deleting every node of
@@ -432,7 +433,7 @@ func actionCause(err error) string {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "no answer within " + actionTimeout.String() + ": the servers may still carry it out"
 	}
-	return clean(dropPrefixes(err.Error()), 0)
+	return draw.Clean(dropPrefixes(err.Error()), 0)
 }
 
 // detailAfter is what err's text says after sentinel's (" (owned by
@@ -447,7 +448,7 @@ func detailAfter(err, sentinel error) string {
 	if rest == "" || strings.HasPrefix(rest, "/") {
 		return "" // the node's path: named already
 	}
-	return " (" + clean(rest, 0) + ")"
+	return " (" + draw.Clean(rest, 0) + ")"
 }
 
 // dropPrefixes drops the leading "word: " and "word /path: " parts of an

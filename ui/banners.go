@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // loud says whether a warning gets the alarm banner.
@@ -33,7 +34,7 @@ func (p *queuePane) banners(st *themes.Styles, snap *model.Snapshot, w, h int, n
 	}
 	if snap != nil && snap.Stale {
 		add(st.Stale, " ! ", fmt.Sprintf("STALE: disconnected since %s (%s ago); this queue may have changed",
-			clock(snap.Conn.Since), since(now, snap.Conn.Since)), 2)
+			draw.Clock(snap.Conn.Since), draw.Since(now, snap.Conn.Since)), 2)
 	}
 	if o := p.own; o != nil && (o.State == OwnLost || o.State == OwnSuspended) {
 		text := "YOUR LOCK IS LOST: you no longer hold it"
@@ -41,7 +42,7 @@ func (p *queuePane) banners(st *themes.Styles, snap *model.Snapshot, w, h int, n
 			text = "YOUR LOCK IS SUSPENDED: connection lost, you may no longer hold it"
 		}
 		if o.Err != "" {
-			text += " (" + clean(o.Err, 0) + ")"
+			text += " (" + draw.Clean(o.Err, 0) + ")"
 		}
 		add(st.Lost, " ★ ", text, 2)
 	}
@@ -50,7 +51,7 @@ func (p *queuePane) banners(st *themes.Styles, snap *model.Snapshot, w, h int, n
 	}
 	for _, wn := range p.q.Warnings() {
 		title, explain := p.describe(wn)
-		msg := nodeRefs(clean(wn.Message, 0))
+		msg := nodeRefs(draw.Clean(wn.Message, 0))
 		if msg == "" {
 			msg = explain
 		}
@@ -78,13 +79,13 @@ func (p *queuePane) banners(st *themes.Styles, snap *model.Snapshot, w, h int, n
 // wrapAtMost wraps text to w cells in at most n lines; the last ends in
 // "…" when the text goes on.
 func wrapAtMost(text string, w, n int) []string {
-	lines := wrap(text, w)
+	lines := draw.Wrap(text, w)
 	if len(lines) <= n {
 		return lines
 	}
 	lines = lines[:n]
 	last := lines[n-1]
-	if width(last) >= w {
+	if draw.Width(last) >= w {
 		last = ansi.Truncate(last, w-1, "")
 	}
 	lines[n-1] = last + "…"
@@ -135,5 +136,5 @@ func (p *queuePane) describe(w model.Warning) (title, explain string) {
 	case model.WarnStale:
 		return "STALE", "data may be out of date"
 	}
-	return strings.ToUpper(clean(w.Code, 20)) + " " + nodes, ""
+	return strings.ToUpper(draw.Clean(w.Code, 20)) + " " + nodes, ""
 }

@@ -6,9 +6,9 @@
 // Each pane is a child model in its own file with Update(msg) and View()
 // (locklist.go, queue.go, eventlog.go, sessions.go; a queue row's cells
 // in queuecells.go): the root gives them their size, clock and border
-// (pane.go), handles global keys and hands the rest to the focused pane.
+// (draw.Pane), handles global keys and hands the rest to the focused pane.
 // Tables size each column from what the rows on screen hold
-// (layoutColumns, render.go), and the border between the list and the
+// (draw.LayoutColumns), and the border between the list and the
 // queue moves to give a table cut short what the other leaves blank
 // (Model.splitWidth). Dialogs have update and view of their own
 // (dialog.go, forcedialog.go, sessiondialog.go, askdialog.go,
@@ -21,7 +21,7 @@
 // the size as a WindowSizeMsg. Snapshots and the operator's own lock states
 // are pumped in from channels; actions go out through a Backend, called
 // only from tea.Cmds. Every name, path, datum and error that came from
-// ZooKeeper is drawn through model.SanitizeString.
+// ZooKeeper is drawn through draw.Clean (model.SanitizeString).
 //
 // The other files:
 //
@@ -37,9 +37,10 @@
 //     action's notice); banners.go: the warnings' banners.
 //   - lockrow.go: one lock parent summarised for the list; listorder.go:
 //     the list's orders and filter, sized for 100,000 parents.
-//   - render.go: clean (the sanitizer's one door), cells, cuts and the
-//     table helpers the panes share; nodeindex.go: a snapshot's nodes by
-//     name.
+//   - names.go: a lock node's sequence and short name; nodeindex.go: a
+//     snapshot's nodes by name.
+//   - The package draw (ui/draw) holds the sanitizer's one door, cells,
+//     cuts, the table helpers and the frame every pane shares.
 //   - ownlocks.go: the operator's own locks by path; semaphore.go: a
 //     semaphore's rows and counts.
 //   - narrate.go: the demo's narration line; demo.go: the presenter's

@@ -12,6 +12,7 @@ import (
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // logCapacity bounds the event log: enough for a long incident on a busy
@@ -38,7 +39,7 @@ type logEntry struct {
 
 // eventLog is the bottom pane: the newest events last, in a fixed ring.
 type eventLog struct {
-	pane
+	draw.Pane
 	ring  []logEntry
 	start int // index of the oldest entry once the ring is full
 	// back is how many entries the view is scrolled up from the newest;
@@ -54,14 +55,14 @@ const reorderWithin = 2 * time.Second
 
 // Update scrolls the log with the navigation keys and the wheel.
 func (l eventLog) Update(msg tea.Msg) (eventLog, tea.Cmd) {
-	rows := l.height - 2
+	rows := l.Height - 2
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		if d, ok := navDelta(msg, l.keys, max(l.height-3, 1)); ok {
+		if d, ok := draw.NavDelta(msg, l.Nav, max(l.Height-3, 1)); ok {
 			l.scroll(d, rows)
 		}
 	case tea.MouseMsg:
-		if d, ok := wheelDelta(msg); ok {
+		if d, ok := draw.WheelDelta(msg); ok {
 			l.scroll(d, rows)
 		}
 	}
@@ -70,8 +71,8 @@ func (l eventLog) Update(msg tea.Msg) (eventLog, tea.Cmd) {
 
 // View draws the log in its border, width x height cells.
 func (l eventLog) View() []string {
-	foot, lines := l.body(l.st, l.width-2, l.height-2)
-	return box(l.border, l.st.Title.Render("Events"), foot, lines, l.width, l.height)
+	foot, lines := l.body(l.St, l.Width-2, l.Height-2)
+	return draw.Box(l.Border, l.St.Title.Render("Events"), foot, lines, l.Width, l.Height)
 }
 
 // add logs e in time order among the entries of the last reorderWithin,
@@ -106,7 +107,7 @@ func (l *eventLog) insert(e logEntry, first bool) {
 // addChange logs a change of the model in the console's words
 // (model.Change.Text).
 func (l *eventLog) addChange(c model.Change) {
-	l.add(logEntry{at: c.At, kind: logZK, ev: c.Kind, path: clean(c.Path, 0), text: nodeRefs(clean(c.Text(), 0))})
+	l.add(logEntry{at: c.At, kind: logZK, ev: c.Kind, path: draw.Clean(c.Path, 0), text: nodeRefs(draw.Clean(c.Text(), 0))})
 }
 
 // nodeRefs names the lock nodes in an event's text by sequence number, as
@@ -141,7 +142,7 @@ func (l *eventLog) scroll(delta, rows int) {
 func (l *eventLog) body(st *themes.Styles, w, h int) (foot string, lines []string) {
 	n := len(l.ring)
 	if n == 0 {
-		return "", []string{st.Muted.Render(fit(" No events yet.", w))}
+		return "", []string{st.Muted.Render(draw.Fit(" No events yet.", w))}
 	}
 	end := n - l.back
 	first := max(end-h, 0)
@@ -157,8 +158,8 @@ func (l *eventLog) body(st *themes.Styles, w, h int) (foot string, lines []strin
 			}
 			rest += e.text
 		}
-		lines = append(lines, st.Muted.Render(clock(e.at)+" ")+style.Render(fit(label, 8))+" "+
-			st.Text.Render(clean(rest, max(w-headW, 1))))
+		lines = append(lines, st.Muted.Render(draw.Clock(e.at)+" ")+style.Render(draw.Fit(label, 8))+" "+
+			st.Text.Render(draw.Clean(rest, max(w-headW, 1))))
 	}
 	if l.back > 0 {
 		foot = st.Muted.Render(fmt.Sprintf("%d newer below", l.back))

@@ -14,11 +14,13 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // lockList is the left pane: every watched lock, sortable and filterable.
 type lockList struct {
-	pane
+	draw.Pane
+	keys     KeyMap // the console's keys: the list matches its own
 	rows     []lockRow
 	visible  []int // indices into rows, filtered and sorted
 	cursor   int   // index into visible
@@ -94,24 +96,24 @@ func (l lockList) Update(msg tea.Msg) (lockList, tea.Cmd) {
 			}
 		case key.Matches(msg, k.Sort):
 			l.sort = (l.sort + 1) % sortModes
-			l.resort(l.now) // the operator asked for this order
+			l.resort(l.Now) // the operator asked for this order
 			l.refresh()
 		case key.Matches(msg, k.Waiting):
 			l.waitingOnly = !l.waitingOnly
 			l.refresh()
 		default:
-			if d, ok := navDelta(msg, k, max(l.rowsFor(l.height-2)-1, 1)); ok {
-				l.hold(l.now)
-				l.move(d, l.rowsFor(l.height-2))
+			if d, ok := draw.NavDelta(msg, l.Nav, max(l.rowsFor(l.Height-2)-1, 1)); ok {
+				l.hold(l.Now)
+				l.move(d, l.rowsFor(l.Height-2))
 			}
 		}
 	case tea.MouseMsg:
-		if d, ok := wheelDelta(msg); ok {
-			l.hold(l.now)
-			l.move(d, l.rowsFor(l.height-2))
-		} else if i, ok := l.rowAt(msg.Y-1, l.height-2); ok && leftClick(msg) {
-			l.hold(l.now)
-			l.move(i-l.cursor, l.rowsFor(l.height-2))
+		if d, ok := draw.WheelDelta(msg); ok {
+			l.hold(l.Now)
+			l.move(d, l.rowsFor(l.Height-2))
+		} else if i, ok := l.rowAt(msg.Y-1, l.Height-2); ok && draw.LeftClick(msg) {
+			l.hold(l.Now)
+			l.move(i-l.cursor, l.rowsFor(l.Height-2))
 		}
 	default:
 		if l.filtering {
@@ -141,12 +143,12 @@ func (l lockList) filterKey(msg tea.KeyMsg) (lockList, tea.Cmd) {
 }
 
 // keepInView keeps the cursor on screen after a change of size or data.
-func (l *lockList) keepInView() { l.scroll(l.rowsFor(l.height - 2)) }
+func (l *lockList) keepInView() { l.scroll(l.rowsFor(l.Height - 2)) }
 
 // View draws the pane in its border, width x height cells.
 func (l lockList) View() []string {
-	title, foot := l.titles(l.st)
-	return box(l.border, title, foot, l.body(l.st, l.width-2, l.height-2, l.now, l.focused), l.width, l.height)
+	title, foot := l.titles(l.St)
+	return draw.Box(l.Border, title, foot, l.body(l.St, l.Width-2, l.Height-2, l.Now, l.Focused), l.Width, l.Height)
 }
 
 // rebuild recomputes the rows from a snapshot, the configured paths and the
@@ -200,11 +202,11 @@ func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]
 	l.rows = rows
 	l.prefix = commonParent(l.rows)
 	l.pathW = 0
-	prefixW := width(clean(l.prefix, 0))
+	prefixW := draw.Width(draw.Clean(l.prefix, 0))
 	for i := range l.rows {
 		r := &l.rows[i]
 		if r.system != "" {
-			l.pathW = max(l.pathW, width(r.system)) // a system's row is whole with its name alone
+			l.pathW = max(l.pathW, draw.Width(r.system)) // a system's row is whole with its name alone
 		} else {
 			l.pathW = max(l.pathW, r.labelW-prefixW)
 		}
@@ -232,8 +234,8 @@ func pendingRows(snap *model.Snapshot, paths []string) []lockRow {
 	for _, p := range paths {
 		if !added[p] && snap.Queue(p) == nil {
 			added[p] = true
-			label := clean(p, 0)
-			pending = append(pending, lockRow{path: p, label: label, lower: strings.ToLower(label), labelW: width(label), state: model.PathPending})
+			label := draw.Clean(p, 0)
+			pending = append(pending, lockRow{path: p, label: label, lower: strings.ToLower(label), labelW: draw.Width(label), state: model.PathPending})
 		}
 	}
 	slices.SortFunc(pending, func(a, b lockRow) int { return strings.Compare(a.path, b.path) })
@@ -286,7 +288,7 @@ func (l *lockList) flagDeadlocks(snap *model.Snapshot) {
 func (l *lockList) titles(st *themes.Styles) (title, foot string) {
 	title = st.Title.Render("Locks")
 	if l.prefix != "" {
-		title += st.Muted.Render(" in ") + st.Title.Render(clean(l.prefix, 0))
+		title += st.Muted.Render(" in ") + st.Title.Render(draw.Clean(l.prefix, 0))
 	}
 	count := strconv.Itoa(len(l.rows))
 	if len(l.visible) != len(l.rows) {
@@ -297,7 +299,7 @@ func (l *lockList) titles(st *themes.Styles) (title, foot string) {
 	if l.waitingOnly {
 		foot += st.Muted.Render(" · waiting only")
 	}
-	if l.moving(l.now) {
+	if l.moving(l.Now) {
 		foot += st.Muted.Render(" · held while you move")
 	}
 	return title, foot
@@ -366,8 +368,8 @@ var listOrder = []int{lcMark, lcPath, lcHolder, lcDepth, lcWait, lcHeld}
 // from..to: each as wide as what it holds there (PATH as the widest
 // path of all, so that it does not jump while scrolling); the holder's
 // column takes what is left over.
-func (l *lockList) columns(st *themes.Styles, w, from, to int, now time.Time) []column {
-	return layoutColumns(w, l.wantColumns(st, from, to, now), listOrder)
+func (l *lockList) columns(st *themes.Styles, w, from, to int, now time.Time) []draw.Column {
+	return draw.LayoutColumns(w, l.wantColumns(st, from, to, now), listOrder)
 }
 
 // slack is what the list leaves blank in a pane of inner size w x h,
@@ -375,26 +377,26 @@ func (l *lockList) columns(st *themes.Styles, w, from, to int, now time.Time) []
 func (l *lockList) slack(st *themes.Styles, w, h int, now time.Time) (spare, short int) {
 	from := l.offset
 	to := max(min(from+l.rowsFor(h), len(l.visible)), from)
-	return slack(w, l.wantColumns(st, from, to, now))
+	return draw.Slack(w, l.wantColumns(st, from, to, now))
 }
 
 // wantColumns are the list's columns in priority order, each with what
 // it needs to hold the rows from..to whole.
-func (l *lockList) wantColumns(st *themes.Styles, from, to int, now time.Time) []column {
-	want := []column{
-		lcMark: {title: "", width: 2},
+func (l *lockList) wantColumns(st *themes.Styles, from, to int, now time.Time) []draw.Column {
+	want := []draw.Column{
+		lcMark: {Title: "", Width: 2},
 		// The lock's name whole before any number beside it, up to 16 cells.
-		lcPath:   {title: "PATH", width: min(max(l.pathW, 10), 16), need: max(l.pathW, 1)},
-		lcDepth:  {title: "QUEUE", width: 5, right: true, need: 1},
-		lcHeld:   {title: "HELD", width: 6, right: true, need: 1},
-		lcWait:   {title: "WAIT", width: 6, right: true, need: 1},
-		lcHolder: {title: "HOLDER", width: 10, flex: true, need: 1},
+		lcPath:   {Title: "PATH", Width: min(max(l.pathW, 10), 16), Need: max(l.pathW, 1)},
+		lcDepth:  {Title: "QUEUE", Width: 5, Right: true, Need: 1},
+		lcHeld:   {Title: "HELD", Width: 6, Right: true, Need: 1},
+		lcWait:   {Title: "WAIT", Width: 6, Right: true, Need: 1},
+		lcHolder: {Title: "HOLDER", Width: 10, Flex: true, Need: 1},
 	}
 	for i := from; i < to; i++ {
 		r := &l.rows[l.visible[i]]
 		for _, ci := range []int{lcDepth, lcHeld, lcWait, lcHolder} {
-			text, _ := listCell(st, want[ci].title, r, now)
-			want[ci].need = max(want[ci].need, width(text))
+			text, _ := listCell(st, want[ci].Title, r, now)
+			want[ci].Need = max(want[ci].Need, draw.Width(text))
 		}
 	}
 	return want
@@ -408,38 +410,38 @@ func (l *lockList) body(st *themes.Styles, w, h int, now time.Time, focused bool
 		f.Width = max(w-5, 1)
 		f.PromptStyle = st.Key
 		f.PlaceholderStyle = st.Muted
-		lines = append(lines, fit(f.View(), w))
+		lines = append(lines, draw.Fit(f.View(), w))
 	}
 	rows := h - len(lines) - 1 // the column header
 	from, to := l.offset, min(l.offset+max(rows, 0), len(l.visible))
 	cols := l.columns(st, w, from, to, now)
-	var head []seg
+	var head []draw.Seg
 	for i, c := range cols {
-		t := c.title
+		t := c.Title
 		if i > 0 {
-			head = append(head, seg{" ", st.Column})
+			head = append(head, draw.Seg{Text: " ", Style: st.Column})
 		}
-		if c.right {
-			t = fitRight(t, c.width)
+		if c.Right {
+			t = draw.FitRight(t, c.Width)
 		}
-		head = append(head, seg{fit(t, c.width), st.Column})
+		head = append(head, draw.Seg{Text: draw.Fit(t, c.Width), Style: st.Column})
 	}
-	lines = append(lines, line(head, nil))
+	lines = append(lines, draw.Line(head, nil))
 	if len(l.visible) == 0 {
 		msg := "no lock paths: pass PATH... or --root"
 		switch {
 		case len(l.roots) > 0 && len(l.rows) == 0:
-			msg = "no lock parents found below " + clean(strings.Join(l.roots, ", "), 0) + " yet"
+			msg = "no lock parents found below " + draw.Clean(strings.Join(l.roots, ", "), 0) + " yet"
 		case l.filter.Value() != "":
 			msg = "nothing matches the filter (esc clears)"
 		case l.waitingOnly && len(l.rows) > 0:
 			msg = "no lock has waiters (W shows all)"
 		}
-		lines = append(lines, st.Muted.Render(fit(" "+msg, w)))
+		lines = append(lines, st.Muted.Render(draw.Fit(" "+msg, w)))
 		return lines
 	}
 	rows = h - len(lines)
-	var segs []seg // one buffer for every row: a seg holds a whole style
+	var segs []draw.Seg // one buffer for every row: a seg holds a whole style
 	for i := l.offset; i < len(l.visible) && i < l.offset+rows; i++ {
 		r := &l.rows[l.visible[i]]
 		var over *lipgloss.Style
@@ -451,49 +453,49 @@ func (l *lockList) body(st *themes.Styles, w, h int, now time.Time, focused bool
 			over = &sel
 		}
 		segs = l.rowSegs(segs[:0], st, r, cols, now, i == l.cursor)
-		lines = append(lines, line(segs, over))
+		lines = append(lines, draw.Line(segs, over))
 	}
 	return lines
 }
 
 // rowSegs appends row r's cells to segs.
-func (l *lockList) rowSegs(segs []seg, st *themes.Styles, r *lockRow, cols []column, now time.Time, cursorRow bool) []seg {
+func (l *lockList) rowSegs(segs []draw.Seg, st *themes.Styles, r *lockRow, cols []draw.Column, now time.Time, cursorRow bool) []draw.Seg {
 	for i, c := range cols {
 		if i > 0 {
-			segs = append(segs, seg{" ", st.Text})
+			segs = append(segs, draw.Seg{Text: " ", Style: st.Text})
 		}
 		var text string
 		style := st.Text
-		switch c.title {
+		switch c.Title {
 		case "":
 			segs = append(segs, rowFlag(st, r, cursorRow)...)
 			continue
 		case "PATH":
-			text = cleanLeft(r.path[len(l.prefix):], c.width)
+			text = draw.CleanLeft(r.path[len(l.prefix):], c.Width)
 			switch {
 			case r.dangerous():
 				style = st.Danger
 			case r.state != model.PathPresent:
 				style = st.Muted
 			}
-			if sys, pathW := systemCell(r.system, c.width); sys != "" {
+			if sys, pathW := systemCell(r.system, c.Width); sys != "" {
 				// The system's name after the path ("…/election solr overseer"),
 				// or alone where the path would not show.
-				sysW := c.width
+				sysW := c.Width
 				if pathW > 0 {
-					segs = append(segs, seg{fit(cleanLeft(r.path[len(l.prefix):], pathW), pathW) + " ", style})
+					segs = append(segs, draw.Seg{Text: draw.Fit(draw.CleanLeft(r.path[len(l.prefix):], pathW), pathW) + " ", Style: style})
 					sysW -= pathW + 1
 				}
-				segs = append(segs, seg{fit(sys, sysW), st.Muted})
+				segs = append(segs, draw.Seg{Text: draw.Fit(sys, sysW), Style: st.Muted})
 				continue
 			}
 		default:
-			text, style = listCell(st, c.title, r, now)
+			text, style = listCell(st, c.Title, r, now)
 		}
-		if c.right {
-			text = fitRight(text, c.width)
+		if c.Right {
+			text = draw.FitRight(text, c.Width)
 		}
-		segs = append(segs, seg{fit(text, c.width), style})
+		segs = append(segs, draw.Seg{Text: draw.Fit(text, c.Width), Style: style})
 	}
 	return segs
 }
@@ -504,15 +506,15 @@ func listCell(st *themes.Styles, title string, r *lockRow, now time.Time) (strin
 	switch title {
 	case "HOLDER":
 		text, style := holderCell(st, r)
-		return clean(text, 0), style
+		return draw.Clean(text, 0), style
 	case "QUEUE":
 		if r.state == model.PathPresent {
 			return strconv.Itoa(r.depth), st.Text
 		}
 	case "WAIT":
-		return since(now, r.waitSince), st.Waiter
+		return draw.Since(now, r.waitSince), st.Waiter
 	case "HELD":
-		text := since(now, r.holdSince)
+		text := draw.Since(now, r.holdSince)
 		switch {
 		case text == "":
 		case r.holdBound == model.BoundEarliest:
@@ -529,7 +531,7 @@ func listCell(st *themes.Styles, title string, r *lockRow, now time.Time) (strin
 // rowFlag is a row's first two cells: the cursor's mark and the flag
 // that says the most urgent thing about the lock (own and lost, marked,
 // dangerous, own, warned).
-func rowFlag(st *themes.Styles, r *lockRow, cursorRow bool) []seg {
+func rowFlag(st *themes.Styles, r *lockRow, cursorRow bool) []draw.Seg {
 	mark, flag, style := " ", " ", st.Text
 	if cursorRow {
 		mark = "❯"
@@ -546,7 +548,7 @@ func rowFlag(st *themes.Styles, r *lockRow, cursorRow bool) []seg {
 	case r.warn:
 		flag, style = "!", st.Warning
 	}
-	return []seg{{mark, st.Key}, {flag, style}}
+	return []draw.Seg{{Text: mark, Style: st.Key}, {Text: flag, Style: style}}
 }
 
 // holderCell is the HOLDER column's text and style for r: its holder,

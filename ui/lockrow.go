@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // lockRow is one watched lock parent, summarised for the list. Times are
@@ -77,13 +78,13 @@ func sameQueue(p, q *model.Queue) bool {
 
 // summarize derives the list row of one queue.
 func summarize(q *model.Queue) lockRow {
-	r := lockRow{path: q.Path, label: clean(q.Path, 0), state: q.State, depth: q.Nodes.Len()}
+	r := lockRow{path: q.Path, label: draw.Clean(q.Path, 0), state: q.State, depth: q.Nodes.Len()}
 	r.lower = strings.ToLower(r.label)
 	if q.Label() != "" {
-		r.system = clean(q.Label(), 40)
+		r.system = draw.Clean(q.Label(), 40)
 		r.lower += " " + strings.ToLower(r.system) // the filter finds "solr"
 	}
-	r.labelW = width(r.label)
+	r.labelW = draw.Width(r.label)
 	var first *model.Node
 	for _, n := range q.Nodes.All() {
 		if n.Role == ordering.RoleHolder || n.Believes == ordering.RoleHolder {
@@ -108,11 +109,11 @@ func summarize(q *model.Queue) lockRow {
 		case r.holders > 1:
 			r.holder = strconv.Itoa(r.holders) + " holders"
 		case first.Identity() != "":
-			r.holder = clean(first.Identity(), 0) // as its system names it
+			r.holder = draw.Clean(first.Identity(), 0) // as its system names it
 		case len(first.Data()) > 0:
 			r.holder = model.Sanitize(first.Data(), 0)
 		default:
-			r.holder = session(first.Session)
+			r.holder = draw.Session(first.Session)
 		}
 	}
 	if f := q.Facts(); q.Type == model.TypeBarrier && f != nil && f.Set != nil {
@@ -172,5 +173,5 @@ func systemCell(label string, w int) (text string, pathW int) {
 	if pathW = w - lipgloss.Width(label) - 1; pathW >= minPathCells {
 		return label, pathW
 	}
-	return clean(label, w), 0
+	return draw.Clean(label, w), 0
 }

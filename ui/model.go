@@ -10,6 +10,7 @@ import (
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/timeline"
+	"github.com/zklock/zklock/ui/draw"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/zklock/zklock/themes"
@@ -308,10 +309,10 @@ func (m Model) mouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
 	if m.dialog != nil || msg.Action != tea.MouseActionPress || m.width < minWidth || m.height < minHeight {
 		return m, nil
 	}
-	if _, ok := wheelDelta(msg); ok {
+	if _, ok := draw.WheelDelta(msg); ok {
 		return m.toFocused(msg)
 	}
-	if !leftClick(msg) || m.list.filtering {
+	if !draw.LeftClick(msg) || m.list.filtering {
 		return m, nil
 	}
 	fr := m.frame()
@@ -447,7 +448,7 @@ func (m *Model) copyTarget() (raw, shown string, ok bool) {
 		}
 	}
 	if row := m.list.current(); row != nil {
-		return row.path, clean(row.path, 0), true
+		return row.path, draw.Clean(row.path, 0), true
 	}
 	return "", "", false
 }
@@ -601,22 +602,23 @@ func (m *Model) bannerLines() int {
 func (m *Model) layoutPanes() frame {
 	fr := m.frame()
 	stale := m.snap != nil && m.snap.Stale
-	at := func(f focusArea, w, h int) pane {
-		p := pane{st: m.st, border: m.st.Border, width: w, height: h, now: m.now, focused: m.focus == f, keys: m.keys}
+	at := func(f focusArea, w, h int) draw.Pane {
+		p := draw.Pane{St: m.st, Border: m.st.Border, Width: w, Height: h, Now: m.now, Focused: m.focus == f, Nav: m.keys.navKeys()}
 		switch {
 		case stale:
-			p.border = m.st.Stale
-		case p.focused:
-			p.border = m.st.FocusBorder
+			p.Border = m.st.Stale
+		case p.Focused:
+			p.Border = m.st.FocusBorder
 		}
 		return p
 	}
-	m.list.pane = at(focusList, fr.listW, fr.bodyH)
-	m.queue.pane = at(focusQueue, fr.queueW, fr.bodyH)
+	m.list.Pane = at(focusList, fr.listW, fr.bodyH)
+	m.list.keys = m.keys
+	m.queue.Pane = at(focusQueue, fr.queueW, fr.bodyH)
 	m.queue.snap = m.snap
-	m.log.pane = at(focusLog, m.width, fr.logH)
+	m.log.Pane = at(focusLog, m.width, fr.logH)
 	// The sessions pane is the whole body: focused whenever shown.
-	m.sessions.pane = at(m.focus, m.width, fr.bodyH)
+	m.sessions.Pane = at(m.focus, m.width, fr.bodyH)
 	m.sessions.mark = m.mark
 	return fr
 }
@@ -640,7 +642,7 @@ func (m Model) View() string {
 		if b := deadlockBanner(m.st, m.snap, m.now, w); b != "" {
 			lines = append(lines, b)
 		}
-		lines = append(lines, sideBySide(m.list.View(), m.queue.View())...)
+		lines = append(lines, draw.SideBySide(m.list.View(), m.queue.View())...)
 	}
 	lines = append(lines, m.log.View()...)
 	lines = append(lines, m.narration.View(m.st, m.paused, w)...)

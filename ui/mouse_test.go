@@ -7,6 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // cellOf finds text on the screen, in columns [from, to) of its line:
@@ -135,7 +136,7 @@ func TestWheelScrollsFocused(t *testing.T) {
 	m, _ = press(m, "tab", "tab") // the lock list
 	was := m.list.cursor
 	m = wheel(m, tea.MouseButtonWheelDown)
-	if m.list.cursor != was+wheelRows || m.queue.path != m.list.selected {
+	if m.list.cursor != was+draw.WheelRows || m.queue.path != m.list.selected {
 		t.Errorf("wheel down in the list: cursor %d (was %d), queue %q", m.list.cursor, was, m.queue.path)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/draw"
 
 	"github.com/zklock/zklock/model"
 )
@@ -56,7 +57,7 @@ func (n narration) View(st *themes.Styles, paused bool, w int) []string {
 // holds. before is the snapshot the event happened after, after the one
 // that shows its result. "" when the event is not a recipe step.
 func narrate(ev model.Change, before, after *model.Snapshot) string {
-	path := clean(ev.Path, 0) // whole: narrationLines wraps it, and cuts with "…" only past two lines
+	path := draw.Clean(ev.Path, 0) // whole: narrationLines wraps it, and cuts with "…" only past two lines
 	me := nodeRef(ev.Node.Name)
 	switch {
 	case ev.Kind == model.ChangeJoined:
@@ -73,7 +74,7 @@ func narrate(ev model.Change, before, after *model.Snapshot) string {
 				": its " + n.Recipe.String() + " recipe sees none of the nodes before it, so it believes it holds the lock too: split holders."
 		case n.WatchesChildren():
 			return me + " created its ephemeral sequential node and listed the children of " + path +
-				": no lease is free, so it sets a watch on the children of " + clean(n.Watches(), 0) + " and waits."
+				": no lease is free, so it sets a watch on the children of " + draw.Clean(n.Watches(), 0) + " and waits."
 		case n.Watches() != "":
 			return me + " created its ephemeral sequential node and listed the children of " + path +
 				": it is not the lowest, so it sets a watch on " + nodeRef(n.Watches()) + " and waits."
@@ -128,14 +129,14 @@ func narrationLines(st *themes.Styles, text string, paused bool, w int) []string
 	if text == "" {
 		text = "Waiting for the next step of the recipe…"
 	}
-	text = clean(text, 0)
+	text = draw.Clean(text, 0)
 	label := st.Key.Render(" ▸ narration ")
 	if paused {
 		label = st.Warning.Render(" ‖ PAUSED ") + st.Key.Render(" ▸ ")
 	}
 	room := max(w-ansi.StringWidth(label), 1)
 	if ansi.StringWidth(text) <= room {
-		return []string{fit(label+st.Text.Render(text), w)}
+		return []string{draw.Fit(label+st.Text.Render(text), w)}
 	}
 	// Break at the last space that fits; the second line, indented a
 	// little, is cut with an ellipsis if the sentence is longer still.
@@ -150,7 +151,7 @@ func narrationLines(st *themes.Styles, text string, paused bool, w int) []string
 		first, rest = cut, text[len(cut):]
 	}
 	return []string{
-		fit(label+st.Text.Render(first), w),
-		fit("   "+st.Text.Render(clean(rest, max(w-3, 1))), w),
+		draw.Fit(label+st.Text.Render(first), w),
+		draw.Fit("   "+st.Text.Render(draw.Clean(rest, max(w-3, 1))), w),
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // ownLocks are the operator's locks the console knows of, by path: what
@@ -48,12 +49,12 @@ func (o ownLocks) take(locks []OwnLock, now time.Time) []logEntry {
 		if at.IsZero() {
 			at = now
 		}
-		e := logEntry{at: at, kind: logYou, path: clean(l.Path, 0), text: ownState(&l, now, nodeRef)}
+		e := logEntry{at: at, kind: logYou, path: draw.Clean(l.Path, 0), text: ownState(&l, now, nodeRef)}
 		if l.State == OwnLost || l.State == OwnSuspended {
 			e.kind = logFailed
 		}
 		if l.Err != "" {
-			e.text += " (" + clean(l.Err, 0) + ")"
+			e.text += " (" + draw.Clean(l.Err, 0) + ")"
 		}
 		log = append(log, e)
 	}

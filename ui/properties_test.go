@@ -13,6 +13,7 @@ import (
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/timeline"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // propertyModels are every golden's model, a semaphore selected and a
@@ -55,13 +56,13 @@ var sentences = []string{
 // semaphore's holders against its limit, the holder's role.
 func TestViewProperties(t *testing.T) {
 	var cuts []string
-	cutSeen = func(in, out string) {
+	draw.CutSeen = func(in, out string) {
 		if strings.TrimSpace(ansi.Strip(ansi.TruncateLeft(in, ansi.StringWidth(out), ""))) != "" &&
 			!strings.HasSuffix(strings.TrimRight(ansi.Strip(out), " "), "…") {
 			cuts = append(cuts, fmt.Sprintf("%q cut to %q", ansi.Strip(in), ansi.Strip(out)))
 		}
 	}
-	defer func() { cutSeen = nil }()
+	defer func() { draw.CutSeen = nil }()
 	rng := rand.New(rand.NewSource(28))
 	models := propertyModels(t)
 	names := make([]string, 0, len(models))

@@ -16,6 +16,7 @@ import (
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // queuePane is the right pane: the selected lock's queue, one row per node
@@ -23,7 +24,7 @@ import (
 // rows on screen are drawn, so a queue of 10,000 nodes scrolls as fast as
 // one of ten.
 type queuePane struct {
-	pane
+	draw.Pane
 	snap     *model.Snapshot // the root's, for the staleness banner
 	q        *model.Queue    // nil: nothing selected, or not read yet
 	path     string
@@ -53,14 +54,14 @@ func (p queuePane) Update(msg tea.Msg) (queuePane, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		// Nodes take up to two lines each.
-		if d, ok := navDelta(msg, p.keys, max(rows/2, 1)); ok {
+		if d, ok := draw.NavDelta(msg, p.Nav, max(rows/2, 1)); ok {
 			p.move(d, rows)
 		}
 	case tea.MouseMsg:
-		head := len(p.banners(p.st, p.snap, p.width-2, p.height-2, p.now)) + 1 // banners, column header
-		if d, ok := wheelDelta(msg); ok {
+		head := len(p.banners(p.St, p.snap, p.Width-2, p.Height-2, p.Now)) + 1 // banners, column header
+		if d, ok := draw.WheelDelta(msg); ok {
 			p.move(d, rows)
-		} else if i, ok := p.nodeAt(msg.Y-1-head, rows); ok && leftClick(msg) {
+		} else if i, ok := p.nodeAt(msg.Y-1-head, rows); ok && draw.LeftClick(msg) {
 			p.move(i-p.cursor, rows)
 		}
 	}
@@ -69,7 +70,7 @@ func (p queuePane) Update(msg tea.Msg) (queuePane, tea.Cmd) {
 
 // rows is how many lines the pane has for node rows now.
 func (p *queuePane) rows() int {
-	return p.rowsFor(p.st, p.snap, p.width-2, p.height-2, p.now)
+	return p.rowsFor(p.St, p.snap, p.Width-2, p.Height-2, p.Now)
 }
 
 // keepInView keeps the cursor's node on screen after a change of size or
@@ -78,8 +79,8 @@ func (p *queuePane) keepInView() { p.scroll(p.rows()) }
 
 // View draws the pane in its border, width x height cells.
 func (p queuePane) View() []string {
-	title, foot, lines := p.body(p.st, p.snap, p.width-2, p.height-2, p.now, p.focused)
-	return box(p.border, title, foot, lines, p.width, p.height)
+	title, foot, lines := p.body(p.St, p.snap, p.Width-2, p.Height-2, p.Now, p.Focused)
+	return draw.Box(p.Border, title, foot, lines, p.Width, p.Height)
 }
 
 // set shows queue q (nil for none), keeping the cursor on the same node
@@ -124,7 +125,7 @@ func (p *queuePane) set(q *model.Queue, path string, own *OwnLock) {
 	p.mixed = len(recipes) > 1
 	var parts []string
 	if q.Label() != "" {
-		parts = append(parts, clean(q.Label(), 40)) // the system first: "solr overseer"
+		parts = append(parts, draw.Clean(q.Label(), 40)) // the system first: "solr overseer"
 	}
 	switch {
 	case q.Type == model.TypeSemaphore:
@@ -212,7 +213,7 @@ func (p *queuePane) copyTarget() (raw, shown string, ok bool) {
 	if n.Name != "" { // a plain ephemeral lock's waiters own no node
 		raw = path.Join(raw, n.Name)
 	}
-	return raw, clean(raw, 0), true
+	return raw, draw.Clean(raw, 0), true
 }
 
 // isOwn says whether n is the operator's own node.
@@ -283,7 +284,7 @@ func (p *queuePane) refOf(name string, i int, ok bool) string {
 	if seq, ok := seqOf(name); ok {
 		return "#" + strconv.Itoa(int(seq))
 	}
-	return clean(shortName(name), 0) // whole: the line it is in cuts it with "…" if it must
+	return draw.Clean(shortName(name), 0) // whole: the line it is in cuts it with "…" if it must
 }
 
 // rowsFor is the number of lines left for node rows in a pane of inner
@@ -302,13 +303,13 @@ func (p *queuePane) body(st *themes.Styles, snap *model.Snapshot, w, h int, now 
 	lines = make([]string, 0, h)
 	bans := p.banners(st, snap, w, h, now)
 	for _, b := range bans {
-		lines = append(lines, b.style.Render(fit(clean(b.text, w), w)))
+		lines = append(lines, b.style.Render(draw.Fit(draw.Clean(b.text, w), w)))
 	}
 	if msg := p.emptyText(); msg != nil {
 		// Wrapped, not cut: these sentences are all the pane says.
 		for _, m := range msg {
-			for _, l := range wrap(m, w-2) {
-				lines = append(lines, st.Muted.Render(fit(" "+l, w)))
+			for _, l := range draw.Wrap(m, w-2) {
+				lines = append(lines, st.Muted.Render(draw.Fit(" "+l, w)))
 			}
 		}
 		return title, "", lines
@@ -321,7 +322,7 @@ func (p *queuePane) body(st *themes.Styles, snap *model.Snapshot, w, h int, now 
 	head, chainX := columnHeader(st, cols)
 	lines = append(lines, head)
 	last := p.top - 1
-	var segs []seg // one buffer for every row: a seg holds a whole style
+	var segs []draw.Seg // one buffer for every row: a seg holds a whole style
 	for i := p.top; i < p.q.Nodes.Len() && rows > 0; i++ {
 		n := p.q.Nodes.At(i)
 		var over *lipgloss.Style
@@ -337,11 +338,11 @@ func (p *queuePane) body(st *themes.Styles, snap *model.Snapshot, w, h int, now 
 			over = &own
 		}
 		segs = p.rowSegs(segs[:0], st, n, i, cols, now)
-		lines = append(lines, line(segs, over))
+		lines = append(lines, draw.Line(segs, over))
 		rows--
 		last = i
 		if p.nodeLines(i) == 2 && rows > 0 {
-			lines = append(lines, fit(strings.Repeat(" ", chainX)+p.chain(st, n, i, now, w-chainX), w))
+			lines = append(lines, draw.Fit(strings.Repeat(" ", chainX)+p.chain(st, n, i, now, w-chainX), w))
 			rows--
 		}
 	}
@@ -366,9 +367,9 @@ func (p *queuePane) otherLine(st *themes.Styles, w int) string {
 			names = append(names, "…")
 			break
 		}
-		names = append(names, clean(o, 24))
+		names = append(names, draw.Clean(o, 24))
 	}
-	return st.Muted.Render(fit(fmt.Sprintf(" + %s, not queued: %s", plural(len(p.q.Other()), "other child"), strings.Join(names, ", ")), w))
+	return st.Muted.Render(draw.Fit(fmt.Sprintf(" + %s, not queued: %s", plural(len(p.q.Other()), "other child"), strings.Join(names, ", ")), w))
 }
 
 // title is the pane's top label in at most w cells: the path, cut from
@@ -377,7 +378,7 @@ func (p *queuePane) otherLine(st *themes.Styles, w int) string {
 // 3/3" before the recipe and the node count).
 func (p *queuePane) title(st *themes.Styles, w int) string {
 	const sep = " · "
-	path := clean(p.path, 0)
+	path := draw.Clean(p.path, 0)
 	last := path[strings.LastIndexByte(path, '/')+1:]
 	// The path keeps its last element; the parts share what is left.
 	room := w - ansi.StringWidth(last) - 1
@@ -393,7 +394,7 @@ func (p *queuePane) title(st *themes.Styles, w int) string {
 		rest = sep + strings.Join(kept, sep)
 	}
 	pathW := max(w-ansi.StringWidth(rest), 1)
-	return st.Title.Render(cleanLeft(p.path, pathW)) + st.Muted.Render(rest)
+	return st.Title.Render(draw.CleanLeft(p.path, pathW)) + st.Muted.Render(rest)
 }
 
 // emptyText explains a pane with no queue to draw, nil when there is one.
@@ -402,15 +403,15 @@ func (p *queuePane) emptyText() []string {
 	case p.path == "":
 		return []string{"No lock selected."}
 	case p.q == nil || p.q.State == model.PathPending:
-		return []string{"Reading " + cleanLeft(p.path, 60) + " …"}
+		return []string{"Reading " + draw.CleanLeft(p.path, 60) + " …"}
 	case p.q.State == model.PathAbsent && p.q.Type == model.TypeBarrier:
 		return []string{"Barrier open: its node is gone, nobody waits on it.", "Watching it: it is set again when a client creates it."}
 	case p.q.State == model.PathAbsent:
-		return []string{cleanLeft(p.path, 60) + " does not exist.", "Watching it: the queue appears here when a client creates it."}
+		return []string{draw.CleanLeft(p.path, 60) + " does not exist.", "Watching it: the queue appears here when a client creates it."}
 	case p.q.State == model.PathNoAuth:
-		return []string{"No access to " + cleanLeft(p.path, 60) + " (NoAuth).", clean(p.q.Err(), 200), "Check --auth-file or the context's credentials."}
+		return []string{"No access to " + draw.CleanLeft(p.path, 60) + " (NoAuth).", draw.Clean(p.q.Err(), 200), "Check --auth-file or the context's credentials."}
 	case p.q.State == model.PathError:
-		return []string{"Cannot read " + cleanLeft(p.path, 60) + ":", clean(p.q.Err(), 200)}
+		return []string{"Cannot read " + draw.CleanLeft(p.path, 60) + ":", draw.Clean(p.q.Err(), 200)}
 	case p.q.Nodes.Len() == 0 && len(p.q.Other()) == 0:
 		return []string{"No lock nodes: nobody holds or waits for this lock."}
 	}
@@ -423,37 +424,37 @@ func (p *queuePane) chain(st *themes.Styles, n *model.Node, i int, now time.Time
 	var b strings.Builder
 	switch {
 	case n.Believes == ordering.RoleHolder && n.Role != ordering.RoleHolder:
-		paint(&b, st.Danger, "└─ ‼ believes it HOLDS too (its "+n.Recipe.String()+" recipe sees no node before it)")
+		draw.Paint(&b, st.Danger, "└─ ‼ believes it HOLDS too (its "+n.Recipe.String()+" recipe sees no node before it)")
 	case n.Believes == ordering.RoleHolder, n.Role == ordering.RoleHolder && n.Watches() == "":
 		// A holder: only the own node gets a second line. (First by
 		// sequence but waiting by its own recipe, as Kazoo 2.8's read lock
 		// behind a later writer, is a waiter: its watch is drawn below.)
 	case n.Watches() == "":
-		paint(&b, st.Muted, "└─ waits; the node it watches is unknown")
+		draw.Paint(&b, st.Muted, "└─ waits; the node it watches is unknown")
 	case n.WatchesChildren():
 		b.WriteString(childrenChain(st, n, w))
 	default:
-		paint(&b, st.Muted, "└─▶ watches ")
+		draw.Paint(&b, st.Muted, "└─▶ watches ")
 		// Most waiters watch the node just before them.
 		target, inQueue := p.index.find(n.Watches(), i-1)
 		ref := p.refOf(n.Watches(), target, inQueue)
-		paint(&b, st.Text, ref)
+		draw.Paint(&b, st.Text, ref)
 		if !inQueue {
-			paint(&b, st.Muted, " (gone)")
+			draw.Paint(&b, st.Muted, " (gone)")
 		}
 		switch n.Link {
 		case model.LinkVerified:
-			paint(&b, st.Verified, " ✓ verified")
+			draw.Paint(&b, st.Verified, " ✓ verified")
 		case model.LinkMissing:
-			paint(&b, st.Missing, " ✗ MISSING: will never wake (no watch on the servers)")
+			draw.Paint(&b, st.Missing, " ✗ MISSING: will never wake (no watch on the servers)")
 		default:
-			paint(&b, st.Inferred, " ? inferred")
+			draw.Paint(&b, st.Inferred, " ? inferred")
 		}
 		if inQueue && p.q.Nodes.At(target).Herd {
-			paint(&b, st.Warning, " ! herd on "+ref)
+			draw.Paint(&b, st.Warning, " ! herd on "+ref)
 		}
 		if p.cycle[n.Name] {
-			paint(&b, st.Danger, " ⟲ DEADLOCK")
+			draw.Paint(&b, st.Danger, " ⟲ DEADLOCK")
 		}
 	}
 	if p.isOwn(n) {
@@ -465,7 +466,7 @@ func (p *queuePane) chain(st *themes.Styles, n *model.Node, i int, now time.Time
 			// A waiter's place is plain from its row; other states are not.
 			text += ": " + ownState(p.own, now, p.ref)
 		}
-		paint(&b, st.Own, text)
+		draw.Paint(&b, st.Own, text)
 	}
 	return b.String()
 }
@@ -484,7 +485,7 @@ func ownState(o *OwnLock, now time.Time, ref func(string) string) string {
 		}
 		return s
 	case OwnHolding:
-		return "HOLDING since " + clock(o.Since) + " (" + since(now, o.Since) + ")"
+		return "HOLDING since " + draw.Clock(o.Since) + " (" + draw.Since(now, o.Since) + ")"
 	case OwnSuspended:
 		return "SUSPENDED: connection lost, may no longer hold"
 	case OwnLost:

@@ -14,6 +14,7 @@ import (
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // The console at incident scale (PRODUCT.md): a 100,000-node queue opens,
@@ -311,12 +312,12 @@ func TestPaintSameAsRender(t *testing.T) {
 						all = append(all, s.Inherit(o))
 					}
 					for _, c := range all {
-						if _, ok := paintKeyOf(c); ok {
+						if _, ok := draw.PaintKeyOf(c); ok {
 							fast++
 						}
 						for _, text := range []string{"", " ", "#41 ✓ verified", "❯", "a\tb", "two\nlines"} {
 							var b strings.Builder
-							paint(&b, c, text)
+							draw.Paint(&b, c, text)
 							if want := c.Render(text); b.String() != want {
 								t.Errorf("%v dark=%v %s %q: paint %q, Render %q", prof, dark, name, text, b.String(), want)
 							}

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sessions"
+	"github.com/zklock/zklock/ui/draw"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -29,7 +30,7 @@ const (
 // out. Its table is built (sessions.SessionsOf) when the pane is shown, once
 // per snapshot: a few milliseconds for 10,000 sessions, never per frame.
 type sessionsPane struct {
-	pane
+	draw.Pane
 	mark     int64 // the marked session, flagged ◆ in the table
 	ss       *sessions.Sessions
 	from     *model.Snapshot // what ss was built from
@@ -42,16 +43,16 @@ type sessionsPane struct {
 // selects the row clicked (the root gives Y from the body's top line:
 // the table's border and column header come first).
 func (p sessionsPane) Update(msg tea.Msg) (sessionsPane, tea.Cmd) {
-	rows := p.tableRows(p.height)
+	rows := p.tableRows(p.Height)
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		if d, ok := navDelta(msg, p.keys, rows); ok {
+		if d, ok := draw.NavDelta(msg, p.Nav, rows); ok {
 			p.move(d, rows)
 		}
 	case tea.MouseMsg:
-		if d, ok := wheelDelta(msg); ok {
+		if d, ok := draw.WheelDelta(msg); ok {
 			p.move(d, rows)
-		} else if leftClick(msg) {
+		} else if draw.LeftClick(msg) {
 			p.click(msg.Y)
 		}
 	}
@@ -60,8 +61,8 @@ func (p sessionsPane) Update(msg tea.Msg) (sessionsPane, tea.Cmd) {
 
 // click selects the table row drawn on line y of the pane.
 func (p *sessionsPane) click(y int) {
-	_, detail := p.detail(p.st, p.width-2, p.now)
-	th, _ := p.heights(p.height, len(detail))
+	_, detail := p.detail(p.St, p.Width-2, p.Now)
+	th, _ := p.heights(p.Height, len(detail))
 	rows := max(th-3, 1)
 	r := y - 2
 	if r < 0 || r >= rows {
@@ -78,7 +79,7 @@ func (p *sessionsPane) click(y int) {
 
 // View draws the table box over the detail box, width x height cells.
 func (p sessionsPane) View() []string {
-	return p.body(p.st, p.border, p.width, p.height, p.now, p.mark)
+	return p.body(p.St, p.Border, p.Width, p.Height, p.Now, p.mark)
 }
 
 // set rebuilds the table from snap when it is a new snapshot, keeping the
@@ -184,16 +185,16 @@ const (
 
 var sessionOrder = []int{scMark, scSession, scClient, scBlocks, scDirect, scOldest, scHolds, scWaits}
 
-func sessionColumns(w int) []column {
-	return layoutColumns(w, []column{
-		scMark:    {title: "", width: 2},
-		scSession: {title: "SESSION", width: 18},
-		scBlocks:  {title: "BLOCKS", width: 6, right: true},
-		scOldest:  {title: "OLDEST", width: 6, right: true},
-		scHolds:   {title: "HOLDS", width: 14, flex: true},
-		scWaits:   {title: "WAITS ON", width: 14, flex: true},
-		scClient:  {title: "CLIENT", width: 21},
-		scDirect:  {title: "DIRECT", width: 6, right: true},
+func sessionColumns(w int) []draw.Column {
+	return draw.LayoutColumns(w, []draw.Column{
+		scMark:    {Title: "", Width: 2},
+		scSession: {Title: "SESSION", Width: 18},
+		scBlocks:  {Title: "BLOCKS", Width: 6, Right: true},
+		scOldest:  {Title: "OLDEST", Width: 6, Right: true},
+		scHolds:   {Title: "HOLDS", Width: 14, Flex: true},
+		scWaits:   {Title: "WAITS ON", Width: 14, Flex: true},
+		scClient:  {Title: "CLIENT", Width: 21},
+		scDirect:  {Title: "DIRECT", Width: 6, Right: true},
 	}, sessionOrder)
 }
 
@@ -207,21 +208,21 @@ func (p *sessionsPane) body(st *themes.Styles, border lipgloss.Style, w, h int, 
 	}
 	inner := w - 2
 	cols := sessionColumns(inner)
-	var head []seg
+	var head []draw.Seg
 	for i, c := range cols {
 		if i > 0 {
-			head = append(head, seg{" ", st.Column})
+			head = append(head, draw.Seg{Text: " ", Style: st.Column})
 		}
-		t := c.title
-		if c.right {
-			t = fitRight(t, c.width)
+		t := c.Title
+		if c.Right {
+			t = draw.FitRight(t, c.Width)
 		}
-		head = append(head, seg{fit(t, c.width), st.Column})
+		head = append(head, draw.Seg{Text: draw.Fit(t, c.Width), Style: st.Column})
 	}
-	lines := []string{line(head, nil)}
+	lines := []string{draw.Line(head, nil)}
 	rows := max(th-3, 1)
 	if p.count() == 0 {
-		lines = append(lines, st.Muted.Render(fit(" No session holds or waits on the watched locks.", inner)))
+		lines = append(lines, st.Muted.Render(draw.Fit(" No session holds or waits on the watched locks.", inner)))
 	}
 	// The cursor stays on screen whatever the size (View cannot keep it).
 	top := min(max(p.top, p.cursor-rows+1), p.cursor)
@@ -233,10 +234,10 @@ func (p *sessionsPane) body(st *themes.Styles, border lipgloss.Style, w, h int, 
 			over = &sel
 		}
 		if i < len(p.ss.Deadlocks) {
-			lines = append(lines, line([]seg{{fit(p.cycleRow(&p.ss.Deadlocks[i], i == p.cursor, inner, now), inner), cycleStyle(st, p.ss.Deadlocks[i].State)}}, over))
+			lines = append(lines, draw.Line([]draw.Seg{{Text: draw.Fit(p.cycleRow(&p.ss.Deadlocks[i], i == p.cursor, inner, now), inner), Style: cycleStyle(st, p.ss.Deadlocks[i].State)}}, over))
 		} else {
 			s := &p.ss.List[i-len(p.ss.Deadlocks)]
-			lines = append(lines, line(p.sessionSegs(st, s, cols, i == p.cursor, s.Session == mark, now), over))
+			lines = append(lines, draw.Line(p.sessionSegs(st, s, cols, i == p.cursor, s.Session == mark, now), over))
 		}
 		last = i
 	}
@@ -244,8 +245,8 @@ func (p *sessionsPane) body(st *themes.Styles, border lipgloss.Style, w, h int, 
 	if top > 0 || last < p.count()-1 {
 		foot = st.Muted.Render(fmt.Sprintf("%d-%d of %d", top+1, last+1, p.count()))
 	}
-	out := box(border, title, foot, lines, w, th)
-	return append(out, box(st.Border, dTitle, "", dLines, w, dh)...)
+	out := draw.Box(border, title, foot, lines, w, th)
+	return append(out, draw.Box(st.Border, dTitle, "", dLines, w, dh)...)
 }
 
 func cycleStyle(st *themes.Styles, state string) lipgloss.Style {
@@ -263,36 +264,36 @@ func (p *sessionsPane) cycleRow(d *model.Deadlock, cursor bool, w int, now time.
 	}
 	paths := make([]string, len(d.Paths))
 	for i, pa := range d.Paths {
-		paths[i] = cleanLeft(pa, 30)
+		paths[i] = draw.CleanLeft(pa, 30)
 	}
 	switch d.State {
 	case model.CycleDeadlock:
-		return mark + "‼ DEADLOCK " + cycleSessions(d) + " on " + strings.Join(paths, ", ") + " · no handoff for " + since(now, d.Since)
+		return mark + "‼ DEADLOCK " + cycleSessions(d) + " on " + strings.Join(paths, ", ") + " · no handoff for " + draw.Since(now, d.Since)
 	case model.CycleSelfWait:
-		return mark + "! SELF-WAIT " + session(d.Sessions[0]) + " behind its own node on " + strings.Join(paths, ", ") + " · " + since(now, d.Since)
+		return mark + "! SELF-WAIT " + draw.Session(d.Sessions[0]) + " behind its own node on " + strings.Join(paths, ", ") + " · " + draw.Since(now, d.Since)
 	}
-	return mark + "! CYCLE " + cycleSessions(d) + " on " + strings.Join(paths, ", ") + " · " + since(now, d.Since) +
-		" old, a deadlock at " + dur(sessions.DeadlockAfter)
+	return mark + "! CYCLE " + cycleSessions(d) + " on " + strings.Join(paths, ", ") + " · " + draw.Since(now, d.Since) +
+		" old, a deadlock at " + draw.Dur(sessions.DeadlockAfter)
 }
 
 // cycleSessions is "0x1 → 0x2 → 0x1".
 func cycleSessions(d *model.Deadlock) string {
 	parts := make([]string, 0, len(d.Sessions)+1)
 	for _, s := range d.Sessions {
-		parts = append(parts, session(s))
+		parts = append(parts, draw.Session(s))
 	}
-	parts = append(parts, session(d.Sessions[0]))
+	parts = append(parts, draw.Session(d.Sessions[0]))
 	return strings.Join(parts, " → ")
 }
 
-func (p *sessionsPane) sessionSegs(st *themes.Styles, s *sessions.SessionInfo, cols []column, cursor, marked bool, now time.Time) []seg {
-	segs := make([]seg, 0, 2*len(cols)+1)
+func (p *sessionsPane) sessionSegs(st *themes.Styles, s *sessions.SessionInfo, cols []draw.Column, cursor, marked bool, now time.Time) []draw.Seg {
+	segs := make([]draw.Seg, 0, 2*len(cols)+1)
 	for ci, c := range cols {
 		if ci > 0 {
-			segs = append(segs, seg{" ", st.Text})
+			segs = append(segs, draw.Seg{Text: " ", Style: st.Text})
 		}
 		text, style := "", st.Text
-		switch c.title {
+		switch c.Title {
 		case "":
 			mark, flag := " ", " "
 			if cursor {
@@ -301,15 +302,15 @@ func (p *sessionsPane) sessionSegs(st *themes.Styles, s *sessions.SessionInfo, c
 			if marked {
 				flag = "◆"
 			}
-			segs = append(segs, seg{mark, st.Key}, seg{flag, st.Key})
+			segs = append(segs, draw.Seg{Text: mark, Style: st.Key}, draw.Seg{Text: flag, Style: st.Key})
 			continue
 		case "SESSION":
-			text = session(s.Session)
+			text = draw.Session(s.Session)
 			if s.Blocks > 0 {
 				style = st.Holder
 			}
 		case "CLIENT":
-			text = clean(s.Who(), c.width) // with its identity where a system names it
+			text = draw.Clean(s.Who(), c.Width) // with its identity where a system names it
 			if text == "" {
 				text, style = "-", st.Muted
 			}
@@ -323,17 +324,17 @@ func (p *sessionsPane) sessionSegs(st *themes.Styles, s *sessions.SessionInfo, c
 		case "OLDEST":
 			text, style = "-", st.Muted
 			if s.Blocks > 0 {
-				text, style = dur(s.OldestWait), st.Waiter
+				text, style = draw.Dur(s.OldestWait), st.Waiter
 			}
 		case "HOLDS":
-			text, style = nodesCell(s.Holds, c.width), st.Holder
+			text, style = nodesCell(s.Holds, c.Width), st.Holder
 		case "WAITS ON":
-			text, style = nodesCell(s.Waits, c.width), st.Waiter
+			text, style = nodesCell(s.Waits, c.Width), st.Waiter
 		}
-		if c.right {
-			text = fitRight(text, c.width)
+		if c.Right {
+			text = draw.FitRight(text, c.Width)
 		}
-		segs = append(segs, seg{fit(text, c.width), style})
+		segs = append(segs, draw.Seg{Text: draw.Fit(text, c.Width), Style: style})
 	}
 	return segs
 }
@@ -348,14 +349,14 @@ func nodesCell(ns []sessions.SessionNode, w int) string {
 	if len(ns) > 1 {
 		more = " +" + strconv.Itoa(len(ns)-1)
 	}
-	return cleanLeft(ns[0].Path, max(w-len([]rune(ref))-len(more), 4)) + ref + more
+	return draw.CleanLeft(ns[0].Path, max(w-len([]rune(ref))-len(more), 4)) + ref + more
 }
 
 // detail is the detail box: the selected session or cycle spelled out.
 func (p *sessionsPane) detail(st *themes.Styles, w int, now time.Time) (string, []string) {
 	var lines []string
 	add := func(style lipgloss.Style, text string) {
-		for _, l := range wrap(text, max(w-2, 8)) {
+		for _, l := range draw.Wrap(text, max(w-2, 8)) {
 			lines = append(lines, style.Render(" "+l))
 		}
 	}
@@ -364,28 +365,28 @@ func (p *sessionsPane) detail(st *themes.Styles, w int, now time.Time) (string, 
 		switch d.State {
 		case model.CycleDeadlock:
 			title = "CROSS-LOCK DEADLOCK"
-			add(st.Alarm, "No handoff on any of these waits for "+since(now, d.Since)+" (since "+clock(d.Since)+"):")
+			add(st.Alarm, "No handoff on any of these waits for "+draw.Since(now, d.Since)+" (since "+draw.Clock(d.Since)+"):")
 		case model.CycleSelfWait:
 			title = "SELF-WAIT"
-			add(st.Warning, "A session waits behind its own node, for "+since(now, d.Since)+":")
+			add(st.Warning, "A session waits behind its own node, for "+draw.Since(now, d.Since)+":")
 		default:
-			add(st.Warning, "Seen for "+since(now, d.Since)+": a deadlock if it stands "+dur(sessions.DeadlockAfter)+" with no handoff.")
+			add(st.Warning, "Seen for "+draw.Since(now, d.Since)+": a deadlock if it stands "+draw.Dur(sessions.DeadlockAfter)+" with no handoff.")
 		}
 		for _, wt := range d.Waits {
 			holds := "-"
 			if s := p.ss.Find(wt.Session); s != nil && len(s.Holds) > 0 {
 				parts := make([]string, 0, len(s.Holds))
 				for _, h := range s.Holds {
-					parts = append(parts, cleanLeft(h.Path, 30)+" "+nodeRef(h.Node))
+					parts = append(parts, draw.CleanLeft(h.Path, 30)+" "+nodeRef(h.Node))
 				}
 				holds = strings.Join(parts, ", ")
 			}
-			client := clean(wt.Client, 40)
+			client := draw.Clean(wt.Client, 40)
 			if client == "" {
 				client = "client unknown"
 			}
-			add(st.Text, session(wt.Session)+" ("+client+") holds "+holds+"; waits on "+cleanLeft(wt.Path, 30)+" "+
-				nodeRef(wt.Node)+" since "+clock(wt.Since)+", held by "+session(wt.Holder)+" "+nodeRef(wt.HolderNode))
+			add(st.Text, draw.Session(wt.Session)+" ("+client+") holds "+holds+"; waits on "+draw.CleanLeft(wt.Path, 30)+" "+
+				nodeRef(wt.Node)+" since "+draw.Clock(wt.Since)+", held by "+draw.Session(wt.Holder)+" "+nodeRef(wt.HolderNode))
 		}
 		add(st.Muted, sessions.SessionsCaveat)
 		return st.Title.Render(title), lines
@@ -394,21 +395,21 @@ func (p *sessionsPane) detail(st *themes.Styles, w int, now time.Time) (string, 
 	if s == nil {
 		return st.Title.Render("Session"), nil
 	}
-	client := clean(s.Client, 0)
+	client := draw.Clean(s.Client, 0)
 	if client == "" {
 		client = "client unknown (the servers do not tell)"
 	}
 	add(st.Text, "client "+client)
 	for _, h := range s.Holds {
-		add(st.Holder, "holds "+cleanLeft(h.Path, 40)+" "+nodeRef(h.Node)+" since "+clock(h.Since)+" ("+since(now, h.Since)+")")
+		add(st.Holder, "holds "+draw.CleanLeft(h.Path, 40)+" "+nodeRef(h.Node)+" since "+draw.Clock(h.Since)+" ("+draw.Since(now, h.Since)+")")
 	}
 	for _, wt := range s.Waits {
-		add(st.Waiter, "waits on "+cleanLeft(wt.Path, 40)+" "+nodeRef(wt.Node)+" since "+clock(wt.Since)+" ("+since(now, wt.Since)+")")
+		add(st.Waiter, "waits on "+draw.CleanLeft(wt.Path, 40)+" "+nodeRef(wt.Node)+" since "+draw.Clock(wt.Since)+" ("+draw.Since(now, wt.Since)+")")
 	}
 	if len(s.WaitsFor) > 0 {
 		parts := make([]string, len(s.WaitsFor))
 		for i, o := range s.WaitsFor {
-			parts[i] = session(o)
+			parts[i] = draw.Session(o)
 		}
 		add(st.Muted, "waits for "+strings.Join(parts, ", "))
 	}
@@ -416,9 +417,9 @@ func (p *sessionsPane) detail(st *themes.Styles, w int, now time.Time) (string, 
 	case s.Blocks == 0:
 		add(st.Muted, "blocks no other session")
 	default:
-		add(st.Danger, fmt.Sprintf("blocks %s (%d directly); the longest has waited %s", plural(s.Blocks, "session"), s.BlocksDirect, dur(s.OldestWait)))
+		add(st.Danger, fmt.Sprintf("blocks %s (%d directly); the longest has waited %s", plural(s.Blocks, "session"), s.BlocksDirect, draw.Dur(s.OldestWait)))
 	}
-	return st.Title.Render("Session " + session(s.Session)), lines
+	return st.Title.Render("Session " + draw.Session(s.Session)), lines
 }
 
 // keysOf sets the keys of the console while the pane is shown: no
@@ -444,7 +445,7 @@ func (p *sessionsPane) copyTarget() (raw, shown string, ok bool) {
 	if s == nil {
 		return "", "", false
 	}
-	id := session(s.Session)
+	id := draw.Session(s.Session)
 	return id, "session " + id, true
 }
 
@@ -459,30 +460,30 @@ func deadlockBanner(st *themes.Styles, snap *model.Snapshot, now time.Time, w in
 	style := st.Warning
 	paths := make([]string, len(d.Paths))
 	for i, p := range d.Paths {
-		paths[i] = cleanLeft(p, 30)
+		paths[i] = draw.CleanLeft(p, 30)
 	}
 	on := " on " + strings.Join(paths, ", ")
 	switch d.State {
 	case model.CycleDeadlock:
 		style = st.Alarm
-		text = " ‼ CROSS-LOCK DEADLOCK " + since(now, d.Since) + ": " + cycleShort(d) + on
+		text = " ‼ CROSS-LOCK DEADLOCK " + draw.Since(now, d.Since) + ": " + cycleShort(d) + on
 	case model.CycleSelfWait:
-		text = " ! SELF-WAIT: session " + session(d.Sessions[0]) + " waits behind its own node" + on
+		text = " ! SELF-WAIT: session " + draw.Session(d.Sessions[0]) + " waits behind its own node" + on
 	default:
-		text = " ! CYCLE over sessions, " + since(now, d.Since) + " old: " + cycleShort(d) + on
+		text = " ! CYCLE over sessions, " + draw.Since(now, d.Since) + " old: " + cycleShort(d) + on
 	}
 	if n := len(snap.Deadlocks) - 1; n > 0 {
 		text += fmt.Sprintf(" (+%d more)", n)
 	}
 	hint := " w: sessions "
-	return style.Render(fit(clean(text, w-len(hint)), w-len(hint)) + hint)
+	return style.Render(draw.Fit(draw.Clean(text, w-len(hint)), w-len(hint)) + hint)
 }
 
 // cycleShort is "0x1 ⇄ 0x2" for two sessions, "0x1 → 0x2 → 0x3 → 0x1"
 // for more.
 func cycleShort(d *model.Deadlock) string {
 	if len(d.Sessions) == 2 {
-		return session(d.Sessions[0]) + " ⇄ " + session(d.Sessions[1])
+		return draw.Session(d.Sessions[0]) + " ⇄ " + draw.Session(d.Sessions[1])
 	}
 	return cycleSessions(d)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // The class checks of #41: every frame agrees with the snapshot it was
@@ -159,7 +160,7 @@ func TestFramesAgreeWithSnapshot(t *testing.T) {
 			}
 			if moved(prev, after) && key != "s" {
 				if !lastMove.IsZero() && m.now.Sub(lastMove) < holdOrder {
-					t.Fatalf("%s\nthe list moved at %s and again at %s: %v -> %v", where(), clock(lastMove), clock(m.now), prev, after)
+					t.Fatalf("%s\nthe list moved at %s and again at %s: %v -> %v", where(), draw.Clock(lastMove), draw.Clock(m.now), prev, after)
 				}
 				if !lastKey.IsZero() && m.now.Sub(lastKey) < holdOrder {
 					t.Fatalf("%s\nthe list moved %s after a key: %v -> %v", where(), m.now.Sub(lastKey), prev, after)
@@ -250,13 +251,13 @@ func checkDialog(t *testing.T, m Model, snap *model.Snapshot, v string, where fu
 	case *forceDialog:
 		want := "waiting in line"
 		if n.Role == ordering.RoleHolder || n.Believes == ordering.RoleHolder {
-			want = "HOLDER for " + since(m.now, n.Since())
+			want = "HOLDER for " + draw.Since(m.now, n.Since())
 		}
 		if !strings.Contains(v, "Role      "+want) {
 			t.Fatalf("%s\nthe force dialog's role is not %q", where(), want)
 		}
 	case *detailsDialog:
-		for _, want := range []string{"(" + since(m.now, n.Ctime()) + " ago)", "Role       " + n.Role.String() + " by sequence"} {
+		for _, want := range []string{"(" + draw.Since(m.now, n.Ctime()) + " ago)", "Role       " + n.Role.String() + " by sequence"} {
 			if !strings.Contains(v, want) {
 				t.Fatalf("%s\nthe details popup lacks %q", where(), want)
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/draw"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -300,7 +301,7 @@ func TestDur(t *testing.T) {
 		-time.Second: "0s", 45 * time.Second: "45s", 133 * time.Second: "2m13s",
 		time.Hour + 2*time.Minute: "1h02m", 76 * time.Hour: "3d04h",
 	} {
-		if got := dur(d); got != want {
+		if got := draw.Dur(d); got != want {
 			t.Errorf("dur(%v) = %q, want %q", d, got, want)
 		}
 	}

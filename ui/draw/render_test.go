@@ -1,4 +1,4 @@
-package ui
+package draw
 
 import (
 	"math/rand"
@@ -17,7 +17,7 @@ import (
 func TestWrapFitsWidth(t *testing.T) {
 	check := func(s string, w int) {
 		t.Helper()
-		got := wrap(s, w)
+		got := Wrap(s, w)
 		for _, l := range got {
 			if ansi.StringWidth(l) > w {
 				t.Fatalf("wrap(%q, %d): line %q is %d cells", s, w, l, ansi.StringWidth(l))
