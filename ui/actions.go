@@ -19,23 +19,23 @@ import (
 // take starts acquiring the selected lock, asking read or write first on a
 // read/write queue.
 func (m Model) take() (tea.Model, tea.Cmd) {
-	row := m.list.current()
+	row := m.list.Current()
 	if row == nil {
 		return m, nil
 	}
-	if q := m.snap.Queue(row.path); q != nil {
+	if q := m.snap.Queue(row.Path); q != nil {
 		if why := notALock(q); why != "" {
 			m.notice = notice{text: why, failed: true}
 			return m, nil
 		}
 		for _, n := range q.Nodes.All() {
 			if k := n.Kind; k == ordering.KindRead || k == ordering.KindWrite {
-				m.dialog = &takeDialog{path: row.path}
+				m.dialog = &takeDialog{path: row.Path}
 				return m, nil
 			}
 		}
 	}
-	return m, m.perform(intent{kind: intentTake, path: row.path, lockKind: ordering.KindMutex})
+	return m, m.perform(intent{kind: intentTake, path: row.Path, lockKind: ordering.KindMutex})
 }
 
 // notALock says why the operator may not take q, "" when they may: a
@@ -59,9 +59,9 @@ func notALock(q *model.Queue) string {
 // lock they have when the selection is elsewhere.
 func (m Model) release() (tea.Model, tea.Cmd) {
 	path := ""
-	if row := m.list.current(); row != nil {
-		if _, ok := m.own[row.path]; ok {
-			path = row.path
+	if row := m.list.Current(); row != nil {
+		if _, ok := m.own[row.Path]; ok {
+			path = row.Path
 		}
 	}
 	if path == "" && len(m.own) == 1 {
@@ -296,8 +296,8 @@ func (m *Model) enter() {
 	case focusList:
 		// The queue is drawn already: say that the keys went to it.
 		m.focus = focusQueue
-		if row := m.list.current(); row != nil {
-			m.notice = notice{text: "in the queue of " + draw.CleanLeft(row.path, 50) + ": ↑/↓ choose a node, enter shows it, tab moves on"}
+		if row := m.list.Current(); row != nil {
+			m.notice = notice{text: "in the queue of " + draw.CleanLeft(row.Path, 50) + ": ↑/↓ choose a node, enter shows it, tab moves on"}
 		}
 	case focusQueue:
 		if n := m.queue.node(); n != nil {
@@ -315,8 +315,8 @@ func (m *Model) present(msg tea.KeyMsg, k KeyMap) tea.Cmd {
 		return nil
 	}
 	path := ""
-	if row := m.list.current(); row != nil {
-		path = row.path
+	if row := m.list.Current(); row != nil {
+		path = row.Path
 	}
 	switch {
 	case key.Matches(msg, k.Pause):
@@ -392,9 +392,9 @@ func (m *Model) showSessionInQueues() {
 	m.mark = id
 	m.view = viewMain
 	if first != "" {
-		m.list.filter.Reset()
-		m.list.selected = first
-		m.list.refresh()
+		m.list.Filter.Reset()
+		m.list.Selected = first
+		m.list.Refresh()
 	}
 	m.focus = focusQueue
 	m.rebuild()

@@ -4,8 +4,8 @@
 //
 // Only Model implements tea.Model (model.go; its actions in actions.go).
 // Each pane is a child model in its own file with Update(msg) and View()
-// (locklist.go, queue.go, eventlog.go, sessions.go; a queue row's cells
-// in queuecells.go): the root gives them their size, clock and border
+// (queue.go, eventlog.go, sessions.go; a queue row's cells in
+// queuecells.go), or a package of its own (ui/locklist): the root gives them their size, clock and border
 // (draw.Pane), handles global keys and hands the rest to the focused pane.
 // Tables size each column from what the rows on screen hold
 // (draw.LayoutColumns), and the border between the list and the
@@ -16,7 +16,7 @@
 // a dialog about nodes follows them through every snapshot and tick
 // (follower, dialog.go), so it never offers what is gone. The lock list
 // draws a held order, re-sorted on s or after a quiet holdOrder
-// (listorder.go), so keys act on the rows drawn. The status bar reads the
+// (locklist.HoldOrder), so keys act on the rows drawn. The status bar reads the
 // own waiter's place from the snapshot (ownlocks.go). View is pure: the clock arrives as a tick message and
 // the size as a WindowSizeMsg. Snapshots and the operator's own lock states
 // are pumped in from channels; actions go out through a Backend, called
@@ -35,8 +35,6 @@
 //   - header.go and statusbar.go: the top line (ensemble, session,
 //     connection, watch mode) and the status line (own locks, the last
 //     action's notice); banners.go: the warnings' banners.
-//   - lockrow.go: one lock parent summarised for the list; listorder.go:
-//     the list's orders and filter, sized for 100,000 parents.
 //   - names.go: a lock node's sequence and short name; nodeindex.go: a
 //     snapshot's nodes by name.
 //   - The package draw (ui/draw) holds the sanitizer's one door, cells,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/locklist"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -15,8 +16,8 @@ import (
 
 func visiblePaths(m Model) []string {
 	var out []string
-	for _, i := range m.list.visible {
-		out = append(out, m.list.rows[i].path)
+	for _, i := range m.list.Visible {
+		out = append(out, m.list.Rows[i].Path)
 	}
 	return out
 }
@@ -31,18 +32,18 @@ func TestFilter(t *testing.T) {
 		t.Errorf("queue follows the filtered selection: %q", m.queue.path)
 	}
 	// Keys typed into the filter are not commands.
-	if m.list.sort != sortContention || m.dialog != nil {
+	if m.list.Sort != locklist.SortContention || m.dialog != nil {
 		t.Fatal("typing in the filter ran commands")
 	}
 	m, _ = press(m, "enter")
-	if m.list.filtering || len(m.list.visible) != 1 {
-		t.Fatalf("enter keeps the filter: filtering=%v visible=%d", m.list.filtering, len(m.list.visible))
+	if m.list.Filtering || len(m.list.Visible) != 1 {
+		t.Fatalf("enter keeps the filter: filtering=%v visible=%d", m.list.Filtering, len(m.list.Visible))
 	}
 	if !strings.Contains(ansi.Strip(m.View()), " / ORD") {
 		t.Error("the kept filter is not shown")
 	}
 	m, _ = press(m, "esc")
-	if len(m.list.visible) != 7 || m.list.filter.Value() != "" {
+	if len(m.list.Visible) != 7 || m.list.Filter.Value() != "" {
 		t.Fatalf("esc clears the filter: %v", visiblePaths(m))
 	}
 	// A warning code filters too.
@@ -63,12 +64,12 @@ func TestSortCycle(t *testing.T) {
 	// Broken queues first, then those with waiters by the oldest wait,
 	// then the longest holds (here the same as by contention).
 	want = []string{"/locks/inventory", "/locks/shared-ledger", "/locks/job-a", "/locks/orders", "/locks/reports", "/locks/idle", "/locks/nope"}
-	if got := visiblePaths(m); m.list.sort != sortStuck || strings.Join(got, " ") != strings.Join(want, " ") {
+	if got := visiblePaths(m); m.list.Sort != locklist.SortStuck || strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("stuck-first order:\n got %v\nwant %v", got, want)
 	}
 	m, _ = press(m, "s")
 	want = []string{"/locks/reports", "/locks/orders", "/locks/shared-ledger", "/locks/job-a"}
-	if got := visiblePaths(m); m.list.sort != sortHold || strings.Join(got[:4], " ") != strings.Join(want, " ") {
+	if got := visiblePaths(m); m.list.Sort != locklist.SortHold || strings.Join(got[:4], " ") != strings.Join(want, " ") {
 		t.Errorf("hold order:\n got %v\nwant %v…", got, want)
 	}
 	if !strings.Contains(ansi.Strip(m.View()), "sort: hold time") {
@@ -76,12 +77,12 @@ func TestSortCycle(t *testing.T) {
 	}
 	m, _ = press(m, "s")
 	want = []string{"/locks/idle", "/locks/inventory", "/locks/job-a", "/locks/nope", "/locks/orders", "/locks/reports", "/locks/shared-ledger"}
-	if got := visiblePaths(m); m.list.sort != sortName || strings.Join(got, " ") != strings.Join(want, " ") {
+	if got := visiblePaths(m); m.list.Sort != locklist.SortName || strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("name order:\n got %v\nwant %v", got, want)
 	}
 	m, _ = press(m, "s")
-	if m.list.sort != sortContention {
-		t.Errorf("sort does not cycle back: %v", m.list.sort)
+	if m.list.Sort != locklist.SortContention {
+		t.Errorf("sort does not cycle back: %v", m.list.Sort)
 	}
 }
 
@@ -344,7 +345,7 @@ func TestMouseWheelScrollsFocusedPane(t *testing.T) {
 	if m.queue.cursor != 0 {
 		t.Errorf("wheel up: cursor %d, want 0", m.queue.cursor)
 	}
-	if m.list.selected != "/locks/job-a" {
+	if m.list.Selected != "/locks/job-a" {
 		t.Error("the wheel moved the unfocused list")
 	}
 }

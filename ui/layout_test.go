@@ -158,17 +158,17 @@ func tableCheck(t *testing.T, where string, lines []string, x0, inner int, cols 
 // beside blank cells of the other.
 func checkTables(t *testing.T, where string, m Model, cuts map[string]bool) {
 	t.Helper()
-	if m.view != viewMain || m.dialog != nil || m.list.filterShown() {
+	if m.view != viewMain || m.dialog != nil || m.list.FilterShown() {
 		return
 	}
 	lines := strings.Split(ansi.Strip(m.View()), "\n")
 	fr := m.layoutPanes()
 	cut := func(s string) bool { return cuts[s] }
 	l := &m.list
-	listRows := l.rowsFor(fr.bodyH - 2)
-	if len(l.visible) > 0 {
-		lcols := l.columns(m.st, fr.listW-2, l.offset, min(l.offset+listRows, len(l.visible)), m.now)
-		skip := map[string]bool{"PATH": l.offset > 0 || len(l.visible) > listRows} // sized by every path
+	listRows := l.RowsFor(fr.bodyH - 2)
+	if len(l.Visible) > 0 {
+		lcols := l.Columns(m.st, fr.listW-2, l.Offset, min(l.Offset+listRows, len(l.Visible)), m.now)
+		skip := map[string]bool{"PATH": l.Offset > 0 || len(l.Visible) > listRows} // sized by every path
 		tableCheck(t, where+" list", lines, 1, fr.listW-2, lcols, func(row []rune) bool {
 			return row[0] == ' ' || row[0] == '❯'
 		}, skip, cut)
@@ -183,7 +183,7 @@ func checkTables(t *testing.T, where string, m Model, cuts map[string]bool) {
 			return err == nil
 		}, map[string]bool{"POS": true, "SEQ": true}, cut)
 	}
-	listSpare, listShort := l.slack(m.st, fr.listW-2, fr.bodyH-2, m.now)
+	listSpare, listShort := l.Slack(m.st, fr.listW-2, fr.bodyH-2, m.now)
 	queueSpare, queueShort := q.slack(m.st, m.snap, fr.queueW-2, fr.bodyH-2, m.now)
 	if queueShort > 0 && listSpare > 0 {
 		t.Errorf("%s: the queue is %d cells short while the list leaves %d blank", where, queueShort, listSpare)

@@ -11,6 +11,7 @@ import (
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/timeline"
 	"github.com/zklock/zklock/ui/draw"
+	"github.com/zklock/zklock/ui/locklist"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/zklock/zklock/themes"
@@ -64,7 +65,7 @@ type Model struct {
 	// core's last re-check (ownLocks.seenIn).
 	ownSeen ownLocks
 
-	list      lockList
+	list      locklist.List
 	queue     queuePane
 	log       eventLog
 	focus     focusArea
@@ -111,10 +112,10 @@ func New(opts Options) Model {
 		now:       opts.Now(),
 		own:       ownLocks{},
 		taking:    map[string]*pendingTake{},
-		list:      newLockList(),
+		list:      locklist.New(),
 		narration: narration{on: opts.Narration},
 	}
-	m.list.roots = opts.Roots
+	m.list.Roots = opts.Roots
 	if opts.Connect != nil {
 		m.dial = &connecting{servers: opts.Servers, since: m.now, timeout: opts.ConnectTimeout}
 	}
@@ -164,7 +165,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.fixScroll()
 	case tickMsg:
 		m.now = time.Time(msg)
-		if m.list.settle(m.now) {
+		if m.list.Settle(m.now) {
 			m.syncQueue()
 		}
 		m.readReplay()
@@ -205,7 +206,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		switch {
 		case m.dialog != nil:
 			m.dialog, _, cmd = m.dialog.update(msg, m.dkeys)
-		case m.list.filtering:
+		case m.list.Filtering:
 			m.list, cmd = m.list.Update(msg)
 		}
 		return m, cmd
@@ -226,7 +227,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.dialog, it, cmd = m.dialog.update(msg, m.dkeys)
 		return m, tea.Batch(cmd, m.perform(it))
-	case m.list.filtering:
+	case m.list.Filtering:
 		return m.toList(msg)
 	case m.view == viewSessions && key.Matches(msg, k.Enter):
 		m.showSessionInQueues()
@@ -259,7 +260,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			step = focusAreas - 1
 		}
 		m.focus = (m.focus + step) % focusAreas
-	case m.mark != 0 && m.list.filter.Value() == "" && key.Matches(msg, k.Clear):
+	case m.mark != 0 && m.list.Filter.Value() == "" && key.Matches(msg, k.Clear):
 		m.mark, m.notice = 0, notice{text: "mark cleared"}
 		m.rebuild()
 	case key.Matches(msg, k.Filter):
@@ -312,7 +313,7 @@ func (m Model) mouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
 	if _, ok := draw.WheelDelta(msg); ok {
 		return m.toFocused(msg)
 	}
-	if !draw.LeftClick(msg) || m.list.filtering {
+	if !draw.LeftClick(msg) || m.list.Filtering {
 		return m, nil
 	}
 	fr := m.frame()
@@ -386,7 +387,7 @@ func (m *Model) modeKeys() KeyMap {
 // both matching and the footer.
 func (m *Model) activeKeys() KeyMap {
 	k := m.keys
-	row := m.list.current()
+	row := m.list.Current()
 	node := m.queue.node()
 	rw := !m.readOnly
 	k.Enter.SetEnabled(row != nil && m.focus != focusLog)
@@ -396,7 +397,7 @@ func (m *Model) activeKeys() KeyMap {
 	} else {
 		k.Enter.SetHelp("enter", "open queue")
 	}
-	k.Take.SetEnabled(rw && row != nil && !m.own.active(row.path))
+	k.Take.SetEnabled(rw && row != nil && !m.own.active(row.Path))
 	k.Release.SetEnabled(rw && len(m.own) > 0)
 	// A plain ephemeral lock's rows are shown, not acted on: its waiters
 	// own no node, and its node has no sequence to confirm a force with.
@@ -404,7 +405,7 @@ func (m *Model) activeKeys() KeyMap {
 	acts := node != nil && node.Recipe != ordering.RecipeEphemeral && node.Part() != model.PartBarrier && node.Part() != model.PartWaiter
 	k.Revoke.SetEnabled(rw && acts && node.Believes == ordering.RoleHolder)
 	k.Force.SetEnabled(rw && acts)
-	k.Clear.SetEnabled(m.list.filter.Value() != "")
+	k.Clear.SetEnabled(m.list.Filter.Value() != "")
 	if m.view == viewMain {
 		m.markKeys(&k)
 	} else {
@@ -427,7 +428,7 @@ func (m *Model) activeKeys() KeyMap {
 
 // markKeys lets esc clear the mark while no filter takes it.
 func (m *Model) markKeys(k *KeyMap) {
-	if m.mark != 0 && m.list.filter.Value() == "" {
+	if m.mark != 0 && m.list.Filter.Value() == "" {
 		k.Clear.SetEnabled(true)
 		k.Clear.SetHelp("esc", "clear mark")
 	}
@@ -447,8 +448,8 @@ func (m *Model) copyTarget() (raw, shown string, ok bool) {
 			return raw, shown, true
 		}
 	}
-	if row := m.list.current(); row != nil {
-		return row.path, draw.Clean(row.path, 0), true
+	if row := m.list.Current(); row != nil {
+		return row.Path, draw.Clean(row.Path, 0), true
 	}
 	return "", "", false
 }
@@ -466,7 +467,7 @@ func (m *Model) applyUpdate(u model.Update) {
 		if before == nil {
 			// The rows so far were the configured paths, unread: the
 			// first picture is sorted, not appended to them.
-			m.list.resort(m.now)
+			m.list.Resort(m.now)
 		}
 	}
 	for _, e := range u.Changes {
@@ -475,7 +476,7 @@ func (m *Model) applyUpdate(u model.Update) {
 	if u.Dropped > 0 {
 		m.log.add(logEntry{at: m.now, kind: logFailed, text: fmt.Sprintf("%d events dropped: the console fell behind", u.Dropped)})
 	}
-	m.narration.follow(u.Changes, before, m.snap, m.list.selected)
+	m.narration.follow(u.Changes, before, m.snap, m.list.Selected)
 	m.followDialog()
 	m.rebuild()
 }
@@ -508,18 +509,18 @@ func (m *Model) readReplay() {
 // and the locks of a cross-lock deadlock.
 func (m *Model) rebuild() {
 	m.ownSeen = m.own.seenIn(m.snap)
-	m.list.rebuild(m.snap, m.opts.Paths, m.own)
+	m.list.Rebuild(m.snap, m.opts.Paths, m.own.lost())
 	m.syncQueue()
 	if m.view == viewSessions {
 		m.sessions.set(m.snap)
 	}
 	m.queue.mark = m.mark
-	m.list.markSession(m.snap, m.mark)
+	m.list.MarkSession(m.snap, m.mark)
 }
 
 // syncQueue shows the queue of the lock selected in the list.
 func (m *Model) syncQueue() {
-	path := m.list.selected
+	path := m.list.Selected
 	var own *OwnLock
 	if o, ok := m.own[path]; ok {
 		own = &o
@@ -531,7 +532,7 @@ func (m *Model) syncQueue() {
 // fixScroll keeps both cursors on screen after a change of size or data.
 func (m *Model) fixScroll() {
 	m.layoutPanes()
-	m.list.keepInView()
+	m.list.KeepInView()
 	m.queue.keepInView()
 }
 
@@ -577,7 +578,7 @@ func (m *Model) splitWidth(listW, bodyH int) int {
 // splitStep is one step of splitWidth.
 func (m *Model) splitStep(listW, bodyH int) int {
 	queueW := m.width - listW
-	listSpare, listShort := m.list.slack(m.st, listW-2, bodyH-2, m.now)
+	listSpare, listShort := m.list.Slack(m.st, listW-2, bodyH-2, m.now)
 	queueSpare, queueShort := m.queue.slack(m.st, m.snap, queueW-2, bodyH-2, m.now)
 	switch {
 	case queueShort > 0 && listSpare > 0:
@@ -613,7 +614,7 @@ func (m *Model) layoutPanes() frame {
 		return p
 	}
 	m.list.Pane = at(focusList, fr.listW, fr.bodyH)
-	m.list.keys = m.keys
+	m.list.Keys = locklist.Keys{Filter: m.keys.Filter, Clear: m.keys.Clear, Sort: m.keys.Sort, Waiting: m.keys.Waiting}
 	m.queue.Pane = at(focusQueue, fr.queueW, fr.bodyH)
 	m.queue.snap = m.snap
 	m.log.Pane = at(focusLog, m.width, fr.logH)
@@ -654,7 +655,7 @@ func (m Model) View() string {
 	default:
 		lines = append(lines, statusView(m.st, m.ownSeen, m.notice, m.readOnly, m.recording, w, m.now))
 	}
-	lines = append(lines, footerView(m.st, m.activeKeys(), m.list.filtering, w))
+	lines = append(lines, footerView(m.st, m.activeKeys(), m.list.Filtering, w))
 	if m.dialog != nil {
 		lines = overlay(lines, m.dialog.view(m.st, w, h), w)
 	}

@@ -42,15 +42,15 @@ func TestClickSelectsLock(t *testing.T) {
 		listW := m.frame().listW
 		x, y := cellOf(t, m, "orders", 0, listW)
 		m = click(m, x, y)
-		if m.focus != focusList || m.list.selected != "/locks/orders" || m.queue.path != "/locks/orders" {
-			t.Errorf("%dx%d: click at %d,%d: focus %d, selected %q, queue %q", sz[0], sz[1], x, y, m.focus, m.list.selected, m.queue.path)
+		if m.focus != focusList || m.list.Selected != "/locks/orders" || m.queue.path != "/locks/orders" {
+			t.Errorf("%dx%d: click at %d,%d: focus %d, selected %q, queue %q", sz[0], sz[1], x, y, m.focus, m.list.Selected, m.queue.path)
 		}
 		// With a filter kept, its line sits above the column header.
 		m, _ = press(m, "/", "o", "enter")
 		x, y = cellOf(t, m, "job-a", 0, listW)
 		m = click(m, x, y)
-		if m.list.selected != "/locks/job-a" {
-			t.Errorf("%dx%d: under a filter, click on job-a selected %q", sz[0], sz[1], m.list.selected)
+		if m.list.Selected != "/locks/job-a" {
+			t.Errorf("%dx%d: under a filter, click on job-a selected %q", sz[0], sz[1], m.list.Selected)
 		}
 	}
 }
@@ -95,12 +95,12 @@ func TestClickNodeUnderBanners(t *testing.T) {
 // event log takes the focus; dialogs and the filter ignore clicks.
 func TestClickElsewhere(t *testing.T) {
 	m := selectPath(newTest("dark", 160, 48), "/locks/job-a")
-	before := m.list.selected
+	before := m.list.Selected
 	top := 1 + m.bannerLines()
 	for _, at := range [][2]int{{5, 0}, {5, top}, {5, top + 1}, {100, top + 1}, {5, 47}} {
 		m = click(m, at[0], at[1])
-		if m.list.selected != before || m.queue.cursor != 0 {
-			t.Errorf("click at %v changed the selection to %q / node %d", at, m.list.selected, m.queue.cursor)
+		if m.list.Selected != before || m.queue.cursor != 0 {
+			t.Errorf("click at %v changed the selection to %q / node %d", at, m.list.Selected, m.queue.cursor)
 		}
 	}
 	fr := m.frame()
@@ -116,7 +116,7 @@ func TestClickElsewhere(t *testing.T) {
 	}
 	m, _ = press(m, "esc", "/")
 	m = click(m, 100, top+4)
-	if m.focus != focusList || !m.list.filtering {
+	if m.focus != focusList || !m.list.Filtering {
 		t.Error("a click took the focus from the filter")
 	}
 }
@@ -134,10 +134,10 @@ func TestWheelScrollsFocused(t *testing.T) {
 		t.Errorf("wheel up: cursor %d, want 0", m.queue.cursor)
 	}
 	m, _ = press(m, "tab", "tab") // the lock list
-	was := m.list.cursor
+	was := m.list.Cursor
 	m = wheel(m, tea.MouseButtonWheelDown)
-	if m.list.cursor != was+draw.WheelRows || m.queue.path != m.list.selected {
-		t.Errorf("wheel down in the list: cursor %d (was %d), queue %q", m.list.cursor, was, m.queue.path)
+	if m.list.Cursor != was+draw.WheelRows || m.queue.path != m.list.Selected {
+		t.Errorf("wheel down in the list: cursor %d (was %d), queue %q", m.list.Cursor, was, m.queue.path)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/locklist"
 )
 
 // TestLockListHoldsOrder: sorted by contention, the list does not
@@ -17,15 +18,15 @@ func TestLockListHoldsOrder(t *testing.T) {
 	m := newTest("mono", 160, 48)
 	shown := func() []string {
 		var out []string
-		for _, i := range m.list.visible {
-			out = append(out, m.list.rows[i].path)
+		for _, i := range m.list.Visible {
+			out = append(out, m.list.Rows[i].Path)
 		}
 		return out
 	}
 	before := shown()
-	c := m.list.cursor
+	c := m.list.Cursor
 	m, _ = press(m, "down")
-	sel := m.list.selected
+	sel := m.list.Selected
 	if sel != before[c+1] {
 		t.Fatalf("j from row %d selected %s, want %s", c, sel, before[c+1])
 	}
@@ -48,26 +49,26 @@ func TestLockListHoldsOrder(t *testing.T) {
 		}
 	}
 	m = step(m, updateMsg{model.Update{Snapshot: snap}})
-	if got := shown(); strings.Join(got, " ") != strings.Join(before, " ") || m.list.selected != sel {
-		t.Fatalf("the list moved under the cursor: %v (selected %s), was %v (selected %s)", got, m.list.selected, before, sel)
+	if got := shown(); strings.Join(got, " ") != strings.Join(before, " ") || m.list.Selected != sel {
+		t.Fatalf("the list moved under the cursor: %v (selected %s), was %v (selected %s)", got, m.list.Selected, before, sel)
 	}
 	if foot := ansi.Strip(m.View()); !strings.Contains(foot, "sort: contention · held while you move") {
 		t.Errorf("the held order is not said")
 	}
 	m, _ = press(m, "down")
-	if m.list.selected != before[c+2] {
-		t.Errorf("j went to %s, want the row shown below, %s", m.list.selected, before[c+2])
+	if m.list.Selected != before[c+2] {
+		t.Errorf("j went to %s, want the row shown below, %s", m.list.Selected, before[c+2])
 	}
-	sel = m.list.selected
+	sel = m.list.Selected
 	// Ticks within the hold keep it; after it, the sort applies.
-	m = step(m, tickMsg(t0.Add(holdOrder-time.Second)))
+	m = step(m, tickMsg(t0.Add(locklist.HoldOrder-time.Second)))
 	if strings.Join(shown(), " ") != strings.Join(before, " ") {
 		t.Errorf("re-sorted before the hold ran out")
 	}
-	m = step(m, tickMsg(t0.Add(holdOrder+time.Second)))
+	m = step(m, tickMsg(t0.Add(locklist.HoldOrder+time.Second)))
 	grown := before[len(before)-2]
-	if got := shown(); indexOf(got, grown) >= indexOf(before, grown) || m.list.selected != sel {
-		t.Errorf("after the hold: %v, selected %s; want %s moved up and %s still selected", got, m.list.selected, grown, sel)
+	if got := shown(); indexOf(got, grown) >= indexOf(before, grown) || m.list.Selected != sel {
+		t.Errorf("after the hold: %v, selected %s; want %s moved up and %s still selected", got, m.list.Selected, grown, sel)
 	}
 }
 

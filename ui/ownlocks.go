@@ -105,3 +105,13 @@ type pendingTake struct {
 	loggedAt time.Time // when the answer was logged (it came first)
 	reported time.Time // the first report's time (it came first)
 }
+
+// lost maps the path of each own lock to whether it is lost or suspended
+// (it may no longer be held), for the list's flags.
+func (o ownLocks) lost() map[string]bool {
+	out := make(map[string]bool, len(o))
+	for p, l := range o {
+		out[p] = l.State == OwnLost || l.State == OwnSuspended
+	}
+	return out
+}

@@ -131,7 +131,7 @@ func checkSentences(t *testing.T, where, view string) {
 // holder's role are on screen.
 func checkEssentials(t *testing.T, where string, m Model, view string) {
 	t.Helper()
-	sel := m.list.selected
+	sel := m.list.Selected
 	if sel == "" {
 		return
 	}

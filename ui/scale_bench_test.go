@@ -277,8 +277,8 @@ func TestIncidentQueue(t *testing.T) {
 	}
 	checkFrame(t, ansi.Strip(m.View()), 160, 48)
 	m, _ = press(m, "/", "huge", "enter")
-	if len(m.list.visible) != 1 || m.queue.path != "/locks/huge" || m.queue.count() != incidentNodes {
-		t.Errorf("filter: %d rows, queue %q of %d", len(m.list.visible), m.queue.path, m.queue.count())
+	if len(m.list.Visible) != 1 || m.queue.path != "/locks/huge" || m.queue.count() != incidentNodes {
+		t.Errorf("filter: %d rows, queue %q of %d", len(m.list.Visible), m.queue.path, m.queue.count())
 	}
 }
 

@@ -160,12 +160,12 @@ func TestSessionsMarkHighlightsNodes(t *testing.T) {
 	m, _ := press(withDeadlock(newTest("dark", 160, 48)), "w")
 	m = selectSession(t, m, payOne)
 	m, _ = press(m, "enter")
-	if m.view != viewMain || m.mark != payOne || m.list.selected != "/locks/pay-a" {
-		t.Fatalf("view %v mark %#x selected %s", m.view, m.mark, m.list.selected)
+	if m.view != viewMain || m.mark != payOne || m.list.Selected != "/locks/pay-a" {
+		t.Fatalf("view %v mark %#x selected %s", m.view, m.mark, m.list.Selected)
 	}
 	marked := map[string]bool{}
-	for _, r := range m.list.rows {
-		marked[r.path] = r.marked
+	for _, r := range m.list.Rows {
+		marked[r.Path] = r.Marked
 	}
 	if !marked["/locks/pay-a"] || !marked["/locks/pay-b"] || marked["/locks/job-a"] {
 		t.Errorf("marked rows %v", marked)

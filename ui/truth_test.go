@@ -13,6 +13,7 @@ import (
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/ui/draw"
+	"github.com/zklock/zklock/ui/locklist"
 )
 
 // The class checks of #41: every frame agrees with the snapshot it was
@@ -154,15 +155,15 @@ func TestFramesAgreeWithSnapshot(t *testing.T) {
 					want = cursor - 1
 				}
 				want = min(max(want, 0), len(rows)-1)
-				if got := m.list.selected; got != "/locks/"+rows[want] {
+				if got := m.list.Selected; got != "/locks/"+rows[want] {
 					t.Fatalf("%s\n%s after frame %v (cursor on %s) selected %s, want /locks/%s", where(), key, rows, rows[cursor], got, rows[want])
 				}
 			}
 			if moved(prev, after) && key != "s" {
-				if !lastMove.IsZero() && m.now.Sub(lastMove) < holdOrder {
+				if !lastMove.IsZero() && m.now.Sub(lastMove) < locklist.HoldOrder {
 					t.Fatalf("%s\nthe list moved at %s and again at %s: %v -> %v", where(), draw.Clock(lastMove), draw.Clock(m.now), prev, after)
 				}
-				if !lastKey.IsZero() && m.now.Sub(lastKey) < holdOrder {
+				if !lastKey.IsZero() && m.now.Sub(lastKey) < locklist.HoldOrder {
 					t.Fatalf("%s\nthe list moved %s after a key: %v -> %v", where(), m.now.Sub(lastKey), prev, after)
 				}
 				lastMove = m.now

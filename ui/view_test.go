@@ -71,8 +71,8 @@ func press(m Model, keys ...string) (Model, tea.Cmd) {
 }
 
 func selectPath(m Model, path string) Model {
-	m.list.selected = path
-	m.list.refresh()
+	m.list.Selected = path
+	m.list.Refresh()
 	m.syncQueue()
 	return m
 }

@@ -1,4 +1,4 @@
-package ui
+package locklist
 
 import (
 	"slices"
@@ -17,27 +17,27 @@ import (
 	"github.com/zklock/zklock/ui/draw"
 )
 
-// lockList is the left pane: every watched lock, sortable and filterable.
-type lockList struct {
+// List is the left pane: every watched lock, sortable and filterable.
+type List struct {
 	draw.Pane
-	keys     KeyMap // the console's keys: the list matches its own
-	rows     []lockRow
-	visible  []int // indices into rows, filtered and sorted
-	cursor   int   // index into visible
-	offset   int   // first visible row drawn
-	selected string
-	sort     sortMode
+	Keys     Keys
+	Rows     []lockRow
+	Visible  []int // indices into rows, filtered and sorted
+	Cursor   int   // index into visible
+	Offset   int   // first visible row drawn
+	Selected string
+	Sort     sortMode
 	// orders holds every row index in each sort order, sorted on first
 	// use after a rebuild (listorder.go).
-	orders    [sortModes][]int
-	filter    textinput.Model
-	filtering bool // the filter input has the keyboard
-	// waitingOnly shows only the parents with waiters (W).
-	waitingOnly bool
-	// gen counts the changes of rows, flags and held order; shown* say
+	orders    [SortModes][]int
+	Filter    textinput.Model
+	Filtering bool // the filter input has the keyboard
+	// WaitingOnly shows only the parents with waiters (W).
+	WaitingOnly bool
+	// Gen counts the changes of rows, flags and held order; shown* say
 	// what visible was filtered from, so that a filter that narrows
 	// filters visible again (refresh).
-	gen          int
+	Gen          int
 	shownGen     int
 	shownSort    sortMode
 	shownNeedle  string
@@ -59,110 +59,117 @@ type lockList struct {
 	// system's label. The PATH column grows to it before the holder's
 	// gets the rest.
 	pathW int
-	// roots are where lock parents are looked for (Options.Roots).
-	roots []string
+	// Roots are where lock parents are looked for (Options.Roots).
+	Roots []string
 }
 
-func newLockList() lockList {
+// Keys are the list's own keys, as the console's KeyMap binds them.
+type Keys struct {
+	Filter, Clear, Sort, Waiting key.Binding
+}
+
+// New is an empty list with its filter input ready.
+func New() List {
 	ti := textinput.New()
 	ti.Prompt = " / "
 	ti.Placeholder = "filter paths"
 	ti.CharLimit = 256
 	// A blinking cursor would redraw the screen twice a second for nothing.
 	ti.Cursor.SetMode(cursor.CursorStatic)
-	return lockList{filter: ti}
+	return List{Filter: ti}
 }
 
 // Update handles the list's keys (navigation, filter, sort, clear), the
 // filter's editing while it has the keyboard, and the mouse (the root
 // gives Y from the pane's top border). The root shows the selected
 // lock's queue afterwards.
-func (l lockList) Update(msg tea.Msg) (lockList, tea.Cmd) {
+func (l List) Update(msg tea.Msg) (List, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		if l.filtering {
+		if l.Filtering {
 			return l.filterKey(msg)
 		}
-		k := l.keys
+		k := l.Keys
 		switch {
 		case key.Matches(msg, k.Filter):
-			l.filtering = true
-			return l, l.filter.Focus()
+			l.Filtering = true
+			return l, l.Filter.Focus()
 		case key.Matches(msg, k.Clear):
-			if l.filter.Value() != "" {
-				l.filter.Reset()
-				l.refresh()
+			if l.Filter.Value() != "" {
+				l.Filter.Reset()
+				l.Refresh()
 			}
 		case key.Matches(msg, k.Sort):
-			l.sort = (l.sort + 1) % sortModes
-			l.resort(l.Now) // the operator asked for this order
-			l.refresh()
+			l.Sort = (l.Sort + 1) % SortModes
+			l.Resort(l.Now) // the operator asked for this order
+			l.Refresh()
 		case key.Matches(msg, k.Waiting):
-			l.waitingOnly = !l.waitingOnly
-			l.refresh()
+			l.WaitingOnly = !l.WaitingOnly
+			l.Refresh()
 		default:
-			if d, ok := draw.NavDelta(msg, l.Nav, max(l.rowsFor(l.Height-2)-1, 1)); ok {
+			if d, ok := draw.NavDelta(msg, l.Nav, max(l.RowsFor(l.Height-2)-1, 1)); ok {
 				l.hold(l.Now)
-				l.move(d, l.rowsFor(l.Height-2))
+				l.move(d, l.RowsFor(l.Height-2))
 			}
 		}
 	case tea.MouseMsg:
 		if d, ok := draw.WheelDelta(msg); ok {
 			l.hold(l.Now)
-			l.move(d, l.rowsFor(l.Height-2))
+			l.move(d, l.RowsFor(l.Height-2))
 		} else if i, ok := l.rowAt(msg.Y-1, l.Height-2); ok && draw.LeftClick(msg) {
 			l.hold(l.Now)
-			l.move(i-l.cursor, l.rowsFor(l.Height-2))
+			l.move(i-l.Cursor, l.RowsFor(l.Height-2))
 		}
 	default:
-		if l.filtering {
+		if l.Filtering {
 			// A text input's own messages.
-			l.filter, cmd = l.filter.Update(msg)
+			l.Filter, cmd = l.Filter.Update(msg)
 		}
 	}
 	return l, cmd
 }
 
 // filterKey edits the filter; enter keeps it, esc drops it.
-func (l lockList) filterKey(msg tea.KeyMsg) (lockList, tea.Cmd) {
+func (l List) filterKey(msg tea.KeyMsg) (List, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg.Type {
 	case tea.KeyEnter:
-		l.filtering = false
-		l.filter.Blur()
+		l.Filtering = false
+		l.Filter.Blur()
 	case tea.KeyEsc:
-		l.filtering = false
-		l.filter.Blur()
-		l.filter.Reset()
+		l.Filtering = false
+		l.Filter.Blur()
+		l.Filter.Reset()
 	default:
-		l.filter, cmd = l.filter.Update(msg)
+		l.Filter, cmd = l.Filter.Update(msg)
 	}
-	l.refresh()
+	l.Refresh()
 	return l, cmd
 }
 
-// keepInView keeps the cursor on screen after a change of size or data.
-func (l *lockList) keepInView() { l.scroll(l.rowsFor(l.Height - 2)) }
+// KeepInView keeps the cursor on screen after a change of size or data.
+func (l *List) KeepInView() { l.scroll(l.RowsFor(l.Height - 2)) }
 
 // View draws the pane in its border, width x height cells.
-func (l lockList) View() []string {
+func (l List) View() []string {
 	title, foot := l.titles(l.St)
 	return draw.Box(l.Border, title, foot, l.body(l.St, l.Width-2, l.Height-2, l.Now, l.Focused), l.Width, l.Height)
 }
 
-// rebuild recomputes the rows from a snapshot, the configured paths and the
-// operator's own locks, keeping the selection on the same path. A queue
+// Rebuild recomputes the rows from a snapshot, the configured paths and the
+// operator's own locks (own: each path's lost or suspended), keeping the
+// selection on the same path. A queue
 // the same as in the last snapshot keeps its row: on a root of 100,000
 // lock parents most of them are.
-func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]OwnLock) {
+func (l *List) Rebuild(snap *model.Snapshot, paths []string, own map[string]bool) {
 	var queues model.Queues
 	if snap != nil {
 		queues = snap.Queues
 	}
 	// A row whose queue is the same in this snapshot as in the one it was
 	// built from (its q) is kept.
-	prev := l.rows
+	prev := l.Rows
 	// Fresh slices, not l.rows[:0]: an earlier Model value may still share
 	// the old ones.
 	rows := make([]lockRow, 0, queues.Len()+len(paths))
@@ -175,16 +182,16 @@ func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]
 			sorted = false
 		}
 		last = q
-		for len(pending) > 0 && pending[0].path < q.Path {
+		for len(pending) > 0 && pending[0].Path < q.Path {
 			rows, pending = append(rows, pending[0]), pending[1:]
 		}
-		for j < len(prev) && prev[j].path < q.Path {
+		for j < len(prev) && prev[j].Path < q.Path {
 			j++
 		}
 		var r lockRow
-		if j < len(prev) && prev[j].path == q.Path && prev[j].q != nil && sameQueue(prev[j].q, q) {
+		if j < len(prev) && prev[j].Path == q.Path && prev[j].q != nil && sameQueue(prev[j].q, q) {
 			r = prev[j]
-			r.own, r.marked, r.crossLock = nil, false, false
+			r.own, r.ownLost, r.Marked, r.crossLock = false, false, false, false
 		} else {
 			r = summarize(q)
 		}
@@ -194,17 +201,17 @@ func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]
 	rows = append(rows, pending...)
 	if !sorted {
 		// Path order is what every sort falls back on (listorder.go).
-		slices.SortFunc(rows, func(a, b lockRow) int { return strings.Compare(a.path, b.path) })
+		slices.SortFunc(rows, func(a, b lockRow) int { return strings.Compare(a.Path, b.Path) })
 	}
 	if l.heldRank != nil {
 		l.heldRank = carryRanks(prev, rows, l.heldRank)
 	}
-	l.rows = rows
-	l.prefix = commonParent(l.rows)
+	l.Rows = rows
+	l.prefix = commonParent(l.Rows)
 	l.pathW = 0
 	prefixW := draw.Width(draw.Clean(l.prefix, 0))
-	for i := range l.rows {
-		r := &l.rows[i]
+	for i := range l.Rows {
+		r := &l.Rows[i]
 		if r.system != "" {
 			l.pathW = max(l.pathW, draw.Width(r.system)) // a system's row is whole with its name alone
 		} else {
@@ -212,15 +219,15 @@ func (l *lockList) rebuild(snap *model.Snapshot, paths []string, own map[string]
 		}
 	}
 	l.reorder()
-	for i := 0; i < len(l.rows) && len(own) > 0; i++ {
-		if o, ok := own[l.rows[i].path]; ok {
-			l.rows[i].own = &o
+	for i := 0; i < len(l.Rows) && len(own) > 0; i++ {
+		if lost, ok := own[l.Rows[i].Path]; ok {
+			l.Rows[i].own, l.Rows[i].ownLost = true, lost
 		}
 	}
 	// Flagged before the order is drawn: a lock new in a deadlock is
 	// placed as dangerous from its first frame.
 	l.flagDeadlocks(snap)
-	l.refresh()
+	l.Refresh()
 }
 
 // pendingRows are the rows of the configured paths the snapshot lacks,
@@ -235,16 +242,16 @@ func pendingRows(snap *model.Snapshot, paths []string) []lockRow {
 		if !added[p] && snap.Queue(p) == nil {
 			added[p] = true
 			label := draw.Clean(p, 0)
-			pending = append(pending, lockRow{path: p, label: label, lower: strings.ToLower(label), labelW: draw.Width(label), state: model.PathPending})
+			pending = append(pending, lockRow{Path: p, label: label, lower: strings.ToLower(label), labelW: draw.Width(label), state: model.PathPending})
 		}
 	}
-	slices.SortFunc(pending, func(a, b lockRow) int { return strings.Compare(a.path, b.path) })
+	slices.SortFunc(pending, func(a, b lockRow) int { return strings.Compare(a.Path, b.Path) })
 	return pending
 }
 
-// markSession flags the rows of the locks where session id (0: none)
+// MarkSession flags the rows of the locks where session id (0: none)
 // owns a node in snap.
-func (l *lockList) markSession(snap *model.Snapshot, id int64) {
+func (l *List) MarkSession(snap *model.Snapshot, id int64) {
 	if id == 0 || snap == nil {
 		return
 	}
@@ -257,15 +264,15 @@ func (l *lockList) markSession(snap *model.Snapshot, id int64) {
 			}
 		}
 	}
-	for i := range l.rows {
-		l.rows[i].marked = has[l.rows[i].path]
+	for i := range l.Rows {
+		l.Rows[i].Marked = has[l.Rows[i].Path]
 	}
 }
 
 // flagDeadlocks flags the locks of a cross-lock deadlock in snap (‼,
 // sorted first, found by the filter "deadlock"), as a deadlock within one
 // queue is. The caller refreshes.
-func (l *lockList) flagDeadlocks(snap *model.Snapshot) {
+func (l *List) flagDeadlocks(snap *model.Snapshot) {
 	if snap == nil {
 		return
 	}
@@ -277,26 +284,26 @@ func (l *lockList) flagDeadlocks(snap *model.Snapshot) {
 			}
 		}
 	}
-	for i := range l.rows {
-		if r := &l.rows[i]; in[r.path] {
+	for i := range l.Rows {
+		if r := &l.Rows[i]; in[r.Path] {
 			r.crossLock = true
 		}
 	}
 }
 
 // titles are the pane's top and bottom border labels.
-func (l *lockList) titles(st *themes.Styles) (title, foot string) {
+func (l *List) titles(st *themes.Styles) (title, foot string) {
 	title = st.Title.Render("Locks")
 	if l.prefix != "" {
 		title += st.Muted.Render(" in ") + st.Title.Render(draw.Clean(l.prefix, 0))
 	}
-	count := strconv.Itoa(len(l.rows))
-	if len(l.visible) != len(l.rows) {
-		count = strconv.Itoa(len(l.visible)) + " of " + count
+	count := strconv.Itoa(len(l.Rows))
+	if len(l.Visible) != len(l.Rows) {
+		count = strconv.Itoa(len(l.Visible)) + " of " + count
 	}
 	title += st.Muted.Render(" · " + count)
-	foot = st.Muted.Render("sort: " + l.sort.String())
-	if l.waitingOnly {
+	foot = st.Muted.Render("sort: " + l.Sort.String())
+	if l.WaitingOnly {
 		foot += st.Muted.Render(" · waiting only")
 	}
 	if l.moving(l.Now) {
@@ -305,48 +312,48 @@ func (l *lockList) titles(st *themes.Styles) (title, foot string) {
 	return title, foot
 }
 
-func (l *lockList) syncSelected() {
-	if len(l.visible) == 0 {
-		l.cursor = 0
+func (l *List) syncSelected() {
+	if len(l.Visible) == 0 {
+		l.Cursor = 0
 		return
 	}
-	l.cursor = min(max(l.cursor, 0), len(l.visible)-1)
-	l.selected = l.rows[l.visible[l.cursor]].path
+	l.Cursor = min(max(l.Cursor, 0), len(l.Visible)-1)
+	l.Selected = l.Rows[l.Visible[l.Cursor]].Path
 }
 
-// current is the row under the cursor, nil when the list is empty.
-func (l *lockList) current() *lockRow {
-	if len(l.visible) == 0 {
+// Current is the row under the cursor, nil when the list is empty.
+func (l *List) Current() *lockRow {
+	if len(l.Visible) == 0 {
 		return nil
 	}
-	return &l.rows[l.visible[l.cursor]]
+	return &l.Rows[l.Visible[l.Cursor]]
 }
 
 // move moves the cursor by delta rows and keeps it on screen.
-func (l *lockList) move(delta, pageRows int) {
-	l.cursor += delta
+func (l *List) move(delta, pageRows int) {
+	l.Cursor += delta
 	l.syncSelected()
 	l.scroll(pageRows)
 }
 
-func (l *lockList) scroll(rows int) {
+func (l *List) scroll(rows int) {
 	rows = max(rows, 1)
-	if l.cursor < l.offset {
-		l.offset = l.cursor
+	if l.Cursor < l.Offset {
+		l.Offset = l.Cursor
 	}
-	if l.cursor >= l.offset+rows {
-		l.offset = l.cursor - rows + 1
+	if l.Cursor >= l.Offset+rows {
+		l.Offset = l.Cursor - rows + 1
 	}
-	l.offset = min(max(l.offset, 0), max(len(l.visible)-rows, 0))
+	l.Offset = min(max(l.Offset, 0), max(len(l.Visible)-rows, 0))
 }
 
-// filterShown says whether the filter line takes a row of the pane.
-func (l *lockList) filterShown() bool { return l.filtering || l.filter.Value() != "" }
+// FilterShown says whether the filter line takes a row of the pane.
+func (l *List) FilterShown() bool { return l.Filtering || l.Filter.Value() != "" }
 
-// rowsFor is how many lock rows fit in a pane of inner height h.
-func (l *lockList) rowsFor(h int) int {
+// RowsFor is how many lock rows fit in a pane of inner height h.
+func (l *List) RowsFor(h int) int {
 	h-- // column header
-	if l.filterShown() {
+	if l.FilterShown() {
 		h--
 	}
 	return max(h, 1)
@@ -364,25 +371,25 @@ const (
 
 var listOrder = []int{lcMark, lcPath, lcHolder, lcDepth, lcWait, lcHeld}
 
-// columns lays out the list's columns in w cells for the rows drawn,
+// Columns lays out the list's columns in w cells for the rows drawn,
 // from..to: each as wide as what it holds there (PATH as the widest
 // path of all, so that it does not jump while scrolling); the holder's
 // column takes what is left over.
-func (l *lockList) columns(st *themes.Styles, w, from, to int, now time.Time) []draw.Column {
+func (l *List) Columns(st *themes.Styles, w, from, to int, now time.Time) []draw.Column {
 	return draw.LayoutColumns(w, l.wantColumns(st, from, to, now), listOrder)
 }
 
-// slack is what the list leaves blank in a pane of inner size w x h,
+// Slack is what the list leaves blank in a pane of inner size w x h,
 // and how many cells more it needs for every column whole (see slack).
-func (l *lockList) slack(st *themes.Styles, w, h int, now time.Time) (spare, short int) {
-	from := l.offset
-	to := max(min(from+l.rowsFor(h), len(l.visible)), from)
+func (l *List) Slack(st *themes.Styles, w, h int, now time.Time) (spare, short int) {
+	from := l.Offset
+	to := max(min(from+l.RowsFor(h), len(l.Visible)), from)
 	return draw.Slack(w, l.wantColumns(st, from, to, now))
 }
 
 // wantColumns are the list's columns in priority order, each with what
 // it needs to hold the rows from..to whole.
-func (l *lockList) wantColumns(st *themes.Styles, from, to int, now time.Time) []draw.Column {
+func (l *List) wantColumns(st *themes.Styles, from, to int, now time.Time) []draw.Column {
 	want := []draw.Column{
 		lcMark: {Title: "", Width: 2},
 		// The lock's name whole before any number beside it, up to 16 cells.
@@ -393,7 +400,7 @@ func (l *lockList) wantColumns(st *themes.Styles, from, to int, now time.Time) [
 		lcHolder: {Title: "HOLDER", Width: 10, Flex: true, Need: 1},
 	}
 	for i := from; i < to; i++ {
-		r := &l.rows[l.visible[i]]
+		r := &l.Rows[l.Visible[i]]
 		for _, ci := range []int{lcDepth, lcHeld, lcWait, lcHolder} {
 			text, _ := listCell(st, want[ci].Title, r, now)
 			want[ci].Need = max(want[ci].Need, draw.Width(text))
@@ -403,18 +410,18 @@ func (l *lockList) wantColumns(st *themes.Styles, from, to int, now time.Time) [
 }
 
 // body draws the pane's inner lines (w x h).
-func (l *lockList) body(st *themes.Styles, w, h int, now time.Time, focused bool) []string {
+func (l *List) body(st *themes.Styles, w, h int, now time.Time, focused bool) []string {
 	lines := make([]string, 0, h)
-	if l.filterShown() {
-		f := l.filter
+	if l.FilterShown() {
+		f := l.Filter
 		f.Width = max(w-5, 1)
 		f.PromptStyle = st.Key
 		f.PlaceholderStyle = st.Muted
 		lines = append(lines, draw.Fit(f.View(), w))
 	}
 	rows := h - len(lines) - 1 // the column header
-	from, to := l.offset, min(l.offset+max(rows, 0), len(l.visible))
-	cols := l.columns(st, w, from, to, now)
+	from, to := l.Offset, min(l.Offset+max(rows, 0), len(l.Visible))
+	cols := l.Columns(st, w, from, to, now)
 	var head []draw.Seg
 	for i, c := range cols {
 		t := c.Title
@@ -427,14 +434,14 @@ func (l *lockList) body(st *themes.Styles, w, h int, now time.Time, focused bool
 		head = append(head, draw.Seg{Text: draw.Fit(t, c.Width), Style: st.Column})
 	}
 	lines = append(lines, draw.Line(head, nil))
-	if len(l.visible) == 0 {
+	if len(l.Visible) == 0 {
 		msg := "no lock paths: pass PATH... or --root"
 		switch {
-		case len(l.roots) > 0 && len(l.rows) == 0:
-			msg = "no lock parents found below " + draw.Clean(strings.Join(l.roots, ", "), 0) + " yet"
-		case l.filter.Value() != "":
+		case len(l.Roots) > 0 && len(l.Rows) == 0:
+			msg = "no lock parents found below " + draw.Clean(strings.Join(l.Roots, ", "), 0) + " yet"
+		case l.Filter.Value() != "":
 			msg = "nothing matches the filter (esc clears)"
-		case l.waitingOnly && len(l.rows) > 0:
+		case l.WaitingOnly && len(l.Rows) > 0:
 			msg = "no lock has waiters (W shows all)"
 		}
 		lines = append(lines, st.Muted.Render(draw.Fit(" "+msg, w)))
@@ -442,24 +449,24 @@ func (l *lockList) body(st *themes.Styles, w, h int, now time.Time, focused bool
 	}
 	rows = h - len(lines)
 	var segs []draw.Seg // one buffer for every row: a seg holds a whole style
-	for i := l.offset; i < len(l.visible) && i < l.offset+rows; i++ {
-		r := &l.rows[l.visible[i]]
+	for i := l.Offset; i < len(l.Visible) && i < l.Offset+rows; i++ {
+		r := &l.Rows[l.Visible[i]]
 		var over *lipgloss.Style
-		if i == l.cursor {
+		if i == l.Cursor {
 			sel := st.Selection
 			if !focused {
 				sel = sel.UnsetBackground().UnsetReverse().Bold(true)
 			}
 			over = &sel
 		}
-		segs = l.rowSegs(segs[:0], st, r, cols, now, i == l.cursor)
+		segs = l.rowSegs(segs[:0], st, r, cols, now, i == l.Cursor)
 		lines = append(lines, draw.Line(segs, over))
 	}
 	return lines
 }
 
 // rowSegs appends row r's cells to segs.
-func (l *lockList) rowSegs(segs []draw.Seg, st *themes.Styles, r *lockRow, cols []draw.Column, now time.Time, cursorRow bool) []draw.Seg {
+func (l *List) rowSegs(segs []draw.Seg, st *themes.Styles, r *lockRow, cols []draw.Column, now time.Time, cursorRow bool) []draw.Seg {
 	for i, c := range cols {
 		if i > 0 {
 			segs = append(segs, draw.Seg{Text: " ", Style: st.Text})
@@ -471,7 +478,7 @@ func (l *lockList) rowSegs(segs []draw.Seg, st *themes.Styles, r *lockRow, cols 
 			segs = append(segs, rowFlag(st, r, cursorRow)...)
 			continue
 		case "PATH":
-			text = draw.CleanLeft(r.path[len(l.prefix):], c.Width)
+			text = draw.CleanLeft(r.Path[len(l.prefix):], c.Width)
 			switch {
 			case r.dangerous():
 				style = st.Danger
@@ -483,7 +490,7 @@ func (l *lockList) rowSegs(segs []draw.Seg, st *themes.Styles, r *lockRow, cols 
 				// or alone where the path would not show.
 				sysW := c.Width
 				if pathW > 0 {
-					segs = append(segs, draw.Seg{Text: draw.Fit(draw.CleanLeft(r.path[len(l.prefix):], pathW), pathW) + " ", Style: style})
+					segs = append(segs, draw.Seg{Text: draw.Fit(draw.CleanLeft(r.Path[len(l.prefix):], pathW), pathW) + " ", Style: style})
 					sysW -= pathW + 1
 				}
 				segs = append(segs, draw.Seg{Text: draw.Fit(sys, sysW), Style: st.Muted})
@@ -509,12 +516,12 @@ func listCell(st *themes.Styles, title string, r *lockRow, now time.Time) (strin
 		return draw.Clean(text, 0), style
 	case "QUEUE":
 		if r.state == model.PathPresent {
-			return strconv.Itoa(r.depth), st.Text
+			return strconv.Itoa(r.Depth), st.Text
 		}
 	case "WAIT":
-		return draw.Since(now, r.waitSince), st.Waiter
+		return draw.Since(now, r.WaitSince), st.Waiter
 	case "HELD":
-		text := draw.Since(now, r.holdSince)
+		text := draw.Since(now, r.HoldSince)
 		switch {
 		case text == "":
 		case r.holdBound == model.BoundEarliest:
@@ -537,13 +544,13 @@ func rowFlag(st *themes.Styles, r *lockRow, cursorRow bool) []draw.Seg {
 		mark = "❯"
 	}
 	switch {
-	case r.own != nil && (r.own.State == OwnLost || r.own.State == OwnSuspended):
+	case r.own && r.ownLost:
 		flag, style = "★", st.Lost
-	case r.marked:
+	case r.Marked:
 		flag, style = "◆", st.Key
 	case r.dangerous():
 		flag, style = "‼", st.Danger
-	case r.own != nil:
+	case r.own:
 		flag, style = "★", st.Own
 	case r.warn:
 		flag, style = "!", st.Warning
@@ -560,16 +567,16 @@ func holderCell(st *themes.Styles, r *lockRow) (string, lipgloss.Style) {
 		case r.holders == 0:
 			return "-", st.Muted
 		case r.holders > 1 && r.dangerous():
-			return r.holder, st.Danger
+			return r.Holder, st.Danger
 		}
-		return r.holder, st.Holder
+		return r.Holder, st.Holder
 	case model.PathNoAuth:
 		return "no access (NoAuth)", st.Danger
 	case model.PathError:
 		return "error", st.Danger
 	case model.PathAbsent:
-		if r.holder != "" {
-			return r.holder, st.Muted // a single barrier's node gone: open
+		if r.Holder != "" {
+			return r.Holder, st.Muted // a single barrier's node gone: open
 		}
 	}
 	return r.state.String(), st.Muted
@@ -578,13 +585,13 @@ func holderCell(st *themes.Styles, r *lockRow) (string, lipgloss.Style) {
 // rowAt is the visible row drawn on line y inside a pane of inner height
 // h (as view draws it), false for the filter line, the column header and
 // the lines past the last row. For mouse.go.
-func (l *lockList) rowAt(y, h int) (int, bool) {
+func (l *List) rowAt(y, h int) (int, bool) {
 	head := 1
-	if l.filterShown() {
+	if l.FilterShown() {
 		head++
 	}
-	i := l.offset + y - head
-	if y < head || y-head >= l.rowsFor(h) || i >= len(l.visible) {
+	i := l.Offset + y - head
+	if y < head || y-head >= l.RowsFor(h) || i >= len(l.Visible) {
 		return 0, false
 	}
 	return i, true
