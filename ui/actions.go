@@ -164,12 +164,12 @@ func (m *Model) perform(it intent) tea.Cmd {
 		m.taking[it.path] = &pendingTake{}
 		return backendCall(m.ctx, m.opts.Now, "take", it.path, "", func(ctx context.Context) error { return b.Take(ctx, it.path, it.lockKind) })
 	case intentRevoke:
-		m.notice = notice{text: "revoking " + nodeRef(it.node) + "…"}
+		m.notice = notice{text: "revoking " + draw.NodeRef(it.node) + "…"}
 		return backendCall(m.ctx, m.opts.Now, "revoke", it.path, it.node, func(ctx context.Context) error { return b.Revoke(ctx, it.path, it.node) })
 	case intentForceSession:
 		// One Backend call per node, each with its owner check and its
 		// audit entry, one after the other in the order confirmed.
-		m.notice = notice{text: "force-releasing " + plural(len(it.targets), "node") + " of session " + draw.Session(it.session) + "…"}
+		m.notice = notice{text: "force-releasing " + draw.Plural(len(it.targets), "node") + " of session " + draw.Session(it.session) + "…"}
 		cmds := make([]tea.Cmd, 0, len(it.targets))
 		for _, t := range it.targets {
 			cmds = append(cmds, backendCall(m.ctx, m.opts.Now, "force-release", t.path, t.node, func(ctx context.Context) error {
@@ -178,7 +178,7 @@ func (m *Model) perform(it intent) tea.Cmd {
 		}
 		return tea.Sequence(cmds...)
 	case intentForce:
-		m.notice = notice{text: "force-releasing " + nodeRef(it.node) + "…"}
+		m.notice = notice{text: "force-releasing " + draw.NodeRef(it.node) + "…"}
 		return backendCall(m.ctx, m.opts.Now, "force-release", it.path, it.node, func(ctx context.Context) error {
 			return b.ForceRelease(ctx, it.path, it.node, it.session)
 		})
@@ -203,8 +203,8 @@ func (m *Model) applyAction(a actionMsg) {
 	what := a.verb + " " + draw.CleanLeft(a.path, 50)
 	verb := a.verb
 	if a.node != "" {
-		what = a.verb + " " + nodeRef(a.node) + " on " + draw.CleanLeft(a.path, 50)
-		verb += " " + nodeRef(a.node)
+		what = a.verb + " " + draw.NodeRef(a.node) + " on " + draw.CleanLeft(a.path, 50)
+		verb += " " + draw.NodeRef(a.node)
 	}
 	at := a.at
 	if at.IsZero() {
@@ -365,8 +365,8 @@ func (m *Model) toggleSessions() {
 		return
 	}
 	m.view = viewSessions
-	m.sessions.set(m.snap)
-	m.sessions.move(0, m.sessions.tableRows(m.frame().bodyH))
+	m.sessions.Set(m.snap)
+	m.sessions.Move(0, m.sessions.TableRows(m.frame().bodyH))
 }
 
 // showSessionInQueues marks the selected session's nodes in every queue
@@ -375,10 +375,10 @@ func (m *Model) toggleSessions() {
 func (m *Model) showSessionInQueues() {
 	var id int64
 	var first string
-	if d := m.sessions.deadlock(); d != nil {
+	if d := m.sessions.Deadlock(); d != nil {
 		id = d.Sessions[0]
 		first = d.Waits[0].Path
-	} else if s := m.sessions.session(); s != nil {
+	} else if s := m.sessions.Session(); s != nil {
 		id = s.Session
 		if len(s.Holds) > 0 {
 			first = s.Holds[0].Path
@@ -404,7 +404,7 @@ func (m *Model) showSessionInQueues() {
 // askForceSession opens the typed confirmation for deleting every node of
 // the selected session; read-only consoles refuse.
 func (m *Model) askForceSession() {
-	s := m.sessions.session()
+	s := m.sessions.Session()
 	if s == nil {
 		return
 	}

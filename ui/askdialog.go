@@ -67,7 +67,7 @@ func (d *confirmDialog) follow(snap *model.Snapshot, _ time.Time) dialog {
 	}
 	c := *d
 	c.gone = true
-	c.body = []string{nodeRef(d.on.node) + " is already gone (released, or its session ended): nothing to revoke."}
+	c.body = []string{draw.NodeRef(d.on.node) + " is already gone (released, or its session ended): nothing to revoke."}
 	return &c
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/zklock/zklock/timeline"
 	"github.com/zklock/zklock/ui/draw"
 	"github.com/zklock/zklock/ui/locklist"
+	"github.com/zklock/zklock/ui/sessionspane"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/zklock/zklock/themes"
@@ -36,6 +37,14 @@ const (
 	focusQueue
 	focusLog
 	focusAreas
+)
+
+// viewMode is what the body of the screen shows.
+type viewMode int
+
+const (
+	viewMain     viewMode = iota // lock list and queue
+	viewSessions                 // the sessions pane
 )
 
 // Model is the console: the only tea.Model of the package. It composes the
@@ -78,7 +87,7 @@ type Model struct {
 	// view is what the body shows: the lock list and the queue, or the
 	// sessions pane (sessions.go).
 	view     viewMode
-	sessions sessionsPane
+	sessions sessionspane.Pane
 	// mark is the session whose nodes are marked in every queue (0: none).
 	mark int64
 	// recording is the file a recording started from the console goes
@@ -370,7 +379,7 @@ func (m Model) toFocused(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) modeKeys() KeyMap {
 	k := m.keys
 	if m.view != viewMain {
-		m.sessions.keysOf(&k, m.readOnly)
+		m.sessionKeys(&k)
 		k.Force.SetEnabled(!m.readOnly)
 		k.Enter.SetEnabled(true)
 		k.Copy.SetHelp("y", "copy session id")
@@ -409,7 +418,7 @@ func (m *Model) activeKeys() KeyMap {
 	if m.view == viewMain {
 		m.markKeys(&k)
 	} else {
-		m.sessions.keysOf(&k, m.readOnly)
+		m.sessionKeys(&k)
 	}
 	_, _, canCopy := m.copyTarget()
 	k.Copy.SetEnabled(canCopy)
@@ -441,7 +450,7 @@ func (m *Model) markKeys(k *KeyMap) {
 // status bar. ok is false when nothing is selected.
 func (m *Model) copyTarget() (raw, shown string, ok bool) {
 	if m.view == viewSessions {
-		return m.sessions.copyTarget()
+		return m.sessions.CopyTarget()
 	}
 	if m.focus == focusQueue {
 		if raw, shown, ok := m.queue.copyTarget(); ok {
@@ -512,7 +521,7 @@ func (m *Model) rebuild() {
 	m.list.Rebuild(m.snap, m.opts.Paths, m.own.lost())
 	m.syncQueue()
 	if m.view == viewSessions {
-		m.sessions.set(m.snap)
+		m.sessions.Set(m.snap)
 	}
 	m.queue.mark = m.mark
 	m.list.MarkSession(m.snap, m.mark)
@@ -620,7 +629,7 @@ func (m *Model) layoutPanes() frame {
 	m.log.Pane = at(focusLog, m.width, fr.logH)
 	// The sessions pane is the whole body: focused whenever shown.
 	m.sessions.Pane = at(m.focus, m.width, fr.bodyH)
-	m.sessions.mark = m.mark
+	m.sessions.Mark = m.mark
 	return fr
 }
 
@@ -640,7 +649,7 @@ func (m Model) View() string {
 	if m.view == viewSessions {
 		lines = append(lines, m.sessions.View()...)
 	} else {
-		if b := deadlockBanner(m.st, m.snap, m.now, w); b != "" {
+		if b := sessionspane.DeadlockBanner(m.st, m.snap, m.now, w); b != "" {
 			lines = append(lines, b)
 		}
 		lines = append(lines, draw.SideBySide(m.list.View(), m.queue.View())...)
@@ -664,3 +673,21 @@ func (m Model) View() string {
 
 // OwnLocks lists the operator's locks the console knows of, by path.
 func (m Model) OwnLocks() []OwnLock { return m.own.sorted() }
+
+// sessionKeys sets the keys of the console while the sessions pane is shown: no
+// action on locks, enter marks, f force-releases a session, esc goes back.
+func (m *Model) sessionKeys(k *KeyMap) {
+	p, readOnly := &m.sessions, m.readOnly
+	for _, b := range []*key.Binding{&k.Take, &k.Release, &k.Revoke, &k.Focus, &k.Filter, &k.Sort,
+		&k.Pause, &k.Step, &k.Kill, &k.Split} {
+		b.SetEnabled(false)
+	}
+	s := p.Session()
+	k.Enter.SetEnabled(s != nil || p.Deadlock() != nil)
+	k.Enter.SetHelp("enter", "mark in queues")
+	k.Force.SetEnabled(!readOnly && s != nil)
+	k.Force.SetHelp("f", "force-release session")
+	k.Clear.SetEnabled(true)
+	k.Clear.SetHelp("esc", "back")
+	k.Sessions.SetHelp("w", "locks")
+}

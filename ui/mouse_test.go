@@ -146,13 +146,13 @@ func TestClickSelectsSession(t *testing.T) {
 	m, _ := press(withDeadlock(newTest("dark", 160, 48)), "w")
 	x, y := cellOf(t, m, "0x20000b11d40007", 0, 160)
 	m = click(m, x, y)
-	if s := m.sessions.session(); s == nil || s.Session != 0x20000b11d40007 {
+	if s := m.sessions.Session(); s == nil || s.Session != 0x20000b11d40007 {
 		t.Fatalf("click on the session's row selected %+v", s)
 	}
 	// Column header: nothing changes.
 	_, hy := cellOf(t, m, "SESSION", 0, 160)
 	m = click(m, x, hy)
-	if s := m.sessions.session(); s == nil || s.Session != 0x20000b11d40007 {
+	if s := m.sessions.Session(); s == nil || s.Session != 0x20000b11d40007 {
 		t.Errorf("click on the column header moved the cursor to %+v", s)
 	}
 }

@@ -58,7 +58,7 @@ func (n narration) View(st *themes.Styles, paused bool, w int) []string {
 // that shows its result. "" when the event is not a recipe step.
 func narrate(ev model.Change, before, after *model.Snapshot) string {
 	path := draw.Clean(ev.Path, 0) // whole: narrationLines wraps it, and cuts with "…" only past two lines
-	me := nodeRef(ev.Node.Name)
+	me := draw.NodeRef(ev.Node.Name)
 	switch {
 	case ev.Kind == model.ChangeJoined:
 		n := findNode(after, ev.Path, ev.Node.Name)
@@ -77,7 +77,7 @@ func narrate(ev model.Change, before, after *model.Snapshot) string {
 				": no lease is free, so it sets a watch on the children of " + draw.Clean(n.Watches(), 0) + " and waits."
 		case n.Watches() != "":
 			return me + " created its ephemeral sequential node and listed the children of " + path +
-				": it is not the lowest, so it sets a watch on " + nodeRef(n.Watches()) + " and waits."
+				": it is not the lowest, so it sets a watch on " + draw.NodeRef(n.Watches()) + " and waits."
 		}
 		return me + " created its node under " + path + " and waits."
 	case ev.Kind.Departure():
@@ -85,7 +85,7 @@ func narrate(ev model.Change, before, after *model.Snapshot) string {
 		if q := before.Queue(ev.Path); q != nil {
 			for _, n := range q.Nodes.All() {
 				if n.Watches() == ev.Node.Name {
-					watchers = append(watchers, nodeRef(n.Name))
+					watchers = append(watchers, draw.NodeRef(n.Name))
 				}
 			}
 		}

@@ -49,7 +49,7 @@ func (o ownLocks) take(locks []OwnLock, now time.Time) []logEntry {
 		if at.IsZero() {
 			at = now
 		}
-		e := logEntry{at: at, kind: logYou, path: draw.Clean(l.Path, 0), text: ownState(&l, now, nodeRef)}
+		e := logEntry{at: at, kind: logYou, path: draw.Clean(l.Path, 0), text: ownState(&l, now, draw.NodeRef)}
 		if l.State == OwnLost || l.State == OwnSuspended {
 			e.kind = logFailed
 		}

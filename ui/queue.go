@@ -144,7 +144,7 @@ func (p *queuePane) set(q *model.Queue, path string, own *OwnLock) {
 	if len(recipeNames) > 0 {
 		parts = append(parts, strings.Join(recipeNames, "+"))
 	}
-	p.summary = append(parts, plural(q.Nodes.Len(), "node"))
+	p.summary = append(parts, draw.Plural(q.Nodes.Len(), "node"))
 	p.flagged, p.cycle = flaggedNodes(q)
 	// The node under the cursor is usually where it was, or one up when
 	// the holder left.
@@ -369,7 +369,7 @@ func (p *queuePane) otherLine(st *themes.Styles, w int) string {
 		}
 		names = append(names, draw.Clean(o, 24))
 	}
-	return st.Muted.Render(draw.Fit(fmt.Sprintf(" + %s, not queued: %s", plural(len(p.q.Other()), "other child"), strings.Join(names, ", ")), w))
+	return st.Muted.Render(draw.Fit(fmt.Sprintf(" + %s, not queued: %s", draw.Plural(len(p.q.Other()), "other child"), strings.Join(names, ", ")), w))
 }
 
 // title is the pane's top label in at most w cells: the path, cut from
@@ -492,16 +492,6 @@ func ownState(o *OwnLock, now time.Time, ref func(string) string) string {
 		return "LOST: no longer held"
 	}
 	return "released"
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	if strings.HasSuffix(word, "child") {
-		return strconv.Itoa(n) + " " + word + "ren"
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }
 
 // nodeAt is the node drawn on line y of the node rows (0: the line under

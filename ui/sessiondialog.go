@@ -170,13 +170,13 @@ func (d *sessionForceDialog) view(st *themes.Styles, screenW, screenH int) []str
 		if i == 0 {
 			label = "Delete"
 		}
-		field(label, draw.CleanLeft(t.path, 40)+" "+nodeRef(t.node)+" ("+role+")", st.Danger.Render)
+		field(label, draw.CleanLeft(t.path, 40)+" "+draw.NodeRef(t.node)+" ("+role+")", st.Danger.Render)
 	}
 	if rest := len(d.targets) - shown; rest > 0 {
-		field("", "and "+plural(rest, "more node"), st.Danger.Render)
+		field("", "and "+draw.Plural(rest, "more node"), st.Danger.Render)
 	}
 	if d.gone > 0 {
-		field("", plural(d.gone, "node")+" already gone since this opened", st.Muted.Render)
+		field("", draw.Plural(d.gone, "node")+" already gone since this opened", st.Muted.Render)
 	}
 	body = append(body, "")
 	var risk string
@@ -199,6 +199,6 @@ func (d *sessionForceDialog) view(st *themes.Styles, screenW, screenH int) []str
 		guard = "Each node is deleted only if its owner is still session " + draw.Session(d.session) + "; each deletion is audited."
 	}
 	body = append(body, d.confirm.View(st, inner, risk, guard, "Type the session's last 4 hex digits ", d.tail())...)
-	body = append(body, keyHints(st, "enter", "delete "+plural(len(d.targets), "node"), "esc", "cancel"))
+	body = append(body, keyHints(st, "enter", "delete "+draw.Plural(len(d.targets), "node"), "esc", "cancel"))
 	return dialogBox(st.Danger, st.Danger.Render("FORCE-RELEASE SESSION "+draw.Session(d.session)), body, w, screenH)
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
 	"github.com/zklock/zklock/ui/draw"
 )
@@ -43,7 +42,7 @@ func statusView(st *themes.Styles, own map[string]OwnLock, n notice, readOnly bo
 		if o.State == OwnLost || o.State == OwnSuspended {
 			style = st.Lost
 		}
-		text := " ★ " + draw.CleanLeft(p, 40) + "  " + ownState(&o, now, nodeRef) + " "
+		text := " ★ " + draw.CleanLeft(p, 40) + "  " + ownState(&o, now, draw.NodeRef) + " "
 		if o.Err != "" && o.State != OwnHolding {
 			text += "(" + draw.Clean(o.Err, 60) + ") "
 		}
@@ -71,11 +70,6 @@ func noticeSegs(st *themes.Styles, n notice) []draw.Seg {
 		style = st.Danger
 	}
 	return []draw.Seg{{Text: " │ ", Style: st.Muted}, {Text: n.text, Style: style}}
-}
-
-// nodeRef names a node by its sequence number when the name carries one.
-func nodeRef(name string) string {
-	return model.NodeRef(name, 24)
 }
 
 // footerView is the keys k that apply now; help and quit are pinned

@@ -206,7 +206,7 @@ func checkStatus(t *testing.T, m Model, snap *model.Snapshot, v string, where fu
 			pos := slices.IndexFunc(q.Nodes.Slice(), func(x model.Node) bool { return x.Name == o.Node }) + 1
 			want := "waiting at " + strconv.Itoa(pos)
 			if n.Watches() != "" {
-				want += " watching " + nodeRef(n.Watches())
+				want += " watching " + draw.NodeRef(n.Watches())
 			}
 			if !strings.Contains(status, want+" ") {
 				t.Fatalf("%s\nstatus bar %q, the snapshot says %q", where(), status, want)

@@ -2,6 +2,7 @@ package draw
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -435,4 +436,20 @@ func Session(id int64) string {
 		return "-"
 	}
 	return model.SessionHex(id)
+}
+
+// Plural is "1 word" or "n words" ("children" for child).
+func Plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	if strings.HasSuffix(word, "child") {
+		return strconv.Itoa(n) + " " + word + "ren"
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// NodeRef names a node by its sequence number when the name carries one.
+func NodeRef(name string) string {
+	return model.NodeRef(name, 24)
 }

@@ -1,4 +1,4 @@
-package ui
+package sessionspane
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sessions"
 	"github.com/zklock/zklock/ui/draw"
@@ -16,25 +15,17 @@ import (
 	"github.com/zklock/zklock/themes"
 )
 
-// viewMode is what the body of the screen shows.
-type viewMode int
-
-const (
-	viewMain     viewMode = iota // lock list and queue
-	viewSessions                 // the sessions pane
-)
-
-// sessionsPane is the sessions view (key w): the cycles of waits over
+// Pane is the sessions view (key w): the cycles of waits over
 // sessions, then every session that owns a node in the watched queues,
 // the one blocking most first; below the table, the selected row spelled
 // out. Its table is built (sessions.SessionsOf) when the pane is shown, once
 // per snapshot: a few milliseconds for 10,000 sessions, never per frame.
-type sessionsPane struct {
+type Pane struct {
 	draw.Pane
-	mark     int64 // the marked session, flagged ◆ in the table
-	ss       *sessions.Sessions
+	Mark     int64 // the marked session, flagged ◆ in the table
+	Sessions *sessions.Sessions
 	from     *model.Snapshot // what ss was built from
-	cursor   int             // row: the deadlocks first, then the sessions
+	Cursor   int             // row: the deadlocks first, then the sessions
 	top      int
 	selected string // the selected row's identity, kept across snapshots
 }
@@ -42,16 +33,16 @@ type sessionsPane struct {
 // Update moves the cursor with the navigation keys and the wheel, and
 // selects the row clicked (the root gives Y from the body's top line:
 // the table's border and column header come first).
-func (p sessionsPane) Update(msg tea.Msg) (sessionsPane, tea.Cmd) {
-	rows := p.tableRows(p.Height)
+func (p Pane) Update(msg tea.Msg) (Pane, tea.Cmd) {
+	rows := p.TableRows(p.Height)
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		if d, ok := draw.NavDelta(msg, p.Nav, rows); ok {
-			p.move(d, rows)
+			p.Move(d, rows)
 		}
 	case tea.MouseMsg:
 		if d, ok := draw.WheelDelta(msg); ok {
-			p.move(d, rows)
+			p.Move(d, rows)
 		} else if draw.LeftClick(msg) {
 			p.click(msg.Y)
 		}
@@ -60,7 +51,7 @@ func (p sessionsPane) Update(msg tea.Msg) (sessionsPane, tea.Cmd) {
 }
 
 // click selects the table row drawn on line y of the pane.
-func (p *sessionsPane) click(y int) {
+func (p *Pane) click(y int) {
 	_, detail := p.detail(p.St, p.Width-2, p.Now)
 	th, _ := p.heights(p.Height, len(detail))
 	rows := max(th-3, 1)
@@ -69,104 +60,106 @@ func (p *sessionsPane) click(y int) {
 		return
 	}
 	// The first row drawn, as the view works it out.
-	first := min(max(p.top, p.cursor-rows+1), p.cursor)
-	if first+r >= p.count() {
+	first := min(max(p.top, p.Cursor-rows+1), p.Cursor)
+	if first+r >= p.Count() {
 		return
 	}
 	p.top = first
-	p.move(first+r-p.cursor, rows)
+	p.Move(first+r-p.Cursor, rows)
 }
 
 // View draws the table box over the detail box, width x height cells.
-func (p sessionsPane) View() []string {
-	return p.body(p.St, p.Border, p.Width, p.Height, p.Now, p.mark)
+func (p Pane) View() []string {
+	return p.body(p.St, p.Border, p.Width, p.Height, p.Now, p.Mark)
 }
 
-// set rebuilds the table from snap when it is a new snapshot, keeping the
+// Set rebuilds the table from snap when it is a new snapshot, keeping the
 // cursor on the same row.
-func (p *sessionsPane) set(snap *model.Snapshot) {
-	if p.ss != nil && snap == p.from {
+func (p *Pane) Set(snap *model.Snapshot) {
+	if p.Sessions != nil && snap == p.from {
 		return
 	}
 	p.from = snap
 	if snap == nil {
-		p.ss = &sessions.Sessions{}
+		p.Sessions = &sessions.Sessions{}
 	} else {
-		p.ss = sessions.SessionsOf(snap)
+		p.Sessions = sessions.SessionsOf(snap)
 	}
-	for i := range p.count() {
+	for i := range p.Count() {
 		if p.rowKey(i) == p.selected {
-			p.cursor = i
+			p.Cursor = i
 			break
 		}
 	}
-	p.clamp()
+	p.Clamp()
 }
 
-func (p *sessionsPane) count() int {
-	if p.ss == nil {
+// Count is how many rows the table has: the cycles, then the sessions.
+func (p *Pane) Count() int {
+	if p.Sessions == nil {
 		return 0
 	}
-	return len(p.ss.Deadlocks) + len(p.ss.List)
+	return len(p.Sessions.Deadlocks) + len(p.Sessions.List)
 }
 
-func (p *sessionsPane) clamp() {
-	p.cursor = min(max(p.cursor, 0), max(p.count()-1, 0))
+// Clamp keeps the cursor on a row and remembers the row it is on.
+func (p *Pane) Clamp() {
+	p.Cursor = min(max(p.Cursor, 0), max(p.Count()-1, 0))
 	p.selected = ""
-	if p.count() > 0 {
-		p.selected = p.rowKey(p.cursor)
+	if p.Count() > 0 {
+		p.selected = p.rowKey(p.Cursor)
 	}
 }
 
 // rowKey names row i across snapshots: a cycle by its sessions, a
 // session by its id.
-func (p *sessionsPane) rowKey(i int) string {
-	if i < len(p.ss.Deadlocks) {
-		return fmt.Sprint("cycle", p.ss.Deadlocks[i].Sessions)
+func (p *Pane) rowKey(i int) string {
+	if i < len(p.Sessions.Deadlocks) {
+		return fmt.Sprint("cycle", p.Sessions.Deadlocks[i].Sessions)
 	}
-	return "session " + strconv.FormatInt(p.ss.List[i-len(p.ss.Deadlocks)].Session, 16)
+	return "session " + strconv.FormatInt(p.Sessions.List[i-len(p.Sessions.Deadlocks)].Session, 16)
 }
 
-// deadlock is the selected cycle, nil when a session is selected.
-func (p *sessionsPane) deadlock() *model.Deadlock {
-	if p.ss == nil || p.cursor >= len(p.ss.Deadlocks) {
+// Deadlock is the selected cycle, nil when a session is selected.
+func (p *Pane) Deadlock() *model.Deadlock {
+	if p.Sessions == nil || p.Cursor >= len(p.Sessions.Deadlocks) {
 		return nil
 	}
-	return &p.ss.Deadlocks[p.cursor]
+	return &p.Sessions.Deadlocks[p.Cursor]
 }
 
-// session is the selected session, nil when a cycle is selected.
-func (p *sessionsPane) session() *sessions.SessionInfo {
-	if p.ss == nil || p.cursor < len(p.ss.Deadlocks) || p.cursor >= p.count() {
+// Session is the selected session, nil when a cycle is selected.
+func (p *Pane) Session() *sessions.SessionInfo {
+	if p.Sessions == nil || p.Cursor < len(p.Sessions.Deadlocks) || p.Cursor >= p.Count() {
 		return nil
 	}
-	return &p.ss.List[p.cursor-len(p.ss.Deadlocks)]
+	return &p.Sessions.List[p.Cursor-len(p.Sessions.Deadlocks)]
 }
 
-// move moves the cursor by delta rows, keeping it in a table of rows.
-func (p *sessionsPane) move(delta, rows int) {
-	p.cursor += delta
-	p.clamp()
+// Move moves the cursor by delta rows, keeping it in a table of rows.
+func (p *Pane) Move(delta, rows int) {
+	p.Cursor += delta
+	p.Clamp()
 	rows = max(rows, 1)
-	if p.cursor < p.top {
-		p.top = p.cursor
+	if p.Cursor < p.top {
+		p.top = p.Cursor
 	}
-	if p.cursor >= p.top+rows {
-		p.top = p.cursor - rows + 1
+	if p.Cursor >= p.top+rows {
+		p.top = p.Cursor - rows + 1
 	}
-	p.top = min(max(p.top, 0), max(p.count()-rows, 0))
+	p.top = min(max(p.top, 0), max(p.Count()-rows, 0))
 }
 
 // heights splits a body of h lines between the table and the detail box,
 // which takes what its content needs, between 5 lines and half the body.
-func (p *sessionsPane) heights(h, content int) (table, detail int) {
+func (p *Pane) heights(h, content int) (table, detail int) {
 	detail = min(max(content+2, 5), h/2)
 	return h - detail, detail
 }
 
-// tableRows is how many rows the table shows at least in a body of h
+// TableRows is how many rows the table shows at least in a body of h
 // lines (for paging; the view keeps the cursor in sight whatever it is).
-func (p *sessionsPane) tableRows(h int) int {
+func (p *Pane) TableRows(h int) int {
 	t, _ := p.heights(h, h)
 	return max(t-3, 1) // borders and the column header
 }
@@ -199,12 +192,12 @@ func sessionColumns(w int) []draw.Column {
 }
 
 // body draws the table box over the detail box, w x h cells.
-func (p *sessionsPane) body(st *themes.Styles, border lipgloss.Style, w, h int, now time.Time, mark int64) []string {
+func (p *Pane) body(st *themes.Styles, border lipgloss.Style, w, h int, now time.Time, mark int64) []string {
 	dTitle, dLines := p.detail(st, w-2, now)
 	th, dh := p.heights(h, len(dLines))
-	title := st.Title.Render("Sessions") + st.Muted.Render(" · "+plural(len(p.ss.List), "session"))
-	if n := len(p.ss.Deadlocks); n > 0 {
-		title += st.Muted.Render(" · ") + st.Danger.Render(plural(n, "cycle"))
+	title := st.Title.Render("Sessions") + st.Muted.Render(" · "+draw.Plural(len(p.Sessions.List), "session"))
+	if n := len(p.Sessions.Deadlocks); n > 0 {
+		title += st.Muted.Render(" · ") + st.Danger.Render(draw.Plural(n, "cycle"))
 	}
 	inner := w - 2
 	cols := sessionColumns(inner)
@@ -221,29 +214,29 @@ func (p *sessionsPane) body(st *themes.Styles, border lipgloss.Style, w, h int, 
 	}
 	lines := []string{draw.Line(head, nil)}
 	rows := max(th-3, 1)
-	if p.count() == 0 {
+	if p.Count() == 0 {
 		lines = append(lines, st.Muted.Render(draw.Fit(" No session holds or waits on the watched locks.", inner)))
 	}
 	// The cursor stays on screen whatever the size (View cannot keep it).
-	top := min(max(p.top, p.cursor-rows+1), p.cursor)
+	top := min(max(p.top, p.Cursor-rows+1), p.Cursor)
 	last := top - 1
-	for i := top; i < p.count() && i < top+rows; i++ {
+	for i := top; i < p.Count() && i < top+rows; i++ {
 		var over *lipgloss.Style
-		if i == p.cursor {
+		if i == p.Cursor {
 			sel := st.Selection
 			over = &sel
 		}
-		if i < len(p.ss.Deadlocks) {
-			lines = append(lines, draw.Line([]draw.Seg{{Text: draw.Fit(p.cycleRow(&p.ss.Deadlocks[i], i == p.cursor, inner, now), inner), Style: cycleStyle(st, p.ss.Deadlocks[i].State)}}, over))
+		if i < len(p.Sessions.Deadlocks) {
+			lines = append(lines, draw.Line([]draw.Seg{{Text: draw.Fit(p.cycleRow(&p.Sessions.Deadlocks[i], i == p.Cursor, inner, now), inner), Style: cycleStyle(st, p.Sessions.Deadlocks[i].State)}}, over))
 		} else {
-			s := &p.ss.List[i-len(p.ss.Deadlocks)]
-			lines = append(lines, draw.Line(p.sessionSegs(st, s, cols, i == p.cursor, s.Session == mark, now), over))
+			s := &p.Sessions.List[i-len(p.Sessions.Deadlocks)]
+			lines = append(lines, draw.Line(p.sessionSegs(st, s, cols, i == p.Cursor, s.Session == mark, now), over))
 		}
 		last = i
 	}
 	foot := ""
-	if top > 0 || last < p.count()-1 {
-		foot = st.Muted.Render(fmt.Sprintf("%d-%d of %d", top+1, last+1, p.count()))
+	if top > 0 || last < p.Count()-1 {
+		foot = st.Muted.Render(fmt.Sprintf("%d-%d of %d", top+1, last+1, p.Count()))
 	}
 	out := draw.Box(border, title, foot, lines, w, th)
 	return append(out, draw.Box(st.Border, dTitle, "", dLines, w, dh)...)
@@ -257,7 +250,7 @@ func cycleStyle(st *themes.Styles, state string) lipgloss.Style {
 }
 
 // cycleRow is a cycle as one table row.
-func (p *sessionsPane) cycleRow(d *model.Deadlock, cursor bool, w int, now time.Time) string {
+func (p *Pane) cycleRow(d *model.Deadlock, cursor bool, w int, now time.Time) string {
 	mark := " "
 	if cursor {
 		mark = "❯"
@@ -286,7 +279,7 @@ func cycleSessions(d *model.Deadlock) string {
 	return strings.Join(parts, " → ")
 }
 
-func (p *sessionsPane) sessionSegs(st *themes.Styles, s *sessions.SessionInfo, cols []draw.Column, cursor, marked bool, now time.Time) []draw.Seg {
+func (p *Pane) sessionSegs(st *themes.Styles, s *sessions.SessionInfo, cols []draw.Column, cursor, marked bool, now time.Time) []draw.Seg {
 	segs := make([]draw.Seg, 0, 2*len(cols)+1)
 	for ci, c := range cols {
 		if ci > 0 {
@@ -344,7 +337,7 @@ func nodesCell(ns []sessions.SessionNode, w int) string {
 	if len(ns) == 0 {
 		return "-"
 	}
-	ref := " " + nodeRef(ns[0].Node)
+	ref := " " + draw.NodeRef(ns[0].Node)
 	more := ""
 	if len(ns) > 1 {
 		more = " +" + strconv.Itoa(len(ns)-1)
@@ -353,14 +346,14 @@ func nodesCell(ns []sessions.SessionNode, w int) string {
 }
 
 // detail is the detail box: the selected session or cycle spelled out.
-func (p *sessionsPane) detail(st *themes.Styles, w int, now time.Time) (string, []string) {
+func (p *Pane) detail(st *themes.Styles, w int, now time.Time) (string, []string) {
 	var lines []string
 	add := func(style lipgloss.Style, text string) {
 		for _, l := range draw.Wrap(text, max(w-2, 8)) {
 			lines = append(lines, style.Render(" "+l))
 		}
 	}
-	if d := p.deadlock(); d != nil {
+	if d := p.Deadlock(); d != nil {
 		title := "CYCLE"
 		switch d.State {
 		case model.CycleDeadlock:
@@ -374,10 +367,10 @@ func (p *sessionsPane) detail(st *themes.Styles, w int, now time.Time) (string, 
 		}
 		for _, wt := range d.Waits {
 			holds := "-"
-			if s := p.ss.Find(wt.Session); s != nil && len(s.Holds) > 0 {
+			if s := p.Sessions.Find(wt.Session); s != nil && len(s.Holds) > 0 {
 				parts := make([]string, 0, len(s.Holds))
 				for _, h := range s.Holds {
-					parts = append(parts, draw.CleanLeft(h.Path, 30)+" "+nodeRef(h.Node))
+					parts = append(parts, draw.CleanLeft(h.Path, 30)+" "+draw.NodeRef(h.Node))
 				}
 				holds = strings.Join(parts, ", ")
 			}
@@ -386,12 +379,12 @@ func (p *sessionsPane) detail(st *themes.Styles, w int, now time.Time) (string, 
 				client = "client unknown"
 			}
 			add(st.Text, draw.Session(wt.Session)+" ("+client+") holds "+holds+"; waits on "+draw.CleanLeft(wt.Path, 30)+" "+
-				nodeRef(wt.Node)+" since "+draw.Clock(wt.Since)+", held by "+draw.Session(wt.Holder)+" "+nodeRef(wt.HolderNode))
+				draw.NodeRef(wt.Node)+" since "+draw.Clock(wt.Since)+", held by "+draw.Session(wt.Holder)+" "+draw.NodeRef(wt.HolderNode))
 		}
 		add(st.Muted, sessions.SessionsCaveat)
 		return st.Title.Render(title), lines
 	}
-	s := p.session()
+	s := p.Session()
 	if s == nil {
 		return st.Title.Render("Session"), nil
 	}
@@ -401,10 +394,10 @@ func (p *sessionsPane) detail(st *themes.Styles, w int, now time.Time) (string, 
 	}
 	add(st.Text, "client "+client)
 	for _, h := range s.Holds {
-		add(st.Holder, "holds "+draw.CleanLeft(h.Path, 40)+" "+nodeRef(h.Node)+" since "+draw.Clock(h.Since)+" ("+draw.Since(now, h.Since)+")")
+		add(st.Holder, "holds "+draw.CleanLeft(h.Path, 40)+" "+draw.NodeRef(h.Node)+" since "+draw.Clock(h.Since)+" ("+draw.Since(now, h.Since)+")")
 	}
 	for _, wt := range s.Waits {
-		add(st.Waiter, "waits on "+draw.CleanLeft(wt.Path, 40)+" "+nodeRef(wt.Node)+" since "+draw.Clock(wt.Since)+" ("+draw.Since(now, wt.Since)+")")
+		add(st.Waiter, "waits on "+draw.CleanLeft(wt.Path, 40)+" "+draw.NodeRef(wt.Node)+" since "+draw.Clock(wt.Since)+" ("+draw.Since(now, wt.Since)+")")
 	}
 	if len(s.WaitsFor) > 0 {
 		parts := make([]string, len(s.WaitsFor))
@@ -417,31 +410,14 @@ func (p *sessionsPane) detail(st *themes.Styles, w int, now time.Time) (string, 
 	case s.Blocks == 0:
 		add(st.Muted, "blocks no other session")
 	default:
-		add(st.Danger, fmt.Sprintf("blocks %s (%d directly); the longest has waited %s", plural(s.Blocks, "session"), s.BlocksDirect, draw.Dur(s.OldestWait)))
+		add(st.Danger, fmt.Sprintf("blocks %s (%d directly); the longest has waited %s", draw.Plural(s.Blocks, "session"), s.BlocksDirect, draw.Dur(s.OldestWait)))
 	}
 	return st.Title.Render("Session " + draw.Session(s.Session)), lines
 }
 
-// keysOf sets the keys of the console while the pane is shown: no
-// action on locks, enter marks, f force-releases a session, esc goes back.
-func (p *sessionsPane) keysOf(k *KeyMap, readOnly bool) {
-	for _, b := range []*key.Binding{&k.Take, &k.Release, &k.Revoke, &k.Focus, &k.Filter, &k.Sort,
-		&k.Pause, &k.Step, &k.Kill, &k.Split} {
-		b.SetEnabled(false)
-	}
-	s := p.session()
-	k.Enter.SetEnabled(s != nil || p.deadlock() != nil)
-	k.Enter.SetHelp("enter", "mark in queues")
-	k.Force.SetEnabled(!readOnly && s != nil)
-	k.Force.SetHelp("f", "force-release session")
-	k.Clear.SetEnabled(true)
-	k.Clear.SetHelp("esc", "back")
-	k.Sessions.SetHelp("w", "locks")
-}
-
-// copyTarget is the selected session's id, for y.
-func (p *sessionsPane) copyTarget() (raw, shown string, ok bool) {
-	s := p.session()
+// CopyTarget is the selected session's id, for y.
+func (p *Pane) CopyTarget() (raw, shown string, ok bool) {
+	s := p.Session()
 	if s == nil {
 		return "", "", false
 	}
@@ -449,9 +425,9 @@ func (p *sessionsPane) copyTarget() (raw, shown string, ok bool) {
 	return id, "session " + id, true
 }
 
-// deadlockBanner is the line above the body while snap shows a cycle of
+// DeadlockBanner is the line above the body while snap shows a cycle of
 // waits over sessions; "" when none.
-func deadlockBanner(st *themes.Styles, snap *model.Snapshot, now time.Time, w int) string {
+func DeadlockBanner(st *themes.Styles, snap *model.Snapshot, now time.Time, w int) string {
 	if snap == nil || len(snap.Deadlocks) == 0 {
 		return ""
 	}
