@@ -14,6 +14,7 @@ import (
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/ui/draw"
+	"github.com/zklock/zklock/ui/eventlog"
 )
 
 // take starts acquiring the selected lock, asking read or write first on a
@@ -216,7 +217,7 @@ func (m *Model) applyAction(a actionMsg) {
 		}
 		cause := actionCause(a.err)
 		m.notice = notice{text: what + ": " + cause, failed: true}
-		m.log.add(logEntry{at: at, kind: logFailed, path: draw.Clean(a.path, 0), text: verb + ": " + cause})
+		m.log.Add(eventlog.Entry{At: at, Kind: eventlog.Failed, Path: draw.Clean(a.path, 0), Text: verb + ": " + cause})
 		return
 	}
 	if a.verb == "take" {
@@ -224,7 +225,7 @@ func (m *Model) applyAction(a actionMsg) {
 		return
 	}
 	m.notice = notice{text: what + ": done"}
-	m.log.add(logEntry{at: at, kind: logYou, path: draw.Clean(a.path, 0), text: verb + " done"})
+	m.log.Add(eventlog.Entry{At: at, Kind: eventlog.You, Path: draw.Clean(a.path, 0), Text: verb + " done"})
 	if a.verb == "release" {
 		// The lock core may not report Released for a lock already lost.
 		delete(m.own, a.path)
@@ -239,18 +240,18 @@ func (m *Model) applyAction(a actionMsg) {
 // whichever came first; the status bar says "queued" only until the lock
 // core reports (its own segment then says where the lock stands).
 func (m *Model) tookAnswer(path string, at time.Time) {
-	e := logEntry{at: at, kind: logYou, path: draw.Clean(path, 0), text: "take queued"}
+	e := eventlog.Entry{At: at, Kind: eventlog.You, Path: draw.Clean(path, 0), Text: "take queued"}
 	t := m.taking[path]
 	switch {
 	case t == nil:
-		m.log.add(e)
+		m.log.Add(e)
 	case !t.reported.IsZero():
-		e.at = t.reported
-		m.log.addFirst(e)
+		e.At = t.reported
+		m.log.AddFirst(e)
 		delete(m.taking, path)
 	default:
 		t.answered, t.loggedAt = true, at
-		m.log.add(e)
+		m.log.Add(e)
 	}
 	m.notice = notice{}
 	if _, reported := m.own[path]; !reported {
@@ -267,13 +268,13 @@ func (m *Model) applyOwn(locks []OwnLock) {
 			if t := m.taking[l.Path]; t != nil {
 				switch {
 				case t.answered:
-					e.at = later(e.at, t.loggedAt)
+					e.At = later(e.At, t.loggedAt)
 					delete(m.taking, l.Path)
 				case t.reported.IsZero():
-					t.reported = e.at
+					t.reported = e.At
 				}
 			}
-			m.log.add(e)
+			m.log.Add(e)
 		}
 		if m.notice.take == l.Path {
 			m.notice = notice{}
@@ -339,7 +340,7 @@ func (m *Model) applyDemo(d demoMsg) {
 	if d.err != nil {
 		cause := actionCause(d.err)
 		m.notice = notice{text: d.verb + ": " + cause, failed: true}
-		m.log.add(logEntry{at: m.now, kind: logFailed, path: draw.Clean(d.path, 0), text: d.verb + ": " + cause})
+		m.log.Add(eventlog.Entry{At: m.now, Kind: eventlog.Failed, Path: draw.Clean(d.path, 0), Text: d.verb + ": " + cause})
 		return
 	}
 	switch d.verb {
@@ -353,7 +354,7 @@ func (m *Model) applyDemo(d demoMsg) {
 		text = d.verb + " done"
 	}
 	m.notice = notice{text: text}
-	m.log.add(logEntry{at: m.now, kind: logDemo, path: draw.Clean(d.path, 0), text: text})
+	m.log.Add(eventlog.Entry{At: m.now, Kind: eventlog.Demo, Path: draw.Clean(d.path, 0), Text: text})
 	// The narration line may now need a row, or give one back.
 	m.fixScroll()
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
 	"github.com/zklock/zklock/ui/draw"
+	"github.com/zklock/zklock/ui/eventlog"
 )
 
 // loud says whether a warning gets the alarm banner.
@@ -51,7 +52,7 @@ func (p *queuePane) banners(st *themes.Styles, snap *model.Snapshot, w, h int, n
 	}
 	for _, wn := range p.q.Warnings() {
 		title, explain := p.describe(wn)
-		msg := nodeRefs(draw.Clean(wn.Message, 0))
+		msg := eventlog.NodeRefs(draw.Clean(wn.Message, 0))
 		if msg == "" {
 			msg = explain
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/eventlog"
 )
 
 // fakeDemo records the presenter's calls.
@@ -185,7 +186,7 @@ func TestEventTextNamesNodesBySequence(t *testing.T) {
 		{"3 sessions watch 0000000041", "3 sessions watch 0000000041"},
 		{"lock-0000000007 deleted", "#7 deleted"},
 	} {
-		if got := nodeRefs(tc.in); got != tc.want {
+		if got := eventlog.NodeRefs(tc.in); got != tc.want {
 			t.Errorf("nodeRefs(%q)\n got %q\nwant %q", tc.in, got, tc.want)
 		}
 	}

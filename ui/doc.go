@@ -4,8 +4,8 @@
 //
 // Only Model implements tea.Model (model.go; its actions in actions.go).
 // Each pane is a child model in its own file with Update(msg) and View()
-// (queue.go, eventlog.go; a queue row's cells in queuecells.go), or a
-// package of its own (ui/locklist, ui/sessionspane): the root gives them their size, clock and border
+// (queue.go; a queue row's cells in queuecells.go), or a package of
+// its own (ui/locklist, ui/sessionspane, ui/eventlog): the root gives them their size, clock and border
 // (draw.Pane), handles global keys and hands the rest to the focused pane.
 // Tables size each column from what the rows on screen hold
 // (draw.LayoutColumns), and the border between the list and the

@@ -324,7 +324,7 @@ func TestActionErrorShown(t *testing.T) {
 		if !strings.Contains(status, c.want) || strings.Count(status, "force-release") != 1 || strings.Count(status, "#41") != 1 || strings.Contains(status, "lockops") {
 			t.Errorf("%v: status bar\n%s\nwant %q, the action and node once, no package name", c.err, status, c.want)
 		}
-		if log := m.log.at(len(m.log.ring) - 1).text; strings.Count(log, "#41") != 1 || strings.Count(log, "force-release") != 1 {
+		if log := m.log.At(len(m.log.Ring) - 1).Text; strings.Count(log, "#41") != 1 || strings.Count(log, "force-release") != 1 {
 			t.Errorf("%v: log %q names the action or node twice", c.err, log)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/timeline"
 	"github.com/zklock/zklock/ui/draw"
+	"github.com/zklock/zklock/ui/eventlog"
 	"github.com/zklock/zklock/ui/locklist"
 	"github.com/zklock/zklock/ui/sessionspane"
 
@@ -76,7 +77,7 @@ type Model struct {
 
 	list      locklist.List
 	queue     queuePane
-	log       eventLog
+	log       eventlog.Log
 	focus     focusArea
 	dialog    dialog
 	notice    notice
@@ -187,7 +188,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.readReplay()
 		return m, waitUpdate(m.opts.Updates)
 	case updatesClosedMsg:
-		m.log.add(logEntry{at: m.now, kind: logFailed, text: "the Watcher stopped: nothing on screen will change any more"})
+		m.log.Add(eventlog.Entry{At: m.now, Kind: eventlog.Failed, Text: "the Watcher stopped: nothing on screen will change any more"})
 	case ownMsg:
 		m.applyOwn(msg.locks)
 		return m, waitOwn(m.opts.Own)
@@ -480,10 +481,10 @@ func (m *Model) applyUpdate(u model.Update) {
 		}
 	}
 	for _, e := range u.Changes {
-		m.log.addChange(e)
+		m.log.AddChange(e)
 	}
 	if u.Dropped > 0 {
-		m.log.add(logEntry{at: m.now, kind: logFailed, text: fmt.Sprintf("%d events dropped: the console fell behind", u.Dropped)})
+		m.log.Add(eventlog.Entry{At: m.now, Kind: eventlog.Failed, Text: fmt.Sprintf("%d events dropped: the console fell behind", u.Dropped)})
 	}
 	m.narration.follow(u.Changes, before, m.snap, m.list.Selected)
 	m.followDialog()

@@ -107,13 +107,13 @@ func TestOwnStepsLoggedInOrder(t *testing.T) {
 		m = step(m, updateMsg{model.Update{Changes: []model.Change{{At: t0.Add(1200 * time.Millisecond), Kind: model.ChangeInfo, Path: "/locks/idle", Note: "late zkview event"}}}})
 		var last time.Time
 		var texts []string
-		for i := range len(m.log.ring) {
-			e := m.log.at(i)
-			if e.at.Before(last) {
-				t.Errorf("entry %d %q at %s after one at %s", i, e.text, e.at.Format("15:04:05.000"), last.Format("15:04:05.000"))
+		for i := range len(m.log.Ring) {
+			e := m.log.At(i)
+			if e.At.Before(last) {
+				t.Errorf("entry %d %q at %s after one at %s", i, e.Text, e.At.Format("15:04:05.000"), last.Format("15:04:05.000"))
 			}
-			last = e.at
-			texts = append(texts, e.text)
+			last = e.At
+			texts = append(texts, e.Text)
 		}
 		all := strings.Join(texts, "|")
 		if want := "#45 created|late zkview event|take queued|waiting at 5"; !strings.HasSuffix(all, want) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/ui/draw"
+	"github.com/zklock/zklock/ui/eventlog"
 )
 
 // ownLocks are the operator's locks the console knows of, by path: what
@@ -31,8 +32,8 @@ func (o ownLocks) sorted() []OwnLock {
 
 // take records the lock core's reports and returns the event log's
 // entries for those that moved (a new state or place in the queue).
-func (o ownLocks) take(locks []OwnLock, now time.Time) []logEntry {
-	var log []logEntry
+func (o ownLocks) take(locks []OwnLock, now time.Time) []eventlog.Entry {
+	var log []eventlog.Entry
 	for _, l := range locks {
 		prev, had := o[l.Path]
 		if l.State == OwnReleased {
@@ -49,12 +50,12 @@ func (o ownLocks) take(locks []OwnLock, now time.Time) []logEntry {
 		if at.IsZero() {
 			at = now
 		}
-		e := logEntry{at: at, kind: logYou, path: draw.Clean(l.Path, 0), text: ownState(&l, now, draw.NodeRef)}
+		e := eventlog.Entry{At: at, Kind: eventlog.You, Path: draw.Clean(l.Path, 0), Text: ownState(&l, now, draw.NodeRef)}
 		if l.State == OwnLost || l.State == OwnSuspended {
-			e.kind = logFailed
+			e.Kind = eventlog.Failed
 		}
 		if l.Err != "" {
-			e.text += " (" + draw.Clean(l.Err, 0) + ")"
+			e.Text += " (" + draw.Clean(l.Err, 0) + ")"
 		}
 		log = append(log, e)
 	}
