@@ -36,6 +36,15 @@ func (c *connecting) headline(now time.Time, w int) string {
 	return lead + servers + tail
 }
 
+// headlineAt is the header's headline at now, at most w cells; nil once
+// connected (c is nil).
+func (c *connecting) headlineAt(now time.Time) func(w int) string {
+	if c == nil {
+		return nil
+	}
+	return func(w int) string { return c.headline(now, w) }
+}
+
 // statusLine replaces the own-locks status while connecting: how long it
 // has been trying and when it gives up, then the last notice.
 func (c *connecting) statusLine(st *themes.Styles, n notice, w int, now time.Time) string {

@@ -32,9 +32,10 @@
 //   - keys.go: KeyMap, every key of the main view and which mode enables it.
 //   - pump.go: the messages from commands back to Update, and the
 //     re-arming, coalescing reads of the snapshot and own-lock channels.
-//   - header.go and statusbar.go: the top line (ensemble, session,
-//     connection, watch mode) and the status line (own locks, the last
-//     action's notice); banners.go: the warnings' banners.
+//   - statusbar.go: the status line (own locks, the last action's
+//     notice); banners.go: the warnings' banners; the top line
+//     (ensemble, session, connection, watch mode) is the package header
+//     (ui/header).
 //   - names.go: a lock node's sequence and short name; nodeindex.go: a
 //     snapshot's nodes by name.
 //   - The package draw (ui/draw) holds the sanitizer's one door, cells,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/header"
 )
 
 // TestHeaderIdentity: the SASL identity is said beside TLS at 160 and 80
@@ -32,7 +33,7 @@ func TestHeaderIdentity(t *testing.T) {
 	}
 	for _, tc := range cases {
 		for _, w := range []int{160, 80} {
-			raw := headerView(&st, "zklock", tc.identity, &model.Snapshot{Conn: conn}, 0, nil, false, w, now)
+			raw := header.View(&st, "zklock", tc.identity, &model.Snapshot{Conn: conn}, 0, nil, false, w, now)
 			got := ansi.Strip(raw)
 			if tc.want != "" && !strings.Contains(got, tc.want) {
 				t.Errorf("identity %q width %d: %q lacks %q", tc.identity, w, got, tc.want)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/header"
 )
 
 // TestHeaderZxid: the header warns when the newest lock node's zxid is
@@ -37,9 +38,9 @@ func TestHeaderZxid(t *testing.T) {
 		{snapOf(), ""},
 	}
 	for _, tc := range cases {
-		z := newestCzxid(tc.snap)
+		z := header.NewestCzxid(tc.snap)
 		for _, w := range []int{160, 80} {
-			got := ansi.Strip(headerView(&st, "zklock", "", tc.snap, z, nil, false, w, now))
+			got := ansi.Strip(header.View(&st, "zklock", "", tc.snap, z, nil, false, w, now))
 			if has := strings.Contains(got, "zxid"); has != (tc.want != "") || !strings.Contains(got, tc.want) {
 				t.Errorf("newest czxid %#x width %d: %q, want %q", z, w, got, tc.want)
 			}

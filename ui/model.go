@@ -12,6 +12,7 @@ import (
 	"github.com/zklock/zklock/timeline"
 	"github.com/zklock/zklock/ui/draw"
 	"github.com/zklock/zklock/ui/eventlog"
+	"github.com/zklock/zklock/ui/header"
 	"github.com/zklock/zklock/ui/locklist"
 	"github.com/zklock/zklock/ui/sessionspane"
 
@@ -468,7 +469,7 @@ func (m *Model) copyTarget() (raw, shown string, ok bool) {
 func (m *Model) applyUpdate(u model.Update) {
 	before := m.snap
 	if u.Snapshot != nil {
-		m.snap, m.zxid = u.Snapshot, newestCzxid(u.Snapshot)
+		m.snap, m.zxid = u.Snapshot, header.NewestCzxid(u.Snapshot)
 		if m.opts.Replay == nil && u.Snapshot.At.After(m.now) {
 			// The clock ticks once a second; what it shows is never
 			// later than the clock (a replay's clock is the player's).
@@ -646,7 +647,7 @@ func (m Model) View() string {
 	}
 	m.layoutPanes()
 	lines := make([]string, 0, h)
-	lines = append(lines, headerView(m.st, m.opts.Title, m.opts.Identity, m.snap, m.zxid, m.dial, m.opts.Replay != nil, w, m.now))
+	lines = append(lines, header.View(m.st, m.opts.Title, m.opts.Identity, m.snap, m.zxid, m.dial.headlineAt(m.now), m.opts.Replay != nil, w, m.now))
 	if m.view == viewSessions {
 		lines = append(lines, m.sessions.View()...)
 	} else {

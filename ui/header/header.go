@@ -1,4 +1,4 @@
-package ui
+package header
 
 import (
 	"fmt"
@@ -18,15 +18,16 @@ import (
 // spaces them by ten times the cost of a build once they do not).
 const coalescingShown = 100 * time.Millisecond
 
-// headerView is the top bar: which ensemble, whose session, and whether
-// what is on screen can be trusted (connected, or stale since when); and
-// a warning when zxid (newestCzxid) is near its counter's rollover.
-// dial, when not nil, is the session being opened: the state says whom it
-// dials and for how long. A replay says REPLAY first, and what was
+// View is the top bar: which ensemble, whose session, and whether what
+// is on screen can be trusted (connected, or stale since when); and a
+// warning when zxid (NewestCzxid) is near its counter's rollover. dial,
+// when not nil, is the headline of the session being opened, at most w
+// cells: the state says whom it dials and for how long. A replay says
+// REPLAY first, and what was
 // connected as recorded, never as live. identity (Options.Identity) is
 // said beside TLS; zxid, the highest zxid seen, is warned about near its
 // rollover.
-func headerView(st *themes.Styles, title, identity string, snap *model.Snapshot, zxid int64, dial *connecting, replay bool, w int, now time.Time) string {
+func View(st *themes.Styles, title, identity string, snap *model.Snapshot, zxid int64, dial func(w int) string, replay bool, w int, now time.Time) string {
 	if title == "" {
 		title = "zklock"
 	}
@@ -110,7 +111,7 @@ type headerPart struct {
 // headerState is the header's connection state, room being the cells the
 // title leaves: whom it dials, connected to whom (recorded, in a
 // replay), or since when the data is stale.
-func headerState(st *themes.Styles, snap *model.Snapshot, dial *connecting, replay bool, room int, now time.Time) headerPart {
+func headerState(st *themes.Styles, snap *model.Snapshot, dial func(w int) string, replay bool, room int, now time.Time) headerPart {
 	var conn model.Conn
 	if snap != nil {
 		conn = snap.Conn
@@ -120,7 +121,7 @@ func headerState(st *themes.Styles, snap *model.Snapshot, dial *connecting, repl
 	case dial != nil:
 		// Room left by the title and the clock, which are kept first.
 		room -= 2 + ansi.StringWidth(draw.Clock(now)+" ") + 2
-		stateP.text, stateP.style = dial.headline(now, room), st.Warning
+		stateP.text, stateP.style = dial(room), st.Warning
 	case snap == nil || conn.State == model.StateConnecting:
 		stateP.text, stateP.style = "◌ connecting…", st.Warning
 	case conn.State == model.StateConnected && replay:
@@ -222,11 +223,11 @@ func layoutHeader(st *themes.Styles, w int, prio []*headerPart, ensP *headerPart
 	return l + st.Header.Render(strings.Repeat(" ", gap)) + r
 }
 
-// newestCzxid is the highest czxid among each queue's last node, its
+// NewestCzxid is the highest czxid among each queue's last node, its
 // newest by sequence order: the zxid as of the newest lock node, a lower
 // bound of the ensemble's (the console polls no srvr). It costs one node
 // a queue, once per snapshot; model.Snapshot.HighestCzxid reads them all.
-func newestCzxid(s *model.Snapshot) int64 {
+func NewestCzxid(s *model.Snapshot) int64 {
 	var hi int64
 	for _, q := range s.Queues.All() {
 		if ns := q.Nodes; ns.Len() > 0 {
