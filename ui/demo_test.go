@@ -203,18 +203,18 @@ func TestNarrationFollowsTheSelectedLock(t *testing.T) {
 	}
 	// The first step on the selected lock takes over from the fixture's.
 	m = step(m, deleted("/locks/job-a", job))
-	if !strings.HasPrefix(m.narration.text, "#42 was deleted") {
-		t.Fatalf("narration %q, want the step on /locks/job-a", m.narration.text)
+	if !strings.HasPrefix(m.narration.Text, "#42 was deleted") {
+		t.Fatalf("narration %q, want the step on /locks/job-a", m.narration.Text)
 	}
 	// A step on another lock is not told.
 	m = step(m, deleted("/locks/shared-ledger", other))
-	if !strings.HasPrefix(m.narration.text, "#42 was deleted") {
-		t.Fatalf("narration %q: another lock's step interrupted", m.narration.text)
+	if !strings.HasPrefix(m.narration.Text, "#42 was deleted") {
+		t.Fatalf("narration %q: another lock's step interrupted", m.narration.Text)
 	}
 	// Once another lock is selected, its steps are told.
 	m = selectPath(m, "/locks/shared-ledger")
 	m = step(m, deleted("/locks/shared-ledger", other))
-	if !strings.HasPrefix(m.narration.text, "#10 was deleted") {
-		t.Fatalf("narration %q, want the newly selected lock's step", m.narration.text)
+	if !strings.HasPrefix(m.narration.Text, "#10 was deleted") {
+		t.Fatalf("narration %q, want the newly selected lock's step", m.narration.Text)
 	}
 }

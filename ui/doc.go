@@ -42,9 +42,10 @@
 //     cuts, the table helpers and the frame every pane shares.
 //   - ownlocks.go: the operator's own locks by path; semaphore.go: a
 //     semaphore's rows and counts.
-//   - narrate.go: the demo's narration line; demo.go: the presenter's
-//     keys' outcomes; record.go: the record key; replay.go: a replay's
-//     timeline keys; clipboard.go: copying a node path (OSC 52).
+//   - demo.go: the presenter's keys' outcomes (the demo's narration line
+//     is the package narration, ui/narration); record.go: the record
+//     key; replay.go: a replay's timeline keys; clipboard.go: copying a
+//     node path (OSC 52).
 //
 // ui renders zkview snapshots and asks for actions through callbacks; it
 // never holds a ZooKeeper connection and never imports the zk client.

@@ -9,6 +9,7 @@ import (
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/ui/locklist"
+	"github.com/zklock/zklock/ui/narration"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -386,8 +387,8 @@ func TestTickMovesClockNotView(t *testing.T) {
 func TestNarration(t *testing.T) {
 	m := newTest("dark", 120, 40, func(o *Options) { o.Narration = true })
 	want := "#44 created its ephemeral sequential node and listed the children of /locks/job-a: it is not the lowest, so it sets a watch on #43 and waits."
-	if m.narration.text != want {
-		t.Errorf("narration %q, want %q", m.narration.text, want)
+	if m.narration.Text != want {
+		t.Errorf("narration %q, want %q", m.narration.Text, want)
 	}
 	if view := ansi.Strip(m.View()); !strings.Contains(view, "▸ narration #44 created its ephemeral sequential node") {
 		t.Errorf("narration not shown:\n%s", view)
@@ -400,7 +401,7 @@ func TestNarration(t *testing.T) {
 	// A handoff says what the console saw, not a listing it cannot see.
 	ev := model.Change{Kind: model.ChangeAcquired, Path: "/locks/job-a", Node: model.Node{Name: "_c_0f8fad5b-d9cb-469f-a165-70867728950e-lock-0000000044"}}
 	want = "#44 was notified: no node it must wait for is left in /locks/job-a, so it holds the lock (the recipe re-checks by listing the children again)."
-	if got := narrate(ev, nil, nil); got != want {
+	if got := narration.Narrate(ev, nil, nil); got != want {
 		t.Errorf("handoff narration %q, want %q", got, want)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/ui/draw"
+	"github.com/zklock/zklock/ui/narration"
 )
 
 // TestLayoutColumns: over random columns and widths, the columns kept fit
@@ -299,7 +300,7 @@ func TestNarrationWraps(t *testing.T) {
 	sentence := "#20 created its ephemeral sequential node and listed the children of /demo/locks/render-slots/locks: no lease is free, so it sets a watch on the children of /demo/locks/render-slots/leases and waits."
 	for _, w := range []int{120, 160, 200} {
 		m := newTest("dark", w, 48)
-		lines := narrationLines(m.st, sentence, false, w)
+		lines := narration.Lines(m.st, sentence, false, w)
 		var words []string
 		for _, l := range lines {
 			s := strings.TrimSpace(ansi.Strip(l))
@@ -331,7 +332,7 @@ func TestNarrationNamesWatchWhole(t *testing.T) {
 	q := slots
 	q.Nodes = model.NodesOf(*slots.Nodes.At(0), *slots.Nodes.At(1), waiter)
 	snap.Queues = model.QueuesOf(q)
-	got := narrate(model.Change{Kind: model.ChangeJoined, Path: q.Path, Node: waiter}, snap, snap)
+	got := narration.Narrate(model.Change{Kind: model.ChangeJoined, Path: q.Path, Node: waiter}, snap, snap)
 	if want := "sets a watch on the children of " + q.Path + " and waits."; !strings.HasSuffix(got, want) {
 		t.Errorf("narration %q, want it to end %q", got, want)
 	}

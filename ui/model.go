@@ -14,6 +14,7 @@ import (
 	"github.com/zklock/zklock/ui/eventlog"
 	"github.com/zklock/zklock/ui/header"
 	"github.com/zklock/zklock/ui/locklist"
+	"github.com/zklock/zklock/ui/narration"
 	"github.com/zklock/zklock/ui/sessionspane"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -82,7 +83,7 @@ type Model struct {
 	focus     focusArea
 	dialog    dialog
 	notice    notice
-	narration narration
+	narration narration.Line
 	// paused mirrors the demo's contenders (Options.Demo): set by a
 	// successful pause or step, cleared by a successful resume.
 	paused bool
@@ -124,7 +125,7 @@ func New(opts Options) Model {
 		own:       ownLocks{},
 		taking:    map[string]*pendingTake{},
 		list:      locklist.New(),
-		narration: narration{on: opts.Narration},
+		narration: narration.Line{On: opts.Narration},
 	}
 	m.list.Roots = opts.Roots
 	if opts.Connect != nil {
@@ -287,7 +288,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m, copyToClipboard(m.opts.Output, raw, shown)
 		}
 	case key.Matches(msg, k.Narrate):
-		m.narration.on = !m.narration.on
+		m.narration.On = !m.narration.On
 		m.fixScroll()
 	case key.Matches(msg, k.Take):
 		return m.take()
@@ -487,7 +488,7 @@ func (m *Model) applyUpdate(u model.Update) {
 	if u.Dropped > 0 {
 		m.log.Add(eventlog.Entry{At: m.now, Kind: eventlog.Failed, Text: fmt.Sprintf("%d events dropped: the console fell behind", u.Dropped)})
 	}
-	m.narration.follow(u.Changes, before, m.snap, m.list.Selected)
+	m.narration.Follow(u.Changes, before, m.snap, m.list.Selected)
 	m.followDialog()
 	m.rebuild()
 }

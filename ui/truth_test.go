@@ -14,6 +14,7 @@ import (
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/ui/draw"
 	"github.com/zklock/zklock/ui/locklist"
+	"github.com/zklock/zklock/ui/narration"
 )
 
 // The class checks of #41: every frame agrees with the snapshot it was
@@ -58,7 +59,7 @@ type lockCore struct {
 // has nothing new (its watched node is still there).
 func (lc *lockCore) report(snap *model.Snapshot, first bool) *OwnLock {
 	q := snap.Queue(lc.path)
-	if lc.held || q == nil || (!first && findNode(snap, lc.path, lc.watching) != nil) {
+	if lc.held || q == nil || (!first && narration.FindNode(snap, lc.path, lc.watching) != nil) {
 		return nil
 	}
 	for i, n := range q.Nodes.All() {
@@ -195,7 +196,7 @@ func checkStatus(t *testing.T, m Model, snap *model.Snapshot, v string, where fu
 	t.Helper()
 	status := statusLine(v)
 	for p, o := range m.own {
-		n := findNode(snap, p, o.Node)
+		n := narration.FindNode(snap, p, o.Node)
 		switch {
 		case o.State == OwnHolding:
 			if !strings.Contains(status, "HOLDING since") || strings.Contains(status, "queued") {
@@ -234,7 +235,7 @@ func checkDialog(t *testing.T, m Model, snap *model.Snapshot, v string, where fu
 	default:
 		return
 	}
-	n := findNode(snap, path, was.Name)
+	n := narration.FindNode(snap, path, was.Name)
 	_, seq := model.ConfirmToken(was.Name)
 	if n != nil && n.Session != was.Session {
 		n = nil // a node of the same name, made again: not the dialog's

@@ -1,4 +1,4 @@
-package ui
+package narration
 
 import (
 	"strings"
@@ -11,23 +11,23 @@ import (
 	"github.com/zklock/zklock/model"
 )
 
-// narration is the demo's narration line: the latest step of the recipe
+// Line is the demo's narration line: the latest step of the recipe
 // on the screen's locks, told while on.
-type narration struct {
-	on   bool
-	text string
+type Line struct {
+	On   bool
+	Text string
 	path string // the lock the narration is about
 }
 
-// follow tells the latest step of the recipe among events, before being
+// Follow tells the latest step of the recipe among events, before being
 // the snapshot they happened after and after the one that shows them.
 // The narration follows the queue on screen (selected): a step on it
 // wins; a step elsewhere is told only while the narration is not yet
 // about it, so that a room watching one queue is not told about another
 // one mid-sentence. Only the step told is worked out.
-func (n *narration) follow(events []model.Change, before, after *model.Snapshot, selected string) {
+func (n *Line) Follow(events []model.Change, before, after *model.Snapshot, selected string) {
 	for _, only := range []bool{true, false} {
-		if !only && n.text != "" && n.path == selected {
+		if !only && n.Text != "" && n.path == selected {
 			return
 		}
 		for i := len(events) - 1; i >= 0; i-- {
@@ -35,8 +35,8 @@ func (n *narration) follow(events []model.Change, before, after *model.Snapshot,
 			if only && e.Path != selected {
 				continue
 			}
-			if s := narrate(e, before, after); s != "" {
-				n.text, n.path = s, e.Path
+			if s := Narrate(e, before, after); s != "" {
+				n.Text, n.path = s, e.Path
 				return
 			}
 		}
@@ -44,24 +44,24 @@ func (n *narration) follow(events []model.Change, before, after *model.Snapshot,
 }
 
 // View is the narration as drawn now, w cells wide: none when it is off.
-func (n narration) View(st *themes.Styles, paused bool, w int) []string {
-	if !n.on || w <= 0 {
+func (n Line) View(st *themes.Styles, paused bool, w int) []string {
+	if !n.On || w <= 0 {
 		return nil
 	}
-	return narrationLines(st, n.text, paused, w)
+	return Lines(st, n.Text, paused, w)
 }
 
-// narrate tells, in one sentence for a room watching the demo, which step of
+// Narrate tells, in one sentence for a room watching the demo, which step of
 // the lock recipe an event shows: node created, children listed, watch set
 // on the predecessor, predecessor deleted, successor notified, re-check,
 // holds. before is the snapshot the event happened after, after the one
 // that shows its result. "" when the event is not a recipe step.
-func narrate(ev model.Change, before, after *model.Snapshot) string {
+func Narrate(ev model.Change, before, after *model.Snapshot) string {
 	path := draw.Clean(ev.Path, 0) // whole: narrationLines wraps it, and cuts with "…" only past two lines
 	me := draw.NodeRef(ev.Node.Name)
 	switch {
 	case ev.Kind == model.ChangeJoined:
-		n := findNode(after, ev.Path, ev.Node.Name)
+		n := FindNode(after, ev.Path, ev.Node.Name)
 		switch {
 		case n == nil:
 			return me + " created its ephemeral sequential node under " + path + "."
@@ -105,9 +105,9 @@ func narrate(ev model.Change, before, after *model.Snapshot) string {
 	return ""
 }
 
-// findNode is the node called name in the queue at path, nil when s has
+// FindNode is the node called name in the queue at path, nil when s has
 // no such node.
-func findNode(s *model.Snapshot, path, name string) *model.Node {
+func FindNode(s *model.Snapshot, path, name string) *model.Node {
 	q := s.Queue(path)
 	if q == nil {
 		return nil
@@ -120,12 +120,12 @@ func findNode(s *model.Snapshot, path, name string) *model.Node {
 	return nil
 }
 
-// narrationLines is the demo's narration: the last step of the recipe,
+// Lines is the demo's narration: the last step of the recipe,
 // on one line, or on two when one would cut the sentence (the end of it,
 // "so it sets a watch on #43 and waits", is what the room is told). While
 // the demo's contenders are paused it says so first, so the room knows
 // why nothing moves.
-func narrationLines(st *themes.Styles, text string, paused bool, w int) []string {
+func Lines(st *themes.Styles, text string, paused bool, w int) []string {
 	if text == "" {
 		text = "Waiting for the next step of the recipe…"
 	}
