@@ -14,13 +14,13 @@ import (
 // row index, never by comparing strings), and a filter that only narrows
 // looks at the rows it showed last, not at every row.
 
-// sortMode orders the lock list.
-type sortMode int
+// SortMode orders the lock list.
+type SortMode int
 
 const (
 	// SortContention puts broken queues first, then the longest queues,
 	// then the longest waits: where an on-call engineer looks first.
-	SortContention sortMode = iota
+	SortContention SortMode = iota
 	// SortStuck puts broken queues first, then the parents with waiters
 	// by their oldest wait, then the longest holds: on a root of many
 	// lock parents, the stuck ones are the first screen.
@@ -30,7 +30,7 @@ const (
 	SortModes
 )
 
-func (s sortMode) String() string {
+func (s SortMode) String() string {
 	switch s {
 	case SortStuck:
 		return "stuck first"
@@ -77,7 +77,7 @@ func boolKey(first bool) int64 {
 
 // keyOf is row r's key in sort mode s (sortName: none, the path order is
 // the order).
-func keyOf(s sortMode, r *lockRow) sortKey {
+func keyOf(s SortMode, r *Row) sortKey {
 	switch s {
 	case SortContention:
 		return sortKey{a: boolKey(r.dangerous()), b: -int64(r.Depth), c: timeKey(r.WaitSince)}
@@ -92,7 +92,7 @@ func keyOf(s sortMode, r *lockRow) sortKey {
 // order is every row's index in sort mode s, sorted once per rebuild (or
 // flag of the rows) and kept: a key that changes the sort or the filter
 // then costs one pass over the rows, not a sort.
-func (l *List) order(s sortMode) []int {
+func (l *List) order(s SortMode) []int {
 	if o := l.orders[s]; o != nil {
 		return o
 	}
@@ -112,7 +112,7 @@ func (l *List) order(s sortMode) []int {
 	// An empty row's key is the greatest of every mode (no danger, no
 	// node, no times): the rows that have it, most of a wide root, go
 	// last in path order without being sorted.
-	last := keyOf(s, &lockRow{})
+	last := keyOf(s, &Row{})
 	ks := make([]keyed, 0, len(l.Rows)/8)
 	tail := order[:0:0]
 	for i := range l.Rows {
@@ -307,7 +307,7 @@ func (l *List) rankAs(order []int) {
 
 // carryRanks is the held ranks of prev's rows (heldRank) given to the
 // same paths in rows, -1 for a path new since; both are in path order.
-func carryRanks(prev, rows []lockRow, heldRank []int32) []int32 {
+func carryRanks(prev, rows []Row, heldRank []int32) []int32 {
 	out := make([]int32, len(rows))
 	j := 0
 	for i := range rows {

@@ -21,12 +21,12 @@ import (
 type List struct {
 	draw.Pane
 	Keys     Keys
-	Rows     []lockRow
+	Rows     []Row
 	Visible  []int // indices into rows, filtered and sorted
 	Cursor   int   // index into visible
 	Offset   int   // first visible row drawn
 	Selected string
-	Sort     sortMode
+	Sort     SortMode
 	// orders holds every row index in each sort order, sorted on first
 	// use after a rebuild (listorder.go).
 	orders    [SortModes][]int
@@ -39,7 +39,7 @@ type List struct {
 	// filters visible again (refresh).
 	Gen          int
 	shownGen     int
-	shownSort    sortMode
+	shownSort    SortMode
 	shownNeedle  string
 	shownWaiting bool
 	// prefix is the parent all paths share ("/locks/"), named once in the
@@ -172,7 +172,7 @@ func (l *List) Rebuild(snap *model.Snapshot, paths []string, own map[string]bool
 	prev := l.Rows
 	// Fresh slices, not l.rows[:0]: an earlier Model value may still share
 	// the old ones.
-	rows := make([]lockRow, 0, queues.Len()+len(paths))
+	rows := make([]Row, 0, queues.Len()+len(paths))
 	pending := pendingRows(snap, paths)
 	sorted := true
 	j := 0
@@ -188,7 +188,7 @@ func (l *List) Rebuild(snap *model.Snapshot, paths []string, own map[string]bool
 		for j < len(prev) && prev[j].Path < q.Path {
 			j++
 		}
-		var r lockRow
+		var r Row
 		if j < len(prev) && prev[j].Path == q.Path && prev[j].q != nil && sameQueue(prev[j].q, q) {
 			r = prev[j]
 			r.own, r.ownLost, r.Marked, r.crossLock = false, false, false, false
@@ -201,7 +201,7 @@ func (l *List) Rebuild(snap *model.Snapshot, paths []string, own map[string]bool
 	rows = append(rows, pending...)
 	if !sorted {
 		// Path order is what every sort falls back on (listorder.go).
-		slices.SortFunc(rows, func(a, b lockRow) int { return strings.Compare(a.Path, b.Path) })
+		slices.SortFunc(rows, func(a, b Row) int { return strings.Compare(a.Path, b.Path) })
 	}
 	if l.heldRank != nil {
 		l.heldRank = carryRanks(prev, rows, l.heldRank)
@@ -232,20 +232,20 @@ func (l *List) Rebuild(snap *model.Snapshot, paths []string, own map[string]bool
 
 // pendingRows are the rows of the configured paths the snapshot lacks,
 // in path order.
-func pendingRows(snap *model.Snapshot, paths []string) []lockRow {
+func pendingRows(snap *model.Snapshot, paths []string) []Row {
 	// Configured paths the snapshot lacks are looked up in it: a set of
 	// every path would cost a snapshot of many locks more than all the
 	// rows do.
-	var pending []lockRow
+	var pending []Row
 	added := make(map[string]bool, len(paths))
 	for _, p := range paths {
 		if !added[p] && snap.Queue(p) == nil {
 			added[p] = true
 			label := draw.Clean(p, 0)
-			pending = append(pending, lockRow{Path: p, label: label, lower: strings.ToLower(label), labelW: draw.Width(label), state: model.PathPending})
+			pending = append(pending, Row{Path: p, label: label, lower: strings.ToLower(label), labelW: draw.Width(label), state: model.PathPending})
 		}
 	}
-	slices.SortFunc(pending, func(a, b lockRow) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(pending, func(a, b Row) int { return strings.Compare(a.Path, b.Path) })
 	return pending
 }
 
@@ -322,7 +322,7 @@ func (l *List) syncSelected() {
 }
 
 // Current is the row under the cursor, nil when the list is empty.
-func (l *List) Current() *lockRow {
+func (l *List) Current() *Row {
 	if len(l.Visible) == 0 {
 		return nil
 	}
@@ -466,7 +466,7 @@ func (l *List) body(st *themes.Styles, w, h int, now time.Time, focused bool) []
 }
 
 // rowSegs appends row r's cells to segs.
-func (l *List) rowSegs(segs []draw.Seg, st *themes.Styles, r *lockRow, cols []draw.Column, now time.Time, cursorRow bool) []draw.Seg {
+func (l *List) rowSegs(segs []draw.Seg, st *themes.Styles, r *Row, cols []draw.Column, now time.Time, cursorRow bool) []draw.Seg {
 	for i, c := range cols {
 		if i > 0 {
 			segs = append(segs, draw.Seg{Text: " ", Style: st.Text})
@@ -509,7 +509,7 @@ func (l *List) rowSegs(segs []draw.Seg, st *themes.Styles, r *lockRow, cols []dr
 
 // listCell is row r's text, safe and whole, in the column titled title
 // (not PATH), and its style.
-func listCell(st *themes.Styles, title string, r *lockRow, now time.Time) (string, lipgloss.Style) {
+func listCell(st *themes.Styles, title string, r *Row, now time.Time) (string, lipgloss.Style) {
 	switch title {
 	case "HOLDER":
 		text, style := holderCell(st, r)
@@ -538,7 +538,7 @@ func listCell(st *themes.Styles, title string, r *lockRow, now time.Time) (strin
 // rowFlag is a row's first two cells: the cursor's mark and the flag
 // that says the most urgent thing about the lock (own and lost, marked,
 // dangerous, own, warned).
-func rowFlag(st *themes.Styles, r *lockRow, cursorRow bool) []draw.Seg {
+func rowFlag(st *themes.Styles, r *Row, cursorRow bool) []draw.Seg {
 	mark, flag, style := " ", " ", st.Text
 	if cursorRow {
 		mark = "❯"
@@ -560,7 +560,7 @@ func rowFlag(st *themes.Styles, r *lockRow, cursorRow bool) []draw.Seg {
 
 // holderCell is the HOLDER column's text and style for r: its holder,
 // "-" with none, or what keeps the queue from being read.
-func holderCell(st *themes.Styles, r *lockRow) (string, lipgloss.Style) {
+func holderCell(st *themes.Styles, r *Row) (string, lipgloss.Style) {
 	switch r.state {
 	case model.PathPresent:
 		switch {

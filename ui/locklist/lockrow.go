@@ -11,9 +11,9 @@ import (
 	"github.com/zklock/zklock/ui/draw"
 )
 
-// lockRow is one watched lock parent, summarised for the list. Times are
+// Row is one watched lock parent, summarised for the list. Times are
 // kept rather than durations so that a clock tick needs no rebuild.
-type lockRow struct {
+type Row struct {
 	Path      string // raw; the key
 	label     string // sanitized path
 	system    string // sanitized system label ("solr overseer"), "" for a recipe
@@ -48,12 +48,12 @@ const crossLockCode = "cross-lock-deadlock"
 // dangerous says whether the row is drawn and sorted as broken: split
 // holders, a deadlock, mixed recipes, over its limit, or a cross-lock
 // deadlock.
-func (r *lockRow) dangerous() bool { return r.danger || r.crossLock }
+func (r *Row) dangerous() bool { return r.danger || r.crossLock }
 
 // matches says whether the row passes the filter: needle (lower case, ""
 // for any) in its path or its warning codes, and a waiter when
 // waitingOnly.
-func (r *lockRow) matches(needle string, waitingOnly bool) bool {
+func (r *Row) matches(needle string, waitingOnly bool) bool {
 	if waitingOnly && r.Waiters == 0 {
 		return false
 	}
@@ -78,8 +78,8 @@ func sameQueue(p, q *model.Queue) bool {
 }
 
 // summarize derives the list row of one queue.
-func summarize(q *model.Queue) lockRow {
-	r := lockRow{Path: q.Path, label: draw.Clean(q.Path, 0), state: q.State, Depth: q.Nodes.Len()}
+func summarize(q *model.Queue) Row {
+	r := Row{Path: q.Path, label: draw.Clean(q.Path, 0), state: q.State, Depth: q.Nodes.Len()}
 	r.lower = strings.ToLower(r.label)
 	if q.Label() != "" {
 		r.system = draw.Clean(q.Label(), 40)
@@ -139,7 +139,7 @@ func summarize(q *model.Queue) lockRow {
 
 // commonParent is the longest parent path ending in "/" that every row's
 // path starts with; "" for fewer than two rows or only the root.
-func commonParent(rows []lockRow) string {
+func commonParent(rows []Row) string {
 	if len(rows) < 2 {
 		return ""
 	}

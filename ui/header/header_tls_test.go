@@ -1,4 +1,4 @@
-package ui
+package header
 
 import (
 	"strings"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/ui/header"
 )
 
 // TestHeaderTLS: a TLS connection is said in the header, and one that
@@ -35,7 +34,7 @@ func TestHeaderTLS(t *testing.T) {
 		c := conn
 		c.TLS, c.HostnameVerified = tc.tls, tc.verified
 		for _, w := range []int{160, 80} {
-			got := ansi.Strip(header.View(&st, "zklock", "", &model.Snapshot{Conn: c}, 0, nil, false, w, now))
+			got := ansi.Strip(View(&st, "zklock", "", &model.Snapshot{Conn: c}, 0, nil, false, w, now))
 			if tc.want != "" && !strings.Contains(got, tc.want) {
 				t.Errorf("TLS %v verified %v width %d: %q lacks %q", tc.tls, tc.verified, w, got, tc.want)
 			}
