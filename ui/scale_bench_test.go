@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -13,8 +12,6 @@ import (
 	"github.com/muesli/termenv"
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
-	"github.com/zklock/zklock/themes"
-	"github.com/zklock/zklock/ui/draw"
 )
 
 // The console at incident scale (PRODUCT.md): a 100,000-node queue opens,
@@ -279,56 +276,6 @@ func TestIncidentQueue(t *testing.T) {
 	m, _ = press(m, "/", "huge", "enter")
 	if len(m.list.Visible) != 1 || m.queue.path != "/locks/huge" || m.queue.count() != incidentNodes {
 		t.Errorf("filter: %d rows, queue %q of %d", len(m.list.Visible), m.queue.path, m.queue.count())
-	}
-}
-
-// TestPaintSameAsRender: paint's shortcut writes exactly what Render
-// would, for every theme style, alone and under the row highlights, on
-// every kind of terminal.
-func TestPaintSameAsRender(t *testing.T) {
-	oldProfile, oldDark := lipgloss.ColorProfile(), lipgloss.HasDarkBackground()
-	t.Cleanup(func() {
-		lipgloss.SetColorProfile(oldProfile)
-		lipgloss.SetHasDarkBackground(oldDark)
-	})
-	for _, prof := range []termenv.Profile{termenv.TrueColor, termenv.ANSI256, termenv.ANSI, termenv.Ascii} {
-		lipgloss.SetColorProfile(prof)
-		for _, dark := range []bool{true, false} {
-			lipgloss.SetHasDarkBackground(dark)
-			for _, name := range themes.Names() {
-				st := mustTheme(name).Styles()
-				var styles []lipgloss.Style
-				v := reflect.ValueOf(st)
-				for i := range v.NumField() {
-					if s, ok := v.Field(i).Interface().(lipgloss.Style); ok {
-						styles = append(styles, s)
-					}
-				}
-				overs := []lipgloss.Style{st.Selection, st.Selection.UnsetBackground().UnsetReverse().Bold(true), st.Own}
-				fast := 0
-				for _, s := range styles {
-					all := []lipgloss.Style{s, s.Padding(0, 1), s.Width(12), s.Underline(true)}
-					for _, o := range overs {
-						all = append(all, s.Inherit(o))
-					}
-					for _, c := range all {
-						if _, ok := draw.PaintKeyOf(c); ok {
-							fast++
-						}
-						for _, text := range []string{"", " ", "#41 ✓ verified", "❯", "a\tb", "two\nlines"} {
-							var b strings.Builder
-							draw.Paint(&b, c, text)
-							if want := c.Render(text); b.String() != want {
-								t.Errorf("%v dark=%v %s %q: paint %q, Render %q", prof, dark, name, text, b.String(), want)
-							}
-						}
-					}
-				}
-				if fast == 0 {
-					t.Errorf("%s: no style takes paint's shortcut", name)
-				}
-			}
-		}
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/model"
-	"github.com/zklock/zklock/ui/draw"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -292,17 +291,6 @@ func TestShortName(t *testing.T) {
 	for in, want := range tests {
 		if got := shortName(in); got != want {
 			t.Errorf("shortName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestDur(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		-time.Second: "0s", 45 * time.Second: "45s", 133 * time.Second: "2m13s",
-		time.Hour + 2*time.Minute: "1h02m", 76 * time.Hour: "3d04h",
-	} {
-		if got := draw.Dur(d); got != want {
-			t.Errorf("dur(%v) = %q, want %q", d, got, want)
 		}
 	}
 }
