@@ -37,9 +37,9 @@ func (p *queuePane) banners(st *themes.Styles, snap *model.Snapshot, w, h int, n
 		add(st.Stale, " ! ", fmt.Sprintf("STALE: disconnected since %s (%s ago); this queue may have changed",
 			draw.Clock(snap.Conn.Since), draw.Since(now, snap.Conn.Since)), 2)
 	}
-	if o := p.own; o != nil && (o.State == OwnLost || o.State == OwnSuspended) {
+	if o := p.own; o != nil && (o.Lost || o.Suspended) {
 		text := "YOUR LOCK IS LOST: you no longer hold it"
-		if o.State == OwnSuspended {
+		if o.Suspended {
 			text = "YOUR LOCK IS SUSPENDED: connection lost, you may no longer hold it"
 		}
 		if o.Err != "" {

@@ -533,9 +533,10 @@ func (m *Model) rebuild() {
 // syncQueue shows the queue of the lock selected in the list.
 func (m *Model) syncQueue() {
 	path := m.list.Selected
-	var own *OwnLock
+	var own *ownMark
 	if o, ok := m.own[path]; ok {
-		own = &o
+		own = &ownMark{Node: o.Node, Queued: o.State == OwnQueued, Lost: o.State == OwnLost, Suspended: o.State == OwnSuspended, Err: o.Err,
+			Says: func(now time.Time, ref func(string) string) string { return ownState(&o, now, ref) }}
 	}
 	m.queue.set(m.snap.Queue(path), path, own)
 	m.fixScroll()

@@ -3,6 +3,7 @@ package ui
 import (
 	"maps"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/zklock/zklock/model"
@@ -115,4 +116,27 @@ func (o ownLocks) lost() map[string]bool {
 		out[p] = l.State == OwnLost || l.State == OwnSuspended
 	}
 	return out
+}
+
+// ownState is the operator's lock in words: "waiting at 3 watching #42",
+// "holding since 03:12:04 (2m13s)", "SUSPENDED", "LOST".
+func ownState(o *OwnLock, now time.Time, ref func(string) string) string {
+	switch o.State {
+	case OwnQueued:
+		s := "waiting"
+		if o.Position > 0 {
+			s += " at " + strconv.Itoa(o.Position)
+		}
+		if o.Watching != "" {
+			s += " watching " + ref(o.Watching)
+		}
+		return s
+	case OwnHolding:
+		return "HOLDING since " + draw.Clock(o.Since) + " (" + draw.Since(now, o.Since) + ")"
+	case OwnSuspended:
+		return "SUSPENDED: connection lost, may no longer hold"
+	case OwnLost:
+		return "LOST: no longer held"
+	}
+	return "released"
 }

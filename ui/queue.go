@@ -19,6 +19,19 @@ import (
 	"github.com/zklock/zklock/ui/draw"
 )
 
+// ownMark is the operator's lock on the queue's path, as the pane shows
+// it: its node ("" before it has one), whether it still waits, lost or
+// suspended (with the error that said so), and its state in words at a
+// time, nodes named as the pane names them.
+type ownMark struct {
+	Node      string
+	Queued    bool
+	Lost      bool // no longer held
+	Suspended bool // connection lost: may no longer hold
+	Err       string
+	Says      func(now time.Time, ref func(name string) string) string
+}
+
 // queuePane is the right pane: the selected lock's queue, one row per node
 // in sequence order, each waiter followed by the watch it hangs on. Only the
 // rows on screen are drawn, so a queue of 10,000 nodes scrolls as fast as
@@ -32,7 +45,7 @@ type queuePane struct {
 	cursor   int        // node index
 	top      int        // first node drawn
 	selected string     // node name under the cursor, kept across snapshots
-	own      *OwnLock   // the operator's lock on this path, if any
+	own      *ownMark   // the operator's lock on this path, if any
 
 	// Derived once per snapshot, never per frame.
 	summary []string        // "mutex", "curator", "4 nodes": the title's parts, most needed first
@@ -88,7 +101,7 @@ func (p queuePane) View() []string {
 // allocation per node, and nothing at all when q is the queue already
 // shown (snapshots are immutable): a key that only moves the lock list's
 // cursor or narrows its filter does not pay for a 100,000-node queue.
-func (p *queuePane) set(q *model.Queue, path string, own *OwnLock) {
+func (p *queuePane) set(q *model.Queue, path string, own *ownMark) {
 	if q != nil && q == p.q && path == p.path {
 		p.own = own
 		return
@@ -462,36 +475,13 @@ func (p *queuePane) chain(st *themes.Styles, n *model.Node, i int, now time.Time
 			b.WriteString("  ")
 		}
 		text := "◀ YOU"
-		if p.own.State != OwnQueued {
+		if !p.own.Queued {
 			// A waiter's place is plain from its row; other states are not.
-			text += ": " + ownState(p.own, now, p.ref)
+			text += ": " + p.own.Says(now, p.ref)
 		}
 		draw.Paint(&b, st.Own, text)
 	}
 	return b.String()
-}
-
-// ownState is the operator's lock in words: "waiting at 3 watching #42",
-// "holding since 03:12:04 (2m13s)", "SUSPENDED", "LOST".
-func ownState(o *OwnLock, now time.Time, ref func(string) string) string {
-	switch o.State {
-	case OwnQueued:
-		s := "waiting"
-		if o.Position > 0 {
-			s += " at " + strconv.Itoa(o.Position)
-		}
-		if o.Watching != "" {
-			s += " watching " + ref(o.Watching)
-		}
-		return s
-	case OwnHolding:
-		return "HOLDING since " + draw.Clock(o.Since) + " (" + draw.Since(now, o.Since) + ")"
-	case OwnSuspended:
-		return "SUSPENDED: connection lost, may no longer hold"
-	case OwnLost:
-		return "LOST: no longer held"
-	}
-	return "released"
 }
 
 // nodeAt is the node drawn on line y of the node rows (0: the line under
