@@ -81,11 +81,11 @@ func (m Model) release() (tea.Model, tea.Cmd) {
 
 // askRevoke asks before asking the selected holder to let go.
 func (m *Model) askRevoke() {
-	n := m.queue.node()
+	n := m.queue.Node()
 	if n == nil {
 		return
 	}
-	ref := m.queue.ref(n.Name)
+	ref := m.queue.Ref(n.Name)
 	client := draw.Clean(n.Client(), 40)
 	if client == "" {
 		client = "unknown client"
@@ -93,18 +93,18 @@ func (m *Model) askRevoke() {
 	m.dialog = &confirmDialog{
 		title: "REVOKE " + ref,
 		body: []string{
-			"Ask holder " + ref + " (session " + draw.Session(n.Session) + ", " + client + ") to release " + draw.CleanLeft(m.queue.path, 50) + "?",
+			"Ask holder " + ref + " (session " + draw.Session(n.Session) + ", " + client + ") to release " + draw.CleanLeft(m.queue.Path, 50) + "?",
 			"This writes __REVOKE__ into its node (Curator's revocation protocol). Only a holder that listens for revocation lets go; others ignore it and keep the lock.",
 		},
 		yes: "revoke",
-		on:  intent{kind: intentRevoke, path: m.queue.path, node: n.Name, session: n.Session},
+		on:  intent{kind: intentRevoke, path: m.queue.Path, node: n.Name, session: n.Session},
 	}
 }
 
 // askForce opens the typed confirmation for deleting the selected node.
 func (m *Model) askForce() {
-	if n := m.queue.node(); n != nil {
-		m.dialog = newForceDialog(m.queue.path, n, m.now)
+	if n := m.queue.Node(); n != nil {
+		m.dialog = newForceDialog(m.queue.Path, n, m.now)
 	}
 }
 
@@ -301,8 +301,8 @@ func (m *Model) enter() {
 			m.notice = notice{text: "in the queue of " + draw.CleanLeft(row.Path, 50) + ": ↑/↓ choose a node, enter shows it, tab moves on"}
 		}
 	case focusQueue:
-		if n := m.queue.node(); n != nil {
-			m.dialog = &detailsDialog{path: m.queue.path, node: *n, ref: m.queue.ref, now: m.now}
+		if n := m.queue.Node(); n != nil {
+			m.dialog = &detailsDialog{path: m.queue.Path, node: *n, ref: m.queue.Ref, now: m.now}
 		}
 	}
 }

@@ -92,7 +92,7 @@ func TestForceRefusedReadOnly(t *testing.T) {
 	fb := &fakeBackend{}
 	m := selectPath(newTest("mono", 160, 48, func(o *Options) { o.Backend = fb; o.ReadOnly = true }), "/locks/job-a")
 	m.focus = focusQueue
-	m.dialog = newForceDialog(m.queue.path, m.queue.node(), m.now)
+	m.dialog = newForceDialog(m.queue.Path, m.queue.Node(), m.now)
 	m, cmd := press(m, "41", "enter")
 	runCmd(cmd)
 	if calls := fb.Calls(); len(calls) != 0 {

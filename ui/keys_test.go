@@ -29,8 +29,8 @@ func TestFilter(t *testing.T) {
 	if got := visiblePaths(m); len(got) != 1 || got[0] != "/locks/orders" {
 		t.Fatalf("filter ORD: visible %v", got)
 	}
-	if m.queue.path != "/locks/orders" {
-		t.Errorf("queue follows the filtered selection: %q", m.queue.path)
+	if m.queue.Path != "/locks/orders" {
+		t.Errorf("queue follows the filtered selection: %q", m.queue.Path)
 	}
 	// Keys typed into the filter are not commands.
 	if m.list.Sort != locklist.SortContention || m.dialog != nil {
@@ -339,12 +339,12 @@ func TestMouseWheelScrollsFocusedPane(t *testing.T) {
 	m := selectPath(newTest("dark", 160, 48), "/locks/job-a")
 	m, _ = press(m, "tab")
 	m = step(m, tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
-	if m.queue.cursor != 3 {
-		t.Errorf("wheel down in the queue: cursor %d, want 3", m.queue.cursor)
+	if m.queue.Cursor != 3 {
+		t.Errorf("wheel down in the queue: cursor %d, want 3", m.queue.Cursor)
 	}
 	m = step(m, tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress})
-	if m.queue.cursor != 0 {
-		t.Errorf("wheel up: cursor %d, want 0", m.queue.cursor)
+	if m.queue.Cursor != 0 {
+		t.Errorf("wheel up: cursor %d, want 0", m.queue.Cursor)
 	}
 	if m.list.Selected != "/locks/job-a" {
 		t.Error("the wheel moved the unfocused list")

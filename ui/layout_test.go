@@ -14,6 +14,7 @@ import (
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/ui/draw"
 	"github.com/zklock/zklock/ui/narration"
+	"github.com/zklock/zklock/ui/queuepane"
 )
 
 // TestLayoutColumns: over random columns and widths, the columns kept fit
@@ -175,9 +176,9 @@ func checkTables(t *testing.T, where string, m Model, cuts map[string]bool) {
 		}, skip, cut)
 	}
 	q := &m.queue
-	if q.emptyText() == nil {
-		rows := q.rowsFor(m.st, m.snap, fr.queueW-2, fr.bodyH-2, m.now)
-		qcols := q.columns(m.st, fr.queueW-2, q.top, q.drawn(rows), m.now)
+	if q.EmptyText() == nil {
+		rows := q.RowsFor(m.st, m.snap, fr.queueW-2, fr.bodyH-2, m.now)
+		qcols := q.Columns(m.st, fr.queueW-2, q.Top, q.Drawn(rows), m.now)
 		posW := qcols[1].Width
 		tableCheck(t, where+" queue", lines, fr.listW+1, fr.queueW-2, qcols, func(row []rune) bool {
 			_, err := strconv.Atoi(strings.TrimSpace(string(row[3 : 3+posW])))
@@ -185,7 +186,7 @@ func checkTables(t *testing.T, where string, m Model, cuts map[string]bool) {
 		}, map[string]bool{"POS": true, "SEQ": true}, cut)
 	}
 	listSpare, listShort := l.Slack(m.st, fr.listW-2, fr.bodyH-2, m.now)
-	queueSpare, queueShort := q.slack(m.st, m.snap, fr.queueW-2, fr.bodyH-2, m.now)
+	queueSpare, queueShort := q.Slack(m.st, m.snap, fr.queueW-2, fr.bodyH-2, m.now)
 	if queueShort > 0 && listSpare > 0 {
 		t.Errorf("%s: the queue is %d cells short while the list leaves %d blank", where, queueShort, listSpare)
 	}
@@ -265,10 +266,10 @@ func TestBannerNamesWholeOrSaysMore(t *testing.T) {
 	for _, sz := range sizes {
 		m := step(newTest("dark", sz[0], sz[1]), updateMsg{model.Update{Snapshot: systemsFleet()}})
 		m = selectPath(m, "/solr/overseer_elect/election")
-		bans := m.queue.banners(m.st, m.snap, m.queue.Width-2, m.queue.Height-2, m.now)
+		bans := m.queue.Banners(m.st, m.snap, m.queue.Width-2, m.queue.Height-2, m.now)
 		var text []string
 		for _, b := range bans {
-			text = append(text, strings.TrimSpace(b.text))
+			text = append(text, strings.TrimSpace(b.Text))
 		}
 		all := strings.Join(text, " ")
 		if !strings.Contains(all, "/solr/overseer_elect/leader,") {
@@ -283,10 +284,10 @@ func TestBannerNamesWholeOrSaysMore(t *testing.T) {
 	}
 	// wrapAtMost itself: whole when it fits, else n lines, the last with "…".
 	text := "one two three four five six seven eight nine ten"
-	if got := wrapAtMost(text, 20, 3); strings.Join(got, " ") != text {
+	if got := queuepane.WrapAtMost(text, 20, 3); strings.Join(got, " ") != text {
 		t.Errorf("wrapAtMost cut a text that fits: %q", got)
 	}
-	got := wrapAtMost(text, 10, 2)
+	got := queuepane.WrapAtMost(text, 10, 2)
 	if len(got) != 2 || !strings.HasSuffix(got[1], "…") || ansi.StringWidth(got[1]) > 10 {
 		t.Errorf("wrapAtMost(10, 2) = %q: want 2 lines of at most 10 cells, the last ending in …", got)
 	}

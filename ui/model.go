@@ -15,6 +15,7 @@ import (
 	"github.com/zklock/zklock/ui/header"
 	"github.com/zklock/zklock/ui/locklist"
 	"github.com/zklock/zklock/ui/narration"
+	"github.com/zklock/zklock/ui/queuepane"
 	"github.com/zklock/zklock/ui/sessionspane"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -78,7 +79,7 @@ type Model struct {
 	ownSeen ownLocks
 
 	list      locklist.List
-	queue     queuePane
+	queue     queuepane.Pane
 	log       eventlog.Log
 	focus     focusArea
 	dialog    dialog
@@ -400,7 +401,7 @@ func (m *Model) modeKeys() KeyMap {
 func (m *Model) activeKeys() KeyMap {
 	k := m.keys
 	row := m.list.Current()
-	node := m.queue.node()
+	node := m.queue.Node()
 	rw := !m.readOnly
 	k.Enter.SetEnabled(row != nil && m.focus != focusLog)
 	if m.focus == focusQueue {
@@ -456,7 +457,7 @@ func (m *Model) copyTarget() (raw, shown string, ok bool) {
 		return m.sessions.CopyTarget()
 	}
 	if m.focus == focusQueue {
-		if raw, shown, ok := m.queue.copyTarget(); ok {
+		if raw, shown, ok := m.queue.CopyTarget(); ok {
 			return raw, shown, true
 		}
 	}
@@ -526,19 +527,19 @@ func (m *Model) rebuild() {
 	if m.view == viewSessions {
 		m.sessions.Set(m.snap)
 	}
-	m.queue.mark = m.mark
+	m.queue.Mark = m.mark
 	m.list.MarkSession(m.snap, m.mark)
 }
 
 // syncQueue shows the queue of the lock selected in the list.
 func (m *Model) syncQueue() {
 	path := m.list.Selected
-	var own *ownMark
+	var own *queuepane.Own
 	if o, ok := m.own[path]; ok {
-		own = &ownMark{Node: o.Node, Queued: o.State == OwnQueued, Lost: o.State == OwnLost, Suspended: o.State == OwnSuspended, Err: o.Err,
+		own = &queuepane.Own{Node: o.Node, Queued: o.State == OwnQueued, Lost: o.State == OwnLost, Suspended: o.State == OwnSuspended, Err: o.Err,
 			Says: func(now time.Time, ref func(string) string) string { return ownState(&o, now, ref) }}
 	}
-	m.queue.set(m.snap.Queue(path), path, own)
+	m.queue.Set(m.snap.Queue(path), path, own)
 	m.fixScroll()
 }
 
@@ -546,7 +547,7 @@ func (m *Model) syncQueue() {
 func (m *Model) fixScroll() {
 	m.layoutPanes()
 	m.list.KeepInView()
-	m.queue.keepInView()
+	m.queue.KeepInView()
 }
 
 // frame is the size of each part of the screen.
@@ -592,7 +593,7 @@ func (m *Model) splitWidth(listW, bodyH int) int {
 func (m *Model) splitStep(listW, bodyH int) int {
 	queueW := m.width - listW
 	listSpare, listShort := m.list.Slack(m.st, listW-2, bodyH-2, m.now)
-	queueSpare, queueShort := m.queue.slack(m.st, m.snap, queueW-2, bodyH-2, m.now)
+	queueSpare, queueShort := m.queue.Slack(m.st, m.snap, queueW-2, bodyH-2, m.now)
 	switch {
 	case queueShort > 0 && listSpare > 0:
 		return listW - min(listSpare, queueShort) // the queue first: it is what the operator came for
@@ -629,7 +630,7 @@ func (m *Model) layoutPanes() frame {
 	m.list.Pane = at(focusList, fr.listW, fr.bodyH)
 	m.list.Keys = locklist.Keys{Filter: m.keys.Filter, Clear: m.keys.Clear, Sort: m.keys.Sort, Waiting: m.keys.Waiting}
 	m.queue.Pane = at(focusQueue, fr.queueW, fr.bodyH)
-	m.queue.snap = m.snap
+	m.queue.Snap = m.snap
 	m.log.Pane = at(focusLog, m.width, fr.logH)
 	// The sessions pane is the whole body: focused whenever shown.
 	m.sessions.Pane = at(m.focus, m.width, fr.bodyH)

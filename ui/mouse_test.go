@@ -42,8 +42,8 @@ func TestClickSelectsLock(t *testing.T) {
 		listW := m.frame().listW
 		x, y := cellOf(t, m, "orders", 0, listW)
 		m = click(m, x, y)
-		if m.focus != focusList || m.list.Selected != "/locks/orders" || m.queue.path != "/locks/orders" {
-			t.Errorf("%dx%d: click at %d,%d: focus %d, selected %q, queue %q", sz[0], sz[1], x, y, m.focus, m.list.Selected, m.queue.path)
+		if m.focus != focusList || m.list.Selected != "/locks/orders" || m.queue.Path != "/locks/orders" {
+			t.Errorf("%dx%d: click at %d,%d: focus %d, selected %q, queue %q", sz[0], sz[1], x, y, m.focus, m.list.Selected, m.queue.Path)
 		}
 		// With a filter kept, its line sits above the column header.
 		m, _ = press(m, "/", "o", "enter")
@@ -63,13 +63,13 @@ func TestClickSelectsNode(t *testing.T) {
 		listW := m.frame().listW
 		x, y := cellOf(t, m, " 43 ", listW, sz[0])
 		m = click(m, x+1, y)
-		if n := m.queue.node(); m.focus != focusQueue || n == nil || n.Seq != 43 {
+		if n := m.queue.Node(); m.focus != focusQueue || n == nil || n.Seq != 43 {
 			t.Fatalf("%dx%d: click on #43's row: focus %d, node %+v", sz[0], sz[1], m.focus, n)
 		}
 		// #44's chain line ("watches #43") is the line under #44's row.
 		x, y = cellOf(t, m, " 44 ", listW, sz[0])
 		m = click(m, x+1, y+1)
-		if n := m.queue.node(); n == nil || n.Seq != 44 {
+		if n := m.queue.Node(); n == nil || n.Seq != 44 {
 			t.Errorf("%dx%d: click on #44's chain line selected %+v", sz[0], sz[1], n)
 		}
 	}
@@ -79,13 +79,13 @@ func TestClickSelectsNode(t *testing.T) {
 // lands on the node drawn there.
 func TestClickNodeUnderBanners(t *testing.T) {
 	m := selectPath(newTest("dark", 160, 48), "/locks/inventory")
-	if len(m.queue.banners(m.st, m.snap, m.frame().queueW-2, m.frame().bodyH-2, m.now)) == 0 {
+	if len(m.queue.Banners(m.st, m.snap, m.frame().queueW-2, m.frame().bodyH-2, m.now)) == 0 {
 		t.Fatal("the fixture has no banner over /locks/inventory")
 	}
 	for _, seq := range []int32{22, 21} {
 		x, y := cellOf(t, m, fmt.Sprintf(" %d ", seq), m.frame().listW, 160)
 		m = click(m, x+1, y)
-		if n := m.queue.node(); n == nil || n.Seq != seq {
+		if n := m.queue.Node(); n == nil || n.Seq != seq {
 			t.Errorf("click on #%d selected %+v", seq, n)
 		}
 	}
@@ -99,8 +99,8 @@ func TestClickElsewhere(t *testing.T) {
 	top := 1 + m.bannerLines()
 	for _, at := range [][2]int{{5, 0}, {5, top}, {5, top + 1}, {100, top + 1}, {5, 47}} {
 		m = click(m, at[0], at[1])
-		if m.list.Selected != before || m.queue.cursor != 0 {
-			t.Errorf("click at %v changed the selection to %q / node %d", at, m.list.Selected, m.queue.cursor)
+		if m.list.Selected != before || m.queue.Cursor != 0 {
+			t.Errorf("click at %v changed the selection to %q / node %d", at, m.list.Selected, m.queue.Cursor)
 		}
 	}
 	fr := m.frame()
@@ -126,18 +126,18 @@ func TestWheelScrollsFocused(t *testing.T) {
 	m := selectPath(newTest("dark", 160, 48), "/locks/job-a")
 	m, _ = press(m, "tab")
 	m = wheel(m, tea.MouseButtonWheelDown)
-	if m.queue.cursor != 3 {
-		t.Errorf("wheel down in the queue: cursor %d, want 3", m.queue.cursor)
+	if m.queue.Cursor != 3 {
+		t.Errorf("wheel down in the queue: cursor %d, want 3", m.queue.Cursor)
 	}
 	m = wheel(m, tea.MouseButtonWheelUp)
-	if m.queue.cursor != 0 {
-		t.Errorf("wheel up: cursor %d, want 0", m.queue.cursor)
+	if m.queue.Cursor != 0 {
+		t.Errorf("wheel up: cursor %d, want 0", m.queue.Cursor)
 	}
 	m, _ = press(m, "tab", "tab") // the lock list
 	was := m.list.Cursor
 	m = wheel(m, tea.MouseButtonWheelDown)
-	if m.list.Cursor != was+draw.WheelRows || m.queue.path != m.list.Selected {
-		t.Errorf("wheel down in the list: cursor %d (was %d), queue %q", m.list.Cursor, was, m.queue.path)
+	if m.list.Cursor != was+draw.WheelRows || m.queue.Path != m.list.Selected {
+		t.Errorf("wheel down in the list: cursor %d (was %d), queue %q", m.list.Cursor, was, m.queue.Path)
 	}
 }
 

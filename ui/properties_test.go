@@ -145,7 +145,7 @@ func checkEssentials(t *testing.T, where string, m Model, view string) {
 	if q.Type == model.TypeSemaphore && !strings.Contains(view, q.LimitText()) {
 		t.Errorf("%s: holders %s not shown", where, q.LimitText())
 	}
-	if q.Nodes.At(0).Believes == ordering.RoleHolder && m.queue.top == 0 {
+	if q.Nodes.At(0).Believes == ordering.RoleHolder && m.queue.Top == 0 {
 		if word := strings.ToUpper(model.RoleWord(q.Type, ordering.RoleHolder)); !strings.Contains(view, word) {
 			t.Errorf("%s: role %s not shown", where, word)
 		}

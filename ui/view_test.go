@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/queuepane"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -289,7 +290,7 @@ func TestShortName(t *testing.T) {
 		"leases":          "leases",
 	}
 	for in, want := range tests {
-		if got := shortName(in); got != want {
+		if got := queuepane.ShortName(in); got != want {
 			t.Errorf("shortName(%q) = %q, want %q", in, got, want)
 		}
 	}

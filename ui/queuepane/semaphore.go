@@ -1,4 +1,4 @@
-package ui
+package queuepane
 
 import (
 	"strconv"
@@ -41,7 +41,7 @@ func leaseName(n *model.Node, width int) string {
 	if n.Recipe == ordering.RecipeKazoo {
 		return draw.Clean(n.Name[:min(len(n.Name), 8)]+"…", width)
 	}
-	return draw.Clean(shortName(n.Name), width)
+	return draw.Clean(ShortName(n.Name), width)
 }
 
 // childrenChain is the line under a waiter on a children watch (a

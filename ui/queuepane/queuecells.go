@@ -1,4 +1,4 @@
-package ui
+package queuepane
 
 import (
 	"strconv"
@@ -33,20 +33,20 @@ const (
 
 var queueOrder = []int{qcMark, qcPos, qcSeq, qcNode, qcRole, qcIdentity, qcKind, qcRecipe, qcAge, qcSession, qcClient, qcData}
 
-// columns lays out the queue's columns in w cells for the nodes drawn,
+// Columns lays out the queue's columns in w cells for the nodes drawn,
 // from..to: each as wide as what it holds there (its width is how much
 // of that it keeps before a column of lower priority is shown at all);
 // DATA, last, takes what is left over.
-func (p *queuePane) columns(st *themes.Styles, w, from, to int, now time.Time) []draw.Column {
+func (p *Pane) Columns(st *themes.Styles, w, from, to int, now time.Time) []draw.Column {
 	return draw.LayoutColumns(w, p.wantColumns(st, from, to, now), queueOrder)
 }
 
 // wantColumns are the queue's columns in priority order, each with what
 // it needs to hold the nodes from..to whole.
-func (p *queuePane) wantColumns(st *themes.Styles, from, to int, now time.Time) []draw.Column {
+func (p *Pane) wantColumns(st *themes.Styles, from, to int, now time.Time) []draw.Column {
 	want := []draw.Column{
 		qcMark:    {Title: "", Width: 2},
-		qcPos:     {Title: "POS", Width: max(3, len(strconv.Itoa(p.count()))), Right: true},
+		qcPos:     {Title: "POS", Width: max(3, len(strconv.Itoa(p.Count()))), Right: true},
 		qcSeq:     {Title: "SEQ", Width: p.seqW, Right: true},
 		qcRole:    {Title: "ROLE", Width: p.roleW()},
 		qcKind:    {Title: "KIND", Width: 5, Off: !p.rw},
@@ -77,19 +77,19 @@ func (p *queuePane) wantColumns(st *themes.Styles, from, to int, now time.Time) 
 	return want
 }
 
-// slack is what the queue's table and the lines under its waiters leave
+// Slack is what the queue's table and the lines under its waiters leave
 // blank in a pane of inner size w x h, and how many cells more they need
 // to be whole (see slack); with no table, what its sentences leave blank.
-func (p *queuePane) slack(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time) (spare, short int) {
-	if msg := p.emptyText(); msg != nil {
+func (p *Pane) Slack(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time) (spare, short int) {
+	if msg := p.EmptyText(); msg != nil {
 		longest := 0 // the sentences wrap: the longest is all they need
 		for _, m := range msg {
 			longest = max(longest, draw.Width(m)+1)
 		}
 		return max(w-longest, 0), 0
 	}
-	rows := p.rowsFor(st, snap, w, h, now)
-	from, to := p.top, p.drawn(rows)
+	rows := p.RowsFor(st, snap, w, h, now)
+	from, to := p.Top, p.Drawn(rows)
 	want := p.wantColumns(st, from, to, now)
 	spare, short = draw.Slack(w, want)
 	// The line under a waiter is cut at the pane's edge too.
@@ -102,7 +102,7 @@ func (p *queuePane) slack(st *themes.Styles, snap *model.Snapshot, w, h int, now
 	}
 	// The title keeps room for the lock's name and what it is ("semaphore
 	// · holders 3/3"), in the top edge (w-4 cells).
-	path := draw.Clean(p.path, 0)
+	path := draw.Clean(p.Path, 0)
 	need := 1 + draw.Width(path[strings.LastIndexByte(path, '/')+1:])
 	for _, part := range p.summary[:min(len(p.summary), 2)] {
 		need += 3 + draw.Width(part)
@@ -110,10 +110,10 @@ func (p *queuePane) slack(st *themes.Styles, snap *model.Snapshot, w, h int, now
 	return max(min(spare, w-4-need), 0), short
 }
 
-// drawn is the end (exclusive) of the nodes drawn from p.top in rows
+// Drawn is the end (exclusive) of the nodes drawn from p.top in rows
 // lines: each takes one line, and its chain a second when there is room.
-func (p *queuePane) drawn(rows int) int {
-	end := p.top
+func (p *Pane) Drawn(rows int) int {
+	end := p.Top
 	for ; end < p.q.Nodes.Len() && rows > 0; end++ {
 		rows--
 		if p.nodeLines(end) == 2 && rows > 0 {
@@ -124,7 +124,7 @@ func (p *queuePane) drawn(rows int) int {
 }
 
 // roleW fits the widest role word: "follower" in an election.
-func (p *queuePane) roleW() int {
+func (p *Pane) roleW() int {
 	if p.q != nil && p.q.Type == model.TypeElection {
 		return len("follower")
 	}
@@ -163,7 +163,7 @@ func chainStart(cols []draw.Column) int {
 }
 
 // rowSegs appends node n's cells to segs.
-func (p *queuePane) rowSegs(segs []draw.Seg, st *themes.Styles, n *model.Node, i int, cols []draw.Column, now time.Time) []draw.Seg {
+func (p *Pane) rowSegs(segs []draw.Seg, st *themes.Styles, n *model.Node, i int, cols []draw.Column, now time.Time) []draw.Seg {
 	for ci, c := range cols {
 		if ci > 0 {
 			segs = append(segs, draw.Seg{Text: " ", Style: st.Text})
@@ -183,7 +183,7 @@ func (p *queuePane) rowSegs(segs []draw.Seg, st *themes.Styles, n *model.Node, i
 
 // cellText is node n's (row i's) text in the column titled title, safe,
 // cut to w cells (w <= 0: whole), and its style.
-func (p *queuePane) cellText(st *themes.Styles, title string, n *model.Node, i int, now time.Time, w int) (string, lipgloss.Style) {
+func (p *Pane) cellText(st *themes.Styles, title string, n *model.Node, i int, now time.Time, w int) (string, lipgloss.Style) {
 	switch title {
 	case "POS":
 		return strconv.Itoa(i + 1), st.Text
@@ -199,7 +199,7 @@ func (p *queuePane) cellText(st *themes.Styles, title string, n *model.Node, i i
 		case n.Lease:
 			return leaseName(n, w), st.Text
 		}
-		return draw.Clean(shortName(n.Name), w), st.Text
+		return draw.Clean(ShortName(n.Name), w), st.Text
 	case "ROLE":
 		return p.roleCell(st, n)
 	case "IDENTITY":
@@ -234,15 +234,15 @@ func orDash(st *themes.Styles, text string) (string, lipgloss.Style) {
 
 // markCells appends node n's (row i's) first two cells: the cursor, then
 // its flag (own, marked session, named by a warning, never wakes or herd).
-func (p *queuePane) markCells(segs []draw.Seg, st *themes.Styles, n *model.Node, i int) []draw.Seg {
+func (p *Pane) markCells(segs []draw.Seg, st *themes.Styles, n *model.Node, i int) []draw.Seg {
 	mark, flag, fs := " ", " ", st.Text
-	if i == p.cursor {
+	if i == p.Cursor {
 		mark = "❯"
 	}
 	switch {
 	case p.isOwn(n):
 		flag, fs = "★", st.Own
-	case p.mark != 0 && n.Session == p.mark:
+	case p.Mark != 0 && n.Session == p.Mark:
 		flag, fs = "◆", st.Key
 	case p.flagged[n.Name]:
 		flag, fs = "‼", st.Danger
@@ -255,7 +255,7 @@ func (p *queuePane) markCells(segs []draw.Seg, st *themes.Styles, n *model.Node,
 // roleCell is node n's ROLE: what its own recipe believes. In a split
 // queue two nodes act as holders, and both must look it; an election
 // says leader and follower.
-func (p *queuePane) roleCell(st *themes.Styles, n *model.Node) (string, lipgloss.Style) {
+func (p *Pane) roleCell(st *themes.Styles, n *model.Node) (string, lipgloss.Style) {
 	word := strings.ToUpper(model.RoleWord(p.q.Type, ordering.RoleHolder))
 	switch {
 	case n.Part() != "":

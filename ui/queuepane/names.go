@@ -1,4 +1,4 @@
-package ui
+package queuepane
 
 import (
 	"math"
@@ -40,10 +40,10 @@ func seqOfSigned(name string) (int32, bool) {
 	return int32(n), true
 }
 
-// shortName drops the sequence suffix (shown in its own column) and
+// ShortName drops the sequence suffix (shown in its own column) and
 // abbreviates the long random ids recipes put in names (Curator's uuid,
 // Kazoo's and go-zookeeper's 32 hex digits) to their first 8 characters.
-func shortName(name string) string {
+func ShortName(name string) string {
 	if _, ok := seqOf(name); ok && len(name) > 10 {
 		name = name[:len(name)-10]
 	}

@@ -1,4 +1,4 @@
-package ui
+package queuepane
 
 import (
 	"fmt"
@@ -19,13 +19,13 @@ func loud(code string) bool {
 		code == model.WarnOverLimit
 }
 
-// banners are the lines above the column header: stale data, the own lock
+// Banners are the lines above the column header: stale data, the own lock
 // lost, and every warning, wrapped to the pane's width w. Loud warnings
 // also get their explanation when the pane is tall enough.
-func (p *queuePane) banners(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time) []bannerLine {
+func (p *Pane) Banners(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time) []bannerLine {
 	var out []bannerLine
 	add := func(style lipgloss.Style, first, text string, maxLines int) {
-		for i, l := range wrapAtMost(text, max(w-3, 8), maxLines) {
+		for i, l := range WrapAtMost(text, max(w-3, 8), maxLines) {
 			lead := "   "
 			if i == 0 {
 				lead = first
@@ -77,9 +77,9 @@ func (p *queuePane) banners(st *themes.Styles, snap *model.Snapshot, w, h int, n
 	return out
 }
 
-// wrapAtMost wraps text to w cells in at most n lines; the last ends in
+// WrapAtMost wraps text to w cells in at most n lines; the last ends in
 // "…" when the text goes on.
-func wrapAtMost(text string, w, n int) []string {
+func WrapAtMost(text string, w, n int) []string {
 	lines := draw.Wrap(text, w)
 	if len(lines) <= n {
 		return lines
@@ -95,18 +95,18 @@ func wrapAtMost(text string, w, n int) []string {
 
 type bannerLine struct {
 	style lipgloss.Style
-	text  string // safe, unstyled
+	Text  string // safe, unstyled
 }
 
 // describe names a warning and the nodes it concerns, by sequence number.
-func (p *queuePane) describe(w model.Warning) (title, explain string) {
+func (p *Pane) describe(w model.Warning) (title, explain string) {
 	refs := make([]string, 0, len(w.Nodes))
 	for i, name := range w.Nodes {
 		if i == 8 {
 			refs = append(refs, fmt.Sprintf("+%d more", len(w.Nodes)-i))
 			break
 		}
-		j, ok := p.index.find(name)
+		j, ok := p.index.Find(name)
 		ref := p.refOf(name, j, ok)
 		if ok && p.mixed {
 			ref += " " + p.q.Nodes.At(j).Recipe.String()
