@@ -6,6 +6,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -85,12 +86,23 @@ func (r *report) contendedRows(per figureFunc, cols []string, w string, floor [2
 func throughputRow(per figureFunc, w string, bound row) row {
 	a := per(w, 0, true, func(x runResult) float64 { return x.AcqPerSec })
 	a.figure = w + ": acquisitions/s"
-	a.target = ">= 1.1x best, >= 0.8 of log bound"
+	a.target = ">= 1.1x best in every round, >= 0.8 of log bound"
 	if q := a.ratio(); !math.IsNaN(q) {
 		share := bound.zklock()
-		a.verdict = verdict(q >= 1.1 && !math.IsNaN(share) && share >= 0.8)
+		a.verdict = verdict(leadsEveryRound(a, 1.1) && !math.IsNaN(share) && share >= 0.8)
 	}
 	return a
+}
+
+// leadsEveryRound: zklock's figure over the best peer's reached at least
+// q in the medians and in each round (a lead that one noisy round can
+// erase is not yet one).
+func leadsEveryRound(rw row, q float64) bool {
+	rounds := rw.pairedRatios()
+	if len(rounds) == 0 || !(rw.ratio() >= q) {
+		return false
+	}
+	return slices.Min(rounds) >= q
 }
 
 // handoffRows: the handoff's p50 (with its target against the best peer
@@ -120,15 +132,17 @@ func cycleRows(per figureFunc, w string) []row {
 }
 
 // requestsRow is requests per acquisition. zklock watches its own node
-// while it holds (lock loss is signalled), which no peer does: up to two
-// requests more than the cheapest peer buy that safety.
+// (lock loss is signalled), which no peer does, and its waiters learn
+// ahead of time that their predecessor holds: one request more than the
+// cheapest peer buys both (the 0.05 beyond it is the idle sessions'
+// pings, counted in every contender's figure).
 func requestsRow(per figureFunc, w string) row {
 	q := per(w, 2, false, func(x runResult) float64 { return x.Requests })
 	q.figure = w + ": requests/acquisition"
-	q.target = "<= cheapest peer + 2"
+	q.target = "<= cheapest peer + 1"
 	if z := q.zklock(); !math.IsNaN(z) {
 		_, b := q.best()
-		q.verdict = verdict(!math.IsNaN(b) && z <= b+2.05)
+		q.verdict = verdict(!math.IsNaN(b) && z <= b+1.05)
 	}
 	return q
 }
@@ -318,6 +332,12 @@ func handoffMs(f func(runResult) time.Duration) func(runResult) float64 {
 func handoffParts(per figureFunc, w string) []row {
 	release := per(w, 3, false, handoffMs(func(x runResult) time.Duration { return x.ReleaseP50 }))
 	release.figure = w + ": handoff p50, release part (ms)"
+	if w != wHold1ms {
+		release.target = "<= 1.0x best"
+		if q := release.ratio(); !math.IsNaN(q) {
+			release.verdict = verdict(q <= 1.0)
+		}
+	}
 	wake := per(w, 3, false, handoffMs(func(x runResult) time.Duration { return x.WakeP50 }))
 	wake.figure = w + ": handoff p50, wake part (ms)"
 	return []row{release, wake}

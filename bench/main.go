@@ -81,6 +81,7 @@ func main() {
 			err = errors.Join(err, werr)
 		} else {
 			fmt.Print(rep.table())
+			fmt.Print("\n" + rep.limitTable())
 			fmt.Printf("\nwritten to %s\n", o.out)
 		}
 	}

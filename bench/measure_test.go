@@ -162,3 +162,36 @@ func TestReportPairedRatios(t *testing.T) {
 		t.Errorf("lower is better, round 1 without zklock: paired ratios %v, want [0.5 0.5]", got)
 	}
 }
+
+// TestLimitRows: #43's table judges the throughput lead in every round
+// (a median lead with one round behind is not met), requests against the
+// cheapest peer + 1, the release part against the best peer's.
+func TestLimitRows(t *testing.T) {
+	us := func(n float64) time.Duration { return time.Duration(n) * time.Microsecond }
+	for _, tc := range []struct {
+		name      string
+		zkAcq     [2]float64
+		zkReq     float64
+		want      [4]string // acq/s, handoff/floor, release, requests verdicts
+		wantAcqIn string
+	}{
+		{"lead in every round", [2]float64{1000, 800}, 5.9, [4]string{"met", "**not met**", "met", "met"}, "1.20x (rounds 1.14-1.25)"},
+		{"one round behind", [2]float64{1000, 600}, 6.2, [4]string{"**not met**", "**not met**", "met", "**not met**"}, "1.07x (rounds 0.86-1.25)"},
+	} {
+		r := &report{runs: map[string]map[string][]runResult{}, watches: map[string]watchCounts{}}
+		r.floor = [][]time.Duration{{us(200)}, {us(200)}}
+		for k := range 2 {
+			r.add(wC8, runResult{Peer: "zklock", AcqPerSec: tc.zkAcq[k], Requests: tc.zkReq, Handoffs: 9, HandoffP50: us(300), ReleaseP50: us(350)})
+			r.add(wC8, runResult{Peer: "gozk", AcqPerSec: []float64{800, 700}[k], Requests: 5.0, Handoffs: 9, HandoffP50: us(600), ReleaseP50: us(450)})
+		}
+		rows := r.limitRows()[:4] // 8 clients; 32 has no runs
+		for i, l := range rows {
+			if l.verdict != tc.want[i] {
+				t.Errorf("%s: %s: verdict %q, want %q", tc.name, l.figure, l.verdict, tc.want[i])
+			}
+		}
+		if rows[0].measured != tc.wantAcqIn {
+			t.Errorf("%s: acquisitions/s measured %q, want %q", tc.name, rows[0].measured, tc.wantAcqIn)
+		}
+	}
+}

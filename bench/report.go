@@ -1,9 +1,9 @@
 package main
 
 // The report: everything measured, written as Markdown (bench/RESULTS.md):
-// how it was run, the comparison table (table.go), how each figure is
-// taken, the console's benchmarks (consoletable.go), every run, notes and
-// failures.
+// how it was run, the comparison table (table.go), the lock core's
+// limit rows (limits.go), how each figure is taken, the console's
+// benchmarks (consoletable.go), every run, notes and failures.
 
 import (
 	"bytes"
@@ -56,6 +56,8 @@ func (r *report) markdown() string {
 	b.WriteString("Values are medians over the repetitions, with (min-max) when they differ. ")
 	b.WriteString("\"best peer\" is the best of go-zookeeper, Curator and Kazoo on that figure; limit and floor are references.\n\n")
 	b.WriteString(r.table())
+	b.WriteString("\n### The lock core at the limit (#43), judged on this run\n\n")
+	b.WriteString(r.limitTable())
 	r.writeMethod(&b)
 	if len(r.console) > 0 {
 		b.WriteString("\n## Console (go test -bench, each package's own sandbox server)\n\n")

@@ -3,6 +3,7 @@ package cmd
 import (
 	"io"
 	"net"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -90,7 +91,7 @@ func TestBadInvocations(t *testing.T) {
 		{"read-only context + revoke", []string{"ZKLOCK_CONFIG=" + cfg}, []string{"--context", "prod", "revoke", "--yes", parent + "/" + live}, "pass --write"},
 		{"--read-only + run", nil, []string{srv, "--read-only", "run", "/x", "--", "true"}, "--read-only forbids"},
 		{"unknown context", []string{"ZKLOCK_CONFIG=" + cfg}, []string{"--context", "staging", "ls", "/x"}, `context "staging" is not in`},
-		{"missing config file", []string{"ZKLOCK_CONFIG=/no/such/config.yaml"}, []string{"--context", "prod", "ls", "/x"}, "config file"},
+		{"missing config file", []string{"ZKLOCK_CONFIG=/no/such/config.yaml"}, []string{"--context", "prod", "ls", "/x"}, `no such context: "prod" (named by --context): no config file at /no/such/config.yaml`},
 		{"zero session timeout", nil, []string{srv, "--session-timeout", "0s", "ls", "/x"}, "must be positive"},
 		{"nothing to watch", nil, []string{srv, "--read-only"}, "nothing to watch"},
 		{"ls without paths", nil, []string{srv, "ls"}, "give lock parent paths"},
@@ -98,20 +99,12 @@ func TestBadInvocations(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			start := time.Now()
+			// runBinary bounds each run (binaryLimit) to catch a hang;
+			// how fast a bad input is said is no assertion here.
 			stdout, stderr, code := runBinary(t, tt.env, tt.args...)
-			took := time.Since(start)
 			assertOneLineFailure(t, stderr, code, tt.want)
 			if strings.Contains(stdout, "goroutine ") {
 				t.Fatalf("stack trace on stdout: %q", stdout)
-			}
-			// Bounded, to catch a hang (the unreachable cases' own bound is
-			// checked by TestUnreachableWithinConnectTimeout, clocked from
-			// the dial; refusing before any connection, by
-			// TestUsageErrorsBeforeConnecting). Generous: forty binaries start
-			// at once here, on a loaded 2-core machine 18 s was seen.
-			if took > 60*time.Second {
-				t.Fatalf("took %v", took)
 			}
 		})
 	}
@@ -152,14 +145,41 @@ func TestUnreachableWithinConnectTimeout(t *testing.T) {
 	p := startBinary(t, nil, "--servers", l.Addr().String(), "--connect-timeout", "2s", "ls", "/x")
 	code := p.wait(t, binaryLimit)
 	exited := time.Now()
+	// Said by the connect timeout (how soon after it is
+	// BenchmarkUnreachableSaid's to measure, not a window here).
 	assertOneLineFailure(t, p.err.String(), code, "cannot reach ZooKeeper at "+l.Addr().String()+" within 2s")
 	select {
 	case at := <-dialed:
-		if took := exited.Sub(at); took > 2*time.Second+time.Second {
-			t.Fatalf("reported %v after the first dial, connect timeout 2s", took)
-		}
+		t.Logf("reported %v after the first dial, connect timeout 2s", exited.Sub(at).Round(time.Millisecond))
 	default:
 		t.Fatal("the binary never dialled the ensemble")
+	}
+}
+
+// BenchmarkUnreachableSaid: a zklock run against a server that accepts
+// and never answers, --connect-timeout 200ms, until it has said so: the
+// timeout plus the binary's start and its one line.
+func BenchmarkUnreachableSaid(b *testing.B) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); _, _ = io.Copy(io.Discard, c) }()
+		}
+	}()
+	bin := buildBinary(b)
+	for b.Loop() {
+		cmd := exec.Command(bin, "--servers", l.Addr().String(), "--connect-timeout", "200ms", "ls", "/x")
+		if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "cannot reach ZooKeeper") {
+			b.Fatalf("unreachable: %v %q", err, out)
+		}
 	}
 }
 
@@ -169,15 +189,12 @@ func TestUnreachableWithinConnectTimeout(t *testing.T) {
 func TestRefusedNamedAtOnce(t *testing.T) {
 	sandboxtest.Need(t) // its second half connects to a live member
 	a, b := closedPort(t), closedPort(t)
-	start := time.Now()
 	_, stderr, code := runBinary(t, nil, "--servers", a+","+b, "--connect-timeout", "20s", "ls", "/x")
-	took := time.Since(start)
+	// Said by the refusals, not by the connect timeout: the refusal's
+	// line, not "cannot reach ... within 20s" (how soon is a benchmark's).
 	assertOneLineFailure(t, stderr, code, "connection refused by ")
-	if !strings.Contains(stderr, a) || !strings.Contains(stderr, b) {
-		t.Errorf("the line does not name both servers: %q", stderr)
-	}
-	if took > 3*time.Second {
-		t.Errorf("a refused connection took %v to be said (connect timeout 20s)", took)
+	if !strings.Contains(stderr, a) || !strings.Contains(stderr, b) || strings.Contains(stderr, "within 20s") {
+		t.Errorf("the line does not name both servers' refusals: %q", stderr)
 	}
 	// One live member among refusing ones: connected, no error.
 	_, stderr, code = runBinary(t, nil, "--servers", a+","+testCluster(t).ConnectString(), "ls", "--root", "/")

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/zklock/zklock/ensemble"
 	"github.com/zklock/zklock/timeline"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -233,7 +234,7 @@ type liveConsole struct {
 func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, roots []string, auditLog *audit.Log) (*liveConsole, error) {
 	// Not connect: its warning line on stderr would cut into the screen
 	// the console is drawing; the header says it instead.
-	sess, err := connectBounded(ctx, s)
+	sess, err := ensemble.ConnectBounded(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -247,6 +248,8 @@ func openLive(ctx context.Context, s *config.Settings, cc consoleConfig, paths, 
 		Elections:       s.Elections,
 		Barriers:        s.Barriers,
 		SemaphoreLimits: s.Semaphores,
+		AdminPorts:      s.AdminPorts,
+		AdminTLS:        s.TLS.AdminConfig(),
 	})
 	if err != nil {
 		sess.Close()

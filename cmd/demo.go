@@ -20,6 +20,7 @@ import (
 
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/demo"
+	"github.com/zklock/zklock/ensemble"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/sandbox"
 )
@@ -137,7 +138,7 @@ func checkDemoPort(port int, external bool) error {
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
-		return fmt.Errorf("demo: port %d on 127.0.0.1 is taken (%s): choose another --port, or leave it out for a free one", port, errText(errors.Unwrap(err)))
+		return fmt.Errorf("demo: port %d on 127.0.0.1 is taken (%s): choose another --port, or leave it out for a free one", port, ensemble.ErrText(errors.Unwrap(err)))
 	}
 	return ln.Close()
 }
@@ -154,5 +155,5 @@ func startWorkload(ctx context.Context, s *config.Settings, sandboxed bool) (*de
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.ConnectTimeout)
 	defer cancel()
-	return demo.Start(cctx, admin, demo.Options{Servers: s.Servers, SessionOptions: sessionOptions(s), Sandboxed: sandboxed, Solr: true})
+	return demo.Start(cctx, admin, demo.Options{Servers: s.Servers, SessionOptions: ensemble.SessionOptions(s), Sandboxed: sandboxed, Solr: true})
 }

@@ -4,16 +4,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zklock/zklock/doctor"
+	"github.com/zklock/zklock/sandbox"
+	"github.com/zklock/zklock/sandbox/sandboxtest"
 )
 
-func doctorJSON(t *testing.T, out string) doctorReport {
+func doctorJSON(t *testing.T, out string) doctor.Report {
 	t.Helper()
-	var r doctorReport
+	var r doctor.Report
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("doctor --json: %v\n%s", err, out)
 	}
@@ -21,7 +27,7 @@ func doctorJSON(t *testing.T, out string) doctorReport {
 }
 
 // checkUsable checks what every healthy sandbox member reports.
-func checkUsable(t *testing.T, m *doctorMember) {
+func checkUsable(t *testing.T, m *doctor.Member) {
 	t.Helper()
 	if !m.Usable || m.Error != "" || m.SessionTimeoutMS <= 0 {
 		t.Errorf("%s: usable %v error %q timeout %d", m.Server, m.Usable, m.Error, m.SessionTimeoutMS)
@@ -29,7 +35,7 @@ func checkUsable(t *testing.T, m *doctorMember) {
 	if !strings.HasPrefix(m.Version, "3.") || m.AddWatch != "supported" {
 		t.Errorf("%s: version %q addWatch %q", m.Server, m.Version, m.AddWatch)
 	}
-	for _, w := range doctorWords {
+	for _, w := range doctor.Words {
 		if m.FourLetter[w] != "allowed" {
 			t.Errorf("%s: %s %q, want allowed (the sandbox allows every word)", m.Server, w, m.FourLetter[w])
 		}
@@ -42,8 +48,8 @@ func TestDoctorPlain(t *testing.T) {
 		t.Fatalf("doctor: code %d, stderr %q\n%s", code, errOut, out)
 	}
 	r := doctorJSON(t, out)
-	if r.Schema != doctorSchema || !strings.HasPrefix(out, "{\n  \"schema\": 1,") {
-		t.Errorf("doctor -o json: schema %d, want %d first:\n%s", r.Schema, doctorSchema, out)
+	if r.Schema != doctor.Schema || !strings.HasPrefix(out, "{\n  \"schema\": 1,") {
+		t.Errorf("doctor -o json: schema %d, want %d first:\n%s", r.Schema, doctor.Schema, out)
 	}
 	if len(r.Members) != 1 || r.TLS != nil || len(r.Problems) != 0 {
 		t.Fatalf("doctor: %s", out)
@@ -185,25 +191,43 @@ func TestDoctorExpiredAndRefusals(t *testing.T) {
 	}
 }
 
-// TestDoctorZxidLine: doctor's zxid line splits the zxid and warns past
-// 90% of the counter, not before.
-func TestDoctorZxidLine(t *testing.T) {
-	tests := []struct {
-		z    int64
-		want string
-		warn bool
+// TestDoctorServerView: per member, which source tells the sessions and
+// watches and what each refused: as deployed (default whitelist,
+// AdminServer) the AdminServer; without it (Debian's service) none, with
+// the fix.
+func TestDoctorServerView(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		opts    sandbox.Options
+		sources []string
+		fix     string
 	}{
-		{0x5000001a3, "0x5000001a3: epoch 5, counter 419, 0.0% of the way to its rollover", false},
-		{0x2_e0000000, "0x2e0000000: epoch 2, counter 3758096384, 87.5% of the way to its rollover", false},
-		{0x2_fff00000, "0x2fff00000: epoch 2, counter 4293918720, 100.0% of the way to its rollover (WARNING: past 90%", true},
-	}
-	for _, tt := range tests {
-		line := zxidOf(tt.z).line()
-		if !strings.HasPrefix(line, tt.want) || strings.Contains(line, "WARNING") != tt.warn {
-			t.Errorf("zxid %#x: %q, want %q (warning %v)", tt.z, line, tt.want, tt.warn)
-		}
-	}
-	if zxidOf(-1) != nil {
-		t.Error("no zxid from srvr: want none shown")
+		{"as deployed", sandbox.Options{FourLetterWords: sandbox.ZooKeeperDefaultWords, AdminServer: &sandbox.AdminOptions{}}, []string{"admin"}, ""},
+		{"no AdminServer", sandbox.Options{FourLetterWords: sandbox.ZooKeeperDefaultWords}, []string{}, "turn on the AdminServer"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := sandboxtest.Start(t, tt.opts)
+			port := "1" // nothing listens there
+			if a := c.Members()[0].AdminAddr(); a != "" {
+				_, port, _ = net.SplitHostPort(a)
+			}
+			out, errOut, code := runBinary(t, nil, "--servers="+c.ConnectString(), "--admin-port", port, "doctor", "--json")
+			if code != 0 {
+				t.Fatalf("code %d, stderr %q", code, errOut)
+			}
+			sv := doctorJSON(t, out).Members[0].ServerView
+			if sv == nil || !slices.Equal(sv.Sources, tt.sources) || !strings.Contains(sv.Fix, tt.fix) || (tt.fix == "") != (sv.Fix == "") {
+				t.Fatalf("server view %+v, want sources %v and fix %q", sv, tt.sources, tt.fix)
+			}
+			if !slices.ContainsFunc(sv.Refused, func(r doctor.Refusal) bool { return r.Source == "4lw" && r.Command == "cons" }) {
+				t.Errorf("refusals %+v lack 4lw cons", sv.Refused)
+			}
+			text, _, _ := runBinary(t, nil, "--servers="+c.ConnectString(), "--admin-port", port, "doctor")
+			if want := "servers     told by AdminServer"; tt.fix == "" && !strings.Contains(text, want) {
+				t.Errorf("text lacks %q:\n%s", want, text)
+			}
+		})
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zklock/zklock/doctor"
 )
 
 // hangGuard bounds a command that must answer at once: far above what it
@@ -63,7 +65,7 @@ func TestDoctorPlainOnTLSPort(t *testing.T) {
 	if m.Usable || !strings.Contains(m.Error, "the server may require TLS") {
 		t.Errorf("member: usable %v error %q", m.Usable, m.Error)
 	}
-	for _, w := range doctorWords {
+	for _, w := range doctor.Words {
 		if v := m.FourLetter[w]; v != "no answer: the port requires TLS" {
 			t.Errorf("%s: %q, want the link's problem", w, v)
 		}

@@ -58,12 +58,25 @@ var exitCodes = []exitCodeRow{
 	{fmt.Sprint(exitFailure), "an error: bad input, unreachable ensemble, NoAuth, refused action; one line on stderr starting `zklock:`"},
 	{fmt.Sprint(exitCheck), "`--check` found a failing condition: `ls`: a " + checkFailingList() + " warning, or a cross-lock deadlock; `sessions`: a cross-lock deadlock"},
 	{fmt.Sprint(exitCheckUnknown), "`--check` could not tell: the ensemble could not be reached or read (connection, TLS, auth, a path not readable, a bad context)"},
-	{fmt.Sprint(exitUsage), "usage error, refused before connecting: an unknown command or flag, a flag the command does not take, a flag value of the wrong type (`--timeout soon`), an unknown `-o` format, too many or too few arguments, `run` without `--` before CMD"},
+	{fmt.Sprint(exitUsage), "usage error, refused before connecting: " + strings.Join(usageMisuses, ", ")},
 	{fmt.Sprint(exitLost), "`run`: the lock was lost while CMD ran; CMD was stopped"},
 	{fmt.Sprint(exitNotAcquired), "`run`: the lock was not held within `--timeout`; CMD did not run"},
 	{"126, 127", "`run`: CMD could not be started / was not found"},
 	{fmt.Sprint(exitSignal), "stopped by a signal before CMD ran (own locks released)"},
 	{"other", "`run`: CMD's own exit code (128+N when signal N ended it)"},
+}
+
+// usageMisuses are the misuses of the command line that exit 64
+// (exitUsage), as the table names them: TestUsageErrorTable has a row of
+// each, so a misuse named here is one that is refused.
+var usageMisuses = []string{
+	"an unknown command or flag",
+	"a flag the command does not take",
+	"a flag value of the wrong type (`--timeout soon`)",
+	"an unknown `-o` format",
+	"too many or too few arguments",
+	"flags that exclude each other, or a flag that needs another",
+	"`run` without `--` before CMD",
 }
 
 // exitCodesText is the table as --help shows it: the meanings wrapped

@@ -229,52 +229,78 @@ func TestLogFlagsOnEveryCommand(t *testing.T) {
 	}
 }
 
-// TestUsageErrorsBeforeConnecting: over every command, a usage error
-// exits 64 with one line and never dials the server named (a server
-// that would hold the command until its 10-minute connect timeout).
-func TestUsageErrorsBeforeConnecting(t *testing.T) {
+// TestUsageErrorTable: one row, at least, per misuse the exit codes
+// table names (usageMisuses), each refused with exit 64 and its own one
+// line, over every command, before dialing the server named (one that
+// would hold the command until its 10-minute connect timeout).
+func TestUsageErrorTable(t *testing.T) {
 	addr, accepted := countingListener(t)
 	dir := t.TempDir()
 	file := func(name string) string { return filepath.Join(dir, name) }
+	const (
+		unknown  = "an unknown command or flag"
+		notTaken = "a flag the command does not take"
+		badValue = "a flag value of the wrong type (`--timeout soon`)"
+		badO     = "an unknown `-o` format"
+		argCount = "too many or too few arguments"
+		exclude  = "flags that exclude each other, or a flag that needs another"
+		noDash   = "`run` without `--` before CMD"
+	)
 	cases := []struct {
-		args []string
-		want string
+		misuse string
+		args   []string
+		want   string
 	}{
-		{[]string{"--no-such-flag", "/x"}, "unknown flag: --no-such-flag"},
-		{[]string{"sesions"}, "did you mean sessions"},
-		{[]string{"--read-only"}, "nothing to watch"},
-		{[]string{"--session-timeout", "soon", "/x"}, "invalid argument"},
-		{[]string{"ls", "--jsn", "/x"}, "unknown flag: --jsn"},
-		{[]string{"ls", "-o", "yaml", "/x"}, `-o "yaml"`},
-		{[]string{"ls", "--check", "-o", "yaml", "/x"}, `-o "yaml"`},
-		{[]string{"ls"}, "nothing to watch"},
-		{[]string{"ls", "--check", "--root"}, "flag needs an argument"},
-		{[]string{"sessions", "--check", "--no-wait", "/x"}, "drop --no-wait"},
-		{[]string{"sessions", "--json", "-o", "text", "/x"}, "give one"},
-		{[]string{"run", "/x"}, "put -- between"},
-		{[]string{"run", "/x", "--"}, "no command after --"},
-		{[]string{"run", "--timeout", "soon", "/x", "--", "true"}, "invalid argument"},
-		{[]string{"release", "--force", "--yes", "--bogus", "/x/lock-0000000001"}, "unknown flag: --bogus"},
-		{[]string{"revoke", "--theme", "dark", "/x/lock-0000000001"}, "unknown flag: --theme"},
-		{[]string{"doctor", "-o", "yaml"}, `-o "yaml"`},
-		{[]string{"watch", "-o", "yaml", "/x"}, `-o "yaml"`},
-		{[]string{"export", "--bogus", "/x"}, "unknown flag: --bogus"},
-		{[]string{"record", "/x"}, "give -f FILE"},
-		{[]string{"record", "-f", file("a"), "-o", file("b"), "/x"}, "give -f"},
-		{[]string{"replay"}, "accepts 1 arg(s), received 0"},
-		{[]string{"version", "extra"}, `unknown command "extra"`},
-		{[]string{"config", "bogus"}, `unknown command "bogus" for "zklock config"`},
-		{[]string{"config", "use-context"}, "accepts 1 arg(s), received 0"},
-		{[]string{"config", "set-context", "a", "b"}, "accepts 1 arg(s), received 2"},
-		{[]string{"config", "set-context", "a", "--read-only=maybe"}, "invalid argument"},
-		{[]string{"completion", "tcsh"}, `unknown command "tcsh"`},
-		{[]string{"demo", "--bogus"}, "unknown flag: --bogus"},
+		{unknown, []string{"--no-such-flag", "/x"}, "unknown flag: --no-such-flag"},
+		{unknown, []string{"sesions"}, `unknown command "sesions"`},
+		{unknown, []string{"sesions"}, "did you mean sessions"},
+		{unknown, []string{"ls", "--jsn", "/x"}, "unknown flag: --jsn"},
+		{unknown, []string{"release", "--force", "--yes", "--bogus", "/x/lock-0000000001"}, "unknown flag: --bogus"},
+		{unknown, []string{"export", "--bogus", "/x"}, "unknown flag: --bogus"},
+		{unknown, []string{"demo", "--bogus"}, "unknown flag: --bogus"},
+		{unknown, []string{"config", "bogus"}, `unknown command "bogus" for "zklock config"`},
+		{unknown, []string{"completion", "tcsh"}, `unknown command "tcsh"`},
+		{notTaken, []string{"revoke", "--theme", "dark", "/x/lock-0000000001"}, "unknown flag: --theme (a flag of the console"},
+		{notTaken, []string{"ls", "--no-wait", "/x"}, "unknown flag: --no-wait (a flag of sessions)"},
+		{badValue, []string{"--session-timeout", "soon", "/x"}, `invalid argument "soon" for "--session-timeout"`},
+		{badValue, []string{"run", "--timeout", "soon", "/x", "--", "true"}, `invalid argument "soon" for "--timeout"`},
+		{badValue, []string{"config", "set-context", "a", "--read-only=maybe"}, `invalid argument "maybe"`},
+		{badO, []string{"ls", "-o", "yaml", "/x"}, `-o "yaml"`},
+		{badO, []string{"ls", "--check", "-o", "yaml", "/x"}, `-o "yaml"`},
+		{badO, []string{"doctor", "-o", "yaml"}, `-o "yaml"`},
+		{badO, []string{"watch", "-o", "yaml", "/x"}, `-o "yaml"`},
+		{argCount, []string{"--read-only"}, "nothing to watch"},
+		{argCount, []string{"ls"}, "nothing to watch"},
+		{argCount, []string{"ls", "--check", "--root"}, `flag needs an argument: --root`},
+		{argCount, []string{"replay"}, "accepts 1 arg(s), received 0"},
+		{argCount, []string{"version", "extra"}, `unknown command "extra"`},
+		{argCount, []string{"config", "use-context"}, "accepts 1 arg(s), received 0"},
+		{argCount, []string{"config", "set-context", "a", "b"}, "accepts 1 arg(s), received 2"},
+		{exclude, []string{"sessions", "--check", "--no-wait", "/x"}, "drop --no-wait"},
+		{exclude, []string{"sessions", "--json", "-o", "text", "/x"}, "give one"},
+		{exclude, []string{"record", "/x"}, "give -f FILE"},
+		{exclude, []string{"record", "-f", file("a"), "-o", file("b"), "/x"}, "give -f"},
+		{noDash, []string{"run", "/x"}, "run: put -- between the lock path and the command"},
+		{noDash, []string{"run", "/demo/locks/reports", "sh", "-c", "true"}, "run: put -- between the lock path and the command; without it CMD's flags are read as zklock's (unknown shorthand flag: 'c' in -c)"},
+		{noDash, []string{"run", "--timeout", "1s", "/x", "ls", "--all"}, "run: put -- between the lock path and the command; without it CMD's flags are read as zklock's (unknown flag: --all)"},
+		{noDash, []string{"run", "/x", "--"}, "run: no command after --"},
+		{noDash, []string{"run", "/x", "/y", "--", "true"}, "run: one lock path before --"},
 	}
+	rows := map[string]int{}
 	for _, tc := range cases {
+		if !slices.Contains(usageMisuses, tc.misuse) {
+			t.Errorf("%v: misuse %q is not in the exit codes table", tc.args, tc.misuse)
+		}
+		rows[tc.misuse]++
 		_, errOut, code := runBinary(t, nil, append([]string{"--servers", addr, "--connect-timeout", "10m"}, tc.args...)...)
 		assertOneLineFailure(t, errOut, code, tc.want)
 		if code != exitUsage {
-			t.Errorf("%v: exit %d, want %d", tc.args, code, exitUsage)
+			t.Errorf("%s: %v: exit %d, want %d", tc.misuse, tc.args, code, exitUsage)
+		}
+	}
+	for _, m := range usageMisuses {
+		if rows[m] == 0 {
+			t.Errorf("the exit codes table names %q, and no row here tries it", m)
 		}
 	}
 	if n := accepted(); n != 0 {

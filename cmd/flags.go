@@ -39,6 +39,7 @@ func registerConnFlags(cmd *cobra.Command, g *config.Flags) {
 	f.StringVar(&g.TLSKey, "tls-key", "", "PEM file of the client certificate's unencrypted key")
 	f.StringVar(&g.TLSServerName, "tls-server-name", "", "name to verify in every server's certificate instead of the host dialled")
 	f.BoolVar(&g.TLSInsecureSkipVerify, "tls-insecure-skip-verify", false, "do not verify the servers' names (their certificates are still checked against the CAs); shown in the header")
+	f.StringVar(&g.AdminPort, "admin-port", "", "each member's AdminServer port (context admin_port; default 8080 on each member's host; 0 never asks; or one per member: 8081,8082,8083)")
 	registerSASLFlags(f, g)
 	// Every command logs (logging.go): its start, and where it connects,
 	// what the ZooKeeper client says, the console's own lines.
@@ -103,6 +104,13 @@ func registerCommandFlags(cmd *cobra.Command, g *config.Flags, groups flagGroup)
 		f.BoolVarP(&g.Verbose, "verbose", "v", false, "debug log on stderr (and in --log-file when given)")
 	}
 }
+
+// flagError is a flag the command line could not read (unknown, misplaced,
+// a bad value): what the flag parser said.
+type flagError struct{ err error }
+
+func (e flagError) Error() string { return e.err.Error() }
+func (e flagError) Unwrap() error { return e.err }
 
 // flagElsewhere adds to an unknown-flag error the commands that take
 // that flag, when some do: `ls --theme` is told where --theme belongs.

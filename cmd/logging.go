@@ -10,7 +10,6 @@ package cmd
 import (
 	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"os"
 
@@ -52,10 +51,4 @@ func startLogging(cmd *cobra.Command, g *config.Flags) error {
 	// note or a path an operator would rather not see in a shared log.
 	slog.Debug("start", "command", cmd.CommandPath(), "version", version, "flags", set, "args", len(cmd.Flags().Args()))
 	return nil
-}
-
-// zkLogger is go-zookeeper's logger: its lines as debug records of the
-// default logger, marked as the client's.
-func zkLogger() *log.Logger {
-	return slog.NewLogLogger(slog.Default().Handler().WithAttrs([]slog.Attr{slog.String("from", "zk")}), slog.LevelDebug)
 }

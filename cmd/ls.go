@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/ensemble"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sessions"
 	"github.com/zklock/zklock/zkview"
@@ -128,7 +129,7 @@ func unreadablePaths(snap *model.Snapshot) error {
 	for _, q := range snap.Queues.All() {
 		switch q.State {
 		case model.PathNoAuth:
-			unreadable = append(unreadable, model.SanitizeString(q.Path, 0)+": not readable with these credentials (NoAuth; "+noAuthFix+")")
+			unreadable = append(unreadable, model.SanitizeString(q.Path, 0)+": not readable with these credentials (NoAuth; "+ensemble.NoAuthFix+")")
 		case model.PathError:
 			unreadable = append(unreadable, model.SanitizeString(q.Path, 0)+": "+model.SanitizeString(q.Err(), 0))
 		}
@@ -213,5 +214,7 @@ func lockTargets(cmd *cobra.Command, g *config.Flags, args, roots []string) (*co
 		Elections:       s.Elections,
 		Barriers:        s.Barriers,
 		SemaphoreLimits: s.Semaphores,
+		AdminPorts:      s.AdminPorts,
+		AdminTLS:        s.TLS.AdminConfig(),
 	}, nil
 }

@@ -74,7 +74,8 @@ func TestLsJSONAndCheck(t *testing.T) {
 	if err := json.Unmarshal(raw[0]["queue"], &rawQ); err != nil || len(rawQ) != 3 {
 		t.Fatalf("queue: %v", err)
 	}
-	wantFields := []string{"believes", "client", "ctime", "czxid", "data", "kind", "node", "recipe", "role", "seq", "session", "since", "since_bound", "watch_verified", "watches"}
+	wantFields := []string{"believes", "client", "ctime", "czxid", "data", "expires_in_s", "kind", "member", "node", "recipe", "role",
+		"seq", "session", "silent_s", "since", "since_bound", "timeout_s", "watch_verified", "watches"}
 	if got := slices.Sorted(maps.Keys(rawQ[0])); !slices.Equal(got, wantFields) {
 		t.Errorf("node fields %v, want %v", got, wantFields)
 	}

@@ -27,7 +27,7 @@ func writeLsText(w io.Writer, snap *model.Snapshot) error {
 	var b strings.Builder
 	switch {
 	case snap.ServerView:
-		fmt.Fprintf(&b, "server view: cons/wchc at %s", snap.ServerViewAt.Format("15:04:05"))
+		fmt.Fprintf(&b, "server view: members asked at %s", snap.ServerViewAt.Format("15:04:05")) // AdminServer or 4lw
 		if snap.ServerViewNote != "" {
 			fmt.Fprintf(&b, " (%s)", model.SanitizeString(snap.ServerViewNote, 0))
 		}
@@ -171,8 +171,12 @@ func writeNodeRow(tw io.Writer, q model.Queue, i int, n *model.Node, now time.Ti
 	if n.Identity() != "" {
 		identity = model.SanitizeString(n.Identity(), 0)
 	}
+	held := age(*n, now)
+	if h := n.Health(); h.SilentTooLong(h.At) {
+		held += " · " + h.Text(now)
+	}
 	fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\n", i+1, seq, role, n.KindName(), n.Recipe,
-		session, client, ident(identity), waits, age(*n, now), data, node)
+		session, client, ident(identity), waits, held, data, node)
 }
 
 // age is "held 1.2s" (or "held ≤2.0s" for a holder found holding, bounded
@@ -257,12 +261,14 @@ func checkCode(snap *model.Snapshot) int {
 // among them, since a reconnect makes one for a moment (the old session
 // lives until its timeout) and the election it concerns still has one
 // leader by sequence order: split-holders fails where two believe they
-// lead. Every warning code of
+// lead; silent-holder too, since a paused holder may resume, and one
+// that does not is expired and hands the lock on by itself. Every
+// warning code of
 // zkview is in one of the two (TestCheckCodesInHelp), and `ls --help`
 // and the exit codes table name checkFailing from here.
 var (
 	checkFailing = []string{model.WarnSplitHolders, model.WarnDeadlock, model.WarnOverLimit, model.WarnMissingWatch, model.WarnLeaderMismatch}
-	checkShown   = []string{model.WarnMixedRecipes, model.WarnHerd, model.WarnStale, model.WarnSelfWait, model.WarnDuplicateParticipant}
+	checkShown   = []string{model.WarnMixedRecipes, model.WarnHerd, model.WarnStale, model.WarnSelfWait, model.WarnDuplicateParticipant, model.WarnSilentHolder}
 )
 
 // failsCheck reports whether a queue's warning fails `ls --check`.

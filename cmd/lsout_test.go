@@ -200,9 +200,9 @@ func TestWriteLsTextHeader(t *testing.T) {
 		snap model.Snapshot
 		want string
 	}{
-		{"server view", model.Snapshot{ServerView: true, ServerViewAt: at}, "server view: cons/wchc at 03:12:04\nno lock parents\n"},
+		{"server view", model.Snapshot{ServerView: true, ServerViewAt: at}, "server view: members asked at 03:12:04\nno lock parents\n"},
 		{"partial", model.Snapshot{ServerView: true, ServerViewAt: at, ServerViewNote: "127.0.0.1:2182 did not answer"},
-			"server view: cons/wchc at 03:12:04 (127.0.0.1:2182 did not answer)\nno lock parents\n"},
+			"server view: members asked at 03:12:04 (127.0.0.1:2182 did not answer)\nno lock parents\n"},
 		{"refused", model.Snapshot{ServerViewNote: "cons is not allowed on 127.0.0.1:2181"},
 			"server view: off: cons is not allowed on 127.0.0.1:2181\nno lock parents\n"},
 		{"stale", model.Snapshot{Stale: true, Conn: model.Conn{State: model.StateDisconnected, Since: at}, DiscoveryCapped: true},

@@ -205,7 +205,7 @@ func replayJSON(w io.Writer, rec *timeline.Recording, snapshots bool) error {
 	var prev *model.Snapshot
 	for i := range rec.Len() {
 		snap := cur.Seek(i)
-		if err := cw.Write(timeline.Diff(prev, snap)); err != nil {
+		if err := cw.Write(timeline.DiffSeen(prev, snap, timeline.SeenIn(prev))); err != nil {
 			return err
 		}
 		if snapshots {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/zklock/zklock/audit"
 	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/ensemble"
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
@@ -133,7 +134,7 @@ func inspectNode(ctx context.Context, sess *lockops.Session, nodePath string) (*
 	case model.PathAbsent:
 		return nil, fmt.Errorf("%w: %s (its parent %s does not exist)", lockops.ErrNoNode, nodePath, parent)
 	case model.PathNoAuth:
-		return nil, fmt.Errorf("%s: not readable with these credentials (NoAuth; %s)", parent, noAuthFix)
+		return nil, fmt.Errorf("%s: not readable with these credentials (NoAuth; %s)", parent, ensemble.NoAuthFix)
 	case model.PathError:
 		return nil, fmt.Errorf("%s: %s", parent, model.SanitizeString(q.Err(), 0))
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/ensemble"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
 )
@@ -80,7 +81,7 @@ Exit codes:
 	// An unknown flag, or one this command does not take, is a usage
 	// error: refused before connecting.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return exitCode(exitUsage, flagElsewhere(c.Root(), err))
+		return exitCode(exitUsage, flagError{flagElsewhere(c.Root(), err)})
 	})
 	root.AddCommand(newVersionCmd(), newLsCmd(g), newSessionsCmd(g), newRunCmd(g), newReleaseCmd(g), newRevokeCmd(g), newDemoCmd(g), newDoctorCmd(g))
 	root.AddCommand(newWatchCmd(g), newExportCmd(g), newRecordCmd(g), newReplayCmd(g), newGenManCmd())
@@ -104,7 +105,7 @@ func Main(args []string, b Build) int {
 func execute(args []string) int {
 	root := newRootCmd()
 	root.SetArgs(args)
-	err := root.Execute()
+	err := runWithoutDash(root, args, root.Execute())
 	closeLog()
 	if err == nil {
 		return 0
@@ -117,9 +118,9 @@ func execute(args []string) int {
 			return code
 		}
 	}
-	err = saslHint(err) // saslerrors.go
+	err = ensemble.SASLHint(err)
 	if errors.Is(err, zk.ErrNoAuth) && !strings.Contains(err.Error(), "ZKLOCK_AUTH") {
-		err = fmt.Errorf("%w (NoAuth: %s)", err, noAuthFix)
+		err = fmt.Errorf("%w (NoAuth: %s)", err, ensemble.NoAuthFix)
 	}
 	// Errors carry node names and data read from ZooKeeper: sanitized
 	// here once, whatever path they took.

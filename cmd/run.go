@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
@@ -209,6 +210,21 @@ func runExitCode(res lockrun.Result) int {
 		return exitLost
 	}
 	return exitFailure
+}
+
+// runWithoutDash is run's own usage error for a flag error of a `run`
+// command line that has no --: the flag is CMD's (`zklock run /x sh -c
+// true` reads -c as zklock's), and the line names what to write, not the
+// flag parser's "unknown shorthand flag". err otherwise.
+func runWithoutDash(root *cobra.Command, args []string, err error) error {
+	var fe flagError
+	if !errors.As(err, &fe) || slices.Contains(args, "--") {
+		return err
+	}
+	if c, _, ferr := root.Find(args); ferr != nil || c.Name() != "run" || c.Parent() != root {
+		return err
+	}
+	return exitCode(exitUsage, fmt.Errorf("run: put -- between the lock path and the command; without it CMD's flags are read as zklock's (%v) (%w)", fe, errRunUsage))
 }
 
 // parseRunArgs splits `run`'s arguments into the lock path and CMD with

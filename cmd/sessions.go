@@ -35,10 +35,13 @@ its own node. A session is not a thread: two threads of one process sharing
 one session look like one session, and a cycle through it may unwind by
 itself; how long it has stood with no progress is what to judge by.
 
-One read cannot tell how long a cycle has stood, so when the first read
-shows a cycle, sessions waits until it would have stood ` + sessions.DeadlockAfter.String() + ` and reads
+One read tells how long a cycle has stood when its lock parents have had
+no child change since its newest node was made (each parent's pzxid is no
+newer than that node's czxid): it has stood since that node's creation,
+and is a deadlock at once if that is ` + sessions.DeadlockAfter.String() + ` ago. For a cycle one read
+cannot date, sessions waits until it would have stood ` + sessions.DeadlockAfter.String() + ` and reads
 again: a cycle seen in both reads on the same nodes is a deadlock. With
---no-wait it prints the first read at once, every cycle as "cycle".
+--no-wait it prints the first read at once, such cycles as "cycle".
 
 --check exits 2 when a deadlock is found, 3 when it could not tell (the
 ensemble unreachable, a path not readable), 0 otherwise.`,
@@ -104,7 +107,7 @@ func runSessions(cmd *cobra.Command, g *config.Flags, args, roots []string, asJS
 	} else {
 		err = writeSessionsText(out, ss)
 		if err == nil && unjudged {
-			_, err = fmt.Fprintf(out, "\n(one read: how long these cycles have stood is unknown; without --no-wait, zklock reads again after %s to tell)\n", sessions.DeadlockAfter)
+			_, err = fmt.Fprintf(out, "\n(one read: how long these cycles have stood is unknown, their parents changed since; without --no-wait, zklock reads again after %s to tell)\n", sessions.DeadlockAfter)
 		}
 	}
 	if err != nil {

@@ -111,11 +111,24 @@ func TestSessionsDeadlockOfTwoLockCores(t *testing.T) {
 	id1, id2 := model.SessionHex(s1.ID()), model.SessionHex(s2.ID())
 	ids, paths := []string{id1, id2}, []string{a, b}
 
+	before := time.Now()
 	js, errOut, code := sessionsJSON(t, "--no-wait", a, b)
+	after := time.Now()
 	if code != 0 || len(js.Deadlocks) != 1 {
 		t.Fatalf("one read: code %d, stderr %q, deadlocks %+v", code, errOut, js.Deadlocks)
 	}
-	checkCycle(t, js.Deadlocks[0], model.CycleYoung, ids, paths)
+	// One read dates the cycle from its newest node (nothing changed on
+	// its parents since): a deadlock if that was DeadlockAfter before the
+	// read (the binary's first start may take that long), young if not.
+	since, err := time.Parse(time.RFC3339Nano, js.Deadlocks[0].Since)
+	switch due := since.Add(sessions.DeadlockAfter); {
+	case err != nil:
+		t.Fatalf("since %q: %v", js.Deadlocks[0].Since, err)
+	case !due.After(before):
+		checkCycle(t, js.Deadlocks[0], model.CycleDeadlock, ids, paths)
+	case due.After(after):
+		checkCycle(t, js.Deadlocks[0], model.CycleYoung, ids, paths)
+	}
 	if len(js.Sessions) != 2 {
 		t.Fatalf("sessions %+v", js.Sessions)
 	}
@@ -126,16 +139,24 @@ func TestSessionsDeadlockOfTwoLockCores(t *testing.T) {
 		}
 	}
 
-	start := time.Now()
 	js, errOut, code = sessionsJSON(t, "--check", a, b)
 	if code != exitCheck || len(js.Deadlocks) != 1 {
 		t.Fatalf("--check: code %d, stderr %q, deadlocks %+v", code, errOut, js.Deadlocks)
 	}
-	if took := time.Since(start); took < sessions.DeadlockAfter {
-		t.Errorf("--check judged the cycle in %v, before it could have stood %v", took, sessions.DeadlockAfter)
+	// Called a deadlock only once it has stood DeadlockAfter, by the
+	// date it gives (its newest node's creation, or the first read).
+	if since, err := time.Parse(time.RFC3339Nano, js.Deadlocks[0].Since); err != nil || time.Since(since) < sessions.DeadlockAfter {
+		t.Errorf("--check called a cycle since %s (%v) a deadlock, before it could have stood %v", js.Deadlocks[0].Since, err, sessions.DeadlockAfter)
 	}
 	checkCycle(t, js.Deadlocks[0], model.CycleDeadlock, ids, paths)
 	assertOneLineFailure(t, errOut, code, "cross-lock deadlock")
+	// Now that it has stood, one read proves it (its parents' pzxid):
+	// --no-wait calls it a deadlock.
+	js, errOut, code = sessionsJSON(t, "--no-wait", a, b)
+	if code != 0 || len(js.Deadlocks) != 1 {
+		t.Fatalf("one read of an old cycle: code %d, stderr %q, deadlocks %+v", code, errOut, js.Deadlocks)
+	}
+	checkCycle(t, js.Deadlocks[0], model.CycleDeadlock, ids, paths)
 
 	_, errOut, code = runBinary(t, nil, serversFlag(t), "ls", "--check", a, b)
 	if code != exitCheck || !strings.Contains(errOut, "cross-lock deadlock of") {
@@ -218,7 +239,7 @@ func TestSessionsChainRootBlocker(t *testing.T) {
 	if err := json.Unmarshal(raw["sessions"], &rawS); err != nil || len(rawS) == 0 {
 		t.Fatalf("sessions: %v", err)
 	}
-	if got := slices.Sorted(maps.Keys(rawS[0])); !slices.Equal(got, []string{"blocks", "blocks_direct", "client", "holds", "oldest_wait", "session", "waits", "waits_for"}) {
+	if got := slices.Sorted(maps.Keys(rawS[0])); !slices.Equal(got, []string{"blocks", "blocks_direct", "client", "expires_in_s", "holds", "member", "oldest_wait", "session", "silent_s", "timeout_s", "waits", "waits_for"}) {
 		t.Errorf("session fields %v", got)
 	}
 	text, _, code := runBinary(t, nil, serversFlag(t), "sessions", base+"/p0", base+"/p1", base+"/p2", base+"/p3", base+"/p4")

@@ -35,6 +35,11 @@ func writeSessionsText(w io.Writer, ss *sessions.Sessions) error {
 				s.Blocks, s.BlocksDirect, oldest, nodeList(s.Holds, time.Time{}, 4), nodeList(s.Waits, ss.At, 4))
 		}
 		tw.Flush()
+		for _, s := range ss.List {
+			if h := s.Health; h.SilentTooLong(h.At) {
+				fmt.Fprintf(&b, "%s on %s: %s (paused or hung)\n", model.SessionHex(s.Session), model.SanitizeString(h.Member, 0), h.Text(ss.At))
+			}
+		}
 	}
 	for _, d := range ss.Deadlocks {
 		b.WriteString("\n")

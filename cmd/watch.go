@@ -151,7 +151,7 @@ func streamChanges(ctx context.Context, updates <-chan model.Update, write func(
 		if pending == nil {
 			return nil
 		}
-		err := write(timeline.Diff(prev, pending))
+		err := write(timeline.DiffSeen(prev, pending, timeline.SeenIn(prev)))
 		prev, pending, timerC = pending, nil, nil
 		return err
 	}

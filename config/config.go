@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/memberview"
 	"github.com/zklock/zklock/themes"
 )
 
@@ -57,6 +59,9 @@ type Flags struct {
 	// Verbose is --verbose: the debug log on stderr too (the commands
 	// that do not draw the console).
 	Verbose bool
+	// AdminPort is --admin-port: where each member's AdminServer is
+	// (memberview.ParseAdminPorts); "" for the context's or the default.
+	AdminPort string
 
 	// TLS flags (tls.go): any of them turns TLS on.
 	TLS                   bool
@@ -107,6 +112,9 @@ type Settings struct {
 	TLS *TLS
 	// SASL is nil without SASL (sasl.go).
 	SASL *SASL
+	// AdminPorts says where each member's AdminServer is: --admin-port,
+	// else the context's admin_port, else 8080 on each member's host.
+	AdminPorts memberview.AdminPorts
 }
 
 type Credentials struct {
@@ -163,6 +171,13 @@ func (g *Flags) Resolve(changed func(flag string) bool) (*Settings, error) {
 	if s.SASL, err = resolveSASL(g, ctxSASL, changed("sasl-canonicalize-hostname")); err != nil {
 		return nil, err
 	}
+	adminPort, where := g.AdminPort, "--admin-port"
+	if adminPort == "" && ctx != nil {
+		adminPort, where = ctx.AdminPort, fmt.Sprintf("context %q: admin_port", s.ContextName)
+	}
+	if s.AdminPorts, err = memberview.ParseAdminPorts(adminPort, len(s.Servers)); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
 	s.AuditLog = g.AuditLog
 	s.LogFile = g.LogFile
 	if s.Theme != "" {
@@ -195,6 +210,14 @@ func (g *Flags) contextName() (name, source string) {
 // what named it, for the error when the file has no such context.
 func (g *Flags) loadContext(name, source string) (*Context, error) {
 	cfg, path, err := g.Load()
+	if errors.Is(err, fs.ErrNotExist) {
+		// Say the context asked for, and where contexts come from.
+		if path == "" {
+			path, _ = g.ConfigPath()
+		}
+		return nil, fmt.Errorf("%w: %q (named by %s): no config file at %s, where contexts are kept; make one with `zklock config set-context %s --servers HOST:PORT,...`, or give --servers",
+			ErrNoContext, name, source, path, name)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -485,6 +508,9 @@ type Context struct {
 	Elections      []string `yaml:"elections"`
 	Barriers       []string `yaml:"barriers"`
 	SessionTimeout string   `yaml:"session_timeout"`
+	// AdminPort is where each member's AdminServer is: a port, 0 never
+	// to ask, or one port per member ("8081,8082,8083").
+	AdminPort string `yaml:"admin_port"`
 
 	Semaphores map[string]int `yaml:"semaphores"`
 

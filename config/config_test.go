@@ -2,10 +2,13 @@ package config
 
 import (
 	"errors"
-	"github.com/zklock/zklock/lockops"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/zklock/zklock/lockops"
 )
 
 func TestParseServers(t *testing.T) {
@@ -64,27 +67,49 @@ func TestParseAuth(t *testing.T) {
 	}
 }
 
-// FuzzParseServers: never panics; what it accepts is non-empty, each entry
-// host:port with a valid port, and the chroot is a valid path.
+// FuzzParseServers: never panics; an error is ErrBadServers and gives
+// nothing; what it accepts is one entry per comma of the input, each
+// host:port with the port the input wrote (2181 when it wrote none), in
+// its one decimal form, and the list with its chroot reads back as the
+// same list and chroot (the round trip a connect string makes through
+// config files and ZK_SERVERS).
 func FuzzParseServers(f *testing.F) {
-	for _, s := range []string{"127.0.0.1:2181", "a,b:1/x", "[::1]:2181", "", "::", "[", "a:99999"} {
+	for _, s := range []string{"127.0.0.1:2181", "a,b:1/x", "[::1]:2181", "", "::", "[", "a:99999", "a:0080", "a:+80", " a , b:2 /c/d"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		servers, chroot, err := ParseServers(s)
 		if err != nil {
-			if len(servers) != 0 {
-				t.Fatalf("error with servers %v", servers)
+			if len(servers) != 0 || chroot != "" || !errors.Is(err, ErrBadServers) {
+				t.Fatalf("error %v with servers %v chroot %q", err, servers, chroot)
 			}
 			return
 		}
-		if len(servers) == 0 {
-			t.Fatal("accepted an empty list")
+		hosts, _, _ := strings.Cut(strings.TrimSpace(s), "/")
+		parts := strings.Split(hosts, ",")
+		if len(servers) == 0 || len(servers) != len(parts) {
+			t.Fatalf("%q: %d servers %v for %d entries", s, len(servers), servers, len(parts))
 		}
-		for _, sv := range servers {
-			if _, _, err := ParseServers(sv); err != nil {
-				t.Fatalf("accepted entry %q does not re-parse: %v", sv, err)
+		for i, sv := range servers {
+			host, port, err := net.SplitHostPort(sv)
+			if err != nil || host == "" {
+				t.Fatalf("accepted entry %q is not host:port: %v", sv, err)
 			}
+			n, err := strconv.Atoi(port)
+			if err != nil || n < 1 || n > 65535 || strconv.Itoa(n) != port {
+				t.Fatalf("accepted entry %q has port %q", sv, port)
+			}
+			want := 2181
+			if _, p, err := net.SplitHostPort(strings.TrimSpace(parts[i])); err == nil {
+				want, _ = strconv.Atoi(p)
+			}
+			if n != want {
+				t.Fatalf("entry %q of %q: port %d, the input wrote %d", sv, s, n, want)
+			}
+		}
+		again, chroot2, err := ParseServers(strings.Join(servers, ",") + chroot)
+		if err != nil || !slices.Equal(again, servers) || chroot2 != chroot {
+			t.Fatalf("%q reads as %v %q, which read back as %v %q (%v)", s, servers, chroot, again, chroot2, err)
 		}
 		if chroot != "" && lockops.ValidPath(chroot) != nil {
 			t.Fatalf("accepted bad chroot %q", chroot)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -58,6 +59,21 @@ func TestDefaultContext(t *testing.T) {
 	t.Setenv("ZK_SERVERS", "")
 	t.Setenv("ZKLOCK_CONFIG", filepath.Join(dir, "missing.yaml"))
 	check("no config file", Flags{}, "", DefaultServers)
+	// A context named with no config file: the line names the context,
+	// what named it, the file looked for and how contexts are made.
+	for _, c := range []struct {
+		g      Flags
+		env    string
+		source string
+	}{{Flags{Context: "nope"}, "", "--context"}, {Flags{}, "nope", "ZKLOCK_CONTEXT"}} {
+		t.Setenv("ZKLOCK_CONTEXT", c.env)
+		_, _, err := resolve(c.g)
+		for _, want := range []string{`"nope"`, "named by " + c.source, filepath.Join(dir, "missing.yaml"), "config set-context nope"} {
+			if err == nil || !errors.Is(err, ErrNoContext) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("a context named by %s with no config file: %v; want one line with %s", c.source, err, want)
+			}
+		}
+	}
 }
 
 // TestErrorsNameTheContext: an error in a context names that context

@@ -10,6 +10,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"os"
 )
@@ -151,6 +152,33 @@ func (t *TLS) build() (*tls.Config, error) {
 		cfg.Certificates = []tls.Certificate{pair}
 	}
 	return cfg, nil
+}
+
+// AdminConfig is the tls.Config for https to the members' AdminServers
+// (the context's CA and client certificate), nil without TLS. With
+// SkipHostnameVerify the chain is still checked against the CAs, as for
+// the client links.
+func (t *TLS) AdminConfig() *tls.Config {
+	if t == nil || t.Config == nil {
+		return nil
+	}
+	c := t.Config.Clone()
+	if t.SkipHostnameVerify && !c.InsecureSkipVerify {
+		roots := c.RootCAs
+		c.InsecureSkipVerify = true
+		c.VerifyConnection = func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return errors.New("config: the AdminServer sent no certificate")
+			}
+			opts := x509.VerifyOptions{Roots: roots, Intermediates: x509.NewCertPool()}
+			for _, ic := range cs.PeerCertificates[1:] {
+				opts.Intermediates.AddCert(ic)
+			}
+			_, err := cs.PeerCertificates[0].Verify(opts)
+			return err
+		}
+	}
+	return c
 }
 
 func readPEM(path, what string) ([]byte, error) {

@@ -57,6 +57,7 @@ var (
 		conn, snapStale, serverView, serverViewAt, parents, dropped               *prometheus.Desc
 		droppedSeries, capped, deadlocks, snapAt, pictured, build                 *prometheus.Desc
 		system, mismatch, zxidRatio                                               *prometheus.Desc
+		holderHeard, holderExpires                                                *prometheus.Desc
 	}{
 		holders:   prometheus.NewDesc("zklock_lock_holders", "Nodes holding the lock (by sequence order), as ls --json role holder.", labelPath, nil),
 		waiters:   prometheus.NewDesc("zklock_lock_waiters", "Nodes waiting for the lock, as ls --json role waiting.", labelPath, nil),
@@ -66,6 +67,10 @@ var (
 		warnings:  prometheus.NewDesc("zklock_lock_warnings", "Warnings on the lock parent by code (split-holders, deadlock, mixed-recipes, missing-watch, herd, over-limit, self-wait, leader-mismatch, duplicate-participant); absent means none.", []string{"path", "code"}, nil),
 		stale:     prometheus.NewDesc("zklock_lock_stale", "1 while the lock parent's data may be out of date (the Watcher's link is down).", labelPath, nil),
 		exists:    prometheus.NewDesc("zklock_lock_exists", "1 when the lock parent exists, as ls --json exists.", labelPath, nil),
+		// A paused or hung holder: the servers' last word from it
+		// (memberview), as a timestamp like the others.
+		holderHeard:   prometheus.NewDesc("zklock_lock_holder_heard_timestamp_seconds", "Unix time its member last heard the holder's session (the least recently heard, when several holders); absent where no member tells (neither the AdminServer nor the four-letter words).", labelPath, nil),
+		holderExpires: prometheus.NewDesc("zklock_lock_holder_expires_timestamp_seconds", "Unix time the leader expires that holder's session (the one of zklock_lock_holder_heard_timestamp_seconds) if it stays silent: its expiry bucket, or last heard plus its timeout where the leader's buckets are not told; absent where no member tells.", labelPath, nil),
 
 		conn:          prometheus.NewDesc("zklock_connection_state", "The monitor's connection: 1 for the current state.", []string{"state"}, nil),
 		snapStale:     prometheus.NewDesc("zklock_stale", "1 while the monitor is disconnected and the model may be out of date.", nil, nil),
@@ -96,8 +101,8 @@ var (
 )
 
 // seriesPerParent is what one lock parent costs, for the dropped count:
-// six gauges and the counter, plus its warnings.
-const seriesPerParent = 7
+// eight gauges and the counter, plus its warnings.
+const seriesPerParent = 9
 
 // Build is what zklock_build_info is labelled with: the serving zklock's
 // version, commit and Go release (`zklock version`).
@@ -130,7 +135,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 		descs.warnings, descs.stale, descs.exists, descs.conn, descs.snapStale, descs.serverView, descs.serverViewAt,
 		descs.parents, descs.dropped, descs.droppedSeries, descs.capped, descs.deadlocks, descs.snapAt, descs.pictured, descs.build,
 		aggDescs.held, aggDescs.waiting, aggDescs.holders, aggDescs.waiters, aggDescs.warned, aggDescs.oldestWait,
-		descs.system, descs.mismatch, descs.zxidRatio} {
+		descs.system, descs.mismatch, descs.zxidRatio, descs.holderHeard, descs.holderExpires} {
 		ch <- d
 	}
 }
@@ -274,6 +279,10 @@ func (c *Collector) collectParents(snap *model.Snapshot, ch chan<- prometheus.Me
 		if !m.holdSince.IsZero() {
 			gauge(descs.holdSince, unixSeconds(m.holdSince), p)
 		}
+		if !m.holderHeard.IsZero() {
+			gauge(descs.holderHeard, unixSeconds(m.holderHeard), p)
+			gauge(descs.holderExpires, unixSeconds(m.holderExpires), p)
+		}
 		gauge(descs.exists, boolValue(q.State == model.PathPresent || q.State == model.PathNoAuth), p)
 		gauge(descs.stale, boolValue(m.stale), p)
 		ch <- prometheus.MustNewConstMetric(descs.handoffs, prometheus.CounterValue, totals[k], p)
@@ -306,9 +315,13 @@ func collectSystem(q *model.Queue, p string, gauge func(*prometheus.Desc, float6
 type lockMetrics struct {
 	holders, waiters     int
 	waitSince, holdSince time.Time // the earliest start of a wait, of a hold; zero with none
-	stale                bool
-	codes                []string // warning codes, first-seen order
-	byCode               map[string]int
+	// holderHeard is when the least recently heard holder's member last
+	// heard it, holderExpires when the leader expires it if it stays
+	// silent; zero when no member tells.
+	holderHeard, holderExpires time.Time
+	stale                      bool
+	codes                      []string // warning codes, first-seen order
+	byCode                     map[string]int
 }
 
 // lockMetricsOf reads one queue. Waits count from a waiter's creation;
@@ -325,6 +338,12 @@ func lockMetricsOf(q *model.Queue) lockMetrics {
 		if n.Role == ordering.RoleHolder {
 			m.holders++
 			earliest(&m.holdSince, start)
+			if h := n.Health(); !h.Heard.IsZero() && h.Timeout > 0 && (m.holderHeard.IsZero() || h.Heard.Before(m.holderHeard)) {
+				m.holderHeard, m.holderExpires = h.Heard, h.Expires
+				if h.Expires.IsZero() {
+					m.holderExpires = h.Heard.Add(h.Timeout)
+				}
+			}
 		} else {
 			m.waiters++
 			earliest(&m.waitSince, start)

@@ -18,6 +18,7 @@ import (
 	pmodel "github.com/prometheus/common/model"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/model/modeltest"
 )
@@ -245,7 +246,7 @@ func TestAlertRulesUseExportedMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := time.Now()
-	snap := modeltest.Parents(3, 3, at)
+	snap := withHolderHealth(modeltest.Parents(3, 3, at), at)
 	fams := scrape(t, New(func() *model.Snapshot { return snap }, testConfig))
 	names := regexp.MustCompile(`zklock_[a-z_]+`)
 	var alerts []string
@@ -263,5 +264,45 @@ func TestAlertRulesUseExportedMetrics(t *testing.T) {
 		if !slices.Contains(alerts, want) {
 			t.Errorf("no alert %s in %v", want, alerts)
 		}
+	}
+}
+
+// withHolderHealth is snap with what the servers know of each holder: heard
+// 14 s before at, timeout 20 s, expiring 16 s after.
+func withHolderHealth(snap *model.Snapshot, at time.Time) *model.Snapshot {
+	qs := snap.Queues.Slice()
+	for i := range qs {
+		nodes := qs[i].Nodes.Slice()
+		for k := range nodes {
+			if nodes[k].Role == ordering.RoleHolder {
+				nodes[k].SetHealth(model.Health{Member: "zk1:2181", Heard: at.Add(-14 * time.Second), Timeout: 20 * time.Second,
+					Expires: at.Add(16 * time.Second), At: at})
+			}
+		}
+		qs[i].Nodes = model.NodesOf(nodes...)
+	}
+	out := *snap
+	out.Queues = model.QueuesOf(qs...)
+	return &out
+}
+
+// TestExportHolderHealth: a holder's last-heard and expiry times are
+// served as timestamps per path; absent where no member tells.
+func TestExportHolderHealth(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	plain := modeltest.Parents(1, 2, at)
+	fams := scrape(t, New(func() *model.Snapshot { return withHolderHealth(plain, at) }, testConfig))
+	p := plain.Queues.At(0).Path
+	for name, want := range map[string]time.Time{
+		"zklock_lock_holder_heard_timestamp_seconds":   at.Add(-14 * time.Second),
+		"zklock_lock_holder_expires_timestamp_seconds": at.Add(16 * time.Second),
+	} {
+		if v, ok := metricValue(fams, name, "path", p); !ok || v != float64(want.Unix()) {
+			t.Errorf("%s = %v (%v), want %d", name, v, ok, want.Unix())
+		}
+	}
+	fams = scrape(t, New(func() *model.Snapshot { return plain }, testConfig))
+	if v, ok := metricValue(fams, "zklock_lock_holder_heard_timestamp_seconds", "path", p); ok {
+		t.Errorf("no member tells, yet heard = %v", v)
 	}
 }

@@ -1,7 +1,9 @@
 // Package fourletter speaks ZooKeeper's four-letter words (ruok, srvr,
 // mntr, cons, wchc, wchp...): Ask sends one word over plain TCP, TLS, or
 // a link the caller dials, bounded by a context and a reply cap; the
-// Parse functions read the replies zklock uses.
+// Parse functions read the replies zklock uses (parse.go: who is
+// connected and what it watches; health.go: each connection's last
+// response, timeout and packets, and dump's expiry buckets).
 //
 // It is the one four-letter-word client of zklock: zkview's server view,
 // `zklock doctor`, sandbox's readiness probes and the tests all call it.

@@ -40,14 +40,7 @@ func ParseCons(reply string) map[int64]string {
 		if err != nil {
 			continue
 		}
-		addr := line[:open]
-		if k := strings.LastIndexByte(addr, '['); k >= 0 { // the interest ops
-			addr = addr[:k]
-		}
-		if k := strings.LastIndexByte(addr, '/'); k >= 0 {
-			addr = addr[k+1:]
-		}
-		m[id] = normalizeAddr(addr)
+		m[id] = consAddr(line[:open])
 	}
 	return m
 }

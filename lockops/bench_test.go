@@ -219,3 +219,132 @@ func warmServer(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkReleaseOwnWatched: what the holder's own-node watch costs its
+// release. Each iteration deletes two nodes that another session watches
+// (as the next waiter does), one of them also watched by the deleting
+// session itself (a holder's own-node watch), in alternating order, and
+// reports the delete round trip's p50 of each and their ratio: the price
+// of the one notification more that the release sends.
+func BenchmarkReleaseOwnWatched(b *testing.B) {
+	warmServer(b)
+	a, w := connect(b), connect(b)
+	p := lockPath(b)
+	if err := NewLock(a, p).makeParents(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	abs := a.Abs(p)
+	var lat [2][]time.Duration // [0]: not own-watched, [1]: own-watched
+	k := 0
+	for b.Loop() {
+		for j := range 2 {
+			own := (j+k)%2 == 1
+			n, err := a.conn.Create(abs+"/n-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, _, _, err := w.conn.GetW(n); err != nil {
+				b.Fatal(err)
+			}
+			if own {
+				if _, _, _, err := a.conn.GetW(n); err != nil {
+					b.Fatal(err)
+				}
+			}
+			start := time.Now()
+			if err := a.conn.Delete(n, -1); err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			if own {
+				i = 1
+			}
+			lat[i] = append(lat[i], time.Since(start))
+		}
+		k++
+	}
+	p50 := func(ds []time.Duration) float64 {
+		slices.Sort(ds)
+		return float64(ds[len(ds)/2].Microseconds()) / 1000
+	}
+	plain, owned := p50(lat[0]), p50(lat[1])
+	b.ReportMetric(plain, "delete-p50-ms")
+	b.ReportMetric(owned, "delete-own-watched-p50-ms")
+	b.ReportMetric(owned/plain, "own-watched/plain")
+}
+
+// BenchmarkReleaseBehind: why a hold-0 release takes longer than the
+// floor. The delete is sent alone, right behind another session's create
+// (a write: the client that just released, joining again), or right
+// behind another session's listing (a read), in turn, and the delete's
+// round trip p50 of each is reported with its ratio to the lone one. A
+// write the server starts to log first makes the delete wait for that
+// commit; a read does not go through the log.
+func BenchmarkReleaseBehind(b *testing.B) {
+	warmServer(b)
+	a, o := connect(b), connect(b)
+	p := lockPath(b)
+	if err := NewLock(a, p).makeParents(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	abs := a.Abs(p)
+	acl := zk.WorldACL(zk.PermAll)
+	kinds := []string{"alone", "behind-create", "behind-list"}
+	lat := make([][]time.Duration, len(kinds))
+	k := 0
+	for b.Loop() {
+		for j := range kinds {
+			kind := (j + k) % len(kinds)
+			n, err := a.conn.Create(abs+"/n-", nil, zk.FlagEphemeral|zk.FlagSequence, acl)
+			if err != nil {
+				b.Fatal(err)
+			}
+			type made struct {
+				node string
+				err  error
+			}
+			done := make(chan made, 1)
+			if kind > 0 {
+				sent := o.lease.sent.expect([]byte(abs))
+				go func() {
+					var m made
+					if kind == 1 {
+						m.node, m.err = o.conn.Create(abs+"/o-", nil, zk.FlagEphemeral|zk.FlagSequence, acl)
+					} else {
+						_, _, m.err = o.conn.Children(abs)
+					}
+					done <- m
+				}()
+				<-sent.ch
+			} else {
+				done <- made{}
+			}
+			start := time.Now()
+			if err := a.conn.Delete(n, -1); err != nil {
+				b.Fatal(err)
+			}
+			lat[kind] = append(lat[kind], time.Since(start))
+			m := <-done
+			if m.err != nil {
+				b.Fatal(m.err)
+			}
+			if m.node != "" {
+				if err := o.conn.Delete(m.node, -1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		k++
+	}
+	p50 := func(ds []time.Duration) float64 {
+		slices.Sort(ds)
+		return float64(ds[len(ds)/2].Microseconds()) / 1000
+	}
+	alone := p50(lat[0])
+	b.ReportMetric(alone, "alone-p50-ms")
+	for i, kind := range kinds[1:] {
+		v := p50(lat[i+1])
+		b.ReportMetric(v, kind+"-p50-ms")
+		b.ReportMetric(v/alone, kind+"/alone")
+	}
+}

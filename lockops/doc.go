@@ -92,16 +92,21 @@
 //     delete) once the Session knows the queue's style (the first
 //     acquisition on a lock parent lists it once more). A holder arms the
 //     watch on its own node after 25 ms, so deletion of the node by
-//     someone else is learnt within 25 ms plus a round trip; session
+//     someone else is learnt within 25 ms plus a round trip (at the
+//     notification, tens of microseconds, once armed; a holder by the
+//     shortcut has it armed from its wait, and its release fires it: one
+//     notification, cheaper than the request that could remove it;
+//     TestForceReleasedHolderLearns, BenchmarkReleaseOwnWatched); session
 //     expiry is learnt at once, and a link down long enough for the server
 //     to expire the session counts as expiry (Done closes) before the
 //     server can let another client in.
-//   - A contended acquisition costs five to seven requests: create, the
-//     listing sent behind it, a watch on the predecessor, then either a
-//     watch on the own node (second in line) or one on the predecessor's
-//     predecessor, a listing when that one goes (not when it was the head)
-//     and the own-node watch, and the delete. The two beyond zk.Lock's
-//     five buy a handoff without a listing on its path; the own-node watch
-//     is what keeps that shortcut from holding on a node someone deleted.
+//   - A contended acquisition costs four to six requests: create, the
+//     listing sent behind it, one request arming two watches (go-zookeeper's
+//     WatchData, a patch of ours): the predecessor and either the own node
+//     (second in line) or the predecessor's predecessor; when that one goes,
+//     the own-node watch and, unless it was the head, a listing before it;
+//     and the delete. zk.Lock's five list again on the wake instead; the
+//     own-node watch is what keeps the shortcut from holding on a node
+//     someone deleted.
 //   - Done() closes when a hold ends, Err() says why (nil for a release).
 package lockops

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -48,13 +49,6 @@ func TestNoHerdWchc(t *testing.T) {
 		defer mu.Unlock()
 		return len(queued) == waiters
 	})
-	time.Sleep(3 * ownWatchDelay) // the holder's own-node watch is armed by now
-
-	out, err := fourletter.Ask(ctx, testServers(t)[0], "wchc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	watches := fourletter.ParseWchc(out)
 	abs := hs.Abs(p)
 	kids := children(t, hs, p)
 	q := ordering.Order(kids)
@@ -69,6 +63,28 @@ func TestNoHerdWchc(t *testing.T) {
 		}
 		owner[e.Name] = st.EphemeralOwner
 	}
+	// Judge the watches once the server lists every one the recipe sets
+	// (each waiter's on its predecessor, the holder's on its own node,
+	// armed ownWatchDelay after it holds): a watch armed late is then in
+	// the list judged, never missed.
+	var watches map[int64][]string
+	eventually(t, 20*time.Second, "the server listing every waiter's watch and the holder's own", func() bool {
+		out, err := fourletter.Ask(ctx, testServers(t)[0], "wchc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		watches = fourletter.ParseWchc(out)
+		for _, e := range q.Entries {
+			want := e.Predecessor
+			if want == "" {
+				want = e.Name // the holder watches its own node
+			}
+			if !slices.Contains(watches[owner[e.Name]], abs+"/"+want) {
+				return false
+			}
+		}
+		return true
+	})
 	watchers := map[string][]int64{} // node -> sessions watching it
 	for sess, paths := range watches {
 		for _, wp := range paths {

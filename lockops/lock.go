@@ -394,13 +394,6 @@ func (l *Lock) createNode(ctx context.Context, join joinAs) (created, error) {
 	return protectedCreate(ctx, l.parent(), l.cfg, join)
 }
 
-// makeParents creates the lock parent and its ancestors as persistent
-// nodes. Curator makes containers (the server deletes them once empty);
-// persistent ones keep the path visible to the console between uses.
-func (l *Lock) makeParents(ctx context.Context) error {
-	return l.s.makePath(ctx, l.abs, l.cfg.acl)
-}
-
 // waiter is the Lock's wait in its queue (watch.go).
 func (l *Lock) waiter() waiter {
 	return waiter{lockParent: l.parent(), report: l.report, checkJoin: l.checkJoin, stats: &l.waitStats}

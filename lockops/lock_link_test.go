@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops/ordering"
 )
 
@@ -120,7 +121,7 @@ func TestHolderShortCutStillHeld(t *testing.T) {
 	if err := holder.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * ownWatchDelay) // let the own-node watch be armed
+	waitOwnWatch(t, ctx, hs, holder)
 	px.Cut()
 	eventually(t, 5*time.Second, "suspended", func() bool { return holder.State() == ordering.LockSuspended })
 	px.Restore()
@@ -135,7 +136,21 @@ func TestHolderShortCutStillHeld(t *testing.T) {
 	eventually(t, 5*time.Second, "suspended", func() bool { return holder.State() == ordering.LockSuspended })
 	res := make(chan error, 1)
 	go func() { res <- holder.Release(ctx) }()
-	time.Sleep(300 * time.Millisecond)
+	// Release is in flight, and blocked: it has begun, it has not
+	// returned, and the node is still on the server.
+	eventually(t, 5*time.Second, "Release to begin", func() bool {
+		holder.mu.Lock()
+		defer holder.mu.Unlock()
+		return holder.releasing
+	})
+	if c := children(t, connect(t), p); len(c) != 1 {
+		t.Fatalf("children while the link is down: %v, want the holder's node", c)
+	}
+	select {
+	case err := <-res:
+		t.Fatalf("Release returned with the link down: %v", err)
+	default:
+	}
 	px.Restore()
 	select {
 	case err := <-res:
@@ -269,11 +284,14 @@ func TestCancelDuringCutCreate(t *testing.T) {
 	px.Restore()
 	waitState(t, s, SessionConnected, 5*time.Second)
 	other := connect(t)
-	// Whatever the queued create did, nothing of ours stays.
-	time.Sleep(300 * time.Millisecond)
-	if c := children(t, other, p); len(c) != 0 {
-		t.Fatalf("children after a cancelled create: %v", c)
+	// Whatever the queued create did, nothing of ours stays. A session's
+	// requests are served in order: once a request sent now is answered,
+	// a create queued while the link was down has been served too, and a
+	// node it made is the reaper's to delete.
+	if _, err := s.conn.Sync("/"); err != nil {
+		t.Fatal(err)
 	}
+	eventually(t, 10*time.Second, "no node of the cancelled create", func() bool { return len(children(t, other, p)) == 0 })
 }
 
 // TestReleaseWhileCutSessionEnds: Release with the link down and never
@@ -380,4 +398,19 @@ func TestHolderSilentLink(t *testing.T) {
 	if err := waiter.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// waitOwnWatch waits until the server lists the watch l's holder sets on
+// its own node (armed ownWatchDelay after it holds), through the server's
+// own watch list.
+func waitOwnWatch(t testing.TB, ctx context.Context, s *Session, l *Lock) {
+	t.Helper()
+	own := s.Abs(l.Path()) + "/" + l.Node()
+	eventually(t, 10*time.Second, "the holder's watch on its own node", func() bool {
+		out, err := fourletter.Ask(ctx, testServers(t)[0], "wchc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.Contains(fourletter.ParseWchc(out)[s.ID()], own)
+	})
 }

@@ -3,11 +3,13 @@ package lockops
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -32,14 +34,15 @@ func TestConnectUnreachable(t *testing.T) {
 	// A port that refuses: said at once, naming the server.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	start := time.Now()
 	_, err := Connect(ctx, []string{"127.0.0.1:1"})
 	var le *LinkError
 	if !errors.As(err, &le) || le.Problem != LinkRefused || le.Server != "127.0.0.1:1" {
 		t.Fatalf("Connect to a closed port: %v, want a LinkError LinkRefused naming it", err)
 	}
-	if el := time.Since(start); el > 3*time.Second {
-		t.Errorf("a refused port took %v to be said (deadline 20 s)", el)
+	// Said at once: by the refusal, not at the deadline (how fast is
+	// BenchmarkConnectRefused's).
+	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+		t.Errorf("a refused port was said at the deadline: %v", err)
 	}
 
 	// A port that accepts and never answers: ErrUnreachable at the
@@ -51,7 +54,6 @@ func TestConnectUnreachable(t *testing.T) {
 	defer l.Close()
 	ctx, cancel = context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
-	start = time.Now()
 	_, err = Connect(ctx, []string{l.Addr().String()})
 	if !errors.Is(err, ErrUnreachable) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Connect to a silent port: %v, want ErrUnreachable and DeadlineExceeded", err)
@@ -59,8 +61,19 @@ func TestConnectUnreachable(t *testing.T) {
 	if !strings.Contains(err.Error(), l.Addr().String()) {
 		t.Errorf("error does not name the server: %v", err)
 	}
-	if el := time.Since(start); el > 4*time.Second {
-		t.Errorf("Connect took %v past a 1.5 s deadline", el)
+}
+
+// BenchmarkConnectRefused: how long Connect takes to say that a port
+// refuses (TestConnectUnreachable asserts it says so before its deadline).
+func BenchmarkConnectRefused(b *testing.B) {
+	for b.Loop() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_, err := Connect(ctx, []string{"127.0.0.1:1"})
+		cancel()
+		var le *LinkError
+		if !errors.As(err, &le) || le.Problem != LinkRefused {
+			b.Fatalf("Connect to a closed port: %v", err)
+		}
 	}
 }
 
@@ -103,10 +116,15 @@ func TestSessionStatesThroughProxy(t *testing.T) {
 	}
 	defer s.Close()
 	id, gen = s.ID(), s.Generation()
+	if !serverHasSession(t, ctx, id) {
+		t.Fatalf("the server's dump does not list the live session 0x%x", id)
+	}
 	px.Cut()
 	waitState(t, s, SessionSuspended, 3*time.Second)
 	waitState(t, s, SessionExpired, 3*time.Second)
-	time.Sleep(500 * time.Millisecond) // let the server expire it too (tick 100 ms), so it is not reused
+	// The server must have expired it too, so that it is not reused: its
+	// session tracker (dump) no longer lists it.
+	eventually(t, 10*time.Second, "the server to expire the session", func() bool { return !serverHasSession(t, ctx, id) })
 	px.Restore()
 	waitState(t, s, SessionConnected, 10*time.Second)
 	if s.ID() == id || s.Generation() != gen+1 {
@@ -142,4 +160,15 @@ func TestDigestAuthSurvivesReconnect(t *testing.T) {
 	if err := l.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// serverHasSession says whether the server's session tracker (dump, on
+// the leader: the sandbox's standalone server) lists session id.
+func serverHasSession(t testing.TB, ctx context.Context, id int64) bool {
+	t.Helper()
+	out, err := fourletter.Ask(ctx, testServers(t)[0], "dump")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(out, fmt.Sprintf("0x%x", id))
 }

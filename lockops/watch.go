@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 
 	"github.com/zklock/zklock/lockops/ordering"
@@ -52,6 +53,51 @@ func armWatch(ctx context.Context, s *Session, abs, name string, once bool) (w w
 		return watch{}, false, fmt.Errorf("watch %s: %w", abs, err)
 	}
 	return watch{name: name, ch: g.ch, data: g.data}, false, nil
+}
+
+// armWatches sets data watches on the children names of the lock parent
+// abs in one request (go-zookeeper's WatchData, a patch of ours: a
+// SetWatches on the live connection) rather than one GetW each: what a
+// waiter arms at once costs one request, not two. Nothing is read; a node
+// already gone fires its watch before the answer, which is how gone is
+// reported (that watch is left unarmed, the others are armed), and one
+// whose data changed after the zxid rel (a revoke since the own node was
+// made) is armed again with GetW, which reads the data. A server that
+// refuses SetWatches gets one GetW per node.
+func armWatches(ctx context.Context, s *Session, rel int64, abs string, names ...string) (ws []watch, gone bool, err error) {
+	paths := make([]string, len(names))
+	for i, n := range names {
+		paths[i] = abs + "/" + n
+	}
+	chs, err := retry(ctx, s, func() ([]<-chan zk.Event, error) {
+		return s.conn.WatchData(rel, paths...)
+	})
+	if err != nil && !ConnLoss(err) && ctx.Err() == nil && !errors.Is(err, ErrSessionClosed) && !errors.Is(err, zk.ErrSessionExpired) {
+		chs, err = nil, nil // refused: one GetW each below
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("watch %s: %w", strings.Join(paths, ", "), err)
+	}
+	ws = make([]watch, len(names))
+	for i, n := range names {
+		if chs != nil {
+			ev, ok := fired(chs[i])
+			if !ok {
+				ws[i] = watch{name: n, ch: chs[i]}
+				continue
+			}
+			if ev.Type == zk.EventNodeDeleted || ev.Type == zk.EventNotWatching {
+				gone = true
+				continue
+			}
+		}
+		w, g, err := armWatch(ctx, s, paths[i], n, false)
+		if err != nil {
+			return ws, gone, err
+		}
+		ws[i], gone = w, gone || g
+	}
+	return ws, gone, nil
 }
 
 // waitEvent is the one place that waits on a go-zookeeper watch channel.
@@ -283,26 +329,31 @@ func (w *turn) keepWatches(pName, ppName string) {
 	}
 }
 
-// armTurn arms the watches w lacks: on P; then on the own node when P is
-// the head, on PP otherwise. gone: a node was found deleted already, so
-// the caller lists again.
+// armTurn arms the watches w lacks, in one request: on P; then on the own
+// node when P is the head, on PP otherwise. gone: a node was found deleted
+// already, so the caller lists again.
 func (qw waiter) armTurn(ctx context.Context, c created, w *turn, pName, ppName string) (gone bool, err error) {
+	var (
+		names []string
+		slots []*watch
+	)
 	if !w.p.armed() {
-		if w.p, gone, err = armWatch(ctx, qw.s, qw.abs+"/"+pName, pName, false); err != nil || gone {
-			return gone, err
-		}
+		names, slots = append(names, pName), append(slots, &w.p)
 	}
 	if w.pHead && !w.own.armed() {
-		if w.own, gone, err = armWatch(ctx, qw.s, c.abs, c.node, false); err != nil || gone {
-			return gone, err
-		}
+		names, slots = append(names, c.node), append(slots, &w.own)
 	}
 	if !w.pHead && !w.pp.armed() {
-		if w.pp, gone, err = armWatch(ctx, qw.s, qw.abs+"/"+ppName, ppName, false); err != nil || gone {
-			return gone, err
-		}
+		names, slots = append(names, ppName), append(slots, &w.pp)
 	}
-	return false, nil
+	if len(names) == 0 {
+		return false, nil
+	}
+	ws, gone, err := armWatches(ctx, qw.s, c.czxid, qw.abs, names...)
+	for i, nw := range ws {
+		*slots[i] = nw
+	}
+	return gone, err
 }
 
 // turnSession reads the Session's state for waitTurn: Suspended is

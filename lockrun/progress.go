@@ -218,6 +218,9 @@ func (r *Reporter) key() string {
 	k := fmt.Sprintf("%d %s", r.p.Position, r.p.Watching)
 	for _, h := range r.holders {
 		k += " " + h.Name
+		if hl := h.Health(); hl.SilentTooLong(hl.At) {
+			k += " silent" // a holder gone silent is news for the log
+		}
 	}
 	return k
 }
@@ -351,6 +354,9 @@ func holdersText(hs []model.Node, full bool, heldFor func(*model.Node) string) s
 		if h := heldFor(n); h != "" {
 			parts = append(parts, h)
 		}
+	}
+	if h := n.Health(); h.SilentTooLong(h.At) {
+		parts = append(parts, h.Text(h.At)) // paused or hung: it may expire before it releases
 	}
 	what := model.NodeRef(n.Name, 24)
 	if full {

@@ -96,6 +96,9 @@ func TestWaitReporterLogsMoves(t *testing.T) {
 func TestHoldersText(t *testing.T) {
 	h := model.Node{Name: "lock-0000000131", Seq: 131, Session: 0x1a, DataLen: 9,
 		Role: ordering.RoleHolder}.WithClient("10.0.0.7:4711").WithData([]byte("deploy@ci")).WithCtime(time.Now().Add(-time.Hour))
+	at := time.Now()
+	silent := h
+	silent.SetHealth(model.Health{Member: "zk1:2181", Heard: at.Add(-14 * time.Second), Timeout: 20 * time.Second, Expires: at.Add(15500 * time.Millisecond), At: at})
 	lease := model.Node{Name: "_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lease-0000000004", Seq: 4, Session: 0x2b, Lease: true, Role: ordering.RoleHolder}
 	for _, tc := range []struct {
 		hs      []model.Node
@@ -108,6 +111,7 @@ func TestHoldersText(t *testing.T) {
 		{[]model.Node{h}, true, nil, "lock-0000000131 (session 0x1a, 10.0.0.7:4711, deploy@ci)"},
 		{[]model.Node{h}, false, func(*model.Node) string { return "held ≥2.0s" }, "#131 (session 0x1a, 10.0.0.7:4711, deploy@ci, held ≥2.0s)"},
 		{[]model.Node{lease, h, h}, false, nil, "lease #4 (session 0x2b) and 2 more"},
+		{[]model.Node{silent}, false, nil, "#131 (session 0x1a, 10.0.0.7:4711, deploy@ci, silent 14s · expires ≤16s)"},
 	} {
 		if got := holdersText(tc.hs, tc.full, tc.heldFor); got != tc.want {
 			t.Errorf("holdersText = %q, want %q", got, tc.want)

@@ -198,13 +198,18 @@ type Change struct {
 	Gap  time.Duration `json:"gap,omitzero"`
 	// Lease is the lease an admitted contender got (admitted).
 	Lease string `json:"lease,omitzero"`
-	// Held is how long a node that went away had held; Waited how long
-	// a node that acquired or went away had waited. Zero when the start
-	// of the role is not known; HeldAtLeast: Held is a lower bound (the
-	// Watcher did not see the hold begin).
-	Held        time.Duration `json:"held,omitzero"`
-	Waited      time.Duration `json:"waited,omitzero"`
-	HeldAtLeast bool          `json:"held_at_least,omitzero"`
+	// Held is how long a node that went away had held, HeldBound how
+	// well that is known: exact (the hold was seen to begin), earliest
+	// (a holder found holding: Held runs from its creation, an upper
+	// bound) or latest (Held runs from when it was first seen, a lower
+	// bound). Waited is how long a node that acquired or went away had
+	// waited. Zero when the start of the role is not known.
+	Held      time.Duration `json:"held,omitzero"`
+	HeldBound Bound         `json:"held_bound,omitzero"`
+	Waited    time.Duration `json:"waited,omitzero"`
+	// Cause is why a session-lost node's session ended, when the
+	// servers' view of the session tells (CauseOf).
+	Cause Cause `json:"cause,omitzero"`
 	// Wakes are the nodes that waited on a node that went away.
 	Wakes   []string  `json:"wakes,omitzero"`
 	Warning Warning   `json:"warning,omitzero"` // warning-raised, warning-cleared

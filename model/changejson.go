@@ -3,6 +3,8 @@ package model
 import (
 	"math"
 	"time"
+
+	"github.com/zklock/zklock/lockops/ordering"
 )
 
 // StreamSchema is the version of the `zklock watch --json` object (the
@@ -26,8 +28,15 @@ const StreamSchema = 1
 //	  "node": "_c_...-lock-0000000007",  the node's name
 //	  "seq": 7, "kind": "mutex", "recipe": "curator",  as ls --json
 //	  "parent": "/sem/x/leases",     when the node is not a child of path
-//	  "role": "holder",              its role when it happened: holder |
-//	                                 waiting (session-lost: the role it had)
+//	  "role": "holder",              its role when it happened, by sequence
+//	                                 order: holder | waiting (session-lost:
+//	                                 the role it had; admitted: "holder",
+//	                                 with "kind": "lease": what the
+//	                                 contender was admitted to)
+//	  "believes": "holder",          what its own recipe decides, as ls
+//	                                 --json (differs from role only in a
+//	                                 split queue: a node that believed it
+//	                                 held leaves as released)
 //	  "session": "0x1000a...",       its ephemeralOwner
 //	  "client": "10.0.0.7:4711",     ip:port when the servers tell
 //	  "data": "user@host pid 42",    its first bytes of data, sanitized
@@ -36,10 +45,21 @@ const StreamSchema = 1
 //	  "lease": "_c_...-lease-0000000009",  admitted: the lease that a
 //	                                 semaphore contender's admission-lock
 //	                                 node left for (the node is the lock's)
-//	  "held_s": 1.25,                released, session-lost: how long it held
+//	  "held_s": 1.25,                released, session-lost of a holder:
+//	                                 how long it held, always
+//	  "held_bound": "exact",         how held_s is known: exact (the hold
+//	                                 was seen to begin) | at-most (a holder
+//	                                 already holding when the stream began,
+//	                                 or a split holder: measured from its
+//	                                 creation, as ls's since_bound
+//	                                 "earliest") | at-least (its creation
+//	                                 unknown: from when it was first seen)
+//	  "cause": "expired",            session-lost: expired (silent until its
+//	                                 timeout) | closed (its client closed
+//	                                 it) | unknown (model.CauseOf)
 //	  "waited_s": 0.5,               acquired, gave-up, admitted, session-lost: how
-//	                                 long it waited (from its creation)
-//	                                 (both only when known)
+//	                                 long it waited (from its creation),
+//	                                 when known
 //	  warning events:
 //	  "code": "split-holders", "message": "...", "nodes": ["..."],
 //	  stale, fresh:
@@ -64,12 +84,15 @@ type JSONChange struct {
 	Recipe  string   `json:"recipe,omitempty"`
 	Parent  string   `json:"parent,omitempty"`
 	Role    string   `json:"role,omitempty"`
+	Believe string   `json:"believes,omitempty"`
 	Session string   `json:"session,omitempty"`
 	Client  string   `json:"client,omitempty"`
 	Data    string   `json:"data,omitempty"`
 	From    string   `json:"from,omitempty"`
 	Lease   string   `json:"lease,omitempty"`
 	HeldS   *float64 `json:"held_s,omitempty"`
+	HeldB   string   `json:"held_bound,omitempty"`
+	Cause   string   `json:"cause,omitempty"`
 	WaitedS *float64 `json:"waited_s,omitempty"`
 	Code    string   `json:"code,omitempty"`
 	Message string   `json:"message,omitempty"`
@@ -102,18 +125,39 @@ func (c Change) ToJSON() JSONChange {
 		n := &c.Node
 		seq := n.Seq
 		j.Node, j.Seq, j.Kind, j.Recipe = SanitizeString(n.Name, 0), &seq, n.KindName(), n.Recipe.String()
-		j.Parent, j.Role = SanitizeString(n.Parent(), 0), n.Role.String()
+		j.Parent, j.Role, j.Believe = SanitizeString(n.Parent(), 0), n.Role.String(), n.Believes.String()
 		j.Session, j.Client, j.Data = SessionHex(n.Session), SanitizeString(n.Client(), 0), n.DataText(0)
 		j.From, j.Lease = SanitizeString(c.From, 0), SanitizeString(c.Lease, 0)
-		j.HeldS, j.WaitedS = seconds(c.Held), seconds(c.Waited)
-		if c.HeldAtLeast {
-			j.HeldS = nil // only an exact hold is streamed
+		j.WaitedS = seconds(c.Waited)
+		if c.Kind == ChangeAdmitted {
+			// What was admitted: a contender, now holding a lease.
+			j.Kind, j.Role, j.Believe = "lease", ordering.RoleHolder.String(), ordering.RoleHolder.String()
+		}
+		if c.Held > 0 || c.Kind == ChangeReleased || c.Kind == ChangeSessionLost && n.Role == ordering.RoleHolder {
+			bound := c.HeldBound
+			if c.Held <= 0 {
+				bound = BoundLatest // nothing known: "at least 0" is still true
+			}
+			j.HeldS, j.HeldB = secondsOrZero(c.Held), bound.HeldWord()
+		}
+		if c.Kind == ChangeSessionLost {
+			j.Cause = c.Cause.String()
 		}
 	default:
 		// The Watcher's narration, not streamed: its words.
 		j.Message = SanitizeString(c.Text(), 0)
 	}
 	return j
+}
+
+// secondsOrZero is d in seconds with millisecond precision, 0 for
+// nothing: a field that is always carried.
+func secondsOrZero(d time.Duration) *float64 {
+	if s := seconds(d); s != nil {
+		return s
+	}
+	z := 0.0
+	return &z
 }
 
 // seconds is d in seconds with millisecond precision, nil for 0.

@@ -40,6 +40,9 @@ func (c Change) nodeText() string {
 		switch {
 		case n.Role == ordering.RoleHolder:
 			return fmt.Sprintf("%s created (%s %s): holds", me, n.Recipe, n.Kind)
+		case n.Believes == ordering.RoleHolder:
+			// Split holders: its own recipe sees no node before it.
+			return fmt.Sprintf("%s created (%s %s): believes it holds (its recipe sees no node before it), by sequence it waits", me, n.Recipe, n.Kind)
 		case n.Watches() != "":
 			return fmt.Sprintf("%s created (%s %s): waits, watching %s", me, n.Recipe, n.Kind, ShortName(n.Watches()))
 		}
@@ -52,15 +55,40 @@ func (c Change) nodeText() string {
 		// expired session or a force-release.
 		return fmt.Sprintf("%s gone → %s holds after %s", ShortName(c.From), me, GapText(c.Gap))
 	}
+	return c.departureText()
+}
+
+// departureText tells a node that went away: how (its session's end when
+// that is known), how long it held or waited, what it admitted, whom it
+// wakes.
+func (c Change) departureText() string {
+	n := &c.Node
 	var b strings.Builder
-	b.WriteString(me + " deleted")
-	switch {
-	case n.Role == ordering.RoleHolder && c.Held > 0:
-		bound := ""
-		if c.HeldAtLeast {
-			bound = "at least "
+	b.WriteString(ShortName(n.Name) + " deleted")
+	if c.Kind == ChangeSessionLost {
+		session := "its session"
+		if s := SessionHex(n.Session); s != "" {
+			session = "session " + s
 		}
-		fmt.Fprintf(&b, " (held %s%s)", bound, GapText(c.Held))
+		switch c.Cause {
+		case CauseExpired:
+			b.WriteString(": " + session + " expired")
+		case CauseClosed:
+			b.WriteString(": " + session + " closed")
+		default:
+			b.WriteString(" with " + strings.Replace(session, "session ", "its session ", 1))
+		}
+	}
+	// A split holder (it believed it held, by sequence it waited) is
+	// told by what it believed, and the sequence's word beside it.
+	split := n.Role != ordering.RoleHolder && n.Believes == ordering.RoleHolder
+	switch {
+	case split && c.Held > 0:
+		fmt.Fprintf(&b, " (believed it held %s%s; by sequence it waited)", boundWords(c.HeldBound), GapText(c.Held))
+	case split:
+		b.WriteString(" (believed it held; by sequence it waited)")
+	case n.Role == ordering.RoleHolder && c.Held > 0:
+		fmt.Fprintf(&b, " (held %s%s)", boundWords(c.HeldBound), GapText(c.Held))
 	case n.Role != ordering.RoleHolder && c.Waited > 0:
 		fmt.Fprintf(&b, " (waited %s)", GapText(c.Waited))
 	}
@@ -75,6 +103,38 @@ func (c Change) nodeText() string {
 		fmt.Fprintf(&b, "; wakes %s", strings.Join(wakes, ", "))
 	}
 	return b.String()
+}
+
+// GoneWords says, for a room, how a node that went away went, as far as
+// zklock can tell: a listing cannot tell a release from a session's end,
+// so only a session-lost change with its Cause says "expired" or
+// "closed".
+func (c Change) GoneWords() string {
+	switch {
+	case c.Kind == ChangeSessionLost && c.Cause == CauseExpired:
+		return "its session expired"
+	case c.Kind == ChangeSessionLost && c.Cause == CauseClosed:
+		return "its client closed its session"
+	case c.Kind == ChangeSessionLost:
+		return "its session ended"
+	case c.Kind == ChangeAdmitted:
+		return "its contender was admitted to a lease"
+	case c.Node.Role != ordering.RoleHolder && c.Node.Believes == ordering.RoleHolder:
+		return "it believed it held; released, or its session ended"
+	}
+	return "released, or its session ended"
+}
+
+// boundWords is how a hold's duration of bound b reads in a sentence:
+// "", "at most " or "at least ".
+func boundWords(b Bound) string {
+	switch b {
+	case BoundEarliest:
+		return "at most "
+	case BoundLatest:
+		return "at least "
+	}
+	return ""
 }
 
 // leaseText tells a semaphore's lease taken, waiting or returned.

@@ -20,6 +20,9 @@ func TestChangeText(t *testing.T) {
 	cur := ordering.RecipeCurator
 	waiter := Node{Name: n42, Recipe: cur, Kind: ordering.KindMutex, Role: ordering.RoleWaiting}.WithWatches(n41)
 	holder := Node{Name: n41, Recipe: cur, Kind: ordering.KindMutex, Role: ordering.RoleHolder}
+	lostWaiter := waiter
+	lostWaiter.Session = 0x2a
+	splitter := Node{Name: "k-0000000120", Recipe: ordering.RecipeKazoo, Kind: ordering.KindMutex, Role: ordering.RoleWaiting, Believes: ordering.RoleHolder}
 	lease := Node{Name: "lease-abc", Lease: true, Session: 0xb, Role: ordering.RoleHolder, SinceExact: true}.WithSince(at.Add(-59 * time.Second))
 	cycle := Deadlock{Sessions: []int64{1, 2}, State: CycleDeadlock, Since: at.Add(-6 * time.Second),
 		Waits: []Wait{{Session: 1, Path: "/a", Node: n41, Holder: 2, HolderNode: n42}, {Session: 2, Path: "/b", Node: n42, Holder: 1, HolderNode: n41}}}
@@ -31,8 +34,14 @@ func TestChangeText(t *testing.T) {
 		{Change{Kind: ChangeJoined, Node: waiter}, n42 + " created (curator mutex): waits, watching " + n41},
 		{Change{Kind: ChangeAcquired, Node: Node{Name: n42}}, n42 + " holds"},
 		{Change{Kind: ChangeAcquired, Node: Node{Name: n42}, From: n41, Gap: 300 * time.Microsecond}, n41 + " gone → " + n42 + " holds after 300µs"},
-		{Change{Kind: ChangeReleased, Node: holder, Held: 2 * time.Second, HeldAtLeast: true, Wakes: []string{n42}}, n41 + " deleted (held at least 2.0s); wakes " + n42},
+		{Change{Kind: ChangeReleased, Node: holder, Held: 2 * time.Second, HeldBound: BoundLatest, Wakes: []string{n42}}, n41 + " deleted (held at least 2.0s); wakes " + n42},
 		{Change{Kind: ChangeGaveUp, Node: waiter, Waited: time.Nanosecond}, n42 + " deleted (waited 0µs)"},
+		{Change{Kind: ChangeReleased, Node: holder, Held: 2 * time.Second, HeldBound: BoundEarliest}, n41 + " deleted (held at most 2.0s)"},
+		{Change{Kind: ChangeSessionLost, Node: holder, Held: 31 * time.Second, Cause: CauseExpired, Wakes: []string{n42}}, n41 + " deleted: its session expired (held 31.0s); wakes " + n42},
+		{Change{Kind: ChangeSessionLost, Node: holder, Cause: CauseClosed}, n41 + " deleted: its session closed"},
+		{Change{Kind: ChangeSessionLost, Node: lostWaiter, Waited: time.Second}, n42 + " deleted with its session 0x2a (waited 1.0s)"},
+		{Change{Kind: ChangeJoined, Node: splitter}, "k-0000000120 created (kazoo mutex): believes it holds (its recipe sees no node before it), by sequence it waits"},
+		{Change{Kind: ChangeReleased, Node: splitter, Held: 3 * time.Second, HeldBound: BoundEarliest, Waited: 3 * time.Second}, "k-0000000120 deleted (believed it held at most 3.0s; by sequence it waited)"},
 		{Change{Kind: ChangeGaveUp, Node: waiter}, n42 + " deleted"},
 		{Change{Kind: ChangeReleased, At: at, Node: lease, Holders: 1, Limit: 2}, "lease lease-abc returned (held 59.0s): holders 1/2"},
 		{Change{Kind: ChangeAcquired, Node: lease, Holders: 1, Limit: 2}, "lease lease-abc taken by 0xb: holders 1/2"},

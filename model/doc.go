@@ -32,6 +32,9 @@
 //     Deadlock.Text, CycleText), and ChangeKind.LogWord, its heading;
 //   - changejson.go: Change.ToJSON, one line of `watch --json`
 //     (JSONChange, StreamSchema).
+//   - cause.go: Cause, why a session ended with its nodes (expired,
+//     closed, unknown), and CauseOf, deciding it from what the servers
+//     told of the session (SessionSeen).
 //   - queuerare.go: Queue's fields most lock parents leave empty behind
 //     one copy-on-write pointer (QueueRare), their getters and setters,
 //     ListedAt, and Queue's JSON, the plain struct's byte for byte.
@@ -48,6 +51,9 @@
 //   - queuetext.go: a semaphore's counts and limit, a node's kind and
 //     name relative to its queue, Node.DataText (its data as sanitized
 //     text), and RoleWord.
+//   - health.go: Health, what the servers know of a node's session's
+//     liveness (member, last heard, timeout, expiry; memberview), kept in
+//     Node's rare fields; its JSON fields and the console's words.
 //   - tenure.go: since when a node holds or waits, and how well that is
 //     known (Bound).
 //   - names.go: short forms of node names and session ids, the typed

@@ -142,6 +142,16 @@ import "fmt"
 //	                                   or after since: a holder found
 //	                                   holding, held at most now-since) |
 //	                                   latest (began at or before since)
+//	        "member": "zk2:2181",      the member its session is connected
+//	                                   to; this and the three below are
+//	                                   absent where no member tells
+//	        "silent_s": 14.2,          seconds since that member last heard
+//	                                   the session (cons lresp, AdminServer
+//	                                   last_response_time), as of the read
+//	        "timeout_s": 30,           its negotiated session timeout
+//	        "expires_in_s": 15.8       seconds until the leader expires the
+//	                                   session if it stays silent (its
+//	                                   expiry bucket; within a tick)
 //	      }
 //	    ],
 //	    "other": ["stray"]             children that are not lock nodes (a
@@ -202,6 +212,7 @@ type JSONNode struct {
 	Czxid         int64  `json:"czxid"`
 	Since         string `json:"since"`
 	SinceBound    string `json:"since_bound"`
+	HealthJSON
 }
 
 // rfc3339Milli is RFC 3339 with ZooKeeper's millisecond precision.
@@ -268,6 +279,7 @@ func nodeJSON(n *Node) JSONNode {
 		Data:     n.DataText(0),
 		Czxid:    n.Czxid,
 	}
+	jn.HealthJSON = n.Health().JSON()
 	if n.Part() != "" {
 		jn.Role = n.Part()
 	}

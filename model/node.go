@@ -74,6 +74,7 @@ type nodeRare struct {
 	predecessor    string
 	mtime          stamp
 	exact          *nodeTimes
+	health         *Health // nil when no member tells
 	ownPredecessor bool
 }
 
@@ -344,6 +345,8 @@ type nodeWire struct {
 	SinceExact  bool
 	Identity    string `json:",omitzero"`
 	Part        string `json:",omitzero"`
+	// Health came with #40; a recording made before has none.
+	Health *Health `json:",omitempty"`
 }
 
 // wire is n as JSON has it.
@@ -352,7 +355,16 @@ func (n Node) wire() nodeWire {
 		Watches: n.Watches(), Predecessor: n.Predecessor(), Link: n.Link, Herd: n.Herd, Lease: n.Lease,
 		Parent: n.Parent(), Session: n.Session, Client: n.Client(), Data: n.Data(), DataLen: n.DataLen,
 		Version: n.Version, Ctime: n.Ctime(), Mtime: n.Mtime(), Czxid: n.Czxid, Since: n.Since(),
-		SinceExact: n.SinceExact, Identity: n.Identity(), Part: n.Part()}
+		SinceExact: n.SinceExact, Identity: n.Identity(), Part: n.Part(), Health: n.healthRef()}
+}
+
+// healthRef is n's Health for its JSON, nil when no member tells.
+func (n Node) healthRef() *Health {
+	if n.rare == nil || n.rare.health == nil {
+		return nil
+	}
+	h := *n.rare.health
+	return &h
 }
 
 // nodeOfWire is the node w writes.
@@ -366,7 +378,7 @@ func nodeOfWire(w *nodeWire) Node {
 	n.SetMtime(w.Mtime)
 	n.SetSince(w.Since)
 	r := n.rareCopy() // the times' part, set above
-	r.parent, r.client, r.identity, r.part = w.Parent, w.Client, w.Identity, w.Part
+	r.parent, r.client, r.identity, r.part, r.health = w.Parent, w.Client, w.Identity, w.Part, w.Health
 	n.putRare(r)
 	return n
 }

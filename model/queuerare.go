@@ -32,13 +32,18 @@ type QueueRare struct {
 	// Facts is what a library recipe that is no lock states at the path
 	// beyond its nodes (a counter's value, a lease's end); nil otherwise.
 	Facts *RecipeFacts
+	// Pzxid is the zxid of the last child change of the lock parent (the
+	// newest of its parts' for a semaphore) as its listing read it, 0
+	// when not kept (a one-off read keeps it: its cycles are dated by it,
+	// sessions.ProveCycles).
+	Pzxid int64
 }
 
 // isZero says whether r holds nothing. A slice empty but not nil is
 // something: it is written "[]", not null.
 func (r *QueueRare) isZero() bool {
 	return r.Err == "" && r.Other == nil && r.Limit == 0 && r.LimitSource == "" && r.Warnings == nil &&
-		r.Handoffs == nil && r.System == "" && r.Label == "" && r.Facts == nil
+		r.Handoffs == nil && r.System == "" && r.Label == "" && r.Facts == nil && r.Pzxid == 0
 }
 
 // queueRare is what a Queue points to: its rare fields, and its ListedAt
@@ -221,6 +226,18 @@ func (q *Queue) SetSystem(system string) { q.edit(func(r *QueueRare) { r.System 
 // SetLabel sets Label.
 func (q *Queue) SetLabel(label string) { q.edit(func(r *QueueRare) { r.Label = label }) }
 
+// Pzxid is the zxid of the parent's last child change as its listing
+// read it (QueueRare.Pzxid), 0 when not kept.
+func (q Queue) Pzxid() int64 {
+	if q.rare == nil {
+		return 0
+	}
+	return q.rare.Pzxid
+}
+
+// SetPzxid keeps the zxid of the parent's last child change.
+func (q *Queue) SetPzxid(z int64) { q.edit(func(r *QueueRare) { r.Pzxid = z }) }
+
 // SetFacts sets Facts.
 func (q *Queue) SetFacts(f *RecipeFacts) { q.edit(func(r *QueueRare) { r.Facts = f }) }
 
@@ -295,6 +312,7 @@ type queueJSON struct {
 	System      string       `json:",omitzero"`
 	Label       string       `json:",omitzero"`
 	Facts       *RecipeFacts `json:",omitzero"`
+	Pzxid       int64        `json:",omitzero"`
 }
 
 // wire is q as it is written.
@@ -302,7 +320,7 @@ func (q *Queue) wire() queueJSON {
 	r := q.Rare()
 	return queueJSON{Path: q.Path, State: q.State, Err: r.Err, Nodes: q.Nodes, Other: r.Other, Type: q.Type,
 		Limit: r.Limit, LimitSource: r.LimitSource, Warnings: r.Warnings, Handoffs: r.Handoffs, Depth: q.Depth,
-		ListedAt: q.ListedAt(), System: r.System, Label: r.Label, Facts: r.Facts}
+		ListedAt: q.ListedAt(), System: r.System, Label: r.Label, Facts: r.Facts, Pzxid: r.Pzxid}
 }
 
 // queue is the Queue w says.
@@ -310,7 +328,7 @@ func (w *queueJSON) queue() Queue {
 	q := Queue{Path: w.Path, State: w.State, Nodes: w.Nodes, Type: w.Type, Depth: w.Depth}
 	q.SetListedAt(w.ListedAt)
 	q.SetRare(QueueRare{Err: w.Err, Other: w.Other, Limit: w.Limit, LimitSource: w.LimitSource,
-		Warnings: w.Warnings, Handoffs: w.Handoffs, System: w.System, Label: w.Label, Facts: w.Facts})
+		Warnings: w.Warnings, Handoffs: w.Handoffs, System: w.System, Label: w.Label, Facts: w.Facts, Pzxid: w.Pzxid})
 	return q
 }
 

@@ -121,6 +121,10 @@ const (
 	// node states) has nodes from two sessions in one election: the
 	// double leader a reconnect leaves behind.
 	WarnDuplicateParticipant = "duplicate-participant"
+	// WarnSilentHolder: a holder whose session its member has not heard
+	// for more than half its timeout (a paused or hung client still
+	// holding); cleared when it speaks again or its node goes.
+	WarnSilentHolder = "silent-holder"
 )
 
 // LeaderMismatchAfter is how long a leader-mismatch must last before

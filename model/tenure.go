@@ -35,6 +35,37 @@ func (b Bound) String() string {
 	}
 }
 
+// MarshalText writes the bound by name (a recording stores it so).
+func (b Bound) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
+
+// UnmarshalText reads a bound by name; an unknown name reads as
+// BoundLatest, the weakest claim.
+func (b *Bound) UnmarshalText(t []byte) error {
+	switch string(t) {
+	case "exact":
+		*b = BoundExact
+	case "earliest":
+		*b = BoundEarliest
+	default:
+		*b = BoundLatest
+	}
+	return nil
+}
+
+// HeldWord is how `watch --json` names the bound of a hold's duration
+// ("held_bound"): exact; at-most (the hold is measured from the node's
+// creation, as `ls` dates a holder found holding: "earliest"); at-least
+// (measured from when it was first seen, its creation unknown).
+func (b Bound) HeldWord() string {
+	switch b {
+	case BoundEarliest:
+		return "at-most"
+	case BoundLatest:
+		return "at-least"
+	}
+	return "exact"
+}
+
 // Tenure is what is known of when a node took its current role: Start
 // and how to read it. A holder found already holding is bounded by its
 // creation: a lower bound from the first listing ("held ≥ 150µs") would

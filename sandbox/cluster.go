@@ -89,6 +89,15 @@ type Options struct {
 	// SASL, when set, makes every member authenticate clients by SASL
 	// (sasl.go).
 	SASL *SASLOptions
+	// FourLetterWords is every member's 4lw.commands.whitelist: "" allows
+	// every word ("*"), the sandbox's default, on which the console's
+	// tests rely; ZooKeeperDefaultWords is ZooKeeper's own default, as
+	// production ensembles run. The readiness wait needs only srvr, which
+	// ZooKeeper always allows.
+	FourLetterWords string
+	// AdminServer, when set, turns on every member's AdminServer on a
+	// free loopback port (admin.go).
+	AdminServer *AdminOptions
 
 	// pickPorts replaces freePorts in tests that need a port clash.
 	pickPorts func(n int) ([]int, error)
@@ -113,6 +122,12 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MaxSessionTimeout < 2*o.TickTime {
 		return o, fmt.Errorf("%w: MaxSessionTimeout %v is below the minimum session timeout, 2 ticks (%v)",
 			ErrOptions, o.MaxSessionTimeout, 2*o.TickTime)
+	}
+	if o.AdminServer != nil && o.AdminServer.TLS && o.TLS == nil {
+		return o, fmt.Errorf("%w: AdminServer over TLS needs Options.TLS (its certificates)", ErrOptions)
+	}
+	if strings.ContainsAny(o.FourLetterWords, "\n\r") {
+		return o, fmt.Errorf("%w: FourLetterWords %q", ErrOptions, o.FourLetterWords)
 	}
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = defaultStartTimeout
@@ -200,6 +215,11 @@ func startOnce(ctx context.Context, inst Install, opts Options) (*Cluster, error
 		secure = n * perMember
 		perMember++
 	}
+	admin := 0 // index of the first AdminServer port, 0 for none
+	if opts.AdminServer != nil {
+		admin = n * perMember
+		perMember++
+	}
 	ports, err := opts.pickPorts(n * perMember)
 	if err != nil {
 		return nil, err
@@ -218,6 +238,9 @@ func startOnce(ctx context.Context, inst Install, opts Options) (*Cluster, error
 		}
 		c.inst.ClassPath = tlsClassPath(c.inst.ClassPath)
 	}
+	if opts.AdminServer != nil {
+		c.inst.ClassPath = adminClassPath(c.inst.ClassPath)
+	}
 	if opts.SASL != nil {
 		if c.saslJVM, err = writeSASL(root, *opts.SASL); err != nil {
 			return nil, errors.Join(err, c.Close())
@@ -230,22 +253,7 @@ func startOnce(ctx context.Context, inst Install, opts Options) (*Cluster, error
 		}
 	}
 	for i := range n {
-		m := &Member{
-			cluster: c,
-			index:   i,
-			id:      i + 1,
-			dir:     filepath.Join(root, "zk"+strconv.Itoa(i+1)),
-			addr:    "127.0.0.1:" + strconv.Itoa(ports[i]),
-		}
-		m.cfgPath = filepath.Join(m.dir, "zoo.cfg")
-		m.logPath = filepath.Join(m.dir, "server.log")
-		var extra []string
-		if c.tls != nil {
-			m.secureAddr = "127.0.0.1:" + strconv.Itoa(ports[secure+i])
-			extra = tlsConfigLines(c.tls, *opts.TLS, ports[secure+i])
-		}
-		c.members = append(c.members, m)
-		if err := m.writeConfig(ports[i], servers, extra); err != nil {
+		if err := c.addMember(i, ports, secure, admin, servers); err != nil {
 			return nil, errors.Join(err, c.Close())
 		}
 	}
@@ -262,6 +270,34 @@ func startOnce(ctx context.Context, inst Install, opts Options) (*Cluster, error
 		return nil, errors.Join(err, c.Close())
 	}
 	return c, nil
+}
+
+// addMember makes member i of c and writes its zoo.cfg: its client port
+// is ports[i], its secure and AdminServer ports ports[secure+i] and
+// ports[admin+i] when the options ask for them (secure, admin: 0
+// otherwise), servers the ensemble's server lines.
+func (c *Cluster) addMember(i int, ports []int, secure, admin int, servers []string) error {
+	opts := c.opts
+	m := &Member{
+		cluster: c,
+		index:   i,
+		id:      i + 1,
+		dir:     filepath.Join(c.root, "zk"+strconv.Itoa(i+1)),
+		addr:    "127.0.0.1:" + strconv.Itoa(ports[i]),
+	}
+	m.cfgPath = filepath.Join(m.dir, "zoo.cfg")
+	m.logPath = filepath.Join(m.dir, "server.log")
+	var extra []string
+	if c.tls != nil {
+		m.secureAddr = "127.0.0.1:" + strconv.Itoa(ports[secure+i])
+		extra = tlsConfigLines(c.tls, *opts.TLS, ports[secure+i])
+	}
+	if opts.AdminServer != nil {
+		m.adminAddr = "127.0.0.1:" + strconv.Itoa(ports[admin+i])
+		extra = append(extra, adminConfigLines(opts.AdminServer, c.tls, ports[admin+i])...)
+	}
+	c.members = append(c.members, m)
+	return m.writeConfig(ports[i], servers, extra)
 }
 
 // waitAllServing waits for every member, so that an ensemble, which serves

@@ -92,13 +92,9 @@ func TestStartCancelled(t *testing.T) {
 	parent := t.TempDir()
 	ctx, cancel := context.WithTimeout(t.Context(), 150*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	_, err := sandbox.Start(ctx, sandbox.Options{Dir: parent})
 	if !errors.Is(err, sandbox.ErrNotReady) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Start with a 150ms context = %v, want ErrNotReady and DeadlineExceeded", err)
-	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("Start returned %v after its context ended", took)
 	}
 	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
 		t.Errorf("left in %s: %v", parent, entries)
@@ -194,14 +190,10 @@ func TestPauseResume(t *testing.T) {
 		t.Errorf("Paused() = %v, Running() = %v after Pause", m.Paused(), m.Running())
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
-	asked := time.Now()
 	reply, err := fourletter.Ask(ctx, m.Addr(), "ruok")
 	cancel()
-	if err == nil {
-		t.Fatalf("paused member answered %q", reply)
-	}
-	if waited := time.Since(asked); waited > 2*time.Second {
-		t.Errorf("ruok took %v with a 300ms context", waited)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("paused member answered %q, %v; want the context's deadline to end the ask", reply, err)
 	}
 	if err := m.Resume(); err != nil {
 		t.Fatal(err)
@@ -389,17 +381,18 @@ func javaProcessesIn(t *testing.T, dir string) []int {
 func TestStartBrokenConfig(t *testing.T) {
 	sandboxtest.Need(t)
 	parent := t.TempDir()
+	// Said by the server's exit, long before the deadline: not
+	// ErrNotReady at it.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
 	start := time.Now()
-	_, err := sandbox.Start(t.Context(), sandbox.Options{Dir: parent, ExtraConfig: []string{"tickTime=notanumber"}})
+	_, err := sandbox.Start(ctx, sandbox.Options{Dir: parent, ExtraConfig: []string{"tickTime=notanumber"}})
 	took := time.Since(start)
-	if !errors.Is(err, sandbox.ErrExited) {
+	if !errors.Is(err, sandbox.ErrExited) || errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Start with a broken config = %v, want ErrExited", err)
 	}
 	if !strings.Contains(err.Error(), "notanumber") || !strings.Contains(err.Error(), "--- last lines of") {
 		t.Errorf("error does not carry the log lines:\n%v", err)
-	}
-	if took > 15*time.Second {
-		t.Errorf("failing took %v", took)
 	}
 	t.Logf("broken config reported in %v:\n%v", took.Round(time.Millisecond), err)
 	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
@@ -439,17 +432,16 @@ func TestStartPortInUse(t *testing.T) {
 	t.Run("held twice", func(t *testing.T) {
 		parent := t.TempDir()
 		opts := sandbox.WithPickPorts(sandbox.Options{Dir: parent}, func(int) ([]int, error) { return []int{heldPort}, nil })
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
 		start := time.Now()
-		_, err := sandbox.Start(t.Context(), opts)
+		_, err := sandbox.Start(ctx, opts)
 		took := time.Since(start)
-		if !errors.Is(err, sandbox.ErrPortInUse) {
+		if !errors.Is(err, sandbox.ErrPortInUse) || errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Start on a held port = %v, want ErrPortInUse", err)
 		}
 		if !strings.Contains(err.Error(), "Address already in use") {
 			t.Errorf("error does not carry the log lines:\n%v", err)
-		}
-		if took > 20*time.Second {
-			t.Errorf("failing took %v", took)
 		}
 		t.Logf("held port reported in %v", took.Round(time.Millisecond))
 		if entries, _ := os.ReadDir(parent); len(entries) != 0 {

@@ -20,7 +20,9 @@ if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-query >/dev/null 2>
 fi
 
 # python3-pure-sasl: Kazoo's SASL (DIGEST-MD5 interop tests).
-for p in default-jre-headless zookeeper tmux python3-kazoo python3-pure-sasl libcurator-recipes-java libslf4j-java; do
+# libservlet-api-java: the servlet API jar, without which Debian's
+# zookeeper.jar silently starts no AdminServer (the AdminServer tests).
+for p in default-jre-headless zookeeper tmux python3-kazoo python3-pure-sasl libcurator-recipes-java libslf4j-java libservlet-api-java; do
   have_pkg "$p" || need+=("$p")
 done
 # MIT Kerberos's KDC for the GSSAPI tests (sandbox/kdc.go makes a throwaway

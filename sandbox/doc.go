@@ -2,7 +2,7 @@
 // tests, benchmarks and `zklock demo`: a standalone server or an ensemble,
 // each member a child JVM on free 127.0.0.1 ports with its own temporary
 // directory (data dir, myid, generated zoo.cfg, log file), four-letter words
-// enabled and the AdminServer off.
+// enabled and the AdminServer off unless asked for.
 //
 // What lives here:
 //
@@ -24,6 +24,10 @@
 //   - sasl.go: Options.SASL: a JAAS Server section (DigestLoginModule users,
 //     or a given Krb5LoginModule), ZooKeeper's SASL provider, and the
 //     3.8 setting that requires client SASL.
+//   - admin.go: Options.AdminServer (ZooKeeper's AdminServer, JSON over
+//     http or https, on a free loopback port per member, with the servlet
+//     API jar Debian's package leaves out) and Options.FourLetterWords'
+//     ZooKeeperDefaultWords, for ensembles as production runs them.
 //   - fourletter.go: a member's mode (srvr) for the readiness wait, through
 //     zkview/fourletter, zklock's one four-letter-word client.
 //   - proxy.go: Proxy, a loopback TCP proxy that cuts and restores a

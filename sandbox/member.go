@@ -44,6 +44,9 @@ type Member struct {
 	addr    string
 	// secureAddr is the TLS client address, "" without Options.TLS.
 	secureAddr string
+	// adminAddr is the AdminServer's address, "" without
+	// Options.AdminServer.
+	adminAddr string
 
 	mu   sync.Mutex
 	proc *process // the latest process, nil before the first start
@@ -224,7 +227,6 @@ func (m *Member) javaArgs() []string {
 		"-XX:TieredStopAtLevel=1",     // C1 only: starts fast, fast enough for tests
 		"-XX:-UsePerfData",            // no /tmp/hsperfdata file left behind by a SIGKILL
 		"-XX:+ExitOnOutOfMemoryError", // die loudly rather than limp
-		"-Dzookeeper.admin.enableServer=false",
 		// A member killed before its first snapshot has transaction logs
 		// and no snapshot; 3.5+ refuses to start from that unless told the
 		// empty snapshot is fine. Sandbox data is disposable.
@@ -320,11 +322,14 @@ func (m *Member) waitServing(ctx context.Context, p *process) error {
 func (m *Member) probe(ctx context.Context) (bool, string) {
 	pctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
+	// ruok is refused under ZooKeeper's default whitelist; srvr, asked
+	// next, is always allowed and says as much.
 	reply, err := fourletter.Ask(pctx, m.addr, "ruok")
-	if err != nil {
+	switch {
+	case errors.Is(err, fourletter.ErrRefused):
+	case err != nil:
 		return false, err.Error()
-	}
-	if reply != "imok" {
+	case reply != "imok":
 		return false, fmt.Sprintf("ruok answered %q", reply)
 	}
 	mode, err := memberMode(ctx, m.addr)
@@ -336,6 +341,11 @@ func (m *Member) probe(ctx context.Context) (bool, string) {
 	}
 	if m.secureAddr != "" {
 		if err := probeTLS(ctx, m.cluster.tls, m.secureAddr); err != nil {
+			return false, err.Error()
+		}
+	}
+	if m.adminAddr != "" {
+		if err := m.probeAdmin(ctx); err != nil {
 			return false, err.Error()
 		}
 	}
@@ -392,6 +402,10 @@ func (m *Member) writeConfig(clientPort int, servers, extra []string) error {
 	if err := os.WriteFile(filepath.Join(data, "myid"), []byte(strconv.Itoa(m.id)+"\n"), 0o644); err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
+	words := o.FourLetterWords
+	if words == "" {
+		words = "*" // the console and the tests read cons, wchc, srvr, mntr
+	}
 	tick := o.TickTime.Milliseconds()
 	ticks := func(d time.Duration, floor int64) int64 {
 		return max(floor, (d.Milliseconds()+tick-1)/tick)
@@ -409,8 +423,10 @@ func (m *Member) writeConfig(clientPort int, servers, extra []string) error {
 		// Every client of a test or benchmark comes from 127.0.0.1; the
 		// default cap of 60 connections per address would refuse the 61st.
 		"maxClientCnxns=0",
-		"4lw.commands.whitelist=*", // the console and the tests read cons, wchc, srvr, mntr
-		"admin.enableServer=false", // Debian's package has no Jetty; keeps the log quiet
+		"4lw.commands.whitelist=" + words,
+		// Off unless Options.AdminServer (its lines come in extra): it
+		// would take port 8080 on every interface.
+		"admin.enableServer=false",
 	}
 	lines = append(lines, servers...)
 	lines = append(lines, extra...)

@@ -16,6 +16,8 @@
 //   - graph.go: Graph, kept across snapshots (Update, Cycles), its
 //     cycles and their age; FindDeadlocks and JudgeAgain for one-off
 //     reads (a cycle's words are model.Deadlock.Text and model.CycleText).
+//   - prove.go: ProveCycles, the age of a one-off read's cycles that the
+//     read itself proves (its parents' pzxid against its newest node).
 //   - parts.go: what each queue brings to the graph (its waits, re-read
 //     by walking the old ones alongside).
 //   - sessions.go: the types of the sessions table (Sessions,

@@ -44,8 +44,14 @@ import (
 //	      "blocks_direct": 1,          other sessions waiting for it directly
 //	      "blocks": 4,                 other sessions waiting for it directly
 //	                                   or through others
-//	      "oldest_wait": 12.3          seconds the longest-waiting session it
+//	      "oldest_wait": 12.3,         seconds the longest-waiting session it
 //	                                   blocks has waited; 0 when it blocks none
+//	      "member": "zk2:2181",        as ls --json: the member it is
+//	      "silent_s": 1.2,             connected to, seconds since that
+//	      "timeout_s": 30,             member last heard it, its timeout,
+//	      "expires_in_s": 28.8         seconds until the leader expires it
+//	                                   if it stays silent; each absent where
+//	                                   no member tells
 //	    }
 //	  ],
 //	  "deadlocks": [                   cycles of the wait-for graph; [] when none
@@ -96,6 +102,7 @@ type JSONSession struct {
 	BlocksDirect int               `json:"blocks_direct"`
 	Blocks       int               `json:"blocks"`
 	OldestWait   float64           `json:"oldest_wait"`
+	model.HealthJSON
 }
 
 // JSONSessionNode is one node a session holds or waits with.
@@ -162,6 +169,7 @@ func SessionsJSON(ss *Sessions) JSONSessions {
 			BlocksDirect: s.BlocksDirect,
 			Blocks:       s.Blocks,
 			OldestWait:   math.Round(s.OldestWait.Seconds()*1000) / 1000,
+			HealthJSON:   s.Health.JSON(),
 		}
 		for _, w := range s.WaitsFor {
 			js.WaitsFor = append(js.WaitsFor, model.SessionHex(w))

@@ -77,6 +77,9 @@ type SessionInfo struct {
 	// Identity is the session as a system names it: the first of its
 	// nodes' identities, "" when none has one. Raw server text.
 	Identity string
+	// Health is what the members know of its liveness (its nodes'),
+	// the zero Health when none tells.
+	Health model.Health
 }
 
 // Who names the session for a person: its client and, where a system

@@ -30,6 +30,7 @@ type sessionTally struct {
 	entries []tallyEntry
 	ids     []int64
 	clients []string
+	health  []model.Health
 	oldest  []time.Time // per session: its oldest wait's start
 	from    []int32     // the waits, as session numbers
 	to      []int32
@@ -79,10 +80,14 @@ func (t *sessionTally) add(q *model.Queue, n *model.Node) {
 		t.index[n.Session] = i
 		t.ids = append(t.ids, n.Session)
 		t.clients = append(t.clients, "")
+		t.health = append(t.health, model.Health{})
 		t.oldest = append(t.oldest, time.Time{})
 	}
 	if t.clients[i] == "" {
 		t.clients[i] = n.Client()
+	}
+	if !t.health[i].Known() {
+		t.health[i] = n.Health()
 	}
 	e := tallyEntry{who: i, hold: model.Holds(n), node: sessionNode(q, n)}
 	t.entries = append(t.entries, e)
@@ -98,7 +103,7 @@ func (t *sessionTally) infos() []SessionInfo {
 	n := len(t.ids)
 	list := make([]SessionInfo, n)
 	for i := range list {
-		list[i].Session, list[i].Client = t.ids[i], t.clients[i]
+		list[i].Session, list[i].Client, list[i].Health = t.ids[i], t.clients[i], t.health[i]
 	}
 	for _, e := range t.entries {
 		if list[e.who].Identity == "" {

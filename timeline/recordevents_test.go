@@ -72,7 +72,7 @@ func TestRecordingKeepsChanges(t *testing.T) {
 	n := stn(7, 0x1000a, true)
 	n.SetData([]byte("evil\x07"))
 	in := []model.Change{
-		{Kind: model.ChangeReleased, At: streamT0, Path: "/locks/a", Type: model.TypeMutex, Node: n, Held: 2 * time.Second, HeldAtLeast: true, Wakes: []string{"x-0000000008"}},
+		{Kind: model.ChangeReleased, At: streamT0, Path: "/locks/a", Type: model.TypeMutex, Node: n, Held: 2 * time.Second, HeldBound: model.BoundLatest, Wakes: []string{"x-0000000008"}},
 		{Kind: model.ChangeAcquired, At: streamT0, Path: "/locks/a", Node: n, From: "x-0000000006", Gap: 300 * time.Microsecond},
 		{Kind: model.ChangeConn, At: streamT0, Conn: model.Conn{State: model.StateConnected, Server: "zk1:2181", SessionID: 0x10}, Resume: model.ResumeNew},
 		{Kind: model.ChangeCycle, At: streamT0, Path: "/a", Cycle: model.Deadlock{Sessions: []int64{1}, State: model.CycleSelfWait,

@@ -37,16 +37,29 @@ import (
 // client does not release two locks in one request; a session's end
 // removes them together; a semaphore contender's nodes in one semaphore,
 // its admission-lock node and its lease, count as one: its client deletes
-// both when it gives up). Otherwise the node is released or gave-up;
-// or admitted: a node of a semaphore's admission lock that left once its
-// session held a lease made after it (see admissions), which did not
-// give up.
+// both when it gives up), or when what the servers told of the session
+// proves it expired (DiffSeen; the change's Cause, model.CauseOf).
+// Otherwise the node is released (a holder, or a node that believed it
+// held in a split queue) or gave-up; or admitted: a node of a
+// semaphore's admission lock that left once its session held a lease
+// made after it (see admissions), which did not give up.
 //
 // The per-queue warning `stale` is not told: the connection's stale and
 // fresh say it once for every queue.
 //
 // Snapshots are immutable: Diff only reads them.
-func Diff(prev, next *model.Snapshot) []model.Change {
+func Diff(prev, next *model.Snapshot) []model.Change { return DiffSeen(prev, next, nil) }
+
+// Seen is what the servers last told of a session before a step
+// (model.SessionSeen, as `ls --json` gives silent_s, timeout_s and
+// expires_in_s), false when they told nothing.
+type Seen func(session int64) (model.SessionSeen, bool)
+
+// DiffSeen is Diff told what the servers saw of each session (seen, nil
+// when nothing): the session-lost changes say why their session ended
+// where that proves it, and a node gone with its expired session is
+// session-lost even when it was its session's only one.
+func DiffSeen(prev, next *model.Snapshot, seen Seen) []model.Change {
 	if prev == nil || next == nil {
 		return nil
 	}
@@ -58,7 +71,7 @@ func Diff(prev, next *model.Snapshot) []model.Change {
 	case prev.Stale && !next.Stale:
 		out = append(out, model.Change{Kind: model.ChangeFresh, At: at, Conn: next.Conn})
 	}
-	lost := lostSessions(prev, next)
+	lost := sessionEnds{together: lostSessions(prev, next), seen: seen, at: next.At}
 	i, j := 0, 0
 	for i < prev.Queues.Len() || j < next.Queues.Len() {
 		var pq, nq *model.Queue
@@ -104,7 +117,7 @@ func exists(q *model.Queue) bool {
 
 // diffQueue appends the changes of one path; pq or nq is nil when the
 // path is not in that snapshot.
-func diffQueue(out []model.Change, prevAt, at time.Time, pq, nq *model.Queue, lost map[int64]bool) []model.Change {
+func diffQueue(out []model.Change, prevAt, at time.Time, pq, nq *model.Queue, lost sessionEnds) []model.Change {
 	q := nq
 	if q == nil {
 		q = pq
@@ -183,7 +196,7 @@ func hasNodeAfter(q *model.Queue, t time.Time) bool {
 // queue left the model), next is its node list (nil when gone). A
 // semaphore contender admitted to a lease is told after the lease's own
 // changes: it leaves the admission lock once it holds the lease.
-func diffNodes(out []model.Change, base model.Change, prevAt time.Time, pq, nq *model.Queue, next model.Nodes, lost map[int64]bool) []model.Change {
+func diffNodes(out []model.Change, base model.Change, prevAt time.Time, pq, nq *model.Queue, next model.Nodes, lost sessionEnds) []model.Change {
 	at := base.At
 	nextBy := make(map[string]*model.Node, next.Len())
 	for _, n := range next.All() {
@@ -201,32 +214,16 @@ func diffNodes(out []model.Change, base model.Change, prevAt time.Time, pq, nq *
 			continue
 		}
 		wasHolder := p.Role == ordering.RoleHolder
+		gone, cause := lost.of(p.Session)
 		if !wasHolder && nq != nil {
 			// It may have held between the two snapshots: the handoff
 			// history knows.
 			if h, ok := handoffTo(nq, p.Name, prevAt); ok {
-				out = appendTransient(out, base, p, h, at, lost[p.Session])
+				out = appendTransient(out, base, p, h, at, gone, cause)
 				continue
 			}
 		}
-		c := base
-		c.Node = *p
-		switch {
-		case lost[p.Session]:
-			c.Kind = model.ChangeSessionLost
-		case wasHolder:
-			c.Kind = model.ChangeReleased
-		default:
-			c.Kind = model.ChangeGaveUp
-			if lease, ok := adm.leaseOf(p); ok {
-				c.Kind, c.Lease = model.ChangeAdmitted, lease
-			}
-		}
-		if wasHolder {
-			c.Held = held(p, at)
-		} else {
-			c.Waited = waited(p, at)
-		}
+		c := departed(base, p, gone, cause, &adm)
 		if c.Kind == model.ChangeAdmitted {
 			admitted = append(admitted, c)
 			continue
@@ -260,10 +257,40 @@ func diffNodes(out []model.Change, base model.Change, prevAt time.Time, pq, nq *
 	return append(out, admitted...)
 }
 
+// departed is the change of a node p that went away (not through a
+// handoff between the snapshots): session-lost with its cause when its
+// session ended (gone); released when it held, or believed it held (a
+// split holder leaves as a holder would); else gave-up, or admitted when
+// its semaphore contender got a lease. With how long it held or waited.
+func departed(base model.Change, p *model.Node, gone bool, cause model.Cause, adm *admissions) model.Change {
+	c := base
+	c.Node = *p
+	wasHolder := p.Role == ordering.RoleHolder
+	believed := wasHolder || p.Believes == ordering.RoleHolder
+	switch {
+	case gone:
+		c.Kind, c.Cause = model.ChangeSessionLost, cause
+	case believed:
+		c.Kind = model.ChangeReleased
+	default:
+		c.Kind = model.ChangeGaveUp
+		if lease, ok := adm.leaseOf(p); ok {
+			c.Kind, c.Lease = model.ChangeAdmitted, lease
+		}
+	}
+	if believed {
+		c.Held, c.HeldBound = held(p, base.At)
+	}
+	if !wasHolder {
+		c.Waited = waited(p, base.At)
+	}
+	return c
+}
+
 // appendTransient tells a waiter that took the lock and let it go
 // between two snapshots (h: its handoff): acquired, then released (or
 // session-lost).
-func appendTransient(out []model.Change, base model.Change, p *model.Node, h model.Handoff, at time.Time, lost bool) []model.Change {
+func appendTransient(out []model.Change, base model.Change, p *model.Node, h model.Handoff, at time.Time, lost bool, cause model.Cause) []model.Change {
 	c := base
 	c.Kind, c.Node, c.From, c.Gap = model.ChangeAcquired, *p, h.From, h.Gap
 	c.Node.Role = ordering.RoleHolder
@@ -273,7 +300,7 @@ func appendTransient(out []model.Change, base model.Change, p *model.Node, h mod
 	c.Kind, c.Node = model.ChangeReleased, *p
 	c.Node.Role = ordering.RoleHolder
 	if lost {
-		c.Kind = model.ChangeSessionLost
+		c.Kind, c.Cause = model.ChangeSessionLost, cause
 	}
 	c.Held = wallSince(h.At, at)
 	return append(out, c)
@@ -322,12 +349,19 @@ func acquiredAt(n *model.Node, at time.Time) time.Time {
 	return at
 }
 
-// held is how long a holder held until at, 0 when its start is unknown.
-func held(n *model.Node, at time.Time) time.Duration {
-	if start, b := n.Tenure(); b == model.BoundExact && !start.IsZero() && at.After(start) {
-		return wallSince(start, at)
+// held is how long a holder held until at, and how well that is known
+// (model.Node.Tenure: exact, or from its creation for a holder found
+// holding); a split holder, which by sequence waited, believed it held
+// at most since its creation. 0 when its start is unknown.
+func held(n *model.Node, at time.Time) (time.Duration, model.Bound) {
+	start, b := n.Tenure()
+	if n.Role != ordering.RoleHolder {
+		start, b = n.Ctime(), model.BoundEarliest
 	}
-	return 0
+	if start.IsZero() || !at.After(start) {
+		return 0, model.BoundLatest
+	}
+	return wallSince(start, at), b
 }
 
 // waited is how long a waiter waited until at: from its creation.
@@ -340,6 +374,30 @@ func waited(n *model.Node, at time.Time) time.Duration {
 		return 0
 	}
 	return wallSince(start, at)
+}
+
+// sessionEnds says which nodes that went away went with their session,
+// and why: the sessions whose every node went in one step (together),
+// and what the servers told of each session (seen).
+type sessionEnds struct {
+	together map[int64]bool
+	seen     Seen
+	at       time.Time
+}
+
+// of says whether a node of session s that went away went with its
+// session, and the session's end's cause.
+func (e sessionEnds) of(s int64) (bool, model.Cause) {
+	if s == 0 {
+		return false, model.CauseUnknown
+	}
+	var seen model.SessionSeen
+	ok := false
+	if e.seen != nil {
+		seen, ok = e.seen(s)
+	}
+	cause := model.CauseOf(seen, ok, e.at, e.together[s])
+	return e.together[s] || cause == model.CauseExpired, cause
 }
 
 // lostSessions are the sessions whose nodes all went away from prev to
@@ -483,3 +541,43 @@ func (cw *ChangeWriter) Write(cs []model.Change) error {
 // differ from the live one by the two clocks' drift, a millisecond when
 // a duration rounds at the edge.
 func wallSince(start, at time.Time) time.Duration { return at.Round(0).Sub(start.Round(0)) }
+
+// SeenIn is what prev's nodes say the servers told of their sessions
+// (model.Node.Health, filled where the AdminServer or the four-letter words
+// answer): the Seen that DiffSeen needs to tell an expiry or a close from a
+// release. Nil when prev tells nothing of any session.
+func SeenIn(prev *model.Snapshot) Seen {
+	if prev == nil {
+		return nil
+	}
+	var seen map[int64]model.SessionSeen
+	for _, q := range prev.Queues.All() {
+		for _, n := range q.Nodes.All() {
+			h := n.Health()
+			if n.Session == 0 || !h.Known() {
+				continue
+			}
+			if _, ok := seen[n.Session]; ok {
+				continue
+			}
+			s := model.SessionSeen{At: h.At, Timeout: h.Timeout}
+			if d, ok := h.Silent(h.At); ok {
+				s.Silent = d
+			}
+			if d, ok := h.ExpiresIn(h.At); ok {
+				s.ExpiresIn = d
+			}
+			if seen == nil {
+				seen = map[int64]model.SessionSeen{}
+			}
+			seen[n.Session] = s
+		}
+	}
+	if seen == nil {
+		return nil
+	}
+	return func(session int64) (model.SessionSeen, bool) {
+		s, ok := seen[session]
+		return s, ok
+	}
+}

@@ -226,10 +226,110 @@ func TestDiffDurations(t *testing.T) {
 	if len(cs) != 2 || cs[0].Held != 5*time.Second || cs[1].Waited != 2*time.Second {
 		t.Fatalf("durations: %+v", cs)
 	}
-	h1.SinceExact = false // found holding: its start is a bound, not told
+	h1.SinceExact = false // found holding: from its creation, at most
 	cs = Diff(snapAt(0, stq(p, h1)), snapAt(2, stq(p)))
-	if len(cs) != 1 || cs[0].Held != 0 {
+	if len(cs) != 1 || cs[0].Held != 3*time.Second || cs[0].HeldBound != model.BoundEarliest {
 		t.Fatalf("inexact hold: %+v", cs)
+	}
+}
+
+// TestDiffHeld: every node that held and left says how long, with how
+// well that is known; a split holder (by sequence waiting, by its own
+// recipe holding) leaves as released, held at most since its creation.
+func TestDiffHeld(t *testing.T) {
+	const p = "/locks/a"
+	exact := stn(1, 0x11, true)
+	exact.SetSince(streamT0.Add(-3 * time.Second))
+	found := stn(1, 0x11, true)
+	found.SinceExact = false
+	unread := model.Node{Name: found.Name, Seq: 1, Kind: ordering.KindMutex, Role: ordering.RoleHolder, Believes: ordering.RoleHolder, Session: 0x11}.WithSince(streamT0)
+	split := stn(2, 0x22, false)
+	split.Recipe, split.Believes = ordering.RecipeKazoo, ordering.RoleHolder
+	holder := stn(1, 0x11, true)
+	for _, tc := range []struct {
+		name       string
+		prev, next *model.Snapshot
+		kind       model.ChangeKind
+		held       time.Duration
+		bound      string
+		text       string
+	}{
+		{"seen to begin", snapAt(0, stq(p, exact)), snapAt(2, stq(p)), model.ChangeReleased, 5 * time.Second, "exact", " deleted (held 5.0s)"},
+		{"found holding", snapAt(0, stq(p, found)), snapAt(2, stq(p)), model.ChangeReleased, 3 * time.Second, "at-most", " deleted (held at most 3.0s)"},
+		{"creation unknown", snapAt(0, stq(p, unread)), snapAt(2, stq(p)), model.ChangeReleased, 2 * time.Second, "at-least", " deleted (held at least 2.0s)"},
+		{"split holder", snapAt(0, stq(p, holder, split)), snapAt(2, stq(p, holder)), model.ChangeReleased, 3 * time.Second, "at-most",
+			" deleted (believed it held at most 3.0s; by sequence it waited)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := Diff(tc.prev, tc.next)
+			if len(cs) != 1 {
+				t.Fatalf("%d changes: %+v", len(cs), cs)
+			}
+			c := cs[0]
+			j := c.ToJSON()
+			if c.Kind != tc.kind || c.Held != tc.held || j.HeldS == nil || *j.HeldS != tc.held.Seconds() || j.HeldB != tc.bound {
+				t.Errorf("%s held %s (%s), json held_s %v held_bound %q; want %s held %s (%s)", c.Kind, c.Held, c.HeldBound, j.HeldS, j.HeldB, tc.kind, tc.held, tc.bound)
+			}
+			if got := c.Text(); !strings.HasSuffix(got, tc.text) {
+				t.Errorf("text %q, want ...%q", got, tc.text)
+			}
+		})
+	}
+}
+
+// TestDiffSessionCause: a node that went with its session says why when
+// what the servers told of the session proves it (model.CauseOf); an
+// expired session's only node is session-lost, not released.
+func TestDiffSessionCause(t *testing.T) {
+	const p, r = "/locks/a", "/locks/b"
+	h1, w2 := stn(1, 0x11, true), stn(2, 0x22, false)
+	other := stn(8, 0x11, false)
+	// At streamT0 the servers had not heard from 0x11 for 9 s of its
+	// 12 s timeout: its expiry is due at streamT0+3s.
+	stopped := func(s int64) (model.SessionSeen, bool) {
+		return model.SessionSeen{At: streamT0, Silent: 9 * time.Second, Timeout: 12 * time.Second}, s == 0x11
+	}
+	// Heard a moment ago: no expiry before streamT0+12s.
+	alive := func(s int64) (model.SessionSeen, bool) {
+		return model.SessionSeen{At: streamT0, Silent: 100 * time.Millisecond, Timeout: 12 * time.Second}, s == 0x11
+	}
+	for _, tc := range []struct {
+		name       string
+		prev, next *model.Snapshot
+		seen       Seen
+		want       []string
+	}{
+		{"expired at its due time", snapAt(0, stq(p, h1, w2)), snapAt(3, stq(p, w2)), stopped,
+			[]string{"session-lost expired " + model.ShortName(h1.Name) + " deleted: session 0x11 expired (held 4.0s)"}},
+		{"gone before its expiry was due: a release", snapAt(0, stq(p, h1, w2)), snapAt(1, stq(p, w2)), stopped,
+			[]string{"released unknown " + model.ShortName(h1.Name) + " deleted (held 2.0s)"}},
+		{"every node at once, heard a moment ago: closed",
+			snapAt(0, stq(p, h1), stq(r, stn(7, 0x33, true), other)), snapAt(1, stq(p), stq(r, stn(7, 0x33, true))), alive,
+			[]string{"session-lost closed " + model.ShortName(h1.Name) + " deleted: session 0x11 closed (held 2.0s)",
+				"session-lost closed " + model.ShortName(other.Name) + " deleted: session 0x11 closed (waited 2.0s)"}},
+		{"every node at once, nothing told: unknown",
+			snapAt(0, stq(p, h1), stq(r, stn(7, 0x33, true), other)), snapAt(1, stq(p), stq(r, stn(7, 0x33, true))), nil,
+			[]string{"session-lost unknown " + model.ShortName(h1.Name) + " deleted with its session 0x11 (held 2.0s)",
+				"session-lost unknown " + model.ShortName(other.Name) + " deleted with its session 0x11 (waited 2.0s)"}},
+		{"one node, nothing told: released", snapAt(0, stq(p, h1, w2)), snapAt(3, stq(p, w2)), nil,
+			[]string{"released unknown " + model.ShortName(h1.Name) + " deleted (held 4.0s)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, c := range DiffSeen(tc.prev, tc.next, tc.seen) {
+				if !c.Kind.Departure() {
+					continue
+				}
+				got = append(got, fmt.Sprintf("%s %s %s", c.Kind, c.Cause, c.Text()))
+				j := c.ToJSON()
+				if (j.Cause != "") != (c.Kind == model.ChangeSessionLost) || j.Cause != "" && j.Cause != c.Cause.String() {
+					t.Errorf("%s: json cause %q", c.Kind, j.Cause)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("DiffSeen:\n got %q\nwant %q", got, tc.want)
+			}
+		})
 	}
 }
 
@@ -246,7 +346,13 @@ func TestChangeJSON(t *testing.T) {
 		want string
 	}{
 		{model.Change{Kind: model.ChangeAcquired, At: at, Path: "/locks/a", Type: model.TypeMutex, Node: n, From: "x-0000000006", Waited: 1234 * time.Millisecond},
-			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"acquired","path":"/locks/a","type":"mutex","node":"x-\\x1b[2J-0000000007","seq":7,"kind":"mutex","recipe":"curator","role":"holder","session":"0x1000a","client":"10.0.0.7:4711","data":"evil\\x07","from":"x-0000000006","waited_s":1.234}`},
+			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"acquired","path":"/locks/a","type":"mutex","node":"x-\\x1b[2J-0000000007","seq":7,"kind":"mutex","recipe":"curator","role":"holder","believes":"holder","session":"0x1000a","client":"10.0.0.7:4711","data":"evil\\x07","from":"x-0000000006","waited_s":1.234}`},
+		{model.Change{Kind: model.ChangeReleased, At: at, Path: "/locks/a", Type: model.TypeMutex, Node: n, Held: 2500 * time.Millisecond, HeldBound: model.BoundEarliest},
+			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"released","path":"/locks/a","type":"mutex","node":"x-\\x1b[2J-0000000007","seq":7,"kind":"mutex","recipe":"curator","role":"holder","believes":"holder","session":"0x1000a","client":"10.0.0.7:4711","data":"evil\\x07","held_s":2.5,"held_bound":"at-most"}`},
+		{model.Change{Kind: model.ChangeSessionLost, At: at, Path: "/locks/a", Type: model.TypeMutex, Node: n, Held: 2500 * time.Millisecond, Cause: model.CauseExpired},
+			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"session-lost","path":"/locks/a","type":"mutex","node":"x-\\x1b[2J-0000000007","seq":7,"kind":"mutex","recipe":"curator","role":"holder","believes":"holder","session":"0x1000a","client":"10.0.0.7:4711","data":"evil\\x07","held_s":2.5,"held_bound":"exact","cause":"expired"}`},
+		{model.Change{Kind: model.ChangeAdmitted, At: at, Path: "/sem", Type: model.TypeSemaphore, Node: stn(9, 0x1000a, false), Lease: "_c_x-lease-0000000003", Waited: 250 * time.Millisecond},
+			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"admitted","path":"/sem","type":"semaphore","node":"_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e5f-lock-0000000009","seq":9,"kind":"lease","recipe":"curator","role":"holder","believes":"holder","session":"0x1000a","data":"job","lease":"_c_x-lease-0000000003","waited_s":0.25}`},
 		{model.Change{Kind: model.ChangeWarningRaised, At: at, Path: "/locks/a", Type: model.TypeRWLock, Warning: model.Warning{Code: model.WarnDeadlock, Message: "cycle", Nodes: []string{"a", "b"}}},
 			`{"schema":1,"time":"2026-11-23T03:12:01.500Z","event":"warning-raised","path":"/locks/a","type":"rwlock","code":"deadlock","message":"cycle","nodes":["a","b"]}`},
 		{model.Change{Kind: model.ChangeStale, At: at, Conn: model.Conn{State: model.StateDisconnected, SessionID: 0x2000}},
@@ -274,5 +380,29 @@ func TestDiffEmptiedQueueType(t *testing.T) {
 	cs := Diff(snapAt(0, stq("/locks/a", stn(1, 0x11, true))), snapAt(1, model.Queue{Path: "/locks/a", State: model.PathPresent}))
 	if len(cs) != 1 || cs[0].Type != model.TypeMutex {
 		t.Fatalf("%+v", cs)
+	}
+}
+
+// TestSeenInTellsExpiry: a holder whose node went at the expiry its
+// session's health made due is told session-lost "expired" through the
+// Seen that SeenIn reads from the snapshot before.
+func TestSeenInTellsExpiry(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 22, 47, 0, 0, time.UTC)
+	holder := model.Node{Name: "lock-0000000000", Seq: 0, Session: 0x51, Role: ordering.RoleHolder}
+	h := model.Health{Member: "127.0.0.1:2181", Heard: t0.Add(-9 * time.Second), Timeout: 12 * time.Second, Expires: t0.Add(3 * time.Second), At: t0}
+	holder.SetHealth(h)
+	prev := &model.Snapshot{At: t0, Queues: model.QueuesOf(model.Queue{Path: "/l", State: model.PathPresent, Nodes: model.NodesOf(holder)})}
+	next := &model.Snapshot{At: t0.Add(3 * time.Second), Queues: model.QueuesOf(model.Queue{Path: "/l", State: model.PathPresent})}
+	if SeenIn(&model.Snapshot{At: t0}) != nil {
+		t.Error("a snapshot with no health told should give no Seen")
+	}
+	var cause model.Cause
+	for _, c := range DiffSeen(prev, next, SeenIn(prev)) {
+		if c.Kind == model.ChangeSessionLost {
+			cause = c.Cause
+		}
+	}
+	if cause != model.CauseExpired {
+		t.Fatalf("cause %v, want expired", cause)
 	}
 }

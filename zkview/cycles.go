@@ -147,7 +147,9 @@ func ConfirmCycles(ctx context.Context, s *lockops.Session, cfg Options, snap *m
 	}
 	next.Deadlocks = sessions.JudgeAgain(snap, next)
 	RedateMismatches(snap, next)
-	return next, nil
+	// The second read proves what it can of its own (Load did, before
+	// JudgeAgain dated its cycles from the first read).
+	return proveCycles(next), nil
 }
 
 // YoungMismatches says whether snap shows a leader-mismatch that has not

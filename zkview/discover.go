@@ -23,9 +23,10 @@ import (
 )
 
 // discoverLocked follows pw's children that may lead to lock parents:
-// every child that is not a lock node, while depth allows.
-func (pw *pathWatch) discoverLocked(kids []string) {
-	w := pw.w
+// every child that is not a lock node, while depth allows. It returns
+// the children it found below a root watched whole, for the root's
+// worker to queue (foundPaths).
+func (pw *pathWatch) discoverLocked(w *Watcher, kids []string) (found foundPaths) {
 	followed := pw.followed()
 	var present map[string]bool
 	if len(followed) > 0 {
@@ -39,27 +40,28 @@ func (pw *pathWatch) discoverLocked(kids []string) {
 		if !present[k] {
 			delete(followed, k)
 			if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && !c.keep() {
-				c.removeLocked(now)
+				c.removeLocked(w, now)
 			}
 		}
 	}
 	if int(pw.depth) >= w.cfg.MaxDepth {
-		return
+		return nil
 	}
 	for _, k := range kids {
-		pw.discoverOneLocked(k, now)
+		found = found.add(pw.discoverOneLocked(w, k, now))
 	}
+	return found
 }
 
 // discoverOneLocked follows pw's child k when it may lead to lock
-// parents (depth allowing).
-func (pw *pathWatch) discoverOneLocked(k string, now time.Time) {
-	w := pw.w
+// parents (depth allowing); the child is returned when it is new and
+// found below a root watched whole (nil otherwise).
+func (pw *pathWatch) discoverOneLocked(w *Watcher, k string, now time.Time) *rootedPath {
 	if _, isLock := ordering.ParseName(k); isLock {
-		return // lock nodes are ephemeral: nothing below them
+		return nil // lock nodes are ephemeral: nothing below them
 	}
 	if pw.path == "/" && k == "zookeeper" {
-		return // the server's own tree holds no locks
+		return nil // the server's own tree holds no locks
 	}
 	child := model.ChildPath(pw.path, k)
 	c, watched := w.paths[child]
@@ -68,18 +70,19 @@ func (pw *pathWatch) discoverOneLocked(k string, now time.Time) {
 		// two listings of pw left the watch when its own read found
 		// it gone, while pw never saw it go: taken again here.)
 		pw.shareNameLocked(c.path, k)
-		return
+		return nil
 	}
 	if !watched && w.discovered >= w.cfg.maxNodes() {
 		if !w.capped {
 			w.capped = true
 			w.emitLocked(model.Change{At: now, Kind: model.ChangeNodesCapped, Path: pw.path, Count: w.cfg.maxNodes()})
 		}
-		return
+		return nil
 	}
 	pw.followKid(k)
-	w.addPathLocked(child, pathFlags{discover: true, depth: pw.depth + 1, via: pw.rootOf()})
+	rp := w.addPathLocked(child, pathFlags{discover: true, depth: pw.depth + 1, via: pw.rootOf()})
 	pw.shareNameLocked(child, k)
+	return rp
 }
 
 // shareNameLocked makes the name k that pw's watch's names hold (pw
@@ -128,27 +131,26 @@ func (pw *pathWatch) followsLocked(k string, c *pathWatch) bool {
 
 // dropKidsLocked stops watching the children pw follows, and what was
 // found below them (pw is gone, or no longer watched).
-func (pw *pathWatch) dropKidsLocked(now time.Time) {
-	w := pw.w
+func (pw *pathWatch) dropKidsLocked(w *Watcher, now time.Time) {
 	if pw.rp == nil {
 		followed := pw.followed()
 		for kid := range followed {
 			if c, ok := w.paths[model.ChildPath(pw.path, kid)]; ok && !c.keep() {
-				c.removeLocked(now)
+				c.removeLocked(w, now)
 			}
 		}
 		clear(followed)
 		return
 	}
 	for k := range pw.rp.rw.names.all() {
-		pw.dropKidLocked(k, now)
+		pw.dropKidLocked(w, k, now)
 	}
 }
 
 // dropKidLocked stops watching pw's child k when pw follows it.
-func (pw *pathWatch) dropKidLocked(k string, now time.Time) {
-	if c, ok := pw.w.paths[model.ChildPath(pw.path, k)]; ok && pw.followsLocked(k, c) {
-		c.removeLocked(now)
+func (pw *pathWatch) dropKidLocked(w *Watcher, k string, now time.Time) {
+	if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && pw.followsLocked(k, c) {
+		c.removeLocked(w, now)
 	}
 }
 
@@ -157,8 +159,7 @@ func (pw *pathWatch) dropKidLocked(k string, now time.Time) {
 // through its root: it records no children of its own, so neither its
 // next merge (discoverLocked) nor a listing (resetNames) could tell
 // them gone any more. It takes the Watcher's lock.
-func (pw *pathWatch) letGoKids(removed []string) {
-	w := pw.w
+func (pw *pathWatch) letGoKids(w *Watcher, removed []string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if pw.rp == nil || pw.removed {
@@ -167,7 +168,7 @@ func (pw *pathWatch) letGoKids(removed []string) {
 	now := w.cfg.Now()
 	for _, k := range removed {
 		if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && c.discover && !c.keep() {
-			c.removeLocked(now)
+			c.removeLocked(w, now)
 		}
 	}
 }
@@ -186,8 +187,7 @@ func (pw *pathWatch) hasChildLocked(k string) bool {
 // leaveRootLocked makes pw, watched through its root until now, a path
 // with a watch of its own: the children it follows are recorded in
 // its ownWatch's kids from now on.
-func (pw *pathWatch) leaveRootLocked() {
-	w := pw.w
+func (pw *pathWatch) leaveRootLocked(w *Watcher) {
 	rp := pw.rp
 	if rp == nil {
 		return
@@ -207,17 +207,16 @@ func (pw *pathWatch) leaveRootLocked() {
 // resetNames makes rw's names hold a listing (nil: the path is absent).
 // The children of a path watched through its root that are gone from
 // the listing are let go now, while its names still show them.
-func (rw *recursiveWatch) resetNames(names []string) {
+func (rw *recursiveWatch) resetNames(w *Watcher, pw *pathWatch, names []string) {
 	var fresh childSet
 	fresh.reset(names)
-	pw, w := rw.pw, rw.pw.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if pw.rp != nil && !pw.removed {
 		now := w.cfg.Now()
 		for k := range rw.names.all() {
 			if !fresh.has(k) {
-				pw.dropKidLocked(k, now)
+				pw.dropKidLocked(w, k, now)
 			}
 		}
 	}
@@ -230,44 +229,44 @@ func (rw *recursiveWatch) resetNames(names []string) {
 // children: a root of 100,000 parents gains or loses one without going
 // over the others. False when the change may make the node a lock parent
 // or a semaphore: the whole-listing merge (applyDelta) takes it then.
-func (rw *recursiveWatch) discoveryDelta(added, removed []string) bool {
-	pw, w := rw.pw, rw.pw.w
+// found is the children found, for the root's worker to queue.
+func (rw *recursiveWatch) discoveryDelta(w *Watcher, pw *pathWatch, added, removed []string) (taken bool, found foundPaths) {
 	w.mu.Lock()
 	if pw.rp == nil || pw.removed || !pw.discover || pw.qm != nil || w.sems.owners[pw.path] != nil {
 		w.mu.Unlock()
-		return false
+		return false, nil
 	}
 	if _, aux := w.sems.auxOf[pw.path]; aux {
 		w.mu.Unlock()
-		return false
+		return false, nil
 	}
 	for _, k := range added {
 		if !plainChild(k) {
 			w.mu.Unlock()
-			return false
+			return false, nil
 		}
 	}
 	if len(added) == 0 && !rw.hasPlainChild() {
 		w.mu.Unlock()
-		return false // what is left may be a semaphore's
+		return false, nil // what is left may be a semaphore's
 	}
 	now := w.cfg.Now()
 	for _, k := range removed {
 		delete(pw.followed(), k) // none: pw is watched through its root
 		if c, ok := w.paths[model.ChildPath(pw.path, k)]; ok && !c.keep() {
-			c.removeLocked(now)
+			c.removeLocked(w, now)
 		}
 	}
 	if len(added) > 0 && int(pw.depth) < w.cfg.MaxDepth {
 		for _, k := range added {
-			pw.discoverOneLocked(k, now)
+			found = found.add(pw.discoverOneLocked(w, k, now))
 		}
 	}
-	pw.setReadLocked()
+	pw.setReadLocked(w)
 	w.markDirtyLocked()
 	w.mu.Unlock()
 	w.kickPublish()
-	return true
+	return true, found
 }
 
 // plainChild: a child name that neither makes its parent a lock parent

@@ -2,8 +2,9 @@
 // Watcher owns every watch on the lock parents (persistent recursive
 // watches, children watches as the fallback), reads each new node once,
 // merges listings and changes into each queue's state through lockops/ordering's
-// ordering function (never a copy of it), asks the servers' four-letter
-// words who each session is and which watches really exist, and
+// ordering function (never a copy of it), asks the members (memberview:
+// their AdminServer or their four-letter words) who each session is,
+// which watches really exist and how alive each session is, and
 // publishes immutable model.Snapshots with the model.Changes it saw.
 //
 // The packages around it, and why the cut is there (imports point one
@@ -12,7 +13,7 @@
 //	ui ──► timeline ──► model ──► lockops/ordering
 //	 │                   ▲
 //	 └──► sessions ──────┘
-//	cmd ─► zkview/layouts ─► zkview ─► zkview/queue, sessions, model, fourletter, lockops, lockops/ordering, third_party/zk
+//	cmd ─► zkview/layouts ─► zkview ─► zkview/queue, sessions, model, memberview, fourletter, lockops, lockops/ordering, third_party/zk
 //	             └──────► systems
 //
 // What each holds:
@@ -23,6 +24,9 @@
 //     and puts its cycles in every snapshot);
 //   - timeline: changes between snapshots, recordings and their player;
 //   - fourletter: the four-letter-word client and parsers;
+//   - memberview: what each member knows (sessions' member, client,
+//     last heard, timeout, expiry; watches), from whichever source it
+//     allows, its clock tied to ours;
 //   - zkview/queue: the model of one lock parent between listings (its
 //     records, what a listing or a change did, the Queue built from it
 //     with its links and warnings, semaphores composed); pure, so that
@@ -52,7 +56,8 @@
 //
 // # Files
 //
-//   - watcher.go: Watcher, Load, the connection state, and the
+//   - watcher.go: Watcher, Load (its cycles dated by what the read's
+//     pzxids prove: proveCycles), the connection state, and the
 //     in-flight pool every request goes through (pooled); the
 //     requests themselves are the Session's (lockops/requests.go: bounded
 //     by ctx, paths as the user sees them), never the raw connection.
@@ -61,8 +66,8 @@
 //     pending Update merged while the consumer is busy.
 //   - paths.go: pathWatch, one watched path and its goroutine (its
 //     children watch, absent and NoAuth paths, discovery under roots,
-//     fetching new nodes); it keeps a pointer to its Watcher, whose lock
-//     guards it.
+//     fetching new nodes); the Watcher's lock guards it, and the
+//     Watcher is handed to it, never kept in it.
 //   - recursive.go: recursiveWatch, the same path followed by one
 //     persistent recursive watch (ZooKeeper 3.6+ addWatch, through the patched go-zookeeper in
 //     third_party), its first listing sent right behind the addWatch
@@ -101,7 +106,9 @@
 //     watching its leases/ and locks/ (or Kazoo's <path>-__lock__) as
 //     auxiliary paths with no queue of their own, reading Kazoo's leases
 //     and max_leases, and composing it at build time.
-//   - serverview.go: serverPoller, `cons` and `wchc` on every member.
+//   - serverview.go: serverPoller, a memberview.Poller on every member
+//     (the own session's request ties their clocks), turned into the
+//     queue.ServerView: clients, watches, each session's model.Health.
 //   - overlay.go: Overlay, what the caller lays over the queues
 //     (Options.Systems), and Host, what the Watcher hands it: reads and
 //     watches through the pool, the session's state, a way to tell
@@ -112,6 +119,39 @@
 //     cycle comes of age; ConfirmCycles, with the leader mismatches'
 //     dating across two reads (YoungMismatches, RedateMismatches).
 //   - options.go: Options (what to watch) and their defaults.
+//
+// # An event's trip
+//
+// Data go one way, from the watch down to the published snapshot: a
+// path keeps no pointer to its Watcher, nor a recursiveWatch to its path;
+// the goroutine that owns a path (its own, or one of its root's workers)
+// hands the Watcher and the path to what it calls, and what is called
+// answers with its result.
+//
+//   - rootwatch.go: a root's follow receives a batch of events, tells
+//     the Overlay, and routes each event to the path it names a child of
+//     (dispatch): the event waits in the root (rootWatch.events), the
+//     path in the root's work queue.
+//   - rootwatch.go, work: a worker takes the path and hands it its
+//     listing (recursive.go: read, takeListing) or its events
+//     (applyEvents: a change below a parent that is no queue taken in
+//     discover.go, discoveryDelta; a queue's in applyDelta).
+//   - paths.go, applyListing (applyDelta too, when a change does not
+//     fit): the listing is merged into the path's queue.Model, new nodes
+//     read first; the children that may lead to lock parents are
+//     registered with the Watcher (discover.go, addPathLocked) and
+//     returned (foundPaths) up to the worker, which queues them in its
+//     root (attach): the merge never calls the root.
+//   - The merge marks the model dirty and kicks the pump (pump.go),
+//     which builds the Snapshot (rebuild.go) and publishes it.
+//
+// A path with a watch of its own (runRecursive, or children watches:
+// run) takes the same trip without the root; what it finds gets a
+// goroutine of its own at once. What still goes back up: a path read
+// once or let go counts itself in or out of its root's progress
+// (rootWatch.read, found; forgetLocked) through pathFlags.via. A path
+// the root may not list (NoAuth) is handed off by the root's worker
+// (rootWatch.handOff), not by the path.
 //
 // # What the servers cannot tell
 //

@@ -1,6 +1,7 @@
 package zkview
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/memberview"
 	"github.com/zklock/zklock/model"
 )
 
@@ -108,6 +110,13 @@ type Options struct {
 	ServerViewEvery time.Duration
 	// Members are the addresses asked; default Session.Servers().
 	Members []string
+	// AdminPorts says where each member's AdminServer is
+	// (memberview.ParseAdminPorts); the zero value never asks it, only
+	// the four-letter words.
+	AdminPorts memberview.AdminPorts
+	// AdminTLS, when set (the context's CA and client certificate), asks
+	// the AdminServers over https first.
+	AdminTLS *tls.Config
 	// Context is the named context, reported in Snapshot.Conn.
 	Context string
 	// Elections are paths to show as leader elections (Queue.Type

@@ -58,8 +58,12 @@ func (d *oracleDriver) latchPath() string      { return d.base + "/latch" }
 func (d *oracleDriver) curatorSemPath() string { return d.base + "/curator-sem" }
 func (d *oracleDriver) kazooSemPath() string   { return d.base + "/kazoo-sem" }
 
+// splitPath holds Curator and Kazoo clients that cannot see each other:
+// split holders.
+func (d *oracleDriver) splitPath() string { return d.base + "/split" }
+
 func (d *oracleDriver) paths() []string {
-	return []string{d.mutexPath(), d.rwPath(), d.latchPath(), d.curatorSemPath(), d.kazooSemPath()}
+	return []string{d.mutexPath(), d.rwPath(), d.latchPath(), d.curatorSemPath(), d.kazooSemPath(), d.splitPath()}
 }
 
 // oracleClient is one client with its own session and its own seeded
@@ -144,18 +148,33 @@ func leads(node string) func([]string) bool {
 	}
 }
 
+// believesHeld says whether node holds by its own recipe's rule: a stock
+// Curator or Kazoo client that does not see the other recipe's nodes.
+func believesHeld(node string) func([]string) bool {
+	return func(kids []string) bool {
+		q := ordering.Order(kids)
+		i := q.Index(node)
+		return i >= 0 && q.Entries[i].Believes == ordering.RoleHolder
+	}
+}
+
 // lockOnce takes a lock (or leadership) at dir under a node named
 // prefix+seq, holds it a while, and lets it go; or gives up waiting.
 func (oc *oracleClient) lockOnce(ctx context.Context, dir, prefix string) error {
+	return oc.lockOnceBy(ctx, dir, prefix, leads)
+}
+
+// lockOnceBy is lockOnce deciding by held(node) when the node holds.
+func (oc *oracleClient) lockOnceBy(ctx context.Context, dir, prefix string, held func(node string) func([]string) bool) error {
 	node, err := oc.create(dir, prefix, []byte("oracle"), zk.FlagEphemeral|zk.FlagSequence)
 	if err != nil {
 		return err
 	}
-	held, err := oc.until(ctx, dir, time.Now().Add(oc.patience()), leads(node))
+	holds, err := oc.until(ctx, dir, time.Now().Add(oc.patience()), held(node))
 	if err != nil {
 		return err
 	}
-	if held {
+	if holds {
 		oc.hold(ctx)
 	}
 	return oc.c.Delete(dir+"/"+node, -1)
@@ -242,6 +261,10 @@ func (oc *oracleClient) run(ctx context.Context, recipe string) error {
 			err = oc.curatorSemOnce(ctx, d.curatorSemPath())
 		case "kazoo-sem":
 			err = oc.kazooSemOnce(ctx, d.kazooSemPath())
+		case "split-curator":
+			err = oc.lockOnceBy(ctx, d.splitPath(), "_c_"+oc.uuid()+"-lock-", believesHeld)
+		case "split-kazoo":
+			err = oc.lockOnceBy(ctx, d.splitPath(), oc.hex32()+"__lock__", believesHeld)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", recipe, err)
@@ -266,14 +289,19 @@ func oracleSeed(t *testing.T) uint64 {
 
 // TestOracle: five clients per recipe (a mutex, a read/write lock, a
 // LeaderLatch election, a Curator and a Kazoo semaphore, each on the
-// wire as its library writes it) take, hold, give up and let go at
-// random for a few seconds, watched by a Watcher with persistent watches
+// wire as its library writes it), and two stock Curator and two stock
+// Kazoo clients on one parent (split holders: each sees only its own
+// recipe's nodes), take, hold, give up and let go at random for a few
+// seconds, watched by a Watcher with persistent watches
 // and one with children watches, started once the churn runs (so that
 // they find holders already holding). Between every two updates each
 // watcher published, the changes Diff tells must be what the snapshots
 // show (checkStep) and what the clients did (a semaphore contender that
 // got its lease was admitted, never gave up); the events of one update
-// come in the order they happened (checkEventOrder); and the sessions
+// come in the order they happened (checkEventOrder), a split holder is
+// told by what it believes and each lease change carries the holders
+// right after it (checkWatcherEvents); every release says how long it
+// held, and how well that is known (held_s, held_bound); and the sessions
 // view dates every node as `ls` does (checkSessionsAgree), in the
 // watchers' snapshots and in two one-off reads of holders that stay.
 // The seed is printed on failure; ZKLOCK_ORACLE_SEED replays its choices
@@ -306,8 +334,12 @@ func TestOracle(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errs := make(chan error, 32)
 	var wg sync.WaitGroup
-	for i, recipe := range []string{"mutex", "rwlock", "latch", "curator-sem", "kazoo-sem"} {
-		for k := range 5 {
+	for i, recipe := range []string{"mutex", "rwlock", "latch", "curator-sem", "kazoo-sem", "split-curator", "split-kazoo"} {
+		clients := 5
+		if strings.HasPrefix(recipe, "split-") {
+			clients = 2 // two of each recipe on one parent
+		}
+		for k := range clients {
 			oc := &oracleClient{c: rawConn(t, c.Servers()), rng: rand.New(rand.NewPCG(seed, uint64(i*10+k))), d: d}
 			wg.Add(1)
 			go func() {
@@ -364,6 +396,9 @@ func checkUpdates(t *testing.T, name string, d *oracleDriver, updates []model.Up
 			problems = append(problems, fmt.Sprintf("update %d: %s", i, p))
 		}
 		for _, p := range checkEventOrder(updates[i].Changes) {
+			problems = append(problems, fmt.Sprintf("update %d: %s", i, p))
+		}
+		for _, p := range checkWatcherEvents(prev, next, updates[i].Changes) {
 			problems = append(problems, fmt.Sprintf("update %d: %s", i, p))
 		}
 	}

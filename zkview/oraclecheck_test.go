@@ -126,10 +126,24 @@ func (st *oracleStep) judgeDeparture(c model.Change, k string, p *model.Node, tr
 	case model.ChangeSessionLost:
 		return "no session ended during the churn"
 	case model.ChangeReleased:
-		if !transient && p.Role != ordering.RoleHolder {
+		// A split holder (by sequence waiting, by its own recipe holding)
+		// leaves as released, held at most since its creation.
+		// (A waiter that took the lock and left between two snapshots
+		// held by sequence: told acquired, then released.)
+		split := !transient && p.Role != ordering.RoleHolder && p.Believes == ordering.RoleHolder
+		if !transient && p.Role != ordering.RoleHolder && !split {
 			return "it never held"
 		}
 		start, b := p.Tenure()
+		if split {
+			start, b = p.Ctime(), model.BoundEarliest
+		}
+		if j := c.ToJSON(); j.HeldS == nil || j.HeldB == "" {
+			return "no held_s or held_bound on a release"
+		}
+		if split && !strings.Contains(c.Text(), "believed it held") {
+			return fmt.Sprintf("a split holder's release told %q, not by what it believed", c.Text())
+		}
 		switch {
 		case transient:
 			if c.Held <= 0 {
@@ -142,12 +156,17 @@ func (st *oracleStep) judgeDeparture(c model.Change, k string, p *model.Node, tr
 		case st.told[k] && !p.Ctime().IsZero():
 			return fmt.Sprintf("no exact hold, though the stream told its acquisition (since %s, bound %s, ctime %s, session %x)",
 				start.Format("15:04:05.000"), b, p.Ctime().Format("15:04:05.000"), p.Session)
-		case c.Held != 0:
-			return "held_s from a start known only as a bound"
+		case c.HeldBound != b:
+			return fmt.Sprintf("held_s told %s, its start is known as %s", c.HeldBound, b)
+		case b == model.BoundEarliest && (c.Held-c.At.Sub(start) < -time.Millisecond || c.Held-c.At.Sub(start) > time.Millisecond):
+			return fmt.Sprintf("held_s %s is not the time since its creation at %s", c.Held, start.Format("15:04:05.000"))
 		}
 	case model.ChangeGaveUp:
 		if p.Role == ordering.RoleHolder {
 			return "it held"
+		}
+		if p.Believes == ordering.RoleHolder {
+			return "it believed it held (split holders): a release, not a give-up"
 		}
 		if lease, ok := st.d.leaseFor(p.Parent(), p.Name); ok && st.leaseShown(c.Path, lease, p.Session) {
 			return "its contender got lease " + lease + ", shown holding"
@@ -234,6 +253,64 @@ func checkEventOrder(evs []model.Change) []string {
 			if h, ok := handoff[m]; ok {
 				out = append(out, fmt.Sprintf("event %q told after %q", e.Text(), h))
 			}
+		}
+	}
+	return out
+}
+
+// checkWatcherEvents judges the console's events of one update (the
+// Watcher's own changes, between the snapshots prev and next): a node
+// that believes it holds (split holders) is told so when it joins, and
+// leaves as released, never as a waiter giving up; each lease change of
+// a semaphore carries the holders right after it (counted from prev's,
+// one step per return or take), ending at what next shows.
+func checkWatcherEvents(prev, next *model.Snapshot, evs []model.Change) []string {
+	var out []string
+	count := map[string]int{} // semaphore path -> holders so far
+	for _, q := range prev.Queues.All() {
+		if q.Type == model.TypeSemaphore && q.State == model.PathPresent {
+			count[q.Path], _ = q.LeaseCounts()
+		}
+	}
+	for _, e := range evs {
+		n := &e.Node
+		split := n.Role != ordering.RoleHolder && n.Believes == ordering.RoleHolder && !n.Lease
+		switch {
+		case split && e.Kind == model.ChangeJoined && !strings.Contains(e.Text(), "believes it holds"):
+			out = append(out, fmt.Sprintf("event %q: a node that believes it holds told as a waiter", e.Text()))
+		case split && e.Kind == model.ChangeGaveUp:
+			out = append(out, fmt.Sprintf("event %q: a node that believed it held told as giving up", e.Text()))
+		}
+		if e.Type != model.TypeSemaphore {
+			continue
+		}
+		h, ok := count[e.Path]
+		switch {
+		case e.Kind == model.ChangeListed:
+			count[e.Path] = e.Holders
+			continue
+		case !ok || !n.Lease:
+			continue
+		case e.Kind == model.ChangeReleased:
+			h--
+		case e.Kind == model.ChangeAcquired:
+			h++
+		case e.Kind != model.ChangeJoined && e.Kind != model.ChangeGaveUp:
+			continue
+		}
+		count[e.Path] = h
+		if e.Holders != h {
+			out = append(out, fmt.Sprintf("event %q: holders %d, %d right after it", e.Text(), e.Holders, h))
+			count[e.Path] = e.Holders // one problem, not every event after it
+		}
+	}
+	for path, h := range count {
+		q := next.Queue(path)
+		if q == nil || q.State != model.PathPresent || q.Type != model.TypeSemaphore {
+			continue
+		}
+		if want, _ := q.LeaseCounts(); h != want {
+			out = append(out, fmt.Sprintf("%s: the lease events end at %d holders, the snapshot shows %d", path, h, want))
 		}
 	}
 	return out

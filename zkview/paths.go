@@ -35,7 +35,10 @@ func (f pathFlags) keep() bool { return f.explicit || f.root }
 // pathWatch is one watched znode and the goroutine that holds its
 // children watch (run): it lists the path, merges what it read into the
 // Watcher's model and waits for the next change. Its fields are guarded by
-// Watcher.mu, which its methods named ...Locked require held.
+// Watcher.mu, which its methods named ...Locked require held. It keeps no
+// pointer to its Watcher: the goroutine or worker that works on it hands
+// the Watcher down (its lock, model and session) to each method that
+// needs it.
 //
 // A root keeps one for each of up to a million parents, made in one
 // allocation with the path's rootPath (rootedPath): what only a huge
@@ -44,10 +47,9 @@ func (f pathFlags) keep() bool { return f.explicit || f.root }
 // shares the root's context, and its watch's names say which children
 // it follows), the path's lock parent model is the path's (no second map
 // by path), the path on the server is asked of the session (absPath),
-// and the small fields sit together, so that a pathWatch fits in 72
-// bytes and a rootedPath in 144 (TestPathWatchSize).
+// and the small fields sit together, so that a pathWatch fits in 64
+// bytes and a rootedPath in 112 (TestPathWatchSize).
 type pathWatch struct {
-	w    *Watcher // the Watcher it follows the path for: its lock, model and session
 	path string
 	pathFlags
 	// own is what a path with a goroutine of its own keeps; nil for a
@@ -112,12 +114,11 @@ func (pw *pathWatch) cancelOwn() {
 }
 
 // absPath is pw's path on the server.
-func (pw *pathWatch) absPath() string { return pw.w.s.Abs(pw.path) }
+func (pw *pathWatch) absPath(w *Watcher) string { return w.s.Abs(pw.path) }
 
 // removeLocked stops watching pw and, recursively, what was found
 // below it. A discovered queue leaves the model.
-func (pw *pathWatch) removeLocked(now time.Time) {
-	w := pw.w
+func (pw *pathWatch) removeLocked(w *Watcher, now time.Time) {
 	if pw.removed {
 		return
 	}
@@ -128,9 +129,9 @@ func (pw *pathWatch) removeLocked(now time.Time) {
 	if !pw.keep() {
 		w.discovered--
 	}
-	pw.dropKidsLocked(now)
+	pw.dropKidsLocked(w, now)
 	if qm := pw.qm; qm != nil {
-		pw.setQueueLocked(nil)
+		pw.setQueueLocked(w, nil)
 		i, found := slices.BinarySearch(w.sortedPaths, pw.path)
 		if found {
 			w.sortedPaths = slices.Delete(w.sortedPaths, i, i+1)
@@ -140,7 +141,7 @@ func (pw *pathWatch) removeLocked(now time.Time) {
 			w.emitLocked(model.Change{At: now, Kind: model.ChangePathVanished, Path: pw.path, State: model.PathAbsent, Unwatched: true, Count: qm.LockCount()})
 		}
 	}
-	pw.setReadLocked()
+	pw.setReadLocked(w)
 	if rt := pw.rootOf(); rt != nil {
 		rt.forgetLocked(pw)
 	}
@@ -148,8 +149,7 @@ func (pw *pathWatch) removeLocked(now time.Time) {
 }
 
 // setReadLocked counts pw out of the paths Load waits for.
-func (pw *pathWatch) setReadLocked() {
-	w := pw.w
+func (pw *pathWatch) setReadLocked(w *Watcher) {
 	if pw.read {
 		return
 	}
@@ -166,8 +166,7 @@ func (pw *pathWatch) setReadLocked() {
 
 // setQueueLocked makes qm pw's model (nil: none), counted in
 // Watcher.models.
-func (pw *pathWatch) setQueueLocked(qm *queue.Model) {
-	w := pw.w
+func (pw *pathWatch) setQueueLocked(w *Watcher, qm *queue.Model) {
 	switch {
 	case pw.qm == nil && qm != nil:
 		w.models++
@@ -178,14 +177,13 @@ func (pw *pathWatch) setQueueLocked(qm *queue.Model) {
 }
 
 // ensureQueueLocked makes pw a lock parent of the model.
-func (pw *pathWatch) ensureQueueLocked() *queue.Model {
-	w := pw.w
+func (pw *pathWatch) ensureQueueLocked(w *Watcher) *queue.Model {
 	if pw.qm != nil {
 		return pw.qm
 	}
-	qm := w.newModelLocked(pw.path, pw.absPath())
+	qm := w.newModelLocked(pw.path, pw.absPath(w))
 	qm.Election = w.cfg.isElection(pw.path)
-	pw.setQueueLocked(qm)
+	pw.setQueueLocked(w, qm)
 	i, _ := slices.BinarySearch(w.sortedPaths, pw.path)
 	w.sortedPaths = slices.Insert(w.sortedPaths, i, pw.path)
 	w.reshownLocked(pw.path)
@@ -209,26 +207,25 @@ func readUnread(w *Watcher) {
 		w.unread[0] = nil
 		w.unread = w.unread[1:]
 		w.mu.Unlock()
-		pw.run()
+		pw.run(w)
 	}
 }
 
 // run holds pw's children watch: list (arming the watch), apply,
 // wait for the watch, a reconnection or a retry timer, and again.
-func (pw *pathWatch) run() {
-	w := pw.w
+func (pw *pathWatch) run(w *Watcher) {
 	defer w.wg.Done()
 	switch {
 	case w.oneShot && pw.root && pw.rp == nil:
-		if readRoot(pw) {
+		if readRoot(w, pw) {
 			return
 		}
 	case w.oneShot || w.watchMode() != model.ModeRecursive:
 	case pw.root && pw.rp == nil:
-		if watchRoot(pw) {
+		if watchRoot(w, pw) {
 			return
 		}
-	case runRecursive(pw):
+	case runRecursive(w, pw):
 		return
 	}
 	ctx := pw.ctx()
@@ -249,7 +246,7 @@ func (pw *pathWatch) run() {
 		if evAt.IsZero() {
 			evAt = issued
 		}
-		o := pw.list(ctx, gen, issued, evAt)
+		o := pw.list(ctx, w, gen, issued, evAt)
 		switch {
 		case o.stop:
 			return
@@ -286,26 +283,29 @@ type listOutcome struct {
 // list lists pw once, arming its children watch, and merges the listing
 // (gen, issued, evAt: see applyListing); a path that cannot be listed is
 // watched for existence (unlisted).
-func (pw *pathWatch) list(ctx context.Context, gen uint64, issued, evAt time.Time) listOutcome {
-	w := pw.w
+func (pw *pathWatch) list(ctx context.Context, w *Watcher, gen uint64, issued, evAt time.Time) listOutcome {
 	kids, err := pooled(ctx, w, func() (listing, error) {
 		if w.oneShot {
 			kids, st, err := w.s.ChildrenStat(ctx, pw.path)
-			return listing{names: kids, czxid: czxidOf(st)}, err
+			l := listing{names: kids, czxid: czxidOf(st)}
+			if st != nil {
+				l.pzxid = st.Pzxid // the read's proof of its cycles' age
+			}
+			return l, err
 		}
 		kids, st, ch, err := w.s.ChildrenW(ctx, pw.path)
 		return listing{names: kids, ch: ch, czxid: czxidOf(st)}, err
 	})
 	switch {
 	case err == nil:
-		pw.applyListing(ctx, kids, gen, issued, evAt)
+		pw.applyListing(ctx, w, kids, gen, issued, evAt) // finds nothing below a root (foundPaths)
 		return listOutcome{watch: kids.ch, read: true}
 	case ctx.Err() != nil:
 		return listOutcome{stop: true}
 	case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrNoAuth):
-		return pw.unlisted(ctx, err)
+		return pw.unlisted(ctx, w, err)
 	default:
-		retry := pw.failed(err)
+		retry := pw.failed(w, err)
 		return listOutcome{retry: retry, read: retry > 0}
 	}
 }
@@ -313,11 +313,10 @@ func (pw *pathWatch) list(ctx context.Context, gen uint64, issued, evAt time.Tim
 // unlisted answers a listing refused with err (NoNode, NoAuth): a path
 // not kept leaves the watch; a kept one is watched with exists until it
 // appears or may be listed.
-func (pw *pathWatch) unlisted(ctx context.Context, err error) listOutcome {
-	w := pw.w
-	if !pw.kept() {
+func (pw *pathWatch) unlisted(ctx context.Context, w *Watcher, err error) listOutcome {
+	if !pw.kept(w) {
 		w.mu.Lock()
-		pw.removeLocked(w.cfg.Now())
+		pw.removeLocked(w, w.cfg.Now())
 		w.mu.Unlock()
 		w.kickPublish()
 		return listOutcome{stop: true}
@@ -336,14 +335,14 @@ func (pw *pathWatch) unlisted(ctx context.Context, err error) listOutcome {
 	case eerr != nil && ctx.Err() != nil:
 		return listOutcome{stop: true}
 	case eerr != nil:
-		return listOutcome{retry: pw.failed(eerr)}
+		return listOutcome{retry: pw.failed(w, eerr)}
 	case !ex.ok:
-		pw.setState(model.PathAbsent, "")
+		pw.setState(w, model.PathAbsent, "")
 		return listOutcome{watch: ex.ch, read: true}
 	case errors.Is(err, zk.ErrNoNode):
 		return listOutcome{again: true}
 	default:
-		pw.setState(model.PathNoAuth, fmt.Sprintf("not allowed to list %s: %v", model.SanitizeString(pw.path, 0), err))
+		pw.setState(w, model.PathNoAuth, fmt.Sprintf("not allowed to list %s: %v", model.SanitizeString(pw.path, 0), err))
 		return listOutcome{watch: ex.ch, retry: noAuthRetry, read: true}
 	}
 }
@@ -358,6 +357,9 @@ type listing struct {
 	czxid int64
 	// cversion is the parent's child version when listed.
 	cversion int32
+	// pzxid is the zxid of the parent's last child change, kept by a
+	// one-off read only (queue.Model.SetPzxid).
+	pzxid int64
 }
 
 func czxidOf(st *zk.Stat) int64 {
@@ -374,8 +376,7 @@ type existence struct {
 }
 
 // kept reads pw's flags under the lock.
-func (pw *pathWatch) kept() bool {
-	w := pw.w
+func (pw *pathWatch) kept(w *Watcher) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return pw.keep()
@@ -383,11 +384,11 @@ func (pw *pathWatch) kept() bool {
 
 // failed records a failed read and says when to try again (0: at the
 // next reconnection).
-func (pw *pathWatch) failed(err error) time.Duration {
+func (pw *pathWatch) failed(w *Watcher, err error) time.Duration {
 	if connLoss(err) {
 		return 0
 	}
-	pw.setState(model.PathError, fmt.Sprintf("reading %s: %v", model.SanitizeString(pw.path, 0), err))
+	pw.setState(w, model.PathError, fmt.Sprintf("reading %s: %v", model.SanitizeString(pw.path, 0), err))
 	return retryEvery
 }
 
@@ -421,8 +422,7 @@ func waitPath(ctx context.Context, watch <-chan zk.Event, resync <-chan struct{}
 
 // setState records that pw could not be listed (absent, NoAuth,
 // error); its queue, if it is one, is emptied.
-func (pw *pathWatch) setState(st model.PathState, msg string) {
-	w := pw.w
+func (pw *pathWatch) setState(w *Watcher, st model.PathState, msg string) {
 	now := w.cfg.Now()
 	w.mu.Lock()
 	defer w.kickPublish()
@@ -435,37 +435,39 @@ func (pw *pathWatch) setState(st model.PathState, msg string) {
 	}
 	// What was found below a path that went away is gone too.
 	if st == model.PathAbsent {
-		pw.dropKidsLocked(now)
+		pw.dropKidsLocked(w, now)
 	}
-	pw.setReadLocked()
+	pw.setReadLocked(w)
 	w.markDirtyLocked()
 }
 
 // applyListing merges one listing into the model: discovery below pw,
-// then, for a lock parent, the queue (new nodes fetched first).
+// then, for a lock parent, the queue (new nodes fetched first). It
+// returns the children found below a root watched whole, for the root's
+// worker to queue (foundPaths): whatever else happens, they are
+// registered with the Watcher already.
 //
 // gen is the session generation the listing was made in: when a new
 // session began meanwhile, what was read may come from a server that had
 // not caught up (see syncNewSession), and is dropped; the new session's
 // re-listing reads it again.
-func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, issued, evAt time.Time) {
-	w := pw.w
+func (pw *pathWatch) applyListing(ctx context.Context, w *Watcher, l listing, gen uint64, issued, evAt time.Time) (found foundPaths) {
 	kids := l.names
 	w.mu.Lock()
 	if pw.removed {
 		w.mu.Unlock()
-		return
+		return nil
 	}
 	now := w.cfg.Now()
 	w.huge.listedLocked(pw, issued, len(kids))
 	w.sems.listingLocked(pw, kids) // before discovery (semwatch.go)
 	if pw.discover {
-		pw.discoverLocked(kids)
+		found = pw.discoverLocked(w, kids)
 	}
 	qm := pw.qm
 	if qm == nil && pw.discover && hasLockChild(kids) {
 		if w.models < w.cfg.MaxParents {
-			qm = pw.ensureQueueLocked()
+			qm = pw.ensureQueueLocked(w)
 			w.emitLocked(model.Change{At: now, Kind: model.ChangePathFound, Path: pw.path})
 		} else if !w.capped {
 			w.capped = true
@@ -475,21 +477,22 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 	var need []string
 	if qm != nil {
 		qm.CheckIdentity(l.czxid, now)
+		qm.SetPzxid(l.pzxid)
 		need = qm.NeedFetch(kids)
 	}
 	w.mu.Unlock()
 
-	got := pw.fetch(ctx, need)
-	lone := fetchLone(ctx, pw, qm != nil, kids)
+	got := pw.fetch(ctx, w, need)
+	lone := fetchLone(ctx, w, pw, qm != nil, kids)
 	w.sems.fetchParts(ctx, pw, kids)
 	if ctx.Err() != nil {
-		return
+		return found
 	}
 
 	w.mu.Lock()
 	if gen != 0 && w.gen != gen {
 		w.mu.Unlock()
-		return
+		return found
 	}
 	if !pw.removed {
 		if qm != nil {
@@ -498,11 +501,12 @@ func (pw *pathWatch) applyListing(ctx context.Context, l listing, gen uint64, is
 			qm.SetLone(lone)
 			w.huge.mergedLocked(pw, time.Since(start))
 		}
-		pw.setReadLocked()
+		pw.setReadLocked(w)
 		w.markDirtyLocked()
 	}
 	w.mu.Unlock()
 	w.kickPublish()
+	return found
 }
 
 // hasLockChild: a node with a lock node among its children is a lock
@@ -518,7 +522,7 @@ func hasLockChild(kids []string) bool {
 
 // fetch reads the stat and first bytes of each named child of dir,
 // maxInFlight at a time over the one connection.
-func (pw *pathWatch) fetch(ctx context.Context, names []string) []queue.Fetched {
+func (pw *pathWatch) fetch(ctx context.Context, w *Watcher, names []string) []queue.Fetched {
 	dir := pw.path
 	out := make([]queue.Fetched, len(names))
 	if len(names) == 0 {
@@ -537,7 +541,7 @@ func (pw *pathWatch) fetch(ctx context.Context, names []string) []queue.Fetched 
 				if i >= len(names) || ctx.Err() != nil {
 					return
 				}
-				out[i] = pw.fetchOne(ctx, model.ChildPath(dir, names[i]), names[i])
+				out[i] = pw.fetchOne(ctx, w, model.ChildPath(dir, names[i]), names[i])
 			}
 		}()
 	}
@@ -546,8 +550,7 @@ func (pw *pathWatch) fetch(ctx context.Context, names []string) []queue.Fetched 
 }
 
 // fetchOne reads the node at p, called name in what it returns.
-func (pw *pathWatch) fetchOne(ctx context.Context, p, name string) queue.Fetched {
-	w := pw.w
+func (pw *pathWatch) fetchOne(ctx context.Context, w *Watcher, p, name string) queue.Fetched {
 	type got struct {
 		data []byte
 		st   *zk.Stat
@@ -582,8 +585,7 @@ func (pw *pathWatch) fetchOne(ctx context.Context, p, name string) queue.Fetched
 // (see the file comment), when the listing kids can show one: nil when
 // it cannot, or the node is not ephemeral. isQueue: pw is a lock parent
 // of the model.
-func fetchLone(ctx context.Context, pw *pathWatch, isQueue bool, kids []string) *queue.LoneNode {
-	w := pw.w
+func fetchLone(ctx context.Context, w *Watcher, pw *pathWatch, isQueue bool, kids []string) *queue.LoneNode {
 	if !isQueue {
 		return nil
 	}
@@ -593,13 +595,13 @@ func fetchLone(ctx context.Context, pw *pathWatch, isQueue bool, kids []string) 
 		w.mu.Lock()
 		explicit := pw.explicit
 		w.mu.Unlock()
-		if !explicit || pw.absPath() == "/" {
+		if !explicit || pw.absPath(w) == "/" {
 			return nil
 		}
-		f = pw.fetchOne(ctx, pw.path, path.Base(pw.absPath()))
+		f = pw.fetchOne(ctx, w, pw.path, path.Base(pw.absPath(w)))
 		f.Name = ""
 	case len(kids) == 1 && queue.LoneCandidate(kids[0]):
-		f = pw.fetchOne(ctx, model.ChildPath(pw.path, kids[0]), kids[0])
+		f = pw.fetchOne(ctx, w, model.ChildPath(pw.path, kids[0]), kids[0])
 	default:
 		return nil
 	}
@@ -616,22 +618,4 @@ func (pw *pathWatch) rootOf() *rootWatch {
 		return nil
 	}
 	return pw.via
-}
-
-// handOff gives pw, which may not be listed (NoAuth: the server sends a
-// persistent watch no event of it either), a goroutine and children
-// watches of its own, which watch it for deletion with exists.
-func (pw *pathWatch) handOff() {
-	w := pw.w
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if pw.removed || pw.rp == nil {
-		return
-	}
-	pw.via.forgetLocked(pw)
-	pw.own = newOwnWatch(w.ctx) // before leaving: it records the children followed
-	pw.leaveRootLocked()
-	pw.via = nil
-	w.wg.Add(1)
-	go pw.run()
 }

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -64,6 +66,7 @@ func recordLiveOn(t *testing.T, c *sandbox.Cluster, churnFor time.Duration, faul
 		live    []model.Update
 		recErr  error
 		drained = make(chan struct{})
+		last    atomic.Pointer[model.Snapshot] // the newest snapshot recorded
 	)
 	r, err := timeline.NewRecorder(&file, timeline.RecordingHeader{Started: time.Now(), Zklock: "test", Paths: []string{p, quiet}})
 	if err != nil {
@@ -77,6 +80,7 @@ func recordLiveOn(t *testing.T, c *sandbox.Cluster, churnFor time.Duration, faul
 			if err := r.Record(u); err != nil && recErr == nil {
 				recErr = err
 			}
+			last.Store(u.Snapshot)
 		}
 	}()
 
@@ -113,7 +117,27 @@ func recordLiveOn(t *testing.T, c *sandbox.Cluster, churnFor time.Duration, faul
 		fault()
 	}
 	wg.Wait()
-	time.Sleep(300 * time.Millisecond) // the last changes reach the model
+	// The last changes reach the recording: wait until the newest update
+	// recorded shows the nodes the server has now (the churn is over).
+	eventually(t, 20*time.Second, "the recording to show the churn's end", func() bool {
+		s := last.Load()
+		if s == nil {
+			return false
+		}
+		for _, path := range []string{p, quiet} {
+			kids, _, err := raw.Children(path)
+			q := s.Queue(path)
+			if err != nil || q == nil || q.Nodes.Len()+len(q.Other()) != len(kids) {
+				return false
+			}
+			for _, n := range q.Nodes.All() {
+				if !slices.Contains(kids, n.Name) {
+					return false
+				}
+			}
+		}
+		return true
+	})
 	w.Close()
 	<-drained
 	if recErr != nil {

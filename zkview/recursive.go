@@ -33,10 +33,11 @@ const maxBatch = 4096
 // recursiveWatch is one path's persistent recursive watch: the path's
 // own (runRecursive, its events' channel then beside it) or its root's
 // (rootPath). Whether the path may be listed and whether names holds a
-// listing are the path's flags (pathWatch.noAuth, listed).
+// listing are the path's flags (pathWatch.noAuth, listed). It keeps no
+// pointer to its path: who works on the path (its goroutine, its root's
+// worker) hands the path down with the Watcher.
 type recursiveWatch struct {
-	pw    *pathWatch // the path it watches (its Watcher: pw.w)
-	names childSet   // the path's children, kept current by events
+	names childSet // the path's children, kept current by events
 	// cversion is the path's child version at the last listing, and seen
 	// how many creates and deletes of children the watch reported since:
 	// the server's count running ahead of ours is a change the watch did
@@ -48,7 +49,7 @@ type recursiveWatch struct {
 	// made: a listing asked for then, or a barrier after which nothing
 	// was left to receive (Queue.ListedAt); Unix nanoseconds, as the
 	// queue model keeps it (a time.Time would take a root's parent from
-	// 128 bytes to 144).
+	// 112 bytes to 128).
 	listedAt int64
 }
 
@@ -72,8 +73,7 @@ func (rw *recursiveWatch) setListed(t time.Time) {
 // returns false when the server refuses addWatch (older than 3.6): the
 // caller then watches pw with children watches, and so does every path
 // after it.
-func runRecursive(pw *pathWatch) bool {
-	w := pw.w
+func runRecursive(w *Watcher, pw *pathWatch) bool {
 	ctx := pw.ctx()
 	for ctx.Err() == nil {
 		resync := w.resyncCh()
@@ -106,18 +106,18 @@ func runRecursive(pw *pathWatch) bool {
 			// NoAuth path (watched for deletion with exists).
 			return false
 		case err != nil:
-			if !waitPath(ctx, nil, resync, pw.failed(err)) {
+			if !waitPath(ctx, nil, resync, pw.failed(w, err)) {
 				return true
 			}
 			continue
 		}
 		rw := newRecursive(pw)
-		ok := rw.follow(ctx, gen, resync, set)
+		ok := rw.follow(ctx, w, pw, gen, resync, set)
 		if pw.noAuth {
 			_ = w.s.RemovePersistentWatch(ctx, pw.path)
 			return false
 		}
-		rw.dropWatch()
+		rw.dropWatch(w, pw)
 		if !ok {
 			return true
 		}
@@ -128,7 +128,7 @@ func runRecursive(pw *pathWatch) bool {
 // newRecursive is a new watch of pw's, which knows nothing yet.
 func newRecursive(pw *pathWatch) *recursiveWatch {
 	pw.noAuth, pw.listed = false, false // the path's goroutine's, as rw is
-	return &recursiveWatch{pw: pw}
+	return &recursiveWatch{}
 }
 
 // watchSet is a persistent watch just set and the listing read right
@@ -143,12 +143,12 @@ type watchSet struct {
 // follow takes pw's first listing, read with the watch's
 // addWatch (set), then applies the watch's events until the watch ends
 // (true: set it again and read again) or pw is dropped (false).
-func (rw *recursiveWatch) follow(ctx context.Context, gen uint64, resync <-chan struct{}, set watchSet) bool {
-	pw, w := rw.pw, rw.pw.w
-	if !rw.takeListing(ctx, gen, set.issued, set.l, set.err) && (ctx.Err() != nil || pw.noAuth) {
+func (rw *recursiveWatch) follow(ctx context.Context, w *Watcher, pw *pathWatch, gen uint64, resync <-chan struct{}, set watchSet) bool {
+	// A path with a watch of its own finds nothing below a root (foundPaths).
+	if ok, _ := rw.takeListing(ctx, w, pw, gen, set.issued, set.l, set.err); !ok && (ctx.Err() != nil || pw.noAuth) {
 		return false
 	}
-	auditAt := time.Now().Add(rw.auditEvery())
+	auditAt := time.Now().Add(rw.auditEvery(w))
 	audit := time.NewTimer(time.Until(auditAt))
 	defer audit.Stop()
 	for {
@@ -163,20 +163,20 @@ func (rw *recursiveWatch) follow(ctx context.Context, gen uint64, resync <-chan 
 			// one. (A watch of the old session ends with
 			// EventNotWatching, and is set again then.)
 			resync = w.resyncCh()
-			if !rw.resynced(ctx, &gen) {
+			if !rw.resynced(ctx, w, pw, &gen) {
 				return false
 			}
 		case <-audit.C:
 			// Changes the server does not report to this watch (children
 			// the operator may not read) show only in the parent's stat.
-			if rw.unreported(ctx, set.ch) {
-				rw.read(ctx, gen)
+			if rw.unreported(ctx, w, pw, set.ch) {
+				rw.read(ctx, w, pw, gen)
 			}
-			every := rw.auditEvery()
+			every := rw.auditEvery(w)
 			audit.Reset(every)
 			auditAt = time.Now().Add(every)
 		case ev, ok := <-set.ch:
-			if end, again := rw.take(ctx, set.ch, ev, ok, gen, audit, &auditAt); end {
+			if end, again := rw.take(ctx, w, pw, set.ch, ev, ok, gen, audit, &auditAt); end {
 				return again
 			}
 		}
@@ -185,8 +185,7 @@ func (rw *recursiveWatch) follow(ctx context.Context, gen uint64, resync <-chan 
 
 // resynced reads pw again when a (re)connection began a new session,
 // gen then set to it; false when pw is dropped or may not be read.
-func (rw *recursiveWatch) resynced(ctx context.Context, gen *uint64) bool {
-	w := rw.pw.w
+func (rw *recursiveWatch) resynced(ctx context.Context, w *Watcher, pw *pathWatch, gen *uint64) bool {
 	g := w.genNow()
 	if g == *gen {
 		return true
@@ -195,15 +194,15 @@ func (rw *recursiveWatch) resynced(ctx context.Context, gen *uint64) bool {
 	if !w.waitSynced(ctx) {
 		return false
 	}
-	return rw.read(ctx, g) || (ctx.Err() == nil && !rw.pw.noAuth)
+	ok, _ := rw.read(ctx, w, pw, g)
+	return ok || (ctx.Err() == nil && !pw.noAuth)
 }
 
 // take applies ev, received from the watch's channel ch (ok false: it was
 // closed), with the events that follow it at once. end says the watch
 // ended, follow then returning again; the next audit is brought forward
 // to within auditSoon (audit, auditAt).
-func (rw *recursiveWatch) take(ctx context.Context, ch <-chan zk.Event, ev zk.Event, ok bool, gen uint64, audit *time.Timer, auditAt *time.Time) (end, again bool) {
-	w := rw.pw.w
+func (rw *recursiveWatch) take(ctx context.Context, w *Watcher, pw *pathWatch, ch <-chan zk.Event, ev zk.Event, ok bool, gen uint64, audit *time.Timer, auditAt *time.Time) (end, again bool) {
 	switch {
 	case !ok:
 		return true, true
@@ -211,7 +210,7 @@ func (rw *recursiveWatch) take(ctx context.Context, ch <-chan zk.Event, ev zk.Ev
 		if errors.Is(ev.Err, zk.ErrWatchOverflow) {
 			// The session is fine; events were dropped: set the watch
 			// again and read now.
-			rw.emitOverflow()
+			rw.emitOverflow(w, pw)
 			return true, true
 		}
 		// The session ended (or the server refused to set the watch
@@ -223,7 +222,7 @@ func (rw *recursiveWatch) take(ctx context.Context, ch <-chan zk.Event, ev zk.Ev
 	case ev.Type == zk.EventSession:
 		// Back in the same session, the watch set again; what changed
 		// while the link was down was not reported. Read again.
-		if !rw.read(ctx, gen) && ctx.Err() != nil {
+		if ok, _ := rw.read(ctx, w, pw, gen); !ok && ctx.Err() != nil {
 			return true, false
 		}
 		return false, false
@@ -238,7 +237,7 @@ func (rw *recursiveWatch) take(ctx context.Context, ch <-chan zk.Event, ev zk.Ev
 	// the watch missed nothing (unreported) follows within
 	// auditSoon, off the change's path, at most once per auditSoon
 	// however fast events come.
-	applied := rw.applyEvents(ctx, batch, gen, rw.listed(), evAt)
+	applied, _ := rw.applyEvents(ctx, w, pw, batch, gen, rw.listed(), evAt)
 	w.held.applied.Add(int64(len(batch)))
 	if !applied && ctx.Err() != nil {
 		return true, false
@@ -252,7 +251,7 @@ func (rw *recursiveWatch) take(ctx context.Context, ch <-chan zk.Event, ev zk.Ev
 	case last.Type == zk.EventNotWatching:
 		return true, true
 	case last.Type == zk.EventSession:
-		if !rw.read(ctx, gen) && ctx.Err() != nil {
+		if ok, _ := rw.read(ctx, w, pw, gen); !ok && ctx.Err() != nil {
 			return true, false
 		}
 	}
@@ -282,8 +281,7 @@ func drainEvents(ch <-chan zk.Event, batch []zk.Event) ([]zk.Event, *zk.Event) {
 
 // barrier reads the path's stat; nil when it could not (a lost link or a
 // gone path: the watch says so next).
-func (rw *recursiveWatch) barrier(ctx context.Context) *zk.Stat {
-	pw, w := rw.pw, rw.pw.w
+func (rw *recursiveWatch) barrier(ctx context.Context, w *Watcher, pw *pathWatch) *zk.Stat {
 	st, err := pooled(ctx, w, func() (*zk.Stat, error) {
 		_, st, err := w.s.Exists(ctx, pw.path)
 		return st, err
@@ -295,20 +293,20 @@ func (rw *recursiveWatch) barrier(ctx context.Context) *zk.Stat {
 }
 
 // emitOverflow says that a watch fell behind and is read afresh.
-func (rw *recursiveWatch) emitOverflow() {
-	pw, w := rw.pw, rw.pw.w
+func (rw *recursiveWatch) emitOverflow(w *Watcher, pw *pathWatch) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.emitLocked(model.Change{At: w.cfg.Now(), Kind: model.ChangeOverflow, Path: pw.path})
 }
 
 // read lists pw and merges the listing; false when it could not
-// (absent, an error: the path's state says which).
-func (rw *recursiveWatch) read(ctx context.Context, gen uint64) bool {
-	pw, w := rw.pw, rw.pw.w
+// (absent, an error: the path's state says which). found is what the
+// listing found below a root watched whole (foundPaths; none for a path
+// with a watch of its own).
+func (rw *recursiveWatch) read(ctx context.Context, w *Watcher, pw *pathWatch, gen uint64) (ok bool, found foundPaths) {
 	issued := w.cfg.Now()
 	l, err := pooled(ctx, w, func() (listing, error) { return listChildren(ctx, w.s, pw.path) })
-	return rw.takeListing(ctx, gen, issued, l, err)
+	return rw.takeListing(ctx, w, pw, gen, issued, l, err)
 }
 
 // listChildren lists the user's path p without a watch (the persistent
@@ -323,47 +321,44 @@ func listChildren(ctx context.Context, s *lockops.Session, p string) (listing, e
 }
 
 // takeListing merges a listing of pw asked for at issued, or records why
-// there is none (read).
-func (rw *recursiveWatch) takeListing(ctx context.Context, gen uint64, issued time.Time, l listing, err error) bool {
-	pw, w := rw.pw, rw.pw.w
+// there is none (read); found as read's.
+func (rw *recursiveWatch) takeListing(ctx context.Context, w *Watcher, pw *pathWatch, gen uint64, issued time.Time, l listing, err error) (ok bool, found foundPaths) {
 	switch {
 	case err == nil:
 		rw.cversion, rw.seen = l.cversion, 0
 		rw.setListed(issued)
-		rw.resetNames(l.names)
+		rw.resetNames(w, pw, l.names)
 		pw.listed = true
-		pw.applyListing(ctx, l, gen, issued, issued)
-		return true
+		return true, pw.applyListing(ctx, w, l, gen, issued, issued)
 	case ctx.Err() != nil:
-		return false
+		return false, nil
 	case errors.Is(err, zk.ErrNoAuth):
 		pw.noAuth = true
-		return false
+		return false, nil
 	case errors.Is(err, zk.ErrNoNode):
-		rw.resetNames(nil)
+		rw.resetNames(w, pw, nil)
 		rw.cversion, rw.seen, pw.listed = 0, 0, true
-		if !pw.kept() {
+		if !pw.kept(w) {
 			w.mu.Lock()
-			pw.removeLocked(w.cfg.Now())
+			pw.removeLocked(w, w.cfg.Now())
 			w.mu.Unlock()
 			w.kickPublish()
-			return false
+			return false, nil
 		}
 		// The watch stays set on the absent path and says when it is
 		// created.
-		pw.setState(model.PathAbsent, "")
-		return true
+		pw.setState(w, model.PathAbsent, "")
+		return true, nil
 	default:
-		pw.failed(err)
-		return false
+		pw.failed(w, err)
+		return false, nil
 	}
 }
 
 // applyEvents merges a batch of the watch's events: children created and
 // deleted change the listing without reading it; the path itself created
-// or deleted is read again.
-func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen uint64, issued, evAt time.Time) bool {
-	pw, w := rw.pw, rw.pw.w
+// or deleted is read again. found as read's.
+func (rw *recursiveWatch) applyEvents(ctx context.Context, w *Watcher, pw *pathWatch, batch []zk.Event, gen uint64, issued, evAt time.Time) (ok bool, found foundPaths) {
 	reread := false
 	was := map[string]bool{}               // each child the batch names: was it there before
 	var deleted, recreated map[string]bool // children deleted, then created again, in the batch
@@ -404,13 +399,13 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 	}
 	w.mu.Unlock()
 	if reread {
-		return rw.read(ctx, gen)
+		return rw.read(ctx, w, pw, gen)
 	}
 	// A child deleted and made again is a new node: what was found
 	// below the old one (its listing may have found it gone and dropped
 	// it) is dropped, and the new one found afresh.
 	for name := range recreated {
-		if rw.names.has(name) && rw.forgetRecreated(name) {
+		if rw.names.has(name) && rw.forgetRecreated(w, pw, name) {
 			was[name] = false
 		}
 	}
@@ -424,14 +419,16 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 		}
 	}
 	if len(removed) > 0 {
-		pw.letGoKids(removed)
+		pw.letGoKids(w, removed)
 	}
-	if len(added)+len(removed) == 0 || rw.discoveryDelta(added, removed) {
-		return true
+	if len(added)+len(removed) == 0 {
+		return true, nil
+	}
+	if taken, found := rw.discoveryDelta(w, pw, added, removed); taken {
+		return true, found
 	}
 	kids := rw.names.names
-	rw.applyDelta(ctx, added, removed, kids, gen, issued, evAt)
-	return true
+	return true, rw.applyDelta(ctx, w, pw, added, removed, kids, gen, issued, evAt)
 }
 
 // unreported reads the path's stat and says whether its children changed
@@ -440,13 +437,12 @@ func (rw *recursiveWatch) applyEvents(ctx context.Context, batch []zk.Event, gen
 // reported change made before it has been counted in seen or is still to
 // be received (PersistentBacklog); judged only when nothing is left to
 // receive, a child version ahead of seen is a change never reported.
-func (rw *recursiveWatch) unreported(ctx context.Context, ch <-chan zk.Event) bool {
-	pw, w := rw.pw, rw.pw.w
+func (rw *recursiveWatch) unreported(ctx context.Context, w *Watcher, pw *pathWatch, ch <-chan zk.Event) bool {
 	if !pw.listed {
 		return false
 	}
 	issued := w.cfg.Now()
-	st := rw.barrier(ctx)
+	st := rw.barrier(ctx, w, pw)
 	if st == nil || w.s.PersistentBacklog(ch) > 0 {
 		return false // events to read first: the next audit judges
 	}
@@ -462,8 +458,7 @@ func (rw *recursiveWatch) unreported(ctx context.Context, ch <-chan zk.Event) bo
 // auditEvery spaces the audits of one path (unreported): every 2 s for
 // a few paths, less often for many, so that all audits together stay
 // under about 200 small requests a second.
-func (rw *recursiveWatch) auditEvery() time.Duration {
-	w := rw.pw.w
+func (rw *recursiveWatch) auditEvery(w *Watcher) time.Duration {
 	w.mu.Lock()
 	n := len(w.paths)
 	w.mu.Unlock()
@@ -472,8 +467,7 @@ func (rw *recursiveWatch) auditEvery() time.Duration {
 
 // dropWatch removes the path's watch from the server once the path is
 // no longer watched (best effort: a lost link drops it anyway).
-func (rw *recursiveWatch) dropWatch() {
-	pw, w := rw.pw, rw.pw.w
+func (rw *recursiveWatch) dropWatch(w *Watcher, pw *pathWatch) {
 	if pw.ctx().Err() == nil {
 		return
 	}
@@ -492,18 +486,17 @@ const dropWatchWait = 10 * time.Second
 // applyDelta merges children added and removed by a watch's events into
 // pw's model; kids is the whole list after them (rw.names), for the
 // listing merge when the change is not one a queue can take as a change.
-func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []string, kids func() []string, gen uint64, issued, evAt time.Time) {
-	pw, w := rw.pw, rw.pw.w
+// found as read's: only the listing merge finds children.
+func (rw *recursiveWatch) applyDelta(ctx context.Context, w *Watcher, pw *pathWatch, added, removed []string, kids func() []string, gen uint64, issued, evAt time.Time) foundPaths {
 	w.mu.Lock()
 	qm := pw.qm
 	if qm != nil {
 		qm.SetEventAt(evAt) // the queue was not quiet (judgeLink)
 	}
-	ok := !pw.removed && qm != nil && rw.deltaFitsLocked(qm)
+	ok := !pw.removed && qm != nil && rw.deltaFitsLocked(w, pw, qm)
 	w.mu.Unlock()
 	if !ok {
-		pw.applyListing(ctx, listing{names: kids()}, gen, issued, evAt)
-		return
+		return pw.applyListing(ctx, w, listing{names: kids()}, gen, issued, evAt)
 	}
 
 	// Only the path's goroutine (this one) changes qm.order, and only
@@ -513,13 +506,12 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []strin
 	// the listing merge reads each new node once, there.
 	start := time.Now()
 	if !qm.Order().Fits(added) { // a lone parent's order derived: once per change
-		pw.applyListing(ctx, listing{names: kids()}, gen, issued, evAt)
-		return
+		return pw.applyListing(ctx, w, listing{names: kids()}, gen, issued, evAt)
 	}
 	cost := time.Since(start)
-	got := pw.fetch(ctx, added)
+	got := pw.fetch(ctx, w, added)
 	if ctx.Err() != nil {
-		return
+		return nil
 	}
 	for _, f := range got {
 		if f.Gone {
@@ -530,7 +522,7 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []strin
 	w.mu.Lock()
 	if gen != 0 && w.gen != gen || pw.removed {
 		w.mu.Unlock()
-		return
+		return nil
 	}
 	start = time.Now()
 	prev := qm.Order()
@@ -538,25 +530,24 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, added, removed []strin
 	order, touched, fits := prev.ChangeOwned(added, removed)
 	if !fits {
 		w.mu.Unlock()
-		pw.applyListing(ctx, listing{names: kids()}, gen, issued, evAt)
-		return
+		return pw.applyListing(ctx, w, listing{names: kids()}, gen, issued, evAt)
 	}
 	defer w.mu.Unlock()
 	w.huge.listedLocked(pw, issued, len(order.Entries))
 	qm.ApplyChange(order, touched, before, got, issued, w.cfg.Now(), evAt)
 	w.stats.changeMerges++
 	w.huge.mergedLocked(pw, cost+time.Since(start))
-	pw.setReadLocked()
+	pw.setReadLocked(w)
 	w.markDirtyLocked()
 	w.kickPublish()
+	return nil
 }
 
 // deltaFitsLocked: pw's model can take a change without its listing. Not
 // when it is more than a queue of lock nodes: a path not read yet, absent
 // or refused; one with other children (semaphores, discovery, a plain
 // ephemeral lock's node), or one a semaphore reads beside its own.
-func (rw *recursiveWatch) deltaFitsLocked(qm *queue.Model) bool {
-	pw, w := rw.pw, rw.pw.w
+func (rw *recursiveWatch) deltaFitsLocked(w *Watcher, pw *pathWatch, qm *queue.Model) bool {
 	if !qm.Seen || qm.State() != model.PathPresent || qm.Lone() != nil || qm.LockCount() == 0 || len(qm.Other()) > 0 {
 		return false
 	}
@@ -580,8 +571,7 @@ func setOf(m map[string]bool, k string) map[string]bool {
 // (a parent deleted and made again under its name is a new parent), so
 // that it is found again as a new child; false when k is no child pw
 // follows (a lock node: nothing is found below it).
-func (rw *recursiveWatch) forgetRecreated(k string) bool {
-	pw, w := rw.pw, rw.pw.w
+func (rw *recursiveWatch) forgetRecreated(w *Watcher, pw *pathWatch, k string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if pw.removed {
@@ -596,7 +586,7 @@ func (rw *recursiveWatch) forgetRecreated(k string) bool {
 			return false
 		}
 		if watched && c.discover && !c.keep() {
-			c.removeLocked(w.cfg.Now())
+			c.removeLocked(w, w.cfg.Now())
 		}
 		return true
 	}
@@ -605,7 +595,7 @@ func (rw *recursiveWatch) forgetRecreated(k string) bool {
 	}
 	delete(pw.followed(), k)
 	if watched && !c.keep() {
-		c.removeLocked(w.cfg.Now())
+		c.removeLocked(w, w.cfg.Now())
 	}
 	return true
 }

@@ -361,3 +361,41 @@ func emptiedWrong(s *lockops.Session, snaps []*model.Snapshot) string {
 	}
 	return b.String()
 }
+
+// TestRootHandsOffUnlistable: a parent below a root read whole that the
+// Watcher may not list (its ACL) is handed off by the root's worker to a
+// goroutine of its own (rootWatch.handOff), which lets it go; the
+// root's other parents are shown and its first read completes, watched
+// and read once (Load).
+func TestRootHandsOffUnlistable(t *testing.T) {
+	c := testCluster(t)
+	root := testPath(t)
+	raw := rawConn(t, c.Servers())
+	mkdirs(t, raw, root+"/open")
+	open := createSeq(t, raw, root+"/open", "lock-", nil)
+	if err := raw.AddAuth("digest", []byte("owner:secret")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Create(root+"/closed", nil, 0, zk.DigestACL(zk.PermAll, "owner", "secret")); err != nil {
+		t.Fatal(err)
+	}
+	createSeq(t, raw, root+"/closed", "lock-", nil)
+	shown := func(s *model.Snapshot) bool {
+		q := queueOf(s, root+"/open")
+		return q != nil && slices.Equal(modeltest.Names(q), []string{open}) && queueOf(s, root+"/closed") == nil
+	}
+	mon := session(t, c.Servers())
+	w := watch(t, mon, Options{Roots: []string{root}})
+	waitFor(t, w, 15*time.Second, "the open parent shown, the closed one let go, the first read complete", func(s *model.Snapshot) bool {
+		return shown(s) && len(s.Discovery) == 0
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	snap, err := Load(ctx, mon, Options{Roots: []string{root}})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if !shown(snap) {
+		t.Errorf("Load: %d queues, %s/closed shown %v; want %s/open alone", snap.Queues.Len(), root, queueOf(snap, root+"/closed") != nil, root)
+	}
+}

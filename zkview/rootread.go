@@ -21,13 +21,12 @@ import (
 // Watcher is closed, listing again what a lost link left unread. It
 // returns false, having read nothing through the queue, when the root
 // may not be listed (NoAuth): the caller reads it as any other path.
-func readRoot(pw *pathWatch) bool {
-	w := pw.w
+func readRoot(w *Watcher, pw *pathWatch) bool {
 	ctx := pw.ctx()
-	rt := newRootWatch(pw)
+	rt := newRootWatch(w, pw)
 	w.mu.Lock()
 	rt.gen = w.gen
-	rt.adoptRootLocked()
+	rt.adoptRootLocked(w)
 	w.mu.Unlock()
 	// The root is listed here, first: a root that may not be listed is
 	// then no root read whole, and its handing off (rootWatch.work)
@@ -36,17 +35,19 @@ func readRoot(pw *pathWatch) bool {
 		return true
 	}
 	rw := &pw.rp.rw
-	if !rw.read(ctx, rt.gen) {
+	ok, found := rw.read(ctx, w, pw, rt.gen)
+	rt.attach(w, found)
+	if !ok {
 		if pw.noAuth {
 			w.mu.Lock()
 			rt.forgetLocked(pw)
-			pw.leaveRootLocked()
+			pw.leaveRootLocked(w)
 			w.mu.Unlock()
 			return false
 		}
-		rt.retryLater(pw)
+		rt.retryLater(w, pw)
 	}
-	rt.startWorkers()
+	rt.startWorkers(w)
 	for {
 		resync := w.resyncCh()
 		select {
@@ -57,15 +58,14 @@ func readRoot(pw *pathWatch) bool {
 			// workers' retry would come retryEvery later).
 			w.mu.Lock()
 			rt.gen = w.gen
-			rt.relistUnreadLocked()
+			rt.relistUnreadLocked(w)
 			w.mu.Unlock()
 		}
 	}
 }
 
 // relistUnreadLocked lists again the paths below the root not read yet.
-func (rt *rootWatch) relistUnreadLocked() {
-	w := rt.pw.w
+func (rt *rootWatch) relistUnreadLocked(w *Watcher) {
 	if rt.read >= rt.found {
 		return
 	}
@@ -78,8 +78,8 @@ func (rt *rootWatch) relistUnreadLocked() {
 }
 
 // discoveryLocked is how far rt's first read has come at now.
-func (rt *rootWatch) discoveryLocked(now time.Time) model.Discovery {
-	return model.Discovery{Root: rt.pw.path, Read: rt.read, Found: rt.found, Parents: rt.pw.w.models, Took: now.Sub(rt.started)}
+func (rt *rootWatch) discoveryLocked(w *Watcher, now time.Time) model.Discovery {
+	return model.Discovery{Root: rt.pw.path, Read: rt.read, Found: rt.found, Parents: w.models, Took: now.Sub(rt.started)}
 }
 
 // discoveryLocked is how far the first read of each root read whole has
@@ -92,7 +92,7 @@ func discoveryLocked(w *Watcher, now time.Time) []model.Discovery {
 	var ds []model.Discovery
 	for _, rt := range w.roots {
 		if rt.read < rt.found && rt.ctx.Err() == nil {
-			ds = append(ds, rt.discoveryLocked(now))
+			ds = append(ds, rt.discoveryLocked(w, now))
 		}
 	}
 	return ds

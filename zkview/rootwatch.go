@@ -50,8 +50,8 @@ type rootWatch struct {
 // name decides whether the child is there.
 //
 // Its root is the path's via, and whether it is queued (busy) or to be
-// listed (relist) sit among the path's flags: a rootPath fits in 72
-// bytes, and with its pathWatch (rootedPath) in 144 (TestPathWatchSize).
+// listed (relist) sit among the path's flags: a rootPath fits in 48
+// bytes, and with its pathWatch (rootedPath) in 112 (TestPathWatchSize).
 type rootPath struct {
 	rw recursiveWatch
 }
@@ -83,13 +83,48 @@ func (rt *rootWatch) takeEventsLocked(pw *pathWatch) *rootEvents {
 	return evs
 }
 
-// attachLocked makes pw a path watched through rt, rp its rootPath (made
-// with it: rootedPath): no goroutine, no watch of its own; it is listed
-// by rt's workers.
-func (rt *rootWatch) attachLocked(pw *pathWatch, rp *rootPath) {
+// foundPaths are the paths a merge found below a root watched whole,
+// returned up to the root's worker that asked for the merge (work,
+// readRoot), which queues them (attach): the merge registers them with
+// the Watcher (Watcher.paths, counted in initPending: Load waits for
+// them) and calls no root. Until queued, a path is registered and
+// watched through no root (rootOf is nil): its events are dropped, as
+// those of a path not found yet, and its first listing follows them.
+// A path with a watch of its own finds none: what it finds gets a
+// goroutine of its own at once (addPathLocked).
+type foundPaths []*rootedPath
+
+// add appends rp to found unless it is nil.
+func (found foundPaths) add(rp *rootedPath) foundPaths {
+	if rp == nil {
+		return found
+	}
+	return append(found, rp)
+}
+
+// attach makes the paths found below rt paths watched through it (they
+// take the Watcher's lock).
+func (rt *rootWatch) attach(w *Watcher, found foundPaths) {
+	if len(found) == 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, rp := range found {
+		rt.attachLocked(rp)
+	}
+}
+
+// attachLocked makes rp's path a path watched through rt: no goroutine,
+// no watch of its own; it is listed by rt's workers. A path let go since
+// it was found (removeLocked) stays let go.
+func (rt *rootWatch) attachLocked(rp *rootedPath) {
+	pw := &rp.pw
+	if pw.removed {
+		return
+	}
 	rt.found++
-	pw.rp, pw.via = rp, rt
-	pw.rp.rw.pw = pw
+	pw.rp, pw.via = &rp.rp, rt
 	pw.noAuth, pw.listed = false, false
 	pw.relist = true
 	rt.enqueueLocked(pw)
@@ -111,8 +146,7 @@ func (rt *rootWatch) enqueueLocked(pw *pathWatch) {
 // relistAllLocked asks every path below the root, and the root, to be
 // listed again: after the watch was set again (a reconnection, a new
 // session, an overflow), what changed meanwhile is known only that way.
-func (rt *rootWatch) relistAllLocked() {
-	w := rt.pw.w
+func (rt *rootWatch) relistAllLocked(w *Watcher) {
 	for _, pw := range w.paths {
 		if pw.rootOf() == rt && !pw.removed {
 			pw.relist = true
@@ -126,10 +160,9 @@ func (rt *rootWatch) relistAllLocked() {
 // returns false when the server refuses addWatch (older than 3.6) or may
 // not be asked for it (NoAuth): the caller then watches the root with
 // children watches, and what is found below it the same way.
-func watchRoot(pw *pathWatch) bool {
-	w := pw.w
+func watchRoot(w *Watcher, pw *pathWatch) bool {
 	ctx := pw.ctx()
-	rt := newRootWatch(pw)
+	rt := newRootWatch(w, pw)
 	workers := false
 	for ctx.Err() == nil {
 		resync := w.resyncCh()
@@ -150,21 +183,21 @@ func watchRoot(pw *pathWatch) bool {
 		case errors.Is(err, zk.ErrNoAuth) && !workers:
 			return false
 		case err != nil:
-			if !waitPath(ctx, nil, resync, pw.failed(err)) {
+			if !waitPath(ctx, nil, resync, pw.failed(w, err)) {
 				return true
 			}
 			continue
 		}
 		w.mu.Lock()
 		rt.gen = gen
-		rt.adoptRootLocked()
-		rt.relistAllLocked()
+		rt.adoptRootLocked(w)
+		rt.relistAllLocked(w)
 		w.mu.Unlock()
 		if !workers {
 			workers = true
-			rt.startWorkers()
+			rt.startWorkers(w)
 		}
-		if !rt.follow(ch) {
+		if !rt.follow(w, ch) {
 			break
 		}
 	}
@@ -173,42 +206,39 @@ func watchRoot(pw *pathWatch) bool {
 }
 
 // newRootWatch is the root pw's work queue, no path in it yet.
-func newRootWatch(pw *pathWatch) *rootWatch {
-	return &rootWatch{pw: pw, ctx: pw.ctx(), wake: make(chan struct{}, 1), started: pw.w.cfg.Now()}
+func newRootWatch(w *Watcher, pw *pathWatch) *rootWatch {
+	return &rootWatch{pw: pw, ctx: pw.ctx(), wake: make(chan struct{}, 1), started: w.cfg.Now()}
 }
 
 // adoptRootLocked makes the root one of the paths read through rt (once)
 // and rt one of the Watcher's roots whose progress is told.
-func (rt *rootWatch) adoptRootLocked() {
+func (rt *rootWatch) adoptRootLocked(w *Watcher) {
 	pw := rt.pw
 	if pw.rp != nil {
 		return
 	}
 	pw.rp, pw.via = &rootPath{}, rt
-	pw.rp.rw.pw = pw
 	pw.noAuth, pw.listed = false, false
 	rt.found++ // the root is one of the paths read through it
 	if pw.read {
 		rt.read++
 	}
-	pw.w.roots = append(pw.w.roots, rt)
+	w.roots = append(w.roots, rt)
 }
 
 // startWorkers starts the workers that list and update the paths below
 // the root, as many as requests may be in flight.
-func (rt *rootWatch) startWorkers() {
-	w := rt.pw.w
+func (rt *rootWatch) startWorkers(w *Watcher) {
 	for range maxInFlight {
 		w.wg.Add(1)
-		go rt.worker()
+		go rt.worker(w)
 	}
 }
 
 // follow dispatches the watch's events to the paths they concern until
 // the watch ends (true: set it again and read everything again) or the
 // root is no longer watched (false).
-func (rt *rootWatch) follow(ch <-chan zk.Event) bool {
-	w := rt.pw.w
+func (rt *rootWatch) follow(w *Watcher, ch <-chan zk.Event) bool {
 	resync := w.resyncCh()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -223,11 +253,11 @@ func (rt *rootWatch) follow(ch <-chan zk.Event) bool {
 			w.mu.Lock()
 			if w.gen != rt.gen {
 				rt.gen = w.gen
-				rt.relistAllLocked()
+				rt.relistAllLocked(w)
 			}
 			w.mu.Unlock()
 		case <-tick.C:
-			rt.tellProgress()
+			rt.tellProgress(w)
 		case ev, ok := <-ch:
 			if !ok {
 				return true
@@ -240,7 +270,7 @@ func (rt *rootWatch) follow(ch <-chan zk.Event) bool {
 			if w.overlay != nil {
 				w.overlay.Changed(watchEvents(w.s, batch, true)) // a system's coordination re-read at once (layouts)
 			}
-			if end := rt.dispatch(batch, last); end {
+			if end := rt.dispatch(w, batch, last); end {
 				return true
 			}
 		}
@@ -250,8 +280,7 @@ func (rt *rootWatch) follow(ch <-chan zk.Event) bool {
 // dispatch hands a batch of events to the paths they concern; last is
 // the event that ended the batch early (drainEvents). end says the watch
 // ended (EventNotWatching: an overflow, a session gone).
-func (rt *rootWatch) dispatch(batch []zk.Event, last *zk.Event) (end bool) {
-	w := rt.pw.w
+func (rt *rootWatch) dispatch(w *Watcher, batch []zk.Event, last *zk.Event) (end bool) {
 	now := w.cfg.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -261,12 +290,12 @@ func (rt *rootWatch) dispatch(batch []zk.Event, last *zk.Event) (end bool) {
 		}
 		p := w.s.EventPath(ev)
 		if p != rt.pw.path {
-			rt.routeLocked(w.paths[path.Dir(p)], ev, now)
+			rt.routeLocked(w, w.paths[path.Dir(p)], ev, now)
 		}
 		// A kept path (the root, a configured parent) is read again
 		// when it is itself created or deleted.
 		if self := w.paths[p]; self != nil && self.keep() {
-			rt.routeLocked(self, ev, now)
+			rt.routeLocked(w, self, ev, now)
 		}
 	}
 	if last == nil {
@@ -276,7 +305,7 @@ func (rt *rootWatch) dispatch(batch []zk.Event, last *zk.Event) (end bool) {
 	case last.Type == zk.EventSession:
 		// Back in the same session, the watch set again; what changed
 		// while the link was down was not reported.
-		rt.relistAllLocked()
+		rt.relistAllLocked(w)
 		return false
 	case errors.Is(last.Err, zk.ErrWatchOverflow):
 		w.emitLocked(model.Change{At: now, Kind: model.ChangeOverflow, Path: rt.pw.path})
@@ -287,7 +316,7 @@ func (rt *rootWatch) dispatch(batch []zk.Event, last *zk.Event) (end bool) {
 // routeLocked queues ev for pw when pw is watched through rt; events of
 // a path not watched (not found yet, or beyond MaxDepth) are dropped:
 // a path found later is listed after them.
-func (rt *rootWatch) routeLocked(pw *pathWatch, ev zk.Event, now time.Time) {
+func (rt *rootWatch) routeLocked(w *Watcher, pw *pathWatch, ev zk.Event, now time.Time) {
 	if pw == nil || pw.removed || pw.rootOf() != rt {
 		return
 	}
@@ -303,14 +332,13 @@ func (rt *rootWatch) routeLocked(pw *pathWatch, ev zk.Event, now time.Time) {
 		rt.events[pw] = evs
 	}
 	evs.evs = append(evs.evs, ev)
-	pw.w.held.received.Add(1)
+	w.held.received.Add(1)
 	rt.enqueueLocked(pw)
 }
 
 // worker takes paths from the queue and does their work until the root
 // is no longer watched.
-func (rt *rootWatch) worker() {
-	w := rt.pw.w
+func (rt *rootWatch) worker(w *Watcher) {
 	defer w.wg.Done()
 	for {
 		w.mu.Lock()
@@ -334,7 +362,7 @@ func (rt *rootWatch) worker() {
 		}
 		w.mu.Unlock()
 		if pw != nil {
-			rt.work(pw)
+			rt.work(w, pw)
 			continue
 		}
 		select {
@@ -347,8 +375,7 @@ func (rt *rootWatch) worker() {
 
 // work does what pw waits for: its listing first, then the events that
 // came, until none is left.
-func (rt *rootWatch) work(pw *pathWatch) {
-	w := pw.w
+func (rt *rootWatch) work(w *Watcher, pw *pathWatch) {
 	rp := pw.rp
 	for {
 		w.mu.Lock()
@@ -365,15 +392,20 @@ func (rt *rootWatch) work(pw *pathWatch) {
 		if !w.waitSynced(rt.ctx) {
 			continue
 		}
-		if relist && !rp.rw.read(rt.ctx, gen) {
-			if pw.noAuth {
-				pw.handOff()
+		if relist {
+			ok, found := rp.rw.read(rt.ctx, w, pw, gen)
+			rt.attach(w, found)
+			if !ok && pw.noAuth {
+				rt.handOff(w, pw)
 				continue
 			}
-			rt.retryLater(pw)
+			if !ok {
+				rt.retryLater(w, pw)
+			}
 		}
 		if evs != nil && pw.listed {
-			rp.rw.applyEvents(rt.ctx, evs.evs, gen, rp.rw.listed(), evs.at)
+			_, found := rp.rw.applyEvents(rt.ctx, w, pw, evs.evs, gen, rp.rw.listed(), evs.at)
+			rt.attach(w, found)
 		}
 		evs.appliedTo(w) // merged, or made moot by the listing
 	}
@@ -382,8 +414,7 @@ func (rt *rootWatch) work(pw *pathWatch) {
 // retryLater lists pw again after retryEvery, when its listing failed
 // (an error the path's state shows; a lost link re-reads everything when
 // it is back anyway).
-func (rt *rootWatch) retryLater(pw *pathWatch) {
-	w := pw.w
+func (rt *rootWatch) retryLater(w *Watcher, pw *pathWatch) {
 	time.AfterFunc(retryEvery, func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
@@ -394,17 +425,34 @@ func (rt *rootWatch) retryLater(pw *pathWatch) {
 	})
 }
 
+// handOff gives pw, which may not be listed (NoAuth: the server sends a
+// persistent watch no event of it either), a goroutine and children
+// watches of its own, which watch it for deletion with exists: rt lets
+// it go, counted out of its progress.
+func (rt *rootWatch) handOff(w *Watcher, pw *pathWatch) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if pw.removed || pw.rootOf() != rt {
+		return
+	}
+	rt.forgetLocked(pw)
+	pw.own = newOwnWatch(w.ctx) // before leaving: it records the children followed
+	pw.leaveRootLocked(w)
+	pw.via = nil
+	w.wg.Add(1)
+	go pw.run(w)
+}
+
 // tellProgress says, once a second while the root's first picture
 // fills in, how far discovery has come.
-func (rt *rootWatch) tellProgress() {
-	w := rt.pw.w
+func (rt *rootWatch) tellProgress(w *Watcher) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.pictured {
 		return
 	}
 	now := w.cfg.Now()
-	w.emitLocked(model.Change{At: now, Kind: model.ChangeDiscovering, Path: rt.pw.path, Discovery: rt.discoveryLocked(now)})
+	w.emitLocked(model.Change{At: now, Kind: model.ChangeDiscovering, Path: rt.pw.path, Discovery: rt.discoveryLocked(w, now)})
 }
 
 // forgetLocked counts pw, no longer watched through rt, out of its

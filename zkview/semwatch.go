@@ -111,7 +111,7 @@ func (s *semaphores) listingLocked(pw *pathWatch, kids []string) {
 				}
 				return
 			}
-			pw.ensureQueueLocked()
+			pw.ensureQueueLocked(w)
 			if !pw.explicit {
 				w.emitLocked(model.Change{At: now, Kind: model.ChangePathFound, Path: pw.path, Type: model.TypeSemaphore})
 			}
@@ -180,7 +180,7 @@ func (s *semaphores) holdAuxLocked(owner, a string) {
 		// to be this semaphore's part: it held no lock node then (else it
 		// would have a queue), so the part is known empty, not unread.
 		qm.Seen = seen
-		pa.setQueueLocked(qm)
+		pa.setQueueLocked(w, qm)
 	}
 }
 
@@ -193,8 +193,8 @@ func (s *semaphores) releaseAuxLocked(a string, now time.Time) {
 	switch {
 	case pa == nil, pa.explicit: // no model to drop, or the user's
 	case !pa.keep() && !pa.discover:
-		pa.setQueueLocked(nil) // no "vanished" event: it was never shown
-		pa.removeLocked(now)
+		pa.setQueueLocked(w, nil) // no "vanished" event: it was never shown
+		pa.removeLocked(w, now)
 	case pa.qm != nil && pa.qm.LockCount() > 0:
 		qm := pa.qm
 		if i, shown := slices.BinarySearch(w.sortedPaths, a); !shown {
@@ -204,7 +204,7 @@ func (s *semaphores) releaseAuxLocked(a string, now time.Time) {
 		qm.HasBuilt = false
 		qm.MarkDirty()
 	default:
-		pa.setQueueLocked(nil)
+		pa.setQueueLocked(w, nil)
 	}
 	delete(s.auxOf, a)
 	w.markDirtyLocked()
@@ -302,11 +302,11 @@ func (s *semaphores) fetchParts(ctx context.Context, pw *pathWatch, kids []strin
 		}
 	}
 	w.mu.Unlock()
-	if st == nil || st.kind != queue.SemKazoo || pw.absPath() == "/" {
+	if st == nil || st.kind != queue.SemKazoo || pw.absPath(w) == "/" {
 		return
 	}
-	got := pw.fetch(ctx, need)
-	data := pw.fetchOne(ctx, pw.path, path.Base(pw.absPath()))
+	got := pw.fetch(ctx, w, need)
+	data := pw.fetchOne(ctx, w, pw.path, path.Base(pw.absPath(w)))
 	if ctx.Err() != nil {
 		return
 	}

@@ -5,19 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/zklock/zklock/fourletter"
 	"github.com/zklock/zklock/lockops/ordering"
+	"github.com/zklock/zklock/memberview"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/zkview/queue"
 )
 
-// serverPoller polls the members' four-letter words for the Watcher w and
-// keeps w.sv, the server view, under w.mu.
+// serverPoller asks the members what they know (memberview: the
+// AdminServer or the four-letter words, whichever each allows) for the
+// Watcher w and keeps w.sv, the server view, under w.mu.
 type serverPoller struct {
-	w *Watcher
+	w      *Watcher
+	poller *memberview.Poller
 }
 
 // run polls at start, then every ServerViewEvery, or
@@ -26,6 +28,9 @@ type serverPoller struct {
 func (p *serverPoller) run() {
 	w := p.w
 	defer w.wg.Done()
+	p.poller = memberview.New(memberview.Config{Members: w.cfg.Members, AdminPorts: w.cfg.AdminPorts,
+		TLS: w.cfg.AdminTLS, Dial: w.s.DialMember, Own: p.ownRequest})
+	defer p.poller.Close()
 	t := time.NewTimer(w.cfg.ServerViewEvery)
 	defer t.Stop()
 	first := true
@@ -49,67 +54,50 @@ func (p *serverPoller) run() {
 	}
 }
 
+// ownRequest is the request on the Watcher's own session that ties the
+// members' clocks to ours (memberview.Config.Own).
+func (p *serverPoller) ownRequest(ctx context.Context) (int64, time.Time, time.Time, error) {
+	before := time.Now()
+	_, _, err := p.w.s.Exists(ctx, "/")
+	return p.w.s.ID(), before, time.Now(), err
+}
+
 // pollSpacing is how far apart polls go: every, or serverViewShare times
 // took, the slowest member's answer, when that is longer.
 func pollSpacing(every, took time.Duration) time.Duration {
 	return max(every, took*serverViewShare)
 }
 
-// memberReply is one member's answers.
-type memberReply struct {
-	addr       string
-	cons, wchc string
-	err        error
-	took       time.Duration // both answers, asked at once
-}
-
-// poll asks every member for `cons` and `wchc` at once, merges the
-// answers, and publishes them; took is the slowest member's answer.
+// poll asks every member at once, merges the answers, and publishes
+// them; took is the slowest member's answer.
 func (p *serverPoller) poll() (took time.Duration) {
 	w := p.w
 	start := w.cfg.Now()
 	ctx, cancel := context.WithTimeout(w.ctx, fourLetterTimeout)
 	defer cancel()
-	replies := make([]memberReply, len(w.cfg.Members))
-	var wg sync.WaitGroup
-	for i, addr := range w.cfg.Members {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := memberReply{addr: addr}
-			asked := time.Now()
-			defer func() { r.took = time.Since(asked); replies[i] = r }()
-			var cerr, werr error
-			var inner sync.WaitGroup
-			inner.Add(2)
-			// DialMember: a TLS member serves the words on its secure
-			// port too, inside TLS with the session's settings.
-			dial := fourletter.WithDial(w.s.DialMember)
-			go func() { defer inner.Done(); r.cons, cerr = fourletter.Ask(ctx, addr, "cons", dial) }()
-			go func() { defer inner.Done(); r.wchc, werr = fourletter.Ask(ctx, addr, "wchc", dial) }()
-			inner.Wait()
-			r.err = errors.Join(cerr, werr)
-		}()
-	}
-	wg.Wait()
-	for _, r := range replies {
-		if r.err == nil {
-			took = max(took, r.took)
+	v := p.poller.Poll(ctx)
+	for _, m := range v.Members {
+		if m.Answered() {
+			took = max(took, m.Took)
 		}
 	}
 	if w.ctx.Err() != nil {
 		return took
 	}
-	sv, note := mergeServerView(replies)
+	sv, note := serverViewOf(v)
 	sv.Start, sv.At = start, w.cfg.Now()
 	sv.Self = w.s.ID()
+	for s, h := range sv.Health {
+		h.At = sv.At
+		sv.Health[s] = h
+	}
 
 	w.mu.Lock()
 	defer w.kickPublish()
 	defer w.mu.Unlock()
 	wasOK := w.sv != nil && w.sv.OK
 	if note != w.svNote || sv.OK != wasOK {
-		w.emitLocked(model.Change{At: sv.At, Kind: model.ChangeServerView, Count: len(replies), Note: note})
+		w.emitLocked(model.Change{At: sv.At, Kind: model.ChangeServerView, Count: len(v.Members), Note: note})
 	}
 	p.narrateLinksLocked(w.sv, sv)
 	w.sv, w.svNote = sv, note
@@ -118,62 +106,61 @@ func (p *serverPoller) poll() (took time.Duration) {
 	return took
 }
 
-// mergeServerView merges the members' answers; note says what is missing
-// ("" when every member answered).
-func mergeServerView(replies []memberReply) (*queue.ServerView, string) {
+// serverViewOf is the server view of what the members told; note says
+// what is missing ("" when every member answered).
+func serverViewOf(v *memberview.View) (*queue.ServerView, string) {
 	sv := &queue.ServerView{
 		Clients:  map[int64]string{},
 		Known:    map[int64]bool{},
-		Watches:  map[int64]map[string]bool{},
-		Watchers: map[string][]int64{},
+		Watches:  v.Watches,
+		Watchers: v.Watchers,
+		Health:   map[int64]model.Health{},
+	}
+	for s, h := range v.Sessions {
+		sv.Clients[s], sv.Known[s] = h.Client, true
+		mh := model.Health{Member: h.Member, Timeout: h.Timeout, Expires: h.Expires}
+		if !h.Heard.Lo.IsZero() {
+			mh.Heard = h.Heard.Mid()
+		}
+		sv.Health[s] = mh
 	}
 	var refused, silent []string
 	answered := 0
-	for _, r := range replies {
+	for _, m := range v.Members {
 		switch {
-		case errors.Is(r.err, fourletter.ErrRefused):
-			refused = append(refused, r.addr)
-			continue
-		case r.err != nil:
-			silent = append(silent, r.addr)
-			continue
-		}
-		answered++
-		clients := fourletter.ParseCons(r.cons)
-		for s, c := range clients {
-			sv.Clients[s] = c
-			sv.Known[s] = true
-		}
-		for s, paths := range fourletter.ParseWchc(r.wchc) {
-			// A session is known where it is connected; a watch listed by
-			// a member it left a moment ago still counts as its watch.
-			m := sv.Watches[s]
-			if m == nil {
-				m = map[string]bool{}
-				sv.Watches[s] = m
-			}
-			for _, p := range paths {
-				if !m[p] {
-					m[p] = true
-					sv.Watchers[p] = append(sv.Watchers[p], s)
-				}
-			}
+		case m.Answered():
+			answered++
+		case refusedByWhitelist(m):
+			refused = append(refused, m.Addr)
+		default:
+			silent = append(silent, m.Addr)
 		}
 	}
 	sv.OK = answered > 0 && len(refused) == 0
 	var notes []string
 	if len(refused) > 0 {
-		notes = append(notes, fmt.Sprintf("four-letter words cons/wchc are not allowed on %s (4lw.commands.whitelist): links are inferred, not verified",
+		notes = append(notes, fmt.Sprintf("four-letter words cons/wchc are not allowed on %s (4lw.commands.whitelist) and no AdminServer answered (--admin-port): links are inferred, not verified (zklock doctor says how to fix it)",
 			model.SanitizeString(strings.Join(refused, ", "), 200)))
 	}
 	if len(silent) > 0 {
 		notes = append(notes, fmt.Sprintf("no answer from %s: sessions connected there are not judged",
 			model.SanitizeString(strings.Join(silent, ", "), 200)))
 	}
-	if answered == 0 && len(refused) == 0 && len(silent) == 0 {
+	if len(v.Members) == 0 {
 		notes = append(notes, "no member to ask")
 	}
 	return sv, strings.Join(notes, "; ")
+}
+
+// refusedByWhitelist reports whether a member that told nothing refused
+// the four-letter words (it is up, but allows neither source).
+func refusedByWhitelist(m memberview.MemberReport) bool {
+	for _, r := range m.Refused {
+		if errors.Is(r.Err, fourletter.ErrRefused) {
+			return true
+		}
+	}
+	return false
 }
 
 // narrateLinksLocked tells, for the demo, which waits the servers newly

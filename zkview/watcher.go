@@ -315,7 +315,20 @@ func Load(ctx context.Context, s *lockops.Session, cfg Options) (*model.Snapshot
 	if w.overlay != nil {
 		w.overlay.ReadOnce(ctx)
 	}
-	return w.Snapshot(), nil
+	return proveCycles(w.Snapshot()), nil
+}
+
+// proveCycles is snap with its young cycles dated by what the read
+// proves (sessions.ProveCycles: its parents' pzxid): a cycle that has
+// stood long enough is a deadlock at once, without a second read.
+func proveCycles(snap *model.Snapshot) *model.Snapshot {
+	proven := sessions.ProveCycles(snap)
+	if len(proven) == 0 || &proven[0] == &snap.Deadlocks[0] {
+		return snap
+	}
+	c := *snap
+	c.Deadlocks = proven
+	return &c
 }
 
 // kickPublish tells the pump that something changed.
@@ -520,7 +533,10 @@ func connLoss(err error) bool {
 }
 
 // addPathLocked starts watching p, or adds reasons to an existing watch.
-func (w *Watcher) addPathLocked(p string, f pathFlags) {
+// A new path found below a root watched whole (f.via) is returned,
+// registered and not queued yet: the root's worker that found it queues
+// it (foundPaths); nil otherwise.
+func (w *Watcher) addPathLocked(p string, f pathFlags) *rootedPath {
 	if pw, ok := w.paths[p]; ok {
 		if f.discover && (!pw.discover || f.depth < pw.depth) {
 			pw.depth = f.depth
@@ -529,32 +545,30 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 		pw.root = pw.root || f.root
 		pw.discover = pw.discover || f.discover
 		if pw.explicit {
-			pw.ensureQueueLocked()
+			pw.ensureQueueLocked(w)
 		}
-		return
+		return nil
 	}
 	if w.ctx.Err() != nil {
-		return
+		return nil
 	}
 	if f.via != nil && !f.keep() {
 		// Found below a root watched whole: its root's watch and workers
 		// follow it (rootwatch.go), and it shares the root's context.
-		rp := &rootedPath{pw: pathWatch{w: w, path: p, pathFlags: f}}
-		pw := &rp.pw
-		w.paths[p] = pw
+		rp := &rootedPath{pw: pathWatch{path: p, pathFlags: f}}
+		w.paths[p] = &rp.pw
 		w.discovered++
 		w.initPending++
-		f.via.attachLocked(pw, &rp.rp)
-		return
+		return rp
 	}
 	f.via = nil
-	pw := &pathWatch{w: w, path: p, pathFlags: f, own: newOwnWatch(w.ctx)}
+	pw := &pathWatch{path: p, pathFlags: f, own: newOwnWatch(w.ctx)}
 	w.paths[p] = pw
 	if !f.keep() {
 		w.discovered++
 	}
 	if f.explicit {
-		pw.ensureQueueLocked()
+		pw.ensureQueueLocked(w)
 	}
 	w.initPending++
 	w.wg.Add(1)
@@ -564,9 +578,10 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) {
 			w.readers++
 			go readUnread(w)
 		}
-		return
+		return nil
 	}
-	go pw.run()
+	go pw.run(w)
+	return nil
 }
 
 // fallBack switches the Watcher to children watches for good.

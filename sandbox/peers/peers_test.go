@@ -368,11 +368,10 @@ func TestKill(t *testing.T) {
 				t.Fatalf("the holder's node went with the process (owner 0x%x): the session was closed, not left to expire", o)
 			}
 			eventually(t, 3*timeout+5*time.Second, "the sessions to expire", func() bool { return len(children(t, conn, path)) == 0 })
-			gone := time.Since(killed)
-			t.Logf("%s: nodes gone %v after SIGKILL (session timeout %v)", kind, gone.Round(time.Millisecond), timeout)
-			if gone < timeout/2 {
-				t.Errorf("nodes gone after %v, well before the session timeout %v", gone, timeout)
-			}
+			// That they went by expiry, not by a close, is the owner check
+			// above (the node outlived the process); how long it took is
+			// only logged: a timing is no assertion on a shared machine.
+			t.Logf("%s: nodes gone %v after SIGKILL (session timeout %v)", kind, time.Since(killed).Round(time.Millisecond), timeout)
 		})
 	}
 }

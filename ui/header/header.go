@@ -62,7 +62,7 @@ func View(st *themes.Styles, title, identity string, snap *model.Snapshot, zxid 
 		ensP.text = ""
 	}
 	sessP := headerPart{text: "session " + draw.Session(conn.SessionID), style: st.Header}
-	watchP := headerPart{text: "watches inferred (4lw off)", style: st.Header, right: true}
+	watchP := headerPart{text: "watches inferred (no 4lw, no AdminServer)", style: st.Header, right: true}
 	if snap == nil || !snap.ServerView && (snap.Unread > 0 || len(snap.Discovery) > 0) {
 		// The first picture is still filling in: the servers may not
 		// have been asked yet, so nothing is said of them.

@@ -89,7 +89,7 @@ func Narrate(ev model.Change, before, after *model.Snapshot) string {
 				}
 			}
 		}
-		s := me + " was deleted (released, or its session ended)"
+		s := me + " was deleted (" + ev.GoneWords() + ")"
 		if len(watchers) == 0 {
 			return s + "; nobody was watching it."
 		}

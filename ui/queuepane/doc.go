@@ -18,6 +18,8 @@
 //   - nodeindex.go: a queue's nodes by name, for the selection kept
 //     across snapshots.
 //   - names.go: a lock node's sequence and short name.
+//   - health.go: silentHolder, which holders get the "silent 14s ·
+//     expires ≤16s" line.
 //
 // Every name, datum and error from ZooKeeper is drawn through
 // draw.Clean. queuepane imports draw and eventlog's NodeRefs, never the

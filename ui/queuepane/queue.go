@@ -239,7 +239,7 @@ func (p *Pane) isOwn(n *model.Node) bool {
 // the queue about holding, and the own node get a second line.
 func (p *Pane) nodeLines(i int) int {
 	n := p.q.Nodes.At(i)
-	if n.Role == ordering.RoleWaiting || n.Believes != n.Role || p.isOwn(n) {
+	if n.Role == ordering.RoleWaiting || n.Believes != n.Role || p.isOwn(n) || silentHolder(n) {
 		return 2
 	}
 	return 1
@@ -439,8 +439,10 @@ func (p *Pane) chain(st *themes.Styles, n *model.Node, i int, now time.Time, w i
 	switch {
 	case n.Believes == ordering.RoleHolder && n.Role != ordering.RoleHolder:
 		draw.Paint(&b, st.Danger, "└─ ‼ believes it HOLDS too (its "+n.Recipe.String()+" recipe sees no node before it)")
+	case silentHolder(n):
+		draw.Paint(&b, st.Danger, "└─ ⏸ "+n.Health().Text(now)+" (its client is paused or hung)")
 	case n.Believes == ordering.RoleHolder, n.Role == ordering.RoleHolder && n.Watches() == "":
-		// A holder: only the own node gets a second line. (First by
+		// A holder: only the own or a silent node gets a second line. (First by
 		// sequence but waiting by its own recipe, as Kazoo 2.8's read lock
 		// behind a later writer, is a waiter: its watch is drawn below.)
 	case n.Watches() == "":

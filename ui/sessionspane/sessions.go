@@ -393,6 +393,9 @@ func (p *Pane) detail(st *themes.Styles, w int, now time.Time) (string, []string
 		client = "client unknown (the servers do not tell)"
 	}
 	add(st.Text, "client "+client)
+	if text := s.Health.Text(now); s.Health.SilentTooLong(s.Health.At) && text != "" {
+		add(st.Danger, text+" on "+draw.Clean(s.Health.Member, 40))
+	}
 	for _, h := range s.Holds {
 		add(st.Holder, "holds "+draw.CleanLeft(h.Path, 40)+" "+draw.NodeRef(h.Node)+" since "+draw.Clock(h.Since)+" ("+draw.Since(now, h.Since)+")")
 	}

@@ -424,8 +424,11 @@ func systemNodes(q model.Queue, sr *sysRec) (model.Nodes, []string) {
 	other := slices.Clone(q.Other())
 	for k, p := range sr.rec.Participants {
 		i, ok := at[p.Path]
-		if !ok && p.Path == q.Path && q.Nodes.Len() == 1 {
-			i, ok = 0, true // the watched path is the lone node itself
+		if !ok && p.Path == q.Path {
+			i, ok = selfNode(q) // the watched path is the lone node itself
+			if !ok && q.Nodes.Len() == 1 {
+				i, ok = 0, true
+			}
 		}
 		if !ok || used[i] {
 			nodes = append(nodes, sr.nodes[k])
@@ -457,6 +460,19 @@ func systemNodes(q model.Queue, sr *sysRec) (model.Nodes, []string) {
 		}
 	}
 	return model.NodesOf(nodes...), other
+}
+
+// selfNode is the index of q's node that is the watched path itself: a
+// plain ephemeral lock read by its own path names its node after the
+// path's last element, beside the sessions watching it (nodes with no
+// name). false when q has none.
+func selfNode(q model.Queue) (int, bool) {
+	for i, n := range q.Nodes.All() {
+		if n.Name != "" && n.Name == path.Base(q.Path) && n.Parent() == "" && n.Recipe == ordering.RecipeEphemeral {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // nodePath is n's full path in the queue at qpath.

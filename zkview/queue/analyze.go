@@ -22,6 +22,7 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 		Err:      qm.errText(),
 		Other:    slices.Clone(order.Other),
 		Handoffs: slices.Clone(qm.handoffList()),
+		Pzxid:    qm.Pzxid(),
 	})
 	q.SetListedAt(fromUnixNano(qm.listedAt))
 	aq := believed(qm, order, sv)
@@ -56,6 +57,9 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 		q.AddWarnings(model.Warning{Code: model.WarnMissingWatch, Nodes: missing,
 			Message: fmt.Sprintf("%d waiting nodes have no server watch on the node their recipe waits on (they will never wake): %s",
 				len(missing), listNames(missing, ", ", 3))})
+	}
+	if w, ok := silentHolders(nodes, sv); ok {
+		q.AddWarnings(w)
 	}
 	if sv != nil {
 		if herd, msg := herds(qm, aq, sv, nodes); herd != nil {
@@ -101,6 +105,7 @@ func nodeOf(qm *Model, e ordering.Entry, r *Record, sv *ServerView) model.Node {
 		n.Link = judgeLink(qm, e, r, sv)
 		if sv != nil {
 			n.SetClient(sv.Clients[r.Session])
+			n.SetHealth(sv.Health[r.Session])
 		}
 	}
 	return n
@@ -196,9 +201,13 @@ func listNames(names []string, sep string, max int) string {
 // judgeLink says what the servers confirm about e's wait: its session
 // must hold a data watch on the node its recipe waits on (or on its
 // sequence-order predecessor, which wakes it as well). Missing is only
-// said when the servers know the session, the queue was quiet and the
-// watch target unchanged for missingGrace before the poll began (a client
-// needs a few round trips to set a new watch).
+// said when the servers know the session (its member answered), and
+// either in one read, for a node older than missingGrace that its session
+// has never been seen to watch for (a client needs a few round trips to
+// set its first watch; one whose watch fired re-arms within as many), or
+// when the queue was quiet and the watch target unchanged for
+// missingGrace before the poll began. It notes on r that a wait was seen
+// verified.
 func judgeLink(qm *Model, e ordering.Entry, r *Record, sv *ServerView) model.LinkStatus {
 	if e.Believes == ordering.RoleHolder || e.Watches == "" {
 		return model.LinkNone
@@ -208,13 +217,44 @@ func judgeLink(qm *Model, e ordering.Entry, r *Record, sv *ServerView) model.Lin
 	}
 	mine := sv.Watches[r.Session]
 	if mine[model.ChildPath(qm.Abs(), e.Watches)] || (e.Predecessor != "" && mine[model.ChildPath(qm.Abs(), e.Predecessor)]) {
+		r.verified = true
 		return model.LinkVerified
 	}
 	settledBy := sv.Start.Add(-missingGrace)
-	if r.watchesSince < settledBy.UnixNano() && qm.EventAt().Before(settledBy) {
+	old := r.CtimeMs != 0 && r.CtimeMs < settledBy.UnixMilli()
+	switch {
+	case old && !r.verified:
+		return model.LinkMissing // never watched: one read tells
+	case old && r.watchesSince < settledBy.UnixNano():
+		return model.LinkMissing // was watched, and has not re-armed since its target changed
+	case r.watchesSince < settledBy.UnixNano() && qm.EventAt().Before(settledBy):
 		return model.LinkMissing
 	}
 	return model.LinkInferred
+}
+
+// silentHolders is the silent-holder warning: holders whose member has
+// not heard their session for more than half its timeout at the poll.
+func silentHolders(nodes []model.Node, sv *ServerView) (model.Warning, bool) {
+	if sv == nil {
+		return model.Warning{}, false
+	}
+	var names, parts []string
+	for i := range nodes {
+		n := &nodes[i]
+		h := n.Health()
+		if (n.Role != ordering.RoleHolder && n.Believes != ordering.RoleHolder) || !h.SilentTooLong(sv.At) {
+			continue
+		}
+		names = append(names, n.Name)
+		parts = append(parts, fmt.Sprintf("%s (session %s on %s, timeout %s): %s", model.ShortName(n.Name),
+			fmt.Sprintf("0x%x", n.Session), model.SanitizeString(h.Member, 0), h.Timeout, h.Text(sv.At)))
+	}
+	if names == nil {
+		return model.Warning{}, false
+	}
+	return model.Warning{Code: model.WarnSilentHolder, Nodes: names,
+		Message: "a holder's client has gone silent (paused or hung, still holding until its session expires): " + strings.Join(parts, "; ")}, true
 }
 
 // herds finds nodes watched by more sessions than the recipes present

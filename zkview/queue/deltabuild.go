@@ -39,6 +39,7 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 	}.WithRare(model.QueueRare{
 		Err:      qm.errText(),
 		Handoffs: slices.Clone(qm.handoffList()),
+		Pzxid:    qm.Pzxid(),
 	})
 	q.SetListedAt(fromUnixNano(qm.listedAt))
 	fresh := func(e *ordering.Entry) (model.Node, bool) {

@@ -5,12 +5,12 @@
 // and wait times, handoffs, depth, and the events that tell them), and
 // the immutable model.Queue built from it (Build: the links judged with
 // the servers' watches when they tell, split-holders, mixed-recipes,
-// missing-watch, herd, deadlock, stale; BuildChanged: the same Queue
+// missing-watch, herd, deadlock, stale, silent-holder; BuildChanged: the same Queue
 // from the last one when only changes separate them).
 //
 // It holds no connection and starts no goroutine: zkview reads
 // ZooKeeper and hands this package what it read (Fetched nodes, a
-// ServerView of the four-letter words), under the Watcher's lock. That
+// ServerView of what the members told), under the Watcher's lock. That
 // cut is why it exists: how a queue is read and judged can be changed
 // and tested without a server, and zkview is left with following
 // ZooKeeper. It imports model and lockops/ordering (the one ordering function);
@@ -36,7 +36,8 @@
 //     changes separate them: the chunks of untouched nodes shared, the
 //     others made again (model.MergeChanged).
 //   - analyze.go: building a Queue (links, split-holders, mixed-recipes,
-//     missing-watch, herd, deadlock, stale).
+//     missing-watch, herd, deadlock, stale, silent-holder; each node's
+//     Health).
 //   - election.go: which parents are leader elections (LeaderLatch
 //     nodes, or the config's names).
 //   - ephemeral.go: the plain ephemeral-node lock (one ephemeral node,
@@ -47,7 +48,7 @@
 //     Semaphore) on the wire, ComposeSemaphore making one Queue of a
 //     semaphore's leases and admission lock (limit, over-limit), and the
 //     events of its changes.
-//   - serverviewdata.go: ServerView, one poll of every member's `cons`
-//     and `wchc`, merged.
+//   - serverviewdata.go: ServerView, one poll of what every member
+//     knows (memberview), merged: clients, watches, sessions' Health.
 //   - queuebounds.go: the bounds of a queue's history.
 package queue

@@ -341,13 +341,24 @@ func (q *Model) departure(d ordering.Entry, wakers []string, at time.Time) model
 		// (both read "0µs").
 		lasted := max(at.Sub(r.Since()), time.Nanosecond)
 		if d.Role == ordering.RoleHolder {
-			c.Held, c.HeldAtLeast = lasted, !r.exact
+			c.Held = lasted
+			if !r.exact {
+				c.HeldBound = model.BoundLatest
+			}
 		} else {
 			c.Waited = lasted
 		}
 	}
 	if d.Role == ordering.RoleHolder {
 		c.Kind = model.ChangeReleased
+	}
+	if d.Role != ordering.RoleHolder && d.Believes == ordering.RoleHolder {
+		// A split holder: by its own recipe it held, and let go. It
+		// cannot have believed so before its creation: held at most since.
+		c.Kind = model.ChangeReleased
+		if r, ok := q.Nodes.Get(d.Name); ok && r.CtimeMs > 0 {
+			c.Held, c.HeldBound = max(at.Sub(r.Ctime()), time.Nanosecond), model.BoundEarliest
+		}
 	}
 	return c
 }

@@ -108,6 +108,7 @@ type modelRare struct {
 	removed  []string  // nodes applyChange removed since the last build
 	lone     *LoneNode // the last listing's plain ephemeral lock node (ephemeral.go)
 	eventAt  int64     // EventAt, Unix nanoseconds: a quiet parent has none
+	pzxid    int64     // the last listing's pzxid, kept by a one-off read (SetPzxid)
 }
 
 // more is q's rare part, made when first needed.
@@ -173,6 +174,24 @@ func (q *Model) Removed() []string {
 func (q *Model) ResetChanges() {
 	if q.rare != nil {
 		q.rare.changed, q.rare.removed = q.rare.changed[:0], q.rare.removed[:0]
+	}
+}
+
+// Pzxid is the parent's pzxid as the last listing read it, when kept
+// (SetPzxid), else 0.
+func (q *Model) Pzxid() int64 {
+	if q.rare == nil {
+		return 0
+	}
+	return q.rare.pzxid
+}
+
+// SetPzxid keeps the parent's pzxid as a listing read it: a one-off
+// read's cycles are dated by it (sessions.ProveCycles). A Watcher that
+// stays does not keep it: it dates cycles by watching them.
+func (q *Model) SetPzxid(z int64) {
+	if z != 0 || q.rare != nil {
+		q.more().pzxid = z
 	}
 }
 

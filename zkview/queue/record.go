@@ -44,6 +44,10 @@ type Record struct {
 	// dataSet: the node has data, if empty (a null Data is nil in the
 	// published Node, an empty one empty: the two encode apart).
 	dataSet bool
+	// verified: the servers showed its wait's watch once. Such a waiter,
+	// found without one just after its target changed, is re-arming, not
+	// stuck (judgeLink).
+	verified bool
 	// since is when the node took its role (the published Node's Since),
 	// Unix nanoseconds (0: not yet): a time would take the Record to 112
 	// bytes (setSince, Since).

@@ -394,7 +394,9 @@ func limitWords(src string) string {
 
 // SemaphoreChanges tells what changed between two builds of a semaphore,
 // in the order it happened: leases returned, then leases taken and
-// leases that wait. old is nil for the first build.
+// leases that wait, each with the holders as they were right after it
+// (a return then a take read "2/3", then "3/3", not "3/3" twice). old is
+// nil for the first build.
 func SemaphoreChanges(old *model.Queue, cur model.Queue, at time.Time) []model.Change {
 	if cur.State != model.PathPresent {
 		return nil
@@ -422,7 +424,9 @@ func SemaphoreChanges(old *model.Queue, cur model.Queue, at time.Time) []model.C
 		}
 	}
 	// The leases returned first: a return is what lets a waiting lease
-	// hold, or the next contender in.
+	// hold, or the next contender in. Each change carries the holders
+	// counted from old's, step by step.
+	held, _ := old.LeaseCounts()
 	var cs []model.Change
 	for _, n := range old.Nodes.All() {
 		if n.Lease && !now[n.Name] {
@@ -430,7 +434,9 @@ func SemaphoreChanges(old *model.Queue, cur model.Queue, at time.Time) []model.C
 			c.Kind, c.Node = model.ChangeGaveUp, *n
 			if n.Role == ordering.RoleHolder {
 				c.Kind = model.ChangeReleased
+				held--
 			}
+			c.Holders = held
 			cs = append(cs, c)
 		}
 	}
@@ -443,10 +449,11 @@ func SemaphoreChanges(old *model.Queue, cur model.Queue, at time.Time) []model.C
 		c.Node = *n
 		switch {
 		case n.Role == ordering.RoleHolder && (!existed || prev.Role != ordering.RoleHolder):
-			c.Kind = model.ChangeAcquired
+			held++
+			c.Kind, c.Holders = model.ChangeAcquired, held
 			cs = append(cs, c)
 		case n.Role == ordering.RoleWaiting && !existed:
-			c.Kind = model.ChangeJoined
+			c.Kind, c.Holders = model.ChangeJoined, held
 			cs = append(cs, c)
 		}
 	}

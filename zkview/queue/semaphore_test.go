@@ -326,9 +326,25 @@ func TestSemaphoreChanges(t *testing.T) {
 	for _, e := range evs {
 		texts = append(texts, e.Kind.LogWord()+" "+e.Text())
 	}
-	// The return first: it is what let the next lease in.
-	want := []string{"deleted lease " + k1.Name + " returned (held 59.0s): holders 1/2", "handoff lease " + k2.Name + " taken by 0xb: holders 1/2"}
+	// The return first: it is what let the next lease in. Each tells the
+	// holders right after it: none once k1 returned, one once k2 took.
+	want := []string{"deleted lease " + k1.Name + " returned (held 59.0s): holders 0/2", "handoff lease " + k2.Name + " taken by 0xb: holders 1/2"}
 	if !slices.Equal(texts, want) {
 		t.Errorf("events\n got %q\nwant %q", texts, want)
+	}
+	// A full semaphore of 3 (the issue's): a lease returned and another
+	// taken in one build read "2/3" then "3/3", never "3/3" twice.
+	build3 := func(leases ...model.Node) model.Queue {
+		res := ComposeSemaphore(SemParts{Path: "/s", Kind: SemKazoo, Leases: leases, ParentData: []byte("3")})
+		return model.Queue{Path: "/s", State: model.PathPresent, Type: model.TypeSemaphore, Nodes: model.NodesOf(res.Nodes...)}.WithRare(model.QueueRare{Limit: res.Limit, LimitSource: res.LimitSource})
+	}
+	k3, k4 := kLease(3, 0xc), kLease(4, 0xd)
+	old = build3(k1, k2, k3)
+	texts = texts[:0]
+	for _, e := range SemaphoreChanges(&old, build3(k2, k3, k4), at) {
+		texts = append(texts, e.Kind.String()+" "+model.LimitText(e.Holders, e.Limit))
+	}
+	if want := []string{"released 2/3", "acquired 3/3"}; !slices.Equal(texts, want) {
+		t.Errorf("a return and a take in one build: %q, want %q", texts, want)
 	}
 }

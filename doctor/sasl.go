@@ -1,4 +1,4 @@
-package cmd
+package doctor
 
 // doctor's SASL lines: the mechanism and identity used, and each
 // member's answer to the exchange.
@@ -9,23 +9,24 @@ import (
 	"io"
 
 	"github.com/zklock/zklock/config"
+	"github.com/zklock/zklock/ensemble"
 	"github.com/zklock/zklock/sasl"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
-// doctorSASL is the SASL setting doctor used (null in JSON: none).
-type doctorSASL struct {
+// SASL is the SASL setting doctor used (null in JSON: none).
+type SASL struct {
 	Mechanism string `json:"mechanism"`
 	Identity  string `json:"identity"` // the DIGEST-MD5 user or the Kerberos principal
 	Source    string `json:"source"`   // "flags" or the JAAS file
 }
 
 // newDoctorSASL reports s's SASL setting, nil without SASL.
-func newDoctorSASL(s *config.Settings) *doctorSASL {
+func newDoctorSASL(s *config.Settings) *SASL {
 	if s.SASL == nil {
 		return nil
 	}
-	return &doctorSASL{Mechanism: s.SASL.Mechanism, Identity: s.SASL.Identity(), Source: s.SASL.Source}
+	return &SASL{Mechanism: s.SASL.Mechanism, Identity: s.SASL.Identity(), Source: s.SASL.Source}
 }
 
 // saslAnswer is a member's answer to the SASL exchange, given the
@@ -38,7 +39,7 @@ func saslAnswer(s *config.Settings, err error) string {
 	case err == nil && s.SASL != nil:
 		return "accepted"
 	case err != nil && (errors.As(err, &se) || errors.Is(err, zk.ErrSASLRequired)):
-		return "refused: " + saslHint(err).Error()
+		return "refused: " + ensemble.SASLHint(err).Error()
 	}
 	return ""
 }
@@ -56,7 +57,7 @@ func saslAskedFor(s *config.Settings, server string) string {
 }
 
 // writeSASLLine prints a member's SASL answer under its session line.
-func writeSASLLine(w io.Writer, r *doctorReport, m *doctorMember) {
+func writeSASLLine(w io.Writer, r *Report, m *Member) {
 	if m.SASL == "" {
 		return
 	}

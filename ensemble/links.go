@@ -1,4 +1,4 @@
-package cmd
+package ensemble
 
 // One line for each way a link to a server can fail for good: which
 // server, what is wrong, and what to change.
@@ -19,16 +19,16 @@ import (
 
 // linkFailure is a connect that failed for good: msg is the line the
 // operator reads; err keeps the chain for errors.As.
-type linkFailure struct {
+type LinkFailure struct {
 	msg string
 	err error
 }
 
-func (e *linkFailure) Error() string { return e.msg }
-func (e *linkFailure) Unwrap() error { return e.err }
+func (e *LinkFailure) Error() string { return e.msg }
+func (e *LinkFailure) Unwrap() error { return e.err }
 
 // linkErrors collects the *lockops.LinkError in err's tree, in order.
-func linkErrors(err error) []*lockops.LinkError {
+func LinkErrors(err error) []*lockops.LinkError {
 	var out []*lockops.LinkError
 	var walk func(error)
 	walk = func(e error) {
@@ -53,7 +53,7 @@ func linkErrors(err error) []*lockops.LinkError {
 
 // linkMessage is one line for failures that stop the connect: servers
 // with the same problem share a clause.
-func linkMessage(s *config.Settings, les []*lockops.LinkError) string {
+func LinkMessage(s *config.Settings, les []*lockops.LinkError) string {
 	type group struct {
 		first   *lockops.LinkError
 		servers []string
@@ -98,7 +98,7 @@ func problemLine(s *config.Settings, servers string, le *lockops.LinkError) stri
 		return fmt.Sprintf("TLS: the certificate of %s has expired: renew it on the server (its ssl.keyStore)", servers)
 	case lockops.LinkUnknownAuthority:
 		issuer := "an unknown CA"
-		if c := serverCert(le); c != nil {
+		if c := ServerCert(le); c != nil {
 			issuer = fmt.Sprintf("%q", c.Issuer.String())
 		}
 		trusted := "the system's CAs"
@@ -110,15 +110,15 @@ func problemLine(s *config.Settings, servers string, le *lockops.LinkError) stri
 	case lockops.LinkNameMismatch:
 		return nameMismatchLine(s, servers, le)
 	case lockops.LinkCertInvalid:
-		return fmt.Sprintf("TLS: the certificate of %s is not valid (%s): fix it on the server", servers, errText(le.Err))
+		return fmt.Sprintf("TLS: the certificate of %s is not valid (%s): fix it on the server", servers, ErrText(le.Err))
 	case lockops.LinkClientCertRefused:
 		if s.TLS == nil || len(s.TLS.Config.Certificates) == 0 {
-			return fmt.Sprintf("TLS: %s %s a client certificate (%s): give --tls-cert and --tls-key", servers, verb("requires", "require"), errText(le.Err))
+			return fmt.Sprintf("TLS: %s %s a client certificate (%s): give --tls-cert and --tls-key", servers, verb("requires", "require"), ErrText(le.Err))
 		}
 		return fmt.Sprintf("TLS: %s refused the client certificate %s (%s): give one signed by a CA in the server's ssl.trustStore (--tls-cert, --tls-key)",
-			servers, s.TLS.Cert, errText(le.Err))
+			servers, s.TLS.Cert, ErrText(le.Err))
 	case lockops.LinkTLSRefused:
-		return fmt.Sprintf("TLS: %s refused the handshake (%s): the server's ssl.protocol or ssl.ciphersuites do not match this client's (TLS 1.2+)", servers, errText(le.Err))
+		return fmt.Sprintf("TLS: %s refused the handshake (%s): the server's ssl.protocol or ssl.ciphersuites do not match this client's (TLS 1.2+)", servers, ErrText(le.Err))
 	case lockops.LinkNotTLS:
 		return fmt.Sprintf("%s %s plain ZooKeeper, not TLS: give the secureClientPort, or drop the --tls flags (or the context's tls: block)", servers, verb("speaks", "speak"))
 	case lockops.LinkRefused:
@@ -128,7 +128,7 @@ func problemLine(s *config.Settings, servers string, le *lockops.LinkError) stri
 	case lockops.LinkRequiresTLS:
 		return fmt.Sprintf("%s closed the connection before answering: the server may require TLS (that port answers a TLS handshake): give --tls-ca CA (and --tls-cert, --tls-key if it asks for a client certificate), or a context with a tls: block", servers)
 	}
-	return fmt.Sprintf("%s: %s (%s)", servers, le.Problem, errText(le.Err))
+	return fmt.Sprintf("%s: %s (%s)", servers, le.Problem, ErrText(le.Err))
 }
 
 // nameMismatchLine says which names the server's certificate has and
@@ -137,8 +137,8 @@ func problemLine(s *config.Settings, servers string, le *lockops.LinkError) stri
 // name set is what is wrong).
 func nameMismatchLine(s *config.Settings, servers string, le *lockops.LinkError) string {
 	names := "no name at all"
-	c := serverCert(le)
-	if n := certNames(c); len(n) > 0 {
+	c := ServerCert(le)
+	if n := CertNames(c); len(n) > 0 {
 		names = strings.Join(n, ", ")
 	}
 	if s.TLS == nil || s.TLS.ServerName == "" {
@@ -157,7 +157,7 @@ func nameMismatchLine(s *config.Settings, servers string, le *lockops.LinkError)
 // first of the chain it sent), when the handshake got that far. le.Cert is
 // where verification stopped instead: for an unknown authority, the end
 // of the chain, which is the server's CA when the server sends it.
-func serverCert(le *lockops.LinkError) *x509.Certificate {
+func ServerCert(le *lockops.LinkError) *x509.Certificate {
 	var cve *tls.CertificateVerificationError
 	if errors.As(le.Err, &cve) && len(cve.UnverifiedCertificates) > 0 {
 		return cve.UnverifiedCertificates[0]
@@ -166,7 +166,7 @@ func serverCert(le *lockops.LinkError) *x509.Certificate {
 }
 
 // certNames are the DNS names and IP addresses c is valid for.
-func certNames(c *x509.Certificate) []string {
+func CertNames(c *x509.Certificate) []string {
 	if c == nil {
 		return nil
 	}
@@ -179,12 +179,12 @@ func certNames(c *x509.Certificate) []string {
 
 // linkHints adds, to an unreachable ensemble's line, what the last
 // attempts met where it says more than "unreachable".
-func linkHints(s *config.Settings, err error) string {
+func LinkHints(s *config.Settings, err error) string {
 	var parts []string
-	for _, le := range linkErrors(err) {
+	for _, le := range LinkErrors(err) {
 		switch le.Problem {
 		case lockops.LinkHandshakeFailed:
-			parts = append(parts, fmt.Sprintf("the TLS handshake with %s failed (%s): is it the secureClientPort?", le.Server, errText(le.Err)))
+			parts = append(parts, fmt.Sprintf("the TLS handshake with %s failed (%s): is it the secureClientPort?", le.Server, ErrText(le.Err)))
 		case lockops.LinkDropped:
 			if s.TLS == nil {
 				parts = append(parts, fmt.Sprintf("%s closed the connection before answering: the server may require TLS, or is not serving", le.Server))
@@ -206,7 +206,7 @@ func linkHints(s *config.Settings, err error) string {
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
 
 // errText is an error on one line, without lockops' prefix.
-func errText(err error) string {
+func ErrText(err error) string {
 	if err == nil {
 		return "no detail"
 	}

@@ -1,4 +1,4 @@
-package cmd
+package ensemble
 
 // One line for each way SASL authentication fails: who refused, why, and
 // what to change.
@@ -6,10 +6,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
-
-	"github.com/spf13/pflag"
 
 	"github.com/zklock/zklock/config"
 	"github.com/zklock/zklock/sasl"
@@ -17,17 +14,17 @@ import (
 )
 
 // saslFailure is a SASL failure reworded; err keeps the chain.
-type saslFailure struct {
+type SASLFailure struct {
 	msg string
 	err error
 }
 
-func (e *saslFailure) Error() string { return e.msg }
-func (e *saslFailure) Unwrap() error { return e.err }
+func (e *SASLFailure) Error() string { return e.msg }
+func (e *SASLFailure) Unwrap() error { return e.err }
 
 // saslHint rewords err when it is a SASL failure, and returns it unchanged
 // otherwise.
-func saslHint(err error) error {
+func SASLHint(err error) error {
 	var se *zk.SASLError
 	if !errors.As(err, &se) {
 		// The refused request itself; zkview keeps a path's error as text,
@@ -57,7 +54,7 @@ func saslHint(err error) error {
 	default:
 		msg = fmt.Sprintf("SASL %s with %s failed: %v", se.Mechanism, se.Server, se.Err)
 	}
-	return &saslFailure{msg: msg, err: err}
+	return &SASLFailure{msg: msg, err: err}
 }
 
 // gssapiHint is the one line for a failed Kerberos exchange: the cause
@@ -87,39 +84,9 @@ func gssapiHint(se *zk.SASLError) string {
 	return fmt.Sprintf("SASL GSSAPI with %s: %v: %s", se.Server, se.Err, fix)
 }
 
-// registerSASLFlags binds the --sasl* flags (PRODUCT.md, "SASL and
-// Kerberos"). There is no password flag: argv is visible to every user
-// of the machine.
-func registerSASLFlags(f *pflag.FlagSet, g *config.Flags) {
-	f.StringVar(&g.SASL, "sasl", "", "authenticate by SASL: DIGEST-MD5 or GSSAPI (Kerberos)")
-	f.StringVar(&g.SASLUser, "sasl-user", "", "DIGEST-MD5 user name")
-	f.StringVar(&g.SASLPasswordFile, "sasl-password-file", "", "file holding the DIGEST-MD5 password (or env ZKLOCK_SASL_PASSWORD; never in argv)")
-	f.StringVar(&g.SASLKeytab, "sasl-keytab", "", "GSSAPI: the client's keytab")
-	f.StringVar(&g.SASLPrincipal, "sasl-principal", "", "GSSAPI: the client's principal, name@REALM")
-	f.StringVar(&g.Krb5Conf, "krb5-conf", "", "GSSAPI: krb5.conf (default $KRB5_CONFIG or /etc/krb5.conf)")
-	f.StringVar(&g.SASLService, "sasl-service", config.DefaultSASLService, "GSSAPI: the servers' Kerberos service, as in SERVICE/host@REALM")
-	f.StringVar(&g.JAAS, "jaas", "", "read --sasl and its credentials from the Client section of a JAAS file (DigestLoginModule, Krb5LoginModule)")
-	f.StringVar(&g.JAASSection, "jaas-section", "", "the section of --jaas to read, as the Java client's zookeeper.sasl.clientconfig (default "+config.DefaultJAASSection+")")
-	f.StringVar(&g.SASLServerPrincipal, "sasl-server-principal", "", "GSSAPI: the servers' principal, SERVICE/HOST[@REALM], as the Java client's zookeeper.server.principal (default SERVICE/<canonical host>)")
-	f.Var((*hostAsWritten)(&g.SASLHostAsWritten), "sasl-canonicalize-hostname", "GSSAPI: name the server in its principal by the canonical name of its address, as the Java client's zookeeper.sasl.client.canonicalize.hostname; =false: the host as written in --servers")
-	f.Lookup("sasl-canonicalize-hostname").NoOptDefVal = "true"
-}
-
-// hostAsWritten is --sasl-canonicalize-hostname, stored inverted so that
-// config.Flags' zero value is the Java client's default (canonicalize).
-type hostAsWritten bool
-
-func (h *hostAsWritten) String() string { return strconv.FormatBool(!bool(*h)) }
-func (h *hostAsWritten) Type() string   { return "bool" }
-func (h *hostAsWritten) Set(v string) error {
-	b, err := strconv.ParseBool(v)
-	*h = hostAsWritten(!b)
-	return err
-}
-
 // saslLog is the SASL setting for the debug log: mechanism and identity,
 // never the password.
-func saslLog(s *config.Settings) string {
+func SASLLog(s *config.Settings) string {
 	if s.SASL == nil {
 		return ""
 	}
@@ -129,4 +96,4 @@ func saslLog(s *config.Settings) string {
 // noAuthFix ends every NoAuth refusal: the ACL may name a digest user, a
 // SASL identity or a TLS client certificate's subject, and each has its
 // own flag.
-const noAuthFix = "give --auth-file or ZKLOCK_AUTH (digest), --sasl (sasl) or --tls-cert (x509) with credentials the ACL allows"
+const NoAuthFix = "give --auth-file or ZKLOCK_AUTH (digest), --sasl (sasl) or --tls-cert (x509) with credentials the ACL allows"
