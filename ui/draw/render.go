@@ -115,7 +115,7 @@ func Line(segs []Seg, over *lipgloss.Style) string {
 // several lines) goes through Render. Styles are assumed to come from
 // Lip Gloss's default renderer, as the themes' do.
 func Paint(b *strings.Builder, st lipgloss.Style, text string) {
-	k, ok := PaintKeyOf(st)
+	k, ok := paintKeyOf(st)
 	if !ok || strings.ContainsAny(text, "\t\n\r") {
 		b.WriteString(st.Render(text))
 		return
@@ -149,7 +149,7 @@ type paintKey struct {
 	dark    bool // for adaptive colours only
 }
 
-func PaintKeyOf(st lipgloss.Style) (paintKey, bool) {
+func paintKeyOf(st lipgloss.Style) (paintKey, bool) {
 	pt, pr, pb, pl := st.GetPadding()
 	mt, mr, mb, ml := st.GetMargin()
 	if st.GetUnderline() || st.GetStrikethrough() || st.GetUnderlineSpaces() || st.GetStrikethroughSpaces() ||

@@ -102,7 +102,7 @@ func TestPaintSameAsRender(t *testing.T) {
 						all = append(all, s.Inherit(o))
 					}
 					for _, c := range all {
-						if _, ok := PaintKeyOf(c); ok {
+						if _, ok := paintKeyOf(c); ok {
 							fast++
 						}
 						for _, text := range []string{"", " ", "#41 ✓ verified", "❯", "a\tb", "two\nlines"} {
