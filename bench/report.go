@@ -88,7 +88,9 @@ const consoleNotes = "\nMemory per watched node is BenchmarkRSS10000's and Bench
 	"\nIn BenchmarkSustained200 and BenchmarkSustained2000, cpu-ms/change is the watching process's CPU per change until the last one shows; " +
 	"times the rate, it is the share of a core the Watcher needs (0.5 cpu-ms/change at 2,000 changes/s is one whole core). " +
 	"max-lag-changes is the most changes the writer had made and no snapshot showed yet; read it against changes/frame, the changes one snapshot carries on average: " +
-	"a lag of a frame or two keeps up by merging changes into fewer snapshots, a lag far beyond it means the Watcher fell behind the writer.\n"
+	"a lag of a frame or two keeps up by merging changes into fewer snapshots, a lag far beyond it means the Watcher fell behind the writer. " +
+	"allocs/change and B/change are the process's heap allocations over the writer's runs, per change (B/op and allocs/op count the queue's fill and the fresh Load after each run too); " +
+	"cpu-%-of-core grows with frames/s (each snapshot is a build): a Watcher that shows changes sooner publishes more snapshots and pays for them here.\n"
 
 // writeSetup writes the title and how the run was made: command, date,
 // machine, server, clients, runs.

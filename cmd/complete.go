@@ -76,6 +76,13 @@ func registerCompletion(root *cobra.Command, g *config.Flags) {
 			}
 		case "zklock", "ls", "sessions", "watch", "record", "export":
 			c.ValidArgsFunction = completeZKPaths(g, false)
+		case "why":
+			c.ValidArgsFunction = func(cmd *cobra.Command, args []string, typed string) ([]string, cobra.ShellCompDirective) {
+				if len(args) > 0 {
+					return nil, cobra.ShellCompDirectiveNoFileComp // one PATH
+				}
+				return completeZKPaths(g, false)(cmd, args, typed)
+			}
 		}
 		for _, sub := range c.Commands() {
 			walk(sub)

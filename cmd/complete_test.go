@@ -72,6 +72,13 @@ func TestCompletion(t *testing.T) {
 	if got := completions(t, srv, "ls", p+"/billing/"); len(got) != 0 {
 		t.Errorf("ls offers lock nodes as lock parents: %v", got)
 	}
+	// why takes one lock parent, and no more.
+	if got := completions(t, srv, "why", p+"/bi"); !slices.Equal(got, []string{p + "/billing"}) {
+		t.Errorf("why %s/bi: %v", p, got)
+	}
+	if got := completions(t, srv, "why", p+"/billing", p+"/"); len(got) != 0 {
+		t.Errorf("why completes a second PATH: %v", got)
+	}
 	// After run's --, the command is the shell's to complete.
 	if got := completions(t, srv, "run", p+"/billing", "--", ""); slices.Contains(got, p+"/billing") {
 		t.Errorf("run completes CMD with lock paths: %v", got)

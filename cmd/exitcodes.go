@@ -56,8 +56,8 @@ type exitCodeRow struct {
 var exitCodes = []exitCodeRow{
 	{fmt.Sprint(exitOK), "success (`--check`: healthy)"},
 	{fmt.Sprint(exitFailure), "an error: bad input, unreachable ensemble, NoAuth, refused action; one line on stderr starting `zklock:`"},
-	{fmt.Sprint(exitCheck), "`--check` found a failing condition: `ls`: a " + checkFailingList() + " warning, or a cross-lock deadlock; `sessions`: a cross-lock deadlock"},
-	{fmt.Sprint(exitCheckUnknown), "`--check` could not tell: the ensemble could not be reached or read (connection, TLS, auth, a path not readable, a bad context)"},
+	{fmt.Sprint(exitCheck), "`--check` found a failing condition: `ls`: a " + checkFailingList() + " warning, or a cross-lock deadlock; `sessions`: a cross-lock deadlock; `why`: either, on its lock"},
+	{fmt.Sprint(exitCheckUnknown), "`--check` (and `why`) could not tell: the ensemble could not be reached or read (connection, TLS, auth, a path not readable, a bad context)"},
 	{fmt.Sprint(exitUsage), "usage error, refused before connecting: " + strings.Join(usageMisuses, ", ")},
 	{fmt.Sprint(exitLost), "`run`: the lock was lost while CMD ran; CMD was stopped"},
 	{fmt.Sprint(exitNotAcquired), "`run`: the lock was not held within `--timeout`; CMD did not run"},

@@ -269,6 +269,7 @@ func TestUsageErrorTable(t *testing.T) {
 		{badO, []string{"ls", "--check", "-o", "yaml", "/x"}, `-o "yaml"`},
 		{badO, []string{"doctor", "-o", "yaml"}, `-o "yaml"`},
 		{badO, []string{"watch", "-o", "yaml", "/x"}, `-o "yaml"`},
+		{badO, []string{"why", "-o", "yaml", "/x"}, `-o "yaml"`},
 		{argCount, []string{"--read-only"}, "nothing to watch"},
 		{argCount, []string{"ls"}, "nothing to watch"},
 		{argCount, []string{"ls", "--check", "--root"}, `flag needs an argument: --root`},
@@ -276,6 +277,8 @@ func TestUsageErrorTable(t *testing.T) {
 		{argCount, []string{"version", "extra"}, `unknown command "extra"`},
 		{argCount, []string{"config", "use-context"}, "accepts 1 arg(s), received 0"},
 		{argCount, []string{"config", "set-context", "a", "b"}, "accepts 1 arg(s), received 2"},
+		{argCount, []string{"why"}, "accepts 1 arg(s), received 0"},
+		{argCount, []string{"why", "/x", "/y"}, "accepts 1 arg(s), received 2"},
 		{exclude, []string{"sessions", "--check", "--no-wait", "/x"}, "drop --no-wait"},
 		{exclude, []string{"sessions", "--json", "-o", "text", "/x"}, "give one"},
 		{exclude, []string{"record", "/x"}, "give -f FILE"},
@@ -347,6 +350,10 @@ func TestCheckExitCodes(t *testing.T) {
 		{"sessions unreachable", []string{dead, "--connect-timeout", "5s", "sessions", "--check", healthy}, exitCheckUnknown},
 		{"sessions NoAuth", []string{srv, "sessions", "--check", healthy, secret}, exitCheckUnknown},
 		{"sessions unknown context", []string{"--context", "nowhere", "sessions", "--check", healthy}, exitCheckUnknown},
+		{"why healthy", []string{srv, "why", healthy}, exitOK},
+		{"why split-holders", []string{srv, "why", split}, exitCheck},
+		{"why unreachable", []string{dead, "--connect-timeout", "5s", "why", healthy}, exitCheckUnknown},
+		{"why NoAuth", []string{srv, "why", secret}, exitCheckUnknown},
 	} {
 		out, errOut, code := runBinary(t, nil, tc.args...)
 		if code != tc.code {

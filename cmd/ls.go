@@ -71,32 +71,9 @@ healthy. ` + strings.ReplaceAll(orList(checkShown), "`", "") + ` are shown, not 
 }
 
 func runLs(cmd *cobra.Command, g *config.Flags, args, roots []string, output string, check bool) error {
-	s, cfg, err := lockTargets(cmd, g, args, roots)
+	snap, _, err := readSnapshot(cmd, g, args, roots, check, "ls")
 	if err != nil {
 		return err
-	}
-	ctx := cmd.Context()
-	sess, err := connect(ctx, s)
-	if err != nil {
-		return err
-	}
-	defer sess.Close()
-	progress := progressTo(cmd.ErrOrStderr(), cfg.Roots)
-	lctx, cancel := boundRead(ctx, &cfg, lsTimeout, progress)
-	defer cancel()
-	snap, err := zkview.Load(lctx, sess, cfg)
-	if progress != nil {
-		progress.done()
-	}
-	if err != nil {
-		return fmt.Errorf("ls: %w", readErr(lctx, err))
-	}
-	if check {
-		// A cross-lock cycle is a deadlock once it has stood with no
-		// handoff: read again when it would have (as `zklock sessions`).
-		if snap, err = zkview.ConfirmCycles(lctx, sess, cfg, snap); err != nil {
-			return fmt.Errorf("ls: %w", readErr(lctx, err))
-		}
 	}
 	out := cmd.OutOrStdout()
 	switch output {
@@ -119,6 +96,45 @@ func runLs(cmd *cobra.Command, g *config.Flags, args, roots []string, output str
 		}
 	}
 	return nil
+}
+
+// readSnapshot is one read of the lock parents args and roots name (and
+// the context's roots), as `ls` reads them: connected, read within
+// lsTimeout (a read of roots bounded by its progress instead), the
+// servers' view on. judge: a cross-lock cycle or a leader-mismatch the
+// first read cannot date is read again once it would have stood long
+// enough to judge (zkview.ConfirmCycles), as `ls --check` and `why` need.
+// It returns the settings the read was made with; a failed read's error
+// starts with name, the command's.
+func readSnapshot(cmd *cobra.Command, g *config.Flags, args, roots []string, judge bool, name string) (*model.Snapshot, *config.Settings, error) {
+	s, cfg, err := lockTargets(cmd, g, args, roots)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx := cmd.Context()
+	sess, err := connect(ctx, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer sess.Close()
+	progress := progressTo(cmd.ErrOrStderr(), cfg.Roots)
+	lctx, cancel := boundRead(ctx, &cfg, lsTimeout, progress)
+	defer cancel()
+	snap, err := zkview.Load(lctx, sess, cfg)
+	if progress != nil {
+		progress.done()
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, readErr(lctx, err))
+	}
+	if judge {
+		// A cross-lock cycle is a deadlock once it has stood with no
+		// handoff: read again when it would have (as `zklock sessions`).
+		if snap, err = zkview.ConfirmCycles(lctx, sess, cfg, snap); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, readErr(lctx, err))
+		}
+	}
+	return snap, s, nil
 }
 
 // unreadablePaths is an error naming the paths that could not be read,

@@ -5,7 +5,9 @@
 //
 // What a command prints lives beside it: lsout.go and sessionsout.go are
 // the text, JSON and --check exit codes of `ls` and `sessions` (their
-// JSON schemas are zkview's, the model's serialisable form).
+// JSON schemas are zkview's, the model's serialisable form); `why`
+// prints package verdict's judgement (why.go holds only its flags, the
+// read it shares with ls, readSnapshot, and its exit code).
 package cmd
 
 import (
@@ -83,7 +85,7 @@ Exit codes:
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return exitCode(exitUsage, flagError{flagElsewhere(c.Root(), err)})
 	})
-	root.AddCommand(newVersionCmd(), newLsCmd(g), newSessionsCmd(g), newRunCmd(g), newReleaseCmd(g), newRevokeCmd(g), newDemoCmd(g), newDoctorCmd(g))
+	root.AddCommand(newVersionCmd(), newLsCmd(g), newSessionsCmd(g), newWhyCmd(g), newRunCmd(g), newReleaseCmd(g), newRevokeCmd(g), newDemoCmd(g), newDoctorCmd(g))
 	root.AddCommand(newWatchCmd(g), newExportCmd(g), newRecordCmd(g), newReplayCmd(g), newGenManCmd())
 	root.AddCommand(newConfigCmd(g))
 	registerFlags(root, g)

@@ -58,7 +58,7 @@
 //     known (Bound).
 //   - names.go: short forms of node names and session ids, the typed
 //     confirmation of destructive actions, GapText.
-//   - lsjson.go: JSONPath, ToJSON and PathJSON (one path, for a streaming writer), `ls --json`'s schema (LsSchema).
+//   - lsjson.go: JSONPath, ToJSON and PathJSON (one path, for a streaming writer), `ls --json`'s schema (LsSchema), and Warning.JSON (a warning as ls and why write it).
 //   - sanitize.go: Sanitize and SanitizeString.
 //   - discovery.go: DiscoveryText, how far the first reads of the roots
 //     have come, and Grouped (digits in groups of three).

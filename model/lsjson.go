@@ -245,14 +245,7 @@ func PathJSON(q *Queue) JSONPath {
 		JSONFacts: factsJSON(q.Facts()),
 	}
 	for _, w := range q.Warnings() {
-		jw := JSONWarning{Code: w.Code, Message: SanitizeString(w.Message, 0), Nodes: make([]string, 0, len(w.Nodes))}
-		if !w.Since.IsZero() {
-			jw.Since = w.Since.UTC().Format(RFC3339Milli)
-		}
-		for _, n := range w.Nodes {
-			jw.Nodes = append(jw.Nodes, SanitizeString(n, 0))
-		}
-		p.Warnings = append(p.Warnings, jw)
+		p.Warnings = append(p.Warnings, w.JSON())
 	}
 	for _, n := range q.Nodes.All() {
 		p.Queue = append(p.Queue, nodeJSON(n))
@@ -261,6 +254,19 @@ func PathJSON(q *Queue) JSONPath {
 		p.Other = append(p.Other, SanitizeString(o, 0))
 	}
 	return p
+}
+
+// JSON is w as `ls --json` writes it (JSONWarning), its strings
+// sanitized; `zklock why -o json` writes a lock's warnings the same way.
+func (w Warning) JSON() JSONWarning {
+	jw := JSONWarning{Code: w.Code, Message: SanitizeString(w.Message, 0), Nodes: make([]string, 0, len(w.Nodes))}
+	if !w.Since.IsZero() {
+		jw.Since = w.Since.UTC().Format(RFC3339Milli)
+	}
+	for _, n := range w.Nodes {
+		jw.Nodes = append(jw.Nodes, SanitizeString(n, 0))
+	}
+	return jw
 }
 
 // nodeJSON is one lock node of a JSONPath's queue.

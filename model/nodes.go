@@ -17,10 +17,22 @@ import (
 // nodes), so both stay far below a frame's time at any queue length.
 const nodeChunk = 256
 
+// A change inside a chunk shares the chunk's untouched tail instead of
+// copying it when the tail holds shareTail nodes or more and at most
+// shareAfter nodes come before it in the chunk being made (so that a
+// change near a chunk's head, a handoff, costs those few nodes, while
+// changes in the middle, which would leave two small chunks each, copy
+// the chunk as before and do not fragment the list).
+const (
+	shareTail  = 32
+	shareAfter = 16
+)
+
 // Nodes is a queue's nodes in sequence order. Its storage is shared with
 // the queues built before and after it: a change copies the chunks it
-// touches (a handoff the first, a join at the tail the last), never the
-// whole list, so publishing a change costs the same in a 100,000-node
+// touches (a join at the tail the last; a handoff only the nodes before
+// the first chunk's untouched tail, see shareTail), never the whole
+// list, so publishing a change costs the same in a 100,000-node
 // queue as in a small one. Like every published value it is immutable:
 // the pointers At and All return are for reading only. The zero value is
 // an empty list.
@@ -244,6 +256,17 @@ func (b *nodesBuilder) extend(c []Node) {
 	b.open = c
 }
 
+// keepTail appends the tail of a chunk, shared with the list it came
+// from: as extend does when nodes join after it (joins, the tail of the
+// list's last chunk), else as keep does.
+func (b *nodesBuilder) keepTail(c []Node, joins bool) {
+	if joins {
+		b.extend(c)
+		return
+	}
+	b.keep(c)
+}
+
 // keep appends chunk c as it is, shared with the list it came from.
 func (b *nodesBuilder) keep(c []Node) {
 	b.flush()
@@ -341,10 +364,22 @@ func (ns Nodes) builderForTail() *nodesBuilder {
 	return b
 }
 
-// search is the index of the first node whose sequence is not before seq
-// (Len when there is none); the nodes are in sequence order.
+// Search is the index of the first node whose sequence is not before seq
+// (Len when there is none); the nodes are in sequence order. It finds the
+// chunk by the chunks' last nodes, then the node in it: no index is
+// turned into a chunk at each step.
 func (ns Nodes) Search(seq int32) int {
-	return sort.Search(ns.Len(), func(i int) bool { return !ordering.SeqLess(ns.At(i).Seq, seq) })
+	notBefore := func(n *Node) bool { return !ordering.SeqLess(n.Seq, seq) }
+	if ns.many == nil {
+		return sort.Search(len(ns.one), func(i int) bool { return notBefore(&ns.one[i]) })
+	}
+	cs := ns.many.chunks
+	k := sort.Search(len(cs), func(k int) bool { return notBefore(&cs[k][len(cs[k])-1]) })
+	if k == len(cs) {
+		return ns.Len()
+	}
+	c := cs[k]
+	return ns.start(k) + sort.Search(len(c), func(i int) bool { return notBefore(&c[i]) })
 }
 
 // equalBy says whether ns and o hold as many nodes and eq holds for each
@@ -396,6 +431,11 @@ func MergeChanged(prev Nodes, entries []ordering.Entry, changed []ordering.Parse
 	var b nodesBuilder
 	i := 0 // in entries
 	nc := prev.numChunks()
+	if nc > 1 {
+		// Room for prev's chunks and a few more (a shared tail, joins):
+		// not grown chunk by chunk at every change of a long queue.
+		b.chunks, b.ends = make([][]Node, 0, nc+2), make([]int, 0, nc+2)
+	}
 	for k := range nc {
 		c := prev.chunk(k)
 		if l := len(c); i+l <= len(entries) && entries[i].Name == c[0].Name && entries[i+l-1].Name == c[l-1].Name &&
@@ -417,16 +457,28 @@ func MergeChanged(prev Nodes, entries []ordering.Entry, changed []ordering.Parse
 		if k+1 < nc {
 			next = &prev.chunk(k + 1)[0]
 		}
-		j := 0 // in c
+		j := 0       // in c
+		tail := true // the next node that stayed may begin the chunk's untouched tail
 		for ; i < len(entries) && (next == nil || ordering.ChangeOrder(entries[i].ParsedName, key(next)) < 0); i++ {
 			e := &entries[i]
 			for j < len(c) && ordering.ChangeOrder(key(&c[j]), e.ParsedName) < 0 {
 				j++
 			}
 			if j < len(c) && c[j].Name == e.Name && !isChanged(e) {
+				if l := len(c) - j; tail && len(b.open) <= shareAfter && l >= shareTail && i+l <= len(entries) &&
+					entries[i+l-1].Name == c[len(c)-1].Name && !changedWithin(&c[j], &c[len(c)-1]) {
+					// The rest of the chunk is untouched: shared, not
+					// copied (a handoff or a departure at the head
+					// copies the few nodes before it).
+					b.keepTail(c[j:], k == nc-1 && i+l < len(entries))
+					i, j = i+l-1, len(c)
+					continue
+				}
+				tail = false
 				b.add(c[j])
 				continue
 			}
+			tail = true
 			nd, ok := fresh(e)
 			if !ok {
 				return Nodes{}, false

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"sort"
 	"testing"
 
 	"github.com/zklock/zklock/lockops/ordering"
@@ -161,6 +162,12 @@ func TestNodesChanges(t *testing.T) {
 				t.Fatalf("step %d: At(%d) = %s, want %s", step, i, ns.At(i).Name, truth[i].Name)
 			}
 		}
+		for _, seq := range []int32{r.Int32N(next + 2), -1, next} {
+			want := sort.Search(len(truth), func(i int) bool { return truth[i].Seq >= seq })
+			if got := ns.Search(seq); got != want {
+				t.Fatalf("step %d: Search(%d) = %d, want %d", step, seq, got, want)
+			}
+		}
 		if ns.numChunks() > 8 && ns.numChunks() > 2*(ns.Len()/nodeChunk+1) {
 			t.Fatalf("step %d: %d chunks for %d nodes: not compacted", step, ns.numChunks(), ns.Len())
 		}
@@ -176,8 +183,9 @@ func TestNodesChanges(t *testing.T) {
 	}
 }
 
-// TestNodesShareChunks: a handoff in a long queue copies the chunk it
-// touches and shares the others with the list before it.
+// TestNodesShareChunks: a handoff in a long queue copies the node it
+// touches and shares every other node with the list before it (the
+// first chunk's untouched tail too).
 func TestNodesShareChunks(t *testing.T) {
 	var nodes []Node
 	for i := range 10 * nodeChunk {
@@ -195,14 +203,27 @@ func TestNodesShareChunks(t *testing.T) {
 	if !ok || next.Len() != len(nodes)-1 || next.At(0).Version != 1 {
 		t.Fatalf("handoff: ok %v, %d nodes, head version %d", ok, next.Len(), next.At(0).Version)
 	}
-	shared := 0
-	for k := range next.numChunks() {
-		if k < prev.numChunks() && &next.chunk(k)[0] == &prev.chunk(k)[0] {
-			shared++
+	// Every node but the new holder is prev's own, in prev's chunks:
+	// the handoff copies the node it touched, not the first chunk.
+	inPrev := map[*Node]bool{}
+	for k := range prev.numChunks() {
+		for i := range prev.chunk(k) {
+			inPrev[&prev.chunk(k)[i]] = true
 		}
 	}
-	if shared != prev.numChunks()-1 {
-		t.Errorf("%d of %d chunks shared after a handoff, want all but the first", shared, prev.numChunks())
+	copied := 0
+	for k := range next.numChunks() {
+		for i := range next.chunk(k) {
+			if !inPrev[&next.chunk(k)[i]] {
+				copied++
+			}
+		}
+	}
+	if copied != 1 {
+		t.Errorf("%d nodes copied after a handoff in %d chunks, want 1 (the new holder)", copied, prev.numChunks())
+	}
+	if next.numChunks() > prev.numChunks()+1 {
+		t.Errorf("%d chunks after a handoff, %d before", next.numChunks(), prev.numChunks())
 	}
 	eq := func(a, b *Node) bool { return a.Name == b.Name }
 	if !next.EqualBy(next, eq) || next.EqualBy(prev, eq) {

@@ -96,7 +96,7 @@ func selfWait(nodes []string, first string) Warning {
 // self-waiting nodes still are, and a joiner is when the holder's session
 // owns it too.
 func SelfWaitJoined(prev *Queue, q *Queue, n int) []Warning {
-	return selfWaitOn(q, appendSelfWaiters(selfWaitNodes(prev), q, n))
+	return selfWaitAgain(prev, q, appendSelfWaiters(selfWaitNodes(prev), q, n))
 }
 
 // selfWaitNodes are the nodes q's self-wait warning names, in queue
@@ -141,6 +141,27 @@ func selfWaitOn(q *Queue, nodes []string) []Warning {
 		return nil
 	}
 	return []Warning{selfWait(nodes, selfWaitFirst(q.Nodes.At(i), q.Nodes.At(0)))}
+}
+
+// selfWaitAgain is selfWaitOn(q, nodes) for q built from prev: when
+// nodes is prev's own list (the same array and length, as the change
+// builds hand it on when no self-waiting node came or went) and the
+// holder stayed, the warning says what prev's says, and its text is not
+// made again.
+func selfWaitAgain(prev, q *Queue, nodes []string) []Warning {
+	old := selfWaitNodes(prev)
+	if len(nodes) == 0 || len(old) != len(nodes) || &old[0] != &nodes[0] || prev.Nodes.Len() == 0 || q.Nodes.Len() == 0 {
+		return selfWaitOn(q, nodes)
+	}
+	if ph, h := prev.Nodes.At(0), q.Nodes.At(0); ph.Name != h.Name || ph.Session != h.Session {
+		return selfWaitOn(q, nodes)
+	}
+	for _, w := range prev.Warnings() {
+		if w.Code == WarnSelfWait {
+			return []Warning{{Code: WarnSelfWait, Nodes: nodes, Message: w.Message}}
+		}
+	}
+	return selfWaitOn(q, nodes)
 }
 
 // selfWaitLeft is q's warnings (self-wait at most) when q is prev with
@@ -214,7 +235,7 @@ func SelfWaitMerged(prev, q *Queue, removed []string) (ws []Warning, ok bool) {
 			nodes = kept
 		}
 	}
-	return selfWaitOn(q, appendSelfWaiters(nodes, q, from)), true
+	return selfWaitAgain(prev, q, appendSelfWaiters(nodes, q, from)), true
 }
 
 // searchName is the first of names, lock node names in sequence order,

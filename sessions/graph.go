@@ -37,6 +37,9 @@ type Graph struct {
 	fromNodes bool
 	gen       uint64
 	scratch   []*model.Node
+	// spare: a long queue's waits before its last reading, the room of
+	// the next (pairsRoom); nil when none.
+	spare []pairRec
 
 	// version counts the changes of waits (applyPair); described, the
 	// Deadlocks the cycles describedFound were last described as at
@@ -46,6 +49,12 @@ type Graph struct {
 	described      []model.Deadlock
 	describedFound [][]int64
 	describedAt    uint64
+	// found: the cycles found at version foundAt (findCycles), valid
+	// when foundOK: a publish that changed no wait does not look for
+	// them again.
+	found   [][]int64
+	foundAt uint64
+	foundOK bool
 }
 
 // A queue of graphLongQueue nodes or more is read into the graph at most
@@ -187,6 +196,32 @@ func (g *Graph) Cycles(now time.Time) []model.Deadlock {
 	if len(g.both) == 0 {
 		return nil
 	}
+	found := g.found
+	if !g.foundOK || g.foundAt != g.version {
+		found = g.findCycles()
+		g.found, g.foundAt, g.foundOK = found, g.version, true
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	if g.described != nil && g.describedAt == g.version && slices.EqualFunc(found, g.describedFound, slices.Equal) {
+		// The same cycles over the same waits: their waits and ages are
+		// as described last time, only their state follows the clock.
+		out := slices.Clone(g.described)
+		for i := range out {
+			out[i].State = cycleState(len(out[i].Sessions), out[i].Since, now)
+		}
+		sortDeadlocks(out)
+		return out
+	}
+	out := g.describe(found, now)
+	g.described, g.describedFound, g.describedAt = out, found, g.version
+	return out
+}
+
+// findCycles finds the cycles of sessions of the graph as it stands (see
+// Cycles), each a list of sessions, the lowest first.
+func (g *Graph) findCycles() [][]int64 {
 	ids := make([]int64, 0, len(g.both))
 	for s := range g.both {
 		ids = append(ids, s)
@@ -238,22 +273,7 @@ func (g *Graph) Cycles(now time.Time) []model.Deadlock {
 	for _, s := range selfLoops {
 		found = append(found, []int64{s})
 	}
-	if len(found) == 0 {
-		return nil
-	}
-	if g.described != nil && g.describedAt == g.version && slices.EqualFunc(found, g.describedFound, slices.Equal) {
-		// The same cycles over the same waits: their waits and ages are
-		// as described last time, only their state follows the clock.
-		out := slices.Clone(g.described)
-		for i := range out {
-			out[i].State = cycleState(len(out[i].Sessions), out[i].Since, now)
-		}
-		sortDeadlocks(out)
-		return out
-	}
-	out := g.describe(found, now)
-	g.described, g.describedFound, g.describedAt = out, found, g.version
-	return out
+	return found
 }
 
 // cycleState is the state of a cycle over n sessions whose last wait

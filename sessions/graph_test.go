@@ -70,3 +70,73 @@ func TestGraphUpdateChanged(t *testing.T) {
 		t.Errorf("cycles in %d steps of 300: the churn tests too little", withCycles)
 	}
 }
+
+// TestGraphLongQueuesReread: long queues read again and again (each
+// reading reusing the room of an earlier one, pairsRoom) keep exactly
+// the waits of their queue, each dated from the step it first stood.
+func TestGraphLongQueuesReread(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	type wait struct {
+		waiter, holder int64
+		wnode, hnode   string
+	}
+	paths := []string{"/locks/a", "/locks/b"}
+	nodes := map[string][]model.Node{}
+	next := int32(0)
+	for _, p := range paths {
+		nodes[p] = []model.Node{modeltest.Hold(next, 1, 0)}
+		for range graphLongQueue + 10 {
+			next++
+			nodes[p] = append(nodes[p], modeltest.Wait(next, int64(1+r.IntN(5)), 0))
+		}
+	}
+	var g Graph
+	since := map[string]map[wait]time.Time{}
+	for step := range 40 {
+		now := modeltest.T0.Add(time.Duration(step) * time.Second) // > graphLongEvery: read every time
+		var changed []*model.Queue
+		for _, p := range paths {
+			if step > 0 && r.IntN(3) == 0 {
+				continue
+			}
+			ns := nodes[p]
+			for range 1 + r.IntN(20) { // waiters leave anywhere, others join
+				i := 1 + r.IntN(len(ns)-1)
+				ns = slices.Delete(slices.Clone(ns), i, i+1)
+				next++
+				ns = append(ns, modeltest.Wait(next, int64(1+r.IntN(5)), 0))
+			}
+			nodes[p] = ns
+			q := modeltest.MutexQ(p, ns...)
+			changed = append(changed, &q)
+		}
+		g.UpdateChanged(changed, nil, now)
+		for _, q := range changed {
+			var fresh Graph
+			want, _ := fresh.readPairs(q, nil, now)
+			got := g.parts[q.Path].pairs
+			if len(got) != len(want) {
+				t.Fatalf("step %d %s: %d waits, want %d", step, q.Path, len(got), len(want))
+			}
+			was := since[q.Path]
+			since[q.Path] = map[wait]time.Time{}
+			for i := range want {
+				k := wait{want[i].waiter, want[i].holder, want[i].wnode, want[i].hnode}
+				if gk := (wait{got[i].waiter, got[i].holder, got[i].wnode, got[i].hnode}); gk != k {
+					t.Fatalf("step %d %s: wait %d is %+v, want %+v", step, q.Path, i, gk, k)
+				}
+				at, ok := was[k]
+				if !ok {
+					at = now
+				}
+				if !got[i].seen.Equal(at) {
+					t.Fatalf("step %d %s: wait %+v seen %v, want %v", step, q.Path, k, got[i].seen, at)
+				}
+				since[q.Path][k] = at
+			}
+		}
+	}
+	if g.spare == nil {
+		t.Errorf("no spare room after %d readings of long queues", 40)
+	}
+}

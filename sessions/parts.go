@@ -63,6 +63,11 @@ func (g *Graph) rebuildPart(p *graphPart, q *model.Queue, now time.Time) {
 			g.applyPair(p, &pairs[i], 1)
 		}
 	}
+	if old := p.pairs; cap(old) >= graphLongQueue && cap(old) > cap(g.spare) {
+		// A long queue's last waits: the room of its next reading
+		// (readPairs), not garbage at every graphLongEvery.
+		g.spare = old
+	}
 	p.nodes, p.typ, p.pairs = q.Nodes, q.Type, pairs
 }
 
@@ -78,7 +83,7 @@ func (g *Graph) readPairs(q *model.Queue, old *graphPart, now time.Time) (pairs 
 	// lease holder): sized once, not grown pair by pair. (Not reused from
 	// the version before: held between snapshots, it would add its size
 	// to every watched node's memory.)
-	pairs = make([]pairRec, 0, q.Nodes.Len())
+	pairs = g.pairsRoom(q.Nodes.Len())
 	var find func(a, b *model.Node) int // index in old.pairs, or -1
 	if old != nil && len(old.pairs) > 0 {
 		oldKept = make([]bool, len(old.pairs))
@@ -97,9 +102,26 @@ func (g *Graph) readPairs(q *model.Queue, old *graphPart, now time.Time) (pairs 
 		pairs = append(pairs, r)
 	})
 	if len(pairs) == 0 {
+		if cap(pairs) >= graphLongQueue && g.spare == nil {
+			g.spare = pairs
+		}
 		pairs = nil // kept by the part: no room held for waits that are none
 	}
 	return pairs, oldKept
+}
+
+// pairsRoom is an empty list of waits with room for n: the spare one
+// (the waits a long queue's part held before its last reading) when it
+// is large enough, so that a long queue read again and again under a
+// stream of changes reuses the room of its previous reading.
+func (g *Graph) pairsRoom(n int) []pairRec {
+	if n < graphLongQueue || cap(g.spare) < n {
+		return make([]pairRec, 0, n)
+	}
+	pairs := g.spare[:0]
+	clear(pairs[:cap(pairs)]) // no node names of former waits kept alive
+	g.spare = nil
+	return pairs
 }
 
 // walker returns a lookup of waits in p: the index of the pair of

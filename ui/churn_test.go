@@ -18,7 +18,7 @@ type churn struct {
 	rng     *rand.Rand
 	now     time.Time
 	paths   []string
-	models  map[string]*queue.Model
+	models  map[string]*queue.Tracker
 	kids    map[string][]string
 	seq     map[string]int32
 	session int64 // the last session handed out
@@ -30,7 +30,7 @@ type churn struct {
 func newChurn(seed uint64, paths ...string) *churn {
 	c := &churn{
 		rng: rand.New(rand.NewPCG(seed, 41)), now: t0, paths: paths,
-		models: map[string]*queue.Model{}, kids: map[string][]string{}, seq: map[string]int32{},
+		models: map[string]*queue.Tracker{}, kids: map[string][]string{}, seq: map[string]int32{},
 		session: 0x10000a3f2c0000, mine: 0x10000a3f2c0099,
 	}
 	c.hooks = &queue.Hooks{Emit: func(ch model.Change) { c.changes = append(c.changes, ch) }}

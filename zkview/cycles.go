@@ -90,6 +90,11 @@ func (g *cycleTimers) republishAfter(w *Watcher, d time.Duration, fired func()) 
 // eventsLocked tells what changed between two snapshots' cycles
 // over two or more sessions (a self-wait is told by its queue's warning).
 func (g *cycleTimers) eventsLocked(w *Watcher, old, cur []model.Deadlock, now time.Time) {
+	if slices.EqualFunc(old, cur, func(a, b model.Deadlock) bool {
+		return a.State == b.State && slices.Equal(a.Sessions, b.Sessions)
+	}) {
+		return // the same cycles in the same states: nothing to tell (most publishes)
+	}
 	key := func(d model.Deadlock) string { return fmt.Sprint(d.Sessions) }
 	had := make(map[string]string, len(old))
 	for _, d := range old {

@@ -61,6 +61,8 @@
 //     in-flight pool every request goes through (pooled); the
 //     requests themselves are the Session's (lockops/requests.go: bounded
 //     by ctx, paths as the user sees them), never the raw connection.
+//   - cause.go: tellExpiries, a departure told session-lost "expired"
+//     where the servers' last view of its session proves it.
 //   - pump.go: pump, the update pump: a snapshot built when the model
 //     changed, spaced by what building costs (publishBudget), one
 //     pending Update merged while the consumer is busy.
@@ -76,7 +78,7 @@
 //     exists as a barrier that tells whether the server left a change
 //     unreported; a listing again after a reconnection, a new session or
 //     an overflow; children watches when the server refuses addWatch.
-//     Its creates and deletes go to the queue's Model as changes where
+//     Its creates and deletes go to the queue's Tracker as changes where
 //     its shape allows, as a listing where it does not (applyDelta).
 //   - rootwatch.go: rootWatch, a whole root followed by one persistent
 //     recursive watch: the paths found below it have no goroutine and no
@@ -98,7 +100,7 @@
 //     queue and workers, no watch set; each root's first-read progress
 //     (Snapshot.Discovery, Options.LoadProgress).
 //   - rebuild.go: the Snapshot built at each publish from every queue's
-//     Model (queue.Build, or queue.BuildChanged where only changes
+//     Tracker (queue.Build, or queue.BuildChanged where only changes
 //     separate a queue from its last build), the Overlay laid over them,
 //     the warnings raised and cleared told as events.
 //   - semwatch.go: semaphores, the Watcher's registry: recognising a
@@ -137,7 +139,7 @@
 //     (applyEvents: a change below a parent that is no queue taken in
 //     discover.go, discoveryDelta; a queue's in applyDelta).
 //   - paths.go, applyListing (applyDelta too, when a change does not
-//     fit): the listing is merged into the path's queue.Model, new nodes
+//     fit): the listing is merged into the path's queue.Tracker, new nodes
 //     read first; the children that may lead to lock parents are
 //     registered with the Watcher (discover.go, addPathLocked) and
 //     returned (foundPaths) up to the worker, which queues them in its

@@ -49,12 +49,15 @@ const (
 	// discovery walk past the empty nodes to the parents it counts.
 	minDiscoveryNodes = 10000
 	// minPublish spaces snapshots: a queue that changes a thousand times a
-	// second is published at most 250 times a second (the console draws
-	// the newest it has). A stream of changes in
+	// second is published at most 125 times a second, twice the frames the
+	// console draws (Bubble Tea's 60 a second: it draws the newest it
+	// has); each snapshot more is a build and a wake-up of every goroutine
+	// between the watch and the consumer, most of what a stream of
+	// changes costs the Watcher. A stream of changes in
 	// a big model is spaced more: builds take at most a 1/buildShare of a
 	// core once more than buildBurst of them ran lately (a change after a
 	// quiet spell is built at once), and at most maxPublish apart.
-	minPublish = 4 * time.Millisecond
+	minPublish = 8 * time.Millisecond
 	maxPublish = 250 * time.Millisecond
 	buildShare = 10
 	buildBurst = 200 * time.Millisecond

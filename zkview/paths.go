@@ -57,7 +57,7 @@ type pathWatch struct {
 	own *ownWatch
 	// qm is the path's model when the path is a lock parent (or a
 	// semaphore's part) of the model, nil otherwise (queueLocked).
-	qm      *queue.Model
+	qm      *queue.Tracker
 	read    bool // read once: counted out of initPending
 	removed bool
 	// busy and relist are the root's work for the path (rp): queued or
@@ -166,7 +166,7 @@ func (pw *pathWatch) setReadLocked(w *Watcher) {
 
 // setQueueLocked makes qm pw's model (nil: none), counted in
 // Watcher.models.
-func (pw *pathWatch) setQueueLocked(w *Watcher, qm *queue.Model) {
+func (pw *pathWatch) setQueueLocked(w *Watcher, qm *queue.Tracker) {
 	switch {
 	case pw.qm == nil && qm != nil:
 		w.models++
@@ -177,7 +177,7 @@ func (pw *pathWatch) setQueueLocked(w *Watcher, qm *queue.Model) {
 }
 
 // ensureQueueLocked makes pw a lock parent of the model.
-func (pw *pathWatch) ensureQueueLocked(w *Watcher) *queue.Model {
+func (pw *pathWatch) ensureQueueLocked(w *Watcher) *queue.Tracker {
 	if pw.qm != nil {
 		return pw.qm
 	}
@@ -358,7 +358,7 @@ type listing struct {
 	// cversion is the parent's child version when listed.
 	cversion int32
 	// pzxid is the zxid of the parent's last child change, kept by a
-	// one-off read only (queue.Model.SetPzxid).
+	// one-off read only (queue.Tracker.SetPzxid).
 	pzxid int64
 }
 

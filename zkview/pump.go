@@ -105,7 +105,13 @@ func (p *pump) kicked() {
 	w.frameEvery = every
 	w.mu.Unlock()
 	if wait > 0 {
-		p.timer = time.NewTimer(wait)
+		// One timer, reset for each spaced build (since Go 1.23 a reset
+		// timer delivers no stale tick): not one made per build.
+		if p.timer == nil {
+			p.timer = time.NewTimer(wait)
+		} else {
+			p.timer.Reset(wait)
+		}
 		p.timerC = p.timer.C
 		return
 	}

@@ -68,11 +68,11 @@ func (w *Watcher) rebuildLocked() bool {
 
 // queueDirtyLocked lists a model that changed for the next build
 // (queue.Hooks.Dirty).
-func (w *Watcher) queueDirtyLocked(qm *queue.Model) { w.dirtyQ = append(w.dirtyQ, qm) }
+func (w *Watcher) queueDirtyLocked(qm *queue.Tracker) { w.dirtyQ = append(w.dirtyQ, qm) }
 
 // newModelLocked makes the model of the lock parent p, listed for the
 // next build whenever it changes.
-func (w *Watcher) newModelLocked(p, abs string) *queue.Model {
+func (w *Watcher) newModelLocked(p, abs string) *queue.Tracker {
 	if w.modelHooks == nil {
 		// Made once: a method value is a closure, made at each use.
 		w.modelHooks = &queue.Hooks{Emit: w.emitLocked, Dirty: w.queueDirtyLocked, Abs: w.s.Abs}
@@ -82,7 +82,7 @@ func (w *Watcher) newModelLocked(p, abs string) *queue.Model {
 
 // queueLocked is the model of the path p, nil when p is no lock parent
 // (nor a semaphore's part) of the model.
-func (w *Watcher) queueLocked(p string) *queue.Model {
+func (w *Watcher) queueLocked(p string) *queue.Tracker {
 	if pw := w.paths[p]; pw != nil {
 		return pw.qm
 	}
@@ -165,7 +165,7 @@ func (w *Watcher) builtLocked(p string) *model.Queue {
 // buildOneLocked builds qm's Queue again when it changed (or its
 // semaphore's parts did, or everything is rebuilt, or the last one built,
 // prev, is not known); built false says prev stands.
-func (w *Watcher) buildOneLocked(qm *queue.Model, prev *model.Queue, sv *queue.ServerView, stale bool, now time.Time) (nq model.Queue, built bool) {
+func (w *Watcher) buildOneLocked(qm *queue.Tracker, prev *model.Queue, sv *queue.ServerView, stale bool, now time.Time) (nq model.Queue, built bool) {
 	sem := w.sems.atLocked(qm.Path)
 	if !qm.HasBuilt {
 		prev = nil
@@ -217,7 +217,7 @@ func (w *Watcher) warningChangesLocked(prev *model.Queue, nq model.Queue, now ti
 	// on it would log a "cleared" and a new raise). The others name their
 	// nodes: another pair of split holders is another incident.
 	same := func(x, y *model.Warning) bool {
-		return x.Code == y.Code && (x.Code == model.WarnMixedRecipes || slices.Equal(x.Nodes, y.Nodes))
+		return x.Code == y.Code && (x.Code == model.WarnMixedRecipes || sameNamed(x.Nodes, y.Nodes))
 	}
 	in := func(x *model.Warning, ws []model.Warning) bool {
 		for i := range ws {
@@ -239,6 +239,17 @@ func (w *Watcher) warningChangesLocked(prev *model.Queue, nq model.Queue, now ti
 			w.emitLocked(model.Change{At: now, Kind: model.ChangeWarningCleared, Path: nq.Path, Type: nq.Type, Node: model.Node{Name: first(x.Nodes)}, Warning: *x})
 		}
 	}
+}
+
+// sameNamed says whether two warnings name the same nodes: at once when
+// they share their list (a change build hands on a list no change
+// touched: a self-wait over thousands of nodes is not read at every
+// publish), else name by name.
+func sameNamed(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 || &a[0] == &b[0] || slices.Equal(a, b)
 }
 
 func first(s []string) string {

@@ -228,7 +228,7 @@ func (rw *recursiveWatch) take(ctx context.Context, w *Watcher, pw *pathWatch, c
 		return false, false
 	}
 	evAt := w.cfg.Now()
-	batch, last := drainEvents(ch, []zk.Event{ev})
+	batch, last := drainEvents(ctx, w.s, ch, []zk.Event{ev})
 	w.held.received.Add(int64(len(batch)))
 	if w.overlay != nil {
 		w.overlay.Changed(watchEvents(w.s, batch, false)) // a system's coordination re-read at once (layouts)
@@ -258,23 +258,42 @@ func (rw *recursiveWatch) take(ctx context.Context, w *Watcher, pw *pathWatch, c
 	return false, false
 }
 
-// drainEvents appends what the channel holds now to batch, up to
-// maxBatch; last is the event that ends the batch early
-// (EventNotWatching, EventSession: not in batch), nil when none did.
-func drainEvents(ch <-chan zk.Event, batch []zk.Event) ([]zk.Event, *zk.Event) {
+// drainEvents appends to batch, up to maxBatch, what the channel holds
+// now and the backlog the client holds for it (s.PersistentBacklog);
+// last is the event that ends the batch early (EventNotWatching,
+// EventSession: not in batch), nil when none did. The client hands a
+// backlog over one event at a time through a channel of a few: a batch
+// of what the channel held alone would be a few events, and a stream of
+// changes would cost a round trip (the new nodes' reads) every few
+// events, falling further behind the faster they come.
+func drainEvents(ctx context.Context, s *lockops.Session, ch <-chan zk.Event, batch []zk.Event) ([]zk.Event, *zk.Event) {
 	for len(batch) < maxBatch {
+		var ev zk.Event
+		var ok bool
 		select {
-		case ev, ok := <-ch:
-			if !ok {
-				return batch, &zk.Event{Type: zk.EventNotWatching}
-			}
-			if ev.Type == zk.EventNotWatching || ev.Type == zk.EventSession {
-				return batch, &ev
-			}
-			batch = append(batch, ev)
+		case ev, ok = <-ch:
 		default:
-			return batch, nil
+			// The count may hold one event already handed over (the
+			// client takes it off its queue a moment after the hand-over):
+			// two or more say that one is still to come for sure; one is
+			// left to the next batch, lest this one wait for a change
+			// that may not come.
+			if s.PersistentBacklog(ch) < 2 {
+				return batch, nil
+			}
+			select { // handed over next, or the channel closed
+			case ev, ok = <-ch:
+			case <-ctx.Done():
+				return batch, nil
+			}
 		}
+		if !ok {
+			return batch, &zk.Event{Type: zk.EventNotWatching}
+		}
+		if ev.Type == zk.EventNotWatching || ev.Type == zk.EventSession {
+			return batch, &ev
+		}
+		batch = append(batch, ev)
 	}
 	return batch, nil
 }
@@ -547,7 +566,7 @@ func (rw *recursiveWatch) applyDelta(ctx context.Context, w *Watcher, pw *pathWa
 // when it is more than a queue of lock nodes: a path not read yet, absent
 // or refused; one with other children (semaphores, discovery, a plain
 // ephemeral lock's node), or one a semaphore reads beside its own.
-func (rw *recursiveWatch) deltaFitsLocked(w *Watcher, pw *pathWatch, qm *queue.Model) bool {
+func (rw *recursiveWatch) deltaFitsLocked(w *Watcher, pw *pathWatch, qm *queue.Tracker) bool {
 	if !qm.Seen || qm.State() != model.PathPresent || qm.Lone() != nil || qm.LockCount() == 0 || len(qm.Other()) > 0 {
 		return false
 	}

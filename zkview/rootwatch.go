@@ -265,7 +265,7 @@ func (rt *rootWatch) follow(w *Watcher, ch <-chan zk.Event) bool {
 			var batch []zk.Event
 			last := &ev
 			if ev.Type != zk.EventNotWatching && ev.Type != zk.EventSession {
-				batch, last = drainEvents(ch, []zk.Event{ev})
+				batch, last = drainEvents(rt.ctx, w.s, ch, []zk.Event{ev})
 			}
 			if w.overlay != nil {
 				w.overlay.Changed(watchEvents(w.s, batch, true)) // a system's coordination re-read at once (layouts)

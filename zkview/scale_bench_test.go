@@ -210,12 +210,14 @@ func benchSustained(b *testing.B, rate, workers int) {
 	var cpu0 time.Duration
 	var t0 time.Time
 	var held heldRuns
+	var win runWindow
 	// take handles one line of the writer; false once its run ended.
 	take := func(l writerLine) bool {
 		switch l.kind {
 		case 'r':
 			st.running, cpu0, t0 = true, cpuTime(b), time.Now()
 			held.start(w)
+			win.start(b)
 		case 'C', 'D':
 			st.report(change{create: l.kind == 'C', name: l.name, seq: l.seq, at: l.at})
 		case 'e':
@@ -223,6 +225,7 @@ func benchSustained(b *testing.B, rate, workers int) {
 			st.wall += time.Since(t0)
 			st.running = false
 			held.end(w)
+			win.end(b)
 			return false
 		case '!':
 			b.Fatalf("writer: %s", l.text)
@@ -318,63 +321,9 @@ func benchSustained(b *testing.B, rate, workers int) {
 		b.ReportMetric(float64(st.maxLag)*float64(st.frames)/float64(st.changes), "max-lag-frames")
 	}
 	held.report(b)
+	win.report(b, st.changes)
 	b.ReportMetric(float64(finalDiff)/float64(b.N), "final-diff-nodes")
 	b.ReportMetric(float64(unshown)/float64(b.N), "never-shown")
-}
-
-// queueDiff counts the nodes that differ between a and b in what a
-// snapshot says of them (recipe's view, owner, data, stat; order follows
-// from the sequences) and describes the difference.
-func queueDiff(a, b *model.Queue) (int, string) {
-	if a == nil || b == nil {
-		return 1, fmt.Sprintf("queue missing (watched %v, loaded %v)", a != nil, b != nil)
-	}
-	type view struct {
-		Seq              int32
-		Kind             ordering.Kind
-		Role, Believes   ordering.Role
-		Watches, Data    string
-		Session          int64
-		DataLen, Version int32
-		Ctime, Mtime     int64
-	}
-	views := func(q *model.Queue) map[string]view {
-		m := make(map[string]view, q.Nodes.Len())
-		for _, n := range q.Nodes.All() {
-			m[n.Name] = view{n.Seq, n.Kind, n.Role, n.Believes, n.Watches(), string(n.Data()), n.Session,
-				n.DataLen, n.Version, n.Ctime().UnixMilli(), n.Mtime().UnixMilli()}
-		}
-		return m
-	}
-	va, vb := views(a), views(b)
-	var onlyA, onlyB, differ []string
-	for name, x := range va {
-		if y, ok := vb[name]; !ok {
-			onlyA = append(onlyA, name)
-		} else if x != y {
-			differ = append(differ, fmt.Sprintf("%s watched %+v, loaded %+v", name, x, y))
-		}
-	}
-	for name := range vb {
-		if _, ok := va[name]; !ok {
-			onlyB = append(onlyB, name)
-		}
-	}
-	n := len(onlyA) + len(onlyB) + len(differ)
-	if n == 0 {
-		return 0, ""
-	}
-	slices.Sort(onlyA)
-	slices.Sort(onlyB)
-	slices.Sort(differ)
-	first := func(s []string) string {
-		if len(s) == 0 {
-			return "-"
-		}
-		return s[0]
-	}
-	return n, fmt.Sprintf("%d nodes watched, %d loaded; %d only watched (first %s), %d only loaded (first %s), %d differ (first %s)",
-		len(va), len(vb), len(onlyA), first(onlyA), len(onlyB), first(onlyB), len(differ), first(differ))
 }
 
 // writerProc is the writer process, run by the benchmark.

@@ -354,11 +354,11 @@ func (s *semaphores) fetchParts(ctx context.Context, pw *pathWatch, kids []strin
 // over q, the Queue buildQueue made of the parent's own listing (its
 // state, and a stale warning), and tells what changed since the last
 // build (prev, the Queue built before, nil when none).
-func (s *semaphores) buildLocked(qm *queue.Model, prev *model.Queue, st *semState, q model.Queue, sv *queue.ServerView, now time.Time) model.Queue {
+func (s *semaphores) buildLocked(qm *queue.Tracker, prev *model.Queue, st *semState, q model.Queue, sv *queue.ServerView, now time.Time) model.Queue {
 	w := s.w
 	st.dirty = false
 	leaseDir, lockDir := queue.SemaphoreDirs(qm.Path, st.kind)
-	var lq *queue.Model
+	var lq *queue.Tracker
 	if st.kind == queue.SemCurator {
 		lq = s.settleLocked(qm, leaseDir)
 	}
@@ -403,7 +403,7 @@ func (s *semaphores) buildLocked(qm *queue.Model, prev *model.Queue, st *semStat
 
 // settleLocked is the part of the semaphore at qm kept at a, nil when
 // none; a part with no Queue of its own is marked built with it.
-func (s *semaphores) settleLocked(qm *queue.Model, a string) *queue.Model {
+func (s *semaphores) settleLocked(qm *queue.Tracker, a string) *queue.Tracker {
 	w := s.w
 	m := w.queueLocked(a)
 	if m == nil || m == qm {
@@ -418,8 +418,8 @@ func (s *semaphores) settleLocked(qm *queue.Model, a string) *queue.Model {
 // partUnreadLocked: a part of the semaphore (lq, kq; nil when none) is
 // not listed yet, so its nodes are unknown, not absent (told as joined
 // once listed, they would be news that is not).
-func (s *semaphores) partUnreadLocked(lq, kq *queue.Model) bool {
-	for _, m := range []*queue.Model{lq, kq} {
+func (s *semaphores) partUnreadLocked(lq, kq *queue.Tracker) bool {
+	for _, m := range []*queue.Tracker{lq, kq} {
 		if m != nil && !m.Seen {
 			return true
 		}
@@ -448,7 +448,7 @@ func leaseNode(name string, seq int32, r *queue.Record, sv *queue.ServerView) mo
 
 // curatorLeases adds to parts the leases of a Curator semaphore's lease
 // dir lq, and the children that are none; current collects the leases.
-func (st *semState) curatorLeases(parts *queue.SemParts, lq *queue.Model, sv *queue.ServerView, current map[string]bool) {
+func (st *semState) curatorLeases(parts *queue.SemParts, lq *queue.Tracker, sv *queue.ServerView, current map[string]bool) {
 	if lq.Seen && !st.leasesSeen {
 		st.leasesSeen = true
 		for _, k := range lq.Kids() {
@@ -478,7 +478,7 @@ func (st *semState) curatorLeases(parts *queue.SemParts, lq *queue.Model, sv *qu
 // kazooLeases adds to parts the leases of a Kazoo semaphore, the
 // children of its parent qm, the children that are none, and the
 // parent's data.
-func (st *semState) kazooLeases(parts *queue.SemParts, qm *queue.Model, sv *queue.ServerView) {
+func (st *semState) kazooLeases(parts *queue.SemParts, qm *queue.Tracker, sv *queue.ServerView) {
 	for _, k := range qm.Other() {
 		r := st.leases[k]
 		if st.gone[k] {
@@ -517,7 +517,7 @@ func (st *semState) forgetGone(current map[string]bool) {
 // else from this build. That is when the monitor saw the hold begin, as
 // a lock's handoff (Node.SinceExact): its release can then say how long
 // it held.
-func (st *semState) datePendedHolds(nodes []model.Node, lq *queue.Model, now time.Time) {
+func (st *semState) datePendedHolds(nodes []model.Node, lq *queue.Tracker, now time.Time) {
 	defer func() { st.builtAt = now }()
 	for i := range nodes {
 		n := &nodes[i]

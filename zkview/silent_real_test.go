@@ -102,4 +102,14 @@ func TestSilentHolder(t *testing.T) {
 		t.Errorf("expiry told %v, the node went at %v (%v apart; at most a tick)", told, gone.At, told.Sub(gone.At))
 	}
 	t.Logf("expiry told %s, node gone %s (%v apart)", told.Format("15:04:05.000"), gone.At.Format("15:04:05.000"), told.Sub(gone.At))
+	// The event log tells the expiry as such, never as a release.
+	var how []string
+	for _, e := range w.events() {
+		if e.Path == p && e.Node.Name == h.Node() && e.Kind.Departure() {
+			how = append(how, e.Kind.String()+"/"+e.Cause.String())
+		}
+	}
+	if !slices.Equal(how, []string{model.ChangeSessionLost.String() + "/" + model.CauseExpired.String()}) {
+		t.Errorf("the holder's departure told as %v, want one session-lost/expired", how)
+	}
 }

@@ -1,13 +1,37 @@
 // Measures of the sustained benchmarks (scale_bench_test.go) beside
-// their own: the CPU time, the events held on the receive side.
+// their own: the CPU time, the events held on the receive side, the
+// allocations over the runs, the last snapshot against a fresh read.
 
 package zkview
 
 import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zklock/zklock/lockops/ordering"
+	"github.com/zklock/zklock/model"
 )
+
+// sustainedProfile names a CPU profile of a sustained benchmark taken
+// over the writer's first run only (not the queue's fill nor the fresh
+// Load after each run, which -test.cpuprofile also counts). Not with
+// -test.cpuprofile: one CPU profile at a time; with one benchmark at a
+// time, since each writes the file anew.
+var sustainedProfile = flag.String("sustained.cpuprofile", "", "write a CPU profile of the sustained benchmarks' runs to this file")
+
+// sustainedMemProfile names the allocation profiles taken at the start
+// and the end of the first run (NAME.start, NAME.end): what the run
+// allocated is `go tool pprof -sample_index=alloc_space -base NAME.start
+// NAME.end`.
+var sustainedMemProfile = flag.String("sustained.memprofile", "", "write allocation profiles at the start and the end of a sustained benchmark's first run")
 
 // heldRuns measures, over a benchmark's runs, the watch events the
 // Watcher held (received, not yet in its model) at each snapshot it
@@ -53,4 +77,151 @@ func cpuTime(b testing.TB) time.Duration {
 		b.Fatalf("getrusage: %v", err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// runWindow measures what the process spent over a benchmark's runs
+// (the writer's runs, from "ready" to "end"): heap allocations, and a
+// CPU profile when -sustained.cpuprofile asks for one.
+type runWindow struct {
+	objs, bytes   uint64 // over the runs
+	objs0, bytes0 uint64
+	samples       []metrics.Sample
+	prof          *os.File
+	profiled      bool
+	memStarted    bool
+	memEnded      bool
+}
+
+// start begins a run.
+func (r *runWindow) start(b testing.TB) {
+	if *sustainedProfile != "" && !r.profiled {
+		r.profiled = true
+		f, err := os.Create(*sustainedProfile)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			b.Fatal(err)
+		}
+		r.prof = f
+	}
+	if *sustainedMemProfile != "" && !r.memStarted {
+		r.memStarted = true
+		writeHeap(b, *sustainedMemProfile+".start")
+	}
+	r.objs0, r.bytes0 = r.read()
+}
+
+// writeHeap writes the allocation profile so far to name, after a
+// garbage collection (the profile counts what was allocated up to the
+// last one).
+func writeHeap(b testing.TB, name string) {
+	runtime.GC()
+	f, err := os.Create(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// end ends a run.
+func (r *runWindow) end(b testing.TB) {
+	objs, bytes := r.read()
+	r.objs += objs - r.objs0
+	r.bytes += bytes - r.bytes0
+	r.stopProfile(b)
+	if r.memStarted && !r.memEnded {
+		r.memEnded = true
+		writeHeap(b, *sustainedMemProfile+".end")
+	}
+}
+
+// stopProfile ends the profile, if one runs.
+func (r *runWindow) stopProfile(b testing.TB) {
+	if r.prof == nil {
+		return
+	}
+	pprof.StopCPUProfile()
+	if err := r.prof.Close(); err != nil {
+		b.Error(err)
+	}
+	r.prof = nil
+}
+
+// read is the heap's allocations so far, objects and bytes.
+func (r *runWindow) read() (objs, bytes uint64) {
+	if r.samples == nil {
+		r.samples = []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/allocs:bytes"}}
+	}
+	metrics.Read(r.samples)
+	return r.samples[0].Value.Uint64(), r.samples[1].Value.Uint64()
+}
+
+// report reports allocs/change and B/change over the runs (the
+// benchmark's own reading of Updates and of the writer's lines
+// included), and ends the profile if a run ended early.
+func (r *runWindow) report(b *testing.B, changes int) {
+	r.stopProfile(b)
+	if changes > 0 {
+		b.ReportMetric(float64(r.objs)/float64(changes), "allocs/change")
+		b.ReportMetric(float64(r.bytes)/float64(changes), "B/change")
+	}
+}
+
+// queueDiff counts the nodes that differ between a and b in what a
+// snapshot says of them (recipe's view, owner, data, stat; order follows
+// from the sequences) and describes the difference.
+func queueDiff(a, b *model.Queue) (int, string) {
+	if a == nil || b == nil {
+		return 1, fmt.Sprintf("queue missing (watched %v, loaded %v)", a != nil, b != nil)
+	}
+	type view struct {
+		Seq              int32
+		Kind             ordering.Kind
+		Role, Believes   ordering.Role
+		Watches, Data    string
+		Session          int64
+		DataLen, Version int32
+		Ctime, Mtime     int64
+	}
+	views := func(q *model.Queue) map[string]view {
+		m := make(map[string]view, q.Nodes.Len())
+		for _, n := range q.Nodes.All() {
+			m[n.Name] = view{n.Seq, n.Kind, n.Role, n.Believes, n.Watches(), string(n.Data()), n.Session,
+				n.DataLen, n.Version, n.Ctime().UnixMilli(), n.Mtime().UnixMilli()}
+		}
+		return m
+	}
+	va, vb := views(a), views(b)
+	var onlyA, onlyB, differ []string
+	for name, x := range va {
+		if y, ok := vb[name]; !ok {
+			onlyA = append(onlyA, name)
+		} else if x != y {
+			differ = append(differ, fmt.Sprintf("%s watched %+v, loaded %+v", name, x, y))
+		}
+	}
+	for name := range vb {
+		if _, ok := va[name]; !ok {
+			onlyB = append(onlyB, name)
+		}
+	}
+	n := len(onlyA) + len(onlyB) + len(differ)
+	if n == 0 {
+		return 0, ""
+	}
+	slices.Sort(onlyA)
+	slices.Sort(onlyB)
+	slices.Sort(differ)
+	first := func(s []string) string {
+		if len(s) == 0 {
+			return "-"
+		}
+		return s[0]
+	}
+	return n, fmt.Sprintf("%d nodes watched, %d loaded; %d only watched (first %s), %d only loaded (first %s), %d differ (first %s)",
+		len(va), len(vb), len(onlyA), first(onlyA), len(onlyB), first(onlyB), len(differ), first(differ))
 }

@@ -15,7 +15,7 @@ import (
 func TestWarningEventsOncePerIncident(t *testing.T) {
 	now := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
 	w := &Watcher{cfg: Options{Now: func() time.Time { return now }}}
-	qm := &queue.Model{Path: "/locks/a"}
+	qm := &queue.Tracker{Path: "/locks/a"}
 	var prev *model.Queue
 	step := func(ws ...model.Warning) []string {
 		w.pending = nil

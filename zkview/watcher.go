@@ -162,7 +162,7 @@ type published struct {
 // and sysPaths the paths the overlay touched in it.
 type built struct {
 	base      model.Queues
-	dirtyQ    []*queue.Model
+	dirtyQ    []*queue.Tracker
 	reshown   []string
 	sysPaths  []string
 	builtOnce bool
@@ -363,7 +363,9 @@ func (w *Watcher) takeUpdate() (u model.Update, ok bool, cost time.Duration, pic
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	start := time.Now()
+	prev := w.snap
 	rebuilt := w.rebuildLocked()
+	tellExpiries(prev, w.pending)
 	if rebuilt {
 		cost = time.Since(start)
 	}

@@ -12,7 +12,7 @@ import (
 
 // Build turns a queue's model into its immutable Queue, judging the
 // links and warnings with the server view when there is one.
-func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Queue {
+func Build(qm *Tracker, sv *ServerView, stale bool, staleSince time.Time) model.Queue {
 	order := qm.Order() // once: a lone parent's is derived
 	q := model.Queue{
 		Path:  qm.Path,
@@ -91,7 +91,7 @@ func Build(qm *Model, sv *ServerView, stale bool, staleSince time.Time) model.Qu
 
 // nodeOf is the Node of e (believed: see believed), with what the model
 // read of it in r (nil: nothing yet).
-func nodeOf(qm *Model, e ordering.Entry, r *Record, sv *ServerView) model.Node {
+func nodeOf(qm *Tracker, e ordering.Entry, r *Record, sv *ServerView) model.Node {
 	n := model.Node{Name: e.Name, Seq: e.Seq, Kind: e.Kind, Recipe: e.Recipe, Role: e.Role, Believes: e.Believes}
 	n.SetWatchesPredecessor(e.Watches, e.Predecessor)
 	if r != nil {
@@ -127,7 +127,7 @@ func staleWarning(since time.Time) model.Warning {
 // Kazoo 2.8's readers with a writer queued behind them). Last, where the servers show a
 // node's session watching another lock node of the parent, the node
 // waits on it, whatever the names predict (model.ServerWaits).
-func believed(qm *Model, order ordering.Ordering, sv *ServerView) ordering.Ordering {
+func believed(qm *Tracker, order ordering.Ordering, sv *ServerView) ordering.Ordering {
 	aq := ordering.Ordering{Entries: slices.Clone(order.Entries), Other: order.Other}
 	for i := range aq.Entries {
 		e := &aq.Entries[i]
@@ -147,7 +147,7 @@ func believed(qm *Model, order ordering.Ordering, sv *ServerView) ordering.Order
 
 // believedEntry is e as its client believes it (see believed); r is what
 // the model knows of it.
-func believedEntry(qm *Model, e ordering.Entry, r *Record, sv *ServerView) ordering.Entry {
+func believedEntry(qm *Tracker, e ordering.Entry, r *Record, sv *ServerView) ordering.Entry {
 	if r == nil {
 		return e
 	}
@@ -208,7 +208,7 @@ func listNames(names []string, sep string, max int) string {
 // when the queue was quiet and the watch target unchanged for
 // missingGrace before the poll began. It notes on r that a wait was seen
 // verified.
-func judgeLink(qm *Model, e ordering.Entry, r *Record, sv *ServerView) model.LinkStatus {
+func judgeLink(qm *Tracker, e ordering.Entry, r *Record, sv *ServerView) model.LinkStatus {
 	if e.Believes == ordering.RoleHolder || e.Watches == "" {
 		return model.LinkNone
 	}
@@ -264,7 +264,7 @@ func silentHolders(nodes []model.Node, sv *ServerView) (model.Warning, bool) {
 // more). Several Curator readers on the first write node are expected:
 // their recipe says so. Children watches on the parent would be a herd
 // too, but `wchc` does not list them (FACTS.md): not judged.
-func herds(qm *Model, aq ordering.Ordering, sv *ServerView, nodes []model.Node) ([]string, string) {
+func herds(qm *Tracker, aq ordering.Ordering, sv *ServerView, nodes []model.Node) ([]string, string) {
 	waitsOn := map[string][]string{} // node -> nodes that wait on it
 	for _, e := range aq.Entries {
 		if e.Watches != "" {
@@ -325,7 +325,7 @@ func herds(qm *Model, aq ordering.Ordering, sv *ServerView, nodes []model.Node) 
 // nodes whose recipe waits on that node, else to all its waiting nodes
 // in this queue); without, the recipes' predicted ones. It returns the
 // cycle's nodes in wait order and whether the edges were real.
-func deadlock(qm *Model, aq ordering.Ordering, sv *ServerView) ([]string, bool) {
+func deadlock(qm *Tracker, aq ordering.Ordering, sv *ServerView) ([]string, bool) {
 	entries := aq.Entries
 	index := make(map[string]int, len(entries))
 	for i, e := range entries {

@@ -1,7 +1,7 @@
 // Changes applied as changes: a persistent watch names each child created
 // and deleted, so a busy queue is updated from those names alone, in time
 // that does not grow with the queue where it can be (ordering.Ordering.Change),
-// and through the whole-listing merge (Model.Apply, merge.go) where it cannot.
+// and through the whole-listing merge (Tracker.Apply, merge.go) where it cannot.
 
 package queue
 

@@ -22,7 +22,7 @@ import (
 // holders, no mixed recipes, no watch cycle by the recipes' rules;
 // missing watches and herds need the servers' watches), so only the nodes
 // and those two change.
-func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time) (model.Queue, bool) {
+func BuildChanged(qm *Tracker, prev *model.Queue, stale bool, staleSince time.Time) (model.Queue, bool) {
 	if prev == nil || !qm.HasBuilt || !qm.BuiltChanges || qm.is(flagRelisted) || qm.Lone() != nil || len(qm.Other()) > 0 ||
 		prev.State != model.PathPresent || qm.State() != model.PathPresent {
 		return model.Queue{}, false
@@ -101,7 +101,7 @@ func BuildChanged(qm *Model, prev *model.Queue, stale bool, staleSince time.Time
 // (one recipe's mutex nodes, nothing else among the children), every
 // node believing what its role says, and no warning but stale or
 // self-wait.
-func ChangeShaped(qm *Model, q *model.Queue) bool {
+func ChangeShaped(qm *Tracker, q *model.Queue) bool {
 	qm.set(flagRelisted, false)
 	if q.State != model.PathPresent || q.Nodes.Len() == 0 || len(q.Other()) > 0 || qm.Lone() != nil {
 		return false

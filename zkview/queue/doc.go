@@ -1,7 +1,7 @@
 // Package queue is the model of one lock parent as the Watcher follows
 // it: what is known of each lock node between listings (a Record: its
 // stat and data, read once, and the roles it was seen in), how a listing
-// or a change merges into it (Model.Apply, Model.ApplyChange: roles, hold
+// or a change merges into it (Tracker.Apply, Tracker.ApplyChange: roles, hold
 // and wait times, handoffs, depth, and the events that tell them), and
 // the immutable model.Queue built from it (Build: the links judged with
 // the servers' watches when they tell, split-holders, mixed-recipes,
@@ -19,15 +19,15 @@
 //
 // # Files
 //
-//   - queue.go: Model, its state and flags, the order of its children
+//   - queue.go: Tracker, its state and flags, the order of its children
 //     (kept, or derived for a parent of one lock node, which keeps no
 //     entries), the children as listed, and its depth samples.
-//   - merge.go: merging into a Model a listing (Apply) or a watch's
+//   - merge.go: merging into a Tracker a listing (Apply) or a watch's
 //     creates and deletes as changes (ApplyChange), its state when it
 //     could not be listed, and the events each tells (created, deleted,
 //     handoffs).
 //   - record.go, records.go: Record, a lock node's stat and data, and a
-//     Model's records by name.
+//     Tracker's records by name.
 //   - shared.go: what the Watcher's models share until one changes it
 //     (hooks, depth samples, a kept listing: Hooks' extras).
 //   - delta.go: Prior, what merging creates and deletes as changes

@@ -27,7 +27,7 @@ import (
 // no child at all: an election nobody runs for now); else q.Type as it
 // is. A config name does not turn a read/write lock or a semaphore into
 // an election: the nodes on the wire win.
-func electionType(q *model.Queue, qm *Model, order ordering.Ordering) model.QueueType {
+func electionType(q *model.Queue, qm *Tracker, order ordering.Ordering) model.QueueType {
 	if q.State != model.PathPresent {
 		if qm.Election {
 			return model.TypeElection

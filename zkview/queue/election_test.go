@@ -23,7 +23,7 @@ func lockName(uuid string, seq int) string  { return fmt.Sprintf("_c_%s-lock-%01
 
 // modelOf is a queue model that listed kids (their stat read, each owned
 // by session 0x100+i), built as the Watcher builds it.
-func modelOf(t *testing.T, p string, kids []string, election bool) *Model {
+func modelOf(t *testing.T, p string, kids []string, election bool) *Tracker {
 	t.Helper()
 	now := time.Date(2026, 3, 14, 3, 12, 4, 0, time.UTC)
 	qm := New(p, p, &Hooks{Emit: func(model.Change) {}})

@@ -55,7 +55,7 @@ func LoneCandidate(name string) bool {
 // plainEphemeral shows qm's plain ephemeral lock in q, when the last
 // listing found one and q has no lock node: the holder, the waiters the
 // servers show, the herd warning. Type mutex.
-func plainEphemeral(q *model.Queue, qm *Model, sv *ServerView) {
+func plainEphemeral(q *model.Queue, qm *Tracker, sv *ServerView) {
 	l := qm.Lone()
 	if l == nil || q.State != model.PathPresent || q.Nodes.Len() > 0 {
 		return

@@ -11,11 +11,11 @@ import (
 	"github.com/zklock/zklock/model"
 )
 
-// TestModelSize holds a Model to 96 bytes: a root keeps one for each of
+// TestModelSize holds a Tracker to 96 bytes: a root keeps one for each of
 // up to a million lock parents (the next size class is 112).
-func TestModelSize(t *testing.T) {
-	if n := unsafe.Sizeof(Model{}); n > 96 {
-		t.Errorf("a Model takes %d bytes, want <= 96", n)
+func TestTrackerSize(t *testing.T) {
+	if n := unsafe.Sizeof(Tracker{}); n > 96 {
+		t.Errorf("a Tracker takes %d bytes, want <= 96", n)
 	}
 }
 
@@ -56,7 +56,7 @@ func TestDepthSharedUntilSampled(t *testing.T) {
 	}
 }
 
-// TestAbsKeptOnlyWhenNotDerived: a Model's path on the server is what it
+// TestAbsKeptOnlyWhenNotDerived: a Tracker's path on the server is what it
 // was made with, kept apart (its rare part) only when the hooks do not
 // derive it from the path: below a chroot a root's parents keep no copy.
 func TestAbsKeptOnlyWhenNotDerived(t *testing.T) {
@@ -158,7 +158,7 @@ func TestDepthFirstSampleShared(t *testing.T) {
 	if got, want := depths(g.x.depth), []int{2}; !slices.Equal(got, want) {
 		t.Errorf("g deeper in the same second: depth %v, want %v", got, want)
 	}
-	for name, m := range map[string]*Model{"d": d, "e": e} {
+	for name, m := range map[string]*Tracker{"d": d, "e": e} {
 		if got, want := depths(m.x.depth), []int{1}; !slices.Equal(got, want) || m.Kids()[0] != "lock-0000000000" || len(m.Kids()) != 1 {
 			t.Errorf("%s after g changed: depth %v, kids %v; want %v, [lock-0000000000]", name, got, m.Kids(), want)
 		}

@@ -1,4 +1,4 @@
-// Merging what was read into a Model: a listing (Apply: roles, hold and
+// Merging what was read into a Tracker: a listing (Apply: roles, hold and
 // wait times, handoffs, depth) or a watch's creates and deletes as
 // changes (ApplyChange, with delta.go's Prior), the path's state when it
 // could not be listed, and the events each tells.
@@ -15,7 +15,7 @@ import (
 // CheckIdentity forgets every node of a parent that was deleted and
 // created again since the last listing: the new parent's nodes may carry
 // the old names (its counter restarts at 0) but not their owners or data.
-func (q *Model) CheckIdentity(czxid int64, now time.Time) {
+func (q *Tracker) CheckIdentity(czxid int64, now time.Time) {
 	if czxid == 0 {
 		return
 	}
@@ -33,7 +33,7 @@ func (q *Model) CheckIdentity(czxid int64, now time.Time) {
 }
 
 // NeedFetch names the lock nodes of kids whose stat and data are unknown.
-func (q *Model) NeedFetch(kids []string) []string {
+func (q *Tracker) NeedFetch(kids []string) []string {
 	var need []string
 	for _, k := range kids {
 		if r, ok := q.Nodes.Get(k); ok && r.Fetched {
@@ -48,7 +48,7 @@ func (q *Model) NeedFetch(kids []string) []string {
 
 // SetState records that the parent could not be listed. Absent and NoAuth
 // empty the queue: nothing in it can be known.
-func (q *Model) SetState(st model.PathState, msg string, now time.Time) {
+func (q *Tracker) SetState(st model.PathState, msg string, now time.Time) {
 	if q.State() == st && q.errText() == msg {
 		return
 	}
@@ -85,7 +85,7 @@ func (q *Model) SetState(st model.PathState, msg string, now time.Time) {
 // Apply merges one listing: kids as listed (issued when asked for, done
 // when read and the new nodes fetched; evAt when the event that asked for
 // it came) and the new nodes' reads.
-func (q *Model) Apply(kids []string, got []Fetched, issued, done, evAt time.Time) {
+func (q *Tracker) Apply(kids []string, got []Fetched, issued, done, evAt time.Time) {
 	gotBy, cur := withoutGone(kids, got)
 	initial := !q.Seen
 	if q.State() != model.PathPresent && !initial {
@@ -239,7 +239,7 @@ func (m *listingMerge) date(e ordering.Entry, r *Record, existed bool) {
 // tellListing tells on the event log what a merged listing changed from
 // prev to order: the changes, or, for the queue's first listing, what it
 // holds.
-func (q *Model) tellListing(m *listingMerge, prev, order ordering.Ordering) {
+func (q *Tracker) tellListing(m *listingMerge, prev, order ordering.Ordering) {
 	if !m.initial {
 		q.emitChanges(m.done, m.created, m.departed, func(d ordering.Entry) []string { return wakersIn(prev, prev.Index(d.Name)) }, m.handoffs)
 		return
@@ -253,7 +253,7 @@ func (q *Model) tellListing(m *listingMerge, prev, order ordering.Ordering) {
 
 // keepHandoffs adds a listing's handoffs to the queue's, the newest
 // maxHandoffs kept.
-func (q *Model) keepHandoffs(handoffs []model.Handoff) {
+func (q *Tracker) keepHandoffs(handoffs []model.Handoff) {
 	if len(handoffs) == 0 {
 		return
 	}
@@ -311,7 +311,7 @@ func releasedBefore(e ordering.Entry, wasPred string, departed []ordering.Entry)
 
 // emitChanges tells what one listing changed, node by node while that
 // stays readable, as a summary beyond maxEventsPerListing.
-func (q *Model) emitChanges(at time.Time, created, departed []ordering.Entry, wakers func(ordering.Entry) []string, handoffs []model.Handoff) {
+func (q *Tracker) emitChanges(at time.Time, created, departed []ordering.Entry, wakers func(ordering.Entry) []string, handoffs []model.Handoff) {
 	if len(created)+len(departed) > MaxEventsPerListing {
 		q.emit(model.Change{At: at, Kind: model.ChangeBurst, Path: q.Path, Created: len(created), Deleted: len(departed)})
 	} else {
@@ -334,7 +334,7 @@ func (q *Model) emitChanges(at time.Time, created, departed []ordering.Entry, wa
 // departure is the change of a node d that a listing no longer has:
 // released (a holder) or gave up (a waiter), with how long it held or
 // waited when the Watcher knew it, and the nodes it wakes.
-func (q *Model) departure(d ordering.Entry, wakers []string, at time.Time) model.Change {
+func (q *Tracker) departure(d ordering.Entry, wakers []string, at time.Time) model.Change {
 	c := model.Change{At: at, Kind: model.ChangeGaveUp, Path: q.Path, Node: entryNode(d), Wakes: wakers}
 	if r, ok := q.Nodes.Get(d.Name); ok {
 		// A role timed at zero is told as 1ns: zero means not timed
@@ -397,7 +397,7 @@ func wakersIn(prev ordering.Ordering, i int) []string {
 // order that are new or changed role or predecessor (ordering.Ordering.Change).
 // It tells what changed as apply does for a listing, in time that grows
 // with the change, not with the queue.
-func (q *Model) ApplyChange(order ordering.Ordering, touched []int, before Prior, got []Fetched, issued, done, evAt time.Time) {
+func (q *Tracker) ApplyChange(order ordering.Ordering, touched []int, before Prior, got []Fetched, issued, done, evAt time.Time) {
 	departed := before.departed
 	gotBy := make(map[string]*Record, len(got))
 	for _, f := range got {

@@ -65,14 +65,14 @@ func smallChildren(rng *rand.Rand, n int) []string {
 	return kids
 }
 
-// TestDerivedOrderAsOrdered: whatever a Model keeps of its order, Order
+// TestDerivedOrderAsOrdered: whatever a Tracker keeps of its order, Order
 // reads back what the ordering function makes of its children, shape
 // included, after listings of random small child lists and after
 // changes merged (ApplyChange); Kids, LockCount, Other and Alone agree.
 func TestDerivedOrderAsOrdered(t *testing.T) {
 	t0 := time.Date(2026, 3, 14, 3, 12, 0, 0, time.UTC)
 	rng := rand.New(rand.NewPCG(34, 1))
-	check := func(step string, qm *Model, kids []string) {
+	check := func(step string, qm *Tracker, kids []string) {
 		t.Helper()
 		want := ordering.Order(kids)
 		got := qm.Order()

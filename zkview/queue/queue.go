@@ -7,22 +7,22 @@ import (
 	"github.com/zklock/zklock/model"
 )
 
-// Model is one lock parent. Guarded by Watcher.mu; changed only by
+// Tracker is one lock parent. Guarded by Watcher.mu; changed only by
 // its path's goroutine (apply, setState) and read by the builder.
 //
-// A root holds a Model for each of up to a million parents: what most
+// A root holds a Tracker for each of up to a million parents: what most
 // of them never use sits behind rare, what a one-node parent can derive
 // or shares with others is not its own (Kids, its hooks and depth
 // samples: x), times are Unix nanoseconds and the flags sit together,
-// so that a Model fits in 96 bytes (TestModelSize): its path on the
+// so that a Tracker fits in 96 bytes (TestTrackerSize): its path on the
 // server (Abs) is kept apart only where it differs (a chroot).
-type Model struct {
+type Tracker struct {
 	Path     string
 	czxid    int64 // the listed parent's identity (0: not listed yet)
 	listedAt int64 // when the current listing was asked for, Unix nanoseconds (0: never)
 	// entries are Order's lock nodes, nil when it derives them (a parent
 	// of one lock node and no other child: lone); its other children,
-	// rare, are in x: a Model keeps 8 bytes of an Ordering's 56, and a
+	// rare, are in x: a Tracker keeps 8 bytes of an Ordering's 56, and a
 	// root's lone parents no Entry (setOrder).
 	entries *[]ordering.Entry
 	Nodes   Records // the lock nodes of order
@@ -51,7 +51,7 @@ type Model struct {
 	shaped bool
 }
 
-// modelFlags are a Model's own yes-or-no facts, one bit each.
+// modelFlags are a Tracker's own yes-or-no facts, one bit each.
 type modelFlags uint8
 
 const (
@@ -70,10 +70,10 @@ const (
 )
 
 // is says whether flag f is set.
-func (q *Model) is(f modelFlags) bool { return q.flags&f != 0 }
+func (q *Tracker) is(f modelFlags) bool { return q.flags&f != 0 }
 
 // set sets flag f, or clears it.
-func (q *Model) set(f modelFlags, on bool) {
+func (q *Tracker) set(f modelFlags, on bool) {
 	if on {
 		q.flags |= f
 	} else {
@@ -82,10 +82,10 @@ func (q *Model) set(f modelFlags, on bool) {
 }
 
 // State is whether the parent could be read.
-func (q *Model) State() model.PathState { return model.PathState(q.state) }
+func (q *Tracker) State() model.PathState { return model.PathState(q.state) }
 
 // EventAt is when the parent's watch last fired (zero: never).
-func (q *Model) EventAt() time.Time {
+func (q *Tracker) EventAt() time.Time {
 	if q.rare == nil {
 		return time.Time{}
 	}
@@ -93,13 +93,13 @@ func (q *Model) EventAt() time.Time {
 }
 
 // SetEventAt records that the parent's watch fired at t.
-func (q *Model) SetEventAt(t time.Time) {
+func (q *Tracker) SetEventAt(t time.Time) {
 	if !t.IsZero() || q.rare != nil {
 		q.more().eventAt = unixNano(t)
 	}
 }
 
-// modelRare is the part of a Model most lock parents never set.
+// modelRare is the part of a Tracker most lock parents never set.
 type modelRare struct {
 	abs      string // the path on the server, when neither Path nor what Hooks.Abs says
 	err      string
@@ -112,7 +112,7 @@ type modelRare struct {
 }
 
 // more is q's rare part, made when first needed.
-func (q *Model) more() *modelRare {
+func (q *Tracker) more() *modelRare {
 	if q.rare == nil {
 		q.rare = &modelRare{}
 	}
@@ -120,7 +120,7 @@ func (q *Model) more() *modelRare {
 }
 
 // Abs is the lock parent's path on the server (Path below a chroot).
-func (q *Model) Abs() string {
+func (q *Tracker) Abs() string {
 	switch {
 	case q.rare != nil && q.rare.abs != "":
 		return q.rare.abs
@@ -131,14 +131,14 @@ func (q *Model) Abs() string {
 }
 
 // errText is why the parent could not be read ("" when it was).
-func (q *Model) errText() string {
+func (q *Tracker) errText() string {
 	if q.rare == nil {
 		return ""
 	}
 	return q.rare.err
 }
 
-func (q *Model) setErr(msg string) {
+func (q *Tracker) setErr(msg string) {
 	if msg != "" || q.rare != nil {
 		q.more().err = msg
 	}
@@ -146,7 +146,7 @@ func (q *Model) setErr(msg string) {
 
 // handoffList is the queue's handoffs, most recent last (shared: clone
 // to keep).
-func (q *Model) handoffList() []model.Handoff {
+func (q *Tracker) handoffList() []model.Handoff {
 	if q.rare == nil {
 		return nil
 	}
@@ -155,7 +155,7 @@ func (q *Model) handoffList() []model.Handoff {
 
 // Changed names the entries applyChange touched since the last build
 // (ResetChanges).
-func (q *Model) Changed() []ordering.ParsedName {
+func (q *Tracker) Changed() []ordering.ParsedName {
 	if q.rare == nil {
 		return nil
 	}
@@ -163,7 +163,7 @@ func (q *Model) Changed() []ordering.ParsedName {
 }
 
 // Removed names the nodes applyChange removed since the last build.
-func (q *Model) Removed() []string {
+func (q *Tracker) Removed() []string {
 	if q.rare == nil {
 		return nil
 	}
@@ -171,7 +171,7 @@ func (q *Model) Removed() []string {
 }
 
 // ResetChanges forgets Changed and Removed: a build took them in.
-func (q *Model) ResetChanges() {
+func (q *Tracker) ResetChanges() {
 	if q.rare != nil {
 		q.rare.changed, q.rare.removed = q.rare.changed[:0], q.rare.removed[:0]
 	}
@@ -179,7 +179,7 @@ func (q *Model) ResetChanges() {
 
 // Pzxid is the parent's pzxid as the last listing read it, when kept
 // (SetPzxid), else 0.
-func (q *Model) Pzxid() int64 {
+func (q *Tracker) Pzxid() int64 {
 	if q.rare == nil {
 		return 0
 	}
@@ -189,7 +189,7 @@ func (q *Model) Pzxid() int64 {
 // SetPzxid keeps the parent's pzxid as a listing read it: a one-off
 // read's cycles are dated by it (sessions.ProveCycles). A Watcher that
 // stays does not keep it: it dates cycles by watching them.
-func (q *Model) SetPzxid(z int64) {
+func (q *Tracker) SetPzxid(z int64) {
 	if z != 0 || q.rare != nil {
 		q.more().pzxid = z
 	}
@@ -197,7 +197,7 @@ func (q *Model) SetPzxid(z int64) {
 
 // Lone is the last listing's plain ephemeral lock node (ephemeral.go),
 // nil when none.
-func (q *Model) Lone() *LoneNode {
+func (q *Tracker) Lone() *LoneNode {
 	if q.rare == nil {
 		return nil
 	}
@@ -205,22 +205,22 @@ func (q *Model) Lone() *LoneNode {
 }
 
 // SetLone records the last listing's plain ephemeral lock node.
-func (q *Model) SetLone(l *LoneNode) {
+func (q *Tracker) SetLone(l *LoneNode) {
 	if l != nil || q.rare != nil {
 		q.more().lone = l
 	}
 }
 
-// Hooks are what a Model tells its Watcher. The Watcher's models share
-// one: a Model keeps a pointer, not two closures.
+// Hooks are what a Tracker tells its Watcher. The Watcher's models share
+// one: a Tracker keeps a pointer, not two closures.
 type Hooks struct {
 	// Emit tells of a happening (called under the Watcher's lock).
 	Emit func(model.Change)
 	// Dirty is told when a model changes (the Watcher lists the models
 	// to build with it), once until Taken; nil: not told.
-	Dirty func(*Model)
+	Dirty func(*Tracker)
 	// Abs turns a path into the server's (a chroot applied), so that a
-	// Model below a chroot need not keep both; nil: the same path.
+	// Tracker below a chroot need not keep both; nil: the same path.
 	Abs func(string) string
 
 	shared sharedExtras // what the models share (shared.go)
@@ -229,8 +229,8 @@ type Hooks struct {
 // New makes the model of the lock parent p (abs: its path on the
 // server), telling h (kept, not copied), which is told at once that the
 // model is to be built.
-func New(p, abs string, h *Hooks) *Model {
-	q := &Model{Path: p, x: h.none()}
+func New(p, abs string, h *Hooks) *Tracker {
+	q := &Tracker{Path: p, x: h.none()}
 	if abs != p && (h == nil || h.Abs == nil || h.Abs(p) != abs) {
 		q.more().abs = abs
 	}
@@ -239,14 +239,14 @@ func New(p, abs string, h *Hooks) *Model {
 }
 
 // emit tells the Watcher of a happening.
-func (q *Model) emit(c model.Change) { q.x.hooks.Emit(c) }
+func (q *Tracker) emit(c model.Change) { q.x.hooks.Emit(c) }
 
 // IsDirty says whether the model changed since its last build.
-func (q *Model) IsDirty() bool { return q.is(flagDirty) }
+func (q *Tracker) IsDirty() bool { return q.is(flagDirty) }
 
 // MarkDirty says the model changed since its last build, and tells the
 // hooks' Dirty, once until Taken.
-func (q *Model) MarkDirty() {
+func (q *Tracker) MarkDirty() {
 	q.set(flagDirty, true)
 	if h := q.x.hooks; !q.is(flagQueued) && h != nil && h.Dirty != nil {
 		q.set(flagQueued, true)
@@ -255,11 +255,11 @@ func (q *Model) MarkDirty() {
 }
 
 // ClearDirty says the model is built (or needs no Queue of its own).
-func (q *Model) ClearDirty() { q.set(flagDirty, false) }
+func (q *Tracker) ClearDirty() { q.set(flagDirty, false) }
 
 // Taken says the hooks' Dirty is to be told again at the next
 // change: its last telling was acted on.
-func (q *Model) Taken() { q.set(flagQueued, false) }
+func (q *Tracker) Taken() { q.set(flagQueued, false) }
 
 // Fetched is one Get's outcome for a new node.
 type Fetched struct {
@@ -272,7 +272,7 @@ type Fetched struct {
 // kept, or, for a lone parent, ordered again from its one record's name
 // (about a microsecond: what reads every model asks Alone, LockCount or
 // Other first, which cost nothing).
-func (q *Model) Order() ordering.Ordering {
+func (q *Tracker) Order() ordering.Ordering {
 	switch {
 	case q.entries != nil:
 		return ordering.Assemble(*q.entries, q.x.other, q.shaped)
@@ -286,7 +286,7 @@ func (q *Model) Order() ordering.Ordering {
 // a parent of lock nodes only keeps none; its entries kept unless it is
 // one lock node and nothing else, which Order derives from the records
 // (the record of each entry is the model's by then: Apply, ApplyChange).
-func (q *Model) setOrder(order ordering.Ordering) {
+func (q *Tracker) setOrder(order ordering.Ordering) {
 	q.shaped = order.Shaped()
 	switch {
 	case len(order.Entries) == 0 || len(order.Entries) == 1 && len(order.Other) == 0:
@@ -305,12 +305,12 @@ func (q *Model) setOrder(order ordering.Ordering) {
 // Alone says whether the parent's one child is a lock node: Order keeps
 // no entries and derives its one, which holds or fails alone, watching
 // nothing (there is no other child to watch).
-func (q *Model) Alone() bool {
+func (q *Tracker) Alone() bool {
 	return q.entries == nil && q.x.other == nil && q.Nodes.Len() == 1
 }
 
 // LockCount is the number of Order's lock nodes, without deriving it.
-func (q *Model) LockCount() int {
+func (q *Tracker) LockCount() int {
 	switch {
 	case q.entries != nil:
 		return len(*q.entries)
@@ -322,11 +322,11 @@ func (q *Model) LockCount() int {
 
 // Other is Order's other children (not lock nodes), sorted by name,
 // without deriving Order: shared, read-only.
-func (q *Model) Other() []string { return q.x.other }
+func (q *Tracker) Other() []string { return q.x.other }
 
 // Kids is the parent's children as last listed, in the listing's order;
 // nil when a change (not a listing) was merged since, or none.
-func (q *Model) Kids() []string {
+func (q *Tracker) Kids() []string {
 	if !q.is(flagKidsDerived) {
 		return q.x.kids
 	}
@@ -345,7 +345,7 @@ func (q *Model) Kids() []string {
 
 // setKids records kids as the last listing, whose ordering is order:
 // kept only when they are not order's names in order.
-func (q *Model) setKids(kids []string, order ordering.Ordering) {
+func (q *Tracker) setKids(kids []string, order ordering.Ordering) {
 	derived := len(order.Other) == 0 && len(kids) == len(order.Entries)
 	for i := 0; derived && i < len(kids); i++ {
 		derived = kids[i] == order.Entries[i].Name
@@ -360,7 +360,7 @@ func (q *Model) setKids(kids []string, order ordering.Ordering) {
 }
 
 // clearKids forgets the last listing: Kids is nil.
-func (q *Model) clearKids() {
+func (q *Tracker) clearKids() {
 	q.set(flagKidsDerived, false)
 	if q.x.kids != nil {
 		q.x.kids = nil // set only in the model's own
@@ -370,7 +370,7 @@ func (q *Model) clearKids() {
 // ownExtra is the model's extra, copied first when shared: the model
 // changes only its own. The depth samples' array stays shared
 // (flagDepthShared) until ownDepth.
-func (q *Model) ownExtra() *modelExtra {
+func (q *Tracker) ownExtra() *modelExtra {
 	if !q.is(flagOwnExtra) {
 		x := *q.x
 		q.x = &x
@@ -380,7 +380,7 @@ func (q *Model) ownExtra() *modelExtra {
 }
 
 // sampleDepth keeps the largest depth of each second.
-func (q *Model) sampleDepth(at time.Time, depth int) {
+func (q *Tracker) sampleDepth(at time.Time, depth int) {
 	sec := at.Truncate(time.Second)
 	d := q.x.depth
 	n := len(d)
@@ -413,7 +413,7 @@ func (q *Model) sampleDepth(at time.Time, depth int) {
 // publishedDepth is the depth samples for a Queue being built: the
 // model's own, shared with it until the next sample (ownDepth), as most
 // of a root's parents never take another.
-func (q *Model) publishedDepth() []model.DepthSample {
+func (q *Tracker) publishedDepth() []model.DepthSample {
 	d := q.x.depth
 	if len(d) > 0 {
 		q.set(flagDepthShared, true)
@@ -424,7 +424,7 @@ func (q *Model) publishedDepth() []model.DepthSample {
 // ownDepth is the model's depth samples, made its own (copied, with room
 // for more) when a published Queue or other models share them: a sample
 // changes only the model's.
-func (q *Model) ownDepth(more int) []model.DepthSample {
+func (q *Tracker) ownDepth(more int) []model.DepthSample {
 	x := q.ownExtra()
 	if q.is(flagDepthShared) {
 		x.depth = append(make([]model.DepthSample, 0, len(x.depth)+more), x.depth...)

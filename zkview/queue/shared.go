@@ -6,11 +6,11 @@ import (
 	"github.com/zklock/zklock/model"
 )
 
-// modelExtra is what a Model keeps that most of a Watcher's models hold
+// modelExtra is what a Tracker keeps that most of a Watcher's models hold
 // alike: the hooks, the depth samples (a root lists its parents in a few
 // seconds, and most of them, one node each, never sample again), the
 // last listing when Kids cannot derive it and the children that are not
-// lock nodes. A Model shares one with the
+// lock nodes. A Tracker shares one with the
 // models that hold the same until it changes one of them (ownExtra): a
 // quiet parent keeps none of its own.
 type modelExtra struct {
