@@ -13,28 +13,30 @@ import (
 
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/draw"
+	"github.com/zklock/zklock/ui/eventlog"
 )
 
 // take starts acquiring the selected lock, asking read or write first on a
 // read/write queue.
 func (m Model) take() (tea.Model, tea.Cmd) {
-	row := m.list.current()
+	row := m.list.Current()
 	if row == nil {
 		return m, nil
 	}
-	if q := m.snap.Queue(row.path); q != nil {
+	if q := m.snap.Queue(row.Path); q != nil {
 		if why := notALock(q); why != "" {
 			m.notice = notice{text: why, failed: true}
 			return m, nil
 		}
 		for _, n := range q.Nodes.All() {
 			if k := n.Kind; k == ordering.KindRead || k == ordering.KindWrite {
-				m.dialog = &takeDialog{path: row.path}
+				m.dialog = &takeDialog{path: row.Path}
 				return m, nil
 			}
 		}
 	}
-	return m, m.perform(intent{kind: intentTake, path: row.path, lockKind: ordering.KindMutex})
+	return m, m.perform(intent{kind: intentTake, path: row.Path, lockKind: ordering.KindMutex})
 }
 
 // notALock says why the operator may not take q, "" when they may: a
@@ -45,22 +47,22 @@ func notALock(q *model.Queue) string {
 	what := ""
 	switch {
 	case q.System() != "":
-		what = clean(q.Label(), 40)
+		what = draw.Clean(q.Label(), 40)
 	case q.Type >= model.TypeBarrier:
 		what = "a " + q.Type.String()
 	default:
 		return ""
 	}
-	return cleanLeft(q.Path, 50) + " is " + what + ", not a lock: zklock takes locks and semaphores only"
+	return draw.CleanLeft(q.Path, 50) + " is " + what + ", not a lock: zklock takes locks and semaphores only"
 }
 
 // release gives up the operator's lock on the selected path, or the only
 // lock they have when the selection is elsewhere.
 func (m Model) release() (tea.Model, tea.Cmd) {
 	path := ""
-	if row := m.list.current(); row != nil {
-		if _, ok := m.own[row.path]; ok {
-			path = row.path
+	if row := m.list.Current(); row != nil {
+		if _, ok := m.own[row.Path]; ok {
+			path = row.Path
 		}
 	}
 	if path == "" && len(m.own) == 1 {
@@ -72,37 +74,37 @@ func (m Model) release() (tea.Model, tea.Cmd) {
 		m.notice = notice{text: "select the lock to release (you have several)", failed: true}
 		return m, nil
 	}
-	m.notice = notice{text: "releasing " + cleanLeft(path, 50) + "…"}
+	m.notice = notice{text: "releasing " + draw.CleanLeft(path, 50) + "…"}
 	b := m.opts.Backend
 	return m, backendCall(m.ctx, m.opts.Now, "release", path, "", func(ctx context.Context) error { return b.Release(ctx, path) })
 }
 
 // askRevoke asks before asking the selected holder to let go.
 func (m *Model) askRevoke() {
-	n := m.queue.node()
+	n := m.queue.Node()
 	if n == nil {
 		return
 	}
-	ref := m.queue.ref(n.Name)
-	client := clean(n.Client(), 40)
+	ref := m.queue.Ref(n.Name)
+	client := draw.Clean(n.Client(), 40)
 	if client == "" {
 		client = "unknown client"
 	}
 	m.dialog = &confirmDialog{
 		title: "REVOKE " + ref,
 		body: []string{
-			"Ask holder " + ref + " (session " + session(n.Session) + ", " + client + ") to release " + cleanLeft(m.queue.path, 50) + "?",
+			"Ask holder " + ref + " (session " + draw.Session(n.Session) + ", " + client + ") to release " + draw.CleanLeft(m.queue.Path, 50) + "?",
 			"This writes __REVOKE__ into its node (Curator's revocation protocol). Only a holder that listens for revocation lets go; others ignore it and keep the lock.",
 		},
 		yes: "revoke",
-		on:  intent{kind: intentRevoke, path: m.queue.path, node: n.Name, session: n.Session},
+		on:  intent{kind: intentRevoke, path: m.queue.Path, node: n.Name, session: n.Session},
 	}
 }
 
 // askForce opens the typed confirmation for deleting the selected node.
 func (m *Model) askForce() {
-	if n := m.queue.node(); n != nil {
-		m.dialog = newForceDialog(m.queue.path, n, m.now)
+	if n := m.queue.Node(); n != nil {
+		m.dialog = newForceDialog(m.queue.Path, n, m.now)
 	}
 }
 
@@ -112,14 +114,14 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 	var active []string
 	for _, o := range m.own.sorted() {
 		if m.own.active(o.Path) {
-			active = append(active, cleanLeft(o.Path, 40))
+			active = append(active, draw.CleanLeft(o.Path, 40))
 		}
 	}
 	// A take still in flight may already have queued a node.
 	var pending []string
 	for p, t := range m.taking {
 		if !t.answered && !m.own.active(p) {
-			pending = append(pending, cleanLeft(p, 40))
+			pending = append(pending, draw.CleanLeft(p, 40))
 		}
 	}
 	sort.Strings(pending)
@@ -159,16 +161,16 @@ func (m *Model) perform(it intent) tea.Cmd {
 	}
 	switch it.kind {
 	case intentTake:
-		m.notice = notice{text: "taking " + cleanLeft(it.path, 50) + " (" + it.lockKind.String() + ")…"}
+		m.notice = notice{text: "taking " + draw.CleanLeft(it.path, 50) + " (" + it.lockKind.String() + ")…"}
 		m.taking[it.path] = &pendingTake{}
 		return backendCall(m.ctx, m.opts.Now, "take", it.path, "", func(ctx context.Context) error { return b.Take(ctx, it.path, it.lockKind) })
 	case intentRevoke:
-		m.notice = notice{text: "revoking " + nodeRef(it.node) + "…"}
+		m.notice = notice{text: "revoking " + draw.NodeRef(it.node) + "…"}
 		return backendCall(m.ctx, m.opts.Now, "revoke", it.path, it.node, func(ctx context.Context) error { return b.Revoke(ctx, it.path, it.node) })
 	case intentForceSession:
 		// One Backend call per node, each with its owner check and its
 		// audit entry, one after the other in the order confirmed.
-		m.notice = notice{text: "force-releasing " + plural(len(it.targets), "node") + " of session " + session(it.session) + "…"}
+		m.notice = notice{text: "force-releasing " + draw.Plural(len(it.targets), "node") + " of session " + draw.Session(it.session) + "…"}
 		cmds := make([]tea.Cmd, 0, len(it.targets))
 		for _, t := range it.targets {
 			cmds = append(cmds, backendCall(m.ctx, m.opts.Now, "force-release", t.path, t.node, func(ctx context.Context) error {
@@ -177,7 +179,7 @@ func (m *Model) perform(it intent) tea.Cmd {
 		}
 		return tea.Sequence(cmds...)
 	case intentForce:
-		m.notice = notice{text: "force-releasing " + nodeRef(it.node) + "…"}
+		m.notice = notice{text: "force-releasing " + draw.NodeRef(it.node) + "…"}
 		return backendCall(m.ctx, m.opts.Now, "force-release", it.path, it.node, func(ctx context.Context) error {
 			return b.ForceRelease(ctx, it.path, it.node, it.session)
 		})
@@ -199,11 +201,11 @@ func backendCall(parent context.Context, now func() time.Time, verb, path, node 
 
 // applyAction records the outcome of a Backend call.
 func (m *Model) applyAction(a actionMsg) {
-	what := a.verb + " " + cleanLeft(a.path, 50)
+	what := a.verb + " " + draw.CleanLeft(a.path, 50)
 	verb := a.verb
 	if a.node != "" {
-		what = a.verb + " " + nodeRef(a.node) + " on " + cleanLeft(a.path, 50)
-		verb += " " + nodeRef(a.node)
+		what = a.verb + " " + draw.NodeRef(a.node) + " on " + draw.CleanLeft(a.path, 50)
+		verb += " " + draw.NodeRef(a.node)
 	}
 	at := a.at
 	if at.IsZero() {
@@ -215,7 +217,7 @@ func (m *Model) applyAction(a actionMsg) {
 		}
 		cause := actionCause(a.err)
 		m.notice = notice{text: what + ": " + cause, failed: true}
-		m.log.add(logEntry{at: at, kind: logFailed, path: clean(a.path, 0), text: verb + ": " + cause})
+		m.log.Add(eventlog.Entry{At: at, Kind: eventlog.Failed, Path: draw.Clean(a.path, 0), Text: verb + ": " + cause})
 		return
 	}
 	if a.verb == "take" {
@@ -223,7 +225,7 @@ func (m *Model) applyAction(a actionMsg) {
 		return
 	}
 	m.notice = notice{text: what + ": done"}
-	m.log.add(logEntry{at: at, kind: logYou, path: clean(a.path, 0), text: verb + " done"})
+	m.log.Add(eventlog.Entry{At: at, Kind: eventlog.You, Path: draw.Clean(a.path, 0), Text: verb + " done"})
 	if a.verb == "release" {
 		// The lock core may not report Released for a lock already lost.
 		delete(m.own, a.path)
@@ -238,22 +240,22 @@ func (m *Model) applyAction(a actionMsg) {
 // whichever came first; the status bar says "queued" only until the lock
 // core reports (its own segment then says where the lock stands).
 func (m *Model) tookAnswer(path string, at time.Time) {
-	e := logEntry{at: at, kind: logYou, path: clean(path, 0), text: "take queued"}
+	e := eventlog.Entry{At: at, Kind: eventlog.You, Path: draw.Clean(path, 0), Text: "take queued"}
 	t := m.taking[path]
 	switch {
 	case t == nil:
-		m.log.add(e)
+		m.log.Add(e)
 	case !t.reported.IsZero():
-		e.at = t.reported
-		m.log.addFirst(e)
+		e.At = t.reported
+		m.log.AddFirst(e)
 		delete(m.taking, path)
 	default:
 		t.answered, t.loggedAt = true, at
-		m.log.add(e)
+		m.log.Add(e)
 	}
 	m.notice = notice{}
 	if _, reported := m.own[path]; !reported {
-		m.notice = notice{text: "take " + cleanLeft(path, 50) + ": queued", take: path}
+		m.notice = notice{text: "take " + draw.CleanLeft(path, 50) + ": queued", take: path}
 	}
 }
 
@@ -266,13 +268,13 @@ func (m *Model) applyOwn(locks []OwnLock) {
 			if t := m.taking[l.Path]; t != nil {
 				switch {
 				case t.answered:
-					e.at = later(e.at, t.loggedAt)
+					e.At = later(e.At, t.loggedAt)
 					delete(m.taking, l.Path)
 				case t.reported.IsZero():
-					t.reported = e.at
+					t.reported = e.At
 				}
 			}
-			m.log.add(e)
+			m.log.Add(e)
 		}
 		if m.notice.take == l.Path {
 			m.notice = notice{}
@@ -295,12 +297,12 @@ func (m *Model) enter() {
 	case focusList:
 		// The queue is drawn already: say that the keys went to it.
 		m.focus = focusQueue
-		if row := m.list.current(); row != nil {
-			m.notice = notice{text: "in the queue of " + cleanLeft(row.path, 50) + ": ↑/↓ choose a node, enter shows it, tab moves on"}
+		if row := m.list.Current(); row != nil {
+			m.notice = notice{text: "in the queue of " + draw.CleanLeft(row.Path, 50) + ": ↑/↓ choose a node, enter shows it, tab moves on"}
 		}
 	case focusQueue:
-		if n := m.queue.node(); n != nil {
-			m.dialog = &detailsDialog{path: m.queue.path, node: *n, ref: m.queue.ref, now: m.now}
+		if n := m.queue.Node(); n != nil {
+			m.dialog = &detailsDialog{path: m.queue.Path, node: *n, ref: m.queue.Ref, now: m.now}
 		}
 	}
 }
@@ -314,8 +316,8 @@ func (m *Model) present(msg tea.KeyMsg, k KeyMap) tea.Cmd {
 		return nil
 	}
 	path := ""
-	if row := m.list.current(); row != nil {
-		path = row.path
+	if row := m.list.Current(); row != nil {
+		path = row.Path
 	}
 	switch {
 	case key.Matches(msg, k.Pause):
@@ -323,10 +325,10 @@ func (m *Model) present(msg tea.KeyMsg, k KeyMap) tea.Cmd {
 	case key.Matches(msg, k.Step):
 		return demoCall(m.ctx, "step", "", d.Step)
 	case key.Matches(msg, k.Kill):
-		m.notice = notice{text: "killing the client holding " + cleanLeft(path, 50) + "…"}
+		m.notice = notice{text: "killing the client holding " + draw.CleanLeft(path, 50) + "…"}
 		return demoCall(m.ctx, "kill", path, func(ctx context.Context) (string, error) { return d.Kill(ctx, path) })
 	case key.Matches(msg, k.Split):
-		m.notice = notice{text: "making a split-holders queue on " + cleanLeft(path, 50) + "…"}
+		m.notice = notice{text: "making a split-holders queue on " + draw.CleanLeft(path, 50) + "…"}
 		return demoCall(m.ctx, "split", path, func(ctx context.Context) (string, error) { return d.Split(ctx, path) })
 	}
 	return nil
@@ -338,7 +340,7 @@ func (m *Model) applyDemo(d demoMsg) {
 	if d.err != nil {
 		cause := actionCause(d.err)
 		m.notice = notice{text: d.verb + ": " + cause, failed: true}
-		m.log.add(logEntry{at: m.now, kind: logFailed, path: clean(d.path, 0), text: d.verb + ": " + cause})
+		m.log.Add(eventlog.Entry{At: m.now, Kind: eventlog.Failed, Path: draw.Clean(d.path, 0), Text: d.verb + ": " + cause})
 		return
 	}
 	switch d.verb {
@@ -347,12 +349,12 @@ func (m *Model) applyDemo(d demoMsg) {
 	case "step":
 		m.paused = true
 	}
-	text := clean(d.text, 0)
+	text := draw.Clean(d.text, 0)
 	if text == "" {
 		text = d.verb + " done"
 	}
 	m.notice = notice{text: text}
-	m.log.add(logEntry{at: m.now, kind: logDemo, path: clean(d.path, 0), text: text})
+	m.log.Add(eventlog.Entry{At: m.now, Kind: eventlog.Demo, Path: draw.Clean(d.path, 0), Text: text})
 	// The narration line may now need a row, or give one back.
 	m.fixScroll()
 }
@@ -364,8 +366,8 @@ func (m *Model) toggleSessions() {
 		return
 	}
 	m.view = viewSessions
-	m.sessions.set(m.snap)
-	m.sessions.move(0, m.sessions.tableRows(m.frame().bodyH))
+	m.sessions.Set(m.snap)
+	m.sessions.Move(0, m.sessions.TableRows(m.frame().bodyH))
 }
 
 // showSessionInQueues marks the selected session's nodes in every queue
@@ -374,10 +376,10 @@ func (m *Model) toggleSessions() {
 func (m *Model) showSessionInQueues() {
 	var id int64
 	var first string
-	if d := m.sessions.deadlock(); d != nil {
+	if d := m.sessions.Deadlock(); d != nil {
 		id = d.Sessions[0]
 		first = d.Waits[0].Path
-	} else if s := m.sessions.session(); s != nil {
+	} else if s := m.sessions.Session(); s != nil {
 		id = s.Session
 		if len(s.Holds) > 0 {
 			first = s.Holds[0].Path
@@ -391,19 +393,19 @@ func (m *Model) showSessionInQueues() {
 	m.mark = id
 	m.view = viewMain
 	if first != "" {
-		m.list.filter.Reset()
-		m.list.selected = first
-		m.list.refresh()
+		m.list.Filter.Reset()
+		m.list.Selected = first
+		m.list.Refresh()
 	}
 	m.focus = focusQueue
 	m.rebuild()
-	m.notice = notice{text: "◆ marks the nodes of session " + session(id) + " in every queue (esc clears)"}
+	m.notice = notice{text: "◆ marks the nodes of session " + draw.Session(id) + " in every queue (esc clears)"}
 }
 
 // askForceSession opens the typed confirmation for deleting every node of
 // the selected session; read-only consoles refuse.
 func (m *Model) askForceSession() {
-	s := m.sessions.session()
+	s := m.sessions.Session()
 	if s == nil {
 		return
 	}
@@ -432,7 +434,7 @@ func actionCause(err error) string {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "no answer within " + actionTimeout.String() + ": the servers may still carry it out"
 	}
-	return clean(dropPrefixes(err.Error()), 0)
+	return draw.Clean(dropPrefixes(err.Error()), 0)
 }
 
 // detailAfter is what err's text says after sentinel's (" (owned by
@@ -447,7 +449,7 @@ func detailAfter(err, sentinel error) string {
 	if rest == "" || strings.HasPrefix(rest, "/") {
 		return "" // the node's path: named already
 	}
-	return " (" + clean(rest, 0) + ")"
+	return " (" + draw.Clean(rest, 0) + ")"
 }
 
 // dropPrefixes drops the leading "word: " and "word /path: " parts of an

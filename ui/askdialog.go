@@ -9,6 +9,7 @@ import (
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // takeDialog asks whether to take a read or a write lock on a queue that
@@ -35,7 +36,7 @@ func (d *takeDialog) view(st *themes.Styles, screenW, screenH int) []string {
 	w := min(dialogWidth(screenW), 60)
 	body := []string{
 		st.Text.Render("This queue holds read/write nodes. Take"),
-		st.Title.Render(cleanLeft(d.path, w-6)),
+		st.Title.Render(draw.CleanLeft(d.path, w-6)),
 		st.Text.Render("as a read lock (shared) or a write lock?"),
 		"",
 		keyHints(st, "r", "read", "w", "write", "esc", "cancel"),
@@ -66,7 +67,7 @@ func (d *confirmDialog) follow(snap *model.Snapshot, _ time.Time) dialog {
 	}
 	c := *d
 	c.gone = true
-	c.body = []string{nodeRef(d.on.node) + " is already gone (released, or its session ended): nothing to revoke."}
+	c.body = []string{draw.NodeRef(d.on.node) + " is already gone (released, or its session ended): nothing to revoke."}
 	return &c
 }
 
@@ -92,7 +93,7 @@ func (d *confirmDialog) view(st *themes.Styles, screenW, screenH int) []string {
 	}
 	var body []string
 	for _, p := range d.body {
-		for _, l := range wrap(p, w-4) {
+		for _, l := range draw.Wrap(p, w-4) {
 			body = append(body, st.Text.Render(l))
 		}
 	}

@@ -48,7 +48,7 @@ func bigModel(b testing.TB, n int) Model {
 func BenchmarkView10k(b *testing.B) {
 	m := bigModel(b, 10000)
 	for range 5000 {
-		m.queue.move(1, 40)
+		m.queue.Move(1, 40)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -72,8 +72,8 @@ func BenchmarkUpdate10k(b *testing.B) {
 func TestBigQueueScrolls(t *testing.T) {
 	m := bigModel(t, 10000)
 	m, _ = press(m, "G")
-	if m.queue.cursor != 9999 {
-		t.Fatalf("G: cursor %d", m.queue.cursor)
+	if m.queue.Cursor != 9999 {
+		t.Fatalf("G: cursor %d", m.queue.Cursor)
 	}
 	view := ansi.Strip(m.View())
 	checkFrame(t, view, 160, 48)
@@ -83,20 +83,20 @@ func TestBigQueueScrolls(t *testing.T) {
 		}
 	}
 	m, _ = press(m, "g")
-	if m.queue.cursor != 0 || m.queue.top != 0 {
-		t.Fatalf("g: cursor %d top %d", m.queue.cursor, m.queue.top)
+	if m.queue.Cursor != 0 || m.queue.Top != 0 {
+		t.Fatalf("g: cursor %d top %d", m.queue.Cursor, m.queue.Top)
 	}
 	// Paging down draws each page whole, from the node under the cursor
 	// (a frame's cost is BenchmarkView10k's and BenchmarkViewPage10k's).
 	for i := range 20 {
-		before := m.queue.cursor
+		before := m.queue.Cursor
 		m, _ = press(m, "pgdown")
-		if m.queue.cursor <= before {
-			t.Fatalf("pgdown %d: cursor %d -> %d", i, before, m.queue.cursor)
+		if m.queue.Cursor <= before {
+			t.Fatalf("pgdown %d: cursor %d -> %d", i, before, m.queue.Cursor)
 		}
 		view := ansi.Strip(m.View())
 		checkFrame(t, view, 160, 48)
-		if want := fmt.Sprintf("❯  %5d", m.queue.cursor+1); !strings.Contains(view, want) {
+		if want := fmt.Sprintf("❯  %5d", m.queue.Cursor+1); !strings.Contains(view, want) {
 			t.Fatalf("pgdown %d: the cursor's row %q is not drawn:\n%s", i, want, view)
 		}
 	}
@@ -108,7 +108,7 @@ func BenchmarkViewPage10k(b *testing.B) {
 	m := bigModel(b, 10000)
 	b.ReportAllocs()
 	for b.Loop() {
-		if m.queue.cursor == 9999 {
+		if m.queue.Cursor == 9999 {
 			m, _ = press(m, "g")
 		}
 		m, _ = press(m, "pgdown")

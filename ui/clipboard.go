@@ -6,6 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // copiedMsg is the outcome of writing to the clipboard.
@@ -32,7 +33,7 @@ func copyToClipboard(out io.Writer, text, shown string) tea.Cmd {
 // copiedNotice says in the status bar what was copied.
 func copiedNotice(c copiedMsg) notice {
 	if c.err != nil {
-		return notice{text: "copy " + c.shown + ": " + clean(c.err.Error(), 0), failed: true}
+		return notice{text: "copy " + c.shown + ": " + draw.Clean(c.err.Error(), 0), failed: true}
 	}
 	return notice{text: "copied " + c.shown}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // connecting is the console while its session is being opened
@@ -23,25 +24,34 @@ type connecting struct {
 // the elapsed time never is.
 func (c *connecting) headline(now time.Time, w int) string {
 	const lead = "◌ connecting to "
-	tail := " (" + dur(now.Sub(c.since)) + ")"
+	tail := " (" + draw.Dur(now.Sub(c.since)) + ")"
 	room := max(w-ansi.StringWidth(lead)-ansi.StringWidth(tail), 8)
 	list := strings.Join(c.servers, ", ")
-	servers := clean(list, 0)
+	servers := draw.Clean(list, 0)
 	if ansi.StringWidth(servers)+1 > room {
-		servers = clean(list, room) // ends in "…" once cut
+		servers = draw.Clean(list, room) // ends in "…" once cut
 	} else {
 		servers += "…"
 	}
 	return lead + servers + tail
 }
 
+// headlineAt is the header's headline at now, at most w cells; nil once
+// connected (c is nil).
+func (c *connecting) headlineAt(now time.Time) func(w int) string {
+	if c == nil {
+		return nil
+	}
+	return func(w int) string { return c.headline(now, w) }
+}
+
 // statusLine replaces the own-locks status while connecting: how long it
 // has been trying and when it gives up, then the last notice.
 func (c *connecting) statusLine(st *themes.Styles, n notice, w int, now time.Time) string {
-	text := " Opening a ZooKeeper session: " + dur(now.Sub(c.since)) + " so far"
+	text := " Opening a ZooKeeper session: " + draw.Dur(now.Sub(c.since)) + " so far"
 	if c.timeout > 0 {
-		text += ", giving up after " + dur(c.timeout)
+		text += ", giving up after " + draw.Dur(c.timeout)
 	}
-	segs := append([]seg{{text + ".", st.Warning}}, noticeSegs(st, n)...)
-	return fit(line(segs, nil), w)
+	segs := append([]draw.Seg{{Text: text + ".", Style: st.Warning}}, noticeSegs(st, n)...)
+	return draw.Fit(draw.Line(segs, nil), w)
 }

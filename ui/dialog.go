@@ -7,6 +7,7 @@ import (
 
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/draw"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -88,7 +89,7 @@ func dialogBox(border lipgloss.Style, title string, body []string, w, screenH in
 	if over := len(lines) + 2 - screenH; over > 0 && screenH > 2 {
 		lines = lines[over:] // keep the end: the prompt and the keys
 	}
-	return box(border, title, "", lines, w, len(lines)+2)
+	return draw.Box(border, title, "", lines, w, len(lines)+2)
 }
 
 // keyHints renders "enter delete · esc cancel".
@@ -185,40 +186,40 @@ func (d *detailsDialog) view(st *themes.Styles, screenW, screenH int) []string {
 	n := &d.node
 	var body []string
 	field := func(name, value string) {
-		lines := wrap(value, max(inner-11, 8))
+		lines := draw.Wrap(value, max(inner-11, 8))
 		if len(lines) == 0 {
 			lines = []string{"-"}
 		}
 		for i, l := range lines {
 			label := "           "
 			if i == 0 {
-				label = fit(name, 11)
+				label = draw.Fit(name, 11)
 			}
 			body = append(body, st.Muted.Render(label)+st.Text.Render(l))
 		}
 	}
 	if !d.goneAt.IsZero() {
-		for _, l := range wrap("DELETED: this node is gone (seen at "+d.goneAt.Format(time.TimeOnly)+"); below is what was known of it.", inner) {
+		for _, l := range draw.Wrap("DELETED: this node is gone (seen at "+d.goneAt.Format(time.TimeOnly)+"); below is what was known of it.", inner) {
 			body = append(body, st.Danger.Render(l))
 		}
 		body = append(body, "")
 	}
-	field("Lock", clean(d.path, 0))
-	field("Node", clean(n.Name, 0))
+	field("Lock", draw.Clean(d.path, 0))
+	field("Node", draw.Clean(n.Name, 0))
 	field("Sequence", strconv.Itoa(int(n.Seq)))
 	field("Kind", n.Kind.String()+" ("+n.Recipe.String()+" recipe)")
 	field("Role", n.Role.String()+" by sequence; believes "+n.Believes.String())
 	if n.Watches() != "" {
-		field("Watches", d.ref(n.Watches())+" "+clean(n.Watches(), 0)+" ("+n.Link.String()+")")
+		field("Watches", d.ref(n.Watches())+" "+draw.Clean(n.Watches(), 0)+" ("+n.Link.String()+")")
 	}
-	field("Session", session(n.Session))
-	field("Client", clean(n.Client(), 0))
+	field("Session", draw.Session(n.Session))
+	field("Client", draw.Clean(n.Client(), 0))
 	data := model.Sanitize(n.Data(), 0)
 	if int(n.DataLen) > len(n.Data()) {
 		data += " … (" + strconv.Itoa(int(n.DataLen)) + " bytes in all)"
 	}
 	field("Data", data)
-	field("Created", n.Ctime().Format(time.DateTime)+" ("+since(d.now, n.Ctime())+" ago)")
+	field("Created", n.Ctime().Format(time.DateTime)+" ("+draw.Since(d.now, n.Ctime())+" ago)")
 	field("Version", strconv.Itoa(int(n.Version)))
 	if n.Czxid != 0 {
 		field("Token", strconv.FormatInt(n.Czxid, 10)+" (czxid: the fencing token of its holder)")
@@ -249,9 +250,9 @@ func overlay(base, box []string, w int) []string {
 		if row >= len(out) {
 			break
 		}
-		left := fit(ansi.Truncate(out[row], x-gapL, ""), x-gapL) + strings.Repeat(" ", gapL)
+		left := draw.Fit(ansi.Truncate(out[row], x-gapL, ""), x-gapL) + strings.Repeat(" ", gapL)
 		right := strings.Repeat(" ", gapR) + ansi.TruncateLeft(out[row], x+bw+gapR, "")
-		out[row] = fit(left+fit(l, bw)+right, w)
+		out[row] = draw.Fit(left+draw.Fit(l, bw)+right, w)
 	}
 	return out
 }

@@ -1,27 +1,33 @@
-// Package ui is the Bubble Tea console: the root model, its widgets (lock
-// list, queue, sessions pane, event log, header, status bar, dialogs) and
-// their key maps.
+// Package ui is the Bubble Tea console: the root model, its dialogs, its
+// status bar and its key maps; the panes are packages of their own under
+// ui.
 //
 // Only Model implements tea.Model (model.go; its actions in actions.go).
-// Each pane is a child model in its own file with Update(msg) and View()
-// (locklist.go, queue.go, eventlog.go, sessions.go; a queue row's cells
-// in queuecells.go): the root gives them their size, clock and border
-// (pane.go), handles global keys and hands the rest to the focused pane.
-// Tables size each column from what the rows on screen hold
-// (layoutColumns, render.go), and the border between the list and the
+// Each pane is a child model in Bubbles' shape, Update(msg) and View(),
+// in a package the root imports and that never imports the root: the
+// lock list (ui/locklist), the queue (ui/queuepane), the sessions view
+// (ui/sessionspane), the event log (ui/eventlog); the header (ui/header)
+// and the demo's narration line (ui/narration) are pure views. The root
+// gives each pane its size, clock, border and the keys that move a
+// cursor (draw.Pane), handles global keys and hands the rest to the
+// focused pane. Tables size each column from what the rows on screen
+// hold (draw.LayoutColumns), and the border between the list and the
 // queue moves to give a table cut short what the other leaves blank
 // (Model.splitWidth). Dialogs have update and view of their own
 // (dialog.go, forcedialog.go, sessiondialog.go, askdialog.go,
 // helpdialog.go; typedconfirm.go is the typed confirmation they share);
 // a dialog about nodes follows them through every snapshot and tick
 // (follower, dialog.go), so it never offers what is gone. The lock list
-// draws a held order, re-sorted on s or after a quiet holdOrder
-// (listorder.go), so keys act on the rows drawn. The status bar reads the
-// own waiter's place from the snapshot (ownlocks.go). View is pure: the clock arrives as a tick message and
-// the size as a WindowSizeMsg. Snapshots and the operator's own lock states
-// are pumped in from channels; actions go out through a Backend, called
-// only from tea.Cmds. Every name, path, datum and error that came from
-// ZooKeeper is drawn through model.SanitizeString.
+// draws a held order, re-sorted on s or after a quiet
+// locklist.HoldOrder, so keys act on the rows drawn. The status bar
+// reads the own waiter's place from the snapshot (ownlocks.go). View is
+// pure: the clock arrives as a tick message and the size as a
+// WindowSizeMsg. Snapshots and the operator's own lock states are pumped
+// in from channels; actions go out through a Backend, called only from
+// tea.Cmds. Every name, path, datum and error that came from ZooKeeper
+// is drawn through draw.Clean (model.SanitizeString), the one door the
+// package draw (ui/draw) keeps, with the cells, cuts, tables and frame
+// every pane shares.
 //
 // The other files:
 //
@@ -32,20 +38,13 @@
 //   - keys.go: KeyMap, every key of the main view and which mode enables it.
 //   - pump.go: the messages from commands back to Update, and the
 //     re-arming, coalescing reads of the snapshot and own-lock channels.
-//   - header.go and statusbar.go: the top line (ensemble, session,
-//     connection, watch mode) and the status line (own locks, the last
-//     action's notice); banners.go: the warnings' banners.
-//   - lockrow.go: one lock parent summarised for the list; listorder.go:
-//     the list's orders and filter, sized for 100,000 parents.
-//   - render.go: clean (the sanitizer's one door), cells, cuts and the
-//     table helpers the panes share; nodeindex.go: a snapshot's nodes by
-//     name.
-//   - ownlocks.go: the operator's own locks by path; semaphore.go: a
-//     semaphore's rows and counts; health.go: silentHolder, which
-//     holders get the "silent 14s · expires ≤16s" line.
-//   - narrate.go: the demo's narration line; demo.go: the presenter's
-//     keys' outcomes; record.go: the record key; replay.go: a replay's
-//     timeline keys; clipboard.go: copying a node path (OSC 52).
+//   - statusbar.go: the status line (own locks, the last action's
+//     notice) and the footer's keys.
+//   - ownlocks.go: the operator's own locks by path, and their state in
+//     words.
+//   - demo.go: the presenter's keys' outcomes; record.go: the record
+//     key; replay.go: a replay's timeline keys; clipboard.go: copying a
+//     node path (OSC 52).
 //
 // ui renders zkview snapshots and asks for actions through callbacks; it
 // never holds a ZooKeeper connection and never imports the zk client.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/narration"
 )
 
 // without is the fleet at at with the nodes named gone from path's queue
@@ -91,7 +92,7 @@ func TestForceRefusedReadOnly(t *testing.T) {
 	fb := &fakeBackend{}
 	m := selectPath(newTest("mono", 160, 48, func(o *Options) { o.Backend = fb; o.ReadOnly = true }), "/locks/job-a")
 	m.focus = focusQueue
-	m.dialog = newForceDialog(m.queue.path, m.queue.node(), m.now)
+	m.dialog = newForceDialog(m.queue.Path, m.queue.Node(), m.now)
 	m, cmd := press(m, "41", "enter")
 	runCmd(cmd)
 	if calls := fb.Calls(); len(calls) != 0 {
@@ -156,13 +157,13 @@ func TestNarrationSplitHolder(t *testing.T) {
 	mid := c.update()
 	k := c.join("/locks/shared", "kazoo", 0)
 	after := c.update()
-	if n := findNode(after.Snapshot, "/locks/shared", k); n == nil || n.Believes != ordering.RoleHolder || n.Role == ordering.RoleHolder {
+	if n := narration.FindNode(after.Snapshot, "/locks/shared", k); n == nil || n.Believes != ordering.RoleHolder || n.Role == ordering.RoleHolder {
 		t.Fatalf("fixture: the kazoo node is %+v, want a waiter by sequence that believes it holds", n)
 	}
 	var said string
 	for _, e := range after.Changes {
 		if e.Kind == model.ChangeJoined && e.Node.Name == k {
-			said = narrate(e, mid.Snapshot, after.Snapshot)
+			said = narration.Narrate(e, mid.Snapshot, after.Snapshot)
 		}
 	}
 	if !strings.Contains(said, "believes it holds") || strings.Contains(said, "waits") {

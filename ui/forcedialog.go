@@ -10,6 +10,7 @@ import (
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // forceDialog confirms deleting someone else's lock node. Typing the
@@ -79,7 +80,7 @@ func (d *forceDialog) role() string {
 	if n.Since().IsZero() {
 		return "HOLDER"
 	}
-	return "HOLDER for " + since(d.now, n.Since())
+	return "HOLDER for " + draw.Since(d.now, n.Since())
 }
 
 func (d *forceDialog) view(st *themes.Styles, screenW, screenH int) []string {
@@ -87,30 +88,30 @@ func (d *forceDialog) view(st *themes.Styles, screenW, screenH int) []string {
 	inner := w - 4
 	n := &d.node
 	what, seq := model.ConfirmToken(n.Name)
-	seq = clean(seq, 0)
+	seq = draw.Clean(seq, 0)
 	var body []string
 	field := func(name, value string, style lipgloss.Style) {
-		lines := wrap(value, max(inner-10, 8))
+		lines := draw.Wrap(value, max(inner-10, 8))
 		if len(lines) == 0 {
 			lines = []string{"-"}
 		}
 		for i, l := range lines {
 			label := "          "
 			if i == 0 {
-				label = fit(name, 10)
+				label = draw.Fit(name, 10)
 			}
 			body = append(body, st.Muted.Render(label)+style.Render(l))
 		}
 	}
 	gone := !d.goneAt.IsZero()
-	field("Lock", clean(d.path, 0), st.Text)
+	field("Lock", draw.Clean(d.path, 0), st.Text)
 	if gone {
-		field("Node", clean(n.Name, 0), st.Muted)
+		field("Node", draw.Clean(n.Name, 0), st.Muted)
 	} else {
-		field("Delete", clean(n.Name, 0), st.Danger)
+		field("Delete", draw.Clean(n.Name, 0), st.Danger)
 	}
-	field("Owner", "session "+session(n.Session), st.Text)
-	client := clean(n.Client(), 0)
+	field("Owner", "session "+draw.Session(n.Session), st.Text)
+	client := draw.Clean(n.Client(), 0)
 	if client == "" {
 		client = "unknown (the servers do not tell)"
 	}
@@ -122,7 +123,7 @@ func (d *forceDialog) view(st *themes.Styles, screenW, screenH int) []string {
 	field("Data", data, st.Text)
 	if gone {
 		body = append(body, "")
-		for _, l := range wrap("#"+seq+" is already gone (seen at "+clock(d.goneAt)+"): released, or its session ended. Nothing to delete.", inner) {
+		for _, l := range draw.Wrap("#"+seq+" is already gone (seen at "+draw.Clock(d.goneAt)+"): released, or its session ended. Nothing to delete.", inner) {
 			body = append(body, st.Warning.Render(l))
 		}
 		body = append(body, "", keyHints(st, "enter/esc", "close"))
@@ -137,7 +138,7 @@ func (d *forceDialog) view(st *themes.Styles, screenW, screenH int) []string {
 	}
 	guard := ""
 	if !tight {
-		guard = "The node is deleted only if its owner is still session " + session(n.Session) + "."
+		guard = "The node is deleted only if its owner is still session " + draw.Session(n.Session) + "."
 	}
 	body = append(body, d.confirm.View(st, inner, risk, guard, "Type the "+what+" ", seq)...)
 	body = append(body, keyHints(st, "enter", "delete node", "esc", "cancel"))

@@ -1,6 +1,9 @@
 package ui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/zklock/zklock/ui/draw"
+)
 
 // KeyMap is every key of the console's main view. The root enables only the
 // bindings that apply at the moment (see Model.activeKeys), so the footer
@@ -114,4 +117,9 @@ func newDialogKeys() dialogKeys {
 		Read:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "read")),
 		Write:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "write")),
 	}
+}
+
+// navKeys are the keys that move a cursor in a pane.
+func (k KeyMap) navKeys() draw.NavKeys {
+	return draw.NavKeys{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Home: k.Home, End: k.End}
 }

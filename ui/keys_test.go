@@ -8,6 +8,8 @@ import (
 
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/locklist"
+	"github.com/zklock/zklock/ui/narration"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -15,8 +17,8 @@ import (
 
 func visiblePaths(m Model) []string {
 	var out []string
-	for _, i := range m.list.visible {
-		out = append(out, m.list.rows[i].path)
+	for _, i := range m.list.Visible {
+		out = append(out, m.list.Rows[i].Path)
 	}
 	return out
 }
@@ -27,22 +29,22 @@ func TestFilter(t *testing.T) {
 	if got := visiblePaths(m); len(got) != 1 || got[0] != "/locks/orders" {
 		t.Fatalf("filter ORD: visible %v", got)
 	}
-	if m.queue.path != "/locks/orders" {
-		t.Errorf("queue follows the filtered selection: %q", m.queue.path)
+	if m.queue.Path != "/locks/orders" {
+		t.Errorf("queue follows the filtered selection: %q", m.queue.Path)
 	}
 	// Keys typed into the filter are not commands.
-	if m.list.sort != sortContention || m.dialog != nil {
+	if m.list.Sort != locklist.SortContention || m.dialog != nil {
 		t.Fatal("typing in the filter ran commands")
 	}
 	m, _ = press(m, "enter")
-	if m.list.filtering || len(m.list.visible) != 1 {
-		t.Fatalf("enter keeps the filter: filtering=%v visible=%d", m.list.filtering, len(m.list.visible))
+	if m.list.Filtering || len(m.list.Visible) != 1 {
+		t.Fatalf("enter keeps the filter: filtering=%v visible=%d", m.list.Filtering, len(m.list.Visible))
 	}
 	if !strings.Contains(ansi.Strip(m.View()), " / ORD") {
 		t.Error("the kept filter is not shown")
 	}
 	m, _ = press(m, "esc")
-	if len(m.list.visible) != 7 || m.list.filter.Value() != "" {
+	if len(m.list.Visible) != 7 || m.list.Filter.Value() != "" {
 		t.Fatalf("esc clears the filter: %v", visiblePaths(m))
 	}
 	// A warning code filters too.
@@ -63,12 +65,12 @@ func TestSortCycle(t *testing.T) {
 	// Broken queues first, then those with waiters by the oldest wait,
 	// then the longest holds (here the same as by contention).
 	want = []string{"/locks/inventory", "/locks/shared-ledger", "/locks/job-a", "/locks/orders", "/locks/reports", "/locks/idle", "/locks/nope"}
-	if got := visiblePaths(m); m.list.sort != sortStuck || strings.Join(got, " ") != strings.Join(want, " ") {
+	if got := visiblePaths(m); m.list.Sort != locklist.SortStuck || strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("stuck-first order:\n got %v\nwant %v", got, want)
 	}
 	m, _ = press(m, "s")
 	want = []string{"/locks/reports", "/locks/orders", "/locks/shared-ledger", "/locks/job-a"}
-	if got := visiblePaths(m); m.list.sort != sortHold || strings.Join(got[:4], " ") != strings.Join(want, " ") {
+	if got := visiblePaths(m); m.list.Sort != locklist.SortHold || strings.Join(got[:4], " ") != strings.Join(want, " ") {
 		t.Errorf("hold order:\n got %v\nwant %v…", got, want)
 	}
 	if !strings.Contains(ansi.Strip(m.View()), "sort: hold time") {
@@ -76,12 +78,12 @@ func TestSortCycle(t *testing.T) {
 	}
 	m, _ = press(m, "s")
 	want = []string{"/locks/idle", "/locks/inventory", "/locks/job-a", "/locks/nope", "/locks/orders", "/locks/reports", "/locks/shared-ledger"}
-	if got := visiblePaths(m); m.list.sort != sortName || strings.Join(got, " ") != strings.Join(want, " ") {
+	if got := visiblePaths(m); m.list.Sort != locklist.SortName || strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("name order:\n got %v\nwant %v", got, want)
 	}
 	m, _ = press(m, "s")
-	if m.list.sort != sortContention {
-		t.Errorf("sort does not cycle back: %v", m.list.sort)
+	if m.list.Sort != locklist.SortContention {
+		t.Errorf("sort does not cycle back: %v", m.list.Sort)
 	}
 }
 
@@ -323,7 +325,7 @@ func TestActionErrorShown(t *testing.T) {
 		if !strings.Contains(status, c.want) || strings.Count(status, "force-release") != 1 || strings.Count(status, "#41") != 1 || strings.Contains(status, "lockops") {
 			t.Errorf("%v: status bar\n%s\nwant %q, the action and node once, no package name", c.err, status, c.want)
 		}
-		if log := m.log.at(len(m.log.ring) - 1).text; strings.Count(log, "#41") != 1 || strings.Count(log, "force-release") != 1 {
+		if log := m.log.At(len(m.log.Ring) - 1).Text; strings.Count(log, "#41") != 1 || strings.Count(log, "force-release") != 1 {
 			t.Errorf("%v: log %q names the action or node twice", c.err, log)
 		}
 	}
@@ -337,14 +339,14 @@ func TestMouseWheelScrollsFocusedPane(t *testing.T) {
 	m := selectPath(newTest("dark", 160, 48), "/locks/job-a")
 	m, _ = press(m, "tab")
 	m = step(m, tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
-	if m.queue.cursor != 3 {
-		t.Errorf("wheel down in the queue: cursor %d, want 3", m.queue.cursor)
+	if m.queue.Cursor != 3 {
+		t.Errorf("wheel down in the queue: cursor %d, want 3", m.queue.Cursor)
 	}
 	m = step(m, tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress})
-	if m.queue.cursor != 0 {
-		t.Errorf("wheel up: cursor %d, want 0", m.queue.cursor)
+	if m.queue.Cursor != 0 {
+		t.Errorf("wheel up: cursor %d, want 0", m.queue.Cursor)
 	}
-	if m.list.selected != "/locks/job-a" {
+	if m.list.Selected != "/locks/job-a" {
 		t.Error("the wheel moved the unfocused list")
 	}
 }
@@ -385,8 +387,8 @@ func TestTickMovesClockNotView(t *testing.T) {
 func TestNarration(t *testing.T) {
 	m := newTest("dark", 120, 40, func(o *Options) { o.Narration = true })
 	want := "#44 created its ephemeral sequential node and listed the children of /locks/job-a: it is not the lowest, so it sets a watch on #43 and waits."
-	if m.narration.text != want {
-		t.Errorf("narration %q, want %q", m.narration.text, want)
+	if m.narration.Text != want {
+		t.Errorf("narration %q, want %q", m.narration.Text, want)
 	}
 	if view := ansi.Strip(m.View()); !strings.Contains(view, "▸ narration #44 created its ephemeral sequential node") {
 		t.Errorf("narration not shown:\n%s", view)
@@ -399,7 +401,7 @@ func TestNarration(t *testing.T) {
 	// A handoff says what the console saw, not a listing it cannot see.
 	ev := model.Change{Kind: model.ChangeAcquired, Path: "/locks/job-a", Node: model.Node{Name: "_c_0f8fad5b-d9cb-469f-a165-70867728950e-lock-0000000044"}}
 	want = "#44 was notified: no node it must wait for is left in /locks/job-a, so it holds the lock (the recipe re-checks by listing the children again)."
-	if got := narrate(ev, nil, nil); got != want {
+	if got := narration.Narrate(ev, nil, nil); got != want {
 		t.Errorf("handoff narration %q, want %q", got, want)
 	}
 }

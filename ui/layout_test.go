@@ -12,6 +12,9 @@ import (
 
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/draw"
+	"github.com/zklock/zklock/ui/narration"
+	"github.com/zklock/zklock/ui/queuepane"
 )
 
 // TestLayoutColumns: over random columns and widths, the columns kept fit
@@ -22,21 +25,21 @@ import (
 func TestLayoutColumns(t *testing.T) {
 	rng := rand.New(rand.NewSource(41))
 	for range 5000 {
-		want := make([]column, 1+rng.Intn(9))
+		want := make([]draw.Column, 1+rng.Intn(9))
 		order := rng.Perm(len(want))
 		for i := range want {
-			want[i] = column{title: strings.Repeat("T", rng.Intn(8)), width: 1 + rng.Intn(20), flex: rng.Intn(3) == 0, off: rng.Intn(8) == 0}
+			want[i] = draw.Column{Title: strings.Repeat("T", rng.Intn(8)), Width: 1 + rng.Intn(20), Flex: rng.Intn(3) == 0, Off: rng.Intn(8) == 0}
 			if rng.Intn(4) > 0 {
-				want[i].need = 1 + rng.Intn(40)
+				want[i].Need = 1 + rng.Intn(40)
 			}
 		}
 		width := rng.Intn(160)
-		cols := layoutColumns(width, want, order)
+		cols := draw.LayoutColumns(width, want, order)
 		used, short, padded := -1, false, false
 		for _, c := range cols {
-			used += c.width + 1
-			short = short || c.width < needOf(c)
-			padded = padded || c.width > needOf(c)
+			used += c.Width + 1
+			short = short || c.Width < draw.NeedOf(c)
+			padded = padded || c.Width > draw.NeedOf(c)
 		}
 		where := fmt.Sprintf("width %d, want %+v: got %+v", width, want, cols)
 		if used > width {
@@ -109,7 +112,7 @@ func randomFleet(rng *rand.Rand) *model.Snapshot {
 // what is left once nothing is cut, and those sized by more than the
 // rows shown (skip); and no cell cut while a cell of the table is left
 // blank. cut says whether a cell's text is a cut.
-func tableCheck(t *testing.T, where string, lines []string, x0, inner int, cols []column, isRow func(row []rune) bool, skip map[string]bool, cut func(string) bool) {
+func tableCheck(t *testing.T, where string, lines []string, x0, inner int, cols []draw.Column, isRow func(row []rune) bool, skip map[string]bool, cut func(string) bool) {
 	t.Helper()
 	var rows [][]rune
 	for _, l := range lines {
@@ -127,24 +130,24 @@ func tableCheck(t *testing.T, where string, lines []string, x0, inner int, cols 
 	anyCut := false
 	x, used := 0, -1
 	for ci, c := range cols {
-		held[ci] = ansi.StringWidth(c.title)
+		held[ci] = ansi.StringWidth(c.Title)
 		for _, r := range rows {
-			text := strings.TrimSpace(strings.ReplaceAll(string(r[x:x+c.width]), "\x00", ""))
+			text := strings.TrimSpace(strings.ReplaceAll(string(r[x:x+c.Width]), "\x00", ""))
 			held[ci] = max(held[ci], ansi.StringWidth(text))
-			if c.title != "" && cut(text) {
+			if c.Title != "" && cut(text) {
 				anyCut = true
 			}
 		}
-		x += c.width + 1
-		used += c.width + 1
+		x += c.Width + 1
+		used += c.Width + 1
 	}
 	for ci, c := range cols {
 		switch {
-		case c.title == "" || skip[c.title]:
-		case c.width < held[ci]:
-			t.Errorf("%s: column %s is %d wide for %d cells of text", where, c.title, c.width, held[ci])
-		case c.width > held[ci] && (anyCut || !c.flex):
-			t.Errorf("%s: column %s is %d wide for %d cells of text (cut elsewhere: %v)", where, c.title, c.width, held[ci], anyCut)
+		case c.Title == "" || skip[c.Title]:
+		case c.Width < held[ci]:
+			t.Errorf("%s: column %s is %d wide for %d cells of text", where, c.Title, c.Width, held[ci])
+		case c.Width > held[ci] && (anyCut || !c.Flex):
+			t.Errorf("%s: column %s is %d wide for %d cells of text (cut elsewhere: %v)", where, c.Title, c.Width, held[ci], anyCut)
 		}
 	}
 	if anyCut && used < inner {
@@ -157,33 +160,33 @@ func tableCheck(t *testing.T, where string, lines []string, x0, inner int, cols 
 // beside blank cells of the other.
 func checkTables(t *testing.T, where string, m Model, cuts map[string]bool) {
 	t.Helper()
-	if m.view != viewMain || m.dialog != nil || m.list.filterShown() {
+	if m.view != viewMain || m.dialog != nil || m.list.FilterShown() {
 		return
 	}
 	lines := strings.Split(ansi.Strip(m.View()), "\n")
 	fr := m.layoutPanes()
 	cut := func(s string) bool { return cuts[s] }
 	l := &m.list
-	listRows := l.rowsFor(fr.bodyH - 2)
-	if len(l.visible) > 0 {
-		lcols := l.columns(m.st, fr.listW-2, l.offset, min(l.offset+listRows, len(l.visible)), m.now)
-		skip := map[string]bool{"PATH": l.offset > 0 || len(l.visible) > listRows} // sized by every path
+	listRows := l.RowsFor(fr.bodyH - 2)
+	if len(l.Visible) > 0 {
+		lcols := l.Columns(m.st, fr.listW-2, l.Offset, min(l.Offset+listRows, len(l.Visible)), m.now)
+		skip := map[string]bool{"PATH": l.Offset > 0 || len(l.Visible) > listRows} // sized by every path
 		tableCheck(t, where+" list", lines, 1, fr.listW-2, lcols, func(row []rune) bool {
 			return row[0] == ' ' || row[0] == '❯'
 		}, skip, cut)
 	}
 	q := &m.queue
-	if q.emptyText() == nil {
-		rows := q.rowsFor(m.st, m.snap, fr.queueW-2, fr.bodyH-2, m.now)
-		qcols := q.columns(m.st, fr.queueW-2, q.top, q.drawn(rows), m.now)
-		posW := qcols[1].width
+	if q.EmptyText() == nil {
+		rows := q.RowsFor(m.st, m.snap, fr.queueW-2, fr.bodyH-2, m.now)
+		qcols := q.Columns(m.st, fr.queueW-2, q.Top, q.Drawn(rows), m.now)
+		posW := qcols[1].Width
 		tableCheck(t, where+" queue", lines, fr.listW+1, fr.queueW-2, qcols, func(row []rune) bool {
 			_, err := strconv.Atoi(strings.TrimSpace(string(row[3 : 3+posW])))
 			return err == nil
 		}, map[string]bool{"POS": true, "SEQ": true}, cut)
 	}
-	listSpare, listShort := l.slack(m.st, fr.listW-2, fr.bodyH-2, m.now)
-	queueSpare, queueShort := q.slack(m.st, m.snap, fr.queueW-2, fr.bodyH-2, m.now)
+	listSpare, listShort := l.Slack(m.st, fr.listW-2, fr.bodyH-2, m.now)
+	queueSpare, queueShort := q.Slack(m.st, m.snap, fr.queueW-2, fr.bodyH-2, m.now)
 	if queueShort > 0 && listSpare > 0 {
 		t.Errorf("%s: the queue is %d cells short while the list leaves %d blank", where, queueShort, listSpare)
 	}
@@ -199,14 +202,14 @@ func checkTables(t *testing.T, where string, m Model, cuts map[string]bool) {
 // blank cells (nor while the pane beside it has).
 func TestNoCutWithRoom(t *testing.T) {
 	cuts := map[string]bool{}
-	cutSeen = func(in, out string) {
+	draw.CutSeen = func(in, out string) {
 		s := strings.TrimSpace(ansi.Strip(out))
 		cuts[s] = true
 		if strings.TrimSpace(ansi.Strip(ansi.TruncateLeft(in, ansi.StringWidth(out), ""))) != "" && !strings.HasSuffix(s, "…") {
 			t.Errorf("%q cut to %q without …", ansi.Strip(in), s)
 		}
 	}
-	defer func() { cutSeen = nil }()
+	defer func() { draw.CutSeen = nil }()
 	rng := rand.New(rand.NewSource(41))
 	check := func(name string, m Model, w, h int) {
 		m = step(m, sizeMsg(w, h))
@@ -263,10 +266,10 @@ func TestBannerNamesWholeOrSaysMore(t *testing.T) {
 	for _, sz := range sizes {
 		m := step(newTest("dark", sz[0], sz[1]), updateMsg{model.Update{Snapshot: systemsFleet()}})
 		m = selectPath(m, "/solr/overseer_elect/election")
-		bans := m.queue.banners(m.st, m.snap, m.queue.width-2, m.queue.height-2, m.now)
+		bans := m.queue.Banners(m.st, m.snap, m.queue.Width-2, m.queue.Height-2, m.now)
 		var text []string
 		for _, b := range bans {
-			text = append(text, strings.TrimSpace(b.text))
+			text = append(text, strings.TrimSpace(b.Text))
 		}
 		all := strings.Join(text, " ")
 		if !strings.Contains(all, "/solr/overseer_elect/leader,") {
@@ -281,10 +284,10 @@ func TestBannerNamesWholeOrSaysMore(t *testing.T) {
 	}
 	// wrapAtMost itself: whole when it fits, else n lines, the last with "…".
 	text := "one two three four five six seven eight nine ten"
-	if got := wrapAtMost(text, 20, 3); strings.Join(got, " ") != text {
+	if got := queuepane.WrapAtMost(text, 20, 3); strings.Join(got, " ") != text {
 		t.Errorf("wrapAtMost cut a text that fits: %q", got)
 	}
-	got := wrapAtMost(text, 10, 2)
+	got := queuepane.WrapAtMost(text, 10, 2)
 	if len(got) != 2 || !strings.HasSuffix(got[1], "…") || ansi.StringWidth(got[1]) > 10 {
 		t.Errorf("wrapAtMost(10, 2) = %q: want 2 lines of at most 10 cells, the last ending in …", got)
 	}
@@ -298,7 +301,7 @@ func TestNarrationWraps(t *testing.T) {
 	sentence := "#20 created its ephemeral sequential node and listed the children of /demo/locks/render-slots/locks: no lease is free, so it sets a watch on the children of /demo/locks/render-slots/leases and waits."
 	for _, w := range []int{120, 160, 200} {
 		m := newTest("dark", w, 48)
-		lines := narrationLines(m.st, sentence, false, w)
+		lines := narration.Lines(m.st, sentence, false, w)
 		var words []string
 		for _, l := range lines {
 			s := strings.TrimSpace(ansi.Strip(l))
@@ -330,7 +333,7 @@ func TestNarrationNamesWatchWhole(t *testing.T) {
 	q := slots
 	q.Nodes = model.NodesOf(*slots.Nodes.At(0), *slots.Nodes.At(1), waiter)
 	snap.Queues = model.QueuesOf(q)
-	got := narrate(model.Change{Kind: model.ChangeJoined, Path: q.Path, Node: waiter}, snap, snap)
+	got := narration.Narrate(model.Change{Kind: model.ChangeJoined, Path: q.Path, Node: waiter}, snap, snap)
 	if want := "sets a watch on the children of " + q.Path + " and waits."; !strings.HasSuffix(got, want) {
 		t.Errorf("narration %q, want it to end %q", got, want)
 	}

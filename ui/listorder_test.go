@@ -10,6 +10,7 @@ import (
 
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/locklist"
 )
 
 // stuckQueue is a lock parent with a holder since hold ago (none when
@@ -49,7 +50,7 @@ func TestStuckFirstAndWaitingOnly(t *testing.T) {
 		t.Errorf("contention: %s, want %s", got, want)
 	}
 	m, _ = press(m, "s")
-	if got, want := short(m), "shallow-old deep-recent held-long held-short empty"; m.list.sort != sortStuck || got != want {
+	if got, want := short(m), "shallow-old deep-recent held-long held-short empty"; m.list.Sort != locklist.SortStuck || got != want {
 		t.Errorf("stuck first: %s, want %s", got, want)
 	}
 	m, _ = press(m, "W")
@@ -64,7 +65,7 @@ func TestStuckFirstAndWaitingOnly(t *testing.T) {
 		t.Errorf("filter within waiting only: %s", got)
 	}
 	m, _ = press(m, "esc", "W")
-	if got := len(m.list.visible); got != 5 {
+	if got := len(m.list.Visible); got != 5 {
 		t.Errorf("W again shows %d rows, want 5", got)
 	}
 }
@@ -110,31 +111,31 @@ func TestListRowsKeptMatchFresh(t *testing.T) {
 		kept = step(kept, updateMsg{model.Update{Snapshot: snap}})
 		fresh := newTest("mono", 160, 48, func(o *Options) { o.Paths = paths })
 		fresh = step(fresh, updateMsg{model.Update{Snapshot: snap}})
-		for s := range sortModes {
+		for s := range locklist.SortModes {
 			// As s does: the order is taken from the sort, not held.
-			kept.list.sort, fresh.list.sort = s, s
-			kept.list.resort(t0)
-			kept.list.refresh()
-			fresh.list.resort(t0)
-			fresh.list.refresh()
+			kept.list.Sort, fresh.list.Sort = s, s
+			kept.list.Resort(t0)
+			kept.list.Refresh()
+			fresh.list.Resort(t0)
+			fresh.list.Refresh()
 			for _, keys := range [][]string{nil, {"W"}, {"/", "0", "0", "2"}, {"W", "/", "0", "0", "1"}, {"/", "0", "0", "2", "backspace", "1"}} {
 				k, f := kept, fresh
 				k, _ = press(k, keys...)
-				f.list.waitingOnly = k.list.waitingOnly
-				f.list.filter.SetValue(k.list.filter.Value())
-				f.list.gen++
-				f.list.refresh()
+				f.list.WaitingOnly = k.list.WaitingOnly
+				f.list.Filter.SetValue(k.list.Filter.Value())
+				f.list.Gen++
+				f.list.Refresh()
 				if got, want := visiblePaths(k), visiblePaths(f); !slices.Equal(got, want) {
 					t.Fatalf("round %d sort %v keys %v:\nkept  %v\nfresh %v", round, s, keys, got, want)
 				}
 			}
 		}
-		kept.list.sort = sortContention
-		kept.list.resort(t0)
-		kept.list.refresh()
-		for i := range kept.list.rows {
-			k, f := kept.list.rows[i], fresh.list.rows[i]
-			if k.path != f.path || k.depth != f.depth || k.waiters != f.waiters || !k.waitSince.Equal(f.waitSince) || !k.holdSince.Equal(f.holdSince) || k.holder != f.holder {
+		kept.list.Sort = locklist.SortContention
+		kept.list.Resort(t0)
+		kept.list.Refresh()
+		for i := range kept.list.Rows {
+			k, f := kept.list.Rows[i], fresh.list.Rows[i]
+			if k.Path != f.Path || k.Depth != f.Depth || k.Waiters != f.Waiters || !k.WaitSince.Equal(f.WaitSince) || !k.HoldSince.Equal(f.HoldSince) || k.Holder != f.Holder {
 				t.Fatalf("round %d row %d: kept %+v, fresh %+v", round, i, k, f)
 			}
 		}
@@ -164,11 +165,11 @@ func TestHeldOrderPlacesNewParents(t *testing.T) {
 	// longest of all (first).
 	m = step(m, updateMsg{model.Update{Snapshot: snapOf(stuckQueue("/l/a", time.Minute, w(3)...), stuckQueue("/l/b", time.Minute, w(2)...),
 		stuckQueue("/l/c", time.Minute, w(6)...), stuckQueue("/l/d", time.Minute, w(4)...), stuckQueue("/l/e", time.Minute, w(9)...))}})
-	if got := short(); got != "e a b c d" || m.list.selected != "/l/b" {
-		t.Errorf("held order %q (selected %s), want e a b c d (b)", got, m.list.selected)
+	if got := short(); got != "e a b c d" || m.list.Selected != "/l/b" {
+		t.Errorf("held order %q (selected %s), want e a b c d (b)", got, m.list.Selected)
 	}
-	m = step(m, tickMsg(t0.Add(holdOrder)))
-	if got := short(); got != "e c d a b" || m.list.selected != "/l/b" {
-		t.Errorf("after holdOrder of quiet %q (selected %s), want e c d a b (b)", got, m.list.selected)
+	m = step(m, tickMsg(t0.Add(locklist.HoldOrder)))
+	if got := short(); got != "e c d a b" || m.list.Selected != "/l/b" {
+		t.Errorf("after holdOrder of quiet %q (selected %s), want e c d a b (b)", got, m.list.Selected)
 	}
 }

@@ -10,6 +10,13 @@ import (
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/timeline"
+	"github.com/zklock/zklock/ui/draw"
+	"github.com/zklock/zklock/ui/eventlog"
+	"github.com/zklock/zklock/ui/header"
+	"github.com/zklock/zklock/ui/locklist"
+	"github.com/zklock/zklock/ui/narration"
+	"github.com/zklock/zklock/ui/queuepane"
+	"github.com/zklock/zklock/ui/sessionspane"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/zklock/zklock/themes"
@@ -34,6 +41,14 @@ const (
 	focusQueue
 	focusLog
 	focusAreas
+)
+
+// viewMode is what the body of the screen shows.
+type viewMode int
+
+const (
+	viewMain     viewMode = iota // lock list and queue
+	viewSessions                 // the sessions pane
 )
 
 // Model is the console: the only tea.Model of the package. It composes the
@@ -63,20 +78,20 @@ type Model struct {
 	// core's last re-check (ownLocks.seenIn).
 	ownSeen ownLocks
 
-	list      lockList
-	queue     queuePane
-	log       eventLog
+	list      locklist.List
+	queue     queuepane.Pane
+	log       eventlog.Log
 	focus     focusArea
 	dialog    dialog
 	notice    notice
-	narration narration
+	narration narration.Line
 	// paused mirrors the demo's contenders (Options.Demo): set by a
 	// successful pause or step, cleared by a successful resume.
 	paused bool
 	// view is what the body shows: the lock list and the queue, or the
 	// sessions pane (sessions.go).
 	view     viewMode
-	sessions sessionsPane
+	sessions sessionspane.Pane
 	// mark is the session whose nodes are marked in every queue (0: none).
 	mark int64
 	// recording is the file a recording started from the console goes
@@ -110,10 +125,10 @@ func New(opts Options) Model {
 		now:       opts.Now(),
 		own:       ownLocks{},
 		taking:    map[string]*pendingTake{},
-		list:      newLockList(),
-		narration: narration{on: opts.Narration},
+		list:      locklist.New(),
+		narration: narration.Line{On: opts.Narration},
 	}
-	m.list.roots = opts.Roots
+	m.list.Roots = opts.Roots
 	if opts.Connect != nil {
 		m.dial = &connecting{servers: opts.Servers, since: m.now, timeout: opts.ConnectTimeout}
 	}
@@ -163,7 +178,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.fixScroll()
 	case tickMsg:
 		m.now = time.Time(msg)
-		if m.list.settle(m.now) {
+		if m.list.Settle(m.now) {
 			m.syncQueue()
 		}
 		m.readReplay()
@@ -176,7 +191,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.readReplay()
 		return m, waitUpdate(m.opts.Updates)
 	case updatesClosedMsg:
-		m.log.add(logEntry{at: m.now, kind: logFailed, text: "the Watcher stopped: nothing on screen will change any more"})
+		m.log.Add(eventlog.Entry{At: m.now, Kind: eventlog.Failed, Text: "the Watcher stopped: nothing on screen will change any more"})
 	case ownMsg:
 		m.applyOwn(msg.locks)
 		return m, waitOwn(m.opts.Own)
@@ -204,7 +219,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		switch {
 		case m.dialog != nil:
 			m.dialog, _, cmd = m.dialog.update(msg, m.dkeys)
-		case m.list.filtering:
+		case m.list.Filtering:
 			m.list, cmd = m.list.Update(msg)
 		}
 		return m, cmd
@@ -225,7 +240,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.dialog, it, cmd = m.dialog.update(msg, m.dkeys)
 		return m, tea.Batch(cmd, m.perform(it))
-	case m.list.filtering:
+	case m.list.Filtering:
 		return m.toList(msg)
 	case m.view == viewSessions && key.Matches(msg, k.Enter):
 		m.showSessionInQueues()
@@ -258,7 +273,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			step = focusAreas - 1
 		}
 		m.focus = (m.focus + step) % focusAreas
-	case m.mark != 0 && m.list.filter.Value() == "" && key.Matches(msg, k.Clear):
+	case m.mark != 0 && m.list.Filter.Value() == "" && key.Matches(msg, k.Clear):
 		m.mark, m.notice = 0, notice{text: "mark cleared"}
 		m.rebuild()
 	case key.Matches(msg, k.Filter):
@@ -274,7 +289,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m, copyToClipboard(m.opts.Output, raw, shown)
 		}
 	case key.Matches(msg, k.Narrate):
-		m.narration.on = !m.narration.on
+		m.narration.On = !m.narration.On
 		m.fixScroll()
 	case key.Matches(msg, k.Take):
 		return m.take()
@@ -308,10 +323,10 @@ func (m Model) mouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
 	if m.dialog != nil || msg.Action != tea.MouseActionPress || m.width < minWidth || m.height < minHeight {
 		return m, nil
 	}
-	if _, ok := wheelDelta(msg); ok {
+	if _, ok := draw.WheelDelta(msg); ok {
 		return m.toFocused(msg)
 	}
-	if !leftClick(msg) || m.list.filtering {
+	if !draw.LeftClick(msg) || m.list.Filtering {
 		return m, nil
 	}
 	fr := m.frame()
@@ -368,7 +383,7 @@ func (m Model) toFocused(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) modeKeys() KeyMap {
 	k := m.keys
 	if m.view != viewMain {
-		m.sessions.keysOf(&k, m.readOnly)
+		m.sessionKeys(&k)
 		k.Force.SetEnabled(!m.readOnly)
 		k.Enter.SetEnabled(true)
 		k.Copy.SetHelp("y", "copy session id")
@@ -385,8 +400,8 @@ func (m *Model) modeKeys() KeyMap {
 // both matching and the footer.
 func (m *Model) activeKeys() KeyMap {
 	k := m.keys
-	row := m.list.current()
-	node := m.queue.node()
+	row := m.list.Current()
+	node := m.queue.Node()
 	rw := !m.readOnly
 	k.Enter.SetEnabled(row != nil && m.focus != focusLog)
 	if m.focus == focusQueue {
@@ -395,7 +410,7 @@ func (m *Model) activeKeys() KeyMap {
 	} else {
 		k.Enter.SetHelp("enter", "open queue")
 	}
-	k.Take.SetEnabled(rw && row != nil && !m.own.active(row.path))
+	k.Take.SetEnabled(rw && row != nil && !m.own.active(row.Path))
 	k.Release.SetEnabled(rw && len(m.own) > 0)
 	// A plain ephemeral lock's rows are shown, not acted on: its waiters
 	// own no node, and its node has no sequence to confirm a force with.
@@ -403,11 +418,11 @@ func (m *Model) activeKeys() KeyMap {
 	acts := node != nil && node.Recipe != ordering.RecipeEphemeral && node.Part() != model.PartBarrier && node.Part() != model.PartWaiter
 	k.Revoke.SetEnabled(rw && acts && node.Believes == ordering.RoleHolder)
 	k.Force.SetEnabled(rw && acts)
-	k.Clear.SetEnabled(m.list.filter.Value() != "")
+	k.Clear.SetEnabled(m.list.Filter.Value() != "")
 	if m.view == viewMain {
 		m.markKeys(&k)
 	} else {
-		m.sessions.keysOf(&k, m.readOnly)
+		m.sessionKeys(&k)
 	}
 	_, _, canCopy := m.copyTarget()
 	k.Copy.SetEnabled(canCopy)
@@ -426,7 +441,7 @@ func (m *Model) activeKeys() KeyMap {
 
 // markKeys lets esc clear the mark while no filter takes it.
 func (m *Model) markKeys(k *KeyMap) {
-	if m.mark != 0 && m.list.filter.Value() == "" {
+	if m.mark != 0 && m.list.Filter.Value() == "" {
 		k.Clear.SetEnabled(true)
 		k.Clear.SetHelp("esc", "clear mark")
 	}
@@ -439,15 +454,15 @@ func (m *Model) markKeys(k *KeyMap) {
 // status bar. ok is false when nothing is selected.
 func (m *Model) copyTarget() (raw, shown string, ok bool) {
 	if m.view == viewSessions {
-		return m.sessions.copyTarget()
+		return m.sessions.CopyTarget()
 	}
 	if m.focus == focusQueue {
-		if raw, shown, ok := m.queue.copyTarget(); ok {
+		if raw, shown, ok := m.queue.CopyTarget(); ok {
 			return raw, shown, true
 		}
 	}
-	if row := m.list.current(); row != nil {
-		return row.path, clean(row.path, 0), true
+	if row := m.list.Current(); row != nil {
+		return row.Path, draw.Clean(row.Path, 0), true
 	}
 	return "", "", false
 }
@@ -456,7 +471,7 @@ func (m *Model) copyTarget() (raw, shown string, ok bool) {
 func (m *Model) applyUpdate(u model.Update) {
 	before := m.snap
 	if u.Snapshot != nil {
-		m.snap, m.zxid = u.Snapshot, newestCzxid(u.Snapshot)
+		m.snap, m.zxid = u.Snapshot, header.NewestCzxid(u.Snapshot)
 		if m.opts.Replay == nil && u.Snapshot.At.After(m.now) {
 			// The clock ticks once a second; what it shows is never
 			// later than the clock (a replay's clock is the player's).
@@ -465,16 +480,16 @@ func (m *Model) applyUpdate(u model.Update) {
 		if before == nil {
 			// The rows so far were the configured paths, unread: the
 			// first picture is sorted, not appended to them.
-			m.list.resort(m.now)
+			m.list.Resort(m.now)
 		}
 	}
 	for _, e := range u.Changes {
-		m.log.addChange(e)
+		m.log.AddChange(e)
 	}
 	if u.Dropped > 0 {
-		m.log.add(logEntry{at: m.now, kind: logFailed, text: fmt.Sprintf("%d events dropped: the console fell behind", u.Dropped)})
+		m.log.Add(eventlog.Entry{At: m.now, Kind: eventlog.Failed, Text: fmt.Sprintf("%d events dropped: the console fell behind", u.Dropped)})
 	}
-	m.narration.follow(u.Changes, before, m.snap, m.list.selected)
+	m.narration.Follow(u.Changes, before, m.snap, m.list.Selected)
 	m.followDialog()
 	m.rebuild()
 }
@@ -507,31 +522,32 @@ func (m *Model) readReplay() {
 // and the locks of a cross-lock deadlock.
 func (m *Model) rebuild() {
 	m.ownSeen = m.own.seenIn(m.snap)
-	m.list.rebuild(m.snap, m.opts.Paths, m.own)
+	m.list.Rebuild(m.snap, m.opts.Paths, m.own.lost())
 	m.syncQueue()
 	if m.view == viewSessions {
-		m.sessions.set(m.snap)
+		m.sessions.Set(m.snap)
 	}
-	m.queue.mark = m.mark
-	m.list.markSession(m.snap, m.mark)
+	m.queue.Mark = m.mark
+	m.list.MarkSession(m.snap, m.mark)
 }
 
 // syncQueue shows the queue of the lock selected in the list.
 func (m *Model) syncQueue() {
-	path := m.list.selected
-	var own *OwnLock
+	path := m.list.Selected
+	var own *queuepane.Own
 	if o, ok := m.own[path]; ok {
-		own = &o
+		own = &queuepane.Own{Node: o.Node, Queued: o.State == OwnQueued, Lost: o.State == OwnLost, Suspended: o.State == OwnSuspended, Err: o.Err,
+			Says: func(now time.Time, ref func(string) string) string { return ownState(&o, now, ref) }}
 	}
-	m.queue.set(m.snap.Queue(path), path, own)
+	m.queue.Set(m.snap.Queue(path), path, own)
 	m.fixScroll()
 }
 
 // fixScroll keeps both cursors on screen after a change of size or data.
 func (m *Model) fixScroll() {
 	m.layoutPanes()
-	m.list.keepInView()
-	m.queue.keepInView()
+	m.list.KeepInView()
+	m.queue.KeepInView()
 }
 
 // frame is the size of each part of the screen.
@@ -576,8 +592,8 @@ func (m *Model) splitWidth(listW, bodyH int) int {
 // splitStep is one step of splitWidth.
 func (m *Model) splitStep(listW, bodyH int) int {
 	queueW := m.width - listW
-	listSpare, listShort := m.list.slack(m.st, listW-2, bodyH-2, m.now)
-	queueSpare, queueShort := m.queue.slack(m.st, m.snap, queueW-2, bodyH-2, m.now)
+	listSpare, listShort := m.list.Slack(m.st, listW-2, bodyH-2, m.now)
+	queueSpare, queueShort := m.queue.Slack(m.st, m.snap, queueW-2, bodyH-2, m.now)
 	switch {
 	case queueShort > 0 && listSpare > 0:
 		return listW - min(listSpare, queueShort) // the queue first: it is what the operator came for
@@ -601,23 +617,24 @@ func (m *Model) bannerLines() int {
 func (m *Model) layoutPanes() frame {
 	fr := m.frame()
 	stale := m.snap != nil && m.snap.Stale
-	at := func(f focusArea, w, h int) pane {
-		p := pane{st: m.st, border: m.st.Border, width: w, height: h, now: m.now, focused: m.focus == f, keys: m.keys}
+	at := func(f focusArea, w, h int) draw.Pane {
+		p := draw.Pane{St: m.st, Border: m.st.Border, Width: w, Height: h, Now: m.now, Focused: m.focus == f, Nav: m.keys.navKeys()}
 		switch {
 		case stale:
-			p.border = m.st.Stale
-		case p.focused:
-			p.border = m.st.FocusBorder
+			p.Border = m.st.Stale
+		case p.Focused:
+			p.Border = m.st.FocusBorder
 		}
 		return p
 	}
-	m.list.pane = at(focusList, fr.listW, fr.bodyH)
-	m.queue.pane = at(focusQueue, fr.queueW, fr.bodyH)
-	m.queue.snap = m.snap
-	m.log.pane = at(focusLog, m.width, fr.logH)
+	m.list.Pane = at(focusList, fr.listW, fr.bodyH)
+	m.list.Keys = locklist.Keys{Filter: m.keys.Filter, Clear: m.keys.Clear, Sort: m.keys.Sort, Waiting: m.keys.Waiting}
+	m.queue.Pane = at(focusQueue, fr.queueW, fr.bodyH)
+	m.queue.Snap = m.snap
+	m.log.Pane = at(focusLog, m.width, fr.logH)
 	// The sessions pane is the whole body: focused whenever shown.
-	m.sessions.pane = at(m.focus, m.width, fr.bodyH)
-	m.sessions.mark = m.mark
+	m.sessions.Pane = at(m.focus, m.width, fr.bodyH)
+	m.sessions.Mark = m.mark
 	return fr
 }
 
@@ -633,14 +650,14 @@ func (m Model) View() string {
 	}
 	m.layoutPanes()
 	lines := make([]string, 0, h)
-	lines = append(lines, headerView(m.st, m.opts.Title, m.opts.Identity, m.snap, m.zxid, m.dial, m.opts.Replay != nil, w, m.now))
+	lines = append(lines, header.View(m.st, m.opts.Title, m.opts.Identity, m.snap, m.zxid, m.dial.headlineAt(m.now), m.opts.Replay != nil, w, m.now))
 	if m.view == viewSessions {
 		lines = append(lines, m.sessions.View()...)
 	} else {
-		if b := deadlockBanner(m.st, m.snap, m.now, w); b != "" {
+		if b := sessionspane.DeadlockBanner(m.st, m.snap, m.now, w); b != "" {
 			lines = append(lines, b)
 		}
-		lines = append(lines, sideBySide(m.list.View(), m.queue.View())...)
+		lines = append(lines, draw.SideBySide(m.list.View(), m.queue.View())...)
 	}
 	lines = append(lines, m.log.View()...)
 	lines = append(lines, m.narration.View(m.st, m.paused, w)...)
@@ -652,7 +669,7 @@ func (m Model) View() string {
 	default:
 		lines = append(lines, statusView(m.st, m.ownSeen, m.notice, m.readOnly, m.recording, w, m.now))
 	}
-	lines = append(lines, footerView(m.st, m.activeKeys(), m.list.filtering, w))
+	lines = append(lines, footerView(m.st, m.activeKeys(), m.list.Filtering, w))
 	if m.dialog != nil {
 		lines = overlay(lines, m.dialog.view(m.st, w, h), w)
 	}
@@ -661,3 +678,21 @@ func (m Model) View() string {
 
 // OwnLocks lists the operator's locks the console knows of, by path.
 func (m Model) OwnLocks() []OwnLock { return m.own.sorted() }
+
+// sessionKeys sets the keys of the console while the sessions pane is shown: no
+// action on locks, enter marks, f force-releases a session, esc goes back.
+func (m *Model) sessionKeys(k *KeyMap) {
+	p, readOnly := &m.sessions, m.readOnly
+	for _, b := range []*key.Binding{&k.Take, &k.Release, &k.Revoke, &k.Focus, &k.Filter, &k.Sort,
+		&k.Pause, &k.Step, &k.Kill, &k.Split} {
+		b.SetEnabled(false)
+	}
+	s := p.Session()
+	k.Enter.SetEnabled(s != nil || p.Deadlock() != nil)
+	k.Enter.SetHelp("enter", "mark in queues")
+	k.Force.SetEnabled(!readOnly && s != nil)
+	k.Force.SetHelp("f", "force-release session")
+	k.Clear.SetEnabled(true)
+	k.Clear.SetHelp("esc", "back")
+	k.Sessions.SetHelp("w", "locks")
+}

@@ -7,6 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // cellOf finds text on the screen, in columns [from, to) of its line:
@@ -41,15 +42,15 @@ func TestClickSelectsLock(t *testing.T) {
 		listW := m.frame().listW
 		x, y := cellOf(t, m, "orders", 0, listW)
 		m = click(m, x, y)
-		if m.focus != focusList || m.list.selected != "/locks/orders" || m.queue.path != "/locks/orders" {
-			t.Errorf("%dx%d: click at %d,%d: focus %d, selected %q, queue %q", sz[0], sz[1], x, y, m.focus, m.list.selected, m.queue.path)
+		if m.focus != focusList || m.list.Selected != "/locks/orders" || m.queue.Path != "/locks/orders" {
+			t.Errorf("%dx%d: click at %d,%d: focus %d, selected %q, queue %q", sz[0], sz[1], x, y, m.focus, m.list.Selected, m.queue.Path)
 		}
 		// With a filter kept, its line sits above the column header.
 		m, _ = press(m, "/", "o", "enter")
 		x, y = cellOf(t, m, "job-a", 0, listW)
 		m = click(m, x, y)
-		if m.list.selected != "/locks/job-a" {
-			t.Errorf("%dx%d: under a filter, click on job-a selected %q", sz[0], sz[1], m.list.selected)
+		if m.list.Selected != "/locks/job-a" {
+			t.Errorf("%dx%d: under a filter, click on job-a selected %q", sz[0], sz[1], m.list.Selected)
 		}
 	}
 }
@@ -62,13 +63,13 @@ func TestClickSelectsNode(t *testing.T) {
 		listW := m.frame().listW
 		x, y := cellOf(t, m, " 43 ", listW, sz[0])
 		m = click(m, x+1, y)
-		if n := m.queue.node(); m.focus != focusQueue || n == nil || n.Seq != 43 {
+		if n := m.queue.Node(); m.focus != focusQueue || n == nil || n.Seq != 43 {
 			t.Fatalf("%dx%d: click on #43's row: focus %d, node %+v", sz[0], sz[1], m.focus, n)
 		}
 		// #44's chain line ("watches #43") is the line under #44's row.
 		x, y = cellOf(t, m, " 44 ", listW, sz[0])
 		m = click(m, x+1, y+1)
-		if n := m.queue.node(); n == nil || n.Seq != 44 {
+		if n := m.queue.Node(); n == nil || n.Seq != 44 {
 			t.Errorf("%dx%d: click on #44's chain line selected %+v", sz[0], sz[1], n)
 		}
 	}
@@ -78,13 +79,13 @@ func TestClickSelectsNode(t *testing.T) {
 // lands on the node drawn there.
 func TestClickNodeUnderBanners(t *testing.T) {
 	m := selectPath(newTest("dark", 160, 48), "/locks/inventory")
-	if len(m.queue.banners(m.st, m.snap, m.frame().queueW-2, m.frame().bodyH-2, m.now)) == 0 {
+	if len(m.queue.Banners(m.st, m.snap, m.frame().queueW-2, m.frame().bodyH-2, m.now)) == 0 {
 		t.Fatal("the fixture has no banner over /locks/inventory")
 	}
 	for _, seq := range []int32{22, 21} {
 		x, y := cellOf(t, m, fmt.Sprintf(" %d ", seq), m.frame().listW, 160)
 		m = click(m, x+1, y)
-		if n := m.queue.node(); n == nil || n.Seq != seq {
+		if n := m.queue.Node(); n == nil || n.Seq != seq {
 			t.Errorf("click on #%d selected %+v", seq, n)
 		}
 	}
@@ -94,12 +95,12 @@ func TestClickNodeUnderBanners(t *testing.T) {
 // event log takes the focus; dialogs and the filter ignore clicks.
 func TestClickElsewhere(t *testing.T) {
 	m := selectPath(newTest("dark", 160, 48), "/locks/job-a")
-	before := m.list.selected
+	before := m.list.Selected
 	top := 1 + m.bannerLines()
 	for _, at := range [][2]int{{5, 0}, {5, top}, {5, top + 1}, {100, top + 1}, {5, 47}} {
 		m = click(m, at[0], at[1])
-		if m.list.selected != before || m.queue.cursor != 0 {
-			t.Errorf("click at %v changed the selection to %q / node %d", at, m.list.selected, m.queue.cursor)
+		if m.list.Selected != before || m.queue.Cursor != 0 {
+			t.Errorf("click at %v changed the selection to %q / node %d", at, m.list.Selected, m.queue.Cursor)
 		}
 	}
 	fr := m.frame()
@@ -115,7 +116,7 @@ func TestClickElsewhere(t *testing.T) {
 	}
 	m, _ = press(m, "esc", "/")
 	m = click(m, 100, top+4)
-	if m.focus != focusList || !m.list.filtering {
+	if m.focus != focusList || !m.list.Filtering {
 		t.Error("a click took the focus from the filter")
 	}
 }
@@ -125,18 +126,18 @@ func TestWheelScrollsFocused(t *testing.T) {
 	m := selectPath(newTest("dark", 160, 48), "/locks/job-a")
 	m, _ = press(m, "tab")
 	m = wheel(m, tea.MouseButtonWheelDown)
-	if m.queue.cursor != 3 {
-		t.Errorf("wheel down in the queue: cursor %d, want 3", m.queue.cursor)
+	if m.queue.Cursor != 3 {
+		t.Errorf("wheel down in the queue: cursor %d, want 3", m.queue.Cursor)
 	}
 	m = wheel(m, tea.MouseButtonWheelUp)
-	if m.queue.cursor != 0 {
-		t.Errorf("wheel up: cursor %d, want 0", m.queue.cursor)
+	if m.queue.Cursor != 0 {
+		t.Errorf("wheel up: cursor %d, want 0", m.queue.Cursor)
 	}
 	m, _ = press(m, "tab", "tab") // the lock list
-	was := m.list.cursor
+	was := m.list.Cursor
 	m = wheel(m, tea.MouseButtonWheelDown)
-	if m.list.cursor != was+wheelRows || m.queue.path != m.list.selected {
-		t.Errorf("wheel down in the list: cursor %d (was %d), queue %q", m.list.cursor, was, m.queue.path)
+	if m.list.Cursor != was+draw.WheelRows || m.queue.Path != m.list.Selected {
+		t.Errorf("wheel down in the list: cursor %d (was %d), queue %q", m.list.Cursor, was, m.queue.Path)
 	}
 }
 
@@ -145,13 +146,13 @@ func TestClickSelectsSession(t *testing.T) {
 	m, _ := press(withDeadlock(newTest("dark", 160, 48)), "w")
 	x, y := cellOf(t, m, "0x20000b11d40007", 0, 160)
 	m = click(m, x, y)
-	if s := m.sessions.session(); s == nil || s.Session != 0x20000b11d40007 {
+	if s := m.sessions.Session(); s == nil || s.Session != 0x20000b11d40007 {
 		t.Fatalf("click on the session's row selected %+v", s)
 	}
 	// Column header: nothing changes.
 	_, hy := cellOf(t, m, "SESSION", 0, 160)
 	m = click(m, x, hy)
-	if s := m.sessions.session(); s == nil || s.Session != 0x20000b11d40007 {
+	if s := m.sessions.Session(); s == nil || s.Session != 0x20000b11d40007 {
 		t.Errorf("click on the column header moved the cursor to %+v", s)
 	}
 }

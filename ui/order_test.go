@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/locklist"
 )
 
 // TestLockListHoldsOrder: sorted by contention, the list does not
@@ -17,15 +18,15 @@ func TestLockListHoldsOrder(t *testing.T) {
 	m := newTest("mono", 160, 48)
 	shown := func() []string {
 		var out []string
-		for _, i := range m.list.visible {
-			out = append(out, m.list.rows[i].path)
+		for _, i := range m.list.Visible {
+			out = append(out, m.list.Rows[i].Path)
 		}
 		return out
 	}
 	before := shown()
-	c := m.list.cursor
+	c := m.list.Cursor
 	m, _ = press(m, "down")
-	sel := m.list.selected
+	sel := m.list.Selected
 	if sel != before[c+1] {
 		t.Fatalf("j from row %d selected %s, want %s", c, sel, before[c+1])
 	}
@@ -48,26 +49,26 @@ func TestLockListHoldsOrder(t *testing.T) {
 		}
 	}
 	m = step(m, updateMsg{model.Update{Snapshot: snap}})
-	if got := shown(); strings.Join(got, " ") != strings.Join(before, " ") || m.list.selected != sel {
-		t.Fatalf("the list moved under the cursor: %v (selected %s), was %v (selected %s)", got, m.list.selected, before, sel)
+	if got := shown(); strings.Join(got, " ") != strings.Join(before, " ") || m.list.Selected != sel {
+		t.Fatalf("the list moved under the cursor: %v (selected %s), was %v (selected %s)", got, m.list.Selected, before, sel)
 	}
 	if foot := ansi.Strip(m.View()); !strings.Contains(foot, "sort: contention · held while you move") {
 		t.Errorf("the held order is not said")
 	}
 	m, _ = press(m, "down")
-	if m.list.selected != before[c+2] {
-		t.Errorf("j went to %s, want the row shown below, %s", m.list.selected, before[c+2])
+	if m.list.Selected != before[c+2] {
+		t.Errorf("j went to %s, want the row shown below, %s", m.list.Selected, before[c+2])
 	}
-	sel = m.list.selected
+	sel = m.list.Selected
 	// Ticks within the hold keep it; after it, the sort applies.
-	m = step(m, tickMsg(t0.Add(holdOrder-time.Second)))
+	m = step(m, tickMsg(t0.Add(locklist.HoldOrder-time.Second)))
 	if strings.Join(shown(), " ") != strings.Join(before, " ") {
 		t.Errorf("re-sorted before the hold ran out")
 	}
-	m = step(m, tickMsg(t0.Add(holdOrder+time.Second)))
+	m = step(m, tickMsg(t0.Add(locklist.HoldOrder+time.Second)))
 	grown := before[len(before)-2]
-	if got := shown(); indexOf(got, grown) >= indexOf(before, grown) || m.list.selected != sel {
-		t.Errorf("after the hold: %v, selected %s; want %s moved up and %s still selected", got, m.list.selected, grown, sel)
+	if got := shown(); indexOf(got, grown) >= indexOf(before, grown) || m.list.Selected != sel {
+		t.Errorf("after the hold: %v, selected %s; want %s moved up and %s still selected", got, m.list.Selected, grown, sel)
 	}
 }
 
@@ -106,13 +107,13 @@ func TestOwnStepsLoggedInOrder(t *testing.T) {
 		m = step(m, updateMsg{model.Update{Changes: []model.Change{{At: t0.Add(1200 * time.Millisecond), Kind: model.ChangeInfo, Path: "/locks/idle", Note: "late zkview event"}}}})
 		var last time.Time
 		var texts []string
-		for i := range len(m.log.ring) {
-			e := m.log.at(i)
-			if e.at.Before(last) {
-				t.Errorf("entry %d %q at %s after one at %s", i, e.text, e.at.Format("15:04:05.000"), last.Format("15:04:05.000"))
+		for i := range len(m.log.Ring) {
+			e := m.log.At(i)
+			if e.At.Before(last) {
+				t.Errorf("entry %d %q at %s after one at %s", i, e.Text, e.At.Format("15:04:05.000"), last.Format("15:04:05.000"))
 			}
-			last = e.at
-			texts = append(texts, e.text)
+			last = e.At
+			texts = append(texts, e.Text)
 		}
 		all := strings.Join(texts, "|")
 		if want := "#45 created|late zkview event|take queued|waiting at 5"; !strings.HasSuffix(all, want) {

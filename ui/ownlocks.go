@@ -3,9 +3,12 @@ package ui
 import (
 	"maps"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/draw"
+	"github.com/zklock/zklock/ui/eventlog"
 )
 
 // ownLocks are the operator's locks the console knows of, by path: what
@@ -30,8 +33,8 @@ func (o ownLocks) sorted() []OwnLock {
 
 // take records the lock core's reports and returns the event log's
 // entries for those that moved (a new state or place in the queue).
-func (o ownLocks) take(locks []OwnLock, now time.Time) []logEntry {
-	var log []logEntry
+func (o ownLocks) take(locks []OwnLock, now time.Time) []eventlog.Entry {
+	var log []eventlog.Entry
 	for _, l := range locks {
 		prev, had := o[l.Path]
 		if l.State == OwnReleased {
@@ -48,12 +51,12 @@ func (o ownLocks) take(locks []OwnLock, now time.Time) []logEntry {
 		if at.IsZero() {
 			at = now
 		}
-		e := logEntry{at: at, kind: logYou, path: clean(l.Path, 0), text: ownState(&l, now, nodeRef)}
+		e := eventlog.Entry{At: at, Kind: eventlog.You, Path: draw.Clean(l.Path, 0), Text: ownState(&l, now, draw.NodeRef)}
 		if l.State == OwnLost || l.State == OwnSuspended {
-			e.kind = logFailed
+			e.Kind = eventlog.Failed
 		}
 		if l.Err != "" {
-			e.text += " (" + clean(l.Err, 0) + ")"
+			e.Text += " (" + draw.Clean(l.Err, 0) + ")"
 		}
 		log = append(log, e)
 	}
@@ -103,4 +106,37 @@ type pendingTake struct {
 	answered bool      // the Backend's answer came
 	loggedAt time.Time // when the answer was logged (it came first)
 	reported time.Time // the first report's time (it came first)
+}
+
+// lost maps the path of each own lock to whether it is lost or suspended
+// (it may no longer be held), for the list's flags.
+func (o ownLocks) lost() map[string]bool {
+	out := make(map[string]bool, len(o))
+	for p, l := range o {
+		out[p] = l.State == OwnLost || l.State == OwnSuspended
+	}
+	return out
+}
+
+// ownState is the operator's lock in words: "waiting at 3 watching #42",
+// "holding since 03:12:04 (2m13s)", "SUSPENDED", "LOST".
+func ownState(o *OwnLock, now time.Time, ref func(string) string) string {
+	switch o.State {
+	case OwnQueued:
+		s := "waiting"
+		if o.Position > 0 {
+			s += " at " + strconv.Itoa(o.Position)
+		}
+		if o.Watching != "" {
+			s += " watching " + ref(o.Watching)
+		}
+		return s
+	case OwnHolding:
+		return "HOLDING since " + draw.Clock(o.Since) + " (" + draw.Since(now, o.Since) + ")"
+	case OwnSuspended:
+		return "SUSPENDED: connection lost, may no longer hold"
+	case OwnLost:
+		return "LOST: no longer held"
+	}
+	return "released"
 }

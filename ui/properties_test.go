@@ -13,6 +13,7 @@ import (
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/timeline"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // propertyModels are every golden's model, a semaphore selected and a
@@ -55,13 +56,13 @@ var sentences = []string{
 // semaphore's holders against its limit, the holder's role.
 func TestViewProperties(t *testing.T) {
 	var cuts []string
-	cutSeen = func(in, out string) {
+	draw.CutSeen = func(in, out string) {
 		if strings.TrimSpace(ansi.Strip(ansi.TruncateLeft(in, ansi.StringWidth(out), ""))) != "" &&
 			!strings.HasSuffix(strings.TrimRight(ansi.Strip(out), " "), "…") {
 			cuts = append(cuts, fmt.Sprintf("%q cut to %q", ansi.Strip(in), ansi.Strip(out)))
 		}
 	}
-	defer func() { cutSeen = nil }()
+	defer func() { draw.CutSeen = nil }()
 	rng := rand.New(rand.NewSource(28))
 	models := propertyModels(t)
 	names := make([]string, 0, len(models))
@@ -130,7 +131,7 @@ func checkSentences(t *testing.T, where, view string) {
 // holder's role are on screen.
 func checkEssentials(t *testing.T, where string, m Model, view string) {
 	t.Helper()
-	sel := m.list.selected
+	sel := m.list.Selected
 	if sel == "" {
 		return
 	}
@@ -144,7 +145,7 @@ func checkEssentials(t *testing.T, where string, m Model, view string) {
 	if q.Type == model.TypeSemaphore && !strings.Contains(view, q.LimitText()) {
 		t.Errorf("%s: holders %s not shown", where, q.LimitText())
 	}
-	if q.Nodes.At(0).Believes == ordering.RoleHolder && m.queue.top == 0 {
+	if q.Nodes.At(0).Believes == ordering.RoleHolder && m.queue.Top == 0 {
 		if word := strings.ToUpper(model.RoleWord(q.Type, ordering.RoleHolder)); !strings.Contains(view, word) {
 			t.Errorf("%s: role %s not shown", where, word)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // recordMsg is the answer of Options.Recorder to the record key.
@@ -39,11 +40,11 @@ func toggleRecording(rec Recorder, running string) tea.Cmd {
 func (r recordMsg) outcome(running string) (string, notice) {
 	switch {
 	case r.started && r.err != nil:
-		return running, notice{text: "recording not started: " + clean(r.err.Error(), 120), failed: true}
+		return running, notice{text: "recording not started: " + draw.Clean(r.err.Error(), 120), failed: true}
 	case r.started:
-		return r.file, notice{text: "recording to " + clean(r.file, 80) + " (ctrl+r stops it; zklock replay " + clean(r.file, 60) + " plays it)"}
+		return r.file, notice{text: "recording to " + draw.Clean(r.file, 80) + " (ctrl+r stops it; zklock replay " + draw.Clean(r.file, 60) + " plays it)"}
 	case r.err != nil:
-		return "", notice{text: "recording ended with an error: " + clean(r.err.Error(), 120), failed: true}
+		return "", notice{text: "recording ended with an error: " + draw.Clean(r.err.Error(), 120), failed: true}
 	}
-	return "", notice{text: fmt.Sprintf("recorded %d updates to %s", r.updates, clean(r.file, 80))}
+	return "", notice{text: fmt.Sprintf("recorded %d updates to %s", r.updates, draw.Clean(r.file, 80))}
 }

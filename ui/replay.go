@@ -20,6 +20,7 @@ import (
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
 	"github.com/zklock/zklock/timeline"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // Timeline drives a replay (timeline.Player). The console calls it only
@@ -112,9 +113,9 @@ func replayKey(tl Timeline, msg tea.KeyMsg, now time.Time) (jump dialog, cmd tea
 // whole, then the last action's outcome and the timeline's keys, as many
 // whole hints as fit and "…" for the rest.
 func replayStatus(st *themes.Styles, s timeline.PlayerState, n notice, w int) string {
-	segs := []seg{{" REPLAY ", st.Warning.Reverse(true)}, {" " + s.String(), st.Text}}
+	segs := []draw.Seg{{Text: " REPLAY ", Style: st.Warning.Reverse(true)}, {Text: " " + s.String(), Style: st.Text}}
 	segs = append(segs, noticeSegs(st, n)...)
-	head := line(segs, nil)
+	head := draw.Line(segs, nil)
 	room := w - ansi.StringWidth(head) - 3
 	hint := func(k, desc string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, desc)) }
 	hints := []key.Binding{hint("space", "play/pause"), hint("←/→", "step"), hint("+/-", "speed"), hint("J", "jump")}
@@ -126,7 +127,7 @@ func replayStatus(st *themes.Styles, s timeline.PlayerState, n notice, w int) st
 	if cut {
 		head += " " + st.Muted.Render("…")
 	}
-	return fit(head, w)
+	return draw.Fit(head, w)
 }
 
 // jumpDialog asks for a moment of the recording: a clock time
@@ -158,7 +159,7 @@ func (d *jumpDialog) update(msg tea.Msg, k dialogKeys) (dialog, intent, tea.Cmd)
 			s := d.tl.State()
 			t, ok := parseJump(d.input.Value(), d.now, s.Start, s.End)
 			if !ok {
-				d.wrong = clean(d.input.Value(), 24)
+				d.wrong = draw.Clean(d.input.Value(), 24)
 				d.input.Reset()
 				return d, intent{}, nil
 			}
@@ -214,8 +215,8 @@ func (d *jumpDialog) view(st *themes.Styles, screenW, screenH int) []string {
 	inner := w - 4
 	s := d.tl.State()
 	body := []string{
-		st.Text.Render(clean("The recording runs from "+s.Start.Local().Format("15:04:05")+" to "+s.End.Local().Format("15:04:05")+".", inner)),
-		st.Muted.Render(clean("A time (15:04:05, 15:04:05.000) or a move from "+d.now.Local().Format("15:04:05")+" (+30s, -5m).", inner)),
+		st.Text.Render(draw.Clean("The recording runs from "+s.Start.Local().Format("15:04:05")+" to "+s.End.Local().Format("15:04:05")+".", inner)),
+		st.Muted.Render(draw.Clean("A time (15:04:05, 15:04:05.000) or a move from "+d.now.Local().Format("15:04:05")+" (+30s, -5m).", inner)),
 		"",
 	}
 	in := d.input
@@ -224,7 +225,7 @@ func (d *jumpDialog) view(st *themes.Styles, screenW, screenH int) []string {
 	in.PlaceholderStyle = st.Muted
 	body = append(body, in.View())
 	if d.wrong != "" {
-		body = append(body, st.Warning.Render(clean("\""+d.wrong+"\" is not a time", inner)))
+		body = append(body, st.Warning.Render(draw.Clean("\""+d.wrong+"\" is not a time", inner)))
 	} else {
 		body = append(body, "")
 	}

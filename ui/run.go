@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // ErrRelease is returned by Run when an own lock could not be released on
@@ -53,7 +54,7 @@ func releaseAll(ctx context.Context, b Backend, own ownLocks) error {
 		}
 		rctx, cancel := context.WithTimeout(base, releaseTimeout)
 		if err := b.Release(rctx, o.Path); err != nil {
-			errs = append(errs, fmt.Errorf("%w %s: %w", ErrRelease, clean(o.Path, 0), err))
+			errs = append(errs, fmt.Errorf("%w %s: %w", ErrRelease, draw.Clean(o.Path, 0), err))
 		}
 		cancel()
 	}

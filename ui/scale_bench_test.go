@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +12,7 @@ import (
 	"github.com/muesli/termenv"
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
-	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/queuepane"
 )
 
 // The console at incident scale (PRODUCT.md): a 100,000-node queue opens,
@@ -87,7 +86,7 @@ func BenchmarkView100k(b *testing.B) {
 	trueColor(b)
 	m := bigModel(b, incidentNodes)
 	for range incidentNodes / 2 {
-		m.queue.move(1, 40)
+		m.queue.Move(1, 40)
 	}
 	var w worstFrame
 	b.ReportAllocs()
@@ -147,11 +146,11 @@ func BenchmarkKeys100k(b *testing.B) {
 	moves := func(k string) func(b *testing.B) {
 		return func(b *testing.B) {
 			m := base
-			last := m.queue.count() - 1
+			last := m.queue.Count() - 1
 			var w worstFrame
 			b.ReportAllocs()
 			for b.Loop() {
-				if m.queue.cursor == last {
+				if m.queue.Cursor == last {
 					b.StopTimer()
 					m, _ = press(m, "g")
 					b.StartTimer()
@@ -190,8 +189,8 @@ func BenchmarkKeys100k(b *testing.B) {
 			i++
 			w.time(func() { m = frame(m, k) })
 		}
-		if m.queue.path != "/locks/huge" {
-			b.Fatalf("the filter lost the huge queue: %q", m.queue.path)
+		if m.queue.Path != "/locks/huge" {
+			b.Fatalf("the filter lost the huge queue: %q", m.queue.Path)
 		}
 		w.report(b)
 	})
@@ -203,7 +202,7 @@ func BenchmarkKeys100k(b *testing.B) {
 		m := step(base, updateMsg{model.Update{Snapshot: win.snapshot(0)}})
 		m, _ = press(m, "g")
 		m = feedWindow(b, m, win, true)
-		if n := m.queue.node(); n == nil || n.Role != ordering.RoleHolder {
+		if n := m.queue.Node(); n == nil || n.Role != ordering.RoleHolder {
 			b.Fatal("the cursor did not follow the holder")
 		}
 	})
@@ -258,76 +257,26 @@ func TestIncidentQueue(t *testing.T) {
 	win := newQueueWindow(incidentNodes, 2)
 	m := step(bigModel(t, incidentNodes), updateMsg{model.Update{Snapshot: win.snapshot(0)}})
 	m, _ = press(m, "G")
-	if m.queue.cursor != incidentNodes-1 {
-		t.Fatalf("G: cursor %d", m.queue.cursor)
+	if m.queue.Cursor != incidentNodes-1 {
+		t.Fatalf("G: cursor %d", m.queue.Cursor)
 	}
 	for range 100 {
 		m, _ = press(m, "up")
 	}
-	on := m.queue.node().Name
+	on := m.queue.Node().Name
 	m = step(m, updateMsg{model.Update{Snapshot: win.snapshot(1)}})
-	if got := m.queue.node().Name; got != on {
+	if got := m.queue.Node().Name; got != on {
 		t.Errorf("after a handoff the cursor moved from %s to %s", on, got)
 	}
 	m, _ = press(m, "g")
 	m = step(m, updateMsg{model.Update{Snapshot: win.snapshot(2)}})
-	if n := m.queue.node(); m.queue.cursor != 0 || n.Role != ordering.RoleHolder || n.Name != win.all[2].Name {
-		t.Errorf("the cursor did not follow the holder: at %d", m.queue.cursor)
+	if n := m.queue.Node(); m.queue.Cursor != 0 || n.Role != ordering.RoleHolder || n.Name != win.all[2].Name {
+		t.Errorf("the cursor did not follow the holder: at %d", m.queue.Cursor)
 	}
 	checkFrame(t, ansi.Strip(m.View()), 160, 48)
 	m, _ = press(m, "/", "huge", "enter")
-	if len(m.list.visible) != 1 || m.queue.path != "/locks/huge" || m.queue.count() != incidentNodes {
-		t.Errorf("filter: %d rows, queue %q of %d", len(m.list.visible), m.queue.path, m.queue.count())
-	}
-}
-
-// TestPaintSameAsRender: paint's shortcut writes exactly what Render
-// would, for every theme style, alone and under the row highlights, on
-// every kind of terminal.
-func TestPaintSameAsRender(t *testing.T) {
-	oldProfile, oldDark := lipgloss.ColorProfile(), lipgloss.HasDarkBackground()
-	t.Cleanup(func() {
-		lipgloss.SetColorProfile(oldProfile)
-		lipgloss.SetHasDarkBackground(oldDark)
-	})
-	for _, prof := range []termenv.Profile{termenv.TrueColor, termenv.ANSI256, termenv.ANSI, termenv.Ascii} {
-		lipgloss.SetColorProfile(prof)
-		for _, dark := range []bool{true, false} {
-			lipgloss.SetHasDarkBackground(dark)
-			for _, name := range themes.Names() {
-				st := mustTheme(name).Styles()
-				var styles []lipgloss.Style
-				v := reflect.ValueOf(st)
-				for i := range v.NumField() {
-					if s, ok := v.Field(i).Interface().(lipgloss.Style); ok {
-						styles = append(styles, s)
-					}
-				}
-				overs := []lipgloss.Style{st.Selection, st.Selection.UnsetBackground().UnsetReverse().Bold(true), st.Own}
-				fast := 0
-				for _, s := range styles {
-					all := []lipgloss.Style{s, s.Padding(0, 1), s.Width(12), s.Underline(true)}
-					for _, o := range overs {
-						all = append(all, s.Inherit(o))
-					}
-					for _, c := range all {
-						if _, ok := paintKeyOf(c); ok {
-							fast++
-						}
-						for _, text := range []string{"", " ", "#41 ✓ verified", "❯", "a\tb", "two\nlines"} {
-							var b strings.Builder
-							paint(&b, c, text)
-							if want := c.Render(text); b.String() != want {
-								t.Errorf("%v dark=%v %s %q: paint %q, Render %q", prof, dark, name, text, b.String(), want)
-							}
-						}
-					}
-				}
-				if fast == 0 {
-					t.Errorf("%s: no style takes paint's shortcut", name)
-				}
-			}
-		}
+	if len(m.list.Visible) != 1 || m.queue.Path != "/locks/huge" || m.queue.Count() != incidentNodes {
+		t.Errorf("filter: %d rows, queue %q of %d", len(m.list.Visible), m.queue.Path, m.queue.Count())
 	}
 }
 
@@ -358,26 +307,26 @@ func TestNodeIndex(t *testing.T) {
 					want[n.Name] = i
 				}
 			}
-			x := &nodeIndex{nodes: model.NodesOf(tc.nodes...)}
+			x := &queuepane.NodeIndex{Nodes: model.NodesOf(tc.nodes...)}
 			for name, i := range want {
 				for _, guesses := range [][]int{nil, {i}, {i - 1, 999}} {
-					if got, ok := x.find(name, guesses...); !ok || got != i {
+					if got, ok := x.Find(name, guesses...); !ok || got != i {
 						t.Errorf("find(%q, %v) = %d, %v; want %d", name, guesses, got, ok, i)
 					}
 				}
 			}
 			for _, name := range []string{"", curatorName("ffffffff-5d4e-4f60-8a7b-1c2d3e4f5a6b", 7), curatorName("gone", 4000), "other"} {
-				if i, ok := x.find(name, 0); ok {
+				if i, ok := x.Find(name, 0); ok {
 					t.Errorf("find(%q) = %d, want absent", name, i)
 				}
 			}
 		})
 	}
 	// A sorted queue answers without building the map.
-	x := &nodeIndex{nodes: model.NodesOf(sorted...)}
-	x.find(sorted[40].Name)
-	x.find(curatorName("gone", 4000))
-	if x.byName != nil {
+	x := &queuepane.NodeIndex{Nodes: model.NodesOf(sorted...)}
+	x.Find(sorted[40].Name)
+	x.Find(curatorName("gone", 4000))
+	if x.ByName != nil {
 		t.Error("a sorted queue built the map")
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/sessions"
+	"github.com/zklock/zklock/ui/draw"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/zklock/zklock/themes"
@@ -64,7 +65,7 @@ func (d *sessionForceDialog) follow(snap *model.Snapshot, _ time.Time) dialog {
 // newSessionForceDialog is nil when s owns no node that can be deleted (a
 // plain ephemeral lock's waiter owns none).
 func newSessionForceDialog(s *sessions.SessionInfo, _ time.Time) *sessionForceDialog {
-	d := &sessionForceDialog{session: s.Session, client: clean(s.Client, 0)}
+	d := &sessionForceDialog{session: s.Session, client: draw.Clean(s.Client, 0)}
 	// The waits go first: cut off from the locks it waits on, the session
 	// cannot take one of them while its holds are being deleted.
 	for _, n := range s.Waits {
@@ -131,10 +132,10 @@ func (d *sessionForceDialog) view(st *themes.Styles, screenW, screenH int) []str
 	inner := w - 4
 	var body []string
 	field := func(name, value string, style func(...string) string) {
-		for i, l := range wrap(value, max(inner-10, 8)) {
+		for i, l := range draw.Wrap(value, max(inner-10, 8)) {
 			label := "          "
 			if i == 0 {
-				label = fit(name, 10)
+				label = draw.Fit(name, 10)
 			}
 			body = append(body, st.Muted.Render(label)+style(l))
 		}
@@ -143,15 +144,15 @@ func (d *sessionForceDialog) view(st *themes.Styles, screenW, screenH int) []str
 	if client == "" {
 		client = "unknown (the servers do not tell)"
 	}
-	field("Session", session(d.session), st.Text.Render)
+	field("Session", draw.Session(d.session), st.Text.Render)
 	field("Client", client, st.Text.Render)
 	if len(d.targets) == 0 {
 		body = append(body, "")
-		for _, l := range wrap("Every node of session "+session(d.session)+" is already gone (released, or the session ended). Nothing to delete.", inner) {
+		for _, l := range draw.Wrap("Every node of session "+draw.Session(d.session)+" is already gone (released, or the session ended). Nothing to delete.", inner) {
 			body = append(body, st.Warning.Render(l))
 		}
 		body = append(body, "", keyHints(st, "enter/esc", "close"))
-		return dialogBox(st.Muted, st.Title.Render("FORCE-RELEASE SESSION "+session(d.session)+": ALREADY GONE"), body, w, screenH)
+		return dialogBox(st.Muted, st.Title.Render("FORCE-RELEASE SESSION "+draw.Session(d.session)+": ALREADY GONE"), body, w, screenH)
 	}
 	tight := screenH < 24
 	shown := len(d.targets)
@@ -169,13 +170,13 @@ func (d *sessionForceDialog) view(st *themes.Styles, screenW, screenH int) []str
 		if i == 0 {
 			label = "Delete"
 		}
-		field(label, cleanLeft(t.path, 40)+" "+nodeRef(t.node)+" ("+role+")", st.Danger.Render)
+		field(label, draw.CleanLeft(t.path, 40)+" "+draw.NodeRef(t.node)+" ("+role+")", st.Danger.Render)
 	}
 	if rest := len(d.targets) - shown; rest > 0 {
-		field("", "and "+plural(rest, "more node"), st.Danger.Render)
+		field("", "and "+draw.Plural(rest, "more node"), st.Danger.Render)
 	}
 	if d.gone > 0 {
-		field("", plural(d.gone, "node")+" already gone since this opened", st.Muted.Render)
+		field("", draw.Plural(d.gone, "node")+" already gone since this opened", st.Muted.Render)
 	}
 	body = append(body, "")
 	var risk string
@@ -195,9 +196,9 @@ func (d *sessionForceDialog) view(st *themes.Styles, screenW, screenH int) []str
 	}
 	guard := ""
 	if !tight {
-		guard = "Each node is deleted only if its owner is still session " + session(d.session) + "; each deletion is audited."
+		guard = "Each node is deleted only if its owner is still session " + draw.Session(d.session) + "; each deletion is audited."
 	}
 	body = append(body, d.confirm.View(st, inner, risk, guard, "Type the session's last 4 hex digits ", d.tail())...)
-	body = append(body, keyHints(st, "enter", "delete "+plural(len(d.targets), "node"), "esc", "cancel"))
-	return dialogBox(st.Danger, st.Danger.Render("FORCE-RELEASE SESSION "+session(d.session)), body, w, screenH)
+	body = append(body, keyHints(st, "enter", "delete "+draw.Plural(len(d.targets), "node"), "esc", "cancel"))
+	return dialogBox(st.Danger, st.Danger.Render("FORCE-RELEASE SESSION "+draw.Session(d.session)), body, w, screenH)
 }

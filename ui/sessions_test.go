@@ -53,10 +53,10 @@ func withDeadlock(m Model) Model {
 // selectSession puts the pane's cursor on session id.
 func selectSession(t *testing.T, m Model, id int64) Model {
 	t.Helper()
-	for i := range m.sessions.count() {
-		if s := m.sessions.ss; i >= len(s.Deadlocks) && s.List[i-len(s.Deadlocks)].Session == id {
-			m.sessions.cursor = i
-			m.sessions.clamp()
+	for i := range m.sessions.Count() {
+		if s := m.sessions.Sessions; i >= len(s.Deadlocks) && s.List[i-len(s.Deadlocks)].Session == id {
+			m.sessions.Cursor = i
+			m.sessions.Clamp()
 			return m
 		}
 	}
@@ -138,7 +138,7 @@ func TestSessionsPaneTable(t *testing.T) {
 	}
 	// The root blocker is the first session: the holder of /locks/job-a,
 	// three waiters behind it.
-	s := m.sessions.ss.List[0]
+	s := m.sessions.Sessions.List[0]
 	if s.Session != 0x10000a3f2c0011 || s.Blocks != 3 || s.BlocksDirect != 3 {
 		t.Errorf("root blocker %+v", s)
 	}
@@ -160,12 +160,12 @@ func TestSessionsMarkHighlightsNodes(t *testing.T) {
 	m, _ := press(withDeadlock(newTest("dark", 160, 48)), "w")
 	m = selectSession(t, m, payOne)
 	m, _ = press(m, "enter")
-	if m.view != viewMain || m.mark != payOne || m.list.selected != "/locks/pay-a" {
-		t.Fatalf("view %v mark %#x selected %s", m.view, m.mark, m.list.selected)
+	if m.view != viewMain || m.mark != payOne || m.list.Selected != "/locks/pay-a" {
+		t.Fatalf("view %v mark %#x selected %s", m.view, m.mark, m.list.Selected)
 	}
 	marked := map[string]bool{}
-	for _, r := range m.list.rows {
-		marked[r.path] = r.marked
+	for _, r := range m.list.Rows {
+		marked[r.Path] = r.Marked
 	}
 	if !marked["/locks/pay-a"] || !marked["/locks/pay-b"] || marked["/locks/job-a"] {
 		t.Errorf("marked rows %v", marked)

@@ -9,8 +9,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // notice is the outcome of the operator's last action, shown in the status
@@ -31,10 +31,10 @@ func statusView(st *themes.Styles, own map[string]OwnLock, n notice, readOnly bo
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	var segs []seg
+	var segs []draw.Seg
 	if rec != "" {
 		// First, in the loud style: a recording runs until it is stopped.
-		segs = append(segs, seg{" ● REC " + cleanLeft(rec, 40) + " ", st.Lost}, seg{" ", st.Text})
+		segs = append(segs, draw.Seg{Text: " ● REC " + draw.CleanLeft(rec, 40) + " ", Style: st.Lost}, draw.Seg{Text: " ", Style: st.Text})
 	}
 	for _, p := range paths {
 		o := own[p]
@@ -42,26 +42,26 @@ func statusView(st *themes.Styles, own map[string]OwnLock, n notice, readOnly bo
 		if o.State == OwnLost || o.State == OwnSuspended {
 			style = st.Lost
 		}
-		text := " ★ " + cleanLeft(p, 40) + "  " + ownState(&o, now, nodeRef) + " "
+		text := " ★ " + draw.CleanLeft(p, 40) + "  " + ownState(&o, now, draw.NodeRef) + " "
 		if o.Err != "" && o.State != OwnHolding {
-			text += "(" + clean(o.Err, 60) + ") "
+			text += "(" + draw.Clean(o.Err, 60) + ") "
 		}
-		segs = append(segs, seg{text, style}, seg{" ", st.Text})
+		segs = append(segs, draw.Seg{Text: text, Style: style}, draw.Seg{Text: " ", Style: st.Text})
 	}
 	if len(own) == 0 {
 		hint := " You hold no locks."
 		if readOnly {
 			hint += " Read-only: take, release, revoke and force are off."
 		}
-		segs = append(segs, seg{hint, st.Muted})
+		segs = append(segs, draw.Seg{Text: hint, Style: st.Muted})
 	}
 	segs = append(segs, noticeSegs(st, n)...)
-	return fit(line(segs, nil), w)
+	return draw.Fit(draw.Line(segs, nil), w)
 }
 
 // noticeSegs is the last action's outcome after a separator, none when
 // there is no notice.
-func noticeSegs(st *themes.Styles, n notice) []seg {
+func noticeSegs(st *themes.Styles, n notice) []draw.Seg {
 	if n.text == "" {
 		return nil
 	}
@@ -69,12 +69,7 @@ func noticeSegs(st *themes.Styles, n notice) []seg {
 	if n.failed {
 		style = st.Danger
 	}
-	return []seg{{" │ ", st.Muted}, {n.text, style}}
-}
-
-// nodeRef names a node by its sequence number when the name carries one.
-func nodeRef(name string) string {
-	return model.NodeRef(name, 24)
+	return []draw.Seg{{Text: " │ ", Style: st.Muted}, {Text: n.text, Style: style}}
 }
 
 // footerView is the keys k that apply now; help and quit are pinned
@@ -89,7 +84,7 @@ func footerView(st *themes.Styles, k KeyMap, filtering bool, w int) string {
 			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep filter")),
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
 		}
-		return fit(" "+st.Muted.Render("filtering: type a path part")+"  "+h.ShortHelpView(keys), w)
+		return draw.Fit(" "+st.Muted.Render("filtering: type a path part")+"  "+h.ShortHelpView(keys), w)
 	}
 	right := h.ShortHelpView(bs[len(bs)-2:]) + " "
 	room := w - ansi.StringWidth(right) - 3
@@ -99,7 +94,7 @@ func footerView(st *themes.Styles, k KeyMap, filtering bool, w int) string {
 		left += " " + st.Muted.Render("…")
 	}
 	gap := max(w-ansi.StringWidth(left)-ansi.StringWidth(right), 1)
-	return fit(left+strings.Repeat(" ", gap)+right, w)
+	return draw.Fit(left+strings.Repeat(" ", gap)+right, w)
 }
 
 // fitBindings keeps the enabled bindings that fit in width cells as help
@@ -127,12 +122,12 @@ func fitBindings(bs []key.Binding, width, sep int) (shown []key.Binding, cut boo
 
 // tooSmallView fills a w x h screen with a request for a bigger terminal.
 func tooSmallView(st *themes.Styles, w, h int) []string {
-	out := blank(w, h)
+	out := draw.Blank(w, h)
 	msg := []string{"zklock needs", fmt.Sprintf("%dx%d or more", minWidth, minHeight), fmt.Sprintf("(now %dx%d)", w, h)}
 	top := max((h-len(msg))/2, 0)
 	for i, s := range msg {
 		if top+i < len(out) {
-			out[top+i] = st.Warning.Render(fit(fitRight(s, (w+len(s))/2), w))
+			out[top+i] = st.Warning.Render(draw.Fit(draw.FitRight(s, (w+len(s))/2), w))
 		}
 	}
 	return out

@@ -12,6 +12,9 @@ import (
 
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/draw"
+	"github.com/zklock/zklock/ui/locklist"
+	"github.com/zklock/zklock/ui/narration"
 )
 
 // The class checks of #41: every frame agrees with the snapshot it was
@@ -56,7 +59,7 @@ type lockCore struct {
 // has nothing new (its watched node is still there).
 func (lc *lockCore) report(snap *model.Snapshot, first bool) *OwnLock {
 	q := snap.Queue(lc.path)
-	if lc.held || q == nil || (!first && findNode(snap, lc.path, lc.watching) != nil) {
+	if lc.held || q == nil || (!first && narration.FindNode(snap, lc.path, lc.watching) != nil) {
 		return nil
 	}
 	for i, n := range q.Nodes.All() {
@@ -153,15 +156,15 @@ func TestFramesAgreeWithSnapshot(t *testing.T) {
 					want = cursor - 1
 				}
 				want = min(max(want, 0), len(rows)-1)
-				if got := m.list.selected; got != "/locks/"+rows[want] {
+				if got := m.list.Selected; got != "/locks/"+rows[want] {
 					t.Fatalf("%s\n%s after frame %v (cursor on %s) selected %s, want /locks/%s", where(), key, rows, rows[cursor], got, rows[want])
 				}
 			}
 			if moved(prev, after) && key != "s" {
-				if !lastMove.IsZero() && m.now.Sub(lastMove) < holdOrder {
-					t.Fatalf("%s\nthe list moved at %s and again at %s: %v -> %v", where(), clock(lastMove), clock(m.now), prev, after)
+				if !lastMove.IsZero() && m.now.Sub(lastMove) < locklist.HoldOrder {
+					t.Fatalf("%s\nthe list moved at %s and again at %s: %v -> %v", where(), draw.Clock(lastMove), draw.Clock(m.now), prev, after)
 				}
-				if !lastKey.IsZero() && m.now.Sub(lastKey) < holdOrder {
+				if !lastKey.IsZero() && m.now.Sub(lastKey) < locklist.HoldOrder {
 					t.Fatalf("%s\nthe list moved %s after a key: %v -> %v", where(), m.now.Sub(lastKey), prev, after)
 				}
 				lastMove = m.now
@@ -193,7 +196,7 @@ func checkStatus(t *testing.T, m Model, snap *model.Snapshot, v string, where fu
 	t.Helper()
 	status := statusLine(v)
 	for p, o := range m.own {
-		n := findNode(snap, p, o.Node)
+		n := narration.FindNode(snap, p, o.Node)
 		switch {
 		case o.State == OwnHolding:
 			if !strings.Contains(status, "HOLDING since") || strings.Contains(status, "queued") {
@@ -204,7 +207,7 @@ func checkStatus(t *testing.T, m Model, snap *model.Snapshot, v string, where fu
 			pos := slices.IndexFunc(q.Nodes.Slice(), func(x model.Node) bool { return x.Name == o.Node }) + 1
 			want := "waiting at " + strconv.Itoa(pos)
 			if n.Watches() != "" {
-				want += " watching " + nodeRef(n.Watches())
+				want += " watching " + draw.NodeRef(n.Watches())
 			}
 			if !strings.Contains(status, want+" ") {
 				t.Fatalf("%s\nstatus bar %q, the snapshot says %q", where(), status, want)
@@ -232,7 +235,7 @@ func checkDialog(t *testing.T, m Model, snap *model.Snapshot, v string, where fu
 	default:
 		return
 	}
-	n := findNode(snap, path, was.Name)
+	n := narration.FindNode(snap, path, was.Name)
 	_, seq := model.ConfirmToken(was.Name)
 	if n != nil && n.Session != was.Session {
 		n = nil // a node of the same name, made again: not the dialog's
@@ -250,13 +253,13 @@ func checkDialog(t *testing.T, m Model, snap *model.Snapshot, v string, where fu
 	case *forceDialog:
 		want := "waiting in line"
 		if n.Role == ordering.RoleHolder || n.Believes == ordering.RoleHolder {
-			want = "HOLDER for " + since(m.now, n.Since())
+			want = "HOLDER for " + draw.Since(m.now, n.Since())
 		}
 		if !strings.Contains(v, "Role      "+want) {
 			t.Fatalf("%s\nthe force dialog's role is not %q", where(), want)
 		}
 	case *detailsDialog:
-		for _, want := range []string{"(" + since(m.now, n.Ctime()) + " ago)", "Role       " + n.Role.String() + " by sequence"} {
+		for _, want := range []string{"(" + draw.Since(m.now, n.Ctime()) + " ago)", "Role       " + n.Role.String() + " by sequence"} {
 			if !strings.Contains(v, want) {
 				t.Fatalf("%s\nthe details popup lacks %q", where(), want)
 			}

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // typedConfirm is the typed confirmation of a destructive dialog, shared
@@ -51,7 +52,7 @@ func (t typedConfirm) Update(msg tea.Msg, k dialogKeys, matches func(string) boo
 			if matches(t.input.Value()) {
 				return t, answerConfirmed, nil
 			}
-			t.wrong = clean(t.input.Value(), t.wrongW)
+			t.wrong = draw.Clean(t.input.Value(), t.wrongW)
 			t.input.Reset()
 			return t, answerTyping, nil
 		}
@@ -66,10 +67,10 @@ func (t typedConfirm) Update(msg tea.Msg, k dialogKeys, matches func(string) boo
 // input, and the last wrong answer.
 func (t typedConfirm) View(st *themes.Styles, inner int, risk, guard, prompt, token string) []string {
 	var body []string
-	for _, l := range wrap(risk, inner) {
+	for _, l := range draw.Wrap(risk, inner) {
 		body = append(body, st.Danger.Render(l))
 	}
-	for _, l := range wrap(guard, inner) {
+	for _, l := range draw.Wrap(guard, inner) {
 		body = append(body, st.Muted.Render(l))
 	}
 	body = append(body, "", st.Text.Render(prompt)+st.Danger.Render(token)+st.Text.Render(" to confirm:"))
@@ -79,7 +80,7 @@ func (t typedConfirm) View(st *themes.Styles, inner int, risk, guard, prompt, to
 	in.PlaceholderStyle = st.Muted
 	body = append(body, in.View())
 	if t.wrong != "" {
-		body = append(body, st.Warning.Render(clean("\""+t.wrong+"\" is not "+token+": nothing deleted", inner)))
+		body = append(body, st.Warning.Render(draw.Clean("\""+t.wrong+"\" is not "+token+": nothing deleted", inner)))
 	} else {
 		body = append(body, "")
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/queuepane"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -70,8 +71,8 @@ func press(m Model, keys ...string) (Model, tea.Cmd) {
 }
 
 func selectPath(m Model, path string) Model {
-	m.list.selected = path
-	m.list.refresh()
+	m.list.Selected = path
+	m.list.Refresh()
 	m.syncQueue()
 	return m
 }
@@ -289,19 +290,8 @@ func TestShortName(t *testing.T) {
 		"leases":          "leases",
 	}
 	for in, want := range tests {
-		if got := shortName(in); got != want {
+		if got := queuepane.ShortName(in); got != want {
 			t.Errorf("shortName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestDur(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		-time.Second: "0s", 45 * time.Second: "45s", 133 * time.Second: "2m13s",
-		time.Hour + 2*time.Minute: "1h02m", 76 * time.Hour: "3d04h",
-	} {
-		if got := dur(d); got != want {
-			t.Errorf("dur(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package ui
+package header
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // coalescingShown: frames this far apart are said to coalesce (zkview
@@ -17,15 +18,16 @@ import (
 // spaces them by ten times the cost of a build once they do not).
 const coalescingShown = 100 * time.Millisecond
 
-// headerView is the top bar: which ensemble, whose session, and whether
-// what is on screen can be trusted (connected, or stale since when); and
-// a warning when zxid (newestCzxid) is near its counter's rollover.
-// dial, when not nil, is the session being opened: the state says whom it
-// dials and for how long. A replay says REPLAY first, and what was
+// View is the top bar: which ensemble, whose session, and whether what
+// is on screen can be trusted (connected, or stale since when); and a
+// warning when zxid (NewestCzxid) is near its counter's rollover. dial,
+// when not nil, is the headline of the session being opened, at most w
+// cells: the state says whom it dials and for how long. A replay says
+// REPLAY first, and what was
 // connected as recorded, never as live. identity (Options.Identity) is
 // said beside TLS; zxid, the highest zxid seen, is warned about near its
 // rollover.
-func headerView(st *themes.Styles, title, identity string, snap *model.Snapshot, zxid int64, dial *connecting, replay bool, w int, now time.Time) string {
+func View(st *themes.Styles, title, identity string, snap *model.Snapshot, zxid int64, dial func(w int) string, replay bool, w int, now time.Time) string {
 	if title == "" {
 		title = "zklock"
 	}
@@ -33,11 +35,11 @@ func headerView(st *themes.Styles, title, identity string, snap *model.Snapshot,
 	if snap != nil {
 		conn = snap.Conn
 	}
-	titleP := headerPart{text: " " + clean(title, 24) + " ", style: st.Header.Bold(true)}
+	titleP := headerPart{text: " " + draw.Clean(title, 24) + " ", style: st.Header.Bold(true)}
 	stateP := headerState(st, snap, dial, replay, w-ansi.StringWidth(titleP.text), now)
 	// Which cluster this is matters most at 3 a.m.: the context name is
 	// kept before the session; the server list shrinks first.
-	ctxP := headerPart{text: clean(conn.Context, 24), style: st.Header.Bold(true)}
+	ctxP := headerPart{text: draw.Clean(conn.Context, 24), style: st.Header.Bold(true)}
 	// TLS is said; TLS without hostname verification is warned of.
 	tlsP := headerPart{style: st.Header}
 	switch {
@@ -47,19 +49,19 @@ func headerView(st *themes.Styles, title, identity string, snap *model.Snapshot,
 		tlsP.text = "TLS"
 	}
 	// Whom the servers take us for decides what the ACLs let us do.
-	idP := headerPart{text: clean(identity, 48), style: st.Header}
+	idP := headerPart{text: draw.Clean(identity, 48), style: st.Header}
 	// At the rollover the whole ensemble elects a leader: every session
 	// reconnects, and holders that do not make it in time lose their locks.
 	zxidP := headerPart{style: st.Warning}
 	if model.ZxidNearRollover(zxid) {
 		zxidP.text = fmt.Sprintf("zxid counter at %.0f%% of its rollover", 100*model.ZxidCounterRatio(zxid))
 	}
-	ensP := headerPart{text: clean(strings.Join(conn.Ensemble, ","), 0), style: st.Header, flex: true}
+	ensP := headerPart{text: draw.Clean(strings.Join(conn.Ensemble, ","), 0), style: st.Header, flex: true}
 	if len(conn.Ensemble) == 1 && conn.Ensemble[0] == conn.Server && dial == nil {
 		// The state says "connected to" it: once is enough.
 		ensP.text = ""
 	}
-	sessP := headerPart{text: "session " + session(conn.SessionID), style: st.Header}
+	sessP := headerPart{text: "session " + draw.Session(conn.SessionID), style: st.Header}
 	watchP := headerPart{text: "watches inferred (no 4lw, no AdminServer)", style: st.Header, right: true}
 	if snap == nil || !snap.ServerView && (snap.Unread > 0 || len(snap.Discovery) > 0) {
 		// The first picture is still filling in: the servers may not
@@ -73,10 +75,10 @@ func headerView(st *themes.Styles, title, identity string, snap *model.Snapshot,
 		if at.After(now) {
 			at = now
 		}
-		watchP.text = "watches verified " + clock(at)
+		watchP.text = "watches verified " + draw.Clock(at)
 	}
 	modeP := headerMode(st, snap)
-	clockP := headerPart{text: clock(now) + " ", style: st.Header, right: true}
+	clockP := headerPart{text: draw.Clock(now) + " ", style: st.Header, right: true}
 	replayP := headerPart{style: st.Warning.Reverse(true)}
 	if replay {
 		replayP.text = " REPLAY "
@@ -109,7 +111,7 @@ type headerPart struct {
 // headerState is the header's connection state, room being the cells the
 // title leaves: whom it dials, connected to whom (recorded, in a
 // replay), or since when the data is stale.
-func headerState(st *themes.Styles, snap *model.Snapshot, dial *connecting, replay bool, room int, now time.Time) headerPart {
+func headerState(st *themes.Styles, snap *model.Snapshot, dial func(w int) string, replay bool, room int, now time.Time) headerPart {
 	var conn model.Conn
 	if snap != nil {
 		conn = snap.Conn
@@ -118,22 +120,22 @@ func headerState(st *themes.Styles, snap *model.Snapshot, dial *connecting, repl
 	switch {
 	case dial != nil:
 		// Room left by the title and the clock, which are kept first.
-		room -= 2 + ansi.StringWidth(clock(now)+" ") + 2
-		stateP.text, stateP.style = dial.headline(now, room), st.Warning
+		room -= 2 + ansi.StringWidth(draw.Clock(now)+" ") + 2
+		stateP.text, stateP.style = dial(room), st.Warning
 	case snap == nil || conn.State == model.StateConnecting:
 		stateP.text, stateP.style = "◌ connecting…", st.Warning
 	case conn.State == model.StateConnected && replay:
 		stateP.text, stateP.style = "recorded", st.Header
 		if conn.Server != "" {
-			stateP.text += " from " + clean(conn.Server, 40)
+			stateP.text += " from " + draw.Clean(conn.Server, 40)
 		}
 	case conn.State == model.StateConnected:
 		stateP.text = "● connected"
 		if conn.Server != "" {
-			stateP.text += " to " + clean(conn.Server, 40)
+			stateP.text += " to " + draw.Clean(conn.Server, 40)
 		}
 	case conn.State == model.StateDisconnected:
-		stateP.text = " ✗ DISCONNECTED since " + clock(conn.Since) + " (" + since(now, conn.Since) + "): data is STALE "
+		stateP.text = " ✗ DISCONNECTED since " + draw.Clock(conn.Since) + " (" + draw.Since(now, conn.Since) + "): data is STALE "
 		stateP.style = st.Lost
 	case conn.State == model.StateExpired:
 		stateP.text, stateP.style = " ✗ SESSION EXPIRED: re-syncing ", st.Lost
@@ -194,38 +196,38 @@ func layoutHeader(st *themes.Styles, w int, prio []*headerPart, ensP *headerPart
 	if keep[ensP] {
 		full := ansi.StringWidth(ensP.text) + 2
 		room := w - used + min(full, 12) - 2
-		ensP.text = clean(ensP.text, room)
+		ensP.text = draw.Clean(ensP.text, room)
 	}
-	var ls, rs []seg
+	var ls, rs []draw.Seg
 	for _, p := range left {
 		if keep[p] {
 			if len(ls) > 0 {
-				ls = append(ls, seg{"  ", st.Header})
+				ls = append(ls, draw.Seg{Text: "  ", Style: st.Header})
 			}
-			ls = append(ls, seg{p.text, p.style.Inherit(st.Header)})
+			ls = append(ls, draw.Seg{Text: p.text, Style: p.style.Inherit(st.Header)})
 		}
 	}
 	for _, p := range right {
 		if keep[p] {
 			if len(rs) > 0 || len(ls) > 0 {
-				rs = append(rs, seg{"  ", st.Header})
+				rs = append(rs, draw.Seg{Text: "  ", Style: st.Header})
 			}
-			rs = append(rs, seg{p.text, p.style.Inherit(st.Header)})
+			rs = append(rs, draw.Seg{Text: p.text, Style: p.style.Inherit(st.Header)})
 		}
 	}
-	l, r := line(ls, nil), line(rs, nil)
+	l, r := draw.Line(ls, nil), draw.Line(rs, nil)
 	gap := w - ansi.StringWidth(l) - ansi.StringWidth(r)
 	if gap < 0 {
-		return fit(l+r, w)
+		return draw.Fit(l+r, w)
 	}
 	return l + st.Header.Render(strings.Repeat(" ", gap)) + r
 }
 
-// newestCzxid is the highest czxid among each queue's last node, its
+// NewestCzxid is the highest czxid among each queue's last node, its
 // newest by sequence order: the zxid as of the newest lock node, a lower
 // bound of the ensemble's (the console polls no srvr). It costs one node
 // a queue, once per snapshot; model.Snapshot.HighestCzxid reads them all.
-func newestCzxid(s *model.Snapshot) int64 {
+func NewestCzxid(s *model.Snapshot) int64 {
 	var hi int64
 	for _, q := range s.Queues.All() {
 		if ns := q.Nodes; ns.Len() > 0 {

@@ -1,4 +1,4 @@
-package ui
+package queuepane
 
 import (
 	"strconv"
@@ -9,6 +9,7 @@ import (
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // Semaphores in the console. zkview composes a semaphore's queue: its
@@ -29,7 +30,7 @@ func holdersText(q *model.Queue) string {
 // start of their random name.
 func leaseRef(n *model.Node) string {
 	if n.Recipe == ordering.RecipeKazoo {
-		return "lease " + clean(n.Name[:min(len(n.Name), 8)], 8) + "…"
+		return "lease " + draw.Clean(n.Name[:min(len(n.Name), 8)], 8) + "…"
 	}
 	return "lease #" + strconv.Itoa(int(n.Seq))
 }
@@ -38,9 +39,9 @@ func leaseRef(n *model.Node) string {
 // digits that are no sequence, so shortName's rule is not applied.
 func leaseName(n *model.Node, width int) string {
 	if n.Recipe == ordering.RecipeKazoo {
-		return clean(n.Name[:min(len(n.Name), 8)]+"…", width)
+		return draw.Clean(n.Name[:min(len(n.Name), 8)]+"…", width)
 	}
-	return clean(shortName(n.Name), width)
+	return draw.Clean(ShortName(n.Name), width)
 }
 
 // childrenChain is the line under a waiter on a children watch (a
@@ -54,11 +55,11 @@ func childrenChain(st *themes.Styles, n *model.Node, w int) string {
 		why    = " (children watches are not listed by the servers)"
 		status = " ? inferred"
 	)
-	watched := clean(n.Watches(), 0)
+	watched := draw.Clean(n.Watches(), 0)
 	tellings := [][3]string{{of + watched, status, why}, {of + watched, status, ""}}
 	if room := w - ansi.StringWidth(lead+of+status); room > 8 {
 		// The watched path cut from the left keeps its lock's name.
-		tellings = append(tellings, [3]string{of + cleanLeft(n.Watches(), room), status, ""})
+		tellings = append(tellings, [3]string{of + draw.CleanLeft(n.Watches(), room), status, ""})
 	}
 	tellings = append(tellings, [3]string{"", status, ""})
 	t := tellings[len(tellings)-1]

@@ -1,4 +1,4 @@
-package ui
+package header
 
 import (
 	"strings"
@@ -34,7 +34,7 @@ func TestHeaderTLS(t *testing.T) {
 		c := conn
 		c.TLS, c.HostnameVerified = tc.tls, tc.verified
 		for _, w := range []int{160, 80} {
-			got := ansi.Strip(headerView(&st, "zklock", "", &model.Snapshot{Conn: c}, 0, nil, false, w, now))
+			got := ansi.Strip(View(&st, "zklock", "", &model.Snapshot{Conn: c}, 0, nil, false, w, now))
 			if tc.want != "" && !strings.Contains(got, tc.want) {
 				t.Errorf("TLS %v verified %v width %d: %q lacks %q", tc.tls, tc.verified, w, got, tc.want)
 			}

@@ -1,4 +1,4 @@
-package ui
+package draw
 
 import (
 	"time"
@@ -10,27 +10,33 @@ import (
 	"github.com/zklock/zklock/themes"
 )
 
-// pane is what the root gives each of its panes (lock list, queue, event
+// Pane is what the root gives each of its panes (lock list, queue, event
 // log, sessions pane) before it hands one a message or draws it: the
 // styles, the border (focus and staleness are the root's to judge), the
 // outer size in cells, the clock and the focus. A pane's Update and View
 // read it; only the root writes it (Model.layoutPanes).
-type pane struct {
-	st            *themes.Styles
-	border        lipgloss.Style
-	width, height int // outer, border included
-	now           time.Time
-	focused       bool
-	keys          KeyMap // the console's keys: a pane matches its own
+type Pane struct {
+	St            *themes.Styles
+	Border        lipgloss.Style
+	Width, Height int // outer, border included
+	Now           time.Time
+	Focused       bool
+	Nav           NavKeys // the console's keys that move a cursor
 }
 
-// wheelRows is how far one notch of the wheel moves a pane's cursor.
-const wheelRows = 3
+// NavKeys are the keys that move a cursor in a pane, as the console's
+// KeyMap binds them.
+type NavKeys struct {
+	Up, Down, PageUp, PageDown, Home, End key.Binding
+}
 
-// navDelta is how far a navigation key moves a cursor in a pane showing
+// WheelRows is how far one notch of the wheel moves a pane's cursor.
+const WheelRows = 3
+
+// NavDelta is how far a navigation key moves a cursor in a pane showing
 // page rows: ok is false for any other key. Home and End go far enough
 // for any pane; the pane clamps.
-func navDelta(msg tea.KeyMsg, k KeyMap, page int) (delta int, ok bool) {
+func NavDelta(msg tea.KeyMsg, k NavKeys, page int) (delta int, ok bool) {
 	switch {
 	case key.Matches(msg, k.Up):
 		return -1, true
@@ -48,22 +54,22 @@ func navDelta(msg tea.KeyMsg, k KeyMap, page int) (delta int, ok bool) {
 	return 0, false
 }
 
-// wheelDelta is how far a press of the wheel moves a cursor; ok is false
+// WheelDelta is how far a press of the wheel moves a cursor; ok is false
 // for any other mouse message.
-func wheelDelta(msg tea.MouseMsg) (delta int, ok bool) {
+func WheelDelta(msg tea.MouseMsg) (delta int, ok bool) {
 	if msg.Action != tea.MouseActionPress {
 		return 0, false
 	}
 	switch msg.Button {
 	case tea.MouseButtonWheelUp:
-		return -wheelRows, true
+		return -WheelRows, true
 	case tea.MouseButtonWheelDown:
-		return wheelRows, true
+		return WheelRows, true
 	}
 	return 0, false
 }
 
-// leftClick says whether msg is a press of the left button.
-func leftClick(msg tea.MouseMsg) bool {
+// LeftClick says whether msg is a press of the left button.
+func LeftClick(msg tea.MouseMsg) bool {
 	return msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft
 }

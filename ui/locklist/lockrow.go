@@ -1,4 +1,4 @@
-package ui
+package locklist
 
 import (
 	"strconv"
@@ -8,23 +8,24 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/ui/draw"
 )
 
-// lockRow is one watched lock parent, summarised for the list. Times are
+// Row is one watched lock parent, summarised for the list. Times are
 // kept rather than durations so that a clock tick needs no rebuild.
-type lockRow struct {
-	path      string // raw; the key
+type Row struct {
+	Path      string // raw; the key
 	label     string // sanitized path
 	system    string // sanitized system label ("solr overseer"), "" for a recipe
 	lower     string // label in lower case, for the filter
 	state     model.PathState
 	labelW    int    // cells of label
-	holder    string // sanitized identity of the holder(s)
+	Holder    string // sanitized identity of the holder(s)
 	holders   int
-	waiters   int
-	depth     int
-	waitSince time.Time // oldest waiter's Since; zero when nobody waits
-	holdSince time.Time // first holder's tenure start; zero when nobody holds
+	Waiters   int
+	Depth     int
+	WaitSince time.Time // oldest waiter's Since; zero when nobody waits
+	HoldSince time.Time // first holder's tenure start; zero when nobody holds
 	holdBound model.Bound
 	danger    bool   // split-holders, deadlock or mixed-recipes
 	warn      bool   // any other warning
@@ -32,8 +33,9 @@ type lockRow struct {
 	// The overlay: what the root knows beside the queue (its own locks,
 	// the marked session, a deadlock across locks). A row kept from the
 	// previous snapshot has its overlay cleared and set again.
-	own       *OwnLock
-	marked    bool // the marked session (sessions pane) has a node here
+	own       bool // one of the operator's own locks
+	ownLost   bool // and lost or suspended: it may no longer be held
+	Marked    bool // the marked session (sessions pane) has a node here
 	crossLock bool // in a cross-lock deadlock: danger, code cross-lock-deadlock
 	// q is the row's queue in the snapshot it was built from (read
 	// only), nil for a configured path the snapshot lacks.
@@ -46,13 +48,13 @@ const crossLockCode = "cross-lock-deadlock"
 // dangerous says whether the row is drawn and sorted as broken: split
 // holders, a deadlock, mixed recipes, over its limit, or a cross-lock
 // deadlock.
-func (r *lockRow) dangerous() bool { return r.danger || r.crossLock }
+func (r *Row) dangerous() bool { return r.danger || r.crossLock }
 
 // matches says whether the row passes the filter: needle (lower case, ""
 // for any) in its path or its warning codes, and a waiter when
 // waitingOnly.
-func (r *lockRow) matches(needle string, waitingOnly bool) bool {
-	if waitingOnly && r.waiters == 0 {
+func (r *Row) matches(needle string, waitingOnly bool) bool {
+	if waitingOnly && r.Waiters == 0 {
 		return false
 	}
 	return needle == "" || strings.Contains(r.lower, needle) || strings.Contains(r.codes, needle) ||
@@ -76,14 +78,14 @@ func sameQueue(p, q *model.Queue) bool {
 }
 
 // summarize derives the list row of one queue.
-func summarize(q *model.Queue) lockRow {
-	r := lockRow{path: q.Path, label: clean(q.Path, 0), state: q.State, depth: q.Nodes.Len()}
+func summarize(q *model.Queue) Row {
+	r := Row{Path: q.Path, label: draw.Clean(q.Path, 0), state: q.State, Depth: q.Nodes.Len()}
 	r.lower = strings.ToLower(r.label)
 	if q.Label() != "" {
-		r.system = clean(q.Label(), 40)
+		r.system = draw.Clean(q.Label(), 40)
 		r.lower += " " + strings.ToLower(r.system) // the filter finds "solr"
 	}
-	r.labelW = width(r.label)
+	r.labelW = draw.Width(r.label)
 	var first *model.Node
 	for _, n := range q.Nodes.All() {
 		if n.Role == ordering.RoleHolder || n.Believes == ordering.RoleHolder {
@@ -93,32 +95,32 @@ func summarize(q *model.Queue) lockRow {
 			}
 			continue
 		}
-		r.waiters++
-		if r.waitSince.IsZero() || n.Since().Before(r.waitSince) {
-			r.waitSince = n.Since()
+		r.Waiters++
+		if r.WaitSince.IsZero() || n.Since().Before(r.WaitSince) {
+			r.WaitSince = n.Since()
 		}
 	}
 	if first != nil {
-		r.holdSince, r.holdBound = first.Tenure()
+		r.HoldSince, r.holdBound = first.Tenure()
 		switch {
 		case q.Type == model.TypeSemaphore:
-			r.holder = holdersText(q)
+			r.Holder = "holders " + q.LimitText() // as holdersText (semaphore.go) says it
 		case r.holders > 1 && first.Kind == ordering.KindRead:
-			r.holder = strconv.Itoa(r.holders) + " readers"
+			r.Holder = strconv.Itoa(r.holders) + " readers"
 		case r.holders > 1:
-			r.holder = strconv.Itoa(r.holders) + " holders"
+			r.Holder = strconv.Itoa(r.holders) + " holders"
 		case first.Identity() != "":
-			r.holder = clean(first.Identity(), 0) // as its system names it
+			r.Holder = draw.Clean(first.Identity(), 0) // as its system names it
 		case len(first.Data()) > 0:
-			r.holder = model.Sanitize(first.Data(), 0)
+			r.Holder = model.Sanitize(first.Data(), 0)
 		default:
-			r.holder = session(first.Session)
+			r.Holder = draw.Session(first.Session)
 		}
 	}
 	if f := q.Facts(); q.Type == model.TypeBarrier && f != nil && f.Set != nil {
-		r.holder = "open" // a single barrier: set or open, not held by its node's data
+		r.Holder = "open" // a single barrier: set or open, not held by its node's data
 		if *f.Set {
-			r.holder = "set"
+			r.Holder = "set"
 		}
 	}
 	var codes []string
@@ -137,13 +139,13 @@ func summarize(q *model.Queue) lockRow {
 
 // commonParent is the longest parent path ending in "/" that every row's
 // path starts with; "" for fewer than two rows or only the root.
-func commonParent(rows []lockRow) string {
+func commonParent(rows []Row) string {
 	if len(rows) < 2 {
 		return ""
 	}
-	p := rows[0].path
+	p := rows[0].Path
 	for _, r := range rows[1:] {
-		for !strings.HasPrefix(r.path, p) {
+		for !strings.HasPrefix(r.Path, p) {
 			p = p[:len(p)-1]
 		}
 	}
@@ -152,7 +154,7 @@ func commonParent(rows []lockRow) string {
 		return ""
 	}
 	for _, r := range rows {
-		if len(r.path) == len(p) {
+		if len(r.Path) == len(p) {
 			return "" // a row would have an empty name
 		}
 	}
@@ -172,5 +174,5 @@ func systemCell(label string, w int) (text string, pathW int) {
 	if pathW = w - lipgloss.Width(label) - 1; pathW >= minPathCells {
 		return label, pathW
 	}
-	return clean(label, w), 0
+	return draw.Clean(label, w), 0
 }

@@ -1,4 +1,4 @@
-package ui
+package narration
 
 import (
 	"strings"
@@ -26,14 +26,14 @@ func TestNarrationTellsHowANodeWent(t *testing.T) {
 		{model.Change{Kind: model.ChangeReleased, Node: node}, "#44 was deleted (released, or its session ended)", "expired"},
 		{model.Change{Kind: model.ChangeReleased, Node: model.Node{Name: name, Believes: ordering.RoleHolder}}, "#44 was deleted (it believed it held", "expired"},
 	} {
-		got := narrate(tc.ev, before, before)
+		got := Narrate(tc.ev, before, before)
 		if !strings.HasPrefix(got, tc.want) || strings.Contains(got, tc.notWant) {
 			t.Errorf("%s (%s): %q, want %q... without %q", tc.ev.Kind, tc.ev.Cause, got, tc.want, tc.notWant)
 		}
 	}
 	split := model.Node{Name: name, Role: ordering.RoleWaiting, Believes: ordering.RoleHolder}.WithWatches("")
 	after := &model.Snapshot{Queues: model.QueuesOf(model.Queue{Path: "/locks/a", State: model.PathPresent, Nodes: model.NodesOf(split)})}
-	got := narrate(model.Change{Kind: model.ChangeJoined, Path: "/locks/a", Node: split}, before, after)
+	got := Narrate(model.Change{Kind: model.ChangeJoined, Path: "/locks/a", Node: split}, before, after)
 	if !strings.Contains(got, "believes it holds") || strings.Contains(got, "and waits") {
 		t.Errorf("split holder joined: %q", got)
 	}

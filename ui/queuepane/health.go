@@ -1,4 +1,4 @@
-package ui
+package queuepane
 
 import (
 	"github.com/zklock/zklock/lockops/ordering"

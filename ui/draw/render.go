@@ -1,8 +1,7 @@
-package ui
+package draw
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,14 +13,14 @@ import (
 	"github.com/zklock/zklock/model"
 )
 
-// clean is the only way text from ZooKeeper (names, data, paths, errors)
+// Clean is the only way text from ZooKeeper (names, data, paths, errors)
 // reaches a view: zkview's sanitizer, cut to w cells (w <= 0: no cut).
-func clean(s string, w int) string { return model.SanitizeString(s, w) }
+func Clean(s string, w int) string { return model.SanitizeString(s, w) }
 
-// cleanLeft sanitizes s and, if it is wider than w, keeps its end: the
+// CleanLeft sanitizes s and, if it is wider than w, keeps its end: the
 // last components of a path say more than its first.
-func cleanLeft(s string, w int) string {
-	s = clean(s, 0)
+func CleanLeft(s string, w int) string {
+	s = Clean(s, 0)
 	sw := ansi.StringWidth(s)
 	if w <= 0 || sw <= w {
 		return s
@@ -32,14 +31,14 @@ func cleanLeft(s string, w int) string {
 	return "…" + ansi.TruncateLeft(s, sw-w+1, "")
 }
 
-// fit pads or cuts an already safe (possibly styled) string to exactly w
+// Fit pads or cuts an already safe (possibly styled) string to exactly w
 // cells. A cut that drops more than spaces ends in "…": the operator must
 // see that the text goes on.
-func fit(s string, w int) string {
+func Fit(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	sw := width(s)
+	sw := Width(s)
 	switch {
 	case sw == w:
 		return s
@@ -50,27 +49,27 @@ func fit(s string, w int) string {
 	if strings.TrimSpace(ansi.Strip(ansi.TruncateLeft(s, w, ""))) != "" {
 		out = ansi.Truncate(s, w, "…")
 	}
-	if cutSeen != nil {
-		cutSeen(s, out)
+	if CutSeen != nil {
+		CutSeen(s, out)
 	}
 	return out
 }
 
-// cutSeen, when set (by tests only), is told of every cut fit makes.
-var cutSeen func(in, out string)
+// CutSeen, when set (by tests only), is told of every cut fit makes.
+var CutSeen func(in, out string)
 
-// fitRight right-aligns an unstyled string in w cells.
-func fitRight(s string, w int) string {
-	sw := width(s)
+// FitRight right-aligns an unstyled string in w cells.
+func FitRight(s string, w int) string {
+	sw := Width(s)
 	if sw >= w {
-		return fit(s, w)
+		return Fit(s, w)
 	}
 	return strings.Repeat(" ", w-sw) + s
 }
 
-// width is s's width in cells. Most cells of a frame are short printable
+// Width is s's width in cells. Most cells of a frame are short printable
 // ASCII, one cell a byte, and need none of ansi.StringWidth's parsing.
-func width(s string) int {
+func Width(s string) int {
 	for i := 0; i < len(s); i++ {
 		if s[i] < ' ' || s[i] > '~' {
 			return ansi.StringWidth(s)
@@ -79,34 +78,34 @@ func width(s string) int {
 	return len(s)
 }
 
-// seg is a piece of a line with its style; a line is drawn from segments so
+// Seg is a piece of a line with its style; a line is drawn from segments so
 // that a row's selection or own-node highlight can be layered over each
 // cell's own style.
-type seg struct {
-	text  string // safe text, exactly the cell width
-	style lipgloss.Style
+type Seg struct {
+	Text  string // safe text, exactly the cell width
+	Style lipgloss.Style
 }
 
-// line renders segments side by side. over, when non-nil, is inherited by
+// Line renders segments side by side. over, when non-nil, is inherited by
 // every segment (for the cursor row) and styles the gaps too.
-func line(segs []seg, over *lipgloss.Style) string {
+func Line(segs []Seg, over *lipgloss.Style) string {
 	var b strings.Builder
 	n := 0
 	for _, s := range segs {
-		n += len(s.text) + 32 // room for a colour's sequences
+		n += len(s.Text) + 32 // room for a colour's sequences
 	}
 	b.Grow(n)
 	for _, s := range segs {
-		st := s.style
+		st := s.Style
 		if over != nil {
 			st = st.Inherit(*over)
 		}
-		paint(&b, st, s.text)
+		Paint(&b, st, s.Text)
 	}
 	return b.String()
 }
 
-// paint writes st.Render(text) to b. Render works out every property of
+// Paint writes st.Render(text) to b. Render works out every property of
 // the style again on each call (~2 µs), and a frame paints a thousand
 // segments. A style that only sets colours and attributes (every theme
 // style, see themes.Spec.Style) renders one line of text as an opening
@@ -115,7 +114,7 @@ func line(segs []seg, over *lipgloss.Style) string {
 // them. Anything else (padding, a width, borders, underlined spaces,
 // several lines) goes through Render. Styles are assumed to come from
 // Lip Gloss's default renderer, as the themes' do.
-func paint(b *strings.Builder, st lipgloss.Style, text string) {
+func Paint(b *strings.Builder, st lipgloss.Style, text string) {
 	k, ok := paintKeyOf(st)
 	if !ok || strings.ContainsAny(text, "\t\n\r") {
 		b.WriteString(st.Render(text))
@@ -179,44 +178,44 @@ func adaptive(c lipgloss.TerminalColor) bool {
 	return false
 }
 
-// column is one column of a table: a header, a width and how to align.
-type column struct {
-	title string
-	// width is the column's width: with need set, how much of its
+// Column is one column of a table: a header, a width and how to align.
+type Column struct {
+	Title string
+	// Width is the column's width: with need set, how much of its
 	// content it keeps before a column of lower priority is shown at all.
-	width int
-	right bool
-	flex  bool // takes a share of the space left once every column holds its content
-	off   bool // not wanted for this table
-	maxW  int  // a flexible column grows no wider than this (0: no limit)
-	// need is how wide the column's content is (its title included),
+	Width int
+	Right bool
+	Flex  bool // takes a share of the space left once every column holds its content
+	Off   bool // not wanted for this table
+	MaxW  int  // a flexible column grows no wider than this (0: no limit)
+	// Need is how wide the column's content is (its title included),
 	// 0 when unknown: a column is never wider than its content while
 	// another's is cut.
-	need int
+	Need int
 }
 
-// layoutColumns keeps, in priority order, the columns that fit in width
+// LayoutColumns keeps, in priority order, the columns that fit in width
 // (one space between columns), each at its width or its content's if
 // narrower; grows the columns cut short toward their content, in
 // priority order, until they hold it or no cell is left; and shares
 // what is still left among the flexible ones, up to their maxW. want lists the columns in
 // priority order; the result is in display order, given by order
 // (indices into want).
-func layoutColumns(width int, want []column, order []int) []column {
-	out := make([]column, len(want))
+func LayoutColumns(width int, want []Column, order []int) []Column {
+	out := make([]Column, len(want))
 	copy(out, want)
 	keep := make([]bool, len(out))
 	used := 0
 	for i := range out {
 		c := &out[i]
-		if c.off {
+		if c.Off {
 			continue
 		}
-		if c.need > 0 {
-			c.need = max(c.need, ansi.StringWidth(c.title))
-			c.width = min(c.width, c.need)
+		if c.Need > 0 {
+			c.Need = max(c.Need, ansi.StringWidth(c.Title))
+			c.Width = min(c.Width, c.Need)
 		}
-		need := c.width
+		need := c.Width
 		if used > 0 {
 			need++
 		}
@@ -230,22 +229,22 @@ func layoutColumns(width int, want []column, order []int) []column {
 	for i := range out {
 		// Toward its content, in priority order: the column that says
 		// more is the last one cut.
-		if c := &out[i]; keep[i] && c.need > c.width {
-			give := min(c.need-c.width, spare)
-			c.width += give
+		if c := &out[i]; keep[i] && c.Need > c.Width {
+			give := min(c.Need-c.Width, spare)
+			c.Width += give
 			spare -= give
 		}
 	}
-	shareOut(out, keep, spare, func(c column) int {
+	shareOut(out, keep, spare, func(c Column) int {
 		switch {
-		case !c.flex:
-			return c.width
-		case c.maxW > 0:
-			return max(c.maxW, c.width)
+		case !c.Flex:
+			return c.Width
+		case c.MaxW > 0:
+			return max(c.MaxW, c.Width)
 		}
-		return c.width + spare
+		return c.Width + spare
 	})
-	var cols []column
+	var cols []Column
 	for _, i := range order {
 		if keep[i] {
 			cols = append(cols, out[i])
@@ -254,35 +253,35 @@ func layoutColumns(width int, want []column, order []int) []column {
 	return cols
 }
 
-// slack is what a table of the wanted columns leaves blank in width
+// Slack is what a table of the wanted columns leaves blank in width
 // cells once each holds its content (spare), and how many cells more its
 // columns cut short need to be whole (short). A column left out for want
 // of room is not counted: a few cells more would not bring it back.
-func slack(width int, want []column) (spare, short int) {
+func Slack(width int, want []Column) (spare, short int) {
 	order := make([]int, len(want))
 	for i := range want {
 		order[i] = i
 	}
 	used := -1
-	for _, c := range layoutColumns(width, want, order) {
-		used += min(c.width, needOf(c)) + 1
-		short += max(needOf(c)-c.width, 0)
+	for _, c := range LayoutColumns(width, want, order) {
+		used += min(c.Width, NeedOf(c)) + 1
+		short += max(NeedOf(c)-c.Width, 0)
 	}
 	return width - max(used, 0), short
 }
 
-// needOf is how wide column c is with its content whole.
-func needOf(c column) int {
-	if c.need > 0 {
-		return max(c.need, ansi.StringWidth(c.title))
+// NeedOf is how wide column c is with its content whole.
+func NeedOf(c Column) int {
+	if c.Need > 0 {
+		return max(c.Need, ansi.StringWidth(c.Title))
 	}
-	return c.width
+	return c.Width
 }
 
 // shareOut grows the kept columns toward target, spare cells shared
 // evenly (the first in priority order get a cell more); it returns the
 // cells left.
-func shareOut(cols []column, keep []bool, spare int, target func(column) int) int {
+func shareOut(cols []Column, keep []bool, spare int, target func(Column) int) int {
 	goal := make([]int, len(cols))
 	for i, c := range cols {
 		goal[i] = target(c)
@@ -290,7 +289,7 @@ func shareOut(cols []column, keep []bool, spare int, target func(column) int) in
 	for spare > 0 {
 		var grow []int
 		for i, c := range cols {
-			if keep[i] && c.width < goal[i] {
+			if keep[i] && c.Width < goal[i] {
 				grow = append(grow, i)
 			}
 		}
@@ -303,8 +302,8 @@ func shareOut(cols []column, keep []bool, spare int, target func(column) int) in
 			if k < spare%len(grow) {
 				share++
 			}
-			share = min(share, goal[i]-cols[i].width)
-			cols[i].width += share
+			share = min(share, goal[i]-cols[i].Width)
+			cols[i].Width += share
 			given += share
 		}
 		spare -= given
@@ -312,11 +311,11 @@ func shareOut(cols []column, keep []bool, spare int, target func(column) int) in
 	return spare
 }
 
-// box draws a rounded border of w x h cells around lines, with title in the
+// Box draws a rounded border of w x h cells around lines, with title in the
 // top edge and foot in the bottom edge (both optional, already styled).
-func box(border lipgloss.Style, title, foot string, lines []string, w, h int) []string {
+func Box(border lipgloss.Style, title, foot string, lines []string, w, h int) []string {
 	if w < 2 || h < 2 {
-		return blank(w, h)
+		return Blank(w, h)
 	}
 	inner := w - 2
 	out := make([]string, 0, h)
@@ -327,7 +326,7 @@ func box(border lipgloss.Style, title, foot string, lines []string, w, h int) []
 		if i < len(lines) {
 			l = lines[i]
 		}
-		out = append(out, side+fit(l, inner)+side)
+		out = append(out, side+Fit(l, inner)+side)
 	}
 	out = append(out, edge(border, "╰", "╯", foot, inner))
 	return out
@@ -338,13 +337,13 @@ func edge(border lipgloss.Style, left, right, label string, inner int) string {
 	if label == "" || inner < 6 {
 		return border.Render(left + strings.Repeat("─", inner) + right)
 	}
-	label = fit(label, min(ansi.StringWidth(label), inner-4))
+	label = Fit(label, min(ansi.StringWidth(label), inner-4))
 	rest := inner - 3 - ansi.StringWidth(label)
 	return border.Render(left+"─ ") + label + border.Render(" "+strings.Repeat("─", rest)+right)
 }
 
-// blank is h empty lines of w cells.
-func blank(w, h int) []string {
+// Blank is h empty lines of w cells.
+func Blank(w, h int) []string {
 	out := make([]string, max(h, 0))
 	for i := range out {
 		out[i] = strings.Repeat(" ", max(w, 0))
@@ -352,8 +351,8 @@ func blank(w, h int) []string {
 	return out
 }
 
-// sideBySide joins two equally tall blocks of lines.
-func sideBySide(a, b []string) []string {
+// SideBySide joins two equally tall blocks of lines.
+func SideBySide(a, b []string) []string {
 	out := make([]string, max(len(a), len(b)))
 	for i := range out {
 		if i < len(a) {
@@ -366,8 +365,8 @@ func sideBySide(a, b []string) []string {
 	return out
 }
 
-// wrap breaks safe, unstyled text into lines of at most w cells at spaces.
-func wrap(s string, w int) []string {
+// Wrap breaks safe, unstyled text into lines of at most w cells at spaces.
+func Wrap(s string, w int) []string {
 	if w <= 0 {
 		return nil
 	}
@@ -398,8 +397,8 @@ func wrap(s string, w int) []string {
 	return out
 }
 
-// dur is a compact, fixed-ish width duration: 45s, 2m13s, 1h02m, 3d04h.
-func dur(d time.Duration) string {
+// Dur is a compact, fixed-ish width duration: 45s, 2m13s, 1h02m, 3d04h.
+func Dur(d time.Duration) string {
 	if d < 0 {
 		d = 0
 	}
@@ -415,97 +414,42 @@ func dur(d time.Duration) string {
 	return fmt.Sprintf("%dd%02dh", s/86400, s%86400/3600)
 }
 
-// since is how long ago t was at now, "" when t is unknown.
-func since(now, t time.Time) string {
+// Since is how long ago t was at now, "" when t is unknown.
+func Since(now, t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return dur(now.Sub(t))
+	return Dur(now.Sub(t))
 }
 
-// clock is a time of day as the operator reads it in logs.
-func clock(t time.Time) string {
+// Clock is a time of day as the operator reads it in logs.
+func Clock(t time.Time) string {
 	if t.IsZero() {
 		return "--:--:--"
 	}
 	return t.Format("15:04:05")
 }
 
-// session formats a ZooKeeper session id the way the servers print it.
-func session(id int64) string {
+// Session formats a ZooKeeper session id the way the servers print it.
+func Session(id int64) string {
 	if id == 0 {
 		return "-"
 	}
 	return model.SessionHex(id)
 }
 
-// seqOf reads the sequence number ZooKeeper appended to a lock node's name
-// (%010d, possibly negative after the counter wrapped). It is only used to
-// label nodes that are not in the current snapshot (the queue itself
-// carries parsed sequences).
-func seqOf(name string) (int32, bool) {
-	if len(name) < 10 {
-		return 0, false
+// Plural is "1 word" or "n words" ("children" for child).
+func Plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
 	}
-	// Ten digits, as ZooKeeper writes them, without ParseInt: a snapshot
-	// checks every node of a queue with it.
-	var n int64
-	for i := len(name) - 10; i < len(name); i++ {
-		c := name[i]
-		if c < '0' || c > '9' {
-			return seqOfSigned(name)
-		}
-		n = n*10 + int64(c-'0')
+	if strings.HasSuffix(word, "child") {
+		return strconv.Itoa(n) + " " + word + "ren"
 	}
-	if n > math.MaxInt32 {
-		return 0, false
-	}
-	return int32(n), true
+	return strconv.Itoa(n) + " " + word + "s"
 }
 
-// seqOfSigned is seqOf for what is not ten digits: ParseInt also takes a
-// sign.
-func seqOfSigned(name string) (int32, bool) {
-	n, err := strconv.ParseInt(name[len(name)-10:], 10, 32)
-	if err != nil {
-		return 0, false
-	}
-	return int32(n), true
-}
-
-// shortName drops the sequence suffix (shown in its own column) and
-// abbreviates the long random ids recipes put in names (Curator's uuid,
-// Kazoo's and go-zookeeper's 32 hex digits) to their first 8 characters.
-func shortName(name string) string {
-	if _, ok := seqOf(name); ok && len(name) > 10 {
-		name = name[:len(name)-10]
-	}
-	var b strings.Builder
-	for i := 0; i < len(name); {
-		j := i
-		for j < len(name) && isIDByte(name[j]) {
-			j++
-		}
-		for j > i && name[j-1] == '-' {
-			j-- // keep the separator after an id: "…-lock-"
-		}
-		if j-i >= 24 {
-			b.WriteString(name[i : i+8])
-			b.WriteString("…")
-			i = j
-			continue
-		}
-		if j > i {
-			b.WriteString(name[i:j])
-			i = j
-			continue
-		}
-		b.WriteByte(name[i])
-		i++
-	}
-	return b.String()
-}
-
-func isIDByte(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == '-'
+// NodeRef names a node by its sequence number when the name carries one.
+func NodeRef(name string) string {
+	return model.NodeRef(name, 24)
 }

@@ -1,4 +1,4 @@
-package ui
+package locklist
 
 import (
 	"cmp"
@@ -14,29 +14,29 @@ import (
 // row index, never by comparing strings), and a filter that only narrows
 // looks at the rows it showed last, not at every row.
 
-// sortMode orders the lock list.
-type sortMode int
+// SortMode orders the lock list.
+type SortMode int
 
 const (
-	// sortContention puts broken queues first, then the longest queues,
+	// SortContention puts broken queues first, then the longest queues,
 	// then the longest waits: where an on-call engineer looks first.
-	sortContention sortMode = iota
-	// sortStuck puts broken queues first, then the parents with waiters
+	SortContention SortMode = iota
+	// SortStuck puts broken queues first, then the parents with waiters
 	// by their oldest wait, then the longest holds: on a root of many
 	// lock parents, the stuck ones are the first screen.
-	sortStuck
-	sortHold // longest held first
-	sortName
-	sortModes
+	SortStuck
+	SortHold // longest held first
+	SortName
+	SortModes
 )
 
-func (s sortMode) String() string {
+func (s SortMode) String() string {
 	switch s {
-	case sortStuck:
+	case SortStuck:
 		return "stuck first"
-	case sortName:
+	case SortName:
 		return "name"
-	case sortHold:
+	case SortHold:
 		return "hold time"
 	}
 	return "contention"
@@ -77,14 +77,14 @@ func boolKey(first bool) int64 {
 
 // keyOf is row r's key in sort mode s (sortName: none, the path order is
 // the order).
-func keyOf(s sortMode, r *lockRow) sortKey {
+func keyOf(s SortMode, r *Row) sortKey {
 	switch s {
-	case sortContention:
-		return sortKey{a: boolKey(r.dangerous()), b: -int64(r.depth), c: timeKey(r.waitSince)}
-	case sortStuck:
-		return sortKey{a: boolKey(r.dangerous()), b: boolKey(r.waiters > 0), c: timeKey(r.waitSince), d: timeKey(r.holdSince)}
-	case sortHold:
-		return sortKey{a: timeKey(r.holdSince)}
+	case SortContention:
+		return sortKey{a: boolKey(r.dangerous()), b: -int64(r.Depth), c: timeKey(r.WaitSince)}
+	case SortStuck:
+		return sortKey{a: boolKey(r.dangerous()), b: boolKey(r.Waiters > 0), c: timeKey(r.WaitSince), d: timeKey(r.HoldSince)}
+	case SortHold:
+		return sortKey{a: timeKey(r.HoldSince)}
 	}
 	return sortKey{}
 }
@@ -92,13 +92,13 @@ func keyOf(s sortMode, r *lockRow) sortKey {
 // order is every row's index in sort mode s, sorted once per rebuild (or
 // flag of the rows) and kept: a key that changes the sort or the filter
 // then costs one pass over the rows, not a sort.
-func (l *lockList) order(s sortMode) []int {
+func (l *List) order(s SortMode) []int {
 	if o := l.orders[s]; o != nil {
 		return o
 	}
 	// A fresh slice: an earlier Model value may share the old one.
-	order := make([]int, len(l.rows))
-	if s == sortName {
+	order := make([]int, len(l.Rows))
+	if s == SortName {
 		for i := range order {
 			order[i] = i
 		}
@@ -112,11 +112,11 @@ func (l *lockList) order(s sortMode) []int {
 	// An empty row's key is the greatest of every mode (no danger, no
 	// node, no times): the rows that have it, most of a wide root, go
 	// last in path order without being sorted.
-	last := keyOf(s, &lockRow{})
-	ks := make([]keyed, 0, len(l.rows)/8)
+	last := keyOf(s, &Row{})
+	ks := make([]keyed, 0, len(l.Rows)/8)
 	tail := order[:0:0]
-	for i := range l.rows {
-		if k := keyOf(s, &l.rows[i]); k != last {
+	for i := range l.Rows {
+		if k := keyOf(s, &l.Rows[i]); k != last {
 			ks = append(ks, keyed{k, i})
 		} else {
 			tail = append(tail, i)
@@ -140,22 +140,22 @@ func (l *lockList) order(s sortMode) []int {
 
 // reorder forgets the orders and the filtered rows after the rows or
 // their flags changed.
-func (l *lockList) reorder() {
-	l.orders = [sortModes][]int{}
-	l.gen++
+func (l *List) reorder() {
+	l.orders = [SortModes][]int{}
+	l.Gen++
 }
 
-// refresh re-applies filter and sort and puts the cursor back on the
+// Refresh re-applies filter and sort and puts the cursor back on the
 // selected path (or as near as the list allows). A filter that only
 // narrows the last one (a letter typed, waiting-only turned on) over the
 // same order filters the rows shown, not every row.
-func (l *lockList) refresh() {
+func (l *List) Refresh() {
 	l.keepOrder()
-	needle := strings.ToLower(strings.TrimSpace(l.filter.Value()))
-	src := l.visible
-	narrows := l.shownGen == l.gen && l.shownSort == l.sort && strings.Contains(needle, l.shownNeedle) && (l.waitingOnly || !l.shownWaiting)
+	needle := strings.ToLower(strings.TrimSpace(l.Filter.Value()))
+	src := l.Visible
+	narrows := l.shownGen == l.Gen && l.shownSort == l.Sort && strings.Contains(needle, l.shownNeedle) && (l.WaitingOnly || !l.shownWaiting)
 	if !narrows {
-		src = l.order(l.sort)
+		src = l.order(l.Sort)
 		if l.heldRank != nil {
 			src = l.heldOrder(src)
 			l.rankAs(src)
@@ -163,27 +163,27 @@ func (l *lockList) refresh() {
 	}
 	visible := make([]int, 0, len(src))
 	for _, i := range src {
-		if l.rows[i].matches(needle, l.waitingOnly) {
+		if l.Rows[i].matches(needle, l.WaitingOnly) {
 			visible = append(visible, i)
 		}
 	}
-	l.visible = visible
-	l.shownGen, l.shownSort, l.shownNeedle, l.shownWaiting = l.gen, l.sort, needle, l.waitingOnly
-	l.cursor = 0
-	for i, ri := range l.visible {
-		if l.rows[ri].path == l.selected {
-			l.cursor = i
+	l.Visible = visible
+	l.shownGen, l.shownSort, l.shownNeedle, l.shownWaiting = l.Gen, l.Sort, needle, l.WaitingOnly
+	l.Cursor = 0
+	for i, ri := range l.Visible {
+		if l.Rows[ri].Path == l.Selected {
+			l.Cursor = i
 			break
 		}
 	}
 	l.syncSelected()
 }
 
-// holdOrder is how long the list keeps its order after the operator last
+// HoldOrder is how long the list keeps its order after the operator last
 // moved through it, and the least time between two re-sorts: long enough
 // to read a row and press j again, short enough that a queue that grew
 // moves up soon after they stop.
-const holdOrder = 5 * time.Second
+const HoldOrder = 5 * time.Second
 
 // The list draws a held order: the sort's as it was when last taken,
 // each row new since placed where the sort puts it among them (heldOrder)
@@ -195,48 +195,48 @@ const holdOrder = 5 * time.Second
 
 // hold keeps the order shown while the operator moves through the list
 // (at now).
-func (l *lockList) hold(now time.Time) {
+func (l *List) hold(now time.Time) {
 	l.keepOrder()
 	l.movedAt = now
 }
 
 // keepOrder holds the sort's order now, unless one is held already.
-func (l *lockList) keepOrder() {
-	if l.heldRank != nil || len(l.rows) == 0 {
+func (l *List) keepOrder() {
+	if l.heldRank != nil || len(l.Rows) == 0 {
 		return
 	}
-	order := l.order(l.sort)
-	rank := make([]int32, len(l.rows))
+	order := l.order(l.Sort)
+	rank := make([]int32, len(l.Rows))
 	for pos, ri := range order {
 		rank[ri] = int32(pos)
 	}
 	l.heldRank, l.heldN = rank, len(order)
-	l.gen++
+	l.Gen++
 }
 
-// resort drops the held order: the next refresh takes the sort's.
-func (l *lockList) resort(now time.Time) {
+// Resort drops the held order: the next refresh takes the sort's.
+func (l *List) Resort(now time.Time) {
 	l.heldRank, l.heldN, l.sortedAt = nil, 0, now
-	l.gen++
+	l.Gen++
 }
 
-// settle takes the sort's order again at now once the operator has left
+// Settle takes the sort's order again at now once the operator has left
 // the list alone for holdOrder and the last re-sort is as old; it says
 // whether the rows drawn changed.
-func (l *lockList) settle(now time.Time) bool {
-	if l.heldRank == nil || now.Sub(l.movedAt) < holdOrder || now.Sub(l.sortedAt) < holdOrder {
+func (l *List) Settle(now time.Time) bool {
+	if l.heldRank == nil || now.Sub(l.movedAt) < HoldOrder || now.Sub(l.sortedAt) < HoldOrder {
 		return false
 	}
-	before := l.visible
-	l.resort(now)
-	l.refresh()
-	return !slices.Equal(before, l.visible)
+	before := l.Visible
+	l.Resort(now)
+	l.Refresh()
+	return !slices.Equal(before, l.Visible)
 }
 
 // moving says whether the operator moved through the list within the
 // last holdOrder (the footer says the order is held for them).
-func (l *lockList) moving(now time.Time) bool {
-	return !l.movedAt.IsZero() && now.Sub(l.movedAt) < holdOrder
+func (l *List) moving(now time.Time) bool {
+	return !l.movedAt.IsZero() && now.Sub(l.movedAt) < HoldOrder
 }
 
 // heldOrder puts order (the sort's) in the held order: rows held keep
@@ -244,7 +244,7 @@ func (l *lockList) moving(now time.Time) bool {
 // right after the held row the sort puts before it (first when none
 // does), so a lock parent that appears is drawn near where the sort
 // wants it without moving any held row past another.
-func (l *lockList) heldOrder(order []int) []int {
+func (l *List) heldOrder(order []int) []int {
 	slots := make([]int, l.heldN)
 	for i := range slots {
 		slots[i] = -1
@@ -290,7 +290,7 @@ func (l *lockList) heldOrder(order []int) []int {
 
 // rankAs holds order (every row, as drawn unfiltered) from now on: rows
 // new since the hold keep the place they were first drawn at.
-func (l *lockList) rankAs(order []int) {
+func (l *List) rankAs(order []int) {
 	same := l.heldN == len(order)
 	for _, ri := range order {
 		same = same && l.heldRank[ri] >= 0
@@ -298,7 +298,7 @@ func (l *lockList) rankAs(order []int) {
 	if same {
 		return // no row new since the hold, none gone
 	}
-	rank := make([]int32, len(l.rows))
+	rank := make([]int32, len(l.Rows))
 	for pos, ri := range order {
 		rank[ri] = int32(pos)
 	}
@@ -307,15 +307,15 @@ func (l *lockList) rankAs(order []int) {
 
 // carryRanks is the held ranks of prev's rows (heldRank) given to the
 // same paths in rows, -1 for a path new since; both are in path order.
-func carryRanks(prev, rows []lockRow, heldRank []int32) []int32 {
+func carryRanks(prev, rows []Row, heldRank []int32) []int32 {
 	out := make([]int32, len(rows))
 	j := 0
 	for i := range rows {
-		for j < len(prev) && prev[j].path < rows[i].path {
+		for j < len(prev) && prev[j].Path < rows[i].Path {
 			j++
 		}
 		out[i] = -1
-		if j < len(prev) && prev[j].path == rows[i].path {
+		if j < len(prev) && prev[j].Path == rows[i].Path {
 			out[i] = heldRank[j]
 		}
 	}

@@ -1,4 +1,4 @@
-package ui
+package eventlog
 
 import (
 	"fmt"
@@ -12,34 +12,37 @@ import (
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // logCapacity bounds the event log: enough for a long incident on a busy
 // ensemble, small enough that the ring never matters for memory.
 const logCapacity = 2000
 
-// logKind says who an entry is from, which picks its style.
-type logKind int
+// Kind says who an entry is from, which picks its style.
+type Kind int
 
 const (
-	logZK     logKind = iota // an event from zkview
-	logYou                   // the operator's own action or lock
-	logFailed                // an action that failed
-	logDemo                  // the presenter's action on the demo's clients
+	ZK     Kind = iota // an event from zkview
+	You                // the operator's own action or lock
+	Failed             // an action that failed
+	Demo               // the presenter's action on the demo's clients
 )
 
-type logEntry struct {
-	at   time.Time
-	kind logKind
+// Entry is one line of the log: when, from whom, the change (if from
+// zkview), and its path and text, both sanitized.
+type Entry struct {
+	At   time.Time
+	Kind Kind
 	ev   model.ChangeKind
-	path string // sanitized
-	text string // sanitized
+	Path string // sanitized
+	Text string // sanitized
 }
 
-// eventLog is the bottom pane: the newest events last, in a fixed ring.
-type eventLog struct {
-	pane
-	ring  []logEntry
+// Log is the bottom pane: the newest events last, in a fixed ring.
+type Log struct {
+	draw.Pane
+	Ring  []Entry
 	start int // index of the oldest entry once the ring is full
 	// back is how many entries the view is scrolled up from the newest;
 	// 0 follows new events as they come.
@@ -53,15 +56,15 @@ type eventLog struct {
 const reorderWithin = 2 * time.Second
 
 // Update scrolls the log with the navigation keys and the wheel.
-func (l eventLog) Update(msg tea.Msg) (eventLog, tea.Cmd) {
-	rows := l.height - 2
+func (l Log) Update(msg tea.Msg) (Log, tea.Cmd) {
+	rows := l.Height - 2
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		if d, ok := navDelta(msg, l.keys, max(l.height-3, 1)); ok {
+		if d, ok := draw.NavDelta(msg, l.Nav, max(l.Height-3, 1)); ok {
 			l.scroll(d, rows)
 		}
 	case tea.MouseMsg:
-		if d, ok := wheelDelta(msg); ok {
+		if d, ok := draw.WheelDelta(msg); ok {
 			l.scroll(d, rows)
 		}
 	}
@@ -69,51 +72,51 @@ func (l eventLog) Update(msg tea.Msg) (eventLog, tea.Cmd) {
 }
 
 // View draws the log in its border, width x height cells.
-func (l eventLog) View() []string {
-	foot, lines := l.body(l.st, l.width-2, l.height-2)
-	return box(l.border, l.st.Title.Render("Events"), foot, lines, l.width, l.height)
+func (l Log) View() []string {
+	foot, lines := l.body(l.St, l.Width-2, l.Height-2)
+	return draw.Box(l.Border, l.St.Title.Render("Events"), foot, lines, l.Width, l.Height)
 }
 
-// add logs e in time order among the entries of the last reorderWithin,
+// Add logs e in time order among the entries of the last reorderWithin,
 // after those of the same time.
-func (l *eventLog) add(e logEntry) { l.insert(e, false) }
+func (l *Log) Add(e Entry) { l.insert(e, false) }
 
-// addFirst logs e in time order, before the entries of the same time: a
+// AddFirst logs e in time order, before the entries of the same time: a
 // step known to have come first (a take's answer before the lock core's
 // report it led to, both stamped with the report's time).
-func (l *eventLog) addFirst(e logEntry) { l.insert(e, true) }
+func (l *Log) AddFirst(e Entry) { l.insert(e, true) }
 
-func (l *eventLog) insert(e logEntry, first bool) {
-	if len(l.ring) < logCapacity {
-		l.ring = append(l.ring, e)
+func (l *Log) insert(e Entry, first bool) {
+	if len(l.Ring) < logCapacity {
+		l.Ring = append(l.Ring, e)
 	} else {
-		l.ring[l.start] = e
+		l.Ring[l.start] = e
 		l.start = (l.start + 1) % logCapacity
 	}
-	for i := len(l.ring) - 1; i > 0; i-- {
-		prev := l.at(i - 1).at
-		if prev.Before(e.at) || prev.Equal(e.at) && !first || prev.Sub(e.at) > reorderWithin {
+	for i := len(l.Ring) - 1; i > 0; i-- {
+		prev := l.At(i - 1).At
+		if prev.Before(e.At) || prev.Equal(e.At) && !first || prev.Sub(e.At) > reorderWithin {
 			break
 		}
-		*l.at(i - 1), *l.at(i) = *l.at(i), *l.at(i - 1)
+		*l.At(i - 1), *l.At(i) = *l.At(i), *l.At(i - 1)
 	}
 	if l.back > 0 {
 		// Keep the operator's place while they read back.
-		l.back = min(l.back+1, len(l.ring)-1)
+		l.back = min(l.back+1, len(l.Ring)-1)
 	}
 }
 
-// addChange logs a change of the model in the console's words
+// AddChange logs a change of the model in the console's words
 // (model.Change.Text).
-func (l *eventLog) addChange(c model.Change) {
-	l.add(logEntry{at: c.At, kind: logZK, ev: c.Kind, path: clean(c.Path, 0), text: nodeRefs(clean(c.Text(), 0))})
+func (l *Log) AddChange(c model.Change) {
+	l.Add(Entry{At: c.At, Kind: ZK, ev: c.Kind, Path: draw.Clean(c.Path, 0), Text: NodeRefs(draw.Clean(c.Text(), 0))})
 }
 
-// nodeRefs names the lock nodes in an event's text by sequence number, as
+// NodeRefs names the lock nodes in an event's text by sequence number, as
 // the queue pane does: "#41 gone → #42 holds" reads at a glance, where
 // two 55-character Curator names fill the line and cut off what matters.
 // The full names stay in the node details (enter).
-func nodeRefs(text string) string {
+func NodeRefs(text string) string {
 	words := strings.Split(text, " ")
 	for i, w := range words {
 		core := strings.TrimLeft(w, "(")
@@ -127,38 +130,38 @@ func nodeRefs(text string) string {
 	return strings.Join(words, " ")
 }
 
-// at returns the i-th entry, oldest first.
-func (l *eventLog) at(i int) *logEntry {
-	return &l.ring[(l.start+i)%len(l.ring)]
+// At returns the i-th entry, oldest first.
+func (l *Log) At(i int) *Entry {
+	return &l.Ring[(l.start+i)%len(l.Ring)]
 }
 
 // scroll moves the view by delta entries: negative towards older ones.
-func (l *eventLog) scroll(delta, rows int) {
-	l.back = min(max(l.back-delta, 0), max(len(l.ring)-rows, 0))
+func (l *Log) scroll(delta, rows int) {
+	l.back = min(max(l.back-delta, 0), max(len(l.Ring)-rows, 0))
 }
 
 // body draws the newest entries that fit in h lines of w cells.
-func (l *eventLog) body(st *themes.Styles, w, h int) (foot string, lines []string) {
-	n := len(l.ring)
+func (l *Log) body(st *themes.Styles, w, h int) (foot string, lines []string) {
+	n := len(l.Ring)
 	if n == 0 {
-		return "", []string{st.Muted.Render(fit(" No events yet.", w))}
+		return "", []string{st.Muted.Render(draw.Fit(" No events yet.", w))}
 	}
 	end := n - l.back
 	first := max(end-h, 0)
 	lines = make([]string, 0, h)
 	for i := first; i < end; i++ {
-		e := l.at(i)
+		e := l.At(i)
 		label, style := l.label(st, e)
 		const headW = 8 + 1 + 8 + 1 // time, kind
-		rest := e.path
-		if e.text != "" {
+		rest := e.Path
+		if e.Text != "" {
 			if rest != "" {
 				rest += "  "
 			}
-			rest += e.text
+			rest += e.Text
 		}
-		lines = append(lines, st.Muted.Render(clock(e.at)+" ")+style.Render(fit(label, 8))+" "+
-			st.Text.Render(clean(rest, max(w-headW, 1))))
+		lines = append(lines, st.Muted.Render(draw.Clock(e.At)+" ")+style.Render(draw.Fit(label, 8))+" "+
+			st.Text.Render(draw.Clean(rest, max(w-headW, 1))))
 	}
 	if l.back > 0 {
 		foot = st.Muted.Render(fmt.Sprintf("%d newer below", l.back))
@@ -166,13 +169,13 @@ func (l *eventLog) body(st *themes.Styles, w, h int) (foot string, lines []strin
 	return foot, lines
 }
 
-func (l *eventLog) label(st *themes.Styles, e *logEntry) (string, lipgloss.Style) {
-	switch e.kind {
-	case logYou:
+func (l *Log) label(st *themes.Styles, e *Entry) (string, lipgloss.Style) {
+	switch e.Kind {
+	case You:
 		return "you", st.Own
-	case logFailed:
+	case Failed:
 		return "failed", st.Danger
-	case logDemo:
+	case Demo:
 		return "demo", st.Key
 	}
 	word := e.ev.LogWord()

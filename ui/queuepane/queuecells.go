@@ -1,4 +1,4 @@
-package ui
+package queuepane
 
 import (
 	"strconv"
@@ -10,6 +10,7 @@ import (
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/draw"
 )
 
 // queue columns in priority order; queueOrder is their display order. On a
@@ -32,87 +33,87 @@ const (
 
 var queueOrder = []int{qcMark, qcPos, qcSeq, qcNode, qcRole, qcIdentity, qcKind, qcRecipe, qcAge, qcSession, qcClient, qcData}
 
-// columns lays out the queue's columns in w cells for the nodes drawn,
+// Columns lays out the queue's columns in w cells for the nodes drawn,
 // from..to: each as wide as what it holds there (its width is how much
 // of that it keeps before a column of lower priority is shown at all);
 // DATA, last, takes what is left over.
-func (p *queuePane) columns(st *themes.Styles, w, from, to int, now time.Time) []column {
-	return layoutColumns(w, p.wantColumns(st, from, to, now), queueOrder)
+func (p *Pane) Columns(st *themes.Styles, w, from, to int, now time.Time) []draw.Column {
+	return draw.LayoutColumns(w, p.wantColumns(st, from, to, now), queueOrder)
 }
 
 // wantColumns are the queue's columns in priority order, each with what
 // it needs to hold the nodes from..to whole.
-func (p *queuePane) wantColumns(st *themes.Styles, from, to int, now time.Time) []column {
-	want := []column{
-		qcMark:    {title: "", width: 2},
-		qcPos:     {title: "POS", width: max(3, len(strconv.Itoa(p.count()))), right: true},
-		qcSeq:     {title: "SEQ", width: p.seqW, right: true},
-		qcRole:    {title: "ROLE", width: p.roleW()},
-		qcKind:    {title: "KIND", width: 5, off: !p.rw},
-		qcRecipe:  {title: "RECIPE", width: 7, off: !p.mixed},
-		qcAge:     {title: "AGE", width: 6, right: true},
-		qcData:    {title: "DATA", width: 12, flex: true},
-		qcNode:    {title: "NODE", width: 18},
-		qcSession: {title: "SESSION", width: 18},
-		qcClient:  {title: "CLIENT", width: 21},
+func (p *Pane) wantColumns(st *themes.Styles, from, to int, now time.Time) []draw.Column {
+	want := []draw.Column{
+		qcMark:    {Title: "", Width: 2},
+		qcPos:     {Title: "POS", Width: max(3, len(strconv.Itoa(p.Count()))), Right: true},
+		qcSeq:     {Title: "SEQ", Width: p.seqW, Right: true},
+		qcRole:    {Title: "ROLE", Width: p.roleW()},
+		qcKind:    {Title: "KIND", Width: 5, Off: !p.rw},
+		qcRecipe:  {Title: "RECIPE", Width: 7, Off: !p.mixed},
+		qcAge:     {Title: "AGE", Width: 6, Right: true},
+		qcData:    {Title: "DATA", Width: 12, Flex: true},
+		qcNode:    {Title: "NODE", Width: 18},
+		qcSession: {Title: "SESSION", Width: 18},
+		qcClient:  {Title: "CLIENT", Width: 21},
 
 		// A system's participants by its own name for them (broker 2).
-		qcIdentity: {title: "IDENTITY", width: 18, off: !p.identities},
+		qcIdentity: {Title: "IDENTITY", Width: 18, Off: !p.identities},
 	}
 	for ci := range want {
 		c := &want[ci]
-		if c.off || ci == qcMark || ci == qcPos || ci == qcSeq {
+		if c.Off || ci == qcMark || ci == qcPos || ci == qcSeq {
 			continue // numbers sized by the whole queue: they do not jump while scrolling
 		}
-		c.need = 1
+		c.Need = 1
 		blank := to > from // a column of blank cells says nothing
 		for i := from; i < to; i++ {
-			text, _ := p.cellText(st, c.title, p.q.Nodes.At(i), i, now, 0)
-			c.need = max(c.need, width(text))
+			text, _ := p.cellText(st, c.Title, p.q.Nodes.At(i), i, now, 0)
+			c.Need = max(c.Need, draw.Width(text))
 			blank = blank && text == ""
 		}
-		c.off = blank
+		c.Off = blank
 	}
 	return want
 }
 
-// slack is what the queue's table and the lines under its waiters leave
+// Slack is what the queue's table and the lines under its waiters leave
 // blank in a pane of inner size w x h, and how many cells more they need
 // to be whole (see slack); with no table, what its sentences leave blank.
-func (p *queuePane) slack(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time) (spare, short int) {
-	if msg := p.emptyText(); msg != nil {
+func (p *Pane) Slack(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time) (spare, short int) {
+	if msg := p.EmptyText(); msg != nil {
 		longest := 0 // the sentences wrap: the longest is all they need
 		for _, m := range msg {
-			longest = max(longest, width(m)+1)
+			longest = max(longest, draw.Width(m)+1)
 		}
 		return max(w-longest, 0), 0
 	}
-	rows := p.rowsFor(st, snap, w, h, now)
-	from, to := p.top, p.drawn(rows)
+	rows := p.RowsFor(st, snap, w, h, now)
+	from, to := p.Top, p.Drawn(rows)
 	want := p.wantColumns(st, from, to, now)
-	spare, short = slack(w, want)
+	spare, short = draw.Slack(w, want)
 	// The line under a waiter is cut at the pane's edge too.
-	chainX := chainStart(layoutColumns(w, want, queueOrder))
+	chainX := chainStart(draw.LayoutColumns(w, want, queueOrder))
 	for i := from; i < to; i++ {
 		if p.nodeLines(i) == 2 {
-			end := chainX + width(p.chain(st, p.q.Nodes.At(i), i, now, 1<<16))
+			end := chainX + draw.Width(p.chain(st, p.q.Nodes.At(i), i, now, 1<<16))
 			spare, short = min(spare, max(w-end, 0)), max(short, end-w)
 		}
 	}
 	// The title keeps room for the lock's name and what it is ("semaphore
 	// · holders 3/3"), in the top edge (w-4 cells).
-	path := clean(p.path, 0)
-	need := 1 + width(path[strings.LastIndexByte(path, '/')+1:])
+	path := draw.Clean(p.Path, 0)
+	need := 1 + draw.Width(path[strings.LastIndexByte(path, '/')+1:])
 	for _, part := range p.summary[:min(len(p.summary), 2)] {
-		need += 3 + width(part)
+		need += 3 + draw.Width(part)
 	}
 	return max(min(spare, w-4-need), 0), short
 }
 
-// drawn is the end (exclusive) of the nodes drawn from p.top in rows
+// Drawn is the end (exclusive) of the nodes drawn from p.top in rows
 // lines: each takes one line, and its chain a second when there is room.
-func (p *queuePane) drawn(rows int) int {
-	end := p.top
+func (p *Pane) Drawn(rows int) int {
+	end := p.Top
 	for ; end < p.q.Nodes.Len() && rows > 0; end++ {
 		rows--
 		if p.nodeLines(end) == 2 && rows > 0 {
@@ -123,7 +124,7 @@ func (p *queuePane) drawn(rows int) int {
 }
 
 // roleW fits the widest role word: "follower" in an election.
-func (p *queuePane) roleW() int {
+func (p *Pane) roleW() int {
 	if p.q != nil && p.q.Type == model.TypeElection {
 		return len("follower")
 	}
@@ -133,56 +134,56 @@ func (p *queuePane) roleW() int {
 // columnHeader is the column titles' line, and the cell where the chain
 // under a node starts: under the first column after SEQ (NODE when
 // shown).
-func columnHeader(st *themes.Styles, cols []column) (head string, chainX int) {
-	var segs []seg
+func columnHeader(st *themes.Styles, cols []draw.Column) (head string, chainX int) {
+	var segs []draw.Seg
 	for i, c := range cols {
 		if i > 0 {
-			segs = append(segs, seg{" ", st.Column})
+			segs = append(segs, draw.Seg{Text: " ", Style: st.Column})
 		}
-		t := c.title
-		if c.right {
-			t = fitRight(t, c.width)
+		t := c.Title
+		if c.Right {
+			t = draw.FitRight(t, c.Width)
 		}
-		segs = append(segs, seg{fit(t, c.width), st.Column})
+		segs = append(segs, draw.Seg{Text: draw.Fit(t, c.Width), Style: st.Column})
 	}
-	return line(segs, nil), chainStart(cols)
+	return draw.Line(segs, nil), chainStart(cols)
 }
 
 // chainStart is the cell where the line under a node starts: under the
 // first column after SEQ (NODE when shown).
-func chainStart(cols []column) int {
+func chainStart(cols []draw.Column) int {
 	x := 0
 	for i, c := range cols {
-		if i > 0 && cols[i-1].title == "SEQ" {
+		if i > 0 && cols[i-1].Title == "SEQ" {
 			return x
 		}
-		x += c.width + 1
+		x += c.Width + 1
 	}
 	return 0
 }
 
 // rowSegs appends node n's cells to segs.
-func (p *queuePane) rowSegs(segs []seg, st *themes.Styles, n *model.Node, i int, cols []column, now time.Time) []seg {
+func (p *Pane) rowSegs(segs []draw.Seg, st *themes.Styles, n *model.Node, i int, cols []draw.Column, now time.Time) []draw.Seg {
 	for ci, c := range cols {
 		if ci > 0 {
-			segs = append(segs, seg{" ", st.Text})
+			segs = append(segs, draw.Seg{Text: " ", Style: st.Text})
 		}
-		if c.title == "" {
+		if c.Title == "" {
 			segs = p.markCells(segs, st, n, i)
 			continue
 		}
-		text, style := p.cellText(st, c.title, n, i, now, c.width)
-		if c.right {
-			text = fitRight(text, c.width)
+		text, style := p.cellText(st, c.Title, n, i, now, c.Width)
+		if c.Right {
+			text = draw.FitRight(text, c.Width)
 		}
-		segs = append(segs, seg{fit(text, c.width), style})
+		segs = append(segs, draw.Seg{Text: draw.Fit(text, c.Width), Style: style})
 	}
 	return segs
 }
 
 // cellText is node n's (row i's) text in the column titled title, safe,
 // cut to w cells (w <= 0: whole), and its style.
-func (p *queuePane) cellText(st *themes.Styles, title string, n *model.Node, i int, now time.Time, w int) (string, lipgloss.Style) {
+func (p *Pane) cellText(st *themes.Styles, title string, n *model.Node, i int, now time.Time, w int) (string, lipgloss.Style) {
 	switch title {
 	case "POS":
 		return strconv.Itoa(i + 1), st.Text
@@ -198,27 +199,27 @@ func (p *queuePane) cellText(st *themes.Styles, title string, n *model.Node, i i
 		case n.Lease:
 			return leaseName(n, w), st.Text
 		}
-		return clean(shortName(n.Name), w), st.Text
+		return draw.Clean(ShortName(n.Name), w), st.Text
 	case "ROLE":
 		return p.roleCell(st, n)
 	case "IDENTITY":
-		return orDash(st, clean(n.Identity(), w))
+		return orDash(st, draw.Clean(n.Identity(), w))
 	case "KIND":
 		return n.KindName(), st.Muted
 	case "RECIPE":
 		return n.Recipe.String(), st.Muted
 	case "SESSION":
-		return session(n.Session), st.Text
+		return draw.Session(n.Session), st.Text
 	case "CLIENT":
-		return orDash(st, clean(n.Client(), w))
+		return orDash(st, draw.Clean(n.Client(), w))
 	case "AGE":
-		return since(now, n.Ctime()), st.Muted
+		return draw.Since(now, n.Ctime()), st.Muted
 	case "DATA":
 		text := model.Sanitize(n.Data(), 0)
 		if int(n.DataLen) > len(n.Data()) {
 			text += "…"
 		}
-		return clean(text, w), st.Text
+		return draw.Clean(text, w), st.Text
 	}
 	return "", st.Text
 }
@@ -233,28 +234,28 @@ func orDash(st *themes.Styles, text string) (string, lipgloss.Style) {
 
 // markCells appends node n's (row i's) first two cells: the cursor, then
 // its flag (own, marked session, named by a warning, never wakes or herd).
-func (p *queuePane) markCells(segs []seg, st *themes.Styles, n *model.Node, i int) []seg {
+func (p *Pane) markCells(segs []draw.Seg, st *themes.Styles, n *model.Node, i int) []draw.Seg {
 	mark, flag, fs := " ", " ", st.Text
-	if i == p.cursor {
+	if i == p.Cursor {
 		mark = "❯"
 	}
 	switch {
 	case p.isOwn(n):
 		flag, fs = "★", st.Own
-	case p.mark != 0 && n.Session == p.mark:
+	case p.Mark != 0 && n.Session == p.Mark:
 		flag, fs = "◆", st.Key
 	case p.flagged[n.Name]:
 		flag, fs = "‼", st.Danger
 	case n.Link == model.LinkMissing || n.Herd:
 		flag, fs = "!", st.Warning
 	}
-	return append(segs, seg{mark, st.Key}, seg{flag, fs})
+	return append(segs, draw.Seg{Text: mark, Style: st.Key}, draw.Seg{Text: flag, Style: fs})
 }
 
 // roleCell is node n's ROLE: what its own recipe believes. In a split
 // queue two nodes act as holders, and both must look it; an election
 // says leader and follower.
-func (p *queuePane) roleCell(st *themes.Styles, n *model.Node) (string, lipgloss.Style) {
+func (p *Pane) roleCell(st *themes.Styles, n *model.Node) (string, lipgloss.Style) {
 	word := strings.ToUpper(model.RoleWord(p.q.Type, ordering.RoleHolder))
 	switch {
 	case n.Part() != "":

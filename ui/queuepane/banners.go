@@ -1,4 +1,4 @@
-package ui
+package queuepane
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/draw"
+	"github.com/zklock/zklock/ui/eventlog"
 )
 
 // loud says whether a warning gets the alarm banner.
@@ -17,13 +19,13 @@ func loud(code string) bool {
 		code == model.WarnOverLimit
 }
 
-// banners are the lines above the column header: stale data, the own lock
+// Banners are the lines above the column header: stale data, the own lock
 // lost, and every warning, wrapped to the pane's width w. Loud warnings
 // also get their explanation when the pane is tall enough.
-func (p *queuePane) banners(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time) []bannerLine {
+func (p *Pane) Banners(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time) []bannerLine {
 	var out []bannerLine
 	add := func(style lipgloss.Style, first, text string, maxLines int) {
-		for i, l := range wrapAtMost(text, max(w-3, 8), maxLines) {
+		for i, l := range WrapAtMost(text, max(w-3, 8), maxLines) {
 			lead := "   "
 			if i == 0 {
 				lead = first
@@ -33,15 +35,15 @@ func (p *queuePane) banners(st *themes.Styles, snap *model.Snapshot, w, h int, n
 	}
 	if snap != nil && snap.Stale {
 		add(st.Stale, " ! ", fmt.Sprintf("STALE: disconnected since %s (%s ago); this queue may have changed",
-			clock(snap.Conn.Since), since(now, snap.Conn.Since)), 2)
+			draw.Clock(snap.Conn.Since), draw.Since(now, snap.Conn.Since)), 2)
 	}
-	if o := p.own; o != nil && (o.State == OwnLost || o.State == OwnSuspended) {
+	if o := p.own; o != nil && (o.Lost || o.Suspended) {
 		text := "YOUR LOCK IS LOST: you no longer hold it"
-		if o.State == OwnSuspended {
+		if o.Suspended {
 			text = "YOUR LOCK IS SUSPENDED: connection lost, you may no longer hold it"
 		}
 		if o.Err != "" {
-			text += " (" + clean(o.Err, 0) + ")"
+			text += " (" + draw.Clean(o.Err, 0) + ")"
 		}
 		add(st.Lost, " ★ ", text, 2)
 	}
@@ -50,7 +52,7 @@ func (p *queuePane) banners(st *themes.Styles, snap *model.Snapshot, w, h int, n
 	}
 	for _, wn := range p.q.Warnings() {
 		title, explain := p.describe(wn)
-		msg := nodeRefs(clean(wn.Message, 0))
+		msg := eventlog.NodeRefs(draw.Clean(wn.Message, 0))
 		if msg == "" {
 			msg = explain
 		}
@@ -75,16 +77,16 @@ func (p *queuePane) banners(st *themes.Styles, snap *model.Snapshot, w, h int, n
 	return out
 }
 
-// wrapAtMost wraps text to w cells in at most n lines; the last ends in
+// WrapAtMost wraps text to w cells in at most n lines; the last ends in
 // "…" when the text goes on.
-func wrapAtMost(text string, w, n int) []string {
-	lines := wrap(text, w)
+func WrapAtMost(text string, w, n int) []string {
+	lines := draw.Wrap(text, w)
 	if len(lines) <= n {
 		return lines
 	}
 	lines = lines[:n]
 	last := lines[n-1]
-	if width(last) >= w {
+	if draw.Width(last) >= w {
 		last = ansi.Truncate(last, w-1, "")
 	}
 	lines[n-1] = last + "…"
@@ -93,18 +95,18 @@ func wrapAtMost(text string, w, n int) []string {
 
 type bannerLine struct {
 	style lipgloss.Style
-	text  string // safe, unstyled
+	Text  string // safe, unstyled
 }
 
 // describe names a warning and the nodes it concerns, by sequence number.
-func (p *queuePane) describe(w model.Warning) (title, explain string) {
+func (p *Pane) describe(w model.Warning) (title, explain string) {
 	refs := make([]string, 0, len(w.Nodes))
 	for i, name := range w.Nodes {
 		if i == 8 {
 			refs = append(refs, fmt.Sprintf("+%d more", len(w.Nodes)-i))
 			break
 		}
-		j, ok := p.index.find(name)
+		j, ok := p.index.Find(name)
 		ref := p.refOf(name, j, ok)
 		if ok && p.mixed {
 			ref += " " + p.q.Nodes.At(j).Recipe.String()
@@ -135,5 +137,5 @@ func (p *queuePane) describe(w model.Warning) (title, explain string) {
 	case model.WarnStale:
 		return "STALE", "data may be out of date"
 	}
-	return strings.ToUpper(clean(w.Code, 20)) + " " + nodes, ""
+	return strings.ToUpper(draw.Clean(w.Code, 20)) + " " + nodes, ""
 }

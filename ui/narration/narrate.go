@@ -1,4 +1,4 @@
-package ui
+package narration
 
 import (
 	"strings"
@@ -6,27 +6,28 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/themes"
+	"github.com/zklock/zklock/ui/draw"
 
 	"github.com/zklock/zklock/model"
 )
 
-// narration is the demo's narration line: the latest step of the recipe
+// Line is the demo's narration line: the latest step of the recipe
 // on the screen's locks, told while on.
-type narration struct {
-	on   bool
-	text string
+type Line struct {
+	On   bool
+	Text string
 	path string // the lock the narration is about
 }
 
-// follow tells the latest step of the recipe among events, before being
+// Follow tells the latest step of the recipe among events, before being
 // the snapshot they happened after and after the one that shows them.
 // The narration follows the queue on screen (selected): a step on it
 // wins; a step elsewhere is told only while the narration is not yet
 // about it, so that a room watching one queue is not told about another
 // one mid-sentence. Only the step told is worked out.
-func (n *narration) follow(events []model.Change, before, after *model.Snapshot, selected string) {
+func (n *Line) Follow(events []model.Change, before, after *model.Snapshot, selected string) {
 	for _, only := range []bool{true, false} {
-		if !only && n.text != "" && n.path == selected {
+		if !only && n.Text != "" && n.path == selected {
 			return
 		}
 		for i := len(events) - 1; i >= 0; i-- {
@@ -34,8 +35,8 @@ func (n *narration) follow(events []model.Change, before, after *model.Snapshot,
 			if only && e.Path != selected {
 				continue
 			}
-			if s := narrate(e, before, after); s != "" {
-				n.text, n.path = s, e.Path
+			if s := Narrate(e, before, after); s != "" {
+				n.Text, n.path = s, e.Path
 				return
 			}
 		}
@@ -43,24 +44,24 @@ func (n *narration) follow(events []model.Change, before, after *model.Snapshot,
 }
 
 // View is the narration as drawn now, w cells wide: none when it is off.
-func (n narration) View(st *themes.Styles, paused bool, w int) []string {
-	if !n.on || w <= 0 {
+func (n Line) View(st *themes.Styles, paused bool, w int) []string {
+	if !n.On || w <= 0 {
 		return nil
 	}
-	return narrationLines(st, n.text, paused, w)
+	return Lines(st, n.Text, paused, w)
 }
 
-// narrate tells, in one sentence for a room watching the demo, which step of
+// Narrate tells, in one sentence for a room watching the demo, which step of
 // the lock recipe an event shows: node created, children listed, watch set
 // on the predecessor, predecessor deleted, successor notified, re-check,
 // holds. before is the snapshot the event happened after, after the one
 // that shows its result. "" when the event is not a recipe step.
-func narrate(ev model.Change, before, after *model.Snapshot) string {
-	path := clean(ev.Path, 0) // whole: narrationLines wraps it, and cuts with "…" only past two lines
-	me := nodeRef(ev.Node.Name)
+func Narrate(ev model.Change, before, after *model.Snapshot) string {
+	path := draw.Clean(ev.Path, 0) // whole: narrationLines wraps it, and cuts with "…" only past two lines
+	me := draw.NodeRef(ev.Node.Name)
 	switch {
 	case ev.Kind == model.ChangeJoined:
-		n := findNode(after, ev.Path, ev.Node.Name)
+		n := FindNode(after, ev.Path, ev.Node.Name)
 		switch {
 		case n == nil:
 			return me + " created its ephemeral sequential node under " + path + "."
@@ -73,10 +74,10 @@ func narrate(ev model.Change, before, after *model.Snapshot) string {
 				": its " + n.Recipe.String() + " recipe sees none of the nodes before it, so it believes it holds the lock too: split holders."
 		case n.WatchesChildren():
 			return me + " created its ephemeral sequential node and listed the children of " + path +
-				": no lease is free, so it sets a watch on the children of " + clean(n.Watches(), 0) + " and waits."
+				": no lease is free, so it sets a watch on the children of " + draw.Clean(n.Watches(), 0) + " and waits."
 		case n.Watches() != "":
 			return me + " created its ephemeral sequential node and listed the children of " + path +
-				": it is not the lowest, so it sets a watch on " + nodeRef(n.Watches()) + " and waits."
+				": it is not the lowest, so it sets a watch on " + draw.NodeRef(n.Watches()) + " and waits."
 		}
 		return me + " created its node under " + path + " and waits."
 	case ev.Kind.Departure():
@@ -84,7 +85,7 @@ func narrate(ev model.Change, before, after *model.Snapshot) string {
 		if q := before.Queue(ev.Path); q != nil {
 			for _, n := range q.Nodes.All() {
 				if n.Watches() == ev.Node.Name {
-					watchers = append(watchers, nodeRef(n.Name))
+					watchers = append(watchers, draw.NodeRef(n.Name))
 				}
 			}
 		}
@@ -104,9 +105,9 @@ func narrate(ev model.Change, before, after *model.Snapshot) string {
 	return ""
 }
 
-// findNode is the node called name in the queue at path, nil when s has
+// FindNode is the node called name in the queue at path, nil when s has
 // no such node.
-func findNode(s *model.Snapshot, path, name string) *model.Node {
+func FindNode(s *model.Snapshot, path, name string) *model.Node {
 	q := s.Queue(path)
 	if q == nil {
 		return nil
@@ -119,23 +120,23 @@ func findNode(s *model.Snapshot, path, name string) *model.Node {
 	return nil
 }
 
-// narrationLines is the demo's narration: the last step of the recipe,
+// Lines is the demo's narration: the last step of the recipe,
 // on one line, or on two when one would cut the sentence (the end of it,
 // "so it sets a watch on #43 and waits", is what the room is told). While
 // the demo's contenders are paused it says so first, so the room knows
 // why nothing moves.
-func narrationLines(st *themes.Styles, text string, paused bool, w int) []string {
+func Lines(st *themes.Styles, text string, paused bool, w int) []string {
 	if text == "" {
 		text = "Waiting for the next step of the recipe…"
 	}
-	text = clean(text, 0)
+	text = draw.Clean(text, 0)
 	label := st.Key.Render(" ▸ narration ")
 	if paused {
 		label = st.Warning.Render(" ‖ PAUSED ") + st.Key.Render(" ▸ ")
 	}
 	room := max(w-ansi.StringWidth(label), 1)
 	if ansi.StringWidth(text) <= room {
-		return []string{fit(label+st.Text.Render(text), w)}
+		return []string{draw.Fit(label+st.Text.Render(text), w)}
 	}
 	// Break at the last space that fits; the second line, indented a
 	// little, is cut with an ellipsis if the sentence is longer still.
@@ -150,7 +151,7 @@ func narrationLines(st *themes.Styles, text string, paused bool, w int) []string
 		first, rest = cut, text[len(cut):]
 	}
 	return []string{
-		fit(label+st.Text.Render(first), w),
-		fit("   "+st.Text.Render(clean(rest, max(w-3, 1))), w),
+		draw.Fit(label+st.Text.Render(first), w),
+		draw.Fit("   "+st.Text.Render(draw.Clean(rest, max(w-3, 1))), w),
 	}
 }
