@@ -19,7 +19,7 @@ import (
 
 // take starts acquiring the selected lock, asking read or write first on a
 // read/write queue.
-func (m Model) take() (tea.Model, tea.Cmd) {
+func (m Console) take() (tea.Model, tea.Cmd) {
 	row := m.list.Current()
 	if row == nil {
 		return m, nil
@@ -58,7 +58,7 @@ func notALock(q *model.Queue) string {
 
 // release gives up the operator's lock on the selected path, or the only
 // lock they have when the selection is elsewhere.
-func (m Model) release() (tea.Model, tea.Cmd) {
+func (m Console) release() (tea.Model, tea.Cmd) {
 	path := ""
 	if row := m.list.Current(); row != nil {
 		if _, ok := m.own[row.Path]; ok {
@@ -80,7 +80,7 @@ func (m Model) release() (tea.Model, tea.Cmd) {
 }
 
 // askRevoke asks before asking the selected holder to let go.
-func (m *Model) askRevoke() {
+func (m *Console) askRevoke() {
 	n := m.queue.Node()
 	if n == nil {
 		return
@@ -102,7 +102,7 @@ func (m *Model) askRevoke() {
 }
 
 // askForce opens the typed confirmation for deleting the selected node.
-func (m *Model) askForce() {
+func (m *Console) askForce() {
 	if n := m.queue.Node(); n != nil {
 		m.dialog = newForceDialog(m.queue.Path, n, m.now)
 	}
@@ -110,7 +110,7 @@ func (m *Model) askForce() {
 
 // quit leaves at once, or asks first when the operator holds or waits for
 // a lock (Run releases them on the way out).
-func (m Model) quit() (tea.Model, tea.Cmd) {
+func (m Console) quit() (tea.Model, tea.Cmd) {
 	var active []string
 	for _, o := range m.own.sorted() {
 		if m.own.active(o.Path) {
@@ -147,7 +147,7 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 // writes to ZooKeeper: a console that is read-only (or has no Backend)
 // refuses it, whichever dialog asked (one opened before the console
 // turned read-only included).
-func (m *Model) perform(it intent) tea.Cmd {
+func (m *Console) perform(it intent) tea.Cmd {
 	switch it.kind {
 	case intentNone:
 		return nil
@@ -200,7 +200,7 @@ func backendCall(parent context.Context, now func() time.Time, verb, path, node 
 }
 
 // applyAction records the outcome of a Backend call.
-func (m *Model) applyAction(a actionMsg) {
+func (m *Console) applyAction(a actionMsg) {
 	what := a.verb + " " + draw.CleanLeft(a.path, 50)
 	verb := a.verb
 	if a.node != "" {
@@ -239,7 +239,7 @@ func (m *Model) applyAction(a actionMsg) {
 // answer's. It goes before the lock core's first report of the lock,
 // whichever came first; the status bar says "queued" only until the lock
 // core reports (its own segment then says where the lock stands).
-func (m *Model) tookAnswer(path string, at time.Time) {
+func (m *Console) tookAnswer(path string, at time.Time) {
 	e := eventlog.Entry{At: at, Kind: eventlog.You, Path: draw.Clean(path, 0), Text: "take queued"}
 	t := m.taking[path]
 	switch {
@@ -262,7 +262,7 @@ func (m *Model) tookAnswer(path string, at time.Time) {
 // applyOwn takes in the lock core's reports of the operator's locks: the
 // event log gets the steps that moved (after the take's answer, see
 // pendingTake), and a take's notice gives way to what the lock core says.
-func (m *Model) applyOwn(locks []OwnLock) {
+func (m *Console) applyOwn(locks []OwnLock) {
 	for _, l := range locks {
 		for _, e := range m.own.take([]OwnLock{l}, m.now) {
 			if t := m.taking[l.Path]; t != nil {
@@ -292,7 +292,7 @@ func later(a, b time.Time) time.Time {
 }
 
 // enter opens the selected lock's queue, or the selected node's details.
-func (m *Model) enter() {
+func (m *Console) enter() {
 	switch m.focus {
 	case focusList:
 		// The queue is drawn already: say that the keys went to it.
@@ -310,7 +310,7 @@ func (m *Model) enter() {
 // present runs the presenter's key as a command on Options.Demo. Kill and
 // split act on the lock selected in the list (the queue pane shows the
 // same lock).
-func (m *Model) present(msg tea.KeyMsg, k KeyMap) tea.Cmd {
+func (m *Console) present(msg tea.KeyMsg, k KeyMap) tea.Cmd {
 	d := m.opts.Demo
 	if d == nil {
 		return nil
@@ -336,7 +336,7 @@ func (m *Model) present(msg tea.KeyMsg, k KeyMap) tea.Cmd {
 
 // applyDemo shows the outcome in the status bar and the event log, and
 // follows the contenders' paused state.
-func (m *Model) applyDemo(d demoMsg) {
+func (m *Console) applyDemo(d demoMsg) {
 	if d.err != nil {
 		cause := actionCause(d.err)
 		m.notice = notice{text: d.verb + ": " + cause, failed: true}
@@ -360,7 +360,7 @@ func (m *Model) applyDemo(d demoMsg) {
 }
 
 // toggleSessions opens the sessions pane, or goes back to the main view.
-func (m *Model) toggleSessions() {
+func (m *Console) toggleSessions() {
 	if m.view == viewSessions {
 		m.view = viewMain
 		return
@@ -373,7 +373,7 @@ func (m *Model) toggleSessions() {
 // showSessionInQueues marks the selected session's nodes in every queue
 // (the first session of a selected cycle) and shows the first lock it
 // holds or waits on.
-func (m *Model) showSessionInQueues() {
+func (m *Console) showSessionInQueues() {
 	var id int64
 	var first string
 	if d := m.sessions.Deadlock(); d != nil {
@@ -404,7 +404,7 @@ func (m *Model) showSessionInQueues() {
 
 // askForceSession opens the typed confirmation for deleting every node of
 // the selected session; read-only consoles refuse.
-func (m *Model) askForceSession() {
+func (m *Console) askForceSession() {
 	s := m.sessions.Session()
 	if s == nil {
 		return

@@ -33,7 +33,7 @@ func bigQueue(path string, n int) model.Queue {
 	return model.Queue{Path: path, State: model.PathPresent, Nodes: model.NodesOf(nodes...)}
 }
 
-func bigModel(b testing.TB, n int) Model {
+func bigModel(b testing.TB, n int) Console {
 	snap := fleet()
 	snap.Queues = model.QueuesOf(append(snap.Queues.Slice(), bigQueue("/locks/huge", n))...)
 	m := newTest("dark", 160, 48)

@@ -13,7 +13,7 @@ import (
 
 // copyWith presses y on m and runs the command it returns, as the program
 // would; out receives what the terminal would.
-func copyWith(t *testing.T, m Model) Model {
+func copyWith(t *testing.T, m Console) Console {
 	t.Helper()
 	m, cmd := press(m, "y")
 	if cmd == nil {
@@ -36,15 +36,15 @@ func TestCopySelection(t *testing.T) {
 	n42 := curatorName("77e1a0c2-9b8d-4e7f-a6b5-c4d3e2f1a0b9", 42)
 	tests := []struct {
 		name        string
-		setup       func(Model) Model
+		setup       func(Console) Console
 		copied, say string
 	}{
-		{"lock", func(m Model) Model { return selectPath(m, "/locks/job-a") }, "/locks/job-a", "copied /locks/job-a"},
-		{"node", func(m Model) Model {
+		{"lock", func(m Console) Console { return selectPath(m, "/locks/job-a") }, "/locks/job-a", "copied /locks/job-a"},
+		{"node", func(m Console) Console {
 			m, _ = press(selectPath(m, "/locks/job-a"), "tab", "down")
 			return m
 		}, "/locks/job-a/" + n42, "copied /locks/job-a/" + n42},
-		{"session", func(m Model) Model {
+		{"session", func(m Console) Console {
 			m, _ = press(m, "w")
 			return selectSession(t, m, 0x10000a3f2c0012)
 		}, "0x10000a3f2c0012", "copied session 0x10000a3f2c0012"},

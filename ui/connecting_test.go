@@ -19,7 +19,7 @@ var ensemble = []string{"zk1.prod:2181", "zk2.prod:2181", "zk3.prod:2181"}
 
 // connectingTest is a console started before its session is open, the
 // clock at t0 + elapsed (the ticks bring it), sized w x h.
-func connectingTest(w, h int, elapsed time.Duration, opts ...func(*Options)) (Model, chan Connected) {
+func connectingTest(w, h int, elapsed time.Duration, opts ...func(*Options)) (Console, chan Connected) {
 	ch := make(chan Connected, 1)
 	o := Options{
 		Theme: mustTheme("dark"), Paths: []string{"/locks/job-a", "/locks/orders"},
@@ -79,7 +79,7 @@ func TestConnectingElapsedAndSizes(t *testing.T) {
 	}
 }
 
-func headerLine(m Model) string { return strings.SplitN(ansi.Strip(m.View()), "\n", 2)[0] }
+func headerLine(m Console) string { return strings.SplitN(ansi.Strip(m.View()), "\n", 2)[0] }
 
 // Server names reach the screen through the sanitizer.
 func TestConnectingHostileServers(t *testing.T) {
@@ -105,7 +105,7 @@ func TestConnectedStartsFeeds(t *testing.T) {
 	updates := make(chan model.Update, 1)
 	updates <- model.Update{Snapshot: fleet(), Changes: changes()}
 	next, cmd := m.Update(connectedMsg{Connected{Backend: fb, Updates: updates}})
-	m = next.(Model)
+	m = next.(Console)
 	for _, msg := range runCmd(cmd) {
 		m = step(m, msg)
 	}

@@ -56,7 +56,7 @@ func withDemo(d Demo) func(*Options) {
 
 // demoOf runs the command a presenter's key made and feeds its outcome
 // back, as the program would.
-func demoOf(t *testing.T, m Model, keys ...string) Model {
+func demoOf(t *testing.T, m Console, keys ...string) Console {
 	t.Helper()
 	m, cmd := press(m, keys...)
 	found := false

@@ -103,14 +103,14 @@ func keyHints(st *themes.Styles, pairs ...string) string {
 
 // follower is a dialog about something in the snapshot. The root gives
 // it every new snapshot and every tick of the clock, and shows the dialog
-// it returns (a copy: an earlier Model may still share the old one), so
+// it returns (a copy: an earlier Console may still share the old one), so
 // that a dialog never says what is no longer so.
 type follower interface {
 	follow(snap *model.Snapshot, now time.Time) dialog
 }
 
-// follow hands the open dialog, if it follows, snap and now.
-func (m *Model) followDialog() {
+// followDialog hands m's open dialog, if it follows, snap and now.
+func followDialog(m *Console) {
 	if f, ok := m.dialog.(follower); ok {
 		m.dialog = f.follow(m.snap, m.now)
 	}

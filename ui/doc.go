@@ -2,7 +2,7 @@
 // status bar and its key maps; the panes are packages of their own under
 // ui.
 //
-// Only Model implements tea.Model (model.go; its actions in actions.go).
+// Only Console implements tea.Model (model.go; its actions in actions.go).
 // Each pane is a child model in Bubbles' shape, Update(msg) and View(),
 // in a package the root imports and that never imports the root: the
 // lock list (ui/locklist), the queue (ui/queuepane), the sessions view
@@ -13,7 +13,7 @@
 // focused pane. Tables size each column from what the rows on screen
 // hold (draw.LayoutColumns), and the border between the list and the
 // queue moves to give a table cut short what the other leaves blank
-// (Model.splitWidth). Dialogs have update and view of their own
+// (Console.splitWidth). Dialogs have update and view of their own
 // (dialog.go, forcedialog.go, sessiondialog.go, askdialog.go,
 // helpdialog.go; typedconfirm.go is the typed confirmation they share);
 // a dialog about nodes follows them through every snapshot and tick

@@ -38,7 +38,7 @@ const faultTimeout = 4 * time.Second
 // liveConsole is a Model fed by a Watcher's updates.
 type liveConsole struct {
 	t    *testing.T
-	m    Model
+	m    Console
 	w    *zkview.Watcher
 	w_   int
 	h    int

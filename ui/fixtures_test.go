@@ -217,7 +217,7 @@ func mustTheme(name string) themes.Theme {
 }
 
 // newTest is a console at t0 showing the fleet, sized w x h.
-func newTest(theme string, w, h int, opts ...func(*Options)) Model {
+func newTest(theme string, w, h int, opts ...func(*Options)) Console {
 	o := Options{
 		Theme:   mustTheme(theme),
 		Backend: &fakeBackend{},

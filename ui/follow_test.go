@@ -104,7 +104,7 @@ func TestForceRefusedReadOnly(t *testing.T) {
 }
 
 // statusOf is the status bar of m's screen (above the footer).
-func statusOf(m Model) string { return statusLine(ansi.Strip(m.View())) }
+func statusOf(m Console) string { return statusLine(ansi.Strip(m.View())) }
 
 // TestStatusBarFromSnapshot: the status bar says the own waiter's place
 // and the node it watches as the queue drawn has them, not as the lock

@@ -238,7 +238,7 @@ func TestCheckFrameCatches(t *testing.T) {
 // is blank and, at 80x24 where two cells are left, only the panes'
 // borders remain.
 func TestDialogHidesPaneScraps(t *testing.T) {
-	var dialogs []Model
+	var dialogs []Console
 	for _, sc := range scenarios {
 		if m := sc.setup(newTest("dark", 80, 24)); m.dialog != nil {
 			dialogs = append(dialogs, m)

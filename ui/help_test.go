@@ -15,12 +15,12 @@ import (
 func TestHelpShowsEveryKey(t *testing.T) {
 	modes := []struct {
 		name string
-		make func(w, h int) Model
+		make func(w, h int) Console
 	}{
-		{"console", func(w, h int) Model { return newTest("dark", w, h) }},
-		{"demo", func(w, h int) Model { return newTest("dark", w, h, withDemo(&fakeDemo{})) }},
-		{"read-only", func(w, h int) Model { return newTest("dark", w, h, func(o *Options) { o.ReadOnly = true }) }},
-		{"sessions", func(w, h int) Model { m, _ := press(newTest("dark", w, h), "w"); return m }},
+		{"console", func(w, h int) Console { return newTest("dark", w, h) }},
+		{"demo", func(w, h int) Console { return newTest("dark", w, h, withDemo(&fakeDemo{})) }},
+		{"read-only", func(w, h int) Console { return newTest("dark", w, h, func(o *Options) { o.ReadOnly = true }) }},
+		{"sessions", func(w, h int) Console { m, _ := press(newTest("dark", w, h), "w"); return m }},
 	}
 	for _, md := range modes {
 		for _, sz := range [][2]int{{80, 24}, {100, 30}, {160, 48}} {
@@ -84,7 +84,7 @@ func TestHelpListsCopy(t *testing.T) {
 	m := newTest("dark", 80, 24)
 	s, _ := press(m, "w")
 	for _, tt := range []struct {
-		m    Model
+		m    Console
 		want string
 	}{{m, "copy path"}, {s, "copy session id"}} {
 		found := false
@@ -104,7 +104,7 @@ func TestHelpListsCopy(t *testing.T) {
 // the key that finds the stuck parents of a wide root, missing from
 // the only place that names it).
 func TestHelpListsEveryBinding(t *testing.T) {
-	for name, m := range map[string]Model{
+	for name, m := range map[string]Console{
 		"console": newTest("dark", 80, 24),
 		"demo":    newTest("dark", 80, 24, withDemo(&fakeDemo{})),
 	} {

@@ -6,7 +6,7 @@ import (
 )
 
 // KeyMap is every key of the console's main view. The root enables only the
-// bindings that apply at the moment (see Model.activeKeys), so the footer
+// bindings that apply at the moment (see Console.activeKeys), so the footer
 // shows what can be done now and a disabled key does nothing.
 type KeyMap struct {
 	Up, Down, PageUp, PageDown, Home, End key.Binding

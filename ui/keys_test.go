@@ -15,7 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-func visiblePaths(m Model) []string {
+func visiblePaths(m Console) []string {
 	var out []string
 	for _, i := range m.list.Visible {
 		out = append(out, m.list.Rows[i].Path)

@@ -158,7 +158,7 @@ func tableCheck(t *testing.T, where string, lines []string, x0, inner int, cols 
 // checkTables checks the lock list's and the queue's tables in m's frame
 // (see tableCheck), and that the border between them leaves no table cut
 // beside blank cells of the other.
-func checkTables(t *testing.T, where string, m Model, cuts map[string]bool) {
+func checkTables(t *testing.T, where string, m Console, cuts map[string]bool) {
 	t.Helper()
 	if m.view != viewMain || m.dialog != nil || m.list.FilterShown() {
 		return
@@ -211,7 +211,7 @@ func TestNoCutWithRoom(t *testing.T) {
 	}
 	defer func() { draw.CutSeen = nil }()
 	rng := rand.New(rand.NewSource(41))
-	check := func(name string, m Model, w, h int) {
+	check := func(name string, m Console, w, h int) {
 		m = step(m, sizeMsg(w, h))
 		clear(cuts)
 		where := fmt.Sprintf("%s at %dx%d", name, w, h)
@@ -249,7 +249,7 @@ func TestNoCutWithRoom(t *testing.T) {
 	}
 }
 
-func mapKeys(m map[string]Model) []string {
+func mapKeys(m map[string]Console) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -266,7 +266,7 @@ func TestBannerNamesWholeOrSaysMore(t *testing.T) {
 	for _, sz := range sizes {
 		m := step(newTest("dark", sz[0], sz[1]), updateMsg{model.Update{Snapshot: systemsFleet()}})
 		m = selectPath(m, "/solr/overseer_elect/election")
-		bans := m.queue.Banners(m.st, m.snap, m.queue.Width-2, m.queue.Height-2, m.now)
+		bans := queuepane.Banners(&m.queue, m.st, m.snap, m.queue.Width-2, m.queue.Height-2, m.now)
 		var text []string
 		for _, b := range bans {
 			text = append(text, strings.TrimSpace(b.Text))

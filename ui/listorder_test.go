@@ -43,7 +43,7 @@ func TestStuckFirstAndWaitingOnly(t *testing.T) {
 	)
 	m := newTest("mono", 160, 48, func(o *Options) { o.Paths = nil })
 	m = step(m, updateMsg{model.Update{Snapshot: snap}})
-	short := func(m Model) string {
+	short := func(m Console) string {
 		return strings.ReplaceAll(strings.Join(visiblePaths(m), " "), "/locks/e/", "")
 	}
 	if got, want := short(m), "deep-recent shallow-old held-long held-short empty"; got != want {
@@ -70,7 +70,7 @@ func TestStuckFirstAndWaitingOnly(t *testing.T) {
 	}
 }
 
-func viewText(m Model) string { return m.View() }
+func viewText(m Console) string { return m.View() }
 
 // TestListRowsKeptMatchFresh: over random snapshots of many parents
 // (queues changing, appearing, vanishing; configured paths the snapshot

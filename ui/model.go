@@ -51,13 +51,13 @@ const (
 	viewSessions                 // the sessions pane
 )
 
-// Model is the console: the only tea.Model of the package. It composes the
+// Console is the console: the only tea.Console of the package. It composes the
 // widgets (lock list, queue, sessions pane, event log, header, status bar,
 // dialogs), handles global keys and hands the rest to the focused widget:
 // each pane has its own Update and View.
-type Model struct {
+type Console struct {
 	opts     Options
-	st       *themes.Styles // shared, read-only: Styles is large and Model is copied on every Update
+	st       *themes.Styles // shared, read-only: Styles is large and Console is copied on every Update
 	keys     KeyMap
 	dkeys    dialogKeys
 	readOnly bool
@@ -107,7 +107,7 @@ type Model struct {
 
 // New builds the console. It does no I/O: the first frame is drawn from
 // Options alone, and snapshots arrive through Options.Updates.
-func New(opts Options) Model {
+func New(opts Options) Console {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -117,7 +117,7 @@ func New(opts Options) Model {
 		}
 	}
 	st := opts.Theme.Styles()
-	m := Model{
+	m := Console{
 		opts:      opts,
 		st:        &st,
 		dkeys:     newDialogKeys(),
@@ -148,7 +148,7 @@ func New(opts Options) Model {
 // resetKeys enables the keys the options allow: no actions without a
 // Backend (read-only, or not connected yet), no presenter's keys outside
 // the demo, no recording key without a recorder.
-func (m *Model) resetKeys() {
+func (m *Console) resetKeys() {
 	m.readOnly = m.opts.ReadOnly || m.opts.Backend == nil
 	m.keys = DefaultKeyMap()
 	if m.readOnly {
@@ -164,14 +164,14 @@ func (m *Model) resetKeys() {
 
 // Init starts the clock and the pumps that bring the connection, the
 // snapshots and the operator's own lock states in as messages.
-func (m Model) Init() tea.Cmd {
+func (m Console) Init() tea.Cmd {
 	return tea.Batch(tick(m.opts.Now), waitConnected(m.opts.Connect), waitUpdate(m.opts.Updates), waitOwn(m.opts.Own))
 }
 
 // Update handles one message: size, clock, pumped data and the outcomes
 // of commands are the root's; mouse and keys go to the widget they are
 // for.
-func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m Console) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -182,7 +182,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.syncQueue()
 		}
 		m.readReplay()
-		m.followDialog()
+		followDialog(&m)
 		return m, tick(m.opts.Now)
 	case connectedMsg:
 		return m, m.applyConnected(msg.Connected)
@@ -203,7 +203,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case replayMsg:
 		// The clock jumps with a step; the status bar says where it stands.
 		m.now, m.replay = msg.state.At, msg.state
-		m.followDialog()
+		followDialog(&m)
 	case recordMsg:
 		m.recording, m.notice = msg.outcome(m.recording)
 	case copiedMsg:
@@ -230,7 +230,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // key handles global keys, then hands the rest to the widget that has the
 // keyboard: an open dialog, the filter, the sessions pane, the focused
 // pane.
-func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m Console) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := m.activeKeys()
 	switch {
 	case key.Matches(msg, k.Abort):
@@ -319,7 +319,7 @@ func isNav(msg tea.KeyMsg, k KeyMap) bool {
 // goes to the focused pane; a left click focuses the pane under the
 // pointer and goes to it, with Y from the pane's top. Open dialogs and
 // the filter keep the keyboard's focus: clicks are ignored then.
-func (m Model) mouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
+func (m Console) mouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
 	if m.dialog != nil || msg.Action != tea.MouseActionPress || m.width < minWidth || m.height < minHeight {
 		return m, nil
 	}
@@ -351,7 +351,7 @@ func (m Model) mouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
 
 // toList hands msg to the lock list, then shows the queue of the lock it
 // selects.
-func (m Model) toList(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m Console) toList(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.layoutPanes()
 	var cmd tea.Cmd
 	m.list, cmd = m.list.Update(msg)
@@ -361,7 +361,7 @@ func (m Model) toList(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // toFocused hands msg (a key that moves, the wheel, a click) to the
 // focused pane: the sessions pane while it is shown.
-func (m Model) toFocused(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m Console) toFocused(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.layoutPanes()
 	var cmd tea.Cmd
 	switch {
@@ -380,7 +380,7 @@ func (m Model) toFocused(msg tea.Msg) (tea.Model, tea.Cmd) {
 // modeKeys are the keys of the console's mode: what activeKeys would
 // enable with something selected, so that help lists every key the mode
 // has, not only what applies to the row under the cursor.
-func (m *Model) modeKeys() KeyMap {
+func (m *Console) modeKeys() KeyMap {
 	k := m.keys
 	if m.view != viewMain {
 		m.sessionKeys(&k)
@@ -398,7 +398,7 @@ func (m *Model) modeKeys() KeyMap {
 
 // activeKeys is the key map with only the keys that apply now enabled, for
 // both matching and the footer.
-func (m *Model) activeKeys() KeyMap {
+func (m *Console) activeKeys() KeyMap {
 	k := m.keys
 	row := m.list.Current()
 	node := m.queue.Node()
@@ -440,7 +440,7 @@ func (m *Model) activeKeys() KeyMap {
 }
 
 // markKeys lets esc clear the mark while no filter takes it.
-func (m *Model) markKeys(k *KeyMap) {
+func (m *Console) markKeys(k *KeyMap) {
 	if m.mark != 0 && m.list.Filter.Value() == "" {
 		k.Clear.SetEnabled(true)
 		k.Clear.SetHelp("esc", "clear mark")
@@ -452,7 +452,7 @@ func (m *Model) markKeys(k *KeyMap) {
 // selected lock's path. raw is the text as ZooKeeper has it (it goes to
 // the clipboard, base64-encoded); shown is its sanitized name for the
 // status bar. ok is false when nothing is selected.
-func (m *Model) copyTarget() (raw, shown string, ok bool) {
+func (m *Console) copyTarget() (raw, shown string, ok bool) {
 	if m.view == viewSessions {
 		return m.sessions.CopyTarget()
 	}
@@ -468,7 +468,7 @@ func (m *Model) copyTarget() (raw, shown string, ok bool) {
 }
 
 // applyUpdate takes in a snapshot and its events.
-func (m *Model) applyUpdate(u model.Update) {
+func (m *Console) applyUpdate(u model.Update) {
 	before := m.snap
 	if u.Snapshot != nil {
 		m.snap, m.zxid = u.Snapshot, header.NewestCzxid(u.Snapshot)
@@ -490,14 +490,14 @@ func (m *Model) applyUpdate(u model.Update) {
 		m.log.Add(eventlog.Entry{At: m.now, Kind: eventlog.Failed, Text: fmt.Sprintf("%d events dropped: the console fell behind", u.Dropped)})
 	}
 	m.narration.Follow(u.Changes, before, m.snap, m.list.Selected)
-	m.followDialog()
+	followDialog(m)
 	m.rebuild()
 }
 
 // applyConnected takes in the outcome of opening the session: the live
 // feeds, whose pumps it starts, or the error, which ends the console (the
 // caller reports it once the terminal is restored).
-func (m *Model) applyConnected(c Connected) tea.Cmd {
+func (m *Console) applyConnected(c Connected) tea.Cmd {
 	m.dial = nil
 	if c.Err != nil {
 		return tea.Quit
@@ -511,7 +511,7 @@ func (m *Model) applyConnected(c Connected) tea.Cmd {
 // readReplay takes in where the replay stands now: a playing replay
 // moves with no key pressed, so the console reads it on every tick and
 // update, as it reads the clock.
-func (m *Model) readReplay() {
+func (m *Console) readReplay() {
 	if m.opts.Replay != nil {
 		m.replay = m.opts.Replay.State()
 	}
@@ -520,7 +520,7 @@ func (m *Model) readReplay() {
 // rebuild recomputes everything derived from the snapshot and own locks:
 // the list, the queue shown, the sessions pane (while shown), the mark
 // and the locks of a cross-lock deadlock.
-func (m *Model) rebuild() {
+func (m *Console) rebuild() {
 	m.ownSeen = m.own.seenIn(m.snap)
 	m.list.Rebuild(m.snap, m.opts.Paths, m.own.lost())
 	m.syncQueue()
@@ -532,7 +532,7 @@ func (m *Model) rebuild() {
 }
 
 // syncQueue shows the queue of the lock selected in the list.
-func (m *Model) syncQueue() {
+func (m *Console) syncQueue() {
 	path := m.list.Selected
 	var own *queuepane.Own
 	if o, ok := m.own[path]; ok {
@@ -544,7 +544,7 @@ func (m *Model) syncQueue() {
 }
 
 // fixScroll keeps both cursors on screen after a change of size or data.
-func (m *Model) fixScroll() {
+func (m *Console) fixScroll() {
 	m.layoutPanes()
 	m.list.KeepInView()
 	m.queue.KeepInView()
@@ -556,7 +556,7 @@ type frame struct {
 	bodyH, logH   int
 }
 
-func (m *Model) frame() frame {
+func (m *Console) frame() frame {
 	logH := 5
 	switch {
 	case m.height >= 40:
@@ -576,7 +576,7 @@ func (m *Model) frame() frame {
 // splitWidth moves the border between the lock list (listW wide) and the
 // queue so that a table cut short gets the cells the other leaves blank
 // (the queue's first); the list grows to at most half the screen.
-func (m *Model) splitWidth(listW, bodyH int) int {
+func (m *Console) splitWidth(listW, bodyH int) int {
 	for range 3 {
 		// A few steps: cells given to a table can bring back one of its
 		// columns, which takes them from the column they were for.
@@ -590,7 +590,7 @@ func (m *Model) splitWidth(listW, bodyH int) int {
 }
 
 // splitStep is one step of splitWidth.
-func (m *Model) splitStep(listW, bodyH int) int {
+func (m *Console) splitStep(listW, bodyH int) int {
 	queueW := m.width - listW
 	listSpare, listShort := m.list.Slack(m.st, listW-2, bodyH-2, m.now)
 	queueSpare, queueShort := m.queue.Slack(m.st, m.snap, queueW-2, bodyH-2, m.now)
@@ -604,7 +604,7 @@ func (m *Model) splitStep(listW, bodyH int) int {
 }
 
 // bannerLines is how many lines the deadlock banner takes now.
-func (m *Model) bannerLines() int {
+func (m *Console) bannerLines() int {
 	if m.snap == nil || len(m.snap.Deadlocks) == 0 || m.view != viewMain {
 		return 0
 	}
@@ -614,7 +614,7 @@ func (m *Model) bannerLines() int {
 // layoutPanes gives every pane what its Update and View read: its size
 // in the frame, the styles, its border (focused, or stale when the data
 // is), the clock and the keys.
-func (m *Model) layoutPanes() frame {
+func (m *Console) layoutPanes() frame {
 	fr := m.frame()
 	stale := m.snap != nil && m.snap.Stale
 	at := func(f focusArea, w, h int) draw.Pane {
@@ -640,7 +640,7 @@ func (m *Model) layoutPanes() frame {
 
 // View draws the whole screen: exactly width x height cells, no clock
 // read, no I/O.
-func (m Model) View() string {
+func (m Console) View() string {
 	w, h := m.width, m.height
 	if w <= 0 || h <= 0 {
 		return ""
@@ -677,11 +677,11 @@ func (m Model) View() string {
 }
 
 // OwnLocks lists the operator's locks the console knows of, by path.
-func (m Model) OwnLocks() []OwnLock { return m.own.sorted() }
+func (m Console) OwnLocks() []OwnLock { return m.own.sorted() }
 
 // sessionKeys sets the keys of the console while the sessions pane is shown: no
 // action on locks, enter marks, f force-releases a session, esc goes back.
-func (m *Model) sessionKeys(k *KeyMap) {
+func (m *Console) sessionKeys(k *KeyMap) {
 	p, readOnly := &m.sessions, m.readOnly
 	for _, b := range []*key.Binding{&k.Take, &k.Release, &k.Revoke, &k.Focus, &k.Filter, &k.Sort,
 		&k.Pause, &k.Step, &k.Kill, &k.Split} {

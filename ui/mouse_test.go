@@ -8,11 +8,12 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/zklock/zklock/ui/draw"
+	"github.com/zklock/zklock/ui/queuepane"
 )
 
 // cellOf finds text on the screen, in columns [from, to) of its line:
 // the cell a person would click. It fails the test when text is not there.
-func cellOf(t *testing.T, m Model, text string, from, to int) (x, y int) {
+func cellOf(t *testing.T, m Console, text string, from, to int) (x, y int) {
 	t.Helper()
 	for y, l := range strings.Split(ansi.Strip(m.View()), "\n") {
 		r := []rune(l)
@@ -25,11 +26,11 @@ func cellOf(t *testing.T, m Model, text string, from, to int) (x, y int) {
 	return 0, 0
 }
 
-func click(m Model, x, y int) Model {
+func click(m Console, x, y int) Console {
 	return step(m, tea.MouseMsg{X: x, Y: y, Action: tea.MouseActionPress, Button: tea.MouseButtonLeft})
 }
 
-func wheel(m Model, b tea.MouseButton) Model {
+func wheel(m Console, b tea.MouseButton) Console {
 	return step(m, tea.MouseMsg{X: 100, Y: 10, Action: tea.MouseActionPress, Button: b})
 }
 
@@ -79,7 +80,7 @@ func TestClickSelectsNode(t *testing.T) {
 // lands on the node drawn there.
 func TestClickNodeUnderBanners(t *testing.T) {
 	m := selectPath(newTest("dark", 160, 48), "/locks/inventory")
-	if len(m.queue.Banners(m.st, m.snap, m.frame().queueW-2, m.frame().bodyH-2, m.now)) == 0 {
+	if len(queuepane.Banners(&m.queue, m.st, m.snap, m.frame().queueW-2, m.frame().bodyH-2, m.now)) == 0 {
 		t.Fatal("the fixture has no banner over /locks/inventory")
 	}
 	for _, seq := range []int32{22, 21} {

@@ -18,8 +18,8 @@ import (
 
 // propertyModels are every golden's model, a semaphore selected and a
 // replay: what TestViewProperties draws at random sizes.
-func propertyModels(t *testing.T) map[string]Model {
-	out := map[string]Model{}
+func propertyModels(t *testing.T) map[string]Console {
+	out := map[string]Console{}
 	for _, sc := range scenarios {
 		out[sc.name] = sc.setup(newTest("mono", 80, 24))
 	}
@@ -129,7 +129,7 @@ func checkSentences(t *testing.T, where, view string) {
 
 // checkEssentials: the selected lock's name, a semaphore's N/L and the
 // holder's role are on screen.
-func checkEssentials(t *testing.T, where string, m Model, view string) {
+func checkEssentials(t *testing.T, where string, m Console, view string) {
 	t.Helper()
 	sel := m.list.Selected
 	if sel == "" {

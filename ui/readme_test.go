@@ -105,7 +105,7 @@ func demoFleet() (*model.Snapshot, []model.Change) {
 
 // readmeScreenshot is the console README.md shows: the demo's layout at
 // 118x30, the billing mutex selected, the narration on.
-func readmeScreenshot(theme string) Model {
+func readmeScreenshot(theme string) Console {
 	snap, changes := demoFleet()
 	var paths []string
 	for _, q := range snap.Queues.All() {

@@ -35,16 +35,16 @@ func realFleet(t *testing.T) *model.Snapshot {
 // realScenarios are the real queues as an on-call engineer meets them.
 var realScenarios = []struct {
 	name, path string
-	setup      func(Model, *model.Snapshot) Model
+	setup      func(Console, *model.Snapshot) Console
 }{
 	{"curator-mutex", "/locks/billing", nil},
-	{"kazoo-rw", "/locks/orders", func(m Model, _ *model.Snapshot) Model {
+	{"kazoo-rw", "/locks/orders", func(m Console, _ *model.Snapshot) Console {
 		m, _ = press(m, "tab", "down", "down")
 		return m
 	}},
 	{"split-holders", "/locks/ledger", nil},
 	{"deadlock", "/locks/inventory", nil},
-	{"own-waiting", "/locks/reports", func(m Model, s *model.Snapshot) Model {
+	{"own-waiting", "/locks/reports", func(m Console, s *model.Snapshot) Console {
 		q := s.Queue("/locks/reports")
 		return step(m, ownMsg{[]OwnLock{{Path: q.Path, Node: q.Nodes.At(1).Name, State: OwnQueued,
 			Position: 2, Watching: q.Nodes.At(0).Name, Since: q.Nodes.At(1).Since()}}})
@@ -64,7 +64,7 @@ func TestRealGolden(t *testing.T) {
 		for _, sz := range sizes {
 			name := fmt.Sprintf("real-%s-%dx%d", sc.name, sz[0], sz[1])
 			t.Run(name, func(t *testing.T) {
-				layoutGolden(t, name, sz[0], sz[1], func(theme string) Model {
+				layoutGolden(t, name, sz[0], sz[1], func(theme string) Console {
 					m := New(Options{Theme: mustTheme(theme), Backend: &fakeBackend{}, Paths: paths, Now: func() time.Time { return snap.At }})
 					m = step(m, sizeMsg(sz[0], sz[1]))
 					m = step(m, updateMsg{model.Update{Snapshot: snap}})

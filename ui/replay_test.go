@@ -60,7 +60,7 @@ func TestReplayKeys(t *testing.T) {
 	}
 	apply := func(keys ...string) {
 		t.Helper()
-		var cmd Model
+		var cmd Console
 		for _, k := range keys {
 			next, c := press(m, k)
 			cmd = next
@@ -72,7 +72,7 @@ func TestReplayKeys(t *testing.T) {
 	}
 	apply(" ", ".", "+")
 	if next, c := m.Update(keyMsgNamed("left")); c != nil {
-		m = next.(Model)
+		m = next.(Console)
 		for _, msg := range runCmd(c) {
 			m = step(m, msg)
 		}
@@ -96,7 +96,7 @@ func TestReplayKeys(t *testing.T) {
 		m, _ = press(m, string(r))
 	}
 	next, c := m.Update(keyMsg("enter"))
-	m = next.(Model)
+	m = next.(Console)
 	for _, msg := range runCmd(c) {
 		m = step(m, msg)
 	}

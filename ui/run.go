@@ -33,7 +33,7 @@ func Run(ctx context.Context, opts Options, progOpts ...tea.ProgramOption) error
 	if runErr != nil {
 		runErr = fmt.Errorf("ui: %w", runErr)
 	}
-	fm, ok := final.(Model)
+	fm, ok := final.(Console)
 	if !ok {
 		return runErr
 	}

@@ -111,7 +111,7 @@ func BenchmarkUpdate100k(b *testing.B) {
 
 // feedWindow hands m the window's snapshots one per iteration (drawing
 // each frame when draw), timing each, and returns the model after them.
-func feedWindow(b *testing.B, m Model, win *queueWindow, draw bool) Model {
+func feedWindow(b *testing.B, m Console, win *queueWindow, draw bool) Console {
 	var w worstFrame
 	b.ReportAllocs()
 	s := 0
@@ -136,7 +136,7 @@ func feedWindow(b *testing.B, m Model, win *queueWindow, draw bool) Model {
 func BenchmarkKeys100k(b *testing.B) {
 	trueColor(b)
 	base := bigModel(b, incidentNodes)
-	frame := func(m Model, keys ...string) Model {
+	frame := func(m Console, keys ...string) Console {
 		m, _ = press(m, keys...)
 		_ = m.View()
 		return m
@@ -333,7 +333,7 @@ func TestNodeIndex(t *testing.T) {
 
 // keyFrames times, from base, each key of keys pressed in turn and the
 // frame after it (worstFrame: the slowest reported too).
-func keyFrames(base Model, keys ...string) func(b *testing.B) {
+func keyFrames(base Console, keys ...string) func(b *testing.B) {
 	return func(b *testing.B) {
 		m := base
 		var w worstFrame
@@ -352,7 +352,7 @@ func keyFrames(base Model, keys ...string) func(b *testing.B) {
 }
 
 // viewFrames times drawing base.
-func viewFrames(base Model) func(b *testing.B) {
+func viewFrames(base Console) func(b *testing.B) {
 	return func(b *testing.B) {
 		var w worstFrame
 		b.ReportAllocs()

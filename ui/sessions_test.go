@@ -46,12 +46,12 @@ func deadlockFleet() *model.Snapshot {
 	return s
 }
 
-func withDeadlock(m Model) Model {
+func withDeadlock(m Console) Console {
 	return step(m, updateMsg{model.Update{Snapshot: deadlockFleet()}})
 }
 
 // selectSession puts the pane's cursor on session id.
-func selectSession(t *testing.T, m Model, id int64) Model {
+func selectSession(t *testing.T, m Console, id int64) Console {
 	t.Helper()
 	for i := range m.sessions.Count() {
 		if s := m.sessions.Sessions; i >= len(s.Deadlocks) && s.List[i-len(s.Deadlocks)].Session == id {
@@ -66,28 +66,28 @@ func selectSession(t *testing.T, m Model, id int64) Model {
 
 var sessionScenarios = []struct {
 	name  string
-	setup func(*testing.T, Model) Model
+	setup func(*testing.T, Console) Console
 }{
 	// The main view says a cross-lock deadlock exists.
-	{"sessions-banner", func(_ *testing.T, m Model) Model { return selectPath(withDeadlock(m), "/locks/pay-a") }},
+	{"sessions-banner", func(_ *testing.T, m Console) Console { return selectPath(withDeadlock(m), "/locks/pay-a") }},
 	// The pane, its first row (the deadlock) spelled out below.
-	{"sessions-deadlock", func(_ *testing.T, m Model) Model {
+	{"sessions-deadlock", func(_ *testing.T, m Console) Console {
 		m, _ = press(withDeadlock(m), "w")
 		return m
 	}},
 	// The root blocker selected.
-	{"sessions-root-blocker", func(_ *testing.T, m Model) Model {
+	{"sessions-root-blocker", func(_ *testing.T, m Console) Console {
 		m, _ = press(withDeadlock(m), "w", "down")
 		return m
 	}},
 	// A session marked in every queue, back in the main view.
-	{"sessions-marked", func(t *testing.T, m Model) Model {
+	{"sessions-marked", func(t *testing.T, m Console) Console {
 		m, _ = press(withDeadlock(m), "w")
 		m = selectSession(t, m, payOne)
 		m, _ = press(m, "enter")
 		return m
 	}},
-	{"sessions-force-dialog", func(t *testing.T, m Model) Model {
+	{"sessions-force-dialog", func(t *testing.T, m Console) Console {
 		m, _ = press(withDeadlock(m), "w")
 		m = selectSession(t, m, payOne)
 		m, _ = press(m, "f", "00")
@@ -102,7 +102,7 @@ func TestSessionsGolden(t *testing.T) {
 		for _, sz := range sizes {
 			name := fmt.Sprintf("%s-%dx%d", sc.name, sz[0], sz[1])
 			t.Run(name, func(t *testing.T) {
-				layoutGolden(t, name, sz[0], sz[1], func(theme string) Model { return sc.setup(t, newTest(theme, sz[0], sz[1])) })
+				layoutGolden(t, name, sz[0], sz[1], func(theme string) Console { return sc.setup(t, newTest(theme, sz[0], sz[1])) })
 			})
 		}
 	}

@@ -192,7 +192,7 @@ func moved(before, after []string) bool {
 
 // checkStatus: the status bar says where the operator's node stands as
 // snap has it.
-func checkStatus(t *testing.T, m Model, snap *model.Snapshot, v string, where func() string) {
+func checkStatus(t *testing.T, m Console, snap *model.Snapshot, v string, where func() string) {
 	t.Helper()
 	status := statusLine(v)
 	for p, o := range m.own {
@@ -218,7 +218,7 @@ func checkStatus(t *testing.T, m Model, snap *model.Snapshot, v string, where fu
 
 // checkDialog: an open force dialog or details popup says of its node
 // what snap says: there (its role, its age by the clock) or gone.
-func checkDialog(t *testing.T, m Model, snap *model.Snapshot, v string, where func() string) {
+func checkDialog(t *testing.T, m Console, snap *model.Snapshot, v string, where func() string) {
 	t.Helper()
 	var path string
 	var was model.Node

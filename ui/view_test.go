@@ -17,9 +17,9 @@ import (
 	"github.com/zklock/zklock/themes"
 )
 
-func step(m Model, msg tea.Msg) Model {
+func step(m Console, msg tea.Msg) Console {
 	next, _ := m.Update(msg)
-	return next.(Model)
+	return next.(Console)
 }
 
 func sizeMsg(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
@@ -53,24 +53,24 @@ var namedKeys = map[string]bool{"tab": true, "enter": true, "esc": true, "down":
 
 // press sends keys one by one, each rune string as typed; it returns the
 // model and the last command.
-func press(m Model, keys ...string) (Model, tea.Cmd) {
+func press(m Console, keys ...string) (Console, tea.Cmd) {
 	var cmd tea.Cmd
 	for _, k := range keys {
 		var next tea.Model
 		if len(k) > 1 && !namedKeys[k] {
 			for _, r := range k {
 				next, cmd = m.Update(keyMsg(string(r)))
-				m = next.(Model)
+				m = next.(Console)
 			}
 			continue
 		}
 		next, cmd = m.Update(keyMsg(k))
-		m = next.(Model)
+		m = next.(Console)
 	}
 	return m, cmd
 }
 
-func selectPath(m Model, path string) Model {
+func selectPath(m Console, path string) Console {
 	m.list.Selected = path
 	m.list.Refresh()
 	m.syncQueue()
@@ -80,53 +80,53 @@ func selectPath(m Model, path string) Model {
 // scenarios are the screens an on-call engineer meets, as golden files.
 var scenarios = []struct {
 	name  string
-	setup func(Model) Model
+	setup func(Console) Console
 }{
-	{"curator-mutex", func(m Model) Model {
+	{"curator-mutex", func(m Console) Console {
 		m = step(m, ownMsg{[]OwnLock{{Path: "/locks/job-a", Node: curatorName("c9d8e7f6-a5b4-4c3d-8e2f-1a0b9c8d7e6f", 44),
 			State: OwnQueued, Position: 4, Watching: curatorName("0b5c8d2e-1f3a-4b6c-9d8e-7f6a5b4c3d2e", 43), Since: ago(9 * time.Second)}}})
 		return selectPath(m, "/locks/job-a")
 	}},
-	{"kazoo-rw", func(m Model) Model {
+	{"kazoo-rw", func(m Console) Console {
 		m = step(m, ownMsg{[]OwnLock{{Path: "/locks/orders", Node: kazooName("0f1e2d3c4b5a69788796a5b4c3d2e1f0", "rlock", 8),
 			State: OwnHolding, Since: ago(4*time.Minute + 2*time.Second)}}})
 		m = selectPath(m, "/locks/orders")
 		m, _ = press(m, "tab")
 		return m
 	}},
-	{"split-holders", func(m Model) Model { return selectPath(m, "/locks/shared-ledger") }},
-	{"deadlock", func(m Model) Model {
+	{"split-holders", func(m Console) Console { return selectPath(m, "/locks/shared-ledger") }},
+	{"deadlock", func(m Console) Console {
 		m = selectPath(m, "/locks/inventory")
 		m, _ = press(m, "tab", "down")
 		return m
 	}},
-	{"absent", func(m Model) Model { return selectPath(m, "/locks/nope") }},
-	{"stale", func(m Model) Model {
+	{"absent", func(m Console) Console { return selectPath(m, "/locks/nope") }},
+	{"stale", func(m Console) Console {
 		s := *fleet()
 		s.Conn.State, s.Conn.Since, s.Stale = model.StateDisconnected, ago(14*time.Second), true
 		m = step(m, updateMsg{model.Update{Snapshot: &s, Changes: []model.Change{{At: ago(14 * time.Second), Kind: model.ChangeConn, Said: "disconnected from zk1.prod:2181"}}}})
 		m = step(m, ownMsg{[]OwnLock{{Path: "/locks/job-a", Node: curatorName("3f2a1b9c-5d4e-4f60-8a7b-1c2d3e4f5a6b", 41), State: OwnLost, Since: ago(time.Minute), Err: "session expired"}}})
 		return selectPath(m, "/locks/job-a")
 	}},
-	{"force-dialog", func(m Model) Model {
+	{"force-dialog", func(m Console) Console {
 		m = selectPath(m, "/locks/job-a")
 		m, _ = press(m, "tab", "f", "4")
 		return m
 	}},
-	{"narration-filter", func(m Model) Model {
+	{"narration-filter", func(m Console) Console {
 		m, _ = press(m, "n", "/", "ord")
 		return m
 	}},
-	{"help", func(m Model) Model {
+	{"help", func(m Console) Console {
 		m, _ = press(m, "?")
 		return m
 	}},
-	{"help-demo", func(m Model) Model {
+	{"help-demo", func(m Console) Console {
 		m = newTest(m.opts.Theme.Name, m.width, m.height, withDemo(&fakeDemo{}))
 		m, _ = press(m, "?")
 		return m
 	}},
-	{"demo-paused", func(m Model) Model {
+	{"demo-paused", func(m Console) Console {
 		// The demo's console: presenter's keys, narration on, paused.
 		m = newTest(m.opts.Theme.Name, m.width, m.height, withDemo(&fakeDemo{}))
 		m = selectPath(m, "/locks/job-a")
@@ -141,7 +141,7 @@ func TestGolden(t *testing.T) {
 		for _, sz := range sizes {
 			name := fmt.Sprintf("%s-%dx%d", sc.name, sz[0], sz[1])
 			t.Run(name, func(t *testing.T) {
-				layoutGolden(t, name, sz[0], sz[1], func(theme string) Model { return sc.setup(newTest(theme, sz[0], sz[1])) })
+				layoutGolden(t, name, sz[0], sz[1], func(theme string) Console { return sc.setup(newTest(theme, sz[0], sz[1])) })
 			})
 		}
 	}
@@ -150,7 +150,7 @@ func TestGolden(t *testing.T) {
 // layoutGolden compares the layout drawn by make in each theme (colour
 // stripped) with the golden name: one golden a layout, as every theme
 // draws the same cells; colours are TestThemeColours' to check.
-func layoutGolden(t *testing.T, name string, w, h int, make func(theme string) Model) {
+func layoutGolden(t *testing.T, name string, w, h int, make func(theme string) Console) {
 	t.Helper()
 	want := ansi.Strip(make(themes.Default).View())
 	checkFrame(t, want, w, h)

@@ -47,7 +47,7 @@ func wideSnapshot(parents int) *model.Snapshot {
 
 // wideModel is the console on wideSnapshot(parents) at 160x48, the lock
 // list focused.
-func wideModel(b testing.TB, parents int) (Model, *model.Snapshot) {
+func wideModel(b testing.TB, parents int) (Console, *model.Snapshot) {
 	snap := wideSnapshot(parents)
 	m := newTest("dark", 160, 48)
 	m = step(m, updateMsg{model.Update{Snapshot: snap}})

@@ -14,7 +14,7 @@ import (
 // log, sessions pane) before it hands one a message or draws it: the
 // styles, the border (focus and staleness are the root's to judge), the
 // outer size in cells, the clock and the focus. A pane's Update and View
-// read it; only the root writes it (Model.layoutPanes).
+// read it; only the root writes it (Console.layoutPanes).
 type Pane struct {
 	St            *themes.Styles
 	Border        lipgloss.Style

@@ -134,7 +134,7 @@ func Paint(b *strings.Builder, st lipgloss.Style, text string) {
 
 // paintCache holds the sequences of each painted style by paintKey. It
 // holds escape sequences, not styles (those stay in themes.Styles), and
-// is shared by every Model: a console shows a few dozen styles, so it
+// is shared by every Console: a console shows a few dozen styles, so it
 // stays small.
 var paintCache sync.Map
 

@@ -96,7 +96,7 @@ func (l *List) order(s SortMode) []int {
 	if o := l.orders[s]; o != nil {
 		return o
 	}
-	// A fresh slice: an earlier Model value may share the old one.
+	// A fresh slice: an earlier Console value may share the old one.
 	order := make([]int, len(l.Rows))
 	if s == SortName {
 		for i := range order {

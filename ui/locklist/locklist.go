@@ -170,7 +170,7 @@ func (l *List) Rebuild(snap *model.Snapshot, paths []string, own map[string]bool
 	// A row whose queue is the same in this snapshot as in the one it was
 	// built from (its q) is kept.
 	prev := l.Rows
-	// Fresh slices, not l.rows[:0]: an earlier Model value may still share
+	// Fresh slices, not l.rows[:0]: an earlier Console value may still share
 	// the old ones.
 	rows := make([]Row, 0, queues.Len()+len(paths))
 	pending := pendingRows(snap, paths)

@@ -22,7 +22,7 @@ func loud(code string) bool {
 // Banners are the lines above the column header: stale data, the own lock
 // lost, and every warning, wrapped to the pane's width w. Loud warnings
 // also get their explanation when the pane is tall enough.
-func (p *Pane) Banners(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time) []bannerLine {
+func Banners(p *Pane, st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time) []bannerLine {
 	var out []bannerLine
 	add := func(style lipgloss.Style, first, text string, maxLines int) {
 		for i, l := range WrapAtMost(text, max(w-3, 8), maxLines) {
@@ -51,7 +51,7 @@ func (p *Pane) Banners(st *themes.Styles, snap *model.Snapshot, w, h int, now ti
 		return out
 	}
 	for _, wn := range p.q.Warnings() {
-		title, explain := p.describe(wn)
+		title, explain := describe(p, wn)
 		msg := eventlog.NodeRefs(draw.Clean(wn.Message, 0))
 		if msg == "" {
 			msg = explain
@@ -99,7 +99,7 @@ type bannerLine struct {
 }
 
 // describe names a warning and the nodes it concerns, by sequence number.
-func (p *Pane) describe(w model.Warning) (title, explain string) {
+func describe(p *Pane, w model.Warning) (title, explain string) {
 	refs := make([]string, 0, len(w.Nodes))
 	for i, name := range w.Nodes {
 		if i == 8 {

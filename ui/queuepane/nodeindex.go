@@ -14,7 +14,7 @@ import (
 // in the name, which queues are ordered by. Only names without a
 // sequence, or a queue out of order, build the map. What a lookup needs
 // is worked out on the first lookup that needs it, once per snapshot;
-// the index is shared by the copies of a Model (View has a value
+// the index is shared by the copies of a Console (View has a value
 // receiver), so each is built through a sync.Once.
 type NodeIndex struct {
 	Nodes model.Nodes

@@ -71,7 +71,7 @@ func (p Pane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 			p.Move(d, rows)
 		}
 	case tea.MouseMsg:
-		head := len(p.Banners(p.St, p.Snap, p.Width-2, p.Height-2, p.Now)) + 1 // banners, column header
+		head := len(Banners(&p, p.St, p.Snap, p.Width-2, p.Height-2, p.Now)) + 1 // banners, column header
 		if d, ok := draw.WheelDelta(msg); ok {
 			p.Move(d, rows)
 		} else if i, ok := p.nodeAt(msg.Y-1-head, rows); ok && draw.LeftClick(msg) {
@@ -304,7 +304,7 @@ func (p *Pane) refOf(name string, i int, ok bool) string {
 // RowsFor is the number of lines left for node rows in a pane of inner
 // height h once banners, the column header and the "other" line are drawn.
 func (p *Pane) RowsFor(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time) int {
-	used := len(p.Banners(st, snap, w, h, now)) + 1
+	used := len(Banners(p, st, snap, w, h, now)) + 1
 	if p.q != nil && len(p.q.Other()) > 0 {
 		used++
 	}
@@ -315,7 +315,7 @@ func (p *Pane) RowsFor(st *themes.Styles, snap *model.Snapshot, w, h int, now ti
 func (p *Pane) body(st *themes.Styles, snap *model.Snapshot, w, h int, now time.Time, focused bool) (title, foot string, lines []string) {
 	title = p.title(st, w-4) // as much as the border leaves a label (edge)
 	lines = make([]string, 0, h)
-	bans := p.Banners(st, snap, w, h, now)
+	bans := Banners(p, st, snap, w, h, now)
 	for _, b := range bans {
 		lines = append(lines, b.style.Render(draw.Fit(draw.Clean(b.Text, w), w)))
 	}
