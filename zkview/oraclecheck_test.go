@@ -267,9 +267,13 @@ func checkEventOrder(evs []model.Change) []string {
 func checkWatcherEvents(prev, next *model.Snapshot, evs []model.Change) []string {
 	var out []string
 	count := map[string]int{} // semaphore path -> holders so far
+	holding := map[string]bool{} // path and lease name -> holds so far
 	for _, q := range prev.Queues.All() {
 		if q.Type == model.TypeSemaphore && q.State == model.PathPresent {
 			count[q.Path], _ = q.LeaseCounts()
+			for _, n := range q.Nodes.All() {
+				holding[q.Path+"\x00"+n.Name] = n.Lease && n.Role == ordering.RoleHolder
+			}
 		}
 	}
 	for _, e := range evs {
@@ -295,6 +299,10 @@ func checkWatcherEvents(prev, next *model.Snapshot, evs []model.Change) []string
 			h--
 		case e.Kind == model.ChangeAcquired:
 			h++
+			holding[e.Path+"\x00"+n.Name] = true
+		case e.Kind == model.ChangeJoined && holding[e.Path+"\x00"+n.Name]:
+			h-- // a lease seen holding, told waiting (the limit showed later)
+			holding[e.Path+"\x00"+n.Name] = false
 		case e.Kind != model.ChangeJoined && e.Kind != model.ChangeGaveUp:
 			continue
 		}

@@ -455,6 +455,13 @@ func SemaphoreChanges(old *model.Queue, cur model.Queue, at time.Time) []model.C
 		case n.Role == ordering.RoleWaiting && !existed:
 			c.Kind, c.Holders = model.ChangeJoined, held
 			cs = append(cs, c)
+		case n.Role == ordering.RoleWaiting && prev.Role == ordering.RoleHolder:
+			// Seen holding by one listing, waiting once the other showed
+			// it beyond the limit (Curator's admitted contender's lease,
+			// pendingLease): told as waiting, one holder fewer.
+			held--
+			c.Kind, c.Holders = model.ChangeJoined, held
+			cs = append(cs, c)
 		}
 	}
 	return cs

@@ -347,4 +347,20 @@ func TestSemaphoreChanges(t *testing.T) {
 	if want := []string{"released 2/3", "acquired 3/3"}; !slices.Equal(texts, want) {
 		t.Errorf("a return and a take in one build: %q, want %q", texts, want)
 	}
+	// A lease one build saw holding and the next saw waiting (Curator's
+	// admitted lease, once the other listing showed it beyond the limit)
+	// is told waiting, one holder fewer: the events end where the
+	// snapshot does.
+	held := build3(k1, k2, k3)
+	demoted := build3(k1, k2, k3)
+	nodes := demoted.Nodes.Slice()
+	nodes[2].Role = ordering.RoleWaiting
+	demoted.Nodes = model.NodesOf(nodes...)
+	texts = texts[:0]
+	for _, e := range SemaphoreChanges(&held, demoted, at) {
+		texts = append(texts, e.Kind.String()+" "+model.LimitText(e.Holders, e.Limit))
+	}
+	if want := []string{"joined 2/3"}; !slices.Equal(texts, want) {
+		t.Errorf("a lease seen holding, then waiting: %q, want %q", texts, want)
+	}
 }
