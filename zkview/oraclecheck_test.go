@@ -266,7 +266,7 @@ func checkEventOrder(evs []model.Change) []string {
 // one step per return or take), ending at what next shows.
 func checkWatcherEvents(prev, next *model.Snapshot, evs []model.Change) []string {
 	var out []string
-	count := map[string]int{} // semaphore path -> holders so far
+	count := map[string]int{}    // semaphore path -> holders so far
 	holding := map[string]bool{} // path and lease name -> holds so far
 	for _, q := range prev.Queues.All() {
 		if q.Type == model.TypeSemaphore && q.State == model.PathPresent {
