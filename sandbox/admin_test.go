@@ -95,6 +95,7 @@ func TestAdminServerTLS(t *testing.T) {
 // TestAdminServerNeedsTLSFiles: AdminServer over TLS without Options.TLS
 // is refused before anything starts.
 func TestAdminServerNeedsTLSFiles(t *testing.T) {
+	sandboxtest.Need(t) // Start finds Java and ZooKeeper before it reads the options
 	_, err := sandbox.Start(t.Context(), sandbox.Options{AdminServer: &sandbox.AdminOptions{TLS: true}})
 	if !errors.Is(err, sandbox.ErrOptions) {
 		t.Fatalf("Start = %v, want ErrOptions", err)
