@@ -302,7 +302,7 @@ func (m *Console) enter() {
 		}
 	case focusQueue:
 		if n := m.queue.Node(); n != nil {
-			m.dialog = &detailsDialog{path: m.queue.Path, node: *n, ref: m.queue.Ref, now: m.now}
+			m.dialog = &detailsDialog{followedNode: followedNode{path: m.queue.Path, node: *n, now: m.now}, ref: m.queue.Ref}
 		}
 	}
 }

@@ -146,13 +146,32 @@ func nodeNow(snap *model.Snapshot, path, name string, session int64) (n *model.N
 // detailsDialog shows everything known about one node, unabbreviated,
 // as the newest snapshot has it and aged by the clock.
 type detailsDialog struct {
-	path string
-	node model.Node
-	ref  func(string) string
-	now  time.Time
-	// goneAt is when a snapshot first showed the node gone (zero while it
-	// exists): the dialog then says so above what was known of it.
-	goneAt time.Time
+	followedNode
+	ref func(string) string
+}
+
+// followedNode is the node a dialog is about, as the newest snapshot has
+// it, and the clock; once a snapshot shows it gone, goneAt says when and
+// the node stays what was last known of it.
+type followedNode struct {
+	path   string
+	node   model.Node
+	now    time.Time
+	goneAt time.Time // zero while the node exists
+}
+
+// take takes in the node as snap has it and the clock.
+func (f *followedNode) take(snap *model.Snapshot, now time.Time) {
+	f.now = now
+	if !f.goneAt.IsZero() {
+		return
+	}
+	switch n, gone := nodeNow(snap, f.path, f.node.Name, f.node.Session); {
+	case gone:
+		f.goneAt = now
+	case n != nil:
+		f.node = *n
+	}
 }
 
 // follow takes in the node as snap has it and the clock; once the node
@@ -160,16 +179,7 @@ type detailsDialog struct {
 // current.
 func (d *detailsDialog) follow(snap *model.Snapshot, now time.Time) dialog {
 	c := *d
-	c.now = now
-	if !c.goneAt.IsZero() {
-		return &c
-	}
-	switch n, gone := nodeNow(snap, c.path, c.node.Name, c.node.Session); {
-	case gone:
-		c.goneAt = now
-	case n != nil:
-		c.node = *n
-	}
+	c.take(snap, now)
 	return &c
 }
 

@@ -19,30 +19,18 @@ import (
 // through the snapshots: its role and hold time as they are now, and once
 // the node is gone a refusal instead of the question.
 type forceDialog struct {
-	path    string
-	node    model.Node // as the newest snapshot has it
-	now     time.Time
-	goneAt  time.Time // when a snapshot first showed it gone; zero while it exists
+	followedNode
 	confirm typedConfirm
 }
 
 func newForceDialog(path string, n *model.Node, now time.Time) *forceDialog {
-	return &forceDialog{path: path, node: *n, now: now, confirm: newTypedConfirm(12, "sequence number", 16)}
+	return &forceDialog{followedNode: followedNode{path: path, node: *n, now: now}, confirm: newTypedConfirm(12, "sequence number", 16)}
 }
 
 // follow takes in the node as snap has it and the clock.
 func (d *forceDialog) follow(snap *model.Snapshot, now time.Time) dialog {
 	c := *d
-	c.now = now
-	if !c.goneAt.IsZero() {
-		return &c
-	}
-	switch n, gone := nodeNow(snap, c.path, c.node.Name, c.node.Session); {
-	case gone:
-		c.goneAt = now
-	case n != nil:
-		c.node = *n
-	}
+	c.take(snap, now)
 	return &c
 }
 
