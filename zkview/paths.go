@@ -215,13 +215,17 @@ func readUnread(w *Watcher) {
 // wait for the watch, a reconnection or a retry timer, and again.
 func (pw *pathWatch) run(w *Watcher) {
 	defer w.wg.Done()
+	// root can turn true later (a path named again as a root), under mu.
+	w.mu.Lock()
+	root := pw.root
+	w.mu.Unlock()
 	switch {
-	case w.oneShot && pw.root && pw.rp == nil:
+	case w.oneShot && root && pw.rp == nil:
 		if readRoot(w, pw) {
 			return
 		}
 	case w.oneShot || w.watchMode() != model.ModeRecursive:
-	case pw.root && pw.rp == nil:
+	case root && pw.rp == nil:
 		if watchRoot(w, pw) {
 			return
 		}

@@ -543,9 +543,15 @@ func (w *Watcher) addPathLocked(p string, f pathFlags) *rootedPath {
 		if f.discover && (!pw.discover || f.depth < pw.depth) {
 			pw.depth = f.depth
 		}
-		pw.explicit = pw.explicit || f.explicit
-		pw.root = pw.root || f.root
-		pw.discover = pw.discover || f.discover
+		if f.explicit && !pw.explicit {
+			pw.explicit = true
+		}
+		if f.root && !pw.root {
+			pw.root = true
+		}
+		if f.discover && !pw.discover {
+			pw.discover = true
+		}
 		if pw.explicit {
 			pw.ensureQueueLocked(w)
 		}
