@@ -1390,6 +1390,16 @@ type MultiResponse struct {
 // ops must be one of *CreateRequest, *DeleteRequest, *SetDataRequest, or
 // *CheckVersionRequest.
 func (c *Conn) Multi(ops ...interface{}) ([]MultiResponse, error) {
+	mr, _, err := c.MultiZxid(ops...)
+	return mr, err
+}
+
+// MultiZxid is Multi that also returns the zxid of the answer's header: for
+// a multi that succeeded, the zxid of its one transaction, so the czxid of
+// every node it created, known without a read that could meet another
+// node of the same name (ZooKeeper's create2 does not answer with a Stat
+// inside a multi: the server turns it into a create). zklock patch.
+func (c *Conn) MultiZxid(ops ...interface{}) ([]MultiResponse, int64, error) { // zklock patch
 	req := &multiRequest{
 		Ops:        make([]multiRequestOp, 0, len(ops)),
 		DoneHeader: multiHeader{Type: -1, Done: true, Err: -1},
@@ -1406,20 +1416,20 @@ func (c *Conn) Multi(ops ...interface{}) ([]MultiResponse, error) {
 		case *CheckVersionRequest:
 			opCode = opCheck
 		default:
-			return nil, fmt.Errorf("unknown operation type %T", op)
+			return nil, 0, fmt.Errorf("unknown operation type %T", op)
 		}
 		req.Ops = append(req.Ops, multiRequestOp{multiHeader{opCode, false, -1}, op})
 	}
 	res := &multiResponse{}
-	_, err := c.request(opMulti, req, res, nil)
+	zxid, err := c.request(opMulti, req, res, nil)
 	if err == ErrConnectionClosed {
-		return nil, err
+		return nil, 0, err
 	}
 	mr := make([]MultiResponse, len(res.Ops))
 	for i, op := range res.Ops {
 		mr[i] = MultiResponse{Stat: op.Stat, String: op.String, Error: op.Err.toError()}
 	}
-	return mr, err
+	return mr, zxid, err
 }
 
 // IncrementalReconfig is the zookeeper reconfiguration api that allows adding and removing servers
