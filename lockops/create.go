@@ -26,8 +26,12 @@ type created struct {
 	gen     uint64
 	listing []string // the parent's children just after the create, if read with it
 	// czxid is the zxid of the transaction that made the node: its
-	// fencing token, from the create's own answer (Create2).
+	// fencing token, from the create's own answer (Create2, or Rejoin's
+	// multi).
 	czxid int64
+	// join is how the node was named (a lock's node; zero for a lease):
+	// Rejoin names the next node the same way.
+	join joinAs
 }
 
 // nodePrefix is the own node's name before the sequence, with a fresh
@@ -149,37 +153,17 @@ func protectedCreate(ctx context.Context, p lockParent, cfg lockConfig, join joi
 		if err != nil {
 			return created{}, err
 		}
-		res := make(chan createResult, 1)
-		sent := p.s.lease.sent.expect([]byte(full))
-		go func() {
+		r, listing, pending, err := sendListed(ctx, p, full, func() createResult {
 			p, st, err := p.s.conn.Create2(full, cfg.data, zk.FlagEphemeral|zk.FlagSequence, cfg.acl)
-			res <- createResult{p, st, err}
-		}()
-		var (
-			r       createResult
-			listing <-chan listResult
-		)
-		select {
-		case <-sent.ch:
-			// The create is on the wire: a listing sent now is answered
-			// after it (see sentWatch).
-			listing = p.listAsync()
-			select {
-			case r = <-res:
-			case <-ctx.Done():
-				go p.reapCreate(res, prefix, gen)
-				return created{}, ctx.Err()
-			}
-		case r = <-res:
-			p.s.lease.sent.drop(sent)
-		case <-ctx.Done():
-			p.s.lease.sent.drop(sent)
-			go p.reapCreate(res, prefix, gen)
-			return created{}, ctx.Err()
+			return createResult{p, st, err}
+		})
+		if err != nil {
+			go p.reapCreate(pending, prefix, gen)
+			return created{}, err
 		}
 		switch {
 		case r.err == nil:
-			c := created{node: path.Base(r.path), abs: r.path, prefix: prefix, gen: gen, czxid: r.stat.Czxid}
+			c := created{node: path.Base(r.path), abs: r.path, prefix: prefix, gen: gen, czxid: r.stat.Czxid, join: join}
 			if listing != nil {
 				c.listing = p.awaitListing(ctx, listing, c)
 			}
@@ -204,11 +188,43 @@ func protectedCreate(ctx context.Context, p lockParent, cfg lockConfig, join joi
 				return created{}, err
 			}
 			if found {
+				c.join = join
 				return c, nil
 			}
 		default:
 			return created{}, fmt.Errorf("create %s: %w", full, r.err)
 		}
+	}
+}
+
+// sendListed runs send, a write whose packet carries pat, and once its
+// bytes are on the wire sends a listing of the lock parent behind it: the
+// listing is then answered after the write and shows its outcome (see
+// sentWatch), one round trip instead of two. It returns the write's
+// answer and where the listing's will arrive (nil when the write was
+// answered before it was seen sent). If ctx ends first: ctx's error, and
+// the channel the write's answer will still arrive on, so that the caller
+// can undo what the write did.
+func sendListed[T any](ctx context.Context, p lockParent, pat string, send func() T) (T, <-chan listResult, <-chan T, error) {
+	res := make(chan T, 1)
+	sent := p.s.lease.sent.expect([]byte(pat))
+	go func() { res <- send() }()
+	var zero T
+	select {
+	case <-sent.ch:
+		listing := p.listAsync()
+		select {
+		case r := <-res:
+			return r, listing, nil, nil
+		case <-ctx.Done():
+			return zero, nil, res, ctx.Err()
+		}
+	case r := <-res:
+		p.s.lease.sent.drop(sent)
+		return r, nil, nil, nil
+	case <-ctx.Done():
+		p.s.lease.sent.drop(sent)
+		return zero, nil, res, ctx.Err()
 	}
 }
 

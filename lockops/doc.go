@@ -38,7 +38,10 @@
 //     over the same links), Secure, HostnameVerified and TLSState.
 //   - lock.go: Lock, joining a queue in its style (options.go: its
 //     options), its fencing token; hold.go: the hold and its loss,
-//     release. The Lock's methods live in these two files.
+//     release. The Lock's methods live in these two files and in
+//     rejoin.go: Rejoin, a release and the next acquisition's create in
+//     one multi (one log commit per handoff for a worker that loops on
+//     the lock; issue #43), and ErrRejoinUnsupported.
 //     sent.go: sentWatch, which tells when a request's bytes are on the
 //     wire, so that the listing behind a create is sent at once.
 //     create.go: protected create (a fresh guid in the name; a node made

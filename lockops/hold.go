@@ -227,7 +227,7 @@ func (l *Lock) awaitOwn(ctx context.Context, t tenure, m *holdWatch, sch <-chan 
 
 func (l *Lock) setHoldState(st ordering.LockState, t tenure) {
 	l.mu.Lock()
-	if l.releasing || (l.state != ordering.LockHolding && l.state != ordering.LockSuspended) {
+	if l.releasing || l.stale(t) {
 		l.mu.Unlock()
 		return
 	}
@@ -236,12 +236,20 @@ func (l *Lock) setHoldState(st ordering.LockState, t tenure) {
 	l.report(ordering.Progress{State: st, Node: t.node, Position: 1})
 }
 
+// stale reports (l.mu held) whether t is not the current hold: the Lock
+// does not hold, or holds again with another node. A monitor still
+// running after its hold ended (Rejoin holds again within a round trip)
+// must not touch the next hold.
+func (l *Lock) stale(t tenure) bool {
+	return (l.state != ordering.LockHolding && l.state != ordering.LockSuspended) || l.ten.abs != t.abs
+}
+
 // lose ends a hold that its holder did not end. If the session may still
 // live (expiry presumed while the link is down), the node is deleted
 // should the same session come back, so a lock given up is never held.
 func (l *Lock) lose(t tenure, why error) {
 	l.mu.Lock()
-	if l.releasing || (l.state != ordering.LockHolding && l.state != ordering.LockSuspended) {
+	if l.releasing || l.stale(t) {
 		l.mu.Unlock()
 		return
 	}

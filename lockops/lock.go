@@ -257,11 +257,21 @@ func (l *Lock) contend(ctx context.Context, wait bool) (tenure, bool, error) {
 	if err != nil {
 		return tenure{}, false, err
 	}
+	return l.contendFrom(ctx, created{}, join, wait)
+}
+
+// contendFrom queues with the own node c, already created as join names
+// it (Rejoin's), or with a node it creates first when c is zero; and
+// creates again when the session ends or the queue wants other names. On
+// an error the own node is deleted, as for a cancelled Acquire.
+func (l *Lock) contendFrom(ctx context.Context, c created, join joinAs, wait bool) (tenure, bool, error) {
 	restyles := 0
 	for {
-		c, err := l.createNode(ctx, join)
-		if err != nil {
-			return tenure{}, false, err
+		if c.node == "" {
+			var err error
+			if c, err = l.createNode(ctx, join); err != nil {
+				return tenure{}, false, err
+			}
 		}
 		l.mu.Lock()
 		l.node = c.node
@@ -273,9 +283,11 @@ func (l *Lock) contend(ctx context.Context, wait bool) (tenure, bool, error) {
 		var rs restyle
 		if errors.Is(err, errSessionGone) {
 			// The node went with its session; queue again in the new one.
+			c = created{}
 			continue
 		}
 		cerr := l.removeNode(ctx, c)
+		c = created{}
 		if errors.As(err, &rs) && restyles < maxRestyles {
 			if cerr != nil {
 				return tenure{}, false, cerr
