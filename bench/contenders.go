@@ -13,6 +13,7 @@ import (
 	"github.com/zklock/zklock/third_party/zk"
 
 	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/sandbox/peers"
 )
 
@@ -102,64 +103,65 @@ func (g *goContender) Close() error {
 
 // Loop is peers' loop, in Go: the same spec, the same cycle records.
 func (g *goContender) Loop(ctx context.Context, spec peers.LoopSpec) ([]peers.Cycle, error) {
+	return loopClients(ctx, spec, len(g.clients), func(ci int, more func(int) bool) []peers.Cycle {
+		c := g.clients[ci]
+		var mine []peers.Cycle
+		fails := 0
+		for n := 0; more(n); n++ {
+			cy := peers.Cycle{Client: ci, Session: c.sessionID()}
+			actx, cancel, timed := timedRequest(ctx, spec)
+			cy.Requested = time.Now()
+			node, err := c.acquire(actx, spec.Path)
+			cy.Acquired = time.Now()
+			cancel()
+			switch {
+			case err == nil:
+				cy.Held, cy.Node = true, node
+				if spec.Hold > 0 {
+					time.Sleep(spec.Hold) // the workload's critical section
+				}
+				cy.ReleaseCalled = time.Now()
+				if err := c.release(spec.Path); err != nil {
+					cy.Err = "release: " + err.Error()
+				}
+				cy.ReleaseReturned = time.Now()
+			case timed && errors.Is(err, context.DeadlineExceeded):
+				cy.GaveUp = true
+			default:
+				cy.Err = "acquire: " + err.Error()
+			}
+			mine = append(mine, cy)
+			if cy.Err != "" {
+				if fails++; fails > 10 {
+					break
+				}
+			}
+		}
+		return mine
+	})
+}
+
+// loopClients runs one client's loop (one) on each client of spec at once
+// (every client of n when spec names none) and gathers their cycles.
+// more(k) says whether the client's cycle k is still to run: spec's count
+// or duration not reached, ctx not ended.
+func loopClients(ctx context.Context, spec peers.LoopSpec, n int, one func(ci int, more func(int) bool) []peers.Cycle) ([]peers.Cycle, error) {
 	clients := spec.Clients
 	if clients == nil {
-		for i := range g.clients {
-			clients = append(clients, i)
-		}
-	}
-	within := spec.GiveUpWithin
-	if within == 0 {
-		within = peers.DefaultGiveUpWithin
+		clients = clientRange(n)
 	}
 	deadline := time.Now().Add(spec.Duration)
+	more := func(k int) bool {
+		return (spec.Cycles <= 0 || k < spec.Cycles) && ctx.Err() == nil && (spec.Duration <= 0 || time.Now().Before(deadline))
+	}
 	var (
 		mu     sync.Mutex
 		cycles []peers.Cycle
 		wg     sync.WaitGroup
 	)
 	for _, ci := range clients {
-		c := g.clients[ci]
 		wg.Go(func() {
-			var mine []peers.Cycle
-			fails := 0
-			for n := 0; spec.Cycles <= 0 || n < spec.Cycles; n++ {
-				if ctx.Err() != nil || (spec.Duration > 0 && !time.Now().Before(deadline)) {
-					break
-				}
-				cy := peers.Cycle{Client: ci, Session: c.sessionID()}
-				actx, cancel := ctx, context.CancelFunc(func() {})
-				timed := spec.GiveUpPercent > 0 && rand.IntN(100) < spec.GiveUpPercent
-				if timed {
-					actx, cancel = context.WithTimeout(ctx, rand.N(within+1))
-				}
-				cy.Requested = time.Now()
-				node, err := c.acquire(actx, spec.Path)
-				cy.Acquired = time.Now()
-				cancel()
-				switch {
-				case err == nil:
-					cy.Held, cy.Node = true, node
-					if spec.Hold > 0 {
-						time.Sleep(spec.Hold) // the workload's critical section
-					}
-					cy.ReleaseCalled = time.Now()
-					if err := c.release(spec.Path); err != nil {
-						cy.Err = "release: " + err.Error()
-					}
-					cy.ReleaseReturned = time.Now()
-				case timed && errors.Is(err, context.DeadlineExceeded):
-					cy.GaveUp = true
-				default:
-					cy.Err = "acquire: " + err.Error()
-				}
-				mine = append(mine, cy)
-				if cy.Err != "" {
-					if fails++; fails > 10 {
-						break
-					}
-				}
-			}
+			mine := one(ci, more)
 			mu.Lock()
 			cycles = append(cycles, mine...)
 			mu.Unlock()
@@ -167,6 +169,20 @@ func (g *goContender) Loop(ctx context.Context, spec peers.LoopSpec) ([]peers.Cy
 	}
 	wg.Wait()
 	return cycles, ctx.Err()
+}
+
+// timedRequest is the context of one lock request: with a random timeout
+// within spec's GiveUpWithin for spec's GiveUpPercent of requests (timed).
+func timedRequest(ctx context.Context, spec peers.LoopSpec) (context.Context, context.CancelFunc, bool) {
+	if spec.GiveUpPercent <= 0 || rand.IntN(100) >= spec.GiveUpPercent {
+		return ctx, func() {}, false
+	}
+	within := spec.GiveUpWithin
+	if within == 0 {
+		within = peers.DefaultGiveUpWithin
+	}
+	actx, cancel := context.WithTimeout(ctx, rand.N(within+1))
+	return actx, cancel, true
 }
 
 func (g *goContender) Queue(ctx context.Context, p string, waiters int) (func(context.Context) error, error) {
@@ -210,6 +226,9 @@ type zklockClient struct {
 	s     *lockops.Session
 	mu    sync.Mutex
 	locks map[string]*lockops.Lock
+	// rel, when set (zklock-rejoin), hears each lock's end of a hold from
+	// its progress: when the release's answer arrived.
+	rel *releaseMark
 }
 
 func (c *zklockClient) lock(p string) *lockops.Lock {
@@ -217,10 +236,149 @@ func (c *zklockClient) lock(p string) *lockops.Lock {
 	defer c.mu.Unlock()
 	l, ok := c.locks[p]
 	if !ok {
-		l = lockops.NewLock(c.s, p, lockops.WithData([]byte("bench")))
+		opts := []lockops.Option{lockops.WithData([]byte("bench"))}
+		if c.rel != nil {
+			opts = append(opts, lockops.WithProgress(c.rel.progress))
+		}
+		l = lockops.NewLock(c.s, p, opts...)
 		c.locks[p] = l
 	}
 	return l
+}
+
+// releaseMark is the last end of a hold a client's locks reported: a
+// Rejoin's release returns inside the call, so its time comes from the
+// lock's own report (Progress.At: when the multi's answer arrived), not
+// from the clock around the call.
+type releaseMark struct {
+	mu   sync.Mutex
+	at   time.Time
+	lost error
+}
+
+func (m *releaseMark) progress(p ordering.Progress) {
+	if p.State != ordering.LockReleased && p.State != ordering.LockLost {
+		return
+	}
+	m.mu.Lock()
+	m.at, m.lost = p.At, p.Err
+	m.mu.Unlock()
+}
+
+// take returns the mark and clears it (zero time: no end reported).
+func (m *releaseMark) take() (time.Time, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	at, lost := m.at, m.lost
+	m.at, m.lost = time.Time{}, nil
+	return at, lost
+}
+
+// rejoinContender is zklock's lock core looping with Lock.Rejoin (#43):
+// the same loop spec, but each client Acquires once, then gives the lock
+// back and queues again in one call (one multi), and Releases at the end.
+// It is zklock's, so never a "best peer". Its watches run is the plain
+// lock's Queue (Rejoin changes no waiter).
+type rejoinContender struct{ *goContender }
+
+// Loop: a cycle's Acquired is Acquire's or the previous Rejoin's return,
+// its ReleaseCalled the Rejoin call (which is also the next cycle's
+// request), its ReleaseReturned the arrival of the multi's answer.
+func (r *rejoinContender) Loop(ctx context.Context, spec peers.LoopSpec) ([]peers.Cycle, error) {
+	return loopClients(ctx, spec, len(r.clients), func(ci int, more func(int) bool) []peers.Cycle {
+		c := r.clients[ci].(*zklockClient)
+		l := c.lock(spec.Path)
+		var (
+			mine  []peers.Cycle
+			next  *peers.Cycle // requested by the last Rejoin
+			fails int
+		)
+		for n := 0; next != nil || more(n); n++ {
+			var cy peers.Cycle
+			if next != nil {
+				cy, next = *next, nil
+			} else {
+				cy = acquireCycle(ctx, spec, ci, c, l)
+			}
+			if cy.Held {
+				cy.Node = l.Node()
+				if spec.Hold > 0 {
+					time.Sleep(spec.Hold) // the workload's critical section
+				}
+				cy.ReleaseCalled = time.Now()
+				if more(n + 1) {
+					next = rejoinCycle(ctx, spec, ci, c, l, &cy)
+				} else {
+					if err := l.Release(context.Background()); err != nil {
+						cy.Err = "release: " + err.Error()
+					}
+					cy.ReleaseReturned = time.Now()
+				}
+			}
+			mine = append(mine, cy)
+			if cy.Err != "" {
+				if fails++; fails > 10 && next == nil {
+					break
+				}
+			}
+		}
+		return mine
+	})
+}
+
+// acquireCycle is a cycle's request by Acquire (the first, or after a
+// Rejoin that did not end holding).
+func acquireCycle(ctx context.Context, spec peers.LoopSpec, ci int, c *zklockClient, l *lockops.Lock) peers.Cycle {
+	cy := peers.Cycle{Client: ci, Session: c.sessionID()}
+	actx, cancel, timed := timedRequest(ctx, spec)
+	defer cancel()
+	cy.Requested = time.Now()
+	err := l.Acquire(actx)
+	cy.Acquired = time.Now()
+	switch {
+	case err == nil:
+		cy.Held = true
+	case timed && errors.Is(err, context.DeadlineExceeded):
+		cy.GaveUp = true
+	default:
+		cy.Err = "acquire: " + err.Error()
+	}
+	return cy
+}
+
+// rejoinCycle ends the held cycle cy by Rejoin, timed as spec asks (a
+// timeout covers the multi and the wait, as Rejoin's ctx does), and
+// returns the cycle the Rejoin requested: held, given up or failed.
+func rejoinCycle(ctx context.Context, spec peers.LoopSpec, ci int, c *zklockClient, l *lockops.Lock, cy *peers.Cycle) *peers.Cycle {
+	nx := &peers.Cycle{Client: ci, Session: c.sessionID(), Requested: cy.ReleaseCalled}
+	actx, cancel, timed := timedRequest(ctx, spec)
+	defer cancel()
+	c.rel.take()
+	err := l.Rejoin(actx)
+	nx.Acquired = time.Now()
+	at, lost := c.rel.take()
+	cy.ReleaseReturned = at
+	switch {
+	case lost != nil:
+		// The multi did nothing: the hold was lost (its node deleted).
+		cy.Err = "release: " + lost.Error()
+		return nil
+	case at.IsZero() || errors.Is(err, lockops.ErrNotHeld):
+		// The hold was lost before Rejoin took it: a failed release, and
+		// nothing requested.
+		cy.ReleaseReturned = nx.Acquired
+		cy.Err = fmt.Sprintf("rejoin: %v", err)
+		return nil
+	}
+	switch {
+	case err == nil:
+		nx.Held = true
+	case timed && errors.Is(err, context.DeadlineExceeded):
+		nx.GaveUp = true
+	default:
+		nx.Err = "rejoin: " + err.Error()
+	}
+	return nx
 }
 
 func (c *zklockClient) sessionID() int64 { return c.s.ID() }
@@ -375,13 +533,17 @@ func startContender(ctx context.Context, name string, servers []string, n int, t
 	for i := range n {
 		go func() {
 			switch name {
-			case "zklock":
+			case "zklock", "zklock-rejoin":
 				s, err := lockops.Connect(ctx, servers, lockops.WithSessionTimeout(timeout))
 				if err != nil {
 					out <- res{i, nil, err}
 					return
 				}
-				out <- res{i, &zklockClient{s: s, locks: map[string]*lockops.Lock{}}, nil}
+				c := &zklockClient{s: s, locks: map[string]*lockops.Lock{}}
+				if name == "zklock-rejoin" {
+					c.rel = &releaseMark{}
+				}
+				out <- res{i, c, nil}
 			default:
 				conn, err := dialZK(ctx, servers, timeout)
 				if err != nil {
@@ -410,6 +572,9 @@ func startContender(ctx context.Context, name string, servers []string, n int, t
 			}
 		}
 		return nil, err
+	}
+	if name == "zklock-rejoin" {
+		return &rejoinContender{g}, nil
 	}
 	return g, nil
 }

@@ -97,9 +97,12 @@ func throughputRow(per figureFunc, w string, bound row) row {
 // leadsEveryRound: zklock's figure over the best peer's reached at least
 // q in the medians and in each round (a lead that one noisy round can
 // erase is not yet one).
-func leadsEveryRound(rw row, q float64) bool {
-	rounds := rw.pairedRatios()
-	if len(rounds) == 0 || !(rw.ratio() >= q) {
+func leadsEveryRound(rw row, q float64) bool { return leadsEveryRoundOf(rw, "zklock", q) }
+
+// leadsEveryRoundOf is leadsEveryRound for the column col.
+func leadsEveryRoundOf(rw row, col string, q float64) bool {
+	rounds := rw.pairedRatiosOf(col)
+	if len(rounds) == 0 || !(rw.ratioOf(col) >= q) {
 		return false
 	}
 	return slices.Min(rounds) >= q
@@ -213,7 +216,8 @@ func (r *report) watchRows(cols []string) []row {
 }
 
 // overlapRows: the exclusion check's overlaps, summed over the runs of
-// each group of workloads. zklock must have none; the limit loop must
+// each group of workloads. zklock must have none, with Release or with
+// Rejoin; the limit loop must
 // have some, or the check did not bite.
 func (r *report) overlapRows(cols []string) []row {
 	sum := func(workloads ...string) func(string) (summary, bool) {
@@ -244,8 +248,15 @@ func (r *report) overlapRows(cols []string) []row {
 				rw.vals[p] = s
 			}
 		}
-		if z, ok := rw.vals["zklock"]; ok {
-			rw.verdict = verdict(z.Median == 0)
+		// zklock's columns, the plain lock's and the Rejoin loop's.
+		ours, none := false, true
+		for _, c := range []string{"zklock", rejoinName} {
+			if z, ok := rw.vals[c]; ok {
+				ours, none = true, none && z.Median == 0
+			}
+		}
+		if ours {
+			rw.verdict = verdict(none)
 			if l, ok := rw.vals["limit"]; ok {
 				if l.Median > 0 {
 					rw.verdict += "; the check bites (limit)"
@@ -287,11 +298,14 @@ func (r *report) logBound(w string, cols []string) row {
 // overFloor says how far zklock's handoff row is from the floor: the
 // medians' ratio, and its spread over the rounds (round k's handoff over
 // the floor taken right after round k's runs).
-func (r *report) overFloor(h row) string {
+func (r *report) overFloor(h row) string { return r.overFloorOf(h, "zklock") }
+
+// overFloorOf is overFloor for the column col.
+func (r *report) overFloorOf(h row, col string) string {
 	floor := r.floorSummary()
-	out := fmt.Sprintf("%.2fx floor", h.vals["zklock"].Median/floor[0].Median)
+	out := fmt.Sprintf("%.2fx floor", h.vals[col].Median/floor[0].Median)
 	var qs []float64
-	for k, z := range h.rounds["zklock"] {
+	for k, z := range h.rounds[col] {
 		if k < len(r.floor) && !math.IsNaN(z) {
 			if f := ms(percentile(r.floor[k], 50)); f > 0 {
 				qs = append(qs, z/f)

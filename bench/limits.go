@@ -20,25 +20,29 @@ type limitRow struct {
 // limitRows are #43's figures for each contended workload (hold 0):
 // throughput over the best peer in every round, the handoff over the
 // floor, the release part over the best peer's, requests over the
-// cheapest peer's. The verdicts are the comparison table's own.
+// cheapest peer's. When the Rejoin loop ran, its throughput and handoff
+// rows follow the plain lock's, with the same targets. The verdicts are
+// the comparison table's own.
 func limitRows(r *report) []limitRow {
 	cols := r.columns()
 	per := r.figureMaker(cols)
-	floor := r.floorSummary()
 	var out []limitRow
 	for _, w := range []string{wC8, wC32} {
+		rejoin := r.present(rejoinName)
 		a := throughputRow(per, w, r.logBound(w, cols))
-		out = append(out, limitRow{w + ": acquisitions/s, zklock / best peer", ratioText(a), ">= 1.1x in every round", leadVerdict(a)})
+		out = append(out, limitRow{w + ": acquisitions/s, zklock / best peer", ratioText(a, "zklock"), ">= 1.1x in every round", leadVerdict(a, "zklock")})
+		if rejoin {
+			out = append(out, limitRow{w + ": acquisitions/s, zklock-rejoin / best peer", ratioText(a, rejoinName), ">= 1.1x in every round", leadVerdict(a, rejoinName)})
+		}
 
 		h := per(w, 3, false, handoffMs(func(x runResult) time.Duration { return x.HandoffP50 }))
-		hv := "-"
-		if z := h.zklock(); !math.IsNaN(z) && floor[0].Median > 0 {
-			hv = verdict(z <= 1.15*floor[0].Median)
+		out = append(out, limitRow{w + ": handoff p50 / floor (delete -> wake)", r.overFloor(h), "<= 1.15x", r.floorVerdict(h, "zklock")})
+		if rejoin {
+			out = append(out, limitRow{w + ": handoff p50 / floor, zklock-rejoin (its multi -> wake)", r.overFloorOf(h, rejoinName), "<= 1.15x", r.floorVerdict(h, rejoinName)})
 		}
-		out = append(out, limitRow{w + ": handoff p50 / floor (delete -> wake)", r.overFloor(h), "<= 1.15x", hv})
 
 		rel := handoffParts(per, w)[0]
-		out = append(out, limitRow{w + ": handoff release part / best peer's", ratioText(rel), rel.target, dash(rel.verdict)})
+		out = append(out, limitRow{w + ": handoff release part / best peer's", ratioText(rel, "zklock"), rel.target, dash(rel.verdict)})
 
 		q := requestsRow(per, w)
 		name, b := q.best()
@@ -51,14 +55,25 @@ func limitRows(r *report) []limitRow {
 	return out
 }
 
-// ratioText is a row's zklock / best ratio with its rounds' spread.
-func ratioText(rw row) string {
-	q := rw.ratio()
+// floorVerdict judges the column col's handoff p50 in h against 1.15x
+// the floor.
+func (r *report) floorVerdict(h row, col string) string {
+	floor := r.floorSummary()
+	z, ok := h.vals[col]
+	if !ok || math.IsNaN(z.Median) || !(floor[0].Median > 0) {
+		return "-"
+	}
+	return verdict(z.Median <= 1.15*floor[0].Median)
+}
+
+// ratioText is a row's col / best ratio with its rounds' spread.
+func ratioText(rw row, col string) string {
+	q := rw.ratioOf(col)
 	if math.IsNaN(q) {
 		return "-"
 	}
 	s := fmt.Sprintf("%.2fx", q)
-	if rs := rw.pairedRatios(); len(rs) > 1 {
+	if rs := rw.pairedRatiosOf(col); len(rs) > 1 {
 		s += fmt.Sprintf(" (rounds %.2f-%.2f)", slices.Min(rs), slices.Max(rs))
 	}
 	return s
@@ -66,11 +81,11 @@ func ratioText(rw row) string {
 
 // leadVerdict judges the lead alone (the throughput row's verdict also
 // asks for the log bound's share).
-func leadVerdict(a row) string {
-	if math.IsNaN(a.ratio()) {
+func leadVerdict(a row, col string) string {
+	if math.IsNaN(a.ratioOf(col)) {
 		return "-"
 	}
-	return verdict(leadsEveryRound(a, 1.1))
+	return verdict(leadsEveryRoundOf(a, col, 1.1))
 }
 
 // limitTable is limitRows as Markdown.

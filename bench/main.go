@@ -6,7 +6,8 @@
 //	go run ./bench -quick     # the same figures, shorter runs, ~3 minutes
 //
 // It starts a standalone sandbox server and runs the same workloads through
-// zklock's lockops, go-zookeeper's zk.Lock, Apache Curator's
+// zklock's lockops (also as zklock-rejoin: each client Acquires once, then
+// loops Lock.Rejoin, #43), go-zookeeper's zk.Lock, Apache Curator's
 // InterProcessMutex and Kazoo's Lock (real clients, driven by
 // zklock/sandbox/peers), a "limit" loop (create and delete an ephemeral
 // sequential node, no lock logic: its holders overlap, proving that the
@@ -101,7 +102,7 @@ func parseOptions() options {
 	flag.DurationVar(&o.duration, "duration", 0, "each contended run (default 10s, -quick 3s)")
 	flag.IntVar(&o.runs, "runs", 0, "repeats of each contended and uncontended measurement (default 3, -quick 2)")
 	flag.IntVar(&o.cycles, "cycles", 0, "uncontended cycles per run (default 2000, -quick 1000)")
-	flag.StringVar(&peersFlag, "peers", "zklock,gozk,curator,kazoo,limit", "contenders to run, in this order")
+	flag.StringVar(&peersFlag, "peers", "zklock,zklock-rejoin,gozk,curator,kazoo,limit", "contenders to run, in this order")
 	flag.StringVar(&workFlag, "workloads", "uncontended,8,32,safety,watches,floor", "workloads to run (for experiments; the report needs them all)")
 	flag.BoolVar(&o.console, "console", true, "also run the console benchmarks (go test -bench in zkview and ui)")
 	flag.BoolVar(&o.noSync, "nosync", false, "run the server with zookeeper.forceSync=no (no fsync per commit)")
@@ -121,9 +122,9 @@ func parseOptions() options {
 	o.contenders = strings.Split(peersFlag, ",")
 	for _, c := range o.contenders {
 		switch c {
-		case "zklock", "gozk", "curator", "kazoo", "limit":
+		case "zklock", "zklock-rejoin", "gozk", "curator", "kazoo", "limit":
 		default:
-			fmt.Fprintf(os.Stderr, "bench: unknown contender %q (zklock, gozk, curator, kazoo, limit)\n", c)
+			fmt.Fprintf(os.Stderr, "bench: unknown contender %q (zklock, zklock-rejoin, gozk, curator, kazoo, limit)\n", c)
 			os.Exit(2)
 		}
 	}

@@ -195,3 +195,43 @@ func TestLimitRows(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitRowsRejoin: the Rejoin loop is zklock's own column, never the
+// best peer; #43's table gives its throughput over the best peer and its
+// handoff over the floor next to the plain lock's, with the same targets;
+// its overlaps count against zklock's verdict.
+func TestLimitRowsRejoin(t *testing.T) {
+	us := func(n float64) time.Duration { return time.Duration(n) * time.Microsecond }
+	r := &report{runs: map[string]map[string][]runResult{}, watches: map[string]watchCounts{}}
+	r.floor = [][]time.Duration{{us(200)}, {us(200)}}
+	for k := range 2 {
+		r.add(wC8, runResult{Peer: "zklock", AcqPerSec: 900, Requests: 5.9, Handoffs: 9, HandoffP50: us(320), ReleaseP50: us(350)})
+		r.add(wC8, runResult{Peer: rejoinName, AcqPerSec: []float64{1000, 1200}[k], Requests: 4.9, Handoffs: 9, HandoffP50: us(220), ReleaseP50: us(300), Overlaps: k})
+		r.add(wC8, runResult{Peer: "gozk", AcqPerSec: 800, Requests: 5.0, Handoffs: 9, HandoffP50: us(600), ReleaseP50: us(450)})
+	}
+	rows := limitRows(r)[:6] // 8 clients; 32 has no runs
+	want := []limitRow{
+		{figure: wC8 + ": acquisitions/s, zklock / best peer", measured: "1.12x (rounds 1.12-1.12)", verdict: "met"},
+		{figure: wC8 + ": acquisitions/s, zklock-rejoin / best peer", measured: "1.38x (rounds 1.25-1.50)", verdict: "met"},
+		{figure: wC8 + ": handoff p50 / floor (delete -> wake)", measured: "1.60x floor; rounds 1.60-1.60", verdict: "**not met**"},
+		{figure: wC8 + ": handoff p50 / floor, zklock-rejoin (its multi -> wake)", measured: "1.10x floor; rounds 1.10-1.10", verdict: "met"},
+		{figure: wC8 + ": handoff release part / best peer's", measured: "0.78x (rounds 0.78-0.78)", verdict: "met"},
+	}
+	for i, w := range want {
+		if rows[i].figure != w.figure || rows[i].measured != w.measured || rows[i].verdict != w.verdict {
+			t.Errorf("row %d: %+v, want %+v", i, rows[i], w)
+		}
+	}
+	table := r.table()
+	for _, line := range strings.Split(table, "\n") {
+		if strings.HasPrefix(line, "| "+wC8+": acquisitions/s |") && !strings.Contains(line, "| gozk | 1.12x") {
+			t.Errorf("the best peer must be gozk, not the Rejoin loop: %s", line)
+		}
+		if strings.HasPrefix(line, "| overlaps, hold 0") && !strings.Contains(line, "**not met**") {
+			t.Errorf("the Rejoin loop's overlap must fail zklock's verdict: %s", line)
+		}
+	}
+	if !strings.Contains(table, "| zklock lockops | zklock lockops, Rejoin loop | go-zookeeper zk.Lock |") {
+		t.Errorf("columns: %s", strings.SplitN(table, "\n", 2)[0])
+	}
+}

@@ -54,7 +54,7 @@ func (r *report) markdown() string {
 	var b strings.Builder
 	r.writeSetup(&b)
 	b.WriteString("Values are medians over the repetitions, with (min-max) when they differ. ")
-	b.WriteString("\"best peer\" is the best of go-zookeeper, Curator and Kazoo on that figure; limit and floor are references.\n\n")
+	b.WriteString("\"best peer\" is the best of go-zookeeper, Curator and Kazoo on that figure; limit and floor are references; zklock-rejoin is zklock's lock core looping with Lock.Rejoin (one multi per release and re-queue), never a peer.\n\n")
 	b.WriteString(r.table())
 	b.WriteString("\n### The lock core at the limit (#43), judged on this run\n\n")
 	b.WriteString(limitTable(r))
@@ -121,6 +121,7 @@ func (r *report) writeMethod(b *strings.Builder) {
 	b.WriteString("- acquisitions/s: held cycles over the run's span (first request to last release return).\n")
 	b.WriteString("- handoff: a holder's release call to the next holder's acquire return, counted when the next one was already waiting.\n")
 	b.WriteString("- handoff parts: the release part is the previous holder's release call to its return (the server's delete round trip under the load of that moment); the wake part, that return to the next holder's acquire return (its notification arrives with the delete's reply; then the client's own work, and a listing if its recipe lists again). Medians of each part, so they need not add up to the handoff's.\n")
+	b.WriteString("- zklock-rejoin: each client Acquires once, then loops Lock.Rejoin (delete of its node and create of the next at the queue's tail in one multi) and Releases at the end. A cycle's acquire is Acquire's or the previous Rejoin's (requested at that Rejoin's call), its release call the Rejoin call, its release return the arrival of the multi's answer (from the lock's progress report, Progress.At).\n")
 	b.WriteString("- floor: one session deletes a node, another wakes on its data watch (go-zookeeper): delete call to wake.\n")
 	fmt.Fprintf(b, "- requests/acquisition: the server's mntr zk_packets_received over the run, over held cycles. It includes the pings of every connected session (%.1f packets/s with all contenders idle).\n", r.idleRate)
 	b.WriteString("- log commits: the server's mntr zk_cnt_sync_processor_batch_size over the run: the batches its sync processor wrote to the transaction log, one fsync each. Writes that arrive while a batch is being written share the next one; a read queued behind a write waits for its batch. Per acquisition (over held cycles) and per second of the run's span. The limit loop's commits carry many writes each, so its rate is not the log's capacity.\n")
@@ -190,7 +191,7 @@ func (r *report) present(peer string) bool {
 // columns are the contenders that ran, in the table's order.
 func (r *report) columns() []string {
 	var out []string
-	for _, p := range []string{"zklock", "gozk", "curator", "kazoo", "limit"} {
+	for _, p := range []string{"zklock", rejoinName, "gozk", "curator", "kazoo", "limit"} {
 		if r.present(p) {
 			out = append(out, p)
 		}

@@ -14,12 +14,17 @@ import (
 // floor are references, never the best peer.
 var peerNames = []string{"gozk", "curator", "kazoo"}
 
+// rejoinName is zklock's lock core looping with Lock.Rejoin: zklock's own,
+// shown beside it, never the best peer.
+const rejoinName = "zklock-rejoin"
+
 var titles = map[string]string{
-	"zklock":  "zklock lockops",
-	"gozk":    "go-zookeeper zk.Lock",
-	"curator": "Curator InterProcessMutex",
-	"kazoo":   "Kazoo Lock",
-	"limit":   "limit (create+delete)",
+	"zklock":   "zklock lockops",
+	rejoinName: "zklock lockops, Rejoin loop",
+	"gozk":     "go-zookeeper zk.Lock",
+	"curator":  "Curator InterProcessMutex",
+	"kazoo":    "Kazoo Lock",
+	"limit":    "limit (create+delete)",
 }
 
 // row is one figure of the table.
@@ -74,9 +79,12 @@ func (rw row) best() (string, float64) {
 // for the rounds where both have one: the spread of the ratio itself,
 // which the spreads of the medians overstate when the whole machine slows
 // down for a round.
-func (rw row) pairedRatios() []float64 {
+func (rw row) pairedRatios() []float64 { return rw.pairedRatiosOf("zklock") }
+
+// pairedRatiosOf is pairedRatios of the column col (zklock-rejoin's, say).
+func (rw row) pairedRatiosOf(col string) []float64 {
 	var out []float64
-	for k, z := range rw.rounds["zklock"] {
+	for k, z := range rw.rounds[col] {
 		b := math.NaN()
 		for _, p := range peerNames {
 			if k >= len(rw.rounds[p]) {
@@ -94,9 +102,12 @@ func (rw row) pairedRatios() []float64 {
 	return out
 }
 
-func (rw row) ratio() float64 {
+func (rw row) ratio() float64 { return rw.ratioOf("zklock") }
+
+// ratioOf is the column col's median over the best peer's.
+func (rw row) ratioOf(col string) float64 {
 	_, b := rw.best()
-	z, ok := rw.vals["zklock"]
+	z, ok := rw.vals[col]
 	if !ok || z.N == 0 || math.IsNaN(b) || b == 0 {
 		return math.NaN()
 	}
