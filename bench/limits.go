@@ -38,7 +38,7 @@ func limitRows(r *report) []limitRow {
 		h := per(w, 3, false, handoffMs(func(x runResult) time.Duration { return x.HandoffP50 }))
 		out = append(out, limitRow{w + ": handoff p50 / floor (delete -> wake)", r.overFloor(h), "<= 1.15x", r.floorVerdict(h, "zklock")})
 		if rejoin {
-			out = append(out, limitRow{w + ": handoff p50 / floor, zklock-rejoin (its multi -> wake)", r.overFloorOf(h, rejoinName), "<= 1.15x", r.floorVerdict(h, rejoinName)})
+			out = append(out, limitRow{w + ": handoff p50 / floor, zklock-rejoin (floor: delete -> wake)", r.overFloorOf(h, rejoinName), "<= 1.15x", r.floorVerdict(h, rejoinName)})
 		}
 
 		rel := handoffParts(per, w)[0]

@@ -214,7 +214,7 @@ func TestLimitRowsRejoin(t *testing.T) {
 		{figure: wC8 + ": acquisitions/s, zklock / best peer", measured: "1.12x (rounds 1.12-1.12)", verdict: "met"},
 		{figure: wC8 + ": acquisitions/s, zklock-rejoin / best peer", measured: "1.38x (rounds 1.25-1.50)", verdict: "met"},
 		{figure: wC8 + ": handoff p50 / floor (delete -> wake)", measured: "1.60x floor; rounds 1.60-1.60", verdict: "**not met**"},
-		{figure: wC8 + ": handoff p50 / floor, zklock-rejoin (its multi -> wake)", measured: "1.10x floor; rounds 1.10-1.10", verdict: "met"},
+		{figure: wC8 + ": handoff p50 / floor, zklock-rejoin (floor: delete -> wake)", measured: "1.10x floor; rounds 1.10-1.10", verdict: "met"},
 		{figure: wC8 + ": handoff release part / best peer's", measured: "0.78x (rounds 0.78-0.78)", verdict: "met"},
 	}
 	for i, w := range want {
