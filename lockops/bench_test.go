@@ -195,6 +195,67 @@ func BenchmarkDeleteWakeFloor(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "delete-wake-p50-ms")
 }
 
+// BenchmarkMultiWakeFloor is BenchmarkDeleteWakeFloor with Rejoin's
+// transaction in place of the delete: one multi deletes the watched node
+// and creates the next at the tail (ephemeral sequential), so the floor of
+// a Rejoin handoff. Reports the p50 from the multi call to the wake, and
+// the same for a bare delete measured in the same loop (alternating, so
+// both see the same machine): their ratio is what the create inside the
+// transaction costs the handoff.
+func BenchmarkMultiWakeFloor(b *testing.B) {
+	warmServer(b)
+	a, w := connect(b), connect(b)
+	p := lockPath(b)
+	if err := NewLock(a, p).makeParents(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	abs := a.Abs(p)
+	acl := zk.WorldACL(zk.PermAll)
+	n, err := a.conn.Create(abs+"/n-", nil, zk.FlagEphemeral|zk.FlagSequence, acl)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var multi, del []time.Duration
+	k := 0
+	for b.Loop() {
+		_, _, ch, err := w.conn.GetW(n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if k++; k%2 == 0 {
+			if err := a.conn.Delete(n, -1); err != nil {
+				b.Fatal(err)
+			}
+		} else {
+			mr, _, err := a.conn.MultiZxid(&zk.DeleteRequest{Path: n, Version: -1},
+				&zk.CreateRequest{Path: abs + "/n-", Acl: acl, Flags: zk.FlagEphemeral | zk.FlagSequence})
+			if err != nil {
+				b.Fatal(err)
+			}
+			n = mr[1].String
+		}
+		if _, _, err := waitEvent(context.Background(), nil, ch); err != nil {
+			b.Fatal(err)
+		}
+		if k%2 == 0 {
+			del = append(del, time.Since(start))
+			// The next node, made after the wake (not the handoff's).
+			if n, err = a.conn.Create(abs+"/n-", nil, zk.FlagEphemeral|zk.FlagSequence, acl); err != nil {
+				b.Fatal(err)
+			}
+		} else {
+			multi = append(multi, time.Since(start))
+		}
+	}
+	slices.Sort(multi)
+	slices.Sort(del)
+	if len(del) > 0 {
+		b.ReportMetric(float64(multi[len(multi)/2].Microseconds())/1000, "multi-wake-p50-ms")
+		b.ReportMetric(float64(del[len(del)/2].Microseconds())/1000, "delete-wake-p50-ms")
+	}
+}
+
 // warmServer runs the requests of a few thousand acquisitions through the
 // shared server once, so that whichever benchmark runs first does not pay
 // for the JVM's warm-up.
