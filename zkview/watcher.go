@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -66,17 +65,23 @@ type Watcher struct {
 	// consistent Snapshot; split locks would have to be taken in one
 	// order by every merge and every build, for no gain in parallelism
 	// (a merge is microseconds; the reads, which take milliseconds, run
-	// without it). What may be read without it is apart: held (atomic
+	// without it, and so does a build's wait-for graph: buildMu). What
+	// may be read without it is apart: held (atomic
 	// counters), childMode, and the overlay's state (its own lock, taken
 	// after this one). The groups below are all guarded by mu.
 	mu sync.Mutex
+	// buildMu keeps builds one at a time (takeUpdate, Snapshot): a
+	// build takes mu to build the queues and to publish, and lets it go
+	// in between while the wait-for graph (graph, cycles' judge) is
+	// brought up to date, which only a build touches. Taken before mu.
+	buildMu sync.Mutex
 	pathSet
 	connState
 	serverState
 	firstRead
 	published
 	built
-	graph  sessions.Graph // the wait-for graph over sessions
+	graph  sessions.Graph // the wait-for graph over sessions; guarded by buildMu, not mu
 	cycles cycleTimers    // its cycles between publishes (cycles.go)
 
 	// roots: the roots read whole (rootwatch.go), whose first read's
@@ -264,10 +269,13 @@ func (w *Watcher) Updates() <-chan model.Update { return w.updates }
 // Snapshot is the current model (built now if anything changed since the
 // last one).
 func (w *Watcher) Snapshot() *model.Snapshot {
+	w.buildMu.Lock()
+	rebuilt, later, laterDropped, _ := w.rebuild()
 	w.mu.Lock()
-	rebuilt := w.rebuildLocked()
+	w.pendLocked(later, laterDropped)
 	snap := w.snap
 	w.mu.Unlock()
+	w.buildMu.Unlock()
 	if rebuilt {
 		w.kickPublish() // the events of the rebuild still go out on Updates
 	}
@@ -349,26 +357,25 @@ func (w *Watcher) emitLocked(ev model.Change) {
 		ev.At = w.cfg.Now()
 	}
 	w.pending = append(w.pending, ev)
-	if over := len(w.pending) - model.MaxPendingChanges; over > 0 {
-		w.pending = slices.Delete(w.pending, 0, over)
-		w.dropped += over
-	}
+	w.trimPendingLocked()
 	w.dirty = true
 }
 
 // takeUpdate rebuilds the snapshot if needed and takes the pending
-// events; cost is the time the rebuild took, and pictured says that this
-// snapshot is the first with every path read.
+// events (those the snapshot shows: the ones merged while it was built
+// stay pending for the next); cost is the time the rebuild took, and
+// pictured says that this snapshot is the first with every path read.
 func (w *Watcher) takeUpdate() (u model.Update, ok bool, cost time.Duration, pictured bool) {
+	w.buildMu.Lock()
+	defer w.buildMu.Unlock()
+	w.mu.Lock()
+	prev := w.snap
+	w.mu.Unlock()
+	rebuilt, later, laterDropped, cost := w.rebuild()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	start := time.Now()
-	prev := w.snap
-	rebuilt := w.rebuildLocked()
+	defer w.pendLocked(later, laterDropped)
 	tellExpiries(prev, w.pending)
-	if rebuilt {
-		cost = time.Since(start)
-	}
 	if rebuilt && w.initPending <= 0 && !w.pictured {
 		w.pictured, pictured = true, true
 	}
