@@ -39,6 +39,7 @@ func (p *pump) run() {
 			p.kicked()
 		case <-p.timerC:
 			p.timerC = nil
+			w.buildDue.Store(false)
 			p.build()
 		case out <- next:
 			p.cur = nil
@@ -91,6 +92,7 @@ func (p *pump) kicked() {
 			p.timer.Stop()
 		}
 		p.timerC = nil
+		w.buildDue.Store(false)
 		p.build()
 		return
 	}
@@ -113,6 +115,9 @@ func (p *pump) kicked() {
 			p.timer.Reset(wait)
 		}
 		p.timerC = p.timer.C
+		// While the first picture loads, a kick may complete it, which
+		// is built at once: every kick is heard then.
+		w.buildDue.Store(!loading)
 		return
 	}
 	p.build()

@@ -103,6 +103,13 @@ type Watcher struct {
 	// childMode is mode == model.ModeChildren, read without the lock
 	// (Host.Live: an Overlay asks under its own lock).
 	childMode atomic.Bool
+	// buildDue: the pump's timer will build (a change of a stream of
+	// them, spaced by publishBudget), so a change merged meanwhile need
+	// not wake the pump (kickPublish): under a stream of changes most
+	// arrive while one is due. Set and cleared by the pump only, the
+	// clearing before the build reads the model, so that a change that
+	// did not kick is in it.
+	buildDue atomic.Bool
 }
 
 // pathSet is the paths the Watcher follows: each one's watch and
@@ -341,6 +348,9 @@ func proveCycles(snap *model.Snapshot) *model.Snapshot {
 
 // kickPublish tells the pump that something changed.
 func (w *Watcher) kickPublish() {
+	if w.buildDue.Load() {
+		return // the scheduled build takes this change in: no wake-up for it
+	}
 	select {
 	case w.kick <- struct{}{}:
 	default:
