@@ -198,3 +198,17 @@ func TestDescribeOldestWait(t *testing.T) {
 		t.Fatalf("only %d steps of cycles checked", checked)
 	}
 }
+
+// TestPairsRoomReusedAsLengthWanders: a long queue a few nodes longer
+// than at its last reading reads its waits into that reading's room,
+// not into a new list of its length.
+func TestPairsRoomReusedAsLengthWanders(t *testing.T) {
+	var g Graph
+	n := graphLongQueue + 100
+	first := g.pairsRoom(n)
+	g.spare = first // as rebuildPart hands a reading's waits back
+	next := g.pairsRoom(n + 3)
+	if cap(next) == 0 || &next[:1][0] != &first[:1][0] {
+		t.Error("a reading 3 nodes longer did not reuse the last reading's room")
+	}
+}
