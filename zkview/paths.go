@@ -529,7 +529,15 @@ func hasLockChild(kids []string) bool {
 func (pw *pathWatch) fetch(ctx context.Context, w *Watcher, names []string) []queue.Fetched {
 	dir := pw.path
 	out := make([]queue.Fetched, len(names))
-	if len(names) == 0 {
+	switch len(names) {
+	case 0:
+		return out
+	case 1:
+		// One new node, the usual change under a stream of them: read
+		// here, not by a goroutine made for it while this one waits.
+		if ctx.Err() == nil {
+			out[0] = pw.fetchOne(ctx, w, model.ChildPath(dir, names[0]), names[0])
+		}
 		return out
 	}
 	var (
