@@ -20,11 +20,9 @@ type cycleTimers struct {
 	catchUp   *time.Timer // publishes again when a long queue left unread is due
 }
 
-// judge brings the Watcher's wait-for graph to the queues of b's
-// snapshot and sets its cycles (Snapshot.Deadlocks). Unless b.full, only
-// the queues at b.touched (changed, added or removed since the last
-// build) are read. It runs under buildMu, without mu: the graph is the
-// builds' alone, and b's queues are immutable.
+// judge brings the Watcher's wait-for graph to b's queues (unless
+// b.full, only those at b.touched) and sets b's cycles. It runs under
+// buildMu, not mu: the graph is the builds' alone, the queues immutable.
 func (g *cycleTimers) judge(w *Watcher, b *build) {
 	if b.full {
 		b.behind = w.graph.Update(b.snap.Queues, b.now)
@@ -35,13 +33,11 @@ func (g *cycleTimers) judge(w *Watcher, b *build) {
 	b.snap.Deadlocks = w.graph.Cycles(b.now)
 }
 
-// tellLocked tells on the event log which of b's cycles appeared,
-// became deadlocks and cleared since the last build's. While a young
-// cycle stands, a snapshot is published again when it comes of age,
-// even if nothing else changes; and when the graph left a long queue
-// unread, when it is due.
+// tellLocked tells which of b's cycles appeared, became deadlocks and
+// cleared since the last build's; it publishes again when a young cycle
+// comes of age, or a long queue the graph left unread is due.
 func (g *cycleTimers) tellLocked(w *Watcher, b *build) {
-	now, cur := b.now, b.snap.Deadlocks
+	now, cur := b.now, b.snap.Deadlocks // as judge left them
 	if !b.behind.IsZero() && g.catchUp == nil && !w.oneShot {
 		g.catchUp = g.republishAfter(w, b.behind.Sub(now)+time.Millisecond, func() { w.cycles.catchUp = nil })
 	}

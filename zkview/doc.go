@@ -102,9 +102,8 @@
 //   - rebuild.go: the Snapshot built at each publish from every queue's
 //     Tracker (queue.Build, or queue.BuildChanged where only changes
 //     separate a queue from its last build), the Overlay laid over them,
-//     the warnings raised and cleared told as events; a build in three
-//     steps (build): the queues under the Watcher's lock, the wait-for
-//     graph without it, the snapshot published under it.
+//     the warnings raised and cleared told as events; the wait-for
+//     graph judged without the Watcher's lock (build).
 //   - semwatch.go: semaphores, the Watcher's registry: recognising a
 //     semaphore parent from its listing,
 //     watching its leases/ and locks/ (or Kazoo's <path>-__lock__) as

@@ -92,7 +92,6 @@ func (p *pump) kicked() {
 			p.timer.Stop()
 		}
 		p.timerC = nil
-		w.buildDue.Store(false)
 		p.build()
 		return
 	}
@@ -115,9 +114,7 @@ func (p *pump) kicked() {
 			p.timer.Reset(wait)
 		}
 		p.timerC = p.timer.C
-		// While the first picture loads, a kick may complete it, which
-		// is built at once: every kick is heard then.
-		w.buildDue.Store(!loading)
+		w.buildDue.Store(!loading) // loading: a kick may complete the picture, built at once
 		return
 	}
 	p.build()

@@ -8,34 +8,21 @@ import (
 	"github.com/zklock/zklock/zkview/queue"
 )
 
-// build is one snapshot in the making: its queues, built under the
-// Watcher's lock (buildLocked), then its cycles over sessions, judged
-// without it (judge), then published under it again (publishLocked).
-// The wait-for graph reads long queues whole now and then (a 10,000-node
-// queue's waits every graphLongEvery under a stream of changes) and
-// spells out their cycles: done under the lock, it would hold back the
-// merges of the events arriving meanwhile, and so the next snapshot.
+// build is one snapshot in the making: its queues built under the
+// Watcher's lock, its cycles judged without it (a long queue's waits are
+// read whole at times: merges would wait), then published under it.
 type build struct {
-	snap    *model.Snapshot // its Deadlocks set by judge
-	touched []string        // the queues changed, added or removed since the last build
-	full    bool            // every queue was built: the graph reads every one
-	now     time.Time
-	// changes are the changes told up to the build (its warnings'
-	// included), dropped those dropped before it: the Update that
-	// carries snap tells these, not those merged while the graph was
-	// judged, which snap does not show yet.
-	changes []model.Change
-	dropped int
-	behind  time.Time // when the graph's first long queue left unread is due
+	snap        *model.Snapshot // its Deadlocks set by judge
+	touched     []string        // the queues changed, added or removed since the last build
+	full        bool            // every queue was built
+	now, behind time.Time       // behind: when a long queue the graph left unread is due
+	changes     []model.Change  // told up to the build (not those merged while judging)
+	dropped     int             // dropped before changes
 }
 
-// rebuild builds a new Snapshot when anything changed, rebuilding only
-// the queues that changed (all of them after a change of connection or
-// server view), and makes it w.snap. It reports whether it built one
-// and, when it did, the changes the build's Update tells (the ones
-// merged since the build began stay pending, later), and how long the
-// build took. The caller holds buildMu and not mu: the wait-for graph
-// is brought up to date without mu (build).
+// rebuild builds a new Snapshot, when anything changed, and makes it
+// w.snap; later are the changes merged since the build began, to put
+// after the build's (pendLocked). The caller holds buildMu, not mu.
 func (w *Watcher) rebuild() (rebuilt bool, later []model.Change, laterDropped int, cost time.Duration) {
 	start := time.Now()
 	w.mu.Lock()
@@ -51,11 +38,9 @@ func (w *Watcher) rebuild() (rebuilt bool, later []model.Change, laterDropped in
 	return true, later, laterDropped, time.Since(start)
 }
 
-// buildLocked builds the queues of a new Snapshot when anything
-// changed (nil when nothing did), and takes the changes told so far
-// into it. Its cost is that of what changed: the snapshot's Queues
-// share the chunks no change touched with the last one's, and the
-// sessions graph reads the changed queues only (judge).
+// buildLocked builds a new Snapshot's queues when anything changed (nil
+// when nothing did): those that changed (all after a change of connection
+// or server view), sharing the chunks no change touched with the last.
 func (w *Watcher) buildLocked() *build {
 	if !w.dirty {
 		return nil
@@ -108,31 +93,22 @@ func (w *Watcher) buildLocked() *build {
 	return b
 }
 
-// publishLocked makes b's snapshot w.snap, tells its cycles' changes
-// after the build's own, and leaves those in w.pending; later and
-// laterDropped are the changes told since the build began (not shown
-// by b's snapshot), for the caller to put after them.
+// publishLocked makes b's snapshot w.snap, its changes (cycles' after)
+// w.pending; it returns the changes told since the build began.
 func (w *Watcher) publishLocked(b *build) (later []model.Change, laterDropped int) {
 	later, laterDropped = w.pending, w.dropped
 	w.pending, w.dropped = b.changes, b.dropped
 	dirty := w.dirty // the cycles' changes are b's, not a change since
 	w.cycles.tellLocked(w, b)
-	w.dirty = dirty
-	w.snap = b.snap
+	w.dirty, w.snap = dirty, b.snap
 	return later, laterDropped
 }
 
 // pendLocked puts changes (dropped more before them) after the pending
-// ones, as emitLocked does one by one.
+// ones, dropping the oldest beyond model.MaxPendingChanges.
 func (w *Watcher) pendLocked(changes []model.Change, dropped int) {
 	w.pending = append(w.pending, changes...)
 	w.dropped += dropped
-	w.trimPendingLocked()
-}
-
-// trimPendingLocked drops the oldest pending changes beyond
-// model.MaxPendingChanges, counting them.
-func (w *Watcher) trimPendingLocked() {
 	if over := len(w.pending) - model.MaxPendingChanges; over > 0 {
 		w.pending = slices.Delete(w.pending, 0, over)
 		w.dropped += over

@@ -65,16 +65,11 @@ type Watcher struct {
 	// consistent Snapshot; split locks would have to be taken in one
 	// order by every merge and every build, for no gain in parallelism
 	// (a merge is microseconds; the reads, which take milliseconds, run
-	// without it, and so does a build's wait-for graph: buildMu). What
-	// may be read without it is apart: held (atomic
+	// without it). What may be read without it is apart: held (atomic
 	// counters), childMode, and the overlay's state (its own lock, taken
 	// after this one). The groups below are all guarded by mu.
-	mu sync.Mutex
-	// buildMu keeps builds one at a time (takeUpdate, Snapshot): a
-	// build takes mu to build the queues and to publish, and lets it go
-	// in between while the wait-for graph (graph, cycles' judge) is
-	// brought up to date, which only a build touches. Taken before mu.
-	buildMu sync.Mutex
+	mu      sync.Mutex
+	buildMu sync.Mutex // builds one at a time, mu let go while one judges the wait-for graph (rebuild.go); taken before mu
 	pathSet
 	connState
 	serverState
@@ -103,12 +98,8 @@ type Watcher struct {
 	// childMode is mode == model.ModeChildren, read without the lock
 	// (Host.Live: an Overlay asks under its own lock).
 	childMode atomic.Bool
-	// buildDue: the pump's timer will build (a change of a stream of
-	// them, spaced by publishBudget), so a change merged meanwhile need
-	// not wake the pump (kickPublish): under a stream of changes most
-	// arrive while one is due. Set and cleared by the pump only, the
-	// clearing before the build reads the model, so that a change that
-	// did not kick is in it.
+	// buildDue: the pump's timer will build, so a change merged
+	// meanwhile wakes nobody (kickPublish); cleared before that build.
 	buildDue atomic.Bool
 }
 
@@ -366,21 +357,17 @@ func (w *Watcher) emitLocked(ev model.Change) {
 	if ev.At.IsZero() {
 		ev.At = w.cfg.Now()
 	}
-	w.pending = append(w.pending, ev)
-	w.trimPendingLocked()
+	w.pendLocked([]model.Change{ev}, 0)
 	w.dirty = true
 }
 
-// takeUpdate rebuilds the snapshot if needed and takes the pending
-// events (those the snapshot shows: the ones merged while it was built
-// stay pending for the next); cost is the time the rebuild took, and
-// pictured says that this snapshot is the first with every path read.
+// takeUpdate rebuilds the snapshot if needed and takes the pending events
+// it shows; cost is the time the rebuild took, and pictured says that
+// this snapshot is the first with every path read.
 func (w *Watcher) takeUpdate() (u model.Update, ok bool, cost time.Duration, pictured bool) {
 	w.buildMu.Lock()
 	defer w.buildMu.Unlock()
-	w.mu.Lock()
-	prev := w.snap
-	w.mu.Unlock()
+	prev := w.snap // written under buildMu too
 	rebuilt, later, laterDropped, cost := w.rebuild()
 	w.mu.Lock()
 	defer w.mu.Unlock()
