@@ -240,6 +240,12 @@ type nodesBuilder struct {
 	chunks [][]Node
 	ends   []int
 	open   []Node // the chunk being filled, not yet in chunks
+	// room is the capacity of the next chunk opened, nodeChunk when 0:
+	// a chunk made again around a change near its head holds the few
+	// nodes before the untouched tail it shares (keepTail), and a full
+	// chunk's room (about 55 KB, cleared) for them would be most of what
+	// such a change allocates. A chunk that outgrows it grows by append.
+	room int
 }
 
 // extend takes c, the last chunk of the list being extended, as the chunk
@@ -277,7 +283,11 @@ func (b *nodesBuilder) keep(c []Node) {
 // add appends one node.
 func (b *nodesBuilder) add(n Node) {
 	if b.open == nil {
-		b.open = make([]Node, 0, nodeChunk)
+		room := nodeChunk
+		if b.room > 0 {
+			room = min(b.room, nodeChunk)
+		}
+		b.open = make([]Node, 0, room)
 	}
 	b.open = append(b.open, n)
 	if len(b.open) == nodeChunk {
@@ -453,6 +463,10 @@ func MergeChanged(prev Nodes, entries []ordering.Entry, changed []ordering.Parse
 		}
 		// The entries up to the next chunk's first node: this chunk's
 		// nodes that stayed, and the nodes that joined among them.
+		b.room = len(c) + 1
+		if untouchedAfter(c, shareAfter, entries, changedWithin) {
+			b.room = shareAfter + 1 // the tail will be shared: room for the nodes before it
+		}
 		var next *Node
 		if k+1 < nc {
 			next = &prev.chunk(k + 1)[0]
@@ -494,4 +508,20 @@ func MergeChanged(prev Nodes, entries []ordering.Entry, changed []ordering.Parse
 		b.add(nd)
 	}
 	return b.done(), true
+}
+
+// untouchedAfter says whether c's nodes from index from on (shareTail of
+// them at least) are all in entries, in a row, and none is touched: a
+// change near c's head then makes again only the nodes before them, and
+// the chunk opened for those needs no more room than that (a hint: a
+// chunk that outgrows it grows by append).
+func untouchedAfter(c []Node, from int, entries []ordering.Entry, changedWithin func(a, z *Node) bool) bool {
+	if len(c)-from < shareTail {
+		return false
+	}
+	first, last := &c[from], &c[len(c)-1]
+	i, found := slices.BinarySearchFunc(entries, ordering.ParsedName{Seq: first.Seq, Name: first.Name},
+		func(e ordering.Entry, k ordering.ParsedName) int { return ordering.ChangeOrder(e.ParsedName, k) })
+	end := i + len(c) - from - 1
+	return found && end < len(entries) && entries[end].Name == last.Name && !changedWithin(first, last)
 }

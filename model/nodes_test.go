@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"testing"
+	"unsafe"
 
 	"github.com/zklock/zklock/lockops/ordering"
 )
@@ -242,5 +244,75 @@ func TestNodesOneChunkInPlace(t *testing.T) {
 	ns := NodesOf(nodes...)
 	if ns.Len() != 2 || ns.At(1).Name != nodes[1].Name || ns.Prefix(1).Len() != 1 || ns.Extend(testNode(3, 0)).At(2).Seq != 3 {
 		t.Errorf("one chunk: Len %d, At(1) %s", ns.Len(), ns.At(1).Name)
+	}
+}
+
+// TestNodesHeadChangeRoom: a change near the head of a long queue (the
+// oldest waiter leaves, the next one gets a new predecessor) shares the
+// first chunk's untouched tail and puts the few nodes before it in a
+// chunk of their size, not in a full chunk's room; the lists before it
+// stay as they were.
+func TestNodesHeadChangeRoom(t *testing.T) {
+	var nodes []Node
+	for i := range 4 * nodeChunk {
+		nodes = append(nodes, testNode(int32(i), 0))
+	}
+	prev := NodesOf(slices.Clone(nodes)...)
+	kept := append([]Node{nodes[0]}, nodes[2:]...) // nodes[1] left
+	kept[1].Version = 1                            // its successor touched
+	entries := make([]ordering.Entry, len(kept))
+	for i, n := range kept {
+		entries[i] = ordering.Entry{ParsedName: ordering.ParsedName{Name: n.Name, Seq: n.Seq}}
+	}
+	merge := func() (Nodes, bool) {
+		return MergeChanged(prev, entries, []ordering.ParsedName{{Name: kept[1].Name, Seq: kept[1].Seq}},
+			func(*ordering.Entry) (Node, bool) { return kept[1], true })
+	}
+	next, ok := merge()
+	if !ok || !reflect.DeepEqual(next.Slice(), kept) {
+		t.Fatalf("head change: ok %v, %d nodes, want %d", ok, next.Len(), len(kept))
+	}
+	var before, after runtime.MemStats
+	const runs = 20
+	runtime.ReadMemStats(&before)
+	for range runs {
+		merge()
+	}
+	runtime.ReadMemStats(&after)
+	chunk := uint64(nodeChunk) * uint64(unsafe.Sizeof(Node{}))
+	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > chunk/4 {
+		t.Errorf("a change at the head allocates %d bytes, a chunk is %d", per, chunk)
+	}
+	if !reflect.DeepEqual(prev.Slice(), nodes) {
+		t.Error("the list before the change was altered")
+	}
+}
+
+func TestUntouchedAfter(t *testing.T) {
+	var c []Node
+	var entries []ordering.Entry
+	for i := range 64 {
+		c = append(c, testNode(int32(i), 0))
+		entries = append(entries, ordering.Entry{ParsedName: ordering.ParsedName{Name: c[i].Name, Seq: c[i].Seq}})
+	}
+	none := func(a, z *Node) bool { return false }
+	all := func(a, z *Node) bool { return true }
+	for _, tc := range []struct {
+		name    string
+		from    int
+		entries []ordering.Entry
+		touched func(a, z *Node) bool
+		want    bool
+	}{
+		{"untouched tail", 4, entries, none, true},
+		{"touched tail", 4, entries, all, false},
+		{"tail too short", 64 - shareTail + 1, entries, none, false},
+		{"a tail node left", 4, slices.Delete(slices.Clone(entries), 40, 41), none, false},
+		{"the tail's first node left", 4, slices.Delete(slices.Clone(entries), 4, 5), none, false},
+		{"nodes before it left", 4, slices.Delete(slices.Clone(entries), 1, 3), none, true},
+	} {
+		if got := untouchedAfter(c, tc.from, tc.entries, tc.touched); got != tc.want {
+			t.Errorf("%s: untouchedAfter = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -211,7 +211,7 @@ func SelfWaitMerged(prev, q *Queue, removed []string) (ws []Warning, ok bool) {
 		if i := prev.Nodes.Search(r.Seq); i < pn && prev.Nodes.At(i).Name == name {
 			left++
 		}
-		if i := searchName(nodes, r.Seq); i < len(nodes) && nodes[i] == name {
+		if i := findName(nodes, name, r.Seq); i >= 0 {
 			drop = append(drop, i)
 		}
 	}
@@ -237,6 +237,24 @@ func SelfWaitMerged(prev, q *Queue, removed []string) (ws []Warning, ok bool) {
 	}
 	return selfWaitAgain(prev, q, appendSelfWaiters(nodes, q, from)), true
 }
+
+// findName is the index of name, of sequence seq, in names (lock node
+// names in sequence order), -1 when it is not there. The oldest waiters
+// leave first, so the list's head is looked at before it is searched
+// (a search parses a name at each step).
+func findName(names []string, name string, seq int32) int {
+	if i := slices.Index(names[:min(len(names), headLook)], name); i >= 0 {
+		return i
+	}
+	if i := searchName(names, seq); i < len(names) && names[i] == name {
+		return i
+	}
+	return -1
+}
+
+// headLook is how many names findName compares at the head of the list
+// before it searches: about what leaves between two snapshots.
+const headLook = 8
 
 // searchName is the first of names, lock node names in sequence order,
 // whose sequence is not before seq.

@@ -310,14 +310,24 @@ func (g *Graph) describe(found [][]int64, now time.Time) []model.Deadlock {
 	slices.SortFunc(parts, func(a, b *graphPart) int { return strings.Compare(a.path, b.path) })
 	for _, p := range parts {
 		path := p.path
-		for _, r := range p.pairs {
-			k := step{r.waiter, r.holder}
-			cur, ok := want[k]
-			if !ok || (cur != nil && !r.seen.Before(cur.Since)) {
+		// Waits in a row mostly share their step (a long queue's
+		// waiters behind its one holder): it is looked up once a run,
+		// not once a wait.
+		var k step
+		var cur *model.Wait
+		wanted, looked := false, false
+		for i := range p.pairs {
+			r := &p.pairs[i]
+			if rk := (step{r.waiter, r.holder}); !looked || rk != k {
+				k, looked = rk, true
+				cur, wanted = want[k]
+			}
+			if !wanted || (cur != nil && !r.seen.Before(cur.Since)) {
 				continue
 			}
-			want[k] = &model.Wait{Session: r.waiter, Client: p.nodes.At(int(r.wi)).Client(), Path: path, Node: r.wnode,
+			cur = &model.Wait{Session: r.waiter, Client: p.nodes.At(int(r.wi)).Client(), Path: path, Node: r.wnode,
 				Holder: r.holder, HolderNode: r.hnode, Since: r.seen}
+			want[k] = cur
 		}
 	}
 	out := make([]model.Deadlock, 0, len(found))

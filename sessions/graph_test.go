@@ -140,3 +140,75 @@ func TestGraphLongQueuesReread(t *testing.T) {
 		t.Errorf("no spare room after %d readings of long queues", 40)
 	}
 }
+
+// TestDescribeOldestWait: a cycle's step is told by its oldest wait,
+// the first of equally old ones in path order then wait order, however
+// the waits of a part run (describe looks a step up once a run of waits
+// that share it): checked against every wait read one by one.
+func TestDescribeOldestWait(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	checked := 0
+	for round := range 50 {
+		var g Graph
+		g.init()
+		var parts []*graphPart
+		for k := range 1 + r.IntN(3) {
+			var nodes []model.Node
+			p := &graphPart{path: fmt.Sprintf("/locks/p%d", 2-k)}
+			for i := range 5 + r.IntN(40) {
+				nodes = append(nodes, model.Node{Name: fmt.Sprintf("%s-n%03d", p.path, i), Seq: int32(i)})
+				// Runs of one step, sessions 1..3 waiting on each other and themselves.
+				waiter, holder := int64(1+r.IntN(3)), int64(1+r.IntN(3))
+				if i > 0 && r.IntN(3) > 0 {
+					waiter, holder = p.pairs[i-1].waiter, p.pairs[i-1].holder
+				}
+				p.pairs = append(p.pairs, pairRec{waiter: waiter, holder: holder, wnode: nodes[i].Name, hnode: "h",
+					seen: modeltest.T0.Add(time.Duration(r.IntN(4)) * time.Second), wi: int32(i), wseq: int32(i)})
+			}
+			p.nodes = model.NodesOf(nodes...)
+			g.parts[p.path] = p
+			g.apply(p, 1)
+			parts = append(parts, p)
+		}
+		found := g.findCycles()
+		got := g.describe(found, modeltest.T0)
+		slices.SortFunc(parts, func(a, b *graphPart) int { return strings.Compare(a.path, b.path) })
+		oldest := func(from, to int64) *pairRec {
+			var best *pairRec
+			for _, p := range parts {
+				for i := range p.pairs {
+					if q := &p.pairs[i]; q.waiter == from && q.holder == to && (best == nil || q.seen.Before(best.seen)) {
+						best = q
+					}
+				}
+			}
+			return best
+		}
+		for _, d := range got {
+			for i, w := range d.Waits {
+				want := oldest(d.Sessions[i], d.Sessions[(i+1)%len(d.Sessions)])
+				if want == nil || w.Node != want.wnode || !w.Since.Equal(want.seen) {
+					t.Fatalf("round %d: cycle %v step %d told by %s at %v, want %+v", round, d.Sessions, i, w.Node, w.Since, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 50 {
+		t.Fatalf("only %d steps of cycles checked", checked)
+	}
+}
+
+// TestPairsRoomReusedAsLengthWanders: a long queue a few nodes longer
+// than at its last reading reads its waits into that reading's room,
+// not into a new list of its length.
+func TestPairsRoomReusedAsLengthWanders(t *testing.T) {
+	var g Graph
+	n := graphLongQueue + 100
+	first := g.pairsRoom(n)
+	g.spare = first // as rebuildPart hands a reading's waits back
+	next := g.pairsRoom(n + 3)
+	if cap(next) == 0 || &next[:1][0] != &first[:1][0] {
+		t.Error("a reading 3 nodes longer did not reuse the last reading's room")
+	}
+}

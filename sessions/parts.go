@@ -110,13 +110,24 @@ func (g *Graph) readPairs(q *model.Queue, old *graphPart, now time.Time) (pairs 
 	return pairs, oldKept
 }
 
+// longRoom: a long queue's waits are read into room for 1/longRoom
+// more than it holds (pairsRoom).
+const longRoom = 16
+
 // pairsRoom is an empty list of waits with room for n: the spare one
 // (the waits a long queue's part held before its last reading) when it
 // is large enough, so that a long queue read again and again under a
 // stream of changes reuses the room of its previous reading.
 func (g *Graph) pairsRoom(n int) []pairRec {
-	if n < graphLongQueue || cap(g.spare) < n {
+	if n < graphLongQueue {
 		return make([]pairRec, 0, n)
+	}
+	if cap(g.spare) < n {
+		// A little more than this reading needs: a long queue's length
+		// wanders by a few nodes between readings, and a room made to
+		// the node would be too small for the next reading half the
+		// time (a new list of the queue's length, not the spare reused).
+		return make([]pairRec, 0, n+n/longRoom)
 	}
 	pairs := g.spare[:0]
 	clear(pairs[:cap(pairs)]) // no node names of former waits kept alive

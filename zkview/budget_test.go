@@ -45,3 +45,20 @@ func TestPublishBudget(t *testing.T) {
 		t.Fatalf("after a quiet spell: wait %v every %v", wait, every)
 	}
 }
+
+// TestKickWhileBuildDue: a change merged while the pump's timer is due
+// wakes nobody (the due build takes it in); once the timer fired, a
+// change kicks the pump again.
+func TestKickWhileBuildDue(t *testing.T) {
+	w := &Watcher{kick: make(chan struct{}, 1)}
+	w.buildDue.Store(true)
+	w.kickPublish()
+	if len(w.kick) != 0 {
+		t.Fatal("a kick sent while a build is due")
+	}
+	w.buildDue.Store(false)
+	w.kickPublish()
+	if len(w.kick) != 1 {
+		t.Fatal("no kick once the due build began")
+	}
+}

@@ -20,24 +20,27 @@ type cycleTimers struct {
 	catchUp   *time.Timer // publishes again when a long queue left unread is due
 }
 
-// judgeLocked brings the Watcher's wait-for graph to the queues
-// of the snapshot being built at now and returns its cycles, telling on
-// the event log which ones appeared, became deadlocks and cleared. Unless
-// full, only the queues at touched (changed, added or removed since the
-// last snapshot) are read. While a young cycle stands, a snapshot is
-// published again when it comes of age, even if nothing else changes.
-func (g *cycleTimers) judgeLocked(w *Watcher, queues model.Queues, touched []string, full bool, now time.Time) []model.Deadlock {
-	var behind time.Time
-	if full {
-		behind = w.graph.Update(queues, now)
+// judge brings the Watcher's wait-for graph to b's queues (unless
+// b.full, only those at b.touched) and sets b's cycles. It runs under
+// buildMu, not mu: the graph is the builds' alone, the queues immutable.
+func (g *cycleTimers) judge(w *Watcher, b *build) {
+	if b.full {
+		b.behind = w.graph.Update(b.snap.Queues, b.now)
 	} else {
-		changed, removed := touchedQueues(queues, touched)
-		behind = w.graph.UpdateChanged(changed, removed, now)
+		changed, removed := touchedQueues(b.snap.Queues, b.touched)
+		b.behind = w.graph.UpdateChanged(changed, removed, b.now)
 	}
-	if !behind.IsZero() && g.catchUp == nil && !w.oneShot {
-		g.catchUp = g.republishAfter(w, behind.Sub(now)+time.Millisecond, func() { w.cycles.catchUp = nil })
+	b.snap.Deadlocks = w.graph.Cycles(b.now)
+}
+
+// tellLocked tells which of b's cycles appeared, became deadlocks and
+// cleared since the last build's; it publishes again when a young cycle
+// comes of age, or a long queue the graph left unread is due.
+func (g *cycleTimers) tellLocked(w *Watcher, b *build) {
+	now, cur := b.now, b.snap.Deadlocks // as judge left them
+	if !b.behind.IsZero() && g.catchUp == nil && !w.oneShot {
+		g.catchUp = g.republishAfter(w, b.behind.Sub(now)+time.Millisecond, func() { w.cycles.catchUp = nil })
 	}
-	cur := w.graph.Cycles(now)
 	g.eventsLocked(w, g.last, cur, now)
 	g.last = cur
 	young, due := sessions.YoungCycles(&model.Snapshot{Deadlocks: cur})
@@ -54,7 +57,6 @@ func (g *cycleTimers) judgeLocked(w *Watcher, queues model.Queues, touched []str
 		// the rebuild that follows, which must be past it.
 		g.recheck = g.republishAfter(w, due.Sub(now)+10*time.Millisecond, func() { w.cycles.recheckAt = time.Time{} })
 	}
-	return cur
 }
 
 // touchedQueues is the queues at the paths touched (duplicates allowed)

@@ -102,7 +102,8 @@
 //   - rebuild.go: the Snapshot built at each publish from every queue's
 //     Tracker (queue.Build, or queue.BuildChanged where only changes
 //     separate a queue from its last build), the Overlay laid over them,
-//     the warnings raised and cleared told as events.
+//     the warnings raised and cleared told as events; the wait-for
+//     graph judged without the Watcher's lock (build).
 //   - semwatch.go: semaphores, the Watcher's registry: recognising a
 //     semaphore parent from its listing,
 //     watching its leases/ and locks/ (or Kazoo's <path>-__lock__) as
@@ -117,7 +118,7 @@
 //     that it changed. The Watcher tells it each watch's events and
 //     hands it the queues it built; it never holds the Watcher.
 //   - cycles.go: cycleTimers, the Watcher's sessions.Graph brought up to date at each
-//     build, its cycles told as events, a publish again when a young
+//     build (without the Watcher's lock), its cycles told as events, a publish again when a young
 //     cycle comes of age; ConfirmCycles, with the leader mismatches'
 //     dating across two reads (YoungMismatches, RedateMismatches).
 //   - options.go: Options (what to watch) and their defaults.

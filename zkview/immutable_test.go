@@ -45,13 +45,17 @@ func TestPublishedSnapshotsUnchanged(t *testing.T) {
 	churnEntities(t, raw, tr, rand.New(rand.NewPCG(uint64(seed), 35)), 300)
 	converge(t, freshPicture(t, mon, root), &testWatcher{Watcher: w})
 
+	w.buildMu.Lock()
+	w.rebuild()
 	w.mu.Lock()
-	w.rebuildLocked()
 	base := w.base.Slice()
 	w.allDirty, w.dirty = true, true
-	w.rebuildLocked() // every queue built afresh
+	w.mu.Unlock()
+	w.rebuild() // every queue built afresh
+	w.mu.Lock()
 	afresh := w.base.Slice()
 	w.mu.Unlock()
+	w.buildMu.Unlock()
 	if !reflect.DeepEqual(base, afresh) {
 		t.Errorf("the patched list of %d queues is not the %d queues built afresh", len(base), len(afresh))
 	}

@@ -529,26 +529,24 @@ func hasLockChild(kids []string) bool {
 func (pw *pathWatch) fetch(ctx context.Context, w *Watcher, names []string) []queue.Fetched {
 	dir := pw.path
 	out := make([]queue.Fetched, len(names))
-	if len(names) == 0 {
-		return out
-	}
 	var (
 		next atomic.Int64
 		wg   sync.WaitGroup
 	)
-	for range min(len(names), maxInFlight) {
+	read := func() {
+		for i := int(next.Add(1) - 1); i < len(names) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+			out[i] = pw.fetchOne(ctx, w, model.ChildPath(dir, names[i]), names[i])
+		}
+	}
+	// This goroutine reads too: one new node, the usual change, makes none.
+	for range min(len(names), maxInFlight) - 1 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(names) || ctx.Err() != nil {
-					return
-				}
-				out[i] = pw.fetchOne(ctx, w, model.ChildPath(dir, names[i]), names[i])
-			}
+			read()
 		}()
 	}
+	read()
 	wg.Wait()
 	return out
 }

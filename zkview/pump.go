@@ -39,6 +39,7 @@ func (p *pump) run() {
 			p.kicked()
 		case <-p.timerC:
 			p.timerC = nil
+			w.buildDue.Store(false)
 			p.build()
 		case out <- next:
 			p.cur = nil
@@ -113,6 +114,7 @@ func (p *pump) kicked() {
 			p.timer.Reset(wait)
 		}
 		p.timerC = p.timer.C
+		w.buildDue.Store(!loading) // loading: a kick may complete the picture, built at once
 		return
 	}
 	p.build()

@@ -8,15 +8,42 @@ import (
 	"github.com/zklock/zklock/zkview/queue"
 )
 
-// rebuildLocked builds a new Snapshot when anything changed, rebuilding
-// only the queues that changed (all of them after a change of connection
-// or server view). It reports whether it built one. Its cost is that of
-// what changed: the snapshot's Queues share the chunks no change touched
-// with the last one's, and the sessions graph reads the changed queues
-// only.
-func (w *Watcher) rebuildLocked() bool {
+// build is one snapshot in the making: its queues built under the
+// Watcher's lock, its cycles judged without it (a long queue's waits are
+// read whole at times: merges would wait), then published under it.
+type build struct {
+	snap        *model.Snapshot // its Deadlocks set by judge
+	touched     []string        // the queues changed, added or removed since the last build
+	full        bool            // every queue was built
+	now, behind time.Time       // behind: when a long queue the graph left unread is due
+	changes     []model.Change  // told up to the build (not those merged while judging)
+	dropped     int             // dropped before changes
+}
+
+// rebuild builds a new Snapshot, when anything changed, and makes it
+// w.snap; later are the changes merged since the build began, to put
+// after the build's (pendLocked). The caller holds buildMu, not mu.
+func (w *Watcher) rebuild() (rebuilt bool, later []model.Change, laterDropped int, cost time.Duration) {
+	start := time.Now()
+	w.mu.Lock()
+	b := w.buildLocked()
+	w.mu.Unlock()
+	if b == nil {
+		return false, nil, 0, 0
+	}
+	w.cycles.judge(w, b)
+	w.mu.Lock()
+	later, laterDropped = w.publishLocked(b)
+	w.mu.Unlock()
+	return true, later, laterDropped, time.Since(start)
+}
+
+// buildLocked builds a new Snapshot's queues when anything changed (nil
+// when nothing did): those that changed (all after a change of connection
+// or server view), sharing the chunks no change touched with the last.
+func (w *Watcher) buildLocked() *build {
 	if !w.dirty {
-		return false
+		return nil
 	}
 	now := w.cfg.Now()
 	sv := w.usableServerView(now)
@@ -59,11 +86,33 @@ func (w *Watcher) rebuildLocked() bool {
 	if sv != nil {
 		snap.ServerView, snap.ServerViewAt = true, sv.At
 	}
-	snap.Deadlocks = w.cycles.judgeLocked(w, queues, touched, full, now)
 	w.held.atBuildLocked()
-	w.snap = snap
+	b := &build{snap: snap, touched: touched, full: full, now: now, changes: w.pending, dropped: w.dropped}
+	w.pending, w.dropped = nil, 0
 	w.dirty, w.allDirty = false, false
-	return true
+	return b
+}
+
+// publishLocked makes b's snapshot w.snap, its changes (cycles' after)
+// w.pending; it returns the changes told since the build began.
+func (w *Watcher) publishLocked(b *build) (later []model.Change, laterDropped int) {
+	later, laterDropped = w.pending, w.dropped
+	w.pending, w.dropped = b.changes, b.dropped
+	dirty := w.dirty // the cycles' changes are b's, not a change since
+	w.cycles.tellLocked(w, b)
+	w.dirty, w.snap = dirty, b.snap
+	return later, laterDropped
+}
+
+// pendLocked puts changes (dropped more before them) after the pending
+// ones, dropping the oldest beyond model.MaxPendingChanges.
+func (w *Watcher) pendLocked(changes []model.Change, dropped int) {
+	w.pending = append(w.pending, changes...)
+	w.dropped += dropped
+	if over := len(w.pending) - model.MaxPendingChanges; over > 0 {
+		w.pending = slices.Delete(w.pending, 0, over)
+		w.dropped += over
+	}
 }
 
 // queueDirtyLocked lists a model that changed for the next build

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -69,14 +68,15 @@ type Watcher struct {
 	// without it). What may be read without it is apart: held (atomic
 	// counters), childMode, and the overlay's state (its own lock, taken
 	// after this one). The groups below are all guarded by mu.
-	mu sync.Mutex
+	mu      sync.Mutex
+	buildMu sync.Mutex // builds one at a time, mu let go while one judges the wait-for graph (rebuild.go); taken before mu
 	pathSet
 	connState
 	serverState
 	firstRead
 	published
 	built
-	graph  sessions.Graph // the wait-for graph over sessions
+	graph  sessions.Graph // the wait-for graph over sessions; guarded by buildMu, not mu
 	cycles cycleTimers    // its cycles between publishes (cycles.go)
 
 	// roots: the roots read whole (rootwatch.go), whose first read's
@@ -98,6 +98,9 @@ type Watcher struct {
 	// childMode is mode == model.ModeChildren, read without the lock
 	// (Host.Live: an Overlay asks under its own lock).
 	childMode atomic.Bool
+	// buildDue: the pump's timer will build, so a change merged
+	// meanwhile wakes nobody (kickPublish); cleared before that build.
+	buildDue atomic.Bool
 }
 
 // pathSet is the paths the Watcher follows: each one's watch and
@@ -264,10 +267,13 @@ func (w *Watcher) Updates() <-chan model.Update { return w.updates }
 // Snapshot is the current model (built now if anything changed since the
 // last one).
 func (w *Watcher) Snapshot() *model.Snapshot {
+	w.buildMu.Lock()
+	rebuilt, later, laterDropped, _ := w.rebuild()
 	w.mu.Lock()
-	rebuilt := w.rebuildLocked()
+	w.pendLocked(later, laterDropped)
 	snap := w.snap
 	w.mu.Unlock()
+	w.buildMu.Unlock()
 	if rebuilt {
 		w.kickPublish() // the events of the rebuild still go out on Updates
 	}
@@ -333,6 +339,9 @@ func proveCycles(snap *model.Snapshot) *model.Snapshot {
 
 // kickPublish tells the pump that something changed.
 func (w *Watcher) kickPublish() {
+	if w.buildDue.Load() {
+		return // the scheduled build takes this change in: no wake-up for it
+	}
 	select {
 	case w.kick <- struct{}{}:
 	default:
@@ -348,27 +357,22 @@ func (w *Watcher) emitLocked(ev model.Change) {
 	if ev.At.IsZero() {
 		ev.At = w.cfg.Now()
 	}
-	w.pending = append(w.pending, ev)
-	if over := len(w.pending) - model.MaxPendingChanges; over > 0 {
-		w.pending = slices.Delete(w.pending, 0, over)
-		w.dropped += over
-	}
+	w.pendLocked([]model.Change{ev}, 0)
 	w.dirty = true
 }
 
-// takeUpdate rebuilds the snapshot if needed and takes the pending
-// events; cost is the time the rebuild took, and pictured says that this
-// snapshot is the first with every path read.
+// takeUpdate rebuilds the snapshot if needed and takes the pending events
+// it shows; cost is the time the rebuild took, and pictured says that
+// this snapshot is the first with every path read.
 func (w *Watcher) takeUpdate() (u model.Update, ok bool, cost time.Duration, pictured bool) {
+	w.buildMu.Lock()
+	defer w.buildMu.Unlock()
+	prev := w.snap // written under buildMu too
+	rebuilt, later, laterDropped, cost := w.rebuild()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	start := time.Now()
-	prev := w.snap
-	rebuilt := w.rebuildLocked()
+	defer w.pendLocked(later, laterDropped)
 	tellExpiries(prev, w.pending)
-	if rebuilt {
-		cost = time.Since(start)
-	}
 	if rebuilt && w.initPending <= 0 && !w.pictured {
 		w.pictured, pictured = true, true
 	}
