@@ -70,7 +70,7 @@ func TestConsoleFixtureFromRealQueues(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, holds := queueUp(t, w, p("inventory"), []step{{kaz, 5, pw, true}, {kaz, 6, pr, false}, {kaz, 7, pw, false}})
-	waitFor(t, w, 20*time.Second, "inventory chain verified", func(s *model.Snapshot) bool {
+	waitPolled(t, w, 20*time.Second, "inventory chain verified", func(s *model.Snapshot) bool {
 		q := queueOf(s, p("inventory"))
 		return s.ServerView && q.Nodes.At(1).Link == model.LinkVerified && q.Nodes.At(2).Link == model.LinkVerified
 	})

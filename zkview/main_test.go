@@ -150,6 +150,32 @@ func waitFor(t testing.TB, w *testWatcher, timeout time.Duration, desc string, c
 	}
 }
 
+// waitPolled is waitFor for what only the server view can say (a watch
+// verified): it asks for a fresh poll every second while it waits. The
+// poller spaces its polls serverViewShare times the slowest answer, and
+// under -race on a loaded machine one answer's decoding (the shared test
+// server's whole watch list) can take 100 ms: the next poll would come 20
+// s later, past the wait, with nothing wrong. Refresh is what the
+// console's refresh asks for.
+func waitPolled(t testing.TB, w *testWatcher, timeout time.Duration, desc string, cond func(*model.Snapshot) bool) *model.Snapshot {
+	t.Helper()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				w.Refresh()
+			}
+		}
+	}()
+	return waitFor(t, w, timeout, desc, cond)
+}
+
 // eventually waits for cond with a deadline.
 func eventually(t testing.TB, timeout time.Duration, desc string, cond func() bool) {
 	t.Helper()

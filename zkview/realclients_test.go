@@ -312,7 +312,7 @@ func TestKazooDeadlock(t *testing.T) {
 	nodes, holds := queueUp(t, w, p, []step{{kaz, 0, peers.Write, true}, {kaz, 1, peers.Read, false}, {kaz, 2, peers.Write, false}})
 	w1, r1, w2 := nodes[0], nodes[1], nodes[2]
 	// Before the release: a chain, no cycle (R1 really waits on W1).
-	waitFor(t, w, 15*time.Second, "chain verified", func(s *model.Snapshot) bool {
+	waitPolled(t, w, 15*time.Second, "chain verified", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		return s.ServerView && q.Nodes.At(1).Link == model.LinkVerified && q.Nodes.At(2).Link == model.LinkVerified
 	})

@@ -189,7 +189,7 @@ func TestSemaphoreRealClients(t *testing.T) {
 		// The waiter in line for the semaphore's lock watches the one
 		// before it, as the servers confirm; the one admitted waits on a
 		// children watch (not listed by wchc: inferred, never missing).
-		snap := waitFor(t, recursive, 20*time.Second, sc.path+" line verified", func(s *model.Snapshot) bool {
+		snap := waitPolled(t, recursive, 20*time.Second, sc.path+" line verified", func(s *model.Snapshot) bool {
 			_, p := semViewOf(s, sc.path)
 			if p == nil || len(p.Queue) == 0 {
 				return false

@@ -72,7 +72,7 @@ func TestChainVerifiedHerdMissing(t *testing.T) {
 	}
 	mon := session(t, c.Servers())
 	w := watch(t, mon, Options{Paths: []string{p}, ServerView: true, ServerViewEvery: 200 * time.Millisecond})
-	snap := waitFor(t, w, 15*time.Second, "every waiter verified", func(s *model.Snapshot) bool {
+	snap := waitPolled(t, w, 15*time.Second, "every waiter verified", func(s *model.Snapshot) bool {
 		q := queueOf(s, p)
 		if !s.ServerView || q == nil || q.Nodes.Len() != 4 {
 			return false
