@@ -90,7 +90,9 @@ const consoleNotes = "\nMemory per watched node is BenchmarkRSS10000's and Bench
 	"max-lag-changes is the most changes the writer had made and no snapshot showed yet; read it against changes/frame, the changes one snapshot carries on average: " +
 	"a lag of a frame or two keeps up by merging changes into fewer snapshots, a lag far beyond it means the Watcher fell behind the writer. " +
 	"allocs/change and B/change are the process's heap allocations over the writer's runs, per change (B/op and allocs/op count the queue's fill and the fresh Load after each run too); " +
-	"cpu-%-of-core grows with frames/s (each snapshot is a build): a Watcher that shows changes sooner publishes more snapshots and pays for them here.\n"
+	"cpu-%-of-core grows with frames/s (each snapshot is a build): a Watcher that shows changes sooner publishes more snapshots and pays for them here. " +
+	"It is the whole process's, the benchmark's own reading of the writer's lines included (a pipe read and two goroutine wake-ups per change); " +
+	"harness-cpu-% is that part alone, measured in one more run of the writer with the Watcher closed, and watcher-cpu-% is cpu-%-of-core less it.\n"
 
 // writeSetup writes the title and how the run was made: command, date,
 // machine, server, clients, runs.

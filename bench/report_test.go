@@ -20,7 +20,7 @@ func TestConsoleTargetTable(t *testing.T) {
 		{Bench: goBench{Name: "BenchmarkChange10000"}, Metrics: map[string]float64{"requests/create": 2, "ms-to-snapshot-p50": 12}},
 		{Bench: goBench{Name: "BenchmarkFirstPicture1000x10"}, Metrics: map[string]float64{"ns/op": 1.1e9}},
 		{Bench: goBench{Name: "BenchmarkBareLoad1000x10"}, Metrics: map[string]float64{"ns/op": 1e9}},
-		{Bench: goBench{Name: "BenchmarkSustained200"}, Metrics: map[string]float64{"cpu-%-of-core": 9.5}},
+		{Bench: goBench{Name: "BenchmarkSustained200"}, Metrics: map[string]float64{"cpu-%-of-core": 13.5, "watcher-cpu-%": 9.5}},
 		{Bench: goBench{Name: "BenchmarkSustained2000"}, Metrics: map[string]float64{"max-lag-frames": 0.9, "p99-ms": 25}},
 	}}
 	out := consoleTargetTable(r.console)
@@ -30,7 +30,8 @@ func TestConsoleTargetTable(t *testing.T) {
 		"| first picture of 1,000 x 10 against the raw pipelined loop | BenchmarkFirstPicture1000x10 | 1.1x | 1.2 | met |",
 		"| View() of a 100,000-node queue (ns) | BenchmarkView100k | - | 2000000 | not measured |",
 		// #43's console rows.
-		"| 200 changes/s: the Watcher's share of a core (%) | BenchmarkSustained200 | 9.5 | 10 | met |",
+		"| 200 changes/s: the process's share of a core, the benchmark's own reading of the writer included (%) | BenchmarkSustained200 | 13.5 | 10 | not met |",
+		"| 200 changes/s: the Watcher's share of a core: the process's less the benchmark's own (%) | BenchmarkSustained200 | 9.5 | 10 | met |",
 		"| 2,000 changes/s: the largest lag, in frames of changes | BenchmarkSustained2000 | 0.9 | 1 | met |",
 		"| 2,000 changes/s: change to snapshot p99 (ms) | BenchmarkSustained2000 | 25 | 20 | not met |",
 	} {
