@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -336,15 +337,23 @@ func (m *peerMix) progress(t *testing.T, what string, n int64) {
 	for i, pp := range m.parents {
 		before[i].ours, before[i].theirs = pp.holdsBy()
 	}
-	eventually(t, 60*time.Second, fmt.Sprintf("%d more holds on each parent, peers and lockops both, %s", n, what), func() bool {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var stalled []string
 		for i, pp := range m.parents {
 			ours, theirs := pp.holdsBy()
 			if ours <= before[i].ours || theirs <= before[i].theirs || ours+theirs < before[i].ours+before[i].theirs+n {
-				return false
+				stalled = append(stalled, fmt.Sprintf("%s: lockops %d -> %d, peers %d -> %d", pp.kind, before[i].ours, ours, before[i].theirs, theirs))
 			}
 		}
-		return true
-	})
+		if len(stalled) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after 60s waiting for %d more holds on each parent, peers and lockops both, %s; stalled: %s", n, what, strings.Join(stalled, "; "))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // killMember kills the leader or a follower, waits for every parent to
