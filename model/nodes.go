@@ -441,11 +441,7 @@ func MergeChanged(prev Nodes, entries []ordering.Entry, changed []ordering.Parse
 	var b nodesBuilder
 	i := 0 // in entries
 	nc := prev.numChunks()
-	if nc > 1 {
-		// Room for prev's chunks and a few more (a shared tail, joins):
-		// not grown chunk by chunk at every change of a long queue.
-		b.chunks, b.ends = make([][]Node, 0, nc+2), make([]int, 0, nc+2)
-	}
+	b.reserve(nc)
 	for k := range nc {
 		c := prev.chunk(k)
 		if l := len(c); i+l <= len(entries) && entries[i].Name == c[0].Name && entries[i+l-1].Name == c[l-1].Name &&
@@ -500,14 +496,31 @@ func MergeChanged(prev Nodes, entries []ordering.Entry, changed []ordering.Parse
 			b.add(nd)
 		}
 	}
-	for ; i < len(entries); i++ { // joined after prev's last node
-		nd, ok := fresh(&entries[i])
+	if !b.addFresh(entries[i:], fresh) { // joined after prev's last node
+		return Nodes{}, false
+	}
+	return b.done(), true
+}
+
+// reserve makes room for n chunks and a few more (a shared tail, joins):
+// a long queue's list is not grown chunk by chunk at every change.
+func (b *nodesBuilder) reserve(n int) {
+	if n > 1 {
+		b.chunks, b.ends = make([][]Node, 0, n+2), make([]int, 0, n+2)
+	}
+}
+
+// addFresh adds a node made by fresh for each of entries; false when
+// fresh could not make one.
+func (b *nodesBuilder) addFresh(entries []ordering.Entry, fresh func(*ordering.Entry) (Node, bool)) bool {
+	for k := range entries {
+		nd, ok := fresh(&entries[k])
 		if !ok {
-			return Nodes{}, false
+			return false
 		}
 		b.add(nd)
 	}
-	return b.done(), true
+	return true
 }
 
 // untouchedAfter says whether c's nodes from index from on (shareTail of
