@@ -53,11 +53,7 @@ func TestHolderLinkCutPastTimeout(t *testing.T) {
 	px := newTestProxy(t)
 	ctx := tctx(t, 30*time.Second)
 	p := lockPath(t)
-	hs, err := Connect(ctx, []string{px.Addr()}, WithSessionTimeout(time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hs.Close()
+	hs := connectVia(t, ctx, px, WithSessionTimeout(time.Second))
 	var log progressLog
 	holder := NewLock(hs, p, WithProgress(log.add))
 	if err := holder.Acquire(ctx); err != nil {
@@ -111,11 +107,7 @@ func TestHolderShortCutStillHeld(t *testing.T) {
 	px := newTestProxy(t)
 	ctx := tctx(t, 30*time.Second)
 	p := lockPath(t)
-	hs, err := Connect(ctx, []string{px.Addr()}, WithSessionTimeout(4*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hs.Close()
+	hs := connectVia(t, ctx, px, WithSessionTimeout(4*time.Second))
 	var log progressLog
 	holder := NewLock(hs, p, WithProgress(log.add))
 	if err := holder.Acquire(ctx); err != nil {
@@ -265,11 +257,7 @@ func TestCancelDuringCutCreate(t *testing.T) {
 	px := newTestProxy(t)
 	ctx := tctx(t, 30*time.Second)
 	p := lockPath(t)
-	s, err := Connect(ctx, []string{px.Addr()}, WithSessionTimeout(4*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := connectVia(t, ctx, px, WithSessionTimeout(4*time.Second))
 	l := NewLock(s, p)
 	if err := l.makeParents(ctx); err != nil {
 		t.Fatal(err)
@@ -301,11 +289,7 @@ func TestReleaseWhileCutSessionEnds(t *testing.T) {
 	px := newTestProxy(t)
 	ctx := tctx(t, 20*time.Second)
 	p := lockPath(t)
-	hs, err := Connect(ctx, []string{px.Addr()}, WithSessionTimeout(time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hs.Close()
+	hs := connectVia(t, ctx, px, WithSessionTimeout(time.Second))
 	holder := NewLock(hs, p)
 	if err := holder.Acquire(ctx); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zklock/zklock/lockops/ordering"
+	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -23,6 +24,18 @@ func connect(t testing.TB, opts ...SessionOption) *Session {
 	s, err := Connect(ctx, testServers(t), append([]SessionOption{WithSessionTimeout(4 * time.Second)}, opts...)...)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// connectVia opens a Session through the proxy px (a link a test cuts
+// and restores), closed at cleanup.
+func connectVia(t testing.TB, ctx context.Context, px *sandbox.Proxy, opts ...SessionOption) *Session {
+	t.Helper()
+	s, err := Connect(ctx, []string{px.Addr()}, opts...)
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
 	return s

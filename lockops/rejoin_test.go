@@ -407,11 +407,7 @@ func TestRejoinGivesUpWithLinkDown(t *testing.T) {
 	px := newTestProxy(t)
 	ctx := tctx(t, 30*time.Second)
 	p := lockPath(t)
-	s, err := Connect(ctx, []string{px.Addr()}, WithSessionTimeout(4*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := connectVia(t, ctx, px, WithSessionTimeout(4*time.Second))
 	l := NewLock(s, p)
 	if err := l.Acquire(ctx); err != nil {
 		t.Fatal(err)
@@ -445,11 +441,7 @@ func TestRejoinSessionExpired(t *testing.T) {
 	px := newTestProxy(t)
 	ctx := tctx(t, 30*time.Second)
 	p := lockPath(t)
-	s, err := Connect(ctx, []string{px.Addr()}, WithSessionTimeout(2*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := connectVia(t, ctx, px, WithSessionTimeout(2*time.Second))
 	l := NewLock(s, p)
 	if err := l.Acquire(ctx); err != nil {
 		t.Fatal(err)

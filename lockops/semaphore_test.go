@@ -522,11 +522,7 @@ func TestSemaphoreSessionExpires(t *testing.T) {
 	if err := holder.Acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := Connect(ctx, []string{px.Addr()}, WithSessionTimeout(time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
+	ws := connectVia(t, ctx, px, WithSessionTimeout(time.Second))
 	waiter := NewSemaphore(ws, p, WithLimit(1))
 	got := acquireAsync(ctx, waiter)
 	eventually(t, 10*time.Second, "the waiter admitted", func() bool {
