@@ -152,11 +152,12 @@ func waitFor(t testing.TB, w *testWatcher, timeout time.Duration, desc string, c
 
 // waitPolled is waitFor for what only the server view can say (a watch
 // verified): it asks for a fresh poll every second while it waits. The
-// poller spaces its polls serverViewShare times the slowest answer, and
-// under -race on a loaded machine one answer's decoding (the shared test
-// server's whole watch list) can take 100 ms: the next poll would come 20
-// s later, past the wait, with nothing wrong. Refresh is what the
-// console's refresh asks for.
+// poller spaces its polls serverViewShare (200) times the slowest answer,
+// decoding included, so a poll slowed by a loaded machine under -race
+// (the shared test server's whole watch list) could push the next one
+// past the wait with nothing wrong; that is the suspected cause of two
+// loaded timeouts, not a measured one. Refresh is what the console's
+// refresh asks for.
 func waitPolled(t testing.TB, w *testWatcher, timeout time.Duration, desc string, cond func(*model.Snapshot) bool) *model.Snapshot {
 	t.Helper()
 	stop := make(chan struct{})
