@@ -1,11 +1,13 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,15 +16,18 @@ const proxyDialTimeout = 5 * time.Second
 
 // Proxy is a loopback TCP proxy in front of one server, so that a test can
 // cut a client's link (as a network partition or a dead NIC would) while
-// the server keeps running and the session stays alive on it.
+// the server keeps running and the session stays alive on it, or make the
+// server's answers arrive late (as a distant server's would).
 //
 // It is our own rather than Shopify's toxiproxy: toxiproxy is well kept and
 // offers latency, bandwidth and reset toxics, but it brings a dependency
-// tree and a server/API model, and we need only two things, cut every link
-// and refuse new ones, then restore. That is about a hundred lines here.
+// tree and a server/API model, and we need only three things, cut every
+// link and refuse new ones, then restore, and a fixed reply latency. That
+// is under two hundred lines here.
 type Proxy struct {
 	ln     net.Listener
 	target string
+	delay  atomic.Int64 // SetReplyDelay's, in nanoseconds
 
 	mu     sync.Mutex
 	cut    bool
@@ -78,6 +83,13 @@ func (p *Proxy) Restore() {
 	defer p.mu.Unlock()
 	p.cut = false
 }
+
+// SetReplyDelay makes every byte the server sends reach the client d after
+// the proxy read it, in order, on live links and new ones (0: at once).
+// The client's requests still go through at once: a test can widen the
+// time between a request leaving and its answer arriving without slowing
+// what the client sends behind it.
+func (p *Proxy) SetReplyDelay(d time.Duration) { p.delay.Store(int64(d)) }
 
 // Close stops listening, closes every connection and waits for the proxy's
 // goroutines to end.
@@ -142,16 +154,52 @@ func (p *Proxy) serve(client net.Conn) {
 	// Either direction ending ends the link: ZooKeeper's protocol has no
 	// use for half-closed connections.
 	done := make(chan struct{}, 2)
-	pipe := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src)
+	pipe := func(run func()) {
+		run()
 		l.close()
 		done <- struct{}{}
 	}
-	go pipe(server, client)
-	go pipe(client, server)
+	go pipe(func() { _, _ = io.Copy(server, client) })
+	go pipe(func() { p.delayed(client, server) })
 	<-done
 	<-done
 	p.mu.Lock()
 	delete(p.links, l)
 	p.mu.Unlock()
+}
+
+// chunk is what one read from the server returned, and when.
+type chunk struct {
+	b  []byte
+	at time.Time
+}
+
+// delayed copies src to dst, each read written SetReplyDelay after it was
+// read (the delay in force when it was read). It returns when either side
+// fails.
+func (p *Proxy) delayed(dst, src net.Conn) {
+	chunks := make(chan chunk, 256)
+	go func() {
+		defer close(chunks)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := src.Read(buf)
+			if n > 0 {
+				at := time.Now().Add(time.Duration(p.delay.Load()))
+				chunks <- chunk{bytes.Clone(buf[:n]), at}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for c := range chunks {
+		time.Sleep(time.Until(c.at))
+		if _, err := dst.Write(c.b); err != nil {
+			src.Close() // the reader above ends, and chunks with it
+			for range chunks {
+			}
+			return
+		}
+	}
 }

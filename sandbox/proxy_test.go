@@ -98,3 +98,32 @@ func TestProxy(t *testing.T) {
 		t.Errorf("second Close = %v", err)
 	}
 }
+
+// TestProxyReplyDelay: with a reply delay, an answer arrives no sooner
+// than the delay after its request, in order; set back to 0, at once.
+func TestProxyReplyDelay(t *testing.T) {
+	p, err := NewProxy(echoServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	c := dial(t, p.Addr())
+	const d = 150 * time.Millisecond
+	p.SetReplyDelay(d)
+	start := time.Now()
+	if err := roundTrip(c, "late"); err != nil {
+		t.Fatalf("with a %v delay: %v", d, err)
+	}
+	if took := time.Since(start); took < d {
+		t.Errorf("answer came %v after the request, want at least %v", took, d)
+	}
+	p.SetReplyDelay(0)
+	if err := roundTrip(c, "at once"); err != nil {
+		t.Fatalf("after the delay was lifted: %v", err)
+	}
+	p.SetReplyDelay(d)
+	p.Cut()
+	if err := roundTrip(c, "after cut"); err == nil {
+		t.Error("a delayed link survived Cut")
+	}
+}
