@@ -15,8 +15,9 @@
 // another wakes on its data watch: the least a handoff can cost).
 //
 // Workloads: one client uncontended; 8 and 32 clients, each in its own
-// session, contending with hold time 0 (each repeated -runs times, peers
-// in rotated order; medians with their spread); 8 clients holding 1 ms;
+// session, contending with hold time 0 (each repeated -runs times, each
+// run cut into -slices slices taken by the peers in turn, in rotated
+// order; medians with their spread); 8 clients holding 1 ms;
 // 8 clients of which 30% give up at a random moment; 1 holder and 32
 // waiters for the server's watch lists. Every cycle is timed by the wall
 // clock of the process that ran it, and all critical sections of a run go
@@ -46,6 +47,7 @@ type options struct {
 	duration   time.Duration
 	safetyDur  time.Duration
 	runs       int
+	slices     int
 	cycles     int
 	contenders []string
 	workloads  map[string]bool
@@ -101,6 +103,7 @@ func parseOptions() options {
 	flag.StringVar(&o.out, "out", "bench/RESULTS.md", "where to write the report (\"-\": standard output only)")
 	flag.DurationVar(&o.duration, "duration", 0, "each contended run (default 10s, -quick 3s)")
 	flag.IntVar(&o.runs, "runs", 0, "repeats of each contended and uncontended measurement (default 3, -quick 2)")
+	flag.IntVar(&o.slices, "slices", 0, "slices each contended and uncontended run is cut into, the contenders' slices taken in turn (default 5, -quick 3)")
 	flag.IntVar(&o.cycles, "cycles", 0, "uncontended cycles per run (default 2000, -quick 1000)")
 	flag.StringVar(&peersFlag, "peers", "zklock,zklock-rejoin,gozk,curator,kazoo,limit", "contenders to run, in this order")
 	flag.StringVar(&workFlag, "workloads", "uncontended,8,32,safety,watches,floor", "workloads to run (for experiments; the report needs them all)")
@@ -114,6 +117,9 @@ func parseOptions() options {
 	}
 	if o.runs == 0 {
 		o.runs = pick(o.quick, 2, 3)
+	}
+	if o.slices <= 0 {
+		o.slices = pick(o.quick, 3, 5)
 	}
 	if o.cycles == 0 {
 		o.cycles = pick(o.quick, 1000, 2000)

@@ -61,18 +61,7 @@ func analyze(peer string, clients int, spec peers.LoopSpec, cycles []peers.Cycle
 	r := runResult{Peer: peer, Clients: clients, Hold: spec.Hold, GiveUp: spec.GiveUpPercent, Cycles: len(cycles)}
 	var held []peers.Cycle
 	var lat []time.Duration
-	var first, last time.Time
 	for _, c := range cycles {
-		if first.IsZero() || c.Requested.Before(first) {
-			first = c.Requested
-		}
-		end := c.Acquired
-		if c.Held {
-			end = c.ReleaseReturned
-		}
-		if end.After(last) {
-			last = end
-		}
 		switch {
 		case c.Held:
 			r.Held++
@@ -87,7 +76,7 @@ func analyze(peer string, clients int, spec peers.LoopSpec, cycles []peers.Cycle
 			r.FirstErr = c.Err
 		}
 	}
-	r.Window = last.Sub(first)
+	r.Window = span(cycles)
 	if r.Window > 0 {
 		r.AcqPerSec = float64(r.Held) / r.Window.Seconds()
 	}
@@ -113,6 +102,25 @@ func analyze(peer string, clients int, spec peers.LoopSpec, cycles []peers.Cycle
 		r.FirstOverlap = fmt.Sprintf("%s and %s", ov[0][0], ov[0][1])
 	}
 	return r
+}
+
+// span is the time from the first request of cycles to the last
+// release return (the last acquire return of a cycle not held).
+func span(cycles []peers.Cycle) time.Duration {
+	var first, last time.Time
+	for _, c := range cycles {
+		if first.IsZero() || c.Requested.Before(first) {
+			first = c.Requested
+		}
+		end := c.Acquired
+		if c.Held {
+			end = c.ReleaseReturned
+		}
+		if end.After(last) {
+			last = end
+		}
+	}
+	return last.Sub(first)
 }
 
 // summary is the median of repeated measurements with their spread.

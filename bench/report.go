@@ -112,8 +112,8 @@ func (r *report) writeSetup(b *strings.Builder) {
 	b.WriteString("\n")
 	fmt.Fprintf(b, "- Clients: %s; go-zookeeper %s; Curator %s (%s); Kazoo %s (/usr/bin/python3); %d sessions per contender, session timeout %s\n",
 		m.Go, dash(m.GoZK), dash(m.Curator), dash(m.Java), dash(m.Kazoo), clientsMax, r.opts.sessionTO)
-	fmt.Fprintf(b, "- Runs: uncontended %d cycles; contended %s each; each repeated %d times, contenders in rotated order; 1 ms hold and give-up runs %s each\n\n",
-		r.opts.cycles, r.opts.duration, r.opts.runs, r.opts.safetyDur)
+	fmt.Fprintf(b, "- Runs: uncontended %d cycles; contended %s each; each repeated %d times (rounds), each round's run cut into %d slices taken by the contenders in turn, in rotated order; 1 ms hold and give-up runs %s each\n\n",
+		r.opts.cycles, r.opts.duration, r.opts.runs, r.opts.slices, r.opts.safetyDur)
 }
 
 // writeMethod writes how each figure of the table is taken.
@@ -128,7 +128,7 @@ func (r *report) writeMethod(b *strings.Builder) {
 	fmt.Fprintf(b, "- requests/acquisition: the server's mntr zk_packets_received over the run, over held cycles. It includes the pings of every connected session (%.1f packets/s with all contenders idle).\n", r.idleRate)
 	b.WriteString("- log commits: the server's mntr zk_cnt_sync_processor_batch_size over the run: the batches its sync processor wrote to the transaction log, one fsync each. Writes that arrive while a batch is being written share the next one; a read queued behind a write waits for its batch. Per acquisition (over held cycles) and per second of the run's span. The limit loop's commits carry many writes each, so its rate is not the log's capacity.\n")
 	b.WriteString("- share of the log bound: acquisitions/s x log commits/acquisition x the floor p50 of the same round. Near 1.00, the run was a chain of commits each as long as a delete's commit and the wake on it, one waiting for the other: more acquisitions/s then need fewer commits per acquisition (a create sharing a delete's), not a faster client. Not given for the limit loop, whose writes overlap.\n")
-	b.WriteString("- zklock / best: the ratio of the medians; \"rounds\" is the spread of zklock's figure over the best peer's in the same round (repetition k of every contender ran within minutes of each other).\n")
+	b.WriteString("- zklock / best: the ratio of the medians; \"rounds\" is the spread of zklock's figure over the best peer's in the same round (in round k, every contender's slices were taken in turn: each slice a few seconds from the others' same slice).\n")
 	b.WriteString("- data watches: wchc and wchp once one client holds and 32 others wait and the server's total has settled; only watches on the lock parent's children count (Curator's /zookeeper/config watch does not).\n")
 	b.WriteString("- overlaps: every critical section (acquire return to release call) of a run through peers.Overlaps. zk.Lock cannot give up, so it has no give-up run; limit is checked in the hold-0 runs only.\n")
 	b.WriteString("- CPU: /proc/stat for the machine, /proc/PID/stat for the server and the driver processes, getrusage for this process (the Go clients).\n")

@@ -106,7 +106,7 @@ func runLocks(ctx context.Context, rep *report, o options, cluster *sandbox.Clus
 	}
 
 	logf("warming the server's JIT")
-	if err := warmServer(ctx, b.servers, pick(o.quick, 2*time.Second, 5*time.Second), o.sessionTO); err != nil {
+	if err := warmServer(ctx, b.servers, pick(o.quick, 3*time.Second, 10*time.Second), o.sessionTO); err != nil {
 		return fmt.Errorf("warm-up: %w", err)
 	}
 	defer func() {
@@ -171,52 +171,123 @@ func (b *lockRuns) order(round int) []contender {
 			out = append(out, c)
 		}
 	}
-	k := round % max(len(out), 1)
-	return slices.Concat(out[k:], out[:k])
+	return rotate(out, round)
 }
 
-// measure runs one loop of c under workload, on a lock path of its own,
-// and adds its result to the report with the server's counts and the CPU
-// it cost.
+// measure runs one loop of c under workload, once, on a lock path of
+// its own, and adds its result to the report with the server's counts
+// and the CPU it cost.
 func (b *lockRuns) measure(ctx context.Context, workload string, c contender, round int, spec peers.LoopSpec) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
+	return b.measureSliced(ctx, workload, []contender{c}, round, spec, 1)
+}
+
+// measureSliced measures every contender of cs under workload for one
+// round, cut into n slices: slice k runs each contender's loop for a
+// 1/n share of spec's duration or cycles, the contenders in the order
+// rotated by k, and each contender's slices make its result for the
+// round. This machine's fsync and scheduling drift by 2x over tens of
+// seconds (12-02: two of ours at 1.2 ms release parts for 20 s, then 0.9
+// ms): contenders measured whole, one after the other, are compared
+// across different disks; taken in turn, slice by slice, each sees the
+// same ones.
+func (b *lockRuns) measureSliced(ctx context.Context, workload string, cs []contender, round int, spec peers.LoopSpec, n int) error {
+	if spec.Duration > 0 {
+		spec.Duration /= time.Duration(n)
 	}
-	spec.Path = fmt.Sprintf("/bench/%s/%s-%d", c.Name(), strings.NewReplacer(" ", "", ",", "", "%", "").Replace(workload), round)
-	// The parents exist before the count starts: Curator makes a
-	// container, go-zookeeper and zklock persistent nodes, the limit
-	// loop here; none of that is per acquisition.
+	spec.Cycles = (spec.Cycles + n - 1) / n
+	parts := map[string][]slice{}
+	for k := range n {
+		for _, c := range rotate(cs, k) {
+			s, err := b.runSlice(ctx, workload, c, round, k, spec)
+			if err != nil {
+				return err
+			}
+			parts[c.Name()] = append(parts[c.Name()], s)
+		}
+	}
+	for _, c := range cs {
+		res := combine(c.Name(), len(spec.Clients), spec, parts[c.Name()], c.Name() != "limit")
+		b.rep.add(workload, res)
+		logf("%-8s %-22s %6d held %5.0f acq/s  cycle p50 %6.3f p99 %6.3f ms  handoff p50 %6.3f p99 %6.3f ms (p50 of its parts: release %5.3f, wake %6.3f)  %4.2f req/acq  %4.2f commits/acq (%4.0f/s)  overlaps %d  server %3.0f%% machine %3.0f%%%s",
+			c.Name(), workload, res.Held, res.AcqPerSec, ms(res.CycleP50), ms(res.CycleP99), ms(res.HandoffP50), ms(res.HandoffP99), ms(res.ReleaseP50), ms(res.WakeP50),
+			res.Requests, res.Commits, res.CommitsPerSec, res.Overlaps, 100*res.CPU.ServerShare, 100*res.CPU.MachineBusy, errSuffix(res))
+	}
+	return nil
+}
+
+// slice is one contender's loop in one slice of a round: its cycles and
+// what the server counted and the machine spent meanwhile.
+type slice struct {
+	cycles           []peers.Cycle
+	packets, commits int64
+	cpu0, cpu1       cpuSample
+}
+
+// runSlice runs c's loop for slice k of round, on a lock path of its own
+// made before the server's counts are read: Curator makes a container,
+// go-zookeeper and zklock persistent nodes, the limit loop here; none of
+// that is per acquisition.
+func (b *lockRuns) runSlice(ctx context.Context, workload string, c contender, round, k int, spec peers.LoopSpec) (slice, error) {
+	if ctx.Err() != nil {
+		return slice{}, ctx.Err()
+	}
+	spec.Path = fmt.Sprintf("/bench/%s/%s-%d.%d", c.Name(), strings.NewReplacer(" ", "", ",", "", "%", "").Replace(workload), round, k)
 	if err := makeParents(b.admin, spec.Path); err != nil {
-		return err
+		return slice{}, err
 	}
 	n0, err := readCounts(ctx, b.addr)
 	if err != nil {
-		return err
+		return slice{}, err
 	}
-	cpu0 := sampleCPU(b.serverPID)
-	cycles, err := c.Loop(ctx, spec)
-	cpu1 := sampleCPU(b.serverPID)
+	s := slice{cpu0: sampleCPU(b.serverPID)}
+	s.cycles, err = c.Loop(ctx, spec)
+	s.cpu1 = sampleCPU(b.serverPID)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", c.Name(), workload, err)
+		return slice{}, fmt.Errorf("%s %s: %w", c.Name(), workload, err)
 	}
 	n1, err := readCounts(ctx, b.addr)
 	if err != nil {
-		return err
+		return slice{}, err
 	}
-	res := analyze(c.Name(), len(spec.Clients), spec, cycles, c.Name() != "limit")
+	s.packets, s.commits = n1.Packets-n0.Packets, n1.Commits-n0.Commits
+	return s, nil
+}
+
+// combine is one contender's result over its slices of a round: its
+// cycles analysed together (a handoff never spans two slices: the first
+// request of a slice comes after the last release of the one before),
+// rates over the slices' windows, not the time between them.
+func combine(peer string, clients int, spec peers.LoopSpec, parts []slice, handoffs bool) runResult {
+	var all []peers.Cycle
+	var window time.Duration
+	var packets, commits int64
+	var cpu0, cpu1 cpuSample
+	for _, s := range parts {
+		all = append(all, s.cycles...)
+		window += span(s.cycles)
+		packets += s.packets
+		commits += s.commits
+		cpu1 = cpu1.plus(s.cpu0, s.cpu1)
+	}
+	res := analyze(peer, clients, spec, all, handoffs)
+	res.Window = window
+	res.AcqPerSec = 0
+	if window > 0 {
+		res.AcqPerSec = float64(res.Held) / window.Seconds()
+		res.CommitsPerSec = float64(commits) / window.Seconds()
+	}
 	if res.Held > 0 {
-		res.Requests = float64(n1.Packets-n0.Packets) / float64(res.Held)
-		res.Commits = float64(n1.Commits-n0.Commits) / float64(res.Held)
-	}
-	if res.Window > 0 {
-		res.CommitsPerSec = float64(n1.Commits-n0.Commits) / res.Window.Seconds()
+		res.Requests = float64(packets) / float64(res.Held)
+		res.Commits = float64(commits) / float64(res.Held)
 	}
 	res.CPU = cpuBetween(cpu0, cpu1, res.Held)
-	b.rep.add(workload, res)
-	logf("%-8s %-22s %6d held %5.0f acq/s  cycle p50 %6.3f p99 %6.3f ms  handoff p50 %6.3f p99 %6.3f ms (p50 of its parts: release %5.3f, wake %6.3f)  %4.2f req/acq  %4.2f commits/acq (%4.0f/s)  overlaps %d  server %3.0f%% machine %3.0f%%%s",
-		c.Name(), workload, res.Held, res.AcqPerSec, ms(res.CycleP50), ms(res.CycleP99), ms(res.HandoffP50), ms(res.HandoffP99), ms(res.ReleaseP50), ms(res.WakeP50),
-		res.Requests, res.Commits, res.CommitsPerSec, res.Overlaps, 100*res.CPU.ServerShare, 100*res.CPU.MachineBusy, errSuffix(res))
-	return nil
+	return res
+}
+
+// rotate is cs rotated left by k.
+func rotate(cs []contender, k int) []contender {
+	k %= max(len(cs), 1)
+	return slices.Concat(cs[k:], cs[:k])
 }
 
 // uncontended: one client, o.cycles acquire+release cycles, each round.
@@ -225,10 +296,8 @@ func (b *lockRuns) uncontended(ctx context.Context) error {
 		return nil
 	}
 	for round := range b.o.runs {
-		for _, c := range b.order(round) {
-			if err := b.measure(ctx, wUncontended, c, round, peers.LoopSpec{Clients: []int{0}, Cycles: b.o.cycles}); err != nil {
-				return err
-			}
+		if err := b.measureSliced(ctx, wUncontended, b.order(round), round, peers.LoopSpec{Clients: []int{0}, Cycles: b.o.cycles}, b.o.slices); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -242,10 +311,8 @@ func (b *lockRuns) contended(ctx context.Context) error {
 				continue
 			}
 			w := map[int]string{8: wC8, 32: wC32}[n]
-			for _, c := range b.order(round) {
-				if err := b.measure(ctx, w, c, round, peers.LoopSpec{Clients: clientRange(n), Duration: b.o.duration}); err != nil {
-					return err
-				}
+			if err := b.measureSliced(ctx, w, b.order(round), round, peers.LoopSpec{Clients: clientRange(n), Duration: b.o.duration}, b.o.slices); err != nil {
+				return err
 			}
 		}
 		// The floor is taken in every round, right after its contended
@@ -327,9 +394,14 @@ func clientRange(n int) []int {
 	return out
 }
 
-// warmServer runs creates, listings, watches and deletes through the
-// server from 8 sessions so that its JIT has compiled the request path
-// before any contender is measured.
+// warmServer runs through the server, from 8 sessions, every request
+// the contenders send (create and create2, listings and data reads with
+// and without watches, exists watches, deletes, and a multi: Rejoin's),
+// so that its JIT has compiled each one's path before any contender is
+// measured: warmed on creates, listings and data watches alone, the
+// round first measured ran slower for zklock, whose create2 and exists
+// watches were still cold (12-02: 0.85-1.13x of go-zookeeper in the
+// first round, 1.25-1.44x in the second).
 func warmServer(ctx context.Context, servers []string, d time.Duration, timeout time.Duration) error {
 	var wg sync.WaitGroup
 	errs := make([]error, 8)
@@ -354,7 +426,18 @@ func warmServer(ctx context.Context, servers []string, d time.Duration, timeout 
 				}
 				_, _, _ = conn.Children(p)
 				_, _, _, _ = conn.GetW(n)
-				_ = conn.Delete(n, -1)
+				_, _, _, _ = conn.ExistsW(n)
+				_, _, _, _ = conn.ChildrenW(p)
+				m, _, err := conn.Create2(p+"/n-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				_, _, _ = conn.Get(m)
+				if _, err := conn.Multi(&zk.DeleteRequest{Path: m, Version: -1}, &zk.DeleteRequest{Path: n, Version: -1}); err != nil {
+					errs[i] = err
+					return
+				}
 			}
 		})
 	}

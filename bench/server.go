@@ -139,6 +139,19 @@ type cpuSample struct {
 	drivers     time.Duration // Curator/Kazoo driver processes (our children)
 }
 
+// plus is s with what was spent from a to b added: samples summed over
+// slices of a run give, against the zero sample, the slices' CPU and
+// their wall time without the time between them.
+func (s cpuSample) plus(a, b cpuSample) cpuSample {
+	s.at = s.at.Add(b.at.Sub(a.at))
+	s.busy += b.busy - a.busy
+	s.total += b.total - a.total
+	s.server += b.server - a.server
+	s.self += b.self - a.self
+	s.drivers += b.drivers - a.drivers
+	return s
+}
+
 // cpuUse is what a run cost, per acquisition where it says so.
 type cpuUse struct {
 	MachineBusy float64       // share of the machine's cores busy, 0..1
