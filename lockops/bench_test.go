@@ -165,13 +165,7 @@ func BenchmarkGoZKContended32(b *testing.B) { runContended(b, 32, newGoZK) }
 // deletes a node, another is woken by its watch. Reports the p50 from the
 // delete call to the wake.
 func BenchmarkDeleteWakeFloor(b *testing.B) {
-	warmServer(b)
-	a, w := connect(b), connect(b)
-	p := lockPath(b)
-	if err := NewLock(a, p).makeParents(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	abs := a.Abs(p)
+	a, w, abs := twoSessions(b)
 	lat := make([]time.Duration, 0, b.N)
 	for b.Loop() {
 		n, err := a.conn.Create(abs+"/n-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
@@ -203,13 +197,7 @@ func BenchmarkDeleteWakeFloor(b *testing.B) {
 // both see the same machine): their ratio is what the create inside the
 // transaction costs the handoff.
 func BenchmarkMultiWakeFloor(b *testing.B) {
-	warmServer(b)
-	a, w := connect(b), connect(b)
-	p := lockPath(b)
-	if err := NewLock(a, p).makeParents(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	abs := a.Abs(p)
+	a, w, abs := twoSessions(b)
 	acl := zk.WorldACL(zk.PermAll)
 	n, err := a.conn.Create(abs+"/n-", nil, zk.FlagEphemeral|zk.FlagSequence, acl)
 	if err != nil {
@@ -256,6 +244,18 @@ func BenchmarkMultiWakeFloor(b *testing.B) {
 	}
 }
 
+// twoSessions is what the floor benchmarks start from: the shared server
+// warmed, two sessions on it, and a lock parent made (its server path).
+func twoSessions(b *testing.B) (a, o *Session, abs string) {
+	warmServer(b)
+	a, o = connect(b), connect(b)
+	p := lockPath(b)
+	if err := NewLock(a, p).makeParents(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return a, o, a.Abs(p)
+}
+
 // warmServer runs the requests of a few thousand acquisitions through the
 // shared server once, so that whichever benchmark runs first does not pay
 // for the JVM's warm-up.
@@ -288,13 +288,7 @@ func warmServer(b *testing.B) {
 // reports the delete round trip's p50 of each and their ratio: the price
 // of the one notification more that the release sends.
 func BenchmarkReleaseOwnWatched(b *testing.B) {
-	warmServer(b)
-	a, w := connect(b), connect(b)
-	p := lockPath(b)
-	if err := NewLock(a, p).makeParents(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	abs := a.Abs(p)
+	a, w, abs := twoSessions(b)
 	var lat [2][]time.Duration // [0]: not own-watched, [1]: own-watched
 	k := 0
 	for b.Loop() {
@@ -342,13 +336,7 @@ func BenchmarkReleaseOwnWatched(b *testing.B) {
 // write the server starts to log first makes the delete wait for that
 // commit; a read does not go through the log.
 func BenchmarkReleaseBehind(b *testing.B) {
-	warmServer(b)
-	a, o := connect(b), connect(b)
-	p := lockPath(b)
-	if err := NewLock(a, p).makeParents(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	abs := a.Abs(p)
+	a, o, abs := twoSessions(b)
 	acl := zk.WorldACL(zk.PermAll)
 	kinds := []string{"alone", "behind-create", "behind-list"}
 	lat := make([][]time.Duration, len(kinds))
