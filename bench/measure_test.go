@@ -50,6 +50,44 @@ func TestAnalyzeHandoffSplit(t *testing.T) {
 	}
 }
 
+// TestCombineSlices: a contender's slices of a round make one result
+// whose rates are over the slices' own windows (the time other
+// contenders' slices took between them does not count), whose server
+// counts and CPU are the slices' sums, and where no handoff spans two
+// slices.
+func TestCombineSlices(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	// Slice k: two holds a millisecond apart in its first second, the
+	// second one waiting for the first; slices 10 s apart.
+	part := func(k int) slice {
+		base := 10000 * k
+		cyc := []peers.Cycle{
+			{Client: 0, Session: 1, Node: "a", Held: true, Requested: at(base), Acquired: at(base + 1), ReleaseCalled: at(base + 2), ReleaseReturned: at(base + 3)},
+			{Client: 1, Session: 2, Node: "b", Held: true, Requested: at(base + 1), Acquired: at(base + 4), ReleaseCalled: at(base + 999), ReleaseReturned: at(base + 1000)},
+		}
+		cpu0 := cpuSample{at: at(base), busy: 10, total: 100, server: time.Millisecond}
+		cpu1 := cpuSample{at: at(base + 1000), busy: 60, total: 300, server: 401 * time.Millisecond}
+		return slice{cycles: cyc, packets: 10, commits: 3, cpu0: cpu0, cpu1: cpu1}
+	}
+	r := combine("zklock", 2, peers.LoopSpec{}, []slice{part(0), part(1), part(2)}, true)
+	if r.Held != 6 || r.Window != 3*time.Second {
+		t.Fatalf("held %d over %v, want 6 over 3s (the gaps between slices left out)", r.Held, r.Window)
+	}
+	if r.AcqPerSec != 2 || r.CommitsPerSec != 3 {
+		t.Errorf("%.2f acq/s, %.2f commits/s, want 2 and 3", r.AcqPerSec, r.CommitsPerSec)
+	}
+	if r.Requests != 5 || r.Commits != 1.5 {
+		t.Errorf("%.2f requests, %.2f commits per acquisition, want 5 and 1.5", r.Requests, r.Commits)
+	}
+	if r.Handoffs != 3 {
+		t.Errorf("%d handoffs, want 3 (one in each slice, none across)", r.Handoffs)
+	}
+	if r.CPU.MachineBusy != 0.25 || r.CPU.ServerShare != 0.4 {
+		t.Errorf("machine busy %.3f, server share %.3f, want 0.25 and 0.4", r.CPU.MachineBusy, r.CPU.ServerShare)
+	}
+}
+
 // TestReportHandoffRows: the table's handoff rows (hold 0 and 1 ms, with
 // their parts) carry each peer's median, a run without handoffs counts for
 // nothing, and the 1 ms-hold row says how far zklock is from the floor.
