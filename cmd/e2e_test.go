@@ -402,7 +402,10 @@ func TestE2EDemo(t *testing.T) {
 	t.Logf("first billing handoff on screen %s after start", time.Since(started).Round(100*time.Millisecond))
 	// The holder of billing changes on screen, while a queue of five or
 	// more waits for it.
-	billingRE := regexp.MustCompile(`billing\s+(\S+)\s+(\d+)\s`)
+	// The holder's column may hold words (an identity cut short with
+	// " …": "tax-calc@worker-2 …"); the queue's right-aligned count
+	// follows it after two spaces or more.
+	billingRE := regexp.MustCompile(`billing\s+(\S+(?: \S+)*?)\s{2,}(\d+)\s`)
 	first := billingRE.FindStringSubmatch(lineWith(s, " billing "))
 	if first == nil {
 		t.Fatalf("no holder of billing in the lock list:\n%s", s)
