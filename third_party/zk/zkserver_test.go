@@ -59,6 +59,9 @@ func TestMain(m *testing.M) {
 // use. It fails the test, never skips it, when ZooKeeper cannot start.
 func testServer(t *testing.T) string {
 	t.Helper()
+	if testing.Short() { // as sandboxtest.Need, which this package cannot import
+		t.Skip("needs a real ZooKeeper (make test runs it; -short does not)")
+	}
 	shared.once.Do(func() { shared.srv, shared.err = startTestZK() })
 	if shared.err != nil {
 		t.Fatalf("ZooKeeper test server: %v", shared.err)
