@@ -300,14 +300,18 @@ func compare(t *testing.T, when string, sc scenario, v *memberview.View, tr trut
 // checkExpiry: Expires is within a tick of the true bucket (the moment the
 // leader expires the session), and Bucket is the leader's. A ping heard
 // between the poll and the direct read (moved, the member's lresp moved
-// by that much) moves the true bucket later by as much.
+// by that much) moves the true bucket later by as much; so does a ping the
+// member heard before it but told the leader after (at the leader's next
+// ping of it), or one heard between the direct read of the member and that
+// of the leader: one ping more, as below. (The clean-clone CI at 93ff256
+// saw the leader's bucket 2 ticks on, with the member's lresp unmoved.)
 func checkExpiry(t *testing.T, when string, id int64, h memberview.Health, tr truth, moved time.Duration) {
 	t.Helper()
 	const tick = 2 * time.Second
 	var exp time.Time
 	if b, ok := tr.buckets[id]; ok {
 		exp = tr.toWall(b)
-		if h.Bucket > b || h.Bucket < b-tick.Milliseconds()-moved.Milliseconds() {
+		if h.Bucket > b || h.Bucket < b-(tick+moved+sessionTimeout/3).Milliseconds() {
 			t.Errorf("%s: session %#x bucket %d; the leader says %d", when, id, h.Bucket, b)
 		}
 	} else if e, ok := tr.expiry[id]; ok {
