@@ -57,12 +57,20 @@ func dial(t *testing.T, addr string) net.Conn {
 	return c
 }
 
-func TestProxy(t *testing.T) {
+// echoProxy is a Proxy in front of an echoServer, closed at the end of
+// the test (Close may be called before: a second Close does nothing).
+func echoProxy(t *testing.T) *Proxy {
+	t.Helper()
 	p, err := NewProxy(echoServer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func TestProxy(t *testing.T) {
+	p := echoProxy(t)
 
 	live := dial(t, p.Addr())
 	if err := roundTrip(live, "hello"); err != nil {
@@ -100,13 +108,10 @@ func TestProxy(t *testing.T) {
 }
 
 // TestProxyReplyDelay: with a reply delay, an answer arrives no sooner
-// than the delay after its request, in order; set back to 0, at once.
+// than the delay after its request; set back to 0, the link still
+// answers; a delayed link is cut by Cut.
 func TestProxyReplyDelay(t *testing.T) {
-	p, err := NewProxy(echoServer(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := echoProxy(t)
 	c := dial(t, p.Addr())
 	const d = 150 * time.Millisecond
 	p.SetReplyDelay(d)
