@@ -17,8 +17,11 @@ import (
 // (Abs is applied here); the watch channels are go-zookeeper's own, so
 // that PersistentBacklog can count them, and EventPath strips the chroot
 // from their events. Errors are go-zookeeper's, not wrapped: the callers
-// name the path in their own words. Each runs through do: when ctx ends first the caller
-// gets ctx's error and the request's result is dropped.
+// name the path in their own words. When ctx ends first the caller gets
+// ctx's error and the request's result is dropped: the three reads a
+// stream of changes makes (ChildrenStat, Get, Exists) wait for it with the
+// client's own context-aware calls (third_party/zk patch 9), the others
+// through do, a goroutine per request.
 
 // server is p on the server: Abs, for a path that starts with a slash (the
 // client checks the rest of its form).
@@ -36,15 +39,7 @@ func (s *Session) ChildrenStat(ctx context.Context, p string) ([]string, *zk.Sta
 	if err != nil {
 		return nil, nil, err
 	}
-	type listing struct {
-		kids []string
-		st   *zk.Stat
-	}
-	l, err := do(ctx, func() (listing, error) {
-		kids, st, err := s.conn.Children(abs)
-		return listing{kids, st}, err
-	})
-	return l.kids, l.st, err
+	return s.conn.ChildrenContext(ctx, abs)
 }
 
 // ChildrenW is ChildrenStat that also sets a one-shot children watch on p:
@@ -72,15 +67,7 @@ func (s *Session) Get(ctx context.Context, p string) ([]byte, *zk.Stat, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	type got struct {
-		data []byte
-		st   *zk.Stat
-	}
-	g, err := do(ctx, func() (got, error) {
-		data, st, err := s.conn.Get(abs)
-		return got{data, st}, err
-	})
-	return g.data, g.st, err
+	return s.conn.GetContext(ctx, abs)
 }
 
 // Exists says whether p exists, with its stat when it does. It needs no
@@ -90,15 +77,7 @@ func (s *Session) Exists(ctx context.Context, p string) (bool, *zk.Stat, error) 
 	if err != nil {
 		return false, nil, err
 	}
-	type existence struct {
-		ok bool
-		st *zk.Stat
-	}
-	e, err := do(ctx, func() (existence, error) {
-		ok, st, err := s.conn.Exists(abs)
-		return existence{ok, st}, err
-	})
-	return e.ok, e.st, err
+	return s.conn.ExistsContext(ctx, abs)
 }
 
 // ExistsW is Exists that also sets a one-shot watch on p: the channel

@@ -85,6 +85,12 @@ func cpuTime(b testing.TB) time.Duration {
 type runWindow struct {
 	objs, bytes   uint64 // over the runs
 	objs0, bytes0 uint64
+	// goroutines started and the process's context switches (voluntary
+	// and not), over the runs: what a change costs in wake-ups, which on
+	// this kind of machine is most of its CPU time, counted rather than
+	// timed (the CPU share moves by a point between runs of the same code)
+	gos, csw   uint64
+	gos0, csw0 uint64
 	samples       []metrics.Sample
 	prof          *os.File
 	profiled      bool
@@ -109,7 +115,17 @@ func (r *runWindow) start(b testing.TB) {
 		r.memStarted = true
 		writeHeap(b, *sustainedMemProfile+".start")
 	}
-	r.objs0, r.bytes0 = r.read()
+	r.objs0, r.bytes0, r.gos0 = r.read()
+	r.csw0 = switches(b)
+}
+
+// switches is the process's context switches so far, voluntary or not.
+func switches(b testing.TB) uint64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatalf("getrusage: %v", err)
+	}
+	return uint64(ru.Nvcsw + ru.Nivcsw)
 }
 
 // writeHeap writes the allocation profile so far to name, after a
@@ -129,9 +145,11 @@ func writeHeap(b testing.TB, name string) {
 
 // end ends a run.
 func (r *runWindow) end(b testing.TB) {
-	objs, bytes := r.read()
+	objs, bytes, gos := r.read()
 	r.objs += objs - r.objs0
 	r.bytes += bytes - r.bytes0
+	r.gos += gos - r.gos0
+	r.csw += switches(b) - r.csw0
 	r.stopProfile(b)
 	if r.memStarted && !r.memEnded {
 		r.memEnded = true
@@ -151,23 +169,28 @@ func (r *runWindow) stopProfile(b testing.TB) {
 	r.prof = nil
 }
 
-// read is the heap's allocations so far, objects and bytes.
-func (r *runWindow) read() (objs, bytes uint64) {
+// read is the heap's allocations so far, objects and bytes, and the
+// goroutines started.
+func (r *runWindow) read() (objs, bytes, gos uint64) {
 	if r.samples == nil {
-		r.samples = []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/allocs:bytes"}}
+		r.samples = []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/allocs:bytes"},
+			{Name: "/sched/goroutines-created:goroutines"}}
 	}
 	metrics.Read(r.samples)
-	return r.samples[0].Value.Uint64(), r.samples[1].Value.Uint64()
+	return r.samples[0].Value.Uint64(), r.samples[1].Value.Uint64(), r.samples[2].Value.Uint64()
 }
 
-// report reports allocs/change and B/change over the runs (the
-// benchmark's own reading of Updates and of the writer's lines
-// included), and ends the profile if a run ended early.
+// report reports allocs/change, B/change, goroutines/change and
+// switches/change over the runs (the benchmark's own reading of Updates
+// and of the writer's lines included), and ends the profile if a run
+// ended early.
 func (r *runWindow) report(b *testing.B, changes int) {
 	r.stopProfile(b)
 	if changes > 0 {
 		b.ReportMetric(float64(r.objs)/float64(changes), "allocs/change")
 		b.ReportMetric(float64(r.bytes)/float64(changes), "B/change")
+		b.ReportMetric(float64(r.gos)/float64(changes), "goroutines/change")
+		b.ReportMetric(float64(r.csw)/float64(changes), "switches/change")
 	}
 }
 

@@ -980,6 +980,13 @@ func (c *Conn) addWatcher(path string, watchType watchType) <-chan Event {
 }
 
 func (c *Conn) queueRequest(opcode int32, req interface{}, res interface{}, recvFunc func(*request, *responseHeader, error)) <-chan response {
+	return c.queueRequestContext(context.Background(), opcode, req, res, recvFunc) // zklock patch 9
+}
+
+// queueRequestContext is queueRequest that gives up waiting for room in
+// the send queue when ctx ends: the request is then not sent and its
+// channel says ctx's error. zklock patch 9.
+func (c *Conn) queueRequestContext(ctx context.Context, opcode int32, req interface{}, res interface{}, recvFunc func(*request, *responseHeader, error)) <-chan response {
 	rq := &request{
 		xid:        c.nextXid(),
 		opcode:     opcode,
@@ -1004,6 +1011,8 @@ func (c *Conn) queueRequest(opcode int32, req interface{}, res interface{}, recv
 		select {
 		case <-c.shouldQuit:
 			rq.recvChan <- response{-1, c.closedErr()} // zklock patch: the auth failure, if one ended it
+		case <-ctx.Done(): // zklock patch 9: nil, never ready, for Background
+			rq.recvChan <- response{-1, ctx.Err()}
 		case c.sendChan <- rq:
 			// check for a tie
 			select {
@@ -1018,8 +1027,28 @@ func (c *Conn) queueRequest(opcode int32, req interface{}, res interface{}, recv
 }
 
 func (c *Conn) request(opcode int32, req interface{}, res interface{}, recvFunc func(*request, *responseHeader, error)) (int64, error) {
-	recv := c.queueRequest(opcode, req, res, recvFunc)
+	return c.requestContext(context.Background(), opcode, req, res, recvFunc) // zklock patch 9
+}
+
+// abandoned says that err is a context's end: requestContext stopped
+// waiting, and the receive loop may still write the answer into res.
+// zklock patch 9.
+func abandoned(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// requestContext is request that stops waiting when ctx ends, with ctx's
+// error: the request may have been sent, and its answer, when it comes, is
+// dropped (res is written by the receive loop then, and must not be read
+// by the caller). No goroutine waits for it. zklock patch 9.
+func (c *Conn) requestContext(ctx context.Context, opcode int32, req interface{}, res interface{}, recvFunc func(*request, *responseHeader, error)) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return -1, err
+	}
+	recv := c.queueRequestContext(ctx, opcode, req, res, recvFunc)
 	select {
+	case <-ctx.Done():
+		return -1, ctx.Err()
 	case r := <-recv:
 		return r.zxid, r.err
 	case <-c.shouldQuit:
@@ -1061,13 +1090,19 @@ func (c *Conn) AddAuth(scheme string, auth []byte) error {
 
 // Children returns the children of a znode.
 func (c *Conn) Children(path string) ([]string, *Stat, error) {
+	return c.ChildrenContext(context.Background(), path) // zklock patch 9
+}
+
+// ChildrenContext is Children that stops waiting when ctx ends, with
+// ctx's error (see requestContext). zklock patch 9.
+func (c *Conn) ChildrenContext(ctx context.Context, path string) ([]string, *Stat, error) { // zklock patch 9
 	if err := validatePath(path, false); err != nil {
 		return nil, nil, err
 	}
 
 	res := &getChildren2Response{}
-	_, err := c.request(opGetChildren2, &getChildren2Request{Path: path, Watch: false}, res, nil)
-	if err == ErrConnectionClosed {
+	_, err := c.requestContext(ctx, opGetChildren2, &getChildren2Request{Path: path, Watch: false}, res, nil)
+	if err == ErrConnectionClosed || abandoned(err) { // zklock patch 9: res may be written yet
 		return nil, nil, err
 	}
 	return res.Children, &res.Stat, err
@@ -1094,13 +1129,19 @@ func (c *Conn) ChildrenW(path string) ([]string, *Stat, <-chan Event, error) {
 
 // Get gets the contents of a znode.
 func (c *Conn) Get(path string) ([]byte, *Stat, error) {
+	return c.GetContext(context.Background(), path) // zklock patch 9
+}
+
+// GetContext is Get that stops waiting when ctx ends, with ctx's error
+// (see requestContext). zklock patch 9.
+func (c *Conn) GetContext(ctx context.Context, path string) ([]byte, *Stat, error) { // zklock patch 9
 	if err := validatePath(path, false); err != nil {
 		return nil, nil, err
 	}
 
 	res := &getDataResponse{}
-	_, err := c.request(opGetData, &getDataRequest{Path: path, Watch: false}, res, nil)
-	if err == ErrConnectionClosed {
+	_, err := c.requestContext(ctx, opGetData, &getDataRequest{Path: path, Watch: false}, res, nil)
+	if err == ErrConnectionClosed || abandoned(err) { // zklock patch 9: res may be written yet
 		return nil, nil, err
 	}
 	return res.Data, &res.Stat, err
@@ -1292,13 +1333,19 @@ func (c *Conn) Delete(path string, version int32) error {
 
 // Exists tells the existence of a znode.
 func (c *Conn) Exists(path string) (bool, *Stat, error) {
+	return c.ExistsContext(context.Background(), path) // zklock patch 9
+}
+
+// ExistsContext is Exists that stops waiting when ctx ends, with ctx's
+// error (see requestContext). zklock patch 9.
+func (c *Conn) ExistsContext(ctx context.Context, path string) (bool, *Stat, error) { // zklock patch 9
 	if err := validatePath(path, false); err != nil {
 		return false, nil, err
 	}
 
 	res := &existsResponse{}
-	_, err := c.request(opExists, &existsRequest{Path: path, Watch: false}, res, nil)
-	if err == ErrConnectionClosed {
+	_, err := c.requestContext(ctx, opExists, &existsRequest{Path: path, Watch: false}, res, nil)
+	if err == ErrConnectionClosed || abandoned(err) { // zklock patch 9: res may be written yet
 		return false, nil, err
 	}
 	exists := true
