@@ -44,6 +44,8 @@ func consoleBenches(quick bool) []goBench {
 		{"./zkview", "BenchmarkChange100000", "10x", "zkview: one create and one delete in a watched 100,000-node queue, persistent recursive watch"},
 		{"./zkview", "BenchmarkSustained200", "2x", "zkview: 200 changes/s for 5 s in a watched 10,000-node queue (writer in its own process): change to first snapshot showing it, the process's CPU and the Watcher's (less the benchmark's own reading of the writer), frames/s"},
 		{"./zkview", "BenchmarkSustained2000", "1x", "the same at 2,000 changes/s, pipelined: also the largest lag in changes, and the last snapshot against a fresh Load"},
+		{"./zkview", "BenchmarkSustainedFloor200", "2x", "the floor of BenchmarkSustained200: the same writer and queue watched by a bare client (one persistent recursive watch, a read of each new node; no model, no snapshots): its share of a core less the benchmark's own (floor-cpu-%), the largest lag in changes"},
+		{"./zkview", "BenchmarkSustainedFloor2000", "1x", "the floor of BenchmarkSustained2000, the same way"},
 		{"./zkview", "BenchmarkRSS10000", "3x", "zkview: process RSS and Go heap per node for watching a 10,000-node queue (first full snapshot minus before Watch)"},
 		{"./zkview", "BenchmarkRSS100000", "1x", "the same for 100,000 nodes (target <= 1 KB/node)"},
 		{"./ui", "BenchmarkView10k", "200x", "ui View() of a 10,000-node queue at 160x48"},

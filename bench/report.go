@@ -92,7 +92,10 @@ const consoleNotes = "\nMemory per watched node is BenchmarkRSS10000's and Bench
 	"allocs/change and B/change are the process's heap allocations over the writer's runs, per change (B/op and allocs/op count the queue's fill and the fresh Load after each run too); " +
 	"cpu-%-of-core grows with frames/s (each snapshot is a build): a Watcher that shows changes sooner publishes more snapshots and pays for them here. " +
 	"It is the whole process's, the benchmark's own reading of the writer's lines included (a pipe read and two goroutine wake-ups per change); " +
-	"harness-cpu-% is that part alone, measured in one more run of the writer with the Watcher closed, and watcher-cpu-% is cpu-%-of-core less it.\n"
+	"harness-cpu-% is that part alone, measured in one more run of the writer with the Watcher closed, and watcher-cpu-% is cpu-%-of-core less it. " +
+	"BenchmarkSustainedFloor200 and BenchmarkSustainedFloor2000 are their floor: the same writer and queue watched by a bare client that does only what any watcher must " +
+	"(the persistent recursive watch, a read of each new node), no model and no snapshots; its floor-cpu-% is what receiving the changes costs this machine at all, " +
+	"and watcher-cpu-% less it is the Watcher's own work. switches/change (the process's context switches) and goroutines/change count what a change costs in wake-ups.\n"
 
 // writeSetup writes the title and how the run was made: command, date,
 // machine, server, clients, runs.

@@ -91,11 +91,11 @@ type runWindow struct {
 	// timed (the CPU share moves by a point between runs of the same code)
 	gos, csw   uint64
 	gos0, csw0 uint64
-	samples       []metrics.Sample
-	prof          *os.File
-	profiled      bool
-	memStarted    bool
-	memEnded      bool
+	samples    []metrics.Sample
+	prof       *os.File
+	profiled   bool
+	memStarted bool
+	memEnded   bool
 }
 
 // start begins a run.

@@ -1,0 +1,155 @@
+// The floor of the sustained benchmarks: the same writer against the same
+// queue, watched by a bare client that does only what any watcher of the
+// queue must (one persistent recursive watch, a read of each new node),
+// with no model, no snapshots, no consumer. What the Watcher spends above
+// it is its own work; what the floor spends is the machine's price of
+// receiving the changes at all.
+
+package zkview
+
+import (
+	"context"
+	"path"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zklock/zklock/lockops"
+	"github.com/zklock/zklock/third_party/zk"
+)
+
+// BenchmarkSustainedFloor200: BenchmarkSustained200's writer, watched by
+// the bare client.
+func BenchmarkSustainedFloor200(b *testing.B) { benchSustainedFloor(b, 200, 4) }
+
+// BenchmarkSustainedFloor2000: BenchmarkSustained2000's writer, watched
+// by the bare client.
+func BenchmarkSustainedFloor2000(b *testing.B) { benchSustainedFloor(b, 2000, 32) }
+
+// bareWatch follows p's persistent recursive watch events: each batch of
+// what the channel holds, each created child read, one at a time (a batch
+// at 200 changes/s is one event); then taken says how many of the
+// writer's changes it has taken in (the event received and, for a create,
+// the node read), and done is told so without waiting for anyone (as the
+// Watcher's pump is kicked). It ends when the watch does.
+func bareWatch(ctx context.Context, s *lockops.Session, ch <-chan zk.Event, p string, taken *atomic.Int64, done chan<- struct{}) {
+	var n int64
+	for ev := range ch {
+		batch := []zk.Event{ev}
+		for more := true; more; {
+			select {
+			case ev, ok := <-ch:
+				if !ok {
+					return
+				}
+				batch = append(batch, ev)
+			default:
+				more = false
+			}
+		}
+		for _, ev := range batch {
+			child := s.EventPath(ev)
+			if path.Dir(child) != p {
+				continue
+			}
+			switch ev.Type {
+			case zk.EventNodeCreated:
+				if _, _, err := s.Get(ctx, child); err != nil && ctx.Err() != nil {
+					return
+				}
+				n++
+			case zk.EventNodeDeleted:
+				n++
+			}
+		}
+		taken.Store(n)
+		select {
+		case done <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// benchSustainedFloor runs the writer at rate against a
+// sustainedQueue-node queue watched by bareWatch, b.N runs of
+// sustainedRun. Reported as benchSustained's figures of the same names:
+// cpu-%-of-core, harness-cpu-% and floor-cpu-% (the process's less the
+// benchmark's own: the Watcher's watcher-cpu-% has this as its floor);
+// max-lag-changes, the most changes the writer had reported and the
+// client had not taken in, at each batch taken in (as the Watcher's is at
+// each snapshot received); goroutines/change and switches/change.
+func benchSustainedFloor(b *testing.B, rate, workers int) {
+	c := testCluster(b)
+	p := testPath(b)
+	fill(b, rawConn(b, c.Servers()), []string{p}, sustainedQueue)
+	s := session(b, c.Servers(), lockops.WithSessionTimeout(30*time.Second))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := s.AddWatch(ctx, p, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var bare atomic.Int64
+	done := make(chan struct{}, 1)
+	go bareWatch(ctx, s, ch, p, &bare, done)
+	wp := startWriter(b, writerPlan{Servers: c.Servers(), Path: p, Rate: rate, Workers: workers, Run: sustainedRun})
+
+	var (
+		reported, maxLag, changes int64
+		cpu, wall, cpu0           time.Duration
+		t0                        time.Time
+		win                       runWindow
+	)
+	for b.Loop() {
+		wp.start(b)
+		running := false
+		for ended := false; !ended; {
+			select {
+			case l, ok := <-wp.lines:
+				if !ok {
+					b.Fatalf("the writer process ended: %s", wp.output())
+				}
+				switch l.kind {
+				case 'r':
+					running, cpu0, t0 = true, cpuTime(b), time.Now()
+					win.start(b)
+				case 'C', 'D':
+					reported++
+					changes++
+				case 'e':
+					cpu += cpuTime(b) - cpu0
+					wall += time.Since(t0)
+					win.end(b)
+					ended = true
+				case '!':
+					b.Fatalf("writer: %s", l.text)
+				}
+			case <-done:
+				if running {
+					maxLag = max(maxLag, reported-bare.Load())
+				}
+			}
+		}
+		// Every change taken in before the next run.
+		deadline := time.After(settleWait)
+		for bare.Load() < reported {
+			select {
+			case <-done:
+			case <-deadline:
+				b.Fatalf("the bare client took in %d of %d changes %v after the writer stopped", bare.Load(), reported, settleWait)
+			}
+		}
+	}
+	if changes == 0 || wall == 0 {
+		b.Fatal("no change measured")
+	}
+	cancel()
+	_ = s.RemovePersistentWatch(context.Background(), p)
+	harness := harnessShare(b, wp)
+	b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%-of-core")
+	b.ReportMetric(harness, "harness-cpu-%")
+	b.ReportMetric(100*cpu.Seconds()/wall.Seconds()-harness, "floor-cpu-%")
+	b.ReportMetric(float64(changes)/wall.Seconds(), "changes/s")
+	b.ReportMetric(float64(maxLag), "max-lag-changes")
+	win.report(b, int(changes))
+}
