@@ -10,6 +10,7 @@ package zkview
 import (
 	"context"
 	"path"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,27 +27,18 @@ func BenchmarkSustainedFloor200(b *testing.B) { benchSustainedFloor(b, 200, 4) }
 // by the bare client.
 func BenchmarkSustainedFloor2000(b *testing.B) { benchSustainedFloor(b, 2000, 32) }
 
-// bareWatch follows p's persistent recursive watch events: each batch of
-// what the channel holds, each created child read, one at a time (a batch
-// at 200 changes/s is one event); then taken says how many of the
-// writer's changes it has taken in (the event received and, for a create,
-// the node read), and done is told so without waiting for anyone (as the
-// Watcher's pump is kicked). It ends when the watch does.
+// bareWatch follows p's persistent recursive watch events: each batch
+// the Watcher would take (drainEvents), its created children read
+// (bareRead); then
+// taken says how many of the writer's changes it has taken in (the event
+// received and, for a create, the node read), and done is told so without
+// waiting for anyone (as the Watcher's pump is kicked). It ends when the
+// watch does.
 func bareWatch(ctx context.Context, s *lockops.Session, ch <-chan zk.Event, p string, taken *atomic.Int64, done chan<- struct{}) {
 	var n int64
 	for ev := range ch {
-		batch := []zk.Event{ev}
-		for more := true; more; {
-			select {
-			case ev, ok := <-ch:
-				if !ok {
-					return
-				}
-				batch = append(batch, ev)
-			default:
-				more = false
-			}
-		}
+		batch, last := drainEvents(ctx, s, ch, []zk.Event{ev})
+		var created []string
 		for _, ev := range batch {
 			child := s.EventPath(ev)
 			if path.Dir(child) != p {
@@ -54,13 +46,15 @@ func bareWatch(ctx context.Context, s *lockops.Session, ch <-chan zk.Event, p st
 			}
 			switch ev.Type {
 			case zk.EventNodeCreated:
-				if _, _, err := s.Get(ctx, child); err != nil && ctx.Err() != nil {
-					return
-				}
+				created = append(created, child)
 				n++
 			case zk.EventNodeDeleted:
 				n++
 			}
+		}
+		bareRead(ctx, s, created)
+		if ctx.Err() != nil || last != nil {
+			return // the watch ended (or the session did: not in these runs)
 		}
 		taken.Store(n)
 		select {
@@ -68,6 +62,26 @@ func bareWatch(ctx context.Context, s *lockops.Session, ch <-chan zk.Event, p st
 		default:
 		}
 	}
+}
+
+// bareRead reads the nodes at paths, maxInFlight at a time, as the
+// Watcher's fetch does: this goroutine reads one, so a batch of one (the
+// usual at 200 changes/s) starts no goroutine.
+func bareRead(ctx context.Context, s *lockops.Session, paths []string) {
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	read := func() {
+		for i := next.Add(1) - 1; i < int64(len(paths)) && ctx.Err() == nil; i = next.Add(1) - 1 {
+			_, _, _ = s.Get(ctx, paths[i])
+		}
+	}
+	for range min(len(paths), maxInFlight) - 1 {
+		wg.Go(read)
+	}
+	read()
+	wg.Wait()
 }
 
 // benchSustainedFloor runs the writer at rate against a
