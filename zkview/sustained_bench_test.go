@@ -72,11 +72,17 @@ func (h *heldRuns) report(b *testing.B) {
 
 // cpuTime is this process's user+system CPU time so far.
 func cpuTime(b testing.TB) time.Duration {
+	ru := usage(b)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// usage is this process's resource usage so far.
+func usage(b testing.TB) syscall.Rusage {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		b.Fatalf("getrusage: %v", err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return ru
 }
 
 // runWindow measures what the process spent over a benchmark's runs
@@ -86,9 +92,10 @@ type runWindow struct {
 	objs, bytes   uint64 // over the runs
 	objs0, bytes0 uint64
 	// goroutines started and the process's context switches (voluntary
-	// and not), over the runs: what a change costs in wake-ups, which on
-	// this kind of machine is most of its CPU time, counted rather than
-	// timed (the CPU share moves by a point between runs of the same code)
+	// and not), over the runs: what a change costs in wake-ups, much of
+	// its CPU time on this kind of machine (perf: the switches' kernel
+	// side and the runtime's sysmon thread), counted rather than timed
+	// (the CPU share moves by points between runs of the same code)
 	gos, csw   uint64
 	gos0, csw0 uint64
 	samples    []metrics.Sample
@@ -121,10 +128,7 @@ func (r *runWindow) start(b testing.TB) {
 
 // switches is the process's context switches so far, voluntary or not.
 func switches(b testing.TB) uint64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatalf("getrusage: %v", err)
-	}
+	ru := usage(b)
 	return uint64(ru.Nvcsw + ru.Nivcsw)
 }
 
