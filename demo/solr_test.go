@@ -69,6 +69,16 @@ func noFalseAlarm(t *testing.T, snap *model.Snapshot, from string) {
 	}
 }
 
+// solrCleared says that e is the end of the Solr scene's own mismatch: a
+// cleared leader-mismatch names no path (the systems' check ends it, by
+// its Key), and the Key names the leader record it was about. The scene
+// raises one at each failover, on SolrElection, and it clears once the
+// record catches up: when that falls in the test's window, its end is seen
+// too.
+func solrCleared(e model.Change) bool {
+	return e.Kind == model.ChangeWarningCleared && strings.Contains(e.Warning.Key, SolrLeader+"\x00")
+}
+
 // solrQueue is the Solr scene's queue in snap, nil when not shown.
 func solrQueue(snap *model.Snapshot) *model.Queue {
 	for i := range snap.Queues.Len() {
@@ -127,8 +137,8 @@ func TestDemoNoFalseAlarm(t *testing.T) {
 				noFalseAlarm(t, u.Snapshot, "watcher")
 			}
 			for _, e := range u.Changes {
-				if strings.Contains(e.Text(), model.WarnLeaderMismatch) && e.Path != SolrElection {
-					t.Errorf("watcher event on %s: %s", e.Path, e.Text())
+				if strings.Contains(e.Text(), model.WarnLeaderMismatch) && e.Path != SolrElection && !solrCleared(e) {
+					t.Errorf("watcher event on %s: %s (key %q)", e.Path, e.Text(), e.Warning.Key)
 				}
 			}
 		case <-tick.C:
