@@ -423,8 +423,17 @@ func TestSilentSessionExpiry(t *testing.T) {
 			}
 			select {
 			case gone := <-closed:
-				if h.Expires.IsZero() || h.Expires.Sub(gone).Abs() > 2*time.Second {
-					t.Errorf("expires %v; the leader expired it at %v (%v apart; at most a tick)", h.Expires, gone, h.Expires.Sub(gone))
+				// Expires is the leader's bucket. The session's own member
+				// may end it sooner, by up to a tick: the clean-clone CI at
+				// a6ba6f3 saw the member submit the closeSession at 34.05
+				// where the leader's dump, read at the poll, said 36 (the
+				// leader had heard of the session's last touch a tick after
+				// its member). The session ending more than 2 s after
+				// Expires, or more than a tick and a second before it, is a
+				// wrong Expires.
+				const tick = 2 * time.Second // the sandbox's
+				if d := h.Expires.Sub(gone); h.Expires.IsZero() || d < -2*time.Second || d > tick+time.Second {
+					t.Errorf("expires %v; the session ended at %v (%v apart; want the end at most 2 s after it, or a tick and a second before)", h.Expires, gone, d)
 				}
 				t.Logf("expires told %v, expired %v: %v apart", h.Expires.Format("15:04:05.000"), gone.Format("15:04:05.000"), h.Expires.Sub(gone))
 			case <-ctx.Done():
