@@ -10,6 +10,7 @@ import (
 	"net"
 	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -77,8 +78,25 @@ func TestGetContextAbandoned(t *testing.T) {
 	release := d.stall()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	start := time.Now()
-	data, st, err := c.GetContext(ctx, dir+"/a")
+	type got struct {
+		data []byte
+		st   *Stat
+		err  error
+	}
+	res := make(chan got, 1)
+	go func() {
+		data, st, err := c.GetContext(ctx, dir+"/a")
+		res <- got{data, st, err}
+	}()
+	var r got
+	select {
+	case r = <-res:
+	case <-time.After(10 * time.Second):
+		release()
+		t.Fatal("GetContext did not return 10 s after its 200ms deadline with its answer held: it waits for the answer, not its context")
+	}
 	cancel()
+	data, st, err := r.data, r.st, r.err
 	if !errors.Is(err, context.DeadlineExceeded) || data != nil || st != nil {
 		release()
 		t.Fatalf("GetContext with its answer held: %q %v %v, want nothing and the deadline's error", data, st, err)
@@ -87,10 +105,15 @@ func TestGetContextAbandoned(t *testing.T) {
 		release()
 		t.Fatalf("GetContext returned after %v, before its deadline (200ms)", waited)
 	}
+	xid := atomic.LoadUint32(&c.xid)
 	ok, est, err := c.ExistsContext(ctx, dir+"/a") // ctx has ended: nothing is sent
 	if !errors.Is(err, context.DeadlineExceeded) || ok || est != nil {
 		release()
 		t.Fatalf("ExistsContext with an ended context: %v %v %v, want the context's error", ok, est, err)
+	}
+	if now := atomic.LoadUint32(&c.xid); now != xid {
+		release()
+		t.Fatalf("ExistsContext with an ended context queued a request (xid %d -> %d), want none", xid, now)
 	}
 	release()
 
