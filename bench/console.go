@@ -46,6 +46,7 @@ func consoleBenches(quick bool) []goBench {
 		{"./zkview", "BenchmarkSustained2000", "1x", "the same at 2,000 changes/s, pipelined: also the largest lag in changes, and the last snapshot against a fresh Load"},
 		{"./zkview", "BenchmarkSustainedFloor200", "2x", "the floor of BenchmarkSustained200: the same writer and queue watched by a bare client (one persistent recursive watch, a read of each new node; no model, no snapshots): its share of a core less the benchmark's own (floor-cpu-%), the largest lag in changes"},
 		{"./zkview", "BenchmarkSustainedFloor2000", "1x", "the floor of BenchmarkSustained2000, the same way"},
+		{"./zkview", "BenchmarkSustainedPaired2000", "2x", "BenchmarkSustained2000's writer watched by a Watcher and the bare client at once (two sessions, one process): both lags sampled at each of the Watcher's snapshots, so that a slow read of the server's falls on both; the Watcher's largest lag over the bare client's, and what it holds back beyond the bare client at the same instant (excess)"},
 		{"./zkview", "BenchmarkRSS10000", "3x", "zkview: process RSS and Go heap per node for watching a 10,000-node queue (first full snapshot minus before Watch)"},
 		{"./zkview", "BenchmarkRSS100000", "1x", "the same for 100,000 nodes (target <= 1 KB/node)"},
 		{"./ui", "BenchmarkView10k", "200x", "ui View() of a 10,000-node queue at 160x48"},

@@ -61,6 +61,8 @@ var consoleTargets = []consoleTarget{
 	{what: "2,000 changes/s: nodes wrong after it stops (against a fresh read)", bench: "BenchmarkSustained2000", unit: "final-diff-nodes", most: 0},
 	{what: "2,000 changes/s: the largest lag, in frames of changes", bench: "BenchmarkSustained2000", unit: "max-lag-frames", most: 1},
 	{what: "2,000 changes/s: change to snapshot p99 (ms)", bench: "BenchmarkSustained2000", unit: "p99-ms", most: 20},
+	{what: "2,000 changes/s, a bare client beside it in the same run: the Watcher's largest lag over the bare client's (the floor on the same server at the same moments)", bench: "BenchmarkSustainedPaired2000", unit: "max-lag-over-floor", most: 1.15},
+	{what: "2,000 changes/s, a bare client beside it: what the Watcher holds back beyond the bare client at the same instant, p99, in frames", bench: "BenchmarkSustainedPaired2000", unit: "excess-p99-frames", most: 1},
 	{what: "2,000 changes/s: the most events held unpublished at a publish (receive side), in frames (#34)", bench: "BenchmarkSustained2000", unit: "max-held-frames", most: 1},
 	// A lock per entity (#34), 100,000 lock parents.
 	{what: "View() of the lock list of 100,000 parents (ns)", bench: "BenchmarkWide100k/view", unit: "ns/op", most: 2e6},

@@ -22,7 +22,8 @@ type limitRow struct {
 // floor, the release part over the best peer's, requests over the
 // cheapest peer's. When the Rejoin loop ran, its throughput and handoff
 // rows follow the plain lock's, with the same targets. The verdicts are
-// the comparison table's own.
+// the comparison table's own; the rows judged against the probe beside
+// each run (loadedRows) close the table.
 func limitRows(r *report) []limitRow {
 	cols := r.columns()
 	per := r.figureMaker(cols)
@@ -52,7 +53,7 @@ func limitRows(r *report) []limitRow {
 		}
 		out = append(out, limitRow{w + ": requests per contended acquisition", qm, q.target, dash(q.verdict)})
 	}
-	return out
+	return append(out, loadedRows(r)...)
 }
 
 // floorVerdict judges the column col's handoff p50 in h against 1.15x

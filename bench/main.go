@@ -106,7 +106,7 @@ func parseOptions() options {
 	flag.IntVar(&o.slices, "slices", 0, "slices each contended and uncontended run is cut into, the contenders' slices taken in turn (default 5, -quick 3)")
 	flag.IntVar(&o.cycles, "cycles", 0, "uncontended cycles per run (default 2000, -quick 1000)")
 	flag.StringVar(&peersFlag, "peers", "zklock,zklock-rejoin,gozk,curator,kazoo,limit", "contenders to run, in this order")
-	flag.StringVar(&workFlag, "workloads", "uncontended,8,32,safety,watches,floor", "workloads to run (for experiments; the report needs them all)")
+	flag.StringVar(&workFlag, "workloads", "uncontended,8,32,safety,watches,floor,loaded", "workloads to run (for experiments; the report needs them all)")
 	flag.BoolVar(&o.console, "console", true, "also run the console benchmarks (go test -bench in zkview and ui)")
 	flag.BoolVar(&o.noSync, "nosync", false, "run the server with zookeeper.forceSync=no (no fsync per commit)")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (the Go clients) during the lock runs")
@@ -137,10 +137,10 @@ func parseOptions() options {
 	o.workloads = map[string]bool{}
 	for _, w := range strings.Split(workFlag, ",") {
 		switch w {
-		case "uncontended", "8", "32", "safety", "watches", "floor":
+		case "uncontended", "8", "32", "safety", "watches", "floor", "loaded":
 			o.workloads[w] = true
 		default:
-			fmt.Fprintf(os.Stderr, "bench: unknown workload %q (uncontended, 8, 32, safety, watches, floor)\n", w)
+			fmt.Fprintf(os.Stderr, "bench: unknown workload %q (uncontended, 8, 32, safety, watches, floor, loaded)\n", w)
 			os.Exit(2)
 		}
 	}

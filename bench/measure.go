@@ -45,7 +45,12 @@ type runResult struct {
 	// the next holder's acquire return (negative when the notification
 	// beat the reply): what the waiting client adds.
 	ReleaseP50, WakeP50 time.Duration
-	Requests            float64 // zk_packets_received per acquisition
+	// ProbeDelete, ProbeWake: p50s of the floor's cycle run beside the
+	// loop (loaded.go), its delete round trip and its wake; Probes, how
+	// many cycles. Zero in a run without the probe.
+	ProbeDelete, ProbeWake time.Duration
+	Probes                 int
+	Requests               float64 // zk_packets_received per acquisition
 	// Commits: transaction-log batches (one fsync each) per acquisition;
 	// CommitsPerSec: the same over the run's window.
 	Commits, CommitsPerSec float64

@@ -48,7 +48,7 @@ func (r *report) note(format string, args ...any) {
 }
 
 // allWorkloads are the workloads in the order the report lists their runs.
-var allWorkloads = []string{wUncontended, wC8, wC32, wHold1ms, wGiveUp}
+var allWorkloads = []string{wUncontended, wC8, wC32, wC8Loaded, wC32Loaded, wHold1ms, wGiveUp}
 
 func (r *report) markdown() string {
 	var b strings.Builder
@@ -58,6 +58,10 @@ func (r *report) markdown() string {
 	b.WriteString(r.table())
 	b.WriteString("\n### The lock core at the limit (#43), judged on this run\n\n")
 	b.WriteString(limitTable(r))
+	if len(r.runs[wC8Loaded])+len(r.runs[wC32Loaded]) > 0 {
+		b.WriteString("\n### Against the floor under the same load (#43): each contended loop once more, the floor's probe beside it\n\n")
+		b.WriteString(loadedTable(r))
+	}
 	r.writeMethod(&b)
 	if len(r.console) > 0 {
 		b.WriteString("\n## Console (go test -bench, each package's own sandbox server)\n\n")
@@ -95,7 +99,10 @@ const consoleNotes = "\nMemory per watched node is BenchmarkRSS10000's and Bench
 	"harness-cpu-% is that part alone, measured in one more run of the writer with the Watcher closed, and watcher-cpu-% is cpu-%-of-core less it. " +
 	"BenchmarkSustainedFloor200 and BenchmarkSustainedFloor2000 are their floor: the same writer and queue watched by a bare client that does only what any watcher must " +
 	"(the persistent recursive watch, a read of each new node), no model and no snapshots; its floor-cpu-% is what receiving the changes costs this machine at all, " +
-	"and watcher-cpu-% less it is the Watcher's own work. switches/change (the process's context switches) and goroutines/change count what a change costs in wake-ups.\n"
+	"and watcher-cpu-% less it is the Watcher's own work. switches/change (the process's context switches) and goroutines/change count what a change costs in wake-ups. " +
+	"The largest lag is set by the server's slowest reads (a node is shown once read: its owner and data with it), which fall on one run and not on the next: " +
+	"BenchmarkSustainedPaired2000 runs the Watcher and the bare client side by side on the same writer and server and samples both lags at each of the Watcher's snapshots, " +
+	"so max-lag-over-floor (the Watcher's largest over the bare client's) and excess (the Watcher's lag less the bare client's at the same instant) are the Watcher's own part of the lag.\n"
 
 // writeSetup writes the title and how the run was made: command, date,
 // machine, server, clients, runs.
@@ -128,6 +135,7 @@ func (r *report) writeMethod(b *strings.Builder) {
 	b.WriteString("- handoff parts: the release part is the previous holder's release call to its return (the server's delete round trip under the load of that moment); the wake part, that return to the next holder's acquire return (its notification arrives with the delete's reply; then the client's own work, and a listing if its recipe lists again). Medians of each part, so they need not add up to the handoff's.\n")
 	b.WriteString("- zklock-rejoin: each client Acquires once, then loops Lock.Rejoin (delete of its node and create of the next at the queue's tail in one multi) and Releases at the end. A cycle's acquire is Acquire's or the previous Rejoin's (requested at that Rejoin's call), its release call the Rejoin call, its release return the arrival of the multi's answer (from the lock's progress report, Progress.At).\n")
 	b.WriteString("- floor: one session deletes a node, another wakes on its data watch (go-zookeeper): delete call to wake.\n")
+	fmt.Fprintf(b, "- probe beside: the floor's cycle every %v while a contender's contended loop runs once more (%s, after the rounds), from the loop's start to its end: the delete call to its return (the server's delete round trip under that loop's load: what a release costs at least) and to the wake (what a handoff costs at least under that load). The idle floor above is taken between rounds, with no load: a handoff under load also waits for the other clients' writes in the server's commit pipeline, which the probe beside it waits for too.\n", loadedEvery, max(r.opts.duration/2, time.Second))
 	fmt.Fprintf(b, "- requests/acquisition: the server's mntr zk_packets_received over the run, over held cycles. It includes the pings of every connected session (%.1f packets/s with all contenders idle).\n", r.idleRate)
 	b.WriteString("- log commits: the server's mntr zk_cnt_sync_processor_batch_size over the run: the batches its sync processor wrote to the transaction log, one fsync each. Writes that arrive while a batch is being written share the next one; a read queued behind a write waits for its batch. Per acquisition (over held cycles) and per second of the run's span. The limit loop's commits carry many writes each, so its rate is not the log's capacity.\n")
 	b.WriteString("- share of the log bound: acquisitions/s x log commits/acquisition x the floor p50 of the same round. Near 1.00, the run was a chain of commits each as long as a delete's commit and the wake on it, one waiting for the other: more acquisitions/s then need fewer commits per acquisition (a create sharing a delete's), not a faster client. Not given for the limit loop, whose writes overlap.\n")

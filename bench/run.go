@@ -125,7 +125,7 @@ func runLocks(ctx context.Context, rep *report, o options, cluster *sandbox.Clus
 	defer admin.Close()
 	b.admin = admin
 
-	for _, step := range []func(context.Context) error{b.uncontended, b.contended, b.safety, b.watches} {
+	for _, step := range []func(context.Context) error{b.uncontended, b.contended, b.underLoad, b.safety, b.watches} {
 		if err := step(ctx); err != nil {
 			return err
 		}

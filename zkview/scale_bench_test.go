@@ -33,6 +33,7 @@ import (
 	"github.com/zklock/zklock/lockops"
 	"github.com/zklock/zklock/lockops/ordering"
 	"github.com/zklock/zklock/model"
+	"github.com/zklock/zklock/sandbox"
 	"github.com/zklock/zklock/third_party/zk"
 )
 
@@ -188,26 +189,9 @@ func (st *sustainedStats) frame(u model.Update, now time.Time) {
 //   - final-diff-nodes: nodes in which the last snapshot after a run
 //     differs from a fresh Load (an error when not 0).
 func benchSustained(b *testing.B, rate, workers int) {
-	c := testCluster(b)
-	p := testPath(b)
-	fill(b, rawConn(b, c.Servers()), []string{p}, sustainedQueue)
-	mon := session(b, c.Servers(), lockops.WithSessionTimeout(30*time.Second))
-	w, err := Watch(context.Background(), mon, Options{Paths: []string{p}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer w.Close()
+	c, p, mon, w := watchedQueue(b)
 	st := &sustainedStats{path: p}
-	deadline := time.After(settleWait)
-	for q := (*model.Queue)(nil); q == nil || q.Nodes.Len() != sustainedQueue; {
-		select {
-		case u := <-w.Updates():
-			q = queueOf(u.Snapshot, p)
-			st.frame(u, time.Now())
-		case <-deadline:
-			b.Fatalf("the first full snapshot did not come within %v", settleWait)
-		}
-	}
+	st.firstSnapshot(b, w)
 	wp := startWriter(b, writerPlan{Servers: c.Servers(), Path: p, Rate: rate, Workers: workers, Run: sustainedRun})
 
 	var cpu0 time.Duration
@@ -294,17 +278,7 @@ func benchSustained(b *testing.B, rate, workers int) {
 				break settle
 			}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), settleWait)
-		fresh, err := Load(ctx, mon, Options{Paths: []string{p}})
-		cancel()
-		if err != nil {
-			b.Fatal(err)
-		}
-		n, desc := queueDiff(queueOf(st.last, p), queueOf(fresh, p))
-		if n > 0 {
-			b.Errorf("the last snapshot after the writer stopped differs from a fresh Load in %d nodes: %s", n, desc)
-		}
-		finalDiff += n
+		finalDiff += st.freshDiff(b, mon)
 	}
 	if len(st.latencies) == 0 || st.wall == 0 {
 		b.Fatal("no change measured")
@@ -675,4 +649,52 @@ func BenchmarkFirstPicture1000x10(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(partial)/float64(b.N), "partial-pictures")
+}
+
+// firstSnapshot waits for w's first full snapshot, so that the writer's
+// first changes are not measured against the initial load.
+func (st *sustainedStats) firstSnapshot(b *testing.B, w *Watcher) {
+	deadline := time.After(settleWait)
+	for q := (*model.Queue)(nil); q == nil || q.Nodes.Len() != sustainedQueue; {
+		select {
+		case u := <-w.Updates():
+			q = queueOf(u.Snapshot, st.path)
+			st.frame(u, time.Now())
+		case <-deadline:
+			b.Fatalf("the first full snapshot did not come within %v", settleWait)
+		}
+	}
+}
+
+// freshDiff compares the last snapshot with a fresh Load and returns in
+// how many nodes they differ (an error when not 0): a Watcher that kept
+// up by dropping changes would show a small lag.
+func (st *sustainedStats) freshDiff(b *testing.B, mon *lockops.Session) int {
+	ctx, cancel := context.WithTimeout(context.Background(), settleWait)
+	fresh, err := Load(ctx, mon, Options{Paths: []string{st.path}})
+	cancel()
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, desc := queueDiff(queueOf(st.last, st.path), queueOf(fresh, st.path))
+	if n > 0 {
+		b.Errorf("the last snapshot after the writer stopped differs from a fresh Load in %d nodes: %s", n, desc)
+	}
+	return n
+}
+
+// watchedQueue fills a sustainedQueue-node queue p on the package's
+// server c and watches it with a Watcher w on a session mon of its own;
+// w is closed when the benchmark ends (before its sessions are).
+func watchedQueue(b *testing.B) (c *sandbox.Cluster, p string, mon *lockops.Session, w *Watcher) {
+	c = testCluster(b)
+	p = testPath(b)
+	fill(b, rawConn(b, c.Servers()), []string{p}, sustainedQueue)
+	mon = session(b, c.Servers(), lockops.WithSessionTimeout(30*time.Second))
+	w, err := Watch(context.Background(), mon, Options{Paths: []string{p}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(w.Close)
+	return c, p, mon, w
 }
