@@ -23,10 +23,10 @@ import (
 	"github.com/zklock/zklock/sandbox/peers"
 )
 
-// loadedEvery spaces the probe's cycles: about 45 writes a second
-// against the contenders' 800-1,500 log commits a second, so that the
-// probe measures their load rather than adding its own; 20 ms still
-// gives some 250 probes in a 5 s run.
+// loadedEvery spaces the probe's cycles: a create and a delete every
+// 21-25 ms (80-95 writes a second) against the contenders' 1,000-1,500
+// log commits a second, so that the probe measures their load more than
+// it adds its own; 20 ms still gives some 200 probes in a 5 s run.
 const loadedEvery = 20 * time.Millisecond
 
 // The workloads run with the probe beside them, as keys of report.runs.

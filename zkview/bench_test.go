@@ -1,6 +1,7 @@
 package zkview
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -337,9 +338,10 @@ func benchChange(b *testing.B, size int, childWatches bool) {
 }
 
 // percentile is the q-quantile of ds (nearest rank).
-func percentile(ds []time.Duration, q float64) time.Duration {
+func percentile[T cmp.Ordered](ds []T, q float64) T {
 	if len(ds) == 0 {
-		return 0
+		var zero T
+		return zero
 	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
