@@ -35,6 +35,10 @@ const (
 	wC32Loaded = "32 clients, probe beside"
 )
 
+// loadedDuration is each run with the probe beside it: half a contended
+// run, enough for some 200 probes.
+func (o options) loadedDuration() time.Duration { return max(o.duration/2, time.Second) }
+
 // underLoad runs each contender's contended loops (8 and 32 clients,
 // hold 0) once more, for half a contended run's time, with the probe
 // beside each.
@@ -51,7 +55,7 @@ func (b *lockRuns) underLoad(ctx context.Context) error {
 			if c.Name() == "limit" {
 				continue // its holders overlap: no handoffs to judge
 			}
-			spec := peers.LoopSpec{Path: fmt.Sprintf("/bench/%s/loaded-%d", c.Name(), n), Clients: clientRange(n), Duration: max(b.o.duration/2, time.Second)}
+			spec := peers.LoopSpec{Path: fmt.Sprintf("/bench/%s/loaded-%d", c.Name(), n), Clients: clientRange(n), Duration: b.o.loadedDuration()}
 			res, err := b.loadedRun(ctx, c, spec)
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", c.Name(), w, err)

@@ -63,6 +63,30 @@ func bareWatch(ctx context.Context, s *lockops.Session, ch <-chan zk.Event, p st
 	}
 }
 
+// startBare starts the bare client (bareWatch) on a session of its own
+// (beside a Watcher, its events and reads do not queue behind the
+// Watcher's), following p until stop or the benchmark's end. It returns
+// the client's count of changes taken in, the channel told when it
+// moves, and stop, which ends it and removes its watch (once).
+func startBare(b *testing.B, servers []string, p string) (taken *atomic.Int64, done <-chan struct{}, stop func()) {
+	s := session(b, servers, lockops.WithSessionTimeout(30*time.Second))
+	ctx, cancel := context.WithCancel(context.Background())
+	ch, err := s.AddWatch(ctx, p, true)
+	if err != nil {
+		cancel()
+		b.Fatal(err)
+	}
+	taken = new(atomic.Int64)
+	moved := make(chan struct{}, 1)
+	go bareWatch(ctx, s, ch, p, taken, moved)
+	stop = sync.OnceFunc(func() {
+		cancel()
+		_ = s.RemovePersistentWatch(context.Background(), p)
+	})
+	b.Cleanup(stop) // before the session's own cleanup (registered first), which closes it
+	return taken, moved, stop
+}
+
 // bareRead reads the nodes at paths, maxInFlight at a time, as the
 // Watcher's fetch does: this goroutine reads one, so a batch of one (the
 // usual at 200 changes/s) starts no goroutine.
@@ -96,16 +120,7 @@ func benchSustainedFloor(b *testing.B, rate, workers int) {
 	c := testCluster(b)
 	p := testPath(b)
 	fill(b, rawConn(b, c.Servers()), []string{p}, sustainedQueue)
-	s := session(b, c.Servers(), lockops.WithSessionTimeout(30*time.Second))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ch, err := s.AddWatch(ctx, p, true)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var bare atomic.Int64
-	done := make(chan struct{}, 1)
-	go bareWatch(ctx, s, ch, p, &bare, done)
+	bare, done, stopBare := startBare(b, c.Servers(), p)
 	wp := startWriter(b, writerPlan{Servers: c.Servers(), Path: p, Rate: rate, Workers: workers, Run: sustainedRun})
 
 	var (
@@ -161,8 +176,7 @@ func benchSustainedFloor(b *testing.B, rate, workers int) {
 	if reported == 0 || wall == 0 {
 		b.Fatal("no change measured")
 	}
-	cancel()
-	_ = s.RemovePersistentWatch(context.Background(), p)
+	stopBare() // the harness's own share is measured with no client watching
 	harness := harnessShare(b, wp)
 	b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%-of-core")
 	b.ReportMetric(harness, "harness-cpu-%")

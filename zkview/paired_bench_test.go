@@ -9,13 +9,10 @@
 package zkview
 
 import (
-	"context"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/zklock/zklock/lockops"
 )
 
 // BenchmarkSustainedPaired200: BenchmarkSustained200's writer, watched by
@@ -30,7 +27,6 @@ func BenchmarkSustainedPaired2000(b *testing.B) { benchSustainedPaired(b, 2000, 
 // figures as benchSustained keeps them, the bare client's count, and the
 // lags sampled at each Update.
 type pairedRuns struct {
-	path     string
 	w        *Watcher
 	wp       *writerProc
 	st       *sustainedStats
@@ -72,9 +68,9 @@ type pairedRuns struct {
 // clients share this process.
 func benchSustainedPaired(b *testing.B, rate, workers int) {
 	c, p, mon, w := watchedQueue(b)
-	pr := &pairedRuns{path: p, w: w, st: &sustainedStats{path: p}}
+	pr := &pairedRuns{w: w, st: &sustainedStats{path: p}}
 	pr.st.firstSnapshot(b, w)
-	pr.bare, pr.bareDone = startBare(b, c.Servers(), p)
+	pr.bare, pr.bareDone, _ = startBare(b, c.Servers(), p)
 	pr.wp = startWriter(b, writerPlan{Servers: c.Servers(), Path: p, Rate: rate, Workers: workers, Run: sustainedRun})
 	for b.Loop() {
 		pr.wp.start(b)
@@ -83,29 +79,6 @@ func benchSustainedPaired(b *testing.B, rate, workers int) {
 		pr.finalDiff += pr.st.freshDiff(b, mon)
 	}
 	pr.report(b)
-}
-
-// startBare starts benchSustainedFloor's bare client on a session of its
-// own (its events and reads do not queue behind the Watcher's), following
-// p until the benchmark ends. It returns the client's count of changes
-// taken in and the channel told when it moves.
-func startBare(b *testing.B, servers []string, p string) (*atomic.Int64, <-chan struct{}) {
-	s := session(b, servers, lockops.WithSessionTimeout(30*time.Second))
-	ctx, cancel := context.WithCancel(context.Background())
-	ch, err := s.AddWatch(ctx, p, true)
-	if err != nil {
-		cancel()
-		b.Fatal(err)
-	}
-	taken := new(atomic.Int64)
-	done := make(chan struct{}, 1)
-	go bareWatch(ctx, s, ch, p, taken, done)
-	// Before the session's own cleanup (registered first), which closes it.
-	b.Cleanup(func() {
-		cancel()
-		_ = s.RemovePersistentWatch(context.Background(), p)
-	})
-	return taken, done
 }
 
 // run follows one run of the writer until its "end", sampling both lags
