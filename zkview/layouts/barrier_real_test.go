@@ -13,8 +13,13 @@ import (
 // TestBarrierUnderRootLive: a barrier the config names under a watched
 // root is set, with the session that watches its node as its waiter,
 // and open as soon as its node is deleted and set again as soon as it is
-// made, from the root watch's events: no systems read in between (they
-// come every systemsEvery).
+// made, from the root watch's events: no systems read in between. The
+// full reads come every hour here, not every systemsEvery: on a loaded
+// machine the test itself can outlast 15 s (CI's run took 16.3 s, and its
+// one periodic read fell between the two reads of the counter), and then
+// the counter could not tell a periodic read from one the events asked
+// for. With an hour, a state the events did not tell never shows, and the
+// waits below fail instead.
 func TestBarrierUnderRootLive(t *testing.T) {
 	c := testCluster(t)
 	root := testPath(t)
@@ -29,7 +34,7 @@ func TestBarrierUnderRootLive(t *testing.T) {
 		t.Fatalf("exists %s: %v %v", b, ok, err)
 	}
 	w := watch(t, session(t, c.Servers()), zkview.Options{Roots: []string{root}, Barriers: []string{b},
-		ServerView: true, ServerViewEvery: 100 * time.Millisecond}, systemsEvery)
+		ServerView: true, ServerViewEvery: 100 * time.Millisecond}, time.Hour)
 	state := func(s *model.Snapshot) string {
 		q := queueOf(s, b)
 		if q == nil || q.Facts() == nil || q.Facts().Set == nil {
