@@ -87,3 +87,30 @@ func ExampleLock_Done() {
 		fmt.Println("lock lost:", l.Err())
 	}
 }
+
+// A worker that loops on a lock gives it back and queues again with
+// Rejoin: one transaction deletes the own node and creates the next one at
+// the tail, so the next holder's turn does not wait behind a re-create of
+// its own. Each turn has a fencing token of its own.
+func ExampleLock_Rejoin() {
+	ctx := context.Background()
+	s, err := lockops.Connect(ctx, []string{"127.0.0.1:2181"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+
+	l := lockops.NewLock(s, "/locks/outbox-drain")
+	if err := l.Acquire(ctx); err != nil {
+		log.Fatal(err)
+	}
+	for turn := 0; turn < 10; turn++ {
+		fmt.Println("turn", turn, "token", l.FencingToken()) // the work of one turn
+		if err := l.Rejoin(ctx); err != nil {
+			log.Fatal(err) // not held, and no node of ours left in the queue
+		}
+	}
+	if err := l.Release(ctx); err != nil {
+		log.Print(err)
+	}
+}
