@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zklock/zklock/model"
 	"github.com/zklock/zklock/third_party/zk"
@@ -59,6 +60,12 @@ func TestLsSystemsMore(t *testing.T) {
 	plantHBase(t, root+"/hbase", conns)
 	entries := plantClickHouse(t, root+"/clickhouse", conns)
 	plantOthers(t, root, conns)
+	// Past the missing-watch grace (a second after a node is made), so
+	// that the check judges every wait in one read, as on a cluster whose
+	// nodes are older than that. Without it the run raced the grace: CI
+	// under load once got past it and caught HBase's readers judged by the
+	// recipe's order (read-1 "waiting" on read-0) instead of HBase's.
+	time.Sleep(1500 * time.Millisecond)
 
 	got := lsSystemsJSON(t, "--check", "--root", root)
 	q1, q2 := path.Base(entries[0]), path.Base(entries[1])

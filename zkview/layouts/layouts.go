@@ -382,6 +382,15 @@ func annotate(q model.Queue, sr *sysRec, st *systemsState) model.Queue {
 	q.SetOther(other)
 	ws := make([]model.Warning, 0, len(q.Warnings())+len(rec.Findings))
 	for _, w := range q.Warnings() {
+		if w.Code == model.WarnMissingWatch {
+			// judged again on the system's roles: a node the recipe's
+			// order read as waiting may hold by the system's (systemNodes
+			// clears a holder's link)
+			var missing bool
+			if w, missing = queue.MissingWatch(nodes); !missing {
+				continue
+			}
+		}
 		if rec.System != "" && overridden(w.Code, rec.MultiLeader) || !q.Type.Waits() && lockWarning(w.Code) {
 			continue
 		}

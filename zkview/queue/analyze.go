@@ -47,16 +47,8 @@ func Build(qm *Tracker, sv *ServerView, stale bool, staleSince time.Time) model.
 			Message: fmt.Sprintf("watch cycle by %s: %s → %s: each waits for the next to go, forever", how,
 				listNames(cycle, " → ", 6), model.ShortName(cycle[0]))})
 	}
-	var missing []string
-	for i := range nodes {
-		if n := &nodes[i]; n.Link == model.LinkMissing {
-			missing = append(missing, n.Name)
-		}
-	}
-	if missing != nil {
-		q.AddWarnings(model.Warning{Code: model.WarnMissingWatch, Nodes: missing,
-			Message: fmt.Sprintf("%d waiting nodes have no server watch on the node their recipe waits on (they will never wake): %s",
-				len(missing), listNames(missing, ", ", 3))})
+	if w, ok := MissingWatch(q.Nodes); ok {
+		q.AddWarnings(w)
 	}
 	if w, ok := silentHolders(nodes, sv); ok {
 		q.AddWarnings(w)
@@ -183,6 +175,26 @@ func splitWarning(nodes []model.Node, names []string) model.Warning {
 	}
 	return model.Warning{Code: model.WarnSplitHolders, Nodes: names,
 		Message: fmt.Sprintf("%d nodes believe they hold this lock at once: %s", len(names), strings.Join(parts, ", "))}
+}
+
+// MissingWatch is the missing-watch warning of nodes: those whose link
+// the servers say is missing (judgeLink), in order; false when none is.
+// A systems layer that gives the nodes its own roles judges it again on
+// them: a node the recipe's order read as waiting may hold by the
+// system's (HBase's read-N).
+func MissingWatch(nodes model.Nodes) (model.Warning, bool) {
+	var missing []string
+	for _, n := range nodes.All() {
+		if n.Link == model.LinkMissing {
+			missing = append(missing, n.Name)
+		}
+	}
+	if missing == nil {
+		return model.Warning{}, false
+	}
+	return model.Warning{Code: model.WarnMissingWatch, Nodes: missing,
+		Message: fmt.Sprintf("%d waiting nodes have no server watch on the node their recipe waits on (they will never wake): %s",
+			len(missing), listNames(missing, ", ", 3))}, true
 }
 
 // listNames joins at most max names, sanitized, with a count of the rest.
