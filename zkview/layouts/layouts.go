@@ -330,7 +330,7 @@ func applySystems(base model.Queues, st *systemsState, bv barrierView) (model.Qu
 					q.State = model.PathAbsent
 				}
 			}
-			q = annotate(q, sr, st)
+			q = annotate(q, sr, st, bv.sv)
 			singleBarrier(&q, sr, bv, ids)
 			changed[p] = q
 			continue
@@ -344,7 +344,7 @@ func applySystems(base model.Queues, st *systemsState, bv barrierView) (model.Qu
 			q = model.Queue{Path: p, State: model.PathPresent}
 			q.SetListedAt(st.at)
 		}
-		changed[p] = annotate(q, sr, st)
+		changed[p] = annotate(q, sr, st, bv.sv)
 	}
 	set := make([]model.Queue, 0, len(changed))
 	paths := make([]string, 0, len(changed))
@@ -360,9 +360,10 @@ func applySystems(base model.Queues, st *systemsState, bv barrierView) (model.Qu
 // annotate is q read as sr's system: its system and label, its type, its
 // nodes in the system's order with the system's roles and identities
 // (participants the queue does not hold are added from the read), the
-// recipe warnings the system's own order overrides dropped, and the
-// leader-record findings when the read was whole.
-func annotate(q model.Queue, sr *sysRec, st *systemsState) model.Queue {
+// recipe warnings the system's own order overrides dropped, those that
+// name waiters or holders judged again on the system's roles (rejudged),
+// and the leader-record findings when the read was whole.
+func annotate(q model.Queue, sr *sysRec, st *systemsState, sv *queue.ServerView) model.Queue {
 	rec := sr.rec
 	q.SetSystem(string(rec.System))
 	q.SetLabel(rec.Label)
@@ -381,20 +382,30 @@ func annotate(q model.Queue, sr *sysRec, st *systemsState) model.Queue {
 	q.Nodes = nodes
 	q.SetOther(other)
 	ws := make([]model.Warning, 0, len(q.Warnings())+len(rec.Findings))
+	keep := func(w model.Warning) {
+		if rec.System != "" && overridden(w.Code, rec.MultiLeader) || !q.Type.Waits() && lockWarning(w.Code) {
+			return
+		}
+		ws = append(ws, w)
+	}
+	judged := map[string]bool{}
 	for _, w := range q.Warnings() {
-		if w.Code == model.WarnMissingWatch {
-			// judged again on the system's roles: a node the recipe's
-			// order read as waiting may hold by the system's (systemNodes
-			// clears a holder's link)
-			var missing bool
-			if w, missing = queue.MissingWatch(nodes); !missing {
+		if again := rejudged(w.Code); again != nil {
+			judged[w.Code] = true
+			var still bool
+			if w, still = again(nodes, sv); !still {
 				continue
 			}
 		}
-		if rec.System != "" && overridden(w.Code, rec.MultiLeader) || !q.Type.Waits() && lockWarning(w.Code) {
+		keep(w)
+	}
+	for _, code := range []string{model.WarnMissingWatch, model.WarnSilentHolder} {
+		if judged[code] {
 			continue
 		}
-		ws = append(ws, w)
+		if w, raised := rejudged(code)(nodes, sv); raised {
+			keep(w) // a silent node that holds by the system's roles only
+		}
 	}
 	if st.complete {
 		for _, f := range rec.Findings {
@@ -405,6 +416,21 @@ func annotate(q model.Queue, sr *sysRec, st *systemsState) model.Queue {
 	q.SetWarnings(ws)
 	queue.DuplicateParticipants(&q) // judged again by the system's identities
 	return q
+}
+
+// rejudged is how a warning that names waiters or holders is judged on
+// nodes, nil for one that names neither: the recipe's order may have read
+// the nodes otherwise than the system (HBase's read-N, all holding, are a
+// plain queue to the names alone), and systemNodes gives them the
+// system's roles (a holder's link cleared).
+func rejudged(code string) func(model.Nodes, *queue.ServerView) (model.Warning, bool) {
+	switch code {
+	case model.WarnMissingWatch:
+		return func(nodes model.Nodes, _ *queue.ServerView) (model.Warning, bool) { return queue.MissingWatch(nodes) }
+	case model.WarnSilentHolder:
+		return queue.SilentHolders
+	}
+	return nil
 }
 
 // overridden: a recipe warning the system's own order makes moot. Its

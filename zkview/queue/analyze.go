@@ -50,7 +50,7 @@ func Build(qm *Tracker, sv *ServerView, stale bool, staleSince time.Time) model.
 	if w, ok := MissingWatch(q.Nodes); ok {
 		q.AddWarnings(w)
 	}
-	if w, ok := silentHolders(nodes, sv); ok {
+	if w, ok := SilentHolders(q.Nodes, sv); ok {
 		q.AddWarnings(w)
 	}
 	if sv != nil {
@@ -245,15 +245,14 @@ func judgeLink(qm *Tracker, e ordering.Entry, r *Record, sv *ServerView) model.L
 	return model.LinkInferred
 }
 
-// silentHolders is the silent-holder warning: holders whose member has
+// SilentHolders is the silent-holder warning: holders whose member has
 // not heard their session for more than half its timeout at the poll.
-func silentHolders(nodes []model.Node, sv *ServerView) (model.Warning, bool) {
+func SilentHolders(nodes model.Nodes, sv *ServerView) (model.Warning, bool) {
 	if sv == nil {
 		return model.Warning{}, false
 	}
 	var names, parts []string
-	for i := range nodes {
-		n := &nodes[i]
+	for _, n := range nodes.All() {
 		h := n.Health()
 		if (n.Role != ordering.RoleHolder && n.Believes != ordering.RoleHolder) || !h.SilentTooLong(sv.At) {
 			continue
