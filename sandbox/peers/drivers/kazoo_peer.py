@@ -17,6 +17,7 @@ import time
 
 from kazoo.client import KazooClient, KazooState
 from kazoo.exceptions import CancelledError, LockTimeout
+from kazoo.protocol.states import KeeperState
 
 _out = threading.Lock()
 
@@ -56,6 +57,7 @@ class Client(object):
         self.holding = False
         self.notice = 0
         self.lost = False
+        self.restarts = 0
 
     def begin_hold(self):
         with self.mu:
@@ -72,6 +74,9 @@ class Client(object):
                 if not self.notice:
                     self.notice = t
                 self.lost = self.lost or lost
+
+    def restart(self):
+        restart_client(self)
 
     def read_session(self):
         cid = self.kc.client_id
@@ -94,6 +99,9 @@ class Client(object):
                 lost, self.held = self.held, set()
             for hid in sorted(lost):
                 emit("lost %s %d" % (hid, t))
+            if self.kc.client_state == KeeperState.AUTH_FAILED and self.session and self.restarts < MAX_RESTARTS:
+                self.restarts += 1
+                threading.Thread(target=self.restart, daemon=True).start()
         elif state == KazooState.CONNECTED:
             s = self.read_session()
             if s and s != self.session:
@@ -102,6 +110,28 @@ class Client(object):
             if self.suspended:
                 self.suspended = False
                 emit("state %d RECONNECTED %d" % (self.index, t))
+
+
+# Kazoo 2.8 takes a link dropped in the middle of its SASL exchange for
+# a refused login (AUTH_FAILED, "Connection dropped in SASL") and stops
+# connecting for good: an ensemble that drops its clients in an election
+# can do that to a client that was re-authenticating. A Kazoo application
+# has to restart its client then, so this driver does, for a client that
+# had logged in before, at most MAX_RESTARTS times.
+MAX_RESTARTS = 5
+
+
+def restart_client(c):
+    sys.stderr.write("kazoo_peer: client %d AUTH_FAILED after it had logged in (a link dropped during SASL?): restarting it\n" % c.index)
+    sys.stderr.flush()
+    for _ in range(3):
+        try:
+            c.kc.restart()  # stop (the old session's nodes expire) and start again
+            return
+        except Exception as e:
+            sys.stderr.write("kazoo_peer: client %d restart: %s\n" % (c.index, one_line(e)))
+            sys.stderr.flush()
+            time.sleep(1)
 
 
 def new_lock(kc, path, kind):
