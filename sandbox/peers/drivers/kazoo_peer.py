@@ -7,7 +7,8 @@ where HOSTS is one connect string, or one per client separated by '|'.
 
 Only stock recipes are used (Lock, ReadLock, WriteLock, Semaphore), configured as an
 application would; the driver adds bookkeeping around them, never
-behaviour inside them.
+behaviour inside them (it restarts a client that Kazoo stopped on a link
+dropped during SASL, as an application must: see restart_client).
 """
 import os
 import random
