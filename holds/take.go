@@ -142,17 +142,69 @@ func takeLease(ctx context.Context, sess *lockops.Session, p string, w Want, cur
 // deducedLimit is the limit the console deduces for the semaphore at p
 // (a Curator lease waiting beyond the limit); 0 when unknown, and a
 // Kazoo semaphore then states its own.
+//
+// One read cannot tell a lease that waits from one in passing: Curator's
+// client holds the admission lock from before it makes its lease until
+// after it has counted the leases, so for a round trip or two a lease
+// within the limit looks like one waiting beyond it, and the limit read
+// then is one too low (a run under the right limit was refused so, once,
+// under load). A deduction stands only when the next read, deduceGap
+// later, shows the same lease waiting under the same limit; at most
+// deduceReads reads. Waiting that long costs a run nothing it would not
+// wait anyway: a lease that truly waits is one the run waits behind.
 func deducedLimit(ctx context.Context, sess *lockops.Session, p string) int {
+	var last deduction
+	for i := range deduceReads {
+		if i > 0 {
+			select {
+			case <-time.After(deduceGap):
+			case <-ctx.Done():
+				return 0
+			}
+		}
+		d := readDeduction(ctx, sess, p)
+		if d.limit == 0 {
+			return 0
+		}
+		if d == last {
+			return d.limit
+		}
+		last = d
+	}
+	return 0
+}
+
+const (
+	deduceGap   = 500 * time.Millisecond
+	deduceReads = 3
+)
+
+// deduction is one read's deduced limit and the lease that waits beyond
+// it (zero when the read deduced none).
+type deduction struct {
+	limit   int
+	pending string
+}
+
+// readDeduction reads the semaphore at p once: the limit deduced from a
+// lease waiting beyond it, and that lease.
+func readDeduction(ctx context.Context, sess *lockops.Session, p string) deduction {
 	lctx, cancel := context.WithTimeout(ctx, LookupTimeout)
 	defer cancel()
 	snap, err := zkview.Load(lctx, sess, zkview.Options{Paths: []string{p}})
 	if err != nil || snap.Queues.Len() != 1 {
-		return 0
+		return deduction{}
 	}
-	if q := snap.Queues.At(0); q.Type == model.TypeSemaphore && q.LimitSource() == model.LimitDeduced {
-		return q.Limit()
+	q := snap.Queues.At(0)
+	if q.Type != model.TypeSemaphore || q.LimitSource() != model.LimitDeduced {
+		return deduction{}
 	}
-	return 0
+	for _, n := range q.Nodes.All() {
+		if n.Lease && n.Role == ordering.RoleWaiting {
+			return deduction{limit: q.Limit(), pending: n.Name}
+		}
+	}
+	return deduction{}
 }
 
 // leaseLimit is the limit a lease of p is taken under: the stated one

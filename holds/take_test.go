@@ -178,3 +178,60 @@ func TestParseKindAndWhat(t *testing.T) {
 		}
 	}
 }
+
+// TestDeducedLimitWaitsOutPassingLease: a Curator client holds the
+// admission lock from before it makes its lease until it has counted the
+// leases, so one read can take a lease within the limit for one waiting
+// beyond it. The deduction stands only when a later read shows the same
+// lease still waiting: one that passes (its client lets the lock go, as
+// Curator does once its lease is within the limit) deduces nothing; one
+// that stays deduces the limit.
+func TestDeducedLimitWaitsOutPassingLease(t *testing.T) {
+	sess := session(t)
+	const (
+		held    = "_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e50-lease-"
+		lease   = "_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e51-lease-"
+		admLock = "_c_0f6e4c9a-1d2b-4c3d-8e9f-0a1b2c3d4e51-lock-"
+	)
+	acl := zk.WorldACL(zk.PermAll)
+	for _, passing := range []bool{true, false} {
+		t.Run(fmt.Sprintf("passing=%v", passing), func(t *testing.T) {
+			p := testPath(t)
+			plant(t, p, "leases", "locks")
+			other := sandboxtest.Connect(t, shared.Cluster(t).Servers(), 10*time.Second)
+			if _, err := other.Create(p+"/leases/"+held, nil, zk.FlagEphemeral|zk.FlagSequence, acl); err != nil {
+				t.Fatal(err)
+			}
+			// The admitted client: the admission lock, then its lease.
+			taker := sandboxtest.Connect(t, shared.Cluster(t).Servers(), 10*time.Second)
+			lockNode, err := taker.Create(p+"/locks/"+admLock, nil, zk.FlagEphemeral|zk.FlagSequence, acl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := taker.Create(p+"/leases/"+lease, nil, zk.FlagEphemeral|zk.FlagSequence, acl); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if d := readDeduction(ctx, sess, p); d.limit != 1 || d.pending == "" {
+				t.Fatalf("one read: %+v, want limit 1 and a pending lease (the shape a passing lease has too)", d)
+			}
+			if passing {
+				// Counted 2 leases under a limit of 2: it lets the lock go.
+				time.AfterFunc(deduceGap/4, func() { _ = taker.Delete(lockNode, -1) })
+			}
+			start := time.Now()
+			got := deducedLimit(ctx, sess, p)
+			want := 1
+			if passing {
+				want = 0
+			}
+			if got != want {
+				t.Errorf("deducedLimit %d after %v, want %d", got, time.Since(start), want)
+			}
+			if el := time.Since(start); !passing && el < deduceGap {
+				t.Errorf("deduced after %v, from one read (want two, %v apart)", el, deduceGap)
+			}
+		})
+	}
+}
