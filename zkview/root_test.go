@@ -25,6 +25,7 @@ type entityTree struct {
 	root    string
 	groups  int
 	parents map[string][]string // parent -> its lock nodes
+	next    int                 // the last new parent's number (churnEntities), across calls
 }
 
 // entityLock is the prefix of the tests' lock nodes (Curator's mutex).
@@ -171,7 +172,9 @@ func churnEntities(t testing.TB, c *zk.Conn, tr *entityTree, rng *rand.Rand, ops
 		slices.Sort(ps)
 		return ps[rng.IntN(len(ps))]
 	}
-	next := 100000
+	if tr.next == 0 {
+		tr.next = 100000
+	}
 	for range ops {
 		p := pick()
 		var err error
@@ -187,10 +190,10 @@ func churnEntities(t testing.TB, c *zk.Conn, tr *entityTree, rng *rand.Rand, ops
 			err = c.Delete(p+"/"+tr.parents[p][k], -1)
 			tr.parents[p] = slices.Delete(tr.parents[p], k, k+1)
 		case r < 85:
-			next++
-			np := fmt.Sprintf("%s/g%d/e%05d", tr.root, rng.IntN(tr.groups), next)
+			tr.next++
+			np := fmt.Sprintf("%s/g%d/e%05d", tr.root, rng.IntN(tr.groups), tr.next)
 			if rng.IntN(4) == 0 {
-				np = fmt.Sprintf("%s/new%d/e%05d", tr.root, rng.IntN(3), next) // a new group too
+				np = fmt.Sprintf("%s/new%d/e%05d", tr.root, rng.IntN(3), tr.next) // a new group too
 				mkdirs(t, c, path2dir(np))
 			}
 			tr.parents[np], err = makeParent(c, np, rng.IntN(2)*10)
