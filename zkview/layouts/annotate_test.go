@@ -64,7 +64,7 @@ func TestAnnotateRejudgesOnSystemRoles(t *testing.T) {
 			// what the recipe's order raised: read-1 missing a watch, the
 			// silent writer (after a reader the names say waits) none
 			var ws []model.Warning
-			for _, judge := range []func(model.Nodes, *queue.ServerView) (model.Warning, bool){rejudged(model.WarnMissingWatch), queue.SilentHolders} {
+			for _, judge := range []func(model.Nodes, *queue.ServerView) (model.Warning, bool){func(n model.Nodes, _ *queue.ServerView) (model.Warning, bool) { return queue.MissingWatch(n) }, queue.SilentHolders} {
 				if w, ok := judge(q.Nodes, sv); ok {
 					ws = append(ws, w)
 				}

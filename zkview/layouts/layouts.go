@@ -361,8 +361,8 @@ func applySystems(base model.Queues, st *systemsState, bv barrierView) (model.Qu
 // nodes in the system's order with the system's roles and identities
 // (participants the queue does not hold are added from the read), the
 // recipe warnings the system's own order overrides dropped, those that
-// name waiters or holders judged again on the system's roles (rejudged),
-// and the leader-record findings when the read was whole.
+// name waiters or holders judged again on the system's roles, and the
+// leader-record findings when the read was whole.
 func annotate(q model.Queue, sr *sysRec, st *systemsState, sv *queue.ServerView) model.Queue {
 	rec := sr.rec
 	q.SetSystem(string(rec.System))
@@ -388,23 +388,31 @@ func annotate(q model.Queue, sr *sysRec, st *systemsState, sv *queue.ServerView)
 		}
 		ws = append(ws, w)
 	}
-	judged := map[string]bool{}
+	// The warnings that name waiters or holders, judged again on the
+	// system's roles (systemNodes gives them, a holder's link cleared):
+	// the recipe's order may have read the nodes otherwise (HBase's
+	// read-N, all holding, are a plain queue to the names alone). In the
+	// recipe's warning's place; after the rest when only the system's
+	// roles raise it.
+	again := map[string]func() (model.Warning, bool){
+		model.WarnMissingWatch: func() (model.Warning, bool) { return queue.MissingWatch(nodes) },
+		model.WarnSilentHolder: func() (model.Warning, bool) { return queue.SilentHolders(nodes, sv) },
+	}
 	for _, w := range q.Warnings() {
-		if again := rejudged(w.Code); again != nil {
-			judged[w.Code] = true
+		if judge, ok := again[w.Code]; ok {
+			delete(again, w.Code)
 			var still bool
-			if w, still = again(nodes, sv); !still {
+			if w, still = judge(); !still {
 				continue
 			}
 		}
 		keep(w)
 	}
 	for _, code := range []string{model.WarnMissingWatch, model.WarnSilentHolder} {
-		if judged[code] {
-			continue
-		}
-		if w, raised := rejudged(code)(nodes, sv); raised {
-			keep(w) // a silent node that holds by the system's roles only
+		if judge, ok := again[code]; ok {
+			if w, raised := judge(); raised {
+				keep(w)
+			}
 		}
 	}
 	if st.complete {
@@ -416,21 +424,6 @@ func annotate(q model.Queue, sr *sysRec, st *systemsState, sv *queue.ServerView)
 	q.SetWarnings(ws)
 	queue.DuplicateParticipants(&q) // judged again by the system's identities
 	return q
-}
-
-// rejudged is how a warning that names waiters or holders is judged on
-// nodes, nil for one that names neither: the recipe's order may have read
-// the nodes otherwise than the system (HBase's read-N, all holding, are a
-// plain queue to the names alone), and systemNodes gives them the
-// system's roles (a holder's link cleared).
-func rejudged(code string) func(model.Nodes, *queue.ServerView) (model.Warning, bool) {
-	switch code {
-	case model.WarnMissingWatch:
-		return func(nodes model.Nodes, _ *queue.ServerView) (model.Warning, bool) { return queue.MissingWatch(nodes) }
-	case model.WarnSilentHolder:
-		return queue.SilentHolders
-	}
-	return nil
 }
 
 // overridden: a recipe warning the system's own order makes moot. Its
